@@ -1,0 +1,107 @@
+//! What the engine can show: lines and points, each with a category the viewer can toggle.
+//! The engine fills a [`DebugDraw`]; the app decides how to render it.
+
+use crate::geometry::Aabb;
+use crate::math::Vec3;
+
+/// Categories of debug geometry; each is one toggle in the viewer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DrawCategory {
+    Aabb,
+    ContactPoint,
+    ContactNormal,
+    Velocity,
+    BroadPhase,
+    CandidatePair,
+    Ccd,
+    NarrowPhase,
+    Ray,
+}
+
+/// RGBA colour, components in [0, 1].
+pub type Color = [f32; 4];
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DebugLine {
+    pub a: Vec3,
+    pub b: Vec3,
+    pub color: Color,
+    pub category: DrawCategory,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DebugPoint {
+    pub p: Vec3,
+    /// Size in pixels.
+    pub size: f32,
+    pub color: Color,
+    pub category: DrawCategory,
+}
+
+/// A list of primitives to draw this frame.
+#[derive(Clone, Debug, Default)]
+pub struct DebugDraw {
+    pub lines: Vec<DebugLine>,
+    pub points: Vec<DebugPoint>,
+}
+
+impl DebugDraw {
+    pub fn clear(&mut self) {
+        self.lines.clear();
+        self.points.clear();
+    }
+
+    pub fn line(&mut self, category: DrawCategory, a: Vec3, b: Vec3, color: Color) {
+        self.lines.push(DebugLine {
+            a,
+            b,
+            color,
+            category,
+        });
+    }
+
+    pub fn point(&mut self, category: DrawCategory, p: Vec3, size: f32, color: Color) {
+        self.points.push(DebugPoint {
+            p,
+            size,
+            color,
+            category,
+        });
+    }
+
+    /// The twelve edges of an axis-aligned box.
+    pub fn aabb(&mut self, category: DrawCategory, b: &Aabb, color: Color) {
+        let c = |i: usize| {
+            Vec3::new(
+                if i & 1 == 0 { b.min.x } else { b.max.x },
+                if i & 2 == 0 { b.min.y } else { b.max.y },
+                if i & 4 == 0 { b.min.z } else { b.max.z },
+            )
+        };
+        for (i, j) in BOX_EDGES {
+            self.line(category, c(i), c(j), color);
+        }
+    }
+
+    /// The edges of an oriented box given its eight corners in the `i & 1, i & 2, i & 4` order.
+    pub fn corners(&mut self, category: DrawCategory, corners: &[Vec3; 8], color: Color) {
+        for (i, j) in BOX_EDGES {
+            self.line(category, corners[i], corners[j], color);
+        }
+    }
+}
+
+const BOX_EDGES: [(usize, usize); 12] = [
+    (0, 1),
+    (2, 3),
+    (4, 5),
+    (6, 7),
+    (0, 2),
+    (1, 3),
+    (4, 6),
+    (5, 7),
+    (0, 4),
+    (1, 5),
+    (2, 6),
+    (3, 7),
+];

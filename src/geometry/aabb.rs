@@ -1,0 +1,162 @@
+use crate::math::{Real, Vec3};
+use serde::{Deserialize, Serialize};
+
+/// An axis-aligned bounding box. `min <= max` on every axis; zero thickness is allowed.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Aabb {
+    pub min: Vec3,
+    pub max: Vec3,
+}
+
+impl Aabb {
+    /// The empty box: merging anything into it gives that thing.
+    pub const EMPTY: Aabb = Aabb {
+        min: Vec3::splat(Real::INFINITY),
+        max: Vec3::splat(Real::NEG_INFINITY),
+    };
+
+    pub fn new(min: Vec3, max: Vec3) -> Self {
+        Self { min, max }
+    }
+
+    pub fn from_center_half_extents(center: Vec3, half: Vec3) -> Self {
+        Self {
+            min: center - half,
+            max: center + half,
+        }
+    }
+
+    pub fn from_points(points: impl IntoIterator<Item = Vec3>) -> Self {
+        points.into_iter().fold(Self::EMPTY, |b, p| Aabb {
+            min: b.min.min(p),
+            max: b.max.max(p),
+        })
+    }
+
+    #[inline]
+    pub fn overlaps(&self, o: &Aabb) -> bool {
+        self.min.x <= o.max.x
+            && o.min.x <= self.max.x
+            && self.min.y <= o.max.y
+            && o.min.y <= self.max.y
+            && self.min.z <= o.max.z
+            && o.min.z <= self.max.z
+    }
+
+    #[inline]
+    pub fn contains_point(&self, p: Vec3) -> bool {
+        p.cmpge(self.min).all() && p.cmple(self.max).all()
+    }
+
+    /// True when `o` lies entirely inside `self`.
+    #[inline]
+    pub fn contains(&self, o: &Aabb) -> bool {
+        o.min.cmpge(self.min).all() && o.max.cmple(self.max).all()
+    }
+
+    #[inline]
+    pub fn merge(&self, o: &Aabb) -> Aabb {
+        Aabb {
+            min: self.min.min(o.min),
+            max: self.max.max(o.max),
+        }
+    }
+
+    #[inline]
+    pub fn expanded(&self, margin: Real) -> Aabb {
+        Aabb {
+            min: self.min - Vec3::splat(margin),
+            max: self.max + Vec3::splat(margin),
+        }
+    }
+
+    pub fn center(&self) -> Vec3 {
+        (self.min + self.max) * 0.5
+    }
+
+    pub fn half_extents(&self) -> Vec3 {
+        (self.max - self.min) * 0.5
+    }
+
+    pub fn extents(&self) -> Vec3 {
+        self.max - self.min
+    }
+
+    pub fn surface_area(&self) -> Real {
+        let d = (self.max - self.min).max(Vec3::ZERO);
+        2.0 * (d.x * d.y + d.y * d.z + d.z * d.x)
+    }
+
+    pub fn is_valid(&self) -> bool {
+        self.min.is_finite() && self.max.is_finite() && self.min.cmple(self.max).all()
+    }
+
+    /// Slab-method ray test. Returns the entry and exit parameters `(t_enter, t_exit)` within
+    /// `[0, max_t]`, or `None`. A direction component of zero means the ray is parallel to that
+    /// slab: it hits only if its origin lies between the slab planes. No division by zero occurs.
+    pub fn ray_interval(&self, origin: Vec3, dir: Vec3, max_t: Real) -> Option<(Real, Real)> {
+        let mut t0: Real = 0.0;
+        let mut t1: Real = max_t;
+        for a in 0..3 {
+            let (o, d, lo, hi) = (origin[a], dir[a], self.min[a], self.max[a]);
+            if d == 0.0 {
+                if o < lo || o > hi {
+                    return None;
+                }
+                continue;
+            }
+            let inv = 1.0 / d;
+            let (mut ta, mut tb) = ((lo - o) * inv, (hi - o) * inv);
+            if ta > tb {
+                std::mem::swap(&mut ta, &mut tb);
+            }
+            t0 = t0.max(ta);
+            t1 = t1.min(tb);
+            if t0 > t1 {
+                return None;
+            }
+        }
+        Some((t0, t1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overlap_is_inclusive_at_touching_faces() {
+        let a = Aabb::new(Vec3::ZERO, Vec3::ONE);
+        let b = Aabb::new(Vec3::new(1.0, 0.0, 0.0), Vec3::new(2.0, 1.0, 1.0));
+        assert!(a.overlaps(&b) && b.overlaps(&a));
+        let c = Aabb::new(Vec3::new(1.001, 0.0, 0.0), Vec3::new(2.0, 1.0, 1.0));
+        assert!(!a.overlaps(&c));
+    }
+
+    #[test]
+    fn slab_handles_parallel_inside_and_zero_length() {
+        let b = Aabb::new(Vec3::splat(-1.0), Vec3::splat(1.0));
+        assert_eq!(
+            b.ray_interval(Vec3::new(-5.0, 0.0, 0.0), Vec3::X, 100.0),
+            Some((4.0, 6.0))
+        );
+        // Parallel to the y and z slabs, outside the y slab.
+        assert_eq!(
+            b.ray_interval(Vec3::new(-5.0, 2.0, 0.0), Vec3::X, 100.0),
+            None
+        );
+        // Starting inside.
+        assert_eq!(b.ray_interval(Vec3::ZERO, Vec3::Y, 100.0), Some((0.0, 1.0)));
+        // Zero-length direction: hits only when the origin is inside.
+        assert_eq!(
+            b.ray_interval(Vec3::ZERO, Vec3::ZERO, 1.0),
+            Some((0.0, 1.0))
+        );
+        assert_eq!(b.ray_interval(Vec3::splat(3.0), Vec3::ZERO, 1.0), None);
+        // Too short to reach.
+        assert_eq!(
+            b.ray_interval(Vec3::new(-5.0, 0.0, 0.0), Vec3::X, 3.0),
+            None
+        );
+    }
+}

@@ -1,0 +1,381 @@
+//! Convex hulls built from point clouds.
+
+use super::{Aabb, MassProperties};
+use crate::math::{Mat3, Real, Vec3};
+use thiserror::Error;
+
+/// Why a point cloud cannot make a solid hull.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum HullError {
+    #[error("a convex hull needs at least 4 points, got {0}")]
+    TooFewPoints(usize),
+    #[error("a convex hull accepts at most {max} points, got {got}")]
+    TooManyPoints { got: usize, max: usize },
+    #[error("point {0} is not finite")]
+    NonFinite(usize),
+    #[error("the points are {0}: a convex hull needs volume")]
+    Degenerate(&'static str),
+}
+
+/// A face of a hull: its outward unit normal, plane offset (`normal . x = offset` on the face)
+/// and its corner indices in counter-clockwise order seen from outside.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HullFace {
+    pub normal: Vec3,
+    pub offset: Real,
+    pub vertices: Vec<u32>,
+}
+
+/// A convex polyhedron with merged coplanar faces, re-centred on its centre of mass.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConvexHull {
+    vertices: Vec<Vec3>,
+    faces: Vec<HullFace>,
+    edges: Vec<(u32, u32)>,
+    /// How far the input points were moved to put the centre of mass at the origin.
+    shift: Vec3,
+}
+
+impl ConvexHull {
+    pub const MAX_POINTS: usize = 128;
+
+    /// Builds the hull of `points` and re-centres it on its centre of mass.
+    pub fn new(points: &[Vec3]) -> Result<Self, HullError> {
+        if points.len() < 4 {
+            return Err(HullError::TooFewPoints(points.len()));
+        }
+        if points.len() > Self::MAX_POINTS {
+            return Err(HullError::TooManyPoints {
+                got: points.len(),
+                max: Self::MAX_POINTS,
+            });
+        }
+        if let Some(i) = points.iter().position(|p| !p.is_finite()) {
+            return Err(HullError::NonFinite(i));
+        }
+        let bounds = Aabb::from_points(points.iter().copied());
+        let scale = bounds.extents().max_element();
+        if scale <= 0.0 {
+            return Err(HullError::Degenerate("all coincident"));
+        }
+        let tol = scale * 1e-5;
+        let planes = supporting_planes(points, tol)?;
+        let mut vertices: Vec<Vec3> = Vec::new();
+        let mut faces = Vec::with_capacity(planes.len());
+        for (normal, offset) in planes {
+            let on: Vec<Vec3> = points
+                .iter()
+                .copied()
+                .filter(|p| (normal.dot(*p) - offset).abs() <= tol * 4.0)
+                .collect();
+            let ring = face_ring(&on, normal, tol);
+            let idx = ring
+                .into_iter()
+                .map(|p| {
+                    match vertices
+                        .iter()
+                        .position(|v| v.distance_squared(p) <= tol * tol)
+                    {
+                        Some(i) => i as u32,
+                        None => {
+                            vertices.push(p);
+                            (vertices.len() - 1) as u32
+                        }
+                    }
+                })
+                .collect();
+            faces.push(HullFace {
+                normal,
+                offset,
+                vertices: idx,
+            });
+        }
+        let mut hull = ConvexHull {
+            vertices,
+            faces,
+            edges: Vec::new(),
+            shift: Vec3::ZERO,
+        };
+        let com = hull.mass_properties_uncentred(1.0).local_com;
+        hull.recentre(com);
+        hull.edges = collect_edges(&hull.faces);
+        Ok(hull)
+    }
+
+    pub fn vertices(&self) -> &[Vec3] {
+        &self.vertices
+    }
+
+    pub fn faces(&self) -> &[HullFace] {
+        &self.faces
+    }
+
+    /// Unique undirected edges, each as a pair of vertex indices.
+    pub fn edges(&self) -> &[(u32, u32)] {
+        &self.edges
+    }
+
+    /// The offset that was added to the input points to centre the hull.
+    pub fn shift(&self) -> Vec3 {
+        self.shift
+    }
+
+    pub fn support(&self, dir: Vec3) -> Vec3 {
+        self.vertices[self.support_index(dir)]
+    }
+
+    pub fn support_index(&self, dir: Vec3) -> usize {
+        let mut best = 0;
+        let mut best_d = Real::NEG_INFINITY;
+        for (i, v) in self.vertices.iter().enumerate() {
+            let d = v.dot(dir);
+            if d > best_d {
+                best_d = d;
+                best = i;
+            }
+        }
+        best
+    }
+
+    pub fn local_aabb(&self) -> Aabb {
+        Aabb::from_points(self.vertices.iter().copied())
+    }
+
+    pub fn mass_properties(&self, density: Real) -> MassProperties {
+        let mut m = self.mass_properties_uncentred(density);
+        m.local_com = Vec3::ZERO;
+        m
+    }
+
+    /// Volume integration over tetrahedra fanned from the first vertex.
+    fn mass_properties_uncentred(&self, density: Real) -> MassProperties {
+        let o = self.vertices[0];
+        let mut volume = 0.0;
+        let mut first_moment = Vec3::ZERO;
+        let mut cov = Mat3::ZERO;
+        let canonical = Mat3::from_cols(
+            Vec3::new(2.0, 1.0, 1.0),
+            Vec3::new(1.0, 2.0, 1.0),
+            Vec3::new(1.0, 1.0, 2.0),
+        ) * (1.0 / 120.0);
+        for f in &self.faces {
+            let p0 = self.vertices[f.vertices[0] as usize] - o;
+            for w in f.vertices[1..].windows(2) {
+                let p1 = self.vertices[w[0] as usize] - o;
+                let p2 = self.vertices[w[1] as usize] - o;
+                let a = Mat3::from_cols(p0, p1, p2);
+                let det = a.determinant();
+                volume += det / 6.0;
+                first_moment += (p0 + p1 + p2) * (det / 24.0);
+                cov += a * canonical * a.transpose() * det;
+            }
+        }
+        let mass = volume * density;
+        let com_rel = first_moment / volume;
+        // Shift the covariance from `o` to the centre of mass, then turn it into inertia.
+        let c = cov * density - outer(com_rel, com_rel) * mass;
+        let inertia = Mat3::from_diagonal(Vec3::splat(c.x_axis.x + c.y_axis.y + c.z_axis.z)) - c;
+        MassProperties {
+            mass,
+            local_com: com_rel + o,
+            inertia,
+        }
+    }
+
+    fn recentre(&mut self, com: Vec3) {
+        for v in &mut self.vertices {
+            *v -= com;
+        }
+        for f in &mut self.faces {
+            f.offset -= f.normal.dot(com);
+        }
+        self.shift = -com;
+    }
+}
+
+fn outer(a: Vec3, b: Vec3) -> Mat3 {
+    Mat3::from_cols(a * b.x, a * b.y, a * b.z)
+}
+
+/// Every plane through three input points that has all points on its inner side, deduplicated.
+/// Cubic in the point count per candidate plane: fine for the hulls a sandbox scene holds.
+fn supporting_planes(points: &[Vec3], tol: Real) -> Result<Vec<(Vec3, Real)>, HullError> {
+    let n = points.len();
+    let mut planes: Vec<(Vec3, Real)> = Vec::new();
+    let mut any_triangle = false;
+    for i in 0..n {
+        for j in i + 1..n {
+            for k in j + 1..n {
+                let nrm = (points[j] - points[i]).cross(points[k] - points[i]);
+                let len = nrm.length();
+                if len <= tol * tol {
+                    continue;
+                }
+                any_triangle = true;
+                let nrm = nrm / len;
+                let d = nrm.dot(points[i]);
+                let (mut above, mut below) = (false, false);
+                for p in points {
+                    let s = nrm.dot(*p) - d;
+                    above |= s > tol;
+                    below |= s < -tol;
+                    if above && below {
+                        break;
+                    }
+                }
+                let plane = match (above, below) {
+                    (false, true) => (nrm, d),
+                    (true, false) => (-nrm, -d),
+                    (false, false) => return Err(HullError::Degenerate("coplanar")),
+                    (true, true) => continue,
+                };
+                if !planes
+                    .iter()
+                    .any(|(m, e)| m.dot(plane.0) > 1.0 - 1e-6 && (e - plane.1).abs() <= tol * 4.0)
+                {
+                    planes.push(plane);
+                }
+            }
+        }
+    }
+    if !any_triangle {
+        return Err(HullError::Degenerate("collinear"));
+    }
+    Ok(planes)
+}
+
+/// The corners of a planar point set, counter-clockwise around `normal` (monotone chain in 2D).
+fn face_ring(points: &[Vec3], normal: Vec3, tol: Real) -> Vec<Vec3> {
+    let (u, v) = crate::math::orthonormal_basis(normal);
+    let mut pts: Vec<(Real, Real, Vec3)> =
+        points.iter().map(|p| (p.dot(u), p.dot(v), *p)).collect();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let cross = |o: &(Real, Real, Vec3), a: &(Real, Real, Vec3), b: &(Real, Real, Vec3)| {
+        (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0)
+    };
+    let eps = tol * tol;
+    let mut lower: Vec<(Real, Real, Vec3)> = Vec::new();
+    for p in &pts {
+        while lower.len() >= 2 && cross(&lower[lower.len() - 2], &lower[lower.len() - 1], p) <= eps
+        {
+            lower.pop();
+        }
+        lower.push(*p);
+    }
+    let mut upper: Vec<(Real, Real, Vec3)> = Vec::new();
+    for p in pts.iter().rev() {
+        while upper.len() >= 2 && cross(&upper[upper.len() - 2], &upper[upper.len() - 1], p) <= eps
+        {
+            upper.pop();
+        }
+        upper.push(*p);
+    }
+    lower.pop();
+    upper.pop();
+    lower.extend(upper);
+    // (u, v, normal) is right-handed, so counter-clockwise in (u, v) is counter-clockwise
+    // seen from outside.
+    lower.into_iter().map(|p| p.2).collect()
+}
+
+fn collect_edges(faces: &[HullFace]) -> Vec<(u32, u32)> {
+    let mut edges: Vec<(u32, u32)> = faces
+        .iter()
+        .flat_map(|f| {
+            let n = f.vertices.len();
+            (0..n).map(move |i| {
+                let (a, b) = (f.vertices[i], f.vertices[(i + 1) % n]);
+                (a.min(b), a.max(b))
+            })
+        })
+        .collect();
+    edges.sort_unstable();
+    edges.dedup();
+    edges
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cube_points(h: Real) -> Vec<Vec3> {
+        (0..8)
+            .map(|i| {
+                Vec3::new(
+                    if i & 1 == 0 { -h } else { h },
+                    if i & 2 == 0 { -h } else { h },
+                    if i & 4 == 0 { -h } else { h },
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn cube_hull_has_six_quads_and_matches_box_mass() {
+        let mut pts = cube_points(0.5);
+        pts.push(Vec3::ZERO); // an interior point is dropped
+        pts.push(Vec3::new(0.5, 0.0, 0.0)); // a point inside a face is dropped
+        let h = ConvexHull::new(&pts).unwrap();
+        assert_eq!(h.faces().len(), 6);
+        assert_eq!(h.vertices().len(), 8);
+        assert_eq!(h.edges().len(), 12);
+        assert!(h.faces().iter().all(|f| f.vertices.len() == 4));
+        let m = h.mass_properties(1.0);
+        let b = MassProperties::cuboid(Vec3::splat(0.5), 1.0);
+        assert!((m.mass - b.mass).abs() < 1e-5);
+        assert!((m.inertia - b.inertia).abs_diff_eq(Mat3::ZERO, 1e-5));
+    }
+
+    #[test]
+    fn faces_wind_outward() {
+        let pts = [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z, Vec3::splat(0.1)];
+        let h = ConvexHull::new(&pts).unwrap();
+        assert_eq!(h.faces().len(), 4);
+        for f in h.faces() {
+            let v: Vec<Vec3> = f
+                .vertices
+                .iter()
+                .map(|&i| h.vertices()[i as usize])
+                .collect();
+            assert!((v[1] - v[0]).cross(v[2] - v[0]).dot(f.normal) > 0.0);
+            for p in h.vertices() {
+                assert!(f.normal.dot(*p) - f.offset <= 1e-5);
+            }
+        }
+    }
+
+    #[test]
+    fn offset_cloud_is_recentred() {
+        let pts: Vec<Vec3> = cube_points(1.0)
+            .into_iter()
+            .map(|p| p + Vec3::new(5.0, 0.0, -2.0))
+            .collect();
+        let h = ConvexHull::new(&pts).unwrap();
+        assert!((h.shift() - Vec3::new(-5.0, 0.0, 2.0)).length() < 1e-4);
+        assert!(h.local_aabb().center().length() < 1e-4);
+    }
+
+    #[test]
+    fn degenerate_clouds_are_rejected() {
+        assert_eq!(
+            ConvexHull::new(&[Vec3::ZERO; 3]),
+            Err(HullError::TooFewPoints(3))
+        );
+        assert_eq!(
+            ConvexHull::new(&[Vec3::ONE; 5]),
+            Err(HullError::Degenerate("all coincident"))
+        );
+        let line: Vec<Vec3> = (0..5).map(|i| Vec3::X * i as Real).collect();
+        assert_eq!(
+            ConvexHull::new(&line),
+            Err(HullError::Degenerate("collinear"))
+        );
+        let flat = [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::new(1.0, 1.0, 0.0)];
+        assert_eq!(
+            ConvexHull::new(&flat),
+            Err(HullError::Degenerate("coplanar"))
+        );
+        let nan = [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::new(0.0, 0.0, Real::NAN)];
+        assert_eq!(ConvexHull::new(&nan), Err(HullError::NonFinite(3)));
+    }
+}

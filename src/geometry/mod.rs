@@ -1,0 +1,15 @@
+//! Shapes, bounding boxes, rays and mass properties.
+
+mod aabb;
+mod hull;
+mod mass;
+mod ray;
+mod raycast;
+mod shape;
+
+pub use aabb::Aabb;
+pub use hull::{ConvexHull, HullError, HullFace};
+pub use mass::MassProperties;
+pub use ray::{Ray, RayHit};
+pub use raycast::{ray_aabb, ray_capsule, ray_cast, ray_cuboid, ray_hull, ray_sphere};
+pub use shape::{Capsule, Cuboid, Shape, ShapeKind, Sphere};

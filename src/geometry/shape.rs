@@ -1,0 +1,229 @@
+use super::{Aabb, ConvexHull, MassProperties};
+use crate::math::{Pose, Real, Vec3};
+use std::sync::Arc;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sphere {
+    pub radius: Real,
+}
+
+/// A box given by its half extents along its local axes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cuboid {
+    pub half_extents: Vec3,
+}
+
+/// A segment from `-half_height` to `+half_height` along local Y, swept by a sphere of `radius`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Capsule {
+    pub half_height: Real,
+    pub radius: Real,
+}
+
+/// The kind of a shape, used to dispatch pair tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ShapeKind {
+    Sphere,
+    Cuboid,
+    Capsule,
+    ConvexHull,
+}
+
+/// A collision shape in its local frame. Hulls are shared, since many bodies often use one.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    Sphere(Sphere),
+    Cuboid(Cuboid),
+    Capsule(Capsule),
+    ConvexHull(Arc<ConvexHull>),
+}
+
+impl Capsule {
+    /// The segment's end points in the local frame.
+    pub fn segment(&self) -> (Vec3, Vec3) {
+        (
+            Vec3::new(0.0, -self.half_height, 0.0),
+            Vec3::new(0.0, self.half_height, 0.0),
+        )
+    }
+}
+
+impl Shape {
+    pub fn sphere(radius: Real) -> Self {
+        Shape::Sphere(Sphere { radius })
+    }
+
+    pub fn cuboid(half_extents: Vec3) -> Self {
+        Shape::Cuboid(Cuboid { half_extents })
+    }
+
+    pub fn capsule(half_height: Real, radius: Real) -> Self {
+        Shape::Capsule(Capsule {
+            half_height,
+            radius,
+        })
+    }
+
+    pub fn kind(&self) -> ShapeKind {
+        match self {
+            Shape::Sphere(_) => ShapeKind::Sphere,
+            Shape::Cuboid(_) => ShapeKind::Cuboid,
+            Shape::Capsule(_) => ShapeKind::Capsule,
+            Shape::ConvexHull(_) => ShapeKind::ConvexHull,
+        }
+    }
+
+    /// The farthest point of the shape along `dir` (local frame; `dir` need not be unit).
+    pub fn support(&self, dir: Vec3) -> Vec3 {
+        match self {
+            Shape::Sphere(s) => dir.normalize_or_zero() * s.radius,
+            Shape::Cuboid(c) => {
+                Vec3::select(dir.cmplt(Vec3::ZERO), -c.half_extents, c.half_extents)
+            }
+            Shape::Capsule(c) => {
+                let y = if dir.y < 0.0 {
+                    -c.half_height
+                } else {
+                    c.half_height
+                };
+                Vec3::new(0.0, y, 0.0) + dir.normalize_or_zero() * c.radius
+            }
+            Shape::ConvexHull(h) => h.support(dir),
+        }
+    }
+
+    /// The shape's support point without its rounding radius (sphere centre, capsule segment),
+    /// together with that radius. GJK works on the core and adds the radius afterwards.
+    pub fn core_support(&self, dir: Vec3) -> (Vec3, Real) {
+        match self {
+            Shape::Sphere(s) => (Vec3::ZERO, s.radius),
+            Shape::Capsule(c) => (
+                Vec3::new(
+                    0.0,
+                    if dir.y < 0.0 {
+                        -c.half_height
+                    } else {
+                        c.half_height
+                    },
+                    0.0,
+                ),
+                c.radius,
+            ),
+            _ => (self.support(dir), 0.0),
+        }
+    }
+
+    pub fn local_aabb(&self) -> Aabb {
+        match self {
+            Shape::Sphere(s) => Aabb::from_center_half_extents(Vec3::ZERO, Vec3::splat(s.radius)),
+            Shape::Cuboid(c) => Aabb::from_center_half_extents(Vec3::ZERO, c.half_extents),
+            Shape::Capsule(c) => Aabb::from_center_half_extents(
+                Vec3::ZERO,
+                Vec3::new(c.radius, c.half_height + c.radius, c.radius),
+            ),
+            Shape::ConvexHull(h) => h.local_aabb(),
+        }
+    }
+
+    /// The tight world AABB of the shape at `pose`.
+    pub fn aabb(&self, pose: &Pose) -> Aabb {
+        match self {
+            Shape::Sphere(s) => {
+                Aabb::from_center_half_extents(pose.translation, Vec3::splat(s.radius))
+            }
+            Shape::Capsule(c) => {
+                let axis = pose.rotation * Vec3::new(0.0, c.half_height, 0.0);
+                let h = axis.abs() + Vec3::splat(c.radius);
+                Aabb::from_center_half_extents(pose.translation, h)
+            }
+            Shape::Cuboid(c) => {
+                let m = glam::Mat3::from_quat(pose.rotation);
+                let h = m.x_axis.abs() * c.half_extents.x
+                    + m.y_axis.abs() * c.half_extents.y
+                    + m.z_axis.abs() * c.half_extents.z;
+                Aabb::from_center_half_extents(pose.translation, h)
+            }
+            Shape::ConvexHull(hull) => {
+                Aabb::from_points(hull.vertices().iter().map(|&v| pose.transform_point(v)))
+            }
+        }
+    }
+
+    /// Radius of a sphere about the local origin that holds the whole shape.
+    pub fn bounding_radius(&self) -> Real {
+        match self {
+            Shape::Sphere(s) => s.radius,
+            Shape::Cuboid(c) => c.half_extents.length(),
+            Shape::Capsule(c) => c.half_height + c.radius,
+            Shape::ConvexHull(h) => h.vertices().iter().map(|v| v.length()).fold(0.0, Real::max),
+        }
+    }
+
+    pub fn mass_properties(&self, density: Real) -> MassProperties {
+        match self {
+            Shape::Sphere(s) => MassProperties::sphere(s.radius, density),
+            Shape::Cuboid(c) => MassProperties::cuboid(c.half_extents, density),
+            Shape::Capsule(c) => MassProperties::capsule(c.half_height, c.radius, density),
+            Shape::ConvexHull(h) => h.mass_properties(density),
+        }
+    }
+
+    /// A short human-readable description, e.g. for an inspector.
+    pub fn describe(&self) -> String {
+        match self {
+            Shape::Sphere(s) => format!("sphere r={}", s.radius),
+            Shape::Cuboid(c) => {
+                let h = c.half_extents;
+                format!("cuboid half extents ({}, {}, {})", h.x, h.y, h.z)
+            }
+            Shape::Capsule(c) => format!("capsule half height {} r={}", c.half_height, c.radius),
+            Shape::ConvexHull(h) => {
+                format!(
+                    "convex hull, {} vertices, {} faces",
+                    h.vertices().len(),
+                    h.faces().len()
+                )
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::Quat;
+
+    #[test]
+    fn rotated_cuboid_aabb_holds_every_corner() {
+        let s = Shape::cuboid(Vec3::new(1.0, 2.0, 0.5));
+        let pose = Pose::new(
+            Vec3::new(3.0, -1.0, 2.0),
+            Quat::from_euler(glam::EulerRot::XYZ, 0.4, 0.9, -1.3),
+        );
+        let b = s.aabb(&pose);
+        for i in 0..8 {
+            let c = Vec3::new(
+                if i & 1 == 0 { -1.0 } else { 1.0 },
+                if i & 2 == 0 { -2.0 } else { 2.0 },
+                if i & 4 == 0 { -0.5 } else { 0.5 },
+            );
+            assert!(b.expanded(1e-5).contains_point(pose.transform_point(c)));
+        }
+    }
+
+    #[test]
+    fn support_points_are_extreme() {
+        let shapes = [
+            Shape::sphere(0.5),
+            Shape::cuboid(Vec3::new(1.0, 0.2, 0.3)),
+            Shape::capsule(1.0, 0.25),
+        ];
+        let d = Vec3::new(0.3, -0.8, 0.5);
+        for s in shapes {
+            let p = s.support(d);
+            let b = s.local_aabb();
+            assert!(b.expanded(1e-5).contains_point(p), "{s:?}");
+            assert!(p.dot(d) >= s.support(-d).dot(d));
+        }
+    }
+}

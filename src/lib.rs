@@ -1,0 +1,17 @@
+//! Collidoscope's engine: a headless, deterministic rigid-body pipeline whose every phase can
+//! be switched, timed and inspected. The desktop app (feature `gui`) only reads it.
+
+pub mod broadphase;
+pub mod ccd;
+pub mod debug_draw;
+pub mod dynamics;
+pub mod geometry;
+pub mod math;
+pub mod narrowphase;
+pub mod scene;
+pub mod world;
+
+pub use dynamics::{Body, BodyKind, Material};
+pub use geometry::Shape;
+pub use scene::{Scene, SceneError};
+pub use world::{Settings, StepProfile, World};

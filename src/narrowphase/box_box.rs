@@ -1,0 +1,346 @@
+//! Cuboid–cuboid by the separating axis theorem over 15 axes, with clipped face manifolds and
+//! edge–edge contacts.
+
+use super::clip::{ClipTrace, Tagged, clip_faces};
+use super::segment::closest_points_segments;
+use super::{Manifold, Tolerance};
+use crate::geometry::Cuboid;
+use crate::math::{Mat3, Pose, Real, Vec3};
+
+/// Which kind of axis SAT tested.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SatAxisKind {
+    FaceA(u8),
+    FaceB(u8),
+    Edge(u8, u8),
+}
+
+/// One tested axis and the separation along it (negative: overlapping by that much).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SatAxis {
+    pub kind: SatAxisKind,
+    pub axis: Vec3,
+    pub separation: Real,
+}
+
+/// What SAT did, for the teaching view.
+#[derive(Clone, Debug, Default)]
+pub struct SatTrace {
+    pub axes: Vec<SatAxis>,
+    /// Index in `axes` of the axis the manifold was built on.
+    pub chosen: Option<usize>,
+    pub clip: ClipTrace,
+}
+
+struct Frame {
+    axes: [Vec3; 3],
+    h: Vec3,
+    c: Vec3,
+}
+
+impl Frame {
+    fn new(b: &Cuboid, p: &Pose) -> Self {
+        let m = Mat3::from_quat(p.rotation);
+        Self {
+            axes: [m.x_axis, m.y_axis, m.z_axis],
+            h: b.half_extents,
+            c: p.translation,
+        }
+    }
+
+    fn radius(&self, axis: Vec3) -> Real {
+        self.h.x * self.axes[0].dot(axis).abs()
+            + self.h.y * self.axes[1].dot(axis).abs()
+            + self.h.z * self.axes[2].dot(axis).abs()
+    }
+}
+
+/// Boolean SAT test.
+pub fn intersect_cuboid_cuboid(a: &Cuboid, pa: &Pose, b: &Cuboid, pb: &Pose) -> bool {
+    let (fa, fb) = (Frame::new(a, pa), Frame::new(b, pb));
+    let d = fb.c - fa.c;
+    let sep = |axis: Vec3| d.dot(axis).abs() - fa.radius(axis) - fb.radius(axis);
+    for i in 0..3 {
+        if sep(fa.axes[i]) > 0.0 || sep(fb.axes[i]) > 0.0 {
+            return false;
+        }
+    }
+    for i in 0..3 {
+        for j in 0..3 {
+            let axis = fa.axes[i].cross(fb.axes[j]);
+            let len = axis.length();
+            if len > 1e-5 && sep(axis / len) > 0.0 {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+pub fn contact_cuboid_cuboid(
+    a: &Cuboid,
+    pa: &Pose,
+    b: &Cuboid,
+    pb: &Pose,
+    tol: Tolerance,
+) -> Option<Manifold> {
+    contact_cuboid_cuboid_traced(a, pa, b, pb, tol, None)
+}
+
+/// SAT plus manifold. `trace`, when given, receives every axis and the clipping stages.
+pub fn contact_cuboid_cuboid_traced(
+    a: &Cuboid,
+    pa: &Pose,
+    b: &Cuboid,
+    pb: &Pose,
+    tol: Tolerance,
+    mut trace: Option<&mut SatTrace>,
+) -> Option<Manifold> {
+    let (fa, fb) = (Frame::new(a, pa), Frame::new(b, pb));
+    let d = fb.c - fa.c;
+    let mut best_face_a = (Real::NEG_INFINITY, 0usize);
+    let mut best_face_b = (Real::NEG_INFINITY, 0usize);
+    let mut best_edge = (Real::NEG_INFINITY, 0usize, 0usize, Vec3::ZERO);
+    let mut record = |kind: SatAxisKind, axis: Vec3, separation: Real| {
+        if let Some(t) = trace.as_deref_mut() {
+            t.axes.push(SatAxis {
+                kind,
+                axis,
+                separation,
+            });
+        }
+    };
+    for i in 0..3 {
+        let s = d.dot(fa.axes[i]).abs() - fa.h[i] - fb.radius(fa.axes[i]);
+        record(SatAxisKind::FaceA(i as u8), fa.axes[i], s);
+        if s > tol.margin {
+            return None;
+        }
+        if s > best_face_a.0 {
+            best_face_a = (s, i);
+        }
+    }
+    for j in 0..3 {
+        let s = d.dot(fb.axes[j]).abs() - fa.radius(fb.axes[j]) - fb.h[j];
+        record(SatAxisKind::FaceB(j as u8), fb.axes[j], s);
+        if s > tol.margin {
+            return None;
+        }
+        if s > best_face_b.0 {
+            best_face_b = (s, j);
+        }
+    }
+    for i in 0..3 {
+        for j in 0..3 {
+            let axis = fa.axes[i].cross(fb.axes[j]);
+            let len = axis.length();
+            // Near-parallel edges give no new axis: the face axes already cover them.
+            if len < 1e-4 {
+                continue;
+            }
+            let axis = axis / len;
+            let s = d.dot(axis).abs() - fa.radius(axis) - fb.radius(axis);
+            record(SatAxisKind::Edge(i as u8, j as u8), axis, s);
+            if s > tol.margin {
+                return None;
+            }
+            if s > best_edge.0 {
+                best_edge = (s, i, j, axis);
+            }
+        }
+    }
+    // Prefer faces: a face manifold has up to four points and rests stably. An edge axis must
+    // separate clearly more to win, and a B face must beat an A face by a little, so the choice
+    // does not flicker between nearly equal axes.
+    let scale = fa.h.min_element().min(fb.h.min_element());
+    let face_tol = 0.005 * scale;
+    let edge_tol = 0.02 * scale;
+    let face_best = best_face_a.0.max(best_face_b.0);
+    let chosen_kind;
+    let result = if best_edge.0 > face_best + edge_tol {
+        chosen_kind = SatAxisKind::Edge(best_edge.1 as u8, best_edge.2 as u8);
+        Some(edge_contact(
+            &fa,
+            &fb,
+            d,
+            best_edge.1,
+            best_edge.2,
+            best_edge.3,
+            best_edge.0,
+        ))
+    } else if best_face_b.0 > best_face_a.0 + face_tol {
+        chosen_kind = SatAxisKind::FaceB(best_face_b.1 as u8);
+        face_contact(
+            &fb,
+            &fa,
+            -d,
+            best_face_b.1,
+            tol.margin,
+            1,
+            trace.as_deref_mut().map(|t| &mut t.clip),
+        )
+        .map(Manifold::flipped)
+    } else {
+        chosen_kind = SatAxisKind::FaceA(best_face_a.1 as u8);
+        face_contact(
+            &fa,
+            &fb,
+            d,
+            best_face_a.1,
+            tol.margin,
+            0,
+            trace.as_deref_mut().map(|t| &mut t.clip),
+        )
+    };
+    if let Some(t) = trace {
+        t.chosen = t.axes.iter().position(|a| a.kind == chosen_kind);
+    }
+    result
+}
+
+/// Reference face on `r` (axis `i`, facing `d`), incident face on `o`.
+fn face_contact(
+    r: &Frame,
+    o: &Frame,
+    d: Vec3,
+    i: usize,
+    margin: Real,
+    which: u32,
+    trace: Option<&mut ClipTrace>,
+) -> Option<Manifold> {
+    let sign = if d.dot(r.axes[i]) < 0.0 { -1.0 } else { 1.0 };
+    let n = r.axes[i] * sign;
+    let (j, k) = ((i + 1) % 3, (i + 2) % 3);
+    let mut u = r.axes[j] * r.h[j];
+    let v = r.axes[k] * r.h[k];
+    if u.cross(v).dot(n) < 0.0 {
+        u = -u;
+    }
+    let fc = r.c + n * r.h[i];
+    let reference = [fc + u + v, fc - u + v, fc - u - v, fc + u - v];
+
+    // Incident face: the face of `o` most anti-parallel to n.
+    let mut best = 0;
+    for a in 1..3 {
+        if o.axes[a].dot(n).abs() > o.axes[best].dot(n).abs() {
+            best = a;
+        }
+    }
+    let isign = if o.axes[best].dot(n) > 0.0 { -1.0 } else { 1.0 };
+    let inormal = o.axes[best] * isign;
+    let (p, q) = ((best + 1) % 3, (best + 2) % 3);
+    let ic = o.c + inormal * o.h[best];
+    let (iu, iv) = (o.axes[p] * o.h[p], o.axes[q] * o.h[q]);
+    let inc_face = (best * 2) as u32 + (isign > 0.0) as u32;
+    let incident: [Tagged; 4] = [
+        (ic + iu + iv, inc_face << 4),
+        (ic - iu + iv, inc_face << 4 | 1),
+        (ic - iu - iv, inc_face << 4 | 2),
+        (ic + iu - iv, inc_face << 4 | 3),
+    ];
+    let ref_tag = which * 8 + (i * 2) as u32 + (sign > 0.0) as u32;
+    clip_faces(&reference, n, &incident, margin, ref_tag, trace)
+}
+
+fn edge_contact(
+    fa: &Frame,
+    fb: &Frame,
+    d: Vec3,
+    i: usize,
+    j: usize,
+    axis: Vec3,
+    sep: Real,
+) -> Manifold {
+    let n = if d.dot(axis) < 0.0 { -axis } else { axis };
+    // The edge of A farthest along n, and the edge of B farthest along -n.
+    let mut ca = fa.c;
+    let mut cb = fb.c;
+    for k in 0..3 {
+        if k != i {
+            ca += fa.axes[k] * fa.h[k] * fa.axes[k].dot(n).signum();
+        }
+        if k != j {
+            cb -= fb.axes[k] * fb.h[k] * fb.axes[k].dot(n).signum();
+        }
+    }
+    let (ea, eb) = (fa.axes[i] * fa.h[i], fb.axes[j] * fb.h[j]);
+    let (_, _, pa, pb) = closest_points_segments(ca - ea, ca + ea, cb - eb, cb + eb);
+    Manifold::single(n, (pa + pb) * 0.5, -sep, 0x8000_0000 | (i * 3 + j) as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::Quat;
+
+    fn tol() -> Tolerance {
+        Tolerance {
+            margin: 0.0,
+            epsilon: 1e-6,
+        }
+    }
+
+    #[test]
+    fn box_resting_on_box_gets_four_points() {
+        let ground = Cuboid {
+            half_extents: Vec3::new(5.0, 0.5, 5.0),
+        };
+        let cube = Cuboid {
+            half_extents: Vec3::splat(0.5),
+        };
+        let pg = Pose::from_translation(Vec3::new(0.0, -0.5, 0.0));
+        let pc = Pose::from_translation(Vec3::new(0.2, 0.49, -0.3));
+        let m = contact_cuboid_cuboid(&ground, &pg, &cube, &pc, tol()).unwrap();
+        assert_eq!(m.len(), 4);
+        assert!((m.normal - Vec3::Y).length() < 1e-6);
+        for p in m.points() {
+            assert!((p.depth - 0.01).abs() < 1e-5);
+        }
+        // Swapped: same points, flipped normal.
+        let s = contact_cuboid_cuboid(&cube, &pc, &ground, &pg, tol()).unwrap();
+        assert!((s.normal + Vec3::Y).length() < 1e-6);
+        assert_eq!(s.len(), 4);
+    }
+
+    #[test]
+    fn crossed_edges_make_an_edge_contact() {
+        let c = Cuboid {
+            half_extents: Vec3::splat(0.5),
+        };
+        // Both cubes turned 45° so that an edge of each points at the other, crossed.
+        let pa = Pose::new(
+            Vec3::ZERO,
+            Quat::from_rotation_x(std::f32::consts::FRAC_PI_4),
+        );
+        let h = 0.5 * std::f32::consts::SQRT_2;
+        let pb = Pose::new(
+            Vec3::new(0.0, 2.0 * h - 0.05, 0.0),
+            Quat::from_rotation_z(std::f32::consts::FRAC_PI_4),
+        );
+        let m = contact_cuboid_cuboid(&c, &pa, &c, &pb, tol()).unwrap();
+        assert_eq!(m.len(), 1);
+        assert!((m.normal - Vec3::Y).length() < 1e-4, "{:?}", m.normal);
+        assert!((m.points()[0].depth - 0.05).abs() < 1e-4);
+        assert!(intersect_cuboid_cuboid(&c, &pa, &c, &pb));
+        let far = Pose::new(pb.translation + Vec3::Y * 0.1, pb.rotation);
+        assert!(!intersect_cuboid_cuboid(&c, &pa, &c, &far));
+        assert!(contact_cuboid_cuboid(&c, &pa, &c, &far, tol()).is_none());
+    }
+
+    #[test]
+    fn trace_records_all_axes_and_the_winner() {
+        let c = Cuboid {
+            half_extents: Vec3::splat(0.5),
+        };
+        let pb = Pose::new(
+            Vec3::new(0.9, 0.1, 0.0),
+            Quat::from_euler(glam::EulerRot::XYZ, 0.2, 0.3, 0.1),
+        );
+        let mut t = SatTrace::default();
+        let m = contact_cuboid_cuboid_traced(&c, &Pose::IDENTITY, &c, &pb, tol(), Some(&mut t));
+        assert!(m.is_some());
+        assert_eq!(t.axes.len(), 15);
+        assert!(t.chosen.is_some());
+        assert!(!t.clip.stages.is_empty());
+    }
+}

@@ -1,0 +1,77 @@
+use crate::math::{Real, Vec3};
+
+/// Most points a manifold keeps.
+pub const MAX_MANIFOLD_POINTS: usize = 4;
+
+/// One contact point in world space.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ContactPoint {
+    /// Midway between the two surfaces.
+    pub point: Vec3,
+    /// Penetration depth along the manifold normal: positive when overlapping, negative for a
+    /// speculative point that is still apart.
+    pub depth: Real,
+    /// Feature id that stays the same while the same features touch; used for warm starting.
+    pub id: u32,
+}
+
+/// A contact manifold between bodies A and B. The normal is a world-space unit vector pointing
+/// from A to B; swapping A and B negates it and keeps the points.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Manifold {
+    pub normal: Vec3,
+    points: [ContactPoint; MAX_MANIFOLD_POINTS],
+    len: u8,
+}
+
+impl Manifold {
+    pub fn new(normal: Vec3) -> Self {
+        Self {
+            normal,
+            ..Default::default()
+        }
+    }
+
+    pub fn single(normal: Vec3, point: Vec3, depth: Real, id: u32) -> Self {
+        let mut m = Self::new(normal);
+        m.push(ContactPoint { point, depth, id });
+        m
+    }
+
+    pub fn points(&self) -> &[ContactPoint] {
+        &self.points[..self.len as usize]
+    }
+
+    pub fn points_mut(&mut self) -> &mut [ContactPoint] {
+        &mut self.points[..self.len as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Adds a point; ignored once the manifold is full.
+    pub fn push(&mut self, p: ContactPoint) {
+        if (self.len as usize) < MAX_MANIFOLD_POINTS {
+            self.points[self.len as usize] = p;
+            self.len += 1;
+        }
+    }
+
+    /// The manifold seen from B: the normal flips, the points stay.
+    pub fn flipped(mut self) -> Self {
+        self.normal = -self.normal;
+        self
+    }
+
+    pub fn max_depth(&self) -> Real {
+        self.points()
+            .iter()
+            .map(|p| p.depth)
+            .fold(Real::NEG_INFINITY, Real::max)
+    }
+}

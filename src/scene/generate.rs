@@ -1,0 +1,162 @@
+//! Expands generators into bodies.
+
+use super::schema::{BodyDesc, Generator, Rotation, ShapeDesc};
+use crate::dynamics::BodyKind;
+use crate::math::{Quat, Real, Vec3};
+
+/// Most bodies a scene may make, so that a typo cannot exhaust memory.
+pub const MAX_BODIES: u64 = 1_000_000;
+
+/// A small deterministic generator (SplitMix64): the same seed gives the same scene everywhere.
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    pub fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    pub fn next_real(&mut self) -> Real {
+        (self.next_u64() >> 40) as Real / (1u64 << 24) as Real
+    }
+
+    pub fn range(&mut self, lo: Real, hi: Real) -> Real {
+        lo + (hi - lo) * self.next_real()
+    }
+
+    /// A uniformly random rotation (Shoemake).
+    pub fn rotation(&mut self) -> Quat {
+        let (u1, u2, u3) = (self.next_real(), self.next_real(), self.next_real());
+        let tau = std::f32::consts::TAU;
+        let (a, b) = ((1.0 - u1).sqrt(), u1.sqrt());
+        Quat::from_xyzw(
+            a * (tau * u2).sin(),
+            a * (tau * u2).cos(),
+            b * (tau * u3).sin(),
+            b * (tau * u3).cos(),
+        )
+        .normalize()
+    }
+}
+
+/// How many bodies a generator makes.
+pub fn count(g: &Generator) -> u64 {
+    match g {
+        Generator::Pyramid { base, .. } => (*base as u64) * (*base as u64 + 1) / 2,
+        Generator::Grid { counts, .. } => counts.0 as u64 * counts.1 as u64 * counts.2 as u64,
+        Generator::Rain { count, .. } => *count as u64,
+    }
+}
+
+/// Checks what parsing cannot: the rain's box and shape list.
+pub fn validate(g: &Generator) -> Result<(), (String, String)> {
+    if let Generator::Rain {
+        min, max, shapes, ..
+    } = g
+    {
+        if !min.cmple(*max).all() {
+            return Err((
+                "min".into(),
+                "every component of min must be at most the same one of max".into(),
+            ));
+        }
+        if shapes.is_empty() {
+            return Err(("shapes".into(), "rain needs at least one shape".into()));
+        }
+    }
+    Ok(())
+}
+
+/// Appends the generator's bodies to `out`.
+pub fn expand(g: &Generator, out: &mut Vec<BodyDesc>) {
+    match g {
+        Generator::Pyramid {
+            base,
+            half_extent,
+            origin,
+            gap,
+            material,
+        } => {
+            let (h, step) = (*half_extent, 2.0 * half_extent + gap);
+            for row in 0..*base {
+                let n = base - row;
+                let y = origin.y + h + row as Real * 2.0 * h;
+                let x0 = origin.x - (n as Real - 1.0) * step * 0.5;
+                for i in 0..n {
+                    let mut b = BodyDesc::new(
+                        ShapeDesc::Cuboid {
+                            half_extents: Vec3::splat(h),
+                        },
+                        Vec3::new(x0 + i as Real * step, y, origin.z),
+                    );
+                    b.material = *material;
+                    out.push(b);
+                }
+            }
+        }
+        Generator::Grid {
+            counts,
+            shape,
+            origin,
+            spacing,
+            rotation,
+            kind,
+            linear_velocity,
+            material,
+        } => {
+            for k in 0..counts.2 {
+                for j in 0..counts.1 {
+                    for i in 0..counts.0 {
+                        let mut b = BodyDesc::new(
+                            shape.clone(),
+                            *origin + *spacing * Vec3::new(i as Real, j as Real, k as Real),
+                        );
+                        b.rotation = *rotation;
+                        b.kind = *kind;
+                        b.material = *material;
+                        if *kind != BodyKind::Static {
+                            b.linear_velocity = *linear_velocity;
+                        }
+                        out.push(b);
+                    }
+                }
+            }
+        }
+        Generator::Rain {
+            count,
+            seed,
+            min,
+            max,
+            shapes,
+            random_rotation,
+            linear_velocity,
+            material,
+        } => {
+            let mut rng = SplitMix64::new(*seed);
+            for _ in 0..*count {
+                let shape = shapes[(rng.next_u64() % shapes.len() as u64) as usize].clone();
+                let p = Vec3::new(
+                    rng.range(min.x, max.x),
+                    rng.range(min.y, max.y),
+                    rng.range(min.z, max.z),
+                );
+                let mut b = BodyDesc::new(shape, p);
+                if *random_rotation {
+                    let q = rng.rotation();
+                    b.rotation = Rotation::Quat(q.x, q.y, q.z, q.w);
+                }
+                b.linear_velocity = *linear_velocity;
+                b.material = *material;
+                out.push(b);
+            }
+        }
+    }
+}

@@ -1,0 +1,258 @@
+//! The scene file schema (RON). Omitted fields take defaults; unknown fields are errors.
+
+use super::rules::de;
+use crate::dynamics::{BodyKind, Material};
+use crate::math::{Quat, Real, Vec3};
+use crate::world::Settings;
+use serde::{Deserialize, Serialize};
+
+/// The scene format version this build reads and writes.
+pub const SCENE_VERSION: u32 = 1;
+
+fn version_one() -> u32 {
+    SCENE_VERSION
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scene {
+    #[serde(default = "version_one")]
+    pub version: u32,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub settings: Settings,
+    #[serde(default)]
+    pub bodies: Vec<BodyDesc>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub generators: Vec<Generator>,
+}
+
+impl Default for Scene {
+    fn default() -> Self {
+        Scene {
+            version: SCENE_VERSION,
+            name: String::new(),
+            description: String::new(),
+            settings: Settings::default(),
+            bodies: Vec::new(),
+            generators: Vec::new(),
+        }
+    }
+}
+
+/// A shape as written in a scene.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum ShapeDesc {
+    Sphere {
+        #[serde(deserialize_with = "de::positive")]
+        radius: Real,
+    },
+    Cuboid {
+        #[serde(deserialize_with = "de::positive_vec3")]
+        half_extents: Vec3,
+    },
+    Capsule {
+        #[serde(deserialize_with = "de::positive")]
+        half_height: Real,
+        #[serde(deserialize_with = "de::positive")]
+        radius: Real,
+    },
+    /// The hull of a point cloud; the body's position is the origin of these points.
+    ConvexHull { points: Vec<Vec3> },
+}
+
+/// An orientation as written in a scene.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RotationRaw", into = "RotationRaw")]
+pub enum Rotation {
+    /// Degrees about x, then y, then z (intrinsic XYZ).
+    Euler(Real, Real, Real),
+    /// Any non-zero quaternion `(x, y, z, w)`; it is normalised.
+    Quat(Real, Real, Real, Real),
+    /// Degrees about an axis.
+    AxisAngle(Vec3, Real),
+}
+
+#[derive(Clone, Copy, Serialize, Deserialize)]
+enum RotationRaw {
+    Euler(Real, Real, Real),
+    Quat(Real, Real, Real, Real),
+    AxisAngle(Vec3, Real),
+}
+
+impl TryFrom<RotationRaw> for Rotation {
+    type Error = String;
+    fn try_from(r: RotationRaw) -> Result<Self, String> {
+        let rot = match r {
+            RotationRaw::Euler(x, y, z) => Rotation::Euler(x, y, z),
+            RotationRaw::Quat(x, y, z, w) => Rotation::Quat(x, y, z, w),
+            RotationRaw::AxisAngle(a, d) => Rotation::AxisAngle(a, d),
+        };
+        rot.validate()?;
+        Ok(rot)
+    }
+}
+
+impl From<Rotation> for RotationRaw {
+    fn from(r: Rotation) -> Self {
+        match r {
+            Rotation::Euler(x, y, z) => RotationRaw::Euler(x, y, z),
+            Rotation::Quat(x, y, z, w) => RotationRaw::Quat(x, y, z, w),
+            Rotation::AxisAngle(a, d) => RotationRaw::AxisAngle(a, d),
+        }
+    }
+}
+
+impl Default for Rotation {
+    fn default() -> Self {
+        Rotation::Euler(0.0, 0.0, 0.0)
+    }
+}
+
+impl Rotation {
+    pub fn validate(&self) -> Result<(), String> {
+        match *self {
+            Rotation::Euler(x, y, z) => {
+                if !(x.is_finite() && y.is_finite() && z.is_finite()) {
+                    return Err("rotation: Euler angles must be finite numbers".into());
+                }
+            }
+            Rotation::Quat(x, y, z, w) => {
+                let q = Quat::from_xyzw(x, y, z, w);
+                if !q.is_finite() || q.length_squared() < 1e-12 {
+                    return Err("rotation: a quaternion must be finite and not zero".into());
+                }
+            }
+            Rotation::AxisAngle(a, d) => {
+                if !a.is_finite() || !d.is_finite() || a.length_squared() < 1e-12 {
+                    return Err(
+                        "rotation: the axis must be a finite non-zero vector and the angle finite"
+                            .into(),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn to_quat(self) -> Quat {
+        match self {
+            Rotation::Euler(x, y, z) => Quat::from_euler(
+                glam::EulerRot::XYZ,
+                x.to_radians(),
+                y.to_radians(),
+                z.to_radians(),
+            ),
+            Rotation::Quat(x, y, z, w) => Quat::from_xyzw(x, y, z, w).normalize(),
+            Rotation::AxisAngle(a, d) => Quat::from_axis_angle(a.normalize(), d.to_radians()),
+        }
+    }
+}
+
+/// One body as written in a scene.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BodyDesc {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub kind: BodyKind,
+    pub shape: ShapeDesc,
+    #[serde(default, deserialize_with = "de::finite_vec3")]
+    pub position: Vec3,
+    #[serde(default)]
+    pub rotation: Rotation,
+    #[serde(default, deserialize_with = "de::finite_vec3")]
+    pub linear_velocity: Vec3,
+    #[serde(default, deserialize_with = "de::finite_vec3")]
+    pub angular_velocity: Vec3,
+    #[serde(default)]
+    pub material: Material,
+    #[serde(default)]
+    pub bullet: bool,
+}
+
+impl BodyDesc {
+    pub fn new(shape: ShapeDesc, position: Vec3) -> Self {
+        BodyDesc {
+            name: None,
+            kind: BodyKind::Dynamic,
+            shape,
+            position,
+            rotation: Rotation::default(),
+            linear_velocity: Vec3::ZERO,
+            angular_velocity: Vec3::ZERO,
+            material: Material::default(),
+            bullet: false,
+        }
+    }
+}
+
+/// A few lines that make many bodies.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum Generator {
+    /// A pyramid of cubes: `base` on the bottom row, one fewer per row, in the x-y plane.
+    Pyramid {
+        base: u32,
+        #[serde(default = "half", deserialize_with = "de::positive")]
+        half_extent: Real,
+        /// Centre of the bottom row's bottom face.
+        #[serde(default, deserialize_with = "de::finite_vec3")]
+        origin: Vec3,
+        /// Gap between neighbouring cubes.
+        #[serde(default, deserialize_with = "de::non_negative")]
+        gap: Real,
+        #[serde(default)]
+        material: Material,
+    },
+    /// A `counts.0 × counts.1 × counts.2` block of one shape; `(n, m, 1)` is a wall.
+    Grid {
+        counts: (u32, u32, u32),
+        shape: ShapeDesc,
+        /// Position of the first body.
+        #[serde(default, deserialize_with = "de::finite_vec3")]
+        origin: Vec3,
+        /// Distance between neighbouring centres on each axis.
+        #[serde(deserialize_with = "de::finite_vec3")]
+        spacing: Vec3,
+        #[serde(default)]
+        rotation: Rotation,
+        #[serde(default)]
+        kind: BodyKind,
+        #[serde(default, deserialize_with = "de::finite_vec3")]
+        linear_velocity: Vec3,
+        #[serde(default)]
+        material: Material,
+    },
+    /// `count` bodies at seeded random places in a box, shapes drawn from `shapes`.
+    Rain {
+        count: u32,
+        #[serde(default)]
+        seed: u64,
+        #[serde(deserialize_with = "de::finite_vec3")]
+        min: Vec3,
+        #[serde(deserialize_with = "de::finite_vec3")]
+        max: Vec3,
+        shapes: Vec<ShapeDesc>,
+        /// Random orientations.
+        #[serde(default = "yes")]
+        random_rotation: bool,
+        #[serde(default, deserialize_with = "de::finite_vec3")]
+        linear_velocity: Vec3,
+        #[serde(default)]
+        material: Material,
+    },
+}
+
+fn half() -> Real {
+    0.5
+}
+
+fn yes() -> bool {
+    true
+}

@@ -1,0 +1,90 @@
+use crate::broadphase::BroadPhaseStats;
+use std::time::Instant;
+
+/// Time per phase (ms) and counters for one step.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepProfile {
+    pub total_ms: f64,
+    pub broad_phase_ms: f64,
+    pub narrow_phase_ms: f64,
+    pub ccd_ms: f64,
+    pub solve_ms: f64,
+    pub integrate_ms: f64,
+    pub bodies: u32,
+    pub awake_bodies: u32,
+    pub sleeping_bodies: u32,
+    /// Candidate pairs from the broad phase (after filtering static–static and asleep pairs).
+    pub pairs: u32,
+    /// Pairs the narrow phase tested.
+    pub narrow_tests: u32,
+    /// Manifolds with at least one point.
+    pub manifolds: u32,
+    /// Contact points in all manifolds.
+    pub contacts: u32,
+    /// Time-of-impact events resolved by CCD.
+    pub toi_events: u32,
+    pub broad: BroadPhaseStats,
+}
+
+/// The phases a step times, in order.
+pub const PHASES: [&str; 5] = ["broad_phase", "narrow_phase", "ccd", "solve", "integrate"];
+
+impl StepProfile {
+    /// The phase times in the order of [`PHASES`].
+    pub fn phase_ms(&self) -> [f64; 5] {
+        [
+            self.broad_phase_ms,
+            self.narrow_phase_ms,
+            self.ccd_ms,
+            self.solve_ms,
+            self.integrate_ms,
+        ]
+    }
+
+    /// The CSV header; the columns match [`StepProfile::csv_row`].
+    pub const CSV_HEADER: &'static str = "step,total_ms,broad_phase_ms,narrow_phase_ms,ccd_ms,solve_ms,integrate_ms,bodies,pairs,contacts,narrow_tests,manifolds,toi_events,sleeping,aabb_tests,bp_nodes,bp_depth,bp_swaps";
+
+    pub fn csv_row(&self, step: u64) -> String {
+        format!(
+            "{step},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{},{},{},{},{},{},{},{},{},{},{}",
+            self.total_ms,
+            self.broad_phase_ms,
+            self.narrow_phase_ms,
+            self.ccd_ms,
+            self.solve_ms,
+            self.integrate_ms,
+            self.bodies,
+            self.pairs,
+            self.contacts,
+            self.narrow_tests,
+            self.manifolds,
+            self.toi_events,
+            self.sleeping_bodies,
+            self.broad.aabb_tests,
+            self.broad.nodes,
+            self.broad.depth,
+            self.broad.swaps,
+        )
+    }
+}
+
+/// Adds the time from its creation to its drop, in ms, to a slot.
+pub struct PhaseTimer<'a> {
+    slot: &'a mut f64,
+    start: Instant,
+}
+
+impl<'a> PhaseTimer<'a> {
+    pub fn new(slot: &'a mut f64) -> Self {
+        Self {
+            slot,
+            start: Instant::now(),
+        }
+    }
+}
+
+impl Drop for PhaseTimer<'_> {
+    fn drop(&mut self) {
+        *self.slot += self.start.elapsed().as_secs_f64() * 1e3;
+    }
+}

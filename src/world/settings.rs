@@ -1,0 +1,254 @@
+use crate::broadphase::BroadPhaseKind;
+use crate::ccd::CcdMode;
+use crate::math::{Real, Vec3};
+use crate::narrowphase::NarrowPhaseKind;
+use crate::scene::rules::{self, de};
+use serde::{Deserialize, Serialize};
+
+/// How contacts push overlapping bodies apart.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PositionCorrection {
+    /// A velocity bias proportional to the penetration beyond the slop (`baumgarte` factor).
+    Baumgarte,
+    /// A soft constraint: a spring of `contact_hertz` and `damping_ratio`, then a relax pass
+    /// that removes the push-out velocity (Box2D v3's soft step).
+    #[default]
+    Soft,
+}
+
+/// Every tunable of the simulation. Plain data: part of the scene file, editable while running.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Settings {
+    /// Acceleration of gravity, m/s².
+    #[serde(deserialize_with = "de::finite_vec3")]
+    pub gravity: Vec3,
+    /// The fixed time step, s.
+    #[serde(deserialize_with = "de::positive")]
+    pub dt: Real,
+    /// Solver substeps per step.
+    pub substeps: u32,
+    /// Velocity iterations per substep.
+    pub iterations: u32,
+    /// Approach speeds below this (m/s) do not bounce.
+    #[serde(deserialize_with = "de::non_negative")]
+    pub restitution_threshold: Real,
+    /// Penetration allowed before position correction acts, m.
+    #[serde(deserialize_with = "de::non_negative")]
+    pub slop: Real,
+    /// Tolerance of the squared-distance comparisons `d² <= r² + ε`, m².
+    #[serde(deserialize_with = "de::non_negative")]
+    pub contact_epsilon: Real,
+    /// Contacts are created this far before shapes touch (speculative margin), m.
+    #[serde(deserialize_with = "de::non_negative")]
+    pub speculative_distance: Real,
+    pub position_correction: PositionCorrection,
+    /// Fraction of the excess penetration removed per substep with Baumgarte correction.
+    #[serde(deserialize_with = "de::unit_interval")]
+    pub baumgarte: Real,
+    /// Stiffness of soft contacts, Hz.
+    #[serde(deserialize_with = "de::positive")]
+    pub contact_hertz: Real,
+    /// Damping ratio of soft contacts.
+    #[serde(deserialize_with = "de::non_negative")]
+    pub damping_ratio: Real,
+    /// Fastest push-out velocity of position correction, m/s.
+    #[serde(deserialize_with = "de::positive")]
+    pub max_correction_velocity: Real,
+    /// Reuse last step's impulses as the first guess.
+    pub warm_starting: bool,
+    pub broad_phase: BroadPhaseKind,
+    /// Cell size of the uniform grid broad phase, m.
+    #[serde(deserialize_with = "de::positive")]
+    pub grid_cell_size: Real,
+    pub narrow_phase: NarrowPhaseKind,
+    pub ccd: CcdMode,
+    /// Bodies faster than this (m/s) are swept by CCD even without the bullet flag.
+    #[serde(deserialize_with = "de::positive")]
+    pub ccd_speed_threshold: Real,
+    /// Let resting islands fall asleep.
+    pub sleeping: bool,
+    /// Speed below which a body counts as resting, m/s (and rad/s for spin).
+    #[serde(deserialize_with = "de::non_negative")]
+    pub sleep_speed: Real,
+    /// How long an island must rest before it sleeps, s.
+    #[serde(deserialize_with = "de::non_negative")]
+    pub sleep_time: Real,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            gravity: Vec3::new(0.0, -9.81, 0.0),
+            dt: 1.0 / 60.0,
+            substeps: 4,
+            iterations: 1,
+            restitution_threshold: 1.0,
+            slop: 0.005,
+            contact_epsilon: 1e-6,
+            speculative_distance: 0.02,
+            position_correction: PositionCorrection::Soft,
+            baumgarte: 0.2,
+            contact_hertz: 30.0,
+            damping_ratio: 10.0,
+            max_correction_velocity: 3.0,
+            warm_starting: true,
+            broad_phase: BroadPhaseKind::default(),
+            grid_cell_size: 1.0,
+            narrow_phase: NarrowPhaseKind::default(),
+            ccd: CcdMode::default(),
+            ccd_speed_threshold: 20.0,
+            sleeping: true,
+            sleep_speed: 0.05,
+            sleep_time: 0.5,
+        }
+    }
+}
+
+macro_rules! settings_fields {
+    ($($name:ident),* $(,)?) => {
+        impl Settings {
+            /// The names of every field, as written in scene files.
+            pub const FIELD_NAMES: &'static [&'static str] = &[$(stringify!($name)),*];
+
+            /// Sets one field from its RON text, e.g. `("slop", "0.01")` or
+            /// `("broad_phase", "BruteForce")`, and validates the result. On error nothing
+            /// changes.
+            pub fn set_field(&mut self, name: &str, value: &str) -> Result<(), String> {
+                let mut next = self.clone();
+                match name {
+                    $(stringify!($name) => {
+                        next.$name = ron::from_str(value)
+                            .map_err(|e| format!("{name}: cannot read {value:?}: {}", e.code))?;
+                    })*
+                    _ => {
+                        return Err(format!(
+                            "unknown setting {name:?}; known settings: {}",
+                            Self::FIELD_NAMES.join(", ")
+                        ))
+                    }
+                }
+                next.validate()?;
+                *self = next;
+                Ok(())
+            }
+        }
+    };
+}
+
+settings_fields!(
+    gravity,
+    dt,
+    substeps,
+    iterations,
+    restitution_threshold,
+    slop,
+    contact_epsilon,
+    speculative_distance,
+    position_correction,
+    baumgarte,
+    contact_hertz,
+    damping_ratio,
+    max_correction_velocity,
+    warm_starting,
+    broad_phase,
+    grid_cell_size,
+    narrow_phase,
+    ccd,
+    ccd_speed_threshold,
+    sleeping,
+    sleep_speed,
+    sleep_time,
+);
+
+impl Settings {
+    pub const MAX_SUBSTEPS: u32 = 64;
+    pub const MAX_ITERATIONS: u32 = 256;
+
+    /// Checks every field; the error names the first bad one.
+    pub fn validate(&self) -> Result<(), String> {
+        use rules::field;
+        field("gravity", self.gravity, rules::finite_vec3)?;
+        field("dt", self.dt, rules::positive)?;
+        if self.dt > 1.0 {
+            return Err(format!(
+                "dt: {} s is too long a step (at most 1 s)",
+                self.dt
+            ));
+        }
+        if !(1..=Self::MAX_SUBSTEPS).contains(&self.substeps) {
+            return Err(format!(
+                "substeps: {} must lie between 1 and {}",
+                self.substeps,
+                Self::MAX_SUBSTEPS
+            ));
+        }
+        if !(1..=Self::MAX_ITERATIONS).contains(&self.iterations) {
+            return Err(format!(
+                "iterations: {} must lie between 1 and {}",
+                self.iterations,
+                Self::MAX_ITERATIONS
+            ));
+        }
+        field(
+            "restitution_threshold",
+            self.restitution_threshold,
+            rules::non_negative,
+        )?;
+        field("slop", self.slop, rules::non_negative)?;
+        field("contact_epsilon", self.contact_epsilon, rules::non_negative)?;
+        field(
+            "speculative_distance",
+            self.speculative_distance,
+            rules::non_negative,
+        )?;
+        field("baumgarte", self.baumgarte, rules::unit_interval)?;
+        field("contact_hertz", self.contact_hertz, rules::positive)?;
+        field("damping_ratio", self.damping_ratio, rules::non_negative)?;
+        field(
+            "max_correction_velocity",
+            self.max_correction_velocity,
+            rules::positive,
+        )?;
+        field("grid_cell_size", self.grid_cell_size, rules::positive)?;
+        field(
+            "ccd_speed_threshold",
+            self.ccd_speed_threshold,
+            rules::positive,
+        )?;
+        field("sleep_speed", self.sleep_speed, rules::non_negative)?;
+        field("sleep_time", self.sleep_time, rules::non_negative)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_field_parses_ron_and_validates() {
+        let mut s = Settings::default();
+        s.set_field("slop", "0.01").unwrap();
+        assert_eq!(s.slop, 0.01);
+        s.set_field("gravity", "(0, -1.62, 0)").unwrap();
+        assert_eq!(s.gravity, Vec3::new(0.0, -1.62, 0.0));
+        assert!(s.set_field("dt", "-1").unwrap_err().contains("dt"));
+        assert!(
+            s.set_field("substeps", "0")
+                .unwrap_err()
+                .contains("substeps")
+        );
+        assert!(
+            s.set_field("nope", "1")
+                .unwrap_err()
+                .contains("unknown setting")
+        );
+        assert!(
+            s.set_field("broad_phase", "Quadtree")
+                .unwrap_err()
+                .contains("broad_phase")
+        );
+        assert_eq!(s.dt, 1.0 / 60.0, "a failed set changes nothing");
+    }
+}

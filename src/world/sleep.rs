@@ -1,0 +1,94 @@
+//! Islands of touching dynamic bodies fall asleep together once all of them have rested long
+//! enough, and wake together.
+
+use crate::dynamics::solver::Contact;
+use crate::dynamics::{Body, BodyKind};
+use crate::world::Settings;
+
+fn find(parent: &mut [u32], mut i: u32) -> u32 {
+    while parent[i as usize] != i {
+        parent[i as usize] = parent[parent[i as usize] as usize];
+        i = parent[i as usize];
+    }
+    i
+}
+
+/// Union-find over contacts between non-static bodies: each body's island root.
+fn islands(bodies: &[Body], contacts: &[Contact]) -> Vec<u32> {
+    let mut parent: Vec<u32> = (0..bodies.len() as u32).collect();
+    for c in contacts {
+        let (a, b) = (c.a as usize, c.b as usize);
+        if bodies[a].kind == BodyKind::Static || bodies[b].kind == BodyKind::Static {
+            continue;
+        }
+        let (ra, rb) = (find(&mut parent, c.a), find(&mut parent, c.b));
+        if ra != rb {
+            // The smaller root wins, so the result does not depend on contact order.
+            let (lo, hi) = (ra.min(rb), ra.max(rb));
+            parent[hi as usize] = lo;
+        }
+    }
+    (0..bodies.len() as u32)
+        .map(|i| find(&mut parent, i))
+        .collect()
+}
+
+/// Wakes every sleeping body that touches an awake moving body, with its whole island.
+pub fn wake_touched(bodies: &mut [Body], contacts: &[Contact]) {
+    let mut any = false;
+    for c in contacts {
+        let (a, b) = (&bodies[c.a as usize], &bodies[c.b as usize]);
+        let active = |x: &Body| x.kind != BodyKind::Static && !x.asleep;
+        if (a.asleep && active(b)) || (b.asleep && active(a)) {
+            any = true;
+            break;
+        }
+    }
+    if !any {
+        return;
+    }
+    let root = islands(bodies, contacts);
+    let mut wake_root = vec![false; bodies.len()];
+    for c in contacts {
+        let (a, b) = (c.a as usize, c.b as usize);
+        let active = |x: &Body| x.kind != BodyKind::Static && !x.asleep;
+        if (bodies[a].asleep && active(&bodies[b])) || (bodies[b].asleep && active(&bodies[a])) {
+            wake_root[root[a] as usize] = true;
+            wake_root[root[b] as usize] = true;
+        }
+    }
+    for (i, b) in bodies.iter_mut().enumerate() {
+        if b.asleep && wake_root[root[i] as usize] {
+            b.wake();
+        }
+    }
+}
+
+/// Advances sleep timers and puts islands whose every body has rested `sleep_time` to sleep.
+pub fn update(bodies: &mut [Body], contacts: &[Contact], settings: &Settings) {
+    let dt = settings.dt;
+    for b in bodies.iter_mut().filter(|b| b.is_dynamic() && !b.asleep) {
+        let resting =
+            b.linvel.length() < settings.sleep_speed && b.angvel.length() < settings.sleep_speed;
+        b.sleep_time = if resting { b.sleep_time + dt } else { 0.0 };
+    }
+    let root = islands(bodies, contacts);
+    // An island may sleep only if every member rests; a kinematic member keeps it awake.
+    let mut min_time = vec![f32::INFINITY; bodies.len()];
+    for (i, b) in bodies.iter().enumerate() {
+        let t = match b.kind {
+            BodyKind::Dynamic if !b.asleep => b.sleep_time,
+            BodyKind::Kinematic => 0.0,
+            _ => continue,
+        };
+        let r = root[i] as usize;
+        min_time[r] = min_time[r].min(t);
+    }
+    for (i, b) in bodies.iter_mut().enumerate() {
+        if b.is_dynamic() && !b.asleep && min_time[root[i] as usize] >= settings.sleep_time {
+            b.asleep = true;
+            b.linvel = crate::math::Vec3::ZERO;
+            b.angvel = crate::math::Vec3::ZERO;
+        }
+    }
+}
