@@ -52,21 +52,11 @@ impl DebugDraw {
     }
 
     pub fn line(&mut self, category: DrawCategory, a: Vec3, b: Vec3, color: Color) {
-        self.lines.push(DebugLine {
-            a,
-            b,
-            color,
-            category,
-        });
+        self.lines.push(DebugLine { a, b, color, category });
     }
 
     pub fn point(&mut self, category: DrawCategory, p: Vec3, size: f32, color: Color) {
-        self.points.push(DebugPoint {
-            p,
-            size,
-            color,
-            category,
-        });
+        self.points.push(DebugPoint { p, size, color, category });
     }
 
     /// The twelve edges of an axis-aligned box.
@@ -91,17 +81,5 @@ impl DebugDraw {
     }
 }
 
-const BOX_EDGES: [(usize, usize); 12] = [
-    (0, 1),
-    (2, 3),
-    (4, 5),
-    (6, 7),
-    (0, 2),
-    (1, 3),
-    (4, 6),
-    (5, 7),
-    (0, 4),
-    (1, 5),
-    (2, 6),
-    (3, 7),
-];
+const BOX_EDGES: [(usize, usize); 12] =
+    [(0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (1, 3), (4, 6), (5, 7), (0, 4), (1, 5), (2, 6), (3, 7)];

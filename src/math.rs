@@ -20,23 +20,14 @@ impl Default for Pose {
 }
 
 impl Pose {
-    pub const IDENTITY: Pose = Pose {
-        rotation: Quat::IDENTITY,
-        translation: Vec3::ZERO,
-    };
+    pub const IDENTITY: Pose = Pose { rotation: Quat::IDENTITY, translation: Vec3::ZERO };
 
     pub fn new(translation: Vec3, rotation: Quat) -> Self {
-        Self {
-            rotation,
-            translation,
-        }
+        Self { rotation, translation }
     }
 
     pub fn from_translation(translation: Vec3) -> Self {
-        Self {
-            rotation: Quat::IDENTITY,
-            translation,
-        }
+        Self { rotation: Quat::IDENTITY, translation }
     }
 
     #[inline]
@@ -61,10 +52,7 @@ impl Pose {
 
     pub fn inverse(&self) -> Pose {
         let r = self.rotation.inverse();
-        Pose {
-            rotation: r,
-            translation: -(r * self.translation),
-        }
+        Pose { rotation: r, translation: -(r * self.translation) }
     }
 
     /// `self * other`: apply `other` first, then `self`.
@@ -95,10 +83,7 @@ pub fn orthonormal_basis(n: Vec3) -> (Vec3, Vec3) {
     let sign = 1.0f32.copysign(n.z);
     let a = -1.0 / (sign + n.z);
     let b = n.x * n.y * a;
-    (
-        Vec3::new(1.0 + sign * n.x * n.x * a, sign * b, -sign * n.x),
-        Vec3::new(b, sign + n.y * n.y * a, -n.y),
-    )
+    (Vec3::new(1.0 + sign * n.x * n.x * a, sign * b, -sign * n.x), Vec3::new(b, sign + n.y * n.y * a, -n.y))
 }
 
 #[cfg(test)]
@@ -107,10 +92,7 @@ mod tests {
 
     #[test]
     fn pose_inverse_round_trips() {
-        let p = Pose::new(
-            Vec3::new(1.0, -2.0, 3.0),
-            Quat::from_euler(glam::EulerRot::XYZ, 0.3, 1.1, -0.7),
-        );
+        let p = Pose::new(Vec3::new(1.0, -2.0, 3.0), Quat::from_euler(glam::EulerRot::XYZ, 0.3, 1.1, -0.7));
         let x = Vec3::new(0.5, 0.25, -4.0);
         assert!((p.inverse_transform_point(p.transform_point(x)) - x).length() < 1e-5);
         assert!((p.inverse().transform_point(p.transform_point(x)) - x).length() < 1e-5);
@@ -120,13 +102,7 @@ mod tests {
 
     #[test]
     fn basis_is_orthonormal() {
-        for n in [
-            Vec3::X,
-            Vec3::Y,
-            Vec3::Z,
-            -Vec3::Z,
-            Vec3::new(1.0, 2.0, -3.0).normalize(),
-        ] {
+        for n in [Vec3::X, Vec3::Y, Vec3::Z, -Vec3::Z, Vec3::new(1.0, 2.0, -3.0).normalize()] {
             let (t1, t2) = orthonormal_basis(n);
             assert!(t1.dot(n).abs() < 1e-6 && t2.dot(n).abs() < 1e-6 && t1.dot(t2).abs() < 1e-6);
             assert!((t1.length() - 1.0).abs() < 1e-5 && (t2.length() - 1.0).abs() < 1e-5);

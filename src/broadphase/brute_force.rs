@@ -33,12 +33,7 @@ impl BroadPhase for BruteForce {
         BroadPhaseKind::BruteForce
     }
 
-    fn update(
-        &mut self,
-        aabbs: &[Aabb],
-        _params: &BroadPhaseParams,
-        pairs: &mut Vec<(u32, u32)>,
-    ) -> BroadPhaseStats {
+    fn update(&mut self, aabbs: &[Aabb], _params: &BroadPhaseParams, pairs: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
         let t0 = std::time::Instant::now();
         self.load(aabbs);
         let update_ms = t0.elapsed().as_secs_f64() * 1e3;
@@ -49,16 +44,8 @@ impl BroadPhase for BruteForce {
             let (ax0, ay0, az0) = (self.min_x[i], self.min_y[i], self.min_z[i]);
             let (ax1, ay1, az1) = (self.max_x[i], self.max_y[i], self.max_z[i]);
             let rest = i + 1..n;
-            let (bx0, by0, bz0) = (
-                &self.min_x[rest.clone()],
-                &self.min_y[rest.clone()],
-                &self.min_z[rest.clone()],
-            );
-            let (bx1, by1, bz1) = (
-                &self.max_x[rest.clone()],
-                &self.max_y[rest.clone()],
-                &self.max_z[rest],
-            );
+            let (bx0, by0, bz0) = (&self.min_x[rest.clone()], &self.min_y[rest.clone()], &self.min_z[rest.clone()]);
+            let (bx1, by1, bz1) = (&self.max_x[rest.clone()], &self.max_y[rest.clone()], &self.max_z[rest]);
             // Chunks of 8 with a branch-free mask, then a scalar scan of the few hits.
             let mut j = 0;
             let m = bx0.len();
@@ -81,13 +68,7 @@ impl BroadPhase for BruteForce {
                 j += 8;
             }
             while j < m {
-                if ax0 <= bx1[j]
-                    && bx0[j] <= ax1
-                    && ay0 <= by1[j]
-                    && by0[j] <= ay1
-                    && az0 <= bz1[j]
-                    && bz0[j] <= az1
-                {
+                if ax0 <= bx1[j] && bx0[j] <= ax1 && ay0 <= by1[j] && by0[j] <= ay1 && az0 <= bz1[j] && bz0[j] <= az1 {
                     pairs.push((i as u32, (i + 1 + j) as u32));
                 }
                 j += 1;
@@ -103,13 +84,7 @@ impl BroadPhase for BruteForce {
     }
 
     fn query_aabb(&self, aabbs: &[Aabb], aabb: &Aabb, out: &mut Vec<u32>) {
-        out.extend(
-            aabbs
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| b.overlaps(aabb))
-                .map(|(i, _)| i as u32),
-        );
+        out.extend(aabbs.iter().enumerate().filter(|(_, b)| b.overlaps(aabb)).map(|(i, _)| i as u32));
     }
 
     fn query_ray(&self, aabbs: &[Aabb], ray: &Ray, max_t: Real, out: &mut Vec<u32>) {
@@ -131,19 +106,10 @@ mod tests {
     #[test]
     fn finds_exactly_the_overlapping_pairs() {
         // 21 boxes in a row, each overlapping only its neighbours; exercises chunk and tail.
-        let aabbs: Vec<Aabb> = (0..21)
-            .map(|i| {
-                Aabb::from_center_half_extents(Vec3::new(i as Real, 0.0, 0.0), Vec3::splat(0.6))
-            })
-            .collect();
+        let aabbs: Vec<Aabb> =
+            (0..21).map(|i| Aabb::from_center_half_extents(Vec3::new(i as Real, 0.0, 0.0), Vec3::splat(0.6))).collect();
         let mut pairs = Vec::new();
-        let stats = BruteForce::default().update(
-            &aabbs,
-            &BroadPhaseParams {
-                grid_cell_size: 1.0,
-            },
-            &mut pairs,
-        );
+        let stats = BruteForce::default().update(&aabbs, &BroadPhaseParams { grid_cell_size: 1.0 }, &mut pairs);
         let expect: Vec<(u32, u32)> = (0..20).map(|i| (i, i + 1)).collect();
         assert_eq!(pairs, expect);
         assert_eq!(stats.aabb_tests, 210);

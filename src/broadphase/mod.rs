@@ -68,12 +68,7 @@ pub trait BroadPhase: Send {
     /// Brings the structure up to date with `aabbs` (indexed by body) and writes every pair
     /// `(i, j)` with `i < j` whose boxes may overlap. It may return extra pairs but must never
     /// miss one that overlaps, and each pair appears once. Order is free: the world sorts.
-    fn update(
-        &mut self,
-        aabbs: &[Aabb],
-        params: &BroadPhaseParams,
-        pairs: &mut Vec<(u32, u32)>,
-    ) -> BroadPhaseStats;
+    fn update(&mut self, aabbs: &[Aabb], params: &BroadPhaseParams, pairs: &mut Vec<(u32, u32)>) -> BroadPhaseStats;
 
     /// Every index whose AABB overlaps `aabb`, as of the last update.
     fn query_aabb(&self, aabbs: &[Aabb], aabb: &Aabb, out: &mut Vec<u32>);

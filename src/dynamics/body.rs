@@ -31,11 +31,7 @@ pub struct Material {
 
 impl Default for Material {
     fn default() -> Self {
-        Self {
-            restitution: 0.0,
-            friction: 0.5,
-            density: 1000.0,
-        }
+        Self { restitution: 0.0, friction: 0.5, density: 1000.0 }
     }
 }
 

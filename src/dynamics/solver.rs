@@ -80,17 +80,11 @@ fn softness(settings: &Settings, h: Real) -> Softness {
             let a1 = 2.0 * zeta + h * omega;
             let a2 = h * omega * a1;
             let a3 = 1.0 / (1.0 + a2);
-            Softness {
-                bias_rate: omega / a1,
-                mass_scale: a2 * a3,
-                impulse_scale: a3,
-            }
+            Softness { bias_rate: omega / a1, mass_scale: a2 * a3, impulse_scale: a3 }
         }
-        PositionCorrection::Baumgarte => Softness {
-            bias_rate: settings.baumgarte / h,
-            mass_scale: 1.0,
-            impulse_scale: 0.0,
-        },
+        PositionCorrection::Baumgarte => {
+            Softness { bias_rate: settings.baumgarte / h, mass_scale: 1.0, impulse_scale: 0.0 }
+        }
     }
 }
 
@@ -115,22 +109,10 @@ pub fn solve_and_integrate(
             let dynamic = b.is_dynamic() && !b.asleep;
             let kinematic = b.kind == super::BodyKind::Kinematic;
             State {
-                v: if dynamic || kinematic {
-                    b.linvel
-                } else {
-                    Vec3::ZERO
-                },
-                w: if dynamic || kinematic {
-                    b.angvel
-                } else {
-                    Vec3::ZERO
-                },
+                v: if dynamic || kinematic { b.linvel } else { Vec3::ZERO },
+                w: if dynamic || kinematic { b.angvel } else { Vec3::ZERO },
                 inv_mass: if dynamic { b.inv_mass } else { 0.0 },
-                inv_i: if dynamic {
-                    b.inv_inertia_world()
-                } else {
-                    Mat3::ZERO
-                },
+                inv_i: if dynamic { b.inv_inertia_world() } else { Mat3::ZERO },
                 dp: Vec3::ZERO,
                 dq: Quat::IDENTITY,
                 moves: dynamic || kinematic,
@@ -146,10 +128,7 @@ pub fn solve_and_integrate(
         let n = c.manifold.normal;
         let (t1, t2) = orthonormal_basis(n);
         let cached = if settings.warm_starting {
-            cache
-                .binary_search_by_key(&(c.a, c.b), |e| e.0)
-                .ok()
-                .map(|k| &cache[k].1)
+            cache.binary_search_by_key(&(c.a, c.b), |e| e.0).ok().map(|k| &cache[k].1)
         } else {
             None
         };
@@ -172,8 +151,7 @@ pub fn solve_and_integrate(
                 if k > 0.0 { 1.0 / k } else { 0.0 }
             };
             let rel_v = n.dot((sb.v + sb.w.cross(rb)) - (sa.v + sa.w.cross(ra)));
-            let warm =
-                cached.and_then(|pts| pts.iter().find(|p| p.id == mp.id && p.id != u32::MAX));
+            let warm = cached.and_then(|pts| pts.iter().find(|p| p.id == mp.id && p.id != u32::MAX));
             con.points[k] = Point {
                 ra,
                 rb,
@@ -209,15 +187,7 @@ pub fn solve_and_integrate(
         }
         for _ in 0..settings.iterations {
             for c in &mut constraints {
-                solve_contact(
-                    c,
-                    &mut states,
-                    &soft,
-                    inv_h,
-                    slop,
-                    settings.max_correction_velocity,
-                    true,
-                );
+                solve_contact(c, &mut states, &soft, inv_h, slop, settings.max_correction_velocity, true);
             }
         }
         *solve_ms += t.elapsed().as_secs_f64() * 1e3;
@@ -241,15 +211,7 @@ pub fn solve_and_integrate(
 
         let t = std::time::Instant::now();
         for c in &mut constraints {
-            solve_contact(
-                c,
-                &mut states,
-                &soft,
-                inv_h,
-                slop,
-                settings.max_correction_velocity,
-                false,
-            );
+            solve_contact(c, &mut states, &soft, inv_h, slop, settings.max_correction_velocity, false);
         }
         *solve_ms += t.elapsed().as_secs_f64() * 1e3;
     }
@@ -260,16 +222,9 @@ pub fn solve_and_integrate(
     }
     cache.clear();
     for c in &constraints {
-        let mut imp = [CachedImpulse {
-            id: u32::MAX,
-            ..Default::default()
-        }; MAX_MANIFOLD_POINTS];
+        let mut imp = [CachedImpulse { id: u32::MAX, ..Default::default() }; MAX_MANIFOLD_POINTS];
         for (k, p) in c.points[..c.len].iter().enumerate() {
-            imp[k] = CachedImpulse {
-                id: p.id,
-                normal: p.normal_impulse,
-                tangent: p.tangent_impulse,
-            };
+            imp[k] = CachedImpulse { id: p.id, normal: p.normal_impulse, tangent: p.tangent_impulse };
         }
         cache.push(((c.a as u32, c.b as u32), imp));
     }
@@ -301,9 +256,8 @@ fn relative_velocity(states: &[State], a: usize, b: usize, ra: Vec3, rb: Vec3) -
 
 fn warm_start(c: &Constraint, states: &mut [State]) {
     for p in &c.points[..c.len] {
-        let impulse = c.normal * p.normal_impulse
-            + c.tangents[0] * p.tangent_impulse[0]
-            + c.tangents[1] * p.tangent_impulse[1];
+        let impulse =
+            c.normal * p.normal_impulse + c.tangents[0] * p.tangent_impulse[0] + c.tangents[1] * p.tangent_impulse[1];
         apply(states, c.a, c.b, p.ra, p.rb, impulse);
     }
 }
@@ -328,11 +282,7 @@ fn solve_contact(
             // Speculative: allow closing the gap this substep, no more.
             (s * inv_h, 1.0, 0.0)
         } else if use_bias {
-            (
-                (soft.bias_rate * (s + slop).min(0.0)).max(-max_push),
-                soft.mass_scale,
-                soft.impulse_scale,
-            )
+            ((soft.bias_rate * (s + slop).min(0.0)).max(-max_push), soft.mass_scale, soft.impulse_scale)
         } else {
             (0.0, 1.0, 0.0)
         };
@@ -348,10 +298,8 @@ fn solve_contact(
         let limit = c.friction * p.normal_impulse;
         let vr = relative_velocity(states, a, b, p.ra, p.rb);
         let old = p.tangent_impulse;
-        let mut t = [
-            old[0] - p.tangent_mass[0] * c.tangents[0].dot(vr),
-            old[1] - p.tangent_mass[1] * c.tangents[1].dot(vr),
-        ];
+        let mut t =
+            [old[0] - p.tangent_mass[0] * c.tangents[0].dot(vr), old[1] - p.tangent_mass[1] * c.tangents[1].dot(vr)];
         // Coulomb's cone, approximated by clamping the combined tangent impulse's length.
         let len2 = t[0] * t[0] + t[1] * t[1];
         if len2 > limit * limit {

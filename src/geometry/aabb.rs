@@ -10,27 +10,18 @@ pub struct Aabb {
 
 impl Aabb {
     /// The empty box: merging anything into it gives that thing.
-    pub const EMPTY: Aabb = Aabb {
-        min: Vec3::splat(Real::INFINITY),
-        max: Vec3::splat(Real::NEG_INFINITY),
-    };
+    pub const EMPTY: Aabb = Aabb { min: Vec3::splat(Real::INFINITY), max: Vec3::splat(Real::NEG_INFINITY) };
 
     pub fn new(min: Vec3, max: Vec3) -> Self {
         Self { min, max }
     }
 
     pub fn from_center_half_extents(center: Vec3, half: Vec3) -> Self {
-        Self {
-            min: center - half,
-            max: center + half,
-        }
+        Self { min: center - half, max: center + half }
     }
 
     pub fn from_points(points: impl IntoIterator<Item = Vec3>) -> Self {
-        points.into_iter().fold(Self::EMPTY, |b, p| Aabb {
-            min: b.min.min(p),
-            max: b.max.max(p),
-        })
+        points.into_iter().fold(Self::EMPTY, |b, p| Aabb { min: b.min.min(p), max: b.max.max(p) })
     }
 
     #[inline]
@@ -56,18 +47,12 @@ impl Aabb {
 
     #[inline]
     pub fn merge(&self, o: &Aabb) -> Aabb {
-        Aabb {
-            min: self.min.min(o.min),
-            max: self.max.max(o.max),
-        }
+        Aabb { min: self.min.min(o.min), max: self.max.max(o.max) }
     }
 
     #[inline]
     pub fn expanded(&self, margin: Real) -> Aabb {
-        Aabb {
-            min: self.min - Vec3::splat(margin),
-            max: self.max + Vec3::splat(margin),
-        }
+        Aabb { min: self.min - Vec3::splat(margin), max: self.max + Vec3::splat(margin) }
     }
 
     pub fn center(&self) -> Vec3 {
@@ -136,27 +121,15 @@ mod tests {
     #[test]
     fn slab_handles_parallel_inside_and_zero_length() {
         let b = Aabb::new(Vec3::splat(-1.0), Vec3::splat(1.0));
-        assert_eq!(
-            b.ray_interval(Vec3::new(-5.0, 0.0, 0.0), Vec3::X, 100.0),
-            Some((4.0, 6.0))
-        );
+        assert_eq!(b.ray_interval(Vec3::new(-5.0, 0.0, 0.0), Vec3::X, 100.0), Some((4.0, 6.0)));
         // Parallel to the y and z slabs, outside the y slab.
-        assert_eq!(
-            b.ray_interval(Vec3::new(-5.0, 2.0, 0.0), Vec3::X, 100.0),
-            None
-        );
+        assert_eq!(b.ray_interval(Vec3::new(-5.0, 2.0, 0.0), Vec3::X, 100.0), None);
         // Starting inside.
         assert_eq!(b.ray_interval(Vec3::ZERO, Vec3::Y, 100.0), Some((0.0, 1.0)));
         // Zero-length direction: hits only when the origin is inside.
-        assert_eq!(
-            b.ray_interval(Vec3::ZERO, Vec3::ZERO, 1.0),
-            Some((0.0, 1.0))
-        );
+        assert_eq!(b.ray_interval(Vec3::ZERO, Vec3::ZERO, 1.0), Some((0.0, 1.0)));
         assert_eq!(b.ray_interval(Vec3::splat(3.0), Vec3::ZERO, 1.0), None);
         // Too short to reach.
-        assert_eq!(
-            b.ray_interval(Vec3::new(-5.0, 0.0, 0.0), Vec3::X, 3.0),
-            None
-        );
+        assert_eq!(b.ray_interval(Vec3::new(-5.0, 0.0, 0.0), Vec3::X, 3.0), None);
     }
 }

@@ -45,10 +45,7 @@ impl ConvexHull {
             return Err(HullError::TooFewPoints(points.len()));
         }
         if points.len() > Self::MAX_POINTS {
-            return Err(HullError::TooManyPoints {
-                got: points.len(),
-                max: Self::MAX_POINTS,
-            });
+            return Err(HullError::TooManyPoints { got: points.len(), max: Self::MAX_POINTS });
         }
         if let Some(i) = points.iter().position(|p| !p.is_finite()) {
             return Err(HullError::NonFinite(i));
@@ -63,39 +60,22 @@ impl ConvexHull {
         let mut vertices: Vec<Vec3> = Vec::new();
         let mut faces = Vec::with_capacity(planes.len());
         for (normal, offset) in planes {
-            let on: Vec<Vec3> = points
-                .iter()
-                .copied()
-                .filter(|p| (normal.dot(*p) - offset).abs() <= tol * 4.0)
-                .collect();
+            let on: Vec<Vec3> =
+                points.iter().copied().filter(|p| (normal.dot(*p) - offset).abs() <= tol * 4.0).collect();
             let ring = face_ring(&on, normal, tol);
             let idx = ring
                 .into_iter()
-                .map(|p| {
-                    match vertices
-                        .iter()
-                        .position(|v| v.distance_squared(p) <= tol * tol)
-                    {
-                        Some(i) => i as u32,
-                        None => {
-                            vertices.push(p);
-                            (vertices.len() - 1) as u32
-                        }
+                .map(|p| match vertices.iter().position(|v| v.distance_squared(p) <= tol * tol) {
+                    Some(i) => i as u32,
+                    None => {
+                        vertices.push(p);
+                        (vertices.len() - 1) as u32
                     }
                 })
                 .collect();
-            faces.push(HullFace {
-                normal,
-                offset,
-                vertices: idx,
-            });
+            faces.push(HullFace { normal, offset, vertices: idx });
         }
-        let mut hull = ConvexHull {
-            vertices,
-            faces,
-            edges: Vec::new(),
-            shift: Vec3::ZERO,
-        };
+        let mut hull = ConvexHull { vertices, faces, edges: Vec::new(), shift: Vec3::ZERO };
         let com = hull.mass_properties_uncentred(1.0).local_com;
         hull.recentre(com);
         hull.edges = collect_edges(&hull.faces);
@@ -153,11 +133,8 @@ impl ConvexHull {
         let mut volume = 0.0;
         let mut first_moment = Vec3::ZERO;
         let mut cov = Mat3::ZERO;
-        let canonical = Mat3::from_cols(
-            Vec3::new(2.0, 1.0, 1.0),
-            Vec3::new(1.0, 2.0, 1.0),
-            Vec3::new(1.0, 1.0, 2.0),
-        ) * (1.0 / 120.0);
+        let canonical = Mat3::from_cols(Vec3::new(2.0, 1.0, 1.0), Vec3::new(1.0, 2.0, 1.0), Vec3::new(1.0, 1.0, 2.0))
+            * (1.0 / 120.0);
         for f in &self.faces {
             let p0 = self.vertices[f.vertices[0] as usize] - o;
             for w in f.vertices[1..].windows(2) {
@@ -175,11 +152,7 @@ impl ConvexHull {
         // Shift the covariance from `o` to the centre of mass, then turn it into inertia.
         let c = cov * density - outer(com_rel, com_rel) * mass;
         let inertia = Mat3::from_diagonal(Vec3::splat(c.x_axis.x + c.y_axis.y + c.z_axis.z)) - c;
-        MassProperties {
-            mass,
-            local_com: com_rel + o,
-            inertia,
-        }
+        MassProperties { mass, local_com: com_rel + o, inertia }
     }
 
     fn recentre(&mut self, com: Vec3) {
@@ -229,10 +202,7 @@ fn supporting_planes(points: &[Vec3], tol: Real) -> Result<Vec<(Vec3, Real)>, Hu
                     (false, false) => return Err(HullError::Degenerate("coplanar")),
                     (true, true) => continue,
                 };
-                if !planes
-                    .iter()
-                    .any(|(m, e)| m.dot(plane.0) > 1.0 - 1e-6 && (e - plane.1).abs() <= tol * 4.0)
-                {
+                if !planes.iter().any(|(m, e)| m.dot(plane.0) > 1.0 - 1e-6 && (e - plane.1).abs() <= tol * 4.0) {
                     planes.push(plane);
                 }
             }
@@ -247,8 +217,7 @@ fn supporting_planes(points: &[Vec3], tol: Real) -> Result<Vec<(Vec3, Real)>, Hu
 /// The corners of a planar point set, counter-clockwise around `normal` (monotone chain in 2D).
 fn face_ring(points: &[Vec3], normal: Vec3, tol: Real) -> Vec<Vec3> {
     let (u, v) = crate::math::orthonormal_basis(normal);
-    let mut pts: Vec<(Real, Real, Vec3)> =
-        points.iter().map(|p| (p.dot(u), p.dot(v), *p)).collect();
+    let mut pts: Vec<(Real, Real, Vec3)> = points.iter().map(|p| (p.dot(u), p.dot(v), *p)).collect();
     pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
     let cross = |o: &(Real, Real, Vec3), a: &(Real, Real, Vec3), b: &(Real, Real, Vec3)| {
         (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0)
@@ -256,16 +225,14 @@ fn face_ring(points: &[Vec3], normal: Vec3, tol: Real) -> Vec<Vec3> {
     let eps = tol * tol;
     let mut lower: Vec<(Real, Real, Vec3)> = Vec::new();
     for p in &pts {
-        while lower.len() >= 2 && cross(&lower[lower.len() - 2], &lower[lower.len() - 1], p) <= eps
-        {
+        while lower.len() >= 2 && cross(&lower[lower.len() - 2], &lower[lower.len() - 1], p) <= eps {
             lower.pop();
         }
         lower.push(*p);
     }
     let mut upper: Vec<(Real, Real, Vec3)> = Vec::new();
     for p in pts.iter().rev() {
-        while upper.len() >= 2 && cross(&upper[upper.len() - 2], &upper[upper.len() - 1], p) <= eps
-        {
+        while upper.len() >= 2 && cross(&upper[upper.len() - 2], &upper[upper.len() - 1], p) <= eps {
             upper.pop();
         }
         upper.push(*p);
@@ -332,11 +299,7 @@ mod tests {
         let h = ConvexHull::new(&pts).unwrap();
         assert_eq!(h.faces().len(), 4);
         for f in h.faces() {
-            let v: Vec<Vec3> = f
-                .vertices
-                .iter()
-                .map(|&i| h.vertices()[i as usize])
-                .collect();
+            let v: Vec<Vec3> = f.vertices.iter().map(|&i| h.vertices()[i as usize]).collect();
             assert!((v[1] - v[0]).cross(v[2] - v[0]).dot(f.normal) > 0.0);
             for p in h.vertices() {
                 assert!(f.normal.dot(*p) - f.offset <= 1e-5);
@@ -346,10 +309,7 @@ mod tests {
 
     #[test]
     fn offset_cloud_is_recentred() {
-        let pts: Vec<Vec3> = cube_points(1.0)
-            .into_iter()
-            .map(|p| p + Vec3::new(5.0, 0.0, -2.0))
-            .collect();
+        let pts: Vec<Vec3> = cube_points(1.0).into_iter().map(|p| p + Vec3::new(5.0, 0.0, -2.0)).collect();
         let h = ConvexHull::new(&pts).unwrap();
         assert!((h.shift() - Vec3::new(-5.0, 0.0, 2.0)).length() < 1e-4);
         assert!(h.local_aabb().center().length() < 1e-4);
@@ -357,24 +317,12 @@ mod tests {
 
     #[test]
     fn degenerate_clouds_are_rejected() {
-        assert_eq!(
-            ConvexHull::new(&[Vec3::ZERO; 3]),
-            Err(HullError::TooFewPoints(3))
-        );
-        assert_eq!(
-            ConvexHull::new(&[Vec3::ONE; 5]),
-            Err(HullError::Degenerate("all coincident"))
-        );
+        assert_eq!(ConvexHull::new(&[Vec3::ZERO; 3]), Err(HullError::TooFewPoints(3)));
+        assert_eq!(ConvexHull::new(&[Vec3::ONE; 5]), Err(HullError::Degenerate("all coincident")));
         let line: Vec<Vec3> = (0..5).map(|i| Vec3::X * i as Real).collect();
-        assert_eq!(
-            ConvexHull::new(&line),
-            Err(HullError::Degenerate("collinear"))
-        );
+        assert_eq!(ConvexHull::new(&line), Err(HullError::Degenerate("collinear")));
         let flat = [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::new(1.0, 1.0, 0.0)];
-        assert_eq!(
-            ConvexHull::new(&flat),
-            Err(HullError::Degenerate("coplanar"))
-        );
+        assert_eq!(ConvexHull::new(&flat), Err(HullError::Degenerate("coplanar")));
         let nan = [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::new(0.0, 0.0, Real::NAN)];
         assert_eq!(ConvexHull::new(&nan), Err(HullError::NonFinite(3)));
     }

@@ -35,11 +35,7 @@ impl MassProperties {
     }
 
     pub fn diagonal(mass: Real, principal: Vec3) -> Self {
-        Self {
-            mass,
-            local_com: Vec3::ZERO,
-            inertia: Mat3::from_diagonal(principal),
-        }
+        Self { mass, local_com: Vec3::ZERO, inertia: Mat3::from_diagonal(principal) }
     }
 }
 

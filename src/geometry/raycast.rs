@@ -6,29 +6,18 @@ use crate::math::{Pose, Real, Vec3};
 /// The first hit of `ray` on `shape` at `pose` with `0 <= t <= max_t`. A ray starting inside
 /// the shape hits at `t = 0`, its normal opposing the ray.
 pub fn ray_cast(shape: &Shape, pose: &Pose, ray: &Ray, max_t: Real) -> Option<RayHit> {
-    let local = Ray::new(
-        pose.inverse_transform_point(ray.origin),
-        pose.inverse_transform_vector(ray.dir),
-    );
+    let local = Ray::new(pose.inverse_transform_point(ray.origin), pose.inverse_transform_vector(ray.dir));
     let hit = match shape {
         Shape::Sphere(s) => ray_sphere(s, &local, max_t),
         Shape::Cuboid(c) => ray_cuboid(c, &local, max_t),
         Shape::Capsule(c) => ray_capsule(c, &local, max_t),
         Shape::ConvexHull(h) => ray_hull(h, &local, max_t),
     }?;
-    Some(RayHit {
-        t: hit.t,
-        point: pose.transform_point(hit.point),
-        normal: pose.transform_vector(hit.normal),
-    })
+    Some(RayHit { t: hit.t, point: pose.transform_point(hit.point), normal: pose.transform_vector(hit.normal) })
 }
 
 fn inside_hit(ray: &Ray) -> RayHit {
-    RayHit {
-        t: 0.0,
-        point: ray.origin,
-        normal: -ray.dir.normalize_or(Vec3::Y),
-    }
+    RayHit { t: 0.0, point: ray.origin, normal: -ray.dir.normalize_or(Vec3::Y) }
 }
 
 /// A sphere about a centre, in the ray's frame.
@@ -55,11 +44,7 @@ fn ray_sphere_at(center: Vec3, r: Real, ray: &Ray, max_t: Real) -> Option<RayHit
         return None;
     }
     let point = ray.at(t);
-    Some(RayHit {
-        t,
-        point,
-        normal: (point - center).normalize_or(Vec3::Y),
-    })
+    Some(RayHit { t, point, normal: (point - center).normalize_or(Vec3::Y) })
 }
 
 pub fn ray_sphere(s: &Sphere, ray: &Ray, max_t: Real) -> Option<RayHit> {
@@ -68,11 +53,7 @@ pub fn ray_sphere(s: &Sphere, ray: &Ray, max_t: Real) -> Option<RayHit> {
 
 /// Slab method on the box's local AABB; the entry slab gives the normal.
 pub fn ray_cuboid(c: &Cuboid, ray: &Ray, max_t: Real) -> Option<RayHit> {
-    ray_aabb(
-        &Aabb::from_center_half_extents(Vec3::ZERO, c.half_extents),
-        ray,
-        max_t,
-    )
+    ray_aabb(&Aabb::from_center_half_extents(Vec3::ZERO, c.half_extents), ray, max_t)
 }
 
 pub fn ray_aabb(b: &Aabb, ray: &Ray, max_t: Real) -> Option<RayHit> {
@@ -89,11 +70,7 @@ pub fn ray_aabb(b: &Aabb, ray: &Ray, max_t: Real) -> Option<RayHit> {
         if d == 0.0 {
             continue;
         }
-        let (plane, sign) = if d > 0.0 {
-            (b.min[a], -1.0)
-        } else {
-            (b.max[a], 1.0)
-        };
+        let (plane, sign) = if d > 0.0 { (b.min[a], -1.0) } else { (b.max[a], 1.0) };
         let t = (plane - ray.origin[a]) / d;
         if t > best {
             best = t;
@@ -101,11 +78,7 @@ pub fn ray_aabb(b: &Aabb, ray: &Ray, max_t: Real) -> Option<RayHit> {
             normal[a] = sign;
         }
     }
-    Some(RayHit {
-        t: t0,
-        point,
-        normal,
-    })
+    Some(RayHit { t: t0, point, normal })
 }
 
 pub fn ray_capsule(c: &Capsule, ray: &Ray, max_t: Real) -> Option<RayHit> {
@@ -129,11 +102,7 @@ pub fn ray_capsule(c: &Capsule, ray: &Ray, max_t: Real) -> Option<RayHit> {
             if (0.0..=max_t).contains(&t) {
                 let pt = ray.at(t);
                 if pt.y.abs() <= c.half_height {
-                    best = Some(RayHit {
-                        t,
-                        point: pt,
-                        normal: Vec3::new(pt.x, 0.0, pt.z) / r,
-                    });
+                    best = Some(RayHit { t, point: pt, normal: Vec3::new(pt.x, 0.0, pt.z) / r });
                 }
             }
         }
@@ -175,11 +144,7 @@ pub fn ray_hull(h: &ConvexHull, ray: &Ray, max_t: Real) -> Option<RayHit> {
         }
     }
     match normal {
-        Some(n) => Some(RayHit {
-            t: t0,
-            point: ray.at(t0),
-            normal: n,
-        }),
+        Some(n) => Some(RayHit { t: t0, point: ray.at(t0), normal: n }),
         None => Some(inside_hit(ray)),
     }
 }
@@ -225,10 +190,7 @@ mod tests {
     #[test]
     fn rotated_box_normal_is_in_world_space() {
         let s = Shape::cuboid(Vec3::new(1.0, 2.0, 3.0));
-        let pose = Pose::new(
-            Vec3::new(10.0, 0.0, 0.0),
-            Quat::from_rotation_y(std::f32::consts::FRAC_PI_2),
-        );
+        let pose = Pose::new(Vec3::new(10.0, 0.0, 0.0), Quat::from_rotation_y(std::f32::consts::FRAC_PI_2));
         let h = ray_cast(&s, &pose, &Ray::new(Vec3::ZERO, Vec3::X), 100.0).unwrap();
         // Rotated 90° about y, the box's z half extent (3) now faces the ray.
         assert!((h.t - 7.0).abs() < 1e-4, "{h:?}");

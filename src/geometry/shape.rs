@@ -41,10 +41,7 @@ pub enum Shape {
 impl Capsule {
     /// The segment's end points in the local frame.
     pub fn segment(&self) -> (Vec3, Vec3) {
-        (
-            Vec3::new(0.0, -self.half_height, 0.0),
-            Vec3::new(0.0, self.half_height, 0.0),
-        )
+        (Vec3::new(0.0, -self.half_height, 0.0), Vec3::new(0.0, self.half_height, 0.0))
     }
 }
 
@@ -58,10 +55,7 @@ impl Shape {
     }
 
     pub fn capsule(half_height: Real, radius: Real) -> Self {
-        Shape::Capsule(Capsule {
-            half_height,
-            radius,
-        })
+        Shape::Capsule(Capsule { half_height, radius })
     }
 
     pub fn kind(&self) -> ShapeKind {
@@ -77,15 +71,9 @@ impl Shape {
     pub fn support(&self, dir: Vec3) -> Vec3 {
         match self {
             Shape::Sphere(s) => dir.normalize_or_zero() * s.radius,
-            Shape::Cuboid(c) => {
-                Vec3::select(dir.cmplt(Vec3::ZERO), -c.half_extents, c.half_extents)
-            }
+            Shape::Cuboid(c) => Vec3::select(dir.cmplt(Vec3::ZERO), -c.half_extents, c.half_extents),
             Shape::Capsule(c) => {
-                let y = if dir.y < 0.0 {
-                    -c.half_height
-                } else {
-                    c.half_height
-                };
+                let y = if dir.y < 0.0 { -c.half_height } else { c.half_height };
                 Vec3::new(0.0, y, 0.0) + dir.normalize_or_zero() * c.radius
             }
             Shape::ConvexHull(h) => h.support(dir),
@@ -97,18 +85,9 @@ impl Shape {
     pub fn core_support(&self, dir: Vec3) -> (Vec3, Real) {
         match self {
             Shape::Sphere(s) => (Vec3::ZERO, s.radius),
-            Shape::Capsule(c) => (
-                Vec3::new(
-                    0.0,
-                    if dir.y < 0.0 {
-                        -c.half_height
-                    } else {
-                        c.half_height
-                    },
-                    0.0,
-                ),
-                c.radius,
-            ),
+            Shape::Capsule(c) => {
+                (Vec3::new(0.0, if dir.y < 0.0 { -c.half_height } else { c.half_height }, 0.0), c.radius)
+            }
             _ => (self.support(dir), 0.0),
         }
     }
@@ -117,10 +96,9 @@ impl Shape {
         match self {
             Shape::Sphere(s) => Aabb::from_center_half_extents(Vec3::ZERO, Vec3::splat(s.radius)),
             Shape::Cuboid(c) => Aabb::from_center_half_extents(Vec3::ZERO, c.half_extents),
-            Shape::Capsule(c) => Aabb::from_center_half_extents(
-                Vec3::ZERO,
-                Vec3::new(c.radius, c.half_height + c.radius, c.radius),
-            ),
+            Shape::Capsule(c) => {
+                Aabb::from_center_half_extents(Vec3::ZERO, Vec3::new(c.radius, c.half_height + c.radius, c.radius))
+            }
             Shape::ConvexHull(h) => h.local_aabb(),
         }
     }
@@ -128,9 +106,7 @@ impl Shape {
     /// The tight world AABB of the shape at `pose`.
     pub fn aabb(&self, pose: &Pose) -> Aabb {
         match self {
-            Shape::Sphere(s) => {
-                Aabb::from_center_half_extents(pose.translation, Vec3::splat(s.radius))
-            }
+            Shape::Sphere(s) => Aabb::from_center_half_extents(pose.translation, Vec3::splat(s.radius)),
             Shape::Capsule(c) => {
                 let axis = pose.rotation * Vec3::new(0.0, c.half_height, 0.0);
                 let h = axis.abs() + Vec3::splat(c.radius);
@@ -143,9 +119,7 @@ impl Shape {
                     + m.z_axis.abs() * c.half_extents.z;
                 Aabb::from_center_half_extents(pose.translation, h)
             }
-            Shape::ConvexHull(hull) => {
-                Aabb::from_points(hull.vertices().iter().map(|&v| pose.transform_point(v)))
-            }
+            Shape::ConvexHull(hull) => Aabb::from_points(hull.vertices().iter().map(|&v| pose.transform_point(v))),
         }
     }
 
@@ -178,11 +152,7 @@ impl Shape {
             }
             Shape::Capsule(c) => format!("capsule half height {} r={}", c.half_height, c.radius),
             Shape::ConvexHull(h) => {
-                format!(
-                    "convex hull, {} vertices, {} faces",
-                    h.vertices().len(),
-                    h.faces().len()
-                )
+                format!("convex hull, {} vertices, {} faces", h.vertices().len(), h.faces().len())
             }
         }
     }
@@ -196,10 +166,7 @@ mod tests {
     #[test]
     fn rotated_cuboid_aabb_holds_every_corner() {
         let s = Shape::cuboid(Vec3::new(1.0, 2.0, 0.5));
-        let pose = Pose::new(
-            Vec3::new(3.0, -1.0, 2.0),
-            Quat::from_euler(glam::EulerRot::XYZ, 0.4, 0.9, -1.3),
-        );
+        let pose = Pose::new(Vec3::new(3.0, -1.0, 2.0), Quat::from_euler(glam::EulerRot::XYZ, 0.4, 0.9, -1.3));
         let b = s.aabb(&pose);
         for i in 0..8 {
             let c = Vec3::new(
@@ -213,11 +180,7 @@ mod tests {
 
     #[test]
     fn support_points_are_extreme() {
-        let shapes = [
-            Shape::sphere(0.5),
-            Shape::cuboid(Vec3::new(1.0, 0.2, 0.3)),
-            Shape::capsule(1.0, 0.25),
-        ];
+        let shapes = [Shape::sphere(0.5), Shape::cuboid(Vec3::new(1.0, 0.2, 0.3)), Shape::capsule(1.0, 0.25)];
         let d = Vec3::new(0.3, -0.8, 0.5);
         for s in shapes {
             let p = s.support(d);

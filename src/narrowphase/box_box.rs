@@ -41,11 +41,7 @@ struct Frame {
 impl Frame {
     fn new(b: &Cuboid, p: &Pose) -> Self {
         let m = Mat3::from_quat(p.rotation);
-        Self {
-            axes: [m.x_axis, m.y_axis, m.z_axis],
-            h: b.half_extents,
-            c: p.translation,
-        }
+        Self { axes: [m.x_axis, m.y_axis, m.z_axis], h: b.half_extents, c: p.translation }
     }
 
     fn radius(&self, axis: Vec3) -> Real {
@@ -77,13 +73,7 @@ pub fn intersect_cuboid_cuboid(a: &Cuboid, pa: &Pose, b: &Cuboid, pb: &Pose) -> 
     true
 }
 
-pub fn contact_cuboid_cuboid(
-    a: &Cuboid,
-    pa: &Pose,
-    b: &Cuboid,
-    pb: &Pose,
-    tol: Tolerance,
-) -> Option<Manifold> {
+pub fn contact_cuboid_cuboid(a: &Cuboid, pa: &Pose, b: &Cuboid, pb: &Pose, tol: Tolerance) -> Option<Manifold> {
     contact_cuboid_cuboid_traced(a, pa, b, pb, tol, None)
 }
 
@@ -103,11 +93,7 @@ pub fn contact_cuboid_cuboid_traced(
     let mut best_edge = (Real::NEG_INFINITY, 0usize, 0usize, Vec3::ZERO);
     let mut record = |kind: SatAxisKind, axis: Vec3, separation: Real| {
         if let Some(t) = trace.as_deref_mut() {
-            t.axes.push(SatAxis {
-                kind,
-                axis,
-                separation,
-            });
+            t.axes.push(SatAxis { kind, axis, separation });
         }
     };
     for i in 0..3 {
@@ -159,38 +145,14 @@ pub fn contact_cuboid_cuboid_traced(
     let chosen_kind;
     let result = if best_edge.0 > face_best + edge_tol {
         chosen_kind = SatAxisKind::Edge(best_edge.1 as u8, best_edge.2 as u8);
-        Some(edge_contact(
-            &fa,
-            &fb,
-            d,
-            best_edge.1,
-            best_edge.2,
-            best_edge.3,
-            best_edge.0,
-        ))
+        Some(edge_contact(&fa, &fb, d, best_edge.1, best_edge.2, best_edge.3, best_edge.0))
     } else if best_face_b.0 > best_face_a.0 + face_tol {
         chosen_kind = SatAxisKind::FaceB(best_face_b.1 as u8);
-        face_contact(
-            &fb,
-            &fa,
-            -d,
-            best_face_b.1,
-            tol.margin,
-            1,
-            trace.as_deref_mut().map(|t| &mut t.clip),
-        )
-        .map(Manifold::flipped)
+        face_contact(&fb, &fa, -d, best_face_b.1, tol.margin, 1, trace.as_deref_mut().map(|t| &mut t.clip))
+            .map(Manifold::flipped)
     } else {
         chosen_kind = SatAxisKind::FaceA(best_face_a.1 as u8);
-        face_contact(
-            &fa,
-            &fb,
-            d,
-            best_face_a.1,
-            tol.margin,
-            0,
-            trace.as_deref_mut().map(|t| &mut t.clip),
-        )
+        face_contact(&fa, &fb, d, best_face_a.1, tol.margin, 0, trace.as_deref_mut().map(|t| &mut t.clip))
     };
     if let Some(t) = trace {
         t.chosen = t.axes.iter().position(|a| a.kind == chosen_kind);
@@ -242,15 +204,7 @@ fn face_contact(
     clip_faces(&reference, n, &incident, margin, ref_tag, trace)
 }
 
-fn edge_contact(
-    fa: &Frame,
-    fb: &Frame,
-    d: Vec3,
-    i: usize,
-    j: usize,
-    axis: Vec3,
-    sep: Real,
-) -> Manifold {
+fn edge_contact(fa: &Frame, fb: &Frame, d: Vec3, i: usize, j: usize, axis: Vec3, sep: Real) -> Manifold {
     let n = if d.dot(axis) < 0.0 { -axis } else { axis };
     // The edge of A farthest along n, and the edge of B farthest along -n.
     let mut ca = fa.c;
@@ -274,20 +228,13 @@ mod tests {
     use crate::math::Quat;
 
     fn tol() -> Tolerance {
-        Tolerance {
-            margin: 0.0,
-            epsilon: 1e-6,
-        }
+        Tolerance { margin: 0.0, epsilon: 1e-6 }
     }
 
     #[test]
     fn box_resting_on_box_gets_four_points() {
-        let ground = Cuboid {
-            half_extents: Vec3::new(5.0, 0.5, 5.0),
-        };
-        let cube = Cuboid {
-            half_extents: Vec3::splat(0.5),
-        };
+        let ground = Cuboid { half_extents: Vec3::new(5.0, 0.5, 5.0) };
+        let cube = Cuboid { half_extents: Vec3::splat(0.5) };
         let pg = Pose::from_translation(Vec3::new(0.0, -0.5, 0.0));
         let pc = Pose::from_translation(Vec3::new(0.2, 0.49, -0.3));
         let m = contact_cuboid_cuboid(&ground, &pg, &cube, &pc, tol()).unwrap();
@@ -304,19 +251,11 @@ mod tests {
 
     #[test]
     fn crossed_edges_make_an_edge_contact() {
-        let c = Cuboid {
-            half_extents: Vec3::splat(0.5),
-        };
+        let c = Cuboid { half_extents: Vec3::splat(0.5) };
         // Both cubes turned 45° so that an edge of each points at the other, crossed.
-        let pa = Pose::new(
-            Vec3::ZERO,
-            Quat::from_rotation_x(std::f32::consts::FRAC_PI_4),
-        );
+        let pa = Pose::new(Vec3::ZERO, Quat::from_rotation_x(std::f32::consts::FRAC_PI_4));
         let h = 0.5 * std::f32::consts::SQRT_2;
-        let pb = Pose::new(
-            Vec3::new(0.0, 2.0 * h - 0.05, 0.0),
-            Quat::from_rotation_z(std::f32::consts::FRAC_PI_4),
-        );
+        let pb = Pose::new(Vec3::new(0.0, 2.0 * h - 0.05, 0.0), Quat::from_rotation_z(std::f32::consts::FRAC_PI_4));
         let m = contact_cuboid_cuboid(&c, &pa, &c, &pb, tol()).unwrap();
         assert_eq!(m.len(), 1);
         assert!((m.normal - Vec3::Y).length() < 1e-4, "{:?}", m.normal);
@@ -329,13 +268,8 @@ mod tests {
 
     #[test]
     fn trace_records_all_axes_and_the_winner() {
-        let c = Cuboid {
-            half_extents: Vec3::splat(0.5),
-        };
-        let pb = Pose::new(
-            Vec3::new(0.9, 0.1, 0.0),
-            Quat::from_euler(glam::EulerRot::XYZ, 0.2, 0.3, 0.1),
-        );
+        let c = Cuboid { half_extents: Vec3::splat(0.5) };
+        let pb = Pose::new(Vec3::new(0.9, 0.1, 0.0), Quat::from_euler(glam::EulerRot::XYZ, 0.2, 0.3, 0.1));
         let mut t = SatTrace::default();
         let m = contact_cuboid_cuboid_traced(&c, &Pose::IDENTITY, &c, &pb, tol(), Some(&mut t));
         assert!(m.is_some());

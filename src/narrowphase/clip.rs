@@ -62,13 +62,7 @@ pub fn clip_faces(
         if side == Vec3::ZERO {
             continue;
         }
-        clip_to_plane(
-            &poly,
-            side,
-            side.dot(a),
-            ref_tag.wrapping_add(i as u32 + 1) << 20,
-            &mut next,
-        );
+        clip_to_plane(&poly, side, side.dot(a), ref_tag.wrapping_add(i as u32 + 1) << 20, &mut next);
         std::mem::swap(&mut poly, &mut next);
         if let Some(t) = trace.as_deref_mut() {
             t.stages.push(poly.iter().map(|p| p.0).collect());
@@ -83,11 +77,7 @@ pub fn clip_faces(
         let sep = ref_normal.dot(p) - face_d;
         if sep <= margin {
             // Midway between the incident point and its projection on the reference face.
-            candidates.push(ContactPoint {
-                point: p - ref_normal * (sep * 0.5),
-                depth: -sep,
-                id,
-            });
+            candidates.push(ContactPoint { point: p - ref_normal * (sep * 0.5), depth: -sep, id });
         }
     }
     if candidates.is_empty() {
@@ -106,22 +96,15 @@ pub fn reduce(normal: Vec3, pts: &[ContactPoint]) -> Manifold {
         }
         return m;
     }
-    let deepest = (0..pts.len())
-        .max_by(|&i, &j| pts[i].depth.total_cmp(&pts[j].depth))
-        .unwrap_or(0);
+    let deepest = (0..pts.len()).max_by(|&i, &j| pts[i].depth.total_cmp(&pts[j].depth)).unwrap_or(0);
     let a = pts[deepest].point;
     let far = (0..pts.len())
-        .max_by(|&i, &j| {
-            a.distance_squared(pts[i].point)
-                .total_cmp(&a.distance_squared(pts[j].point))
-        })
+        .max_by(|&i, &j| a.distance_squared(pts[i].point).total_cmp(&a.distance_squared(pts[j].point)))
         .unwrap_or(0);
     let b = pts[far].point;
     let signed_area = |p: Vec3| (b - a).cross(p - a).dot(normal);
-    let third = (0..pts.len())
-        .max_by(|&i, &j| signed_area(pts[i].point).total_cmp(&signed_area(pts[j].point)));
-    let fourth = (0..pts.len())
-        .min_by(|&i, &j| signed_area(pts[i].point).total_cmp(&signed_area(pts[j].point)));
+    let third = (0..pts.len()).max_by(|&i, &j| signed_area(pts[i].point).total_cmp(&signed_area(pts[j].point)));
+    let fourth = (0..pts.len()).min_by(|&i, &j| signed_area(pts[i].point).total_cmp(&signed_area(pts[j].point)));
     let mut chosen = vec![deepest];
     for k in [Some(far), third, fourth].into_iter().flatten() {
         if !chosen.contains(&k) {
@@ -165,11 +148,7 @@ mod tests {
         let pts: Vec<ContactPoint> = (0..8)
             .map(|i| {
                 let a = i as Real * std::f32::consts::TAU / 8.0;
-                ContactPoint {
-                    point: Vec3::new(a.cos(), 0.0, a.sin()),
-                    depth: if i == 5 { 0.3 } else { 0.1 },
-                    id: i,
-                }
+                ContactPoint { point: Vec3::new(a.cos(), 0.0, a.sin()), depth: if i == 5 { 0.3 } else { 0.1 }, id: i }
             })
             .collect();
         let m = reduce(Vec3::Y, &pts);

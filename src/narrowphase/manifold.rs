@@ -26,10 +26,7 @@ pub struct Manifold {
 
 impl Manifold {
     pub fn new(normal: Vec3) -> Self {
-        Self {
-            normal,
-            ..Default::default()
-        }
+        Self { normal, ..Default::default() }
     }
 
     pub fn single(normal: Vec3, point: Vec3, depth: Real, id: u32) -> Self {
@@ -69,9 +66,6 @@ impl Manifold {
     }
 
     pub fn max_depth(&self) -> Real {
-        self.points()
-            .iter()
-            .map(|p| p.depth)
-            .fold(Real::NEG_INFINITY, Real::max)
+        self.points().iter().map(|p| p.depth).fold(Real::NEG_INFINITY, Real::max)
     }
 }

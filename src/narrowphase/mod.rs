@@ -8,8 +8,7 @@ pub mod segment;
 mod sphere;
 
 pub use box_box::{
-    SatAxis, SatAxisKind, SatTrace, contact_cuboid_cuboid, contact_cuboid_cuboid_traced,
-    intersect_cuboid_cuboid,
+    SatAxis, SatAxisKind, SatTrace, contact_cuboid_cuboid, contact_cuboid_cuboid_traced, intersect_cuboid_cuboid,
 };
 pub use manifold::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
 pub use sphere::{
@@ -61,9 +60,7 @@ pub fn contact(
     match (a, b) {
         (Shape::Sphere(sa), Shape::Sphere(sb)) => contact_sphere_sphere(sa, pa, sb, pb, tol),
         (Shape::Sphere(s), Shape::Cuboid(c)) => contact_sphere_cuboid(s, pa, c, pb, tol),
-        (Shape::Cuboid(c), Shape::Sphere(s)) => {
-            contact_sphere_cuboid(s, pb, c, pa, tol).map(Manifold::flipped)
-        }
+        (Shape::Cuboid(c), Shape::Sphere(s)) => contact_sphere_cuboid(s, pb, c, pa, tol).map(Manifold::flipped),
         (Shape::Cuboid(ca), Shape::Cuboid(cb)) => contact_cuboid_cuboid(ca, pa, cb, pb, tol),
         _ => None,
     }

@@ -26,11 +26,7 @@ pub fn closest_points_segments(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> (Real,
         } else {
             let b = d1.dot(d2);
             let denom = a * e - b * b;
-            let mut s0 = if denom > TINY {
-                ((b * f - c * e) / denom).clamp(0.0, 1.0)
-            } else {
-                0.0
-            };
+            let mut s0 = if denom > TINY { ((b * f - c * e) / denom).clamp(0.0, 1.0) } else { 0.0 };
             let mut t0 = (b * s0 + f) / e;
             if t0 < 0.0 {
                 t0 = 0.0;
@@ -70,8 +66,7 @@ mod tests {
             Vec3::new(0.0, 1.0, 1.0),
         );
         assert!((c1 - Vec3::ZERO).length() < 1e-6 && (c2 - Vec3::Y).length() < 1e-6);
-        let (_, _, c1, c2) =
-            closest_points_segments(Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::new(1.0, 1.0, 0.0));
+        let (_, _, c1, c2) = closest_points_segments(Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::new(1.0, 1.0, 0.0));
         assert!((c1.distance(c2) - 1.0).abs() < 1e-6);
         let (_, _, c1, c2) = closest_points_segments(Vec3::ZERO, Vec3::ZERO, Vec3::Y, Vec3::Y);
         assert_eq!((c1, c2), (Vec3::ZERO, Vec3::Y));

@@ -9,13 +9,7 @@ pub fn intersect_sphere_sphere(a: &Sphere, pa: &Pose, b: &Sphere, pb: &Pose, eps
     pa.translation.distance_squared(pb.translation) <= r * r + eps
 }
 
-pub fn contact_sphere_sphere(
-    a: &Sphere,
-    pa: &Pose,
-    b: &Sphere,
-    pb: &Pose,
-    tol: Tolerance,
-) -> Option<Manifold> {
+pub fn contact_sphere_sphere(a: &Sphere, pa: &Pose, b: &Sphere, pb: &Pose, tol: Tolerance) -> Option<Manifold> {
     let d = pb.translation - pa.translation;
     let dist2 = d.length_squared();
     let reach = a.radius + b.radius + tol.margin;
@@ -24,11 +18,7 @@ pub fn contact_sphere_sphere(
     }
     let dist = dist2.sqrt();
     // Coincident centres: any direction separates them; pick +Y so results are deterministic.
-    let n = if dist > Real::EPSILON {
-        d / dist
-    } else {
-        Vec3::Y
-    };
+    let n = if dist > Real::EPSILON { d / dist } else { Vec3::Y };
     let depth = a.radius + b.radius - dist;
     let point = pa.translation + n * (a.radius - depth * 0.5);
     Some(Manifold::single(n, point, depth, 0))
@@ -48,13 +38,7 @@ pub fn intersect_sphere_cuboid(s: &Sphere, ps: &Pose, c: &Cuboid, pc: &Pose, eps
 
 /// Sphere A against box B. A sphere centre inside the box is pushed out through the nearest
 /// face.
-pub fn contact_sphere_cuboid(
-    s: &Sphere,
-    ps: &Pose,
-    c: &Cuboid,
-    pc: &Pose,
-    tol: Tolerance,
-) -> Option<Manifold> {
+pub fn contact_sphere_cuboid(s: &Sphere, ps: &Pose, c: &Cuboid, pc: &Pose, tol: Tolerance) -> Option<Manifold> {
     let h = c.half_extents;
     let local = pc.inverse_transform_point(ps.translation);
     let q = local.clamp(-h, h);
@@ -72,12 +56,7 @@ pub fn contact_sphere_cuboid(
         let point = pc.transform_point((surface + q) * 0.5);
         // Ids: which box features the closest point lies on (faces clamped per axis).
         let id = feature_of(local, h);
-        return Some(Manifold::single(
-            pc.transform_vector(n_local),
-            point,
-            depth,
-            id,
-        ));
+        return Some(Manifold::single(pc.transform_vector(n_local), point, depth, id));
     }
     // Centre inside (or on) the box: leave through the face with the least penetration.
     let gap = h - local.abs();
@@ -97,12 +76,7 @@ pub fn contact_sphere_cuboid(
     let point = pc.transform_point((on_face + local - face_normal * s.radius) * 0.5);
     // The normal points from the sphere to the box: against the face's outward normal.
     let n = pc.transform_vector(-face_normal);
-    Some(Manifold::single(
-        n,
-        point,
-        depth,
-        64 + axis as u32 * 2 + (sign > 0.0) as u32,
-    ))
+    Some(Manifold::single(n, point, depth, 64 + axis as u32 * 2 + (sign > 0.0) as u32))
 }
 
 fn feature_of(local: Vec3, h: Vec3) -> u32 {
@@ -126,22 +100,14 @@ mod tests {
     use crate::math::Quat;
 
     fn tol() -> Tolerance {
-        Tolerance {
-            margin: 0.0,
-            epsilon: 1e-6,
-        }
+        Tolerance { margin: 0.0, epsilon: 1e-6 }
     }
 
     #[test]
     fn sphere_against_rotated_box_corner() {
         // The rotated-cube case: a cube turned 45° about y and z, sphere just off its top corner.
-        let c = Cuboid {
-            half_extents: Vec3::splat(1.0),
-        };
-        let pc = Pose::new(
-            Vec3::ZERO,
-            Quat::from_rotation_y(0.785_398) * Quat::from_rotation_z(0.785_398),
-        );
+        let c = Cuboid { half_extents: Vec3::splat(1.0) };
+        let pc = Pose::new(Vec3::ZERO, Quat::from_rotation_y(0.785_398) * Quat::from_rotation_z(0.785_398));
         let corner_up = (0..8)
             .map(|i| {
                 let v = Vec3::new(
@@ -164,9 +130,7 @@ mod tests {
 
     #[test]
     fn sphere_centre_inside_box_leaves_by_nearest_face() {
-        let c = Cuboid {
-            half_extents: Vec3::new(2.0, 1.0, 2.0),
-        };
+        let c = Cuboid { half_extents: Vec3::new(2.0, 1.0, 2.0) };
         let s = Sphere { radius: 0.25 };
         let ps = Pose::from_translation(Vec3::new(0.3, 0.8, -0.1));
         let m = contact_sphere_cuboid(&s, &ps, &c, &Pose::IDENTITY, tol()).unwrap();

@@ -6,23 +6,11 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum SceneError {
     #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
     #[error("{}:{line}:{col}: {message}", path.display())]
-    Parse {
-        path: PathBuf,
-        line: usize,
-        col: usize,
-        message: String,
-    },
+    Parse { path: PathBuf, line: usize, col: usize, message: String },
     #[error("{}: {field}: {message}", path.display())]
-    Invalid {
-        path: PathBuf,
-        field: String,
-        message: String,
-    },
+    Invalid { path: PathBuf, field: String, message: String },
 }
 
 impl SceneError {

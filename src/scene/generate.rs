@@ -37,13 +37,8 @@ impl SplitMix64 {
         let (u1, u2, u3) = (self.next_real(), self.next_real(), self.next_real());
         let tau = std::f32::consts::TAU;
         let (a, b) = ((1.0 - u1).sqrt(), u1.sqrt());
-        Quat::from_xyzw(
-            a * (tau * u2).sin(),
-            a * (tau * u2).cos(),
-            b * (tau * u3).sin(),
-            b * (tau * u3).cos(),
-        )
-        .normalize()
+        Quat::from_xyzw(a * (tau * u2).sin(), a * (tau * u2).cos(), b * (tau * u3).sin(), b * (tau * u3).cos())
+            .normalize()
     }
 }
 
@@ -58,15 +53,9 @@ pub fn count(g: &Generator) -> u64 {
 
 /// Checks what parsing cannot: the rain's box and shape list.
 pub fn validate(g: &Generator) -> Result<(), (String, String)> {
-    if let Generator::Rain {
-        min, max, shapes, ..
-    } = g
-    {
+    if let Generator::Rain { min, max, shapes, .. } = g {
         if !min.cmple(*max).all() {
-            return Err((
-                "min".into(),
-                "every component of min must be at most the same one of max".into(),
-            ));
+            return Err(("min".into(), "every component of min must be at most the same one of max".into()));
         }
         if shapes.is_empty() {
             return Err(("shapes".into(), "rain needs at least one shape".into()));
@@ -78,13 +67,7 @@ pub fn validate(g: &Generator) -> Result<(), (String, String)> {
 /// Appends the generator's bodies to `out`.
 pub fn expand(g: &Generator, out: &mut Vec<BodyDesc>) {
     match g {
-        Generator::Pyramid {
-            base,
-            half_extent,
-            origin,
-            gap,
-            material,
-        } => {
+        Generator::Pyramid { base, half_extent, origin, gap, material } => {
             let (h, step) = (*half_extent, 2.0 * half_extent + gap);
             for row in 0..*base {
                 let n = base - row;
@@ -92,9 +75,7 @@ pub fn expand(g: &Generator, out: &mut Vec<BodyDesc>) {
                 let x0 = origin.x - (n as Real - 1.0) * step * 0.5;
                 for i in 0..n {
                     let mut b = BodyDesc::new(
-                        ShapeDesc::Cuboid {
-                            half_extents: Vec3::splat(h),
-                        },
+                        ShapeDesc::Cuboid { half_extents: Vec3::splat(h) },
                         Vec3::new(x0 + i as Real * step, y, origin.z),
                     );
                     b.material = *material;
@@ -102,16 +83,7 @@ pub fn expand(g: &Generator, out: &mut Vec<BodyDesc>) {
                 }
             }
         }
-        Generator::Grid {
-            counts,
-            shape,
-            origin,
-            spacing,
-            rotation,
-            kind,
-            linear_velocity,
-            material,
-        } => {
+        Generator::Grid { counts, shape, origin, spacing, rotation, kind, linear_velocity, material } => {
             for k in 0..counts.2 {
                 for j in 0..counts.1 {
                     for i in 0..counts.0 {
@@ -130,24 +102,11 @@ pub fn expand(g: &Generator, out: &mut Vec<BodyDesc>) {
                 }
             }
         }
-        Generator::Rain {
-            count,
-            seed,
-            min,
-            max,
-            shapes,
-            random_rotation,
-            linear_velocity,
-            material,
-        } => {
+        Generator::Rain { count, seed, min, max, shapes, random_rotation, linear_velocity, material } => {
             let mut rng = SplitMix64::new(*seed);
             for _ in 0..*count {
                 let shape = shapes[(rng.next_u64() % shapes.len() as u64) as usize].clone();
-                let p = Vec3::new(
-                    rng.range(min.x, max.x),
-                    rng.range(min.y, max.y),
-                    rng.range(min.z, max.z),
-                );
+                let p = Vec3::new(rng.range(min.x, max.x), rng.range(min.y, max.y), rng.range(min.z, max.z));
                 let mut b = BodyDesc::new(shape, p);
                 if *random_rotation {
                     let q = rng.rotation();

@@ -21,53 +21,36 @@ impl Scene {
     /// Reads and checks a scene file.
     pub fn load(path: impl AsRef<Path>) -> Result<Scene, SceneError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| SceneError::Io {
-            path: path.into(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(path).map_err(|source| SceneError::Io { path: path.into(), source })?;
         Scene::parse(&text, path)
     }
 
     /// Parses and checks scene text; `path` only names the source in errors.
     pub fn parse(text: &str, path: impl AsRef<Path>) -> Result<Scene, SceneError> {
         let path: PathBuf = path.as_ref().into();
-        let scene: Scene =
-            ron::Options::default()
-                .from_str(text)
-                .map_err(|e| SceneError::Parse {
-                    path: path.clone(),
-                    line: e.span.start.line,
-                    col: e.span.start.col,
-                    message: e.code.to_string(),
-                })?;
+        let scene: Scene = ron::Options::default().from_str(text).map_err(|e| SceneError::Parse {
+            path: path.clone(),
+            line: e.span.start.line,
+            col: e.span.start.col,
+            message: e.code.to_string(),
+        })?;
         scene.validate(&path)?;
         Ok(scene)
     }
 
     /// The checks parsing cannot make. Errors name the field path.
     pub fn validate(&self, path: &Path) -> Result<(), SceneError> {
-        let invalid = |field: String, message: String| SceneError::Invalid {
-            path: path.into(),
-            field,
-            message,
-        };
+        let invalid = |field: String, message: String| SceneError::Invalid { path: path.into(), field, message };
         if self.version != SCENE_VERSION {
             return Err(invalid(
                 "version".into(),
-                format!(
-                    "unsupported scene version {} (this build reads version {SCENE_VERSION})",
-                    self.version
-                ),
+                format!("unsupported scene version {} (this build reads version {SCENE_VERSION})", self.version),
             ));
         }
-        self.settings
-            .validate()
-            .map_err(|m| invalid("settings".into(), m))?;
+        self.settings.validate().map_err(|m| invalid("settings".into(), m))?;
         for (i, b) in self.bodies.iter().enumerate() {
             shape_check(&b.shape).map_err(|m| invalid(format!("bodies[{i}].shape"), m))?;
-            b.rotation
-                .validate()
-                .map_err(|m| invalid(format!("bodies[{i}]"), m))?;
+            b.rotation.validate().map_err(|m| invalid(format!("bodies[{i}]"), m))?;
         }
         let mut total = self.bodies.len() as u64;
         for (i, g) in self.generators.iter().enumerate() {
@@ -78,8 +61,7 @@ impl Scene {
                 }
                 Generator::Rain { shapes, .. } => {
                     for (k, s) in shapes.iter().enumerate() {
-                        shape_check(s)
-                            .map_err(|m| invalid(format!("generators[{i}].shapes[{k}]"), m))?;
+                        shape_check(s).map_err(|m| invalid(format!("generators[{i}].shapes[{k}]"), m))?;
                     }
                 }
                 Generator::Pyramid { .. } => {}
@@ -110,12 +92,11 @@ impl Scene {
         // Generators repeat shapes: build each distinct hull once and share it.
         let mut hulls: BTreeMap<Vec<[u32; 3]>, Arc<ConvexHull>> = BTreeMap::new();
         for (i, d) in self.expanded_bodies().iter().enumerate() {
-            let shape =
-                make_shape(&d.shape, &mut hulls).map_err(|message| SceneError::Invalid {
-                    path: PathBuf::from(&self.name),
-                    field: format!("body {i} shape"),
-                    message,
-                })?;
+            let shape = make_shape(&d.shape, &mut hulls).map_err(|message| SceneError::Invalid {
+                path: PathBuf::from(&self.name),
+                field: format!("body {i} shape"),
+                message,
+            })?;
             let rotation = d.rotation.to_quat();
             // A hull is re-centred on its centre of mass; the body moves with it.
             let com_offset = match &shape {
@@ -123,8 +104,8 @@ impl Scene {
                 _ => Vec3::ZERO,
             };
             let pose = Pose::new(d.position + rotation * com_offset, rotation);
-            let mut body = Body::new(d.kind, shape, pose, d.material)
-                .with_velocity(d.linear_velocity, d.angular_velocity);
+            let mut body =
+                Body::new(d.kind, shape, pose, d.material).with_velocity(d.linear_velocity, d.angular_velocity);
             body.name = d.name.clone();
             body.bullet = d.bullet;
             world.add_body(body);
@@ -164,9 +145,7 @@ impl Scene {
     }
 
     pub fn to_ron(&self) -> String {
-        let config = ron::ser::PrettyConfig::new()
-            .depth_limit(4)
-            .struct_names(false);
+        let config = ron::ser::PrettyConfig::new().depth_limit(4).struct_names(false);
         ron::ser::to_string_pretty(self, config).expect("a scene always serialises")
     }
 
@@ -180,18 +159,9 @@ impl Scene {
 /// Writes `bytes` to `path` through a temporary file and a rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SceneError> {
     use std::io::Write;
-    let io = |source| SceneError::Io {
-        path: path.into(),
-        source,
-    };
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "scene".into());
+    let io = |source| SceneError::Io { path: path.into(), source };
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "scene".into());
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
@@ -212,22 +182,13 @@ fn shape_check(s: &ShapeDesc) -> Result<(), String> {
     Ok(())
 }
 
-fn make_shape(
-    d: &ShapeDesc,
-    hulls: &mut BTreeMap<Vec<[u32; 3]>, Arc<ConvexHull>>,
-) -> Result<Shape, String> {
+fn make_shape(d: &ShapeDesc, hulls: &mut BTreeMap<Vec<[u32; 3]>, Arc<ConvexHull>>) -> Result<Shape, String> {
     Ok(match d {
         ShapeDesc::Sphere { radius } => Shape::sphere(*radius),
         ShapeDesc::Cuboid { half_extents } => Shape::cuboid(*half_extents),
-        ShapeDesc::Capsule {
-            half_height,
-            radius,
-        } => Shape::capsule(*half_height, *radius),
+        ShapeDesc::Capsule { half_height, radius } => Shape::capsule(*half_height, *radius),
         ShapeDesc::ConvexHull { points } => {
-            let key: Vec<[u32; 3]> = points
-                .iter()
-                .map(|p| p.to_array().map(f32::to_bits))
-                .collect();
+            let key: Vec<[u32; 3]> = points.iter().map(|p| p.to_array().map(f32::to_bits)).collect();
             if let Some(h) = hulls.get(&key) {
                 Shape::ConvexHull(h.clone())
             } else {
@@ -242,15 +203,8 @@ fn make_shape(
 fn shape_desc(s: &Shape) -> ShapeDesc {
     match s {
         Shape::Sphere(s) => ShapeDesc::Sphere { radius: s.radius },
-        Shape::Cuboid(c) => ShapeDesc::Cuboid {
-            half_extents: c.half_extents,
-        },
-        Shape::Capsule(c) => ShapeDesc::Capsule {
-            half_height: c.half_height,
-            radius: c.radius,
-        },
-        Shape::ConvexHull(h) => ShapeDesc::ConvexHull {
-            points: h.vertices().to_vec(),
-        },
+        Shape::Cuboid(c) => ShapeDesc::Cuboid { half_extents: c.half_extents },
+        Shape::Capsule(c) => ShapeDesc::Capsule { half_height: c.half_height, radius: c.radius },
+        Shape::ConvexHull(h) => ShapeDesc::ConvexHull { points: h.vertices().to_vec() },
     }
 }

@@ -5,48 +5,29 @@ use crate::math::{Real, Vec3};
 use serde::de::{Deserialize, Deserializer, Error};
 
 pub fn finite(v: Real) -> Result<(), String> {
-    if v.is_finite() {
-        Ok(())
-    } else {
-        Err(format!("{v} is not a finite number"))
-    }
+    if v.is_finite() { Ok(()) } else { Err(format!("{v} is not a finite number")) }
 }
 
 pub fn positive(v: Real) -> Result<(), String> {
     finite(v)?;
-    if v > 0.0 {
-        Ok(())
-    } else {
-        Err(format!("{v} must be greater than 0"))
-    }
+    if v > 0.0 { Ok(()) } else { Err(format!("{v} must be greater than 0")) }
 }
 
 pub fn non_negative(v: Real) -> Result<(), String> {
     finite(v)?;
-    if v >= 0.0 {
-        Ok(())
-    } else {
-        Err(format!("{v} must not be negative"))
-    }
+    if v >= 0.0 { Ok(()) } else { Err(format!("{v} must not be negative")) }
 }
 
 pub fn unit_interval(v: Real) -> Result<(), String> {
     finite(v)?;
-    if (0.0..=1.0).contains(&v) {
-        Ok(())
-    } else {
-        Err(format!("{v} must lie between 0 and 1"))
-    }
+    if (0.0..=1.0).contains(&v) { Ok(()) } else { Err(format!("{v} must lie between 0 and 1")) }
 }
 
 pub fn finite_vec3(v: Vec3) -> Result<(), String> {
     if v.is_finite() {
         Ok(())
     } else {
-        Err(format!(
-            "({}, {}, {}) has a component that is not a finite number",
-            v.x, v.y, v.z
-        ))
+        Err(format!("({}, {}, {}) has a component that is not a finite number", v.x, v.y, v.z))
     }
 }
 
@@ -55,10 +36,7 @@ pub fn positive_vec3(v: Vec3) -> Result<(), String> {
     if v.cmpgt(Vec3::ZERO).all() {
         Ok(())
     } else {
-        Err(format!(
-            "({}, {}, {}): every component must be greater than 0",
-            v.x, v.y, v.z
-        ))
+        Err(format!("({}, {}, {}): every component must be greater than 0", v.x, v.y, v.z))
     }
 }
 

@@ -129,10 +129,7 @@ impl Rotation {
             }
             Rotation::AxisAngle(a, d) => {
                 if !a.is_finite() || !d.is_finite() || a.length_squared() < 1e-12 {
-                    return Err(
-                        "rotation: the axis must be a finite non-zero vector and the angle finite"
-                            .into(),
-                    );
+                    return Err("rotation: the axis must be a finite non-zero vector and the angle finite".into());
                 }
             }
         }
@@ -141,12 +138,9 @@ impl Rotation {
 
     pub fn to_quat(self) -> Quat {
         match self {
-            Rotation::Euler(x, y, z) => Quat::from_euler(
-                glam::EulerRot::XYZ,
-                x.to_radians(),
-                y.to_radians(),
-                z.to_radians(),
-            ),
+            Rotation::Euler(x, y, z) => {
+                Quat::from_euler(glam::EulerRot::XYZ, x.to_radians(), y.to_radians(), z.to_radians())
+            }
             Rotation::Quat(x, y, z, w) => Quat::from_xyzw(x, y, z, w).normalize(),
             Rotation::AxisAngle(a, d) => Quat::from_axis_angle(a.normalize(), d.to_radians()),
         }

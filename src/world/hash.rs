@@ -18,9 +18,7 @@ pub fn state_hash(bodies: &[Body]) -> u64 {
         for x in [p.rotation.x, p.rotation.y, p.rotation.z, p.rotation.w] {
             feed(x);
         }
-        for x in [
-            b.linvel.x, b.linvel.y, b.linvel.z, b.angvel.x, b.angvel.y, b.angvel.z,
-        ] {
+        for x in [b.linvel.x, b.linvel.y, b.linvel.z, b.angvel.x, b.angvel.y, b.angvel.z] {
             feed(x);
         }
     }

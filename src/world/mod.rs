@@ -65,8 +65,7 @@ impl World {
     /// Adds a body and returns its index.
     pub fn add_body(&mut self, body: Body) -> usize {
         self.bodies.push(body);
-        self.aabbs
-            .push(self.bodies.last().map(Body::aabb).unwrap_or(Aabb::EMPTY));
+        self.aabbs.push(self.bodies.last().map(Body::aabb).unwrap_or(Aabb::EMPTY));
         self.bodies.len() - 1
     }
 
@@ -141,10 +140,7 @@ impl World {
     /// sleep. Fills [`World::profile`].
     pub fn step(&mut self) {
         let t_total = std::time::Instant::now();
-        let mut p = StepProfile {
-            bodies: self.bodies.len() as u32,
-            ..Default::default()
-        };
+        let mut p = StepProfile { bodies: self.bodies.len() as u32, ..Default::default() };
         if self.settings.broad_phase != self.broad_phase.kind() {
             self.broad_phase = broadphase::create(self.settings.broad_phase);
         }
@@ -153,14 +149,9 @@ impl World {
             let _t = PhaseTimer::new(&mut p.broad_phase_ms);
             let margin = self.settings.speculative_distance * 0.5;
             self.aabbs.clear();
-            self.aabbs
-                .extend(self.bodies.iter().map(|b| b.aabb().expanded(margin)));
-            let params = BroadPhaseParams {
-                grid_cell_size: self.settings.grid_cell_size,
-            };
-            p.broad = self
-                .broad_phase
-                .update(&self.aabbs, &params, &mut self.pairs);
+            self.aabbs.extend(self.bodies.iter().map(|b| b.aabb().expanded(margin)));
+            let params = BroadPhaseParams { grid_cell_size: self.settings.grid_cell_size };
+            p.broad = self.broad_phase.update(&self.aabbs, &params, &mut self.pairs);
             let bodies = &self.bodies;
             // Pairs that can never interact: neither moves, or both sleep.
             self.pairs.retain(|&(a, b)| {
@@ -176,21 +167,13 @@ impl World {
 
         {
             let _t = PhaseTimer::new(&mut p.narrow_phase_ms);
-            let tol = Tolerance {
-                margin: self.settings.speculative_distance,
-                epsilon: self.settings.contact_epsilon,
-            };
+            let tol = Tolerance { margin: self.settings.speculative_distance, epsilon: self.settings.contact_epsilon };
             self.contacts.clear();
             for &(a, b) in &self.pairs {
                 let (ba, bb) = (&self.bodies[a as usize], &self.bodies[b as usize]);
-                if let Some(m) = narrowphase::contact(
-                    &ba.shape,
-                    &ba.pose,
-                    &bb.shape,
-                    &bb.pose,
-                    tol,
-                    self.settings.narrow_phase,
-                ) && !m.is_empty()
+                if let Some(m) =
+                    narrowphase::contact(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, self.settings.narrow_phase)
+                    && !m.is_empty()
                 {
                     self.contacts.push(Contact { a, b, manifold: m });
                 }
@@ -212,17 +195,10 @@ impl World {
         if self.settings.sleeping {
             sleep::update(&mut self.bodies, &self.contacts, &self.settings);
         } else {
-            self.bodies
-                .iter_mut()
-                .filter(|b| b.asleep)
-                .for_each(Body::wake);
+            self.bodies.iter_mut().filter(|b| b.asleep).for_each(Body::wake);
         }
         p.sleeping_bodies = self.bodies.iter().filter(|b| b.asleep).count() as u32;
-        p.awake_bodies = self
-            .bodies
-            .iter()
-            .filter(|b| b.is_dynamic() && !b.asleep)
-            .count() as u32;
+        p.awake_bodies = self.bodies.iter().filter(|b| b.is_dynamic() && !b.asleep).count() as u32;
         p.total_ms = t_total.elapsed().as_secs_f64() * 1e3;
         self.profile = p;
         self.step_count += 1;
@@ -232,8 +208,7 @@ impl World {
     pub fn ray_cast(&self, ray: &Ray, max_t: Real) -> Option<(usize, RayHit)> {
         let mut candidates = Vec::new();
         let aabbs: Vec<Aabb> = self.bodies.iter().map(Body::aabb).collect();
-        self.broad_phase
-            .query_ray(&aabbs, ray, max_t, &mut candidates);
+        self.broad_phase.query_ray(&aabbs, ray, max_t, &mut candidates);
         candidates
             .into_iter()
             .filter_map(|i| {
@@ -246,29 +221,16 @@ impl World {
     /// Describes the world's state for drawing: AABBs, contacts, velocities, broad phase.
     pub fn debug_draw(&self, draw: &mut DebugDraw) {
         for (b, aabb) in self.bodies.iter().zip(&self.aabbs) {
-            let color = if b.asleep {
-                [0.4, 0.4, 0.6, 1.0]
-            } else {
-                [0.2, 0.9, 0.4, 1.0]
-            };
+            let color = if b.asleep { [0.4, 0.4, 0.6, 1.0] } else { [0.2, 0.9, 0.4, 1.0] };
             draw.aabb(DrawCategory::Aabb, aabb, color);
             if b.is_dynamic() && !b.asleep {
                 let p = b.pose.translation;
-                draw.line(
-                    DrawCategory::Velocity,
-                    p,
-                    p + b.linvel * 0.1,
-                    [1.0, 0.8, 0.1, 1.0],
-                );
+                draw.line(DrawCategory::Velocity, p, p + b.linvel * 0.1, [1.0, 0.8, 0.1, 1.0]);
             }
         }
         for c in &self.contacts {
             for cp in c.manifold.points() {
-                let color = if cp.depth >= 0.0 {
-                    [1.0, 0.2, 0.2, 1.0]
-                } else {
-                    [0.3, 0.6, 1.0, 1.0]
-                };
+                let color = if cp.depth >= 0.0 { [1.0, 0.2, 0.2, 1.0] } else { [0.3, 0.6, 1.0, 1.0] };
                 draw.point(DrawCategory::ContactPoint, cp.point, 6.0, color);
                 // Length shows depth: a fixed stem plus ten times the penetration.
                 let len = 0.1 + 10.0 * cp.depth.max(0.0);
@@ -281,10 +243,7 @@ impl World {
             }
         }
         for &(a, b) in &self.pairs {
-            let (pa, pb) = (
-                self.bodies[a as usize].pose.translation,
-                self.bodies[b as usize].pose.translation,
-            );
+            let (pa, pb) = (self.bodies[a as usize].pose.translation, self.bodies[b as usize].pose.translation);
             draw.line(DrawCategory::CandidatePair, pa, pb, [0.9, 0.9, 0.9, 0.5]);
         }
         self.broad_phase.debug_draw(&self.aabbs, draw);

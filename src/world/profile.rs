@@ -32,13 +32,7 @@ pub const PHASES: [&str; 5] = ["broad_phase", "narrow_phase", "ccd", "solve", "i
 impl StepProfile {
     /// The phase times in the order of [`PHASES`].
     pub fn phase_ms(&self) -> [f64; 5] {
-        [
-            self.broad_phase_ms,
-            self.narrow_phase_ms,
-            self.ccd_ms,
-            self.solve_ms,
-            self.integrate_ms,
-        ]
+        [self.broad_phase_ms, self.narrow_phase_ms, self.ccd_ms, self.solve_ms, self.integrate_ms]
     }
 
     /// The CSV header; the columns match [`StepProfile::csv_row`].
@@ -76,10 +70,7 @@ pub struct PhaseTimer<'a> {
 
 impl<'a> PhaseTimer<'a> {
     pub fn new(slot: &'a mut f64) -> Self {
-        Self {
-            slot,
-            start: Instant::now(),
-        }
+        Self { slot, start: Instant::now() }
     }
 }
 

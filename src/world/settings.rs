@@ -171,51 +171,24 @@ impl Settings {
         field("gravity", self.gravity, rules::finite_vec3)?;
         field("dt", self.dt, rules::positive)?;
         if self.dt > 1.0 {
-            return Err(format!(
-                "dt: {} s is too long a step (at most 1 s)",
-                self.dt
-            ));
+            return Err(format!("dt: {} s is too long a step (at most 1 s)", self.dt));
         }
         if !(1..=Self::MAX_SUBSTEPS).contains(&self.substeps) {
-            return Err(format!(
-                "substeps: {} must lie between 1 and {}",
-                self.substeps,
-                Self::MAX_SUBSTEPS
-            ));
+            return Err(format!("substeps: {} must lie between 1 and {}", self.substeps, Self::MAX_SUBSTEPS));
         }
         if !(1..=Self::MAX_ITERATIONS).contains(&self.iterations) {
-            return Err(format!(
-                "iterations: {} must lie between 1 and {}",
-                self.iterations,
-                Self::MAX_ITERATIONS
-            ));
+            return Err(format!("iterations: {} must lie between 1 and {}", self.iterations, Self::MAX_ITERATIONS));
         }
-        field(
-            "restitution_threshold",
-            self.restitution_threshold,
-            rules::non_negative,
-        )?;
+        field("restitution_threshold", self.restitution_threshold, rules::non_negative)?;
         field("slop", self.slop, rules::non_negative)?;
         field("contact_epsilon", self.contact_epsilon, rules::non_negative)?;
-        field(
-            "speculative_distance",
-            self.speculative_distance,
-            rules::non_negative,
-        )?;
+        field("speculative_distance", self.speculative_distance, rules::non_negative)?;
         field("baumgarte", self.baumgarte, rules::unit_interval)?;
         field("contact_hertz", self.contact_hertz, rules::positive)?;
         field("damping_ratio", self.damping_ratio, rules::non_negative)?;
-        field(
-            "max_correction_velocity",
-            self.max_correction_velocity,
-            rules::positive,
-        )?;
+        field("max_correction_velocity", self.max_correction_velocity, rules::positive)?;
         field("grid_cell_size", self.grid_cell_size, rules::positive)?;
-        field(
-            "ccd_speed_threshold",
-            self.ccd_speed_threshold,
-            rules::positive,
-        )?;
+        field("ccd_speed_threshold", self.ccd_speed_threshold, rules::positive)?;
         field("sleep_speed", self.sleep_speed, rules::non_negative)?;
         field("sleep_time", self.sleep_time, rules::non_negative)?;
         Ok(())
@@ -234,21 +207,9 @@ mod tests {
         s.set_field("gravity", "(0, -1.62, 0)").unwrap();
         assert_eq!(s.gravity, Vec3::new(0.0, -1.62, 0.0));
         assert!(s.set_field("dt", "-1").unwrap_err().contains("dt"));
-        assert!(
-            s.set_field("substeps", "0")
-                .unwrap_err()
-                .contains("substeps")
-        );
-        assert!(
-            s.set_field("nope", "1")
-                .unwrap_err()
-                .contains("unknown setting")
-        );
-        assert!(
-            s.set_field("broad_phase", "Quadtree")
-                .unwrap_err()
-                .contains("broad_phase")
-        );
+        assert!(s.set_field("substeps", "0").unwrap_err().contains("substeps"));
+        assert!(s.set_field("nope", "1").unwrap_err().contains("unknown setting"));
+        assert!(s.set_field("broad_phase", "Quadtree").unwrap_err().contains("broad_phase"));
         assert_eq!(s.dt, 1.0 / 60.0, "a failed set changes nothing");
     }
 }

@@ -28,9 +28,7 @@ fn islands(bodies: &[Body], contacts: &[Contact]) -> Vec<u32> {
             parent[hi as usize] = lo;
         }
     }
-    (0..bodies.len() as u32)
-        .map(|i| find(&mut parent, i))
-        .collect()
+    (0..bodies.len() as u32).map(|i| find(&mut parent, i)).collect()
 }
 
 /// Wakes every sleeping body that touches an awake moving body, with its whole island.
@@ -68,8 +66,7 @@ pub fn wake_touched(bodies: &mut [Body], contacts: &[Contact]) {
 pub fn update(bodies: &mut [Body], contacts: &[Contact], settings: &Settings) {
     let dt = settings.dt;
     for b in bodies.iter_mut().filter(|b| b.is_dynamic() && !b.asleep) {
-        let resting =
-            b.linvel.length() < settings.sleep_speed && b.angvel.length() < settings.sleep_speed;
+        let resting = b.linvel.length() < settings.sleep_speed && b.angvel.length() < settings.sleep_speed;
         b.sleep_time = if resting { b.sleep_time + dt } else { 0.0 };
     }
     let root = islands(bodies, contacts);
