@@ -282,7 +282,8 @@ fn solve_contact(
             // Speculative: allow closing the gap this substep, no more.
             (s * inv_h, 1.0, 0.0)
         } else if use_bias {
-            ((soft.bias_rate * (s + slop).min(0.0)).max(-max_push), soft.mass_scale, soft.impulse_scale)
+            // Aim at half the slop so that the sag under load still settles within it.
+            ((soft.bias_rate * (s + 0.5 * slop).min(0.0)).max(-max_push), soft.mass_scale, soft.impulse_scale)
         } else {
             (0.0, 1.0, 0.0)
         };

@@ -28,7 +28,8 @@ impl Scene {
     /// Parses and checks scene text; `path` only names the source in errors.
     pub fn parse(text: &str, path: impl AsRef<Path>) -> Result<Scene, SceneError> {
         let path: PathBuf = path.as_ref().into();
-        let scene: Scene = ron::Options::default().from_str(text).map_err(|e| SceneError::Parse {
+        let options = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
+        let scene: Scene = options.from_str(text).map_err(|e| SceneError::Parse {
             path: path.clone(),
             line: e.span.start.line,
             col: e.span.start.col,

@@ -141,7 +141,11 @@ impl Rotation {
             Rotation::Euler(x, y, z) => {
                 Quat::from_euler(glam::EulerRot::XYZ, x.to_radians(), y.to_radians(), z.to_radians())
             }
-            Rotation::Quat(x, y, z, w) => Quat::from_xyzw(x, y, z, w).normalize(),
+            Rotation::Quat(x, y, z, w) => {
+                // A saved pose is already unit length: keep its exact bits so reloads are exact.
+                let q = Quat::from_xyzw(x, y, z, w);
+                if (q.length_squared() - 1.0).abs() <= 4.0 * Real::EPSILON { q } else { q.normalize() }
+            }
             Rotation::AxisAngle(a, d) => Quat::from_axis_angle(a.normalize(), d.to_radians()),
         }
     }

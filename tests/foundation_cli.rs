@@ -1,0 +1,97 @@
+//! The command line, through the real binary.
+
+use std::process::Command;
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_collidoscope"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn last_line(out: &[u8]) -> String {
+    String::from_utf8_lossy(out).lines().last().unwrap_or("").to_string()
+}
+
+#[test]
+fn run_prints_a_hash_that_repeats() {
+    let run = || bin().args(["run", "scenes/default.ron", "--steps", "120"]).output().unwrap();
+    let (a, b) = (run(), run());
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    let line = last_line(&a.stdout);
+    assert!(line.starts_with("hash: ") && line.len() == 22, "{line:?}");
+    assert!(line[6..].chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+    assert_eq!(line, last_line(&b.stdout));
+    let text = String::from_utf8_lossy(&a.stdout);
+    for phase in ["broad_phase", "narrow_phase", "solve", "integrate", "total"] {
+        assert!(text.contains(phase), "summary lacks {phase}:\n{text}");
+    }
+}
+
+#[test]
+fn set_changes_the_run_and_bad_sets_fail_cleanly() {
+    let hash = |extra: &[&str]| {
+        let mut args = vec!["run", "scenes/box_stack.ron", "--steps", "60"];
+        args.extend_from_slice(extra);
+        let out = bin().args(&args).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        last_line(&out.stdout)
+    };
+    assert_ne!(hash(&[]), hash(&["--set", "gravity=(0, -1.62, 0)"]));
+    for bad in ["slop", "nope=1", "dt=-1", "substeps=zero"] {
+        let out = bin().args(["run", "scenes/box_stack.ron", "--steps", "1", "--set", bad]).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "--set {bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "one line, no panic: {err}");
+        assert!(err.starts_with("error: "), "{err}");
+    }
+}
+
+#[test]
+fn csv_and_final_state_have_the_documented_columns() {
+    let dir = std::env::temp_dir().join(format!("collidoscope-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (csv, fin) = (dir.join("steps.csv"), dir.join("final.csv"));
+    let out = bin()
+        .args(["run", "scenes/box_stack.ron", "--steps", "30", "--csv"])
+        .arg(&csv)
+        .arg("--final-state")
+        .arg(&fin)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let steps = std::fs::read_to_string(&csv).unwrap();
+    assert!(steps.starts_with(
+        "step,total_ms,broad_phase_ms,narrow_phase_ms,ccd_ms,solve_ms,integrate_ms,bodies,pairs,contacts"
+    ));
+    assert_eq!(steps.lines().count(), 31);
+    let state = std::fs::read_to_string(&fin).unwrap();
+    let mut lines = state.lines();
+    assert_eq!(lines.next(), Some("index,name,px,py,pz,qx,qy,qz,qw,vx,vy,vz,wx,wy,wz,asleep"));
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 10);
+    assert!(rows[0].starts_with("0,floor,"));
+    assert!(rows.iter().all(|r| r.split(',').count() == 16));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn check_names_the_line_of_a_broken_file() {
+    let dir = std::env::temp_dir().join(format!("collidoscope-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("broken.ron");
+    std::fs::write(&bad, "(\n  version: 1,\n  bodies: [\n    (shape: Sphere(radius: -2)),\n  ],\n)\n").unwrap();
+    let out = bin().arg("check").arg("scenes/default.ron").arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("ok: scenes/default.ron"), "{text}");
+    assert!(text.contains(&format!("{}:4:", bad.display())), "{text}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    let missing = bin().args(["run", "no/such/scene.ron"]).output().unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no/such/scene.ron"));
+    let unknown = bin().args(["run", "scenes/default.ron", "--broad-phase", "quadtree"]).output().unwrap();
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("quadtree"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
