@@ -8,6 +8,7 @@ pub mod dynamics;
 pub mod geometry;
 pub mod math;
 pub mod narrowphase;
+pub mod record;
 pub mod scene;
 pub mod world;
 

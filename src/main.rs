@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use collidoscope::broadphase::BroadPhaseKind;
 use collidoscope::ccd::CcdMode;
 use collidoscope::narrowphase::NarrowPhaseKind;
+use collidoscope::record::{Recorder, Recording};
 use collidoscope::world::PHASES;
 use collidoscope::{Scene, StepProfile, World};
 use std::path::{Path, PathBuf};
@@ -34,14 +35,34 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Simulate a scene and save a recording: the scene, keyframes and every step's hash.
+    Record(RecordArgs),
+    /// Re-run recordings and check every step's hash against them.
+    Replay {
+        #[arg(required = true, value_name = "REC.ron")]
+        files: Vec<PathBuf>,
+    },
 }
 
 #[derive(clap::Args)]
-struct RunArgs {
+struct RecordArgs {
     scene: PathBuf,
-    /// Steps to simulate.
+    /// Steps to record.
     #[arg(long, default_value_t = 600)]
     steps: u64,
+    /// Where to write the recording.
+    #[arg(short, long, value_name = "REC.ron")]
+    output: PathBuf,
+    /// Take a keyframe snapshot every this many steps.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..))]
+    keyframe_every: u32,
+    #[command(flatten)]
+    overrides: Overrides,
+}
+
+/// Settings given on the command line, applied over the scene's.
+#[derive(clap::Args)]
+struct Overrides {
     /// Override a setting by its scene-file name with a RON value, e.g. `--set slop=0.01`.
     #[arg(long = "set", value_name = "FIELD=VALUE")]
     sets: Vec<String>,
@@ -54,6 +75,36 @@ struct RunArgs {
     /// Continuous collision mode.
     #[arg(long, value_name = "MODE", value_parser = parse_ccd)]
     ccd: Option<CcdMode>,
+}
+
+impl Overrides {
+    fn apply(&self, settings: &mut collidoscope::Settings) -> Result<(), String> {
+        for s in &self.sets {
+            let (field, value) =
+                s.split_once('=').ok_or_else(|| format!("--set {s:?}: expected FIELD=VALUE, e.g. --set slop=0.01"))?;
+            settings.set_field(field.trim(), value.trim()).map_err(|e| format!("--set {s:?}: {e}"))?;
+        }
+        if let Some(k) = self.broad_phase {
+            settings.broad_phase = k;
+        }
+        if let Some(k) = self.narrow_phase {
+            settings.narrow_phase = k;
+        }
+        if let Some(k) = self.ccd {
+            settings.ccd = k;
+        }
+        Ok(())
+    }
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    scene: PathBuf,
+    /// Steps to simulate.
+    #[arg(long, default_value_t = 600)]
+    steps: u64,
+    #[command(flatten)]
+    overrides: Overrides,
     /// Write one CSV row of timings and counters per step.
     #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
@@ -93,6 +144,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Run(args)) => run(&args),
         Some(Command::Check { files }) => check(&files),
+        Some(Command::Record(args)) => record(&args),
+        Some(Command::Replay { files }) => replay(&files),
         None => open_app(cli.scene, cli.screenshot, cli.frames),
     };
     match result {
@@ -139,20 +192,7 @@ fn check(files: &[PathBuf]) -> Result<(), String> {
 fn run(args: &RunArgs) -> Result<(), String> {
     let scene = Scene::load(&args.scene).map_err(|e| e.to_string())?;
     let mut settings = scene.settings.clone();
-    for s in &args.sets {
-        let (field, value) =
-            s.split_once('=').ok_or_else(|| format!("--set {s:?}: expected FIELD=VALUE, e.g. --set slop=0.01"))?;
-        settings.set_field(field.trim(), value.trim()).map_err(|e| format!("--set {s:?}: {e}"))?;
-    }
-    if let Some(k) = args.broad_phase {
-        settings.broad_phase = k;
-    }
-    if let Some(k) = args.narrow_phase {
-        settings.narrow_phase = k;
-    }
-    if let Some(k) = args.ccd {
-        settings.ccd = k;
-    }
+    args.overrides.apply(&mut settings)?;
     let mut world = scene.build().map_err(|e| e.to_string())?;
     world.set_settings(settings);
 
@@ -176,6 +216,38 @@ fn run(args: &RunArgs) -> Result<(), String> {
     print_summary(&scene, &world, &profiles);
     println!("hash: {:016x}", world.hash());
     Ok(())
+}
+
+fn record(args: &RecordArgs) -> Result<(), String> {
+    let mut scene = Scene::load(&args.scene).map_err(|e| e.to_string())?;
+    args.overrides.apply(&mut scene.settings)?;
+    let mut world = scene.build().map_err(|e| e.to_string())?;
+    let mut recorder = Recorder::new(&scene, &world, args.keyframe_every);
+    for _ in 0..args.steps {
+        recorder.step(&mut world);
+    }
+    let rec = recorder.finish();
+    rec.save(&args.output).map_err(|e| e.to_string())?;
+    println!("recorded {} steps ({} keyframes) to {}", rec.steps(), rec.keyframes.len(), args.output.display());
+    println!("hash: {:016x}", world.hash());
+    Ok(())
+}
+
+fn replay(files: &[PathBuf]) -> Result<(), String> {
+    let mut failed = 0;
+    for f in files {
+        let outcome = Recording::load(f)
+            .map_err(|e| e.to_string())
+            .and_then(|rec| rec.verify().map_err(|d| format!("{}: {d}", f.display())));
+        match outcome {
+            Ok(n) => println!("{}: verified {n} steps", f.display()),
+            Err(e) => {
+                println!("{e}");
+                failed += 1;
+            }
+        }
+    }
+    if failed > 0 { Err(format!("{failed} of {} recordings failed to replay", files.len())) } else { Ok(()) }
 }
 
 fn final_state_csv(world: &World) -> String {

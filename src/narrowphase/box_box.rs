@@ -269,7 +269,7 @@ mod tests {
     #[test]
     fn trace_records_all_axes_and_the_winner() {
         let c = Cuboid { half_extents: Vec3::splat(0.5) };
-        let pb = Pose::new(Vec3::new(0.9, 0.1, 0.0), Quat::from_euler(glam::EulerRot::XYZ, 0.2, 0.3, 0.1));
+        let pb = Pose::new(Vec3::new(0.95, 0.1, 0.05), Quat::from_euler(glam::EulerRot::XYZ, 0.05, 0.08, 0.03));
         let mut t = SatTrace::default();
         let m = contact_cuboid_cuboid_traced(&c, &Pose::IDENTITY, &c, &pb, tol(), Some(&mut t));
         assert!(m.is_some());

@@ -91,24 +91,13 @@ impl Scene {
     pub fn build(&self) -> Result<World, SceneError> {
         let mut world = World::new(self.settings.clone());
         // Generators repeat shapes: build each distinct hull once and share it.
-        let mut hulls: BTreeMap<Vec<[u32; 3]>, Arc<ConvexHull>> = BTreeMap::new();
+        let mut hulls = HullCache::new();
         for (i, d) in self.expanded_bodies().iter().enumerate() {
-            let shape = make_shape(&d.shape, &mut hulls).map_err(|message| SceneError::Invalid {
+            let body = d.to_body(&mut hulls).map_err(|message| SceneError::Invalid {
                 path: PathBuf::from(&self.name),
                 field: format!("body {i} shape"),
                 message,
             })?;
-            let rotation = d.rotation.to_quat();
-            // A hull is re-centred on its centre of mass; the body moves with it.
-            let com_offset = match &shape {
-                Shape::ConvexHull(h) => -h.shift(),
-                _ => Vec3::ZERO,
-            };
-            let pose = Pose::new(d.position + rotation * com_offset, rotation);
-            let mut body =
-                Body::new(d.kind, shape, pose, d.material).with_velocity(d.linear_velocity, d.angular_velocity);
-            body.name = d.name.clone();
-            body.bullet = d.bullet;
             world.add_body(body);
         }
         Ok(world)
@@ -176,6 +165,28 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SceneError> {
     result.map_err(io)
 }
 
+/// Hulls already built, keyed by their points' bits, so that equal point lists share one hull.
+pub type HullCache = BTreeMap<Vec<[u32; 3]>, Arc<ConvexHull>>;
+
+impl BodyDesc {
+    /// Makes the body this description gives; `hulls` shares hulls between bodies.
+    pub(crate) fn to_body(&self, hulls: &mut HullCache) -> Result<Body, String> {
+        let shape = make_shape(&self.shape, hulls)?;
+        let rotation = self.rotation.to_quat();
+        // A hull is re-centred on its centre of mass; the body moves with it.
+        let com_offset = match &shape {
+            Shape::ConvexHull(h) => -h.shift(),
+            _ => Vec3::ZERO,
+        };
+        let pose = Pose::new(self.position + rotation * com_offset, rotation);
+        let mut body =
+            Body::new(self.kind, shape, pose, self.material).with_velocity(self.linear_velocity, self.angular_velocity);
+        body.name = self.name.clone();
+        body.bullet = self.bullet;
+        Ok(body)
+    }
+}
+
 fn shape_check(s: &ShapeDesc) -> Result<(), String> {
     if let ShapeDesc::ConvexHull { points } = s {
         ConvexHull::new(points).map_err(|e| e.to_string())?;
@@ -183,7 +194,7 @@ fn shape_check(s: &ShapeDesc) -> Result<(), String> {
     Ok(())
 }
 
-fn make_shape(d: &ShapeDesc, hulls: &mut BTreeMap<Vec<[u32; 3]>, Arc<ConvexHull>>) -> Result<Shape, String> {
+pub(crate) fn make_shape(d: &ShapeDesc, hulls: &mut HullCache) -> Result<Shape, String> {
     Ok(match d {
         ShapeDesc::Sphere { radius } => Shape::sphere(*radius),
         ShapeDesc::Cuboid { half_extents } => Shape::cuboid(*half_extents),
@@ -201,7 +212,7 @@ fn make_shape(d: &ShapeDesc, hulls: &mut BTreeMap<Vec<[u32; 3]>, Arc<ConvexHull>
     })
 }
 
-fn shape_desc(s: &Shape) -> ShapeDesc {
+pub(crate) fn shape_desc(s: &Shape) -> ShapeDesc {
     match s {
         Shape::Sphere(s) => ShapeDesc::Sphere { radius: s.radius },
         Shape::Cuboid(c) => ShapeDesc::Cuboid { half_extents: c.half_extents },

@@ -4,10 +4,12 @@ mod hash;
 mod profile;
 mod settings;
 mod sleep;
+mod snapshot;
 
 pub use hash::state_hash;
 pub use profile::{PHASES, PhaseTimer, StepProfile};
 pub use settings::{PositionCorrection, Settings};
+pub use snapshot::{BodyState, Snapshot, WarmEntry};
 
 use crate::broadphase::{self, BroadPhase, BroadPhaseParams};
 use crate::debug_draw::{DebugDraw, DrawCategory};

@@ -1,0 +1,315 @@
+//! Recordings: a scene, every user action by step, keyframes and the hash of every step, so a
+//! run can be replayed bit for bit, verified, scrubbed and forked.
+
+use crate::math::{Quat, Vec3};
+use crate::scene::{BodyDesc, HullCache, Scene, SceneError, write_atomic};
+use crate::world::{Settings, Snapshot, World};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The recording format version this build reads and writes.
+pub const RECORDING_VERSION: u32 = 1;
+
+/// Something a user did to the world between two steps.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Action {
+    /// Replace every setting.
+    Settings(Settings),
+    /// Set a body's velocities (what a mouse drag does each step).
+    Velocity { body: u32, linvel: Vec3, angvel: Vec3 },
+    /// Move a body (a teleport from the inspector).
+    Pose { body: u32, translation: Vec3, rotation: Quat },
+    /// Add a body (a shot from the camera).
+    AddBody(BodyDesc),
+}
+
+impl World {
+    /// Applies a user action. Bodies it touches wake. On error nothing changes.
+    pub fn apply(&mut self, action: &Action) -> Result<(), String> {
+        let check = |body: u32, n: usize| {
+            if (body as usize) < n { Ok(body as usize) } else { Err(format!("no body {body}: the world has {n}")) }
+        };
+        match action {
+            Action::Settings(s) => {
+                s.validate()?;
+                self.set_settings(s.clone());
+            }
+            Action::Velocity { body, linvel, angvel } => {
+                let i = check(*body, self.bodies().len())?;
+                if !linvel.is_finite() || !angvel.is_finite() {
+                    return Err("velocity is not finite".into());
+                }
+                let b = self.body_mut(i);
+                b.linvel = *linvel;
+                b.angvel = *angvel;
+            }
+            Action::Pose { body, translation, rotation } => {
+                let i = check(*body, self.bodies().len())?;
+                if !translation.is_finite() || !rotation.is_finite() || rotation.length_squared() < 1e-12 {
+                    return Err("pose is not finite".into());
+                }
+                let b = self.body_mut(i);
+                b.pose.translation = *translation;
+                b.pose.rotation = rotation.normalize();
+            }
+            Action::AddBody(desc) => {
+                let body = desc.to_body(&mut HullCache::new())?;
+                self.add_body(body);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An action and the step count of the world when it was applied (before that step ran).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimedAction {
+    pub step: u64,
+    pub action: Action,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Recording {
+    pub version: u32,
+    /// The scene the run started from, with the settings it started with.
+    pub scene: Scene,
+    /// A keyframe is taken every this many steps, starting at step 0.
+    pub keyframe_interval: u32,
+    pub actions: Vec<TimedAction>,
+    pub keyframes: Vec<Snapshot>,
+    /// `hashes[k]` is the state hash after step `k + 1`.
+    pub hashes: Vec<u64>,
+}
+
+/// Where a replay first disagreed with its recording.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Divergence {
+    /// The state after `step` hashed differently.
+    Hash { step: u64, expected: u64, got: u64 },
+    /// The keyframe taken at `step` does not match the replayed state.
+    Keyframe { step: u64 },
+    /// An action could not be applied.
+    Action { step: u64, message: String },
+}
+
+impl std::fmt::Display for Divergence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Divergence::Hash { step, expected, got } => {
+                write!(f, "diverged at step {step}: recorded hash {expected:016x}, replay gave {got:016x}")
+            }
+            Divergence::Keyframe { step } => write!(f, "diverged at step {step}: the keyframe differs from the replay"),
+            Divergence::Action { step, message } => write!(f, "step {step}: recorded action failed: {message}"),
+        }
+    }
+}
+
+/// Records a run as it happens.
+pub struct Recorder {
+    rec: Recording,
+}
+
+impl Recorder {
+    /// Starts a recording of `world`, which must have just been built from `scene`.
+    pub fn new(scene: &Scene, world: &World, keyframe_interval: u32) -> Self {
+        let mut scene = scene.clone();
+        scene.settings = world.settings.clone();
+        let rec = Recording {
+            version: RECORDING_VERSION,
+            scene,
+            keyframe_interval: keyframe_interval.max(1),
+            actions: Vec::new(),
+            keyframes: vec![world.snapshot()],
+            hashes: Vec::new(),
+        };
+        Recorder { rec }
+    }
+
+    /// Applies `action` to `world` and records it.
+    pub fn apply(&mut self, world: &mut World, action: Action) -> Result<(), String> {
+        world.apply(&action)?;
+        self.rec.actions.push(TimedAction { step: world.step_count(), action });
+        Ok(())
+    }
+
+    /// Steps the world and records the result.
+    pub fn step(&mut self, world: &mut World) {
+        world.step();
+        self.rec.hashes.push(world.hash());
+        if world.step_count().is_multiple_of(self.rec.keyframe_interval as u64) {
+            self.rec.keyframes.push(world.snapshot());
+        }
+    }
+
+    pub fn recording(&self) -> &Recording {
+        &self.rec
+    }
+
+    pub fn finish(self) -> Recording {
+        self.rec
+    }
+}
+
+impl Recording {
+    pub fn steps(&self) -> u64 {
+        self.hashes.len() as u64
+    }
+
+    /// Re-runs the recording from its scene and checks every step's hash and every keyframe.
+    /// Returns the number of steps verified.
+    pub fn verify(&self) -> Result<u64, Divergence> {
+        let mut world = self.scene.build().map_err(|e| Divergence::Action { step: 0, message: e.to_string() })?;
+        let mut actions = self.actions.iter().peekable();
+        let mut keyframes = self.keyframes.iter().peekable();
+        for (k, &expected) in self.hashes.iter().enumerate() {
+            let step = k as u64;
+            if let Some(kf) = keyframes.next_if(|kf| kf.step == step)
+                && *kf != world.snapshot()
+            {
+                return Err(Divergence::Keyframe { step });
+            }
+            while let Some(a) = actions.next_if(|a| a.step == step) {
+                world.apply(&a.action).map_err(|message| Divergence::Action { step, message })?;
+            }
+            world.step();
+            let got = world.hash();
+            if got != expected {
+                return Err(Divergence::Hash { step: step + 1, expected, got });
+            }
+        }
+        Ok(self.steps())
+    }
+
+    /// The world as it was after `step` steps: restores the nearest keyframe at or before it and
+    /// re-simulates with the recorded actions.
+    pub fn world_at(&self, step: u64) -> Result<World, String> {
+        let mut world = self.scene.build().map_err(|e| e.to_string())?;
+        if let Some(kf) = self.keyframes.iter().rev().find(|kf| kf.step <= step) {
+            world.restore(kf)?;
+        }
+        let from = world.step_count();
+        for s in from..step.min(self.steps()) {
+            for a in self.actions.iter().filter(|a| a.step == s) {
+                world.apply(&a.action)?;
+            }
+            world.step();
+        }
+        Ok(world)
+    }
+
+    /// Reads a recording; errors say `FILE:LINE:COL` for syntax and truncation.
+    pub fn load(path: impl AsRef<Path>) -> Result<Recording, SceneError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| SceneError::Io { path: path.into(), source })?;
+        Recording::parse(&text, path)
+    }
+
+    pub fn parse(text: &str, path: impl AsRef<Path>) -> Result<Recording, SceneError> {
+        let path: PathBuf = path.as_ref().into();
+        let rec: Recording = ron::from_str(text).map_err(|e| SceneError::Parse {
+            path: path.clone(),
+            line: e.span.start.line,
+            col: e.span.start.col,
+            message: e.code.to_string(),
+        })?;
+        let invalid =
+            |field: &str, message: String| SceneError::Invalid { path: path.clone(), field: field.into(), message };
+        if rec.version != RECORDING_VERSION {
+            return Err(invalid(
+                "version",
+                format!("unsupported recording version {} (this build reads {RECORDING_VERSION})", rec.version),
+            ));
+        }
+        rec.scene.validate(&path)?;
+        if rec.keyframe_interval == 0 {
+            return Err(invalid("keyframe_interval", "must be at least 1".into()));
+        }
+        if !rec.actions.is_sorted_by_key(|a| a.step) {
+            return Err(invalid("actions", "actions must be in step order".into()));
+        }
+        if !rec.keyframes.is_sorted_by_key(|k| k.step) {
+            return Err(invalid("keyframes", "keyframes must be in step order".into()));
+        }
+        Ok(rec)
+    }
+
+    /// Writes the recording atomically.
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), SceneError> {
+        let text = ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::new().depth_limit(3).struct_names(false))
+            .expect("a recording always serialises");
+        write_atomic(path.as_ref(), text.as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::ShapeDesc;
+
+    fn recorded(steps: u64) -> Recording {
+        let scene = Scene::load(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/box_stack.ron")).unwrap();
+        let mut world = scene.build().unwrap();
+        let mut rec = Recorder::new(&scene, &world, 10);
+        for s in 0..steps {
+            if s == 12 {
+                let mut shot = BodyDesc::new(ShapeDesc::Sphere { radius: 0.2 }, Vec3::new(-5.0, 4.0, 0.0));
+                shot.linear_velocity = Vec3::new(30.0, 0.0, 0.0);
+                rec.apply(&mut world, Action::AddBody(shot)).unwrap();
+            }
+            if s == 20 {
+                let mut settings = world.settings.clone();
+                settings.slop = 0.02;
+                rec.apply(&mut world, Action::Settings(settings)).unwrap();
+            }
+            rec.step(&mut world);
+        }
+        rec.finish()
+    }
+
+    #[test]
+    fn record_then_replay_verifies_every_step() {
+        let rec = recorded(45);
+        assert_eq!(rec.keyframes.len(), 5);
+        assert_eq!(rec.verify(), Ok(45));
+        let text = ron::to_string(&rec).unwrap();
+        assert_eq!(Recording::parse(&text, "r.ron").unwrap().verify(), Ok(45));
+    }
+
+    #[test]
+    fn an_edited_step_reports_the_divergence_there() {
+        let mut rec = recorded(45);
+        // Change the shot's speed: everything before step 13 still matches, step 13 does not.
+        if let Action::AddBody(b) = &mut rec.actions[0].action {
+            b.linear_velocity.x = 31.0;
+        }
+        match rec.verify() {
+            Err(Divergence::Hash { step, .. }) => assert_eq!(step, 13),
+            other => panic!("expected a divergence at step 13, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn world_at_matches_the_recorded_hash() {
+        let rec = recorded(45);
+        for step in [0, 7, 10, 13, 33, 45] {
+            let w = rec.world_at(step).unwrap();
+            assert_eq!(w.step_count(), step);
+            if step > 0 {
+                assert_eq!(w.hash(), rec.hashes[step as usize - 1], "step {step}");
+            }
+        }
+    }
+
+    #[test]
+    fn truncated_or_corrupt_recordings_are_clear_errors() {
+        let text = ron::ser::to_string_pretty(&recorded(5), Default::default()).unwrap();
+        let cut = &text[..text.len() / 2];
+        let err = Recording::parse(cut, "cut.ron").unwrap_err().to_string();
+        assert!(err.starts_with("cut.ron:"), "{err}");
+        let bad = text.replacen("keyframe_interval: 10", "keyframe_interval: 0", 1);
+        let err = Recording::parse(&bad, "bad.ron").unwrap_err().to_string();
+        assert!(err.contains("keyframe_interval"), "{err}");
+    }
+}
