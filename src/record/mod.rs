@@ -1,6 +1,10 @@
 //! Recordings: a scene, every user action by step, keyframes and the hash of every step, so a
 //! run can be replayed bit for bit, verified, scrubbed and forked.
 
+mod events;
+
+pub use events::{Event, EventDetector, EventKind};
+
 use crate::math::{Quat, Vec3};
 use crate::scene::{BodyDesc, HullCache, Scene, SceneError, write_atomic};
 use crate::world::{Settings, Snapshot, World};
