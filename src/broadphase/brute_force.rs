@@ -1,4 +1,4 @@
-use super::{BroadPhase, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats};
+use super::{BroadPhase, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, scan_aabb, scan_ray};
 use crate::geometry::{Aabb, Ray};
 use crate::math::Real;
 
@@ -74,9 +74,11 @@ impl BroadPhase for BruteForce {
                 j += 1;
             }
         }
+        let all_pairs = (n as u64) * (n.saturating_sub(1) as u64) / 2;
         BroadPhaseStats {
-            candidate_pairs: pairs.len() as u32,
-            aabb_tests: (n as u64) * (n.saturating_sub(1) as u64) / 2,
+            candidate_pairs: all_pairs.min(u32::MAX as u64) as u32,
+            true_overlaps: pairs.len() as u32,
+            aabb_tests: all_pairs,
             update_ms,
             pairs_ms: t1.elapsed().as_secs_f64() * 1e3,
             ..Default::default()
@@ -84,17 +86,11 @@ impl BroadPhase for BruteForce {
     }
 
     fn query_aabb(&self, aabbs: &[Aabb], aabb: &Aabb, out: &mut Vec<u32>) {
-        out.extend(aabbs.iter().enumerate().filter(|(_, b)| b.overlaps(aabb)).map(|(i, _)| i as u32));
+        scan_aabb(aabbs, aabb, out);
     }
 
     fn query_ray(&self, aabbs: &[Aabb], ray: &Ray, max_t: Real, out: &mut Vec<u32>) {
-        out.extend(
-            aabbs
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| b.ray_interval(ray.origin, ray.dir, max_t).is_some())
-                .map(|(i, _)| i as u32),
-        );
+        scan_ray(aabbs, ray, max_t, out);
     }
 }
 

@@ -1,9 +1,22 @@
 //! Broad phase: candidate pairs whose AABBs overlap. Every structure implements [`BroadPhase`]
 //! and is checked against [`BruteForce`], the reference.
+//!
+//! All structures return exactly the pairs whose AABBs overlap (the final test is exact), so the
+//! simulation does not depend on the choice; what differs is how many candidates each structure's
+//! culling lets through to that final test, and how fast it gets there.
 
 mod brute_force;
+mod bvh;
+mod draw;
+mod grid;
+mod octree;
+mod sap;
 
 pub use brute_force::BruteForce;
+pub use bvh::{Bvh, DEFAULT_BVH_MARGIN};
+pub use grid::{Grid, MAX_CELLS_PER_BODY, suggest_cell_size};
+pub use octree::{Octree, OctreeParams};
+pub use sap::SweepAndPrune;
 
 use crate::debug_draw::DebugDraw;
 use crate::geometry::{Aabb, Ray};
@@ -16,21 +29,60 @@ pub enum BroadPhaseKind {
     /// Tests every pair: the reference the others are checked against.
     #[default]
     BruteForce,
+    /// Sorted intervals on the axis of largest variance, kept sorted by insertion sort.
+    SweepAndPrune,
+    /// Hashed uniform grid; cell size from the settings.
+    Grid,
+    /// Dynamic AABB tree with fat leaves, SAH insertion and tree rotations.
+    Bvh,
+    /// Loose octree that grows to fit the bodies.
+    Octree,
 }
 
 impl BroadPhaseKind {
-    pub const ALL: &'static [BroadPhaseKind] = &[BroadPhaseKind::BruteForce];
+    pub const ALL: &'static [BroadPhaseKind] = &[
+        BroadPhaseKind::BruteForce,
+        BroadPhaseKind::SweepAndPrune,
+        BroadPhaseKind::Grid,
+        BroadPhaseKind::Bvh,
+        BroadPhaseKind::Octree,
+    ];
 
     /// The name used on the command line.
     pub fn cli_name(self) -> &'static str {
         match self {
             BroadPhaseKind::BruteForce => "brute-force",
+            BroadPhaseKind::SweepAndPrune => "sweep-and-prune",
+            BroadPhaseKind::Grid => "grid",
+            BroadPhaseKind::Bvh => "bvh",
+            BroadPhaseKind::Octree => "octree",
         }
+    }
+
+    /// The kind whose [`cli_name`](Self::cli_name) is `name`.
+    pub fn from_cli_name(name: &str) -> Option<BroadPhaseKind> {
+        Self::ALL.iter().copied().find(|k| k.cli_name() == name)
     }
 
     pub fn label(self) -> &'static str {
         match self {
             BroadPhaseKind::BruteForce => "Brute force",
+            BroadPhaseKind::SweepAndPrune => "Sweep and prune",
+            BroadPhaseKind::Grid => "Hashed grid",
+            BroadPhaseKind::Bvh => "Dynamic AABB tree",
+            BroadPhaseKind::Octree => "Loose octree",
+        }
+    }
+
+    /// What the generic counters `nodes`, `depth` and `swaps` of [`BroadPhaseStats`] mean for
+    /// this structure, for tables and plots. An empty name means the counter is unused.
+    pub fn stat_names(self) -> [&'static str; 3] {
+        match self {
+            BroadPhaseKind::BruteForce => ["", "", ""],
+            BroadPhaseKind::SweepAndPrune => ["intervals", "sweep axis (0=x 1=y 2=z)", "swaps"],
+            BroadPhaseKind::Grid => ["cells in use", "most bodies in one cell", ""],
+            BroadPhaseKind::Bvh => ["tree nodes", "tree height", "rotations"],
+            BroadPhaseKind::Octree => ["octree nodes", "octree depth", ""],
         }
     }
 }
@@ -45,20 +97,46 @@ pub struct BroadPhaseParams {
 /// Counters a broad phase reports for one update.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct BroadPhaseStats {
-    /// Pairs returned.
+    /// Pairs the structure's culling let through to the exact AABB test (brute force: every
+    /// pair; sweep and prune: pairs overlapping on the sweep axis; grid: pairs sharing a cell;
+    /// tree: pairs of overlapping fat leaves).
     pub candidate_pairs: u32,
-    /// AABB-vs-AABB tests performed.
+    /// Pairs whose AABBs really overlap: the pairs returned.
+    pub true_overlaps: u32,
+    /// AABB-vs-AABB tests performed, node and cell tests included.
     pub aabb_tests: u64,
-    /// Structure-specific sizes: cells in use, tree nodes, and so on.
+    /// Structure-specific sizes: cells in use, tree nodes, and so on (see
+    /// [`BroadPhaseKind::stat_names`]).
     pub nodes: u32,
-    /// Tree height, octree depth, or most bodies in one grid cell.
+    /// Tree height, octree depth, sweep axis, or most bodies in one grid cell.
     pub depth: u32,
-    /// Sweep-and-prune swaps, tree rotations, re-insertions.
+    /// Sweep-and-prune swaps or tree rotations.
     pub swaps: u64,
+    /// Bodies re-inserted into the structure because they left their cell, node or fat box.
+    pub reinserted: u32,
     /// Time spent updating the structure, in ms.
     pub update_ms: f64,
     /// Time spent generating pairs, in ms.
     pub pairs_ms: f64,
+}
+
+impl BroadPhaseStats {
+    /// Fraction of candidates the exact test rejected: `(candidates - true overlaps) / candidates`,
+    /// 0 when there were no candidates.
+    pub fn false_positive_ratio(&self) -> f64 {
+        if self.candidate_pairs == 0 {
+            0.0
+        } else {
+            (self.candidate_pairs.saturating_sub(self.true_overlaps)) as f64 / self.candidate_pairs as f64
+        }
+    }
+}
+
+/// Options for drawing a structure.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BroadPhaseDrawOptions {
+    /// Draw tree and octree nodes only down to this depth (root = 0); `None` draws all.
+    pub max_depth: Option<u32>,
 }
 
 /// A structure that finds pairs of overlapping AABBs.
@@ -66,23 +144,92 @@ pub trait BroadPhase: Send {
     fn kind(&self) -> BroadPhaseKind;
 
     /// Brings the structure up to date with `aabbs` (indexed by body) and writes every pair
-    /// `(i, j)` with `i < j` whose boxes may overlap. It may return extra pairs but must never
-    /// miss one that overlaps, and each pair appears once. Order is free: the world sorts.
+    /// `(i, j)` with `i < j` whose boxes overlap. It must never miss one that overlaps, and each
+    /// pair appears once. Order is free: the world sorts.
     fn update(&mut self, aabbs: &[Aabb], params: &BroadPhaseParams, pairs: &mut Vec<(u32, u32)>) -> BroadPhaseStats;
 
-    /// Every index whose AABB overlaps `aabb`, as of the last update.
+    /// Every index whose AABB overlaps `aabb`, as of the last update, each once.
     fn query_aabb(&self, aabbs: &[Aabb], aabb: &Aabb, out: &mut Vec<u32>);
 
-    /// Every index whose AABB the ray (`origin + t * dir`, `0 <= t <= max_t`) touches.
+    /// Every index whose AABB the ray (`origin + t * dir`, `0 <= t <= max_t`) touches, each once.
     fn query_ray(&self, aabbs: &[Aabb], ray: &Ray, max_t: Real, out: &mut Vec<u32>);
 
-    /// Draws the structure itself (cells, nodes, intervals).
-    fn debug_draw(&self, _aabbs: &[Aabb], _draw: &mut DebugDraw) {}
+    /// Checks the structure's invariants against the boxes of the last update. Run after every
+    /// update in debug builds.
+    fn validate(&self, _aabbs: &[Aabb]) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Draws the structure itself (cells, nodes, intervals) in [`DrawCategory::BroadPhase`].
+    ///
+    /// [`DrawCategory::BroadPhase`]: crate::debug_draw::DrawCategory::BroadPhase
+    fn debug_draw_with(&self, _aabbs: &[Aabb], _options: &BroadPhaseDrawOptions, _draw: &mut DebugDraw) {}
+
+    /// Draws the structure with default options.
+    fn debug_draw(&self, aabbs: &[Aabb], draw: &mut DebugDraw) {
+        self.debug_draw_with(aabbs, &BroadPhaseDrawOptions::default(), draw);
+    }
 }
 
 /// Builds the broad phase for `kind`.
 pub fn create(kind: BroadPhaseKind) -> Box<dyn BroadPhase> {
     match kind {
         BroadPhaseKind::BruteForce => Box::new(BruteForce::default()),
+        BroadPhaseKind::SweepAndPrune => Box::new(SweepAndPrune::default()),
+        BroadPhaseKind::Grid => Box::new(Grid::default()),
+        BroadPhaseKind::Bvh => Box::new(Bvh::default()),
+        BroadPhaseKind::Octree => Box::new(Octree::default()),
     }
+}
+
+/// In debug builds, panics with the structure's name if its invariants do not hold: a broken
+/// invariant is a bug in the structure, never bad input.
+fn debug_validate(bp: &dyn BroadPhase, aabbs: &[Aabb]) {
+    if cfg!(debug_assertions)
+        && let Err(e) = bp.validate(aabbs)
+    {
+        panic!("{} broke an invariant: {e}", bp.kind().label());
+    }
+}
+
+/// Every index whose AABB overlaps `aabb`, by testing them all.
+fn scan_aabb(aabbs: &[Aabb], aabb: &Aabb, out: &mut Vec<u32>) {
+    out.extend(aabbs.iter().enumerate().filter(|(_, b)| b.overlaps(aabb)).map(|(i, _)| i as u32));
+}
+
+/// Every index whose AABB the ray touches, by testing them all.
+fn scan_ray(aabbs: &[Aabb], ray: &Ray, max_t: Real, out: &mut Vec<u32>) {
+    out.extend(
+        aabbs
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.ray_interval(ray.origin, ray.dir, max_t).is_some())
+            .map(|(i, _)| i as u32),
+    );
+}
+
+/// Pairs between the bodies a structure keeps outside itself (oversized or non-finite boxes,
+/// listed in ascending order) and every other body, each pair once. Returns the tests made.
+fn pairs_with_outsiders(outside: &[u32], aabbs: &[Aabb], pairs: &mut Vec<(u32, u32)>) -> u64 {
+    let mut tests = 0;
+    for (k, &o) in outside.iter().enumerate() {
+        let a = &aabbs[o as usize];
+        for (j, b) in aabbs.iter().enumerate() {
+            let j = j as u32;
+            // Two outsiders meet once, from the lower one.
+            if j <= o && outside[..=k].binary_search(&j).is_ok() {
+                continue;
+            }
+            tests += 1;
+            if a.overlaps(b) {
+                pairs.push((o.min(j), o.max(j)));
+            }
+        }
+    }
+    tests
+}
+
+/// Milliseconds since `t`.
+fn ms_since(t: std::time::Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
 }

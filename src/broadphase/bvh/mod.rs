@@ -1,0 +1,258 @@
+//! Dynamic AABB tree (as in Box2D and Bullet's Dbvt): each body's leaf holds a fat box, its AABB
+//! grown by a margin, and only bodies that leave their fat box are moved in the tree. Pairs come
+//! from one traversal of the tree against itself.
+
+mod tree;
+
+use super::draw::{MAX_DRAWN_BOXES, depth_color};
+use super::{
+    BroadPhase, BroadPhaseDrawOptions, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, debug_validate, ms_since,
+    pairs_with_outsiders, scan_aabb, scan_ray,
+};
+use crate::debug_draw::{DebugDraw, DrawCategory};
+use crate::geometry::{Aabb, Ray};
+use crate::math::Real;
+use tree::{NULL, Tree};
+
+/// Default fat-box margin, m: a body may drift this far before its leaf moves.
+pub const DEFAULT_BVH_MARGIN: Real = 0.1;
+
+/// A dynamic AABB tree broad phase.
+pub struct Bvh {
+    margin: Real,
+    tree: Tree,
+    /// Each body's leaf, or `NULL` for a body kept outside the tree.
+    leaf_of: Vec<u32>,
+    /// Bodies with non-finite or inverted boxes, tested against all; ascending.
+    outside: Vec<u32>,
+    stack: Vec<(u32, u32)>,
+}
+
+impl Default for Bvh {
+    fn default() -> Self {
+        Self::new(DEFAULT_BVH_MARGIN)
+    }
+}
+
+impl Bvh {
+    /// A tree whose fat boxes are the AABBs grown by `margin` (negative or non-finite means 0).
+    pub fn new(margin: Real) -> Self {
+        let margin = if margin.is_finite() { margin.max(0.0) } else { 0.0 };
+        Bvh { margin, tree: Tree::new(), leaf_of: Vec::new(), outside: Vec::new(), stack: Vec::new() }
+    }
+
+    pub fn margin(&self) -> Real {
+        self.margin
+    }
+
+    /// Height of the tree (a lone leaf is 0).
+    pub fn height(&self) -> u32 {
+        self.tree.height()
+    }
+
+    fn stale(&self, aabbs: &[Aabb]) -> bool {
+        aabbs.len() != self.leaf_of.len()
+    }
+
+    /// Brings leaves up to date; returns how many moved.
+    fn refresh(&mut self, aabbs: &[Aabb]) -> u32 {
+        if self.leaf_of.len() > aabbs.len() {
+            self.tree.clear();
+            self.leaf_of.clear();
+        }
+        self.outside.clear();
+        let mut moved = 0;
+        for (i, b) in aabbs.iter().enumerate() {
+            let leaf = self.leaf_of.get(i).copied();
+            if !b.is_valid() {
+                if let Some(l) = leaf.filter(|&l| l != NULL) {
+                    self.tree.destroy_leaf(l);
+                }
+                match leaf {
+                    Some(_) => self.leaf_of[i] = NULL,
+                    None => self.leaf_of.push(NULL),
+                }
+                self.outside.push(i as u32);
+                continue;
+            }
+            let fat = b.expanded(self.margin);
+            match leaf {
+                None => self.leaf_of.push(self.tree.insert(i as u32, fat)),
+                Some(NULL) => self.leaf_of[i] = self.tree.insert(i as u32, fat),
+                Some(l) if !self.tree.node(l).aabb.contains(b) => {
+                    self.tree.move_leaf(l, fat);
+                    moved += 1;
+                }
+                Some(_) => {}
+            }
+        }
+        moved
+    }
+
+    /// Every pair of leaves whose fat boxes overlap, by descending the tree against itself;
+    /// pairs whose real boxes overlap go to `pairs`. Returns (candidates, box tests).
+    fn self_pairs(&mut self, aabbs: &[Aabb], pairs: &mut Vec<(u32, u32)>) -> (u64, u64) {
+        let (mut candidates, mut tests) = (0u64, 0u64);
+        let nodes = &self.tree.nodes;
+        let stack = &mut self.stack;
+        stack.clear();
+        if self.tree.root != NULL {
+            stack.push((self.tree.root, self.tree.root));
+        }
+        while let Some((x, y)) = stack.pop() {
+            let (a, b) = (&nodes[x as usize], &nodes[y as usize]);
+            if x == y {
+                if !a.is_leaf() {
+                    let [c1, c2] = a.child;
+                    stack.extend([(c1, c1), (c2, c2), (c1, c2)]);
+                }
+                continue;
+            }
+            tests += 1;
+            if !a.aabb.overlaps(&b.aabb) {
+                continue;
+            }
+            match (a.is_leaf(), b.is_leaf()) {
+                (true, true) => {
+                    candidates += 1;
+                    let (i, j) = (a.child[1], b.child[1]);
+                    if aabbs[i as usize].overlaps(&aabbs[j as usize]) {
+                        pairs.push((i.min(j), i.max(j)));
+                    }
+                }
+                // Descend the leaf-less side, or the larger of two internal nodes.
+                (true, false) => stack.extend([(x, b.child[0]), (x, b.child[1])]),
+                (false, true) => stack.extend([(a.child[0], y), (a.child[1], y)]),
+                (false, false) => {
+                    if a.aabb.surface_area() >= b.aabb.surface_area() {
+                        stack.extend([(a.child[0], y), (a.child[1], y)]);
+                    } else {
+                        stack.extend([(x, b.child[0]), (x, b.child[1])]);
+                    }
+                }
+            }
+        }
+        (candidates, tests)
+    }
+
+    /// Leaves whose node boxes pass `hit`, visiting only subtrees that pass it.
+    fn descend(&self, mut hit: impl FnMut(&Aabb) -> bool, mut leaf: impl FnMut(u32)) {
+        if self.tree.root == NULL {
+            return;
+        }
+        let mut stack = vec![self.tree.root];
+        while let Some(i) = stack.pop() {
+            let n = self.tree.node(i);
+            if !hit(&n.aabb) {
+                continue;
+            }
+            if n.is_leaf() {
+                leaf(n.child[1]);
+            } else {
+                stack.extend(n.child);
+            }
+        }
+    }
+}
+
+impl BroadPhase for Bvh {
+    fn kind(&self) -> BroadPhaseKind {
+        BroadPhaseKind::Bvh
+    }
+
+    fn update(&mut self, aabbs: &[Aabb], _params: &BroadPhaseParams, pairs: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
+        let t0 = std::time::Instant::now();
+        self.tree.rotations = 0;
+        let moved = self.refresh(aabbs);
+        let update_ms = ms_since(t0);
+
+        let t1 = std::time::Instant::now();
+        pairs.clear();
+        let (mut candidates, mut tests) = self.self_pairs(aabbs, pairs);
+        let outside_tests = pairs_with_outsiders(&self.outside, aabbs, pairs);
+        candidates += outside_tests;
+        tests += outside_tests;
+        let stats = BroadPhaseStats {
+            candidate_pairs: candidates.min(u32::MAX as u64) as u32,
+            true_overlaps: pairs.len() as u32,
+            aabb_tests: tests,
+            nodes: self.tree.reachable(),
+            depth: self.tree.height(),
+            swaps: self.tree.rotations,
+            reinserted: moved,
+            update_ms,
+            pairs_ms: ms_since(t1),
+        };
+        debug_validate(self, aabbs);
+        stats
+    }
+
+    fn query_aabb(&self, aabbs: &[Aabb], aabb: &Aabb, out: &mut Vec<u32>) {
+        if self.stale(aabbs) {
+            return scan_aabb(aabbs, aabb, out);
+        }
+        self.descend(
+            |b| b.overlaps(aabb),
+            |i| {
+                if aabbs[i as usize].overlaps(aabb) {
+                    out.push(i)
+                }
+            },
+        );
+        out.extend(self.outside.iter().copied().filter(|&o| aabbs[o as usize].overlaps(aabb)));
+    }
+
+    fn query_ray(&self, aabbs: &[Aabb], ray: &Ray, max_t: Real, out: &mut Vec<u32>) {
+        if self.stale(aabbs) {
+            return scan_ray(aabbs, ray, max_t, out);
+        }
+        let hits = |b: &Aabb| b.ray_interval(ray.origin, ray.dir, max_t).is_some();
+        self.descend(hits, |i| {
+            if hits(&aabbs[i as usize]) {
+                out.push(i)
+            }
+        });
+        out.extend(self.outside.iter().copied().filter(|&o| hits(&aabbs[o as usize])));
+    }
+
+    fn validate(&self, aabbs: &[Aabb]) -> Result<(), String> {
+        if self.leaf_of.len() != aabbs.len() {
+            return Err(format!("{} bodies but {} leaves", aabbs.len(), self.leaf_of.len()));
+        }
+        let leaves = self.tree.validate()?;
+        for &(body, leaf) in &leaves {
+            if self.leaf_of.get(body as usize) != Some(&leaf) {
+                return Err(format!("leaf {leaf} holds body {body}, whose leaf is recorded elsewhere"));
+            }
+            if !self.tree.node(leaf).aabb.contains(&aabbs[body as usize]) {
+                return Err(format!("body {body} has left its fat box"));
+            }
+        }
+        if leaves.len() + self.outside.len() != aabbs.len() {
+            return Err(format!("{} leaves + {} outside != {} bodies", leaves.len(), self.outside.len(), aabbs.len()));
+        }
+        Ok(())
+    }
+
+    /// Nodes coloured by depth, down to `options.max_depth`.
+    fn debug_draw_with(&self, _aabbs: &[Aabb], options: &BroadPhaseDrawOptions, draw: &mut DebugDraw) {
+        if self.tree.root == NULL {
+            return;
+        }
+        let max_depth = options.max_depth.unwrap_or(u32::MAX);
+        // Breadth first, so that the cap on drawn boxes cuts the deepest levels.
+        let mut queue = std::collections::VecDeque::from([(self.tree.root, 0u32)]);
+        let mut drawn = 0;
+        while let Some((i, depth)) = queue.pop_front() {
+            let n = self.tree.node(i);
+            draw.aabb(DrawCategory::BroadPhase, &n.aabb, depth_color(depth));
+            drawn += 1;
+            if drawn >= MAX_DRAWN_BOXES {
+                break;
+            }
+            if !n.is_leaf() && depth < max_depth {
+                queue.extend(n.child.map(|c| (c, depth + 1)));
+            }
+        }
+    }
+}
