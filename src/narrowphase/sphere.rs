@@ -107,7 +107,10 @@ mod tests {
     fn sphere_against_rotated_box_corner() {
         // The rotated-cube case: a cube turned 45° about y and z, sphere just off its top corner.
         let c = Cuboid { half_extents: Vec3::splat(1.0) };
-        let pc = Pose::new(Vec3::ZERO, Quat::from_rotation_y(0.785_398) * Quat::from_rotation_z(0.785_398));
+        let pc = Pose::new(
+            Vec3::ZERO,
+            Quat::from_rotation_y(std::f32::consts::FRAC_PI_4) * Quat::from_rotation_z(std::f32::consts::FRAC_PI_4),
+        );
         let corner_up = (0..8)
             .map(|i| {
                 let v = Vec3::new(
