@@ -1,0 +1,239 @@
+//! Mouse and keys: orbit, pan, zoom, picking, the body-drag spring, shooting; and the small
+//! text overlay that tells a new user how.
+
+use super::colors::{self, SPEED_FULL_SCALE};
+use super::{ColorMode, SHOOT_SPEED, ViewAction, ViewOptions, Viewport};
+use crate::geometry::Ray;
+use crate::math::Vec3;
+use crate::world::World;
+use eframe::egui::{self, Align2, Color32, FontId, Key, PointerButton, Pos2, Rect, Response};
+
+/// Radians per point of mouse drag.
+const ORBIT_PER_POINT: f32 = 0.008;
+/// Radians per second while an orbit key is held.
+const ORBIT_KEY_SPEED: f32 = 1.6;
+/// Farthest pick distance, m.
+const PICK_RANGE: f32 = 10_000.0;
+
+/// What the current drag gesture does.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Drag {
+    #[default]
+    None,
+    Orbit,
+    Pan,
+    /// Pulling `body`; the target stays on the plane through `point` with normal `normal`.
+    Body {
+        body: usize,
+        point: Vec3,
+        normal: Vec3,
+    },
+}
+
+/// Where `ray` meets the plane through `point` with `normal`, if in front of the ray.
+pub fn ray_plane(ray: &Ray, point: Vec3, normal: Vec3) -> Option<Vec3> {
+    let denom = ray.dir.dot(normal);
+    if denom.abs() < 1e-6 {
+        return None;
+    }
+    let t = (point - ray.origin).dot(normal) / denom;
+    (t >= 0.0 && t.is_finite()).then(|| ray.at(t))
+}
+
+impl Viewport {
+    pub(super) fn handle_input(
+        &mut self,
+        ui: &egui::Ui,
+        response: &Response,
+        rect: Rect,
+        world: &World,
+        actions: &mut Vec<ViewAction>,
+    ) {
+        let (shift, press_origin, pointer) =
+            ui.input(|i| (i.modifiers.shift, i.pointer.press_origin(), response.interact_pointer_pos()));
+
+        // A drag on a body that has since gone (reset, new scene) ends.
+        if let Drag::Body { body, .. } = self.drag
+            && body >= world.bodies().len()
+        {
+            self.drag = Drag::None;
+            actions.push(ViewAction::DragEnd);
+        }
+
+        if response.drag_started() {
+            let primary = response.drag_started_by(PointerButton::Primary);
+            self.drag = if response.drag_started_by(PointerButton::Middle) || (primary && shift) {
+                Drag::Pan
+            } else if primary {
+                self.try_grab(press_origin.unwrap_or(rect.center()), rect, world, actions).unwrap_or(Drag::Orbit)
+            } else {
+                Drag::Orbit
+            };
+        }
+
+        if response.dragged() {
+            let delta = response.drag_delta();
+            match self.drag {
+                Drag::Orbit => self.camera.orbit(-delta.x * ORBIT_PER_POINT, delta.y * ORBIT_PER_POINT),
+                Drag::Pan => self.camera.pan(delta.x, delta.y, rect.height()),
+                Drag::Body { point, normal, .. } => {
+                    if let Some(pos) = pointer
+                        && let Some(target) = ray_plane(&self.camera.ray_through(pos, rect), point, normal)
+                    {
+                        actions.push(ViewAction::DragTo { target });
+                    }
+                }
+                Drag::None => {}
+            }
+        }
+
+        if response.drag_stopped() {
+            if let Drag::Body { .. } = self.drag {
+                actions.push(ViewAction::DragEnd);
+            }
+            self.drag = Drag::None;
+        }
+
+        if response.clicked()
+            && let Some(pos) = pointer
+        {
+            let hit = world.ray_cast(&self.camera.ray_through(pos, rect), PICK_RANGE);
+            actions.push(ViewAction::Select(hit.map(|(i, _)| i)));
+        }
+
+        if response.hovered() {
+            self.scroll_zoom(ui);
+            if !ui.ctx().egui_wants_keyboard_input() {
+                self.keys(ui, rect, world, actions);
+            }
+        }
+    }
+
+    /// Starts a body drag if the press landed on a dynamic body.
+    fn try_grab(&self, at: Pos2, rect: Rect, world: &World, actions: &mut Vec<ViewAction>) -> Option<Drag> {
+        let ray = self.camera.ray_through(at, rect);
+        let (body, hit) = world.ray_cast(&ray, PICK_RANGE)?;
+        let b = &world.bodies()[body];
+        if !b.is_dynamic() {
+            return None;
+        }
+        actions.push(ViewAction::Select(Some(body)));
+        actions.push(ViewAction::DragStart { body, local_anchor: b.pose.inverse_transform_point(hit.point) });
+        Some(Drag::Body { body, point: hit.point, normal: self.camera.forward() })
+    }
+
+    fn scroll_zoom(&mut self, ui: &egui::Ui) {
+        let (scroll, zoom) = ui.input(|i| (i.smooth_scroll_delta().y, i.zoom_delta()));
+        if scroll != 0.0 {
+            self.camera.zoom((-scroll * 0.002).exp());
+        }
+        if zoom != 1.0 {
+            self.camera.zoom(1.0 / zoom);
+        }
+    }
+
+    /// I/K and J/L orbit (with Shift: pan), +/- zoom, F frames all, B shoots. S, R, Space and
+    /// the arrows are left to the simulation controls.
+    fn keys(&mut self, ui: &egui::Ui, rect: Rect, world: &World, actions: &mut Vec<ViewAction>) {
+        let (dt, shift, down, pressed, hover) = ui.input(|i| {
+            let down = |k| i.key_down(k) as i32 as f32;
+            let axes = (
+                down(Key::L) - down(Key::J),
+                down(Key::K) - down(Key::I),
+                down(Key::Minus) - down(Key::Plus) - down(Key::Equals),
+            );
+            (
+                i.stable_dt.min(0.1),
+                i.modifiers.shift,
+                axes,
+                (i.key_pressed(Key::F), i.key_pressed(Key::B)),
+                i.pointer.hover_pos(),
+            )
+        });
+        let (horizontal, vertical, zoom) = down;
+        if horizontal != 0.0 || vertical != 0.0 {
+            if shift {
+                let speed = rect.height() * 0.8 * dt;
+                self.camera.pan(horizontal * speed, vertical * speed, rect.height());
+            } else {
+                self.camera.orbit(-horizontal * ORBIT_KEY_SPEED * dt, vertical * ORBIT_KEY_SPEED * dt);
+            }
+            ui.ctx().request_repaint();
+        }
+        if zoom != 0.0 {
+            self.camera.zoom((zoom * 1.5 * dt).exp());
+            ui.ctx().request_repaint();
+        }
+        let (frame, shoot) = pressed;
+        if frame {
+            self.frame_all(world);
+        }
+        if shoot {
+            let at = hover.filter(|p| rect.contains(*p)).unwrap_or(rect.center());
+            let ray = self.camera.ray_through(at, rect);
+            actions.push(ViewAction::Shoot { origin: ray.origin, velocity: ray.dir * SHOOT_SPEED });
+        }
+    }
+}
+
+/// Help line at the bottom, colour legend at the top right.
+pub fn draw_overlay(painter: &egui::Painter, rect: Rect, view: &ViewOptions, world: &World) {
+    let font = FontId::proportional(12.0);
+    let dim = Color32::from_rgba_unmultiplied(225, 228, 235, 200);
+    painter.text(
+        rect.left_bottom() + egui::vec2(8.0, -6.0),
+        Align2::LEFT_BOTTOM,
+        "drag: orbit / pull a body · right-drag: orbit · middle or shift-drag: pan · wheel: zoom · \
+         F: frame all · B: shoot · I J K L: orbit keys",
+        font.clone(),
+        dim,
+    );
+    let swatch = |c: [f32; 3]| Color32::from_rgb((c[0] * 255.0) as u8, (c[1] * 255.0) as u8, (c[2] * 255.0) as u8);
+    let entries: Vec<(String, Color32)> = match view.color_mode {
+        ColorMode::State => vec![
+            ("dynamic".into(), swatch(colors::DYNAMIC)),
+            ("asleep".into(), swatch(colors::ASLEEP)),
+            ("static".into(), swatch(colors::STATIC)),
+            ("kinematic".into(), swatch(colors::KINEMATIC)),
+            ("selected".into(), swatch(colors::SELECTED)),
+        ],
+        ColorMode::Island => {
+            let n = count_islands(world);
+            vec![(format!("{n} islands (one colour each)"), Color32::from_gray(200))]
+        }
+        ColorMode::Speed => (0..=4)
+            .map(|k| {
+                let t = k as f32 / 4.0;
+                let label = if k == 4 {
+                    format!("≥ {SPEED_FULL_SCALE} m/s")
+                } else {
+                    format!("{} m/s", t * SPEED_FULL_SCALE)
+                };
+                (label, swatch(colors::speed_color(t)))
+            })
+            .collect(),
+    };
+    let mut y = rect.top() + 8.0;
+    for (label, color) in entries {
+        let right = rect.right() - 8.0;
+        let galley = painter.layout_no_wrap(label, font.clone(), dim);
+        let text_pos = Pos2::new(right - galley.size().x, y);
+        painter.rect_filled(
+            Rect::from_min_size(Pos2::new(text_pos.x - 16.0, y + 2.0), egui::vec2(10.0, 10.0)),
+            2.0,
+            color,
+        );
+        painter.galley(text_pos, galley, dim);
+        y += 16.0;
+    }
+}
+
+fn count_islands(world: &World) -> usize {
+    let islands = colors::islands(world);
+    world
+        .bodies()
+        .iter()
+        .enumerate()
+        .filter(|(i, b)| b.kind != crate::BodyKind::Static && islands[*i] == *i as u32)
+        .count()
+}

@@ -1,0 +1,282 @@
+//! The 3D viewport: an orbit camera, instanced lit bodies and GPU debug lines drawn through an
+//! `egui_wgpu` paint callback, and the mouse/key interaction that turns into [`ViewAction`]s.
+//! It only reads the world; the app applies the actions.
+
+mod camera;
+pub mod colors;
+pub mod frame;
+mod gpu;
+mod input;
+pub mod mesh;
+
+pub use camera::Camera;
+pub use frame::{FrameData, FrameScratch, MeshKey, build_frame, build_frame_into};
+
+use crate::math::Vec3;
+use crate::world::World;
+use eframe::egui::{self, Rect, Sense, TextureId};
+use eframe::egui_wgpu::{self, wgpu};
+use gpu::{ViewportCallback, ViewportGpu, ViewportGpus};
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What the viewport shows; persisted by the app with the rest of the view state.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ViewOptions {
+    pub layers: Layers,
+    pub color_mode: ColorMode,
+    /// The selected body, drawn highlighted.
+    pub selected: Option<usize>,
+    /// Per-body sRGB colours that replace `color_mode` (an A/B view colours by divergence);
+    /// bodies past its end keep their usual colour. Not persisted.
+    #[serde(skip)]
+    pub body_colors: Option<Vec<[f32; 3]>>,
+}
+
+/// Debug-draw layers, each toggled on its own; `grid` and `axes` are the viewer's own.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Layers {
+    pub aabbs: bool,
+    pub contact_points: bool,
+    pub contact_normals: bool,
+    pub velocities: bool,
+    pub broad_phase: bool,
+    pub candidate_pairs: bool,
+    pub ccd: bool,
+    pub narrow_phase: bool,
+    pub grid: bool,
+    pub axes: bool,
+}
+
+impl Default for Layers {
+    fn default() -> Self {
+        Layers {
+            aabbs: false,
+            contact_points: true,
+            contact_normals: false,
+            velocities: false,
+            broad_phase: false,
+            candidate_pairs: false,
+            ccd: true,
+            narrow_phase: false,
+            grid: true,
+            axes: true,
+        }
+    }
+}
+
+/// How bodies are coloured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ColorMode {
+    /// Dynamic, asleep, static, kinematic.
+    #[default]
+    State,
+    /// One colour per island of touching dynamic bodies.
+    Island,
+    /// Blue when still to red at [`colors::SPEED_FULL_SCALE`] m/s.
+    Speed,
+}
+
+/// What the user asked for in the viewport this frame.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ViewAction {
+    /// A click on a body, or on nothing.
+    Select(Option<usize>),
+    /// A left-drag began on a dynamic body, at `local_anchor` in the body's frame.
+    DragStart {
+        body: usize,
+        local_anchor: Vec3,
+    },
+    /// The cursor's point on the drag plane (through the grab point, facing the camera).
+    DragTo {
+        target: Vec3,
+    },
+    DragEnd,
+    /// Key B: launch a fast sphere from the camera along the ray under the cursor.
+    Shoot {
+        origin: Vec3,
+        velocity: Vec3,
+    },
+}
+
+/// Speed of a shot sphere, m/s.
+pub const SHOOT_SPEED: f32 = 60.0;
+
+/// The link to eframe's wgpu renderer, absent in headless tests.
+struct GpuLink {
+    render_state: egui_wgpu::RenderState,
+    texture: Option<TextureId>,
+}
+
+/// Camera, GPU state and interaction state of one 3D view.
+pub struct Viewport {
+    camera: Camera,
+    id: u64,
+    gpu: Option<GpuLink>,
+    drag: input::Drag,
+    scratch: FrameScratch,
+    /// The rect of the last frame, for picking outside `ui` and for `frame_all`'s aspect.
+    last_rect: Rect,
+    /// Counts of the last frame built, for the status line and tests.
+    stats: FrameStats,
+}
+
+/// Sizes of the last frame drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FrameStats {
+    pub instances: usize,
+    pub draw_batches: usize,
+    pub lines: usize,
+    pub points: usize,
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+impl Viewport {
+    /// `render_state` is eframe's (`cc.wgpu_render_state.as_ref()`); with `None` (headless
+    /// tests) nothing 3D is drawn but input, picking and actions work the same.
+    pub fn new(render_state: Option<&egui_wgpu::RenderState>) -> Self {
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let gpu = render_state.map(|rs| {
+            let gpu = ViewportGpu::new(&rs.device);
+            let mut renderer = rs.renderer.write();
+            let store = &mut renderer.callback_resources;
+            if store.get::<ViewportGpus>().is_none() {
+                store.insert(ViewportGpus::default());
+            }
+            if let Some(all) = store.get_mut::<ViewportGpus>() {
+                all.0.insert(id, gpu);
+            }
+            GpuLink { render_state: rs.clone(), texture: None }
+        });
+        Viewport {
+            camera: Camera::default(),
+            id,
+            gpu,
+            drag: input::Drag::default(),
+            scratch: FrameScratch::default(),
+            last_rect: Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1280.0, 720.0)),
+            stats: FrameStats::default(),
+        }
+    }
+
+    /// Another viewport drawing through the same GPU (none in headless tests), with a copy of
+    /// this one's camera: the second view of an A/B comparison.
+    pub fn sibling(&self) -> Viewport {
+        let mut v = Viewport::new(self.gpu.as_ref().map(|g| &g.render_state));
+        v.camera = self.camera.clone();
+        v
+    }
+
+    pub fn camera(&self) -> &Camera {
+        &self.camera
+    }
+
+    pub fn camera_mut(&mut self) -> &mut Camera {
+        &mut self.camera
+    }
+
+    /// The screen rect the viewport last drew into.
+    pub fn rect(&self) -> Rect {
+        self.last_rect
+    }
+
+    pub fn stats(&self) -> FrameStats {
+        self.stats
+    }
+
+    /// Aims the camera so every moving body is in view (every body if none moves: a large
+    /// static floor would otherwise shrink the interesting part to a speck).
+    pub fn frame_all(&mut self, world: &World) {
+        let aspect = self.last_rect.aspect_ratio();
+        if let Some(b) = frame_box(world) {
+            self.camera.frame_box(&b, aspect);
+        }
+    }
+
+    /// Draws the world into the available space and returns what the user asked for.
+    pub fn ui(&mut self, ui: &mut egui::Ui, world: &World, view: &ViewOptions) -> Vec<ViewAction> {
+        let size = ui.available_size().max(egui::vec2(32.0, 32.0));
+        let (rect, response) = ui.allocate_exact_size(size, Sense::click_and_drag());
+        self.last_rect = rect;
+        let mut actions = Vec::new();
+        self.handle_input(ui, &response, rect, world, &mut actions);
+
+        let ppp = ui.ctx().pixels_per_point();
+        let size_px = [(rect.width() * ppp).round().max(1.0), (rect.height() * ppp).round().max(1.0)];
+        let frame = build_frame_into(world, view, &self.camera, size_px, ppp, &mut self.scratch);
+        self.stats = FrameStats {
+            instances: frame.instances.len(),
+            draw_batches: frame.batches.len(),
+            lines: frame.line_count(),
+            points: frame.points.len(),
+        };
+        let painter = ui.painter_at(rect);
+        match self.texture_for(size_px) {
+            Some(texture) => {
+                painter.add(gpu::callback_shape(rect, ViewportCallback { id: self.id, frame }));
+                let uv = Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
+                painter.image(texture, rect, uv, egui::Color32::WHITE);
+            }
+            None => {
+                painter.rect_filled(rect, 0.0, egui::Color32::from_rgb(27, 29, 36));
+            }
+        }
+        input::draw_overlay(&painter, rect, view, world);
+        actions
+    }
+
+    /// Sizes the offscreen target to `size_px` and returns its egui texture, registering or
+    /// re-pointing it when the size changed. `None` without a GPU.
+    fn texture_for(&mut self, size_px: [f32; 2]) -> Option<TextureId> {
+        let link = self.gpu.as_mut()?;
+        let size = [size_px[0] as u32, size_px[1] as u32];
+        let device = &link.render_state.device;
+        let mut renderer = link.render_state.renderer.write();
+        let view: Option<wgpu::TextureView> = renderer
+            .callback_resources
+            .get_mut::<ViewportGpus>()
+            .and_then(|all| all.0.get_mut(&self.id))
+            .and_then(|gpu| gpu.resize(device, size).cloned());
+        if let Some(view) = view {
+            match link.texture {
+                Some(id) => renderer.update_egui_texture_from_wgpu_texture(device, &view, wgpu::FilterMode::Linear, id),
+                None => link.texture = Some(renderer.register_native_texture(device, &view, wgpu::FilterMode::Linear)),
+            }
+        }
+        link.texture
+    }
+}
+
+impl Drop for Viewport {
+    fn drop(&mut self) {
+        if let Some(link) = &self.gpu {
+            let mut renderer = link.render_state.renderer.write();
+            if let Some(all) = renderer.callback_resources.get_mut::<ViewportGpus>() {
+                all.0.remove(&self.id);
+            }
+            if let Some(id) = link.texture {
+                renderer.free_texture(&id);
+            }
+        }
+    }
+}
+
+/// The box `frame_all` aims at: moving bodies if any, else all bodies.
+fn frame_box(world: &World) -> Option<crate::geometry::Aabb> {
+    let merge = |moving: bool| {
+        world
+            .bodies()
+            .iter()
+            .filter(|b| !moving || b.kind != crate::BodyKind::Static)
+            .map(|b| b.aabb())
+            .filter(|a| a.min.is_finite() && a.max.is_finite())
+            .reduce(|a, b| a.merge(&b))
+    };
+    merge(true).or_else(|| merge(false))
+}
+
+#[cfg(test)]
+mod tests;

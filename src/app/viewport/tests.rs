@@ -1,0 +1,349 @@
+//! Frame building and interaction, without a GPU (egui_kittest drives the input).
+
+use super::frame::FLAG_SELECTED;
+use super::input::ray_plane;
+use super::*;
+use crate::dynamics::{Body, BodyKind, Material};
+use crate::geometry::{ConvexHull, Shape};
+use crate::math::{Pose, Quat};
+use crate::scene::{Generator, Scene, ShapeDesc};
+use crate::world::Settings;
+use eframe::egui::{Key, Pos2};
+use egui_kittest::Harness;
+use std::sync::Arc;
+
+fn body(kind: BodyKind, shape: Shape, at: Vec3) -> Body {
+    Body::new(kind, shape, Pose::new(at, Quat::from_rotation_y(0.3)), Material::default())
+}
+
+fn tetra() -> Arc<ConvexHull> {
+    Arc::new(ConvexHull::new(&[Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z]).unwrap())
+}
+
+/// A static floor, two spheres, three boxes, one capsule, and three hulls of which two share
+/// one `Arc`.
+fn mixed_world() -> World {
+    let mut w = World::new(Settings::default());
+    w.add_body(body(BodyKind::Static, Shape::cuboid(Vec3::new(20.0, 0.5, 20.0)), Vec3::new(0.0, -0.5, 0.0)));
+    for x in [0.0, 2.0] {
+        w.add_body(body(BodyKind::Dynamic, Shape::sphere(0.5), Vec3::new(x, 0.5, 0.0)));
+    }
+    for x in [4.0, 6.0] {
+        w.add_body(body(BodyKind::Dynamic, Shape::cuboid(Vec3::new(0.5, 0.25, 0.4)), Vec3::new(x, 0.25, 0.0)));
+    }
+    w.add_body(body(BodyKind::Dynamic, Shape::capsule(0.5, 0.3), Vec3::new(-3.0, 0.8, 0.0)));
+    let shared = tetra();
+    for x in [-6.0, -8.0] {
+        w.add_body(body(BodyKind::Dynamic, Shape::ConvexHull(shared.clone()), Vec3::new(x, 1.0, 0.0)));
+    }
+    w.add_body(body(BodyKind::Kinematic, Shape::ConvexHull(tetra()), Vec3::new(-10.0, 1.0, 0.0)));
+    w
+}
+
+fn bare() -> ViewOptions {
+    let off = Layers {
+        aabbs: false,
+        contact_points: false,
+        contact_normals: false,
+        velocities: false,
+        broad_phase: false,
+        candidate_pairs: false,
+        ccd: false,
+        narrow_phase: false,
+        grid: false,
+        axes: false,
+    };
+    ViewOptions { layers: off, ..ViewOptions::default() }
+}
+
+fn frame(world: &World, view: &ViewOptions) -> FrameData {
+    build_frame(world, view, &Camera::default(), [800.0, 600.0], 1.0)
+}
+
+#[test]
+fn instances_are_grouped_by_mesh() {
+    let w = mixed_world();
+    let f = frame(&w, &bare());
+    assert_eq!(f.instance_count(MeshKey::Sphere), 2 + 2, "two spheres and the capsule's two ends");
+    assert_eq!(f.instance_count(MeshKey::Cube), 1 + 2, "floor and two boxes");
+    assert_eq!(f.instance_count(MeshKey::Cylinder), 1);
+    assert_eq!(f.hulls.len(), 2, "one mesh per distinct hull");
+    assert_eq!(f.instance_count(MeshKey::Hull(0)), 2);
+    assert_eq!(f.instance_count(MeshKey::Hull(1)), 1);
+    assert_eq!(f.instances.len(), 11);
+    // Batches tile the instance buffer exactly, each mesh once.
+    let mut next = 0;
+    for b in &f.batches {
+        assert_eq!(b.instances.start, next);
+        next = b.instances.end;
+    }
+    assert_eq!(next as usize, f.instances.len());
+    let keys: std::collections::HashSet<_> = f.batches.iter().map(|b| b.mesh).collect();
+    assert_eq!(keys.len(), f.batches.len());
+}
+
+#[test]
+fn capsule_ends_sit_at_the_segment_ends() {
+    let mut w = World::new(Settings::default());
+    let rot = Quat::from_rotation_z(0.7);
+    w.add_body(Body::new(
+        BodyKind::Dynamic,
+        Shape::capsule(1.5, 0.25),
+        Pose::new(Vec3::new(1.0, 2.0, 3.0), rot),
+        Material::default(),
+    ));
+    let f = frame(&w, &bare());
+    let ends: Vec<Vec3> = f.instances.iter().filter(|i| i.scale == [0.25; 3]).map(|i| Vec3::from(i.position)).collect();
+    let axis = rot * Vec3::new(0.0, 1.5, 0.0);
+    assert_eq!(ends.len(), 2);
+    assert!(ends.iter().any(|e| (*e - (Vec3::new(1.0, 2.0, 3.0) + axis)).length() < 1e-5));
+    assert!(ends.iter().any(|e| (*e - (Vec3::new(1.0, 2.0, 3.0) - axis)).length() < 1e-5));
+}
+
+#[test]
+fn selection_marks_every_instance_of_the_body() {
+    let w = mixed_world();
+    let capsule = 5;
+    let view = ViewOptions { selected: Some(capsule), ..bare() };
+    let f = frame(&w, &view);
+    let marked = f.instances.iter().filter(|i| i.flags & FLAG_SELECTED != 0).count();
+    assert_eq!(marked, 3, "cylinder and both end spheres");
+    let out_of_range = ViewOptions { selected: Some(999), ..bare() };
+    assert!(frame(&w, &out_of_range).instances.iter().all(|i| i.flags == 0));
+}
+
+#[test]
+fn color_modes_differ() {
+    let mut w = mixed_world();
+    w.body_mut(1).linvel = Vec3::new(9.0, 0.0, 0.0);
+    let color_of = |mode: ColorMode, w: &World| {
+        let f = frame(w, &ViewOptions { color_mode: mode, ..bare() });
+        // Sphere batch: bodies 1 and 2 come first, in body order.
+        let b = f.batches.iter().find(|b| b.mesh == MeshKey::Sphere).unwrap();
+        (f.instances[b.instances.start as usize].color, f.instances[b.instances.start as usize + 1].color)
+    };
+    let (fast, still) = color_of(ColorMode::Speed, &w);
+    assert_ne!(fast, still, "speed colours tell a fast body from a still one");
+    assert_eq!(fast & 0xff, colors::pack_rgba([colors::speed_color(0.9)[0], 0.0, 0.0, 0.0]) & 0xff);
+    let (a, b) = color_of(ColorMode::Island, &w);
+    assert_ne!(a, b, "two separate bodies are two islands");
+}
+
+#[test]
+fn layers_switch_their_lines() {
+    let mut w = mixed_world();
+    w.step();
+    let base = frame(&w, &bare());
+    assert_eq!((base.line_count(), base.points.len()), (0, 0));
+
+    let with = |f: fn(&mut Layers)| {
+        let mut v = bare();
+        f(&mut v.layers);
+        frame(&w, &v)
+    };
+    assert_eq!(with(|l| l.axes = true).line_count(), 3);
+    assert_eq!(with(|l| l.aabbs = true).line_count(), 12 * w.bodies().len());
+    let awake_dynamic = w.bodies().iter().filter(|b| b.is_dynamic() && !b.is_asleep()).count();
+    assert!(awake_dynamic > 0);
+    assert_eq!(with(|l| l.velocities = true).line_count(), awake_dynamic);
+    let contact_points: usize = w.contacts().iter().map(|c| c.manifold.len()).sum();
+    assert!(contact_points > 0, "bodies rest on the floor");
+    let f = with(|l| l.contact_points = true);
+    assert_eq!((f.line_count(), f.points.len()), (0, contact_points));
+    assert_eq!(with(|l| l.contact_normals = true).line_count(), contact_points);
+    assert_eq!(with(|l| l.candidate_pairs = true).line_count(), w.pairs().len());
+    let grid = with(|l| l.grid = true).line_count();
+    assert!(grid >= 2 * 20, "a grid of at least ±10 m");
+    let all = with(|l| {
+        l.axes = true;
+        l.aabbs = true;
+        l.grid = true;
+    });
+    assert_eq!(all.line_count(), 3 + 12 * w.bodies().len() + grid);
+}
+
+/// The 5,000-body scene of the frame benchmark builds every instance.
+#[test]
+fn generated_scene_builds_one_instance_per_body() {
+    let scene = Scene {
+        generators: vec![Generator::Rain {
+            count: 500,
+            seed: 7,
+            min: Vec3::new(-10.0, 1.0, -10.0),
+            max: Vec3::new(10.0, 20.0, 10.0),
+            shapes: vec![ShapeDesc::Sphere { radius: 0.3 }, ShapeDesc::Cuboid { half_extents: Vec3::splat(0.3) }],
+            random_rotation: true,
+            linear_velocity: Vec3::ZERO,
+            material: Material::default(),
+        }],
+        ..Scene::default()
+    };
+    let w = scene.build().unwrap();
+    let f = frame(&w, &ViewOptions::default());
+    assert_eq!(f.instance_count(MeshKey::Sphere) + f.instance_count(MeshKey::Cube), 500);
+}
+
+#[test]
+fn frame_all_shows_every_moving_body() {
+    let mut w = mixed_world();
+    w.add_body(body(BodyKind::Dynamic, Shape::sphere(0.2), Vec3::new(30.0, 12.0, -25.0)));
+    let mut vp = Viewport::new(None);
+    vp.camera_mut().yaw = 2.0;
+    vp.frame_all(&w);
+    let rect = vp.rect();
+    for b in w.bodies().iter().filter(|b| b.kind != BodyKind::Static) {
+        let aabb = b.aabb();
+        for corner in [aabb.min, aabb.max] {
+            let p = vp.camera().project(corner, rect).expect("in front of the camera");
+            assert!(rect.expand(0.5).contains(p), "{corner} at {p:?} outside {rect:?}");
+        }
+    }
+    // Only static bodies: frame those.
+    let mut floor_only = World::new(Settings::default());
+    floor_only.add_body(body(BodyKind::Static, Shape::cuboid(Vec3::splat(3.0)), Vec3::new(50.0, 0.0, 0.0)));
+    vp.frame_all(&floor_only);
+    assert!((vp.camera().target - Vec3::new(50.0, 0.0, 0.0)).length() < 1e-4);
+}
+
+#[test]
+fn ray_plane_meets_the_plane() {
+    let ray = crate::geometry::Ray::new(Vec3::new(0.0, 5.0, 0.0), Vec3::new(0.3, -1.0, 0.1));
+    let p = ray_plane(&ray, Vec3::new(0.0, 1.0, 0.0), Vec3::Y).unwrap();
+    assert!((p.y - 1.0).abs() < 1e-5);
+    assert!(ray_plane(&ray, Vec3::new(0.0, 9.0, 0.0), Vec3::Y).is_none(), "plane behind the ray");
+    assert!(ray_plane(&ray, Vec3::ZERO, Vec3::new(1.0, 0.3, 0.0).cross(ray.dir).normalize()).is_none());
+}
+
+// ---- interaction through egui_kittest ----
+
+struct Ui {
+    viewport: Viewport,
+    world: World,
+    view: ViewOptions,
+    actions: Vec<ViewAction>,
+}
+
+/// A sphere at the origin on a floor, seen from the front at a known distance.
+fn harness() -> Harness<'static, Ui> {
+    let mut world = World::new(Settings::default());
+    world.add_body(body(BodyKind::Static, Shape::cuboid(Vec3::new(5.0, 0.5, 5.0)), Vec3::new(0.0, -1.5, 0.0)));
+    world.add_body(Body::new(BodyKind::Dynamic, Shape::sphere(1.0), Pose::IDENTITY, Material::default()));
+    let mut viewport = Viewport::new(None);
+    *viewport.camera_mut() = Camera { target: Vec3::ZERO, yaw: 0.0, pitch: 0.0, distance: 10.0, ..Camera::default() };
+    let state = Ui { viewport, world, view: ViewOptions::default(), actions: Vec::new() };
+    let mut h = Harness::builder().with_size(egui::vec2(640.0, 480.0)).build_ui_state(
+        |ui, s: &mut Ui| {
+            let a = s.viewport.ui(ui, &s.world, &s.view);
+            s.actions.extend(a);
+        },
+        state,
+    );
+    h.run();
+    h
+}
+
+fn screen_of(h: &Harness<'_, Ui>, p: Vec3) -> Pos2 {
+    let s = h.state();
+    s.viewport.camera().project(p, s.viewport.rect()).unwrap()
+}
+
+fn click(h: &mut Harness<'_, Ui>, at: Pos2) {
+    h.hover_at(at);
+    h.run();
+    h.drag_at(at);
+    h.run();
+    h.drop_at(at);
+    h.run();
+}
+
+#[test]
+fn clicking_selects_the_body_under_the_cursor() {
+    let mut h = harness();
+    let on_sphere = screen_of(&h, Vec3::new(0.3, 0.2, 0.0));
+    click(&mut h, on_sphere);
+    assert_eq!(h.state().actions, vec![ViewAction::Select(Some(1))]);
+    h.state_mut().actions.clear();
+    let sky = screen_of(&h, Vec3::new(0.0, 3.0, 0.0));
+    click(&mut h, sky);
+    assert_eq!(h.state().actions, vec![ViewAction::Select(None)]);
+}
+
+#[test]
+fn dragging_a_body_pulls_it_across_the_camera_plane() {
+    let mut h = harness();
+    let grab = screen_of(&h, Vec3::ZERO);
+    let drop = grab + egui::vec2(120.0, -40.0);
+    h.hover_at(grab);
+    h.run();
+    h.drag_at(grab);
+    h.run();
+    for k in 1..=4 {
+        h.hover_at(grab + (drop - grab) * (k as f32 / 4.0));
+        h.run();
+    }
+    h.drop_at(drop);
+    h.run();
+
+    let s = h.state();
+    assert_eq!(s.actions[0], ViewAction::Select(Some(1)));
+    let ViewAction::DragStart { body, local_anchor } = s.actions[1] else { panic!("{:?}", s.actions) };
+    assert_eq!(body, 1);
+    // The ray through the sphere's centre meets its surface at the front, 1 m towards the eye.
+    assert!((local_anchor - Vec3::new(0.0, 0.0, 1.0)).length() < 1e-3, "{local_anchor}");
+    assert_eq!(s.actions.last(), Some(&ViewAction::DragEnd));
+    let targets: Vec<Vec3> = s
+        .actions
+        .iter()
+        .filter_map(|a| if let ViewAction::DragTo { target } = a { Some(*target) } else { None })
+        .collect();
+    assert!(!targets.is_empty());
+    let last = *targets.last().unwrap();
+    assert!((last.z - 1.0).abs() < 1e-3, "stays on the plane z = 1 through the grab point: {last}");
+    let back = s.viewport.camera().project(last, s.viewport.rect()).unwrap();
+    assert!((back - drop).length() < 0.5, "under the cursor: {back:?} vs {drop:?}");
+    assert_eq!(s.viewport.camera().yaw, 0.0, "pulling a body does not orbit");
+}
+
+#[test]
+fn dragging_empty_space_orbits_without_actions() {
+    let mut h = harness();
+    let start = screen_of(&h, Vec3::new(0.0, 3.0, 0.0));
+    h.hover_at(start);
+    h.run();
+    h.drag_at(start);
+    h.run();
+    h.hover_at(start + egui::vec2(80.0, 0.0));
+    h.run();
+    h.drop_at(start + egui::vec2(80.0, 0.0));
+    h.run();
+    let s = h.state();
+    assert!(s.actions.is_empty(), "{:?}", s.actions);
+    assert!(s.viewport.camera().yaw != 0.0);
+}
+
+#[test]
+fn key_b_shoots_along_the_cursor_ray() {
+    let mut h = harness();
+    let at = screen_of(&h, Vec3::ZERO);
+    h.hover_at(at);
+    h.run();
+    h.key_press(Key::B);
+    h.run();
+    let s = h.state();
+    let [ViewAction::Shoot { origin, velocity }] = s.actions[..] else { panic!("{:?}", s.actions) };
+    assert!((origin - s.viewport.camera().eye()).length() < 1e-4);
+    assert!((velocity.length() - SHOOT_SPEED).abs() < 1e-3);
+    assert!(velocity.normalize().dot(-origin.normalize()) > 0.9999, "aimed at the sphere under the cursor");
+}
+
+#[test]
+fn key_f_frames_the_scene() {
+    let mut h = harness();
+    h.state_mut().viewport.camera_mut().target = Vec3::new(100.0, 0.0, 0.0);
+    let centre = h.state().viewport.rect().center();
+    h.hover_at(centre);
+    h.run();
+    h.key_press(Key::F);
+    h.run();
+    assert!(h.state().viewport.camera().target.length() < 1e-4);
+}
