@@ -32,6 +32,8 @@ pub struct ConvexHull {
     vertices: Vec<Vec3>,
     faces: Vec<HullFace>,
     edges: Vec<(u32, u32)>,
+    /// Distinct edge directions (unit, parallel edges merged): the edge-pair axes of SAT.
+    edge_dirs: Vec<Vec3>,
     /// How far the input points were moved to put the centre of mass at the origin.
     shift: Vec3,
 }
@@ -75,10 +77,11 @@ impl ConvexHull {
                 .collect();
             faces.push(HullFace { normal, offset, vertices: idx });
         }
-        let mut hull = ConvexHull { vertices, faces, edges: Vec::new(), shift: Vec3::ZERO };
+        let mut hull = ConvexHull { vertices, faces, edges: Vec::new(), edge_dirs: Vec::new(), shift: Vec3::ZERO };
         let com = hull.mass_properties_uncentred(1.0).local_com;
         hull.recentre(com);
         hull.edges = collect_edges(&hull.faces);
+        hull.edge_dirs = distinct_directions(&hull.vertices, &hull.edges);
         Ok(hull)
     }
 
@@ -93,6 +96,11 @@ impl ConvexHull {
     /// Unique undirected edges, each as a pair of vertex indices.
     pub fn edges(&self) -> &[(u32, u32)] {
         &self.edges
+    }
+
+    /// Distinct unit edge directions, one per family of parallel edges.
+    pub fn edge_directions(&self) -> &[Vec3] {
+        &self.edge_dirs
     }
 
     /// The offset that was added to the input points to centre the hull.
@@ -245,6 +253,17 @@ fn face_ring(points: &[Vec3], normal: Vec3, tol: Real) -> Vec<Vec3> {
     lower.into_iter().map(|p| p.2).collect()
 }
 
+fn distinct_directions(vertices: &[Vec3], edges: &[(u32, u32)]) -> Vec<Vec3> {
+    let mut dirs: Vec<Vec3> = Vec::new();
+    for &(a, b) in edges {
+        let d = (vertices[b as usize] - vertices[a as usize]).normalize_or_zero();
+        if d != Vec3::ZERO && !dirs.iter().any(|e| e.dot(d).abs() > 1.0 - 1e-6) {
+            dirs.push(d);
+        }
+    }
+    dirs
+}
+
 fn collect_edges(faces: &[HullFace]) -> Vec<(u32, u32)> {
     let mut edges: Vec<(u32, u32)> = faces
         .iter()
@@ -286,6 +305,7 @@ mod tests {
         assert_eq!(h.faces().len(), 6);
         assert_eq!(h.vertices().len(), 8);
         assert_eq!(h.edges().len(), 12);
+        assert_eq!(h.edge_directions().len(), 3);
         assert!(h.faces().iter().all(|f| f.vertices.len() == 4));
         let m = h.mass_properties(1.0);
         let b = MassProperties::cuboid(Vec3::splat(0.5), 1.0);

@@ -3,16 +3,16 @@
 
 use super::clip::{ClipTrace, Tagged, clip_faces};
 use super::segment::closest_points_segments;
-use super::{Manifold, Tolerance};
+use super::{Manifold, Tolerance, apart};
 use crate::geometry::Cuboid;
 use crate::math::{Mat3, Pose, Real, Vec3};
 
 /// Which kind of axis SAT tested.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SatAxisKind {
-    FaceA(u8),
-    FaceB(u8),
-    Edge(u8, u8),
+    FaceA(u16),
+    FaceB(u16),
+    Edge(u16, u16),
 }
 
 /// One tested axis and the separation along it (negative: overlapping by that much).
@@ -51,13 +51,13 @@ impl Frame {
     }
 }
 
-/// Boolean SAT test.
-pub fn intersect_cuboid_cuboid(a: &Cuboid, pa: &Pose, b: &Cuboid, pb: &Pose) -> bool {
+/// Boolean SAT test; a gap `g` along an axis separates when `g² > eps`.
+pub fn intersect_cuboid_cuboid(a: &Cuboid, pa: &Pose, b: &Cuboid, pb: &Pose, eps: Real) -> bool {
     let (fa, fb) = (Frame::new(a, pa), Frame::new(b, pb));
     let d = fb.c - fa.c;
     let sep = |axis: Vec3| d.dot(axis).abs() - fa.radius(axis) - fb.radius(axis);
     for i in 0..3 {
-        if sep(fa.axes[i]) > 0.0 || sep(fb.axes[i]) > 0.0 {
+        if apart(sep(fa.axes[i]), 0.0, eps) || apart(sep(fb.axes[i]), 0.0, eps) {
             return false;
         }
     }
@@ -65,7 +65,7 @@ pub fn intersect_cuboid_cuboid(a: &Cuboid, pa: &Pose, b: &Cuboid, pb: &Pose) -> 
         for j in 0..3 {
             let axis = fa.axes[i].cross(fb.axes[j]);
             let len = axis.length();
-            if len > 1e-5 && sep(axis / len) > 0.0 {
+            if len > 1e-5 && apart(sep(axis / len), 0.0, eps) {
                 return false;
             }
         }
@@ -98,8 +98,8 @@ pub fn contact_cuboid_cuboid_traced(
     };
     for i in 0..3 {
         let s = d.dot(fa.axes[i]).abs() - fa.h[i] - fb.radius(fa.axes[i]);
-        record(SatAxisKind::FaceA(i as u8), fa.axes[i], s);
-        if s > tol.margin {
+        record(SatAxisKind::FaceA(i as u16), fa.axes[i], s);
+        if apart(s, tol.margin, tol.epsilon) {
             return None;
         }
         if s > best_face_a.0 {
@@ -108,8 +108,8 @@ pub fn contact_cuboid_cuboid_traced(
     }
     for j in 0..3 {
         let s = d.dot(fb.axes[j]).abs() - fa.radius(fb.axes[j]) - fb.h[j];
-        record(SatAxisKind::FaceB(j as u8), fb.axes[j], s);
-        if s > tol.margin {
+        record(SatAxisKind::FaceB(j as u16), fb.axes[j], s);
+        if apart(s, tol.margin, tol.epsilon) {
             return None;
         }
         if s > best_face_b.0 {
@@ -126,8 +126,8 @@ pub fn contact_cuboid_cuboid_traced(
             }
             let axis = axis / len;
             let s = d.dot(axis).abs() - fa.radius(axis) - fb.radius(axis);
-            record(SatAxisKind::Edge(i as u8, j as u8), axis, s);
-            if s > tol.margin {
+            record(SatAxisKind::Edge(i as u16, j as u16), axis, s);
+            if apart(s, tol.margin, tol.epsilon) {
                 return None;
             }
             if s > best_edge.0 {
@@ -144,14 +144,14 @@ pub fn contact_cuboid_cuboid_traced(
     let face_best = best_face_a.0.max(best_face_b.0);
     let chosen_kind;
     let result = if best_edge.0 > face_best + edge_tol {
-        chosen_kind = SatAxisKind::Edge(best_edge.1 as u8, best_edge.2 as u8);
+        chosen_kind = SatAxisKind::Edge(best_edge.1 as u16, best_edge.2 as u16);
         Some(edge_contact(&fa, &fb, d, best_edge.1, best_edge.2, best_edge.3, best_edge.0))
     } else if best_face_b.0 > best_face_a.0 + face_tol {
-        chosen_kind = SatAxisKind::FaceB(best_face_b.1 as u8);
+        chosen_kind = SatAxisKind::FaceB(best_face_b.1 as u16);
         face_contact(&fb, &fa, -d, best_face_b.1, tol.margin, 1, trace.as_deref_mut().map(|t| &mut t.clip))
             .map(Manifold::flipped)
     } else {
-        chosen_kind = SatAxisKind::FaceA(best_face_a.1 as u8);
+        chosen_kind = SatAxisKind::FaceA(best_face_a.1 as u16);
         face_contact(&fa, &fb, d, best_face_a.1, tol.margin, 0, trace.as_deref_mut().map(|t| &mut t.clip))
     };
     if let Some(t) = trace {
@@ -260,9 +260,9 @@ mod tests {
         assert_eq!(m.len(), 1);
         assert!((m.normal - Vec3::Y).length() < 1e-4, "{:?}", m.normal);
         assert!((m.points()[0].depth - 0.05).abs() < 1e-4);
-        assert!(intersect_cuboid_cuboid(&c, &pa, &c, &pb));
+        assert!(intersect_cuboid_cuboid(&c, &pa, &c, &pb, 1e-6));
         let far = Pose::new(pb.translation + Vec3::Y * 0.1, pb.rotation);
-        assert!(!intersect_cuboid_cuboid(&c, &pa, &c, &far));
+        assert!(!intersect_cuboid_cuboid(&c, &pa, &c, &far, 1e-6));
         assert!(contact_cuboid_cuboid(&c, &pa, &c, &far, tol()).is_none());
     }
 

@@ -21,7 +21,9 @@ pub struct ClipTrace {
 pub fn clip_to_plane(poly: &[Tagged], n: Vec3, d: Real, edge_tag: u32, out: &mut Vec<Tagged>) {
     out.clear();
     let len = poly.len();
-    for i in 0..len {
+    // Two points are a segment, not a closed polygon: walk its one edge once.
+    let edges = if len == 2 { 1 } else { len };
+    for i in 0..edges {
         let (a, ia) = poly[i];
         let (b, _) = poly[(i + 1) % len];
         let (da, db) = (n.dot(a) - d, n.dot(b) - d);
@@ -32,6 +34,9 @@ pub fn clip_to_plane(poly: &[Tagged], n: Vec3, d: Real, edge_tag: u32, out: &mut
             let t = da / (da - db);
             out.push((a + (b - a) * t, edge_tag ^ ia.rotate_left(8)));
         }
+    }
+    if len == 2 && n.dot(poly[1].0) - d <= 0.0 {
+        out.push(poly[1]);
     }
 }
 

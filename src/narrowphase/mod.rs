@@ -2,22 +2,42 @@
 //! `operation_shape1_shape2`; each returns answers oriented from shape 1 to shape 2.
 
 mod box_box;
+mod capsule;
 pub mod clip;
+mod dispatch;
+mod distance;
+pub mod epa;
+pub mod explain;
+pub mod features;
+pub mod gjk;
 mod manifold;
+pub mod polytope;
+mod ray_gjk;
 pub mod segment;
 mod sphere;
 
 pub use box_box::{
     SatAxis, SatAxisKind, SatTrace, contact_cuboid_cuboid, contact_cuboid_cuboid_traced, intersect_cuboid_cuboid,
 };
+pub use capsule::{
+    closest_segment_box, contact_capsule_capsule, contact_cuboid_capsule, contact_sphere_capsule,
+    intersect_capsule_capsule, intersect_cuboid_capsule, intersect_sphere_capsule,
+};
+pub use dispatch::{contact, contact_analytic, contact_gjk, distance_analytic, intersect, intersect_analytic};
+pub use distance::{DistanceResult, GjkEpaTrace, distance, distance_traced, intersect_gjk};
+pub use explain::{PairTrace, explain};
 pub use manifold::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
+pub use polytope::{
+    closest_point_hull, contact_capsule_hull, contact_cuboid_hull, contact_hull_hull, contact_sphere_hull,
+    intersect_capsule_hull, intersect_cuboid_hull, intersect_hull_hull, intersect_sphere_hull,
+};
+pub use ray_gjk::ray_cast_gjk;
 pub use sphere::{
     closest_point_cuboid, contact_sphere_cuboid, contact_sphere_sphere, intersect_sphere_cuboid,
     intersect_sphere_sphere,
 };
 
-use crate::geometry::Shape;
-use crate::math::{Pose, Real};
+use crate::math::Real;
 use serde::{Deserialize, Serialize};
 
 /// Which family of algorithms answers pair tests.
@@ -26,14 +46,17 @@ pub enum NarrowPhaseKind {
     /// Closed-form tests and SAT with clipped manifolds.
     #[default]
     Analytic,
+    /// GJK for distance and overlap, EPA for depth, manifolds clipped from the support features.
+    Gjk,
 }
 
 impl NarrowPhaseKind {
-    pub const ALL: &'static [NarrowPhaseKind] = &[NarrowPhaseKind::Analytic];
+    pub const ALL: &'static [NarrowPhaseKind] = &[NarrowPhaseKind::Analytic, NarrowPhaseKind::Gjk];
 
     pub fn cli_name(self) -> &'static str {
         match self {
             NarrowPhaseKind::Analytic => "analytic",
+            NarrowPhaseKind::Gjk => "gjk",
         }
     }
 }
@@ -47,21 +70,15 @@ pub struct Tolerance {
     pub epsilon: Real,
 }
 
-/// The contact manifold between two posed shapes, oriented from `a` to `b`, or `None` when they
-/// are farther apart than `tol.margin`. `Err` names a pair the chosen method cannot handle.
-pub fn contact(
-    a: &Shape,
-    pa: &Pose,
-    b: &Shape,
-    pb: &Pose,
-    tol: Tolerance,
-    _method: NarrowPhaseKind,
-) -> Option<Manifold> {
-    match (a, b) {
-        (Shape::Sphere(sa), Shape::Sphere(sb)) => contact_sphere_sphere(sa, pa, sb, pb, tol),
-        (Shape::Sphere(s), Shape::Cuboid(c)) => contact_sphere_cuboid(s, pa, c, pb, tol),
-        (Shape::Cuboid(c), Shape::Sphere(s)) => contact_sphere_cuboid(s, pb, c, pa, tol).map(Manifold::flipped),
-        (Shape::Cuboid(ca), Shape::Cuboid(cb)) => contact_cuboid_cuboid(ca, pa, cb, pb, tol),
-        _ => None,
-    }
+/// The one touching rule: a squared core distance `dist2` touches at reach `r` (sum of radii,
+/// plus any margin) when `dist2 <= r² + eps`, as in the sphere–box reference article.
+#[inline]
+pub fn touching(dist2: Real, r: Real, eps: Real) -> bool {
+    dist2 <= r * r + eps
+}
+
+/// A gap along a separating axis proves the pair apart at reach `r` by the same rule.
+#[inline]
+pub fn apart(gap: Real, r: Real, eps: Real) -> bool {
+    gap > r && !touching(gap * gap, r, eps)
 }

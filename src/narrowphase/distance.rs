@@ -1,0 +1,181 @@
+//! Distance and penetration for any pair by GJK (cores, radii added back) and EPA.
+
+use super::epa::{EpaSnapshot, epa};
+use super::gjk::{GjkOutput, MinkowskiPair, Simplex, gjk};
+use crate::geometry::Shape;
+use crate::math::{Pose, Real, Vec3};
+
+/// Signed distance between two posed shapes and the points that realise it (world space).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DistanceResult {
+    /// Gap between the surfaces; negative when they overlap (minus the penetration depth).
+    pub distance: Real,
+    /// Point of A's surface nearest B (deepest into B when overlapping).
+    pub point_a: Vec3,
+    /// Point of B's surface nearest A (deepest into A when overlapping).
+    pub point_b: Vec3,
+    /// Unit normal from A to B: moving B along it by `-distance` makes them just touch.
+    pub normal: Vec3,
+}
+
+impl DistanceResult {
+    /// The same answer seen from B.
+    pub fn swapped(self) -> Self {
+        Self { distance: self.distance, point_a: self.point_b, point_b: self.point_a, normal: -self.normal }
+    }
+}
+
+/// What the GJK/EPA pipeline did, for the teaching view (A's frame).
+#[derive(Clone, Debug, Default)]
+pub struct GjkEpaTrace {
+    pub gjk: Vec<Simplex>,
+    pub epa: Vec<EpaSnapshot>,
+}
+
+/// Signed distance, closest points and normal between any two shapes, by GJK on the cores
+/// (sphere centre, capsule segment, box, hull) with the radii added back, and EPA when the
+/// cores overlap. Bounded iterations; never NaN.
+pub fn distance(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose) -> DistanceResult {
+    distance_traced(a, pa, b, pb, None)
+}
+
+pub fn distance_traced(
+    a: &Shape,
+    pa: &Pose,
+    b: &Shape,
+    pb: &Pose,
+    mut trace: Option<&mut GjkEpaTrace>,
+) -> DistanceResult {
+    let pair = MinkowskiPair::new(a, pa, b, pb);
+    let g = gjk(&pair, None, trace.as_deref_mut().map(|t| &mut t.gjk));
+    let local = local_distance(&pair, &g, trace);
+    DistanceResult {
+        distance: local.distance,
+        point_a: pa.transform_point(local.point_a),
+        point_b: pa.transform_point(local.point_b),
+        normal: pa.transform_vector(local.normal),
+    }
+}
+
+/// Distance in A's frame from a finished GJK run.
+pub(crate) fn local_distance(pair: &MinkowskiPair, g: &GjkOutput, trace: Option<&mut GjkEpaTrace>) -> DistanceResult {
+    let r = pair.radius();
+    if !g.overlapping {
+        let (ca, cb) = g.simplex.witnesses();
+        let d = g.v.length();
+        if d > 0.0 {
+            let n = -g.v / d;
+            return DistanceResult {
+                distance: d - r,
+                point_a: ca + n * pair.radius_a,
+                point_b: cb - n * pair.radius_b,
+                normal: n,
+            };
+        }
+    }
+    penetration(pair, &g.simplex, trace)
+}
+
+/// EPA on the cores when their difference has volume (depth grows by the radii). A flat
+/// difference (two points, a point and a segment, two segments) has zero core depth along its
+/// normal, so the depth is the sum of the radii along whichever side is shallower.
+fn penetration(pair: &MinkowskiPair, simplex: &Simplex, mut trace: Option<&mut GjkEpaTrace>) -> DistanceResult {
+    let (ra, rb) = (pair.radius_a, pair.radius_b);
+    if let Some(e) = epa(pair, simplex, trace.as_deref_mut().map(|t| &mut t.epa)) {
+        return DistanceResult {
+            distance: -(e.depth.max(0.0) + ra + rb),
+            point_a: e.point_a + e.normal * ra,
+            point_b: e.point_b - e.normal * rb,
+            normal: e.normal,
+        };
+    }
+    let towards_b = -pair.centre_difference();
+    let n = flat_normal(pair, simplex, towards_b);
+    // Overlap of the cores along n (A to B) is the largest `w . n`.
+    let depth_along = |n: Vec3| n.dot(pair.support_core(n).w).max(0.0);
+    let (dp, dn) = (depth_along(n), depth_along(-n));
+    let n = if dn + 1e-6 < dp || (dn <= dp + 1e-6 && n.dot(towards_b) < 0.0) { -n } else { n };
+    let s = pair.support_core(n);
+    let depth = depth_along(n) + ra + rb;
+    // Witnesses: A's deepest point along n and the matching point of B.
+    let pa = s.a + n * ra;
+    DistanceResult { distance: -depth, point_a: pa, point_b: pa - n * depth, normal: n }
+}
+
+/// The normal of a flat core difference: of its plane when it spans one, perpendicular to its
+/// line (leaning towards B) when it is a segment, towards B when it is a point.
+fn flat_normal(pair: &MinkowskiPair, simplex: &Simplex, towards_b: Vec3) -> Vec3 {
+    let mut pts: Vec<Vec3> = simplex.points().iter().map(|p| p.w).collect();
+    for d in [Vec3::X, Vec3::NEG_X, Vec3::Y, Vec3::NEG_Y, Vec3::Z, Vec3::NEG_Z] {
+        pts.push(pair.support_core(d).w);
+    }
+    let scale = pts.iter().map(|p| p.length()).fold(pair.radius(), Real::max).max(1e-6);
+    let tiny = 1e-5 * scale;
+    let far = |from: Vec3, pts: &[Vec3]| {
+        pts.iter().copied().max_by(|x, y| x.distance_squared(from).total_cmp(&y.distance_squared(from)))
+    };
+    let a = pts[0];
+    let fallback = towards_b.normalize_or(Vec3::Y);
+    let Some(b) = far(a, &pts).filter(|b| b.distance(a) > tiny) else {
+        return fallback;
+    };
+    let u = (b - a).normalize();
+    let off_line = |p: Vec3| (p - a).cross(u).length();
+    if let Some(c) = pts.iter().copied().max_by(|x, y| off_line(*x).total_cmp(&off_line(*y)))
+        && off_line(c) > tiny
+    {
+        return u.cross(c - a).normalize();
+    }
+    let side = towards_b - u * towards_b.dot(u);
+    side.normalize_or(crate::math::orthonormal_basis(u).0)
+}
+
+/// Boolean GJK: the shapes are within `sqrt(r² + eps)` of each other's cores, `r` the sum of
+/// their radii (`d² <= r² + eps`, the rule every test uses).
+pub fn intersect_gjk(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real) -> bool {
+    let pair = MinkowskiPair::new(a, pa, b, pb);
+    let r = pair.radius();
+    let g = gjk(&pair, Some((r, eps)), None);
+    g.overlapping || g.v.length_squared() <= r * r + eps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::Quat;
+
+    #[test]
+    fn spheres_and_boxes_match_closed_forms() {
+        let s = Shape::sphere(0.5);
+        let d = distance(&s, &Pose::IDENTITY, &s, &Pose::from_translation(Vec3::new(3.0, 0.0, 0.0)));
+        assert!((d.distance - 2.0).abs() < 1e-5, "{d:?}");
+        assert!((d.normal - Vec3::X).length() < 1e-5);
+        assert!((d.point_a - Vec3::new(0.5, 0.0, 0.0)).length() < 1e-5);
+        let c = Shape::cuboid(Vec3::splat(1.0));
+        let pb = Pose::new(Vec3::new(0.0, 2.5, 0.0), Quat::IDENTITY);
+        let d = distance(&c, &Pose::IDENTITY, &c, &pb);
+        assert!((d.distance - 0.5).abs() < 1e-5, "{d:?}");
+        assert!((d.normal - Vec3::Y).length() < 1e-5, "{d:?}");
+        // Overlap by 0.25 along y.
+        let pb = Pose::new(Vec3::new(0.1, 1.75, 0.2), Quat::IDENTITY);
+        let d = distance(&c, &Pose::IDENTITY, &c, &pb);
+        assert!((d.distance + 0.25).abs() < 1e-4, "{d:?}");
+        assert!((d.normal - Vec3::Y).length() < 1e-3, "{d:?}");
+    }
+
+    #[test]
+    fn coincident_and_deep_never_nan() {
+        let shapes = [Shape::sphere(0.5), Shape::capsule(0.5, 0.25), Shape::cuboid(Vec3::new(1.0, 0.5, 0.25))];
+        for a in &shapes {
+            for b in &shapes {
+                let d = distance(a, &Pose::IDENTITY, b, &Pose::IDENTITY);
+                assert!(d.distance.is_finite() && d.distance < 0.0, "{a:?} {b:?} {d:?}");
+                assert!((d.normal.length() - 1.0).abs() < 1e-4, "{a:?} {b:?} {d:?}");
+                assert!(d.point_a.is_finite() && d.point_b.is_finite());
+            }
+        }
+        let s = Shape::sphere(0.5);
+        let d = distance(&s, &Pose::IDENTITY, &s, &Pose::IDENTITY);
+        assert!((d.distance + 1.0).abs() < 1e-3, "{d:?}");
+    }
+}

@@ -1,0 +1,214 @@
+//! Expanding polytope algorithm: grows a polytope inside the Minkowski difference from GJK's
+//! final simplex until the face nearest the origin lies on the difference's boundary. That
+//! face gives the penetration normal and depth.
+
+use super::gjk::{MinkowskiPair, Simplex, SupportPoint};
+use crate::math::{Real, Vec3};
+
+/// Most EPA iterations; each adds one vertex.
+pub const MAX_EPA_ITERATIONS: usize = 64;
+/// EPA stops when the support along the nearest face's normal lies within this fraction of the
+/// polytope's size beyond the face.
+pub const EPA_REL_TOL: Real = 1e-5;
+
+/// A triangle of the polytope with its outward unit normal and distance from the origin.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EpaFace {
+    pub v: [u16; 3],
+    pub normal: Vec3,
+    pub dist: Real,
+}
+
+/// The polytope at one iteration, for the teaching view (A's frame).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EpaSnapshot {
+    pub vertices: Vec<Vec3>,
+    pub faces: Vec<[u16; 3]>,
+    /// Index in `faces` of the face nearest the origin.
+    pub nearest: usize,
+}
+
+/// Penetration found by EPA, in A's frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EpaOutput {
+    /// Unit normal from A to B: moving B by `normal * depth` separates the shapes.
+    pub normal: Vec3,
+    pub depth: Real,
+    pub point_a: Vec3,
+    pub point_b: Vec3,
+    pub iterations: u32,
+}
+
+/// Runs EPA on the difference of the cores, starting from `simplex` (GJK's last simplex,
+/// whose hull touches or holds the origin). Returns `None` when the difference is too flat to
+/// hold a tetrahedron, e.g. two points or two segments.
+pub fn epa(pair: &MinkowskiPair, simplex: &Simplex, mut trace: Option<&mut Vec<EpaSnapshot>>) -> Option<EpaOutput> {
+    let support = |d: Vec3| pair.support_core(d);
+    let mut verts: Vec<SupportPoint> = Vec::with_capacity(MAX_EPA_ITERATIONS + 4);
+    // Seed with GJK's points, then blow them up to a tetrahedron.
+    for p in simplex.points() {
+        if !verts.iter().any(|q| q.w.distance_squared(p.w) <= Real::MIN_POSITIVE) {
+            verts.push(*p);
+        }
+    }
+    let scale = verts.iter().map(|p| p.w.length()).fold(0.0, Real::max).max(1e-6);
+    let tiny = scale * 1e-5;
+    if !grow_to_tetrahedron(&mut verts, &support, tiny) {
+        return None;
+    }
+    let mut faces: Vec<EpaFace> = Vec::with_capacity(2 * MAX_EPA_ITERATIONS + 8);
+    let centre = (verts[0].w + verts[1].w + verts[2].w + verts[3].w) * 0.25;
+    for tri in [[0u16, 1, 2], [0, 3, 1], [0, 2, 3], [1, 3, 2]] {
+        let mut f = make_face(&verts, tri)?;
+        if f.normal.dot(verts[tri[0] as usize].w - centre) < 0.0 {
+            f = make_face(&verts, [tri[0], tri[2], tri[1]])?;
+        }
+        faces.push(f);
+    }
+    let mut edges: Vec<(u16, u16)> = Vec::with_capacity(32);
+    let mut iterations = 0;
+    let mut best = nearest(&faces);
+    loop {
+        if let Some(t) = trace.as_deref_mut() {
+            t.push(EpaSnapshot {
+                vertices: verts.iter().map(|p| p.w).collect(),
+                faces: faces.iter().map(|f| f.v).collect(),
+                nearest: best,
+            });
+        }
+        if iterations >= MAX_EPA_ITERATIONS as u32 {
+            break;
+        }
+        let f = faces[best];
+        let w = support(f.normal);
+        let gap = f.normal.dot(w.w) - f.dist;
+        if gap <= EPA_REL_TOL * scale || verts.len() >= u16::MAX as usize {
+            break;
+        }
+        iterations += 1;
+        let wi = verts.len() as u16;
+        verts.push(w);
+        // Remove every face that sees w; its boundary edges form the horizon.
+        edges.clear();
+        let mut k = 0;
+        while k < faces.len() {
+            let fk = faces[k];
+            if fk.normal.dot(w.w - verts[fk.v[0] as usize].w) > 0.0 {
+                for e in 0..3 {
+                    let (a, b) = (fk.v[e], fk.v[(e + 1) % 3]);
+                    if let Some(pos) = edges.iter().position(|&(x, y)| x == b && y == a) {
+                        edges.swap_remove(pos);
+                    } else {
+                        edges.push((a, b));
+                    }
+                }
+                faces.swap_remove(k);
+            } else {
+                k += 1;
+            }
+        }
+        for &(a, b) in &edges {
+            match make_face(&verts, [a, b, wi]) {
+                Some(nf) => faces.push(nf),
+                // A sliver: keep the hull closed, never pick it as nearest.
+                None => faces.push(EpaFace { v: [a, b, wi], normal: Vec3::ZERO, dist: Real::INFINITY }),
+            }
+        }
+        if faces.iter().all(|f| f.dist == Real::INFINITY) {
+            return None;
+        }
+        best = nearest(&faces);
+    }
+    let f = faces[best];
+    let tri = [verts[f.v[0] as usize], verts[f.v[1] as usize], verts[f.v[2] as usize]];
+    let mut s = Simplex { pts: [tri[0], tri[1], tri[2], tri[2]], bary: [0.0; 4], len: 3 };
+    // Weights of the origin's projection on the face.
+    let proj = f.normal * f.dist;
+    for p in &mut s.pts[..3] {
+        p.w -= proj;
+    }
+    s.reduce();
+    let (pa, pb) = s.witnesses();
+    Some(EpaOutput { normal: f.normal, depth: f.dist, point_a: pa, point_b: pb, iterations })
+}
+
+fn make_face(verts: &[SupportPoint], v: [u16; 3]) -> Option<EpaFace> {
+    let (a, b, c) = (verts[v[0] as usize].w, verts[v[1] as usize].w, verts[v[2] as usize].w);
+    let n = (b - a).cross(c - a);
+    let len = n.length();
+    if !(len > Real::MIN_POSITIVE) || !len.is_finite() {
+        return None;
+    }
+    let normal = n / len;
+    Some(EpaFace { v, normal, dist: normal.dot(a) })
+}
+
+fn nearest(faces: &[EpaFace]) -> usize {
+    let mut best = 0;
+    for (i, f) in faces.iter().enumerate() {
+        if f.dist < faces[best].dist {
+            best = i;
+        }
+    }
+    best
+}
+
+/// Adds support points until `verts` spans a tetrahedron of non-trivial volume.
+fn grow_to_tetrahedron(verts: &mut Vec<SupportPoint>, support: &impl Fn(Vec3) -> SupportPoint, tiny: Real) -> bool {
+    const AXES: [Vec3; 6] = [Vec3::X, Vec3::NEG_X, Vec3::Y, Vec3::NEG_Y, Vec3::Z, Vec3::NEG_Z];
+    verts.truncate(4);
+    if verts.is_empty() {
+        verts.push(support(Vec3::X));
+    }
+    if verts.len() == 4 {
+        let (a, b, c, d) = (verts[0].w, verts[1].w, verts[2].w, verts[3].w);
+        if (b - a).cross(c - a).dot(d - a).abs() > tiny * tiny * tiny {
+            return true;
+        }
+        verts.truncate(3);
+    }
+    if verts.len() == 3 {
+        let (a, b, c) = (verts[0].w, verts[1].w, verts[2].w);
+        if (b - a).cross(c - a).length() <= tiny * tiny {
+            verts.truncate(2);
+        }
+    }
+    if verts.len() == 2 && verts[0].w.distance(verts[1].w) <= tiny {
+        verts.truncate(1);
+    }
+    if verts.len() == 1 {
+        let a = verts[0].w;
+        let far = AXES.iter().map(|&d| support(d)).max_by(|p, q| p.w.distance(a).total_cmp(&q.w.distance(a)));
+        match far {
+            Some(p) if p.w.distance(a) > tiny => verts.push(p),
+            _ => return false,
+        }
+    }
+    if verts.len() == 2 {
+        let (a, b) = (verts[0].w, verts[1].w);
+        let d = (b - a).normalize();
+        let (u, v) = crate::math::orthonormal_basis(d);
+        let dist_line = |p: Vec3| (p - a).cross(d).length();
+        let far = [u, -u, v, -v, u + v, -u - v, u - v, v - u]
+            .iter()
+            .map(|&dir| support(dir))
+            .max_by(|p, q| dist_line(p.w).total_cmp(&dist_line(q.w)));
+        match far {
+            Some(p) if dist_line(p.w) > tiny => verts.push(p),
+            _ => return false,
+        }
+    }
+    let (a, b, c) = (verts[0].w, verts[1].w, verts[2].w);
+    let n = (b - a).cross(c - a).normalize_or_zero();
+    if n == Vec3::ZERO {
+        return false;
+    }
+    let (p, q) = (support(n), support(-n));
+    let (dp, dq) = (n.dot(p.w - a), -n.dot(q.w - a));
+    let (best, h) = if dp >= dq { (p, dp) } else { (q, dq) };
+    if h <= tiny {
+        return false;
+    }
+    verts.push(best);
+    true
+}

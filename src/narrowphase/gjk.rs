@@ -1,0 +1,362 @@
+//! GJK on the Minkowski difference of two shapes' cores, with the signed-volumes sub-algorithm
+//! (Montanari, Petrinic, Barbieri 2017): it finds the closest point of a simplex to the origin
+//! by signed areas and volumes, which stays well defined on flat and degenerate simplices.
+
+use crate::geometry::Shape;
+use crate::math::{Mat3, Pose, Real, Vec3};
+
+/// Most GJK iterations; convex pairs converge in far fewer, this only bounds the worst case.
+pub const MAX_GJK_ITERATIONS: usize = 64;
+/// GJK stops once `|v|² - v·w <= GJK_REL_TOL * |v|²`: the distance is then exact to this
+/// relative amount.
+pub const GJK_REL_TOL: Real = 1e-6;
+/// `|v|²` below this fraction of the largest `|w|²` counts as the origin on the difference.
+pub const GJK_TOUCH_TOL: Real = 1e-10;
+
+/// A point of the Minkowski difference `w = a - b` with the two support points that made it,
+/// all in A's local frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SupportPoint {
+    pub w: Vec3,
+    pub a: Vec3,
+    pub b: Vec3,
+}
+
+/// Two posed shapes seen from A's frame, answering support queries on their difference.
+pub struct MinkowskiPair<'s> {
+    pub a: &'s Shape,
+    pub b: &'s Shape,
+    /// B's rotation relative to A, and its transpose.
+    rot: Mat3,
+    rot_t: Mat3,
+    /// B's origin in A's frame.
+    offset: Vec3,
+    pub radius_a: Real,
+    pub radius_b: Real,
+}
+
+impl<'s> MinkowskiPair<'s> {
+    pub fn new(a: &'s Shape, pa: &Pose, b: &'s Shape, pb: &Pose) -> Self {
+        let rel = pa.inv_mul(pb);
+        let rot = Mat3::from_quat(rel.rotation);
+        Self {
+            a,
+            b,
+            rot,
+            rot_t: rot.transpose(),
+            offset: rel.translation,
+            radius_a: a.core_support(Vec3::Y).1,
+            radius_b: b.core_support(Vec3::Y).1,
+        }
+    }
+
+    /// Sum of the two rounding radii (sphere and capsule radii; zero for polytopes).
+    pub fn radius(&self) -> Real {
+        self.radius_a + self.radius_b
+    }
+
+    /// Support of the difference of the cores along `d` (A's frame).
+    #[inline]
+    pub fn support_core(&self, d: Vec3) -> SupportPoint {
+        let a = self.a.core_support(d).0;
+        let b = self.rot * self.b.core_support(self.rot_t * -d).0 + self.offset;
+        SupportPoint { w: a - b, a, b }
+    }
+
+    /// Support of the difference with `r_a`, `r_b` of rounding added back along `d`.
+    #[inline]
+    pub fn support_rounded(&self, d: Vec3, r_a: Real, r_b: Real) -> SupportPoint {
+        let s = self.support_core(d);
+        let u = d.normalize_or_zero();
+        let (a, b) = (s.a + u * r_a, s.b - u * r_b);
+        SupportPoint { w: a - b, a, b }
+    }
+
+    /// A point inside the difference of the cores: centre of A minus centre of B.
+    pub fn centre_difference(&self) -> Vec3 {
+        -self.offset
+    }
+}
+
+/// A simplex of up to four support points and the barycentric weights of its closest point to
+/// the origin.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Simplex {
+    pub pts: [SupportPoint; 4],
+    pub bary: [Real; 4],
+    pub len: usize,
+}
+
+impl Simplex {
+    pub fn single(p: SupportPoint) -> Self {
+        Self { pts: [p; 4], bary: [1.0, 0.0, 0.0, 0.0], len: 1 }
+    }
+
+    pub fn points(&self) -> &[SupportPoint] {
+        &self.pts[..self.len]
+    }
+
+    /// The closest point of the simplex to the origin, by the weights.
+    pub fn closest(&self) -> Vec3 {
+        (0..self.len).fold(Vec3::ZERO, |acc, i| acc + self.pts[i].w * self.bary[i])
+    }
+
+    /// Witness points on A and B, by the weights (A's frame).
+    pub fn witnesses(&self) -> (Vec3, Vec3) {
+        (0..self.len).fold((Vec3::ZERO, Vec3::ZERO), |(pa, pb), i| {
+            (pa + self.pts[i].a * self.bary[i], pb + self.pts[i].b * self.bary[i])
+        })
+    }
+
+    fn push(&mut self, p: SupportPoint) {
+        self.pts[self.len] = p;
+        self.len += 1;
+    }
+
+    /// Replaces the simplex by the smallest sub-simplex holding its closest point to the origin,
+    /// and sets the weights. Returns that closest point.
+    pub fn reduce(&mut self) -> Vec3 {
+        let w: [Vec3; 4] = [self.pts[0].w, self.pts[1].w, self.pts[2].w, self.pts[3].w];
+        let (lambda, mask) = match self.len {
+            1 => ([1.0, 0.0, 0.0, 0.0], 1u8),
+            2 => {
+                let (l, m) = s1d([w[0], w[1]]);
+                ([l[0], l[1], 0.0, 0.0], m)
+            }
+            3 => {
+                let (l, m) = s2d([w[0], w[1], w[2]]);
+                ([l[0], l[1], l[2], 0.0], m)
+            }
+            _ => s3d(w),
+        };
+        let mut out = Simplex::default();
+        for i in 0..self.len {
+            if mask & (1 << i) != 0 {
+                out.pts[out.len] = self.pts[i];
+                out.bary[out.len] = lambda[i];
+                out.len += 1;
+            }
+        }
+        *self = out;
+        self.closest()
+    }
+}
+
+#[inline]
+fn same_sign(a: Real, b: Real) -> bool {
+    (a > 0.0 && b > 0.0) || (a < 0.0 && b < 0.0)
+}
+
+/// Closest point of a segment to the origin: weights and the mask of vertices kept.
+fn s1d(p: [Vec3; 2]) -> ([Real; 2], u8) {
+    let t = p[1] - p[0];
+    let tt = t.length_squared();
+    if tt <= Real::MIN_POSITIVE {
+        return if p[1].length_squared() < p[0].length_squared() { ([0.0, 1.0], 0b10) } else { ([1.0, 0.0], 0b01) };
+    }
+    let s = -p[0].dot(t) / tt;
+    if s <= 0.0 {
+        ([1.0, 0.0], 0b01)
+    } else if s >= 1.0 {
+        ([0.0, 1.0], 0b10)
+    } else {
+        ([1.0 - s, s], 0b11)
+    }
+}
+
+/// Signed twice-area of the triangle `a b c` projected on the plane of axes `i`, `j`.
+#[inline]
+fn area2(a: Vec3, b: Vec3, c: Vec3, i: usize, j: usize) -> Real {
+    (b[i] - a[i]) * (c[j] - a[j]) - (b[j] - a[j]) * (c[i] - a[i])
+}
+
+/// Closest point of a triangle to the origin by signed areas in the best projection plane.
+fn s2d(p: [Vec3; 3]) -> ([Real; 3], u8) {
+    let n = (p[1] - p[0]).cross(p[2] - p[0]);
+    let nn = n.length_squared();
+    let mut c = [0.0; 3];
+    let mut mu = 0.0;
+    if nn > Real::MIN_POSITIVE {
+        // The origin projected on the triangle's plane.
+        let x = n * (p[0].dot(n) / nn);
+        let an = n.abs();
+        let k = if an.x >= an.y && an.x >= an.z {
+            0
+        } else if an.y >= an.z {
+            1
+        } else {
+            2
+        };
+        let (i, j) = ((k + 1) % 3, (k + 2) % 3);
+        mu = area2(p[0], p[1], p[2], i, j);
+        c = [area2(x, p[1], p[2], i, j), area2(p[0], x, p[2], i, j), area2(p[0], p[1], x, i, j)];
+        if same_sign(mu, c[0]) && same_sign(mu, c[1]) && same_sign(mu, c[2]) {
+            return ([c[0] / mu, c[1] / mu, c[2] / mu], 0b111);
+        }
+    }
+    // The origin projects outside (or the triangle is degenerate): the nearest edge wins.
+    let mut best = ([1.0, 0.0, 0.0], 0b001u8);
+    let mut best_d = p[0].length_squared();
+    for skip in 0..3 {
+        if mu != 0.0 && same_sign(mu, c[skip]) {
+            continue;
+        }
+        let (i0, i1) = ((skip + 1) % 3, (skip + 2) % 3);
+        let (l, m) = s1d([p[i0], p[i1]]);
+        let d = (p[i0] * l[0] + p[i1] * l[1]).length_squared();
+        if d < best_d {
+            best_d = d;
+            let mut lam = [0.0; 3];
+            lam[i0] = l[0];
+            lam[i1] = l[1];
+            let mask = ((m & 1) << i0) | (((m >> 1) & 1) << i1);
+            best = (lam, mask);
+        }
+    }
+    best
+}
+
+/// Closest point of a tetrahedron to the origin by signed volumes.
+fn s3d(p: [Vec3; 4]) -> ([Real; 4], u8) {
+    let (e1, e2, e3) = (p[1] - p[0], p[2] - p[0], p[3] - p[0]);
+    let det = e1.dot(e2.cross(e3));
+    let c = [p[1].dot(p[2].cross(p[3])), -p[0].dot(e2.cross(e3)), e1.dot((-p[0]).cross(e3)), e1.dot(e2.cross(-p[0]))];
+    if c.iter().all(|&ci| same_sign(det, ci)) {
+        return ([c[0] / det, c[1] / det, c[2] / det, c[3] / det], 0b1111);
+    }
+    let mut best = ([1.0, 0.0, 0.0, 0.0], 0b0001u8);
+    let mut best_d = Real::INFINITY;
+    for skip in 0..4 {
+        if det != 0.0 && same_sign(det, c[skip]) {
+            continue;
+        }
+        let idx: [usize; 3] = match skip {
+            0 => [1, 2, 3],
+            1 => [0, 2, 3],
+            2 => [0, 1, 3],
+            _ => [0, 1, 2],
+        };
+        let (l, m) = s2d([p[idx[0]], p[idx[1]], p[idx[2]]]);
+        let x = p[idx[0]] * l[0] + p[idx[1]] * l[1] + p[idx[2]] * l[2];
+        let d = x.length_squared();
+        if d < best_d {
+            best_d = d;
+            let mut lam = [0.0; 4];
+            let mut mask = 0u8;
+            for k in 0..3 {
+                lam[idx[k]] = l[k];
+                if m & (1 << k) != 0 {
+                    mask |= 1 << idx[k];
+                }
+            }
+            best = (lam, mask);
+        }
+    }
+    best
+}
+
+/// What GJK found about the cores.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GjkOutput {
+    /// The final simplex; its closest point `v` is the difference of the witness points.
+    pub simplex: Simplex,
+    /// Closest point of the core difference to the origin (A's frame).
+    pub v: Vec3,
+    /// The cores touch or overlap: `v` is (numerically) the origin.
+    pub overlapping: bool,
+    pub iterations: u32,
+}
+
+/// GJK distance between the cores. `stop_when_separated_by`, if finite, ends the search as
+/// soon as a separating plane proves the cores are farther apart than that (with the same
+/// `d² <= r² + eps` rule as everywhere else), which is all a boolean test needs.
+/// `trace` receives the simplex after every iteration.
+pub fn gjk(
+    pair: &MinkowskiPair,
+    stop_when_separated_by: Option<(Real, Real)>,
+    mut trace: Option<&mut Vec<Simplex>>,
+) -> GjkOutput {
+    let mut dir = pair.centre_difference();
+    if dir.length_squared() <= Real::MIN_POSITIVE {
+        dir = Vec3::X;
+    }
+    let first = pair.support_core(-dir);
+    let mut simplex = Simplex::single(first);
+    let mut v = first.w;
+    let mut max_w2 = first.w.length_squared();
+    let mut iterations = 0;
+    let mut overlapping = false;
+    if let Some(t) = trace.as_deref_mut() {
+        t.push(simplex);
+    }
+    while iterations < MAX_GJK_ITERATIONS as u32 {
+        let v2 = v.length_squared();
+        if v2 <= GJK_TOUCH_TOL * max_w2.max(Real::MIN_POSITIVE) {
+            overlapping = true;
+            break;
+        }
+        iterations += 1;
+        let w = pair.support_core(-v);
+        let vw = v.dot(w.w);
+        if let Some((r, eps)) = stop_when_separated_by
+            && vw > 0.0
+            && vw * vw > (r * r + eps) * v2
+        {
+            break;
+        }
+        if v2 - vw <= GJK_REL_TOL * v2 || simplex.points().iter().any(|p| p.w == w.w) {
+            break;
+        }
+        max_w2 = max_w2.max(w.w.length_squared());
+        let prev = simplex;
+        simplex.push(w);
+        let nv = simplex.reduce();
+        if let Some(t) = trace.as_deref_mut() {
+            t.push(simplex);
+        }
+        if simplex.len == 4 {
+            v = nv;
+            overlapping = true;
+            break;
+        }
+        if nv.length_squared() >= v2 {
+            // No progress: rounding has taken over, the previous simplex is the answer.
+            simplex = prev;
+            break;
+        }
+        v = nv;
+    }
+    if overlapping {
+        v = Vec3::ZERO;
+    }
+    GjkOutput { simplex, v, overlapping, iterations }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sub_algorithm_finds_face_edge_and_vertex_regions() {
+        // Triangle in the plane z = 1 around the z axis: the face region.
+        let tri = [Vec3::new(-1.0, -1.0, 1.0), Vec3::new(1.0, -1.0, 1.0), Vec3::new(0.0, 1.0, 1.0)];
+        let (l, m) = s2d(tri);
+        assert_eq!(m, 0b111);
+        let x = tri[0] * l[0] + tri[1] * l[1] + tri[2] * l[2];
+        assert!((x - Vec3::Z).length() < 1e-6);
+        // Shifted so the origin faces a vertex.
+        let t2 = tri.map(|p| p + Vec3::new(3.0, 3.0, 0.0));
+        let (_, m) = s2d(t2);
+        assert_eq!(m, 0b001);
+        // A tetrahedron around the origin.
+        let tet = [Vec3::new(1.0, 0.0, -1.0), Vec3::new(-1.0, 1.0, -1.0), Vec3::new(-1.0, -1.0, -1.0), Vec3::Z];
+        let (l, m) = s3d(tet);
+        assert_eq!(m, 0b1111);
+        assert!((l.iter().sum::<Real>() - 1.0).abs() < 1e-6);
+        // Degenerate (flat) tetrahedron never yields NaN.
+        let flat =
+            [Vec3::new(1.0, 1.0, 1.0), Vec3::new(2.0, 1.0, 1.0), Vec3::new(1.0, 2.0, 1.0), Vec3::new(2.0, 2.0, 1.0)];
+        let (l, _) = s3d(flat);
+        assert!(l.iter().all(|x| x.is_finite()));
+    }
+}

@@ -1,0 +1,377 @@
+//! Pairs with a convex hull: sphere and capsule by exact closest points, boxes and hulls by SAT
+//! over face normals and edge-pair axes, manifolds by clipping the support features.
+
+use super::box_box::{SatAxis, SatAxisKind, SatTrace};
+use super::capsule::capsule_segment;
+use super::features::{manifold_from_features, support_feature};
+use super::manifold::ContactPoint;
+use super::segment::{closest_point_segment, closest_points_segments};
+use super::{Manifold, Tolerance, apart, touching};
+use crate::geometry::{Capsule, ConvexHull, Cuboid, Shape, Sphere};
+use crate::math::{Mat3, Pose, Real, Vec3};
+
+/// A box or hull in world space: vertices, face planes and distinct edge directions.
+pub struct Polytope {
+    pub verts: Vec<Vec3>,
+    pub normals: Vec<Vec3>,
+    pub offsets: Vec<Real>,
+    pub edge_dirs: Vec<Vec3>,
+    pub centre: Vec3,
+}
+
+impl Polytope {
+    pub fn from_cuboid(c: &Cuboid, pose: &Pose) -> Self {
+        let m = Mat3::from_quat(pose.rotation);
+        let axes = [m.x_axis, m.y_axis, m.z_axis];
+        let h = c.half_extents;
+        let verts = (0..8)
+            .map(|i| {
+                let s = |bit: usize, k: usize| if i & bit == 0 { -h[k] } else { h[k] };
+                pose.translation + axes[0] * s(1, 0) + axes[1] * s(2, 1) + axes[2] * s(4, 2)
+            })
+            .collect();
+        let mut normals = Vec::with_capacity(6);
+        let mut offsets = Vec::with_capacity(6);
+        for k in 0..3 {
+            for s in [-1.0, 1.0] {
+                let n = axes[k] * s;
+                normals.push(n);
+                offsets.push(n.dot(pose.translation) + h[k]);
+            }
+        }
+        Self { verts, normals, offsets, edge_dirs: axes.to_vec(), centre: pose.translation }
+    }
+
+    pub fn from_hull(hull: &ConvexHull, pose: &Pose) -> Self {
+        let verts = hull.vertices().iter().map(|&v| pose.transform_point(v)).collect();
+        let normals: Vec<Vec3> = hull.faces().iter().map(|f| pose.transform_vector(f.normal)).collect();
+        let offsets = hull.faces().iter().zip(&normals).map(|(f, n)| f.offset + n.dot(pose.translation)).collect();
+        let edge_dirs = hull.edge_directions().iter().map(|&d| pose.transform_vector(d)).collect();
+        Self { verts, normals, offsets, edge_dirs, centre: pose.translation }
+    }
+
+    fn interval(&self, axis: Vec3) -> (Real, Real) {
+        self.verts.iter().fold((Real::INFINITY, Real::NEG_INFINITY), |(lo, hi), v| {
+            let d = v.dot(axis);
+            (lo.min(d), hi.max(d))
+        })
+    }
+
+    fn min_along(&self, axis: Vec3) -> Real {
+        self.verts.iter().map(|v| v.dot(axis)).fold(Real::INFINITY, Real::min)
+    }
+}
+
+/// The best SAT axis: its separation and normal from A to B, or `None` when an axis separates
+/// the pair by more than `reach`.
+pub fn sat_polytopes(
+    a: &Polytope,
+    b: &Polytope,
+    reach: Real,
+    eps: Real,
+    mut trace: Option<&mut SatTrace>,
+) -> Option<(Real, Vec3, SatAxisKind)> {
+    let mut record = |kind: SatAxisKind, axis: Vec3, separation: Real| {
+        if let Some(t) = trace.as_deref_mut() {
+            t.axes.push(SatAxis { kind, axis, separation });
+        }
+    };
+    let mut face = (Real::NEG_INFINITY, Vec3::Y, SatAxisKind::FaceA(0));
+    for (i, (&n, &off)) in a.normals.iter().zip(&a.offsets).enumerate() {
+        let s = b.min_along(n) - off;
+        record(SatAxisKind::FaceA(i as u16), n, s);
+        if apart(s, reach, eps) {
+            return None;
+        }
+        if s > face.0 {
+            face = (s, n, SatAxisKind::FaceA(i as u16));
+        }
+    }
+    let mut face_b = (Real::NEG_INFINITY, Vec3::Y, SatAxisKind::FaceB(0));
+    for (j, (&n, &off)) in b.normals.iter().zip(&b.offsets).enumerate() {
+        let s = a.min_along(n) - off;
+        record(SatAxisKind::FaceB(j as u16), n, s);
+        if apart(s, reach, eps) {
+            return None;
+        }
+        if s > face_b.0 {
+            face_b = (s, -n, SatAxisKind::FaceB(j as u16));
+        }
+    }
+    let mut edge = (Real::NEG_INFINITY, Vec3::Y, SatAxisKind::Edge(0, 0));
+    for (i, &ea) in a.edge_dirs.iter().enumerate() {
+        for (j, &eb) in b.edge_dirs.iter().enumerate() {
+            let axis = ea.cross(eb);
+            let len = axis.length();
+            if len < 1e-4 {
+                continue;
+            }
+            let l = axis / len;
+            let ((amin, amax), (bmin, bmax)) = (a.interval(l), b.interval(l));
+            let (s, n) = if bmin - amax >= amin - bmax { (bmin - amax, l) } else { (amin - bmax, -l) };
+            record(SatAxisKind::Edge(i as u16, j as u16), n, s);
+            if apart(s, reach, eps) {
+                return None;
+            }
+            if s > edge.0 {
+                edge = (s, n, SatAxisKind::Edge(i as u16, j as u16));
+            }
+        }
+    }
+    // Prefer faces (stable, many points), as for boxes: an edge must separate clearly more.
+    let scale = a.verts.iter().map(|v| v.distance(a.centre)).fold(0.0, Real::max).max(1e-6);
+    let best_face = if face_b.0 > face.0 + 0.005 * scale { face_b } else { face };
+    let best = if edge.0 > best_face.0 + 0.02 * scale { edge } else { best_face };
+    Some(best)
+}
+
+/// SAT between two polytopes, then the manifold from the features along the winning axis.
+pub fn contact_polytopes(
+    sa: &Shape,
+    pa: &Pose,
+    a: &Polytope,
+    sb: &Shape,
+    pb: &Pose,
+    b: &Polytope,
+    tol: Tolerance,
+    mut trace: Option<&mut SatTrace>,
+) -> Option<Manifold> {
+    let (sep, n, kind) = sat_polytopes(a, b, tol.margin, tol.epsilon, trace.as_deref_mut())?;
+    if let Some(t) = trace.as_deref_mut() {
+        t.chosen = t.axes.iter().position(|x| x.kind == kind);
+    }
+    let (on_a, on_b) = (a.verts[argmax(&a.verts, n)], b.verts[argmax(&b.verts, -n)]);
+    let fallback = ContactPoint { point: (on_a + on_b) * 0.5, depth: -sep, id: 0 };
+    let fa = support_feature(sa, pa, n);
+    let fb = support_feature(sb, pb, -n);
+    manifold_from_features(&fa, &fb, n, fallback, tol.margin, trace.map(|t| &mut t.clip))
+}
+
+fn argmax(verts: &[Vec3], d: Vec3) -> usize {
+    let mut best = 0;
+    for (i, v) in verts.iter().enumerate() {
+        if v.dot(d) > verts[best].dot(d) {
+            best = i;
+        }
+    }
+    best
+}
+
+pub fn intersect_polytopes(a: &Polytope, b: &Polytope, eps: Real) -> bool {
+    sat_polytopes(a, b, 0.0, eps, None).is_some()
+}
+
+pub fn intersect_cuboid_hull(a: &Cuboid, pa: &Pose, b: &ConvexHull, pb: &Pose, eps: Real) -> bool {
+    intersect_polytopes(&Polytope::from_cuboid(a, pa), &Polytope::from_hull(b, pb), eps)
+}
+
+pub fn intersect_hull_hull(a: &ConvexHull, pa: &Pose, b: &ConvexHull, pb: &Pose, eps: Real) -> bool {
+    intersect_polytopes(&Polytope::from_hull(a, pa), &Polytope::from_hull(b, pb), eps)
+}
+
+pub fn contact_cuboid_hull(
+    a: &Cuboid,
+    pa: &Pose,
+    b: &std::sync::Arc<ConvexHull>,
+    pb: &Pose,
+    tol: Tolerance,
+    trace: Option<&mut SatTrace>,
+) -> Option<Manifold> {
+    let (pa_, pb_) = (Polytope::from_cuboid(a, pa), Polytope::from_hull(b, pb));
+    contact_polytopes(&Shape::Cuboid(*a), pa, &pa_, &Shape::ConvexHull(b.clone()), pb, &pb_, tol, trace)
+}
+
+pub fn contact_hull_hull(
+    a: &std::sync::Arc<ConvexHull>,
+    pa: &Pose,
+    b: &std::sync::Arc<ConvexHull>,
+    pb: &Pose,
+    tol: Tolerance,
+    trace: Option<&mut SatTrace>,
+) -> Option<Manifold> {
+    let (pa_, pb_) = (Polytope::from_hull(a, pa), Polytope::from_hull(b, pb));
+    contact_polytopes(&Shape::ConvexHull(a.clone()), pa, &pa_, &Shape::ConvexHull(b.clone()), pb, &pb_, tol, trace)
+}
+
+/// Closest point of the hull's surface to `x` (hull frame) and whether `x` is inside. Inside,
+/// the answer is the nearest face plane's projection.
+pub fn closest_point_hull(h: &ConvexHull, x: Vec3) -> (Vec3, bool, Vec3) {
+    let (mut best_face, mut best_sep) = (0, Real::NEG_INFINITY);
+    for (i, f) in h.faces().iter().enumerate() {
+        let s = f.normal.dot(x) - f.offset;
+        if s > best_sep {
+            best_sep = s;
+            best_face = i;
+        }
+    }
+    if best_sep <= 0.0 {
+        let n = h.faces()[best_face].normal;
+        return (x - n * best_sep, true, n);
+    }
+    let vs = h.vertices();
+    let mut best = (Real::INFINITY, x);
+    for f in h.faces() {
+        let s = f.normal.dot(x) - f.offset;
+        if s <= 0.0 {
+            continue;
+        }
+        let y = x - f.normal * s;
+        let k = f.vertices.len();
+        let inside = (0..k).all(|i| {
+            let (a, b) = (vs[f.vertices[i] as usize], vs[f.vertices[(i + 1) % k] as usize]);
+            (b - a).cross(y - a).dot(f.normal) >= 0.0
+        });
+        if inside && s * s < best.0 {
+            best = (s * s, y);
+        }
+    }
+    for &(i, j) in h.edges() {
+        let (_, y) = closest_point_segment(vs[i as usize], vs[j as usize], x);
+        let d2 = y.distance_squared(x);
+        if d2 < best.0 {
+            best = (d2, y);
+        }
+    }
+    let n = (x - best.1).normalize_or(h.faces()[best_face].normal);
+    (best.1, false, n)
+}
+
+pub fn intersect_sphere_hull(s: &Sphere, ps: &Pose, h: &ConvexHull, ph: &Pose, eps: Real) -> bool {
+    let x = ph.inverse_transform_point(ps.translation);
+    let (y, inside, _) = closest_point_hull(h, x);
+    inside || touching(x.distance_squared(y), s.radius, eps)
+}
+
+/// Sphere A against hull B from the hull's closest point to the centre.
+pub fn contact_sphere_hull(s: &Sphere, ps: &Pose, h: &ConvexHull, ph: &Pose, tol: Tolerance) -> Option<Manifold> {
+    let x = ph.inverse_transform_point(ps.translation);
+    let (y, inside, out) = closest_point_hull(h, x);
+    let d2 = x.distance_squared(y);
+    if !inside && !touching(d2, s.radius + tol.margin, tol.epsilon) {
+        return None;
+    }
+    let d = d2.sqrt();
+    // `out` points from the hull towards the centre; the normal runs from the sphere to the hull.
+    let n = ph.transform_vector(-out);
+    let depth = if inside { s.radius + d } else { s.radius - d };
+    let surface = ph.transform_point(y);
+    Some(Manifold::single(n, surface + n * (depth * 0.5), depth, 0))
+}
+
+/// Squared distance between the segment `p-q` and the hull (hull frame), its closest points, and
+/// whether the segment enters the hull.
+pub fn closest_segment_hull(h: &ConvexHull, p: Vec3, q: Vec3) -> (Real, Vec3, Vec3, bool) {
+    let (mut t0, mut t1) = (0.0 as Real, 1.0 as Real);
+    let e = q - p;
+    let mut enters = true;
+    for f in h.faces() {
+        let dp = f.normal.dot(p) - f.offset;
+        let de = f.normal.dot(e);
+        if de == 0.0 {
+            if dp > 0.0 {
+                enters = false;
+                break;
+            }
+            continue;
+        }
+        let t = -dp / de;
+        if de < 0.0 {
+            t0 = t0.max(t);
+        } else {
+            t1 = t1.min(t);
+        }
+        if t0 > t1 {
+            enters = false;
+            break;
+        }
+    }
+    if enters {
+        let x = p + e * t0;
+        return (0.0, x, x, true);
+    }
+    let mut best = (Real::INFINITY, p, p);
+    for x in [p, q] {
+        let (y, _, _) = closest_point_hull(h, x);
+        let d2 = x.distance_squared(y);
+        if d2 < best.0 {
+            best = (d2, x, y);
+        }
+    }
+    let vs = h.vertices();
+    for &(i, j) in h.edges() {
+        let (_, _, cs, ch) = closest_points_segments(p, q, vs[i as usize], vs[j as usize]);
+        let d2 = cs.distance_squared(ch);
+        if d2 < best.0 {
+            best = (d2, cs, ch);
+        }
+    }
+    (best.0, best.1, best.2, false)
+}
+
+pub fn intersect_capsule_hull(c: &Capsule, pc: &Pose, h: &ConvexHull, ph: &Pose, eps: Real) -> bool {
+    let (p, q) = capsule_segment(c, pc);
+    let (d2, _, _, enters) = closest_segment_hull(h, ph.inverse_transform_point(p), ph.inverse_transform_point(q));
+    enters || touching(d2, c.radius, eps)
+}
+
+/// Capsule A against hull B: exact closest points while the segment is outside, SAT over the
+/// hull's faces and segment × edge axes once it enters.
+pub fn contact_capsule_hull(
+    c: &Capsule,
+    pc: &Pose,
+    h: &std::sync::Arc<ConvexHull>,
+    ph: &Pose,
+    tol: Tolerance,
+) -> Option<Manifold> {
+    let (pw, qw) = capsule_segment(c, pc);
+    let (p, q) = (ph.inverse_transform_point(pw), ph.inverse_transform_point(qw));
+    let (d2, on_seg, on_hull, enters) = closest_segment_hull(h, p, q);
+    let r = c.radius;
+    if !enters && !touching(d2, r + tol.margin, tol.epsilon) {
+        return None;
+    }
+    // Normal from the hull to the segment (hull frame), the separation and the deepest point.
+    let (n_hull, sep, deepest) = if !enters && d2 > 0.0 {
+        let d = d2.sqrt();
+        ((on_seg - on_hull) / d, d, on_seg)
+    } else {
+        segment_hull_sat(h, p, q)
+    };
+    let n = ph.transform_vector(-n_hull);
+    let depth = r - sep;
+    let surface_a = ph.transform_point(deepest) + n * r;
+    let fallback = ContactPoint { point: surface_a - n * (depth * 0.5), depth, id: 0 };
+    let fa = support_feature(&Shape::Capsule(*c), pc, n);
+    let fb = support_feature(&Shape::ConvexHull(h.clone()), ph, -n);
+    manifold_from_features(&fa, &fb, n, fallback, tol.margin, None)
+}
+
+fn segment_hull_sat(h: &ConvexHull, p: Vec3, q: Vec3) -> (Vec3, Real, Vec3) {
+    let mut best = (Vec3::Y, Real::NEG_INFINITY);
+    let mut test = |axis: Vec3| {
+        let len = axis.length();
+        if len < 1e-6 {
+            return;
+        }
+        let l = axis / len;
+        let (hmin, hmax) = h.vertices().iter().fold((Real::INFINITY, Real::NEG_INFINITY), |(lo, hi), v| {
+            let d = v.dot(l);
+            (lo.min(d), hi.max(d))
+        });
+        let (smin, smax) = (p.dot(l).min(q.dot(l)), p.dot(l).max(q.dot(l)));
+        let (s, n) = if smin - hmax >= hmin - smax { (smin - hmax, l) } else { (hmin - smax, -l) };
+        if s > best.1 {
+            best = (n, s);
+        }
+    };
+    for f in h.faces() {
+        test(f.normal);
+    }
+    let e = q - p;
+    for &d in h.edge_directions() {
+        test(e.cross(d));
+    }
+    let (n, s) = best;
+    let deepest = if p.dot(n) < q.dot(n) { p } else { q };
+    (n, s, deepest)
+}
