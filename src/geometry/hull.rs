@@ -61,9 +61,9 @@ impl ConvexHull {
         let planes = supporting_planes(points, tol)?;
         let mut vertices: Vec<Vec3> = Vec::new();
         let mut faces = Vec::with_capacity(planes.len());
-        for (normal, offset) in planes {
+        for (normal, offset, mask) in planes {
             let on: Vec<Vec3> =
-                points.iter().copied().filter(|p| (normal.dot(*p) - offset).abs() <= tol * 4.0).collect();
+                points.iter().enumerate().filter(|(m, _)| mask & (1 << m) != 0).map(|(_, p)| *p).collect();
             let ring = face_ring(&on, normal, tol);
             let idx = ring
                 .into_iter()
@@ -178,11 +178,14 @@ fn outer(a: Vec3, b: Vec3) -> Mat3 {
     Mat3::from_cols(a * b.x, a * b.y, a * b.z)
 }
 
-/// Every plane through three input points that has all points on its inner side, deduplicated.
+/// Every plane through three input points that has all points on its inner side, with the set
+/// of points lying on it (a bit per point). Planes are told apart by that set, not by their
+/// normals: two nearly coplanar faces with different corners stay two faces, and a plane whose
+/// point set is contained in another's is the same face seen through a different triangle.
 /// Cubic in the point count per candidate plane: fine for the hulls a sandbox scene holds.
-fn supporting_planes(points: &[Vec3], tol: Real) -> Result<Vec<(Vec3, Real)>, HullError> {
+fn supporting_planes(points: &[Vec3], tol: Real) -> Result<Vec<(Vec3, Real, u128)>, HullError> {
     let n = points.len();
-    let mut planes: Vec<(Vec3, Real)> = Vec::new();
+    let mut planes: Vec<(Vec3, Real, u128)> = Vec::new();
     let mut any_triangle = false;
     for i in 0..n {
         for j in i + 1..n {
@@ -196,23 +199,29 @@ fn supporting_planes(points: &[Vec3], tol: Real) -> Result<Vec<(Vec3, Real)>, Hu
                 let nrm = nrm / len;
                 let d = nrm.dot(points[i]);
                 let (mut above, mut below) = (false, false);
-                for p in points {
+                let mut on: u128 = 0;
+                for (m, p) in points.iter().enumerate() {
                     let s = nrm.dot(*p) - d;
                     above |= s > tol;
                     below |= s < -tol;
                     if above && below {
                         break;
                     }
+                    if s.abs() <= tol * 4.0 {
+                        on |= 1 << m;
+                    }
                 }
-                let plane = match (above, below) {
+                let (normal, offset) = match (above, below) {
                     (false, true) => (nrm, d),
                     (true, false) => (-nrm, -d),
                     (false, false) => return Err(HullError::Degenerate("coplanar")),
                     (true, true) => continue,
                 };
-                if !planes.iter().any(|(m, e)| m.dot(plane.0) > 1.0 - 1e-6 && (e - plane.1).abs() <= tol * 4.0) {
-                    planes.push(plane);
+                if planes.iter().any(|&(_, _, o)| on & o == on) {
+                    continue;
                 }
+                planes.retain(|&(_, _, o)| o & on != o);
+                planes.push((normal, offset, on));
             }
         }
     }
@@ -333,6 +342,41 @@ mod tests {
         let h = ConvexHull::new(&pts).unwrap();
         assert!((h.shift() - Vec3::new(-5.0, 0.0, 2.0)).length() < 1e-4);
         assert!(h.local_aabb().center().length() < 1e-4);
+    }
+
+    #[test]
+    fn jittered_boxes_stay_closed() {
+        // Near-coplanar faces must not merge into holes: V - E + F = 2 and every edge has two
+        // faces, for jitters from tiny (almost coplanar) to large.
+        let mut seed = 0x2545_f491_u32;
+        let mut rnd = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed as Real / u32::MAX as Real - 0.5
+        };
+        for case in 0..300 {
+            let amp = [1e-5, 1e-3, 0.02, 0.3][case % 4];
+            let pts: Vec<Vec3> =
+                cube_points(1.0).into_iter().map(|p| p + Vec3::new(rnd(), rnd(), rnd()) * amp).collect();
+            let h = ConvexHull::new(&pts).unwrap();
+            let (v, e, f) = (h.vertices().len() as i32, h.edges().len() as i32, h.faces().len() as i32);
+            assert_eq!(v - e + f, 2, "case {case}: {pts:?}");
+            for &(a, b) in h.edges() {
+                let uses = h
+                    .faces()
+                    .iter()
+                    .filter(|f| {
+                        let k = f.vertices.len();
+                        (0..k).any(|i| {
+                            let (x, y) = (f.vertices[i], f.vertices[(i + 1) % k]);
+                            (x, y) == (a, b) || (x, y) == (b, a)
+                        })
+                    })
+                    .count();
+                assert_eq!(uses, 2, "case {case}: edge {a}-{b} {pts:?}");
+            }
+        }
     }
 
     #[test]

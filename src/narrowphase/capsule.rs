@@ -124,7 +124,8 @@ pub fn closest_segment_box(p: Vec3, q: Vec3, h: Vec3) -> (Real, Vec3, Vec3) {
             qa += e[i] * e[i];
             qb += 2.0 * e[i] * (p[i] - bound);
         }
-        let t = if qa > 0.0 { (-qb / (2.0 * qa)).clamp(t0, t1) } else { t0 };
+        // No clamped axis on this piece: the segment runs inside the box here.
+        let t = if qa > 0.0 { (-qb / (2.0 * qa)).clamp(t0, t1) } else { (t0 + t1) * 0.5 };
         let cand = eval(t);
         if cand.0 < best.0 {
             best = cand;

@@ -153,7 +153,14 @@ pub fn manifold_from_features(
         }
         _ => None,
     };
-    clipped.or_else(single)
+    // The faces only approximate the requested normal (within COS_FACE), which is the exact
+    // axis (SAT's winner, EPA's face, the closest points' direction): keep it.
+    clipped
+        .map(|mut m| {
+            m.normal = n;
+            m
+        })
+        .or_else(single)
 }
 
 /// Two edges: one point at their closest approach, or two when they are parallel and overlap.
