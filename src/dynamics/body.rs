@@ -52,6 +52,8 @@ pub struct Body {
     pub(crate) mass: Real,
     pub(crate) sleep_time: Real,
     pub(crate) asleep: bool,
+    /// While asleep: the island it fell asleep with, so that waking one member wakes them all.
+    pub(crate) sleep_island: Option<u32>,
 }
 
 impl Body {
@@ -70,6 +72,7 @@ impl Body {
             mass: 0.0,
             sleep_time: 0.0,
             asleep: false,
+            sleep_island: None,
         };
         b.update_mass();
         b
@@ -148,6 +151,7 @@ impl Body {
     pub fn wake(&mut self) {
         self.asleep = false;
         self.sleep_time = 0.0;
+        self.sleep_island = None;
     }
 
     pub(crate) fn integrate_rotation(rotation: Quat, angvel: Vec3, dt: Real) -> Quat {

@@ -49,6 +49,8 @@ struct Constraint {
     restitution: Real,
     points: [Point; MAX_MANIFOLD_POINTS],
     len: usize,
+    /// One body does not move this step.
+    one_sided: bool,
 }
 
 /// Per-body solver state: velocities and the motion since the step began.
@@ -70,11 +72,17 @@ struct Softness {
     impulse_scale: Real,
 }
 
-fn softness(settings: &Settings, h: Real) -> Softness {
+/// The softness of contacts whose bodies both move, and of contacts against a body that does
+/// not (static, kinematic or asleep): those are twice as stiff, as only one side gives.
+fn softness(settings: &Settings, h: Real) -> [Softness; 2] {
+    [soft_at(settings, settings.contact_hertz, h), soft_at(settings, 2.0 * settings.contact_hertz, h)]
+}
+
+fn soft_at(settings: &Settings, hertz: Real, h: Real) -> Softness {
     match settings.position_correction {
         PositionCorrection::Soft => {
             // Stiffer than a quarter of the substep rate would be unstable.
-            let hz = settings.contact_hertz.min(0.25 / h);
+            let hz = hertz.min(0.25 / h);
             let omega = 2.0 * std::f32::consts::PI * hz;
             let zeta = settings.damping_ratio;
             let a1 = 2.0 * zeta + h * omega;
@@ -88,155 +96,244 @@ fn softness(settings: &Settings, h: Real) -> Softness {
     }
 }
 
-/// Solves `contacts` and integrates every body over one step of `settings.dt`. `cache` holds
-/// last step's impulses sorted by pair and is replaced with this step's.
-pub fn solve_and_integrate(
-    bodies: &mut [Body],
-    contacts: &[Contact],
-    settings: &Settings,
-    cache: &mut Vec<((u32, u32), [CachedImpulse; MAX_MANIFOLD_POINTS])>,
-    solve_ms: &mut f64,
-    integrate_ms: &mut f64,
-) {
-    let substeps = settings.substeps.max(1);
-    let h = settings.dt / substeps as Real;
-    let inv_h = 1.0 / h;
+/// Warm-starting cache: last step's impulses per pair, sorted by pair.
+pub type WarmCache = Vec<((u32, u32), [CachedImpulse; MAX_MANIFOLD_POINTS])>;
 
-    let t_prepare = std::time::Instant::now();
-    let mut states: Vec<State> = bodies
-        .iter()
-        .map(|b| {
+/// Time spent in the solver's parts, ms.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SolverTimes {
+    pub solve_ms: f64,
+    pub integrate_ms: f64,
+}
+
+/// The contact solver. It keeps its buffers between steps so a step allocates nothing once the
+/// scene's size is reached.
+#[derive(Clone, Debug, Default)]
+pub struct Solver {
+    states: Vec<State>,
+    constraints: Vec<Constraint>,
+}
+
+impl Solver {
+    /// Solves `contacts` and integrates every body over one step of `settings.dt`. `cache`
+    /// holds last step's impulses sorted by pair and is replaced with this step's.
+    pub fn step(
+        &mut self,
+        bodies: &mut [Body],
+        contacts: &[Contact],
+        settings: &Settings,
+        cache: &mut WarmCache,
+    ) -> SolverTimes {
+        let mut times = SolverTimes::default();
+        let substeps = settings.substeps.max(1);
+        let h = settings.dt / substeps as Real;
+        let inv_h = 1.0 / h;
+
+        let t_prepare = std::time::Instant::now();
+        self.prepare_states(bodies);
+        self.prepare_constraints(bodies, contacts, settings, cache);
+        let states = &mut self.states;
+        let constraints = &mut self.constraints;
+        let soft = softness(settings, h);
+        // Where position correction stops pushing. Soft contacts aim at half the slop so that
+        // their sag under load still settles within it; Baumgarte pushes only beyond it.
+        let rest_depth = match settings.position_correction {
+            PositionCorrection::Soft => 0.5 * settings.slop,
+            PositionCorrection::Baumgarte => settings.slop,
+        };
+        let max_push = settings.max_correction_velocity;
+        // Rotation per substep is capped so that fast spin cannot wrap the quaternion update.
+        let max_w = MAX_ROTATION_PER_SUBSTEP * inv_h;
+        times.solve_ms += t_prepare.elapsed().as_secs_f64() * 1e3;
+
+        for _ in 0..substeps {
+            let t = std::time::Instant::now();
+            let dv = settings.gravity * h;
+            for s in states.iter_mut().filter(|s| s.inv_mass > 0.0) {
+                s.v += dv;
+            }
+            times.integrate_ms += t.elapsed().as_secs_f64() * 1e3;
+
+            let t = std::time::Instant::now();
+            if settings.warm_starting {
+                for c in constraints.iter() {
+                    warm_start(c, states);
+                }
+            }
+            for _ in 0..settings.iterations {
+                for c in constraints.iter_mut() {
+                    solve_contact(c, states, &soft, inv_h, rest_depth, max_push, true);
+                }
+            }
+            times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
+
+            let t = std::time::Instant::now();
+            for s in states.iter_mut().filter(|s| s.moves) {
+                let w2 = s.w.length_squared();
+                if w2 > max_w * max_w {
+                    s.w *= max_w / w2.sqrt();
+                }
+                s.dp += s.v * h;
+                s.dq = Body::integrate_rotation(s.dq, s.w, h);
+            }
+            times.integrate_ms += t.elapsed().as_secs_f64() * 1e3;
+
+            let t = std::time::Instant::now();
+            for c in constraints.iter_mut() {
+                solve_contact(c, states, &soft, inv_h, rest_depth, max_push, false);
+            }
+            times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
+        }
+
+        let t = std::time::Instant::now();
+        for c in constraints.iter_mut() {
+            apply_restitution(c, states, settings.restitution_threshold);
+        }
+        // Contacts arrive sorted by pair, so the cache comes out sorted for next step's search.
+        cache.clear();
+        cache.extend(constraints.iter().map(|c| {
+            let mut imp = [CachedImpulse { id: u32::MAX, ..Default::default() }; MAX_MANIFOLD_POINTS];
+            for (k, p) in c.points[..c.len].iter().enumerate() {
+                let tangent = to_canonical(c.normal, p.tangent_impulse, c.tangents);
+                imp[k] = CachedImpulse { id: p.id, normal: p.normal_impulse, tangent };
+            }
+            ((c.a as u32, c.b as u32), imp)
+        }));
+        times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
+
+        let t = std::time::Instant::now();
+        for (s, b) in states.iter().zip(bodies.iter_mut()) {
+            if !s.moves {
+                continue;
+            }
+            b.pose.translation += s.dp;
+            b.pose.rotation = (s.dq * b.pose.rotation).normalize();
+            if s.inv_mass > 0.0 {
+                b.linvel = s.v;
+                b.angvel = s.w;
+            }
+        }
+        times.integrate_ms += t.elapsed().as_secs_f64() * 1e3;
+        times
+    }
+
+    fn prepare_states(&mut self, bodies: &[Body]) {
+        self.states.clear();
+        self.states.extend(bodies.iter().map(|b| {
             let dynamic = b.is_dynamic() && !b.asleep;
             let kinematic = b.kind == super::BodyKind::Kinematic;
             State {
                 v: if dynamic || kinematic { b.linvel } else { Vec3::ZERO },
                 w: if dynamic || kinematic { b.angvel } else { Vec3::ZERO },
                 inv_mass: if dynamic { b.inv_mass } else { 0.0 },
+                // Held for the step, as the rotation changes little within one.
                 inv_i: if dynamic { b.inv_inertia_world() } else { Mat3::ZERO },
                 dp: Vec3::ZERO,
                 dq: Quat::IDENTITY,
                 moves: dynamic || kinematic,
             }
-        })
-        .collect();
+        }));
+    }
 
-    let mut constraints: Vec<Constraint> = Vec::with_capacity(contacts.len());
-    for c in contacts {
-        let (ia, ib) = (c.a as usize, c.b as usize);
-        let (ba, bb) = (&bodies[ia], &bodies[ib]);
-        let (sa, sb) = (&states[ia], &states[ib]);
-        let n = c.manifold.normal;
-        let (t1, t2) = orthonormal_basis(n);
-        let cached = if settings.warm_starting {
-            cache.binary_search_by_key(&(c.a, c.b), |e| e.0).ok().map(|k| &cache[k].1)
-        } else {
-            None
-        };
-        let mut con = Constraint {
-            a: ia,
-            b: ib,
-            normal: n,
-            tangents: [t1, t2],
-            friction: (ba.material.friction * bb.material.friction).sqrt(),
-            restitution: ba.material.restitution.max(bb.material.restitution),
-            points: [Point::default(); MAX_MANIFOLD_POINTS],
-            len: c.manifold.len(),
-        };
-        for (k, mp) in c.manifold.points().iter().enumerate() {
-            let ra = mp.point - ba.pose.translation;
-            let rb = mp.point - bb.pose.translation;
-            let eff = |dir: Vec3| {
-                let (ca, cb) = (ra.cross(dir), rb.cross(dir));
-                let k = sa.inv_mass + sb.inv_mass + ca.dot(sa.inv_i * ca) + cb.dot(sb.inv_i * cb);
-                if k > 0.0 { 1.0 / k } else { 0.0 }
+    fn prepare_constraints(&mut self, bodies: &[Body], contacts: &[Contact], settings: &Settings, cache: &WarmCache) {
+        let states = &self.states;
+        self.constraints.clear();
+        self.constraints.reserve(contacts.len());
+        // Contacts and cache are both sorted by pair: walk them together.
+        let mut k_cache = 0;
+        for c in contacts {
+            let (ia, ib) = (c.a as usize, c.b as usize);
+            let (ba, bb) = (&bodies[ia], &bodies[ib]);
+            let (sa, sb) = (&states[ia], &states[ib]);
+            let n = c.manifold.normal;
+            let (t1, t2) = friction_basis(n, ba, bb, c);
+            let mut cached = None;
+            if settings.warm_starting {
+                while k_cache < cache.len() && cache[k_cache].0 < (c.a, c.b) {
+                    k_cache += 1;
+                }
+                if k_cache < cache.len() && cache[k_cache].0 == (c.a, c.b) {
+                    cached = Some(&cache[k_cache].1);
+                }
+            }
+            let mut con = Constraint {
+                a: ia,
+                b: ib,
+                normal: n,
+                tangents: [t1, t2],
+                friction: (ba.material.friction * bb.material.friction).sqrt(),
+                restitution: ba.material.restitution.max(bb.material.restitution),
+                points: [Point::default(); MAX_MANIFOLD_POINTS],
+                len: c.manifold.len(),
+                one_sided: sa.inv_mass == 0.0 || sb.inv_mass == 0.0,
             };
-            let rel_v = n.dot((sb.v + sb.w.cross(rb)) - (sa.v + sa.w.cross(ra)));
-            let warm = cached.and_then(|pts| pts.iter().find(|p| p.id == mp.id && p.id != u32::MAX));
-            con.points[k] = Point {
-                ra,
-                rb,
-                adjusted_separation: -mp.depth - n.dot(rb - ra),
-                normal_mass: eff(n),
-                tangent_mass: [eff(t1), eff(t2)],
-                normal_impulse: warm.map_or(0.0, |w| w.normal),
-                tangent_impulse: warm.map_or([0.0; 2], |w| w.tangent),
-                max_normal_impulse: 0.0,
-                relative_velocity: rel_v,
-                id: mp.id,
-            };
-        }
-        constraints.push(con);
-    }
-    let soft = softness(settings, h);
-    let slop = settings.slop;
-    *solve_ms += t_prepare.elapsed().as_secs_f64() * 1e3;
-
-    for _ in 0..substeps {
-        // Gravity.
-        let t = std::time::Instant::now();
-        for s in states.iter_mut().filter(|s| s.inv_mass > 0.0) {
-            s.v += settings.gravity * h;
-        }
-        *integrate_ms += t.elapsed().as_secs_f64() * 1e3;
-
-        let t = std::time::Instant::now();
-        if settings.warm_starting {
-            for c in &constraints {
-                warm_start(c, &mut states);
+            for (k, mp) in c.manifold.points().iter().enumerate() {
+                let ra = mp.point - ba.pose.translation;
+                let rb = mp.point - bb.pose.translation;
+                let eff = |dir: Vec3| {
+                    let (ca, cb) = (ra.cross(dir), rb.cross(dir));
+                    let k = sa.inv_mass + sb.inv_mass + ca.dot(sa.inv_i * ca) + cb.dot(sb.inv_i * cb);
+                    if k > 0.0 { 1.0 / k } else { 0.0 }
+                };
+                let rel_v = n.dot((sb.v + sb.w.cross(rb)) - (sa.v + sa.w.cross(ra)));
+                let warm = cached.and_then(|pts| pts.iter().find(|p| p.id == mp.id && p.id != u32::MAX));
+                con.points[k] = Point {
+                    ra,
+                    rb,
+                    adjusted_separation: -mp.depth - n.dot(rb - ra),
+                    normal_mass: eff(n),
+                    tangent_mass: [eff(t1), eff(t2)],
+                    normal_impulse: warm.map_or(0.0, |w| w.normal),
+                    tangent_impulse: warm.map_or([0.0; 2], |w| from_canonical(n, w.tangent, t1, t2)),
+                    max_normal_impulse: 0.0,
+                    relative_velocity: rel_v,
+                    id: mp.id,
+                };
             }
-        }
-        for _ in 0..settings.iterations {
-            for c in &mut constraints {
-                solve_contact(c, &mut states, &soft, inv_h, slop, settings.max_correction_velocity, true);
-            }
-        }
-        *solve_ms += t.elapsed().as_secs_f64() * 1e3;
-
-        let t = std::time::Instant::now();
-        for (s, b) in states.iter_mut().zip(bodies.iter_mut()) {
-            if !s.moves {
-                continue;
-            }
-            b.pose.translation += s.v * h;
-            let q = Body::integrate_rotation(b.pose.rotation, s.w, h);
-            s.dq = (q * b.pose.rotation.inverse() * s.dq).normalize();
-            s.dp += s.v * h;
-            b.pose.rotation = q;
-            if s.inv_mass > 0.0 {
-                let r = Mat3::from_quat(q);
-                s.inv_i = r * b.inv_inertia_local * r.transpose();
-            }
-        }
-        *integrate_ms += t.elapsed().as_secs_f64() * 1e3;
-
-        let t = std::time::Instant::now();
-        for c in &mut constraints {
-            solve_contact(c, &mut states, &soft, inv_h, slop, settings.max_correction_velocity, false);
-        }
-        *solve_ms += t.elapsed().as_secs_f64() * 1e3;
-    }
-
-    let t = std::time::Instant::now();
-    for c in &mut constraints {
-        apply_restitution(c, &mut states, settings.restitution_threshold);
-    }
-    cache.clear();
-    for c in &constraints {
-        let mut imp = [CachedImpulse { id: u32::MAX, ..Default::default() }; MAX_MANIFOLD_POINTS];
-        for (k, p) in c.points[..c.len].iter().enumerate() {
-            imp[k] = CachedImpulse { id: p.id, normal: p.normal_impulse, tangent: p.tangent_impulse };
-        }
-        cache.push(((c.a as u32, c.b as u32), imp));
-    }
-    // Contacts arrive sorted by pair, so the cache is sorted for the binary search next step.
-    for (s, b) in states.iter().zip(bodies.iter_mut()) {
-        if s.inv_mass > 0.0 {
-            b.linvel = s.v;
-            b.angvel = s.w;
+            self.constraints.push(con);
         }
     }
-    *solve_ms += t.elapsed().as_secs_f64() * 1e3;
 }
+
+/// Tangent directions for friction. When the surfaces slip, the first follows the slip, so the
+/// clamp to the friction cone acts straight against it (per-direction solves in a basis at an
+/// angle to the slip would turn the friction sideways and weaken it). Otherwise any basis.
+fn friction_basis(n: Vec3, a: &Body, b: &Body, c: &Contact) -> (Vec3, Vec3) {
+    let pts = c.manifold.points();
+    if pts.is_empty() {
+        return orthonormal_basis(n);
+    }
+    let centre = pts.iter().map(|p| p.point).sum::<Vec3>() / pts.len() as Real;
+    let v = b.velocity_at(centre) - a.velocity_at(centre);
+    let slip = v - n * n.dot(v);
+    let len = slip.length();
+    if len > SLIP_SPEED {
+        let t1 = slip / len;
+        (t1, n.cross(t1))
+    } else {
+        orthonormal_basis(n)
+    }
+}
+
+/// Slip speed (m/s) above which friction follows the slip direction.
+const SLIP_SPEED: Real = 1e-3;
+
+/// Tangent impulses are cached in the canonical basis of the normal, so they survive a change
+/// of friction basis between steps.
+fn to_canonical(n: Vec3, t: [Real; 2], basis: [Vec3; 2]) -> [Real; 2] {
+    let world = basis[0] * t[0] + basis[1] * t[1];
+    let (c1, c2) = orthonormal_basis(n);
+    [world.dot(c1), world.dot(c2)]
+}
+
+fn from_canonical(n: Vec3, t: [Real; 2], t1: Vec3, t2: Vec3) -> [Real; 2] {
+    let (c1, c2) = orthonormal_basis(n);
+    let world = c1 * t[0] + c2 * t[1];
+    [world.dot(t1), world.dot(t2)]
+}
+
+/// Largest rotation (rad) a body may turn through in one substep.
+const MAX_ROTATION_PER_SUBSTEP: Real = 0.25 * std::f32::consts::PI;
 
 #[inline]
 fn apply(states: &mut [State], a: usize, b: usize, ra: Vec3, rb: Vec3, impulse: Vec3) {
@@ -265,14 +362,15 @@ fn warm_start(c: &Constraint, states: &mut [State]) {
 fn solve_contact(
     c: &mut Constraint,
     states: &mut [State],
-    soft: &Softness,
+    soft: &[Softness; 2],
     inv_h: Real,
-    slop: Real,
+    rest_depth: Real,
     max_push: Real,
     use_bias: bool,
 ) {
     let (a, b) = (c.a, c.b);
     let n = c.normal;
+    let soft = &soft[c.one_sided as usize];
     for p in &mut c.points[..c.len] {
         // Current separation from the bodies' motion since the contact was found.
         let (sa, sb) = (&states[a], &states[b]);
@@ -282,9 +380,11 @@ fn solve_contact(
             // Speculative: allow closing the gap this substep, no more.
             (s * inv_h, 1.0, 0.0)
         } else if use_bias {
-            // Aim at half the slop so that the sag under load still settles within it.
-            ((soft.bias_rate * (s + 0.5 * slop).min(0.0)).max(-max_push), soft.mass_scale, soft.impulse_scale)
+            // Push out toward the rest depth. A soft contact acts above it too (bodies settle to
+            // that depth evenly, which levels tilted contacts); Baumgarte leaves it alone.
+            ((soft.bias_rate * (s + rest_depth).min(0.0)).max(-max_push), soft.mass_scale, soft.impulse_scale)
         } else {
+            // The relax pass: a rigid contact that only stops approach.
             (0.0, 1.0, 0.0)
         };
         let vn = n.dot(relative_velocity(states, a, b, p.ra, p.rb));

@@ -12,12 +12,13 @@ pub use settings::{PositionCorrection, Settings};
 pub use snapshot::{BodyState, Snapshot, WarmEntry};
 
 use crate::broadphase::{self, BroadPhase, BroadPhaseParams};
+use crate::ccd::{self, CcdMode, CcdSweep, ToiEvent};
 use crate::debug_draw::{DebugDraw, DrawCategory};
-use crate::dynamics::solver::{self, CachedImpulse, Contact};
+use crate::dynamics::solver::{Contact, Solver, WarmCache};
 use crate::dynamics::{Body, BodyKind};
 use crate::geometry::{Aabb, Ray, RayHit};
-use crate::math::Real;
-use crate::narrowphase::{self, MAX_MANIFOLD_POINTS, Tolerance};
+use crate::math::{Pose, Real};
+use crate::narrowphase::{self, Tolerance};
 
 /// Bodies, their settings, and everything the pipeline keeps from one step to the next.
 pub struct World {
@@ -27,7 +28,12 @@ pub struct World {
     aabbs: Vec<Aabb>,
     pairs: Vec<(u32, u32)>,
     contacts: Vec<Contact>,
-    warm_cache: Vec<((u32, u32), [CachedImpulse; MAX_MANIFOLD_POINTS])>,
+    warm_cache: WarmCache,
+    solver: Solver,
+    /// Per body: swept by CCD this step.
+    fast: Vec<bool>,
+    ccd_sweeps: Vec<CcdSweep>,
+    toi_events: Vec<ToiEvent>,
     profile: StepProfile,
     step_count: u64,
 }
@@ -42,6 +48,10 @@ impl Clone for World {
             pairs: self.pairs.clone(),
             contacts: self.contacts.clone(),
             warm_cache: self.warm_cache.clone(),
+            solver: Solver::default(),
+            fast: self.fast.clone(),
+            ccd_sweeps: self.ccd_sweeps.clone(),
+            toi_events: self.toi_events.clone(),
             profile: self.profile,
             step_count: self.step_count,
         }
@@ -59,6 +69,10 @@ impl World {
             pairs: Vec::new(),
             contacts: Vec::new(),
             warm_cache: Vec::new(),
+            solver: Solver::default(),
+            fast: Vec::new(),
+            ccd_sweeps: Vec::new(),
+            toi_events: Vec::new(),
             profile: StepProfile::default(),
             step_count: 0,
         }
@@ -95,6 +109,16 @@ impl World {
     /// The world AABBs as of the last step.
     pub fn aabbs(&self) -> &[Aabb] {
         &self.aabbs
+    }
+
+    /// The sweeps of the bodies CCD handled in the last step.
+    pub fn ccd_sweeps(&self) -> &[CcdSweep] {
+        &self.ccd_sweeps
+    }
+
+    /// The impacts the time-of-impact pass resolved in the last step.
+    pub fn toi_events(&self) -> &[ToiEvent] {
+        &self.toi_events
     }
 
     pub fn profile(&self) -> &StepProfile {
@@ -139,19 +163,44 @@ impl World {
     }
 
     /// Advances the world by one fixed step: broad phase, narrow phase, solve and integrate,
-    /// sleep. Fills [`World::profile`].
+    /// CCD, sleep. Fills [`World::profile`].
     pub fn step(&mut self) {
         let t_total = std::time::Instant::now();
         let mut p = StepProfile { bodies: self.bodies.len() as u32, ..Default::default() };
         if self.settings.broad_phase != self.broad_phase.kind() {
             self.broad_phase = broadphase::create(self.settings.broad_phase);
         }
+        let dt = self.settings.dt;
+        let ccd_mode = self.settings.ccd;
+        self.ccd_sweeps.clear();
+        self.toi_events.clear();
+        // Bodies to sweep, with their poses at the start of the step.
+        let mut toi_starts: Vec<(u32, Pose)> = Vec::new();
+        let margin = self.settings.speculative_distance * 0.5;
+        {
+            let _t = PhaseTimer::new(&mut p.ccd_ms);
+            self.fast.clear();
+            self.fast.extend(self.bodies.iter().map(|b| ccd::needs_ccd(b, &self.settings)));
+            if ccd_mode == CcdMode::Toi {
+                toi_starts.extend(
+                    self.fast.iter().enumerate().filter(|f| *f.1).map(|(i, _)| (i as u32, self.bodies[i].pose)),
+                );
+            }
+        }
 
         {
             let _t = PhaseTimer::new(&mut p.broad_phase_ms);
-            let margin = self.settings.speculative_distance * 0.5;
             self.aabbs.clear();
             self.aabbs.extend(self.bodies.iter().map(|b| b.aabb().expanded(margin)));
+            if ccd_mode == CcdMode::Speculative {
+                // Fast bodies are found by everything along the path they may take this step.
+                for (i, b) in self.bodies.iter().enumerate().filter(|(i, _)| self.fast[*i]) {
+                    let aabb = ccd::swept_aabb(b, dt).expanded(margin);
+                    self.aabbs[i] = aabb;
+                    let from = b.pose.translation;
+                    self.ccd_sweeps.push(CcdSweep { body: i as u32, from, to: from + b.linvel * dt, aabb });
+                }
+            }
             let params = BroadPhaseParams { grid_cell_size: self.settings.grid_cell_size };
             p.broad = self.broad_phase.update(&self.aabbs, &params, &mut self.pairs);
             let bodies = &self.bodies;
@@ -170,9 +219,18 @@ impl World {
         {
             let _t = PhaseTimer::new(&mut p.narrow_phase_ms);
             let tol = Tolerance { margin: self.settings.speculative_distance, epsilon: self.settings.contact_epsilon };
+            let speculative = ccd_mode == CcdMode::Speculative;
             self.contacts.clear();
             for &(a, b) in &self.pairs {
                 let (ba, bb) = (&self.bodies[a as usize], &self.bodies[b as usize]);
+                let mut tol = tol;
+                if speculative && (self.fast[a as usize] || self.fast[b as usize]) {
+                    // Reach as far as the pair can close in this step.
+                    let spin = (ba.angvel.length() * ba.shape.bounding_radius()
+                        + bb.angvel.length() * bb.shape.bounding_radius())
+                        * dt;
+                    tol.margin += (ba.linvel - bb.linvel).length() * dt + spin;
+                }
                 if let Some(m) =
                     narrowphase::contact(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, self.settings.narrow_phase)
                     && !m.is_empty()
@@ -186,14 +244,22 @@ impl World {
         }
 
         sleep::wake_touched(&mut self.bodies, &self.contacts);
-        solver::solve_and_integrate(
-            &mut self.bodies,
-            &self.contacts,
-            &self.settings,
-            &mut self.warm_cache,
-            &mut p.solve_ms,
-            &mut p.integrate_ms,
-        );
+        let times = self.solver.step(&mut self.bodies, &self.contacts, &self.settings, &mut self.warm_cache);
+        p.solve_ms += times.solve_ms;
+        p.integrate_ms += times.integrate_ms;
+
+        if !toi_starts.is_empty() {
+            let _t = PhaseTimer::new(&mut p.ccd_ms);
+            p.toi_events = ccd::resolve_toi(
+                &mut self.bodies,
+                &toi_starts,
+                self.broad_phase.as_ref(),
+                &self.aabbs,
+                &self.settings,
+                &mut self.ccd_sweeps,
+                &mut self.toi_events,
+            );
+        }
         if self.settings.sleeping {
             sleep::update(&mut self.bodies, &self.contacts, &self.settings);
         } else {
@@ -249,5 +315,22 @@ impl World {
             draw.line(DrawCategory::CandidatePair, pa, pb, [0.9, 0.9, 0.9, 0.5]);
         }
         self.broad_phase.debug_draw(&self.aabbs, draw);
+        self.debug_draw_ccd(draw);
+    }
+
+    /// Swept volumes of the fast bodies, their paths, and the impacts that stopped them.
+    fn debug_draw_ccd(&self, draw: &mut DebugDraw) {
+        const SWEEP: [f32; 4] = [1.0, 0.55, 0.0, 0.8];
+        const IMPACT: [f32; 4] = [1.0, 0.1, 0.1, 1.0];
+        for s in &self.ccd_sweeps {
+            draw.aabb(DrawCategory::Ccd, &s.aabb, SWEEP);
+            draw.line(DrawCategory::Ccd, s.from, s.to, SWEEP);
+            draw.point(DrawCategory::Ccd, s.from, 5.0, SWEEP);
+        }
+        for e in &self.toi_events {
+            draw.point(DrawCategory::Ccd, e.point, 9.0, IMPACT);
+            draw.point(DrawCategory::Ccd, e.center, 6.0, IMPACT);
+            draw.line(DrawCategory::Ccd, e.point, e.point - e.normal * 0.25, IMPACT);
+        }
     }
 }

@@ -9,9 +9,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PositionCorrection {
     /// A velocity bias proportional to the penetration beyond the slop (`baumgarte` factor).
+    /// Within the slop contacts are rigid and tilts inside it stay.
     Baumgarte,
-    /// A soft constraint: a spring of `contact_hertz` and `damping_ratio`, then a relax pass
-    /// that removes the push-out velocity (Box2D v3's soft step).
+    /// A soft constraint: a spring of `contact_hertz` and `damping_ratio` whose rest depth is
+    /// half the slop, then a relax pass that removes the push-out velocity (Box2D v3's soft step).
+    /// Bodies settle to the slop plus a sag proportional to the load they carry.
     #[default]
     Soft,
 }
@@ -33,7 +35,8 @@ pub struct Settings {
     /// Approach speeds below this (m/s) do not bounce.
     #[serde(deserialize_with = "de::non_negative")]
     pub restitution_threshold: Real,
-    /// Penetration allowed before position correction acts, m.
+    /// Penetration position correction leaves in place, m: Baumgarte pushes only beyond it,
+    /// soft contacts settle to half of it.
     #[serde(deserialize_with = "de::non_negative")]
     pub slop: Real,
     /// Tolerance of the squared-distance comparisons `d² <= r² + ε`, m².
@@ -84,7 +87,7 @@ impl Default for Settings {
             substeps: 4,
             iterations: 1,
             restitution_threshold: 1.0,
-            slop: 0.005,
+            slop: 0.001,
             contact_epsilon: 1e-6,
             speculative_distance: 0.02,
             position_correction: PositionCorrection::Soft,

@@ -3,6 +3,7 @@
 
 use crate::dynamics::solver::Contact;
 use crate::dynamics::{Body, BodyKind};
+use crate::math::Vec3;
 use crate::world::Settings;
 
 fn find(parent: &mut [u32], mut i: u32) -> u32 {
@@ -31,32 +32,35 @@ fn islands(bodies: &[Body], contacts: &[Contact]) -> Vec<u32> {
     (0..bodies.len() as u32).map(|i| find(&mut parent, i)).collect()
 }
 
-/// Wakes every sleeping body that touches an awake moving body, with its whole island.
+/// Whether a body can disturb a sleeping neighbour: awake and dynamic, or kinematic and moving.
+fn disturbs(b: &Body) -> bool {
+    match b.kind {
+        BodyKind::Dynamic => !b.asleep,
+        BodyKind::Kinematic => b.linvel != Vec3::ZERO || b.angvel != Vec3::ZERO,
+        BodyKind::Static => false,
+    }
+}
+
+/// Wakes every sleeping body that touches a disturbing body, with the whole island it fell
+/// asleep with.
 pub fn wake_touched(bodies: &mut [Body], contacts: &[Contact]) {
-    let mut any = false;
+    // Islands to wake, by the id they fell asleep with (or the body itself when it has none).
+    let mut wake: Vec<u32> = Vec::new();
     for c in contacts {
         let (a, b) = (&bodies[c.a as usize], &bodies[c.b as usize]);
-        let active = |x: &Body| x.kind != BodyKind::Static && !x.asleep;
-        if (a.asleep && active(b)) || (b.asleep && active(a)) {
-            any = true;
-            break;
+        for (sleeper, other, i) in [(a, b, c.a), (b, a, c.b)] {
+            if sleeper.asleep && disturbs(other) {
+                wake.push(sleeper.sleep_island.unwrap_or(i));
+            }
         }
     }
-    if !any {
+    if wake.is_empty() {
         return;
     }
-    let root = islands(bodies, contacts);
-    let mut wake_root = vec![false; bodies.len()];
-    for c in contacts {
-        let (a, b) = (c.a as usize, c.b as usize);
-        let active = |x: &Body| x.kind != BodyKind::Static && !x.asleep;
-        if (bodies[a].asleep && active(&bodies[b])) || (bodies[b].asleep && active(&bodies[a])) {
-            wake_root[root[a] as usize] = true;
-            wake_root[root[b] as usize] = true;
-        }
-    }
+    wake.sort_unstable();
+    wake.dedup();
     for (i, b) in bodies.iter_mut().enumerate() {
-        if b.asleep && wake_root[root[i] as usize] {
+        if b.asleep && wake.binary_search(&b.sleep_island.unwrap_or(i as u32)).is_ok() {
             b.wake();
         }
     }
@@ -70,12 +74,12 @@ pub fn update(bodies: &mut [Body], contacts: &[Contact], settings: &Settings) {
         b.sleep_time = if resting { b.sleep_time + dt } else { 0.0 };
     }
     let root = islands(bodies, contacts);
-    // An island may sleep only if every member rests; a kinematic member keeps it awake.
+    // An island may sleep only if every member rests; a moving kinematic member keeps it awake.
     let mut min_time = vec![f32::INFINITY; bodies.len()];
     for (i, b) in bodies.iter().enumerate() {
         let t = match b.kind {
             BodyKind::Dynamic if !b.asleep => b.sleep_time,
-            BodyKind::Kinematic => 0.0,
+            BodyKind::Kinematic if disturbs(b) => 0.0,
             _ => continue,
         };
         let r = root[i] as usize;
@@ -84,8 +88,9 @@ pub fn update(bodies: &mut [Body], contacts: &[Contact], settings: &Settings) {
     for (i, b) in bodies.iter_mut().enumerate() {
         if b.is_dynamic() && !b.asleep && min_time[root[i] as usize] >= settings.sleep_time {
             b.asleep = true;
-            b.linvel = crate::math::Vec3::ZERO;
-            b.angvel = crate::math::Vec3::ZERO;
+            b.sleep_island = Some(root[i]);
+            b.linvel = Vec3::ZERO;
+            b.angvel = Vec3::ZERO;
         }
     }
 }

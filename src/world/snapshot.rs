@@ -25,6 +25,9 @@ pub struct BodyState {
     pub bullet: bool,
     pub sleep_time: Real,
     pub asleep: bool,
+    /// The island a sleeping body fell asleep with (its lowest body index).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub island: Option<u32>,
 }
 
 /// Warm-start impulses of one pair, by feature id.
@@ -64,6 +67,7 @@ impl World {
                 bullet: b.bullet,
                 sleep_time: b.sleep_time,
                 asleep: b.asleep,
+                island: b.sleep_island,
             })
             .collect();
         let warm_cache = self
@@ -99,6 +103,7 @@ impl World {
             body.bullet = s.bullet;
             body.sleep_time = s.sleep_time;
             body.asleep = s.asleep;
+            body.sleep_island = if s.asleep { s.island } else { None };
             bodies.push(body);
         }
         let mut cache = Vec::with_capacity(snap.warm_cache.len());

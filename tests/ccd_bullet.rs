@@ -1,0 +1,64 @@
+//! CCD triggers: the bullet flag sweeps a body below the speed threshold, and the time-of-impact
+//! pass keeps restitution, counts its events and reports sweeps for drawing.
+
+use collidoscope::ccd::CcdMode;
+use collidoscope::debug_draw::{DebugDraw, DrawCategory};
+use collidoscope::math::{Pose, Vec3};
+use collidoscope::{Body, BodyKind, Material, Settings, Shape, World};
+
+/// A 2 cm ball at `speed` toward a 2 mm wall at x = 0, no gravity; returns the world.
+fn shoot(ccd: CcdMode, speed: f32, bullet: bool, restitution: f32) -> World {
+    let settings = Settings { gravity: Vec3::ZERO, ccd, ccd_speed_threshold: 50.0, ..Default::default() };
+    let mut w = World::new(settings);
+    w.add_body(Body::new(
+        BodyKind::Static,
+        Shape::cuboid(Vec3::new(0.001, 1.0, 1.0)),
+        Pose::IDENTITY,
+        Material::default(),
+    ));
+    let material = Material { restitution, friction: 0.0, density: 1000.0 };
+    let mut ball = Body::new(BodyKind::Dynamic, Shape::sphere(0.02), Pose::from_translation(Vec3::X * -1.23), material)
+        .with_velocity(Vec3::X * speed, Vec3::ZERO);
+    ball.bullet = bullet;
+    w.add_body(ball);
+    w
+}
+
+#[test]
+fn the_bullet_flag_sweeps_a_body_below_the_speed_threshold() {
+    for ccd in [CcdMode::Speculative, CcdMode::Toi] {
+        // 30 m/s is 0.5 m per step: far more than the wall and ball together.
+        let mut plain = shoot(ccd, 30.0, false, 0.0);
+        let mut bullet = shoot(ccd, 30.0, true, 0.0);
+        for _ in 0..10 {
+            plain.step();
+            bullet.step();
+        }
+        assert!(plain.bodies()[1].pose.translation.x > 0.5, "{ccd:?}: not a bullet and slow, so it tunnels");
+        let x = bullet.bodies()[1].pose.translation.x;
+        assert!(x < -0.02 && x > -0.1, "{ccd:?}: the bullet stops at the wall, x = {x}");
+    }
+}
+
+#[test]
+fn toi_keeps_restitution_and_counts_events() {
+    let mut w = shoot(CcdMode::Toi, 120.0, false, 1.0);
+    let mut events = 0;
+    let mut drawn = false;
+    for _ in 0..20 {
+        w.step();
+        events += w.profile().toi_events;
+        if w.profile().toi_events > 0 {
+            let mut d = DebugDraw::default();
+            w.debug_draw(&mut d);
+            drawn = d.points.iter().any(|p| p.category == DrawCategory::Ccd)
+                && d.lines.iter().any(|l| l.category == DrawCategory::Ccd);
+            assert_eq!(w.toi_events().len() as u32, w.profile().toi_events);
+        }
+    }
+    assert_eq!(events, 1, "one impact");
+    assert!(drawn, "the sweep and impact are drawn");
+    let b = &w.bodies()[1];
+    assert!(b.pose.translation.x < 0.0, "bounced back on the near side");
+    assert!((b.linvel.x + 120.0).abs() < 1.0, "an elastic bounce keeps the speed: {:?}", b.linvel);
+}

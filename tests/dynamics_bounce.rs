@@ -1,0 +1,112 @@
+//! Restitution and energy: a ball with e = 0.5 rebounds to e² of its drop height, a row of
+//! elastic balls passes the striker's momentum to the last one, and elastic spheres in a closed
+//! box gain no energy.
+
+use collidoscope::math::{Pose, Vec3};
+use collidoscope::{Body, BodyKind, Material, Scene, Settings, Shape, World};
+
+fn load(name: &str) -> World {
+    Scene::load(format!("{}/scenes/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap().build().unwrap()
+}
+
+/// The height of the ball's lowest point at the top of its first rebound after a drop of
+/// `drop` m onto a floor, with restitution `e`.
+fn rebound(settings: Settings, e: f32, drop: f32) -> f32 {
+    let r = 0.1;
+    let mut w = World::new(settings);
+    w.add_body(Body::new(
+        BodyKind::Static,
+        Shape::cuboid(Vec3::new(2.0, 0.5, 2.0)),
+        Pose::from_translation(Vec3::Y * -0.5),
+        Material::default(),
+    ));
+    let m = Material { restitution: e, ..Default::default() };
+    let ball =
+        w.add_body(Body::new(BodyKind::Dynamic, Shape::sphere(r), Pose::from_translation(Vec3::Y * (drop + r)), m));
+    let mut bounced = false;
+    let mut top: f32 = 0.0;
+    for _ in 0..300 {
+        w.step();
+        let b = &w.bodies()[ball];
+        if b.linvel.y > 0.0 {
+            bounced = true;
+        }
+        if bounced {
+            top = top.max(b.pose.translation.y - r);
+            if b.linvel.y < 0.0 {
+                break;
+            }
+        }
+    }
+    assert!(bounced, "the ball bounced");
+    top
+}
+
+#[test]
+fn half_restitution_rebounds_to_a_quarter_of_the_drop() {
+    let h = rebound(Settings::default(), 0.5, 1.0);
+    println!("e = 0.5 from 1 m rebounds to {h:.4} m");
+    assert!((h - 0.25).abs() <= 0.25 * 0.05, "rebound {h} m, expected 0.25 m ± 5%");
+    // Other coefficients follow the same law (e² h), within 5% of the drop height.
+    for e in [0.3, 0.8] {
+        let h = rebound(Settings::default(), e, 1.0);
+        assert!((h - e * e).abs() <= 0.05, "e = {e}: rebound {h} m, expected {}", e * e);
+    }
+}
+
+#[test]
+fn restitution_scene_orders_the_bounces() {
+    let mut w = load("restitution.ron");
+    let mut top = [0.0f32; 5];
+    let mut bounced = [false; 5];
+    for _ in 0..70 {
+        w.step();
+        for k in 0..5 {
+            let b = &w.bodies()[k + 1];
+            bounced[k] |= b.linvel.y > 0.1;
+            if bounced[k] {
+                top[k] = top[k].max(b.pose.translation.y - 0.1);
+            }
+        }
+    }
+    println!("restitution scene rebound heights: {top:?}");
+    assert!(top[0] < 0.01, "e = 0 does not bounce: {}", top[0]);
+    for k in 1..5 {
+        let e = k as f32 * 0.25;
+        assert!((top[k] - e * e).abs() < 0.06, "e = {e}: rebound {} m, expected {}", top[k], e * e);
+    }
+}
+
+#[test]
+fn newtons_cradle_passes_the_striker_speed_to_the_last_ball() {
+    let mut w = load("newtons_cradle.ron");
+    let p0: Vec3 = w.bodies().iter().map(|b| b.linvel * b.mass()).sum();
+    let e0 = w.kinetic_energy();
+    for _ in 0..150 {
+        w.step();
+    }
+    let v: Vec<f32> = w.bodies()[1..].iter().map(|b| b.linvel.x).collect();
+    println!("cradle velocities after 2.5 s: {v:?}");
+    assert!((v[5] - 2.0).abs() < 0.1, "the last ball leaves at the striker's speed: {v:?}");
+    for (k, &vk) in v[..5].iter().enumerate() {
+        assert!(vk.abs() < 0.1, "ball {k} should have stopped: {v:?}");
+    }
+    let p1: Vec3 = w.bodies().iter().map(|b| b.linvel * b.mass()).sum();
+    assert!((p1 - p0).length() < 0.05 * p0.length(), "momentum kept: {p0} -> {p1}");
+    assert!(w.kinetic_energy() <= e0 * 1.001, "no energy gained");
+}
+
+#[test]
+fn energy_box_gains_no_energy_over_a_minute() {
+    let mut w = load("energy_box.ron");
+    let e0 = w.kinetic_energy();
+    let mut peak = e0;
+    for _ in 0..3600 {
+        w.step();
+        peak = peak.max(w.kinetic_energy());
+    }
+    let e1 = w.kinetic_energy();
+    println!("energy box: start {e0:.3} J, peak {peak:.3} J, after 60 s {e1:.3} J");
+    assert!(peak <= e0 * 1.01, "kinetic energy rose from {e0} to {peak}");
+    assert!(e1 > 0.5 * e0, "elastic spheres keep most of their energy: {e0} -> {e1}");
+}

@@ -1,0 +1,179 @@
+//! Resting contact and stacking: scenes/jitter.ron, tower.ron and pyramid.ron stand still for
+//! 10 s; sleeping islands fall asleep, and drags, setting changes and impacts wake them.
+
+use collidoscope::math::{Pose, Vec3};
+use collidoscope::{Body, BodyKind, Material, Scene, Shape, World};
+
+fn load(name: &str) -> (Scene, World) {
+    let scene = Scene::load(format!("{}/scenes/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let world = scene.build().unwrap();
+    (scene, world)
+}
+
+/// Steps `world` for `steps` and returns the largest horizontal and vertical distance any
+/// dynamic body's centre moved from where it started, and the mean absolute vertical speed of
+/// the dynamic bodies over the last half.
+fn settle(world: &mut World, steps: usize) -> (f32, f32, f32) {
+    let start: Vec<Vec3> = world.bodies().iter().map(|b| b.pose.translation).collect();
+    let mut speed_sum = 0.0;
+    let mut samples = 0;
+    for k in 0..steps {
+        world.step();
+        if k >= steps / 2 {
+            for b in world.bodies().iter().filter(|b| b.is_dynamic()) {
+                speed_sum += b.linvel.y.abs();
+                samples += 1;
+            }
+        }
+    }
+    let (mut horizontal, mut vertical) = (0.0f32, 0.0f32);
+    for (b, s) in world.bodies().iter().zip(&start).filter(|(b, _)| b.is_dynamic()) {
+        let d = b.pose.translation - *s;
+        horizontal = horizontal.max((d.x * d.x + d.z * d.z).sqrt());
+        vertical = vertical.max(d.y.abs());
+    }
+    (horizontal, vertical, speed_sum / samples.max(1) as f32)
+}
+
+#[test]
+fn jitter_scene_rests_within_a_millimetre_and_sleeps() {
+    let (_, mut good) = load("jitter.ron");
+    let (h, v, _) = settle(&mut good, 600);
+    let good_drift = h.max(v);
+    assert!(good_drift < 1e-3, "with slop and warm starting the box drifts {good_drift} m");
+    assert!(good.bodies()[1].is_asleep(), "and falls asleep");
+    assert_eq!(good.profile().sleeping_bodies, 1);
+
+    // The lesson's bad case: no slop, no warm starting, no sleeping to hide it.
+    let (_, mut bad) = load("jitter.ron");
+    let mut s = bad.settings.clone();
+    s.slop = 0.0;
+    s.warm_starting = false;
+    s.sleeping = false;
+    bad.set_settings(s);
+    let (h, v, bad_speed) = settle(&mut bad, 600);
+    let bad_drift = h.max(v);
+    let (_, mut awake) = load("jitter.ron");
+    let mut s = awake.settings.clone();
+    s.sleeping = false;
+    awake.set_settings(s);
+    let (_, _, good_speed) = settle(&mut awake, 600);
+    println!(
+        "jitter: good drift {:.3} mm, mean |vy| {:.2e} m/s; slop 0 without warm starting: drift {:.3} mm, mean |vy| {:.2e} m/s",
+        good_drift * 1e3,
+        good_speed,
+        bad_drift * 1e3,
+        bad_speed
+    );
+    assert!(bad_speed > good_speed, "the bad settings jitter more ({bad_speed} vs {good_speed})");
+}
+
+#[test]
+fn tower_of_ten_stands_for_ten_seconds() {
+    let (_, mut w) = load("tower.ron");
+    assert_eq!(w.bodies().len(), 11);
+    let (horizontal, vertical, _) = settle(&mut w, 600);
+    // Soft contacts sag in proportion to the load: 0.3 mm per cube carried at 30 Hz.
+    assert!(horizontal < 0.01, "a cube of the tower moved {horizontal} m sideways");
+    assert!(vertical < 0.05, "the tower sank {vertical} m");
+    assert_eq!(w.profile().sleeping_bodies, 10, "the tower falls asleep");
+}
+
+#[test]
+fn pyramid_of_twenty_rows_stands_for_ten_seconds() {
+    let (_, mut w) = load("pyramid.ron");
+    assert_eq!(w.bodies().len(), 1 + 210);
+    let (horizontal, vertical, _) = settle(&mut w, 600);
+    assert!(horizontal < 0.02, "a cube of the pyramid moved {horizontal} m sideways");
+    assert!(vertical < 0.06, "the pyramid sank {vertical} m");
+    assert_eq!(w.profile().sleeping_bodies, 210, "and fell asleep");
+}
+
+#[test]
+fn drags_settings_and_impacts_wake_sleeping_islands() {
+    let (_, mut w) = load("tower.ron");
+    for _ in 0..240 {
+        w.step();
+    }
+    assert_eq!(w.profile().sleeping_bodies, 10);
+    // A drag wakes the dragged body, and through contact the rest of its island.
+    w.body_mut(5).linvel = Vec3::new(0.5, 0.0, 0.0);
+    w.step();
+    assert_eq!(w.profile().sleeping_bodies, 0, "the whole tower is one island");
+
+    let (_, mut w) = load("tower.ron");
+    for _ in 0..240 {
+        w.step();
+    }
+    let mut s = w.settings.clone();
+    s.gravity = Vec3::new(0.0, -1.62, 0.0);
+    w.set_settings(s);
+    assert!(w.bodies().iter().all(|b| !b.is_asleep()), "a setting change wakes everything");
+    let same = w.settings.clone();
+    for _ in 0..240 {
+        w.step();
+    }
+    assert_eq!(w.profile().sleeping_bodies, 10);
+    w.set_settings(same);
+    assert_eq!(w.profile().sleeping_bodies, 10, "setting the same settings again wakes nothing");
+    assert!(w.bodies()[1].is_asleep());
+
+    // A ball dropped on the sleeping tower wakes it when it lands.
+    let ball = Body::new(
+        BodyKind::Dynamic,
+        Shape::sphere(0.3),
+        Pose::from_translation(Vec3::new(0.0, 11.0, 0.0)),
+        Material::default(),
+    );
+    let i = w.add_body(ball);
+    let mut woke = false;
+    for _ in 0..120 {
+        w.step();
+        if !w.bodies()[10].is_asleep() && w.bodies()[i].linvel.y.abs() < 1.0 {
+            woke = true;
+            break;
+        }
+    }
+    assert!(woke, "the impact wakes the top cube");
+}
+
+#[test]
+fn kinematic_bodies_push_and_stationary_ones_let_islands_sleep() {
+    let mut w = World::new(Default::default());
+    let floor = Body::new(
+        BodyKind::Static,
+        Shape::cuboid(Vec3::new(20.0, 0.5, 5.0)),
+        Pose::from_translation(Vec3::Y * -0.5),
+        Material::default(),
+    );
+    w.add_body(floor);
+    let pusher = Body::new(
+        BodyKind::Kinematic,
+        Shape::cuboid(Vec3::new(0.2, 0.5, 1.0)),
+        Pose::from_translation(Vec3::new(-2.0, 0.55, 0.0)),
+        Material::default(),
+    )
+    .with_velocity(Vec3::X * 1.0, Vec3::ZERO);
+    let p = w.add_body(pusher);
+    let crate_ = Body::new(
+        BodyKind::Dynamic,
+        Shape::cuboid(Vec3::splat(0.5)),
+        Pose::from_translation(Vec3::new(0.0, 0.5, 0.0)),
+        Material::default(),
+    );
+    let c = w.add_body(crate_);
+    for _ in 0..240 {
+        w.step();
+    }
+    let (px, cx) = (w.bodies()[p].pose.translation.x, w.bodies()[c].pose.translation.x);
+    assert!((px - 2.0).abs() < 1e-3, "the kinematic body moves at its velocity, x = {px}");
+    assert!(cx > px + 0.65 && cx < px + 0.75, "the crate is pushed ahead: pusher {px}, crate {cx}");
+    assert!((w.bodies()[c].linvel.x - 1.0).abs() < 0.1, "and keeps pace: {:?}", w.bodies()[c].linvel);
+
+    // Stopped, the pusher no longer keeps the crate awake.
+    w.body_mut(p).linvel = Vec3::ZERO;
+    for _ in 0..120 {
+        w.step();
+    }
+    assert!(w.bodies()[c].is_asleep(), "the crate sleeps against a stopped kinematic body");
+}
