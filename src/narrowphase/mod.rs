@@ -1,6 +1,7 @@
 //! Narrow phase: exact tests on candidate pairs. Functions are named
 //! `operation_shape1_shape2`; each returns answers oriented from shape 1 to shape 2.
 
+pub mod batch;
 mod box_box;
 mod capsule;
 pub mod clip;
@@ -33,7 +34,7 @@ pub use polytope::{
 };
 pub use ray_gjk::ray_cast_gjk;
 pub use sphere::{
-    closest_point_cuboid, contact_sphere_cuboid, contact_sphere_sphere, intersect_sphere_cuboid,
+    closest_point_cuboid, contact_sphere_cuboid, contact_sphere_sphere, intersect_sphere_aabb, intersect_sphere_cuboid,
     intersect_sphere_sphere,
 };
 

@@ -1,7 +1,7 @@
 //! Closed-form tests for pairs with a sphere.
 
 use super::{Manifold, Tolerance};
-use crate::geometry::{Cuboid, Sphere};
+use crate::geometry::{Aabb, Cuboid, Sphere};
 use crate::math::{Pose, Real, Vec3};
 
 pub fn intersect_sphere_sphere(a: &Sphere, pa: &Pose, b: &Sphere, pb: &Pose, eps: Real) -> bool {
@@ -28,6 +28,13 @@ pub fn contact_sphere_sphere(a: &Sphere, pa: &Pose, b: &Sphere, pb: &Pose, tol: 
 pub fn closest_point_cuboid(c: &Cuboid, pose: &Pose, p: Vec3) -> Vec3 {
     let local = pose.inverse_transform_point(p);
     pose.transform_point(local.clamp(-c.half_extents, c.half_extents))
+}
+
+/// The axis-aligned path: a sphere (centre, radius) against a world-space box.
+#[inline]
+pub fn intersect_sphere_aabb(center: Vec3, radius: Real, b: &Aabb, eps: Real) -> bool {
+    let q = center.clamp(b.min, b.max);
+    center.distance_squared(q) <= radius * radius + eps
 }
 
 pub fn intersect_sphere_cuboid(s: &Sphere, ps: &Pose, c: &Cuboid, pc: &Pose, eps: Real) -> bool {
