@@ -1,6 +1,8 @@
 //! Collidoscope's engine: a headless, deterministic rigid-body pipeline whose every phase can
 //! be switched, timed and inspected. The desktop app (feature `gui`) only reads it.
 
+#[cfg(feature = "gui")]
+pub mod app;
 pub mod broadphase;
 pub mod ccd;
 pub mod debug_draw;

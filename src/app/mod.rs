@@ -1,0 +1,15 @@
+//! The desktop app (feature `gui`): the eframe shell, its panels and the 3D viewport. It owns the
+//! world and the fixed-step accumulator; the viewport only reads the world.
+
+mod compare;
+mod panels;
+pub mod record;
+mod run;
+mod shell;
+pub mod sim;
+pub mod viewport;
+
+pub use panels::Command;
+pub use run::{AppOptions, run, setup_style, write_png};
+pub use shell::{App, OpenPanels, PRESENTATION_ZOOM, Persisted, default_scene_dir};
+pub use sim::Simulation;

@@ -1,0 +1,151 @@
+//! The inspector: the selected body's shape, mass, pose, velocity and contacts, and a list of
+//! all bodies to select from.
+
+use super::Command;
+use crate::dynamics::Body;
+use crate::math::Vec3;
+use crate::world::World;
+use eframe::egui::{self, RichText, Ui};
+
+#[derive(Default)]
+pub struct InspectorPanel {
+    filter: String,
+}
+
+impl InspectorPanel {
+    pub fn ui(&mut self, ui: &mut Ui, world: &World, selected: Option<usize>, dragging: Option<usize>) -> Vec<Command> {
+        let mut commands = Vec::new();
+        match selected.and_then(|i| world.bodies().get(i).map(|b| (i, b))) {
+            Some((i, body)) => {
+                ui.horizontal(|ui| {
+                    ui.heading(format!("Body {i}"));
+                    if ui.button("Deselect").clicked() {
+                        commands.push(Command::Select(None));
+                    }
+                });
+                body_details(ui, world, i, body, dragging == Some(i));
+            }
+            None => {
+                ui.label("Click a body in the 3D view, or pick one below.");
+            }
+        }
+        ui.add_space(6.0);
+        egui::CollapsingHeader::new(format!("All bodies ({})", world.bodies().len())).id_salt("all_bodies").show(
+            ui,
+            |ui| {
+                ui.horizontal(|ui| {
+                    let label = ui.label("Filter");
+                    ui.text_edit_singleline(&mut self.filter).labelled_by(label.id);
+                });
+                let filter = self.filter.to_lowercase();
+                let matches: Vec<usize> = (0..world.bodies().len())
+                    .filter(|&i| filter.is_empty() || title(world, i).to_lowercase().contains(&filter))
+                    .collect();
+                let row_height = ui.text_style_height(&egui::TextStyle::Button) + 4.0;
+                egui::ScrollArea::vertical().max_height(260.0).id_salt("bodies_list").show_rows(
+                    ui,
+                    row_height,
+                    matches.len(),
+                    |ui, range| {
+                        for &i in &matches[range] {
+                            if ui.selectable_label(selected == Some(i), title(world, i)).clicked() {
+                                commands.push(Command::Select(Some(i)));
+                            }
+                        }
+                    },
+                );
+            },
+        );
+        commands
+    }
+}
+
+/// `#3 crate (Dynamic sphere)`: an entry of the body list.
+fn title(world: &World, i: usize) -> String {
+    let b = &world.bodies()[i];
+    let kind = format!("{:?}", b.shape.kind()).to_lowercase();
+    match &b.name {
+        Some(n) => format!("#{i} {n} ({:?} {kind})", b.kind),
+        None => format!("#{i} ({:?} {kind})", b.kind),
+    }
+}
+
+fn body_details(ui: &mut Ui, world: &World, i: usize, b: &Body, dragging: bool) {
+    let state = if b.is_asleep() {
+        "asleep"
+    } else if b.is_dynamic() {
+        "awake"
+    } else {
+        ""
+    };
+    egui::Grid::new("inspector_body").num_columns(2).striped(true).show(ui, |ui| {
+        let mut kv = |k: &str, v: String| {
+            ui.label(k);
+            ui.monospace(v);
+            ui.end_row();
+        };
+        kv("name", b.name.clone().unwrap_or_else(|| "—".into()));
+        kv("kind", format!("{:?} {state}{}", b.kind, if b.bullet { ", bullet" } else { "" }));
+        kv("shape", b.shape.describe());
+        kv("mass", if b.is_dynamic() { format!("{:.4} kg", b.mass()) } else { "∞ (not moved by contacts)".into() });
+        kv(
+            "material",
+            format!(
+                "restitution {:.2}, friction {:.2}, density {}",
+                b.material.restitution, b.material.friction, b.material.density
+            ),
+        );
+        kv("position", vec3(b.pose.translation));
+        let (ex, ey, ez) = b.pose.rotation.to_euler(glam::EulerRot::XYZ);
+        kv("rotation", format!("({:.1}°, {:.1}°, {:.1}°) XYZ", ex.to_degrees(), ey.to_degrees(), ez.to_degrees()));
+        let q = b.pose.rotation;
+        kv("quaternion", format!("({:.4}, {:.4}, {:.4}, {:.4})", q.x, q.y, q.z, q.w));
+        kv("velocity", format!("{}  |v| = {:.3} m/s", vec3(b.linvel), b.linvel.length()));
+        kv("angular velocity", format!("{}  |ω| = {:.3} rad/s", vec3(b.angvel), b.angvel.length()));
+        kv("kinetic energy", format!("{:.4} J", b.kinetic_energy()));
+        if dragging {
+            kv("mouse", "held by the mouse spring".into());
+        }
+    });
+
+    let idx = i as u32;
+    let contacts: Vec<_> = world.contacts().iter().filter(|c| c.a == idx || c.b == idx).collect();
+    ui.add_space(4.0);
+    ui.label(RichText::new(format!("Contacts ({})", contacts.len())).strong());
+    if contacts.is_empty() {
+        ui.weak("None in the last step.");
+    }
+    egui::ScrollArea::vertical().max_height(280.0).id_salt("inspector_contacts").show(ui, |ui| {
+        for c in contacts {
+            let other = if c.a == idx { c.b } else { c.a };
+            let other_name = world
+                .bodies()
+                .get(other as usize)
+                .and_then(|b| b.name.clone())
+                .map(|n| format!(" {n}"))
+                .unwrap_or_default();
+            ui.label(format!(
+                "with #{other}{other_name}: normal {} (from #{} to #{})",
+                vec3(c.manifold.normal),
+                c.a,
+                c.b
+            ));
+            egui::Grid::new(("contact", c.a, c.b)).num_columns(3).show(ui, |ui| {
+                ui.weak("point");
+                ui.weak("depth");
+                ui.weak("");
+                ui.end_row();
+                for p in c.manifold.points() {
+                    ui.monospace(vec3(p.point));
+                    ui.monospace(format!("{:+.5} m", p.depth));
+                    ui.weak(if p.depth >= 0.0 { "overlap" } else { "speculative" });
+                    ui.end_row();
+                }
+            });
+        }
+    });
+}
+
+fn vec3(v: Vec3) -> String {
+    format!("({:.3}, {:.3}, {:.3})", v.x, v.y, v.z)
+}

@@ -1,0 +1,214 @@
+//! The profiler panel: ms per step for each phase over the last steps, and a table of the phase
+//! times and counters.
+
+use super::{Command, colors};
+use crate::app::sim::History;
+use crate::world::{PHASES, StepProfile};
+use eframe::egui::{self, Color32, RichText, Ui};
+use egui_plot::{FilledArea, Legend, Line, Plot, PlotPoints};
+use serde::{Deserialize, Serialize};
+
+/// One colour per phase, in the order of [`PHASES`], then the total.
+const PHASE_COLORS: [Color32; 6] = [
+    Color32::from_rgb(90, 170, 255),
+    Color32::from_rgb(255, 150, 60),
+    Color32::from_rgb(200, 110, 255),
+    Color32::from_rgb(110, 220, 120),
+    Color32::from_rgb(250, 210, 70),
+    Color32::from_rgb(235, 235, 235),
+];
+
+/// Lines show each phase on its own; stacked bands add up to the step's total.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PlotStyle {
+    #[default]
+    Stacked,
+    Lines,
+}
+
+/// What the profiler remembers between runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ProfilerPrefs {
+    pub style: PlotStyle,
+    /// Steps kept in the history.
+    pub history: usize,
+    pub show_total: bool,
+}
+
+impl Default for ProfilerPrefs {
+    fn default() -> Self {
+        ProfilerPrefs { style: PlotStyle::Stacked, history: 600, show_total: true }
+    }
+}
+
+#[derive(Default)]
+pub struct ProfilerPanel {
+    pub prefs: ProfilerPrefs,
+    /// While paused, the plot shows this copy and ignores new steps.
+    frozen: Option<History>,
+    reset_zoom: bool,
+    /// The outcome of the last export, shown under the buttons.
+    pub status: Option<Result<String, String>>,
+}
+
+impl ProfilerPanel {
+    pub fn ui(&mut self, ui: &mut Ui, history: &History) -> Vec<Command> {
+        let mut commands = Vec::new();
+        ui.horizontal_wrapped(|ui| {
+            ui.heading("Profiler");
+            let mut frozen = self.frozen.is_some();
+            let label = if frozen { "▶ Resume plot" } else { "⏸ Pause plot" };
+            if ui
+                .toggle_value(&mut frozen, label)
+                .on_hover_text("Freeze the plot to study it; the simulation keeps running.")
+                .changed()
+            {
+                self.frozen = frozen.then(|| history.clone());
+            }
+            ui.selectable_value(&mut self.prefs.style, PlotStyle::Stacked, "Stacked")
+                .on_hover_text("Bands that add up to the step's total time.");
+            ui.selectable_value(&mut self.prefs.style, PlotStyle::Lines, "Lines")
+                .on_hover_text("One line per phase, to compare them.");
+            ui.checkbox(&mut self.prefs.show_total, "Total");
+            if ui.button("Reset zoom").on_hover_text("Scroll or drag in the plot to zoom and pan.").clicked() {
+                self.reset_zoom = true;
+            }
+            ui.label("History");
+            ui.add(egui::DragValue::new(&mut self.prefs.history).range(60..=20_000).speed(10).suffix(" steps"));
+            if ui.button("Export CSV…").on_hover_text("Write the plotted history, one row per step.").clicked()
+                && let Some(path) =
+                    rfd::FileDialog::new().add_filter("CSV", &["csv"]).set_file_name("profile.csv").save_file()
+            {
+                commands.push(Command::ExportCsv(path));
+            }
+        });
+        match &self.status {
+            Some(Ok(m)) => {
+                ui.colored_label(colors::OK, m);
+            }
+            Some(Err(m)) => {
+                ui.colored_label(colors::ERROR, m);
+            }
+            None => {}
+        }
+
+        let reset_zoom = std::mem::take(&mut self.reset_zoom);
+        let prefs = &self.prefs;
+        let shown = self.frozen.as_ref().unwrap_or(history);
+        ui.horizontal_top(|ui| {
+            let table_width = 430.0_f32.min(ui.available_width() * 0.5);
+            let plot_width = (ui.available_width() - table_width - 12.0).max(120.0);
+            ui.allocate_ui(egui::vec2(plot_width, ui.available_height()), |ui| plot(ui, shown, prefs, reset_zoom));
+            ui.separator();
+            ui.vertical(|ui| table(ui, shown));
+        });
+        commands
+    }
+
+    /// The history to export: what the plot shows.
+    pub fn export_source<'a>(&'a self, live: &'a History) -> &'a History {
+        self.frozen.as_ref().unwrap_or(live)
+    }
+}
+
+/// The plot of ms per step: stacked bands or one line per phase, plus the total.
+fn plot(ui: &mut Ui, history: &History, prefs: &ProfilerPrefs, reset_zoom: bool) {
+    let xs: Vec<f64> = history.iter().map(|(s, _)| *s as f64).collect();
+    let phases: Vec<[f64; 5]> = history.iter().map(|(_, p)| p.phase_ms()).collect();
+    let mut plot = Plot::new("profile_plot")
+        .legend(Legend::default().position(egui_plot::Corner::LeftTop))
+        .x_axis_label("step")
+        .y_axis_label("ms per step")
+        .include_y(0.0)
+        .allow_scroll(true)
+        .allow_zoom(true)
+        .height(ui.available_height().max(120.0));
+    if reset_zoom {
+        plot = plot.reset();
+    }
+    let style = prefs.style;
+    let show_total = prefs.show_total;
+    plot.show(ui, |plot_ui| {
+        if xs.is_empty() {
+            return;
+        }
+        let mut base = vec![0.0; xs.len()];
+        for (k, name) in PHASES.iter().enumerate() {
+            let color = PHASE_COLORS[k];
+            match style {
+                PlotStyle::Lines => {
+                    let pts: PlotPoints = xs.iter().zip(&phases).map(|(x, p)| [*x, p[k]]).collect();
+                    plot_ui.line(Line::new(*name, pts).color(color).width(2.0));
+                }
+                PlotStyle::Stacked => {
+                    let top: Vec<f64> = base.iter().zip(&phases).map(|(b, p)| b + p[k]).collect();
+                    plot_ui.add(
+                        FilledArea::new(*name, &xs, &base, &top)
+                            .fill_color(color.gamma_multiply(0.55))
+                            .stroke(egui::Stroke::new(1.5, color)),
+                    );
+                    base = top;
+                }
+            }
+        }
+        if show_total {
+            let pts: PlotPoints = history.iter().map(|(s, p)| [*s as f64, p.total_ms]).collect();
+            plot_ui.line(Line::new("total", pts).color(PHASE_COLORS[5]).width(1.5));
+        }
+    });
+}
+
+/// Now, average and max per phase over the history, then the last step's counters.
+fn table(ui: &mut Ui, history: &History) {
+    let Some((step, last)) = history.last() else {
+        ui.label("No steps yet: press ▶ Play or Step.");
+        return;
+    };
+    let n = history.len() as f64;
+    let mut rows: Vec<(&str, Color32, f64, f64, f64)> = Vec::new();
+    let mut push = |name, color, f: &dyn Fn(&StepProfile) -> f64| {
+        let (sum, max) = history.iter().fold((0.0, 0.0_f64), |(s, m), (_, p)| (s + f(p), m.max(f(p))));
+        rows.push((name, color, f(last), sum / n, max));
+    };
+    for (k, name) in PHASES.iter().enumerate() {
+        push(name, PHASE_COLORS[k], &|p: &StepProfile| p.phase_ms()[k]);
+    }
+    push("total", PHASE_COLORS[5], &|p: &StepProfile| p.total_ms);
+
+    ui.label(format!("ms per step, over the last {} steps (step {step})", history.len()));
+    egui::Grid::new("profile_table").num_columns(4).striped(true).show(ui, |ui| {
+        ui.strong("phase");
+        ui.strong("now");
+        ui.strong("avg");
+        ui.strong("max");
+        ui.end_row();
+        for (name, color, now, avg, max) in rows {
+            ui.label(RichText::new(name).color(color));
+            ui.monospace(format!("{now:7.3}"));
+            ui.monospace(format!("{avg:7.3}"));
+            ui.monospace(format!("{max:7.3}"));
+            ui.end_row();
+        }
+    });
+    ui.add_space(6.0);
+    egui::Grid::new("profile_counters").num_columns(4).striped(true).show(ui, |ui| {
+        let counters = [
+            ("bodies", last.bodies),
+            ("sleeping", last.sleeping_bodies),
+            ("pairs", last.pairs),
+            ("narrow tests", last.narrow_tests),
+            ("manifolds", last.manifolds),
+            ("contacts", last.contacts),
+            ("TOI events", last.toi_events),
+            ("awake", last.awake_bodies),
+        ];
+        for pair in counters.chunks(2) {
+            for (name, v) in pair {
+                ui.label(*name);
+                ui.monospace(v.to_string());
+            }
+            ui.end_row();
+        }
+    });
+}

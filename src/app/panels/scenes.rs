@@ -1,0 +1,186 @@
+//! The scene browser: the scene files of a folder with their names and descriptions, any file
+//! through a dialog, saving the current state, recent files, and the last load error.
+
+use super::{Command, colors, file_label};
+use crate::scene::Scene;
+use eframe::egui::{self, RichText, Ui};
+use std::path::{Path, PathBuf};
+
+/// How many recent files are kept.
+pub const MAX_RECENT: usize = 10;
+
+/// One `.ron` file of the folder, read once per refresh.
+struct Entry {
+    path: PathBuf,
+    /// Name and description, or why the file cannot be read.
+    info: Result<(String, String), String>,
+}
+
+pub struct ScenePanel {
+    dir: PathBuf,
+    entries: Option<Vec<Entry>>,
+    pub recent: Vec<PathBuf>,
+    /// The last failed load or save, with `FILE:LINE:COL` when the parser gave one.
+    pub error: Option<String>,
+    /// The last successful save.
+    pub notice: Option<String>,
+}
+
+impl ScenePanel {
+    pub fn new(dir: PathBuf, recent: Vec<PathBuf>) -> Self {
+        ScenePanel { dir, entries: None, recent, error: None, notice: None }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn set_dir(&mut self, dir: PathBuf) {
+        self.dir = dir;
+        self.entries = None;
+    }
+
+    /// Puts a file at the top of the recent list.
+    pub fn remember(&mut self, path: &Path) {
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        self.recent.retain(|p| *p != path);
+        self.recent.insert(0, path);
+        self.recent.truncate(MAX_RECENT);
+    }
+
+    /// Shows the panel. `current` is the open scene's file, `name` its name.
+    pub fn ui(&mut self, ui: &mut Ui, current: Option<&Path>, name: &str) -> Vec<Command> {
+        let mut commands = Vec::new();
+        ui.horizontal_wrapped(|ui| {
+            ui.label("Open:");
+            ui.strong(if name.is_empty() { "(unnamed scene)" } else { name });
+            if let Some(p) = current {
+                ui.weak(file_label(p));
+            }
+        });
+        if self.error.is_some() {
+            egui::Frame::group(ui.style()).stroke(egui::Stroke::new(2.0, colors::ERROR)).show(ui, |ui| {
+                ui.horizontal(|ui| {
+                    ui.colored_label(colors::ERROR, RichText::new("⚠ Could not load").strong());
+                    if ui.small_button("✖").on_hover_text("Dismiss").clicked() {
+                        self.error = None;
+                    }
+                });
+                if let Some(e) = &self.error {
+                    ui.add(egui::Label::new(RichText::new(e).monospace().color(colors::ERROR)).wrap());
+                    ui.label("The current scene stays open.");
+                }
+            });
+        }
+        if let Some(n) = &self.notice {
+            ui.colored_label(colors::OK, n);
+        }
+
+        ui.horizontal_wrapped(|ui| {
+            if ui.button("📂 Open file…").clicked()
+                && let Some(p) =
+                    rfd::FileDialog::new().add_filter("Scene", &["ron"]).set_directory(&self.dir).pick_file()
+            {
+                commands.push(Command::OpenScene(p));
+            }
+            if ui
+                .button("💾 Save state as…")
+                .on_hover_text(
+                    "Save every body's current pose and velocity, and the current settings, as a scene file.",
+                )
+                .clicked()
+                && let Some(p) = rfd::FileDialog::new()
+                    .add_filter("Scene", &["ron"])
+                    .set_directory(&self.dir)
+                    .set_file_name(current.map(file_label).unwrap_or_else(|| "scene.ron".into()))
+                    .save_file()
+            {
+                commands.push(Command::SaveScene(p));
+            }
+            if ui.button("Folder…").on_hover_text("List the scenes of another folder.").clicked()
+                && let Some(d) = rfd::FileDialog::new().set_directory(&self.dir).pick_folder()
+            {
+                self.set_dir(d);
+            }
+            if ui.button("⟳ Refresh").clicked() {
+                self.entries = None;
+            }
+        });
+
+        ui.add_space(4.0);
+        ui.label(RichText::new(format!("Scenes in {}", self.dir.display())).strong());
+        let entries = self.entries.get_or_insert_with(|| scan(&self.dir));
+        if entries.is_empty() {
+            ui.weak("(no .ron files here)");
+        }
+        for e in entries.iter() {
+            let is_current = current.is_some_and(|c| same_file(c, &e.path));
+            ui.horizontal(|ui| {
+                let button = egui::Button::new(file_label(&e.path)).selected(is_current);
+                if ui.add(button).on_hover_text(e.path.display().to_string()).clicked() {
+                    commands.push(Command::OpenScene(e.path.clone()));
+                }
+                match &e.info {
+                    Ok((name, _)) => {
+                        ui.label(RichText::new(name).strong());
+                    }
+                    Err(_) => {
+                        ui.colored_label(colors::ERROR, "cannot be read");
+                    }
+                }
+            });
+            match &e.info {
+                Ok((_, desc)) if !desc.is_empty() => {
+                    ui.indent(e.path.display().to_string(), |ui| {
+                        ui.add(egui::Label::new(RichText::new(desc).weak()).wrap())
+                    });
+                }
+                Err(msg) => {
+                    ui.indent(e.path.display().to_string(), |ui| {
+                        ui.add(egui::Label::new(RichText::new(msg).small().color(colors::ERROR)).wrap())
+                    });
+                }
+                _ => {}
+            }
+        }
+
+        if !self.recent.is_empty() {
+            ui.add_space(6.0);
+            ui.label(RichText::new("Recent files").strong());
+            let mut forget = None;
+            for (i, p) in self.recent.iter().enumerate() {
+                ui.horizontal(|ui| {
+                    if ui.link(file_label(p)).on_hover_text(p.display().to_string()).clicked() {
+                        commands.push(Command::OpenScene(p.clone()));
+                    }
+                    if ui.small_button("✖").on_hover_text("Forget this file").clicked() {
+                        forget = Some(i);
+                    }
+                });
+            }
+            if let Some(i) = forget {
+                self.recent.remove(i);
+            }
+        }
+        commands
+    }
+}
+
+/// The `.ron` files of a folder, sorted by name, each with its name and description.
+fn scan(dir: &Path) -> Vec<Entry> {
+    let Ok(read) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut paths: Vec<PathBuf> =
+        read.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "ron")).collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|path| {
+            let info = Scene::load(&path).map(|s| (s.name, s.description)).map_err(|e| e.to_string());
+            Entry { path, info }
+        })
+        .collect()
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    a == b || matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
+}

@@ -1,0 +1,247 @@
+//! The settings panel: every [`Settings`] field, editable while the world runs.
+
+use super::{Command, colors, help, humanize};
+use crate::broadphase::BroadPhaseKind;
+use crate::ccd::CcdMode;
+use crate::narrowphase::NarrowPhaseKind;
+use crate::world::{PositionCorrection, Settings, World};
+use eframe::egui::{self, Response, SliderClamping, Ui};
+
+/// Edits a copy of the world's settings and hands back a [`Command::SetSettings`] on change.
+#[derive(Default)]
+pub struct SettingsPanel {
+    /// The last rejected edit, shown until the next valid one.
+    error: Option<String>,
+    /// (body count, typical body radius) for the epsilon readout, recomputed when bodies change.
+    typical_radius: Option<(usize, f32)>,
+}
+
+impl SettingsPanel {
+    pub fn ui(&mut self, ui: &mut Ui, world: &World, scene_settings: &Settings) -> Vec<Command> {
+        let mut s = world.settings.clone();
+        let radius = self.typical_radius(world);
+
+        ui.horizontal(|ui| {
+            let differs = s != *scene_settings;
+            if ui
+                .add_enabled(differs, egui::Button::new("⟲ Back to the scene's values"))
+                .on_hover_text("Restore every setting to the values in the scene file. The world keeps its state.")
+                .clicked()
+            {
+                s = scene_settings.clone();
+            }
+            if differs {
+                ui.colored_label(colors::WARN, "edited");
+            }
+        });
+
+        section(ui, "Time stepping");
+        egui::Grid::new("settings_time").num_columns(2).striped(true).show(ui, |ui| {
+            row(ui, "dt", help::DT, |ui| {
+                let r = ui.add(slider(&mut s.dt, 0.001..=0.1).logarithmic(true).fixed_decimals(4).suffix(" s"));
+                ui.label(format!("{:.0} steps/s", 1.0 / s.dt));
+                r
+            });
+            row(ui, "Substeps", help::SUBSTEPS, |ui| {
+                ui.add(slider(&mut s.substeps, 1..=Settings::MAX_SUBSTEPS).logarithmic(true))
+            });
+            row(ui, "Iterations", help::ITERATIONS, |ui| {
+                ui.add(slider(&mut s.iterations, 1..=Settings::MAX_ITERATIONS).logarithmic(true))
+            });
+            row(ui, "Gravity", help::GRAVITY, |ui| {
+                ui.horizontal(|ui| {
+                    let mut r = ui.add(axis(&mut s.gravity.x, "x "));
+                    r |= ui.add(axis(&mut s.gravity.y, "y "));
+                    r |= ui.add(axis(&mut s.gravity.z, "z "));
+                    r
+                })
+                .inner
+            });
+        });
+
+        section(ui, "Contacts");
+        egui::Grid::new("settings_contacts").num_columns(2).striped(true).show(ui, |ui| {
+            row(ui, "Contact epsilon", help::CONTACT_EPSILON, |ui| {
+                let r = ui.add(
+                    slider(&mut s.contact_epsilon, 0.0..=1e-2)
+                        .logarithmic(true)
+                        .smallest_positive(1e-12)
+                        .custom_formatter(|v, _| format!("{v:.2e}"))
+                        .custom_parser(|t| t.trim().parse().ok())
+                        .suffix(" m²"),
+                );
+                if let Some(r0) = radius {
+                    let delta = s.contact_epsilon / (2.0 * r0);
+                    ui.label(format!("≈ δ = {} at r = {r0:.2} m", length_text(delta))).on_hover_text(
+                        "The distance error ε tolerates at the scene's typical body radius: δ ≈ ε / (2r).",
+                    );
+                }
+                r
+            });
+            row(ui, "Slop", help::SLOP, |ui| {
+                ui.add(slider(&mut s.slop, 0.0..=0.1).logarithmic(true).smallest_positive(1e-5).suffix(" m"))
+            });
+            row(ui, "Speculative distance", help::SPECULATIVE_DISTANCE, |ui| {
+                ui.add(
+                    slider(&mut s.speculative_distance, 0.0..=0.5)
+                        .logarithmic(true)
+                        .smallest_positive(1e-4)
+                        .suffix(" m"),
+                )
+            });
+            row(ui, "Restitution threshold", help::RESTITUTION_THRESHOLD, |ui| {
+                ui.add(slider(&mut s.restitution_threshold, 0.0..=10.0).suffix(" m/s"))
+            });
+            row(ui, "Position correction", help::POSITION_CORRECTION, |ui| {
+                combo(
+                    ui,
+                    "position_correction",
+                    &mut s.position_correction,
+                    &[PositionCorrection::Soft, PositionCorrection::Baumgarte],
+                )
+            });
+            let soft = s.position_correction == PositionCorrection::Soft;
+            row(ui, "Baumgarte factor", help::BAUMGARTE, |ui| {
+                ui.add_enabled(!soft, slider(&mut s.baumgarte, 0.0..=1.0))
+            });
+            row(ui, "Contact hertz", help::CONTACT_HERTZ, |ui| {
+                ui.add_enabled(soft, slider(&mut s.contact_hertz, 1.0..=240.0).logarithmic(true).suffix(" Hz"))
+            });
+            row(ui, "Damping ratio", help::DAMPING_RATIO, |ui| {
+                ui.add_enabled(soft, slider(&mut s.damping_ratio, 0.0..=20.0))
+            });
+            row(ui, "Max correction velocity", help::MAX_CORRECTION_VELOCITY, |ui| {
+                ui.add(slider(&mut s.max_correction_velocity, 0.01..=100.0).logarithmic(true).suffix(" m/s"))
+            });
+            row(ui, "", help::WARM_STARTING, |ui| ui.checkbox(&mut s.warm_starting, "Warm starting"));
+        });
+
+        section(ui, "Algorithms");
+        egui::Grid::new("settings_algorithms").num_columns(2).striped(true).show(ui, |ui| {
+            row(ui, "Broad phase", help::BROAD_PHASE, |ui| {
+                combo(ui, "broad_phase", &mut s.broad_phase, BroadPhaseKind::ALL)
+            });
+            row(ui, "Grid cell size", help::GRID_CELL_SIZE, |ui| {
+                ui.add(slider(&mut s.grid_cell_size, 0.05..=50.0).logarithmic(true).suffix(" m"))
+            });
+            row(ui, "Narrow phase", help::NARROW_PHASE, |ui| {
+                combo(ui, "narrow_phase", &mut s.narrow_phase, NarrowPhaseKind::ALL)
+            });
+            row(ui, "CCD", help::CCD, |ui| combo(ui, "ccd", &mut s.ccd, CcdMode::ALL));
+            row(ui, "CCD speed threshold", help::CCD_SPEED_THRESHOLD, |ui| {
+                ui.add(slider(&mut s.ccd_speed_threshold, 0.1..=500.0).logarithmic(true).suffix(" m/s"))
+            });
+        });
+
+        section(ui, "Sleeping");
+        egui::Grid::new("settings_sleep").num_columns(2).striped(true).show(ui, |ui| {
+            row(ui, "", help::SLEEPING, |ui| ui.checkbox(&mut s.sleeping, "Sleeping"));
+            row(ui, "Sleep speed", help::SLEEP_SPEED, |ui| {
+                ui.add_enabled(s.sleeping, slider(&mut s.sleep_speed, 0.0..=1.0).suffix(" m/s"))
+            });
+            row(ui, "Sleep time", help::SLEEP_TIME, |ui| {
+                ui.add_enabled(s.sleeping, slider(&mut s.sleep_time, 0.0..=5.0).suffix(" s"))
+            });
+        });
+
+        if let Some(e) = &self.error {
+            ui.colored_label(colors::ERROR, e);
+        }
+        if s == world.settings {
+            return Vec::new();
+        }
+        match s.validate() {
+            Ok(()) => {
+                self.error = None;
+                vec![Command::SetSettings(Box::new(s))]
+            }
+            Err(e) => {
+                self.error = Some(e);
+                Vec::new()
+            }
+        }
+    }
+
+    /// The median over dynamic bodies of the smallest half extent of their box: the radius of
+    /// a sphere, the half thickness of a box.
+    fn typical_radius(&mut self, world: &World) -> Option<f32> {
+        let n = world.bodies().len();
+        if let Some((count, r)) = self.typical_radius
+            && count == n
+        {
+            return Some(r);
+        }
+        let mut radii: Vec<f32> = world
+            .bodies()
+            .iter()
+            .filter(|b| b.is_dynamic())
+            .map(|b| {
+                let a = b.shape.aabb(&crate::math::Pose::IDENTITY);
+                ((a.max - a.min) * 0.5).min_element()
+            })
+            .filter(|r| r.is_finite() && *r > 0.0)
+            .collect();
+        if radii.is_empty() {
+            return None;
+        }
+        radii.sort_by(f32::total_cmp);
+        let r = radii[radii.len() / 2];
+        self.typical_radius = Some((n, r));
+        Some(r)
+    }
+}
+
+fn section(ui: &mut Ui, title: &str) {
+    ui.add_space(6.0);
+    ui.strong(title);
+}
+
+/// One grid row: a label and a widget, both carrying the help text, the widget labelled by the
+/// label for screen readers and tests.
+fn row(ui: &mut Ui, label: &str, help: &str, add: impl FnOnce(&mut Ui) -> Response) {
+    let label_response = ui.label(label).on_hover_text(help);
+    let r = add(ui).on_hover_text(help);
+    if !label.is_empty() {
+        r.labelled_by(label_response.id);
+    }
+    ui.end_row();
+}
+
+/// A slider that never changes a value merely by showing it, even one outside its range.
+fn slider<'a, N: egui::emath::Numeric>(value: &'a mut N, range: std::ops::RangeInclusive<N>) -> egui::Slider<'a> {
+    egui::Slider::new(value, range).clamping(SliderClamping::Edits)
+}
+
+fn axis<'a>(value: &'a mut f32, prefix: &str) -> egui::DragValue<'a> {
+    egui::DragValue::new(value)
+        .speed(0.05)
+        .range(-100.0..=100.0)
+        .clamp_existing_to_range(false)
+        .prefix(prefix.to_owned())
+}
+
+/// A combo box over the variants of a settings enum, named after their Rust names.
+fn combo<T: Copy + PartialEq + std::fmt::Debug>(ui: &mut Ui, id: &str, value: &mut T, all: &[T]) -> Response {
+    let mut r = egui::ComboBox::from_id_salt(id)
+        .selected_text(humanize(&format!("{value:?}")))
+        .show_ui(ui, |ui| {
+            for &v in all {
+                ui.selectable_value(value, v, humanize(&format!("{v:?}")));
+            }
+        })
+        .response;
+    if all.len() < 2 {
+        r = r.on_hover_text("More choices arrive with later issues.");
+    }
+    r
+}
+
+fn length_text(m: f32) -> String {
+    if m >= 1.0 {
+        format!("{m:.2} m")
+    } else if m >= 1e-3 {
+        format!("{:.2} mm", m * 1e3)
+    } else {
+        format!("{:.2} µm", m * 1e6)
+    }
+}

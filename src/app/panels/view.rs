@@ -1,0 +1,76 @@
+//! The view panel: which debug layers the 3D view draws, how bodies are coloured, the camera.
+
+use super::Command;
+use crate::app::viewport::{Camera, ColorMode, ViewOptions};
+use eframe::egui::{self, Ui};
+
+#[derive(Default)]
+pub struct ViewPanel;
+
+impl ViewPanel {
+    pub fn ui(&mut self, ui: &mut Ui, view: &mut ViewOptions, camera: &mut Camera) -> Vec<Command> {
+        let mut commands = Vec::new();
+        ui.strong("Debug layers");
+        let l = &mut view.layers;
+        egui::Grid::new("layers").num_columns(2).show(ui, |ui| {
+            ui.checkbox(&mut l.aabbs, "AABBs").on_hover_text("Each body's bounding box, as the broad phase sees it.");
+            ui.checkbox(&mut l.contact_points, "Contact points")
+                .on_hover_text("Red: overlapping. Blue: speculative (still apart, within the margin).");
+            ui.end_row();
+            ui.checkbox(&mut l.contact_normals, "Contact normals")
+                .on_hover_text("From body A to body B; the longer the arrow, the deeper the penetration.");
+            ui.checkbox(&mut l.velocities, "Velocities").on_hover_text("Linear velocity of awake bodies.");
+            ui.end_row();
+            ui.checkbox(&mut l.broad_phase, "Broad phase")
+                .on_hover_text("The broad phase's structure: grid cells, tree nodes, sorted axes.");
+            ui.checkbox(&mut l.candidate_pairs, "Candidate pairs")
+                .on_hover_text("A line between the centres of each pair the broad phase passed on.");
+            ui.end_row();
+            ui.checkbox(&mut l.ccd, "CCD sweeps").on_hover_text("Swept volumes and times of impact of fast bodies.");
+            ui.checkbox(&mut l.narrow_phase, "Narrow phase").on_hover_text("Separating axes, GJK simplices, clipping.");
+            ui.end_row();
+            ui.checkbox(&mut l.grid, "Ground grid");
+            ui.checkbox(&mut l.axes, "Axes");
+            ui.end_row();
+        });
+
+        ui.add_space(6.0);
+        ui.strong("Colour bodies by");
+        ui.horizontal(|ui| {
+            ui.selectable_value(&mut view.color_mode, ColorMode::State, "State")
+                .on_hover_text("Dynamic, asleep, static, kinematic, selected.");
+            ui.selectable_value(&mut view.color_mode, ColorMode::Island, "Island")
+                .on_hover_text("Bodies that touch, directly or through others, share a colour.");
+            ui.selectable_value(&mut view.color_mode, ColorMode::Speed, "Speed")
+                .on_hover_text("Blue is still, red is fast.");
+        });
+
+        ui.add_space(6.0);
+        ui.horizontal(|ui| {
+            ui.strong("Camera");
+            if ui.button("Frame all").on_hover_text("Fit every body in the view (F).").clicked() {
+                commands.push(Command::FrameAll);
+            }
+        });
+        egui::Grid::new("camera").num_columns(2).show(ui, |ui| {
+            let label = ui.label("Field of view");
+            let mut deg = camera.fov_y.to_degrees();
+            if ui.add(egui::Slider::new(&mut deg, 20.0..=100.0).suffix("°")).labelled_by(label.id).changed() {
+                camera.fov_y = deg.to_radians();
+            }
+            ui.end_row();
+            let label = ui.label("Distance");
+            ui.add(egui::DragValue::new(&mut camera.distance).speed(0.1).range(0.1..=10_000.0).suffix(" m"))
+                .labelled_by(label.id);
+            ui.end_row();
+            ui.label("Target");
+            let t = camera.target;
+            ui.monospace(format!("({:.2}, {:.2}, {:.2})", t.x, t.y, t.z));
+            ui.end_row();
+        });
+        ui.weak(
+            "Drag: orbit · right/middle drag: pan · wheel: zoom · click: select · Ctrl+drag a body: pull it · B: shoot",
+        );
+        commands
+    }
+}

@@ -1,0 +1,183 @@
+//! Opening the window: eframe set-up, persistence, the style, and the screenshot mode.
+
+use super::shell::{App, Persisted};
+use super::viewport::Viewport;
+use eframe::egui;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// What the command line asks of the app.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AppOptions {
+    /// The scene to open.
+    pub scene: PathBuf,
+    /// Save a PNG of the window here after `frames` frames, then exit.
+    pub screenshot: Option<PathBuf>,
+    /// Frames (one simulation step each) before the screenshot.
+    pub frames: u32,
+}
+
+const STORAGE_KEY: &str = "collidoscope";
+
+/// Opens the app window and returns when it closes. A scene that cannot be loaded is an error
+/// before any window opens; in screenshot mode so is a PNG that could not be written.
+pub fn run(opts: AppOptions) -> Result<(), String> {
+    // Fail early, with the file and line, before a window appears.
+    crate::scene::Scene::load(&opts.scene).map_err(|e| e.to_string())?;
+    let shot = opts.screenshot.clone().map(|path| Screenshot::new(path, opts.frames));
+    let outcome = shot.as_ref().map(|s| s.outcome.clone());
+    let persist = shot.is_none();
+
+    let native = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("Collidoscope")
+            .with_app_id("collidoscope")
+            .with_inner_size([1600.0, 1000.0])
+            .with_min_inner_size([800.0, 500.0]),
+        renderer: eframe::Renderer::Wgpu,
+        persist_window: persist,
+        ..Default::default()
+    };
+    let scene = opts.scene.clone();
+    eframe::run_native(
+        "Collidoscope",
+        native,
+        Box::new(move |cc| {
+            let mut app = App::open(&scene, Viewport::new(cc.wgpu_render_state.as_ref()))?;
+            if persist && let Some(p) = cc.storage.and_then(|s| eframe::get_value::<Persisted>(s, STORAGE_KEY)) {
+                app.restore(p);
+            }
+            setup_style(&cc.egui_ctx);
+            app.apply_zoom(&cc.egui_ctx);
+            if shot.is_some() {
+                // Deterministic pictures: one step per frame, and the overlays worth showing.
+                app.fixed_frame_steps = true;
+                app.simulation_mut().playing = true;
+                let layers = &mut app.view_mut().layers;
+                layers.aabbs = true;
+                layers.contact_points = true;
+                layers.contact_normals = true;
+                layers.velocities = true;
+            }
+            Ok(Box::new(Window { app, shot, persist }))
+        }),
+    )
+    .map_err(|e| format!("cannot open the window: {e}"))?;
+
+    match outcome {
+        None => Ok(()),
+        Some(o) => o
+            .lock()
+            .map_err(|_| "screenshot state poisoned".to_string())?
+            .take()
+            .unwrap_or_else(|| Err("the window closed before the screenshot was taken".into())),
+    }
+}
+
+/// The eframe side of the app.
+struct Window {
+    app: App,
+    shot: Option<Screenshot>,
+    persist: bool,
+}
+
+impl eframe::App for Window {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.app.show(ui);
+        if let Some(shot) = &mut self.shot {
+            shot.frame(ui.ctx(), &mut self.app);
+        }
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        if self.persist {
+            eframe::set_value(storage, STORAGE_KEY, &self.app.persisted());
+        }
+    }
+
+    fn persist_egui_memory(&self) -> bool {
+        self.persist
+    }
+}
+
+/// Larger text and controls than egui's defaults, readable from the back of a classroom.
+pub fn setup_style(ctx: &egui::Context) {
+    use egui::{FontFamily, FontId, TextStyle};
+    ctx.all_styles_mut(|style| {
+        style.text_styles = [
+            (TextStyle::Heading, FontId::new(22.0, FontFamily::Proportional)),
+            (TextStyle::Body, FontId::new(16.0, FontFamily::Proportional)),
+            (TextStyle::Button, FontId::new(16.0, FontFamily::Proportional)),
+            (TextStyle::Monospace, FontId::new(15.0, FontFamily::Monospace)),
+            (TextStyle::Small, FontId::new(13.0, FontFamily::Proportional)),
+        ]
+        .into();
+        style.spacing.item_spacing = egui::vec2(8.0, 6.0);
+        style.spacing.button_padding = egui::vec2(8.0, 4.0);
+        style.spacing.interact_size.y = 24.0;
+        style.spacing.slider_width = 170.0;
+    });
+}
+
+/// Renders `frames` frames, asks for a screenshot, writes it as PNG and closes the window.
+struct Screenshot {
+    path: PathBuf,
+    frames: u32,
+    seen: u32,
+    requested: bool,
+    image: Arc<Mutex<Option<Arc<egui::ColorImage>>>>,
+    outcome: Arc<Mutex<Option<Result<(), String>>>>,
+}
+
+impl Screenshot {
+    fn new(path: PathBuf, frames: u32) -> Self {
+        Screenshot { path, frames, seen: 0, requested: false, image: Arc::default(), outcome: Arc::default() }
+    }
+
+    fn frame(&mut self, ctx: &egui::Context, app: &mut App) {
+        self.seen += 1;
+        // Keep painting even if the window manager reports the window hidden.
+        ctx.send_viewport_cmd(egui::ViewportCommand::RequestPaintWhileHidden);
+        ctx.request_repaint();
+        if self.seen >= self.frames && app.simulation().playing {
+            app.simulation_mut().playing = false;
+        }
+        // One more frame after the last step so the panels show the final state.
+        if self.seen > self.frames && !self.requested {
+            self.requested = true;
+            let slot = self.image.clone();
+            ctx.request_screenshot(move |image| {
+                if let Ok(mut s) = slot.lock() {
+                    *s = Some(image);
+                }
+            });
+        }
+        let image = self.image.lock().ok().and_then(|mut s| s.take());
+        if let Some(image) = image {
+            let result = write_png(&self.path, &image);
+            if let Ok(mut o) = self.outcome.lock() {
+                *o = Some(result);
+            }
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+        }
+    }
+}
+
+/// Writes an image as an opaque RGBA PNG, atomically.
+pub fn write_png(path: &Path, image: &egui::ColorImage) -> Result<(), String> {
+    let [w, h] = image.size;
+    let mut rgba = Vec::with_capacity(w * h * 4);
+    for c in &image.pixels {
+        let [r, g, b, _] = c.to_srgba_unmultiplied();
+        rgba.extend_from_slice(&[r, g, b, 255]);
+    }
+    let mut bytes = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut bytes, w as u32, h as u32);
+        enc.set_color(png::ColorType::Rgba);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut writer = enc.write_header().map_err(|e| format!("{}: {e}", path.display()))?;
+        writer.write_image_data(&rgba).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    crate::scene::write_atomic(path, &bytes).map_err(|e| e.to_string())
+}

@@ -1,0 +1,227 @@
+//! The app's panels driven without a window (egui_kittest): settings change live without a
+//! reset, Step advances exactly one step, a broken scene shows its error and keeps the old scene,
+//! and selecting a body (from the list or by clicking it in the 3D view) shows the inspector.
+#![cfg(feature = "gui")]
+
+use collidoscope::app::viewport::{ViewAction, Viewport};
+use collidoscope::app::{App, Simulation};
+use collidoscope::math::Vec3;
+use collidoscope::scene::{BodyDesc, Scene, ShapeDesc};
+use collidoscope::{BodyKind, World};
+use eframe::egui;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use std::path::PathBuf;
+
+/// A floor, a box resting on it and a ball above it, with gravity so the ball is moving.
+fn small_scene() -> Scene {
+    let mut scene =
+        Scene { name: "Test drop".into(), description: "A ball falls next to a box.".into(), ..Default::default() };
+    let mut floor =
+        BodyDesc::new(ShapeDesc::Cuboid { half_extents: Vec3::new(5.0, 0.5, 5.0) }, Vec3::new(0.0, -0.5, 0.0));
+    floor.kind = BodyKind::Static;
+    floor.name = Some("floor".into());
+    let mut crate_ = BodyDesc::new(ShapeDesc::Cuboid { half_extents: Vec3::splat(0.5) }, Vec3::new(2.0, 0.5, 0.0));
+    crate_.name = Some("crate".into());
+    let mut ball = BodyDesc::new(ShapeDesc::Sphere { radius: 0.5 }, Vec3::new(-1.5, 3.0, 0.0));
+    ball.name = Some("ball".into());
+    scene.bodies = vec![floor, crate_, ball];
+    scene
+}
+
+fn harness(app: App) -> Harness<'static, App> {
+    Harness::builder().with_size(egui::vec2(1600.0, 1000.0)).build_ui_state(|ui, app: &mut App| app.show(ui), app)
+}
+
+/// Scrolls the widget labelled `label` into view, then clicks it like a user would.
+fn click(h: &mut Harness<'static, App>, label: &str) {
+    h.get_by_label(label).scroll_to_me();
+    h.run();
+    h.get_by_label(label).click();
+    h.run();
+}
+
+fn app_with(scene: Scene) -> App {
+    let sim = Simulation::new(scene, None).unwrap();
+    App::new(sim, Viewport::new(None), std::env::temp_dir())
+}
+
+/// Bit patterns of every pose and velocity: equal only if nothing moved at all.
+fn state(world: &World) -> Vec<u32> {
+    world
+        .bodies()
+        .iter()
+        .flat_map(|b| {
+            let p = b.pose;
+            [p.translation.to_array(), b.linvel.to_array(), b.angvel.to_array()]
+                .into_iter()
+                .flatten()
+                .chain(p.rotation.to_array())
+                .map(f32::to_bits)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// A fresh folder under the system temp dir for one test.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("collidoscope-app-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn changing_settings_keeps_the_world_running_state() {
+    let mut app = app_with(small_scene());
+    for _ in 0..20 {
+        app.simulation_mut().step_once();
+    }
+    let mut h = harness(app);
+    let before = state(h.state().world());
+    let scene_settings = h.state().simulation().scene.settings.clone();
+    assert!(scene_settings.warm_starting);
+
+    click(&mut h, "Warm starting");
+    assert!(!h.state().world().settings.warm_starting, "the checkbox reached the world");
+
+    h.get_by_role_and_label(egui::accesskit::Role::Slider, "Substeps").set_value_accesskit(9.0);
+    h.run();
+    assert_eq!(h.state().world().settings.substeps, 9, "the slider reached the world");
+
+    assert_eq!(h.get_by_label("Position correction").value().as_deref(), Some("Soft"));
+    click(&mut h, "Position correction");
+    click(&mut h, "Baumgarte");
+    assert_eq!(h.state().world().settings.position_correction, collidoscope::world::PositionCorrection::Baumgarte);
+
+    let w = h.state().world();
+    assert_eq!(w.step_count(), 20, "a settings change must not reset the world");
+    assert_eq!(state(w), before, "nor move any body");
+
+    // The changed settings are used from the next step on.
+    h.get_by_label("⏭ Step").click();
+    h.run();
+    assert_eq!(h.state().world().step_count(), 21);
+    assert_eq!(h.state().world().settings.substeps, 9);
+
+    click(&mut h, "⟲ Back to the scene's values");
+    assert_eq!(h.state().world().settings, scene_settings);
+    assert_eq!(h.state().world().step_count(), 21);
+}
+
+#[test]
+fn step_while_paused_advances_exactly_one_step() {
+    let mut h = harness(app_with(small_scene()));
+    assert!(!h.state().simulation().playing);
+    h.run_steps(10);
+    assert_eq!(h.state().world().step_count(), 0, "paused frames do not step");
+
+    h.get_by_label("⏭ Step").click();
+    h.run();
+    assert_eq!(h.state().world().step_count(), 1);
+    h.run_steps(10);
+    assert_eq!(h.state().world().step_count(), 1, "still paused after a step");
+
+    h.key_press(egui::Key::S);
+    h.run();
+    assert_eq!(h.state().world().step_count(), 2);
+    h.key_press(egui::Key::ArrowRight);
+    h.run();
+    assert_eq!(h.state().world().step_count(), 3);
+    assert_eq!(h.state().simulation().history.len(), 3, "each step is in the profiler history");
+    h.get_by_label("step 3");
+
+    // Stepping while playing pauses first, then runs one step.
+    h.state_mut().simulation_mut().playing = true;
+    h.key_press(egui::Key::S);
+    h.step();
+    assert!(!h.state().simulation().playing);
+    assert_eq!(h.state().world().step_count(), 4);
+}
+
+#[test]
+fn broken_scene_shows_its_error_and_keeps_the_current_scene() {
+    let dir = temp_dir("broken");
+    let good = dir.join("good.ron");
+    small_scene().save(&good).unwrap();
+    std::fs::write(
+        dir.join("broken.ron"),
+        "(\n    name: \"Broken\",\n    bodies: [ (shape: Sphere(radius: -1.0)) ],\n)\n",
+    )
+    .unwrap();
+
+    let mut app = App::open(&good, Viewport::new(None)).unwrap();
+    app.set_scene_dir(dir.clone());
+    for _ in 0..5 {
+        app.simulation_mut().step_once();
+    }
+    let mut h = harness(app);
+    let before = state(h.state().world());
+    let button =
+        |h: &Harness<'static, App>, name: &str| h.get_by_role_and_label(egui::accesskit::Role::Button, name).rect();
+    button(&h, "good.ron");
+    // The list already says the broken file cannot be read; the error panel adds a second copy.
+    let mentions = |h: &Harness<'static, App>| h.query_all_by_label_contains("broken.ron:3:").count();
+    assert_eq!(mentions(&h), 1);
+    h.get_by_role_and_label(egui::accesskit::Role::Button, "broken.ron").click();
+    h.run();
+    let error = h.state().scene_error().expect("the load error is kept").to_string();
+    assert!(error.contains("broken.ron:3:"), "FILE:LINE:COL in {error:?}");
+    assert_eq!(mentions(&h), 2, "the error is shown in the window");
+    h.get_by_label("The current scene stays open.");
+    assert_eq!(h.state().simulation().scene.name, "Test drop");
+    assert_eq!(h.state().world().step_count(), 5);
+    assert_eq!(state(h.state().world()), before);
+
+    // A good file still opens, and the error goes away.
+    h.get_by_role_and_label(egui::accesskit::Role::Button, "good.ron").click();
+    h.run();
+    assert!(h.state().scene_error().is_none());
+    assert_eq!(h.state().world().step_count(), 0, "a freshly opened scene starts at step 0");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn selecting_a_body_shows_its_inspector() {
+    let mut h = harness(app_with(small_scene()));
+    h.get_by_label("Click a body in the 3D view, or pick one below.");
+    assert!(h.query_by_label("Body 2").is_none());
+
+    // From the body list.
+    h.get_by_label("All bodies (3)").click();
+    h.run();
+    h.get_by_label("#2 ball (Dynamic sphere)").click();
+    h.run();
+    assert_eq!(h.state().view().selected, Some(2));
+    h.get_by_label("Body 2");
+    h.get_by_label("sphere r=0.5");
+    h.get_by_label_contains("kg");
+
+    // A body touching another lists its contacts.
+    h.state_mut().apply_view_action(ViewAction::Select(Some(1)));
+    for _ in 0..3 {
+        h.state_mut().simulation_mut().step_once();
+    }
+    h.run();
+    h.get_by_label("Body 1");
+    h.get_by_label("Contacts (1)");
+    h.get_by_label_contains("with #0 floor");
+
+    // By clicking the ball in the 3D view: project its centre with the viewport's camera.
+    let (camera, rect) = (h.state().viewport().camera().clone(), h.state().viewport().rect());
+    let ball = h.state().world().bodies()[2].pose.translation;
+    let clip = camera.view_proj(rect.aspect_ratio()) * ball.extend(1.0);
+    let ndc = clip.truncate() / clip.w;
+    let pos =
+        egui::pos2(rect.left() + (ndc.x + 1.0) * 0.5 * rect.width(), rect.top() + (1.0 - ndc.y) * 0.5 * rect.height());
+    assert!(rect.contains(pos), "the ball is in view at {pos:?} of {rect:?}");
+    h.state_mut().apply_view_action(ViewAction::Select(None));
+    h.run();
+    assert!(h.query_by_label("Body 2").is_none());
+    h.hover_at(pos);
+    h.drag_at(pos);
+    h.drop_at(pos);
+    h.run();
+    assert_eq!(h.state().view().selected, Some(2), "a click on the ball selects it");
+    h.get_by_label("Body 2");
+}
