@@ -1,0 +1,288 @@
+//! The A/B view: world A and the app's world B side by side with one shared camera, bodies
+//! coloured by how far they have diverged, both step profiles in one plot, and the settings
+//! that make them differ.
+
+use super::panels::{Command, colors, humanize};
+use super::record::{Partner, RecordCommand};
+use super::sim::Simulation;
+use super::viewport::{ViewAction, ViewOptions, Viewport, colors::speed_color};
+use crate::broadphase::BroadPhaseKind;
+use crate::ccd::CcdMode;
+use crate::math::Real;
+use crate::narrowphase::NarrowPhaseKind;
+use crate::world::{PHASES, Settings};
+use eframe::egui::{self, Color32, RichText, SliderClamping, Ui};
+use egui_plot::{Legend, Line, LineStyle, Plot, PlotPoints};
+
+/// Colour of bodies that exist in B only (shots fired in B).
+const ONLY_IN_B: [f32; 3] = [0.85, 0.3, 0.95];
+const A_COLOR: Color32 = Color32::from_rgb(90, 170, 255);
+const B_COLOR: Color32 = Color32::from_rgb(255, 150, 60);
+
+pub struct CompareView {
+    /// The view of world A, made beside the app's viewport the first time it is needed.
+    a_view: Option<Viewport>,
+    /// Divergence (m) drawn at the red end of the colour scale.
+    pub full_scale: Real,
+    /// Which time the plot shows: `None` for the step total, else an index into [`PHASES`].
+    pub phase: Option<usize>,
+}
+
+impl Default for CompareView {
+    fn default() -> Self {
+        CompareView { a_view: None, full_scale: 0.5, phase: None }
+    }
+}
+
+impl CompareView {
+    /// Draws the central area: the app's viewport alone, or A and B side by side with the
+    /// comparison below. Returns what the user did in B's view (the app's world).
+    pub fn ui(
+        &mut self,
+        ui: &mut Ui,
+        main: &mut Viewport,
+        sim: &Simulation,
+        view: &ViewOptions,
+        commands: &mut Vec<Command>,
+    ) -> Vec<ViewAction> {
+        let Some(partner) = sim.record.partner.as_ref().filter(|_| sim.record.side_by_side) else {
+            return main.ui(ui, &sim.world, view);
+        };
+        let a_view = self.a_view.get_or_insert_with(|| main.sibling());
+        let colored = ViewOptions { body_colors: Some(divergence_colors(partner, self.full_scale)), ..view.clone() };
+        let strip = 250.0_f32.min(ui.available_height() * 0.4);
+        let view_h = (ui.available_height() - strip).max(80.0);
+        let half = ((ui.available_width() - 6.0) * 0.5).max(40.0);
+        let mut actions = Vec::new();
+        ui.horizontal(|ui| {
+            ui.spacing_mut().item_spacing.x = 6.0;
+            // One camera: A starts from B's, and an orbit made in A carries over to B.
+            *a_view.camera_mut() = main.camera().clone();
+            ui.allocate_ui(egui::vec2(half, view_h), |ui| {
+                side_label(ui, "A", A_COLOR, label_a(partner), &partner.world.settings);
+                for a in a_view.ui(ui, &partner.world, &colored) {
+                    if let ViewAction::Select(s) = a {
+                        actions.push(ViewAction::Select(s));
+                    }
+                }
+            });
+            if a_view.camera() != main.camera() {
+                *main.camera_mut() = a_view.camera().clone();
+            }
+            ui.allocate_ui(egui::vec2(half, view_h), |ui| {
+                side_label(
+                    ui,
+                    "B",
+                    B_COLOR,
+                    "the app's world: drag, shoot and edit settings here".into(),
+                    &sim.world.settings,
+                );
+                actions.extend(main.ui(ui, &sim.world, &colored));
+            });
+        });
+        ui.separator();
+        ui.horizontal_top(|ui| {
+            let w = ui.available_width();
+            ui.allocate_ui(egui::vec2((w * 0.30).max(200.0), strip), |ui| self.report(ui, partner, sim, commands));
+            ui.separator();
+            ui.allocate_ui(egui::vec2((w * 0.30).max(200.0), strip), |ui| {
+                settings_grid(ui, &partner.world.settings, &sim.world.settings, commands)
+            });
+            ui.separator();
+            ui.allocate_ui(egui::vec2(ui.available_width(), strip), |ui| self.plot(ui, partner));
+        });
+        actions
+    }
+
+    fn report(&mut self, ui: &mut Ui, p: &Partner, sim: &Simulation, commands: &mut Vec<Command>) {
+        ui.vertical(|ui| {
+            ui.horizontal(|ui| {
+                ui.strong("A/B");
+                if ui.button("✖ Close").on_hover_text("End the comparison; B (the app's world) carries on").clicked()
+                {
+                    commands.push(Command::Record(RecordCommand::CloseAb));
+                }
+                if ui.button("Single view").on_hover_text("Show B alone; A keeps stepping").clicked() {
+                    commands.push(Command::Record(RecordCommand::SideBySide(false)));
+                }
+            });
+            ui.label(format!("since step {}: {} steps in lockstep", p.start, p.steps()));
+            if p.out_of_step {
+                ui.colored_label(colors::WARN, "B was reset or replaced: A no longer steps with it");
+            }
+            match p.first_divergent {
+                Some(s) => ui.colored_label(colors::WARN, format!("first divergent step: {s}")),
+                None => ui.colored_label(colors::OK, "identical so far (same state hash every step)"),
+            }
+            .on_hover_text("The first step after which A and B's state hashes differ");
+            if let Some((i, d)) = p.max_divergence() {
+                let name =
+                    sim.world.bodies().get(i).and_then(|b| b.name.clone()).unwrap_or_else(|| format!("body {i}"));
+                ui.horizontal(|ui| {
+                    ui.label(format!("max Δ {d:.4} m:"));
+                    if ui.link(name).on_hover_text("Select it").clicked() {
+                        commands.push(Command::Select(Some(i)));
+                    }
+                });
+                ui.label(format!("mean Δ {:.4} m", p.mean_divergence()));
+            }
+            let extra = sim.world.bodies().len().saturating_sub(p.world.bodies().len());
+            if extra > 0 {
+                ui.colored_label(color32(ONLY_IN_B), format!("{extra} bodies only in B"));
+            }
+            ui.horizontal(|ui| {
+                let l = ui.label("Colour scale").id;
+                ui.add(
+                    egui::Slider::new(&mut self.full_scale, 0.001..=10.0)
+                        .logarithmic(true)
+                        .suffix(" m")
+                        .clamping(SliderClamping::Always),
+                )
+                .on_hover_text("Position difference drawn fully red; blue is none")
+                .labelled_by(l);
+            });
+            color_bar(ui);
+        });
+    }
+
+    fn plot(&mut self, ui: &mut Ui, p: &Partner) {
+        ui.horizontal(|ui| {
+            let l = ui.strong("ms per step").id;
+            egui::ComboBox::from_id_salt("ab_phase")
+                .selected_text(self.phase.map_or("total", |k| PHASES[k]))
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut self.phase, None, "total");
+                    for (k, name) in PHASES.iter().enumerate() {
+                        ui.selectable_value(&mut self.phase, Some(k), *name);
+                    }
+                })
+                .response
+                .labelled_by(l);
+        });
+        let phase = self.phase;
+        let pick = move |prof: &crate::world::StepProfile| match phase {
+            None => prof.total_ms,
+            Some(k) => prof.phase_ms()[k],
+        };
+        let a: PlotPoints = p.profiles.iter().map(|(s, pa, _)| [*s as f64, pick(pa)]).collect();
+        let b: PlotPoints = p.profiles.iter().map(|(s, _, pb)| [*s as f64, pick(pb)]).collect();
+        Plot::new("ab_profile")
+            .legend(Legend::default().position(egui_plot::Corner::LeftTop))
+            .x_axis_label("step")
+            .include_y(0.0)
+            .height(ui.available_height().max(80.0))
+            .show(ui, |plot| {
+                plot.line(Line::new("A", a).color(A_COLOR).width(2.0));
+                plot.line(Line::new("B", b).color(B_COLOR).width(2.0).style(LineStyle::dashed_loose()));
+            });
+    }
+}
+
+/// One colour per body of B: blue (none) to red (`full_scale` or more); B-only bodies purple.
+pub fn divergence_colors(p: &Partner, full_scale: Real) -> Vec<[f32; 3]> {
+    p.divergence.iter().map(|d| d.map_or(ONLY_IN_B, |d| speed_color(d / full_scale.max(1e-9)))).collect()
+}
+
+fn label_a(p: &Partner) -> String {
+    if p.first_divergent.is_some() || p.steps() > 0 {
+        "world A (compared with B)".into()
+    } else {
+        "world A, a copy of B".into()
+    }
+}
+
+fn side_label(ui: &mut Ui, name: &str, color: Color32, what: String, s: &Settings) {
+    ui.horizontal(|ui| {
+        ui.label(RichText::new(name).color(color).heading().strong());
+        ui.label(what);
+        ui.label(
+            RichText::new(format!(
+                "{} · {} · CCD {} · {} substeps · slop {}",
+                humanize(&format!("{:?}", s.broad_phase)),
+                humanize(&format!("{:?}", s.narrow_phase)),
+                humanize(&format!("{:?}", s.ccd)),
+                s.substeps,
+                s.slop
+            ))
+            .monospace()
+            .small(),
+        );
+    });
+}
+
+/// Side-by-side editors of the settings that most often explain a difference.
+fn settings_grid(ui: &mut Ui, a: &Settings, b: &Settings, commands: &mut Vec<Command>) {
+    let (mut sa, mut sb) = (a.clone(), b.clone());
+    egui::Grid::new("ab_settings").num_columns(3).striped(true).show(ui, |ui| {
+        ui.label("");
+        ui.label(RichText::new("A").color(A_COLOR).strong());
+        ui.label(RichText::new("B").color(B_COLOR).strong());
+        ui.end_row();
+        // Each editor is named by its row label, for screen readers and tests.
+        let l = ui.label("Broad phase").id;
+        combo(ui, "ab_bp_a", &mut sa.broad_phase, BroadPhaseKind::ALL).labelled_by(l);
+        combo(ui, "ab_bp_b", &mut sb.broad_phase, BroadPhaseKind::ALL).labelled_by(l);
+        ui.end_row();
+        let l = ui.label("Narrow phase").id;
+        combo(ui, "ab_np_a", &mut sa.narrow_phase, NarrowPhaseKind::ALL).labelled_by(l);
+        combo(ui, "ab_np_b", &mut sb.narrow_phase, NarrowPhaseKind::ALL).labelled_by(l);
+        ui.end_row();
+        let l = ui.label("CCD").id;
+        combo(ui, "ab_ccd_a", &mut sa.ccd, CcdMode::ALL).labelled_by(l);
+        combo(ui, "ab_ccd_b", &mut sb.ccd, CcdMode::ALL).labelled_by(l);
+        ui.end_row();
+        let l = ui.label("Substeps").id;
+        ui.add(egui::DragValue::new(&mut sa.substeps).range(1..=Settings::MAX_SUBSTEPS)).labelled_by(l);
+        ui.add(egui::DragValue::new(&mut sb.substeps).range(1..=Settings::MAX_SUBSTEPS)).labelled_by(l);
+        ui.end_row();
+        let l = ui.label("Slop").id;
+        ui.add(slider(&mut sa.slop, 0.0..=0.1, 1e-5, " m")).labelled_by(l);
+        ui.add(slider(&mut sb.slop, 0.0..=0.1, 1e-5, " m")).labelled_by(l);
+        ui.end_row();
+        let l = ui.label("Contact ε").id;
+        ui.add(slider(&mut sa.contact_epsilon, 0.0..=1e-2, 1e-12, " m²")).labelled_by(l);
+        ui.add(slider(&mut sb.contact_epsilon, 0.0..=1e-2, 1e-12, " m²")).labelled_by(l);
+        ui.end_row();
+    });
+    if sa != *a {
+        commands.push(Command::Record(RecordCommand::PartnerSettings(Box::new(sa))));
+    }
+    if sb != *b {
+        commands.push(Command::SetSettings(Box::new(sb)));
+    }
+}
+
+fn slider<'a>(v: &'a mut f32, range: std::ops::RangeInclusive<f32>, smallest: f64, suffix: &str) -> egui::Slider<'a> {
+    egui::Slider::new(v, range)
+        .logarithmic(true)
+        .smallest_positive(smallest)
+        .clamping(SliderClamping::Edits)
+        .custom_formatter(|v, _| format!("{v:.1e}"))
+        .suffix(suffix)
+}
+
+fn combo<T: Copy + PartialEq + std::fmt::Debug>(ui: &mut Ui, id: &str, value: &mut T, all: &[T]) -> egui::Response {
+    egui::ComboBox::from_id_salt(id)
+        .selected_text(humanize(&format!("{value:?}")))
+        .show_ui(ui, |ui| {
+            for &v in all {
+                ui.selectable_value(value, v, humanize(&format!("{v:?}")));
+            }
+        })
+        .response
+}
+
+fn color32(c: [f32; 3]) -> Color32 {
+    Color32::from_rgb((c[0] * 255.0) as u8, (c[1] * 255.0) as u8, (c[2] * 255.0) as u8)
+}
+
+/// The divergence colour scale, none to full.
+fn color_bar(ui: &mut Ui) {
+    let (rect, _) = ui.allocate_exact_size(egui::vec2(ui.available_width().min(220.0), 10.0), egui::Sense::hover());
+    let n = 32;
+    let w = rect.width() / n as f32;
+    for k in 0..n {
+        let r = egui::Rect::from_min_size(rect.min + egui::vec2(k as f32 * w, 0.0), egui::vec2(w + 0.5, rect.height()));
+        ui.painter().rect_filled(r, 0.0, color32(speed_color(k as f32 / (n - 1) as f32)));
+    }
+}

@@ -1,0 +1,399 @@
+//! Recording, replay and comparison in the app. While recording, every step of the app's world
+//! goes through the engine's `Recorder` and every user action (settings, drag velocities,
+//! shots) is an `Action`. A finished or opened recording sits on the timeline; the world can
+//! follow it step by step, and any user action there forks it. A second world can run in
+//! lockstep beside the app's world for an A/B comparison.
+
+mod lockstep;
+mod review;
+mod tape;
+
+pub use lockstep::Partner;
+pub use review::{Review, replay_events};
+pub use tape::{KEYFRAME_INTERVAL, Tape};
+
+use super::sim::{SPEED_RANGE, Simulation};
+use crate::dynamics::Body;
+use crate::record::{Action, Recording};
+use crate::scene::{BodyDesc, Rotation, Scene, shape_desc};
+use crate::world::Settings;
+use std::path::{Path, PathBuf};
+
+/// The recording state of a [`Simulation`].
+#[derive(Default)]
+pub struct RecordState {
+    /// The recording in progress (a fresh one, or a fork of the reviewed one).
+    pub tape: Option<Tape>,
+    /// The recording on the timeline.
+    pub review: Option<Review>,
+    /// World A of an A/B comparison, stepped with the app's world (B).
+    pub partner: Option<Partner>,
+    /// Show A and B side by side while there is a partner.
+    pub side_by_side: bool,
+    /// The outcome of the last recording command, shown in the timeline.
+    pub status: Option<Result<String, String>>,
+}
+
+/// What the timeline and comparison panels ask of the simulation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RecordCommand {
+    /// Start recording, or stop and put the recording on the timeline.
+    ToggleRecording,
+    Save(PathBuf),
+    Open(PathBuf),
+    /// Replay the recording on the timeline and check every hash.
+    Verify,
+    /// Move the world to the recording's state after this many steps.
+    Seek(u64),
+    StepBack,
+    SetLooping(bool),
+    SetSpeed(f32),
+    /// Branch the reviewed recording at the cursor and compare with the original.
+    Fork,
+    /// Start an A/B comparison: A is a copy of the world now, or both start from the scene.
+    StartAb {
+        from_start: bool,
+    },
+    CloseAb,
+    SideBySide(bool),
+    /// Replace world A's settings.
+    PartnerSettings(Box<Settings>),
+    CloseReview,
+}
+
+impl Simulation {
+    pub fn is_recording(&self) -> bool {
+        self.record.tape.is_some()
+    }
+
+    /// Starts recording from the world as it is. A world that has run, or that differs from
+    /// its scene, becomes a new scene at step 0 (same bodies and velocities), since a
+    /// recording replays from a scene.
+    pub fn start_recording(&mut self) -> Result<(), String> {
+        let pristine = self.world.step_count() == 0
+            && self
+                .scene
+                .build()
+                .is_ok_and(|w| w.bodies().len() == self.world.bodies().len() && w.hash() == self.world.hash());
+        let scene = if pristine {
+            Scene { settings: self.world.settings.clone(), ..self.scene.clone() }
+        } else {
+            let scene = Scene::from_world(&self.world, &self.scene);
+            let world = scene.build().map_err(|e| e.to_string())?;
+            self.world = world;
+            self.history.clear();
+            scene
+        };
+        self.record.partner = None;
+        if let Some(r) = &mut self.record.review {
+            r.attached = false;
+        }
+        self.record.tape = Some(Tape::new(&scene, &self.world, KEYFRAME_INTERVAL));
+        self.record.status = Some(Ok(if pristine {
+            "Recording from the scene's start".into()
+        } else {
+            "Recording from the current state (now step 0)".into()
+        }));
+        Ok(())
+    }
+
+    /// Stops recording; the recording goes on the timeline, attached at its last step.
+    pub fn stop_recording(&mut self) {
+        let Some(tape) = self.record.tape.take() else { return };
+        let initial = tape.initial_hash();
+        let (rec, events) = tape.finish();
+        let n = rec.steps();
+        let fork_from = self.record.review.as_ref().and_then(|r| r.fork_from).filter(|_| self.record.partner.is_some());
+        let mut review = Review::new(rec, events, initial, "new recording".into());
+        review.fork_from = fork_from;
+        review.attached = review.follows(&self.world);
+        self.record.review = Some(review);
+        self.record.status = Some(Ok(format!("Recorded {n} steps: scrub the timeline, or save it")));
+    }
+
+    /// Stops the tape if the world it records was replaced (reset, scene opened).
+    fn check_tape(&mut self) {
+        if self.record.tape.as_ref().is_some_and(|t| !t.follows(&self.world)) {
+            self.stop_recording();
+            self.record.status = Some(Err("Recording stopped: the world was reset or replaced".into()));
+        }
+    }
+
+    /// Applies a user action: recorded while recording; while the world follows the reviewed
+    /// recording it first forks it there.
+    pub fn user_action(&mut self, action: Action) -> Result<(), String> {
+        self.check_tape();
+        if self.record.tape.is_none() && self.record.review.as_ref().is_some_and(|r| r.follows(&self.world)) {
+            self.fork()?;
+        }
+        match &mut self.record.tape {
+            Some(t) => t.apply(&mut self.world, action),
+            None => self.world.apply(&action),
+        }
+    }
+
+    /// New settings from a panel; an error is shown in the timeline.
+    pub fn user_settings(&mut self, settings: Settings) {
+        if settings == self.world.settings {
+            return;
+        }
+        if let Err(e) = self.user_action(Action::Settings(settings)) {
+            self.record.status = Some(Err(e));
+        }
+    }
+
+    /// Adds a shot body; while recording (or reviewing) as an `AddBody` action. Returns its index.
+    pub fn add_shot(&mut self, body: Body) -> usize {
+        if self.record.tape.is_none() && self.record.review.is_none() {
+            return self.world.add_body(body);
+        }
+        if let Err(e) = self.user_action(Action::AddBody(body_desc(&body))) {
+            self.record.status = Some(Err(e));
+        }
+        self.world.bodies().len() - 1
+    }
+
+    /// Wakes a body about to be dragged, recorded as a velocity action that changes nothing else.
+    pub fn touch_body(&mut self, i: usize) {
+        let Some(b) = self.world.bodies().get(i) else { return };
+        if self.record.tape.is_none() && self.record.review.is_none() {
+            self.world.body_mut(i);
+            return;
+        }
+        let action = Action::Velocity { body: i as u32, linvel: b.linvel, angvel: b.angvel };
+        if let Err(e) = self.user_action(action) {
+            self.record.status = Some(Err(e));
+        }
+    }
+
+    /// Records the velocities the mouse spring just gave `body`.
+    pub fn record_drag(&mut self, body: usize) {
+        if self.record.tape.is_none() && self.record.review.is_none() {
+            return;
+        }
+        let Some(b) = self.world.bodies().get(body) else { return };
+        let action = Action::Velocity { body: body as u32, linvel: b.linvel, angvel: b.angvel };
+        if let Err(e) = self.user_action(action) {
+            self.record.status = Some(Err(e));
+        }
+    }
+
+    /// One step of the world: recorded, replayed from the timeline, or plain; then world A of
+    /// an A/B comparison steps too.
+    pub fn record_step(&mut self) {
+        self.check_tape();
+        if let Some(t) = &mut self.record.tape {
+            t.step(&mut self.world);
+        } else if let Some(r) = self.record.review.as_mut().filter(|r| r.follows(&self.world)) {
+            if r.cursor < r.steps() {
+                if let Err(e) = r.step(&mut self.world) {
+                    self.record.status = Some(Err(e));
+                }
+            } else if self.playing && r.looping {
+                self.seek(0);
+                return;
+            } else if self.playing {
+                self.playing = false;
+                return;
+            } else {
+                r.attached = false;
+                self.world.step();
+                self.record.status = Some(Ok("Past the end of the recording: running live".into()));
+            }
+        } else {
+            self.world.step();
+        }
+        if let Some(p) = &mut self.record.partner {
+            p.step_after(&self.world);
+        }
+    }
+
+    /// Branches the reviewed recording at its cursor: the world becomes the fork (recorded from
+    /// there on) and world A replays the original beside it.
+    pub fn fork(&mut self) -> Result<(), String> {
+        if self.record.tape.is_some() {
+            return Err("Stop recording before forking".into());
+        }
+        let Some(review) = &mut self.record.review else { return Err("Nothing to fork: record first".into()) };
+        let n = review.cursor;
+        let (tape, world) = Tape::fork(&review.recording, n)?;
+        review.attached = false;
+        review.fork_from = Some(n);
+        let original = review.recording.clone();
+        self.record.partner = Some(Partner::replaying(world.clone(), original, &world));
+        self.record.side_by_side = true;
+        self.world = world;
+        self.drag = None;
+        self.record.tape = Some(tape);
+        self.record.status = Some(Ok(format!("Forked at step {n}: B is the fork (recording), A replays the original")));
+        Ok(())
+    }
+
+    /// Moves the world to the reviewed recording's state after `step` steps.
+    pub fn seek(&mut self, step: u64) {
+        if self.record.tape.is_some() {
+            self.record.status = Some(Err("Stop recording to scrub the timeline".into()));
+            return;
+        }
+        let Some(r) = &mut self.record.review else { return };
+        match r.seek(step, &self.world) {
+            Ok(w) => {
+                self.world = w;
+                self.drag = None;
+                self.record.partner = None;
+            }
+            Err(e) => self.record.status = Some(Err(e)),
+        }
+    }
+
+    /// Applies a command from the timeline or the comparison view.
+    pub fn apply_record(&mut self, c: RecordCommand) {
+        match c {
+            RecordCommand::ToggleRecording => {
+                if self.is_recording() {
+                    self.stop_recording();
+                } else if let Err(e) = self.start_recording() {
+                    self.record.status = Some(Err(e));
+                }
+            }
+            RecordCommand::Save(p) => self.save_recording(&p),
+            RecordCommand::Open(p) => self.open_recording(&p),
+            RecordCommand::Verify => self.verify_recording(),
+            RecordCommand::Seek(s) => self.seek(s),
+            RecordCommand::StepBack => {
+                self.playing = false;
+                if let Some(r) = &self.record.review {
+                    let at = if r.follows(&self.world) { r.cursor } else { self.world.step_count().min(r.steps()) };
+                    self.seek(at.saturating_sub(1));
+                }
+            }
+            RecordCommand::SetLooping(on) => {
+                if let Some(r) = &mut self.record.review {
+                    r.looping = on;
+                }
+            }
+            RecordCommand::SetSpeed(s) => self.speed = s.clamp(*SPEED_RANGE.start(), *SPEED_RANGE.end()),
+            RecordCommand::Fork => {
+                if let Err(e) = self.fork() {
+                    self.record.status = Some(Err(e));
+                }
+            }
+            RecordCommand::StartAb { from_start } => self.start_ab(from_start),
+            RecordCommand::CloseAb => self.record.partner = None,
+            RecordCommand::SideBySide(on) => self.record.side_by_side = on,
+            RecordCommand::PartnerSettings(s) => match (s.validate(), &mut self.record.partner) {
+                (Ok(()), Some(p)) => p.world.set_settings(*s),
+                (Err(e), _) => self.record.status = Some(Err(e)),
+                _ => {}
+            },
+            RecordCommand::CloseReview => {
+                self.record.review = None;
+                self.record.partner = None;
+            }
+        }
+    }
+
+    /// Starts an A/B comparison with A a copy of the world now, or from the scene's start
+    /// (both worlds rebuilt with the current settings).
+    pub fn start_ab(&mut self, from_start: bool) {
+        if from_start {
+            self.stop_recording();
+            match self.scene.build() {
+                Ok(mut w) => {
+                    w.set_settings(self.world.settings.clone());
+                    self.world = w;
+                    self.history.clear();
+                    self.drag = None;
+                }
+                Err(e) => {
+                    self.record.status = Some(Err(e.to_string()));
+                    return;
+                }
+            }
+        }
+        self.record.partner = Some(Partner::copy_of(&self.world));
+        self.record.side_by_side = true;
+        self.record.status = Some(Ok("A/B: change B's settings; both step together".into()));
+    }
+
+    /// Writes the recording in progress, or the one on the timeline, atomically.
+    pub fn save_recording(&mut self, path: &Path) {
+        let rec: Option<&Recording> = match (&self.record.tape, &self.record.review) {
+            (Some(t), _) => Some(t.recording()),
+            (None, Some(r)) => Some(&r.recording),
+            _ => None,
+        };
+        let saved = match rec {
+            None => Err("Nothing to save: record first".into()),
+            Some(rec) => rec.save(path).map(|()| rec.steps()).map_err(|e| e.to_string()),
+        };
+        if saved.is_ok()
+            && self.record.tape.is_none()
+            && let Some(r) = &mut self.record.review
+        {
+            r.name = super::panels::file_label(path);
+        }
+        self.record.status = Some(saved.map(|n| format!("Saved {n} steps to {}", path.display())));
+    }
+
+    /// Opens a recording onto the timeline, at step 0. On error the current state stays and the
+    /// error (with `FILE:LINE:COL`) is shown.
+    pub fn open_recording(&mut self, path: &Path) {
+        let opened = Recording::load(path).map_err(|e| e.to_string()).and_then(|rec| {
+            let scene = rec.scene.clone();
+            Review::open(rec, super::panels::file_label(path)).map(|(r, w, problem)| (r, w, problem, scene))
+        });
+        match opened {
+            Ok((review, world, problem, scene)) => {
+                self.record.tape = None;
+                self.record.partner = None;
+                let n = review.steps();
+                self.record.review = Some(review);
+                self.scene = scene;
+                self.path = None;
+                self.world = world;
+                self.playing = false;
+                self.drag = None;
+                self.history.clear();
+                self.record.status = Some(match problem {
+                    None => Ok(format!("Opened {} ({n} steps)", path.display())),
+                    Some(p) => Err(format!("{}: {p}", path.display())),
+                });
+            }
+            Err(e) => self.record.status = Some(Err(e)),
+        }
+    }
+
+    /// Replays the recording on the timeline (or in progress) and checks every hash.
+    pub fn verify_recording(&mut self) {
+        let result = match (&self.record.tape, &self.record.review) {
+            (Some(t), _) => Some(t.recording().verify()),
+            (None, Some(r)) => Some(r.recording.verify()),
+            _ => None,
+        };
+        self.record.status = Some(match result {
+            None => Err("Nothing to verify: record or open a recording first".into()),
+            Some(Ok(n)) => Ok(format!("verified {n} steps")),
+            Some(Err(d)) => Err(d.to_string()),
+        });
+    }
+}
+
+/// The scene description of a body, so adding it can be recorded and replayed.
+pub fn body_desc(b: &Body) -> BodyDesc {
+    let q = b.pose.rotation;
+    BodyDesc {
+        name: b.name.clone(),
+        kind: b.kind,
+        shape: shape_desc(&b.shape),
+        position: b.pose.translation,
+        rotation: Rotation::Quat(q.x, q.y, q.z, q.w),
+        linear_velocity: b.linvel,
+        angular_velocity: b.angvel,
+        material: b.material,
+        bullet: b.bullet,
+    }
+}
+
+#[cfg(test)]
+mod tests;
