@@ -102,8 +102,14 @@ impl SweepAndPrune {
         start..end.max(start)
     }
 
+    /// True when the last update does not describe `aabbs`, or a non-finite key would break
+    /// the binary searches.
     fn stale(&self, aabbs: &[Aabb]) -> bool {
-        aabbs.len() != self.sorted.len() || !self.longest.is_finite()
+        let nan_end = |s: Option<&Interval>| s.is_some_and(|s| s.lo.is_nan());
+        aabbs.len() != self.sorted.len()
+            || !self.longest.is_finite()
+            || nan_end(self.sorted.first())
+            || nan_end(self.sorted.last())
     }
 }
 
@@ -189,11 +195,13 @@ impl BroadPhase for SweepAndPrune {
     }
 
     fn query_ray(&self, aabbs: &[Aabb], ray: &Ray, max_t: Real, out: &mut Vec<u32>) {
-        if self.stale(aabbs) || !max_t.is_finite() && ray.dir[self.axis] != 0.0 {
+        if self.stale(aabbs) {
             return scan_ray(aabbs, ray, max_t, out);
         }
-        let (p0, p1) = (ray.origin[self.axis], ray.at(max_t.max(0.0))[self.axis]);
-        let w = self.window(p0.min(p1), p0.max(p1));
+        // The ray's extent on the sweep axis; infinite ends are fine, 0 * inf is avoided.
+        let (o, d) = (ray.origin[self.axis], ray.dir[self.axis]);
+        let p1 = if d == 0.0 { o } else { o + d * max_t.max(0.0) };
+        let w = self.window(o.min(p1), o.max(p1));
         out.extend(
             self.sorted[w]
                 .iter()
