@@ -79,7 +79,10 @@ impl ConvexHull {
         }
         let mut hull = ConvexHull { vertices, faces, edges: Vec::new(), edge_dirs: Vec::new(), shift: Vec3::ZERO };
         let com = hull.mass_properties_uncentred(1.0).local_com;
-        hull.recentre(com);
+        // An already centred cloud (a saved state) keeps its exact points, so it reloads bit-exact.
+        if com.length() > scale * 1e-5 {
+            hull.recentre(com);
+        }
         hull.edges = collect_edges(&hull.faces);
         hull.edge_dirs = distinct_directions(&hull.vertices, &hull.edges);
         Ok(hull)
