@@ -11,6 +11,7 @@ mod draw;
 mod grid;
 mod octree;
 mod sap;
+mod soa;
 
 pub use brute_force::BruteForce;
 pub use bvh::{Bvh, DEFAULT_BVH_MARGIN};
@@ -211,22 +212,34 @@ fn scan_ray(aabbs: &[Aabb], ray: &Ray, max_t: Real, out: &mut Vec<u32>) {
 /// Pairs between the bodies a structure keeps outside itself (oversized or non-finite boxes,
 /// listed in ascending order) and every other body, each pair once. Returns the tests made.
 fn pairs_with_outsiders(outside: &[u32], aabbs: &[Aabb], pairs: &mut Vec<(u32, u32)>) -> u64 {
-    let mut tests = 0;
+    if outside.is_empty() {
+        return 0;
+    }
+    let mut inside = Vec::with_capacity(aabbs.len());
+    let mut k = 0;
+    for j in 0..aabbs.len() as u32 {
+        if outside.get(k) == Some(&j) {
+            k += 1;
+        } else {
+            inside.push(j);
+        }
+    }
+    let mut soa = soa::SoaBoxes::default();
+    soa.load(inside.iter().map(|&j| &aabbs[j as usize]));
     for (k, &o) in outside.iter().enumerate() {
         let a = &aabbs[o as usize];
-        for (j, b) in aabbs.iter().enumerate() {
-            let j = j as u32;
-            // Two outsiders meet once, from the lower one.
-            if j <= o && outside[..=k].binary_search(&j).is_ok() {
-                continue;
-            }
-            tests += 1;
-            if a.overlaps(b) {
-                pairs.push((o.min(j), o.max(j)));
+        soa.overlapping(a, 0, |x| {
+            let j = inside[x];
+            pairs.push((o.min(j), o.max(j)));
+        });
+        for &p in &outside[k + 1..] {
+            if a.overlaps(&aabbs[p as usize]) {
+                pairs.push((o, p));
             }
         }
     }
-    tests
+    let m = outside.len() as u64;
+    m * inside.len() as u64 + m * (m - 1) / 2
 }
 
 /// Milliseconds since `t`.
