@@ -58,9 +58,12 @@ pub fn spheres_vs_obbs(
     let n = boxes.len();
     mask.clear();
     mask.resize(n, 0);
-    let [cx, cy, cz] = &boxes.c;
-    let [hx, hy, hz] = &boxes.h;
-    let r = &boxes.r;
+    // Slices of one known length let the compiler drop bounds checks and vectorise the loops.
+    let [cx, cy, cz] = [&boxes.c[0][..n], &boxes.c[1][..n], &boxes.c[2][..n]];
+    let [hx, hy, hz] = [&boxes.h[0][..n], &boxes.h[1][..n], &boxes.h[2][..n]];
+    let r: [&[Real]; 9] = std::array::from_fn(|k| &boxes.r[k][..n]);
+    let bound = &boxes.bound[..n];
+    let mask = &mut mask[..n];
     for (i, &(s, rad)) in spheres.iter().enumerate() {
         let rr = rad * rad + eps;
         let exact = |j: usize| -> bool {
@@ -77,7 +80,7 @@ pub fn spheres_vs_obbs(
         if pretest {
             for (j, m) in mask.iter_mut().enumerate() {
                 let (dx, dy, dz) = (s.x - cx[j], s.y - cy[j], s.z - cz[j]);
-                let reach = rad + boxes.bound[j];
+                let reach = rad + bound[j];
                 *m = touching(dx * dx + dy * dy + dz * dz, reach, eps) as u8;
             }
             for (j, &m) in mask.iter().enumerate() {

@@ -45,8 +45,8 @@ impl<'s> MinkowskiPair<'s> {
             rot,
             rot_t: rot.transpose(),
             offset: rel.translation,
-            radius_a: a.core_support(Vec3::Y).1,
-            radius_b: b.core_support(Vec3::Y).1,
+            radius_a: rounding(a),
+            radius_b: rounding(b),
         }
     }
 
@@ -75,6 +75,15 @@ impl<'s> MinkowskiPair<'s> {
     /// A point inside the difference of the cores: centre of A minus centre of B.
     pub fn centre_difference(&self) -> Vec3 {
         -self.offset
+    }
+}
+
+/// The radius a shape's core is rounded by (no support query needed).
+fn rounding(s: &Shape) -> Real {
+    match s {
+        Shape::Sphere(x) => x.radius,
+        Shape::Capsule(x) => x.radius,
+        Shape::Cuboid(_) | Shape::ConvexHull(_) => 0.0,
     }
 }
 

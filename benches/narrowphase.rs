@@ -1,0 +1,186 @@
+//! Narrow-phase cost per pair (issue 5): 1,000 seeded pairs per test, half of them touching,
+//! one thread; plus the reference article's 500 spheres × 500 rotated cubes scene.
+//! Throughput is reported per pair ("elements"), so criterion prints ns per pair directly.
+
+use collidoscope::geometry::{Aabb, ConvexHull, Cuboid, Ray, Shape, Sphere};
+use collidoscope::math::{Pose, Quat, Real, Vec3};
+use collidoscope::narrowphase::batch::{ObbSoa, spheres_vs_obbs};
+use collidoscope::narrowphase::{
+    Tolerance, contact_cuboid_cuboid, distance, intersect_gjk, intersect_sphere_aabb, intersect_sphere_cuboid,
+    intersect_sphere_sphere,
+};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use std::hint::black_box;
+use std::sync::Arc;
+
+const PAIRS: usize = 1000;
+const EPS: Real = 1e-6;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> Real {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 40) as Real / (1u64 << 24) as Real
+    }
+    fn range(&mut self, lo: Real, hi: Real) -> Real {
+        lo + (hi - lo) * self.next()
+    }
+    fn unit(&mut self) -> Vec3 {
+        Vec3::new(self.range(-1.0, 1.0), self.range(-1.0, 1.0), self.range(-1.0, 1.0)).normalize_or(Vec3::Y)
+    }
+    fn rotation(&mut self) -> Quat {
+        Quat::from_axis_angle(self.unit(), self.range(0.0, std::f32::consts::TAU))
+    }
+}
+
+/// B's offset from A: inside the touching range for even pairs, outside for odd ones.
+fn offset(rng: &mut Rng, i: usize, reach: Real) -> Vec3 {
+    let d = if i % 2 == 0 { rng.range(0.0, 0.9) } else { rng.range(1.1, 2.0) };
+    rng.unit() * d * reach
+}
+
+fn cube_hull(rng: &mut Rng) -> Arc<ConvexHull> {
+    let pts: Vec<Vec3> = (0..8)
+        .map(|i| {
+            let s = |bit: usize| if i & bit == 0 { -0.5 } else { 0.5 };
+            Vec3::new(s(1), s(2), s(4)) + rng.unit() * 0.1
+        })
+        .collect();
+    Arc::new(ConvexHull::new(&pts).expect("hull"))
+}
+
+fn per_pair(c: &mut Criterion) {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut g = c.benchmark_group("narrowphase");
+    g.throughput(Throughput::Elements(PAIRS as u64));
+    g.sample_size(30);
+
+    let spheres: Vec<(Sphere, Pose, Sphere, Pose)> = (0..PAIRS)
+        .map(|i| {
+            let (a, b) = (Sphere { radius: rng.range(0.2, 1.0) }, Sphere { radius: rng.range(0.2, 1.0) });
+            let pb = Pose::from_translation(offset(&mut rng, i, a.radius + b.radius));
+            (a, Pose::IDENTITY, b, pb)
+        })
+        .collect();
+    g.bench_function("sphere_sphere", |bch| {
+        bch.iter(|| spheres.iter().filter(|(a, pa, b, pb)| intersect_sphere_sphere(a, pa, b, pb, EPS)).count())
+    });
+
+    let sphere_aabb: Vec<(Vec3, Real, Aabb)> = (0..PAIRS)
+        .map(|i| {
+            let h = Vec3::new(rng.range(0.2, 1.0), rng.range(0.2, 1.0), rng.range(0.2, 1.0));
+            let r = rng.range(0.2, 1.0);
+            (offset(&mut rng, i, r + h.min_element()), r, Aabb::from_center_half_extents(Vec3::ZERO, h))
+        })
+        .collect();
+    g.bench_function("sphere_aabb", |bch| {
+        bch.iter(|| sphere_aabb.iter().filter(|(c, r, b)| intersect_sphere_aabb(*c, *r, b, EPS)).count())
+    });
+
+    let sphere_obb: Vec<(Sphere, Pose, Cuboid, Pose)> = (0..PAIRS)
+        .map(|i| {
+            let h = Vec3::new(rng.range(0.2, 1.0), rng.range(0.2, 1.0), rng.range(0.2, 1.0));
+            let s = Sphere { radius: rng.range(0.2, 1.0) };
+            let ps = Pose::from_translation(offset(&mut rng, i, s.radius + h.min_element()));
+            (s, ps, Cuboid { half_extents: h }, Pose::new(Vec3::ZERO, rng.rotation()))
+        })
+        .collect();
+    g.bench_function("sphere_obb", |bch| {
+        bch.iter(|| sphere_obb.iter().filter(|(s, ps, c, pc)| intersect_sphere_cuboid(s, ps, c, pc, EPS)).count())
+    });
+
+    let aabbs: Vec<(Aabb, Aabb)> = (0..PAIRS)
+        .map(|i| {
+            let (ha, hb) = (Vec3::splat(rng.range(0.2, 1.0)), Vec3::splat(rng.range(0.2, 1.0)));
+            let o = offset(&mut rng, i, (ha + hb).x);
+            (Aabb::from_center_half_extents(Vec3::ZERO, ha), Aabb::from_center_half_extents(o, hb))
+        })
+        .collect();
+    g.bench_function("aabb_aabb", |bch| bch.iter(|| aabbs.iter().filter(|(a, b)| a.overlaps(b)).count()));
+
+    let rays: Vec<(Ray, Aabb)> = (0..PAIRS)
+        .map(|i| {
+            let b = Aabb::from_center_half_extents(Vec3::ZERO, Vec3::splat(1.0));
+            let origin = rng.unit() * 5.0;
+            let target =
+                if i % 2 == 0 { rng.unit() * 0.5 } else { rng.unit() * 0.5 + origin.any_orthonormal_vector() * 3.0 };
+            (Ray::new(origin, target - origin), b)
+        })
+        .collect();
+    g.bench_function("ray_aabb", |bch| {
+        bch.iter(|| rays.iter().filter(|(r, b)| b.ray_interval(r.origin, r.dir, 1.0).is_some()).count())
+    });
+
+    let tol = Tolerance { margin: 0.0, epsilon: EPS };
+    let boxes: Vec<(Cuboid, Pose, Cuboid, Pose)> = (0..PAIRS)
+        .map(|i| {
+            let (a, b) = (Cuboid { half_extents: Vec3::splat(0.5) }, Cuboid { half_extents: Vec3::splat(0.5) });
+            let pb = Pose::new(offset(&mut rng, i, 1.0), rng.rotation());
+            (a, Pose::new(Vec3::ZERO, rng.rotation()), b, pb)
+        })
+        .collect();
+    g.bench_function("cuboid_cuboid_sat_manifold", |bch| {
+        bch.iter(|| boxes.iter().filter_map(|(a, pa, b, pb)| contact_cuboid_cuboid(a, pa, b, pb, tol)).count())
+    });
+
+    let hulls: Vec<(Shape, Pose, Shape, Pose)> = (0..PAIRS)
+        .map(|i| {
+            let (a, b) = (Shape::ConvexHull(cube_hull(&mut rng)), Shape::ConvexHull(cube_hull(&mut rng)));
+            let pb = Pose::new(offset(&mut rng, i, 1.0), rng.rotation());
+            (a, Pose::new(Vec3::ZERO, rng.rotation()), b, pb)
+        })
+        .collect();
+    g.bench_function("gjk_bool_hull8_hull8", |bch| {
+        bch.iter(|| hulls.iter().filter(|(a, pa, b, pb)| intersect_gjk(a, pa, b, pb, EPS)).count())
+    });
+
+    // GJK+EPA: every pair penetrating.
+    let deep: Vec<(Shape, Pose, Shape, Pose)> = (0..PAIRS)
+        .map(|_| {
+            let (a, b) = (Shape::ConvexHull(cube_hull(&mut rng)), Shape::ConvexHull(cube_hull(&mut rng)));
+            let pb = Pose::new(rng.unit() * rng.range(0.1, 0.7), rng.rotation());
+            (a, Pose::new(Vec3::ZERO, rng.rotation()), b, pb)
+        })
+        .collect();
+    g.bench_function("gjk_epa_hull8_hull8", |bch| {
+        bch.iter(|| deep.iter().map(|(a, pa, b, pb)| distance(a, pa, b, pb).distance).sum::<Real>())
+    });
+    g.finish();
+}
+
+/// The article's scene: 500 spheres and 500 randomly rotated cubes in a 100³ box.
+fn article_scene(c: &mut Criterion) {
+    let mut rng = Rng(0x0bad_5eed_1234_5678);
+    let spheres: Vec<(Vec3, Real)> = (0..500)
+        .map(|_| (Vec3::new(rng.range(0.0, 100.0), rng.range(0.0, 100.0), rng.range(0.0, 100.0)), rng.range(1.0, 5.0)))
+        .collect();
+    let cubes: Vec<(Cuboid, Pose)> = (0..500)
+        .map(|_| {
+            let h = rng.range(1.0, 5.0);
+            let p = Vec3::new(rng.range(0.0, 100.0), rng.range(0.0, 100.0), rng.range(0.0, 100.0));
+            (Cuboid { half_extents: Vec3::splat(h) }, Pose::new(p, rng.rotation()))
+        })
+        .collect();
+    let soa = ObbSoa::new(&cubes);
+    let mut g = c.benchmark_group("article_500x500");
+    g.throughput(Throughput::Elements(250_000));
+    g.sample_size(30);
+    let (mut mask, mut out) = (Vec::new(), Vec::new());
+    for pretest in [false, true] {
+        let name = if pretest { "bounding_sphere_pretest" } else { "every_pair" };
+        g.bench_function(name, |bch| {
+            bch.iter(|| {
+                out.clear();
+                spheres_vs_obbs(black_box(&spheres), &soa, EPS, pretest, &mut mask, &mut out);
+                out.len()
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, per_pair, article_scene);
+criterion_main!(benches);
