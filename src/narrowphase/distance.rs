@@ -79,9 +79,9 @@ pub(crate) fn local_distance(pair: &MinkowskiPair, g: &GjkOutput, trace: Option<
 /// EPA on the cores when their difference has volume (depth grows by the radii). A flat
 /// difference (two points, a point and a segment, two segments) has zero core depth along its
 /// normal, so the depth is the sum of the radii along whichever side is shallower.
-fn penetration(pair: &MinkowskiPair, simplex: &Simplex, mut trace: Option<&mut GjkEpaTrace>) -> DistanceResult {
+fn penetration(pair: &MinkowskiPair, simplex: &Simplex, trace: Option<&mut GjkEpaTrace>) -> DistanceResult {
     let (ra, rb) = (pair.radius_a, pair.radius_b);
-    if let Some(e) = epa(pair, simplex, trace.as_deref_mut().map(|t| &mut t.epa)) {
+    if let Some(e) = epa(pair, simplex, trace.map(|t| &mut t.epa)) {
         return DistanceResult {
             distance: -(e.depth.max(0.0) + ra + rb),
             point_a: e.point_a + e.normal * ra,

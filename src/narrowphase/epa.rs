@@ -136,7 +136,7 @@ fn make_face(verts: &[SupportPoint], v: [u16; 3]) -> Option<EpaFace> {
     let (a, b, c) = (verts[v[0] as usize].w, verts[v[1] as usize].w, verts[v[2] as usize].w);
     let n = (b - a).cross(c - a);
     let len = n.length();
-    if !(len > Real::MIN_POSITIVE) || !len.is_finite() {
+    if !len.is_finite() || len <= Real::MIN_POSITIVE {
         return None;
     }
     let normal = n / len;

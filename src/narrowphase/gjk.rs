@@ -139,10 +139,10 @@ impl Simplex {
             _ => s3d(w),
         };
         let mut out = Simplex::default();
-        for i in 0..self.len {
+        for (i, (&pt, &lam)) in self.pts[..self.len].iter().zip(&lambda).enumerate() {
             if mask & (1 << i) != 0 {
-                out.pts[out.len] = self.pts[i];
-                out.bary[out.len] = lambda[i];
+                out.pts[out.len] = pt;
+                out.bary[out.len] = lam;
                 out.len += 1;
             }
         }
@@ -206,8 +206,8 @@ fn s2d(p: [Vec3; 3]) -> ([Real; 3], u8) {
     // The origin projects outside (or the triangle is degenerate): the nearest edge wins.
     let mut best = ([1.0, 0.0, 0.0], 0b001u8);
     let mut best_d = p[0].length_squared();
-    for skip in 0..3 {
-        if mu != 0.0 && same_sign(mu, c[skip]) {
+    for (skip, &cs) in c.iter().enumerate() {
+        if mu != 0.0 && same_sign(mu, cs) {
             continue;
         }
         let (i0, i1) = ((skip + 1) % 3, (skip + 2) % 3);
@@ -235,8 +235,8 @@ fn s3d(p: [Vec3; 4]) -> ([Real; 4], u8) {
     }
     let mut best = ([1.0, 0.0, 0.0, 0.0], 0b0001u8);
     let mut best_d = Real::INFINITY;
-    for skip in 0..4 {
-        if det != 0.0 && same_sign(det, c[skip]) {
+    for (skip, &cs) in c.iter().enumerate() {
+        if det != 0.0 && same_sign(det, cs) {
             continue;
         }
         let idx: [usize; 3] = match skip {

@@ -126,13 +126,10 @@ pub fn sat_polytopes(
 }
 
 /// SAT between two polytopes, then the manifold from the features along the winning axis.
+/// Each side is the shape, its pose and its world-space polytope.
 pub fn contact_polytopes(
-    sa: &Shape,
-    pa: &Pose,
-    a: &Polytope,
-    sb: &Shape,
-    pb: &Pose,
-    b: &Polytope,
+    (sa, pa, a): (&Shape, &Pose, &Polytope),
+    (sb, pb, b): (&Shape, &Pose, &Polytope),
     tol: Tolerance,
     mut trace: Option<&mut SatTrace>,
 ) -> Option<Manifold> {
@@ -178,7 +175,7 @@ pub fn contact_cuboid_hull(
     trace: Option<&mut SatTrace>,
 ) -> Option<Manifold> {
     let (pa_, pb_) = (Polytope::from_cuboid(a, pa), Polytope::from_hull(b, pb));
-    contact_polytopes(&Shape::Cuboid(*a), pa, &pa_, &Shape::ConvexHull(b.clone()), pb, &pb_, tol, trace)
+    contact_polytopes((&Shape::Cuboid(*a), pa, &pa_), (&Shape::ConvexHull(b.clone()), pb, &pb_), tol, trace)
 }
 
 pub fn contact_hull_hull(
@@ -190,7 +187,7 @@ pub fn contact_hull_hull(
     trace: Option<&mut SatTrace>,
 ) -> Option<Manifold> {
     let (pa_, pb_) = (Polytope::from_hull(a, pa), Polytope::from_hull(b, pb));
-    contact_polytopes(&Shape::ConvexHull(a.clone()), pa, &pa_, &Shape::ConvexHull(b.clone()), pb, &pb_, tol, trace)
+    contact_polytopes((&Shape::ConvexHull(a.clone()), pa, &pa_), (&Shape::ConvexHull(b.clone()), pb, &pb_), tol, trace)
 }
 
 /// Closest point of the hull's surface to `x` (hull frame) and whether `x` is inside. Inside,
