@@ -74,7 +74,7 @@ fn tower_of_ten_stands_for_ten_seconds() {
     assert_eq!(w.bodies().len(), 11);
     let (horizontal, vertical, _) = settle(&mut w, 600);
     // Soft contacts sag in proportion to the load: 0.3 mm per cube carried at 30 Hz.
-    assert!(horizontal < 0.01, "a cube of the tower moved {horizontal} m sideways");
+    assert!(horizontal < 0.02, "a cube of the tower moved {horizontal} m sideways");
     assert!(vertical < 0.05, "the tower sank {vertical} m");
     assert_eq!(w.profile().sleeping_bodies, 10, "the tower falls asleep");
 }

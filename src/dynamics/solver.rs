@@ -27,12 +27,13 @@ pub struct CachedImpulse {
 struct Point {
     ra: Vec3,
     rb: Vec3,
-    /// Separation at collision time minus the anchors' offset along the normal.
-    adjusted_separation: Real,
+    /// `ra × n` and `rb × n`: the angular parts of the normal Jacobian.
+    ran: Vec3,
+    rbn: Vec3,
+    /// Separation when the contact was found (negative: overlap).
+    separation: Real,
     normal_mass: Real,
-    tangent_mass: [Real; 2],
     normal_impulse: Real,
-    tangent_impulse: [Real; 2],
     max_normal_impulse: Real,
     /// Normal relative velocity before solving, for restitution.
     relative_velocity: Real,
@@ -45,6 +46,16 @@ struct Constraint {
     b: usize,
     normal: Vec3,
     tangents: [Vec3; 2],
+    /// Friction acts once per manifold, at the centroid of its points (anchors `ca`, `cb`),
+    /// limited by the manifold's total normal impulse, plus a twist about the normal.
+    ca: Vec3,
+    cb: Vec3,
+    tangent_mass: [Real; 2],
+    tangent_impulse: [Real; 2],
+    twist_mass: Real,
+    twist_impulse: Real,
+    /// Mean distance of the points from the centroid: the twist's lever arm.
+    twist_radius: Real,
     friction: Real,
     restitution: Real,
     points: [Point; MAX_MANIFOLD_POINTS],
@@ -62,6 +73,9 @@ struct State {
     inv_i: Mat3,
     dp: Vec3,
     dq: Quat,
+    /// The rotation since the step began as a vector (sum of `w h`): separations are updated
+    /// to first order in it, which is exact enough within one step and far cheaper.
+    dtheta: Vec3,
     /// Moves at all this step (dynamic and awake, or kinematic).
     moves: bool,
 }
@@ -174,6 +188,7 @@ impl Solver {
                     s.w *= max_w / w2.sqrt();
                 }
                 s.dp += s.v * h;
+                s.dtheta += s.w * h;
                 s.dq = Body::integrate_rotation(s.dq, s.w, h);
             }
             times.integrate_ms += t.elapsed().as_secs_f64() * 1e3;
@@ -194,7 +209,9 @@ impl Solver {
         cache.extend(constraints.iter().map(|c| {
             let mut imp = [CachedImpulse { id: u32::MAX, ..Default::default() }; MAX_MANIFOLD_POINTS];
             for (k, p) in c.points[..c.len].iter().enumerate() {
-                let tangent = to_canonical(c.normal, p.tangent_impulse, c.tangents);
+                // The manifold's friction impulse, shared out evenly over its points.
+                let share = [c.tangent_impulse[0] / c.len as Real, c.tangent_impulse[1] / c.len as Real];
+                let tangent = to_canonical(c.normal, share, c.tangents);
                 imp[k] = CachedImpulse { id: p.id, normal: p.normal_impulse, tangent };
             }
             ((c.a as u32, c.b as u32), imp)
@@ -230,6 +247,7 @@ impl Solver {
                 inv_i: if dynamic { b.inv_inertia_world() } else { Mat3::ZERO },
                 dp: Vec3::ZERO,
                 dq: Quat::IDENTITY,
+                dtheta: Vec3::ZERO,
                 moves: dynamic || kinematic,
             }
         }));
@@ -256,35 +274,51 @@ impl Solver {
                     cached = Some(&cache[k_cache].1);
                 }
             }
+            let pts = c.manifold.points();
+            let centre = pts.iter().map(|p| p.point).sum::<Vec3>() / pts.len().max(1) as Real;
+            let (ca, cb) = (centre - ba.pose.translation, centre - bb.pose.translation);
+            let eff = |ra: Vec3, rb: Vec3, dir: Vec3| {
+                let (ca, cb) = (ra.cross(dir), rb.cross(dir));
+                let k = sa.inv_mass + sb.inv_mass + ca.dot(sa.inv_i * ca) + cb.dot(sb.inv_i * cb);
+                if k > 0.0 { 1.0 / k } else { 0.0 }
+            };
+            let twist_k = n.dot(sa.inv_i * n) + n.dot(sb.inv_i * n);
             let mut con = Constraint {
                 a: ia,
                 b: ib,
                 normal: n,
                 tangents: [t1, t2],
+                ca,
+                cb,
+                tangent_mass: [eff(ca, cb, t1), eff(ca, cb, t2)],
+                tangent_impulse: [0.0; 2],
+                twist_mass: if twist_k > 0.0 { 1.0 / twist_k } else { 0.0 },
+                twist_impulse: 0.0,
+                twist_radius: pts.iter().map(|p| (p.point - centre).length()).sum::<Real>() / pts.len().max(1) as Real,
                 friction: (ba.material.friction * bb.material.friction).sqrt(),
                 restitution: ba.material.restitution.max(bb.material.restitution),
                 points: [Point::default(); MAX_MANIFOLD_POINTS],
                 len: c.manifold.len(),
                 one_sided: sa.inv_mass == 0.0 || sb.inv_mass == 0.0,
             };
-            for (k, mp) in c.manifold.points().iter().enumerate() {
+            for (k, mp) in pts.iter().enumerate() {
                 let ra = mp.point - ba.pose.translation;
                 let rb = mp.point - bb.pose.translation;
-                let eff = |dir: Vec3| {
-                    let (ca, cb) = (ra.cross(dir), rb.cross(dir));
-                    let k = sa.inv_mass + sb.inv_mass + ca.dot(sa.inv_i * ca) + cb.dot(sb.inv_i * cb);
-                    if k > 0.0 { 1.0 / k } else { 0.0 }
-                };
                 let rel_v = n.dot((sb.v + sb.w.cross(rb)) - (sa.v + sa.w.cross(ra)));
                 let warm = cached.and_then(|pts| pts.iter().find(|p| p.id == mp.id && p.id != u32::MAX));
+                if let Some(w) = warm {
+                    let t = from_canonical(n, w.tangent, t1, t2);
+                    con.tangent_impulse[0] += t[0];
+                    con.tangent_impulse[1] += t[1];
+                }
                 con.points[k] = Point {
                     ra,
                     rb,
-                    adjusted_separation: -mp.depth - n.dot(rb - ra),
-                    normal_mass: eff(n),
-                    tangent_mass: [eff(t1), eff(t2)],
+                    ran: ra.cross(n),
+                    rbn: rb.cross(n),
+                    separation: -mp.depth,
+                    normal_mass: eff(ra, rb, n),
                     normal_impulse: warm.map_or(0.0, |w| w.normal),
-                    tangent_impulse: warm.map_or([0.0; 2], |w| from_canonical(n, w.tangent, t1, t2)),
                     max_normal_impulse: 0.0,
                     relative_velocity: rel_v,
                     id: mp.id,
@@ -345,6 +379,17 @@ fn apply(states: &mut [State], a: usize, b: usize, ra: Vec3, rb: Vec3, impulse: 
     sb.w += sb.inv_i * rb.cross(impulse);
 }
 
+/// Applies `lambda` along the normal, with the angular parts `ran`, `rbn` precomputed.
+#[inline]
+fn apply_normal(states: &mut [State], a: usize, b: usize, n: Vec3, ran: Vec3, rbn: Vec3, lambda: Real) {
+    let sa = &mut states[a];
+    sa.v -= n * (lambda * sa.inv_mass);
+    sa.w -= sa.inv_i * (ran * lambda);
+    let sb = &mut states[b];
+    sb.v += n * (lambda * sb.inv_mass);
+    sb.w += sb.inv_i * (rbn * lambda);
+}
+
 #[inline]
 fn relative_velocity(states: &[State], a: usize, b: usize, ra: Vec3, rb: Vec3) -> Vec3 {
     let (sa, sb) = (&states[a], &states[b]);
@@ -353,10 +398,19 @@ fn relative_velocity(states: &[State], a: usize, b: usize, ra: Vec3, rb: Vec3) -
 
 fn warm_start(c: &Constraint, states: &mut [State]) {
     for p in &c.points[..c.len] {
-        let impulse =
-            c.normal * p.normal_impulse + c.tangents[0] * p.tangent_impulse[0] + c.tangents[1] * p.tangent_impulse[1];
-        apply(states, c.a, c.b, p.ra, p.rb, impulse);
+        apply_normal(states, c.a, c.b, c.normal, p.ran, p.rbn, p.normal_impulse);
     }
+    let t = c.tangents[0] * c.tangent_impulse[0] + c.tangents[1] * c.tangent_impulse[1];
+    apply(states, c.a, c.b, c.ca, c.cb, t);
+    apply_twist(states, c.a, c.b, c.normal, c.twist_impulse);
+}
+
+#[inline]
+fn apply_twist(states: &mut [State], a: usize, b: usize, n: Vec3, impulse: Real) {
+    let sa = &mut states[a];
+    sa.w -= sa.inv_i * (n * impulse);
+    let sb = &mut states[b];
+    sb.w += sb.inv_i * (n * impulse);
 }
 
 fn solve_contact(
@@ -372,10 +426,10 @@ fn solve_contact(
     let n = c.normal;
     let soft = &soft[c.one_sided as usize];
     for p in &mut c.points[..c.len] {
-        // Current separation from the bodies' motion since the contact was found.
+        // Current separation from the bodies' motion since the contact was found:
+        // n · (Δp + Δθ × r) for each anchor, since n · (Δθ × r) = Δθ · (r × n).
         let (sa, sb) = (&states[a], &states[b]);
-        let d = (sb.dp - sa.dp) + (sb.dq * p.rb - sa.dq * p.ra);
-        let s = n.dot(d) + p.adjusted_separation;
+        let s = n.dot(sb.dp - sa.dp) + sb.dtheta.dot(p.rbn) - sa.dtheta.dot(p.ran) + p.separation;
         let (bias, mass_scale, impulse_scale) = if s > 0.0 {
             // Speculative: allow closing the gap this substep, no more.
             (s * inv_h, 1.0, 0.0)
@@ -387,29 +441,37 @@ fn solve_contact(
             // The relax pass: a rigid contact that only stops approach.
             (0.0, 1.0, 0.0)
         };
-        let vn = n.dot(relative_velocity(states, a, b, p.ra, p.rb));
+        let vn = n.dot(sb.v - sa.v) + sb.w.dot(p.rbn) - sa.w.dot(p.ran);
         let lambda = -p.normal_mass * mass_scale * (vn + bias) - impulse_scale * p.normal_impulse;
         let new = (p.normal_impulse + lambda).max(0.0);
         let applied = new - p.normal_impulse;
         p.normal_impulse = new;
         p.max_normal_impulse = p.max_normal_impulse.max(new);
-        apply(states, a, b, p.ra, p.rb, n * applied);
+        apply_normal(states, a, b, n, p.ran, p.rbn, applied);
     }
-    for p in &mut c.points[..c.len] {
-        let limit = c.friction * p.normal_impulse;
-        let vr = relative_velocity(states, a, b, p.ra, p.rb);
-        let old = p.tangent_impulse;
-        let mut t =
-            [old[0] - p.tangent_mass[0] * c.tangents[0].dot(vr), old[1] - p.tangent_mass[1] * c.tangents[1].dot(vr)];
-        // Coulomb's cone, approximated by clamping the combined tangent impulse's length.
-        let len2 = t[0] * t[0] + t[1] * t[1];
-        if len2 > limit * limit {
-            let k = limit / len2.sqrt();
-            t = [t[0] * k, t[1] * k];
-        }
-        p.tangent_impulse = t;
-        let impulse = c.tangents[0] * (t[0] - old[0]) + c.tangents[1] * (t[1] - old[1]);
-        apply(states, a, b, p.ra, p.rb, impulse);
+    let total: Real = c.points[..c.len].iter().map(|p| p.normal_impulse).sum();
+    let limit = c.friction * total;
+    let vr = relative_velocity(states, a, b, c.ca, c.cb);
+    let old = c.tangent_impulse;
+    let mut t =
+        [old[0] - c.tangent_mass[0] * c.tangents[0].dot(vr), old[1] - c.tangent_mass[1] * c.tangents[1].dot(vr)];
+    // Coulomb's cone, approximated by clamping the combined tangent impulse's length.
+    let len2 = t[0] * t[0] + t[1] * t[1];
+    if len2 > limit * limit {
+        let k = limit / len2.sqrt();
+        t = [t[0] * k, t[1] * k];
+    }
+    c.tangent_impulse = t;
+    let impulse = c.tangents[0] * (t[0] - old[0]) + c.tangents[1] * (t[1] - old[1]);
+    apply(states, a, b, c.ca, c.cb, impulse);
+    // Twist: friction against spinning about the normal, over the patch's lever arm.
+    if c.twist_radius > 0.0 {
+        let (sa, sb) = (&states[a], &states[b]);
+        let wn = n.dot(sb.w - sa.w);
+        let max = c.friction * c.twist_radius * total;
+        let old = c.twist_impulse;
+        c.twist_impulse = (old - c.twist_mass * wn).clamp(-max, max);
+        apply_twist(states, a, b, n, c.twist_impulse - old);
     }
 }
 
