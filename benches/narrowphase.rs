@@ -38,7 +38,7 @@ impl Rng {
 
 /// B's offset from A: inside the touching range for even pairs, outside for odd ones.
 fn offset(rng: &mut Rng, i: usize, reach: Real) -> Vec3 {
-    let d = if i % 2 == 0 { rng.range(0.0, 0.9) } else { rng.range(1.1, 2.0) };
+    let d = if i.is_multiple_of(2) { rng.range(0.0, 0.9) } else { rng.range(1.1, 2.0) };
     rng.unit() * d * reach
 }
 

@@ -32,7 +32,7 @@ proptest! {
         which in 0usize..4,
         o in prop::array::uniform3(-4.0f32..4.0),
         target in prop::array::uniform3(-1.2f32..1.2),
-        angle in 0.0f32..6.28,
+        angle in 0.0f32..std::f32::consts::TAU,
         len in 0.5f32..2.0,
     ) {
         let shape = &shapes()[which];
