@@ -11,11 +11,15 @@ use super::{
 };
 use crate::debug_draw::{DebugDraw, DrawCategory};
 use crate::geometry::{Aabb, Ray};
-use crate::math::Real;
+use crate::math::{Real, Vec3};
 use tree::{NULL, Tree};
 
 /// Default fat-box margin, m: a body may drift this far before its leaf moves.
 pub const DEFAULT_BVH_MARGIN: Real = 0.1;
+
+/// A moved leaf's fat box also stretches this many steps of its last displacement ahead, so a
+/// body in steady motion (a falling one) stays inside it for several steps (as in Box2D).
+const PREDICTION_STEPS: Real = 4.0;
 
 /// A dynamic AABB tree broad phase.
 pub struct Bvh {
@@ -25,6 +29,8 @@ pub struct Bvh {
     leaf_of: Vec<u32>,
     /// Bodies with non-finite or inverted boxes, tested against all; ascending.
     outside: Vec<u32>,
+    /// Each body's box centre at the last update, to predict its motion.
+    last_centre: Vec<Vec3>,
     stack: Vec<(u32, u32)>,
 }
 
@@ -38,7 +44,14 @@ impl Bvh {
     /// A tree whose fat boxes are the AABBs grown by `margin` (negative or non-finite means 0).
     pub fn new(margin: Real) -> Self {
         let margin = if margin.is_finite() { margin.max(0.0) } else { 0.0 };
-        Bvh { margin, tree: Tree::new(), leaf_of: Vec::new(), outside: Vec::new(), stack: Vec::new() }
+        Bvh {
+            margin,
+            tree: Tree::new(),
+            leaf_of: Vec::new(),
+            outside: Vec::new(),
+            last_centre: Vec::new(),
+            stack: Vec::new(),
+        }
     }
 
     pub fn margin(&self) -> Real {
@@ -80,6 +93,11 @@ impl Bvh {
                 None => self.leaf_of.push(self.tree.insert(i as u32, fat)),
                 Some(NULL) => self.leaf_of[i] = self.tree.insert(i as u32, fat),
                 Some(l) if !self.tree.node(l).aabb.contains(b) => {
+                    // Capped, so that a teleported body does not keep a huge box.
+                    let cap = Vec3::splat(PREDICTION_STEPS * (self.margin + b.extents().max_element()));
+                    let ahead = (b.center() - self.last_centre[i]) * PREDICTION_STEPS;
+                    let ahead = if ahead.is_finite() { ahead.clamp(-cap, cap) } else { Vec3::ZERO };
+                    let fat = Aabb::new(fat.min + ahead.min(Vec3::ZERO), fat.max + ahead.max(Vec3::ZERO));
                     self.tree.move_leaf(l, fat);
                     moved += 1;
                 }
@@ -163,7 +181,10 @@ impl BroadPhase for Bvh {
     fn update(&mut self, aabbs: &[Aabb], _params: &BroadPhaseParams, pairs: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
         let t0 = std::time::Instant::now();
         self.tree.rotations = 0;
+        self.last_centre.resize(aabbs.len(), Vec3::ZERO);
         let moved = self.refresh(aabbs);
+        self.last_centre.clear();
+        self.last_centre.extend(aabbs.iter().map(Aabb::center));
         let update_ms = ms_since(t0);
 
         let t1 = std::time::Instant::now();
