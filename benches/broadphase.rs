@@ -207,14 +207,15 @@ fn bench_moving(c: &mut Criterion) {
     }
 }
 
-/// With `BROADPHASE_COUNTERS=1`, prints each structure's counters and split times on the moving
-/// scenes (median of 30 steps) instead of benchmarking: the table in docs/broadphase.md.
-fn print_counters() {
+/// With `BROADPHASE_COUNTERS=1` (or `=N` for one size), prints each structure's counters and
+/// split times on the moving scenes (median of 30 steps) instead of benchmarking: the counter
+/// table in docs/broadphase.md.
+fn print_counters(only: Option<usize>) {
     println!(
         "scene,n,structure,cpu_ms,update_ms,pairs_ms,candidates,true_overlaps,false_positive_ratio,aabb_tests,nodes,depth,swaps,reinserted"
     );
     for layout in Layout::ALL {
-        for n in SIZES {
+        for n in SIZES.into_iter().filter(|&n| only.is_none_or(|o| o == n)) {
             for kind in kinds(n) {
                 let mut scene = Scene::new(layout, n, 11);
                 let params = BroadPhaseParams { grid_cell_size: suggest_cell_size(&scene.aabbs) };
@@ -253,8 +254,8 @@ fn print_counters() {
 criterion_group!(benches, bench_static, bench_moving);
 
 fn main() {
-    if std::env::var_os("BROADPHASE_COUNTERS").is_some() {
-        print_counters();
+    if let Ok(v) = std::env::var("BROADPHASE_COUNTERS") {
+        print_counters(v.parse().ok().filter(|&n| n > 1));
         return;
     }
     benches();
