@@ -18,6 +18,24 @@ pub enum DrawCategory {
     Ray,
 }
 
+impl DrawCategory {
+    pub const ALL: [DrawCategory; 9] = [
+        DrawCategory::Aabb,
+        DrawCategory::ContactPoint,
+        DrawCategory::ContactNormal,
+        DrawCategory::Velocity,
+        DrawCategory::BroadPhase,
+        DrawCategory::CandidatePair,
+        DrawCategory::Ccd,
+        DrawCategory::NarrowPhase,
+        DrawCategory::Ray,
+    ];
+
+    fn bit(self) -> u32 {
+        1 << self as u32
+    }
+}
+
 /// RGBA colour, components in [0, 1].
 pub type Color = [f32; 4];
 
@@ -43,24 +61,47 @@ pub struct DebugPoint {
 pub struct DebugDraw {
     pub lines: Vec<DebugLine>,
     pub points: Vec<DebugPoint>,
+    /// Categories not recorded, one bit each; zero records everything.
+    skipped: u32,
 }
 
 impl DebugDraw {
+    /// Records only the categories `keep` accepts, so a viewer with most layers off does not
+    /// pay for building what it will not show. Producers can test [`DebugDraw::wants`] to skip
+    /// whole loops.
+    pub fn set_filter(&mut self, keep: impl Fn(DrawCategory) -> bool) {
+        self.skipped = DrawCategory::ALL.iter().filter(|&&c| !keep(c)).fold(0, |m, c| m | c.bit());
+    }
+
+    /// Whether primitives of `category` are recorded.
+    pub fn wants(&self, category: DrawCategory) -> bool {
+        self.skipped & category.bit() == 0
+    }
+
     pub fn clear(&mut self) {
         self.lines.clear();
         self.points.clear();
     }
 
     pub fn line(&mut self, category: DrawCategory, a: Vec3, b: Vec3, color: Color) {
+        if !self.wants(category) {
+            return;
+        }
         self.lines.push(DebugLine { a, b, color, category });
     }
 
     pub fn point(&mut self, category: DrawCategory, p: Vec3, size: f32, color: Color) {
+        if !self.wants(category) {
+            return;
+        }
         self.points.push(DebugPoint { p, size, color, category });
     }
 
     /// The twelve edges of an axis-aligned box.
     pub fn aabb(&mut self, category: DrawCategory, b: &Aabb, color: Color) {
+        if !self.wants(category) {
+            return;
+        }
         let c = |i: usize| {
             Vec3::new(
                 if i & 1 == 0 { b.min.x } else { b.max.x },
@@ -75,6 +116,9 @@ impl DebugDraw {
 
     /// The edges of an oriented box given its eight corners in the `i & 1, i & 2, i & 4` order.
     pub fn corners(&mut self, category: DrawCategory, corners: &[Vec3; 8], color: Color) {
+        if !self.wants(category) {
+            return;
+        }
         for (i, j) in BOX_EDGES {
             self.line(category, corners[i], corners[j], color);
         }
@@ -83,3 +127,23 @@ impl DebugDraw {
 
 const BOX_EDGES: [(usize, usize); 12] =
     [(0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (1, 3), (4, 6), (5, 7), (0, 4), (1, 5), (2, 6), (3, 7)];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_filter_drops_only_the_skipped_categories() {
+        let mut d = DebugDraw::default();
+        assert!(DrawCategory::ALL.iter().all(|&c| d.wants(c)), "records everything by default");
+        d.set_filter(|c| c != DrawCategory::Aabb);
+        d.aabb(DrawCategory::Aabb, &Aabb::new(Vec3::ZERO, Vec3::ONE), [1.0; 4]);
+        d.point(DrawCategory::Aabb, Vec3::ZERO, 1.0, [1.0; 4]);
+        assert!(d.lines.is_empty() && d.points.is_empty());
+        d.line(DrawCategory::Velocity, Vec3::ZERO, Vec3::X, [1.0; 4]);
+        d.point(DrawCategory::ContactPoint, Vec3::ZERO, 1.0, [1.0; 4]);
+        assert_eq!((d.lines.len(), d.points.len()), (1, 1));
+        d.set_filter(|_| true);
+        assert!(d.wants(DrawCategory::Aabb));
+    }
+}

@@ -107,6 +107,15 @@ pub struct FrameScratch {
     /// Hull address -> instance group; the world keeps the hulls alive while we build.
     hull_index: HashMap<usize, usize>,
     colors: BodyColors,
+    /// Buffers of a frame already drawn, reused by the next one.
+    spare: Option<FrameData>,
+}
+
+impl FrameScratch {
+    /// Hands a drawn frame's buffers back for reuse.
+    pub fn recycle(&mut self, frame: FrameData) {
+        self.spare = Some(frame);
+    }
 }
 
 /// Builds one frame for a viewport of `size_px` physical pixels (`pixels_per_point` scales
@@ -141,9 +150,12 @@ pub fn build_frame_into(
         viewport: [w, h, 1.0 / w, 1.0 / h],
     };
 
-    let (instances, batches, hulls) = body_instances(world, view, scratch);
-    let mut lines = Vec::new();
-    let mut points = Vec::new();
+    let spare = scratch.spare.take();
+    let (mut instances, mut lines, mut points) = spare.map(|f| (f.instances, f.lines, f.points)).unwrap_or_default();
+    instances.clear();
+    lines.clear();
+    points.clear();
+    let (batches, hulls) = body_instances(world, view, scratch, &mut instances);
     if view.layers.grid {
         grid_lines(world, &mut lines);
     }
@@ -151,28 +163,41 @@ pub fn build_frame_into(
         axis_lines(&mut lines);
     }
     if view.layers.any_debug() {
-        scratch.debug.clear();
-        world.debug_draw(&mut scratch.debug);
-        let layers = &view.layers;
-        lines.reserve(scratch.debug.lines.len() * 2);
-        for l in scratch.debug.lines.iter().filter(|l| layers.shows(l.category)) {
-            let color = pack_rgba(l.color);
+        let debug = &mut scratch.debug;
+        debug.clear();
+        debug.set_filter(|c| view.layers.shows(c));
+        world.debug_draw(debug);
+        // The engine uses a handful of colours: remember the last one packed.
+        let mut last = ([f32::NAN; 4], 0u32);
+        let mut pack = |c: [f32; 4]| {
+            if c != last.0 {
+                last = (c, pack_rgba(c));
+            }
+            last.1
+        };
+        lines.reserve(debug.lines.len() * 2);
+        for l in &debug.lines {
+            let color = pack(l.color);
             lines.push(LineVertex { position: l.a.to_array(), color });
             lines.push(LineVertex { position: l.b.to_array(), color });
         }
-        points.extend(scratch.debug.points.iter().filter(|p| layers.shows(p.category)).map(|p| PointInstance {
+        points.extend(debug.points.iter().map(|p| PointInstance {
             position: p.p.to_array(),
             size: p.size,
-            color: pack_rgba(p.color),
+            color: pack(p.color),
         }));
     }
     FrameData { uniforms, instances, batches, hulls, lines, points }
 }
 
-type Groups = (Vec<Instance>, Vec<Batch>, Vec<Arc<ConvexHull>>);
-
-/// One instance per sphere, cuboid and hull; three per capsule (side + two end spheres).
-fn body_instances(world: &World, view: &ViewOptions, scratch: &mut FrameScratch) -> Groups {
+/// One instance per sphere, cuboid and hull; three per capsule (side + two end spheres),
+/// appended to `instances` grouped by mesh.
+fn body_instances(
+    world: &World,
+    view: &ViewOptions,
+    scratch: &mut FrameScratch,
+    instances: &mut Vec<Instance>,
+) -> (Vec<Batch>, Vec<Arc<ConvexHull>>) {
     const FIXED: usize = 3; // sphere, cube, cylinder groups come first
     scratch.hull_index.clear();
     scratch.groups.iter_mut().for_each(Vec::clear);
@@ -222,7 +247,7 @@ fn body_instances(world: &World, view: &ViewOptions, scratch: &mut FrameScratch)
     }
 
     let used = FIXED + hulls.len();
-    let mut instances = Vec::with_capacity(groups[..used].iter().map(Vec::len).sum());
+    instances.reserve(groups[..used].iter().map(Vec::len).sum());
     let mut batches = Vec::new();
     for (g, group) in groups[..used].iter().enumerate() {
         if group.is_empty() {
@@ -238,7 +263,7 @@ fn body_instances(world: &World, view: &ViewOptions, scratch: &mut FrameScratch)
         };
         batches.push(Batch { mesh, instances: start..instances.len() as u32 });
     }
-    (instances, batches, hulls)
+    (batches, hulls)
 }
 
 /// A square grid on y = 0 every metre, a brighter line every 5 m, sized to the scene.

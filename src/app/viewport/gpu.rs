@@ -392,7 +392,7 @@ impl ViewportGpu {
 /// then draws the resolved texture as an image, so `paint` has nothing left to do.
 pub struct ViewportCallback {
     pub id: u64,
-    pub frame: FrameData,
+    pub frame: Arc<FrameData>,
 }
 
 impl CallbackTrait for ViewportCallback {

@@ -6,7 +6,7 @@ use super::{ColorMode, SHOOT_SPEED, ViewAction, ViewOptions, Viewport};
 use crate::geometry::Ray;
 use crate::math::Vec3;
 use crate::world::World;
-use eframe::egui::{self, Align2, Color32, FontId, Key, PointerButton, Pos2, Rect, Response};
+use eframe::egui::{self, Color32, FontId, Key, PointerButton, Pos2, Rect, Response};
 
 /// Radians per point of mouse drag.
 const ORBIT_PER_POINT: f32 = 0.008;
@@ -180,14 +180,16 @@ impl Viewport {
 pub fn draw_overlay(painter: &egui::Painter, rect: Rect, view: &ViewOptions, world: &World) {
     let font = FontId::proportional(12.0);
     let dim = Color32::from_rgba_unmultiplied(225, 228, 235, 200);
-    painter.text(
-        rect.left_bottom() + egui::vec2(8.0, -6.0),
-        Align2::LEFT_BOTTOM,
-        "drag: orbit / pull a body · right-drag: orbit · middle or shift-drag: pan · wheel: zoom · \
-         F: frame all · B: shoot · I J K L: orbit keys",
-        font.clone(),
-        dim,
+    let help = "drag: orbit or pull a body · right-drag: orbit · middle or shift-drag: pan · wheel: zoom · \
+                F: frame all · B: shoot · I J K L: orbit keys";
+    let galley = painter.layout(help.to_owned(), font.clone(), dim, (rect.width() - 16.0).max(40.0));
+    let pos = rect.left_bottom() + egui::vec2(8.0, -6.0 - galley.size().y);
+    painter.rect_filled(
+        Rect::from_min_size(pos, galley.size()).expand(3.0),
+        3.0,
+        Color32::from_rgba_unmultiplied(10, 12, 16, 150),
     );
+    painter.galley(pos, galley, dim);
     let swatch = |c: [f32; 3]| Color32::from_rgb((c[0] * 255.0) as u8, (c[1] * 255.0) as u8, (c[2] * 255.0) as u8);
     let entries: Vec<(String, Color32)> = match view.color_mode {
         ColorMode::State => vec![

@@ -18,6 +18,7 @@ use eframe::egui::{self, Rect, Sense, TextureId};
 use eframe::egui_wgpu::{self, wgpu};
 use gpu::{ViewportCallback, ViewportGpu, ViewportGpus};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// What the viewport shows; persisted by the app with the rest of the view state.
@@ -121,6 +122,8 @@ pub struct Viewport {
     last_rect: Rect,
     /// Counts of the last frame built, for the status line and tests.
     stats: FrameStats,
+    /// The frame handed to the paint callback; its buffers are reused once egui drops it.
+    in_flight: Option<Arc<FrameData>>,
 }
 
 /// Sizes of the last frame drawn.
@@ -159,6 +162,7 @@ impl Viewport {
             scratch: FrameScratch::default(),
             last_rect: Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1280.0, 720.0)),
             stats: FrameStats::default(),
+            in_flight: None,
         }
     }
 
@@ -206,6 +210,9 @@ impl Viewport {
 
         let ppp = ui.ctx().pixels_per_point();
         let size_px = [(rect.width() * ppp).round().max(1.0), (rect.height() * ppp).round().max(1.0)];
+        if let Some(done) = self.in_flight.take().and_then(|f| Arc::try_unwrap(f).ok()) {
+            self.scratch.recycle(done);
+        }
         let frame = build_frame_into(world, view, &self.camera, size_px, ppp, &mut self.scratch);
         self.stats = FrameStats {
             instances: frame.instances.len(),
@@ -216,11 +223,14 @@ impl Viewport {
         let painter = ui.painter_at(rect);
         match self.texture_for(size_px) {
             Some(texture) => {
+                let frame = Arc::new(frame);
+                self.in_flight = Some(frame.clone());
                 painter.add(gpu::callback_shape(rect, ViewportCallback { id: self.id, frame }));
                 let uv = Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
                 painter.image(texture, rect, uv, egui::Color32::WHITE);
             }
             None => {
+                self.scratch.recycle(frame);
                 painter.rect_filled(rect, 0.0, egui::Color32::from_rgb(27, 29, 36));
             }
         }

@@ -1,0 +1,141 @@
+//! CPU cost of preparing one viewport frame (instances, lines, points) at 5,000 bodies.
+//! Target: ≤ 2 ms per frame with the default layers. Times are this thread's CPU time.
+//!
+//! `cargo bench --bench frame -- --warm-up-time 1 --measurement-time 3`
+
+use collidoscope::app::viewport::{Camera, ColorMode, FrameScratch, Layers, ViewOptions, build_frame_into};
+use collidoscope::debug_draw::DebugDraw;
+use collidoscope::dynamics::{BodyKind, Material};
+use collidoscope::math::Vec3;
+use collidoscope::scene::{BodyDesc, Generator, Rotation, Scene, ShapeDesc};
+use collidoscope::world::World;
+use criterion::{Criterion, criterion_group, criterion_main};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+const BODIES: u32 = 5_000;
+
+/// A floor and four touching blocks (boxes, spheres, capsules, hulls), 5,000 bodies in all,
+/// stepped once so contacts, pairs and velocities exist for the debug layers.
+fn world() -> World {
+    let grid = |counts: (u32, u32, u32), shape: ShapeDesc, origin: Vec3, spacing: Vec3| Generator::Grid {
+        counts,
+        shape,
+        origin,
+        spacing,
+        rotation: Rotation::default(),
+        kind: BodyKind::Dynamic,
+        linear_velocity: Vec3::ZERO,
+        material: Material::default(),
+    };
+    let hull: Vec<Vec3> = (0..8)
+        .map(|i| Vec3::new((i & 1) as f32 - 0.5, ((i >> 1) & 1) as f32 * 0.8, ((i >> 2) & 1) as f32 - 0.5))
+        .chain([Vec3::new(0.0, 1.1, 0.0)])
+        .collect();
+    let mut floor =
+        BodyDesc::new(ShapeDesc::Cuboid { half_extents: Vec3::new(60.0, 0.5, 60.0) }, Vec3::new(0.0, -0.5, 0.0));
+    floor.kind = BodyKind::Static;
+    let scene = Scene {
+        bodies: vec![floor],
+        generators: vec![
+            grid(
+                (25, 4, 25),
+                ShapeDesc::Cuboid { half_extents: Vec3::splat(0.5) },
+                Vec3::new(-40.0, 0.5, -12.0),
+                Vec3::ONE,
+            ),
+            grid((20, 3, 25), ShapeDesc::Sphere { radius: 0.5 }, Vec3::new(-10.0, 0.5, -12.0), Vec3::ONE),
+            grid(
+                (20, 1, 25),
+                ShapeDesc::Capsule { half_height: 0.4, radius: 0.4 },
+                Vec3::new(12.0, 0.8, -12.0),
+                Vec3::splat(0.8),
+            ),
+            grid((20, 1, 25), ShapeDesc::ConvexHull { points: hull }, Vec3::new(30.0, 0.0, -12.0), Vec3::splat(1.05)),
+        ],
+        ..Scene::default()
+    };
+    let mut w = scene.build().expect("the benchmark scene is valid");
+    assert_eq!(w.bodies().len() as u32, BODIES + 1);
+    w.step();
+    w
+}
+
+/// This thread's CPU time, from the scheduler's account (Linux). The machine is shared by
+/// several builds at once, so wall time mostly measures the neighbours; CPU time does not.
+fn thread_cpu_time() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    Some(Duration::from_nanos(text.split_whitespace().next()?.parse().ok()?))
+}
+
+/// Times `f` per call: thread CPU time where the system reports it, wall time otherwise.
+fn time_calls(iters: u64, mut f: impl FnMut()) -> Duration {
+    let (cpu0, wall0) = (thread_cpu_time(), Instant::now());
+    for _ in 0..iters {
+        f();
+    }
+    match (cpu0, thread_cpu_time()) {
+        (Some(a), Some(b)) if b > a => b - a,
+        _ => wall0.elapsed(),
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let w = world();
+    let camera = Camera { distance: 90.0, ..Camera::default() };
+    let size = [1600.0, 1000.0];
+    let mut scratch = FrameScratch::default();
+    let mut group = c.benchmark_group("frame_5000_cpu");
+
+    let default = ViewOptions { selected: Some(17), ..ViewOptions::default() };
+    let bodies_only =
+        ViewOptions { layers: Layers { contact_points: false, ccd: false, ..Layers::default() }, ..default.clone() };
+    let all = ViewOptions {
+        layers: Layers {
+            aabbs: true,
+            contact_points: true,
+            contact_normals: true,
+            velocities: true,
+            broad_phase: true,
+            candidate_pairs: true,
+            ccd: true,
+            narrow_phase: true,
+            grid: true,
+            axes: true,
+        },
+        ..default.clone()
+    };
+    let islands = ViewOptions { color_mode: ColorMode::Island, ..default.clone() };
+    let speed = ViewOptions { color_mode: ColorMode::Speed, ..default.clone() };
+
+    for (name, view) in [
+        ("bodies_grid_axes", &bodies_only),
+        ("default_layers", &default),
+        ("island_colors", &islands),
+        ("speed_colors", &speed),
+        ("all_layers", &all),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                time_calls(iters, || {
+                    let f = build_frame_into(black_box(&w), view, &camera, size, 1.0, &mut scratch);
+                    scratch.recycle(black_box(f));
+                })
+            })
+        });
+    }
+    // The engine's share: describing every debug primitive, before the viewer converts it.
+    group.bench_function("engine_debug_draw_all", |b| {
+        let mut d = DebugDraw::default();
+        b.iter_custom(|iters| {
+            time_calls(iters, || {
+                d.clear();
+                black_box(&w).debug_draw(&mut d);
+            })
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
