@@ -5,12 +5,14 @@
 use super::panels::{Command, colors, humanize};
 use super::record::{Partner, RecordCommand};
 use super::sim::Simulation;
-use super::viewport::{ViewAction, ViewOptions, Viewport, colors::speed_color};
+use super::viewport::colors::{STATIC, speed_color};
+use super::viewport::{ViewAction, ViewOptions, Viewport};
+use crate::BodyKind;
 use crate::broadphase::BroadPhaseKind;
 use crate::ccd::CcdMode;
 use crate::math::Real;
 use crate::narrowphase::NarrowPhaseKind;
-use crate::world::{PHASES, Settings};
+use crate::world::{PHASES, Settings, World};
 use eframe::egui::{self, Color32, RichText, SliderClamping, Ui};
 use egui_plot::{Legend, Line, LineStyle, Plot, PlotPoints};
 
@@ -49,7 +51,8 @@ impl CompareView {
             return main.ui(ui, &sim.world, view);
         };
         let a_view = self.a_view.get_or_insert_with(|| main.sibling());
-        let colored = ViewOptions { body_colors: Some(divergence_colors(partner, self.full_scale)), ..view.clone() };
+        let colored =
+            ViewOptions { body_colors: Some(divergence_colors(partner, &sim.world, self.full_scale)), ..view.clone() };
         let strip = 250.0_f32.min(ui.available_height() * 0.4);
         let view_h = (ui.available_height() - strip).max(80.0);
         let half = ((ui.available_width() - 6.0) * 0.5).max(40.0);
@@ -58,7 +61,7 @@ impl CompareView {
             ui.spacing_mut().item_spacing.x = 6.0;
             // One camera: A starts from B's, and an orbit made in A carries over to B.
             *a_view.camera_mut() = main.camera().clone();
-            ui.allocate_ui(egui::vec2(half, view_h), |ui| {
+            ui.allocate_ui_with_layout(egui::vec2(half, view_h), egui::Layout::top_down(egui::Align::Min), |ui| {
                 side_label(ui, "A", A_COLOR, label_a(partner), &partner.world.settings);
                 for a in a_view.ui(ui, &partner.world, &colored) {
                     if let ViewAction::Select(s) = a {
@@ -69,27 +72,24 @@ impl CompareView {
             if a_view.camera() != main.camera() {
                 *main.camera_mut() = a_view.camera().clone();
             }
-            ui.allocate_ui(egui::vec2(half, view_h), |ui| {
-                side_label(
-                    ui,
-                    "B",
-                    B_COLOR,
-                    "the app's world: drag, shoot and edit settings here".into(),
-                    &sim.world.settings,
-                );
+            ui.allocate_ui_with_layout(egui::vec2(half, view_h), egui::Layout::top_down(egui::Align::Min), |ui| {
+                side_label(ui, "B", B_COLOR, "the app's world (drag, shoot, edit here)".into(), &sim.world.settings);
                 actions.extend(main.ui(ui, &sim.world, &colored));
             });
         });
         ui.separator();
         ui.horizontal_top(|ui| {
-            let w = ui.available_width();
-            ui.allocate_ui(egui::vec2((w * 0.30).max(200.0), strip), |ui| self.report(ui, partner, sim, commands));
+            let down = egui::Layout::top_down(egui::Align::Min);
+            ui.allocate_ui_with_layout(egui::vec2(250.0, strip), down, |ui| self.report(ui, partner, sim, commands));
             ui.separator();
-            ui.allocate_ui(egui::vec2((w * 0.30).max(200.0), strip), |ui| {
+            ui.allocate_ui_with_layout(egui::vec2(400.0, strip), down, |ui| {
+                ui.spacing_mut().slider_width = 80.0;
                 settings_grid(ui, &partner.world.settings, &sim.world.settings, commands)
             });
             ui.separator();
-            ui.allocate_ui(egui::vec2(ui.available_width(), strip), |ui| self.plot(ui, partner));
+            ui.allocate_ui_with_layout(egui::vec2(ui.available_width().max(200.0), strip), down, |ui| {
+                self.plot(ui, partner)
+            });
         });
         actions
     }
@@ -178,9 +178,19 @@ impl CompareView {
     }
 }
 
-/// One colour per body of B: blue (none) to red (`full_scale` or more); B-only bodies purple.
-pub fn divergence_colors(p: &Partner, full_scale: Real) -> Vec<[f32; 3]> {
-    p.divergence.iter().map(|d| d.map_or(ONLY_IN_B, |d| speed_color(d / full_scale.max(1e-9)))).collect()
+/// One colour per body of B: blue (none) to red (`full_scale` or more); B-only bodies purple,
+/// static bodies their usual grey.
+pub fn divergence_colors(p: &Partner, b: &World, full_scale: Real) -> Vec<[f32; 3]> {
+    let bodies = b.bodies();
+    p.divergence
+        .iter()
+        .enumerate()
+        .map(|(i, d)| match d {
+            _ if bodies.get(i).is_some_and(|b| b.kind == BodyKind::Static) => STATIC,
+            None => ONLY_IN_B,
+            Some(d) => speed_color(d / full_scale.max(1e-9)),
+        })
+        .collect()
 }
 
 fn label_a(p: &Partner) -> String {
@@ -192,7 +202,7 @@ fn label_a(p: &Partner) -> String {
 }
 
 fn side_label(ui: &mut Ui, name: &str, color: Color32, what: String, s: &Settings) {
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.label(RichText::new(name).color(color).heading().strong());
         ui.label(what);
         ui.label(
