@@ -25,6 +25,9 @@ pub struct World {
     pub settings: Settings,
     bodies: Vec<Body>,
     broad_phase: Box<dyn BroadPhase>,
+    /// How many bodies the broad-phase structure holds: those of its last update, with the
+    /// boxes in `aabbs` it was built from. Bodies added since are not in it.
+    indexed: usize,
     aabbs: Vec<Aabb>,
     pairs: Vec<(u32, u32)>,
     contacts: Vec<Contact>,
@@ -44,6 +47,7 @@ impl Clone for World {
             settings: self.settings.clone(),
             bodies: self.bodies.clone(),
             broad_phase: broadphase::create(self.broad_phase.kind()),
+            indexed: 0,
             aabbs: self.aabbs.clone(),
             pairs: self.pairs.clone(),
             contacts: self.contacts.clone(),
@@ -65,6 +69,7 @@ impl World {
             settings,
             bodies: Vec::new(),
             broad_phase,
+            indexed: 0,
             aabbs: Vec::new(),
             pairs: Vec::new(),
             contacts: Vec::new(),
@@ -146,6 +151,7 @@ impl World {
     pub fn set_settings(&mut self, settings: Settings) {
         if settings.broad_phase != self.broad_phase.kind() {
             self.broad_phase = broadphase::create(settings.broad_phase);
+            self.indexed = 0;
         }
         if settings != self.settings {
             self.wake_all();
@@ -169,6 +175,7 @@ impl World {
         let mut p = StepProfile { bodies: self.bodies.len() as u32, ..Default::default() };
         if self.settings.broad_phase != self.broad_phase.kind() {
             self.broad_phase = broadphase::create(self.settings.broad_phase);
+            self.indexed = 0;
         }
         let dt = self.settings.dt;
         let ccd_mode = self.settings.ccd;
@@ -203,6 +210,7 @@ impl World {
             }
             let params = BroadPhaseParams { grid_cell_size: self.settings.grid_cell_size };
             p.broad = self.broad_phase.update(&self.aabbs, &params, &mut self.pairs);
+            self.indexed = self.aabbs.len();
             let bodies = &self.bodies;
             // Pairs that can never interact: neither moves, or both sleep.
             self.pairs.retain(|&(a, b)| {
@@ -275,8 +283,19 @@ impl World {
     /// The first body the ray hits, with the hit.
     pub fn ray_cast(&self, ray: &Ray, max_t: Real) -> Option<(usize, RayHit)> {
         let mut candidates = Vec::new();
-        let aabbs: Vec<Aabb> = self.bodies.iter().map(Body::aabb).collect();
-        self.broad_phase.query_ray(&aabbs, ray, max_t, &mut candidates);
+        let indexed = self.indexed.min(self.bodies.len()).min(self.aabbs.len());
+        self.broad_phase.query_ray(&self.aabbs[..indexed], ray, max_t, &mut candidates);
+        // The structure holds last step's boxes: test directly the bodies it does not cover,
+        // those added since and those that moved out of the box it holds.
+        for (i, b) in self.bodies.iter().enumerate() {
+            let now = b.aabb();
+            let covered = i < indexed && self.aabbs[i].contains(&now);
+            if !covered && now.ray_interval(ray.origin, ray.dir, max_t).is_some() {
+                candidates.push(i as u32);
+            }
+        }
+        candidates.sort_unstable();
+        candidates.dedup();
         candidates
             .into_iter()
             .filter_map(|i| {
@@ -288,34 +307,44 @@ impl World {
 
     /// Describes the world's state for drawing: AABBs, contacts, velocities, broad phase.
     pub fn debug_draw(&self, draw: &mut DebugDraw) {
-        for (b, aabb) in self.bodies.iter().zip(&self.aabbs) {
-            let color = if b.asleep { [0.4, 0.4, 0.6, 1.0] } else { [0.2, 0.9, 0.4, 1.0] };
-            draw.aabb(DrawCategory::Aabb, aabb, color);
-            if b.is_dynamic() && !b.asleep {
-                let p = b.pose.translation;
-                draw.line(DrawCategory::Velocity, p, p + b.linvel * 0.1, [1.0, 0.8, 0.1, 1.0]);
+        // Categories the viewer switched off are skipped before any work is done for them.
+        let (aabbs, velocities) = (draw.wants(DrawCategory::Aabb), draw.wants(DrawCategory::Velocity));
+        if aabbs || velocities {
+            for (b, aabb) in self.bodies.iter().zip(&self.aabbs) {
+                if aabbs {
+                    let color = if b.asleep { [0.4, 0.4, 0.6, 1.0] } else { [0.2, 0.9, 0.4, 1.0] };
+                    draw.aabb(DrawCategory::Aabb, aabb, color);
+                }
+                if velocities && b.is_dynamic() && !b.asleep {
+                    let p = b.pose.translation;
+                    draw.line(DrawCategory::Velocity, p, p + b.linvel * 0.1, [1.0, 0.8, 0.1, 1.0]);
+                }
             }
         }
-        for c in &self.contacts {
-            for cp in c.manifold.points() {
-                let color = if cp.depth >= 0.0 { [1.0, 0.2, 0.2, 1.0] } else { [0.3, 0.6, 1.0, 1.0] };
-                draw.point(DrawCategory::ContactPoint, cp.point, 6.0, color);
-                // Length shows depth: a fixed stem plus ten times the penetration.
-                let len = 0.1 + 10.0 * cp.depth.max(0.0);
-                draw.line(
-                    DrawCategory::ContactNormal,
-                    cp.point,
-                    cp.point + c.manifold.normal * len,
-                    [1.0, 0.3, 0.9, 1.0],
-                );
+        if draw.wants(DrawCategory::ContactPoint) || draw.wants(DrawCategory::ContactNormal) {
+            for c in &self.contacts {
+                for cp in c.manifold.points() {
+                    let color = if cp.depth >= 0.0 { [1.0, 0.2, 0.2, 1.0] } else { [0.3, 0.6, 1.0, 1.0] };
+                    draw.point(DrawCategory::ContactPoint, cp.point, 6.0, color);
+                    // Length shows depth: a fixed stem plus ten times the penetration.
+                    let len = 0.1 + 10.0 * cp.depth.max(0.0);
+                    let tip = cp.point + c.manifold.normal * len;
+                    draw.line(DrawCategory::ContactNormal, cp.point, tip, [1.0, 0.3, 0.9, 1.0]);
+                }
             }
         }
-        for &(a, b) in &self.pairs {
-            let (pa, pb) = (self.bodies[a as usize].pose.translation, self.bodies[b as usize].pose.translation);
-            draw.line(DrawCategory::CandidatePair, pa, pb, [0.9, 0.9, 0.9, 0.5]);
+        if draw.wants(DrawCategory::CandidatePair) {
+            for &(a, b) in &self.pairs {
+                let (pa, pb) = (self.bodies[a as usize].pose.translation, self.bodies[b as usize].pose.translation);
+                draw.line(DrawCategory::CandidatePair, pa, pb, [0.9, 0.9, 0.9, 0.5]);
+            }
         }
-        self.broad_phase.debug_draw(&self.aabbs, draw);
-        self.debug_draw_ccd(draw);
+        if draw.wants(DrawCategory::BroadPhase) {
+            self.broad_phase.debug_draw(&self.aabbs, draw);
+        }
+        if draw.wants(DrawCategory::Ccd) {
+            self.debug_draw_ccd(draw);
+        }
     }
 
     /// Swept volumes of the fast bodies, their paths, and the impacts that stopped them.

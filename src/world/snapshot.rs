@@ -126,6 +126,9 @@ impl World {
         self.warm_cache = cache;
         self.pairs.clear();
         self.contacts.clear();
+        // The structure describes the old bodies: rebuild it at the next step.
+        self.broad_phase = crate::broadphase::create(self.settings.broad_phase);
+        self.indexed = 0;
         self.step_count = snap.step;
         Ok(())
     }
