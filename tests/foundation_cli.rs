@@ -64,6 +64,8 @@ fn csv_and_final_state_have_the_documented_columns() {
         "step,total_ms,broad_phase_ms,narrow_phase_ms,ccd_ms,solve_ms,integrate_ms,bodies,pairs,contacts"
     ));
     assert_eq!(steps.lines().count(), 31);
+    let columns = steps.lines().next().unwrap().split(',').count();
+    assert!(steps.lines().all(|l| l.split(',').count() == columns), "every row has the header's columns");
     let state = std::fs::read_to_string(&fin).unwrap();
     let mut lines = state.lines();
     assert_eq!(lines.next(), Some("index,name,px,py,pz,qx,qy,qz,qw,vx,vy,vz,wx,wy,wz,asleep"));

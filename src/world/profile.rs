@@ -36,11 +36,11 @@ impl StepProfile {
     }
 
     /// The CSV header; the columns match [`StepProfile::csv_row`].
-    pub const CSV_HEADER: &'static str = "step,total_ms,broad_phase_ms,narrow_phase_ms,ccd_ms,solve_ms,integrate_ms,bodies,pairs,contacts,narrow_tests,manifolds,toi_events,sleeping,aabb_tests,bp_nodes,bp_depth,bp_swaps";
+    pub const CSV_HEADER: &'static str = "step,total_ms,broad_phase_ms,narrow_phase_ms,ccd_ms,solve_ms,integrate_ms,bodies,pairs,contacts,narrow_tests,manifolds,toi_events,sleeping,aabb_tests,bp_nodes,bp_depth,bp_swaps,bp_candidates,bp_true_overlaps,bp_false_positive_ratio,bp_update_ms,bp_pairs_ms,bp_reinserted";
 
     pub fn csv_row(&self, step: u64) -> String {
         format!(
-            "{step},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{},{},{},{},{},{},{},{},{},{},{}",
+            "{step},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{}",
             self.total_ms,
             self.broad_phase_ms,
             self.narrow_phase_ms,
@@ -58,6 +58,12 @@ impl StepProfile {
             self.broad.nodes,
             self.broad.depth,
             self.broad.swaps,
+            self.broad.candidate_pairs,
+            self.broad.true_overlaps,
+            self.broad.false_positive_ratio(),
+            self.broad.update_ms,
+            self.broad.pairs_ms,
+            self.broad.reinserted,
         )
     }
 }
