@@ -230,20 +230,20 @@ impl App {
             ui.add_space(3.0);
         });
         if self.open.profiler {
-            egui::Panel::bottom("profiler").resizable(true).default_size(300.0).min_size(140.0).show(ui, |ui| {
+            egui::Panel::bottom("profiler").resizable(true).default_size(270.0).min_size(140.0).show(ui, |ui| {
                 commands.extend(self.profiler.ui(ui, &self.sim.history));
             });
         }
         egui::Panel::bottom("timeline").show(ui, |ui| commands.extend(self.timeline.ui(ui, &self.sim)));
         if self.open.scenes || self.open.settings {
-            egui::Panel::left("left").resizable(true).default_size(440.0).min_size(260.0).show(ui, |ui| {
+            egui::Panel::left("left").resizable(true).default_size(420.0).size_range(260.0..=640.0).show(ui, |ui| {
                 egui::ScrollArea::vertical().id_salt("left_scroll").show(ui, |ui| {
                     if self.open.scenes {
                         egui::CollapsingHeader::new(RichText::new("Scenes").heading()).default_open(true).show(
                             ui,
                             |ui| {
-                                let name = self.sim.scene.name.clone();
-                                commands.extend(self.scenes.ui(ui, self.sim.path.as_deref(), &name));
+                                let (path, scene) = (self.sim.path.as_deref(), &self.sim.scene);
+                                commands.extend(self.scenes.ui(ui, path, &scene.name, &scene.description));
                             },
                         );
                     }
@@ -259,7 +259,7 @@ impl App {
             });
         }
         if self.open.inspector || self.open.view {
-            egui::Panel::right("right").resizable(true).default_size(400.0).min_size(240.0).show(ui, |ui| {
+            egui::Panel::right("right").resizable(true).default_size(380.0).size_range(240.0..=600.0).show(ui, |ui| {
                 egui::ScrollArea::vertical().id_salt("right_scroll").show(ui, |ui| {
                     if self.open.inspector {
                         egui::CollapsingHeader::new(RichText::new("Inspector").heading()).default_open(true).show(

@@ -27,6 +27,8 @@ const DRAG_HZ: Real = 4.0;
 const DRAG_DAMPING: Real = 0.9;
 /// The spring's pull is capped at this acceleration (m/s²), so a far cursor cannot fling a body.
 const DRAG_MAX_ACCEL: Real = 300.0;
+/// Fraction of the held body's spin removed per second.
+const DRAG_SPIN_DAMPING: Real = 5.0;
 
 /// Radius (m) and density (kg/m³) of the spheres shot from the camera.
 pub const SHOT_RADIUS: Real = 0.15;
@@ -207,8 +209,8 @@ pub fn apply_drag(world: &mut World, drag: &Drag) {
     }
     b.linvel += impulse * b.inv_mass();
     b.angvel += inv_i * r.cross(impulse);
-    // A little spin damping keeps a body held off-centre from twirling forever.
-    b.angvel *= 1.0 - (2.0 * dt).min(0.5);
+    // Spin damping: a body held off-centre would otherwise swing about the cursor for long.
+    b.angvel *= 1.0 - (DRAG_SPIN_DAMPING * dt).min(0.5);
 }
 
 /// The matrix of `v ↦ r × v`.

@@ -117,7 +117,7 @@ fn plot(ui: &mut Ui, history: &History, prefs: &ProfilerPrefs, reset_zoom: bool)
     let xs: Vec<f64> = history.iter().map(|(s, _)| *s as f64).collect();
     let phases: Vec<[f64; 5]> = history.iter().map(|(_, p)| p.phase_ms()).collect();
     let mut plot = Plot::new("profile_plot")
-        .legend(Legend::default().position(egui_plot::Corner::LeftTop))
+        .legend(Legend::default().position(egui_plot::Corner::LeftTop).follow_insertion_order(true))
         .x_axis_label("step")
         .y_axis_label("ms per step")
         .include_y(0.0)

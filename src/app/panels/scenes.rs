@@ -48,8 +48,8 @@ impl ScenePanel {
         self.recent.truncate(MAX_RECENT);
     }
 
-    /// Shows the panel. `current` is the open scene's file, `name` its name.
-    pub fn ui(&mut self, ui: &mut Ui, current: Option<&Path>, name: &str) -> Vec<Command> {
+    /// Shows the panel. `current` is the open scene's file; `name` and `description` its text.
+    pub fn ui(&mut self, ui: &mut Ui, current: Option<&Path>, name: &str, description: &str) -> Vec<Command> {
         let mut commands = Vec::new();
         ui.horizontal_wrapped(|ui| {
             ui.label("Open:");
@@ -58,6 +58,9 @@ impl ScenePanel {
                 ui.weak(file_label(p));
             }
         });
+        if !description.is_empty() {
+            ui.add(egui::Label::new(RichText::new(description).weak()).wrap());
+        }
         if self.error.is_some() {
             egui::Frame::group(ui.style()).stroke(egui::Stroke::new(2.0, colors::ERROR)).show(ui, |ui| {
                 ui.horizontal(|ui| {
@@ -113,36 +116,26 @@ impl ScenePanel {
         if entries.is_empty() {
             ui.weak("(no .ron files here)");
         }
-        for e in entries.iter() {
-            let is_current = current.is_some_and(|c| same_file(c, &e.path));
-            ui.horizontal(|ui| {
-                let button = egui::Button::new(file_label(&e.path)).selected(is_current);
-                if ui.add(button).on_hover_text(e.path.display().to_string()).clicked() {
-                    commands.push(Command::OpenScene(e.path.clone()));
-                }
-                match &e.info {
-                    Ok((name, _)) => {
-                        ui.label(RichText::new(name).strong());
+        egui::ScrollArea::vertical().id_salt("scene_list").max_height(240.0).show(ui, |ui| {
+            for e in entries.iter() {
+                let is_current = current.is_some_and(|c| same_file(c, &e.path));
+                let hover = match &e.info {
+                    Ok((_, desc)) if !desc.is_empty() => format!("{}\n\n{desc}", e.path.display()),
+                    Ok(_) => e.path.display().to_string(),
+                    Err(msg) => msg.clone(),
+                };
+                ui.horizontal_wrapped(|ui| {
+                    let button = egui::Button::new(file_label(&e.path)).selected(is_current);
+                    if ui.add(button).on_hover_text(&hover).clicked() {
+                        commands.push(Command::OpenScene(e.path.clone()));
                     }
-                    Err(_) => {
-                        ui.colored_label(colors::ERROR, "cannot be read");
-                    }
-                }
-            });
-            match &e.info {
-                Ok((_, desc)) if !desc.is_empty() => {
-                    ui.indent(e.path.display().to_string(), |ui| {
-                        ui.add(egui::Label::new(RichText::new(desc).weak()).wrap())
-                    });
-                }
-                Err(msg) => {
-                    ui.indent(e.path.display().to_string(), |ui| {
-                        ui.add(egui::Label::new(RichText::new(msg).small().color(colors::ERROR)).wrap())
-                    });
-                }
-                _ => {}
+                    match &e.info {
+                        Ok((name, _)) => ui.label(name).on_hover_text(&hover),
+                        Err(_) => ui.colored_label(colors::ERROR, "cannot be read").on_hover_text(&hover),
+                    };
+                });
             }
-        }
+        });
 
         if !self.recent.is_empty() {
             ui.add_space(6.0);
