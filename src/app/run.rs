@@ -58,6 +58,8 @@ pub fn run(opts: AppOptions) -> Result<(), String> {
                 layers.contact_points = true;
                 layers.contact_normals = true;
                 layers.velocities = true;
+                // The settings panel says more in a picture than the list of files.
+                app.open_panels_mut().scenes = false;
             }
             Ok(Box::new(Window { app, shot, persist }))
         }),
