@@ -165,8 +165,9 @@ fn default_scene() -> PathBuf {
 
 #[cfg(feature = "gui")]
 fn open_app(scene: Option<PathBuf>, screenshot: Option<PathBuf>, frames: u32) -> Result<(), String> {
+    let reopen_last = scene.is_none() && screenshot.is_none();
     let scene = scene.unwrap_or_else(default_scene);
-    collidoscope::app::run(collidoscope::app::AppOptions { scene, screenshot, frames })
+    collidoscope::app::run(collidoscope::app::AppOptions { scene, screenshot, frames, reopen_last })
 }
 
 #[cfg(not(feature = "gui"))]

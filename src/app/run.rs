@@ -15,6 +15,9 @@ pub struct AppOptions {
     pub screenshot: Option<PathBuf>,
     /// Frames (one simulation step each) before the screenshot.
     pub frames: u32,
+    /// No scene was named: reopen the last scene of the previous run if it still loads, and
+    /// fall back to `scene` otherwise.
+    pub reopen_last: bool,
 }
 
 const STORAGE_KEY: &str = "collidoscope";
@@ -39,12 +42,20 @@ pub fn run(opts: AppOptions) -> Result<(), String> {
         ..Default::default()
     };
     let scene = opts.scene.clone();
+    let reopen_last = opts.reopen_last;
     eframe::run_native(
         "Collidoscope",
         native,
         Box::new(move |cc| {
-            let mut app = App::open(&scene, Viewport::new(cc.wgpu_render_state.as_ref()))?;
-            if persist && let Some(p) = cc.storage.and_then(|s| eframe::get_value::<Persisted>(s, STORAGE_KEY)) {
+            let saved =
+                if persist { cc.storage.and_then(|s| eframe::get_value::<Persisted>(s, STORAGE_KEY)) } else { None };
+            let last = saved.as_ref().and_then(|p| p.last_scene.clone()).filter(|_| reopen_last);
+            let viewport = || Viewport::new(cc.wgpu_render_state.as_ref());
+            let mut app = match last.and_then(|path| App::open(&path, viewport()).ok()) {
+                Some(app) => app,
+                None => App::open(&scene, viewport())?,
+            };
+            if let Some(p) = saved {
                 app.restore(p);
             }
             setup_style(&cc.egui_ctx);
