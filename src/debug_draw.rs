@@ -57,7 +57,7 @@ pub struct DebugPoint {
 }
 
 /// A list of primitives to draw this frame.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DebugDraw {
     pub lines: Vec<DebugLine>,
     pub points: Vec<DebugPoint>,

@@ -24,11 +24,13 @@ pub struct OpenPanels {
     pub profiler: bool,
     pub inspector: bool,
     pub view: bool,
+    /// The narrow-phase pair panel.
+    pub pair: bool,
 }
 
 impl Default for OpenPanels {
     fn default() -> Self {
-        OpenPanels { scenes: true, settings: true, profiler: true, inspector: true, view: true }
+        OpenPanels { scenes: true, settings: true, profiler: true, inspector: true, view: true, pair: false }
     }
 }
 
@@ -78,6 +80,7 @@ pub struct App {
     scenes: ScenePanel,
     inspector: InspectorPanel,
     view_panel: ViewPanel,
+    pair: super::panels::PairPanel,
     timeline: super::panels::TimelinePanel,
     compare: super::compare::CompareView,
     /// Frame the camera on the bodies at the next frame (a new scene, no remembered camera).
@@ -104,6 +107,7 @@ impl App {
             scenes,
             inspector: InspectorPanel::default(),
             view_panel: ViewPanel,
+            pair: Default::default(),
             timeline: Default::default(),
             compare: Default::default(),
             frame_pending: true,
@@ -183,6 +187,11 @@ impl App {
         &self.viewport
     }
 
+    /// The pair panel, with the trace it showed last frame.
+    pub fn pair_panel(&self) -> &super::panels::PairPanel {
+        &self.pair
+    }
+
     pub fn view_mut(&mut self) -> &mut ViewOptions {
         &mut self.view
     }
@@ -258,7 +267,8 @@ impl App {
                 });
             });
         }
-        if self.open.inspector || self.open.view {
+        self.view.extra.clear();
+        if self.open.inspector || self.open.view || self.open.pair {
             egui::Panel::right("right").resizable(true).default_size(380.0).size_range(240.0..=600.0).show(ui, |ui| {
                 egui::ScrollArea::vertical().id_salt("right_scroll").show(ui, |ui| {
                     if self.open.inspector {
@@ -275,6 +285,15 @@ impl App {
                             ui,
                             |ui| {
                                 commands.extend(self.view_panel.ui(ui, &mut self.view, self.viewport.camera_mut()));
+                            },
+                        );
+                    }
+                    if self.open.pair {
+                        egui::CollapsingHeader::new(RichText::new("Pair").heading()).default_open(true).show(
+                            ui,
+                            |ui| {
+                                let selected = self.view.selected;
+                                self.pair.ui(ui, &self.sim.world, selected, &mut self.view.extra);
                             },
                         );
                     }
@@ -343,6 +362,8 @@ impl App {
             ui.toggle_value(&mut self.open.profiler, "Profiler");
             ui.toggle_value(&mut self.open.inspector, "Inspector");
             ui.toggle_value(&mut self.open.view, "View");
+            ui.toggle_value(&mut self.open.pair, "Pair")
+                .on_hover_text("How the narrow phase answers the selected body and a partner, step by step.");
             ui.separator();
             if ui.button("Frame all").on_hover_text("Fit every body in the view (F)").clicked() {
                 commands.push(Command::FrameAll);

@@ -3,6 +3,7 @@
 
 mod help;
 mod inspector;
+mod pair;
 mod profiler;
 mod scenes;
 mod settings;
@@ -10,6 +11,7 @@ mod timeline;
 mod view;
 
 pub use inspector::InspectorPanel;
+pub use pair::PairPanel;
 pub use profiler::{ProfilerPanel, ProfilerPrefs};
 pub use scenes::ScenePanel;
 pub use settings::SettingsPanel;

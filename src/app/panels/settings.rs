@@ -1,7 +1,7 @@
 //! The settings panel: every [`Settings`] field, editable while the world runs.
 
 use super::{Command, colors, help, humanize};
-use crate::broadphase::BroadPhaseKind;
+use crate::broadphase::{BroadPhaseKind, suggest_cell_size};
 use crate::ccd::CcdMode;
 use crate::narrowphase::NarrowPhaseKind;
 use crate::world::{PositionCorrection, Settings, World};
@@ -122,7 +122,18 @@ impl SettingsPanel {
                 combo(ui, "broad_phase", &mut s.broad_phase, BroadPhaseKind::ALL)
             });
             row(ui, "Grid cell size", help::GRID_CELL_SIZE, |ui| {
-                ui.add(slider(&mut s.grid_cell_size, 0.05..=50.0).logarithmic(true).suffix(" m"))
+                ui.horizontal(|ui| {
+                    let mut r = ui.add(slider(&mut s.grid_cell_size, 0.05..=50.0).logarithmic(true).suffix(" m"));
+                    let auto = ui
+                        .button("auto")
+                        .on_hover_text("Set from the bodies' current boxes (about twice the typical size).");
+                    if auto.clicked() {
+                        s.grid_cell_size = suggest_cell_size(world.aabbs());
+                        r.mark_changed();
+                    }
+                    r
+                })
+                .inner
             });
             row(ui, "Narrow phase", help::NARROW_PHASE, |ui| {
                 combo(ui, "narrow_phase", &mut s.narrow_phase, NarrowPhaseKind::ALL)

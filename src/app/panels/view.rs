@@ -34,6 +34,21 @@ impl ViewPanel {
             ui.end_row();
         });
 
+        ui.horizontal(|ui| {
+            let label = ui.label("Tree depth drawn");
+            let mut all = view.broad_phase_depth.is_none();
+            let r =
+                ui.checkbox(&mut all, "all").on_hover_text("Broad-phase layer: draw BVH/octree nodes at every depth.");
+            if r.changed() {
+                view.broad_phase_depth = if all { None } else { Some(3) };
+            }
+            if let Some(depth) = &mut view.broad_phase_depth {
+                ui.add(egui::Slider::new(depth, 0..=16))
+                    .labelled_by(label.id)
+                    .on_hover_text("Broad-phase layer: draw BVH and octree nodes only down to this depth (root = 0).");
+            }
+        });
+
         ui.add_space(6.0);
         ui.strong("Colour bodies by");
         ui.horizontal(|ui| {

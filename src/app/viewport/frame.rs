@@ -165,8 +165,22 @@ pub fn build_frame_into(
     if view.layers.any_debug() {
         let debug = &mut scratch.debug;
         debug.clear();
-        debug.set_filter(|c| view.layers.shows(c));
-        world.debug_draw(debug);
+        match view.broad_phase_depth.filter(|_| view.layers.broad_phase) {
+            // The world draws its structure whole: draw it here with the depth limit instead.
+            Some(depth) => {
+                debug.set_filter(|c| c != DrawCategory::BroadPhase && view.layers.shows(c));
+                world.debug_draw(debug);
+                debug.set_filter(|c| view.layers.shows(c));
+                let opts = crate::broadphase::BroadPhaseDrawOptions { max_depth: Some(depth) };
+                world.broad_phase().debug_draw_with(world.aabbs(), &opts, debug);
+            }
+            None => {
+                debug.set_filter(|c| view.layers.shows(c));
+                world.debug_draw(debug);
+            }
+        }
+        debug.lines.extend(view.extra.lines.iter().filter(|l| view.layers.shows(l.category)));
+        debug.points.extend(view.extra.points.iter().filter(|p| view.layers.shows(p.category)));
         // The engine uses a handful of colours: remember the last one packed.
         let mut last = ([f32::NAN; 4], 0u32);
         let mut pack = |c: [f32; 4]| {

@@ -33,6 +33,12 @@ pub struct ViewOptions {
     /// bodies past its end keep their usual colour. Not persisted.
     #[serde(skip)]
     pub body_colors: Option<Vec<[f32; 3]>>,
+    /// Draw tree and octree nodes of the broad-phase layer only down to this depth; `None`: all.
+    pub broad_phase_depth: Option<u32>,
+    /// Lines and points the app's panels add to the world's (e.g. the pair panel's traces),
+    /// filtered by the same layers. Not persisted.
+    #[serde(skip)]
+    pub extra: crate::debug_draw::DebugDraw,
 }
 
 /// Debug-draw layers, each toggled on its own; `grid` and `axes` are the viewer's own.

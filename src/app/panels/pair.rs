@@ -1,0 +1,290 @@
+//! The pair panel: how the narrow phase answered one pair of bodies, step by step — GJK
+//! simplices, the Minkowski difference, EPA polytopes, SAT axes and the clipping stages.
+
+use crate::debug_draw::{Color, DebugDraw, DrawCategory};
+use crate::math::Vec3;
+use crate::narrowphase::{NarrowPhaseKind, PairTrace, Tolerance, explain};
+use crate::world::World;
+use eframe::egui::{self, RichText, Ui};
+
+const NP: DrawCategory = DrawCategory::NarrowPhase;
+const SIMPLEX: Color = [1.0, 0.85, 0.1, 1.0];
+const MINKOWSKI: Color = [0.6, 0.6, 0.9, 0.8];
+const ORIGIN: Color = [1.0, 1.0, 1.0, 1.0];
+const EPA: Color = [0.2, 0.9, 0.9, 0.9];
+const EPA_NEAREST: Color = [1.0, 0.3, 0.9, 1.0];
+const AXIS: Color = [1.0, 0.5, 0.1, 1.0];
+const REFERENCE: Color = [0.2, 0.6, 1.0, 1.0];
+const INCIDENT: Color = [1.0, 0.3, 0.3, 1.0];
+const STAGE: Color = [0.3, 1.0, 0.4, 1.0];
+
+/// Chooses a pair (the selected body and a partner), runs [`explain`] on their current poses
+/// every frame, and shows and draws the trace.
+#[derive(Default)]
+pub struct PairPanel {
+    /// The second body; `None` picks the selected body's first contact partner.
+    pub partner: Option<usize>,
+    pub method: NarrowPhaseKind,
+    /// GJK iteration shown (clamped to the trace).
+    pub gjk_iteration: usize,
+    /// EPA iteration shown (clamped to the trace).
+    pub epa_iteration: usize,
+    /// Clip stage shown: 0 = incident polygon only, k = after the k-th side plane.
+    pub clip_stage: usize,
+    /// The last trace, kept for tests and for the table.
+    pub trace: Option<PairTrace>,
+}
+
+impl PairPanel {
+    /// Shows the pair of `selected` and draws its trace into `draw` (category NarrowPhase).
+    pub fn ui(&mut self, ui: &mut Ui, world: &World, selected: Option<usize>, draw: &mut DebugDraw) {
+        self.trace = None;
+        let n = world.bodies().len();
+        let Some(a) = selected.filter(|&a| a < n) else {
+            ui.label("Select a body (click it) to explain how it collides with another.");
+            return;
+        };
+        let partners = contact_partners(world, a);
+        if self.partner.is_some_and(|b| b >= n || b == a) {
+            self.partner = None;
+        }
+        let b = self.partner.or(partners.first().copied()).or((0..n).find(|&i| i != a));
+        let Some(b) = b else {
+            ui.label("The scene has no other body to pair with.");
+            return;
+        };
+
+        egui::Grid::new("pair_choice").num_columns(2).show(ui, |ui| {
+            ui.label("Body A");
+            ui.monospace(body_label(world, a));
+            ui.end_row();
+            let label = ui.label("Body B");
+            egui::ComboBox::from_id_salt("pair_partner")
+                .selected_text(body_label(world, b))
+                .show_ui(ui, |ui| {
+                    for i in partners.iter().copied().chain((0..n).filter(|i| *i != a && !partners.contains(i))) {
+                        let mark = if partners.contains(&i) { " (touching)" } else { "" };
+                        ui.selectable_value(&mut self.partner, Some(i), format!("{}{mark}", body_label(world, i)));
+                    }
+                })
+                .response
+                .labelled_by(label.id);
+            ui.end_row();
+            ui.label("Method");
+            ui.horizontal(|ui| {
+                ui.selectable_value(&mut self.method, NarrowPhaseKind::Analytic, "Analytic");
+                ui.selectable_value(&mut self.method, NarrowPhaseKind::Gjk, "GJK");
+            });
+            ui.end_row();
+        });
+
+        let s = &world.settings;
+        let tol = Tolerance { margin: s.speculative_distance, epsilon: s.contact_epsilon };
+        let (ba, bb) = (&world.bodies()[a], &world.bodies()[b]);
+        let trace = explain(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, self.method);
+        self.show_result(ui, &trace);
+        self.show_gjk(ui, &trace, draw);
+        self.show_epa(ui, &trace, draw);
+        show_sat(ui, &trace, (ba.pose.translation + bb.pose.translation) * 0.5, draw);
+        self.show_clip(ui, &trace, draw);
+        self.trace = Some(trace);
+    }
+
+    fn show_result(&self, ui: &mut Ui, t: &PairTrace) {
+        ui.add_space(4.0);
+        ui.strong("Answer");
+        egui::Grid::new("pair_result").num_columns(2).show(ui, |ui| {
+            if let Some(d) = &t.distance {
+                let (what, value) = if d.distance >= 0.0 { ("Distance", d.distance) } else { ("Depth", -d.distance) };
+                ui.label(what);
+                ui.monospace(format!("{value:.4} m"));
+                ui.end_row();
+                ui.label("Normal (A to B)");
+                ui.monospace(vec_text(d.normal));
+                ui.end_row();
+            }
+            ui.label("Manifold");
+            match &t.manifold {
+                Some(m) => ui.monospace(format!("{} point(s), deepest {:.4} m", m.len(), m.max_depth())),
+                None => ui.monospace("none (apart beyond the margin)"),
+            };
+            ui.end_row();
+        });
+        if t.swapped {
+            ui.weak("Traced with the shapes in canonical order (B - A); the answer above is A to B.");
+        }
+    }
+
+    fn show_gjk(&mut self, ui: &mut Ui, t: &PairTrace, draw: &mut DebugDraw) {
+        ui.add_space(4.0);
+        ui.strong("GJK simplex");
+        ui.weak("Minkowski difference A - B, drawn around the world origin (white point).");
+        for &p in &t.minkowski {
+            draw.point(NP, p, 3.0, MINKOWSKI);
+        }
+        draw.point(NP, Vec3::ZERO, 8.0, ORIGIN);
+        if t.gjk_simplices.is_empty() {
+            ui.label("No GJK iterations.");
+            return;
+        }
+        let last = t.gjk_simplices.len() - 1;
+        self.gjk_iteration = self.gjk_iteration.min(last);
+        ui.add(egui::Slider::new(&mut self.gjk_iteration, 0..=last).text("iteration"));
+        let simplex = &t.gjk_simplices[self.gjk_iteration];
+        ui.label(format!("Simplex of {} point(s)", simplex.len()));
+        polytope_edges(draw, simplex, SIMPLEX);
+        for &p in simplex {
+            draw.point(NP, p, 7.0, SIMPLEX);
+        }
+    }
+
+    fn show_epa(&mut self, ui: &mut Ui, t: &PairTrace, draw: &mut DebugDraw) {
+        ui.add_space(4.0);
+        ui.strong("EPA polytope");
+        if t.epa.is_empty() {
+            ui.label("Not run: the shapes' cores do not overlap.");
+            return;
+        }
+        let last = t.epa.len() - 1;
+        self.epa_iteration = self.epa_iteration.min(last);
+        ui.add(egui::Slider::new(&mut self.epa_iteration, 0..=last).text("iteration"));
+        let snap = &t.epa[self.epa_iteration];
+        ui.label(format!(
+            "{} vertices, {} faces; magenta: the face nearest the origin",
+            snap.vertices.len(),
+            snap.faces.len()
+        ));
+        for (k, f) in snap.faces.iter().enumerate() {
+            let color = if k == snap.nearest { EPA_NEAREST } else { EPA };
+            let v = |i: u16| snap.vertices.get(i as usize).copied();
+            if let (Some(p), Some(q), Some(r)) = (v(f[0]), v(f[1]), v(f[2])) {
+                loop_lines(draw, &[p, q, r], color);
+            }
+        }
+    }
+
+    fn show_clip(&mut self, ui: &mut Ui, t: &PairTrace, draw: &mut DebugDraw) {
+        ui.add_space(4.0);
+        ui.strong("Clipping");
+        let c = &t.clip;
+        if c.reference.is_empty() && c.incident.is_empty() {
+            ui.label("The manifold was not built by clipping.");
+            return;
+        }
+        ui.horizontal(|ui| {
+            ui.colored_label(rgb(REFERENCE), "reference face");
+            ui.colored_label(rgb(INCIDENT), "incident polygon");
+            ui.colored_label(rgb(STAGE), "after clipping");
+        });
+        loop_lines(draw, &c.reference, REFERENCE);
+        loop_lines(draw, &c.incident, INCIDENT);
+        self.clip_stage = self.clip_stage.min(c.stages.len());
+        if !c.stages.is_empty() {
+            ui.add(egui::Slider::new(&mut self.clip_stage, 0..=c.stages.len()).text("side planes clipped"));
+        }
+        if let Some(stage) = self.clip_stage.checked_sub(1).and_then(|k| c.stages.get(k)) {
+            ui.label(format!("{} vertices left", stage.len()));
+            loop_lines(draw, stage, STAGE);
+            for &p in stage {
+                draw.point(NP, p, 6.0, STAGE);
+            }
+        }
+    }
+}
+
+/// The SAT table (axis, separation, winner highlighted), and the winning axis drawn through
+/// `center`.
+fn show_sat(ui: &mut Ui, t: &PairTrace, center: Vec3, draw: &mut DebugDraw) {
+    ui.add_space(4.0);
+    ui.strong("Separating axes");
+    let Some(sat) = &t.sat else {
+        ui.label("SAT not used (GJK method, or shapes without faces).");
+        return;
+    };
+    ui.weak("Separation along each axis; the largest (least overlap) wins. Positive: separated.");
+    egui::Grid::new("sat_axes").num_columns(3).striped(true).show(ui, |ui| {
+        ui.strong("Axis");
+        ui.strong("Direction");
+        ui.strong("Separation");
+        ui.end_row();
+        for (k, axis) in sat.axes.iter().enumerate() {
+            let text = |s: String| {
+                let r = RichText::new(s).monospace();
+                if sat.chosen == Some(k) { r.strong().color(rgb(AXIS)) } else { r }
+            };
+            ui.label(text(format!("{:?}", axis.kind)));
+            ui.label(text(vec_text(axis.axis)));
+            ui.label(text(format!("{:+.4}", axis.separation)));
+            ui.end_row();
+        }
+    });
+    if let Some(w) = sat.chosen.and_then(|k| sat.axes.get(k)) {
+        draw.line(NP, center - w.axis * 1.5, center + w.axis * 1.5, AXIS);
+        draw.point(NP, center + w.axis * 1.5, 7.0, AXIS);
+    }
+}
+
+/// Bodies touching `a` in the last step's contacts, in order.
+fn contact_partners(world: &World, a: usize) -> Vec<usize> {
+    let mut out: Vec<usize> = world
+        .contacts()
+        .iter()
+        .filter_map(|c| match (c.a as usize, c.b as usize) {
+            (x, y) if x == a => Some(y),
+            (x, y) if y == a => Some(x),
+            _ => None,
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn body_label(world: &World, i: usize) -> String {
+    match &world.bodies()[i].name {
+        Some(name) => format!("#{i} {name}"),
+        None => format!("#{i}"),
+    }
+}
+
+fn vec_text(v: Vec3) -> String {
+    format!("({:+.3}, {:+.3}, {:+.3})", v.x, v.y, v.z)
+}
+
+fn rgb(c: Color) -> egui::Color32 {
+    egui::Color32::from_rgb((c[0] * 255.0) as u8, (c[1] * 255.0) as u8, (c[2] * 255.0) as u8)
+}
+
+/// Every edge of a simplex (up to four points: all pairs are edges).
+fn polytope_edges(draw: &mut DebugDraw, points: &[Vec3], color: Color) {
+    for (i, &p) in points.iter().enumerate() {
+        for &q in &points[i + 1..] {
+            draw.line(NP, p, q, color);
+        }
+    }
+}
+
+/// A closed polygon.
+fn loop_lines(draw: &mut DebugDraw, poly: &[Vec3], color: Color) {
+    for (i, &p) in poly.iter().enumerate() {
+        draw.line(NP, p, poly[(i + 1) % poly.len()], color);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn simplex_edges_and_loops() {
+        let mut d = DebugDraw::default();
+        let pts = [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z];
+        polytope_edges(&mut d, &pts, SIMPLEX);
+        assert_eq!(d.lines.len(), 6);
+        d.clear();
+        loop_lines(&mut d, &pts[..3], SIMPLEX);
+        assert_eq!(d.lines.len(), 3);
+        assert_eq!(d.lines[2].b, Vec3::ZERO);
+        assert!(d.lines.iter().all(|l| l.category == DrawCategory::NarrowPhase));
+    }
+}
