@@ -1,5 +1,5 @@
-//! Milliseconds per step on the benchmark scenes (one thread): scenes/large_pyramid.ron (5,050
-//! cubes) and scenes/many_pyramids.ron (10,780 cubes), with sleeping off so every step does the
+//! Milliseconds per step on the benchmark scenes (one thread): scenes/rain_1000.ron (1,000 mixed
+//! bodies), scenes/large_pyramid.ron (5,050 cubes) and scenes/many_pyramids.ron (10,780 cubes), with sleeping off so every step does the
 //! full work. Before measuring, each scene is warmed for a few steps (contacts and warm-starting
 //! cache in place) and the mean phase times of those steps are printed, to show where time goes.
 //!
@@ -11,7 +11,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::Duration;
 
-const SCENES: [&str; 2] = ["large_pyramid", "many_pyramids"];
+const SCENES: [&str; 3] = ["rain_1000", "large_pyramid", "many_pyramids"];
 const WARM_STEPS: usize = 10;
 
 fn load(name: &str) -> World {
