@@ -9,6 +9,7 @@ mod brute_force;
 mod bvh;
 mod draw;
 mod grid;
+mod hierarchy;
 mod octree;
 mod sap;
 mod soa;

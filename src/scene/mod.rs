@@ -106,24 +106,7 @@ impl Scene {
     /// The world's current state as a scene: settings and every body with its exact pose and
     /// velocity. Name and description come from `template`.
     pub fn from_world(world: &World, template: &Scene) -> Scene {
-        let bodies = world
-            .bodies()
-            .iter()
-            .map(|b| {
-                let q = b.pose.rotation;
-                BodyDesc {
-                    name: b.name.clone(),
-                    kind: b.kind,
-                    shape: shape_desc(&b.shape),
-                    position: b.pose.translation,
-                    rotation: Rotation::Quat(q.x, q.y, q.z, q.w),
-                    linear_velocity: b.linvel,
-                    angular_velocity: b.angvel,
-                    material: b.material,
-                    bullet: b.bullet,
-                }
-            })
-            .collect();
+        let bodies = world.bodies().iter().map(BodyDesc::from_body).collect();
         Scene {
             version: SCENE_VERSION,
             name: template.name.clone(),
@@ -169,6 +152,22 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SceneError> {
 pub type HullCache = BTreeMap<Vec<[u32; 3]>, Arc<ConvexHull>>;
 
 impl BodyDesc {
+    /// The description of a body as it is now: exact pose and velocities.
+    pub fn from_body(b: &Body) -> BodyDesc {
+        let q = b.pose.rotation;
+        BodyDesc {
+            name: b.name.clone(),
+            kind: b.kind,
+            shape: shape_desc(&b.shape),
+            position: b.pose.translation,
+            rotation: Rotation::Quat(q.x, q.y, q.z, q.w),
+            linear_velocity: b.linvel,
+            angular_velocity: b.angvel,
+            material: b.material,
+            bullet: b.bullet,
+        }
+    }
+
     /// Makes the body this description gives; `hulls` shares hulls between bodies.
     pub(crate) fn to_body(&self, hulls: &mut HullCache) -> Result<Body, String> {
         let shape = make_shape(&self.shape, hulls)?;

@@ -15,7 +15,7 @@ pub use tape::{KEYFRAME_INTERVAL, Tape};
 use super::sim::{SPEED_RANGE, Simulation};
 use crate::dynamics::Body;
 use crate::record::{Action, Recording};
-use crate::scene::{BodyDesc, Rotation, Scene, shape_desc};
+use crate::scene::{BodyDesc, Scene};
 use crate::world::Settings;
 use std::path::{Path, PathBuf};
 
@@ -147,7 +147,7 @@ impl Simulation {
         if self.record.tape.is_none() && self.record.review.is_none() {
             return self.world.add_body(body);
         }
-        if let Err(e) = self.user_action(Action::AddBody(body_desc(&body))) {
+        if let Err(e) = self.user_action(Action::AddBody(BodyDesc::from_body(&body))) {
             self.record.status = Some(Err(e));
         }
         self.world.bodies().len() - 1
@@ -376,22 +376,6 @@ impl Simulation {
             Some(Ok(n)) => Ok(format!("verified {n} steps")),
             Some(Err(d)) => Err(d.to_string()),
         });
-    }
-}
-
-/// The scene description of a body, so adding it can be recorded and replayed.
-pub fn body_desc(b: &Body) -> BodyDesc {
-    let q = b.pose.rotation;
-    BodyDesc {
-        name: b.name.clone(),
-        kind: b.kind,
-        shape: shape_desc(&b.shape),
-        position: b.pose.translation,
-        rotation: Rotation::Quat(q.x, q.y, q.z, q.w),
-        linear_velocity: b.linvel,
-        angular_velocity: b.angvel,
-        material: b.material,
-        bullet: b.bullet,
     }
 }
 

@@ -4,7 +4,7 @@ use super::*;
 use crate::BodyKind;
 use crate::math::Vec3;
 use crate::record::Divergence;
-use crate::scene::ShapeDesc;
+use crate::scene::{Rotation, ShapeDesc};
 
 /// A floor, three boxes dropped onto it at angles, and a sphere rolling into them.
 fn scene() -> Scene {

@@ -5,9 +5,10 @@
 mod tree;
 
 use super::draw::{MAX_DRAWN_BOXES, depth_color};
+use super::hierarchy;
 use super::{
     BroadPhase, BroadPhaseDrawOptions, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, debug_validate, ms_since,
-    pairs_with_outsiders, scan_aabb, scan_ray,
+    pairs_with_outsiders,
 };
 use crate::debug_draw::{DebugDraw, DrawCategory};
 use crate::geometry::{Aabb, Ray};
@@ -209,31 +210,11 @@ impl BroadPhase for Bvh {
     }
 
     fn query_aabb(&self, aabbs: &[Aabb], aabb: &Aabb, out: &mut Vec<u32>) {
-        if self.stale(aabbs) {
-            return scan_aabb(aabbs, aabb, out);
-        }
-        self.descend(
-            |b| b.overlaps(aabb),
-            |i| {
-                if aabbs[i as usize].overlaps(aabb) {
-                    out.push(i)
-                }
-            },
-        );
-        out.extend(self.outside.iter().copied().filter(|&o| aabbs[o as usize].overlaps(aabb)));
+        hierarchy::query_aabb(self, aabbs, aabb, out);
     }
 
     fn query_ray(&self, aabbs: &[Aabb], ray: &Ray, max_t: Real, out: &mut Vec<u32>) {
-        if self.stale(aabbs) {
-            return scan_ray(aabbs, ray, max_t, out);
-        }
-        let hits = |b: &Aabb| b.ray_interval(ray.origin, ray.dir, max_t).is_some();
-        self.descend(hits, |i| {
-            if hits(&aabbs[i as usize]) {
-                out.push(i)
-            }
-        });
-        out.extend(self.outside.iter().copied().filter(|&o| hits(&aabbs[o as usize])));
+        hierarchy::query_ray(self, aabbs, ray, max_t, out);
     }
 
     fn validate(&self, aabbs: &[Aabb]) -> Result<(), String> {
@@ -275,5 +256,19 @@ impl BroadPhase for Bvh {
                 queue.extend(n.child.map(|c| (c, depth + 1)));
             }
         }
+    }
+}
+
+impl hierarchy::Hierarchy for Bvh {
+    fn is_stale(&self, aabbs: &[Aabb]) -> bool {
+        self.stale(aabbs)
+    }
+
+    fn visit(&self, hit: impl FnMut(&Aabb) -> bool, leaf: impl FnMut(u32)) {
+        self.descend(hit, leaf)
+    }
+
+    fn side_list(&self) -> &[u32] {
+        &self.outside
     }
 }
