@@ -58,6 +58,8 @@ pub fn run(opts: AppOptions) -> Result<(), String> {
             if let Some(p) = saved {
                 app.restore(p);
             }
+            // Opening the app shows the scene in motion; Space pauses.
+            app.simulation_mut().playing = true;
             setup_style(&cc.egui_ctx);
             app.apply_zoom(&cc.egui_ctx);
             if shot.is_some() {
