@@ -1,0 +1,233 @@
+//! Sequential-impulse contact solver over substeps (after Box2D v3's soft step): contacts are
+//! found once per step; each substep integrates velocities, solves with position correction,
+//! integrates positions and relaxes without it; restitution is applied last.
+//!
+//! Speed comes from the layout ([`rows`]): the passes touch only a compact velocity state per
+//! body and, per manifold, Jacobians and effective masses computed once per step.
+
+mod prepare;
+mod rows;
+
+use super::{Body, BodyKind};
+use crate::math::{Mat3, Quat, Real, Vec3};
+use crate::narrowphase::{MAX_MANIFOLD_POINTS, Manifold};
+use crate::world::{PositionCorrection, Settings};
+use prepare::BodyMass;
+use rows::{BodyState, ManifoldRows, PassParams, PointInfo, Softness};
+
+/// A contact between two bodies: indices and manifold, as the narrow phase produced it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Contact {
+    pub a: u32,
+    pub b: u32,
+    pub manifold: Manifold,
+}
+
+/// Impulses kept between steps for warm starting, matched by pair and feature id.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CachedImpulse {
+    pub id: u32,
+    pub normal: Real,
+    pub tangent: [Real; 2],
+}
+
+/// Warm-starting cache: last step's impulses per pair, sorted by pair.
+pub type WarmCache = Vec<((u32, u32), [CachedImpulse; MAX_MANIFOLD_POINTS])>;
+
+/// Time spent in the solver's parts, ms.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SolverTimes {
+    pub solve_ms: f64,
+    pub integrate_ms: f64,
+}
+
+/// How a body takes part in the step's integration.
+#[derive(Clone, Copy, Debug)]
+struct Motion {
+    /// The rotation since the step began.
+    dq: Quat,
+    /// Dynamic and awake: gravity acts on it and it keeps the solved velocities.
+    dynamic: bool,
+    /// Moves at all this step (dynamic and awake, or kinematic).
+    moves: bool,
+}
+
+/// The contact solver. It keeps its buffers between steps so a step allocates nothing once the
+/// scene's size is reached.
+#[derive(Clone, Debug, Default)]
+pub struct Solver {
+    states: Vec<BodyState>,
+    motion: Vec<Motion>,
+    masses: Vec<BodyMass>,
+    rows: Vec<ManifoldRows>,
+    info: Vec<[PointInfo; MAX_MANIFOLD_POINTS]>,
+}
+
+/// Largest rotation (rad) a body may turn through in one substep.
+const MAX_ROTATION_PER_SUBSTEP: Real = 0.25 * std::f32::consts::PI;
+
+/// The softness of contacts whose bodies both move, and of contacts against a body that does
+/// not (static, kinematic or asleep): those are twice as stiff, as only one side gives.
+fn softness(settings: &Settings, h: Real) -> [Softness; 2] {
+    [soft_at(settings, settings.contact_hertz, h), soft_at(settings, 2.0 * settings.contact_hertz, h)]
+}
+
+fn soft_at(settings: &Settings, hertz: Real, h: Real) -> Softness {
+    match settings.position_correction {
+        PositionCorrection::Soft => {
+            // Stiffer than a quarter of the substep rate would be unstable.
+            let hz = hertz.min(0.25 / h);
+            let omega = 2.0 * std::f32::consts::PI * hz;
+            let zeta = settings.damping_ratio;
+            let a1 = 2.0 * zeta + h * omega;
+            let a2 = h * omega * a1;
+            let a3 = 1.0 / (1.0 + a2);
+            Softness { bias_rate: omega / a1, mass_scale: a2 * a3, impulse_scale: a3 }
+        }
+        PositionCorrection::Baumgarte => {
+            Softness { bias_rate: settings.baumgarte / h, mass_scale: 1.0, impulse_scale: 0.0 }
+        }
+    }
+}
+
+impl Solver {
+    /// Solves `contacts` and integrates every body over one step of `settings.dt`. `cache`
+    /// holds last step's impulses sorted by pair and is replaced with this step's.
+    pub fn step(
+        &mut self,
+        bodies: &mut [Body],
+        contacts: &[Contact],
+        settings: &Settings,
+        cache: &mut WarmCache,
+    ) -> SolverTimes {
+        let mut times = SolverTimes::default();
+        let substeps = settings.substeps.max(1);
+        let h = settings.dt / substeps as Real;
+        let inv_h = 1.0 / h;
+
+        let t_prepare = std::time::Instant::now();
+        self.prepare_bodies(bodies);
+        self.prepare_rows(bodies, contacts, settings, cache);
+        // Where position correction stops pushing. Soft contacts aim at half the slop so that
+        // their sag under load still settles within it; Baumgarte pushes only beyond it.
+        let rest_depth = match settings.position_correction {
+            PositionCorrection::Soft => 0.5 * settings.slop,
+            PositionCorrection::Baumgarte => settings.slop,
+        };
+        let solve = PassParams {
+            soft: softness(settings, h),
+            inv_h,
+            rest_depth,
+            max_push: settings.max_correction_velocity,
+            use_bias: true,
+        };
+        let relax = PassParams { use_bias: false, ..solve };
+        // Rotation per substep is capped so that fast spin cannot wrap the quaternion update.
+        let max_w = MAX_ROTATION_PER_SUBSTEP * inv_h;
+        times.solve_ms += t_prepare.elapsed().as_secs_f64() * 1e3;
+
+        let (states, motion, rows) = (&mut self.states, &mut self.motion, &mut self.rows);
+        for _ in 0..substeps {
+            let t = std::time::Instant::now();
+            let dv = settings.gravity * h;
+            for (s, m) in states.iter_mut().zip(motion.iter()) {
+                if m.dynamic {
+                    s.v += dv;
+                }
+            }
+            times.integrate_ms += t.elapsed().as_secs_f64() * 1e3;
+
+            let t = std::time::Instant::now();
+            if settings.warm_starting {
+                rows::warm_start(rows, states);
+            }
+            for _ in 0..settings.iterations {
+                rows::solve(rows, states, &solve);
+            }
+            times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
+
+            let t = std::time::Instant::now();
+            for (s, m) in states.iter_mut().zip(motion.iter_mut()) {
+                if !m.moves {
+                    continue;
+                }
+                let w2 = s.w.length_squared();
+                if w2 > max_w * max_w {
+                    s.w *= max_w / w2.sqrt();
+                }
+                s.dp += s.v * h;
+                s.dtheta += s.w * h;
+                m.dq = Body::integrate_rotation(m.dq, s.w, h);
+            }
+            times.integrate_ms += t.elapsed().as_secs_f64() * 1e3;
+
+            let t = std::time::Instant::now();
+            rows::solve(rows, states, &relax);
+            times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
+        }
+
+        let t = std::time::Instant::now();
+        rows::restitution(rows, &self.info, states, settings.restitution_threshold);
+        // Contacts arrive sorted by pair, so the cache comes out sorted for next step's search.
+        cache.clear();
+        cache.extend(rows.iter().zip(&self.info).map(|(c, info)| ((c.a, c.b), prepare::cached_impulses(c, info))));
+        times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
+
+        let t = std::time::Instant::now();
+        for ((s, m), b) in states.iter().zip(motion.iter()).zip(bodies.iter_mut()) {
+            if !m.moves {
+                continue;
+            }
+            b.pose.translation += s.dp;
+            b.pose.rotation = (m.dq * b.pose.rotation).normalize();
+            if m.dynamic {
+                b.linvel = s.v;
+                b.angvel = s.w;
+            }
+        }
+        times.integrate_ms += t.elapsed().as_secs_f64() * 1e3;
+        times
+    }
+
+    fn prepare_bodies(&mut self, bodies: &[Body]) {
+        self.states.clear();
+        self.motion.clear();
+        self.masses.clear();
+        for b in bodies {
+            let dynamic = b.is_dynamic() && !b.asleep && b.inv_mass > 0.0;
+            let moves = (b.is_dynamic() && !b.asleep) || b.kind == BodyKind::Kinematic;
+            let (v, w) = if moves { (b.linvel, b.angvel) } else { (Vec3::ZERO, Vec3::ZERO) };
+            self.states.push(BodyState { v, w, dp: Vec3::ZERO, dtheta: Vec3::ZERO });
+            self.motion.push(Motion { dq: Quat::IDENTITY, dynamic, moves });
+            let awake_dynamic = b.is_dynamic() && !b.asleep;
+            self.masses.push(BodyMass {
+                inv_mass: if awake_dynamic { b.inv_mass } else { 0.0 },
+                inv_i: if awake_dynamic { b.inv_inertia_world() } else { Mat3::ZERO },
+            });
+        }
+    }
+
+    fn prepare_rows(&mut self, bodies: &[Body], contacts: &[Contact], settings: &Settings, cache: &WarmCache) {
+        self.rows.clear();
+        self.info.clear();
+        self.rows.reserve(contacts.len());
+        self.info.reserve(contacts.len());
+        // Contacts and cache are both sorted by pair: walk them together.
+        let mut cursor = 0;
+        for c in contacts {
+            let (ia, ib) = (c.a as usize, c.b as usize);
+            let cached =
+                if settings.warm_starting { prepare::find_cached(cache, &mut cursor, (c.a, c.b)) } else { None };
+            let mut info = [PointInfo::default(); MAX_MANIFOLD_POINTS];
+            let rows = prepare::manifold_rows(
+                c,
+                (&bodies[ia], &self.masses[ia], &self.states[ia]),
+                (&bodies[ib], &self.masses[ib], &self.states[ib]),
+                cached,
+                &mut info,
+            );
+            self.rows.push(rows);
+            self.info.push(info);
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! Building the step's rows from the contacts: anchors, Jacobians, effective masses, friction
+//! basis, and warm-start impulses matched by pair and feature id.
+
+use super::rows::{BodyState, ManifoldRows, NormalRow, PointInfo};
+use super::{CachedImpulse, Contact, WarmCache};
+use crate::dynamics::Body;
+use crate::math::{Mat3, Real, Vec3, orthonormal_basis};
+use crate::narrowphase::MAX_MANIFOLD_POINTS;
+
+/// Per-body constants of the step: inverse mass and world inverse inertia (held for the step,
+/// as the rotation changes little within one); zero for a body that does not respond.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct BodyMass {
+    pub inv_mass: Real,
+    pub inv_i: Mat3,
+}
+
+/// `1 / k`, or 0 when neither body responds along the row.
+#[inline]
+fn inverse(k: Real) -> Real {
+    if k > 0.0 { 1.0 / k } else { 0.0 }
+}
+
+/// One side of a contact: the body, its step constants and its starting velocities.
+pub(super) type Side<'a> = (&'a Body, &'a BodyMass, &'a BodyState);
+
+/// The rows of one contact, warm-started from `cached` when given.
+pub(super) fn manifold_rows(
+    c: &Contact,
+    (ba, ma, sa): Side,
+    (bb, mb, sb): Side,
+    cached: Option<&[CachedImpulse; MAX_MANIFOLD_POINTS]>,
+    info: &mut [PointInfo; MAX_MANIFOLD_POINTS],
+) -> ManifoldRows {
+    let n = c.manifold.normal;
+    let pts = c.manifold.points();
+    let count = pts.len().max(1) as Real;
+    let centre = pts.iter().map(|p| p.point).sum::<Vec3>() / count;
+    let (t1, t2) = friction_basis(n, ba, bb, centre, !pts.is_empty());
+    let (ca, cb) = (centre - ba.pose.translation, centre - bb.pose.translation);
+    let (pa, pb) = (ba.pose.translation, bb.pose.translation);
+    let friction = (ba.material.friction * bb.material.friction).sqrt();
+    let twist_radius = pts.iter().map(|p| (p.point - centre).length()).sum::<Real>() / count;
+    let twist_k = n.dot(ma.inv_i * n) + n.dot(mb.inv_i * n);
+    let mut rows = ManifoldRows {
+        a: c.a,
+        b: c.b,
+        len: pts.len() as u32,
+        one_sided: (ma.inv_mass == 0.0 || mb.inv_mass == 0.0) as u32,
+        normal: n,
+        ma: ma.inv_mass,
+        mb: mb.inv_mass,
+        friction,
+        restitution: ba.material.restitution.max(bb.material.restitution),
+        points: [NormalRow::default(); MAX_MANIFOLD_POINTS],
+        tangents: [t1, t2],
+        ia_n: ma.inv_i * n,
+        ib_n: mb.inv_i * n,
+        twist_mass: inverse(twist_k),
+        twist_limit: if twist_radius > 0.0 { friction * twist_radius } else { 0.0 },
+        ..Default::default()
+    };
+    for (k, t) in [t1, t2].into_iter().enumerate() {
+        let (cat, cbt) = (ca.cross(t), cb.cross(t));
+        let (ia, ib) = (ma.inv_i * cat, mb.inv_i * cbt);
+        rows.cat[k] = cat;
+        rows.cbt[k] = cbt;
+        rows.ia_cat[k] = ia;
+        rows.ib_cbt[k] = ib;
+        rows.tangent_mass[k] = inverse(ma.inv_mass + mb.inv_mass + cat.dot(ia) + cbt.dot(ib));
+    }
+    for (k, mp) in pts.iter().enumerate() {
+        let (ra, rb) = (mp.point - pa, mp.point - pb);
+        let (ran, rbn) = (ra.cross(n), rb.cross(n));
+        let (ia_ran, ib_rbn) = (ma.inv_i * ran, mb.inv_i * rbn);
+        let rel_v = n.dot((sb.v + sb.w.cross(rb)) - (sa.v + sa.w.cross(ra)));
+        let warm = cached.and_then(|pts| pts.iter().find(|p| p.id == mp.id && p.id != u32::MAX));
+        if let Some(w) = warm {
+            let t = from_canonical(n, w.tangent, t1, t2);
+            rows.tangent_impulse[0] += t[0];
+            rows.tangent_impulse[1] += t[1];
+        }
+        rows.points[k] = NormalRow {
+            ran,
+            rbn,
+            ia_ran,
+            ib_rbn,
+            separation: -mp.depth,
+            mass: inverse(ma.inv_mass + mb.inv_mass + ran.dot(ia_ran) + rbn.dot(ib_rbn)),
+            impulse: warm.map_or(0.0, |w| w.normal),
+            max_impulse: 0.0,
+        };
+        info[k] = PointInfo { relative_velocity: rel_v, id: mp.id };
+    }
+    rows
+}
+
+/// The impulses a manifold's rows ended the step with, for next step's warm start. The
+/// manifold's friction impulse is shared out evenly over its points.
+pub(super) fn cached_impulses(
+    rows: &ManifoldRows,
+    info: &[PointInfo; MAX_MANIFOLD_POINTS],
+) -> [CachedImpulse; MAX_MANIFOLD_POINTS] {
+    let mut imp = [CachedImpulse { id: u32::MAX, ..Default::default() }; MAX_MANIFOLD_POINTS];
+    let len = rows.len as usize;
+    if len == 0 {
+        return imp;
+    }
+    let share = [rows.tangent_impulse[0] / len as Real, rows.tangent_impulse[1] / len as Real];
+    let tangent = to_canonical(rows.normal, share, rows.tangents);
+    for k in 0..len {
+        imp[k] = CachedImpulse { id: info[k].id, normal: rows.points[k].impulse, tangent };
+    }
+    imp
+}
+
+/// Looks up a pair in the sorted cache, walking forward from `*cursor` (contacts come sorted too).
+pub(super) fn find_cached<'c>(
+    cache: &'c WarmCache,
+    cursor: &mut usize,
+    pair: (u32, u32),
+) -> Option<&'c [CachedImpulse; MAX_MANIFOLD_POINTS]> {
+    while *cursor < cache.len() && cache[*cursor].0 < pair {
+        *cursor += 1;
+    }
+    cache.get(*cursor).filter(|e| e.0 == pair).map(|e| &e.1)
+}
+
+/// Tangent directions for friction. When the surfaces slip, the first follows the slip, so the
+/// clamp to the friction cone acts straight against it (per-direction solves in a basis at an
+/// angle to the slip would turn the friction sideways and weaken it). Otherwise any basis.
+fn friction_basis(n: Vec3, a: &Body, b: &Body, centre: Vec3, has_points: bool) -> (Vec3, Vec3) {
+    if !has_points {
+        return orthonormal_basis(n);
+    }
+    let v = b.velocity_at(centre) - a.velocity_at(centre);
+    let slip = v - n * n.dot(v);
+    let len = slip.length();
+    if len > SLIP_SPEED {
+        let t1 = slip / len;
+        (t1, n.cross(t1))
+    } else {
+        orthonormal_basis(n)
+    }
+}
+
+/// Slip speed (m/s) above which friction follows the slip direction.
+const SLIP_SPEED: Real = 1e-3;
+
+/// Tangent impulses are cached in the canonical basis of the normal, so they survive a change
+/// of friction basis between steps.
+fn to_canonical(n: Vec3, t: [Real; 2], basis: [Vec3; 2]) -> [Real; 2] {
+    let world = basis[0] * t[0] + basis[1] * t[1];
+    let (c1, c2) = orthonormal_basis(n);
+    [world.dot(c1), world.dot(c2)]
+}
+
+fn from_canonical(n: Vec3, t: [Real; 2], t1: Vec3, t2: Vec3) -> [Real; 2] {
+    let (c1, c2) = orthonormal_basis(n);
+    let world = c1 * t[0] + c2 * t[1];
+    [world.dot(t1), world.dot(t2)]
+}

@@ -1,0 +1,265 @@
+//! The solver's working data and its inner loops: compact per-body velocity state and, per
+//! manifold, every Jacobian term that stays constant through the step, so the passes only do
+//! dot products and scaled adds on data they stream in order.
+
+use crate::math::{Real, Vec3};
+use crate::narrowphase::MAX_MANIFOLD_POINTS;
+
+/// What the contact rows read and write of one body: velocities, and the motion since the step
+/// began (for separations). Static and sleeping bodies keep zeros; kinematic ones their velocity.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct BodyState {
+    pub v: Vec3,
+    pub w: Vec3,
+    pub dp: Vec3,
+    /// The rotation since the step began as a vector (sum of `w h`): separations are updated
+    /// to first order in it, which is exact enough within one step and far cheaper.
+    pub dtheta: Vec3,
+}
+
+/// One normal row (a contact point), with the angular Jacobians `r × n` and their images
+/// `I⁻¹ (r × n)` precomputed for both bodies.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct NormalRow {
+    pub ran: Vec3,
+    pub rbn: Vec3,
+    pub ia_ran: Vec3,
+    pub ib_rbn: Vec3,
+    /// Separation when the contact was found (negative: overlap).
+    pub separation: Real,
+    pub mass: Real,
+    pub impulse: Real,
+    /// Largest impulse the row carried in the step: a point bounces only if it pushed.
+    pub max_impulse: Real,
+}
+
+/// A manifold's rows: up to four normal rows, two friction rows at the points' centroid
+/// limited by μ × the total normal impulse, and a twist row about the normal.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct ManifoldRows {
+    pub a: u32,
+    pub b: u32,
+    pub len: u32,
+    /// One body does not move this step (softness index 1).
+    pub one_sided: u32,
+    pub normal: Vec3,
+    /// Inverse masses of the two bodies (zero for one that does not move).
+    pub ma: Real,
+    pub mb: Real,
+    pub friction: Real,
+    pub restitution: Real,
+    pub points: [NormalRow; MAX_MANIFOLD_POINTS],
+    pub tangents: [Vec3; 2],
+    /// `ca × t` and `cb × t` for each tangent, with `ca`, `cb` the centroid's anchors.
+    pub cat: [Vec3; 2],
+    pub cbt: [Vec3; 2],
+    pub ia_cat: [Vec3; 2],
+    pub ib_cbt: [Vec3; 2],
+    pub tangent_mass: [Real; 2],
+    pub tangent_impulse: [Real; 2],
+    pub ia_n: Vec3,
+    pub ib_n: Vec3,
+    pub twist_mass: Real,
+    pub twist_impulse: Real,
+    /// μ × the patch's lever arm (mean distance of the points from the centroid): the twist
+    /// impulse is limited by this times the total normal impulse. Zero: no twist row.
+    pub twist_limit: Real,
+}
+
+/// Data of a contact point that the passes do not need: the approach speed before solving
+/// (for restitution) and the feature id (for the warm-start cache).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct PointInfo {
+    pub relative_velocity: Real,
+    pub id: u32,
+}
+
+/// Soft-constraint coefficients of one substep.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Softness {
+    pub bias_rate: Real,
+    pub mass_scale: Real,
+    pub impulse_scale: Real,
+}
+
+/// Constants of a solve pass.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct PassParams {
+    /// Softness of two-sided and one-sided manifolds.
+    pub soft: [Softness; 2],
+    pub inv_h: Real,
+    /// Depth where position correction stops pushing.
+    pub rest_depth: Real,
+    /// Fastest push-out velocity.
+    pub max_push: Real,
+    /// With position correction (solve) or without (relax).
+    pub use_bias: bool,
+}
+
+/// Velocities of a manifold's two bodies, held in registers through its rows.
+struct Pair {
+    va: Vec3,
+    wa: Vec3,
+    vb: Vec3,
+    wb: Vec3,
+}
+
+impl Pair {
+    #[inline(always)]
+    fn load(states: &[BodyState], a: usize, b: usize) -> Self {
+        let (sa, sb) = (&states[a], &states[b]);
+        Pair { va: sa.v, wa: sa.w, vb: sb.v, wb: sb.w }
+    }
+
+    #[inline(always)]
+    fn store(&self, states: &mut [BodyState], a: usize, b: usize) {
+        states[a].v = self.va;
+        states[a].w = self.wa;
+        states[b].v = self.vb;
+        states[b].w = self.wb;
+    }
+
+    /// Applies a normal impulse `d` through a row; `n` is the normal and `ma`, `mb` the
+    /// inverse masses.
+    #[inline(always)]
+    fn push_normal(&mut self, (n, ma, mb): (Vec3, Real, Real), p: &NormalRow, d: Real) {
+        self.va -= n * (d * ma);
+        self.wa -= p.ia_ran * d;
+        self.vb += n * (d * mb);
+        self.wb += p.ib_rbn * d;
+    }
+
+    /// Normal relative velocity at a row (positive: separating).
+    #[inline(always)]
+    fn normal_velocity(&self, n: Vec3, p: &NormalRow) -> Real {
+        n.dot(self.vb - self.va) + self.wb.dot(p.rbn) - self.wa.dot(p.ran)
+    }
+
+    /// Applies tangent impulses `d` at the centroid.
+    #[inline(always)]
+    fn push_tangent(&mut self, c: &ManifoldRows, d: [Real; 2]) {
+        let lin = c.tangents[0] * d[0] + c.tangents[1] * d[1];
+        self.va -= lin * c.ma;
+        self.wa -= c.ia_cat[0] * d[0] + c.ia_cat[1] * d[1];
+        self.vb += lin * c.mb;
+        self.wb += c.ib_cbt[0] * d[0] + c.ib_cbt[1] * d[1];
+    }
+
+    #[inline(always)]
+    fn push_twist(&mut self, c: &ManifoldRows, d: Real) {
+        self.wa -= c.ia_n * d;
+        self.wb += c.ib_n * d;
+    }
+}
+
+/// Applies the impulses accumulated so far, the first guess of this substep's solve.
+pub(super) fn warm_start(rows: &[ManifoldRows], states: &mut [BodyState]) {
+    for c in rows {
+        let (a, b) = (c.a as usize, c.b as usize);
+        let mut s = Pair::load(states, a, b);
+        let lin = (c.normal, c.ma, c.mb);
+        for p in &c.points[..c.len as usize] {
+            s.push_normal(lin, p, p.impulse);
+        }
+        s.push_tangent(c, c.tangent_impulse);
+        s.push_twist(c, c.twist_impulse);
+        s.store(states, a, b);
+    }
+}
+
+/// One Gauss–Seidel pass over every manifold: normal rows, then friction, then twist.
+pub(super) fn solve(rows: &mut [ManifoldRows], states: &mut [BodyState], k: &PassParams) {
+    for c in rows {
+        solve_manifold(c, states, k);
+    }
+}
+
+#[inline(always)]
+fn solve_manifold(c: &mut ManifoldRows, states: &mut [BodyState], k: &PassParams) {
+    let (a, b) = (c.a as usize, c.b as usize);
+    let n = c.normal;
+    let soft = k.soft[c.one_sided as usize];
+    // Current separation from the bodies' motion since the contact was found:
+    // n · (Δp + Δθ × r) for each anchor, since n · (Δθ × r) = Δθ · (r × n).
+    let (dtha, dthb) = (states[a].dtheta, states[b].dtheta);
+    let dn = n.dot(states[b].dp - states[a].dp);
+    let mut s = Pair::load(states, a, b);
+    let lin = (n, c.ma, c.mb);
+    let mut total = 0.0;
+    for p in &mut c.points[..c.len as usize] {
+        let sep = dn + dthb.dot(p.rbn) - dtha.dot(p.ran) + p.separation;
+        let (bias, mass_scale, impulse_scale) = if sep > 0.0 {
+            // Speculative: allow closing the gap this substep, no more.
+            (sep * k.inv_h, 1.0, 0.0)
+        } else if k.use_bias {
+            // Push out toward the rest depth. A soft contact acts above it too (bodies settle to
+            // that depth evenly, which levels tilted contacts); Baumgarte leaves it alone.
+            ((soft.bias_rate * (sep + k.rest_depth).min(0.0)).max(-k.max_push), soft.mass_scale, soft.impulse_scale)
+        } else {
+            // The relax pass: a rigid contact that only stops approach.
+            (0.0, 1.0, 0.0)
+        };
+        let vn = s.normal_velocity(n, p);
+        let lambda = -p.mass * mass_scale * (vn + bias) - impulse_scale * p.impulse;
+        let new = (p.impulse + lambda).max(0.0);
+        let d = new - p.impulse;
+        p.impulse = new;
+        p.max_impulse = p.max_impulse.max(new);
+        total += new;
+        s.push_normal(lin, p, d);
+    }
+
+    // Coulomb friction at the centroid, the 2-D impulse clamped to the cone's circle.
+    let limit = c.friction * total;
+    let dv = s.vb - s.va;
+    let vt = [
+        c.tangents[0].dot(dv) + s.wb.dot(c.cbt[0]) - s.wa.dot(c.cat[0]),
+        c.tangents[1].dot(dv) + s.wb.dot(c.cbt[1]) - s.wa.dot(c.cat[1]),
+    ];
+    let old = c.tangent_impulse;
+    let mut t = [old[0] - c.tangent_mass[0] * vt[0], old[1] - c.tangent_mass[1] * vt[1]];
+    let len2 = t[0] * t[0] + t[1] * t[1];
+    if len2 > limit * limit {
+        let f = limit / len2.sqrt();
+        t = [t[0] * f, t[1] * f];
+    }
+    c.tangent_impulse = t;
+    s.push_tangent(c, [t[0] - old[0], t[1] - old[1]]);
+
+    // Twist: friction against spinning about the normal, over the patch's lever arm.
+    if c.twist_limit > 0.0 {
+        let wn = n.dot(s.wb - s.wa);
+        let max = c.twist_limit * total;
+        let old = c.twist_impulse;
+        c.twist_impulse = (old - c.twist_mass * wn).clamp(-max, max);
+        s.push_twist(c, c.twist_impulse - old);
+    }
+    s.store(states, a, b);
+}
+
+/// Bounces the points that approached faster than `threshold` and pushed in the step: the
+/// target normal velocity is −e × the approach speed measured before solving.
+pub(super) fn restitution(rows: &mut [ManifoldRows], info: &[[PointInfo; MAX_MANIFOLD_POINTS]], states: &mut [BodyState], threshold: Real) {
+    for (c, info) in rows.iter_mut().zip(info) {
+        if c.restitution == 0.0 {
+            continue;
+        }
+        let (a, b) = (c.a as usize, c.b as usize);
+        let n = c.normal;
+        let mut s = Pair::load(states, a, b);
+        for k in 0..c.len as usize {
+            let p = c.points[k];
+            let rel = info[k].relative_velocity;
+            if rel > -threshold || p.max_impulse == 0.0 {
+                continue;
+            }
+            let vn = s.normal_velocity(n, &p);
+            let lambda = -p.mass * (vn + c.restitution * rel);
+            let new = (p.impulse + lambda).max(0.0);
+            let d = new - p.impulse;
+            c.points[k].impulse = new;
+            s.push_normal((n, c.ma, c.mb), &p, d);
+        }
+        s.store(states, a, b);
+    }
+}
