@@ -5,15 +5,21 @@
 //! Speed comes from the layout ([`rows`]): the passes touch only a compact velocity state per
 //! body and, per manifold, Jacobians and effective masses computed once per step.
 
+mod colour;
+mod lanes;
 mod prepare;
 mod rows;
+mod wide;
 
 use super::{Body, BodyKind};
 use crate::math::{Mat3, Quat, Real, Vec3};
 use crate::narrowphase::{MAX_MANIFOLD_POINTS, Manifold};
 use crate::world::{PositionCorrection, Settings};
+use colour::Colouring;
+use lanes::W;
 use prepare::BodyMass;
 use rows::{BodyState, ManifoldRows, PassParams, PointInfo, Softness};
+use wide::{Bundle, Isa};
 
 /// A contact between two bodies: indices and manifold, as the narrow phase produced it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -59,8 +65,21 @@ pub struct Solver {
     states: Vec<BodyState>,
     motion: Vec<Motion>,
     masses: Vec<BodyMass>,
-    rows: Vec<ManifoldRows>,
+    /// Per body: the solver changes its velocity (dynamic and awake).
+    responds: Vec<bool>,
+    /// Per contact: its entry in last step's warm-start cache (`u32::MAX`: none).
+    warm: Vec<u32>,
+    /// Per contact: its points' approach speeds and feature ids.
     info: Vec<[PointInfo; MAX_MANIFOLD_POINTS]>,
+    colouring: Colouring,
+    /// The coloured contacts, eight to a bundle, colour after colour.
+    bundles: Vec<Bundle>,
+    /// Per bundle: the contact in each lane (`u32::MAX`: an empty lane).
+    lanes: Vec<[u32; W]>,
+    /// The rows of the contacts that got no colour, in contact order.
+    overflow: Vec<ManifoldRows>,
+    overflow_info: Vec<[PointInfo; MAX_MANIFOLD_POINTS]>,
+    isa: Option<Isa>,
 }
 
 /// Largest rotation (rad) a body may turn through in one substep.
@@ -107,7 +126,9 @@ impl Solver {
 
         let t_prepare = std::time::Instant::now();
         self.prepare_bodies(bodies);
-        self.prepare_rows(bodies, contacts, settings, cache);
+        self.match_cache(contacts, settings, cache);
+        self.prepare_rows(bodies, contacts, cache);
+        let isa = *self.isa.get_or_insert_with(Isa::detect);
         // Where position correction stops pushing. Soft contacts aim at half the slop so that
         // their sag under load still settles within it; Baumgarte pushes only beyond it.
         let rest_depth = match settings.position_correction {
@@ -126,7 +147,8 @@ impl Solver {
         let max_w = MAX_ROTATION_PER_SUBSTEP * inv_h;
         times.solve_ms += t_prepare.elapsed().as_secs_f64() * 1e3;
 
-        let (states, motion, rows) = (&mut self.states, &mut self.motion, &mut self.rows);
+        let (states, motion) = (&mut self.states, &mut self.motion);
+        let (bundles, overflow) = (&mut self.bundles, &mut self.overflow);
         for _ in 0..substeps {
             let t = std::time::Instant::now();
             let dv = settings.gravity * h;
@@ -139,10 +161,12 @@ impl Solver {
 
             let t = std::time::Instant::now();
             if settings.warm_starting {
-                rows::warm_start(rows, states);
+                wide::warm_start(isa, bundles, states);
+                rows::warm_start(overflow, states);
             }
             for _ in 0..settings.iterations {
-                rows::solve(rows, states, &solve);
+                wide::solve(isa, bundles, states, &solve);
+                rows::solve(overflow, states, &solve);
             }
             times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
 
@@ -162,15 +186,29 @@ impl Solver {
             times.integrate_ms += t.elapsed().as_secs_f64() * 1e3;
 
             let t = std::time::Instant::now();
-            rows::solve(rows, states, &relax);
+            wide::solve(isa, bundles, states, &relax);
+            rows::solve(overflow, states, &relax);
             times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
         }
 
         let t = std::time::Instant::now();
-        rows::restitution(rows, &self.info, states, settings.restitution_threshold);
-        // Contacts arrive sorted by pair, so the cache comes out sorted for next step's search.
+        wide::restitution(isa, bundles, states, settings.restitution_threshold);
+        rows::restitution(overflow, &self.overflow_info, states, settings.restitution_threshold);
+        // One entry per contact, in contact order, which is pair order: next step's search
+        // walks it in step with the contacts.
         cache.clear();
-        cache.extend(rows.iter().zip(&self.info).map(|(c, info)| ((c.a, c.b), prepare::cached_impulses(c, info))));
+        cache.resize(contacts.len(), ((0, 0), [CachedImpulse::default(); MAX_MANIFOLD_POINTS]));
+        for (bundle, lanes) in bundles.iter().zip(&self.lanes) {
+            for (i, &m) in lanes.iter().enumerate().filter(|l| *l.1 != u32::MAX) {
+                let m = m as usize;
+                let rows = bundle.impulses(i, contacts[m].manifold.len());
+                cache[m] = ((rows.a, rows.b), prepare::cached_impulses(&rows, &self.info[m]));
+            }
+        }
+        for (k, &m) in self.colouring.overflow.iter().enumerate() {
+            let rows = &overflow[k];
+            cache[m as usize] = ((rows.a, rows.b), prepare::cached_impulses(rows, &self.overflow_info[k]));
+        }
         times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
 
         let t = std::time::Instant::now();
@@ -193,6 +231,7 @@ impl Solver {
         self.states.clear();
         self.motion.clear();
         self.masses.clear();
+        self.responds.clear();
         for b in bodies {
             let dynamic = b.is_dynamic() && !b.asleep && b.inv_mass > 0.0;
             let moves = (b.is_dynamic() && !b.asleep) || b.kind == BodyKind::Kinematic;
@@ -200,6 +239,7 @@ impl Solver {
             self.states.push(BodyState { v, w, dp: Vec3::ZERO, dtheta: Vec3::ZERO });
             self.motion.push(Motion { dq: Quat::IDENTITY, dynamic, moves });
             let awake_dynamic = b.is_dynamic() && !b.asleep;
+            self.responds.push(awake_dynamic);
             self.masses.push(BodyMass {
                 inv_mass: if awake_dynamic { b.inv_mass } else { 0.0 },
                 inv_i: if awake_dynamic { b.inv_inertia_world() } else { Mat3::ZERO },
@@ -207,27 +247,69 @@ impl Solver {
         }
     }
 
-    fn prepare_rows(&mut self, bodies: &[Body], contacts: &[Contact], settings: &Settings, cache: &WarmCache) {
-        self.rows.clear();
-        self.info.clear();
-        self.rows.reserve(contacts.len());
-        self.info.reserve(contacts.len());
-        // Contacts and cache are both sorted by pair: walk them together.
+    /// Finds each contact's entry in last step's cache: both are sorted by pair, so one walk.
+    fn match_cache(&mut self, contacts: &[Contact], settings: &Settings, cache: &WarmCache) {
+        self.warm.clear();
         let mut cursor = 0;
-        for c in contacts {
+        self.warm.extend(contacts.iter().map(|c| {
+            if settings.warm_starting {
+                prepare::find_cached(cache, &mut cursor, (c.a, c.b)).map_or(u32::MAX, |k| k as u32)
+            } else {
+                u32::MAX
+            }
+        }));
+    }
+
+    /// Colours the contacts, then builds each one's rows straight into its bundle lane (or the
+    /// overflow). The last state, after the bodies', is the dummy body of empty lanes.
+    fn prepare_rows(&mut self, bodies: &[Body], contacts: &[Contact], cache: &WarmCache) {
+        let dummy = bodies.len() as u32;
+        self.states.push(BodyState::default());
+        self.colouring.build(contacts, &self.responds);
+        self.info.clear();
+        self.info.resize(contacts.len(), [PointInfo::default(); MAX_MANIFOLD_POINTS]);
+        let rows_of = |m: u32, info: &mut [PointInfo; MAX_MANIFOLD_POINTS]| {
+            let c = &contacts[m as usize];
             let (ia, ib) = (c.a as usize, c.b as usize);
-            let cached =
-                if settings.warm_starting { prepare::find_cached(cache, &mut cursor, (c.a, c.b)) } else { None };
-            let mut info = [PointInfo::default(); MAX_MANIFOLD_POINTS];
-            let rows = prepare::manifold_rows(
+            let cached = self.warm[m as usize];
+            prepare::manifold_rows(
                 c,
                 (&bodies[ia], &self.masses[ia], &self.states[ia]),
                 (&bodies[ib], &self.masses[ib], &self.states[ib]),
-                cached,
-                &mut info,
-            );
-            self.rows.push(rows);
-            self.info.push(info);
+                (cached != u32::MAX).then(|| &cache[cached as usize].1),
+                info,
+            )
+        };
+        let count: usize = (0..self.colouring.colours()).map(|c| self.colouring.colour(c).len().div_ceil(W)).sum();
+        self.bundles.resize(count, Bundle::default());
+        self.lanes.resize(count, [u32::MAX; W]);
+        let mut next = 0;
+        for c in 0..self.colouring.colours() {
+            for chunk in self.colouring.colour(c).chunks(W) {
+                let (bundle, lanes) = (&mut self.bundles[next], &mut self.lanes[next]);
+                next += 1;
+                for i in 0..W {
+                    match chunk.get(i) {
+                        Some(&m) => {
+                            let info = &mut self.info[m as usize];
+                            let rows = rows_of(m, info);
+                            bundle.set(i, &rows, info);
+                            lanes[i] = m;
+                        }
+                        None => {
+                            bundle.set_empty(i, dummy);
+                            lanes[i] = u32::MAX;
+                        }
+                    }
+                }
+            }
+        }
+        self.overflow.clear();
+        self.overflow_info.clear();
+        for &m in &self.colouring.overflow {
+            let mut info = [PointInfo::default(); MAX_MANIFOLD_POINTS];
+            self.overflow.push(rows_of(m, &mut info));
+            self.overflow_info.push(info);
         }
     }
 }

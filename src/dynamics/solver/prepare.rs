@@ -114,16 +114,13 @@ pub(super) fn cached_impulses(
     imp
 }
 
-/// Looks up a pair in the sorted cache, walking forward from `*cursor` (contacts come sorted too).
-pub(super) fn find_cached<'c>(
-    cache: &'c WarmCache,
-    cursor: &mut usize,
-    pair: (u32, u32),
-) -> Option<&'c [CachedImpulse; MAX_MANIFOLD_POINTS]> {
+/// Looks up a pair in the sorted cache, walking forward from `*cursor` (contacts come sorted
+/// too): the index of its entry.
+pub(super) fn find_cached(cache: &WarmCache, cursor: &mut usize, pair: (u32, u32)) -> Option<usize> {
     while *cursor < cache.len() && cache[*cursor].0 < pair {
         *cursor += 1;
     }
-    cache.get(*cursor).filter(|e| e.0 == pair).map(|e| &e.1)
+    cache.get(*cursor).filter(|e| e.0 == pair).map(|_| *cursor)
 }
 
 /// Tangent directions for friction. When the surfaces slip, the first follows the slip, so the

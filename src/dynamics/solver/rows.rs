@@ -152,7 +152,7 @@ impl Pair {
     }
 }
 
-/// Applies the impulses accumulated so far, the first guess of this substep's solve.
+/// Applies the impulses accumulated so far.
 pub(super) fn warm_start(rows: &[ManifoldRows], states: &mut [BodyState]) {
     for c in rows {
         let (a, b) = (c.a as usize, c.b as usize);
@@ -167,7 +167,7 @@ pub(super) fn warm_start(rows: &[ManifoldRows], states: &mut [BodyState]) {
     }
 }
 
-/// One Gauss–Seidel pass over every manifold: normal rows, then friction, then twist.
+/// One Gauss–Seidel pass: normal rows, then friction, then twist.
 pub(super) fn solve(rows: &mut [ManifoldRows], states: &mut [BodyState], k: &PassParams) {
     for c in rows {
         solve_manifold(c, states, k);
@@ -239,7 +239,12 @@ fn solve_manifold(c: &mut ManifoldRows, states: &mut [BodyState], k: &PassParams
 
 /// Bounces the points that approached faster than `threshold` and pushed in the step: the
 /// target normal velocity is −e × the approach speed measured before solving.
-pub(super) fn restitution(rows: &mut [ManifoldRows], info: &[[PointInfo; MAX_MANIFOLD_POINTS]], states: &mut [BodyState], threshold: Real) {
+pub(super) fn restitution(
+    rows: &mut [ManifoldRows],
+    info: &[[PointInfo; MAX_MANIFOLD_POINTS]],
+    states: &mut [BodyState],
+    threshold: Real,
+) {
     for (c, info) in rows.iter_mut().zip(info) {
         if c.restitution == 0.0 {
             continue;

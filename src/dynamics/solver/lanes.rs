@@ -1,0 +1,347 @@
+//! Eight `f32` lanes: [`F`] stores them, a [`Lane`] computes with them. The kernels are
+//! written once, generic over `Lane`: [`Portable`] is plain Rust for any CPU, [`avx::Avx`] uses
+//! AVX instructions. Every operation is one IEEE-rounded step per lane (no fused multiply-add),
+//! so both give bit-identical results.
+
+use super::rows::BodyState;
+use std::ops::{Add, AddAssign, Mul, Sub, SubAssign};
+
+/// Lanes per bundle.
+pub(super) const W: usize = 8;
+
+/// Eight lanes in memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C, align(32))]
+pub(super) struct F(pub [f32; W]);
+
+/// Floats per [`BodyState`], which is read and written eight floats at a time.
+const STATE_FLOATS: usize = 12;
+const _: () = assert!(std::mem::size_of::<BodyState>() == STATE_FLOATS * 4);
+
+/// Arithmetic on eight lanes.
+pub(super) trait Lane:
+    Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + AddAssign + SubAssign
+{
+    fn load(f: &F) -> Self;
+    fn store(self, f: &mut F);
+    fn splat(x: f32) -> Self;
+    fn div(self, o: Self) -> Self;
+    fn sqrt(self) -> Self;
+    /// `self` where `self > o`, else `o` (as `maxps`).
+    fn max(self, o: Self) -> Self;
+    /// `self` where `self < o`, else `o` (as `minps`).
+    fn min(self, o: Self) -> Self;
+    /// Per lane: `yes` where `self > o`, else `no`.
+    fn gt_select(self, o: Self, yes: Self, no: Self) -> Self;
+    /// Floats `at..at + 8` of the states `idx`, one lane per state: `out[k]` holds float
+    /// `at + k` of every lane. `at` is 0 or 4.
+    fn gather(states: &[BodyState], idx: &[u32; W], at: usize) -> [Self; 8];
+    /// The inverse of `gather`: writes `cols` back into floats `at..at + 8` of the states.
+    fn scatter(cols: [Self; 8], states: &mut [BodyState], idx: &[u32; W], at: usize);
+}
+
+#[inline(always)]
+fn state_floats(s: &BodyState) -> [f32; STATE_FLOATS] {
+    [s.v.x, s.v.y, s.v.z, s.w.x, s.w.y, s.w.z, s.dp.x, s.dp.y, s.dp.z, s.dtheta.x, s.dtheta.y, s.dtheta.z]
+}
+
+#[inline(always)]
+fn set_state_floats(s: &mut BodyState, f: &[f32; STATE_FLOATS]) {
+    s.v = glam::Vec3::new(f[0], f[1], f[2]);
+    s.w = glam::Vec3::new(f[3], f[4], f[5]);
+    s.dp = glam::Vec3::new(f[6], f[7], f[8]);
+    s.dtheta = glam::Vec3::new(f[9], f[10], f[11]);
+}
+
+/// Lanes as a plain array, one scalar operation per lane.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Portable(pub [f32; W]);
+
+macro_rules! portable_op {
+    ($trait:ident, $f:ident, $assign:ident, $fa:ident, $op:tt) => {
+        impl $trait for Portable {
+            type Output = Portable;
+            #[inline(always)]
+            fn $f(self, o: Portable) -> Portable {
+                Portable(std::array::from_fn(|i| self.0[i] $op o.0[i]))
+            }
+        }
+        impl $assign for Portable {
+            #[inline(always)]
+            fn $fa(&mut self, o: Portable) {
+                *self = *self $op o;
+            }
+        }
+    };
+}
+portable_op!(Add, add, AddAssign, add_assign, +);
+portable_op!(Sub, sub, SubAssign, sub_assign, -);
+impl Mul for Portable {
+    type Output = Portable;
+    #[inline(always)]
+    fn mul(self, o: Portable) -> Portable {
+        Portable(std::array::from_fn(|i| self.0[i] * o.0[i]))
+    }
+}
+
+impl Lane for Portable {
+    #[inline(always)]
+    fn load(f: &F) -> Self {
+        Portable(f.0)
+    }
+    #[inline(always)]
+    fn store(self, f: &mut F) {
+        f.0 = self.0;
+    }
+    #[inline(always)]
+    fn splat(x: f32) -> Self {
+        Portable([x; W])
+    }
+    #[inline(always)]
+    fn div(self, o: Self) -> Self {
+        Portable(std::array::from_fn(|i| self.0[i] / o.0[i]))
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        Portable(self.0.map(f32::sqrt))
+    }
+    #[inline(always)]
+    fn max(self, o: Self) -> Self {
+        Portable(std::array::from_fn(|i| if self.0[i] > o.0[i] { self.0[i] } else { o.0[i] }))
+    }
+    #[inline(always)]
+    fn min(self, o: Self) -> Self {
+        Portable(std::array::from_fn(|i| if self.0[i] < o.0[i] { self.0[i] } else { o.0[i] }))
+    }
+    #[inline(always)]
+    fn gt_select(self, o: Self, yes: Self, no: Self) -> Self {
+        Portable(std::array::from_fn(|i| if self.0[i] > o.0[i] { yes.0[i] } else { no.0[i] }))
+    }
+    #[inline(always)]
+    fn gather(states: &[BodyState], idx: &[u32; W], at: usize) -> [Self; 8] {
+        let rows: [[f32; STATE_FLOATS]; W] = std::array::from_fn(|i| state_floats(&states[idx[i] as usize]));
+        std::array::from_fn(|k| Portable(std::array::from_fn(|i| rows[i][at + k])))
+    }
+    #[inline(always)]
+    fn scatter(cols: [Self; 8], states: &mut [BodyState], idx: &[u32; W], at: usize) {
+        for (i, &j) in idx.iter().enumerate() {
+            let s = &mut states[j as usize];
+            let mut f = state_floats(s);
+            for k in 0..8 {
+                f[at + k] = cols[k].0[i];
+            }
+            set_state_floats(s, &f);
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+pub(super) mod avx {
+    //! The AVX lanes. An [`Avx`] value only exists inside functions compiled with
+    //! `#[target_feature(enable = "avx")]`, which are only called once `is_x86_feature_detected!`
+    //! found AVX: that is what makes the intrinsics below sound to call.
+
+    use super::{BodyState, F, Lane, STATE_FLOATS, W};
+    use std::arch::x86_64::*;
+    use std::ops::{Add, AddAssign, Mul, Sub, SubAssign};
+
+    #[derive(Clone, Copy, Debug)]
+    pub struct Avx(__m256);
+
+    macro_rules! avx_op {
+        ($trait:ident, $f:ident, $intr:ident) => {
+            impl $trait for Avx {
+                type Output = Avx;
+                #[inline(always)]
+                fn $f(self, o: Avx) -> Avx {
+                    // SAFETY: see the module comment: AVX is present wherever an `Avx` exists.
+                    Avx(unsafe { $intr(self.0, o.0) })
+                }
+            }
+        };
+    }
+    avx_op!(Add, add, _mm256_add_ps);
+    avx_op!(Sub, sub, _mm256_sub_ps);
+    avx_op!(Mul, mul, _mm256_mul_ps);
+
+    impl AddAssign for Avx {
+        #[inline(always)]
+        fn add_assign(&mut self, o: Avx) {
+            *self = *self + o;
+        }
+    }
+
+    impl SubAssign for Avx {
+        #[inline(always)]
+        fn sub_assign(&mut self, o: Avx) {
+            *self = *self - o;
+        }
+    }
+
+    /// Transposes an 8×8 block of floats held as eight rows.
+    #[inline(always)]
+    fn transpose(r: [__m256; 8]) -> [__m256; 8] {
+        // SAFETY: see the module comment; these are register-only AVX shuffles.
+        unsafe {
+            let t0 = _mm256_unpacklo_ps(r[0], r[1]);
+            let t1 = _mm256_unpackhi_ps(r[0], r[1]);
+            let t2 = _mm256_unpacklo_ps(r[2], r[3]);
+            let t3 = _mm256_unpackhi_ps(r[2], r[3]);
+            let t4 = _mm256_unpacklo_ps(r[4], r[5]);
+            let t5 = _mm256_unpackhi_ps(r[4], r[5]);
+            let t6 = _mm256_unpacklo_ps(r[6], r[7]);
+            let t7 = _mm256_unpackhi_ps(r[6], r[7]);
+            let s0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+            let s1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
+            let s2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+            let s3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
+            let s4 = _mm256_shuffle_ps::<0x44>(t4, t6);
+            let s5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
+            let s6 = _mm256_shuffle_ps::<0x44>(t5, t7);
+            let s7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
+            [
+                _mm256_permute2f128_ps::<0x20>(s0, s4),
+                _mm256_permute2f128_ps::<0x20>(s1, s5),
+                _mm256_permute2f128_ps::<0x20>(s2, s6),
+                _mm256_permute2f128_ps::<0x20>(s3, s7),
+                _mm256_permute2f128_ps::<0x31>(s0, s4),
+                _mm256_permute2f128_ps::<0x31>(s1, s5),
+                _mm256_permute2f128_ps::<0x31>(s2, s6),
+                _mm256_permute2f128_ps::<0x31>(s3, s7),
+            ]
+        }
+    }
+
+    /// The address of float `at` of state `j`, with room for eight floats from it.
+    #[inline(always)]
+    fn state_ptr(states: &[BodyState], j: u32, at: usize) -> *const f32 {
+        assert!(at + 8 <= STATE_FLOATS);
+        (&states[j as usize] as *const BodyState).cast::<f32>().wrapping_add(at)
+    }
+
+    #[inline(always)]
+    fn state_ptr_mut(states: &mut [BodyState], j: u32, at: usize) -> *mut f32 {
+        assert!(at + 8 <= STATE_FLOATS);
+        (&mut states[j as usize] as *mut BodyState).cast::<f32>().wrapping_add(at)
+    }
+
+    impl Lane for Avx {
+        #[inline(always)]
+        fn load(f: &F) -> Self {
+            // SAFETY: `F` is 32-byte aligned and holds eight floats; AVX as in the module comment.
+            Avx(unsafe { _mm256_load_ps(f.0.as_ptr()) })
+        }
+        #[inline(always)]
+        fn store(self, f: &mut F) {
+            // SAFETY: as in `load`.
+            unsafe { _mm256_store_ps(f.0.as_mut_ptr(), self.0) }
+        }
+        #[inline(always)]
+        fn splat(x: f32) -> Self {
+            // SAFETY: see the module comment.
+            Avx(unsafe { _mm256_set1_ps(x) })
+        }
+        #[inline(always)]
+        fn div(self, o: Self) -> Self {
+            // SAFETY: see the module comment.
+            Avx(unsafe { _mm256_div_ps(self.0, o.0) })
+        }
+        #[inline(always)]
+        fn sqrt(self) -> Self {
+            // SAFETY: see the module comment.
+            Avx(unsafe { _mm256_sqrt_ps(self.0) })
+        }
+        #[inline(always)]
+        fn max(self, o: Self) -> Self {
+            // `maxps(a, b)` is `a > b ? a : b`, as `Portable::max`.
+            // SAFETY: see the module comment.
+            Avx(unsafe { _mm256_max_ps(self.0, o.0) })
+        }
+        #[inline(always)]
+        fn min(self, o: Self) -> Self {
+            // SAFETY: see the module comment.
+            Avx(unsafe { _mm256_min_ps(self.0, o.0) })
+        }
+        #[inline(always)]
+        fn gt_select(self, o: Self, yes: Self, no: Self) -> Self {
+            // SAFETY: see the module comment.
+            unsafe {
+                let m = _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, o.0);
+                Avx(_mm256_blendv_ps(no.0, yes.0, m))
+            }
+        }
+        #[inline(always)]
+        fn gather(states: &[BodyState], idx: &[u32; W], at: usize) -> [Self; 8] {
+            // SAFETY: each pointer comes from an indexed (bounds-checked) state and has eight
+            // floats after it within that state (`state_ptr`); AVX as in the module comment.
+            let rows = std::array::from_fn(|i| unsafe { _mm256_loadu_ps(state_ptr(states, idx[i], at)) });
+            transpose(rows).map(Avx)
+        }
+        #[inline(always)]
+        fn scatter(cols: [Self; 8], states: &mut [BodyState], idx: &[u32; W], at: usize) {
+            let rows = transpose(cols.map(|c| c.0));
+            for (i, row) in rows.into_iter().enumerate() {
+                let p = state_ptr_mut(states, idx[i], at);
+                // SAFETY: as in `gather`, through a pointer from the mutable borrow.
+                unsafe { _mm256_storeu_ps(p, row) }
+            }
+        }
+    }
+}
+
+/// A three-vector per lane.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct V3<L> {
+    pub x: L,
+    pub y: L,
+    pub z: L,
+}
+
+impl V3<F> {
+    #[inline(always)]
+    pub fn load<L: Lane>(&self) -> V3<L> {
+        V3 { x: L::load(&self.x), y: L::load(&self.y), z: L::load(&self.z) }
+    }
+}
+
+impl<L: Lane> V3<L> {
+    #[inline(always)]
+    pub fn dot(self, o: V3<L>) -> L {
+        self.x * o.x + self.y * o.y + self.z * o.z
+    }
+
+    #[inline(always)]
+    pub fn scale(self, s: L) -> V3<L> {
+        V3 { x: self.x * s, y: self.y * s, z: self.z * s }
+    }
+}
+
+impl<L: Lane> Add for V3<L> {
+    type Output = V3<L>;
+    #[inline(always)]
+    fn add(self, o: V3<L>) -> V3<L> {
+        V3 { x: self.x + o.x, y: self.y + o.y, z: self.z + o.z }
+    }
+}
+
+impl<L: Lane> Sub for V3<L> {
+    type Output = V3<L>;
+    #[inline(always)]
+    fn sub(self, o: V3<L>) -> V3<L> {
+        V3 { x: self.x - o.x, y: self.y - o.y, z: self.z - o.z }
+    }
+}
+
+impl<L: Lane> AddAssign for V3<L> {
+    #[inline(always)]
+    fn add_assign(&mut self, o: V3<L>) {
+        *self = *self + o;
+    }
+}
+
+impl<L: Lane> SubAssign for V3<L> {
+    #[inline(always)]
+    fn sub_assign(&mut self, o: V3<L>) {
+        *self = *self - o;
+    }
+}

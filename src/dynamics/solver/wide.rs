@@ -1,0 +1,382 @@
+//! The contact passes eight manifolds at a time (Box2D v3's wide solver, in 3-D): a bundle
+//! holds eight manifolds of one colour, which share no moving body, field by field, so each
+//! row is solved for all eight in the same instructions. Missing points and lanes are zero rows
+//! against a dummy body and apply nothing.
+
+use super::lanes::{F, Lane, Portable, V3, W};
+use super::rows::{BodyState, ManifoldRows, NormalRow, PassParams, PointInfo};
+use crate::math::Vec3;
+use crate::narrowphase::MAX_MANIFOLD_POINTS;
+
+#[derive(Clone, Copy, Debug, Default)]
+struct WidePoint {
+    ran: V3<F>,
+    rbn: V3<F>,
+    ia_ran: V3<F>,
+    ib_rbn: V3<F>,
+    separation: F,
+    mass: F,
+    impulse: F,
+    max_impulse: F,
+    /// Normal velocity before solving, for restitution.
+    relative_velocity: F,
+}
+
+/// Eight manifolds' rows, lane by lane (see [`ManifoldRows`] for each field's meaning).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Bundle {
+    a: [u32; W],
+    b: [u32; W],
+    normal: V3<F>,
+    ma: F,
+    mb: F,
+    friction: F,
+    restitution: F,
+    /// 1 where one body does not move (the stiffer softness), else 0.
+    one_sided: F,
+    points: [WidePoint; MAX_MANIFOLD_POINTS],
+    tangents: [V3<F>; 2],
+    cat: [V3<F>; 2],
+    cbt: [V3<F>; 2],
+    ia_cat: [V3<F>; 2],
+    ib_cbt: [V3<F>; 2],
+    tangent_mass: [F; 2],
+    tangent_impulse: [F; 2],
+    ia_n: V3<F>,
+    ib_n: V3<F>,
+    twist_mass: F,
+    twist_impulse: F,
+    twist_limit: F,
+}
+
+#[inline(always)]
+fn put(v: &mut V3<F>, i: usize, x: Vec3) {
+    v.x.0[i] = x.x;
+    v.y.0[i] = x.y;
+    v.z.0[i] = x.z;
+}
+
+impl Bundle {
+    /// Puts a manifold's rows in lane `i`, with its points' approach speeds `info`. Every field
+    /// of the lane is written, so a bundle can be reused.
+    pub fn set(&mut self, i: usize, r: &ManifoldRows, info: &[PointInfo; MAX_MANIFOLD_POINTS]) {
+        self.a[i] = r.a;
+        self.b[i] = r.b;
+        put(&mut self.normal, i, r.normal);
+        self.ma.0[i] = r.ma;
+        self.mb.0[i] = r.mb;
+        self.friction.0[i] = r.friction;
+        self.restitution.0[i] = r.restitution;
+        self.one_sided.0[i] = r.one_sided as f32;
+        for (k, p) in self.points.iter_mut().enumerate() {
+            // Rows past the manifold's points are zero: they apply nothing.
+            let (q, rel) =
+                if k < r.len as usize { (r.points[k], info[k].relative_velocity) } else { (NormalRow::default(), 0.0) };
+            put(&mut p.ran, i, q.ran);
+            put(&mut p.rbn, i, q.rbn);
+            put(&mut p.ia_ran, i, q.ia_ran);
+            put(&mut p.ib_rbn, i, q.ib_rbn);
+            p.separation.0[i] = q.separation;
+            p.mass.0[i] = q.mass;
+            p.impulse.0[i] = q.impulse;
+            p.max_impulse.0[i] = q.max_impulse;
+            p.relative_velocity.0[i] = rel;
+        }
+        for k in 0..2 {
+            put(&mut self.tangents[k], i, r.tangents[k]);
+            put(&mut self.cat[k], i, r.cat[k]);
+            put(&mut self.cbt[k], i, r.cbt[k]);
+            put(&mut self.ia_cat[k], i, r.ia_cat[k]);
+            put(&mut self.ib_cbt[k], i, r.ib_cbt[k]);
+            self.tangent_mass[k].0[i] = r.tangent_mass[k];
+            self.tangent_impulse[k].0[i] = r.tangent_impulse[k];
+        }
+        put(&mut self.ia_n, i, r.ia_n);
+        put(&mut self.ib_n, i, r.ib_n);
+        self.twist_mass.0[i] = r.twist_mass;
+        self.twist_impulse.0[i] = r.twist_impulse;
+        self.twist_limit.0[i] = r.twist_limit;
+    }
+
+    /// Makes lane `i` an empty manifold on body `dummy`.
+    pub fn set_empty(&mut self, i: usize, dummy: u32) {
+        let r = ManifoldRows { a: dummy, b: dummy, ..Default::default() };
+        self.set(i, &r, &[PointInfo::default(); MAX_MANIFOLD_POINTS]);
+    }
+
+    /// What the warm-start cache keeps of lane `i` (a manifold of `len` points): normal,
+    /// tangents and impulses.
+    pub fn impulses(&self, i: usize, len: usize) -> ManifoldRows {
+        let get = |v: &V3<F>| Vec3::new(v.x.0[i], v.y.0[i], v.z.0[i]);
+        let mut r = ManifoldRows {
+            a: self.a[i],
+            b: self.b[i],
+            len: len as u32,
+            normal: get(&self.normal),
+            tangents: [get(&self.tangents[0]), get(&self.tangents[1])],
+            tangent_impulse: [self.tangent_impulse[0].0[i], self.tangent_impulse[1].0[i]],
+            ..Default::default()
+        };
+        for (q, p) in r.points.iter_mut().zip(&self.points) {
+            q.impulse = p.impulse.0[i];
+        }
+        r
+    }
+}
+
+/// Velocities of the bundle's bodies, lane by lane, with the floats of the states that come
+/// along in the same loads (`a0`, `b0`: floats 0..8 of each state).
+struct Vel<L> {
+    va: V3<L>,
+    wa: V3<L>,
+    vb: V3<L>,
+    wb: V3<L>,
+    a0: [L; 8],
+    b0: [L; 8],
+}
+
+impl<L: Lane> Vel<L> {
+    #[inline(always)]
+    fn load(states: &[BodyState], c: &Bundle) -> Self {
+        let a0 = L::gather(states, &c.a, 0);
+        let b0 = L::gather(states, &c.b, 0);
+        Vel {
+            va: V3 { x: a0[0], y: a0[1], z: a0[2] },
+            wa: V3 { x: a0[3], y: a0[4], z: a0[5] },
+            vb: V3 { x: b0[0], y: b0[1], z: b0[2] },
+            wb: V3 { x: b0[3], y: b0[4], z: b0[5] },
+            a0,
+            b0,
+        }
+    }
+
+    /// Writes the velocities back (with the motion floats as loaded). Lanes never share a
+    /// moving body; a shared body that does not move gets back what it had.
+    #[inline(always)]
+    fn store(&self, states: &mut [BodyState], c: &Bundle) {
+        let (a, b) = (self.va, self.wa);
+        L::scatter([a.x, a.y, a.z, b.x, b.y, b.z, self.a0[6], self.a0[7]], states, &c.a, 0);
+        let (a, b) = (self.vb, self.wb);
+        L::scatter([a.x, a.y, a.z, b.x, b.y, b.z, self.b0[6], self.b0[7]], states, &c.b, 0);
+    }
+
+    #[inline(always)]
+    fn push_normal(&mut self, (n, ma, mb): (V3<L>, L, L), ia_ran: V3<L>, ib_rbn: V3<L>, d: L) {
+        self.va -= n.scale(d * ma);
+        self.wa -= ia_ran.scale(d);
+        self.vb += n.scale(d * mb);
+        self.wb += ib_rbn.scale(d);
+    }
+
+    #[inline(always)]
+    fn push_tangent(&mut self, c: &Bundle, (ma, mb): (L, L), d: [L; 2]) {
+        let lin = c.tangents[0].load::<L>().scale(d[0]) + c.tangents[1].load::<L>().scale(d[1]);
+        self.va -= lin.scale(ma);
+        self.wa -= c.ia_cat[0].load::<L>().scale(d[0]) + c.ia_cat[1].load::<L>().scale(d[1]);
+        self.vb += lin.scale(mb);
+        self.wb += c.ib_cbt[0].load::<L>().scale(d[0]) + c.ib_cbt[1].load::<L>().scale(d[1]);
+    }
+
+    #[inline(always)]
+    fn push_twist(&mut self, c: &Bundle, d: L) {
+        self.wa -= c.ia_n.load::<L>().scale(d);
+        self.wb += c.ib_n.load::<L>().scale(d);
+    }
+}
+
+#[inline(always)]
+fn warm_start_bundles<L: Lane>(bundles: &[Bundle], states: &mut [BodyState]) {
+    for c in bundles {
+        let mut s = Vel::<L>::load(states, c);
+        let lin = (c.normal.load::<L>(), L::load(&c.ma), L::load(&c.mb));
+        for p in &c.points {
+            s.push_normal(lin, p.ia_ran.load(), p.ib_rbn.load(), L::load(&p.impulse));
+        }
+        s.push_tangent(c, (lin.1, lin.2), [L::load(&c.tangent_impulse[0]), L::load(&c.tangent_impulse[1])]);
+        s.push_twist(c, L::load(&c.twist_impulse));
+        s.store(states, c);
+    }
+}
+
+/// The same arithmetic as `rows::solve_manifold`, lane by lane, with its branches as selects.
+#[inline(always)]
+fn solve_bundles<L: Lane, const BIAS: bool>(bundles: &mut [Bundle], states: &mut [BodyState], k: &PassParams) {
+    let inv_h = L::splat(k.inv_h);
+    let (zero, one, half) = (L::splat(0.0), L::splat(1.0), L::splat(0.5));
+    let (rest_depth, max_push) = (L::splat(k.rest_depth), L::splat(-k.max_push));
+    let [s0, s1] = k.soft;
+    for c in bundles {
+        let n = c.normal.load::<L>();
+        // Floats 4..12 of each state: w.y, w.z, dp, dθ.
+        let a4 = L::gather(states, &c.a, 4);
+        let b4 = L::gather(states, &c.b, 4);
+        let mut s = Vel::<L>::load(states, c);
+        let dpa = V3 { x: s.a0[6], y: s.a0[7], z: a4[4] };
+        let dpb = V3 { x: s.b0[6], y: s.b0[7], z: b4[4] };
+        let dtha = V3 { x: a4[5], y: a4[6], z: a4[7] };
+        let dthb = V3 { x: b4[5], y: b4[6], z: b4[7] };
+        let dn = n.dot(dpb - dpa);
+        let os = L::load(&c.one_sided);
+        let bias_rate = os.gt_select(half, L::splat(s1.bias_rate), L::splat(s0.bias_rate));
+        let mass_scale = os.gt_select(half, L::splat(s1.mass_scale), L::splat(s0.mass_scale));
+        let impulse_scale = os.gt_select(half, L::splat(s1.impulse_scale), L::splat(s0.impulse_scale));
+        let (ma, mb) = (L::load(&c.ma), L::load(&c.mb));
+        let lin = (n, ma, mb);
+        let mut total = zero;
+        for p in &mut c.points {
+            let (ran, rbn) = (p.ran.load::<L>(), p.rbn.load::<L>());
+            let sep = dn + dthb.dot(rbn) - dtha.dot(ran) + L::load(&p.separation);
+            let spec = sep * inv_h;
+            let (bias, ms, is) = if BIAS {
+                let push = (bias_rate * (sep + rest_depth).min(zero)).max(max_push);
+                (
+                    sep.gt_select(zero, spec, push),
+                    sep.gt_select(zero, one, mass_scale),
+                    sep.gt_select(zero, zero, impulse_scale),
+                )
+            } else {
+                (sep.gt_select(zero, spec, zero), one, zero)
+            };
+            let vn = n.dot(s.vb - s.va) + s.wb.dot(rbn) - s.wa.dot(ran);
+            let impulse = L::load(&p.impulse);
+            let lambda = zero - L::load(&p.mass) * ms * (vn + bias) - is * impulse;
+            let new = (impulse + lambda).max(zero);
+            let d = new - impulse;
+            new.store(&mut p.impulse);
+            L::load(&p.max_impulse).max(new).store(&mut p.max_impulse);
+            total += new;
+            s.push_normal(lin, p.ia_ran.load(), p.ib_rbn.load(), d);
+        }
+
+        let limit = L::load(&c.friction) * total;
+        let dv = s.vb - s.va;
+        let vt0 = c.tangents[0].load::<L>().dot(dv) + s.wb.dot(c.cbt[0].load()) - s.wa.dot(c.cat[0].load());
+        let vt1 = c.tangents[1].load::<L>().dot(dv) + s.wb.dot(c.cbt[1].load()) - s.wa.dot(c.cat[1].load());
+        let old = [L::load(&c.tangent_impulse[0]), L::load(&c.tangent_impulse[1])];
+        let t0 = old[0] - L::load(&c.tangent_mass[0]) * vt0;
+        let t1 = old[1] - L::load(&c.tangent_mass[1]) * vt1;
+        let len2 = t0 * t0 + t1 * t1;
+        let limit2 = limit * limit;
+        let f = limit.div(len2.sqrt());
+        let t = [len2.gt_select(limit2, t0 * f, t0), len2.gt_select(limit2, t1 * f, t1)];
+        t[0].store(&mut c.tangent_impulse[0]);
+        t[1].store(&mut c.tangent_impulse[1]);
+        s.push_tangent(c, (ma, mb), [t[0] - old[0], t[1] - old[1]]);
+
+        let wn = n.dot(s.wb - s.wa);
+        let twist_limit = L::load(&c.twist_limit);
+        let max = twist_limit * total;
+        let old = L::load(&c.twist_impulse);
+        let twist = (old - L::load(&c.twist_mass) * wn).max(zero - max).min(max);
+        // Lanes without a twist row keep zero (the clamp to ±0 could give −0).
+        let twist = twist_limit.gt_select(zero, twist, zero);
+        twist.store(&mut c.twist_impulse);
+        s.push_twist(c, twist - old);
+        s.store(states, c);
+    }
+}
+
+/// `rows::restitution`, lane by lane: points that approached faster than `threshold` and
+/// pushed in the step get the normal velocity −e × their approach speed.
+#[inline(always)]
+fn restitution_bundles<L: Lane>(bundles: &mut [Bundle], states: &mut [BodyState], threshold: f32) {
+    let zero = L::splat(0.0);
+    let neg_threshold = L::splat(-threshold);
+    for c in bundles {
+        if c.restitution.0.iter().all(|&e| e == 0.0) {
+            continue;
+        }
+        let e = L::load(&c.restitution);
+        let lin = (c.normal.load::<L>(), L::load(&c.ma), L::load(&c.mb));
+        let mut s = Vel::<L>::load(states, c);
+        for p in &mut c.points {
+            let (ran, rbn) = (p.ran.load::<L>(), p.rbn.load::<L>());
+            let rel = L::load(&p.relative_velocity);
+            let impulse = L::load(&p.impulse);
+            let vn = lin.0.dot(s.vb - s.va) + s.wb.dot(rbn) - s.wa.dot(ran);
+            let lambda = zero - L::load(&p.mass) * (vn + e * rel);
+            let bounced = (impulse + lambda).max(zero);
+            let new = e.gt_select(
+                zero,
+                L::load(&p.max_impulse).gt_select(zero, rel.gt_select(neg_threshold, impulse, bounced), impulse),
+                impulse,
+            );
+            new.store(&mut p.impulse);
+            s.push_normal(lin, p.ia_ran.load(), p.ib_rbn.load(), new - impulse);
+        }
+        s.store(states, c);
+    }
+}
+
+/// Which code the passes run: the same source, compiled for AVX when the CPU has it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Isa {
+    Portable,
+    #[cfg(target_arch = "x86_64")]
+    Avx,
+}
+
+impl Isa {
+    pub fn detect() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx") {
+            return Isa::Avx;
+        }
+        Isa::Portable
+    }
+}
+
+/// Applies the accumulated impulses of every bundle.
+pub(super) fn warm_start(isa: Isa, bundles: &[Bundle], states: &mut [BodyState]) {
+    match isa {
+        Isa::Portable => warm_start_bundles::<Portable>(bundles, states),
+        // SAFETY: `Isa::Avx` is only made by `Isa::detect` after it found AVX on this CPU.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx => unsafe { with_avx::warm_start(bundles, states) },
+    }
+}
+
+/// One pass over the bundles, with position correction (`k.use_bias`) or without.
+pub(super) fn solve(isa: Isa, bundles: &mut [Bundle], states: &mut [BodyState], k: &PassParams) {
+    match (isa, k.use_bias) {
+        (Isa::Portable, true) => solve_bundles::<Portable, true>(bundles, states, k),
+        (Isa::Portable, false) => solve_bundles::<Portable, false>(bundles, states, k),
+        // SAFETY: `Isa::Avx` is only made by `Isa::detect` after it found AVX on this CPU.
+        #[cfg(target_arch = "x86_64")]
+        (Isa::Avx, true) => unsafe { with_avx::solve::<true>(bundles, states, k) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        (Isa::Avx, false) => unsafe { with_avx::solve::<false>(bundles, states, k) },
+    }
+}
+
+/// Restitution over the bundles.
+pub(super) fn restitution(isa: Isa, bundles: &mut [Bundle], states: &mut [BodyState], threshold: f32) {
+    match isa {
+        Isa::Portable => restitution_bundles::<Portable>(bundles, states, threshold),
+        // SAFETY: `Isa::Avx` is only made by `Isa::detect` after it found AVX on this CPU.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx => unsafe { with_avx::restitution(bundles, states, threshold) },
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod with_avx {
+    use super::*;
+    use crate::dynamics::solver::lanes::avx::Avx;
+
+    #[target_feature(enable = "avx")]
+    pub fn warm_start(bundles: &[Bundle], states: &mut [BodyState]) {
+        warm_start_bundles::<Avx>(bundles, states)
+    }
+
+    #[target_feature(enable = "avx")]
+    pub fn solve<const BIAS: bool>(bundles: &mut [Bundle], states: &mut [BodyState], k: &PassParams) {
+        solve_bundles::<Avx, BIAS>(bundles, states, k)
+    }
+
+    #[target_feature(enable = "avx")]
+    pub fn restitution(bundles: &mut [Bundle], states: &mut [BodyState], threshold: f32) {
+        restitution_bundles::<Avx>(bundles, states, threshold)
+    }
+}
