@@ -34,7 +34,12 @@ impl Colouring {
             let (a, b) = (c.a as usize, c.b as usize);
             let (ra, rb) = (responds[a], responds[b]);
             let taken = if ra { self.used[a] } else { 0 } | if rb { self.used[b] } else { 0 };
-            let c = (!taken).trailing_zeros() as usize;
+            // First choice: the lowest free colour after every colour its bodies are in, so that
+            // colour order follows manifold order along chains (a stack is solved bottom-up, as
+            // one after another would); else the lowest free colour.
+            let after = if taken == 0 { !0 } else { !0u32 << (32 - taken.leading_zeros()).min(31) };
+            let later = !taken & after & ((1u32 << MAX_COLOURS) - 1);
+            let c = if later != 0 { later.trailing_zeros() } else { (!taken).trailing_zeros() } as usize;
             if c >= MAX_COLOURS {
                 self.colour_of.push(OVERFLOW);
                 continue;

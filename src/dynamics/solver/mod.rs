@@ -243,6 +243,9 @@ impl Solver {
             self.masses.push(BodyMass {
                 inv_mass: if awake_dynamic { b.inv_mass } else { 0.0 },
                 inv_i: if awake_dynamic { b.inv_inertia_world() } else { Mat3::ZERO },
+                pos: b.pose.translation,
+                friction: b.material.friction,
+                restitution: b.material.restitution,
             });
         }
     }
@@ -274,8 +277,8 @@ impl Solver {
             let cached = self.warm[m as usize];
             prepare::manifold_rows(
                 c,
-                (&bodies[ia], &self.masses[ia], &self.states[ia]),
-                (&bodies[ib], &self.masses[ib], &self.states[ib]),
+                (&self.masses[ia], &self.states[ia]),
+                (&self.masses[ib], &self.states[ib]),
                 (cached != u32::MAX).then(|| &cache[cached as usize].1),
                 info,
             )
@@ -285,7 +288,15 @@ impl Solver {
         self.lanes.resize(count, [u32::MAX; W]);
         let mut next = 0;
         for c in 0..self.colouring.colours() {
-            for chunk in self.colouring.colour(c).chunks(W) {
+            let colour = self.colouring.colour(c);
+            for (k, chunk) in colour.chunks(W).enumerate() {
+                // Start loading the next bundle's contacts while this one is built.
+                for &m in colour.iter().skip((k + 1) * W).take(W) {
+                    prepare::prefetch(&contacts[m as usize]);
+                    if let Some(e) = cache.get(self.warm[m as usize] as usize) {
+                        prepare::prefetch(e);
+                    }
+                }
                 let (bundle, lanes) = (&mut self.bundles[next], &mut self.lanes[next]);
                 next += 1;
                 for i in 0..W {

@@ -3,16 +3,20 @@
 
 use super::rows::{BodyState, ManifoldRows, NormalRow, PointInfo};
 use super::{CachedImpulse, Contact, WarmCache};
-use crate::dynamics::Body;
 use crate::math::{Mat3, Real, Vec3, orthonormal_basis};
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
 
-/// Per-body constants of the step: inverse mass and world inverse inertia (held for the step,
-/// as the rotation changes little within one); zero for a body that does not respond.
+/// Per-body constants of the step, copied from the bodies in one sequential pass so that
+/// building rows in colour order jumps through small records only: inverse mass and world
+/// inverse inertia (held for the step, as the rotation changes little within one; zero for a
+/// body that does not respond), centre of mass and material.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct BodyMass {
     pub inv_mass: Real,
     pub inv_i: Mat3,
+    pub pos: Vec3,
+    pub friction: Real,
+    pub restitution: Real,
 }
 
 /// `1 / k`, or 0 when neither body responds along the row.
@@ -21,14 +25,14 @@ fn inverse(k: Real) -> Real {
     if k > 0.0 { 1.0 / k } else { 0.0 }
 }
 
-/// One side of a contact: the body, its step constants and its starting velocities.
-pub(super) type Side<'a> = (&'a Body, &'a BodyMass, &'a BodyState);
+/// One side of a contact: the body's step constants and its starting velocities.
+pub(super) type Side<'a> = (&'a BodyMass, &'a BodyState);
 
 /// The rows of one contact, warm-started from `cached` when given.
 pub(super) fn manifold_rows(
     c: &Contact,
-    (ba, ma, sa): Side,
-    (bb, mb, sb): Side,
+    (ma, sa): Side,
+    (mb, sb): Side,
     cached: Option<&[CachedImpulse; MAX_MANIFOLD_POINTS]>,
     info: &mut [PointInfo; MAX_MANIFOLD_POINTS],
 ) -> ManifoldRows {
@@ -36,10 +40,11 @@ pub(super) fn manifold_rows(
     let pts = c.manifold.points();
     let count = pts.len().max(1) as Real;
     let centre = pts.iter().map(|p| p.point).sum::<Vec3>() / count;
-    let (t1, t2) = friction_basis(n, ba, bb, centre, !pts.is_empty());
-    let (ca, cb) = (centre - ba.pose.translation, centre - bb.pose.translation);
-    let (pa, pb) = (ba.pose.translation, bb.pose.translation);
-    let friction = (ba.material.friction * bb.material.friction).sqrt();
+    let (pa, pb) = (ma.pos, mb.pos);
+    let (ca, cb) = (centre - pa, centre - pb);
+    let slip = (sb.v + sb.w.cross(cb)) - (sa.v + sa.w.cross(ca));
+    let (t1, t2) = friction_basis(n, slip, !pts.is_empty());
+    let friction = (ma.friction * mb.friction).sqrt();
     let twist_radius = pts.iter().map(|p| (p.point - centre).length()).sum::<Real>() / count;
     let twist_k = n.dot(ma.inv_i * n) + n.dot(mb.inv_i * n);
     let mut rows = ManifoldRows {
@@ -51,7 +56,7 @@ pub(super) fn manifold_rows(
         ma: ma.inv_mass,
         mb: mb.inv_mass,
         friction,
-        restitution: ba.material.restitution.max(bb.material.restitution),
+        restitution: ma.restitution.max(mb.restitution),
         points: [NormalRow::default(); MAX_MANIFOLD_POINTS],
         tangents: [t1, t2],
         ia_n: ma.inv_i * n,
@@ -69,16 +74,17 @@ pub(super) fn manifold_rows(
         rows.ib_cbt[k] = ib;
         rows.tangent_mass[k] = inverse(ma.inv_mass + mb.inv_mass + cat.dot(ia) + cbt.dot(ib));
     }
+    // The matched points' friction impulses, summed in the canonical basis.
+    let mut canonical = [0.0; 2];
     for (k, mp) in pts.iter().enumerate() {
         let (ra, rb) = (mp.point - pa, mp.point - pb);
         let (ran, rbn) = (ra.cross(n), rb.cross(n));
         let (ia_ran, ib_rbn) = (ma.inv_i * ran, mb.inv_i * rbn);
         let rel_v = n.dot((sb.v + sb.w.cross(rb)) - (sa.v + sa.w.cross(ra)));
-        let warm = cached.and_then(|pts| pts.iter().find(|p| p.id == mp.id && p.id != u32::MAX));
+        let warm = cached.and_then(|cached| find_point(cached, k, mp.id));
         if let Some(w) = warm {
-            let t = from_canonical(n, w.tangent, t1, t2);
-            rows.tangent_impulse[0] += t[0];
-            rows.tangent_impulse[1] += t[1];
+            canonical[0] += w.tangent[0];
+            canonical[1] += w.tangent[1];
         }
         rows.points[k] = NormalRow {
             ran,
@@ -92,7 +98,23 @@ pub(super) fn manifold_rows(
         };
         info[k] = PointInfo { relative_velocity: rel_v, id: mp.id };
     }
+    if canonical != [0.0; 2] {
+        rows.tangent_impulse = from_canonical(n, canonical, t1, t2);
+    }
     rows
+}
+
+/// The cached point with feature id `id`; manifolds mostly keep their order, so slot `k` is
+/// tried first.
+#[inline]
+fn find_point(cached: &[CachedImpulse; MAX_MANIFOLD_POINTS], k: usize, id: u32) -> Option<&CachedImpulse> {
+    if id == u32::MAX {
+        return None;
+    }
+    if cached[k].id == id {
+        return Some(&cached[k]);
+    }
+    cached.iter().find(|p| p.id == id)
 }
 
 /// The impulses a manifold's rows ended the step with, for next step's warm start. The
@@ -126,11 +148,11 @@ pub(super) fn find_cached(cache: &WarmCache, cursor: &mut usize, pair: (u32, u32
 /// Tangent directions for friction. When the surfaces slip, the first follows the slip, so the
 /// clamp to the friction cone acts straight against it (per-direction solves in a basis at an
 /// angle to the slip would turn the friction sideways and weaken it). Otherwise any basis.
-fn friction_basis(n: Vec3, a: &Body, b: &Body, centre: Vec3, has_points: bool) -> (Vec3, Vec3) {
+/// `v` is the relative velocity at the points' centroid.
+fn friction_basis(n: Vec3, v: Vec3, has_points: bool) -> (Vec3, Vec3) {
     if !has_points {
         return orthonormal_basis(n);
     }
-    let v = b.velocity_at(centre) - a.velocity_at(centre);
     let slip = v - n * n.dot(v);
     let len = slip.length();
     if len > SLIP_SPEED {
@@ -156,4 +178,23 @@ fn from_canonical(n: Vec3, t: [Real; 2], t1: Vec3, t2: Vec3) -> [Real; 2] {
     let (c1, c2) = orthonormal_basis(n);
     let world = c1 * t[0] + c2 * t[1];
     [world.dot(t1), world.dot(t2)]
+}
+
+/// Asks the CPU to start loading the first two cache lines of `r`: the rows are built in colour
+/// order, which jumps through the contacts and the cache.
+#[inline(always)]
+pub(super) fn prefetch<T>(r: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let p = (r as *const T).cast::<i8>();
+        // SAFETY: a prefetch is a hint that never faults, whatever the address; SSE is part of
+        // every x86_64 CPU.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(p);
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = r;
 }
