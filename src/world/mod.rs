@@ -31,8 +31,8 @@ pub struct World {
     aabbs: Vec<Aabb>,
     pairs: Vec<(u32, u32)>,
     contacts: Vec<Contact>,
-    warm_cache: WarmCache,
-    solver: Solver,
+    pub(crate) warm_cache: WarmCache,
+    pub(crate) solver: Solver,
     /// Per body: swept by CCD this step.
     fast: Vec<bool>,
     ccd_sweeps: Vec<CcdSweep>,

@@ -324,3 +324,14 @@ impl Solver {
         }
     }
 }
+
+#[cfg(test)]
+impl Solver {
+    /// A solver that runs the given code path.
+    fn with_isa(isa: Isa) -> Self {
+        Solver { isa: Some(isa), ..Default::default() }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,88 @@
+use super::*;
+use crate::dynamics::Material;
+use crate::geometry::Shape;
+use crate::math::Pose;
+use crate::scene::Scene;
+
+/// A pyramid a few steps into its fall, with its contacts and warm-start cache.
+fn settled_pyramid() -> (Vec<Body>, Vec<Contact>, WarmCache, Settings) {
+    let scene = Scene::load(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/pyramid.ron")).unwrap();
+    let mut w = scene.build().unwrap();
+    for _ in 0..20 {
+        w.step();
+    }
+    let cache = w.warm_cache.clone();
+    (w.bodies().to_vec(), w.contacts().to_vec(), cache, w.settings.clone())
+}
+
+fn bits(b: &Body) -> [u32; 13] {
+    let (p, q) = (b.pose.translation, b.pose.rotation);
+    [p.x, p.y, p.z, q.x, q.y, q.z, q.w, b.linvel.x, b.linvel.y, b.linvel.z, b.angvel.x, b.angvel.y, b.angvel.z]
+        .map(f32::to_bits)
+}
+
+#[test]
+fn portable_and_detected_code_paths_give_identical_bits() {
+    let (bodies, contacts, cache, settings) = settled_pyramid();
+    assert!(contacts.len() > 100);
+    let mut results = Vec::new();
+    for isa in [Isa::Portable, Isa::detect()] {
+        let (mut bodies, mut cache) = (bodies.clone(), cache.clone());
+        let mut solver = Solver::with_isa(isa);
+        for _ in 0..3 {
+            solver.step(&mut bodies, &contacts, &settings, &mut cache);
+        }
+        results.push((bodies.iter().map(bits).collect::<Vec<_>>(), cache));
+    }
+    assert!(results[0].0 == results[1].0, "{:?} and {:?} disagree", Isa::Portable, Isa::detect());
+    assert_eq!(results[0].1, results[1].1);
+}
+
+#[test]
+fn the_warm_start_cache_comes_out_sorted_with_one_entry_per_contact() {
+    let (mut bodies, contacts, mut cache, settings) = settled_pyramid();
+    Solver::default().step(&mut bodies, &contacts, &settings, &mut cache);
+    assert_eq!(cache.len(), contacts.len());
+    assert!(cache.iter().zip(&contacts).all(|(e, c)| e.0 == (c.a, c.b)));
+    assert!(cache.iter().any(|e| e.1[0].normal > 0.0));
+}
+
+/// A slab carrying 36 boxes has more contacts than there are colours: the rest overflow to
+/// the one-by-one path, which must hold them up just the same.
+#[test]
+fn a_body_with_more_contacts_than_colours_still_carries_its_load() {
+    let mut w = crate::world::World::new(Settings::default());
+    let floor = Shape::cuboid(Vec3::new(10.0, 0.5, 10.0));
+    w.add_body(Body::new(
+        BodyKind::Static,
+        floor,
+        Pose::from_translation(Vec3::new(0.0, -0.5, 0.0)),
+        Material::default(),
+    ));
+    let slab = Shape::cuboid(Vec3::new(3.5, 0.25, 3.5));
+    w.add_body(Body::new(
+        BodyKind::Dynamic,
+        slab,
+        Pose::from_translation(Vec3::new(0.0, 0.25, 0.0)),
+        Material::default(),
+    ));
+    for i in 0..6 {
+        for k in 0..6 {
+            let at = Vec3::new(i as f32 * 1.1 - 2.75, 0.9, k as f32 * 1.1 - 2.75);
+            let cube = Shape::cuboid(Vec3::splat(0.4));
+            w.add_body(Body::new(BodyKind::Dynamic, cube, Pose::from_translation(at), Material::default()));
+        }
+    }
+    let mut overflowed = 0;
+    for _ in 0..120 {
+        w.step();
+        overflowed = overflowed.max(w.solver.overflow.len());
+    }
+    assert!(overflowed > 0, "the scene must exercise the overflow path");
+    for b in &w.bodies()[2..] {
+        let y = b.pose.translation.y;
+        // Resting on the slab's top (0.5) with their centres 0.4 up, within a few mm.
+        assert!((y - 0.9).abs() < 0.005, "a box sank or rose: y = {y}");
+        assert!(b.linvel.length() < 0.05, "a box still moves: {}", b.linvel);
+    }
+}
