@@ -299,17 +299,17 @@ impl Solver {
                 }
                 let (bundle, lanes) = (&mut self.bundles[next], &mut self.lanes[next]);
                 next += 1;
-                for i in 0..W {
+                for (i, lane) in lanes.iter_mut().enumerate() {
                     match chunk.get(i) {
                         Some(&m) => {
                             let info = &mut self.info[m as usize];
                             let rows = rows_of(m, info);
                             bundle.set(i, &rows, info);
-                            lanes[i] = m;
+                            *lane = m;
                         }
                         None => {
                             bundle.set_empty(i, dummy);
-                            lanes[i] = u32::MAX;
+                            *lane = u32::MAX;
                         }
                     }
                 }

@@ -252,18 +252,18 @@ pub(super) fn restitution(
         let (a, b) = (c.a as usize, c.b as usize);
         let n = c.normal;
         let mut s = Pair::load(states, a, b);
-        for k in 0..c.len as usize {
-            let p = c.points[k];
-            let rel = info[k].relative_velocity;
+        let (lin, e) = ((n, c.ma, c.mb), c.restitution);
+        for (p, info) in c.points[..c.len as usize].iter_mut().zip(info) {
+            let rel = info.relative_velocity;
             if rel > -threshold || p.max_impulse == 0.0 {
                 continue;
             }
-            let vn = s.normal_velocity(n, &p);
-            let lambda = -p.mass * (vn + c.restitution * rel);
+            let vn = s.normal_velocity(n, p);
+            let lambda = -p.mass * (vn + e * rel);
             let new = (p.impulse + lambda).max(0.0);
             let d = new - p.impulse;
-            c.points[k].impulse = new;
-            s.push_normal((n, c.ma, c.mb), &p, d);
+            p.impulse = new;
+            s.push_normal(lin, p, d);
         }
         s.store(states, a, b);
     }
