@@ -311,6 +311,11 @@ impl<L: Lane> V3<L> {
     }
 
     #[inline(always)]
+    pub fn cross(self, o: V3<L>) -> V3<L> {
+        V3 { x: self.y * o.z - self.z * o.y, y: self.z * o.x - self.x * o.z, z: self.x * o.y - self.y * o.x }
+    }
+
+    #[inline(always)]
     pub fn scale(self, s: L) -> V3<L> {
         V3 { x: self.x * s, y: self.y * s, z: self.z * s }
     }

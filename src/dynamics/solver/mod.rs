@@ -19,7 +19,7 @@ use colour::Colouring;
 use lanes::W;
 use prepare::BodyMass;
 use rows::{BodyState, ManifoldRows, PassParams, PointInfo, Softness};
-use wide::{Bundle, Isa};
+use wide::{Bounce, Bundle, Isa};
 
 /// A contact between two bodies: indices and manifold, as the narrow phase produced it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -74,6 +74,8 @@ pub struct Solver {
     colouring: Colouring,
     /// The coloured contacts, eight to a bundle, colour after colour.
     bundles: Vec<Bundle>,
+    /// Per bundle: what restitution reads.
+    bounces: Vec<Bounce>,
     /// Per bundle: the contact in each lane (`u32::MAX`: an empty lane).
     lanes: Vec<[u32; W]>,
     /// The rows of the contacts that got no colour, in contact order.
@@ -148,7 +150,7 @@ impl Solver {
         times.solve_ms += t_prepare.elapsed().as_secs_f64() * 1e3;
 
         let (states, motion) = (&mut self.states, &mut self.motion);
-        let (bundles, overflow) = (&mut self.bundles, &mut self.overflow);
+        let (bundles, bounces, overflow) = (&mut self.bundles, &mut self.bounces, &mut self.overflow);
         for _ in 0..substeps {
             let t = std::time::Instant::now();
             let dv = settings.gravity * h;
@@ -165,7 +167,7 @@ impl Solver {
                 rows::warm_start(overflow, states);
             }
             for _ in 0..settings.iterations {
-                wide::solve(isa, bundles, states, &solve);
+                wide::solve(isa, bundles, bounces, states, &solve);
                 rows::solve(overflow, states, &solve);
             }
             times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
@@ -186,13 +188,13 @@ impl Solver {
             times.integrate_ms += t.elapsed().as_secs_f64() * 1e3;
 
             let t = std::time::Instant::now();
-            wide::solve(isa, bundles, states, &relax);
+            wide::solve(isa, bundles, bounces, states, &relax);
             rows::solve(overflow, states, &relax);
             times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
         }
 
         let t = std::time::Instant::now();
-        wide::restitution(isa, bundles, states, settings.restitution_threshold);
+        wide::restitution(isa, bundles, bounces, states, settings.restitution_threshold);
         rows::restitution(overflow, &self.overflow_info, states, settings.restitution_threshold);
         // One entry per contact, in contact order, which is pair order: next step's search
         // walks it in step with the contacts.
@@ -285,6 +287,7 @@ impl Solver {
         };
         let count: usize = (0..self.colouring.colours()).map(|c| self.colouring.colour(c).len().div_ceil(W)).sum();
         self.bundles.resize(count, Bundle::default());
+        self.bounces.resize(count, Bounce::default());
         self.lanes.resize(count, [u32::MAX; W]);
         let mut next = 0;
         for c in 0..self.colouring.colours() {
@@ -297,22 +300,23 @@ impl Solver {
                         prepare::prefetch(e);
                     }
                 }
-                let (bundle, lanes) = (&mut self.bundles[next], &mut self.lanes[next]);
+                let (bundle, lanes, bounce) = (&mut self.bundles[next], &mut self.lanes[next], &mut self.bounces[next]);
                 next += 1;
                 for (i, lane) in lanes.iter_mut().enumerate() {
                     match chunk.get(i) {
                         Some(&m) => {
                             let info = &mut self.info[m as usize];
                             let rows = rows_of(m, info);
-                            bundle.set(i, &rows, info);
+                            bundle.set(i, &rows, info, bounce);
                             *lane = m;
                         }
                         None => {
-                            bundle.set_empty(i, dummy);
+                            bundle.set_empty(i, dummy, bounce);
                             *lane = u32::MAX;
                         }
                     }
                 }
+                bundle.finish(bounce);
             }
         }
         self.overflow.clear();

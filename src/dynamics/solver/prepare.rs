@@ -59,6 +59,8 @@ pub(super) fn manifold_rows(
         restitution: ma.restitution.max(mb.restitution),
         points: [NormalRow::default(); MAX_MANIFOLD_POINTS],
         tangents: [t1, t2],
+        ca,
+        cb,
         ia_n: ma.inv_i * n,
         ib_n: mb.inv_i * n,
         twist_mass: inverse(twist_k),

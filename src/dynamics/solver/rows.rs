@@ -50,6 +50,9 @@ pub(super) struct ManifoldRows {
     pub restitution: Real,
     pub points: [NormalRow; MAX_MANIFOLD_POINTS],
     pub tangents: [Vec3; 2],
+    /// The anchors of the points' centroid on each body.
+    pub ca: Vec3,
+    pub cb: Vec3,
     /// `ca × t` and `cb × t` for each tangent, with `ca`, `cb` the centroid's anchors.
     pub cat: [Vec3; 2],
     pub cbt: [Vec3; 2],

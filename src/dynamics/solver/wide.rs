@@ -17,9 +17,16 @@ struct WidePoint {
     separation: F,
     mass: F,
     impulse: F,
-    max_impulse: F,
-    /// Normal velocity before solving, for restitution.
-    relative_velocity: F,
+}
+
+/// What only restitution reads, kept apart so the passes stream less memory: a bundle's
+/// restitution, its points' approach speeds before solving, and the largest impulse each point
+/// carried (tracked only in bundles where some lane bounces).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Bounce {
+    restitution: F,
+    relative_velocity: [F; MAX_MANIFOLD_POINTS],
+    max_impulse: [F; MAX_MANIFOLD_POINTS],
 }
 
 /// Eight manifolds' rows, lane by lane (see [`ManifoldRows`] for each field's meaning).
@@ -31,13 +38,14 @@ pub(super) struct Bundle {
     ma: F,
     mb: F,
     friction: F,
-    restitution: F,
+    /// Some lane has restitution: the passes track each point's largest impulse.
+    bounces: bool,
     /// 1 where one body does not move (the stiffer softness), else 0.
     one_sided: F,
     points: [WidePoint; MAX_MANIFOLD_POINTS],
     tangents: [V3<F>; 2],
-    cat: [V3<F>; 2],
-    cbt: [V3<F>; 2],
+    ca: V3<F>,
+    cb: V3<F>,
     ia_cat: [V3<F>; 2],
     ib_cbt: [V3<F>; 2],
     tangent_mass: [F; 2],
@@ -59,14 +67,14 @@ fn put(v: &mut V3<F>, i: usize, x: Vec3) {
 impl Bundle {
     /// Puts a manifold's rows in lane `i`, with its points' approach speeds `info`. Every field
     /// of the lane is written, so a bundle can be reused.
-    pub fn set(&mut self, i: usize, r: &ManifoldRows, info: &[PointInfo; MAX_MANIFOLD_POINTS]) {
+    pub fn set(&mut self, i: usize, r: &ManifoldRows, info: &[PointInfo; MAX_MANIFOLD_POINTS], bounce: &mut Bounce) {
         self.a[i] = r.a;
         self.b[i] = r.b;
         put(&mut self.normal, i, r.normal);
         self.ma.0[i] = r.ma;
         self.mb.0[i] = r.mb;
         self.friction.0[i] = r.friction;
-        self.restitution.0[i] = r.restitution;
+        bounce.restitution.0[i] = r.restitution;
         self.one_sided.0[i] = r.one_sided as f32;
         for (k, p) in self.points.iter_mut().enumerate() {
             // Rows past the manifold's points are zero: they apply nothing.
@@ -79,18 +87,18 @@ impl Bundle {
             p.separation.0[i] = q.separation;
             p.mass.0[i] = q.mass;
             p.impulse.0[i] = q.impulse;
-            p.max_impulse.0[i] = q.max_impulse;
-            p.relative_velocity.0[i] = rel;
+            bounce.max_impulse[k].0[i] = q.max_impulse;
+            bounce.relative_velocity[k].0[i] = rel;
         }
         for k in 0..2 {
             put(&mut self.tangents[k], i, r.tangents[k]);
-            put(&mut self.cat[k], i, r.cat[k]);
-            put(&mut self.cbt[k], i, r.cbt[k]);
             put(&mut self.ia_cat[k], i, r.ia_cat[k]);
             put(&mut self.ib_cbt[k], i, r.ib_cbt[k]);
             self.tangent_mass[k].0[i] = r.tangent_mass[k];
             self.tangent_impulse[k].0[i] = r.tangent_impulse[k];
         }
+        put(&mut self.ca, i, r.ca);
+        put(&mut self.cb, i, r.cb);
         put(&mut self.ia_n, i, r.ia_n);
         put(&mut self.ib_n, i, r.ib_n);
         self.twist_mass.0[i] = r.twist_mass;
@@ -99,9 +107,14 @@ impl Bundle {
     }
 
     /// Makes lane `i` an empty manifold on body `dummy`.
-    pub fn set_empty(&mut self, i: usize, dummy: u32) {
+    pub fn set_empty(&mut self, i: usize, dummy: u32, bounce: &mut Bounce) {
         let r = ManifoldRows { a: dummy, b: dummy, ..Default::default() };
-        self.set(i, &r, &[PointInfo::default(); MAX_MANIFOLD_POINTS]);
+        self.set(i, &r, &[PointInfo::default(); MAX_MANIFOLD_POINTS], bounce);
+    }
+
+    /// Records whether any lane bounces, once every lane is set.
+    pub fn finish(&mut self, bounce: &Bounce) {
+        self.bounces = bounce.restitution.0.iter().any(|&e| e != 0.0);
     }
 
     /// What the warm-start cache keeps of lane `i` (a manifold of `len` points): normal,
@@ -200,12 +213,17 @@ fn warm_start_bundles<L: Lane>(bundles: &[Bundle], states: &mut [BodyState]) {
 
 /// The same arithmetic as `rows::solve_manifold`, lane by lane, with its branches as selects.
 #[inline(always)]
-fn solve_bundles<L: Lane, const BIAS: bool>(bundles: &mut [Bundle], states: &mut [BodyState], k: &PassParams) {
+fn solve_bundles<L: Lane, const BIAS: bool>(
+    bundles: &mut [Bundle],
+    bounces: &mut [Bounce],
+    states: &mut [BodyState],
+    k: &PassParams,
+) {
     let inv_h = L::splat(k.inv_h);
     let (zero, one, half) = (L::splat(0.0), L::splat(1.0), L::splat(0.5));
     let (rest_depth, max_push) = (L::splat(k.rest_depth), L::splat(-k.max_push));
     let [s0, s1] = k.soft;
-    for c in bundles {
+    for (c, bounce) in bundles.iter_mut().zip(bounces) {
         let n = c.normal.load::<L>();
         // Floats 4..12 of each state: w.y, w.z, dp, dθ.
         let a4 = L::gather(states, &c.a, 4);
@@ -223,7 +241,7 @@ fn solve_bundles<L: Lane, const BIAS: bool>(bundles: &mut [Bundle], states: &mut
         let (ma, mb) = (L::load(&c.ma), L::load(&c.mb));
         let lin = (n, ma, mb);
         let mut total = zero;
-        for p in &mut c.points {
+        for (j, p) in c.points.iter_mut().enumerate() {
             let (ran, rbn) = (p.ran.load::<L>(), p.rbn.load::<L>());
             let sep = dn + dthb.dot(rbn) - dtha.dot(ran) + L::load(&p.separation);
             let spec = sep * inv_h;
@@ -243,15 +261,19 @@ fn solve_bundles<L: Lane, const BIAS: bool>(bundles: &mut [Bundle], states: &mut
             let new = (impulse + lambda).max(zero);
             let d = new - impulse;
             new.store(&mut p.impulse);
-            L::load(&p.max_impulse).max(new).store(&mut p.max_impulse);
+            if c.bounces {
+                let max = &mut bounce.max_impulse[j];
+                L::load(max).max(new).store(max);
+            }
             total += new;
             s.push_normal(lin, p.ia_ran.load(), p.ib_rbn.load(), d);
         }
 
         let limit = L::load(&c.friction) * total;
-        let dv = s.vb - s.va;
-        let vt0 = c.tangents[0].load::<L>().dot(dv) + s.wb.dot(c.cbt[0].load()) - s.wa.dot(c.cat[0].load());
-        let vt1 = c.tangents[1].load::<L>().dot(dv) + s.wb.dot(c.cbt[1].load()) - s.wa.dot(c.cat[1].load());
+        // Relative velocity at the centroid.
+        let vr = (s.vb + s.wb.cross(c.cb.load())) - (s.va + s.wa.cross(c.ca.load()));
+        let vt0 = c.tangents[0].load::<L>().dot(vr);
+        let vt1 = c.tangents[1].load::<L>().dot(vr);
         let old = [L::load(&c.tangent_impulse[0]), L::load(&c.tangent_impulse[1])];
         let t0 = old[0] - L::load(&c.tangent_mass[0]) * vt0;
         let t1 = old[1] - L::load(&c.tangent_mass[1]) * vt1;
@@ -279,26 +301,30 @@ fn solve_bundles<L: Lane, const BIAS: bool>(bundles: &mut [Bundle], states: &mut
 /// `rows::restitution`, lane by lane: points that approached faster than `threshold` and
 /// pushed in the step get the normal velocity −e × their approach speed.
 #[inline(always)]
-fn restitution_bundles<L: Lane>(bundles: &mut [Bundle], states: &mut [BodyState], threshold: f32) {
+fn restitution_bundles<L: Lane>(bundles: &mut [Bundle], bounces: &[Bounce], states: &mut [BodyState], threshold: f32) {
     let zero = L::splat(0.0);
     let neg_threshold = L::splat(-threshold);
-    for c in bundles {
-        if c.restitution.0.iter().all(|&e| e == 0.0) {
+    for (c, bounce) in bundles.iter_mut().zip(bounces) {
+        if !c.bounces {
             continue;
         }
-        let e = L::load(&c.restitution);
+        let e = L::load(&bounce.restitution);
         let lin = (c.normal.load::<L>(), L::load(&c.ma), L::load(&c.mb));
         let mut s = Vel::<L>::load(states, c);
-        for p in &mut c.points {
+        for (j, p) in c.points.iter_mut().enumerate() {
             let (ran, rbn) = (p.ran.load::<L>(), p.rbn.load::<L>());
-            let rel = L::load(&p.relative_velocity);
+            let rel = L::load(&bounce.relative_velocity[j]);
             let impulse = L::load(&p.impulse);
             let vn = lin.0.dot(s.vb - s.va) + s.wb.dot(rbn) - s.wa.dot(ran);
             let lambda = zero - L::load(&p.mass) * (vn + e * rel);
             let bounced = (impulse + lambda).max(zero);
             let new = e.gt_select(
                 zero,
-                L::load(&p.max_impulse).gt_select(zero, rel.gt_select(neg_threshold, impulse, bounced), impulse),
+                L::load(&bounce.max_impulse[j]).gt_select(
+                    zero,
+                    rel.gt_select(neg_threshold, impulse, bounced),
+                    impulse,
+                ),
                 impulse,
             );
             new.store(&mut p.impulse);
@@ -337,26 +363,38 @@ pub(super) fn warm_start(isa: Isa, bundles: &[Bundle], states: &mut [BodyState])
 }
 
 /// One pass over the bundles, with position correction (`k.use_bias`) or without.
-pub(super) fn solve(isa: Isa, bundles: &mut [Bundle], states: &mut [BodyState], k: &PassParams) {
+pub(super) fn solve(
+    isa: Isa,
+    bundles: &mut [Bundle],
+    bounces: &mut [Bounce],
+    states: &mut [BodyState],
+    k: &PassParams,
+) {
     match (isa, k.use_bias) {
-        (Isa::Portable, true) => solve_bundles::<Portable, true>(bundles, states, k),
-        (Isa::Portable, false) => solve_bundles::<Portable, false>(bundles, states, k),
+        (Isa::Portable, true) => solve_bundles::<Portable, true>(bundles, bounces, states, k),
+        (Isa::Portable, false) => solve_bundles::<Portable, false>(bundles, bounces, states, k),
         // SAFETY: `Isa::Avx` is only made by `Isa::detect` after it found AVX on this CPU.
         #[cfg(target_arch = "x86_64")]
-        (Isa::Avx, true) => unsafe { with_avx::solve::<true>(bundles, states, k) },
+        (Isa::Avx, true) => unsafe { with_avx::solve::<true>(bundles, bounces, states, k) },
         // SAFETY: as above.
         #[cfg(target_arch = "x86_64")]
-        (Isa::Avx, false) => unsafe { with_avx::solve::<false>(bundles, states, k) },
+        (Isa::Avx, false) => unsafe { with_avx::solve::<false>(bundles, bounces, states, k) },
     }
 }
 
 /// Restitution over the bundles.
-pub(super) fn restitution(isa: Isa, bundles: &mut [Bundle], states: &mut [BodyState], threshold: f32) {
+pub(super) fn restitution(
+    isa: Isa,
+    bundles: &mut [Bundle],
+    bounces: &[Bounce],
+    states: &mut [BodyState],
+    threshold: f32,
+) {
     match isa {
-        Isa::Portable => restitution_bundles::<Portable>(bundles, states, threshold),
+        Isa::Portable => restitution_bundles::<Portable>(bundles, bounces, states, threshold),
         // SAFETY: `Isa::Avx` is only made by `Isa::detect` after it found AVX on this CPU.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx => unsafe { with_avx::restitution(bundles, states, threshold) },
+        Isa::Avx => unsafe { with_avx::restitution(bundles, bounces, states, threshold) },
     }
 }
 
@@ -371,12 +409,17 @@ mod with_avx {
     }
 
     #[target_feature(enable = "avx")]
-    pub fn solve<const BIAS: bool>(bundles: &mut [Bundle], states: &mut [BodyState], k: &PassParams) {
-        solve_bundles::<Avx, BIAS>(bundles, states, k)
+    pub fn solve<const BIAS: bool>(
+        bundles: &mut [Bundle],
+        bounces: &mut [Bounce],
+        states: &mut [BodyState],
+        k: &PassParams,
+    ) {
+        solve_bundles::<Avx, BIAS>(bundles, bounces, states, k)
     }
 
     #[target_feature(enable = "avx")]
-    pub fn restitution(bundles: &mut [Bundle], states: &mut [BodyState], threshold: f32) {
-        restitution_bundles::<Avx>(bundles, states, threshold)
+    pub fn restitution(bundles: &mut [Bundle], bounces: &[Bounce], states: &mut [BodyState], threshold: f32) {
+        restitution_bundles::<Avx>(bundles, bounces, states, threshold)
     }
 }
