@@ -47,6 +47,21 @@ pub struct SolverTimes {
     pub integrate_ms: f64,
 }
 
+/// Which contact each lane of a bundle holds (`u32::MAX`: an empty lane), with the number of
+/// points and their feature ids: what the warm-start cache needs, read bundle by bundle.
+#[derive(Clone, Copy, Debug)]
+struct Lanes {
+    contact: [u32; W],
+    len: [u8; W],
+    ids: [[u32; MAX_MANIFOLD_POINTS]; W],
+}
+
+impl Default for Lanes {
+    fn default() -> Self {
+        Lanes { contact: [u32::MAX; W], len: [0; W], ids: [[u32::MAX; MAX_MANIFOLD_POINTS]; W] }
+    }
+}
+
 /// How a body takes part in the step's integration.
 #[derive(Clone, Copy, Debug)]
 struct Motion {
@@ -69,15 +84,13 @@ pub struct Solver {
     responds: Vec<bool>,
     /// Per contact: its entry in last step's warm-start cache (`u32::MAX`: none).
     warm: Vec<u32>,
-    /// Per contact: its points' approach speeds and feature ids.
-    info: Vec<[PointInfo; MAX_MANIFOLD_POINTS]>,
     colouring: Colouring,
     /// The coloured contacts, eight to a bundle, colour after colour.
     bundles: Vec<Bundle>,
     /// Per bundle: what restitution reads.
     bounces: Vec<Bounce>,
-    /// Per bundle: the contact in each lane (`u32::MAX`: an empty lane).
-    lanes: Vec<[u32; W]>,
+    /// Per bundle: which contact each lane holds, with its points' feature ids.
+    lanes: Vec<Lanes>,
     /// The rows of the contacts that got no colour, in contact order.
     overflow: Vec<ManifoldRows>,
     overflow_info: Vec<[PointInfo; MAX_MANIFOLD_POINTS]>,
@@ -201,10 +214,10 @@ impl Solver {
         cache.clear();
         cache.resize(contacts.len(), ((0, 0), [CachedImpulse::default(); MAX_MANIFOLD_POINTS]));
         for (bundle, lanes) in bundles.iter().zip(&self.lanes) {
-            for (i, &m) in lanes.iter().enumerate().filter(|l| *l.1 != u32::MAX) {
-                let m = m as usize;
-                let rows = bundle.impulses(i, contacts[m].manifold.len());
-                cache[m] = ((rows.a, rows.b), prepare::cached_impulses(&rows, &self.info[m]));
+            for (i, &m) in lanes.contact.iter().enumerate().filter(|l| *l.1 != u32::MAX) {
+                let rows = bundle.impulses(i, lanes.len[i] as usize);
+                let info = lanes.ids[i].map(|id| PointInfo { relative_velocity: 0.0, id });
+                cache[m as usize] = ((rows.a, rows.b), prepare::cached_impulses(&rows, &info));
             }
         }
         for (k, &m) in self.colouring.overflow.iter().enumerate() {
@@ -271,8 +284,6 @@ impl Solver {
         let dummy = bodies.len() as u32;
         self.states.push(BodyState::default());
         self.colouring.build(contacts, &self.responds);
-        self.info.clear();
-        self.info.resize(contacts.len(), [PointInfo::default(); MAX_MANIFOLD_POINTS]);
         let rows_of = |m: u32, info: &mut [PointInfo; MAX_MANIFOLD_POINTS]| {
             let c = &contacts[m as usize];
             let (ia, ib) = (c.a as usize, c.b as usize);
@@ -288,7 +299,7 @@ impl Solver {
         let count: usize = (0..self.colouring.colours()).map(|c| self.colouring.colour(c).len().div_ceil(W)).sum();
         self.bundles.resize(count, Bundle::default());
         self.bounces.resize(count, Bounce::default());
-        self.lanes.resize(count, [u32::MAX; W]);
+        self.lanes.resize(count, Lanes::default());
         let mut next = 0;
         for c in 0..self.colouring.colours() {
             let colour = self.colouring.colour(c);
@@ -302,17 +313,19 @@ impl Solver {
                 }
                 let (bundle, lanes, bounce) = (&mut self.bundles[next], &mut self.lanes[next], &mut self.bounces[next]);
                 next += 1;
-                for (i, lane) in lanes.iter_mut().enumerate() {
+                for i in 0..W {
                     match chunk.get(i) {
                         Some(&m) => {
-                            let info = &mut self.info[m as usize];
-                            let rows = rows_of(m, info);
-                            bundle.set(i, &rows, info, bounce);
-                            *lane = m;
+                            let mut info = [PointInfo::default(); MAX_MANIFOLD_POINTS];
+                            let rows = rows_of(m, &mut info);
+                            bundle.set(i, &rows, &info, bounce);
+                            lanes.contact[i] = m;
+                            lanes.len[i] = rows.len as u8;
+                            lanes.ids[i] = info.map(|p| p.id);
                         }
                         None => {
                             bundle.set_empty(i, dummy, bounce);
-                            *lane = u32::MAX;
+                            lanes.contact[i] = u32::MAX;
                         }
                     }
                 }
