@@ -157,7 +157,7 @@ fn same_sign(a: Real, b: Real) -> bool {
 }
 
 /// Closest point of a segment to the origin: weights and the mask of vertices kept.
-fn s1d(p: [Vec3; 2]) -> ([Real; 2], u8) {
+pub(crate) fn s1d(p: [Vec3; 2]) -> ([Real; 2], u8) {
     let t = p[1] - p[0];
     let tt = t.length_squared();
     if tt <= Real::MIN_POSITIVE {
@@ -180,7 +180,7 @@ fn area2(a: Vec3, b: Vec3, c: Vec3, i: usize, j: usize) -> Real {
 }
 
 /// Closest point of a triangle to the origin by signed areas in the best projection plane.
-fn s2d(p: [Vec3; 3]) -> ([Real; 3], u8) {
+pub(crate) fn s2d(p: [Vec3; 3]) -> ([Real; 3], u8) {
     let n = (p[1] - p[0]).cross(p[2] - p[0]);
     let nn = n.length_squared();
     let mut c = [0.0; 3];
@@ -226,7 +226,7 @@ fn s2d(p: [Vec3; 3]) -> ([Real; 3], u8) {
 }
 
 /// Closest point of a tetrahedron to the origin by signed volumes.
-fn s3d(p: [Vec3; 4]) -> ([Real; 4], u8) {
+pub(crate) fn s3d(p: [Vec3; 4]) -> ([Real; 4], u8) {
     let (e1, e2, e3) = (p[1] - p[0], p[2] - p[0], p[3] - p[0]);
     let det = e1.dot(e2.cross(e3));
     let c = [p[1].dot(p[2].cross(p[3])), -p[0].dot(e2.cross(e3)), e1.dot((-p[0]).cross(e3)), e1.dot(e2.cross(-p[0]))];
