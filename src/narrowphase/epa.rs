@@ -93,7 +93,8 @@ pub fn epa(pair: &MinkowskiPair, simplex: &Simplex, mut trace: Option<&mut Vec<E
         let mut k = 0;
         while k < faces.len() {
             let fk = faces[k];
-            if fk.normal.dot(w.w - verts[fk.v[0] as usize].w) > 0.0 {
+            // In front of the face's plane (`normal . x = dist`); slivers (dist = ∞) never are.
+            if fk.normal.dot(w.w) > fk.dist {
                 for e in 0..3 {
                     let (a, b) = (fk.v[e], fk.v[(e + 1) % 3]);
                     if let Some(pos) = edges.iter().position(|&(x, y)| x == b && y == a) {
@@ -114,10 +115,11 @@ pub fn epa(pair: &MinkowskiPair, simplex: &Simplex, mut trace: Option<&mut Vec<E
                 None => faces.push(EpaFace { v: [a, b, wi], normal: Vec3::ZERO, dist: Real::INFINITY }),
             }
         }
-        if faces.iter().all(|f| f.dist == Real::INFINITY) {
+        best = nearest(&faces);
+        // Only slivers left: nothing to measure a depth from.
+        if faces.get(best).is_none_or(|f| f.dist == Real::INFINITY) {
             return None;
         }
-        best = nearest(&faces);
     }
     let f = faces[best];
     let tri = [verts[f.v[0] as usize], verts[f.v[1] as usize], verts[f.v[2] as usize]];

@@ -33,13 +33,25 @@ pub struct MinkowskiPair<'s> {
     offset: Vec3,
     pub radius_a: Real,
     pub radius_b: Real,
+    /// Two small hulls (≤ 8 vertices each): A's vertices and B's moved into A's frame once,
+    /// so a support query is eight dot products per shape and no rotation.
+    lanes: Option<(Lanes8, Lanes8)>,
 }
 
 impl<'s> MinkowskiPair<'s> {
     pub fn new(a: &'s Shape, pa: &Pose, b: &'s Shape, pb: &Pose) -> Self {
         let rel = pa.inv_mul(pb);
         let rot = Mat3::from_quat(rel.rotation);
+        let lanes = match (a, b) {
+            (Shape::ConvexHull(ha), Shape::ConvexHull(hb)) if ha.vertices().len() <= 8 && hb.vertices().len() <= 8 => {
+                let la = Lanes8::new(ha.vertices().iter().copied());
+                let lb = Lanes8::new(hb.vertices().iter().map(|&v| rot * v + rel.translation));
+                Some((la, lb))
+            }
+            _ => None,
+        };
         Self {
+            lanes,
             a,
             b,
             rot,
@@ -58,6 +70,10 @@ impl<'s> MinkowskiPair<'s> {
     /// Support of the difference of the cores along `d` (A's frame).
     #[inline]
     pub fn support_core(&self, d: Vec3) -> SupportPoint {
+        if let Some(l) = &self.lanes {
+            let (a, b) = (l.0.support(d), l.1.support(-d));
+            return SupportPoint { w: a - b, a, b };
+        }
         let a = self.a.core_support(d).0;
         let b = self.rot * self.b.core_support(self.rot_t * -d).0 + self.offset;
         SupportPoint { w: a - b, a, b }
@@ -75,6 +91,89 @@ impl<'s> MinkowskiPair<'s> {
     /// A point inside the difference of the cores: centre of A minus centre of B.
     pub fn centre_difference(&self) -> Vec3 {
         -self.offset
+    }
+}
+
+/// Up to 8 points stored coordinate by coordinate; unused lanes repeat the first point, which
+/// never changes the farthest point.
+#[repr(C, align(16))]
+pub(crate) struct Lanes8 {
+    x: [Real; 8],
+    y: [Real; 8],
+    z: [Real; 8],
+}
+
+impl Lanes8 {
+    pub(crate) fn new(pts: impl Iterator<Item = Vec3>) -> Self {
+        let mut s = Self { x: [0.0; 8], y: [0.0; 8], z: [0.0; 8] };
+        let mut n = 0;
+        for p in pts.take(8) {
+            (s.x[n], s.y[n], s.z[n]) = (p.x, p.y, p.z);
+            n += 1;
+        }
+        for i in n.max(1)..8 {
+            (s.x[i], s.y[i], s.z[i]) = (s.x[0], s.y[0], s.z[0]);
+        }
+        s
+    }
+
+    /// The first of the farthest points along `d` (as a scan with `>` would pick it).
+    #[inline(always)]
+    pub(crate) fn support(&self, d: Vec3) -> Vec3 {
+        #[cfg(target_arch = "x86_64")]
+        {
+            self.support_sse2(d)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            self.support_portable(d)
+        }
+    }
+
+    /// [`Self::support`] on two 4-lane SSE2 registers per coordinate (the x86-64 baseline).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn support_sse2(&self, d: Vec3) -> Vec3 {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is part of every x86-64 CPU; each array is 16-byte aligned (repr align)
+        // and holds 8 values, so the loads at offsets 0 and 4 are aligned and in bounds.
+        let mask = unsafe {
+            let (dx, dy, dz) = (_mm_set1_ps(d.x), _mm_set1_ps(d.y), _mm_set1_ps(d.z));
+            let dot = |o: usize| {
+                let xy = _mm_add_ps(
+                    _mm_mul_ps(_mm_load_ps(self.x.as_ptr().add(o)), dx),
+                    _mm_mul_ps(_mm_load_ps(self.y.as_ptr().add(o)), dy),
+                );
+                _mm_add_ps(xy, _mm_mul_ps(_mm_load_ps(self.z.as_ptr().add(o)), dz))
+            };
+            let (lo, hi) = (dot(0), dot(4));
+            let m = _mm_max_ps(lo, hi);
+            let m = _mm_max_ps(m, _mm_shuffle_ps::<0b01_00_11_10>(m, m));
+            let m = _mm_max_ps(m, _mm_shuffle_ps::<0b10_11_00_01>(m, m));
+            _mm_movemask_ps(_mm_cmpeq_ps(lo, m)) | (_mm_movemask_ps(_mm_cmpeq_ps(hi, m)) << 4)
+        };
+        // A NaN direction matches nothing: take the first point.
+        let i = if mask == 0 { 0 } else { mask.trailing_zeros() as usize };
+        Vec3::new(self.x[i], self.y[i], self.z[i])
+    }
+
+    /// [`Self::support`] in plain Rust (other CPUs, and the reference in tests).
+    #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+    #[inline(always)]
+    pub(crate) fn support_portable(&self, d: Vec3) -> Vec3 {
+        let mut dot = [0.0; 8];
+        for i in 0..8 {
+            dot[i] = self.x[i] * d.x + self.y[i] * d.y + self.z[i] * d.z;
+        }
+        let m4: [Real; 4] = std::array::from_fn(|i| dot[i].max(dot[i + 4]));
+        let m = m4[0].max(m4[2]).max(m4[1].max(m4[3]));
+        let mut mask = 0u32;
+        for (i, &di) in dot.iter().enumerate() {
+            mask |= ((di == m) as u32) << i;
+        }
+        // A NaN direction matches nothing: take the first point.
+        let i = if mask == 0 { 0 } else { mask.trailing_zeros() as usize };
+        Vec3::new(self.x[i], self.y[i], self.z[i])
     }
 }
 
@@ -344,6 +443,36 @@ pub fn gjk(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lane_support_matches_a_scan_on_every_path() {
+        let mut seed = 99u32;
+        let mut rnd = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as Real / (1u32 << 24) as Real * 2.0 - 1.0
+        };
+        for n in 1..=8 {
+            for _ in 0..200 {
+                let pts: Vec<Vec3> = (0..n).map(|_| Vec3::new(rnd(), rnd(), rnd())).collect();
+                // Axis directions make ties between points with equal coordinates.
+                let mut pts = pts;
+                if n > 2 {
+                    pts[2] = Vec3::new(pts[1].x, rnd(), rnd());
+                }
+                let l = Lanes8::new(pts.iter().copied());
+                for d in [Vec3::new(rnd(), rnd(), rnd()), Vec3::X, Vec3::NEG_X, Vec3::ZERO] {
+                    let mut best = pts[0];
+                    for &p in &pts[1..] {
+                        if p.dot(d) > best.dot(d) {
+                            best = p;
+                        }
+                    }
+                    assert_eq!(l.support(d), best, "{pts:?} {d:?}");
+                    assert_eq!(l.support_portable(d), best, "{pts:?} {d:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn sub_algorithm_finds_face_edge_and_vertex_regions() {
