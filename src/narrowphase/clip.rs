@@ -109,31 +109,33 @@ pub fn clip_faces(
 ) -> Option<Manifold> {
     // Clipping by k planes adds at most k vertices.
     if incident.len() + reference.len() <= SMALL_POLY {
-        let mut poly = SmallPoly::default();
+        let (mut poly, mut next) = (SmallPoly::default(), SmallPoly::default());
         for &p in incident {
             poly.push(p);
         }
-        let kept = clip_all(reference, ref_normal, poly, SmallPoly::default(), ref_tag, trace)?;
+        let kept = clip_all(reference, ref_normal, &mut poly, &mut next, ref_tag, trace)?;
         let mut pts = [ContactPoint::default(); SMALL_POLY];
-        let n = contact_points(kept.as_slice(), reference[0], ref_normal, margin, &mut pts);
+        let n = contact_points(kept, reference[0], ref_normal, margin, &mut pts);
         (n > 0).then(|| reduce(ref_normal, &pts[..n]))
     } else {
-        let kept = clip_all(reference, ref_normal, incident.to_vec(), Vec::new(), ref_tag, trace)?;
+        let (mut poly, mut next) = (incident.to_vec(), Vec::new());
+        let kept = clip_all(reference, ref_normal, &mut poly, &mut next, ref_tag, trace)?;
         let mut pts = vec![ContactPoint::default(); kept.len()];
-        let n = contact_points(&kept, reference[0], ref_normal, margin, &mut pts);
+        let n = contact_points(kept, reference[0], ref_normal, margin, &mut pts);
         (n > 0).then(|| reduce(ref_normal, &pts[..n]))
     }
 }
 
-/// Clips `poly` by every side plane of `reference`; `None` once nothing is left.
-fn clip_all<B: PolyBuf>(
+/// Clips `poly` by every side plane of `reference`, using `next` as scratch (the two swap
+/// roles by reference, never copied); `None` once nothing is left.
+fn clip_all<'p, B: PolyBuf>(
     reference: &[Vec3],
     ref_normal: Vec3,
-    mut poly: B,
-    mut next: B,
+    mut poly: &'p mut B,
+    mut next: &'p mut B,
     ref_tag: u32,
     mut trace: Option<&mut ClipTrace>,
-) -> Option<B> {
+) -> Option<&'p [Tagged]> {
     let n = reference.len();
     if let Some(t) = trace.as_deref_mut() {
         t.reference = reference.to_vec();
@@ -146,7 +148,7 @@ fn clip_all<B: PolyBuf>(
         if side == Vec3::ZERO {
             continue;
         }
-        clip_to_plane(poly.as_slice(), side, side.dot(a), ref_tag.wrapping_add(i as u32 + 1) << 20, &mut next);
+        clip_to_plane(poly.as_slice(), side, side.dot(a), ref_tag.wrapping_add(i as u32 + 1) << 20, next);
         std::mem::swap(&mut poly, &mut next);
         if let Some(t) = trace.as_deref_mut() {
             t.stages.push(poly.as_slice().iter().map(|p| p.0).collect());
@@ -155,7 +157,7 @@ fn clip_all<B: PolyBuf>(
             return None;
         }
     }
-    Some(poly)
+    Some(poly.as_slice())
 }
 
 /// The clipped points within `margin` of the reference face, written to `out` (as long as

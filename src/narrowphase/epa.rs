@@ -65,7 +65,7 @@ pub fn epa(pair: &MinkowskiPair, simplex: &Simplex, mut trace: Option<&mut Vec<E
         }
         faces.push(f);
     }
-    let mut edges: Vec<(u16, u16)> = Vec::with_capacity(32);
+    let mut edges: Vec<(u16, u16)> = Vec::with_capacity(64);
     let mut iterations = 0;
     let mut best = nearest(&faces);
     loop {
@@ -90,6 +90,8 @@ pub fn epa(pair: &MinkowskiPair, simplex: &Simplex, mut trace: Option<&mut Vec<E
         verts.push(w);
         // Remove every face that sees w; its boundary edges form the horizon.
         edges.clear();
+        // The nearest surviving face is tracked in the same pass (no second scan).
+        let (mut near, mut near_dist) = (usize::MAX, Real::INFINITY);
         let mut k = 0;
         while k < faces.len() {
             let fk = faces[k];
@@ -105,21 +107,29 @@ pub fn epa(pair: &MinkowskiPair, simplex: &Simplex, mut trace: Option<&mut Vec<E
                 }
                 faces.swap_remove(k);
             } else {
+                if fk.dist < near_dist {
+                    (near, near_dist) = (k, fk.dist);
+                }
                 k += 1;
             }
         }
         for &(a, b) in &edges {
             match make_face(&verts, [a, b, wi]) {
-                Some(nf) => faces.push(nf),
+                Some(nf) => {
+                    if nf.dist < near_dist {
+                        (near, near_dist) = (faces.len(), nf.dist);
+                    }
+                    faces.push(nf);
+                }
                 // A sliver: keep the hull closed, never pick it as nearest.
                 None => faces.push(EpaFace { v: [a, b, wi], normal: Vec3::ZERO, dist: Real::INFINITY }),
             }
         }
-        best = nearest(&faces);
         // Only slivers left: nothing to measure a depth from.
-        if faces.get(best).is_none_or(|f| f.dist == Real::INFINITY) {
+        if near_dist == Real::INFINITY {
             return None;
         }
+        best = near;
     }
     let f = faces[best];
     let tri = [verts[f.v[0] as usize], verts[f.v[1] as usize], verts[f.v[2] as usize]];
