@@ -186,15 +186,36 @@ pub fn reduce(normal: Vec3, pts: &[ContactPoint]) -> Manifold {
         }
         return m;
     }
-    let deepest = (0..pts.len()).max_by(|&i, &j| pts[i].depth.total_cmp(&pts[j].depth)).unwrap_or(0);
+    // Explicit loops with the iterator adaptors' tie rules (`max_by` keeps the last of equal
+    // values, `min_by` the first), each key computed once per point.
+    let last_max = |key: &dyn Fn(&ContactPoint) -> Real| {
+        let (mut best, mut at) = (key(&pts[0]), 0);
+        for (i, p) in pts.iter().enumerate().skip(1) {
+            let k = key(p);
+            if k.total_cmp(&best).is_ge() {
+                (best, at) = (k, i);
+            }
+        }
+        at
+    };
+    let deepest = last_max(&|p| p.depth);
     let a = pts[deepest].point;
-    let far = (0..pts.len())
-        .max_by(|&i, &j| a.distance_squared(pts[i].point).total_cmp(&a.distance_squared(pts[j].point)))
-        .unwrap_or(0);
+    let far = last_max(&|p| a.distance_squared(p.point));
     let b = pts[far].point;
-    let signed_area = |p: Vec3| (b - a).cross(p - a).dot(normal);
-    let third = (0..pts.len()).max_by(|&i, &j| signed_area(pts[i].point).total_cmp(&signed_area(pts[j].point)));
-    let fourth = (0..pts.len()).min_by(|&i, &j| signed_area(pts[i].point).total_cmp(&signed_area(pts[j].point)));
+    let ab = b - a;
+    let signed_area = |p: Vec3| ab.cross(p - a).dot(normal);
+    let first = signed_area(pts[0].point);
+    let (mut hi, mut lo, mut third, mut fourth) = (first, first, 0, 0);
+    for (i, p) in pts.iter().enumerate().skip(1) {
+        let s = signed_area(p.point);
+        if s.total_cmp(&hi).is_ge() {
+            (hi, third) = (s, i);
+        }
+        if s.total_cmp(&lo).is_lt() {
+            (lo, fourth) = (s, i);
+        }
+    }
+    let (third, fourth) = (Some(third), Some(fourth));
     let mut chosen = [deepest; MAX_MANIFOLD_POINTS];
     let mut count = 1;
     for k in [Some(far), third, fourth].into_iter().flatten() {

@@ -161,10 +161,7 @@ impl Lanes8 {
     #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
     #[inline(always)]
     pub(crate) fn support_portable(&self, d: Vec3) -> Vec3 {
-        let mut dot = [0.0; 8];
-        for i in 0..8 {
-            dot[i] = self.x[i] * d.x + self.y[i] * d.y + self.z[i] * d.z;
-        }
+        let dot: [Real; 8] = std::array::from_fn(|i| self.x[i] * d.x + self.y[i] * d.y + self.z[i] * d.z);
         let m4: [Real; 4] = std::array::from_fn(|i| dot[i].max(dot[i + 4]));
         let m = m4[0].max(m4[2]).max(m4[1].max(m4[3]));
         let mut mask = 0u32;

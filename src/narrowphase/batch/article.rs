@@ -238,7 +238,9 @@ mod tests {
     use crate::math::Quat;
     use crate::narrowphase::intersect_sphere_cuboid;
 
-    fn scene(n_spheres: usize, n_boxes: usize, seed: u32) -> (Vec<(Vec3, Real)>, Vec<(Cuboid, Pose)>) {
+    type Scene = (Vec<(Vec3, Real)>, Vec<(Cuboid, Pose)>);
+
+    fn scene(n_spheres: usize, n_boxes: usize, seed: u32) -> Scene {
         let mut seed = seed;
         let mut rnd = |lo: Real, hi: Real| {
             seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
