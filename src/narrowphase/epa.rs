@@ -65,7 +65,8 @@ pub fn epa(pair: &MinkowskiPair, simplex: &Simplex, mut trace: Option<&mut Vec<E
         }
         faces.push(f);
     }
-    let mut edges: Vec<(u16, u16)> = Vec::with_capacity(64);
+    // A horizon never has more edges than the polytope has vertices: no growth in the loop.
+    let mut edges: Vec<(u16, u16)> = Vec::with_capacity(MAX_EPA_ITERATIONS + 8);
     let mut iterations = 0;
     let mut best = nearest(&faces);
     loop {
@@ -144,6 +145,7 @@ pub fn epa(pair: &MinkowskiPair, simplex: &Simplex, mut trace: Option<&mut Vec<E
     Some(EpaOutput { normal: f.normal, depth: f.dist, point_a: pa, point_b: pb, iterations })
 }
 
+#[inline(always)]
 fn make_face(verts: &[SupportPoint], v: [u16; 3]) -> Option<EpaFace> {
     let (a, b, c) = (verts[v[0] as usize].w, verts[v[1] as usize].w, verts[v[2] as usize].w);
     let n = (b - a).cross(c - a);
@@ -151,7 +153,7 @@ fn make_face(verts: &[SupportPoint], v: [u16; 3]) -> Option<EpaFace> {
     if !len.is_finite() || len <= Real::MIN_POSITIVE {
         return None;
     }
-    let normal = n / len;
+    let normal = n * (1.0 / len);
     Some(EpaFace { v, normal, dist: normal.dot(a) })
 }
 

@@ -45,7 +45,7 @@ impl<'s> MinkowskiPair<'s> {
         let lanes = match (a, b) {
             (Shape::ConvexHull(ha), Shape::ConvexHull(hb)) if ha.vertices().len() <= 8 && hb.vertices().len() <= 8 => {
                 let la = Lanes8::new(ha.vertices().iter().copied());
-                let lb = Lanes8::new(hb.vertices().iter().map(|&v| rot * v + rel.translation));
+                let lb = Lanes8::new(hb.vertices().iter().copied()).transformed(rot, rel.translation);
                 Some((la, lb))
             }
             _ => None,
@@ -115,6 +115,16 @@ impl Lanes8 {
             (s.x[i], s.y[i], s.z[i]) = (s.x[0], s.y[0], s.z[0]);
         }
         s
+    }
+
+    /// The points moved by `rot` then `offset`, lane by lane (the same arithmetic as
+    /// `rot * p + offset`, so the same bits).
+    pub(crate) fn transformed(&self, rot: Mat3, offset: Vec3) -> Self {
+        let (cx, cy, cz) = (rot.x_axis, rot.y_axis, rot.z_axis);
+        let lane = |k: usize| -> [Real; 8] {
+            std::array::from_fn(|i| cx[k] * self.x[i] + cy[k] * self.y[i] + cz[k] * self.z[i] + offset[k])
+        };
+        Self { x: lane(0), y: lane(1), z: lane(2) }
     }
 
     /// The first of the farthest points along `d` (as a scan with `>` would pick it).

@@ -288,7 +288,7 @@ pub fn intersect_gjk_warm(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real,
                 // Small hulls (boxes, wedges): both vertex sets as 8-lane arrays, B's moved into
                 // A's frame once, so each support is eight dot products and a branch-free pick.
                 let a = Lanes8::new(va.iter().copied());
-                let b = Lanes8::new(vb.iter().map(|&v| rel.rot * v + rel.offset));
+                let b = Lanes8::new(vb.iter().copied()).transformed(rel.rot, rel.offset);
                 intersect_cores(|d| a.support(d), |d| b.support(d), start, r, eps)
             } else {
                 intersect_cores(|d| support_points(va, d), |d| rel.support(d, |e| support_points(vb, e)), start, r, eps)
