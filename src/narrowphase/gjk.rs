@@ -43,11 +43,12 @@ impl<'s> MinkowskiPair<'s> {
         let rel = pa.inv_mul(pb);
         let rot = Mat3::from_quat(rel.rotation);
         let lanes = match (a, b) {
-            (Shape::ConvexHull(ha), Shape::ConvexHull(hb)) if ha.vertices().len() <= 8 && hb.vertices().len() <= 8 => {
-                let la = Lanes8::new(ha.vertices().iter().copied());
-                let lb = Lanes8::new(hb.vertices().iter().copied()).transformed(rot, rel.translation);
-                Some((la, lb))
-            }
+            (Shape::ConvexHull(ha), Shape::ConvexHull(hb)) => match (ha.vertex_lanes(), hb.vertex_lanes()) {
+                (Some(la), Some(lb)) => {
+                    Some((Lanes8::from_lanes(la), Lanes8::from_lanes(lb).transformed(rot, rel.translation)))
+                }
+                _ => None,
+            },
             _ => None,
         };
         Self {
@@ -104,6 +105,7 @@ pub(crate) struct Lanes8 {
 }
 
 impl Lanes8 {
+    #[cfg(test)]
     pub(crate) fn new(pts: impl Iterator<Item = Vec3>) -> Self {
         let mut s = Self { x: [0.0; 8], y: [0.0; 8], z: [0.0; 8] };
         let mut n = 0;
@@ -115,6 +117,11 @@ impl Lanes8 {
             (s.x[i], s.y[i], s.z[i]) = (s.x[0], s.y[0], s.z[0]);
         }
         s
+    }
+
+    /// Lanes already laid out by [`crate::geometry::ConvexHull::vertex_lanes`].
+    pub(crate) fn from_lanes(l: &[[Real; 8]; 3]) -> Self {
+        Self { x: l[0], y: l[1], z: l[2] }
     }
 
     /// The points moved by `rot` then `offset`, lane by lane (the same arithmetic as

@@ -284,11 +284,11 @@ pub fn intersect_gjk_warm(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real,
         // The common polytope pairs get support functions without any shape dispatch.
         (Shape::ConvexHull(ha), Shape::ConvexHull(hb)) => {
             let (va, vb) = (ha.vertices(), hb.vertices());
-            if va.len() <= 8 && vb.len() <= 8 {
+            if let (Some(la), Some(lb)) = (ha.vertex_lanes(), hb.vertex_lanes()) {
                 // Small hulls (boxes, wedges): both vertex sets as 8-lane arrays, B's moved into
                 // A's frame once, so each support is eight dot products and a branch-free pick.
-                let a = Lanes8::new(va.iter().copied());
-                let b = Lanes8::new(vb.iter().copied()).transformed(rel.rot, rel.offset);
+                let a = Lanes8::from_lanes(la);
+                let b = Lanes8::from_lanes(lb).transformed(rel.rot, rel.offset);
                 intersect_cores(|d| a.support(d), |d| b.support(d), start, r, eps)
             } else {
                 intersect_cores(|d| support_points(va, d), |d| rel.support(d, |e| support_points(vb, e)), start, r, eps)
