@@ -319,9 +319,9 @@ mod tests {
         let tet = [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z];
         let h = ConvexHull::new(&tet).unwrap();
         let l = h.vertex_lanes().expect("4 vertices fit");
-        for i in 0..8 {
+        for (i, ((&x, &y), &z)) in l[0].iter().zip(&l[1]).zip(&l[2]).enumerate() {
             let v = h.vertices()[if i < 4 { i } else { 0 }];
-            assert_eq!(Vec3::new(l[0][i], l[1][i], l[2][i]), v, "lane {i}");
+            assert_eq!(Vec3::new(x, y, z), v, "lane {i}");
         }
         let ring: Vec<Vec3> = (0..12)
             .map(|i| {

@@ -128,10 +128,36 @@ impl Lanes8 {
     /// `rot * p + offset`, so the same bits).
     pub(crate) fn transformed(&self, rot: Mat3, offset: Vec3) -> Self {
         let (cx, cy, cz) = (rot.x_axis, rot.y_axis, rot.z_axis);
-        let lane = |k: usize| -> [Real; 8] {
-            std::array::from_fn(|i| cx[k] * self.x[i] + cy[k] * self.y[i] + cz[k] * self.z[i] + offset[k])
-        };
-        Self { x: lane(0), y: lane(1), z: lane(2) }
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::*;
+            let mut out = Self { x: [0.0; 8], y: [0.0; 8], z: [0.0; 8] };
+            // SAFETY: SSE2 is part of every x86-64 CPU; all six arrays are 16-byte aligned
+            // (repr align) and hold 8 values, so the accesses at offsets 0 and 4 are in bounds.
+            unsafe {
+                for o in [0, 4] {
+                    let (x, y, z) = (
+                        _mm_load_ps(self.x.as_ptr().add(o)),
+                        _mm_load_ps(self.y.as_ptr().add(o)),
+                        _mm_load_ps(self.z.as_ptr().add(o)),
+                    );
+                    for (k, dst) in [out.x.as_mut_ptr(), out.y.as_mut_ptr(), out.z.as_mut_ptr()].into_iter().enumerate()
+                    {
+                        let xy = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(cx[k]), x), _mm_mul_ps(_mm_set1_ps(cy[k]), y));
+                        let v = _mm_add_ps(_mm_add_ps(xy, _mm_mul_ps(_mm_set1_ps(cz[k]), z)), _mm_set1_ps(offset[k]));
+                        _mm_store_ps(dst.add(o), v);
+                    }
+                }
+            }
+            out
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let lane = |k: usize| -> [Real; 8] {
+                std::array::from_fn(|i| cx[k] * self.x[i] + cy[k] * self.y[i] + cz[k] * self.z[i] + offset[k])
+            };
+            Self { x: lane(0), y: lane(1), z: lane(2) }
+        }
     }
 
     /// The first of the farthest points along `d` (as a scan with `>` would pick it).
@@ -474,6 +500,13 @@ mod tests {
                     pts[2] = Vec3::new(pts[1].x, rnd(), rnd());
                 }
                 let l = Lanes8::new(pts.iter().copied());
+                // Moving the lanes is `rot * p + offset`, bit for bit.
+                let rot = Mat3::from_quat(crate::math::Quat::from_euler(glam::EulerRot::XYZ, rnd(), rnd(), rnd()));
+                let offset = Vec3::new(rnd(), rnd(), rnd());
+                let moved = l.transformed(rot, offset);
+                for (i, &p) in pts.iter().enumerate() {
+                    assert_eq!(Vec3::new(moved.x[i], moved.y[i], moved.z[i]), rot * p + offset);
+                }
                 for d in [Vec3::new(rnd(), rnd(), rnd()), Vec3::X, Vec3::NEG_X, Vec3::ZERO] {
                     let mut best = pts[0];
                     for &p in &pts[1..] {
