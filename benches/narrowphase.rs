@@ -1,10 +1,13 @@
 //! Narrow-phase cost per pair (issue 5): 1,000 seeded pairs per test, half of them touching,
 //! one thread; plus the reference article's 500 spheres × 500 rotated cubes scene.
 //! Throughput is reported per pair ("elements"), so criterion prints ns per pair directly.
+//! The closed-form tests run as batch kernels over the 1,000 pairs stored as arrays (one
+//! answer written per pair, checked against the scalar functions in the tests); the
+//! `*_scalar` rows time the scalar pair functions on the same pairs for comparison.
 
 use collidoscope::geometry::{Aabb, ConvexHull, Cuboid, Ray, Shape, Sphere};
 use collidoscope::math::{Pose, Quat, Real, Vec3};
-use collidoscope::narrowphase::batch::{ObbSoa, spheres_vs_obbs};
+use collidoscope::narrowphase::batch::{self, AabbSoa, Backend, ObbSoa, QuatSoa, Vec3Soa, spheres_vs_obbs};
 use collidoscope::narrowphase::{
     Tolerance, contact_cuboid_cuboid, distance, intersect_gjk, intersect_sphere_aabb, intersect_sphere_cuboid,
     intersect_sphere_sphere,
@@ -65,7 +68,22 @@ fn per_pair(c: &mut Criterion) {
             (a, Pose::IDENTITY, b, pb)
         })
         .collect();
-    g.bench_function("sphere_sphere", |bch| {
+    let backend = Backend::best();
+    let mut hits = vec![false; PAIRS];
+    let count = |v: &[bool]| v.iter().filter(|&&h| h).count();
+    {
+        let ca: Vec3Soa = spheres.iter().map(|p| p.1.translation).collect();
+        let cb: Vec3Soa = spheres.iter().map(|p| p.3.translation).collect();
+        let ra: Vec<Real> = spheres.iter().map(|p| p.0.radius).collect();
+        let rb: Vec<Real> = spheres.iter().map(|p| p.2.radius).collect();
+        g.bench_function("sphere_sphere", |bch| {
+            bch.iter(|| {
+                batch::intersect_sphere_sphere(black_box(&ca), &ra, &cb, &rb, EPS, backend, &mut hits).unwrap();
+                count(&hits)
+            })
+        });
+    }
+    g.bench_function("sphere_sphere_scalar", |bch| {
         bch.iter(|| spheres.iter().filter(|(a, pa, b, pb)| intersect_sphere_sphere(a, pa, b, pb, EPS)).count())
     });
 
@@ -76,7 +94,18 @@ fn per_pair(c: &mut Criterion) {
             (offset(&mut rng, i, r + h.min_element()), r, Aabb::from_center_half_extents(Vec3::ZERO, h))
         })
         .collect();
-    g.bench_function("sphere_aabb", |bch| {
+    {
+        let c: Vec3Soa = sphere_aabb.iter().map(|p| p.0).collect();
+        let r: Vec<Real> = sphere_aabb.iter().map(|p| p.1).collect();
+        let b: AabbSoa = sphere_aabb.iter().map(|p| p.2).collect();
+        g.bench_function("sphere_aabb", |bch| {
+            bch.iter(|| {
+                batch::intersect_sphere_aabb(black_box(&c), &r, &b, EPS, backend, &mut hits).unwrap();
+                count(&hits)
+            })
+        });
+    }
+    g.bench_function("sphere_aabb_scalar", |bch| {
         bch.iter(|| sphere_aabb.iter().filter(|(c, r, b)| intersect_sphere_aabb(*c, *r, b, EPS)).count())
     });
 
@@ -88,7 +117,20 @@ fn per_pair(c: &mut Criterion) {
             (s, ps, Cuboid { half_extents: h }, Pose::new(Vec3::ZERO, rng.rotation()))
         })
         .collect();
-    g.bench_function("sphere_obb", |bch| {
+    {
+        let c: Vec3Soa = sphere_obb.iter().map(|p| p.1.translation).collect();
+        let r: Vec<Real> = sphere_obb.iter().map(|p| p.0.radius).collect();
+        let bc: Vec3Soa = sphere_obb.iter().map(|p| p.3.translation).collect();
+        let q: QuatSoa = sphere_obb.iter().map(|p| p.3.rotation).collect();
+        let h: Vec3Soa = sphere_obb.iter().map(|p| p.2.half_extents).collect();
+        g.bench_function("sphere_obb", |bch| {
+            bch.iter(|| {
+                batch::intersect_sphere_cuboid(black_box(&c), &r, &bc, &q, &h, EPS, backend, &mut hits).unwrap();
+                count(&hits)
+            })
+        });
+    }
+    g.bench_function("sphere_obb_scalar", |bch| {
         bch.iter(|| sphere_obb.iter().filter(|(s, ps, c, pc)| intersect_sphere_cuboid(s, ps, c, pc, EPS)).count())
     });
 
@@ -99,7 +141,17 @@ fn per_pair(c: &mut Criterion) {
             (Aabb::from_center_half_extents(Vec3::ZERO, ha), Aabb::from_center_half_extents(o, hb))
         })
         .collect();
-    g.bench_function("aabb_aabb", |bch| bch.iter(|| aabbs.iter().filter(|(a, b)| a.overlaps(b)).count()));
+    {
+        let a: AabbSoa = aabbs.iter().map(|p| p.0).collect();
+        let b: AabbSoa = aabbs.iter().map(|p| p.1).collect();
+        g.bench_function("aabb_aabb", |bch| {
+            bch.iter(|| {
+                batch::intersect_aabb_aabb(black_box(&a), &b, backend, &mut hits).unwrap();
+                count(&hits)
+            })
+        });
+    }
+    g.bench_function("aabb_aabb_scalar", |bch| bch.iter(|| aabbs.iter().filter(|(a, b)| a.overlaps(b)).count()));
 
     let rays: Vec<(Ray, Aabb)> = (0..PAIRS)
         .map(|i| {
@@ -110,7 +162,19 @@ fn per_pair(c: &mut Criterion) {
             (Ray::new(origin, target - origin), b)
         })
         .collect();
-    g.bench_function("ray_aabb", |bch| {
+    {
+        let o: Vec3Soa = rays.iter().map(|p| p.0.origin).collect();
+        let d: Vec3Soa = rays.iter().map(|p| p.0.dir).collect();
+        let b: AabbSoa = rays.iter().map(|p| p.1).collect();
+        let mut t = vec![0.0; PAIRS];
+        g.bench_function("ray_aabb", |bch| {
+            bch.iter(|| {
+                batch::ray_interval_aabb(black_box(&o), &d, 1.0, &b, backend, &mut t).unwrap();
+                t.iter().filter(|t| t.is_finite()).count()
+            })
+        });
+    }
+    g.bench_function("ray_aabb_scalar", |bch| {
         bch.iter(|| rays.iter().filter(|(r, b)| b.ray_interval(r.origin, r.dir, 1.0).is_some()).count())
     });
 
@@ -168,13 +232,13 @@ fn article_scene(c: &mut Criterion) {
     let mut g = c.benchmark_group("article_500x500");
     g.throughput(Throughput::Elements(250_000));
     g.sample_size(30);
-    let (mut mask, mut out) = (Vec::new(), Vec::new());
+    let mut out = Vec::new();
     for pretest in [false, true] {
         let name = if pretest { "bounding_sphere_pretest" } else { "every_pair" };
         g.bench_function(name, |bch| {
             bch.iter(|| {
                 out.clear();
-                spheres_vs_obbs(black_box(&spheres), &soa, EPS, pretest, &mut mask, &mut out);
+                spheres_vs_obbs(black_box(&spheres), &soa, EPS, pretest, &mut out);
                 out.len()
             })
         });

@@ -36,6 +36,17 @@ pub struct ConvexHull {
     edge_dirs: Vec<Vec3>,
     /// How far the input points were moved to put the centre of mass at the origin.
     shift: Vec3,
+    /// Hulls of at most 8 vertices: the vertices coordinate by coordinate (`[x, y, z]`, unused
+    /// lanes repeating vertex 0), for the 8-lane support queries of GJK and EPA.
+    lanes8: Option<[[Real; 8]; 3]>,
+}
+
+/// Up to 8 points as `[x, y, z]` lane arrays; unused lanes repeat the first point.
+fn lanes8(pts: &[Vec3]) -> Option<[[Real; 8]; 3]> {
+    if pts.is_empty() || pts.len() > 8 {
+        return None;
+    }
+    Some(std::array::from_fn(|k| std::array::from_fn(|i| pts.get(i).unwrap_or(&pts[0])[k])))
 }
 
 impl ConvexHull {
@@ -77,7 +88,8 @@ impl ConvexHull {
                 .collect();
             faces.push(HullFace { normal, offset, vertices: idx });
         }
-        let mut hull = ConvexHull { vertices, faces, edges: Vec::new(), edge_dirs: Vec::new(), shift: Vec3::ZERO };
+        let mut hull =
+            ConvexHull { vertices, faces, edges: Vec::new(), edge_dirs: Vec::new(), shift: Vec3::ZERO, lanes8: None };
         let com = hull.mass_properties_uncentred(1.0).local_com;
         // An already centred cloud (a saved state) keeps its exact points, so it reloads bit-exact.
         if com.length() > scale * 1e-5 {
@@ -85,6 +97,7 @@ impl ConvexHull {
         }
         hull.edges = collect_edges(&hull.faces);
         hull.edge_dirs = distinct_directions(&hull.vertices, &hull.edges);
+        hull.lanes8 = lanes8(&hull.vertices);
         Ok(hull)
     }
 
@@ -104,6 +117,11 @@ impl ConvexHull {
     /// Distinct unit edge directions, one per family of parallel edges.
     pub fn edge_directions(&self) -> &[Vec3] {
         &self.edge_dirs
+    }
+
+    /// The vertices as 8 lanes per coordinate, when there are at most 8 of them.
+    pub fn vertex_lanes(&self) -> Option<&[[Real; 8]; 3]> {
+        self.lanes8.as_ref()
     }
 
     /// The offset that was added to the input points to centre the hull.
@@ -295,6 +313,25 @@ fn collect_edges(faces: &[HullFace]) -> Vec<(u32, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn vertex_lanes_hold_the_vertices_of_small_hulls_only() {
+        let tet = [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z];
+        let h = ConvexHull::new(&tet).unwrap();
+        let l = h.vertex_lanes().expect("4 vertices fit");
+        for (i, ((&x, &y), &z)) in l[0].iter().zip(&l[1]).zip(&l[2]).enumerate() {
+            let v = h.vertices()[if i < 4 { i } else { 0 }];
+            assert_eq!(Vec3::new(x, y, z), v, "lane {i}");
+        }
+        let ring: Vec<Vec3> = (0..12)
+            .map(|i| {
+                let a = i as Real * std::f32::consts::TAU / 6.0;
+                Vec3::new(a.cos(), if i < 6 { -1.0 } else { 1.0 }, a.sin())
+            })
+            .collect();
+        let prism = ConvexHull::new(&ring).unwrap();
+        assert!(prism.vertices().len() > 8 && prism.vertex_lanes().is_none());
+    }
 
     fn cube_points(h: Real) -> Vec<Vec3> {
         (0..8)

@@ -43,29 +43,78 @@ impl Frame {
         let m = Mat3::from_quat(p.rotation);
         Self { axes: [m.x_axis, m.y_axis, m.z_axis], h: b.half_extents, c: p.translation }
     }
+}
 
-    fn radius(&self, axis: Vec3) -> Real {
-        self.h.x * self.axes[0].dot(axis).abs()
-            + self.h.y * self.axes[1].dot(axis).abs()
-            + self.h.z * self.axes[2].dot(axis).abs()
+/// B's rotation and offset seen in A's frame, shared by all 15 axes: `r[i][j] = a_i . b_j`,
+/// `t[i] = a_i . d`.
+struct Relative {
+    r: [[Real; 3]; 3],
+    abs_r: [[Real; 3]; 3],
+    t: [Real; 3],
+}
+
+impl Relative {
+    fn new(fa: &Frame, fb: &Frame, d: Vec3) -> Self {
+        let r: [[Real; 3]; 3] = std::array::from_fn(|i| std::array::from_fn(|j| fa.axes[i].dot(fb.axes[j])));
+        let abs_r = r.map(|row| row.map(Real::abs));
+        Self { r, abs_r, t: std::array::from_fn(|i| fa.axes[i].dot(d)) }
     }
+
+    /// Separation along A's face axis `i`.
+    #[inline]
+    fn face_a(&self, fa: &Frame, fb: &Frame, i: usize) -> Real {
+        let rb = fb.h.x * self.abs_r[i][0] + fb.h.y * self.abs_r[i][1] + fb.h.z * self.abs_r[i][2];
+        self.t[i].abs() - fa.h[i] - rb
+    }
+
+    /// Separation along B's face axis `j`; `u = b_j . d`.
+    #[inline]
+    fn face_b(&self, fa: &Frame, fb: &Frame, j: usize, u: Real) -> Real {
+        let ra = fa.h.x * self.abs_r[0][j] + fa.h.y * self.abs_r[1][j] + fa.h.z * self.abs_r[2][j];
+        u.abs() - ra - fb.h[j]
+    }
+
+    /// The edge axis `a_i x b_j` in A's frame (not normalised) and the unnormalised
+    /// separation along it: `|t . axis| - ra - rb`.
+    #[inline]
+    fn edge(&self, fa: &Frame, fb: &Frame, i: usize, j: usize) -> (Vec3, Real) {
+        let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
+        let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
+        let mut axis = Vec3::ZERO;
+        axis[i1] = -self.r[i2][j];
+        axis[i2] = self.r[i1][j];
+        let dist = (self.t[i2] * self.r[i1][j] - self.t[i1] * self.r[i2][j]).abs();
+        let ra = fa.h[i1] * self.abs_r[i2][j] + fa.h[i2] * self.abs_r[i1][j];
+        let rb = fb.h[j1] * self.abs_r[i][j2] + fb.h[j2] * self.abs_r[i][j1];
+        (axis, dist - ra - rb)
+    }
+}
+
+/// A's local axis as a world vector.
+#[inline]
+fn to_world(fa: &Frame, v: Vec3) -> Vec3 {
+    fa.axes[0] * v.x + fa.axes[1] * v.y + fa.axes[2] * v.z
 }
 
 /// Boolean SAT test; a gap `g` along an axis separates when `g² > eps`.
 pub fn intersect_cuboid_cuboid(a: &Cuboid, pa: &Pose, b: &Cuboid, pb: &Pose, eps: Real) -> bool {
     let (fa, fb) = (Frame::new(a, pa), Frame::new(b, pb));
     let d = fb.c - fa.c;
-    let sep = |axis: Vec3| d.dot(axis).abs() - fa.radius(axis) - fb.radius(axis);
+    let rel = Relative::new(&fa, &fb, d);
     for i in 0..3 {
-        if apart(sep(fa.axes[i]), 0.0, eps) || apart(sep(fb.axes[i]), 0.0, eps) {
+        if apart(rel.face_a(&fa, &fb, i), 0.0, eps) || apart(rel.face_b(&fa, &fb, i, fb.axes[i].dot(d)), 0.0, eps) {
             return false;
         }
     }
     for i in 0..3 {
         for j in 0..3 {
-            let axis = fa.axes[i].cross(fb.axes[j]);
+            let (axis, gap) = rel.edge(&fa, &fb, i, j);
+            // Cheap rejection: overlapping along the unnormalised axis means overlapping.
+            if gap <= 0.0 {
+                continue;
+            }
             let len = axis.length();
-            if len > 1e-5 && apart(sep(axis / len), 0.0, eps) {
+            if len > 1e-5 && apart(gap / len, 0.0, eps) {
                 return false;
             }
         }
@@ -78,6 +127,8 @@ pub fn contact_cuboid_cuboid(a: &Cuboid, pa: &Pose, b: &Cuboid, pb: &Pose, tol: 
 }
 
 /// SAT plus manifold. `trace`, when given, receives every axis and the clipping stages.
+/// The 15 axes are tested in B's rotation relative to A (`R = Aᵀ B`, computed once); the
+/// first separating axis ends the test.
 pub fn contact_cuboid_cuboid_traced(
     a: &Cuboid,
     pa: &Pose,
@@ -88,17 +139,18 @@ pub fn contact_cuboid_cuboid_traced(
 ) -> Option<Manifold> {
     let (fa, fb) = (Frame::new(a, pa), Frame::new(b, pb));
     let d = fb.c - fa.c;
+    let rel = Relative::new(&fa, &fb, d);
     let mut best_face_a = (Real::NEG_INFINITY, 0usize);
     let mut best_face_b = (Real::NEG_INFINITY, 0usize);
     let mut best_edge = (Real::NEG_INFINITY, 0usize, 0usize, Vec3::ZERO);
-    let mut record = |kind: SatAxisKind, axis: Vec3, separation: Real| {
+    let mut record = |kind: SatAxisKind, axis: &dyn Fn() -> Vec3, separation: Real| {
         if let Some(t) = trace.as_deref_mut() {
-            t.axes.push(SatAxis { kind, axis, separation });
+            t.axes.push(SatAxis { kind, axis: axis(), separation });
         }
     };
     for i in 0..3 {
-        let s = d.dot(fa.axes[i]).abs() - fa.h[i] - fb.radius(fa.axes[i]);
-        record(SatAxisKind::FaceA(i as u16), fa.axes[i], s);
+        let s = rel.face_a(&fa, &fb, i);
+        record(SatAxisKind::FaceA(i as u16), &|| fa.axes[i], s);
         if apart(s, tol.margin, tol.epsilon) {
             return None;
         }
@@ -107,8 +159,8 @@ pub fn contact_cuboid_cuboid_traced(
         }
     }
     for j in 0..3 {
-        let s = d.dot(fb.axes[j]).abs() - fa.radius(fb.axes[j]) - fb.h[j];
-        record(SatAxisKind::FaceB(j as u16), fb.axes[j], s);
+        let s = rel.face_b(&fa, &fb, j, fb.axes[j].dot(d));
+        record(SatAxisKind::FaceB(j as u16), &|| fb.axes[j], s);
         if apart(s, tol.margin, tol.epsilon) {
             return None;
         }
@@ -118,20 +170,19 @@ pub fn contact_cuboid_cuboid_traced(
     }
     for i in 0..3 {
         for j in 0..3 {
-            let axis = fa.axes[i].cross(fb.axes[j]);
+            let (axis, gap) = rel.edge(&fa, &fb, i, j);
             let len = axis.length();
             // Near-parallel edges give no new axis: the face axes already cover them.
             if len < 1e-4 {
                 continue;
             }
-            let axis = axis / len;
-            let s = d.dot(axis).abs() - fa.radius(axis) - fb.radius(axis);
-            record(SatAxisKind::Edge(i as u16, j as u16), axis, s);
+            let s = gap / len;
+            record(SatAxisKind::Edge(i as u16, j as u16), &|| to_world(&fa, axis / len), s);
             if apart(s, tol.margin, tol.epsilon) {
                 return None;
             }
             if s > best_edge.0 {
-                best_edge = (s, i, j, axis);
+                best_edge = (s, i, j, axis / len);
             }
         }
     }
@@ -145,7 +196,8 @@ pub fn contact_cuboid_cuboid_traced(
     let chosen_kind;
     let result = if best_edge.0 > face_best + edge_tol {
         chosen_kind = SatAxisKind::Edge(best_edge.1 as u16, best_edge.2 as u16);
-        Some(edge_contact(&fa, &fb, d, best_edge.1, best_edge.2, best_edge.3, best_edge.0))
+        let axis = to_world(&fa, best_edge.3);
+        Some(edge_contact(&fa, &fb, d, best_edge.1, best_edge.2, axis, best_edge.0))
     } else if best_face_b.0 > best_face_a.0 + face_tol {
         chosen_kind = SatAxisKind::FaceB(best_face_b.1 as u16);
         face_contact(&fb, &fa, -d, best_face_b.1, tol.margin, 1, trace.as_deref_mut().map(|t| &mut t.clip))

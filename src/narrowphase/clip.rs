@@ -15,17 +15,71 @@ pub struct ClipTrace {
     pub stages: Vec<Vec<Vec3>>,
 }
 
+/// Somewhere to put a clipped polygon: a `Vec`, or a fixed array when the polygon is known
+/// to be small (no heap allocation on the hot box–box path).
+pub trait PolyBuf {
+    fn clear(&mut self);
+    fn push(&mut self, p: Tagged);
+    fn as_slice(&self) -> &[Tagged];
+}
+
+impl PolyBuf for Vec<Tagged> {
+    fn clear(&mut self) {
+        Vec::clear(self)
+    }
+    fn push(&mut self, p: Tagged) {
+        Vec::push(self, p)
+    }
+    fn as_slice(&self) -> &[Tagged] {
+        self
+    }
+}
+
+/// Largest polygon the fixed-capacity clipping path holds: a quad clipped by four planes has
+/// at most 8 vertices; hull faces up to `SMALL_POLY` in total take this path too.
+pub const SMALL_POLY: usize = 16;
+
+/// A polygon of at most [`SMALL_POLY`] vertices on the stack.
+#[derive(Clone, Copy, Debug)]
+pub struct SmallPoly {
+    pts: [Tagged; SMALL_POLY],
+    len: usize,
+}
+
+impl Default for SmallPoly {
+    fn default() -> Self {
+        Self { pts: [(Vec3::ZERO, 0); SMALL_POLY], len: 0 }
+    }
+}
+
+impl PolyBuf for SmallPoly {
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+    #[inline]
+    fn push(&mut self, p: Tagged) {
+        // Callers size the input so that this never overflows; stay in bounds regardless.
+        if self.len < SMALL_POLY {
+            self.pts[self.len] = p;
+            self.len += 1;
+        }
+    }
+    fn as_slice(&self) -> &[Tagged] {
+        &self.pts[..self.len]
+    }
+}
+
 /// Clips `poly` to the half space `n . x <= d`. A vertex created on the plane takes the id
 /// `edge_tag ^ (id of the edge's first vertex).rotate_left(8)`, which is stable while the same
 /// features touch.
-pub fn clip_to_plane(poly: &[Tagged], n: Vec3, d: Real, edge_tag: u32, out: &mut Vec<Tagged>) {
+pub fn clip_to_plane(poly: &[Tagged], n: Vec3, d: Real, edge_tag: u32, out: &mut impl PolyBuf) {
     out.clear();
     let len = poly.len();
     // Two points are a segment, not a closed polygon: walk its one edge once.
     let edges = if len == 2 { 1 } else { len };
     for i in 0..edges {
         let (a, ia) = poly[i];
-        let (b, _) = poly[(i + 1) % len];
+        let (b, _) = poly[if i + 1 == len { 0 } else { i + 1 }];
         let (da, db) = (n.dot(a) - d, n.dot(b) - d);
         if da <= 0.0 {
             out.push((a, ia));
@@ -51,44 +105,75 @@ pub fn clip_faces(
     incident: &[Tagged],
     margin: Real,
     ref_tag: u32,
-    mut trace: Option<&mut ClipTrace>,
+    trace: Option<&mut ClipTrace>,
 ) -> Option<Manifold> {
-    let mut poly: Vec<Tagged> = incident.to_vec();
-    let mut next = Vec::with_capacity(poly.len() * 2);
+    // Clipping by k planes adds at most k vertices.
+    if incident.len() + reference.len() <= SMALL_POLY {
+        let (mut poly, mut next) = (SmallPoly::default(), SmallPoly::default());
+        for &p in incident {
+            poly.push(p);
+        }
+        let kept = clip_all(reference, ref_normal, &mut poly, &mut next, ref_tag, trace)?;
+        let mut pts = [ContactPoint::default(); SMALL_POLY];
+        let n = contact_points(kept, reference[0], ref_normal, margin, &mut pts);
+        (n > 0).then(|| reduce(ref_normal, &pts[..n]))
+    } else {
+        let (mut poly, mut next) = (incident.to_vec(), Vec::new());
+        let kept = clip_all(reference, ref_normal, &mut poly, &mut next, ref_tag, trace)?;
+        let mut pts = vec![ContactPoint::default(); kept.len()];
+        let n = contact_points(kept, reference[0], ref_normal, margin, &mut pts);
+        (n > 0).then(|| reduce(ref_normal, &pts[..n]))
+    }
+}
+
+/// Clips `poly` by every side plane of `reference`, using `next` as scratch (the two swap
+/// roles by reference, never copied); `None` once nothing is left.
+fn clip_all<'p, B: PolyBuf>(
+    reference: &[Vec3],
+    ref_normal: Vec3,
+    mut poly: &'p mut B,
+    mut next: &'p mut B,
+    ref_tag: u32,
+    mut trace: Option<&mut ClipTrace>,
+) -> Option<&'p [Tagged]> {
     let n = reference.len();
     if let Some(t) = trace.as_deref_mut() {
         t.reference = reference.to_vec();
-        t.incident = incident.iter().map(|p| p.0).collect();
+        t.incident = poly.as_slice().iter().map(|p| p.0).collect();
     }
     for i in 0..n {
         let a = reference[i];
-        let b = reference[(i + 1) % n];
+        let b = reference[if i + 1 == n { 0 } else { i + 1 }];
         let side = (b - a).cross(ref_normal).normalize_or_zero();
         if side == Vec3::ZERO {
             continue;
         }
-        clip_to_plane(&poly, side, side.dot(a), ref_tag.wrapping_add(i as u32 + 1) << 20, &mut next);
+        clip_to_plane(poly.as_slice(), side, side.dot(a), ref_tag.wrapping_add(i as u32 + 1) << 20, next);
         std::mem::swap(&mut poly, &mut next);
         if let Some(t) = trace.as_deref_mut() {
-            t.stages.push(poly.iter().map(|p| p.0).collect());
+            t.stages.push(poly.as_slice().iter().map(|p| p.0).collect());
         }
-        if poly.is_empty() {
+        if poly.as_slice().is_empty() {
             return None;
         }
     }
-    let face_d = ref_normal.dot(reference[0]);
-    let mut candidates: Vec<ContactPoint> = Vec::with_capacity(poly.len());
-    for (p, id) in poly {
+    Some(poly.as_slice())
+}
+
+/// The clipped points within `margin` of the reference face, written to `out` (as long as
+/// `poly`); returns how many.
+fn contact_points(poly: &[Tagged], on_face: Vec3, ref_normal: Vec3, margin: Real, out: &mut [ContactPoint]) -> usize {
+    let face_d = ref_normal.dot(on_face);
+    let mut n = 0;
+    for &(p, id) in poly {
         let sep = ref_normal.dot(p) - face_d;
         if sep <= margin {
             // Midway between the incident point and its projection on the reference face.
-            candidates.push(ContactPoint { point: p - ref_normal * (sep * 0.5), depth: -sep, id });
+            out[n] = ContactPoint { point: p - ref_normal * (sep * 0.5), depth: -sep, id };
+            n += 1;
         }
     }
-    if candidates.is_empty() {
-        return None;
-    }
-    Some(reduce(ref_normal, &candidates))
+    n
 }
 
 /// Keeps at most four points: the deepest, the one farthest from it, then the two that add the
@@ -101,22 +186,45 @@ pub fn reduce(normal: Vec3, pts: &[ContactPoint]) -> Manifold {
         }
         return m;
     }
-    let deepest = (0..pts.len()).max_by(|&i, &j| pts[i].depth.total_cmp(&pts[j].depth)).unwrap_or(0);
+    // Explicit loops with the iterator adaptors' tie rules (`max_by` keeps the last of equal
+    // values, `min_by` the first), each key computed once per point.
+    let last_max = |key: &dyn Fn(&ContactPoint) -> Real| {
+        let (mut best, mut at) = (key(&pts[0]), 0);
+        for (i, p) in pts.iter().enumerate().skip(1) {
+            let k = key(p);
+            if k.total_cmp(&best).is_ge() {
+                (best, at) = (k, i);
+            }
+        }
+        at
+    };
+    let deepest = last_max(&|p| p.depth);
     let a = pts[deepest].point;
-    let far = (0..pts.len())
-        .max_by(|&i, &j| a.distance_squared(pts[i].point).total_cmp(&a.distance_squared(pts[j].point)))
-        .unwrap_or(0);
+    let far = last_max(&|p| a.distance_squared(p.point));
     let b = pts[far].point;
-    let signed_area = |p: Vec3| (b - a).cross(p - a).dot(normal);
-    let third = (0..pts.len()).max_by(|&i, &j| signed_area(pts[i].point).total_cmp(&signed_area(pts[j].point)));
-    let fourth = (0..pts.len()).min_by(|&i, &j| signed_area(pts[i].point).total_cmp(&signed_area(pts[j].point)));
-    let mut chosen = vec![deepest];
-    for k in [Some(far), third, fourth].into_iter().flatten() {
-        if !chosen.contains(&k) {
-            chosen.push(k);
+    let ab = b - a;
+    let signed_area = |p: Vec3| ab.cross(p - a).dot(normal);
+    let first = signed_area(pts[0].point);
+    let (mut hi, mut lo, mut third, mut fourth) = (first, first, 0, 0);
+    for (i, p) in pts.iter().enumerate().skip(1) {
+        let s = signed_area(p.point);
+        if s.total_cmp(&hi).is_ge() {
+            (hi, third) = (s, i);
+        }
+        if s.total_cmp(&lo).is_lt() {
+            (lo, fourth) = (s, i);
         }
     }
-    for k in chosen {
+    let (third, fourth) = (Some(third), Some(fourth));
+    let mut chosen = [deepest; MAX_MANIFOLD_POINTS];
+    let mut count = 1;
+    for k in [Some(far), third, fourth].into_iter().flatten() {
+        if !chosen[..count].contains(&k) {
+            chosen[count] = k;
+            count += 1;
+        }
+    }
+    for &k in &chosen[..count] {
         m.push(pts[k]);
     }
     m

@@ -132,11 +132,9 @@ fn flat_normal(pair: &MinkowskiPair, simplex: &Simplex, towards_b: Vec3) -> Vec3
 
 /// Boolean GJK: the shapes are within `sqrt(r² + eps)` of each other's cores, `r` the sum of
 /// their radii (`d² <= r² + eps`, the rule every test uses).
+/// Runs the intersection-only GJK ([`super::gjk_bool`]).
 pub fn intersect_gjk(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real) -> bool {
-    let pair = MinkowskiPair::new(a, pa, b, pb);
-    let r = pair.radius();
-    let g = gjk(&pair, Some((r, eps)), None);
-    g.overlapping || g.v.length_squared() <= r * r + eps
+    super::gjk_bool::intersect_gjk_warm(a, pa, b, pb, eps, Vec3::ZERO).0
 }
 
 #[cfg(test)]

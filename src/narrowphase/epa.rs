@@ -65,7 +65,8 @@ pub fn epa(pair: &MinkowskiPair, simplex: &Simplex, mut trace: Option<&mut Vec<E
         }
         faces.push(f);
     }
-    let mut edges: Vec<(u16, u16)> = Vec::with_capacity(32);
+    // A horizon never has more edges than the polytope has vertices: no growth in the loop.
+    let mut edges: Vec<(u16, u16)> = Vec::with_capacity(MAX_EPA_ITERATIONS + 8);
     let mut iterations = 0;
     let mut best = nearest(&faces);
     loop {
@@ -90,10 +91,13 @@ pub fn epa(pair: &MinkowskiPair, simplex: &Simplex, mut trace: Option<&mut Vec<E
         verts.push(w);
         // Remove every face that sees w; its boundary edges form the horizon.
         edges.clear();
+        // The nearest surviving face is tracked in the same pass (no second scan).
+        let (mut near, mut near_dist) = (usize::MAX, Real::INFINITY);
         let mut k = 0;
         while k < faces.len() {
             let fk = faces[k];
-            if fk.normal.dot(w.w - verts[fk.v[0] as usize].w) > 0.0 {
+            // In front of the face's plane (`normal . x = dist`); slivers (dist = ∞) never are.
+            if fk.normal.dot(w.w) > fk.dist {
                 for e in 0..3 {
                     let (a, b) = (fk.v[e], fk.v[(e + 1) % 3]);
                     if let Some(pos) = edges.iter().position(|&(x, y)| x == b && y == a) {
@@ -104,20 +108,29 @@ pub fn epa(pair: &MinkowskiPair, simplex: &Simplex, mut trace: Option<&mut Vec<E
                 }
                 faces.swap_remove(k);
             } else {
+                if fk.dist < near_dist {
+                    (near, near_dist) = (k, fk.dist);
+                }
                 k += 1;
             }
         }
         for &(a, b) in &edges {
             match make_face(&verts, [a, b, wi]) {
-                Some(nf) => faces.push(nf),
+                Some(nf) => {
+                    if nf.dist < near_dist {
+                        (near, near_dist) = (faces.len(), nf.dist);
+                    }
+                    faces.push(nf);
+                }
                 // A sliver: keep the hull closed, never pick it as nearest.
                 None => faces.push(EpaFace { v: [a, b, wi], normal: Vec3::ZERO, dist: Real::INFINITY }),
             }
         }
-        if faces.iter().all(|f| f.dist == Real::INFINITY) {
+        // Only slivers left: nothing to measure a depth from.
+        if near_dist == Real::INFINITY {
             return None;
         }
-        best = nearest(&faces);
+        best = near;
     }
     let f = faces[best];
     let tri = [verts[f.v[0] as usize], verts[f.v[1] as usize], verts[f.v[2] as usize]];
@@ -132,6 +145,7 @@ pub fn epa(pair: &MinkowskiPair, simplex: &Simplex, mut trace: Option<&mut Vec<E
     Some(EpaOutput { normal: f.normal, depth: f.dist, point_a: pa, point_b: pb, iterations })
 }
 
+#[inline(always)]
 fn make_face(verts: &[SupportPoint], v: [u16; 3]) -> Option<EpaFace> {
     let (a, b, c) = (verts[v[0] as usize].w, verts[v[1] as usize].w, verts[v[2] as usize].w);
     let n = (b - a).cross(c - a);
@@ -139,7 +153,7 @@ fn make_face(verts: &[SupportPoint], v: [u16; 3]) -> Option<EpaFace> {
     if !len.is_finite() || len <= Real::MIN_POSITIVE {
         return None;
     }
-    let normal = n / len;
+    let normal = n * (1.0 / len);
     Some(EpaFace { v, normal, dist: normal.dot(a) })
 }
 

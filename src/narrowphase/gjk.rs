@@ -33,13 +33,26 @@ pub struct MinkowskiPair<'s> {
     offset: Vec3,
     pub radius_a: Real,
     pub radius_b: Real,
+    /// Two small hulls (≤ 8 vertices each): A's vertices and B's moved into A's frame once,
+    /// so a support query is eight dot products per shape and no rotation.
+    lanes: Option<(Lanes8, Lanes8)>,
 }
 
 impl<'s> MinkowskiPair<'s> {
     pub fn new(a: &'s Shape, pa: &Pose, b: &'s Shape, pb: &Pose) -> Self {
         let rel = pa.inv_mul(pb);
         let rot = Mat3::from_quat(rel.rotation);
+        let lanes = match (a, b) {
+            (Shape::ConvexHull(ha), Shape::ConvexHull(hb)) => match (ha.vertex_lanes(), hb.vertex_lanes()) {
+                (Some(la), Some(lb)) => {
+                    Some((Lanes8::from_lanes(la), Lanes8::from_lanes(lb).transformed(rot, rel.translation)))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
         Self {
+            lanes,
             a,
             b,
             rot,
@@ -58,6 +71,10 @@ impl<'s> MinkowskiPair<'s> {
     /// Support of the difference of the cores along `d` (A's frame).
     #[inline]
     pub fn support_core(&self, d: Vec3) -> SupportPoint {
+        if let Some(l) = &self.lanes {
+            let (a, b) = (l.0.support(d), l.1.support(-d));
+            return SupportPoint { w: a - b, a, b };
+        }
         let a = self.a.core_support(d).0;
         let b = self.rot * self.b.core_support(self.rot_t * -d).0 + self.offset;
         SupportPoint { w: a - b, a, b }
@@ -75,6 +92,128 @@ impl<'s> MinkowskiPair<'s> {
     /// A point inside the difference of the cores: centre of A minus centre of B.
     pub fn centre_difference(&self) -> Vec3 {
         -self.offset
+    }
+}
+
+/// Up to 8 points stored coordinate by coordinate; unused lanes repeat the first point, which
+/// never changes the farthest point.
+#[repr(C, align(16))]
+pub(crate) struct Lanes8 {
+    x: [Real; 8],
+    y: [Real; 8],
+    z: [Real; 8],
+}
+
+impl Lanes8 {
+    #[cfg(test)]
+    pub(crate) fn new(pts: impl Iterator<Item = Vec3>) -> Self {
+        let mut s = Self { x: [0.0; 8], y: [0.0; 8], z: [0.0; 8] };
+        let mut n = 0;
+        for p in pts.take(8) {
+            (s.x[n], s.y[n], s.z[n]) = (p.x, p.y, p.z);
+            n += 1;
+        }
+        for i in n.max(1)..8 {
+            (s.x[i], s.y[i], s.z[i]) = (s.x[0], s.y[0], s.z[0]);
+        }
+        s
+    }
+
+    /// Lanes already laid out by [`crate::geometry::ConvexHull::vertex_lanes`].
+    pub(crate) fn from_lanes(l: &[[Real; 8]; 3]) -> Self {
+        Self { x: l[0], y: l[1], z: l[2] }
+    }
+
+    /// The points moved by `rot` then `offset`, lane by lane (the same arithmetic as
+    /// `rot * p + offset`, so the same bits).
+    pub(crate) fn transformed(&self, rot: Mat3, offset: Vec3) -> Self {
+        let (cx, cy, cz) = (rot.x_axis, rot.y_axis, rot.z_axis);
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::*;
+            let mut out = Self { x: [0.0; 8], y: [0.0; 8], z: [0.0; 8] };
+            // SAFETY: SSE2 is part of every x86-64 CPU; all six arrays are 16-byte aligned
+            // (repr align) and hold 8 values, so the accesses at offsets 0 and 4 are in bounds.
+            unsafe {
+                for o in [0, 4] {
+                    let (x, y, z) = (
+                        _mm_load_ps(self.x.as_ptr().add(o)),
+                        _mm_load_ps(self.y.as_ptr().add(o)),
+                        _mm_load_ps(self.z.as_ptr().add(o)),
+                    );
+                    for (k, dst) in [out.x.as_mut_ptr(), out.y.as_mut_ptr(), out.z.as_mut_ptr()].into_iter().enumerate()
+                    {
+                        let xy = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(cx[k]), x), _mm_mul_ps(_mm_set1_ps(cy[k]), y));
+                        let v = _mm_add_ps(_mm_add_ps(xy, _mm_mul_ps(_mm_set1_ps(cz[k]), z)), _mm_set1_ps(offset[k]));
+                        _mm_store_ps(dst.add(o), v);
+                    }
+                }
+            }
+            out
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let lane = |k: usize| -> [Real; 8] {
+                std::array::from_fn(|i| cx[k] * self.x[i] + cy[k] * self.y[i] + cz[k] * self.z[i] + offset[k])
+            };
+            Self { x: lane(0), y: lane(1), z: lane(2) }
+        }
+    }
+
+    /// The first of the farthest points along `d` (as a scan with `>` would pick it).
+    #[inline(always)]
+    pub(crate) fn support(&self, d: Vec3) -> Vec3 {
+        #[cfg(target_arch = "x86_64")]
+        {
+            self.support_sse2(d)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            self.support_portable(d)
+        }
+    }
+
+    /// [`Self::support`] on two 4-lane SSE2 registers per coordinate (the x86-64 baseline).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn support_sse2(&self, d: Vec3) -> Vec3 {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is part of every x86-64 CPU; each array is 16-byte aligned (repr align)
+        // and holds 8 values, so the loads at offsets 0 and 4 are aligned and in bounds.
+        let mask = unsafe {
+            let (dx, dy, dz) = (_mm_set1_ps(d.x), _mm_set1_ps(d.y), _mm_set1_ps(d.z));
+            let dot = |o: usize| {
+                let xy = _mm_add_ps(
+                    _mm_mul_ps(_mm_load_ps(self.x.as_ptr().add(o)), dx),
+                    _mm_mul_ps(_mm_load_ps(self.y.as_ptr().add(o)), dy),
+                );
+                _mm_add_ps(xy, _mm_mul_ps(_mm_load_ps(self.z.as_ptr().add(o)), dz))
+            };
+            let (lo, hi) = (dot(0), dot(4));
+            let m = _mm_max_ps(lo, hi);
+            let m = _mm_max_ps(m, _mm_shuffle_ps::<0b01_00_11_10>(m, m));
+            let m = _mm_max_ps(m, _mm_shuffle_ps::<0b10_11_00_01>(m, m));
+            _mm_movemask_ps(_mm_cmpeq_ps(lo, m)) | (_mm_movemask_ps(_mm_cmpeq_ps(hi, m)) << 4)
+        };
+        // A NaN direction matches nothing: take the first point.
+        let i = if mask == 0 { 0 } else { mask.trailing_zeros() as usize };
+        Vec3::new(self.x[i], self.y[i], self.z[i])
+    }
+
+    /// [`Self::support`] in plain Rust (other CPUs, and the reference in tests).
+    #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+    #[inline(always)]
+    pub(crate) fn support_portable(&self, d: Vec3) -> Vec3 {
+        let dot: [Real; 8] = std::array::from_fn(|i| self.x[i] * d.x + self.y[i] * d.y + self.z[i] * d.z);
+        let m4: [Real; 4] = std::array::from_fn(|i| dot[i].max(dot[i + 4]));
+        let m = m4[0].max(m4[2]).max(m4[1].max(m4[3]));
+        let mut mask = 0u32;
+        for (i, &di) in dot.iter().enumerate() {
+            mask |= ((di == m) as u32) << i;
+        }
+        // A NaN direction matches nothing: take the first point.
+        let i = if mask == 0 { 0 } else { mask.trailing_zeros() as usize };
+        Vec3::new(self.x[i], self.y[i], self.z[i])
     }
 }
 
@@ -157,7 +296,7 @@ fn same_sign(a: Real, b: Real) -> bool {
 }
 
 /// Closest point of a segment to the origin: weights and the mask of vertices kept.
-fn s1d(p: [Vec3; 2]) -> ([Real; 2], u8) {
+pub(crate) fn s1d(p: [Vec3; 2]) -> ([Real; 2], u8) {
     let t = p[1] - p[0];
     let tt = t.length_squared();
     if tt <= Real::MIN_POSITIVE {
@@ -180,7 +319,7 @@ fn area2(a: Vec3, b: Vec3, c: Vec3, i: usize, j: usize) -> Real {
 }
 
 /// Closest point of a triangle to the origin by signed areas in the best projection plane.
-fn s2d(p: [Vec3; 3]) -> ([Real; 3], u8) {
+pub(crate) fn s2d(p: [Vec3; 3]) -> ([Real; 3], u8) {
     let n = (p[1] - p[0]).cross(p[2] - p[0]);
     let nn = n.length_squared();
     let mut c = [0.0; 3];
@@ -226,7 +365,7 @@ fn s2d(p: [Vec3; 3]) -> ([Real; 3], u8) {
 }
 
 /// Closest point of a tetrahedron to the origin by signed volumes.
-fn s3d(p: [Vec3; 4]) -> ([Real; 4], u8) {
+pub(crate) fn s3d(p: [Vec3; 4]) -> ([Real; 4], u8) {
     let (e1, e2, e3) = (p[1] - p[0], p[2] - p[0], p[3] - p[0]);
     let det = e1.dot(e2.cross(e3));
     let c = [p[1].dot(p[2].cross(p[3])), -p[0].dot(e2.cross(e3)), e1.dot((-p[0]).cross(e3)), e1.dot(e2.cross(-p[0]))];
@@ -344,6 +483,43 @@ pub fn gjk(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lane_support_matches_a_scan_on_every_path() {
+        let mut seed = 99u32;
+        let mut rnd = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as Real / (1u32 << 24) as Real * 2.0 - 1.0
+        };
+        for n in 1..=8 {
+            for _ in 0..200 {
+                let pts: Vec<Vec3> = (0..n).map(|_| Vec3::new(rnd(), rnd(), rnd())).collect();
+                // Axis directions make ties between points with equal coordinates.
+                let mut pts = pts;
+                if n > 2 {
+                    pts[2] = Vec3::new(pts[1].x, rnd(), rnd());
+                }
+                let l = Lanes8::new(pts.iter().copied());
+                // Moving the lanes is `rot * p + offset`, bit for bit.
+                let rot = Mat3::from_quat(crate::math::Quat::from_euler(glam::EulerRot::XYZ, rnd(), rnd(), rnd()));
+                let offset = Vec3::new(rnd(), rnd(), rnd());
+                let moved = l.transformed(rot, offset);
+                for (i, &p) in pts.iter().enumerate() {
+                    assert_eq!(Vec3::new(moved.x[i], moved.y[i], moved.z[i]), rot * p + offset);
+                }
+                for d in [Vec3::new(rnd(), rnd(), rnd()), Vec3::X, Vec3::NEG_X, Vec3::ZERO] {
+                    let mut best = pts[0];
+                    for &p in &pts[1..] {
+                        if p.dot(d) > best.dot(d) {
+                            best = p;
+                        }
+                    }
+                    assert_eq!(l.support(d), best, "{pts:?} {d:?}");
+                    assert_eq!(l.support_portable(d), best, "{pts:?} {d:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn sub_algorithm_finds_face_edge_and_vertex_regions() {

@@ -11,6 +11,7 @@ pub mod epa;
 pub mod explain;
 pub mod features;
 pub mod gjk;
+pub mod gjk_bool;
 mod manifold;
 pub mod polytope;
 mod ray_gjk;

@@ -1,0 +1,139 @@
+//! Batch kernels: many pairs at once in structure-of-arrays layout, so the per-pair arithmetic
+//! runs several lanes at a time. Each kernel writes one answer per pair and agrees with the
+//! scalar pair function (tests below and in `tests/narrowphase_batch.rs`).
+//!
+//! On x86-64 CPUs with AVX the kernels run 8 lanes wide (detected at run time); elsewhere the
+//! portable build runs whatever width the compiler vectorises to (4 lanes with SSE2).
+
+mod article;
+mod pairs;
+
+pub use article::{ObbSoa, spheres_vs_obbs, spheres_vs_obbs_with};
+pub use pairs::{
+    AabbSoa, QuatSoa, intersect_aabb_aabb, intersect_sphere_aabb, intersect_sphere_cuboid, intersect_sphere_sphere,
+    ray_interval_aabb,
+};
+
+use crate::math::{Quat, Real, Vec3};
+use thiserror::Error;
+
+/// Which instruction set a batch kernel runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// Plain Rust, vectorised by the compiler for the baseline target (SSE2 on x86-64).
+    Portable,
+    /// 256-bit AVX, 8 lanes; only offered when the CPU has it.
+    Avx,
+}
+
+impl Backend {
+    /// The fastest backend this CPU runs.
+    pub fn best() -> Backend {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx") {
+            return Backend::Avx;
+        }
+        Backend::Portable
+    }
+
+    /// Every backend this CPU runs (for tests and benchmarks).
+    pub fn available() -> Vec<Backend> {
+        let mut v = vec![Backend::Portable];
+        if Backend::best() == Backend::Avx {
+            v.push(Backend::Avx);
+        }
+        v
+    }
+}
+
+/// The inputs of a batch call do not describe the same number of pairs.
+#[derive(Clone, Copy, Debug, Error, PartialEq, Eq)]
+#[error("batch input `{what}` has {got} entries, the output has {want}")]
+pub struct LengthMismatch {
+    pub what: &'static str,
+    pub got: usize,
+    pub want: usize,
+}
+
+pub(crate) fn check_len(what: &'static str, got: usize, want: usize) -> Result<(), LengthMismatch> {
+    if got == want { Ok(()) } else { Err(LengthMismatch { what, got, want }) }
+}
+
+/// Points (or vectors) stored coordinate by coordinate.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Vec3Soa {
+    pub x: Vec<Real>,
+    pub y: Vec<Real>,
+    pub z: Vec<Real>,
+}
+
+impl Vec3Soa {
+    pub fn len(&self) -> usize {
+        self.x.len().min(self.y.len()).min(self.z.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn push(&mut self, v: Vec3) {
+        self.x.push(v.x);
+        self.y.push(v.y);
+        self.z.push(v.z);
+    }
+
+    pub fn get(&self, i: usize) -> Vec3 {
+        Vec3::new(self.x[i], self.y[i], self.z[i])
+    }
+}
+
+impl FromIterator<Vec3> for Vec3Soa {
+    fn from_iter<I: IntoIterator<Item = Vec3>>(iter: I) -> Self {
+        let mut s = Self::default();
+        for v in iter {
+            s.push(v);
+        }
+        s
+    }
+}
+
+impl FromIterator<Quat> for QuatSoa {
+    fn from_iter<I: IntoIterator<Item = Quat>>(iter: I) -> Self {
+        let mut s = Self::default();
+        for q in iter {
+            s.x.push(q.x);
+            s.y.push(q.y);
+            s.z.push(q.z);
+            s.w.push(q.w);
+        }
+        s
+    }
+}
+
+/// Defines `$wrapper`, the kernel `$kernel` compiled for AVX (8 lanes). The kernel must be
+/// `#[inline(always)]` so that its loops are vectorised inside the wrapper.
+macro_rules! avx_wrapper {
+    ($wrapper:ident => $kernel:ident($($arg:ident: $ty:ty),* $(,)?)) => {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx")]
+        unsafe fn $wrapper($($arg: $ty),*) {
+            $kernel($($arg),*)
+        }
+    };
+}
+pub(crate) use avx_wrapper;
+
+/// Calls `$avx` when `$backend` is AVX and the CPU has it, else `$portable`, with `$args`.
+macro_rules! run_on {
+    ($backend:expr, $portable:ident, $avx:ident, ($($a:expr),* $(,)?)) => {{
+        #[cfg(target_arch = "x86_64")]
+        if $backend == $crate::narrowphase::batch::Backend::Avx && std::arch::is_x86_feature_detected!("avx") {
+            // SAFETY: the CPU supports AVX, checked just above.
+            unsafe { $avx($($a),*) };
+            return Ok(());
+        }
+        $portable($($a),*);
+        Ok(())
+    }};
+}
+pub(crate) use run_on;
