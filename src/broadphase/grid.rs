@@ -116,6 +116,17 @@ fn cell_coord(v: Real, inv: Real) -> i32 {
     t - ((t as Real) > x) as i32
 }
 
+/// `Aabb::overlaps` without short-circuits: one branch instead of six hard-to-predict ones.
+#[inline(always)]
+fn overlaps(a: &Aabb, b: &Aabb) -> bool {
+    (a.min.x <= b.max.x)
+        & (b.min.x <= a.max.x)
+        & (a.min.y <= b.max.y)
+        & (b.min.y <= a.max.y)
+        & (a.min.z <= b.max.z)
+        & (b.min.z <= a.max.z)
+}
+
 #[inline]
 fn pack(c: [i32; 3]) -> u64 {
     let f = |v: i32| (v as i64 + COORD_LIMIT) as u64;
@@ -134,7 +145,7 @@ impl Grid {
         self.cell_size
     }
 
-    #[inline]
+    #[inline(always)]
     fn range_of(&self, b: &Aabb) -> CellRange {
         let inv = self.inv_cell;
         let lo = [cell_coord(b.min.x, inv), cell_coord(b.min.y, inv), cell_coord(b.min.z, inv)];
@@ -200,8 +211,8 @@ impl Grid {
 
     /// Every occupied cell with its body count.
     fn for_each_cell(&self, mut f: impl FnMut(u64, u32)) {
-        for c in self.table.cells.iter().filter(|c| !c.entries.is_empty()) {
-            f(c.key, c.entries.len() as u32);
+        for (key, e) in self.table.slots().filter(|(_, e)| !e.is_empty()) {
+            f(key, e.len() as u32);
         }
     }
 
@@ -226,8 +237,9 @@ impl BroadPhase for Grid {
         let mut keys = std::mem::take(&mut self.keys);
         keys.clear();
         let (mut candidates, mut most) = (0u64, 0usize);
-        for cell in &self.table.cells {
-            let e = cell.entries.as_slice();
+        let table = &self.table;
+        for s in 0..table.len() {
+            let e = table.entries(s);
             most = most.max(e.len());
             for (p, &a) in e.iter().enumerate() {
                 let (fa, ia) = (a >> FIRST_SHIFT, a & BODY_MASK);
@@ -239,7 +251,7 @@ impl BroadPhase for Grid {
                     }
                     candidates += 1;
                     let ib = b & BODY_MASK;
-                    if ba.overlaps(&aabbs[ib as usize]) {
+                    if overlaps(ba, &aabbs[ib as usize]) {
                         keys.push(ia, ib);
                     }
                 }
@@ -277,9 +289,9 @@ impl BroadPhase for Grid {
         }
         self.table.validate()?;
         let mut listed = vec![0u32; aabbs.len()];
-        for c in &self.table.cells {
-            let cell = unpack(c.key);
-            for &x in &c.entries {
+        for (key, e) in self.table.slots() {
+            let cell = unpack(key);
+            for &x in e {
                 let body = (x & BODY_MASK) as usize;
                 let Some(r) = self.ranges.get(body) else {
                     return Err(format!("cell {cell:?} lists body {body}, which does not exist"));

@@ -37,19 +37,27 @@ impl Hasher for CellHasher {
     }
 }
 
-/// One occupied (or free, when `entries` is empty) cell.
-#[derive(Default)]
+/// Entries a cell holds in place; a fuller cell keeps them all in its spill vector.
+const INLINE: usize = 7;
+
+/// One cell's entries (see [`FIRST_SHIFT`]), in no particular order. Cells sit side by side in
+/// one array, so the pair sweep reads them sequentially instead of chasing a pointer per cell.
+#[derive(Clone, Copy, Default)]
+#[repr(align(32))]
 pub(super) struct Cell {
-    pub key: u64,
-    /// Entries in no particular order (see [`FIRST_SHIFT`]).
-    pub entries: Vec<u32>,
+    len: u32,
+    inline: [u32; INLINE],
 }
 
 #[derive(Default)]
 pub(super) struct CellTable {
     map: HashMap<u64, u32, BuildHasherDefault<CellHasher>>,
     /// Slots; the free ones are empty and listed in `free`.
-    pub cells: Vec<Cell>,
+    cells: Vec<Cell>,
+    /// Each slot's cell key.
+    keys: Vec<u64>,
+    /// The entries of slots holding more than [`INLINE`]; empty otherwise.
+    spill: Vec<Vec<u32>>,
     free: Vec<u32>,
 }
 
@@ -58,7 +66,8 @@ impl CellTable {
         self.map.clear();
         self.free.clear();
         for (k, c) in self.cells.iter_mut().enumerate().rev() {
-            c.entries.clear();
+            c.len = 0;
+            self.spill[k].clear();
             self.free.push(k as u32);
         }
     }
@@ -68,11 +77,28 @@ impl CellTable {
         self.map.len() as u32
     }
 
+    /// Number of slots, free ones included.
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// The entries of slot `s` (empty for a free slot).
+    #[inline]
+    pub fn entries(&self, s: usize) -> &[u32] {
+        let c = &self.cells[s];
+        if c.len as usize <= INLINE { &c.inline[..c.len as usize] } else { &self.spill[s] }
+    }
+
+    /// Every slot with its cell key and entries; free slots have no entries.
+    pub fn slots(&self) -> impl Iterator<Item = (u64, &[u32])> + '_ {
+        (0..self.cells.len()).map(|s| (self.keys[s], self.entries(s)))
+    }
+
     /// The entries of cell `key`, empty when it is unoccupied.
     #[inline]
     pub fn get(&self, key: u64) -> &[u32] {
         match self.map.get(&key) {
-            Some(&slot) => &self.cells[slot as usize].entries,
+            Some(&slot) => self.entries(slot as usize),
             None => &[],
         }
     }
@@ -80,18 +106,32 @@ impl CellTable {
     /// Adds `entry` to cell `key`.
     #[inline]
     pub fn insert(&mut self, key: u64, entry: u32) {
-        let (cells, free) = (&mut self.cells, &mut self.free);
+        let (cells, keys, spill, free) = (&mut self.cells, &mut self.keys, &mut self.spill, &mut self.free);
         let slot = *self.map.entry(key).or_insert_with(|| match free.pop() {
             Some(s) => {
-                cells[s as usize].key = key;
+                keys[s as usize] = key;
                 s
             }
             None => {
-                cells.push(Cell { key, entries: Vec::new() });
+                cells.push(Cell::default());
+                keys.push(key);
+                spill.push(Vec::new());
                 (cells.len() - 1) as u32
             }
-        });
-        self.cells[slot as usize].entries.push(entry);
+        }) as usize;
+        let c = &mut self.cells[slot];
+        let len = c.len as usize;
+        if len < INLINE {
+            c.inline[len] = entry;
+        } else {
+            let s = &mut self.spill[slot];
+            if len == INLINE {
+                s.clear();
+                s.extend_from_slice(&c.inline);
+            }
+            s.push(entry);
+        }
+        c.len += 1;
     }
 
     /// Removes `body`'s entry from cell `key`; an emptied cell is freed. Returns false if the
@@ -99,12 +139,25 @@ impl CellTable {
     #[inline]
     pub fn remove(&mut self, key: u64, body: u32) -> bool {
         let Some(&slot) = self.map.get(&key) else { return false };
-        let e = &mut self.cells[slot as usize].entries;
-        let Some(p) = e.iter().position(|&x| x & BODY_MASK == body) else { return false };
-        e.swap_remove(p);
-        if e.is_empty() {
+        let slot = slot as usize;
+        let c = &mut self.cells[slot];
+        let len = c.len as usize;
+        if len <= INLINE {
+            let Some(p) = c.inline[..len].iter().position(|&x| x & BODY_MASK == body) else { return false };
+            c.inline[p] = c.inline[len - 1];
+        } else {
+            let s = &mut self.spill[slot];
+            let Some(p) = s.iter().position(|&x| x & BODY_MASK == body) else { return false };
+            s.swap_remove(p);
+            if s.len() == INLINE {
+                c.inline.copy_from_slice(s);
+                s.clear();
+            }
+        }
+        c.len -= 1;
+        if c.len == 0 {
             self.map.remove(&key);
-            self.free.push(slot);
+            self.free.push(slot as u32);
         }
         true
     }
@@ -112,13 +165,16 @@ impl CellTable {
     /// Checks that the map and the slots agree.
     pub fn validate(&self) -> Result<(), String> {
         let mut used = 0;
-        for (s, c) in self.cells.iter().enumerate() {
-            if c.entries.is_empty() {
+        for (s, (key, e)) in self.slots().enumerate() {
+            if e.len() != self.cells[s].len as usize {
+                return Err(format!("slot {s} holds {} entries, its length says {}", e.len(), self.cells[s].len));
+            }
+            if e.is_empty() {
                 continue;
             }
             used += 1;
-            if self.map.get(&c.key) != Some(&(s as u32)) {
-                return Err(format!("slot {s} holds cell {:#x}, which the map does not point to it", c.key));
+            if self.map.get(&key) != Some(&(s as u32)) {
+                return Err(format!("slot {s} holds cell {key:#x}, but the map does not point to it"));
             }
         }
         if used != self.map.len() || used + self.free.len() != self.cells.len() {
