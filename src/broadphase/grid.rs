@@ -8,6 +8,7 @@
 
 mod cells;
 mod query;
+mod sweep;
 
 use super::canonical::PairKeys;
 use super::draw::{MAX_DRAWN_BOXES, count_color};
@@ -18,7 +19,7 @@ use super::{
 use crate::debug_draw::{DebugDraw, DrawCategory};
 use crate::geometry::{Aabb, Ray};
 use crate::math::{Real, Vec3};
-use cells::{ALL_FIRST, BODY_MASK, CellTable, FIRST_SHIFT, MAX_TABLE_BODIES};
+use cells::{BODY_MASK, CellTable, FIRST_SHIFT, MAX_TABLE_BODIES};
 
 /// A body covering more cells than this goes to the oversized list instead of the table.
 pub const MAX_CELLS_PER_BODY: u64 = 64;
@@ -114,17 +115,6 @@ fn cell_coord(v: Real, inv: Real) -> i32 {
     let x = (v * inv).max(-(COORD_LIMIT as Real)).min((COORD_LIMIT - 1) as Real);
     let t = x as i32;
     t - ((t as Real) > x) as i32
-}
-
-/// `Aabb::overlaps` without short-circuits: one branch instead of six hard-to-predict ones.
-#[inline(always)]
-fn overlaps(a: &Aabb, b: &Aabb) -> bool {
-    (a.min.x <= b.max.x)
-        & (b.min.x <= a.max.x)
-        & (a.min.y <= b.max.y)
-        & (b.min.y <= a.max.y)
-        & (a.min.z <= b.max.z)
-        & (b.min.z <= a.max.z)
 }
 
 #[inline]
@@ -241,21 +231,7 @@ impl BroadPhase for Grid {
         for s in 0..table.len() {
             let e = table.entries(s);
             most = most.max(e.len());
-            for (p, &a) in e.iter().enumerate() {
-                let (fa, ia) = (a >> FIRST_SHIFT, a & BODY_MASK);
-                let ba = &aabbs[ia as usize];
-                for &b in &e[p + 1..] {
-                    // Test the pair only in the first cell both share.
-                    if (fa | b >> FIRST_SHIFT) != ALL_FIRST {
-                        continue;
-                    }
-                    candidates += 1;
-                    let ib = b & BODY_MASK;
-                    if overlaps(ba, &aabbs[ib as usize]) {
-                        keys.push(ia, ib);
-                    }
-                }
-            }
+            candidates += sweep::cell_pairs(e, aabbs, &mut keys);
         }
         candidates += pairs_with_outsiders(&self.oversized, aabbs, &mut keys);
         keys.finish(aabbs.len(), pairs);
