@@ -117,6 +117,47 @@ fn cell_coord(v: Real, inv: Real) -> i32 {
     t - ((t as Real) > x) as i32
 }
 
+/// True when `b` is a valid box whose cell range is exactly `r`: the common case of an update,
+/// checked with SSE2 (the six coordinates floored four at a time) so that only bodies that
+/// changed cells pay for [`Grid::range_of`]. Elsewhere it answers false and every body takes
+/// the full path.
+#[inline(always)]
+fn still_covers(b: &Aabb, r: &CellRange, inv: Real) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE and SSE2 are part of the x86-64 baseline; no memory is read.
+        unsafe {
+            // Lanes: (min.x, min.y, min.z, max.x) and (min.z, max.x, max.y, max.z).
+            let v0 = _mm_set_ps(b.max.x, b.min.z, b.min.y, b.min.x);
+            let v1 = _mm_set_ps(b.max.z, b.max.y, b.max.x, b.min.z);
+            // The same arithmetic as `cell_coord`: scale, clamp, truncate, step negatives down.
+            let (s, lo, hi) =
+                (_mm_set1_ps(inv), _mm_set1_ps(-(COORD_LIMIT as Real)), _mm_set1_ps((COORD_LIMIT - 1) as Real));
+            let floor = |v: __m128| {
+                let x = _mm_min_ps(_mm_max_ps(_mm_mul_ps(v, s), lo), hi);
+                let t = _mm_cvttps_epi32(x);
+                _mm_add_epi32(t, _mm_castps_si128(_mm_cmpgt_ps(_mm_cvtepi32_ps(t), x)))
+            };
+            let e0 = _mm_set_epi32(r.hi[0], r.lo[2], r.lo[1], r.lo[0]);
+            let e1 = _mm_set_epi32(r.hi[2], r.hi[1], r.hi[0], r.lo[2]);
+            let same = _mm_and_si128(_mm_cmpeq_epi32(floor(v0), e0), _mm_cmpeq_epi32(floor(v1), e1));
+            // Valid: finite (x - x is 0 only for finite x) and min <= max on every axis.
+            let zero = _mm_setzero_ps();
+            let finite = _mm_and_ps(_mm_cmpeq_ps(_mm_sub_ps(v0, v0), zero), _mm_cmpeq_ps(_mm_sub_ps(v1, v1), zero));
+            let ordered = _mm_cmple_ps(v0, _mm_shuffle_ps::<0b11_11_10_01>(v1, v1));
+            _mm_movemask_epi8(same) == 0xffff
+                && _mm_movemask_ps(finite) == 0xf
+                && _mm_movemask_ps(ordered) & 0b111 == 0b111
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (b, r, inv);
+        false
+    }
+}
+
 #[inline]
 fn pack(c: [i32; 3]) -> u64 {
     let f = |v: i32| (v as i64 + COORD_LIMIT) as u64;
@@ -178,12 +219,17 @@ impl Grid {
         self.oversized.clear();
         self.bounds = Aabb::EMPTY;
         let mut moved = 0;
+        let inv = self.inv_cell;
         for (i, b) in aabbs.iter().enumerate() {
+            let old = self.ranges[i];
+            if old.cells != 0 && still_covers(b, &old, inv) {
+                self.bounds = self.bounds.merge(b);
+                continue;
+            }
             let mut r = self.range_of(b);
             if i >= MAX_TABLE_BODIES {
                 r.cells = 0;
             }
-            let old = self.ranges[i];
             if r != old {
                 self.remove(i as u32, &old);
                 self.insert(i as u32, &r);
@@ -321,6 +367,35 @@ mod tests {
         }
         assert_eq!(cell_coord(1e30, 1.0), (COORD_LIMIT - 1) as i32);
         assert_eq!(cell_coord(-0.5, 1.0), -1);
+    }
+
+    /// The vector fast path agrees with the full range computation, on boxes with corners on
+    /// cell boundaries, negative, far-away, non-finite and inverted ones.
+    #[test]
+    fn fast_check_agrees_with_the_full_range() {
+        let mut rng = crate::scene::SplitMix64::new(3);
+        let mut grid = Grid::default();
+        for cell in [0.5, 1.0, 3.7] {
+            grid.inv_cell = 1.0 / cell;
+            for k in 0..5000 {
+                let mut r = |lo: Real, hi: Real| (rng.range(lo, hi) * 4.0).round() * 0.25;
+                let min = Vec3::new(r(-9.0, 9.0), r(-9.0, 9.0), r(-9.0, 9.0));
+                let b = Aabb::new(min, min + Vec3::new(r(-0.5, 3.0), r(0.0, 3.0), r(0.0, 3.0)));
+                let b = match k % 11 {
+                    1 => Aabb::new(b.min, Vec3::new(b.max.x, Real::NAN, b.max.z)),
+                    2 => Aabb::new(b.min * 1e7, b.max * 1e7),
+                    3 => Aabb::new(Vec3::new(Real::NEG_INFINITY, b.min.y, b.min.z), b.max),
+                    _ => b,
+                };
+                // Against its own range, and against the range of a slightly moved copy.
+                let moved = Aabb::new(b.min + Vec3::splat(r(0.0, 0.5)), b.max + Vec3::splat(0.25));
+                for other in [b, moved] {
+                    let old = grid.range_of(&other);
+                    let expect = old.cells != 0 && grid.range_of(&b) == old;
+                    assert_eq!(old.cells != 0 && still_covers(&b, &old, grid.inv_cell), expect, "{b:?} vs {other:?}");
+                }
+            }
+        }
     }
 
     #[test]
