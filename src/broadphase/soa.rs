@@ -167,7 +167,9 @@ impl SoaBoxes {
     fn scan_tail<const SORTED: bool>(&self, q: &Query, mut j: usize, hit: &mut impl FnMut(usize)) -> usize {
         let mut count = 0;
         while j < self.len() {
-            if SORTED && !(self.lo[0][j] <= q[3]) {
+            // Past the window (or NaN, which no test passes): stop, as the vector paths do.
+            let within = self.lo[0][j] <= q[3];
+            if SORTED && !within {
                 return count;
             }
             count += 1;
