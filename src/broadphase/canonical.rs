@@ -26,9 +26,22 @@ impl PairKeys {
         self.keys.push(((i.min(j) as u64) << 32) | i.max(j) as u64);
     }
 
+    /// Sorts the recorded pairs of bodies below `n` and returns their keys, `i << 32 | j`, in
+    /// canonical order.
+    pub fn sorted(&mut self, n: usize) -> &[u64] {
+        self.sort(n);
+        &self.keys
+    }
+
     /// Sorts the recorded pairs of bodies below `n` and writes them to `pairs`, replacing what
     /// was there.
     pub fn finish(&mut self, n: usize, pairs: &mut Vec<(u32, u32)>) {
+        self.sort(n);
+        pairs.clear();
+        pairs.extend(self.keys.iter().map(|&k| ((k >> 32) as u32, k as u32)));
+    }
+
+    fn sort(&mut self, n: usize) {
         let bits = usize::BITS - n.saturating_sub(1).leading_zeros();
         if self.keys.len() < RADIX_MIN || bits > 30 {
             self.keys.sort_unstable();
@@ -43,8 +56,6 @@ impl PairKeys {
                 *k = ((*k >> bits) << 32) | (*k & low);
             }
         }
-        pairs.clear();
-        pairs.extend(self.keys.iter().map(|&k| ((k >> 32) as u32, k as u32)));
     }
 }
 

@@ -3,12 +3,14 @@
 //! a body spanning many cells never yields a duplicate. Bodies spanning more than
 //! [`MAX_CELLS_PER_BODY`] cells are kept in a side list and tested against all.
 //!
-//! The cells persist from step to step: an update recomputes each body's cell range and moves
-//! only the bodies whose range changed, so coherent motion costs little beyond the pair sweep.
+//! The cells persist from step to step: an update checks each body's cell range (four
+//! coordinates at a time) and moves only the bodies whose range changed. The candidate pairs
+//! (those that count in a shared cell) persist too, in canonical order: only the moved bodies'
+//! pairs are dropped and found again, and every candidate is then tested exactly, in order.
 
+mod candidates;
 mod cells;
 mod query;
-mod sweep;
 
 use super::canonical::PairKeys;
 use super::draw::{MAX_DRAWN_BOXES, count_color};
@@ -19,6 +21,7 @@ use super::{
 use crate::debug_draw::{DebugDraw, DrawCategory};
 use crate::geometry::{Aabb, Ray};
 use crate::math::{Real, Vec3};
+use candidates::Candidates;
 use cells::{BODY_MASK, CellTable, FIRST_SHIFT, MAX_TABLE_BODIES};
 
 /// A body covering more cells than this goes to the oversized list instead of the table.
@@ -88,8 +91,12 @@ pub struct Grid {
     table: CellTable,
     /// Union of the boxes in the table, to clip rays.
     bounds: Aabb,
-    /// The pairs found, before they are put in canonical order.
+    /// Pairs that count in a cell both share, kept in canonical order between updates.
+    candidates: Candidates,
+    /// The oversized bodies' pairs, before they are put in canonical order.
     keys: PairKeys,
+    /// The table's pairs while the oversized bodies' are merged in.
+    merge_buf: Vec<(u32, u32)>,
 }
 
 impl Default for Grid {
@@ -102,7 +109,9 @@ impl Default for Grid {
             oversized: Vec::new(),
             table: CellTable::default(),
             bounds: Aabb::EMPTY,
+            candidates: Candidates::default(),
             keys: PairKeys::default(),
+            merge_buf: Vec::new(),
         }
     }
 }
@@ -209,11 +218,14 @@ impl Grid {
             self.inv_cell = 1.0 / size;
             self.table.clear();
             self.ranges.clear();
+            self.candidates.invalidate();
             self.built = true;
         }
         while self.ranges.len() > aabbs.len() {
             let r = self.ranges.pop().unwrap_or_default();
-            self.remove(self.ranges.len() as u32, &r);
+            let i = self.ranges.len() as u32;
+            self.remove(i, &r);
+            self.candidates.note_moved(i);
         }
         self.ranges.resize(aabbs.len(), CellRange::default());
         self.oversized.clear();
@@ -234,6 +246,7 @@ impl Grid {
                 self.remove(i as u32, &old);
                 self.insert(i as u32, &r);
                 self.ranges[i] = r;
+                self.candidates.note_moved(i as u32);
                 moved += 1;
             }
             if r.cells == 0 {
@@ -270,18 +283,35 @@ impl BroadPhase for Grid {
         let update_ms = ms_since(t0);
 
         let t1 = std::time::Instant::now();
-        let mut keys = std::mem::take(&mut self.keys);
-        keys.clear();
-        let (mut candidates, mut most) = (0u64, 0usize);
-        let table = &self.table;
-        for s in 0..table.len() {
-            let e = table.entries(s);
-            most = most.max(e.len());
-            candidates += sweep::cell_pairs(e, aabbs, &mut keys);
+        let n = aabbs.len();
+        self.update_candidates(n);
+        pairs.clear();
+        self.test_candidates(aabbs, pairs);
+        let mut candidates = self.candidates.keys.len() as u64;
+        if !self.oversized.is_empty() {
+            // The oversized bodies' pairs, merged into the table's (the two never share a pair).
+            let mut keys = std::mem::take(&mut self.keys);
+            keys.clear();
+            candidates += pairs_with_outsiders(&self.oversized, aabbs, &mut keys);
+            let extra = keys.sorted(n);
+            self.merge_buf.clear();
+            self.merge_buf.append(pairs);
+            let (mut a, mut b) = (0, 0);
+            let (mine, key_of) = (&self.merge_buf, |k: u64| ((k >> 32) as u32, k as u32));
+            while a < mine.len() && b < extra.len() {
+                if mine[a] < key_of(extra[b]) {
+                    pairs.push(mine[a]);
+                    a += 1;
+                } else {
+                    pairs.push(key_of(extra[b]));
+                    b += 1;
+                }
+            }
+            pairs.extend_from_slice(&mine[a..]);
+            pairs.extend(extra[b..].iter().map(|&k| key_of(k)));
+            self.keys = keys;
         }
-        candidates += pairs_with_outsiders(&self.oversized, aabbs, &mut keys);
-        keys.finish(aabbs.len(), pairs);
-        self.keys = keys;
+        let most = self.table.slots().map(|(_, e)| e.len()).max().unwrap_or(0);
         let stats = BroadPhaseStats {
             candidate_pairs: candidates.min(u32::MAX as u64) as u32,
             true_overlaps: pairs.len() as u32,
@@ -310,6 +340,9 @@ impl BroadPhase for Grid {
             return Err(format!("{} bodies but {} cell ranges", aabbs.len(), self.ranges.len()));
         }
         self.table.validate()?;
+        if self.candidates.keys != self.candidates_from_cells() {
+            return Err("the candidate list disagrees with the cells".into());
+        }
         let mut listed = vec![0u32; aabbs.len()];
         for (key, e) in self.table.slots() {
             let cell = unpack(key);

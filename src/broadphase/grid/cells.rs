@@ -77,11 +77,6 @@ impl CellTable {
         self.map.len() as u32
     }
 
-    /// Number of slots, free ones included.
-    pub fn len(&self) -> usize {
-        self.cells.len()
-    }
-
     /// The entries of slot `s` (empty for a free slot).
     #[inline]
     pub fn entries(&self, s: usize) -> &[u32] {
