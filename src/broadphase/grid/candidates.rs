@@ -82,7 +82,6 @@ impl Grid {
             c.is_moved[i as usize] = true;
         }
         let is_moved = &c.is_moved;
-        c.keys.retain(|&k| !is_moved[(k >> 32) as usize] && !is_moved[k as u32 as usize]);
         // The moved bodies' pairs in their new cells; a pair of two moved bodies is found from
         // the lower one only.
         c.found.clear();
@@ -98,20 +97,22 @@ impl Grid {
                 }
             });
         }
+        // One pass: the old list without the moved bodies' pairs, merged with the new ones.
         let fresh = c.found.sorted(n);
+        let kept = |k: u64| !is_moved[(k >> 32) as usize] & !is_moved[k as u32 as usize];
         c.merged.clear();
         c.merged.reserve(c.keys.len() + fresh.len());
-        let (mut a, mut b) = (0, 0);
-        while a < c.keys.len() && b < fresh.len() {
-            if c.keys[a] < fresh[b] {
-                c.merged.push(c.keys[a]);
-                a += 1;
-            } else {
+        let mut b = 0;
+        for &k in &c.keys {
+            if !kept(k) {
+                continue;
+            }
+            while b < fresh.len() && fresh[b] < k {
                 c.merged.push(fresh[b]);
                 b += 1;
             }
+            c.merged.push(k);
         }
-        c.merged.extend_from_slice(&c.keys[a..]);
         c.merged.extend_from_slice(&fresh[b..]);
         std::mem::swap(&mut c.keys, &mut c.merged);
         for &i in &c.moved {
