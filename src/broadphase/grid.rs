@@ -24,6 +24,10 @@ use crate::math::{Real, Vec3};
 use candidates::Candidates;
 use cells::{BODY_MASK, CellTable, FIRST_SHIFT, MAX_TABLE_BODIES};
 
+/// The table indexes cells directly over the bodies' bounds when that box holds at most this
+/// many cells per body (plus a few thousand); otherwise, and outside the box, it hashes.
+const DENSE_CELLS_PER_BODY: usize = 8;
+
 /// A body covering more cells than this goes to the oversized list instead of the table.
 pub const MAX_CELLS_PER_BODY: u64 = 64;
 
@@ -216,7 +220,15 @@ impl Grid {
         if !self.built || size.to_bits() != self.cell_size.to_bits() {
             self.cell_size = size;
             self.inv_cell = 1.0 / size;
-            self.table.clear();
+            // Cells around where the bodies are now are indexed directly, when that box is not
+            // much larger than the table will be.
+            let bounds = aabbs.iter().filter(|b| b.is_valid()).fold(Aabb::EMPTY, |u, b| u.merge(b));
+            let inv = self.inv_cell;
+            let corner = |v: Vec3, pad: i32| {
+                [cell_coord(v.x, inv), cell_coord(v.y, inv), cell_coord(v.z, inv)].map(|c| c.saturating_add(pad))
+            };
+            let (lo, hi) = (corner(bounds.min, -1), corner(bounds.max, 1));
+            self.table.clear(lo, hi, DENSE_CELLS_PER_BODY * aabbs.len() + 4096);
             self.ranges.clear();
             self.candidates.invalidate();
             self.built = true;

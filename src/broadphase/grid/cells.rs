@@ -1,6 +1,7 @@
 //! The grid's persistent cell table: a hash map from cell key to a slot holding the cell's
 //! entries. Cells live from step to step, so a body is only moved when its cell range changes.
 
+use super::unpack;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -59,10 +60,26 @@ pub(super) struct CellTable {
     /// The entries of slots holding more than [`INLINE`]; empty otherwise.
     spill: Vec<Vec<u32>>,
     free: Vec<u32>,
+    /// Occupied cells.
+    used: u32,
+    /// Inside this box of cells a cell's slot is found by direct indexing instead of hashing.
+    dense: Dense,
 }
 
+/// A box of cells indexed directly: `slot[index]` is the cell's slot or [`NO_SLOT`].
+#[derive(Default)]
+struct Dense {
+    lo: [i32; 3],
+    dims: [i32; 3],
+    slot: Vec<u32>,
+}
+
+const NO_SLOT: u32 = u32::MAX;
+
 impl CellTable {
-    pub fn clear(&mut self) {
+    /// Empties the table. Cells from `lo` to `hi` (inclusive) will be found by direct indexing
+    /// when that box holds at most `max_cells`; others by hashing.
+    pub fn clear(&mut self, lo: [i32; 3], hi: [i32; 3], max_cells: usize) {
         self.map.clear();
         self.free.clear();
         for (k, c) in self.cells.iter_mut().enumerate().rev() {
@@ -70,11 +87,59 @@ impl CellTable {
             self.spill[k].clear();
             self.free.push(k as u32);
         }
+        self.used = 0;
+        let dims: [i64; 3] = std::array::from_fn(|a| (hi[a] as i64 - lo[a] as i64 + 1).max(0));
+        let volume = dims.iter().product::<i64>() as usize;
+        self.dense.slot.clear();
+        if volume <= max_cells {
+            self.dense.lo = lo;
+            self.dense.dims = dims.map(|d| d as i32);
+            self.dense.slot.resize(volume, NO_SLOT);
+        }
     }
 
     /// Cells holding at least one body.
     pub fn in_use(&self) -> u32 {
-        self.map.len() as u32
+        self.used
+    }
+
+    /// The direct index of cell `key`, if it lies in the dense box.
+    #[inline]
+    fn dense_index(&self, key: u64) -> Option<usize> {
+        if self.dense.slot.is_empty() {
+            return None;
+        }
+        let c = unpack(key);
+        let (lo, dims) = (self.dense.lo, self.dense.dims);
+        let d: [i32; 3] = std::array::from_fn(|a| c[a].wrapping_sub(lo[a]));
+        if (0..3).all(|a| (d[a] as u32) < dims[a] as u32) {
+            Some(((d[2] as usize * dims[1] as usize) + d[1] as usize) * dims[0] as usize + d[0] as usize)
+        } else {
+            None
+        }
+    }
+
+    /// The slot of cell `key`, if occupied.
+    #[inline]
+    fn find(&self, key: u64) -> Option<u32> {
+        match self.dense_index(key) {
+            Some(i) => Some(self.dense.slot[i]).filter(|&s| s != NO_SLOT),
+            None => self.map.get(&key).copied(),
+        }
+    }
+
+    /// Points cell `key` at `slot` (or at nothing).
+    #[inline]
+    fn assign(&mut self, key: u64, slot: Option<u32>) {
+        match (self.dense_index(key), slot) {
+            (Some(i), s) => self.dense.slot[i] = s.unwrap_or(NO_SLOT),
+            (None, Some(s)) => {
+                self.map.insert(key, s);
+            }
+            (None, None) => {
+                self.map.remove(&key);
+            }
+        }
     }
 
     /// The entries of slot `s` (empty for a free slot).
@@ -92,8 +157,8 @@ impl CellTable {
     /// The entries of cell `key`, empty when it is unoccupied.
     #[inline]
     pub fn get(&self, key: u64) -> &[u32] {
-        match self.map.get(&key) {
-            Some(&slot) => self.entries(slot as usize),
+        match self.find(key) {
+            Some(slot) => self.entries(slot as usize),
             None => &[],
         }
     }
@@ -101,19 +166,26 @@ impl CellTable {
     /// Adds `entry` to cell `key`.
     #[inline]
     pub fn insert(&mut self, key: u64, entry: u32) {
-        let (cells, keys, spill, free) = (&mut self.cells, &mut self.keys, &mut self.spill, &mut self.free);
-        let slot = *self.map.entry(key).or_insert_with(|| match free.pop() {
-            Some(s) => {
-                keys[s as usize] = key;
-                s
-            }
+        let slot = match self.find(key) {
+            Some(s) => s as usize,
             None => {
-                cells.push(Cell::default());
-                keys.push(key);
-                spill.push(Vec::new());
-                (cells.len() - 1) as u32
+                let s = match self.free.pop() {
+                    Some(s) => {
+                        self.keys[s as usize] = key;
+                        s
+                    }
+                    None => {
+                        self.cells.push(Cell::default());
+                        self.keys.push(key);
+                        self.spill.push(Vec::new());
+                        (self.cells.len() - 1) as u32
+                    }
+                };
+                self.assign(key, Some(s));
+                self.used += 1;
+                s as usize
             }
-        }) as usize;
+        };
         let c = &mut self.cells[slot];
         let len = c.len as usize;
         if len < INLINE {
@@ -133,7 +205,7 @@ impl CellTable {
     /// body was not listed there.
     #[inline]
     pub fn remove(&mut self, key: u64, body: u32) -> bool {
-        let Some(&slot) = self.map.get(&key) else { return false };
+        let Some(slot) = self.find(key) else { return false };
         let slot = slot as usize;
         let c = &mut self.cells[slot];
         let len = c.len as usize;
@@ -151,7 +223,8 @@ impl CellTable {
         }
         c.len -= 1;
         if c.len == 0 {
-            self.map.remove(&key);
+            self.assign(key, None);
+            self.used -= 1;
             self.free.push(slot as u32);
         }
         true
@@ -168,14 +241,14 @@ impl CellTable {
                 continue;
             }
             used += 1;
-            if self.map.get(&key) != Some(&(s as u32)) {
-                return Err(format!("slot {s} holds cell {key:#x}, but the map does not point to it"));
+            if self.find(key) != Some(s as u32) {
+                return Err(format!("slot {s} holds cell {key:#x}, but the index does not point to it"));
             }
         }
-        if used != self.map.len() || used + self.free.len() != self.cells.len() {
+        let indexed = self.map.len() + self.dense.slot.iter().filter(|&&s| s != NO_SLOT).count();
+        if used != indexed || used != self.used as usize || used + self.free.len() != self.cells.len() {
             return Err(format!(
-                "{used} occupied slots, {} mapped cells, {} free of {} slots",
-                self.map.len(),
+                "{used} occupied slots, {indexed} indexed cells, {} free of {} slots",
                 self.free.len(),
                 self.cells.len()
             ));
