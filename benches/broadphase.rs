@@ -214,15 +214,21 @@ fn print_counters(only: Option<usize>) {
     println!(
         "scene,n,structure,cpu_ms,update_ms,pairs_ms,candidates,true_overlaps,false_positive_ratio,aabb_tests,nodes,depth,swaps,reinserted"
     );
-    for layout in Layout::ALL {
+    // BROADPHASE_SCENE and BROADPHASE_KIND narrow the run to one scene or structure (profiling).
+    let wanted = |var: &str, name: &str| std::env::var(var).map_or(true, |v| v == name);
+    for layout in Layout::ALL.into_iter().filter(|l| wanted("BROADPHASE_SCENE", l.name())) {
         for n in SIZES.into_iter().filter(|&n| only.is_none_or(|o| o == n)) {
-            for kind in kinds(n) {
+            for kind in kinds(n).filter(|k| wanted("BROADPHASE_KIND", k.cli_name())) {
                 let mut scene = Scene::new(layout, n, 11);
                 let params = BroadPhaseParams { grid_cell_size: suggest_cell_size(&scene.aabbs) };
                 let mut bp = broadphase::create(kind);
                 let mut pairs = Vec::new();
                 let mut runs = Vec::new();
-                let steps = if kind == BroadPhaseKind::BruteForce { 5 } else { 30 };
+                let steps = if kind == BroadPhaseKind::BruteForce {
+                    5
+                } else {
+                    std::env::var("BROADPHASE_STEPS").ok().and_then(|v| v.parse().ok()).unwrap_or(30)
+                };
                 for _ in 0..steps {
                     scene.advance();
                     let t = thread_cpu_time();

@@ -3,7 +3,8 @@ use super::{BroadPhase, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, scan_
 use crate::geometry::{Aabb, Ray};
 use crate::math::Real;
 
-/// Tests all n(n-1)/2 pairs over structure-of-arrays bounds, which the compiler vectorises.
+/// Tests all n(n-1)/2 pairs over structure-of-arrays bounds, eight (AVX) or four (SSE2) at a
+/// time.
 #[derive(Default)]
 pub struct BruteForce {
     boxes: SoaBoxes,
@@ -21,8 +22,10 @@ impl BroadPhase for BruteForce {
         let t1 = std::time::Instant::now();
         let n = aabbs.len();
         pairs.clear();
-        for (i, a) in aabbs.iter().enumerate() {
-            self.boxes.overlapping(a, i + 1, |j| pairs.push((i as u32, j as u32)));
+        // Ascending `i`, then ascending `j`: already the canonical order.
+        for i in 0..n {
+            let q = self.boxes.query_at(i);
+            self.boxes.scan_all(&q, i + 1, |j| pairs.push((i as u32, j as u32)));
         }
         let all_pairs = (n as u64) * (n.saturating_sub(1) as u64) / 2;
         BroadPhaseStats {

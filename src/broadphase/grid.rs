@@ -3,11 +3,16 @@
 //! a body spanning many cells never yields a duplicate. Bodies spanning more than
 //! [`MAX_CELLS_PER_BODY`] cells are kept in a side list and tested against all.
 //!
-//! The table is rebuilt every update with a counting sort into hash buckets: three linear passes,
-//! no allocation once warm, and the same cost whether bodies moved or not.
+//! The cells persist from step to step: an update checks each body's cell range (four
+//! coordinates at a time) and moves only the bodies whose range changed. The candidate pairs
+//! (those that count in a shared cell) persist too, in canonical order: only the moved bodies'
+//! pairs are dropped and found again, and every candidate is then tested exactly, in order.
 
+mod candidates;
+mod cells;
 mod query;
 
+use super::canonical::PairKeys;
 use super::draw::{MAX_DRAWN_BOXES, count_color};
 use super::{
     BroadPhase, BroadPhaseDrawOptions, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, debug_validate, ms_since,
@@ -16,6 +21,12 @@ use super::{
 use crate::debug_draw::{DebugDraw, DrawCategory};
 use crate::geometry::{Aabb, Ray};
 use crate::math::{Real, Vec3};
+use candidates::Candidates;
+use cells::{BODY_MASK, CellTable, FIRST_SHIFT, MAX_TABLE_BODIES};
+
+/// The table indexes cells directly over the bodies' bounds when that box holds at most this
+/// many cells per body (plus a few thousand); otherwise, and outside the box, it hashes.
+const DENSE_CELLS_PER_BODY: usize = 8;
 
 /// A body covering more cells than this goes to the oversized list instead of the table.
 pub const MAX_CELLS_PER_BODY: u64 = 64;
@@ -43,7 +54,8 @@ pub fn suggest_cell_size(aabbs: &[Aabb]) -> Real {
     if size.is_finite() && size > 0.0 { size } else { 1.0 }
 }
 
-/// The cells one body covers, inclusive; `cells == 0` marks an oversized body.
+/// The cells one body covers, inclusive; `cells == 0` marks a body not in the table (oversized,
+/// non-finite, or not yet inserted).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct CellRange {
     lo: [i32; 3],
@@ -51,29 +63,44 @@ struct CellRange {
     cells: u32,
 }
 
-/// One body listed in one cell.
-#[derive(Clone, Copy, Debug, Default)]
-struct Entry {
-    key: u64,
-    body: u32,
+impl CellRange {
+    /// Calls `f(key, first)` for every cell of the range; `first` has bit `a` set when the cell
+    /// is the range's first on axis `a`.
+    #[inline]
+    fn for_each_cell(&self, mut f: impl FnMut(u64, u32)) {
+        if self.cells == 0 {
+            return;
+        }
+        for z in self.lo[2]..=self.hi[2] {
+            let fz = ((z == self.lo[2]) as u32) << 2;
+            for y in self.lo[1]..=self.hi[1] {
+                let fy = fz | ((y == self.lo[1]) as u32) << 1;
+                for x in self.lo[0]..=self.hi[0] {
+                    f(pack([x, y, z]), fy | (x == self.lo[0]) as u32);
+                }
+            }
+        }
+    }
 }
 
 /// A hashed uniform grid.
 pub struct Grid {
     cell_size: Real,
     inv_cell: Real,
+    /// False until the first update, and after a change of cell size.
+    built: bool,
     ranges: Vec<CellRange>,
-    /// Bodies tested against everything: too many cells, or a non-finite box.
+    /// Bodies tested against everything: too many cells, or a non-finite box. Ascending.
     oversized: Vec<u32>,
-    /// `log2` of the bucket count.
-    table_bits: u32,
-    /// Bucket `b` holds `entries[starts[b]..starts[b + 1]]`, sorted by body.
-    starts: Vec<u32>,
-    entries: Vec<Entry>,
-    /// Entries in body order before the scatter, with their buckets.
-    staged: Vec<(Entry, u32)>,
+    table: CellTable,
     /// Union of the boxes in the table, to clip rays.
     bounds: Aabb,
+    /// Pairs that count in a cell both share, kept in canonical order between updates.
+    candidates: Candidates,
+    /// The oversized bodies' pairs, before they are put in canonical order.
+    keys: PairKeys,
+    /// The table's pairs while the oversized bodies' are merged in.
+    merge_buf: Vec<(u32, u32)>,
 }
 
 impl Default for Grid {
@@ -81,21 +108,67 @@ impl Default for Grid {
         Grid {
             cell_size: 1.0,
             inv_cell: 1.0,
+            built: false,
             ranges: Vec::new(),
             oversized: Vec::new(),
-            table_bits: 0,
-            starts: Vec::new(),
-            entries: Vec::new(),
-            staged: Vec::new(),
+            table: CellTable::default(),
             bounds: Aabb::EMPTY,
+            candidates: Candidates::default(),
+            keys: PairKeys::default(),
+            merge_buf: Vec::new(),
         }
     }
 }
 
+/// The cell coordinate of `v`: `floor(v * inv)` clamped to the key's range (NaN goes to the low
+/// end). Exact, and without the library call `floor` costs on baseline x86-64: truncation rounds
+/// towards zero, so a negative non-integer steps down one.
 #[inline]
 fn cell_coord(v: Real, inv: Real) -> i32 {
-    // `as` saturates and maps NaN to 0; the clamp keeps the key packable.
-    ((v * inv).floor() as i64).clamp(-COORD_LIMIT, COORD_LIMIT - 1) as i32
+    let x = (v * inv).max(-(COORD_LIMIT as Real)).min((COORD_LIMIT - 1) as Real);
+    let t = x as i32;
+    t - ((t as Real) > x) as i32
+}
+
+/// True when `b` is a valid box whose cell range is exactly `r`: the common case of an update,
+/// checked with SSE2 (the six coordinates floored four at a time) so that only bodies that
+/// changed cells pay for [`Grid::range_of`]. Elsewhere it answers false and every body takes
+/// the full path.
+#[inline(always)]
+fn still_covers(b: &Aabb, r: &CellRange, inv: Real) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE and SSE2 are part of the x86-64 baseline; no memory is read.
+        unsafe {
+            // Lanes: (min.x, min.y, min.z, max.x) and (min.z, max.x, max.y, max.z).
+            let v0 = _mm_set_ps(b.max.x, b.min.z, b.min.y, b.min.x);
+            let v1 = _mm_set_ps(b.max.z, b.max.y, b.max.x, b.min.z);
+            // The same arithmetic as `cell_coord`: scale, clamp, truncate, step negatives down.
+            let (s, lo, hi) =
+                (_mm_set1_ps(inv), _mm_set1_ps(-(COORD_LIMIT as Real)), _mm_set1_ps((COORD_LIMIT - 1) as Real));
+            let floor = |v: __m128| {
+                let x = _mm_min_ps(_mm_max_ps(_mm_mul_ps(v, s), lo), hi);
+                let t = _mm_cvttps_epi32(x);
+                _mm_add_epi32(t, _mm_castps_si128(_mm_cmpgt_ps(_mm_cvtepi32_ps(t), x)))
+            };
+            let e0 = _mm_set_epi32(r.hi[0], r.lo[2], r.lo[1], r.lo[0]);
+            let e1 = _mm_set_epi32(r.hi[2], r.hi[1], r.hi[0], r.lo[2]);
+            let same = _mm_and_si128(_mm_cmpeq_epi32(floor(v0), e0), _mm_cmpeq_epi32(floor(v1), e1));
+            // Valid: finite (x - x is 0 only for finite x) and min <= max on every axis.
+            let zero = _mm_setzero_ps();
+            let finite = _mm_and_ps(_mm_cmpeq_ps(_mm_sub_ps(v0, v0), zero), _mm_cmpeq_ps(_mm_sub_ps(v1, v1), zero));
+            let ordered = _mm_cmple_ps(v0, _mm_shuffle_ps::<0b11_11_10_01>(v1, v1));
+            _mm_movemask_epi8(same) == 0xffff
+                && _mm_movemask_ps(finite) == 0xf
+                && _mm_movemask_ps(ordered) & 0b111 == 0b111
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (b, r, inv);
+        false
+    }
 }
 
 #[inline]
@@ -116,11 +189,7 @@ impl Grid {
         self.cell_size
     }
 
-    #[inline]
-    fn bucket(&self, key: u64) -> usize {
-        (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - self.table_bits)) as usize
-    }
-
+    #[inline(always)]
     fn range_of(&self, b: &Aabb) -> CellRange {
         let inv = self.inv_cell;
         let lo = [cell_coord(b.min.x, inv), cell_coord(b.min.y, inv), cell_coord(b.min.z, inv)];
@@ -130,85 +199,81 @@ impl Grid {
         CellRange { lo, hi, cells }
     }
 
-    /// The cell a pair is tested in: the first cell both ranges share.
-    #[inline]
-    fn owner(a: &CellRange, b: &CellRange) -> [i32; 3] {
-        [a.lo[0].max(b.lo[0]), a.lo[1].max(b.lo[1]), a.lo[2].max(b.lo[2])]
+    /// Lists body `i` in the cells of `r`.
+    fn insert(&mut self, i: u32, r: &CellRange) {
+        let table = &mut self.table;
+        r.for_each_cell(|key, first| table.insert(key, i | first << FIRST_SHIFT));
     }
 
-    /// The entries of the bucket `key` hashes to.
-    fn bucket_entries(&self, key: u64) -> &[Entry] {
-        if self.starts.len() < 2 {
-            return &[];
+    /// Takes body `i` out of the cells of `r`.
+    fn remove(&mut self, i: u32, r: &CellRange) {
+        let table = &mut self.table;
+        r.for_each_cell(|key, _| {
+            table.remove(key, i);
+        });
+    }
+
+    /// Brings every body's cells up to date, moving only those whose range changed. Returns
+    /// how many moved.
+    fn refresh(&mut self, aabbs: &[Aabb], cell_size: Real) -> u32 {
+        let size = if cell_size.is_finite() && cell_size > 0.0 { cell_size } else { suggest_cell_size(aabbs) };
+        if !self.built || size.to_bits() != self.cell_size.to_bits() {
+            self.cell_size = size;
+            self.inv_cell = 1.0 / size;
+            // Cells around where the bodies are now are indexed directly, when that box is not
+            // much larger than the table will be.
+            let bounds = aabbs.iter().filter(|b| b.is_valid()).fold(Aabb::EMPTY, |u, b| u.merge(b));
+            let inv = self.inv_cell;
+            let corner = |v: Vec3, pad: i32| {
+                [cell_coord(v.x, inv), cell_coord(v.y, inv), cell_coord(v.z, inv)].map(|c| c.saturating_add(pad))
+            };
+            let (lo, hi) = (corner(bounds.min, -1), corner(bounds.max, 1));
+            self.table.clear(lo, hi, DENSE_CELLS_PER_BODY * aabbs.len() + 4096);
+            self.ranges.clear();
+            self.candidates.invalidate();
+            self.built = true;
         }
-        let b = self.bucket(key);
-        &self.entries[self.starts[b] as usize..self.starts[b + 1] as usize]
-    }
-
-    /// Lists every body in its cells: a counting sort of the entries into hash buckets.
-    fn rebuild(&mut self, aabbs: &[Aabb], cell_size: Real) {
-        self.cell_size = if cell_size.is_finite() && cell_size > 0.0 { cell_size } else { suggest_cell_size(aabbs) };
-        self.inv_cell = 1.0 / self.cell_size;
-        self.ranges.clear();
+        while self.ranges.len() > aabbs.len() {
+            let r = self.ranges.pop().unwrap_or_default();
+            let i = self.ranges.len() as u32;
+            self.remove(i, &r);
+            self.candidates.note_moved(i);
+        }
+        self.ranges.resize(aabbs.len(), CellRange::default());
         self.oversized.clear();
         self.bounds = Aabb::EMPTY;
-        let mut total = 0usize;
+        let mut moved = 0;
+        let inv = self.inv_cell;
         for (i, b) in aabbs.iter().enumerate() {
-            let r = self.range_of(b);
+            let old = self.ranges[i];
+            if old.cells != 0 && still_covers(b, &old, inv) {
+                self.bounds = self.bounds.merge(b);
+                continue;
+            }
+            let mut r = self.range_of(b);
+            if i >= MAX_TABLE_BODIES {
+                r.cells = 0;
+            }
+            if r != old {
+                self.remove(i as u32, &old);
+                self.insert(i as u32, &r);
+                self.ranges[i] = r;
+                self.candidates.note_moved(i as u32);
+                moved += 1;
+            }
             if r.cells == 0 {
                 self.oversized.push(i as u32);
             } else {
-                total += r.cells as usize;
                 self.bounds = self.bounds.merge(b);
             }
-            self.ranges.push(r);
         }
-        self.table_bits = (2 * total).max(16).next_power_of_two().trailing_zeros().min(26);
-        let buckets = 1usize << self.table_bits;
-        self.starts.clear();
-        self.starts.resize(buckets + 1, 0);
-        self.staged.clear();
-        for (i, r) in self.ranges.iter().enumerate() {
-            if r.cells == 0 {
-                continue;
-            }
-            for z in r.lo[2]..=r.hi[2] {
-                for y in r.lo[1]..=r.hi[1] {
-                    for x in r.lo[0]..=r.hi[0] {
-                        let key = pack([x, y, z]);
-                        let b = self.bucket(key);
-                        self.starts[b] += 1;
-                        self.staged.push((Entry { key, body: i as u32 }, b as u32));
-                    }
-                }
-            }
-        }
-        // Inclusive prefix sums, then a backwards scatter that decrements: each bucket ends up
-        // starting at its own offset with its bodies in ascending order.
-        let mut run = 0u32;
-        for s in &mut self.starts[..buckets] {
-            run += *s;
-            *s = run;
-        }
-        self.starts[buckets] = run;
-        self.entries.clear();
-        self.entries.resize(total, Entry::default());
-        for &(e, b) in self.staged.iter().rev() {
-            let s = &mut self.starts[b as usize];
-            *s -= 1;
-            self.entries[*s as usize] = e;
-        }
+        moved
     }
 
-    /// Every distinct occupied cell with its body count, bucket by bucket.
+    /// Every occupied cell with its body count.
     fn for_each_cell(&self, mut f: impl FnMut(u64, u32)) {
-        for w in self.starts.windows(2) {
-            let e = &self.entries[w[0] as usize..w[1] as usize];
-            for (p, a) in e.iter().enumerate() {
-                if e[..p].iter().all(|b| b.key != a.key) {
-                    f(a.key, 1 + e[p + 1..].iter().filter(|b| b.key == a.key).count() as u32);
-                }
-            }
+        for (key, e) in self.table.slots().filter(|(_, e)| !e.is_empty()) {
+            f(key, e.len() as u32);
         }
     }
 
@@ -226,55 +291,47 @@ impl BroadPhase for Grid {
 
     fn update(&mut self, aabbs: &[Aabb], params: &BroadPhaseParams, pairs: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
         let t0 = std::time::Instant::now();
-        self.rebuild(aabbs, params.grid_cell_size);
+        let moved = self.refresh(aabbs, params.grid_cell_size);
         let update_ms = ms_since(t0);
 
         let t1 = std::time::Instant::now();
+        let n = aabbs.len();
+        self.update_candidates(n);
         pairs.clear();
-        let (mut candidates, mut cells, mut most) = (0u64, 0u32, 0u32);
-        for w in self.starts.windows(2) {
-            let e = &self.entries[w[0] as usize..w[1] as usize];
-            if e.len() == 1 {
-                cells += 1;
-                most = most.max(1);
-                continue;
-            }
-            for (p, a) in e.iter().enumerate() {
-                let ra = &self.ranges[a.body as usize];
-                let mut first_of_cell = true;
-                let mut in_cell = 1;
-                for b in &e[..p] {
-                    first_of_cell &= b.key != a.key;
-                }
-                for b in &e[p + 1..] {
-                    if b.key != a.key {
-                        continue;
-                    }
-                    in_cell += 1;
-                    let rb = &self.ranges[b.body as usize];
-                    if pack(Self::owner(ra, rb)) != a.key {
-                        continue;
-                    }
-                    candidates += 1;
-                    if aabbs[a.body as usize].overlaps(&aabbs[b.body as usize]) {
-                        pairs.push((a.body, b.body));
-                    }
-                }
-                if first_of_cell {
-                    cells += 1;
-                    most = most.max(in_cell);
+        self.test_candidates(aabbs, pairs);
+        let mut candidates = self.candidates.keys.len() as u64;
+        if !self.oversized.is_empty() {
+            // The oversized bodies' pairs, merged into the table's (the two never share a pair).
+            let mut keys = std::mem::take(&mut self.keys);
+            keys.clear();
+            candidates += pairs_with_outsiders(&self.oversized, aabbs, &mut keys);
+            let extra = keys.sorted(n);
+            self.merge_buf.clear();
+            self.merge_buf.append(pairs);
+            let (mut a, mut b) = (0, 0);
+            let (mine, key_of) = (&self.merge_buf, |k: u64| ((k >> 32) as u32, k as u32));
+            while a < mine.len() && b < extra.len() {
+                if mine[a] < key_of(extra[b]) {
+                    pairs.push(mine[a]);
+                    a += 1;
+                } else {
+                    pairs.push(key_of(extra[b]));
+                    b += 1;
                 }
             }
+            pairs.extend_from_slice(&mine[a..]);
+            pairs.extend(extra[b..].iter().map(|&k| key_of(k)));
+            self.keys = keys;
         }
-        candidates += pairs_with_outsiders(&self.oversized, aabbs, pairs);
+        let most = self.table.slots().map(|(_, e)| e.len()).max().unwrap_or(0);
         let stats = BroadPhaseStats {
             candidate_pairs: candidates.min(u32::MAX as u64) as u32,
             true_overlaps: pairs.len() as u32,
             aabb_tests: candidates,
-            nodes: cells,
-            depth: most,
+            nodes: self.table.in_use(),
+            depth: most as u32,
             swaps: 0,
-            reinserted: 0,
+            reinserted: moved,
             update_ms,
             pairs_ms: ms_since(t1),
         };
@@ -294,27 +351,35 @@ impl BroadPhase for Grid {
         if self.ranges.len() != aabbs.len() {
             return Err(format!("{} bodies but {} cell ranges", aabbs.len(), self.ranges.len()));
         }
+        self.table.validate()?;
+        if self.candidates.keys != self.candidates_from_cells() {
+            return Err("the candidate list disagrees with the cells".into());
+        }
         let mut listed = vec![0u32; aabbs.len()];
-        for (b, w) in self.starts.windows(2).enumerate() {
-            let e = &self.entries[w[0] as usize..w[1] as usize];
-            for (k, x) in e.iter().enumerate() {
-                if self.bucket(x.key) != b {
-                    return Err(format!("body {} is in bucket {b}, not its cell's bucket", x.body));
+        for (key, e) in self.table.slots() {
+            let cell = unpack(key);
+            for &x in e {
+                let body = (x & BODY_MASK) as usize;
+                let Some(r) = self.ranges.get(body) else {
+                    return Err(format!("cell {cell:?} lists body {body}, which does not exist"));
+                };
+                if (0..3).any(|a| cell[a] < r.lo[a] || cell[a] > r.hi[a]) {
+                    return Err(format!("body {body} is listed in cell {cell:?} outside its range"));
                 }
-                if k > 0 && e[k - 1].body > x.body {
-                    return Err(format!("bucket {b} is not sorted by body"));
+                let first = (0..3).fold(0, |f, a| f | ((cell[a] == r.lo[a]) as u32) << a);
+                if x >> FIRST_SHIFT != first {
+                    return Err(format!("body {body} in cell {cell:?}: wrong first-cell flags"));
                 }
-                let r = self.ranges[x.body as usize];
-                let c = unpack(x.key);
-                if (0..3).any(|a| c[a] < r.lo[a] || c[a] > r.hi[a]) {
-                    return Err(format!("body {} is listed in cell {c:?} outside its range", x.body));
-                }
-                listed[x.body as usize] += 1;
+                listed[body] += 1;
             }
         }
         for (i, (r, b)) in self.ranges.iter().zip(aabbs).enumerate() {
-            if *r != self.range_of(b) || listed[i] != r.cells {
-                return Err(format!("body {i}: listed in {} cells, its box covers {}", listed[i], r.cells));
+            let mut expect = self.range_of(b);
+            if i >= MAX_TABLE_BODIES {
+                expect.cells = 0;
+            }
+            if *r != expect || listed[i] != r.cells {
+                return Err(format!("body {i}: listed in {} cells, its box covers {}", listed[i], expect.cells));
             }
             if (r.cells == 0) != self.oversized.binary_search(&(i as u32)).is_ok() {
                 return Err(format!("body {i}: the oversized list disagrees with its {} cells", r.cells));
@@ -347,6 +412,35 @@ mod tests {
         }
         assert_eq!(cell_coord(1e30, 1.0), (COORD_LIMIT - 1) as i32);
         assert_eq!(cell_coord(-0.5, 1.0), -1);
+    }
+
+    /// The vector fast path agrees with the full range computation, on boxes with corners on
+    /// cell boundaries, negative, far-away, non-finite and inverted ones.
+    #[test]
+    fn fast_check_agrees_with_the_full_range() {
+        let mut rng = crate::scene::SplitMix64::new(3);
+        let mut grid = Grid::default();
+        for cell in [0.5, 1.0, 3.7] {
+            grid.inv_cell = 1.0 / cell;
+            for k in 0..5000 {
+                let mut r = |lo: Real, hi: Real| (rng.range(lo, hi) * 4.0).round() * 0.25;
+                let min = Vec3::new(r(-9.0, 9.0), r(-9.0, 9.0), r(-9.0, 9.0));
+                let b = Aabb::new(min, min + Vec3::new(r(-0.5, 3.0), r(0.0, 3.0), r(0.0, 3.0)));
+                let b = match k % 11 {
+                    1 => Aabb::new(b.min, Vec3::new(b.max.x, Real::NAN, b.max.z)),
+                    2 => Aabb::new(b.min * 1e7, b.max * 1e7),
+                    3 => Aabb::new(Vec3::new(Real::NEG_INFINITY, b.min.y, b.min.z), b.max),
+                    _ => b,
+                };
+                // Against its own range, and against the range of a slightly moved copy.
+                let moved = Aabb::new(b.min + Vec3::splat(r(0.0, 0.5)), b.max + Vec3::splat(0.25));
+                for other in [b, moved] {
+                    let old = grid.range_of(&other);
+                    let expect = old.cells != 0 && grid.range_of(&b) == old;
+                    assert_eq!(old.cells != 0 && still_covers(&b, &old, grid.inv_cell), expect, "{b:?} vs {other:?}");
+                }
+            }
+        }
     }
 
     #[test]

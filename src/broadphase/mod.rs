@@ -7,6 +7,7 @@
 
 mod brute_force;
 mod bvh;
+mod canonical;
 mod draw;
 mod grid;
 mod hierarchy;
@@ -146,8 +147,9 @@ pub trait BroadPhase: Send {
     fn kind(&self) -> BroadPhaseKind;
 
     /// Brings the structure up to date with `aabbs` (indexed by body) and writes every pair
-    /// `(i, j)` with `i < j` whose boxes overlap. It must never miss one that overlaps, and each
-    /// pair appears once. Order is free: the world sorts.
+    /// `(i, j)` with `i < j` whose boxes overlap, replacing what `pairs` held. It must never miss
+    /// one that overlaps, each pair appears once, and the pairs come in the canonical order,
+    /// ascending `(i, j)`, so the simulation is the same whichever structure runs.
     fn update(&mut self, aabbs: &[Aabb], params: &BroadPhaseParams, pairs: &mut Vec<(u32, u32)>) -> BroadPhaseStats;
 
     /// Every index whose AABB overlaps `aabb`, as of the last update, each once.
@@ -212,7 +214,7 @@ fn scan_ray(aabbs: &[Aabb], ray: &Ray, max_t: Real, out: &mut Vec<u32>) {
 
 /// Pairs between the bodies a structure keeps outside itself (oversized or non-finite boxes,
 /// listed in ascending order) and every other body, each pair once. Returns the tests made.
-fn pairs_with_outsiders(outside: &[u32], aabbs: &[Aabb], pairs: &mut Vec<(u32, u32)>) -> u64 {
+fn pairs_with_outsiders(outside: &[u32], aabbs: &[Aabb], pairs: &mut canonical::PairKeys) -> u64 {
     if outside.is_empty() {
         return 0;
     }
@@ -229,13 +231,10 @@ fn pairs_with_outsiders(outside: &[u32], aabbs: &[Aabb], pairs: &mut Vec<(u32, u
     soa.load(inside.iter().map(|&j| &aabbs[j as usize]));
     for (k, &o) in outside.iter().enumerate() {
         let a = &aabbs[o as usize];
-        soa.overlapping(a, 0, |x| {
-            let j = inside[x];
-            pairs.push((o.min(j), o.max(j)));
-        });
+        soa.overlapping(a, 0, |x| pairs.push(o, inside[x]));
         for &p in &outside[k + 1..] {
             if a.overlaps(&aabbs[p as usize]) {
-                pairs.push((o, p));
+                pairs.push(o, p);
             }
         }
     }

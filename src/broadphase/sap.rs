@@ -1,7 +1,11 @@
 //! Sweep and prune: intervals sorted by their minimum on one axis, kept sorted from step to step
-//! by insertion sort, which costs little when bodies move coherently.
+//! by insertion sort, which costs little when bodies move coherently. The sweep tests each box
+//! against those after it in sweep order eight at a time (see [`SoaBoxes`]) until one starts
+//! beyond its end.
 
+use super::canonical::PairKeys;
 use super::draw::{MAX_DRAWN_BOXES, depth_color};
+use super::soa::SoaBoxes;
 use super::{
     BroadPhase, BroadPhaseDrawOptions, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, debug_validate, ms_since,
     scan_aabb, scan_ray,
@@ -15,16 +19,6 @@ use std::cmp::Ordering;
 /// that a scene balanced between two axes does not re-sort every step.
 const AXIS_HYSTERESIS: Real = 1.25;
 
-/// One body's box in sweep order: the sweep axis first, the other two after.
-#[derive(Clone, Copy, Debug)]
-struct Interval {
-    lo: Real,
-    hi: Real,
-    /// Min and max on the two other axes.
-    other: [Real; 4],
-    id: u32,
-}
-
 /// Sweep and prune on the axis of largest centre variance.
 #[derive(Default)]
 pub struct SweepAndPrune {
@@ -33,10 +27,12 @@ pub struct SweepAndPrune {
     order: Vec<u32>,
     /// `order`'s minima, kept beside it so the insertion sort touches one array.
     keys: Vec<Real>,
-    /// The boxes in sweep order as of the last update.
-    sorted: Vec<Interval>,
+    /// The boxes in sweep order as of the last update, sweep axis stored first.
+    sorted: SoaBoxes,
     /// Longest interval on the sweep axis, to bound queries on the left.
     longest: Real,
+    /// The pairs found, before they are put in canonical order.
+    keys_out: PairKeys,
 }
 
 impl SweepAndPrune {
@@ -97,19 +93,18 @@ impl SweepAndPrune {
     /// Positions in sweep order whose minimum lies in `[lo - longest, hi]`: the only intervals
     /// that can overlap `[lo, hi]` on the sweep axis.
     fn window(&self, lo: Real, hi: Real) -> std::ops::Range<usize> {
-        let start = self.sorted.partition_point(|s| s.lo < lo - self.longest);
-        let end = self.sorted.partition_point(|s| s.lo <= hi);
+        let lo0 = self.sorted.lo0();
+        let start = lo0.partition_point(|&s| s < lo - self.longest);
+        let end = lo0.partition_point(|&s| s <= hi);
         start..end.max(start)
     }
 
     /// True when the last update does not describe `aabbs`, or a non-finite key would break
     /// the binary searches.
     fn stale(&self, aabbs: &[Aabb]) -> bool {
-        let nan_end = |s: Option<&Interval>| s.is_some_and(|s| s.lo.is_nan());
-        aabbs.len() != self.sorted.len()
-            || !self.longest.is_finite()
-            || nan_end(self.sorted.first())
-            || nan_end(self.sorted.last())
+        let nan_end = |s: Option<&Real>| s.is_some_and(|s| s.is_nan());
+        let lo0 = self.sorted.lo0();
+        aabbs.len() != self.sorted.len() || !self.longest.is_finite() || nan_end(lo0.first()) || nan_end(lo0.last())
     }
 }
 
@@ -141,36 +136,19 @@ impl BroadPhase for SweepAndPrune {
                 }
             }
         }
-        let (o1, o2) = ((axis + 1) % 3, (axis + 2) % 3);
-        self.sorted.clear();
-        self.sorted.extend(self.order.iter().map(|&i| {
-            let b = &aabbs[i as usize];
-            Interval { lo: b.min[axis], hi: b.max[axis], other: [b.min[o1], b.max[o1], b.min[o2], b.max[o2]], id: i }
-        }));
-        self.longest = self.sorted.iter().map(|s| s.hi - s.lo).fold(0.0, Real::max);
+        self.sorted.load_axes(self.order.iter().map(|&i| &aabbs[i as usize]), [axis, (axis + 1) % 3, (axis + 2) % 3]);
+        self.longest = self.sorted.lo0().iter().zip(self.sorted.hi0()).map(|(lo, hi)| hi - lo).fold(0.0, Real::max);
         let update_ms = ms_since(t0);
 
         let t1 = std::time::Instant::now();
-        pairs.clear();
         let mut candidates = 0u64;
-        let s = &self.sorted;
-        for i in 0..s.len() {
-            let a = s[i];
-            for b in &s[i + 1..] {
-                if b.lo > a.hi {
-                    break;
-                }
-                candidates += 1;
-                if a.other[0] <= b.other[1]
-                    && b.other[0] <= a.other[1]
-                    && a.other[2] <= b.other[3]
-                    && b.other[2] <= a.other[3]
-                    && a.lo <= b.hi
-                {
-                    pairs.push((a.id.min(b.id), a.id.max(b.id)));
-                }
-            }
+        let (s, order, keys) = (&self.sorted, &self.order, &mut self.keys_out);
+        keys.clear();
+        for p in 0..n {
+            let id = order[p];
+            candidates += s.overlapping_sorted(&s.query_at(p), p + 1, |j| keys.push(id, order[j])) as u64;
         }
+        keys.finish(n, pairs);
         let stats = BroadPhaseStats {
             candidate_pairs: candidates.min(u32::MAX as u64) as u32,
             true_overlaps: pairs.len() as u32,
@@ -191,7 +169,7 @@ impl BroadPhase for SweepAndPrune {
             return scan_aabb(aabbs, aabb, out);
         }
         let w = self.window(aabb.min[self.axis], aabb.max[self.axis]);
-        out.extend(self.sorted[w].iter().map(|s| s.id).filter(|&i| aabbs[i as usize].overlaps(aabb)));
+        out.extend(self.order[w].iter().copied().filter(|&i| aabbs[i as usize].overlaps(aabb)));
     }
 
     fn query_ray(&self, aabbs: &[Aabb], ray: &Ray, max_t: Real, out: &mut Vec<u32>) {
@@ -203,9 +181,9 @@ impl BroadPhase for SweepAndPrune {
         let p1 = if d == 0.0 { o } else { o + d * max_t.max(0.0) };
         let w = self.window(o.min(p1), o.max(p1));
         out.extend(
-            self.sorted[w]
+            self.order[w]
                 .iter()
-                .map(|s| s.id)
+                .copied()
                 .filter(|&i| aabbs[i as usize].ray_interval(ray.origin, ray.dir, max_t).is_some()),
         );
     }
@@ -235,14 +213,21 @@ impl BroadPhase for SweepAndPrune {
     /// scene, stacked so that intervals overlapping on the axis sit on different rows.
     fn debug_draw_with(&self, _aabbs: &[Aabb], _options: &BroadPhaseDrawOptions, draw: &mut DebugDraw) {
         let (axis, o1, o2) = (self.axis, (self.axis + 1) % 3, (self.axis + 2) % 3);
-        let finite: Vec<&Interval> =
-            self.sorted.iter().filter(|s| s.lo.is_finite() && s.hi.is_finite()).take(MAX_DRAWN_BOXES).collect();
+        // Each interval as [lo, hi, min1, max1, min2, max2] (the two other axes after the sweep axis).
+        let finite: Vec<[Real; 6]> = (0..self.sorted.len())
+            .map(|j| {
+                let q = self.sorted.query_at(j);
+                [q[0], q[3], q[1], q[4], q[2], q[5]]
+            })
+            .filter(|s| s[0].is_finite() && s[1].is_finite())
+            .take(MAX_DRAWN_BOXES)
+            .collect();
         let Some(first) = finite.first() else { return };
-        let (mut base1, mut base2, mut top1) = (first.other[0], first.other[2], first.other[1]);
+        let (mut base1, mut base2, mut top1) = (first[2], first[4], first[3]);
         for s in &finite {
-            base1 = base1.min(s.other[0]);
-            top1 = top1.max(s.other[1]);
-            base2 = base2.min(s.other[2]);
+            base1 = base1.min(s[2]);
+            top1 = top1.max(s[3]);
+            base2 = base2.min(s[4]);
         }
         let row = ((top1 - base1) * 0.01).max(1e-3);
         let mut rows: Vec<Real> = Vec::new();
@@ -254,8 +239,9 @@ impl BroadPhase for SweepAndPrune {
             p
         };
         for s in finite {
-            let (c1, c2) = ((s.other[0] + s.other[1]) * 0.5, (s.other[2] + s.other[3]) * 0.5);
-            let r = match rows.iter().position(|&end| end < s.lo) {
+            let (lo, hi) = (s[0], s[1]);
+            let (c1, c2) = ((s[2] + s[3]) * 0.5, (s[4] + s[5]) * 0.5);
+            let r = match rows.iter().position(|&end| end < lo) {
                 Some(r) => r,
                 None if rows.len() < 64 => {
                     rows.push(Real::NEG_INFINITY);
@@ -263,11 +249,11 @@ impl BroadPhase for SweepAndPrune {
                 }
                 None => 63,
             };
-            rows[r] = rows[r].max(s.hi);
+            rows[r] = rows[r].max(hi);
             let color = depth_color(r as u32);
-            draw.line(DrawCategory::BroadPhase, point(s.lo, c1, c2), point(s.hi, c1, c2), color);
+            draw.line(DrawCategory::BroadPhase, point(lo, c1, c2), point(hi, c1, c2), color);
             let y = base1 - row * (r + 2) as Real;
-            draw.line(DrawCategory::BroadPhase, point(s.lo, y, base2), point(s.hi, y, base2), color);
+            draw.line(DrawCategory::BroadPhase, point(lo, y, base2), point(hi, y, base2), color);
         }
     }
 }

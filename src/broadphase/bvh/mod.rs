@@ -4,6 +4,7 @@
 
 mod tree;
 
+use super::canonical::PairKeys;
 use super::draw::{MAX_DRAWN_BOXES, depth_color};
 use super::hierarchy;
 use super::{
@@ -33,6 +34,8 @@ pub struct Bvh {
     /// Each body's box centre at the last update, to predict its motion.
     last_centre: Vec<Vec3>,
     stack: Vec<(u32, u32)>,
+    /// The pairs found, before they are put in canonical order.
+    keys: PairKeys,
 }
 
 impl Default for Bvh {
@@ -52,6 +55,7 @@ impl Bvh {
             outside: Vec::new(),
             last_centre: Vec::new(),
             stack: Vec::new(),
+            keys: PairKeys::default(),
         }
     }
 
@@ -110,7 +114,7 @@ impl Bvh {
 
     /// Every pair of leaves whose fat boxes overlap, by descending the tree against itself;
     /// pairs whose real boxes overlap go to `pairs`. Returns (candidates, box tests).
-    fn self_pairs(&mut self, aabbs: &[Aabb], pairs: &mut Vec<(u32, u32)>) -> (u64, u64) {
+    fn self_pairs(&mut self, aabbs: &[Aabb], pairs: &mut PairKeys) -> (u64, u64) {
         let (mut candidates, mut tests) = (0u64, 0u64);
         let nodes = &self.tree.nodes;
         let stack = &mut self.stack;
@@ -136,7 +140,7 @@ impl Bvh {
                     candidates += 1;
                     let (i, j) = (a.child[1], b.child[1]);
                     if aabbs[i as usize].overlaps(&aabbs[j as usize]) {
-                        pairs.push((i.min(j), i.max(j)));
+                        pairs.push(i, j);
                     }
                 }
                 // Descend the leaf-less side, or the larger of two internal nodes.
@@ -189,11 +193,14 @@ impl BroadPhase for Bvh {
         let update_ms = ms_since(t0);
 
         let t1 = std::time::Instant::now();
-        pairs.clear();
-        let (mut candidates, mut tests) = self.self_pairs(aabbs, pairs);
-        let outside_tests = pairs_with_outsiders(&self.outside, aabbs, pairs);
+        let mut keys = std::mem::take(&mut self.keys);
+        keys.clear();
+        let (mut candidates, mut tests) = self.self_pairs(aabbs, &mut keys);
+        let outside_tests = pairs_with_outsiders(&self.outside, aabbs, &mut keys);
         candidates += outside_tests;
         tests += outside_tests;
+        keys.finish(aabbs.len(), pairs);
+        self.keys = keys;
         let stats = BroadPhaseStats {
             candidate_pairs: candidates.min(u32::MAX as u64) as u32,
             true_overlaps: pairs.len() as u32,

@@ -1,5 +1,6 @@
 //! Box and ray queries against the hashed grid.
 
+use super::cells::{ALL_FIRST, BODY_MASK, FIRST_SHIFT};
 use super::{CellRange, Grid, MAX_CELLS_PER_BODY, cell_coord, pack};
 use crate::broadphase::{scan_aabb, scan_ray};
 use crate::geometry::{Aabb, Ray};
@@ -7,16 +8,17 @@ use crate::math::Real;
 
 impl Grid {
     fn stale(&self, aabbs: &[Aabb]) -> bool {
-        aabbs.len() != self.ranges.len() || self.starts.len() < 2
+        aabbs.len() != self.ranges.len() || !self.built
     }
 
-    /// Bodies listed in `cell`, reported only from the first cell they share with `query`, so
-    /// each comes out once however many cells both cover.
+    /// Bodies listed in `cell`, reported only from the first cell they share with `query` (on
+    /// every axis, one of the two ranges starts there), so each comes out once however many
+    /// cells both cover.
     fn bodies_in_cell(&self, cell: [i32; 3], query: &CellRange, out: &mut Vec<u32>) {
-        let key = pack(cell);
-        for e in self.bucket_entries(key) {
-            if e.key == key && pack(Self::owner(query, &self.ranges[e.body as usize])) == key {
-                out.push(e.body);
+        let first = (0..3).fold(0, |f, a| f | ((cell[a] == query.lo[a]) as u32) << a);
+        for &e in self.table.get(pack(cell)) {
+            if (first | e >> FIRST_SHIFT) == ALL_FIRST {
+                out.push(e & BODY_MASK);
             }
         }
     }
@@ -25,7 +27,7 @@ impl Grid {
         let q = self.range_of(aabb);
         let cells = (0..3).map(|a| (q.hi[a] as i64 - q.lo[a] as i64 + 1).max(0) as u64).product::<u64>();
         // A query covering more cells than the table holds is cheaper as a scan.
-        if self.stale(aabbs) || !aabb.is_valid() || cells > MAX_CELLS_PER_BODY.max(self.entries.len() as u64) {
+        if self.stale(aabbs) || !aabb.is_valid() || cells > MAX_CELLS_PER_BODY.max(self.table.in_use() as u64) {
             return scan_aabb(aabbs, aabb, out);
         }
         let start = out.len();
@@ -90,7 +92,7 @@ impl Grid {
                     for y in q.lo[1]..=q.hi[1] {
                         for x in q.lo[0]..=q.hi[0] {
                             let key = pack([x, y, z]);
-                            out.extend(self.bucket_entries(key).iter().filter(|e| e.key == key).map(|e| e.body));
+                            out.extend(self.table.get(key).iter().map(|&e| e & BODY_MASK));
                         }
                     }
                 }

@@ -8,6 +8,7 @@
 
 mod pairs;
 
+use super::canonical::PairKeys;
 use super::draw::{MAX_DRAWN_BOXES, depth_color};
 use super::hierarchy;
 use super::{
@@ -66,6 +67,8 @@ pub struct Octree {
     /// Bodies with non-finite or inverted boxes, tested against all; ascending.
     outside: Vec<u32>,
     stack: Vec<(u32, u32)>,
+    /// The pairs found, before they are put in canonical order.
+    keys: PairKeys,
 }
 
 impl Default for Octree {
@@ -92,6 +95,7 @@ impl Octree {
             prev: Vec::new(),
             outside: Vec::new(),
             stack: Vec::new(),
+            keys: PairKeys::default(),
         }
     }
 
@@ -364,11 +368,14 @@ impl BroadPhase for Octree {
         let update_ms = ms_since(t0);
 
         let t1 = std::time::Instant::now();
-        pairs.clear();
-        let (mut candidates, mut tests) = self.self_pairs(aabbs, pairs);
-        let outside_tests = pairs_with_outsiders(&self.outside, aabbs, pairs);
+        let mut keys = std::mem::take(&mut self.keys);
+        keys.clear();
+        let (mut candidates, mut tests) = self.self_pairs(aabbs, &mut keys);
+        let outside_tests = pairs_with_outsiders(&self.outside, aabbs, &mut keys);
         candidates += outside_tests;
         tests += outside_tests;
+        keys.finish(n, pairs);
+        self.keys = keys;
         let stats = BroadPhaseStats {
             candidate_pairs: candidates.min(u32::MAX as u64) as u32,
             true_overlaps: pairs.len() as u32,

@@ -1,6 +1,7 @@
 //! The octree's pair traversal and invariant check.
 
 use super::{NULL, Octree};
+use crate::broadphase::canonical::PairKeys;
 use crate::geometry::Aabb;
 
 /// Marks a traversal item as a body rather than a node.
@@ -30,14 +31,14 @@ impl Octree {
     /// its own list, its list against each child, each child against itself, and children
     /// against each other; two disjoint items are culled by their bounds and the larger is
     /// split. Returns (candidate pairs, box tests).
-    pub(super) fn self_pairs(&mut self, aabbs: &[Aabb], pairs: &mut Vec<(u32, u32)>) -> (u64, u64) {
+    pub(super) fn self_pairs(&mut self, aabbs: &[Aabb], pairs: &mut PairKeys) -> (u64, u64) {
         let mut stack = std::mem::take(&mut self.stack);
         stack.clear();
         let (mut candidates, mut tests) = (0u64, 0u64);
-        let mut test = |a: u32, b: u32, pairs: &mut Vec<(u32, u32)>| {
+        let mut test = |a: u32, b: u32, pairs: &mut PairKeys| {
             candidates += 1;
             if aabbs[a as usize].overlaps(&aabbs[b as usize]) {
-                pairs.push((a.min(b), a.max(b)));
+                pairs.push(a, b);
             }
         };
         if self.nodes.first().is_some_and(|r| r.subtree > 1) {
