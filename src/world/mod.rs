@@ -1,6 +1,7 @@
 //! The world: bodies, settings and the fixed-step pipeline.
 
 mod hash;
+mod pairs;
 mod profile;
 mod settings;
 mod sleep;
@@ -30,6 +31,7 @@ pub struct World {
     indexed: usize,
     aabbs: Vec<Aabb>,
     pairs: Vec<(u32, u32)>,
+    pair_sorter: pairs::PairSorter,
     contacts: Vec<Contact>,
     pub(crate) warm_cache: WarmCache,
     pub(crate) solver: Solver,
@@ -50,6 +52,7 @@ impl Clone for World {
             indexed: 0,
             aabbs: self.aabbs.clone(),
             pairs: self.pairs.clone(),
+            pair_sorter: pairs::PairSorter::default(),
             contacts: self.contacts.clone(),
             warm_cache: self.warm_cache.clone(),
             solver: Solver::default(),
@@ -72,6 +75,7 @@ impl World {
             indexed: 0,
             aabbs: Vec::new(),
             pairs: Vec::new(),
+            pair_sorter: pairs::PairSorter::default(),
             contacts: Vec::new(),
             warm_cache: Vec::new(),
             solver: Solver::default(),
@@ -220,7 +224,7 @@ impl World {
                 (a_active || b_active) && (ba.is_dynamic() || bb.is_dynamic())
             });
             // One canonical order, whichever structure ran.
-            self.pairs.sort_unstable();
+            self.pair_sorter.sort(&mut self.pairs, self.bodies.len());
             p.pairs = self.pairs.len() as u32;
         }
 
