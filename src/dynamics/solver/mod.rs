@@ -12,7 +12,7 @@ mod rows;
 mod wide;
 
 use super::{Body, BodyKind};
-use crate::math::{Mat3, Quat, Real, Vec3};
+use crate::math::{Quat, Real, Vec3};
 use crate::narrowphase::{MAX_MANIFOLD_POINTS, Manifold};
 use crate::world::{PositionCorrection, Settings};
 use colour::Colouring;
@@ -257,8 +257,8 @@ impl Solver {
             self.responds.push(awake_dynamic);
             self.masses.push(BodyMass {
                 inv_mass: if awake_dynamic { b.inv_mass } else { 0.0 },
-                inv_i: if awake_dynamic { b.inv_inertia_world() } else { Mat3::ZERO },
-                pos: b.pose.translation,
+                inv_i: if awake_dynamic { b.inv_inertia_world().into() } else { glam::Mat3A::ZERO },
+                pos: b.pose.translation.into(),
                 friction: b.material.friction,
                 restitution: b.material.restitution,
             });
