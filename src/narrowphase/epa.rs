@@ -168,12 +168,36 @@ fn epa_in(
     let mut s = Simplex { pts: [tri[0], tri[1], tri[2], tri[2]], bary: [0.0; 4], len: 3 };
     // Weights of the origin's projection on the face.
     let proj = f.normal * f.dist;
-    for p in &mut s.pts[..3] {
-        p.w -= proj;
-    }
-    s.reduce();
-    let (pa, pb) = s.witnesses();
+    let (pa, pb) = match face_weights(tri[0].w - proj, tri[1].w - proj, tri[2].w - proj, f.normal) {
+        // The usual case: the projection falls inside the face, weights by sub-triangle areas.
+        Some(l) => {
+            (tri[0].a * l[0] + tri[1].a * l[1] + tri[2].a * l[2], tri[0].b * l[0] + tri[1].b * l[1] + tri[2].b * l[2])
+        }
+        // On or past an edge (rounding, slivers): the signed-area sub-algorithm picks the feature.
+        None => {
+            for p in &mut s.pts[..3] {
+                p.w -= proj;
+            }
+            s.reduce();
+            s.witnesses()
+        }
+    };
     Some(EpaOutput { normal: f.normal, depth: f.dist, point_a: pa, point_b: pb, iterations })
+}
+
+/// Barycentric weights of the origin in the triangle `a b c` (which holds it, up to rounding),
+/// from the signed areas of the sub-triangles along the face normal `n`; `None` unless all
+/// three are positive.
+#[inline]
+fn face_weights(a: Vec3, b: Vec3, c: Vec3, n: Vec3) -> Option<[Real; 3]> {
+    let (wa, wb, wc) = (b.cross(c).dot(n), c.cross(a).dot(n), a.cross(b).dot(n));
+    let sum = wa + wb + wc;
+    if wa > 0.0 && wb > 0.0 && wc > 0.0 && sum.is_finite() {
+        let inv = 1.0 / sum;
+        Some([wa * inv, wb * inv, wc * inv])
+    } else {
+        None
+    }
 }
 
 #[inline(always)]
