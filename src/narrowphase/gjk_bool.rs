@@ -114,7 +114,7 @@ fn intersect_regions(
             2 => {
                 let ab = p[1] - a;
                 if ab.dot(ao) > 0.0 {
-                    d = ab.cross(ao).cross(ab);
+                    d = towards_origin(ab, ao);
                 } else {
                     n = 1;
                     d = ao;
@@ -159,7 +159,7 @@ fn triangle(p: &mut [Vec3; 4], ao: Vec3) -> Option<(usize, Vec3)> {
     if abc.cross(ac).dot(ao) > 0.0 {
         if ac.dot(ao) > 0.0 {
             *p = [a, c, c, c];
-            return Some((2, ac.cross(ao).cross(ac)));
+            return Some((2, towards_origin(ac, ao)));
         }
         return Some(edge_ab(p, a, b, ao));
     }
@@ -178,12 +178,20 @@ fn triangle(p: &mut [Vec3; 4], ao: Vec3) -> Option<(usize, Vec3)> {
     }
 }
 
+/// The component of `ao` perpendicular to the edge `ab`, scaled by `|ab|²`: the direction from
+/// the edge's line towards the origin. Equals `(ab × ao) × ab` but by two dot products
+/// instead of two cross products.
+#[inline(always)]
+fn towards_origin(ab: Vec3, ao: Vec3) -> Vec3 {
+    ao * ab.dot(ab) - ab * ab.dot(ao)
+}
+
 #[inline(always)]
 fn edge_ab(p: &mut [Vec3; 4], a: Vec3, b: Vec3, ao: Vec3) -> (usize, Vec3) {
     let ab = b - a;
     if ab.dot(ao) > 0.0 {
         *p = [a, b, p[2], p[3]];
-        (2, ab.cross(ao).cross(ab))
+        (2, towards_origin(ab, ao))
     } else {
         *p = [a; 4];
         (1, ao)
