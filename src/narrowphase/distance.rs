@@ -134,7 +134,7 @@ fn flat_normal(pair: &MinkowskiPair, simplex: &Simplex, towards_b: Vec3) -> Vec3
 /// their radii (`d² <= r² + eps`, the rule every test uses).
 /// Runs the intersection-only GJK ([`super::gjk_bool`]).
 pub fn intersect_gjk(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real) -> bool {
-    super::gjk_bool::intersect_gjk_warm(a, pa, b, pb, eps, Vec3::ZERO).0
+    super::gjk_bool::intersect_gjk_cold(a, pa, b, pb, eps)
 }
 
 #[cfg(test)]

@@ -42,9 +42,43 @@ pub struct EpaOutput {
 /// Runs EPA on the difference of the cores, starting from `simplex` (GJK's last simplex,
 /// whose hull touches or holds the origin). Returns `None` when the difference is too flat to
 /// hold a tetrahedron, e.g. two points or two segments.
-pub fn epa(pair: &MinkowskiPair, simplex: &Simplex, mut trace: Option<&mut Vec<EpaSnapshot>>) -> Option<EpaOutput> {
+pub fn epa(pair: &MinkowskiPair, simplex: &Simplex, trace: Option<&mut Vec<EpaSnapshot>>) -> Option<EpaOutput> {
+    // The three buffers are kept per thread and only cleared per call: EPA runs for every
+    // penetrating polytope pair, and three allocations cost as much as a few iterations.
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut s) => {
+            let Scratch { verts, faces, edges } = &mut *s;
+            epa_in(pair, simplex, trace, verts, faces, edges)
+        }
+        // Re-entered from a trace callback (never in practice): fresh buffers.
+        Err(_) => epa_in(pair, simplex, trace, &mut Vec::new(), &mut Vec::new(), &mut Vec::new()),
+    })
+}
+
+/// Reusable buffers of [`epa`].
+#[derive(Default)]
+struct Scratch {
+    verts: Vec<SupportPoint>,
+    faces: Vec<EpaFace>,
+    edges: Vec<(u16, u16)>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+fn epa_in(
+    pair: &MinkowskiPair,
+    simplex: &Simplex,
+    mut trace: Option<&mut Vec<EpaSnapshot>>,
+    verts: &mut Vec<SupportPoint>,
+    faces: &mut Vec<EpaFace>,
+    edges: &mut Vec<(u16, u16)>,
+) -> Option<EpaOutput> {
     let support = |d: Vec3| pair.support_core(d);
-    let mut verts: Vec<SupportPoint> = Vec::with_capacity(MAX_EPA_ITERATIONS + 4);
+    verts.clear();
+    faces.clear();
+    edges.clear();
     // Seed with GJK's points, then blow them up to a tetrahedron.
     for p in simplex.points() {
         if !verts.iter().any(|q| q.w.distance_squared(p.w) <= Real::MIN_POSITIVE) {
@@ -53,22 +87,19 @@ pub fn epa(pair: &MinkowskiPair, simplex: &Simplex, mut trace: Option<&mut Vec<E
     }
     let scale = verts.iter().map(|p| p.w.length()).fold(0.0, Real::max).max(1e-6);
     let tiny = scale * 1e-5;
-    if !grow_to_tetrahedron(&mut verts, &support, tiny) {
+    if !grow_to_tetrahedron(verts, &support, tiny) {
         return None;
     }
-    let mut faces: Vec<EpaFace> = Vec::with_capacity(2 * MAX_EPA_ITERATIONS + 8);
     let centre = (verts[0].w + verts[1].w + verts[2].w + verts[3].w) * 0.25;
     for tri in [[0u16, 1, 2], [0, 3, 1], [0, 2, 3], [1, 3, 2]] {
-        let mut f = make_face(&verts, tri)?;
+        let mut f = make_face(verts, tri)?;
         if f.normal.dot(verts[tri[0] as usize].w - centre) < 0.0 {
-            f = make_face(&verts, [tri[0], tri[2], tri[1]])?;
+            f = make_face(verts, [tri[0], tri[2], tri[1]])?;
         }
         faces.push(f);
     }
-    // A horizon never has more edges than the polytope has vertices: no growth in the loop.
-    let mut edges: Vec<(u16, u16)> = Vec::with_capacity(MAX_EPA_ITERATIONS + 8);
     let mut iterations = 0;
-    let mut best = nearest(&faces);
+    let mut best = nearest(faces);
     loop {
         if let Some(t) = trace.as_deref_mut() {
             t.push(EpaSnapshot {
@@ -114,8 +145,8 @@ pub fn epa(pair: &MinkowskiPair, simplex: &Simplex, mut trace: Option<&mut Vec<E
                 k += 1;
             }
         }
-        for &(a, b) in &edges {
-            match make_face(&verts, [a, b, wi]) {
+        for &(a, b) in edges.iter() {
+            match make_face(verts, [a, b, wi]) {
                 Some(nf) => {
                     if nf.dist < near_dist {
                         (near, near_dist) = (faces.len(), nf.dist);
@@ -137,12 +168,36 @@ pub fn epa(pair: &MinkowskiPair, simplex: &Simplex, mut trace: Option<&mut Vec<E
     let mut s = Simplex { pts: [tri[0], tri[1], tri[2], tri[2]], bary: [0.0; 4], len: 3 };
     // Weights of the origin's projection on the face.
     let proj = f.normal * f.dist;
-    for p in &mut s.pts[..3] {
-        p.w -= proj;
-    }
-    s.reduce();
-    let (pa, pb) = s.witnesses();
+    let (pa, pb) = match face_weights(tri[0].w - proj, tri[1].w - proj, tri[2].w - proj, f.normal) {
+        // The usual case: the projection falls inside the face, weights by sub-triangle areas.
+        Some(l) => {
+            (tri[0].a * l[0] + tri[1].a * l[1] + tri[2].a * l[2], tri[0].b * l[0] + tri[1].b * l[1] + tri[2].b * l[2])
+        }
+        // On or past an edge (rounding, slivers): the signed-area sub-algorithm picks the feature.
+        None => {
+            for p in &mut s.pts[..3] {
+                p.w -= proj;
+            }
+            s.reduce();
+            s.witnesses()
+        }
+    };
     Some(EpaOutput { normal: f.normal, depth: f.dist, point_a: pa, point_b: pb, iterations })
+}
+
+/// Barycentric weights of the origin in the triangle `a b c` (which holds it, up to rounding),
+/// from the signed areas of the sub-triangles along the face normal `n`; `None` unless all
+/// three are positive.
+#[inline]
+fn face_weights(a: Vec3, b: Vec3, c: Vec3, n: Vec3) -> Option<[Real; 3]> {
+    let (wa, wb, wc) = (b.cross(c).dot(n), c.cross(a).dot(n), a.cross(b).dot(n));
+    let sum = wa + wb + wc;
+    if wa > 0.0 && wb > 0.0 && wc > 0.0 && sum.is_finite() {
+        let inv = 1.0 / sum;
+        Some([wa * inv, wb * inv, wc * inv])
+    } else {
+        None
+    }
 }
 
 #[inline(always)]

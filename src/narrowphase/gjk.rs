@@ -312,10 +312,19 @@ pub(crate) fn s1d(p: [Vec3; 2]) -> ([Real; 2], u8) {
     }
 }
 
-/// Signed twice-area of the triangle `a b c` projected on the plane of axes `i`, `j`.
-#[inline]
-fn area2(a: Vec3, b: Vec3, c: Vec3, i: usize, j: usize) -> Real {
-    (b[i] - a[i]) * (c[j] - a[j]) - (b[j] - a[j]) * (c[i] - a[i])
+/// Signed twice-area of the triangle `a b c` projected on the plane of axes `I`, `J`.
+#[inline(always)]
+fn area2<const I: usize, const J: usize>(a: Vec3, b: Vec3, c: Vec3) -> Real {
+    (b[I] - a[I]) * (c[J] - a[J]) - (b[J] - a[J]) * (c[I] - a[I])
+}
+
+/// The triangle's projected area and the three sub-areas with `x` in place of each vertex.
+#[inline(always)]
+fn areas<const I: usize, const J: usize>(p: [Vec3; 3], x: Vec3) -> (Real, [Real; 3]) {
+    (
+        area2::<I, J>(p[0], p[1], p[2]),
+        [area2::<I, J>(x, p[1], p[2]), area2::<I, J>(p[0], x, p[2]), area2::<I, J>(p[0], p[1], x)],
+    )
 }
 
 /// Closest point of a triangle to the origin by signed areas in the best projection plane.
@@ -335,9 +344,12 @@ pub(crate) fn s2d(p: [Vec3; 3]) -> ([Real; 3], u8) {
         } else {
             2
         };
-        let (i, j) = ((k + 1) % 3, (k + 2) % 3);
-        mu = area2(p[0], p[1], p[2], i, j);
-        c = [area2(x, p[1], p[2], i, j), area2(p[0], x, p[2], i, j), area2(p[0], p[1], x, i, j)];
+        // One monomorphic copy per projection plane: no run-time indexing of coordinates.
+        (mu, c) = match k {
+            0 => areas::<1, 2>(p, x),
+            1 => areas::<2, 0>(p, x),
+            _ => areas::<0, 1>(p, x),
+        };
         if same_sign(mu, c[0]) && same_sign(mu, c[1]) && same_sign(mu, c[2]) {
             return ([c[0] / mu, c[1] / mu, c[2] / mu], 0b111);
         }

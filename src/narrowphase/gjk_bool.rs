@@ -114,7 +114,7 @@ fn intersect_regions(
             2 => {
                 let ab = p[1] - a;
                 if ab.dot(ao) > 0.0 {
-                    d = ab.cross(ao).cross(ab);
+                    d = towards_origin(ab, ao);
                 } else {
                     n = 1;
                     d = ao;
@@ -159,7 +159,7 @@ fn triangle(p: &mut [Vec3; 4], ao: Vec3) -> Option<(usize, Vec3)> {
     if abc.cross(ac).dot(ao) > 0.0 {
         if ac.dot(ao) > 0.0 {
             *p = [a, c, c, c];
-            return Some((2, ac.cross(ao).cross(ac)));
+            return Some((2, towards_origin(ac, ao)));
         }
         return Some(edge_ab(p, a, b, ao));
     }
@@ -178,12 +178,20 @@ fn triangle(p: &mut [Vec3; 4], ao: Vec3) -> Option<(usize, Vec3)> {
     }
 }
 
+/// The component of `ao` perpendicular to the edge `ab`, scaled by `|ab|²`: the direction from
+/// the edge's line towards the origin. Equals `(ab × ao) × ab` but by two dot products
+/// instead of two cross products.
+#[inline(always)]
+fn towards_origin(ab: Vec3, ao: Vec3) -> Vec3 {
+    ao * ab.dot(ab) - ab * ab.dot(ao)
+}
+
 #[inline(always)]
 fn edge_ab(p: &mut [Vec3; 4], a: Vec3, b: Vec3, ao: Vec3) -> (usize, Vec3) {
     let ab = b - a;
     if ab.dot(ao) > 0.0 {
         *p = [a, b, p[2], p[3]];
-        (2, ab.cross(ao).cross(ab))
+        (2, towards_origin(ab, ao))
     } else {
         *p = [a; 4];
         (1, ao)
@@ -260,8 +268,7 @@ struct Relative {
 }
 
 impl Relative {
-    fn new(pa: &Pose, pb: &Pose) -> Self {
-        let rel = pa.inv_mul(pb);
+    fn from_pose(rel: Pose) -> Self {
         let rot = Mat3::from_quat(rel.rotation);
         Self { rot, rot_t: rot.transpose(), offset: rel.translation }
     }
@@ -277,30 +284,47 @@ impl Relative {
 /// `Vec3::ZERO` for the centre difference). Returns the answer and the world direction to
 /// start from next time.
 pub fn intersect_gjk_warm(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real, start: Vec3) -> (bool, Vec3) {
-    let rel = Relative::new(pa, pb);
+    let start = if start == Vec3::ZERO { None } else { Some(pa.inverse_transform_vector(start)) };
+    let (hit, v) = intersect_local(a, pa, b, pb, eps, start);
+    (hit, pa.transform_vector(v))
+}
+
+/// Boolean GJK for any pair from the centre difference, without a direction to return (no
+/// work the answer does not need).
+pub fn intersect_gjk_cold(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real) -> bool {
+    intersect_local(a, pa, b, pb, eps, None).0
+}
+
+/// The boolean GJK in A's frame: `start` is the first direction (A's frame), `None` for the
+/// centre difference. Returns the answer and the last direction (A's frame).
+#[inline(always)]
+fn intersect_local(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real, start: Option<Vec3>) -> (bool, Vec3) {
+    let rel = pa.inv_mul(pb);
     let r = rounding(a) + rounding(b);
-    let start = if start == Vec3::ZERO { -rel.offset } else { pa.inverse_transform_vector(start) };
-    let (hit, v) = match (a, b) {
+    let start = start.unwrap_or(-rel.translation);
+    if let (Shape::ConvexHull(ha), Shape::ConvexHull(hb)) = (a, b)
+        && let (Some(la), Some(lb)) = (ha.vertex_lanes(), hb.vertex_lanes())
+    {
+        // Small hulls (boxes, wedges): both vertex sets as 8-lane arrays, B's moved into A's
+        // frame once, so each support is eight dot products and a branch-free pick. Only the
+        // rotation matrix is needed, not its transpose.
+        let a = Lanes8::from_lanes(la);
+        let b = Lanes8::from_lanes(lb).transformed(Mat3::from_quat(rel.rotation), rel.translation);
+        return intersect_cores(|d| a.support(d), |d| b.support(d), start, r, eps);
+    }
+    let rel = Relative::from_pose(rel);
+    match (a, b) {
         // The common polytope pairs get support functions without any shape dispatch.
         (Shape::ConvexHull(ha), Shape::ConvexHull(hb)) => {
             let (va, vb) = (ha.vertices(), hb.vertices());
-            if let (Some(la), Some(lb)) = (ha.vertex_lanes(), hb.vertex_lanes()) {
-                // Small hulls (boxes, wedges): both vertex sets as 8-lane arrays, B's moved into
-                // A's frame once, so each support is eight dot products and a branch-free pick.
-                let a = Lanes8::from_lanes(la);
-                let b = Lanes8::from_lanes(lb).transformed(rel.rot, rel.offset);
-                intersect_cores(|d| a.support(d), |d| b.support(d), start, r, eps)
-            } else {
-                intersect_cores(|d| support_points(va, d), |d| rel.support(d, |e| support_points(vb, e)), start, r, eps)
-            }
+            intersect_cores(|d| support_points(va, d), |d| rel.support(d, |e| support_points(vb, e)), start, r, eps)
         }
         (Shape::Cuboid(ca), Shape::Cuboid(cb)) => {
             let (ha, hb) = (ca.half_extents, cb.half_extents);
             intersect_cores(|d| box_support(ha, d), |d| rel.support(d, |e| box_support(hb, e)), start, r, eps)
         }
         _ => intersect_cores(|d| a.core_support(d).0, |d| rel.support(d, |e| b.core_support(e).0), start, r, eps),
-    };
-    (hit, pa.transform_vector(v))
+    }
 }
 
 #[inline(always)]
