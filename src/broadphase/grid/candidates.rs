@@ -110,36 +110,29 @@ impl Grid {
         c.merged.reserve(total);
         pairs.reserve(total);
         let boxes = &self.packed[..];
-        let (merged, out) = (c.merged.spare_capacity_mut(), pairs.spare_capacity_mut());
-        let (mut nm, mut np) = (0, 0);
-        let mut emit = |k: u64, hit: bool| {
-            // SAFETY: at most `total` keys are emitted (each old key once, each fresh key once)
-            // and both buffers have room for `total`; so `nm, np < total` here.
-            unsafe {
-                merged.get_unchecked_mut(nm).write(k);
-                out.get_unchecked_mut(np).write(((k >> 32) as u32, k as u32));
-            }
-            nm += 1;
-            np += hit as usize;
+        let mut w = Writer {
+            merged: c.merged.spare_capacity_mut().as_mut_ptr().cast(),
+            pairs: pairs.spare_capacity_mut().as_mut_ptr().cast(),
+            nm: 0,
+            np: 0,
         };
-        let mask = |k: u64| overlap_mask(&boxes[(k >> 32) as usize], &boxes[k as u32 as usize]);
-        let mut b = 0;
+        let mut f = 0;
         let mut next = fresh.first().copied().unwrap_or(u64::MAX);
         for &k in &c.keys {
-            let m = mask(k);
+            let m = overlap_mask(&boxes[(k >> 32) as usize], &boxes[k as u32 as usize]);
             if m & KEPT == 0 {
                 continue;
             }
-            while next < k {
-                emit(next, mask(next) & HIT == HIT);
-                b += 1;
-                next = fresh.get(b).copied().unwrap_or(u64::MAX);
+            // SAFETY (both calls): at most `total` keys are written (each old key once, each
+            // fresh key once) and both buffers have room for `total`.
+            if next < k {
+                (w, next) = unsafe { w.fresh_until(fresh, &mut f, k, boxes) };
             }
-            emit(k, m == KEPT | HIT);
+            unsafe { w.write(k, m == KEPT | HIT) };
         }
-        for &k in &fresh[b..] {
-            emit(k, mask(k) & HIT == HIT);
-        }
+        // SAFETY: as above; the remaining fresh keys complete the `total`.
+        (w, _) = unsafe { w.fresh_until(fresh, &mut f, u64::MAX, boxes) };
+        let (nm, np) = (w.nm, w.np);
         // SAFETY: the first `nm` (and `np`) slots were written above, within the capacity.
         unsafe {
             c.merged.set_len(nm);
@@ -168,6 +161,54 @@ impl Grid {
         }
         v.sort_unstable();
         v
+    }
+}
+
+/// The fused pass's output: the merged candidate list and the overlapping pairs, written
+/// through raw pointers into reserved capacity. Passed by value, so the hot loop keeps it in
+/// registers.
+#[derive(Clone, Copy)]
+struct Writer {
+    merged: *mut u64,
+    pairs: *mut (u32, u32),
+    nm: usize,
+    np: usize,
+}
+
+impl Writer {
+    /// Appends candidate `k` to the list and, if `hit`, its pair to the pairs.
+    ///
+    /// # Safety
+    /// Both buffers must have room for one more entry.
+    #[inline(always)]
+    unsafe fn write(&mut self, k: u64, hit: bool) {
+        // SAFETY: the caller guarantees room at `nm` and `np <= nm`.
+        unsafe {
+            self.merged.add(self.nm).write(k);
+            self.pairs.add(self.np).write(((k >> 32) as u32, k as u32));
+        }
+        self.nm += 1;
+        self.np += hit as usize;
+    }
+
+    /// Writes the fresh candidates from `fresh[*f]` up to (not including) `until`, testing each;
+    /// returns the writer and the next fresh key (`u64::MAX` when none is left). Out of line: it runs for few
+    /// of the candidates.
+    ///
+    /// # Safety
+    /// Both buffers must have room for every fresh key still to be written.
+    #[inline(never)]
+    unsafe fn fresh_until(mut self, fresh: &[u64], f: &mut usize, until: u64, boxes: &[PackedBox]) -> (Writer, u64) {
+        while let Some(&k) = fresh.get(*f) {
+            if k >= until {
+                return (self, k);
+            }
+            let hit = overlap_mask(&boxes[(k >> 32) as usize], &boxes[k as u32 as usize]) & HIT == HIT;
+            // SAFETY: the caller guarantees room for this fresh key.
+            unsafe { self.write(k, hit) };
+            *f += 1;
+        }
+        (self, u64::MAX)
     }
 }
 

@@ -92,6 +92,19 @@ impl Bounds {
     /// Adds a finite box.
     #[inline(always)]
     pub fn add(&mut self, b: &PackedBox) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::*;
+            // SAFETY: SSE is part of the x86-64 baseline; `b`'s rows are aligned, `self`'s are
+            // read and written unaligned.
+            unsafe {
+                let lo = _mm_min_ps(_mm_load_ps(b.lo.as_ptr()), _mm_loadu_ps(self.lo.as_ptr()));
+                let hi = _mm_max_ps(_mm_load_ps(b.hi.as_ptr()), _mm_loadu_ps(self.hi.as_ptr()));
+                _mm_storeu_ps(self.lo.as_mut_ptr(), lo);
+                _mm_storeu_ps(self.hi.as_mut_ptr(), hi);
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
         for k in 0..4 {
             self.lo[k] = if b.lo[k] < self.lo[k] { b.lo[k] } else { self.lo[k] };
             self.hi[k] = if b.hi[k] > self.hi[k] { b.hi[k] } else { self.hi[k] };
