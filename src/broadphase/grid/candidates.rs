@@ -192,8 +192,8 @@ impl Writer {
     }
 
     /// Writes the fresh candidates from `fresh[*f]` up to (not including) `until`, testing each;
-    /// returns the writer and the next fresh key (`u64::MAX` when none is left). Out of line: it runs for few
-    /// of the candidates.
+    /// returns the writer and the next fresh key (`u64::MAX` when none is left). Out of line:
+    /// it runs for few of the candidates.
     ///
     /// # Safety
     /// Both buffers must have room for every fresh key still to be written.
