@@ -10,6 +10,7 @@
 
 mod candidates;
 mod cells;
+mod packed;
 mod query;
 
 use super::canonical::PairKeys;
@@ -23,6 +24,7 @@ use crate::geometry::{Aabb, Ray};
 use crate::math::{Real, Vec3};
 use candidates::Candidates;
 use cells::{BODY_MASK, CellTable, FIRST_SHIFT, MAX_TABLE_BODIES};
+use packed::{Bounds, MOVED, PackedBox, same_cells};
 
 /// The table indexes cells directly over the bodies' bounds when that box holds at most this
 /// many cells per body (plus a few thousand); otherwise, and outside the box, it hashes.
@@ -90,6 +92,10 @@ pub struct Grid {
     /// False until the first update, and after a change of cell size.
     built: bool,
     ranges: Vec<CellRange>,
+    /// Every body's box of this update, packed for the exact tests (moved bodies marked).
+    packed: Vec<PackedBox>,
+    /// Every body's cell range (`ranges`) as floats, for the "same cells" check.
+    cell_rows: Vec<PackedBox>,
     /// Bodies tested against everything: too many cells, or a non-finite box. Ascending.
     oversized: Vec<u32>,
     table: CellTable,
@@ -110,6 +116,8 @@ impl Default for Grid {
             inv_cell: 1.0,
             built: false,
             ranges: Vec::new(),
+            packed: Vec::new(),
+            cell_rows: Vec::new(),
             oversized: Vec::new(),
             table: CellTable::default(),
             bounds: Aabb::EMPTY,
@@ -128,47 +136,6 @@ fn cell_coord(v: Real, inv: Real) -> i32 {
     let x = (v * inv).max(-(COORD_LIMIT as Real)).min((COORD_LIMIT - 1) as Real);
     let t = x as i32;
     t - ((t as Real) > x) as i32
-}
-
-/// True when `b` is a valid box whose cell range is exactly `r`: the common case of an update,
-/// checked with SSE2 (the six coordinates floored four at a time) so that only bodies that
-/// changed cells pay for [`Grid::range_of`]. Elsewhere it answers false and every body takes
-/// the full path.
-#[inline(always)]
-fn still_covers(b: &Aabb, r: &CellRange, inv: Real) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::*;
-        // SAFETY: SSE and SSE2 are part of the x86-64 baseline; no memory is read.
-        unsafe {
-            // Lanes: (min.x, min.y, min.z, max.x) and (min.z, max.x, max.y, max.z).
-            let v0 = _mm_set_ps(b.max.x, b.min.z, b.min.y, b.min.x);
-            let v1 = _mm_set_ps(b.max.z, b.max.y, b.max.x, b.min.z);
-            // The same arithmetic as `cell_coord`: scale, clamp, truncate, step negatives down.
-            let (s, lo, hi) =
-                (_mm_set1_ps(inv), _mm_set1_ps(-(COORD_LIMIT as Real)), _mm_set1_ps((COORD_LIMIT - 1) as Real));
-            let floor = |v: __m128| {
-                let x = _mm_min_ps(_mm_max_ps(_mm_mul_ps(v, s), lo), hi);
-                let t = _mm_cvttps_epi32(x);
-                _mm_add_epi32(t, _mm_castps_si128(_mm_cmpgt_ps(_mm_cvtepi32_ps(t), x)))
-            };
-            let e0 = _mm_set_epi32(r.hi[0], r.lo[2], r.lo[1], r.lo[0]);
-            let e1 = _mm_set_epi32(r.hi[2], r.hi[1], r.hi[0], r.lo[2]);
-            let same = _mm_and_si128(_mm_cmpeq_epi32(floor(v0), e0), _mm_cmpeq_epi32(floor(v1), e1));
-            // Valid: finite (x - x is 0 only for finite x) and min <= max on every axis.
-            let zero = _mm_setzero_ps();
-            let finite = _mm_and_ps(_mm_cmpeq_ps(_mm_sub_ps(v0, v0), zero), _mm_cmpeq_ps(_mm_sub_ps(v1, v1), zero));
-            let ordered = _mm_cmple_ps(v0, _mm_shuffle_ps::<0b11_11_10_01>(v1, v1));
-            _mm_movemask_epi8(same) == 0xffff
-                && _mm_movemask_ps(finite) == 0xf
-                && _mm_movemask_ps(ordered) & 0b111 == 0b111
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = (b, r, inv);
-        false
-    }
 }
 
 #[inline]
@@ -230,6 +197,7 @@ impl Grid {
             let (lo, hi) = (corner(bounds.min, -1), corner(bounds.max, 1));
             self.table.clear(lo, hi, DENSE_CELLS_PER_BODY * aabbs.len() + 4096);
             self.ranges.clear();
+            self.cell_rows.clear();
             self.candidates.invalidate();
             self.built = true;
         }
@@ -240,16 +208,22 @@ impl Grid {
             self.candidates.note_moved(i);
         }
         self.ranges.resize(aabbs.len(), CellRange::default());
+        self.cell_rows.resize(aabbs.len(), PackedBox::cells(None));
+        self.packed.resize(aabbs.len(), PackedBox::default());
         self.oversized.clear();
-        self.bounds = Aabb::EMPTY;
+        let mut bounds = Bounds::new();
+        let mut other_bounds = Aabb::EMPTY;
         let mut moved = 0;
         let inv = self.inv_cell;
         for (i, b) in aabbs.iter().enumerate() {
-            let old = self.ranges[i];
-            if old.cells != 0 && still_covers(b, &old, inv) {
-                self.bounds = self.bounds.merge(b);
+            // A straight copy of the box, checked against the body's cells as floats.
+            let p = PackedBox::of(b);
+            self.packed[i] = p;
+            if same_cells(&p, &self.cell_rows[i], inv) {
+                bounds.add(&p);
                 continue;
             }
+            let old = self.ranges[i];
             let mut r = self.range_of(b);
             if i >= MAX_TABLE_BODIES {
                 r.cells = 0;
@@ -258,15 +232,18 @@ impl Grid {
                 self.remove(i as u32, &old);
                 self.insert(i as u32, &r);
                 self.ranges[i] = r;
+                self.cell_rows[i] = PackedBox::cells((r.cells != 0).then_some((r.lo, r.hi)));
+                self.packed[i].lo[3] = MOVED;
                 self.candidates.note_moved(i as u32);
                 moved += 1;
             }
             if r.cells == 0 {
                 self.oversized.push(i as u32);
             } else {
-                self.bounds = self.bounds.merge(b);
+                other_bounds = other_bounds.merge(b);
             }
         }
+        self.bounds = bounds.aabb().merge(&other_bounds);
         moved
     }
 
@@ -296,9 +273,7 @@ impl BroadPhase for Grid {
 
         let t1 = std::time::Instant::now();
         let n = aabbs.len();
-        self.update_candidates(n);
-        pairs.clear();
-        self.test_candidates(aabbs, pairs);
+        self.update_and_test_candidates(n, pairs);
         let mut candidates = self.candidates.keys.len() as u64;
         if !self.oversized.is_empty() {
             // The oversized bodies' pairs, merged into the table's (the two never share a pair).
@@ -414,8 +389,8 @@ mod tests {
         assert_eq!(cell_coord(-0.5, 1.0), -1);
     }
 
-    /// The vector fast path agrees with the full range computation, on boxes with corners on
-    /// cell boundaries, negative, far-away, non-finite and inverted ones.
+    /// The "same cells" fast path agrees with the full range computation, on boxes with corners
+    /// on cell boundaries, negative, far-away (clamped), non-finite and inverted ones.
     #[test]
     fn fast_check_agrees_with_the_full_range() {
         let mut rng = crate::scene::SplitMix64::new(3);
@@ -430,6 +405,7 @@ mod tests {
                     1 => Aabb::new(b.min, Vec3::new(b.max.x, Real::NAN, b.max.z)),
                     2 => Aabb::new(b.min * 1e7, b.max * 1e7),
                     3 => Aabb::new(Vec3::new(Real::NEG_INFINITY, b.min.y, b.min.z), b.max),
+                    4 => Aabb::new(b.min * 4e5, b.max * 4e5),
                     _ => b,
                 };
                 // Against its own range, and against the range of a slightly moved copy.
@@ -437,7 +413,16 @@ mod tests {
                 for other in [b, moved] {
                     let old = grid.range_of(&other);
                     let expect = old.cells != 0 && grid.range_of(&b) == old;
-                    assert_eq!(old.cells != 0 && still_covers(&b, &old, grid.inv_cell), expect, "{b:?} vs {other:?}");
+                    let rows = PackedBox::cells((old.cells != 0).then_some((old.lo, old.hi)));
+                    let p = PackedBox::of(&b);
+                    let fast = same_cells(&p, &rows, grid.inv_cell);
+                    assert_eq!(packed::same_cells_scalar(&p, &rows, grid.inv_cell), fast, "{b:?} vs {other:?}");
+                    // Exact inside the key's range; beyond it (clamped cells) the check may
+                    // send a body down the full path, never wrongly skip it.
+                    let limit = (COORD_LIMIT - 1) as Real;
+                    let inside = [b.min, b.max].iter().all(|v| (*v * grid.inv_cell).abs().max_element() < limit);
+                    assert!(!fast || expect, "{b:?} vs {other:?}");
+                    assert!(fast == expect || !inside, "{b:?} vs {other:?}");
                 }
             }
         }

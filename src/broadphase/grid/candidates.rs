@@ -5,8 +5,8 @@
 
 use super::Grid;
 use super::cells::{ALL_FIRST, BODY_MASK, FIRST_SHIFT};
+use super::packed::{HIT, KEPT, PackedBox, overlap_mask};
 use crate::broadphase::canonical::PairKeys;
-use crate::geometry::Aabb;
 
 /// Above this fraction of bodies moved (or after a rebuild) the list is regenerated from the
 /// cells rather than patched.
@@ -49,11 +49,15 @@ impl Candidates {
 }
 
 impl Grid {
-    /// Brings the candidate list up to date after [`Grid::refresh`]: patched for the bodies that
-    /// moved, or regenerated from every cell.
-    pub(super) fn update_candidates(&mut self, n: usize) {
+    /// Brings the candidate list up to date after [`Grid::refresh`] and tests every candidate
+    /// exactly, in order, writing the overlapping pairs to `pairs` (which therefore come out in
+    /// canonical order). With few bodies moved, dropping their old pairs, merging in their new
+    /// ones and testing is one pass over the list.
+    pub(super) fn update_and_test_candidates(&mut self, n: usize, pairs: &mut Vec<(u32, u32)>) {
+        pairs.clear();
         let c = &mut self.candidates;
-        if c.stale || c.moved.len() > n / REGENERATE_FRACTION {
+        // Bodies beyond `n` have left: their pairs cannot be tested, so the list is regenerated.
+        if c.stale || c.moved.len() > n / REGENERATE_FRACTION || c.moved.iter().any(|&i| i as usize >= n) {
             c.moved.clear();
             c.stale = false;
             c.found.clear();
@@ -69,15 +73,15 @@ impl Grid {
             }
             c.keys.clear();
             c.keys.extend_from_slice(c.found.sorted(n));
+            test_keys(&c.keys, &self.packed, pairs);
             return;
         }
         if c.moved.is_empty() {
+            test_keys(&c.keys, &self.packed, pairs);
             return;
         }
-        // Bodies beyond `n` have left; their pairs go with the moved bodies'.
-        let flags = c.moved.iter().map(|&i| i as usize + 1).max().unwrap_or(0).max(n);
         c.is_moved.clear();
-        c.is_moved.resize(flags, false);
+        c.is_moved.resize(n, false);
         for &i in &c.moved {
             c.is_moved[i as usize] = true;
         }
@@ -97,23 +101,43 @@ impl Grid {
                 }
             });
         }
-        // One pass: the old list without the moved bodies' pairs, merged with the new ones.
+        // One pass: the old list without the moved bodies' pairs (found by the overlap mask's
+        // KEPT bit, from the same loads as the test), merged with the new ones, and each
+        // candidate of the result tested as it is written.
         let fresh = c.found.sorted(n);
-        let kept = |k: u64| !is_moved[(k >> 32) as usize] & !is_moved[k as u32 as usize];
+        let total = c.keys.len() + fresh.len();
         c.merged.clear();
-        c.merged.reserve(c.keys.len() + fresh.len());
-        let mut b = 0;
+        c.merged.reserve(total);
+        pairs.reserve(total);
+        let boxes = &self.packed[..];
+        let mut w = Writer {
+            merged: c.merged.spare_capacity_mut().as_mut_ptr().cast(),
+            pairs: pairs.spare_capacity_mut().as_mut_ptr().cast(),
+            nm: 0,
+            np: 0,
+        };
+        let mut f = 0;
+        let mut next = fresh.first().copied().unwrap_or(u64::MAX);
         for &k in &c.keys {
-            if !kept(k) {
+            let m = overlap_mask(&boxes[(k >> 32) as usize], &boxes[k as u32 as usize]);
+            if m & KEPT == 0 {
                 continue;
             }
-            while b < fresh.len() && fresh[b] < k {
-                c.merged.push(fresh[b]);
-                b += 1;
+            // SAFETY (both calls): at most `total` keys are written (each old key once, each
+            // fresh key once) and both buffers have room for `total`.
+            if next < k {
+                (w, next) = unsafe { w.fresh_until(fresh, &mut f, k, boxes) };
             }
-            c.merged.push(k);
+            unsafe { w.write(k, m == KEPT | HIT) };
         }
-        c.merged.extend_from_slice(&fresh[b..]);
+        // SAFETY: as above; the remaining fresh keys complete the `total`.
+        (w, _) = unsafe { w.fresh_until(fresh, &mut f, u64::MAX, boxes) };
+        let (nm, np) = (w.nm, w.np);
+        // SAFETY: the first `nm` (and `np`) slots were written above, within the capacity.
+        unsafe {
+            c.merged.set_len(nm);
+            pairs.set_len(np);
+        }
         std::mem::swap(&mut c.keys, &mut c.merged);
         for &i in &c.moved {
             if let Some(m) = c.is_moved.get_mut(i as usize) {
@@ -121,17 +145,6 @@ impl Grid {
             }
         }
         c.moved.clear();
-    }
-
-    /// Tests every candidate exactly, in order, appending the overlapping pairs to `pairs`
-    /// (which therefore come out in canonical order).
-    pub(super) fn test_candidates(&self, aabbs: &[Aabb], pairs: &mut Vec<(u32, u32)>) {
-        for &k in &self.candidates.keys {
-            let (i, j) = ((k >> 32) as u32, k as u32);
-            if overlaps(&aabbs[i as usize], &aabbs[j as usize]) {
-                pairs.push((i, j));
-            }
-        }
     }
 
     /// The candidate list regenerated from scratch, for `validate`.
@@ -151,15 +164,69 @@ impl Grid {
     }
 }
 
-/// `Aabb::overlaps` without short-circuits: one branch instead of six hard-to-predict ones.
-#[inline(always)]
-fn overlaps(a: &Aabb, b: &Aabb) -> bool {
-    (a.min.x <= b.max.x)
-        & (b.min.x <= a.max.x)
-        & (a.min.y <= b.max.y)
-        & (b.min.y <= a.max.y)
-        & (a.min.z <= b.max.z)
-        & (b.min.z <= a.max.z)
+/// The fused pass's output: the merged candidate list and the overlapping pairs, written
+/// through raw pointers into reserved capacity. Passed by value, so the hot loop keeps it in
+/// registers.
+#[derive(Clone, Copy)]
+struct Writer {
+    merged: *mut u64,
+    pairs: *mut (u32, u32),
+    nm: usize,
+    np: usize,
+}
+
+impl Writer {
+    /// Appends candidate `k` to the list and, if `hit`, its pair to the pairs.
+    ///
+    /// # Safety
+    /// Both buffers must have room for one more entry.
+    #[inline(always)]
+    unsafe fn write(&mut self, k: u64, hit: bool) {
+        // SAFETY: the caller guarantees room at `nm` and `np <= nm`.
+        unsafe {
+            self.merged.add(self.nm).write(k);
+            self.pairs.add(self.np).write(((k >> 32) as u32, k as u32));
+        }
+        self.nm += 1;
+        self.np += hit as usize;
+    }
+
+    /// Writes the fresh candidates from `fresh[*f]` up to (not including) `until`, testing each;
+    /// returns the writer and the next fresh key (`u64::MAX` when none is left). Out of line:
+    /// it runs for few of the candidates.
+    ///
+    /// # Safety
+    /// Both buffers must have room for every fresh key still to be written.
+    #[inline(never)]
+    unsafe fn fresh_until(mut self, fresh: &[u64], f: &mut usize, until: u64, boxes: &[PackedBox]) -> (Writer, u64) {
+        while let Some(&k) = fresh.get(*f) {
+            if k >= until {
+                return (self, k);
+            }
+            let hit = overlap_mask(&boxes[(k >> 32) as usize], &boxes[k as u32 as usize]) & HIT == HIT;
+            // SAFETY: the caller guarantees room for this fresh key.
+            unsafe { self.write(k, hit) };
+            *f += 1;
+        }
+        (self, u64::MAX)
+    }
+}
+
+/// Writes to `pairs` the candidates (keys `i << 32 | j`) whose boxes overlap, in order.
+fn test_keys(keys: &[u64], boxes: &[PackedBox], pairs: &mut Vec<(u32, u32)>) {
+    pairs.reserve(keys.len());
+    let out = pairs.spare_capacity_mut();
+    let mut np = 0;
+    for &k in keys {
+        let (i, j) = ((k >> 32) as u32, k as u32);
+        let hit = overlap_mask(&boxes[i as usize], &boxes[j as usize]) & HIT == HIT;
+        // SAFETY: `np` counts hits among the keys seen so far, so `np < keys.len()`, which the
+        // spare capacity holds.
+        unsafe { out.get_unchecked_mut(np).write((i, j)) };
+        np += hit as usize;
+    }
+    // SAFETY: the first `np` slots were written above, within the capacity.
+    unsafe { pairs.set_len(pairs.len() + np) };
 }
 
 #[cfg(test)]
