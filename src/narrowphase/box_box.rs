@@ -1,7 +1,8 @@
 //! Cuboid–cuboid by the separating axis theorem over 15 axes, with clipped face manifolds and
 //! edge–edge contacts.
 
-use super::clip::{ClipTrace, Tagged, clip_faces};
+use super::box_box_clip::{RefFace, clip_box_faces};
+use super::clip::ClipTrace;
 use super::segment::closest_points_segments;
 use super::{Manifold, Tolerance, apart};
 use crate::geometry::Cuboid;
@@ -225,35 +226,29 @@ fn face_contact(
     let sign = if d.dot(r.axes[i]) < 0.0 { -1.0 } else { 1.0 };
     let n = r.axes[i] * sign;
     let (j, k) = ((i + 1) % 3, (i + 2) % 3);
-    let mut u = r.axes[j] * r.h[j];
-    let v = r.axes[k] * r.h[k];
+    let mut u = r.axes[j];
+    let v = r.axes[k];
     if u.cross(v).dot(n) < 0.0 {
         u = -u;
     }
-    let fc = r.c + n * r.h[i];
-    let reference = [fc + u + v, fc - u + v, fc - u - v, fc + u - v];
+    let face = RefFace { c: r.c + n * r.h[i], u, v, n, hu: r.h[j], hv: r.h[k] };
 
     // Incident face: the face of `o` most anti-parallel to n.
+    let dots = [o.axes[0].dot(n), o.axes[1].dot(n), o.axes[2].dot(n)];
     let mut best = 0;
     for a in 1..3 {
-        if o.axes[a].dot(n).abs() > o.axes[best].dot(n).abs() {
+        if dots[a].abs() > dots[best].abs() {
             best = a;
         }
     }
-    let isign = if o.axes[best].dot(n) > 0.0 { -1.0 } else { 1.0 };
+    let isign = if dots[best] > 0.0 { -1.0 } else { 1.0 };
     let inormal = o.axes[best] * isign;
     let (p, q) = ((best + 1) % 3, (best + 2) % 3);
     let ic = o.c + inormal * o.h[best];
     let (iu, iv) = (o.axes[p] * o.h[p], o.axes[q] * o.h[q]);
     let inc_face = (best * 2) as u32 + (isign > 0.0) as u32;
-    let incident: [Tagged; 4] = [
-        (ic + iu + iv, inc_face << 4),
-        (ic - iu + iv, inc_face << 4 | 1),
-        (ic - iu - iv, inc_face << 4 | 2),
-        (ic + iu - iv, inc_face << 4 | 3),
-    ];
     let ref_tag = which * 8 + (i * 2) as u32 + (sign > 0.0) as u32;
-    clip_faces(&reference, n, &incident, margin, ref_tag, trace)
+    clip_box_faces(&face, ic, iu, iv, inc_face, margin, ref_tag, trace)
 }
 
 fn edge_contact(fa: &Frame, fb: &Frame, d: Vec3, i: usize, j: usize, axis: Vec3, sep: Real) -> Manifold {
