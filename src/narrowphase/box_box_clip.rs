@@ -52,17 +52,17 @@ impl RefFace {
     }
 }
 
-/// Keeps the part of `poly` with `sgn * q[axis] <= h`. Mirrors `clip::clip_to_plane`: a vertex
+/// Keeps the part of `poly` where `dist(q) <= 0`. Mirrors `clip::clip_to_plane`: a vertex
 /// created on the line takes `edge_tag ^ (id of the edge's first vertex).rotate_left(8)`.
 #[inline(always)]
-fn clip_half(poly: &Poly, axis: usize, sgn: Real, h: Real, edge_tag: u32, out: &mut Poly) {
+fn clip_half(poly: &Poly, dist: impl Fn(Vec3) -> Real, edge_tag: u32, out: &mut Poly) {
     out.len = 0;
     let len = poly.len;
     let edges = if len == 2 { 1 } else { len };
     for i in 0..edges {
         let (a, ia) = poly.pts[i];
         let b = poly.pts[if i + 1 == len { 0 } else { i + 1 }].0;
-        let (da, db) = (sgn * a[axis] - h, sgn * b[axis] - h);
+        let (da, db) = (dist(a), dist(b));
         if da <= 0.0 {
             out.push((a, ia));
         }
@@ -71,7 +71,7 @@ fn clip_half(poly: &Poly, axis: usize, sgn: Real, h: Real, edge_tag: u32, out: &
             out.push((a + (b - a) * t, edge_tag ^ ia.rotate_left(8)));
         }
     }
-    if len == 2 && sgn * poly.pts[1].0[axis] - h <= 0.0 {
+    if len == 2 && dist(poly.pts[1].0) <= 0.0 {
         out.push(poly.pts[1]);
     }
 }
@@ -105,16 +105,31 @@ pub(super) fn clip_box_faces(
         t.reference = vec![fc + u + v, fc - u + v, fc - u - v, fc + u - v];
         t.incident = poly.pts[..4].iter().map(|p| r.world(p.0)).collect();
     }
-    let planes: [(usize, Real, Real); 4] = [(1, 1.0, r.hv), (0, -1.0, r.hu), (1, -1.0, r.hv), (0, 1.0, r.hu)];
-    for (k, &(axis, sgn, h)) in planes.iter().enumerate() {
-        clip_half(&poly, axis, sgn, h, ref_tag.wrapping_add(k as u32 + 1) << 20, &mut next);
-        std::mem::swap(&mut poly, &mut next);
+    // The four side planes, unrolled so each distance is one coordinate compare; the two
+    // buffers alternate (no copies).
+    let (hu, hv) = (r.hu, r.hv);
+    let tag_of = |k: u32| ref_tag.wrapping_add(k + 1) << 20;
+    let stage = |p: &Poly, trace: &mut Option<&mut ClipTrace>| {
         if let Some(t) = trace.as_deref_mut() {
-            t.stages.push(poly.pts[..poly.len].iter().map(|p| r.world(p.0)).collect());
+            t.stages.push(p.pts[..p.len].iter().map(|q| r.world(q.0)).collect());
         }
-        if poly.len == 0 {
-            return None;
-        }
+        p.len > 0
+    };
+    clip_half(&poly, |q| q.y - hv, tag_of(0), &mut next);
+    if !stage(&next, &mut trace) {
+        return None;
+    }
+    clip_half(&next, |q| -q.x - hu, tag_of(1), &mut poly);
+    if !stage(&poly, &mut trace) {
+        return None;
+    }
+    clip_half(&poly, |q| -q.y - hv, tag_of(2), &mut next);
+    if !stage(&next, &mut trace) {
+        return None;
+    }
+    clip_half(&next, |q| q.x - hu, tag_of(3), &mut poly);
+    if !stage(&poly, &mut trace) {
+        return None;
     }
     let mut pts = [ContactPoint::default(); CAP];
     let mut n = 0;
