@@ -1,7 +1,7 @@
 //! Cuboid–cuboid by the separating axis theorem over 15 axes, with clipped face manifolds and
 //! edge–edge contacts.
 
-use super::box_box_clip::{RefFace, clip_box_faces};
+use super::box_box_clip::{IncFace, RefFace, clip_box_faces};
 use super::clip::ClipTrace;
 use super::segment::closest_points_segments;
 use super::{Manifold, Tolerance, apart};
@@ -267,7 +267,7 @@ fn face_contact(
     let (iu, iv) = (o.axes[p] * o.h[p], o.axes[q] * o.h[q]);
     let inc_face = (best * 2) as u32 + (isign > 0.0) as u32;
     let ref_tag = which * 8 + (i * 2) as u32 + (sign > 0.0) as u32;
-    clip_box_faces(&face, ic, iu, iv, inc_face, margin, ref_tag, trace)
+    clip_box_faces(&face, &IncFace { c: ic, u: iu, v: iv, face: inc_face }, margin, ref_tag, trace)
 }
 
 fn edge_contact(fa: &Frame, fb: &Frame, d: Vec3, i: usize, j: usize, axis: Vec3, sep: Real) -> Manifold {

@@ -40,6 +40,14 @@ pub(super) struct RefFace {
     pub hv: Real,
 }
 
+/// The incident face: corners `c ± u ± v` (world space), and its face number for the ids.
+pub(super) struct IncFace {
+    pub c: Vec3,
+    pub u: Vec3,
+    pub v: Vec3,
+    pub face: u32,
+}
+
 impl RefFace {
     #[inline(always)]
     fn local(&self, p: Vec3) -> Vec3 {
@@ -76,22 +84,19 @@ fn clip_half(poly: &Poly, dist: impl Fn(Vec3) -> Real, edge_tag: u32, out: &mut 
     }
 }
 
-/// Clips the incident quad `ic ± iu ± iv` (world space, ids `face << 4 | corner`) against the
+/// Clips the incident quad `c ± u ± v` (world space, ids `face << 4 | corner`) against the
 /// reference rectangle and keeps the points within `margin` of it, reduced to four. The side
 /// planes are taken in the order of the reference corners `+u+v, -u+v, -u-v, +u-v`, the k-th
 /// tagging its new vertices `(ref_tag + k + 1) << 20`, exactly as `clip::clip_faces` does.
 pub(super) fn clip_box_faces(
     r: &RefFace,
-    ic: Vec3,
-    iu: Vec3,
-    iv: Vec3,
-    inc_face: u32,
+    inc: &IncFace,
     margin: Real,
     ref_tag: u32,
     trace: Option<&mut ClipTrace>,
 ) -> Option<Manifold> {
-    let (c, pu, pv) = (r.local(ic - r.c), r.local(iu), r.local(iv));
-    let tag = inc_face << 4;
+    let (c, pu, pv) = (r.local(inc.c - r.c), r.local(inc.u), r.local(inc.v));
+    let tag = inc.face << 4;
     let mut poly = Poly { pts: [(Vec3::ZERO, 0); CAP], len: 4 };
     poly.pts[0] = (c + pu + pv, tag);
     poly.pts[1] = (c - pu + pv, tag | 1);
