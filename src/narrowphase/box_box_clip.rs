@@ -95,18 +95,21 @@ pub(super) fn clip_box_faces(
     ref_tag: u32,
     trace: Option<&mut ClipTrace>,
 ) -> Option<Manifold> {
-    let poly = clip_box_polygon(r, inc, ref_tag, trace)?;
+    let mut poly = Poly { pts: [(Vec3::ZERO, 0); CAP], len: 0 };
+    if !clip_box_polygon(r, inc, ref_tag, trace, &mut poly) {
+        return None;
+    }
     let (pts, n) = contact_points(r, &poly, margin);
     (n > 0).then(|| reduce(r.n, &pts[..n]))
 }
 
-/// The incident quad clipped by the four side planes, in the reference frame; `None` once
-/// nothing is left.
+/// Writes the incident quad clipped by the four side planes, in the reference frame, to `poly`
+/// (filled in place, not returned, to avoid copying it); `false` once nothing is left.
 #[inline(always)]
-fn clip_box_polygon(r: &RefFace, inc: &IncFace, ref_tag: u32, trace: Option<&mut ClipTrace>) -> Option<Poly> {
+fn clip_box_polygon(r: &RefFace, inc: &IncFace, ref_tag: u32, trace: Option<&mut ClipTrace>, poly: &mut Poly) -> bool {
     let (c, pu, pv) = (r.local(inc.c - r.c), r.local(inc.u), r.local(inc.v));
     let tag = inc.face << 4;
-    let mut poly = Poly { pts: [(Vec3::ZERO, 0); CAP], len: 4 };
+    poly.len = 4;
     poly.pts[0] = (c + pu + pv, tag);
     poly.pts[1] = (c - pu + pv, tag | 1);
     poly.pts[2] = (c - pu - pv, tag | 2);
@@ -129,23 +132,23 @@ fn clip_box_polygon(r: &RefFace, inc: &IncFace, ref_tag: u32, trace: Option<&mut
         }
         p.len > 0
     };
-    clip_half(&poly, |q| q.y - hv, tag_of(0), &mut next);
+    clip_half(poly, |q| q.y - hv, tag_of(0), &mut next);
     if !stage(&next, &mut trace) {
-        return None;
+        return false;
     }
-    clip_half(&next, |q| -q.x - hu, tag_of(1), &mut poly);
-    if !stage(&poly, &mut trace) {
-        return None;
+    clip_half(&next, |q| -q.x - hu, tag_of(1), poly);
+    if !stage(poly, &mut trace) {
+        return false;
     }
-    clip_half(&poly, |q| -q.y - hv, tag_of(2), &mut next);
+    clip_half(poly, |q| -q.y - hv, tag_of(2), &mut next);
     if !stage(&next, &mut trace) {
-        return None;
+        return false;
     }
-    clip_half(&next, |q| q.x - hu, tag_of(3), &mut poly);
-    if !stage(&poly, &mut trace) {
-        return None;
+    clip_half(&next, |q| q.x - hu, tag_of(3), poly);
+    if !stage(poly, &mut trace) {
+        return false;
     }
-    Some(poly)
+    true
 }
 
 /// The clipped points within `margin` of the reference face, in world space, before reduction.
@@ -194,13 +197,12 @@ mod tests {
     }
 
     fn fast(r: &RefFace, inc: &IncFace, margin: Real, ref_tag: u32) -> Vec<ContactPoint> {
-        match clip_box_polygon(r, inc, ref_tag, None) {
-            Some(poly) => {
-                let (pts, n) = contact_points(r, &poly, margin);
-                pts[..n].to_vec()
-            }
-            None => Vec::new(),
+        let mut poly = Poly { pts: [(Vec3::ZERO, 0); CAP], len: 0 };
+        if !clip_box_polygon(r, inc, ref_tag, None, &mut poly) {
+            return Vec::new();
         }
+        let (pts, n) = contact_points(r, &poly, margin);
+        pts[..n].to_vec()
     }
 
     proptest! {
