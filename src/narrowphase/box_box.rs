@@ -1,7 +1,8 @@
 //! Cuboid–cuboid by the separating axis theorem over 15 axes, with clipped face manifolds and
 //! edge–edge contacts.
 
-use super::clip::{ClipTrace, Tagged, clip_faces};
+use super::box_box_clip::{IncFace, RefFace, clip_box_faces};
+use super::clip::ClipTrace;
 use super::segment::closest_points_segments;
 use super::{Manifold, Tolerance, apart};
 use crate::geometry::Cuboid;
@@ -35,13 +36,24 @@ pub struct SatTrace {
 struct Frame {
     axes: [Vec3; 3],
     h: Vec3,
+    /// `h` as an array: indexed by axis number without `Vec3`'s bounds-checking match.
+    he: [Real; 3],
     c: Vec3,
 }
+
+/// `(k + 1) % 3` and `(k + 2) % 3` by table, for the edge axes.
+const NEXT: [usize; 3] = [1, 2, 0];
+const PREV: [usize; 3] = [2, 0, 1];
 
 impl Frame {
     fn new(b: &Cuboid, p: &Pose) -> Self {
         let m = Mat3::from_quat(p.rotation);
-        Self { axes: [m.x_axis, m.y_axis, m.z_axis], h: b.half_extents, c: p.translation }
+        Self {
+            axes: [m.x_axis, m.y_axis, m.z_axis],
+            h: b.half_extents,
+            he: b.half_extents.to_array(),
+            c: p.translation,
+        }
     }
 }
 
@@ -64,29 +76,29 @@ impl Relative {
     #[inline]
     fn face_a(&self, fa: &Frame, fb: &Frame, i: usize) -> Real {
         let rb = fb.h.x * self.abs_r[i][0] + fb.h.y * self.abs_r[i][1] + fb.h.z * self.abs_r[i][2];
-        self.t[i].abs() - fa.h[i] - rb
+        self.t[i].abs() - fa.he[i] - rb
     }
 
     /// Separation along B's face axis `j`; `u = b_j . d`.
     #[inline]
     fn face_b(&self, fa: &Frame, fb: &Frame, j: usize, u: Real) -> Real {
         let ra = fa.h.x * self.abs_r[0][j] + fa.h.y * self.abs_r[1][j] + fa.h.z * self.abs_r[2][j];
-        u.abs() - ra - fb.h[j]
+        u.abs() - ra - fb.he[j]
     }
 
     /// The edge axis `a_i x b_j` in A's frame (not normalised) and the unnormalised
     /// separation along it: `|t . axis| - ra - rb`.
-    #[inline]
+    #[inline(always)]
     fn edge(&self, fa: &Frame, fb: &Frame, i: usize, j: usize) -> (Vec3, Real) {
-        let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
-        let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
-        let mut axis = Vec3::ZERO;
+        let (i1, i2) = (NEXT[i], PREV[i]);
+        let (j1, j2) = (NEXT[j], PREV[j]);
+        let mut axis = [0.0; 3];
         axis[i1] = -self.r[i2][j];
         axis[i2] = self.r[i1][j];
         let dist = (self.t[i2] * self.r[i1][j] - self.t[i1] * self.r[i2][j]).abs();
-        let ra = fa.h[i1] * self.abs_r[i2][j] + fa.h[i2] * self.abs_r[i1][j];
-        let rb = fb.h[j1] * self.abs_r[i][j2] + fb.h[j2] * self.abs_r[i][j1];
-        (axis, dist - ra - rb)
+        let ra = fa.he[i1] * self.abs_r[i2][j] + fa.he[i2] * self.abs_r[i1][j];
+        let rb = fb.he[j1] * self.abs_r[i][j2] + fb.he[j2] * self.abs_r[i][j1];
+        (Vec3::from_array(axis), dist - ra - rb)
     }
 }
 
@@ -143,6 +155,7 @@ pub fn contact_cuboid_cuboid_traced(
     let mut best_face_a = (Real::NEG_INFINITY, 0usize);
     let mut best_face_b = (Real::NEG_INFINITY, 0usize);
     let mut best_edge = (Real::NEG_INFINITY, 0usize, 0usize, Vec3::ZERO);
+    let tracing = trace.is_some();
     let mut record = |kind: SatAxisKind, axis: &dyn Fn() -> Vec3, separation: Real| {
         if let Some(t) = trace.as_deref_mut() {
             t.axes.push(SatAxis { kind, axis: axis(), separation });
@@ -168,9 +181,23 @@ pub fn contact_cuboid_cuboid_traced(
             best_face_b = (s, j);
         }
     }
+    // Prefer faces: a face manifold has up to four points and rests stably. An edge axis must
+    // separate clearly more to win, and a B face must beat an A face by a little, so the choice
+    // does not flicker between nearly equal axes.
+    let scale = fa.h.min_element().min(fb.h.min_element());
+    let face_tol = 0.005 * scale;
+    let edge_tol = 0.02 * scale;
+    let face_best = best_face_a.0.max(best_face_b.0);
+    // An edge axis matters only if it can separate (s > margin) or win (s > face_best +
+    // edge_tol). When both bounds are >= 0, an overlapping edge (gap <= 0, so s <= 0) does
+    // neither and is skipped before its normalisation; resting stacks are all such edges.
+    let edges_can_skip = !tracing && tol.margin.min(face_best + edge_tol) >= 0.0;
     for i in 0..3 {
         for j in 0..3 {
             let (axis, gap) = rel.edge(&fa, &fb, i, j);
+            if edges_can_skip && gap <= 0.0 {
+                continue;
+            }
             let len = axis.length();
             // Near-parallel edges give no new axis: the face axes already cover them.
             if len < 1e-4 {
@@ -186,13 +213,6 @@ pub fn contact_cuboid_cuboid_traced(
             }
         }
     }
-    // Prefer faces: a face manifold has up to four points and rests stably. An edge axis must
-    // separate clearly more to win, and a B face must beat an A face by a little, so the choice
-    // does not flicker between nearly equal axes.
-    let scale = fa.h.min_element().min(fb.h.min_element());
-    let face_tol = 0.005 * scale;
-    let edge_tol = 0.02 * scale;
-    let face_best = best_face_a.0.max(best_face_b.0);
     let chosen_kind;
     let result = if best_edge.0 > face_best + edge_tol {
         chosen_kind = SatAxisKind::Edge(best_edge.1 as u16, best_edge.2 as u16);
@@ -225,35 +245,29 @@ fn face_contact(
     let sign = if d.dot(r.axes[i]) < 0.0 { -1.0 } else { 1.0 };
     let n = r.axes[i] * sign;
     let (j, k) = ((i + 1) % 3, (i + 2) % 3);
-    let mut u = r.axes[j] * r.h[j];
-    let v = r.axes[k] * r.h[k];
+    let mut u = r.axes[j];
+    let v = r.axes[k];
     if u.cross(v).dot(n) < 0.0 {
         u = -u;
     }
-    let fc = r.c + n * r.h[i];
-    let reference = [fc + u + v, fc - u + v, fc - u - v, fc + u - v];
+    let face = RefFace { c: r.c + n * r.h[i], u, v, n, hu: r.h[j], hv: r.h[k] };
 
     // Incident face: the face of `o` most anti-parallel to n.
+    let dots = [o.axes[0].dot(n), o.axes[1].dot(n), o.axes[2].dot(n)];
     let mut best = 0;
     for a in 1..3 {
-        if o.axes[a].dot(n).abs() > o.axes[best].dot(n).abs() {
+        if dots[a].abs() > dots[best].abs() {
             best = a;
         }
     }
-    let isign = if o.axes[best].dot(n) > 0.0 { -1.0 } else { 1.0 };
+    let isign = if dots[best] > 0.0 { -1.0 } else { 1.0 };
     let inormal = o.axes[best] * isign;
     let (p, q) = ((best + 1) % 3, (best + 2) % 3);
     let ic = o.c + inormal * o.h[best];
     let (iu, iv) = (o.axes[p] * o.h[p], o.axes[q] * o.h[q]);
     let inc_face = (best * 2) as u32 + (isign > 0.0) as u32;
-    let incident: [Tagged; 4] = [
-        (ic + iu + iv, inc_face << 4),
-        (ic - iu + iv, inc_face << 4 | 1),
-        (ic - iu - iv, inc_face << 4 | 2),
-        (ic + iu - iv, inc_face << 4 | 3),
-    ];
     let ref_tag = which * 8 + (i * 2) as u32 + (sign > 0.0) as u32;
-    clip_faces(&reference, n, &incident, margin, ref_tag, trace)
+    clip_box_faces(&face, &IncFace { c: ic, u: iu, v: iv, face: inc_face }, margin, ref_tag, trace)
 }
 
 fn edge_contact(fa: &Frame, fb: &Frame, d: Vec3, i: usize, j: usize, axis: Vec3, sep: Real) -> Manifold {

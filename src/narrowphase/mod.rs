@@ -3,6 +3,7 @@
 
 pub mod batch;
 mod box_box;
+mod box_box_clip;
 mod capsule;
 pub mod clip;
 mod dispatch;
