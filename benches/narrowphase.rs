@@ -6,12 +6,13 @@
 //! `*_scalar` rows time the scalar pair functions on the same pairs for comparison.
 
 use collidoscope::geometry::{Aabb, ConvexHull, Cuboid, Ray, Shape, Sphere};
-use collidoscope::math::{Pose, Quat, Real, Vec3};
+use collidoscope::math::{Pose, Real, Vec3};
 use collidoscope::narrowphase::batch::{self, AabbSoa, Backend, ObbSoa, QuatSoa, Vec3Soa, spheres_vs_obbs};
 use collidoscope::narrowphase::{
     Tolerance, contact_cuboid_cuboid, distance, intersect_gjk, intersect_sphere_aabb, intersect_sphere_cuboid,
     intersect_sphere_sphere,
 };
+use collidoscope::scene::SplitMix64 as Rng;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::sync::Arc;
@@ -19,44 +20,24 @@ use std::sync::Arc;
 const PAIRS: usize = 1000;
 const EPS: Real = 1e-6;
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> Real {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 40) as Real / (1u64 << 24) as Real
-    }
-    fn range(&mut self, lo: Real, hi: Real) -> Real {
-        lo + (hi - lo) * self.next()
-    }
-    fn unit(&mut self) -> Vec3 {
-        Vec3::new(self.range(-1.0, 1.0), self.range(-1.0, 1.0), self.range(-1.0, 1.0)).normalize_or(Vec3::Y)
-    }
-    fn rotation(&mut self) -> Quat {
-        Quat::from_axis_angle(self.unit(), self.range(0.0, std::f32::consts::TAU))
-    }
-}
-
 /// B's offset from A: inside the touching range for even pairs, outside for odd ones.
 fn offset(rng: &mut Rng, i: usize, reach: Real) -> Vec3 {
     let d = if i.is_multiple_of(2) { rng.range(0.0, 0.9) } else { rng.range(1.1, 2.0) };
-    rng.unit() * d * reach
+    rng.unit_vector() * d * reach
 }
 
 fn cube_hull(rng: &mut Rng) -> Arc<ConvexHull> {
     let pts: Vec<Vec3> = (0..8)
         .map(|i| {
             let s = |bit: usize| if i & bit == 0 { -0.5 } else { 0.5 };
-            Vec3::new(s(1), s(2), s(4)) + rng.unit() * 0.1
+            Vec3::new(s(1), s(2), s(4)) + rng.unit_vector() * 0.1
         })
         .collect();
     Arc::new(ConvexHull::new(&pts).expect("hull"))
 }
 
 fn per_pair(c: &mut Criterion) {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     let mut g = c.benchmark_group("narrowphase");
     g.throughput(Throughput::Elements(PAIRS as u64));
     g.sample_size(30);
@@ -156,9 +137,12 @@ fn per_pair(c: &mut Criterion) {
     let rays: Vec<(Ray, Aabb)> = (0..PAIRS)
         .map(|i| {
             let b = Aabb::from_center_half_extents(Vec3::ZERO, Vec3::splat(1.0));
-            let origin = rng.unit() * 5.0;
-            let target =
-                if i % 2 == 0 { rng.unit() * 0.5 } else { rng.unit() * 0.5 + origin.any_orthonormal_vector() * 3.0 };
+            let origin = rng.unit_vector() * 5.0;
+            let target = if i % 2 == 0 {
+                rng.unit_vector() * 0.5
+            } else {
+                rng.unit_vector() * 0.5 + origin.any_orthonormal_vector() * 3.0
+            };
             (Ray::new(origin, target - origin), b)
         })
         .collect();
@@ -205,7 +189,7 @@ fn per_pair(c: &mut Criterion) {
     let deep: Vec<(Shape, Pose, Shape, Pose)> = (0..PAIRS)
         .map(|_| {
             let (a, b) = (Shape::ConvexHull(cube_hull(&mut rng)), Shape::ConvexHull(cube_hull(&mut rng)));
-            let pb = Pose::new(rng.unit() * rng.range(0.1, 0.7), rng.rotation());
+            let pb = Pose::new(rng.unit_vector() * rng.range(0.1, 0.7), rng.rotation());
             (a, Pose::new(Vec3::ZERO, rng.rotation()), b, pb)
         })
         .collect();
@@ -217,7 +201,7 @@ fn per_pair(c: &mut Criterion) {
 
 /// The article's scene: 500 spheres and 500 randomly rotated cubes in a 100³ box.
 fn article_scene(c: &mut Criterion) {
-    let mut rng = Rng(0x0bad_5eed_1234_5678);
+    let mut rng = Rng::new(0x0bad_5eed_1234_5678);
     let spheres: Vec<(Vec3, Real)> = (0..500)
         .map(|_| (Vec3::new(rng.range(0.0, 100.0), rng.range(0.0, 100.0), rng.range(0.0, 100.0)), rng.range(1.0, 5.0)))
         .collect();

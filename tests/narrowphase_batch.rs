@@ -2,37 +2,18 @@
 //! every backend this CPU runs. Fixed seeds; a failure prints the pair.
 
 use collidoscope::geometry::{Aabb, ConvexHull, Cuboid, Shape, Sphere};
-use collidoscope::math::{Pose, Quat, Real, Vec3};
+use collidoscope::math::{Pose, Real, Vec3};
 use collidoscope::narrowphase::batch::{self, AabbSoa, Backend, QuatSoa, Vec3Soa};
 use collidoscope::narrowphase::gjk::{MinkowskiPair, gjk};
 use collidoscope::narrowphase::gjk_bool::intersect_gjk_warm;
 use collidoscope::narrowphase::{
     distance, intersect_gjk, intersect_sphere_aabb, intersect_sphere_cuboid, intersect_sphere_sphere,
 };
+use collidoscope::scene::SplitMix64 as Rng;
 use std::sync::Arc;
 
 const EPS: Real = 1e-6;
 const N: usize = 4099; // not a multiple of 8: the kernels' tails run too
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> Real {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 40) as Real / (1u64 << 24) as Real
-    }
-    fn range(&mut self, lo: Real, hi: Real) -> Real {
-        lo + (hi - lo) * self.next()
-    }
-    fn vec(&mut self, lo: Real, hi: Real) -> Vec3 {
-        Vec3::new(self.range(lo, hi), self.range(lo, hi), self.range(lo, hi))
-    }
-    fn rotation(&mut self) -> Quat {
-        Quat::from_axis_angle(self.vec(-1.0, 1.0).normalize_or(Vec3::Y), self.range(0.0, std::f32::consts::TAU))
-    }
-}
 
 /// Scalar and batch may round differently; they must agree unless the pair sits within
 /// `band` of the touching boundary (`margin` = squared distance minus reach²).
@@ -42,9 +23,9 @@ fn agree(batch: bool, scalar: bool, margin: Real, band: Real) -> bool {
 
 #[test]
 fn sphere_sphere_batch_matches_scalar() {
-    let mut rng = Rng(1);
+    let mut rng = Rng::new(1);
     let pairs: Vec<(Vec3, Real, Vec3, Real)> =
-        (0..N).map(|_| (rng.vec(-2.0, 2.0), rng.range(0.1, 1.5), rng.vec(-2.0, 2.0), rng.range(0.1, 1.5))).collect();
+        (0..N).map(|_| (rng.vec3(-2.0, 2.0), rng.range(0.1, 1.5), rng.vec3(-2.0, 2.0), rng.range(0.1, 1.5))).collect();
     let ca: Vec3Soa = pairs.iter().map(|p| p.0).collect();
     let cb: Vec3Soa = pairs.iter().map(|p| p.2).collect();
     let ra: Vec<Real> = pairs.iter().map(|p| p.1).collect();
@@ -70,13 +51,13 @@ fn sphere_sphere_batch_matches_scalar() {
 
 #[test]
 fn sphere_aabb_batch_matches_scalar() {
-    let mut rng = Rng(2);
+    let mut rng = Rng::new(2);
     let pairs: Vec<(Vec3, Real, Aabb)> = (0..N)
         .map(|_| {
             (
-                rng.vec(-2.0, 2.0),
+                rng.vec3(-2.0, 2.0),
                 rng.range(0.1, 1.0),
-                Aabb::from_center_half_extents(rng.vec(-0.5, 0.5), rng.vec(0.1, 1.0)),
+                Aabb::from_center_half_extents(rng.vec3(-0.5, 0.5), rng.vec3(0.1, 1.0)),
             )
         })
         .collect();
@@ -94,10 +75,15 @@ fn sphere_aabb_batch_matches_scalar() {
 
 #[test]
 fn sphere_obb_batch_matches_scalar() {
-    let mut rng = Rng(3);
+    let mut rng = Rng::new(3);
     let pairs: Vec<(Vec3, Real, Pose, Vec3)> = (0..N)
         .map(|_| {
-            (rng.vec(-2.0, 2.0), rng.range(0.1, 1.0), Pose::new(rng.vec(-0.5, 0.5), rng.rotation()), rng.vec(0.1, 1.0))
+            (
+                rng.vec3(-2.0, 2.0),
+                rng.range(0.1, 1.0),
+                Pose::new(rng.vec3(-0.5, 0.5), rng.rotation()),
+                rng.vec3(0.1, 1.0),
+            )
         })
         .collect();
     let c: Vec3Soa = pairs.iter().map(|p| p.0).collect();
@@ -123,15 +109,15 @@ fn sphere_obb_batch_matches_scalar() {
 
 #[test]
 fn aabb_aabb_batch_matches_scalar() {
-    let mut rng = Rng(4);
+    let mut rng = Rng::new(4);
     let pairs: Vec<(Aabb, Aabb)> = (0..N)
         .map(|i| {
-            let a = Aabb::from_center_half_extents(Vec3::ZERO, rng.vec(0.1, 1.0));
+            let a = Aabb::from_center_half_extents(Vec3::ZERO, rng.vec3(0.1, 1.0));
             // Every 16th pair shares a face exactly: touching counts as overlapping.
             let b = if i % 16 == 0 {
                 Aabb::new(Vec3::new(a.max.x, a.min.y, a.min.z), a.max + Vec3::X)
             } else {
-                Aabb::from_center_half_extents(rng.vec(-2.0, 2.0), rng.vec(0.1, 1.0))
+                Aabb::from_center_half_extents(rng.vec3(-2.0, 2.0), rng.vec3(0.1, 1.0))
             };
             (a, b)
         })
@@ -149,12 +135,12 @@ fn aabb_aabb_batch_matches_scalar() {
 
 #[test]
 fn ray_aabb_batch_matches_scalar_including_parallel_and_zero_rays() {
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     let b = Aabb::new(Vec3::splat(-1.0), Vec3::splat(1.0));
     let rays: Vec<(Vec3, Vec3)> = (0..N)
         .map(|i| {
-            let o = rng.vec(-3.0, 3.0);
-            let mut d = rng.vec(-4.0, 4.0);
+            let o = rng.vec3(-3.0, 3.0);
+            let mut d = rng.vec3(-4.0, 4.0);
             match i % 8 {
                 // Parallel to one or two slabs, zero length, or starting exactly on a face.
                 0 => d.x = 0.0,
@@ -192,20 +178,20 @@ fn batch_inputs_of_the_wrong_length_are_an_error() {
 }
 
 fn random_hull(rng: &mut Rng, n: usize) -> Arc<ConvexHull> {
-    let pts: Vec<Vec3> = (0..n).map(|_| rng.vec(-0.6, 0.6)).collect();
+    let pts: Vec<Vec3> = (0..n).map(|_| rng.vec3(-0.6, 0.6)).collect();
     Arc::new(ConvexHull::new(&pts).expect("hull"))
 }
 
 fn random_shape(rng: &mut Rng) -> Shape {
-    match (rng.next() * 4.0) as u32 {
+    match (rng.next_real() * 4.0) as u32 {
         0 => Shape::sphere(rng.range(0.2, 0.8)),
-        1 => Shape::cuboid(rng.vec(0.2, 0.8)),
+        1 => Shape::cuboid(rng.vec3(0.2, 0.8)),
         2 => {
             let h = rng.range(0.1, 0.6);
             Shape::capsule(h, rng.range(0.1, 0.5))
         }
         _ => {
-            let n = 8 + (rng.next() * 8.0) as usize;
+            let n = 8 + (rng.next_real() * 8.0) as usize;
             Shape::ConvexHull(random_hull(rng, n))
         }
     }
@@ -221,12 +207,12 @@ fn reference_intersect(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose) -> bool {
 
 #[test]
 fn intersection_only_gjk_matches_the_general_gjk() {
-    let mut rng = Rng(6);
+    let mut rng = Rng::new(6);
     let mut both = [0usize; 2];
     for i in 0..3000 {
         let (a, b) = (random_shape(&mut rng), random_shape(&mut rng));
-        let pa = Pose::new(rng.vec(-0.3, 0.3), rng.rotation());
-        let pb = Pose::new(rng.vec(-1.5, 1.5), rng.rotation());
+        let pa = Pose::new(rng.vec3(-0.3, 0.3), rng.rotation());
+        let pb = Pose::new(rng.vec3(-1.5, 1.5), rng.rotation());
         let fast = intersect_gjk(&a, &pa, &b, &pb, EPS);
         let want = reference_intersect(&a, &pa, &b, &pb);
         let d = distance(&a, &pa, &b, &pb).distance;

@@ -198,6 +198,12 @@ fn edge_ab(p: &mut [Vec3; 4], a: Vec3, b: Vec3, ao: Vec3) -> (usize, Vec3) {
     }
 }
 
+/// The first search direction: `start`, or +X when it is (nearly) zero.
+#[inline]
+fn search_start(start: Vec3) -> Vec3 {
+    if start.length_squared() > Real::MIN_POSITIVE { start } else { Vec3::X }
+}
+
 /// Do the cores overlap or lie within `sqrt(r² + eps)` of each other? The Voronoi-region
 /// GJK answers most pairs; pairs in the touching band go to the distance GJK below.
 pub fn intersect_cores(
@@ -207,7 +213,7 @@ pub fn intersect_cores(
     r: Real,
     eps: Real,
 ) -> (bool, Vec3) {
-    let start = if start.length_squared() > Real::MIN_POSITIVE { start } else { Vec3::X };
+    let start = search_start(start);
     match intersect_regions(&sa, &sb, start, r * r + eps) {
         (Some(hit), v) => (hit, v),
         (None, _) => intersect_cores_distance(sa, sb, start, r, eps),
@@ -226,7 +232,7 @@ pub fn intersect_cores_distance(
     eps: Real,
 ) -> (bool, Vec3) {
     let reach2 = r * r + eps;
-    let dir = if start.length_squared() > Real::MIN_POSITIVE { start } else { Vec3::X };
+    let dir = search_start(start);
     let first = sa(-dir) - sb(dir);
     let mut s = WSimplex { p: [first; 4], len: 1 };
     let mut v = first;

@@ -32,6 +32,16 @@ impl SplitMix64 {
         lo + (hi - lo) * self.next_real()
     }
 
+    /// Each coordinate uniform in [lo, hi).
+    pub fn vec3(&mut self, lo: Real, hi: Real) -> Vec3 {
+        Vec3::new(self.range(lo, hi), self.range(lo, hi), self.range(lo, hi))
+    }
+
+    /// A unit vector (normalised from the cube [-1, 1)³; +Y if that is degenerate).
+    pub fn unit_vector(&mut self) -> Vec3 {
+        self.vec3(-1.0, 1.0).normalize_or(Vec3::Y)
+    }
+
     /// A uniformly random rotation (Shoemake).
     pub fn rotation(&mut self) -> Quat {
         let (u1, u2, u3) = (self.next_real(), self.next_real(), self.next_real());

@@ -85,6 +85,13 @@ impl Vec3Soa {
     pub fn get(&self, i: usize) -> Vec3 {
         Vec3::new(self.x[i], self.y[i], self.z[i])
     }
+
+    /// The first `n` of each coordinate, as three slices (one bounds check each, up front, so
+    /// the kernels' loops have none).
+    #[inline(always)]
+    pub(crate) fn head(&self, n: usize) -> (&[Real], &[Real], &[Real]) {
+        (&self.x[..n], &self.y[..n], &self.z[..n])
+    }
 }
 
 impl FromIterator<Vec3> for Vec3Soa {

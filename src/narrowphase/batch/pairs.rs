@@ -58,6 +58,12 @@ fn check_v(what: &'static str, v: &Vec3Soa, n: usize) -> Result<(), LengthMismat
     check_len(what, v.z.len(), n)
 }
 
+/// Both corners of a set of boxes; `min` and `max` are the names an error gives.
+fn check_boxes(min: &'static str, max: &'static str, b: &AabbSoa, n: usize) -> Result<(), LengthMismatch> {
+    check_v(min, &b.min, n)?;
+    check_v(max, &b.max, n)
+}
+
 /// Sphere `i` of A (centre, radius) against sphere `i` of B: `out[i]` is
 /// [`crate::narrowphase::intersect_sphere_sphere`] for that pair.
 pub fn intersect_sphere_sphere(
@@ -80,8 +86,10 @@ pub fn intersect_sphere_sphere(
 #[inline(always)]
 fn sphere_sphere(ca: &Vec3Soa, ra: &[Real], cb: &Vec3Soa, rb: &[Real], eps: Real, out: &mut [bool]) {
     let n = out.len();
-    let (ax, ay, az, ar) = (&ca.x[..n], &ca.y[..n], &ca.z[..n], &ra[..n]);
-    let (bx, by, bz, br) = (&cb.x[..n], &cb.y[..n], &cb.z[..n], &rb[..n]);
+    let (ax, ay, az) = ca.head(n);
+    let ar = &ra[..n];
+    let (bx, by, bz) = cb.head(n);
+    let br = &rb[..n];
     for i in 0..n {
         let r = ar[i] + br[i];
         let (dx, dy, dz) = (ax[i] - bx[i], ay[i] - by[i], az[i] - bz[i]);
@@ -102,17 +110,17 @@ pub fn intersect_sphere_aabb(
     let n = out.len();
     check_v("c", c, n)?;
     check_len("r", r.len(), n)?;
-    check_v("boxes.min", &boxes.min, n)?;
-    check_v("boxes.max", &boxes.max, n)?;
+    check_boxes("boxes.min", "boxes.max", boxes, n)?;
     run_on!(backend, sphere_aabb, sphere_aabb_avx, (c, r, boxes, eps, out))
 }
 
 #[inline(always)]
 fn sphere_aabb(c: &Vec3Soa, r: &[Real], boxes: &AabbSoa, eps: Real, out: &mut [bool]) {
     let n = out.len();
-    let (cx, cy, cz, r) = (&c.x[..n], &c.y[..n], &c.z[..n], &r[..n]);
-    let (lx, ly, lz) = (&boxes.min.x[..n], &boxes.min.y[..n], &boxes.min.z[..n]);
-    let (hx, hy, hz) = (&boxes.max.x[..n], &boxes.max.y[..n], &boxes.max.z[..n]);
+    let (cx, cy, cz) = c.head(n);
+    let r = &r[..n];
+    let (lx, ly, lz) = boxes.min.head(n);
+    let (hx, hy, hz) = boxes.max.head(n);
     for i in 0..n {
         let ex = cx[i] - cx[i].max(lx[i]).min(hx[i]);
         let ey = cy[i] - cy[i].max(ly[i]).min(hy[i]);
@@ -150,10 +158,11 @@ pub fn intersect_sphere_cuboid(
 #[inline(always)]
 fn sphere_obb(c: &Vec3Soa, r: &[Real], bc: &Vec3Soa, q: &QuatSoa, h: &Vec3Soa, eps: Real, out: &mut [bool]) {
     let n = out.len();
-    let (cx, cy, cz, r) = (&c.x[..n], &c.y[..n], &c.z[..n], &r[..n]);
-    let (ox, oy, oz) = (&bc.x[..n], &bc.y[..n], &bc.z[..n]);
+    let (cx, cy, cz) = c.head(n);
+    let r = &r[..n];
+    let (ox, oy, oz) = bc.head(n);
     let (qx, qy, qz, qw) = (&q.x[..n], &q.y[..n], &q.z[..n], &q.w[..n]);
-    let (hx, hy, hz) = (&h.x[..n], &h.y[..n], &h.z[..n]);
+    let (hx, hy, hz) = h.head(n);
     for i in 0..n {
         let (vx, vy, vz) = (cx[i] - ox[i], cy[i] - oy[i], cz[i] - oz[i]);
         // The inverse rotation (conjugate b = -xyz, w), as glam rotates:
@@ -176,19 +185,18 @@ avx_wrapper!(sphere_obb_avx => sphere_obb(c: &Vec3Soa, r: &[Real], bc: &Vec3Soa,
 /// Box `i` of A against box `i` of B: [`crate::geometry::Aabb::overlaps`] (touching counts).
 pub fn intersect_aabb_aabb(a: &AabbSoa, b: &AabbSoa, backend: Backend, out: &mut [bool]) -> Result<(), LengthMismatch> {
     let n = out.len();
-    for (what, v) in [("a.min", &a.min), ("a.max", &a.max), ("b.min", &b.min), ("b.max", &b.max)] {
-        check_v(what, v, n)?;
-    }
+    check_boxes("a.min", "a.max", a, n)?;
+    check_boxes("b.min", "b.max", b, n)?;
     run_on!(backend, aabb_aabb, aabb_aabb_avx, (a, b, out))
 }
 
 #[inline(always)]
 fn aabb_aabb(a: &AabbSoa, b: &AabbSoa, out: &mut [bool]) {
     let n = out.len();
-    let (alx, aly, alz) = (&a.min.x[..n], &a.min.y[..n], &a.min.z[..n]);
-    let (ahx, ahy, ahz) = (&a.max.x[..n], &a.max.y[..n], &a.max.z[..n]);
-    let (blx, bly, blz) = (&b.min.x[..n], &b.min.y[..n], &b.min.z[..n]);
-    let (bhx, bhy, bhz) = (&b.max.x[..n], &b.max.y[..n], &b.max.z[..n]);
+    let (alx, aly, alz) = a.min.head(n);
+    let (ahx, ahy, ahz) = a.max.head(n);
+    let (blx, bly, blz) = b.min.head(n);
+    let (bhx, bhy, bhz) = b.max.head(n);
     for i in 0..n {
         // `&` rather than `&&`: no branches, so the loop vectorises.
         out[i] = (alx[i] <= bhx[i])
@@ -216,8 +224,7 @@ pub fn ray_interval_aabb(
     let n = out.len();
     check_v("origin", origin, n)?;
     check_v("dir", dir, n)?;
-    check_v("boxes.min", &boxes.min, n)?;
-    check_v("boxes.max", &boxes.max, n)?;
+    check_boxes("boxes.min", "boxes.max", boxes, n)?;
     run_on!(backend, ray_aabb, ray_aabb_avx, (origin, dir, max_t, boxes, out))
 }
 
@@ -237,10 +244,10 @@ fn slab(o: Real, d: Real, lo: Real, hi: Real, t0: &mut Real, t1: &mut Real, miss
 #[inline(always)]
 fn ray_aabb(origin: &Vec3Soa, dir: &Vec3Soa, max_t: Real, boxes: &AabbSoa, out: &mut [Real]) {
     let n = out.len();
-    let (ox, oy, oz) = (&origin.x[..n], &origin.y[..n], &origin.z[..n]);
-    let (dx, dy, dz) = (&dir.x[..n], &dir.y[..n], &dir.z[..n]);
-    let (lx, ly, lz) = (&boxes.min.x[..n], &boxes.min.y[..n], &boxes.min.z[..n]);
-    let (hx, hy, hz) = (&boxes.max.x[..n], &boxes.max.y[..n], &boxes.max.z[..n]);
+    let (ox, oy, oz) = origin.head(n);
+    let (dx, dy, dz) = dir.head(n);
+    let (lx, ly, lz) = boxes.min.head(n);
+    let (hx, hy, hz) = boxes.max.head(n);
     for i in 0..n {
         let (mut t0, mut t1, mut miss) = (0.0, max_t, false);
         slab(ox[i], dx[i], lx[i], hx[i], &mut t0, &mut t1, &mut miss);
