@@ -432,7 +432,9 @@ impl App {
         match self.sim.open(path) {
             Ok(()) => {
                 self.scenes.error = None;
-                self.scenes.notice = None;
+                // A recording survives the open; say where it went.
+                self.scenes.notice =
+                    self.sim.record.status.clone().filter(|_| self.sim.record.review.is_some()).and_then(Result::ok);
                 self.scenes.remember(path);
                 self.view.selected = None;
                 self.frame_pending = true;

@@ -87,13 +87,15 @@ impl Simulation {
         Simulation::new(scene, Some(path.to_path_buf()))
     }
 
-    /// Replaces the scene with another, keeping play state, speed and the history length. On error
-    /// nothing changes.
+    /// Replaces the scene with another, keeping play state, speed, the history length and the
+    /// recording (a recording in progress stops and stays on the timeline, so it can still be
+    /// scrubbed and saved). On error nothing changes.
     pub fn open(&mut self, path: &Path) -> Result<(), String> {
         let mut next = Simulation::load(path)?;
         next.speed = self.speed;
         next.playing = self.playing;
         next.history = History::new(self.history.capacity());
+        next.record = self.take_recording_for_new_scene();
         *self = next;
         Ok(())
     }

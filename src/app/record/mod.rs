@@ -111,6 +111,26 @@ impl Simulation {
         self.record.status = Some(Ok(format!("Recorded {n} steps: scrub the timeline, or save it")));
     }
 
+    /// The recording state to carry into a newly opened scene: a recording in progress stops
+    /// and goes on the timeline, detached (the new world is not the recording's), and any A/B
+    /// partner, which compares against the old world, is dropped.
+    pub(in crate::app) fn take_recording_for_new_scene(&mut self) -> RecordState {
+        let recording = self.record.tape.is_some();
+        self.stop_recording();
+        let mut state = std::mem::take(&mut self.record);
+        state.partner = None;
+        state.side_by_side = false;
+        if let Some(r) = &mut state.review {
+            r.attached = false;
+            state.status = Some(Ok(format!(
+                "{} kept on the timeline ({} steps): scrub it to go back to it, or save it",
+                if recording { "Recording stopped and" } else { "The recording is" },
+                r.steps()
+            )));
+        }
+        state
+    }
+
     /// Stops the tape if the world it records was replaced (reset, scene opened).
     fn check_tape(&mut self) {
         if self.record.tape.as_ref().is_some_and(|t| !t.follows(&self.world)) {

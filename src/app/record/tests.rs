@@ -242,3 +242,34 @@ fn recording_after_running_starts_a_new_scene_from_the_state() {
     sim.stop_recording();
     assert_eq!(sim.record.review.as_ref().unwrap().recording.verify(), Ok(10));
 }
+
+#[test]
+fn opening_a_scene_while_recording_keeps_the_recording_on_the_timeline() {
+    let dir = std::env::temp_dir().join(format!("collidoscope-app-open-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let other_scene = dir.join("other.ron");
+    Scene::default().save(&other_scene).unwrap();
+
+    let mut sim = sim();
+    sim.start_recording().unwrap();
+    for _ in 0..12 {
+        sim.step_once();
+    }
+    let recorded_hash = sim.world.hash();
+    sim.open(&other_scene).unwrap();
+    assert!(!sim.is_recording());
+    assert_eq!(sim.world.step_count(), 0);
+    assert_eq!(sim.world.bodies().len(), Scene::default().build().unwrap().bodies().len(), "the new scene is open");
+    assert!(matches!(&sim.record.status, Some(Ok(m)) if m.contains("12 steps")), "{:?}", sim.record.status);
+    let review = sim.record.review.as_ref().unwrap();
+    assert_eq!(review.steps(), 12);
+    assert!(!review.follows(&sim.world), "the new world is not the recording's");
+
+    // The recording can still be scrubbed back to and saved.
+    sim.seek(12);
+    assert_eq!(sim.world.hash(), recorded_hash);
+    let saved = dir.join("kept.ron");
+    sim.save_recording(&saved);
+    assert_eq!(crate::record::Recording::load(&saved).unwrap().verify(), Ok(12));
+    std::fs::remove_dir_all(&dir).ok();
+}
