@@ -132,3 +132,25 @@ fn ab_stepping_advances_both_worlds_equally() {
     click(&mut h, "End A/B");
     assert!(h.state().simulation().record.partner.is_none());
 }
+
+#[test]
+fn the_timeline_can_be_hidden_and_shows_itself_while_recording() {
+    let mut h = harness();
+    // The toolbar's toggle comes first; the panel has a heading of the same name.
+    let toggle = |h: &mut Harness<'_, App>| {
+        h.get_all_by_label("Timeline").next().unwrap().click();
+        h.run();
+    };
+    toggle(&mut h);
+    assert!(!h.state().open_panels().timeline);
+    assert!(h.query_by_label("⏺ Record").is_none(), "the timeline is hidden");
+    h.key_press_modifiers(Modifiers::COMMAND, Key::R);
+    h.run();
+    assert!(h.state().simulation().is_recording());
+    h.get_by_label("⏹ Stop recording");
+    click(&mut h, "⏹ Stop recording");
+    assert!(!h.state().simulation().is_recording());
+    assert!(h.query_by_label("⏺ Record").is_none(), "hidden again once recording stops");
+    toggle(&mut h);
+    h.get_by_label("⏺ Record");
+}

@@ -26,11 +26,21 @@ pub struct OpenPanels {
     pub view: bool,
     /// The narrow-phase pair panel.
     pub pair: bool,
+    /// The recording timeline along the bottom (always shown while recording).
+    pub timeline: bool,
 }
 
 impl Default for OpenPanels {
     fn default() -> Self {
-        OpenPanels { scenes: true, settings: true, profiler: true, inspector: true, view: true, pair: false }
+        OpenPanels {
+            scenes: true,
+            settings: true,
+            profiler: true,
+            inspector: true,
+            view: true,
+            pair: false,
+            timeline: true,
+        }
     }
 }
 
@@ -196,6 +206,10 @@ impl App {
         &mut self.view
     }
 
+    pub fn open_panels(&self) -> &OpenPanels {
+        &self.open
+    }
+
     pub fn open_panels_mut(&mut self) -> &mut OpenPanels {
         &mut self.open
     }
@@ -243,7 +257,9 @@ impl App {
                 commands.extend(self.profiler.ui(ui, &self.sim.history));
             });
         }
-        egui::Panel::bottom("timeline").show(ui, |ui| commands.extend(self.timeline.ui(ui, &self.sim)));
+        if self.open.timeline || self.sim.is_recording() {
+            egui::Panel::bottom("timeline").show(ui, |ui| commands.extend(self.timeline.ui(ui, &self.sim)));
+        }
         if self.open.scenes || self.open.settings {
             egui::Panel::left("left").resizable(true).default_size(420.0).size_range(260.0..=640.0).show(ui, |ui| {
                 egui::ScrollArea::vertical().id_salt("left_scroll").show(ui, |ui| {
@@ -364,6 +380,8 @@ impl App {
             ui.toggle_value(&mut self.open.view, "View");
             ui.toggle_value(&mut self.open.pair, "Pair")
                 .on_hover_text("How the narrow phase answers the selected body and a partner, step by step.");
+            ui.toggle_value(&mut self.open.timeline, "Timeline")
+                .on_hover_text("Record, scrub, fork and compare (Ctrl+R records; shown while recording).");
             ui.separator();
             if ui.button("Frame all").on_hover_text("Fit every body in the view (F)").clicked() {
                 commands.push(Command::FrameAll);
