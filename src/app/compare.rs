@@ -51,8 +51,11 @@ impl CompareView {
             return main.ui(ui, &sim.world, view);
         };
         let a_view = self.a_view.get_or_insert_with(|| main.sibling());
-        let colored =
-            ViewOptions { body_colors: Some(divergence_colors(partner, &sim.world, self.full_scale)), ..view.clone() };
+        let colored = ViewOptions {
+            body_colors: Some(divergence_colors(partner, &sim.world, self.full_scale)),
+            legend: Some(divergence_legend(self.full_scale)),
+            ..view.clone()
+        };
         let strip = 250.0_f32.min(ui.available_height() * 0.4);
         let view_h = (ui.available_height() - strip).max(80.0);
         let half = ((ui.available_width() - 6.0) * 0.5).max(40.0);
@@ -193,6 +196,34 @@ pub fn divergence_colors(p: &Partner, b: &World, full_scale: Real) -> Vec<[f32; 
         .collect()
 }
 
+/// The legend of [`divergence_colors`]: the scale in steps of a quarter, then the other colours.
+pub fn divergence_legend(full_scale: Real) -> Vec<(String, [f32; 3])> {
+    let mut entries: Vec<(String, [f32; 3])> = (0..=4)
+        .map(|k| {
+            let t = k as Real / 4.0;
+            let label = match k {
+                0 => "same place in A and B".to_string(),
+                4 => format!("≥ {} apart", length_label(full_scale)),
+                _ => format!("{} apart", length_label(t * full_scale)),
+            };
+            (label, speed_color(t))
+        })
+        .collect();
+    entries.push(("only in B".into(), ONLY_IN_B));
+    entries.push(("static".into(), STATIC));
+    entries
+}
+
+/// A length with a unit that suits it: mm below 1 m, m above.
+fn length_label(m: Real) -> String {
+    if m < 1.0 {
+        let mm = format!("{:.3}", m * 1e3);
+        format!("{} mm", mm.trim_end_matches('0').trim_end_matches('.'))
+    } else {
+        format!("{m:.2} m")
+    }
+}
+
 fn label_a(p: &Partner) -> String {
     if p.first_divergent.is_some() || p.steps() > 0 {
         "world A (compared with B)".into()
@@ -294,5 +325,35 @@ fn color_bar(ui: &mut Ui) {
     for k in 0..n {
         let r = egui::Rect::from_min_size(rect.min + egui::vec2(k as f32 * w, 0.0), egui::vec2(w + 0.5, rect.height()));
         ui.painter().rect_filled(r, 0.0, color32(speed_color(k as f32 / (n - 1) as f32)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_divergence_legend_names_the_colours_bodies_get() {
+        let legend = divergence_legend(0.5);
+        let labels: Vec<&str> = legend.iter().map(|(l, _)| l.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "same place in A and B",
+                "125 mm apart",
+                "250 mm apart",
+                "375 mm apart",
+                "≥ 500 mm apart",
+                "only in B",
+                "static"
+            ]
+        );
+        // The swatches are the colours `divergence_colors` gives a body that far apart.
+        for (k, d) in [0.0, 0.125, 0.25, 0.375, 0.5].into_iter().enumerate() {
+            assert_eq!(legend[k].1, speed_color(d / 0.5), "entry {k}");
+        }
+        assert_eq!(legend[5].1, ONLY_IN_B);
+        assert_eq!(legend[6].1, STATIC);
+        assert_eq!(divergence_legend(2.0)[4].0, "≥ 2.00 m apart");
     }
 }

@@ -191,19 +191,20 @@ pub fn draw_overlay(painter: &egui::Painter, rect: Rect, view: &ViewOptions, wor
     );
     painter.galley(pos, galley, dim);
     let swatch = |c: [f32; 3]| Color32::from_rgb((c[0] * 255.0) as u8, (c[1] * 255.0) as u8, (c[2] * 255.0) as u8);
-    let entries: Vec<(String, Color32)> = match view.color_mode {
-        ColorMode::State => vec![
+    let entries: Vec<(String, Color32)> = match (&view.legend, view.color_mode) {
+        (Some(legend), _) => legend.iter().map(|(label, c)| (label.clone(), swatch(*c))).collect(),
+        (None, ColorMode::State) => vec![
             ("dynamic".into(), swatch(colors::DYNAMIC)),
             ("asleep".into(), swatch(colors::ASLEEP)),
             ("static".into(), swatch(colors::STATIC)),
             ("kinematic".into(), swatch(colors::KINEMATIC)),
             ("selected".into(), swatch(colors::SELECTED)),
         ],
-        ColorMode::Island => {
+        (None, ColorMode::Island) => {
             let n = count_islands(world);
             vec![(format!("{n} islands (one colour each)"), Color32::from_gray(200))]
         }
-        ColorMode::Speed => (0..=4)
+        (None, ColorMode::Speed) => (0..=4)
             .map(|k| {
                 let t = k as f32 / 4.0;
                 let label = if k == 4 {

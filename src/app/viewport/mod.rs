@@ -33,6 +33,10 @@ pub struct ViewOptions {
     /// bodies past its end keep their usual colour. Not persisted.
     #[serde(skip)]
     pub body_colors: Option<Vec<[f32; 3]>>,
+    /// The legend entries that go with `body_colors` (label, sRGB colour); without them the
+    /// legend describes `color_mode`. Not persisted.
+    #[serde(skip)]
+    pub legend: Option<Vec<(String, [f32; 3])>>,
     /// Draw tree and octree nodes of the broad-phase layer only down to this depth; `None`: all.
     pub broad_phase_depth: Option<u32>,
     /// Lines and points the app's panels add to the world's (e.g. the pair panel's traces),
