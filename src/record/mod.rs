@@ -147,6 +147,18 @@ impl Recorder {
         }
     }
 
+    /// Goes on recording after `rec`, whose last step `world` must be in (a fork of a prefix).
+    pub fn resume(rec: Recording, world: &World) -> Result<Self, String> {
+        let expected = match rec.hashes.last() {
+            Some(&h) => h,
+            None => rec.world_at(0)?.hash(),
+        };
+        if world.step_count() != rec.steps() || world.hash() != expected {
+            return Err(format!("the world is not the recording's state after step {}", rec.steps()));
+        }
+        Ok(Recorder { rec })
+    }
+
     pub fn recording(&self) -> &Recording {
         &self.rec
     }
@@ -184,6 +196,20 @@ impl Recording {
             }
         }
         Ok(self.steps())
+    }
+
+    /// The recording of the first `step` steps only: the actions taken before step `step + 1`,
+    /// the keyframes up to `step` and the hashes of those steps.
+    pub fn prefix(&self, step: u64) -> Recording {
+        let step = step.min(self.steps());
+        Recording {
+            version: self.version,
+            scene: self.scene.clone(),
+            keyframe_interval: self.keyframe_interval,
+            actions: self.actions.iter().filter(|a| a.step < step).cloned().collect(),
+            keyframes: self.keyframes.iter().filter(|k| k.step <= step).cloned().collect(),
+            hashes: self.hashes[..step as usize].to_vec(),
+        }
     }
 
     /// The world as it was after `step` steps: restores the nearest keyframe at or before it and

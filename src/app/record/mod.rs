@@ -236,7 +236,7 @@ impl Simulation {
         }
         let Some(review) = &mut self.record.review else { return Err("Nothing to fork: record first".into()) };
         let n = review.cursor;
-        let (tape, world) = Tape::fork(&review.recording, n)?;
+        let (tape, world) = Tape::fork(&review.recording, &review.events, n)?;
         review.attached = false;
         review.fork_from = Some(n);
         let original = review.recording.clone();

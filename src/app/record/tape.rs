@@ -36,18 +36,27 @@ impl Tape {
         }
     }
 
-    /// Re-records the first `step` steps of `original` (its actions, checking every hash) and
-    /// returns the tape with the world as it was after them: the start of a fork.
-    pub fn fork(original: &Recording, step: u64) -> Result<(Tape, World), String> {
+    /// The start of a fork: the first `step` steps of `original` (with their `events`) as a tape,
+    /// and the world as it was after them. The world comes from the nearest keyframe and at most
+    /// one keyframe interval of replay (each replayed step's hash checked), so forking late in a
+    /// long recording costs no more than forking early.
+    pub fn fork(original: &Recording, events: &[Event], step: u64) -> Result<(Tape, World), String> {
+        let step = step.min(original.steps());
         let mut world = original.scene.build().map_err(|e| e.to_string())?;
-        let mut tape = Tape::new(&original.scene, &world, original.keyframe_interval);
-        let mut actions = original.actions.iter().peekable();
-        for s in 0..step.min(original.steps()) {
-            while let Some(a) = actions.next_if(|a| a.step == s) {
-                tape.apply(&mut world, a.action.clone())
-                    .map_err(|e| format!("step {s}: recorded action failed: {e}"))?;
+        let initial_hash = world.hash();
+        if let Some(kf) = original.keyframes.iter().rev().find(|kf| kf.step <= step) {
+            world.restore(kf)?;
+        }
+        // The detector watches the replayed steps so that contacts already touching at the fork
+        // are not reported as new; what it reports here is in `events` already.
+        let mut detector = EventDetector::new();
+        for s in world.step_count()..step {
+            let mut acted = false;
+            for a in original.actions.iter().filter(|a| a.step == s) {
+                world.apply(&a.action).map_err(|e| format!("step {s}: recorded action failed: {e}"))?;
+                acted = true;
             }
-            tape.step(&mut world);
+            world.step();
             let expected = original.hashes[s as usize];
             if world.hash() != expected {
                 return Err(format!(
@@ -56,7 +65,17 @@ impl Tape {
                     world.hash()
                 ));
             }
+            detector.observe(&world, acted);
         }
+        let recorder = Recorder::resume(original.prefix(step), &world)?;
+        let tape = Tape {
+            recorder,
+            detector,
+            events: events.iter().filter(|e| e.step <= step).cloned().collect(),
+            acted: false,
+            bodies: world.bodies().len(),
+            initial_hash,
+        };
         Ok((tape, world))
     }
 

@@ -273,3 +273,42 @@ fn opening_a_scene_while_recording_keeps_the_recording_on_the_timeline() {
     assert_eq!(crate::record::Recording::load(&saved).unwrap().verify(), Ok(12));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_late_fork_starts_from_the_nearest_keyframe_and_keeps_the_original_prefix() {
+    let sim = recorded(200);
+    let review = sim.record.review.as_ref().unwrap();
+    let original = review.recording.clone();
+    let (tape, world) = Tape::fork(&original, &review.events, 130).unwrap();
+    assert_eq!((world.step_count(), world.hash()), (130, original.hashes[129]));
+    let fork = tape.recording();
+    assert_eq!(*fork, original.prefix(130));
+    assert_eq!(fork.keyframes.iter().map(|k| k.step).collect::<Vec<_>>(), [0, 60, 120]);
+    assert_eq!(fork.verify(), Ok(130));
+    let before: Vec<_> = review.events.iter().filter(|e| e.step <= 130).cloned().collect();
+    assert_eq!(tape.events, before);
+
+    // Recording on from the fork gives the original's steps, keyframes and all.
+    let (mut tape, mut world) = (tape, world);
+    for _ in 130..200 {
+        tape.step(&mut world);
+    }
+    assert_eq!(tape.recording().hashes, original.hashes);
+    assert_eq!(tape.recording().keyframes, original.keyframes);
+    // Contacts that were touching before the fork are not reported again as new.
+    assert!(
+        tape.events.iter().filter(|e| e.step > 130).all(|e| e.kind != crate::record::EventKind::NewContact
+            || review.events.iter().any(|o| o.step > 130 && o.kind == e.kind && o.bodies == e.bodies)),
+        "{:?}",
+        tape.events
+    );
+
+    // Resuming needs the world the prefix ends in.
+    assert!(crate::record::Recorder::resume(original.prefix(130), &sim.world).is_err());
+
+    // A recording that no longer replays in the window is refused.
+    let mut broken = (*original).clone();
+    broken.hashes[125] ^= 1;
+    let err = Tape::fork(&broken, &review.events, 130).err().unwrap();
+    assert!(err.contains("step 126"), "{err}");
+}
