@@ -87,6 +87,7 @@ fn main() -> Result<(), String> {
                 inspector: false,
                 view: false,
                 pair: false,
+                timeline: true,
             };
             app.restore(Persisted { camera: Some(camera), open, ..Persisted::default() });
 

@@ -24,6 +24,11 @@ struct Cli {
     /// Frames to simulate and render before the screenshot.
     #[arg(long, default_value_t = 120)]
     frames: u32,
+    /// Open side by side from the scene's start: B with this setting changed (RON value, as for
+    /// `run --set`), A as the scene has it. Repeat for several settings, e.g.
+    /// `--compare ccd=Toi --compare substeps=8`.
+    #[arg(long = "compare", value_name = "FIELD=VALUE", value_parser = parse_assignment)]
+    compare: Vec<(String, String)>,
 }
 
 #[derive(Subcommand)]
@@ -80,9 +85,8 @@ struct Overrides {
 impl Overrides {
     fn apply(&self, settings: &mut collidoscope::Settings) -> Result<(), String> {
         for s in &self.sets {
-            let (field, value) =
-                s.split_once('=').ok_or_else(|| format!("--set {s:?}: expected FIELD=VALUE, e.g. --set slop=0.01"))?;
-            settings.set_field(field.trim(), value.trim()).map_err(|e| format!("--set {s:?}: {e}"))?;
+            let (field, value) = parse_assignment(s).map_err(|e| format!("--set {s:?}: {e}"))?;
+            settings.set_field(&field, &value).map_err(|e| format!("--set {s:?}: {e}"))?;
         }
         if let Some(k) = self.broad_phase {
             settings.broad_phase = k;
@@ -111,6 +115,12 @@ struct RunArgs {
     /// Write one CSV row per body after the last step.
     #[arg(long, value_name = "FILE")]
     final_state: Option<PathBuf>,
+}
+
+/// `FIELD=VALUE`, trimmed.
+fn parse_assignment(s: &str) -> Result<(String, String), String> {
+    let (field, value) = s.split_once('=').ok_or("expected FIELD=VALUE, e.g. slop=0.01")?;
+    Ok((field.trim().to_string(), value.trim().to_string()))
 }
 
 fn parse_choice<T: Copy>(all: &[T], name: fn(T) -> &'static str, s: &str) -> Result<T, String> {
@@ -146,7 +156,7 @@ fn main() -> ExitCode {
         Some(Command::Check { files }) => check(&files),
         Some(Command::Record(args)) => record(&args),
         Some(Command::Replay { files }) => replay(&files),
-        None => open_app(cli.scene, cli.screenshot, cli.frames),
+        None => open_app(cli.scene, cli.screenshot, cli.frames, cli.compare),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -164,14 +174,24 @@ fn default_scene() -> PathBuf {
 }
 
 #[cfg(feature = "gui")]
-fn open_app(scene: Option<PathBuf>, screenshot: Option<PathBuf>, frames: u32) -> Result<(), String> {
+fn open_app(
+    scene: Option<PathBuf>,
+    screenshot: Option<PathBuf>,
+    frames: u32,
+    compare: Vec<(String, String)>,
+) -> Result<(), String> {
     let reopen_last = scene.is_none() && screenshot.is_none();
     let scene = scene.unwrap_or_else(default_scene);
-    collidoscope::app::run(collidoscope::app::AppOptions { scene, screenshot, frames, reopen_last })
+    collidoscope::app::run(collidoscope::app::AppOptions { scene, screenshot, frames, reopen_last, compare })
 }
 
 #[cfg(not(feature = "gui"))]
-fn open_app(_scene: Option<PathBuf>, _screenshot: Option<PathBuf>, _frames: u32) -> Result<(), String> {
+fn open_app(
+    _scene: Option<PathBuf>,
+    _screenshot: Option<PathBuf>,
+    _frames: u32,
+    _compare: Vec<(String, String)>,
+) -> Result<(), String> {
     let _ = default_scene;
     Err("this build has no window (built without the `gui` feature); use `collidoscope run SCENE`".into())
 }

@@ -97,3 +97,15 @@ fn check_names_the_line_of_a_broken_file() {
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("quadtree"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[cfg(feature = "gui")]
+#[test]
+fn bad_compare_settings_fail_before_a_window_opens() {
+    for (bad, named) in [("nope=1", "nope"), ("substeps=zero", "substeps"), ("ccd", "FIELD=VALUE")] {
+        let out = bin().args(["scenes/tunneling.ron", "--compare", bad]).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "--compare {bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--compare") && err.contains(named), "--compare {bad}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}

@@ -18,6 +18,9 @@ pub struct AppOptions {
     /// No scene was named: reopen the last scene of the previous run if it still loads, and
     /// fall back to `scene` otherwise.
     pub reopen_last: bool,
+    /// Open as an A/B comparison from the scene's start: B with these settings (name, RON
+    /// value) changed, A as the scene has them. Empty: no comparison.
+    pub compare: Vec<(String, String)>,
 }
 
 const STORAGE_KEY: &str = "collidoscope";
@@ -26,7 +29,8 @@ const STORAGE_KEY: &str = "collidoscope";
 /// before any window opens; in screenshot mode so is a PNG that could not be written.
 pub fn run(opts: AppOptions) -> Result<(), String> {
     // Fail early, with the file and line, before a window appears.
-    crate::scene::Scene::load(&opts.scene).map_err(|e| e.to_string())?;
+    let scene_file = crate::scene::Scene::load(&opts.scene).map_err(|e| e.to_string())?;
+    super::record::changed_settings(&scene_file.settings, &opts.compare).map_err(|e| format!("--compare {e}"))?;
     let shot = opts.screenshot.clone().map(|path| Screenshot::new(path, opts.frames));
     let outcome = shot.as_ref().map(|s| s.outcome.clone());
     let persist = shot.is_none();
@@ -42,7 +46,8 @@ pub fn run(opts: AppOptions) -> Result<(), String> {
         ..Default::default()
     };
     let scene = opts.scene.clone();
-    let reopen_last = opts.reopen_last;
+    let reopen_last = opts.reopen_last && opts.compare.is_empty();
+    let compare = opts.compare.clone();
     eframe::run_native(
         "Collidoscope",
         native,
@@ -58,6 +63,9 @@ pub fn run(opts: AppOptions) -> Result<(), String> {
             if let Some(p) = saved {
                 app.restore(p);
             }
+            if !compare.is_empty() {
+                app.simulation_mut().start_compare(&compare).map_err(|e| format!("--compare {e}"))?;
+            }
             // Opening the app shows the scene in motion; Space pauses.
             app.simulation_mut().playing = true;
             setup_style(&cc.egui_ctx);
@@ -72,7 +80,12 @@ pub fn run(opts: AppOptions) -> Result<(), String> {
                 layers.contact_normals = true;
                 layers.velocities = true;
                 // The settings panel says more in a picture than the list of files.
-                app.open_panels_mut().scenes = false;
+                let open = app.open_panels_mut();
+                open.scenes = false;
+                if !compare.is_empty() {
+                    // A comparison's picture is the two views and the comparison below them.
+                    (open.settings, open.profiler, open.inspector, open.view) = (false, false, false, false);
+                }
             }
             Ok(Box::new(Window { app, shot, persist }))
         }),

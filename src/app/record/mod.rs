@@ -313,6 +313,21 @@ impl Simulation {
         }
     }
 
+    /// Starts an A/B comparison from the scene's start in which B (the app's world) runs with
+    /// `changes` (setting name, RON value) applied over the current settings and A without them.
+    /// On error (an unknown setting or a bad value, named) nothing changes.
+    pub fn start_compare(&mut self, changes: &[(String, String)]) -> Result<(), String> {
+        let b = changed_settings(&self.world.settings, changes)?;
+        self.start_ab(true);
+        if let Some(Err(e)) = &self.record.status {
+            return Err(e.clone());
+        }
+        self.user_settings(b);
+        let what: Vec<String> = changes.iter().map(|(f, v)| format!("{f} = {v}")).collect();
+        self.record.status = Some(Ok(format!("A/B from the start: B has {}", what.join(", "))));
+        Ok(())
+    }
+
     /// Starts an A/B comparison with A a copy of the world now, or from the scene's start
     /// (both worlds rebuilt with the current settings).
     pub fn start_ab(&mut self, from_start: bool) {
@@ -397,6 +412,15 @@ impl Simulation {
             Some(Err(d)) => Err(d.to_string()),
         });
     }
+}
+
+/// `base` with each (setting name, RON value) of `changes` applied; an error names the change.
+pub fn changed_settings(base: &Settings, changes: &[(String, String)]) -> Result<Settings, String> {
+    let mut s = base.clone();
+    for (field, value) in changes {
+        s.set_field(field, value).map_err(|e| format!("{field}={value}: {e}"))?;
+    }
+    Ok(s)
 }
 
 #[cfg(test)]

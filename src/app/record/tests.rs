@@ -312,3 +312,24 @@ fn a_late_fork_starts_from_the_nearest_keyframe_and_keeps_the_original_prefix() 
     let err = Tape::fork(&broken, &review.events, 130).err().unwrap();
     assert!(err.contains("step 126"), "{err}");
 }
+
+#[test]
+fn compare_from_the_command_line_starts_ab_with_b_changed() {
+    let mut sim = sim();
+    for _ in 0..5 {
+        sim.step_once();
+    }
+    let scene_settings = sim.world.settings.clone();
+    let changes = [("substeps".to_string(), "8".to_string()), ("restitution_threshold".to_string(), "2.5".to_string())];
+    sim.start_compare(&changes).unwrap();
+    assert_eq!(sim.world.step_count(), 0, "from the scene's start");
+    assert_eq!((sim.world.settings.substeps, sim.world.settings.restitution_threshold), (8, 2.5));
+    let a = &sim.record.partner.as_ref().unwrap().world;
+    assert_eq!(a.settings, scene_settings, "A keeps the scene's settings");
+    assert_eq!(a.hash(), sim.scene.build().unwrap().hash());
+
+    let before = sim.world.settings.clone();
+    let err = sim.start_compare(&[("nope".to_string(), "1".to_string())]).unwrap_err();
+    assert!(err.contains("nope"), "{err}");
+    assert_eq!(sim.world.settings, before, "a bad change changes nothing");
+}
