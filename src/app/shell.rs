@@ -354,6 +354,8 @@ impl App {
             }
             ui.separator();
             ui.label("Speed");
+            // Narrow enough that the toolbar fits one row of the default 1600-pixel window.
+            ui.spacing_mut().slider_width = 100.0;
             ui.add(
                 egui::Slider::new(&mut self.sim.speed, SPEED_RANGE)
                     .logarithmic(true)
