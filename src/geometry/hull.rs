@@ -50,7 +50,7 @@ fn lanes8(pts: &[Vec3]) -> Option<[[Real; 8]; 3]> {
 }
 
 impl ConvexHull {
-    pub const MAX_POINTS: usize = 128;
+    pub const MAX_POINTS: usize = 4096;
 
     /// Builds the hull of `points` and re-centres it on its centre of mass.
     pub fn new(points: &[Vec3]) -> Result<Self, HullError> {
@@ -69,25 +69,24 @@ impl ConvexHull {
             return Err(HullError::Degenerate("all coincident"));
         }
         let tol = scale * 1e-5;
-        let planes = supporting_planes(points, tol)?;
         let mut vertices: Vec<Vec3> = Vec::new();
-        let mut faces = Vec::with_capacity(planes.len());
-        for (normal, offset, mask) in planes {
-            let on: Vec<Vec3> =
-                points.iter().enumerate().filter(|(m, _)| mask & (1 << m) != 0).map(|(_, p)| *p).collect();
-            let ring = face_ring(&on, normal, tol);
-            let idx = ring
-                .into_iter()
-                .map(|p| match vertices.iter().position(|v| v.distance_squared(p) <= tol * tol) {
-                    Some(i) => i as u32,
-                    None => {
-                        vertices.push(p);
-                        (vertices.len() - 1) as u32
-                    }
-                })
-                .collect();
-            faces.push(HullFace { normal, offset, vertices: idx });
-        }
+        let mut index_of: Vec<Option<u32>> = vec![None; points.len()];
+        let faces = super::quickhull::hull_faces(points, tol)?
+            .into_iter()
+            .map(|f| {
+                let idx = f
+                    .ring
+                    .iter()
+                    .map(|&p| {
+                        *index_of[p as usize].get_or_insert_with(|| {
+                            vertices.push(points[p as usize]);
+                            (vertices.len() - 1) as u32
+                        })
+                    })
+                    .collect();
+                HullFace { normal: f.normal, offset: f.offset, vertices: idx }
+            })
+            .collect();
         let mut hull =
             ConvexHull { vertices, faces, edges: Vec::new(), edge_dirs: Vec::new(), shift: Vec3::ZERO, lanes8: None };
         let com = hull.mass_properties_uncentred(1.0).local_com;
@@ -200,10 +199,9 @@ fn outer(a: Vec3, b: Vec3) -> Mat3 {
 }
 
 /// Every plane through three input points that has all points on its inner side, with the set
-/// of points lying on it (a bit per point). Planes are told apart by that set, not by their
-/// normals: two nearly coplanar faces with different corners stay two faces, and a plane whose
-/// point set is contained in another's is the same face seen through a different triangle.
-/// Cubic in the point count per candidate plane: fine for the hulls a sandbox scene holds.
+/// of points lying on it (a bit per point): the brute-force reference the hull's faces are tested
+/// against (quartic in the point count).
+#[cfg(test)]
 fn supporting_planes(points: &[Vec3], tol: Real) -> Result<Vec<(Vec3, Real, u128)>, HullError> {
     let n = points.len();
     let mut planes: Vec<(Vec3, Real, u128)> = Vec::new();
@@ -252,7 +250,9 @@ fn supporting_planes(points: &[Vec3], tol: Real) -> Result<Vec<(Vec3, Real, u128
     Ok(planes)
 }
 
-/// The corners of a planar point set, counter-clockwise around `normal` (monotone chain in 2D).
+/// The corners of a planar point set, counter-clockwise around `normal` (monotone chain in 2D):
+/// the faces of the brute-force reference.
+#[cfg(test)]
 fn face_ring(points: &[Vec3], normal: Vec3, tol: Real) -> Vec<Vec3> {
     let (u, v) = crate::math::orthonormal_basis(normal);
     let mut pts: Vec<(Real, Real, Vec3)> = points.iter().map(|p| (p.dot(u), p.dot(v), *p)).collect();
@@ -429,5 +429,107 @@ mod tests {
         assert_eq!(ConvexHull::new(&flat), Err(HullError::Degenerate("coplanar")));
         let nan = [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::new(0.0, 0.0, Real::NAN)];
         assert_eq!(ConvexHull::new(&nan), Err(HullError::NonFinite(3)));
+    }
+
+    /// Each face as its corners' coordinates (bit patterns, so comparisons are exact), sorted.
+    fn face_sets(faces: impl IntoIterator<Item = Vec<Vec3>>) -> Vec<Vec<[u32; 3]>> {
+        let mut sets: Vec<Vec<[u32; 3]>> = faces
+            .into_iter()
+            .map(|f| {
+                let mut c: Vec<[u32; 3]> = f.iter().map(|p| p.to_array().map(Real::to_bits)).collect();
+                c.sort();
+                c
+            })
+            .collect();
+        sets.sort();
+        sets
+    }
+
+    /// Clouds of several kinds: random in a box, on a sphere, box corners with points on the
+    /// faces and edges (many coplanar), prisms (coplanar caps), repeated points.
+    fn cloud(kind: usize, rng: &mut crate::scene::SplitMix64) -> Vec<Vec3> {
+        let n = 4 + (rng.range(0.0, 1.0) * 40.0) as usize;
+        match kind {
+            0 => (0..n).map(|_| rng.vec3(-1.0, 1.0)).collect(),
+            1 => (0..n).map(|_| rng.unit_vector() * 2.0).collect(),
+            2 => {
+                let mut pts = cube_points(1.0);
+                for _ in 0..n {
+                    let mut p = rng.vec3(-1.0, 1.0);
+                    let axis = (rng.range(0.0, 3.0) as usize).min(2);
+                    p[axis] = if rng.range(0.0, 1.0) < 0.5 { -1.0 } else { 1.0 };
+                    pts.push(p);
+                }
+                pts
+            }
+            3 => {
+                let k = 3 + n % 9;
+                (0..2 * k)
+                    .map(|i| {
+                        let a = (i % k) as Real * std::f32::consts::TAU / k as Real;
+                        Vec3::new(a.cos(), if i < k { -0.5 } else { 0.5 }, a.sin())
+                    })
+                    .collect()
+            }
+            _ => {
+                let mut pts: Vec<Vec3> = (0..n).map(|_| rng.vec3(-1.0, 1.0)).collect();
+                pts.extend_from_within(..n / 2);
+                pts
+            }
+        }
+    }
+
+    #[test]
+    fn faces_match_the_brute_force_reference() {
+        let mut rng = crate::scene::SplitMix64::new(0x9e37_79b9);
+        for case in 0..500 {
+            let kind = case % 5;
+            let pts = cloud(kind, &mut rng);
+            let scale = Aabb::from_points(pts.iter().copied()).extents().max_element();
+            let tol = scale * 1e-5;
+            let got = face_sets(
+                super::super::quickhull::hull_faces(&pts, tol)
+                    .unwrap()
+                    .into_iter()
+                    .map(|f| f.ring.iter().map(|&i| pts[i as usize]).collect()),
+            );
+            let want = face_sets(supporting_planes(&pts, tol).unwrap().into_iter().map(|(normal, _, mask)| {
+                let on: Vec<Vec3> = (0..pts.len()).filter(|m| mask & (1 << m) != 0).map(|m| pts[m]).collect();
+                face_ring(&on, normal, tol)
+            }));
+            assert_eq!(got, want, "case {case} (kind {kind}): {pts:?}");
+        }
+    }
+
+    #[test]
+    fn large_clouds_build_closed_hulls_that_hold_every_point() {
+        let mut rng = crate::scene::SplitMix64::new(7);
+        // A sphere sampled at 3,000 points, with 1,000 more inside.
+        let mut sphere: Vec<Vec3> = (0..3000).map(|_| rng.unit_vector()).collect();
+        sphere.extend((0..1000).map(|_| rng.unit_vector() * rng.range(0.0, 0.99)));
+        let h = ConvexHull::new(&sphere).unwrap();
+        let (v, e, f) = (h.vertices().len() as i64, h.edges().len() as i64, h.faces().len() as i64);
+        assert_eq!(v - e + f, 2);
+        assert!(v > 2900, "most surface points are corners: {v}");
+        let sphere_volume = 4.0 / 3.0 * std::f32::consts::PI;
+        let volume = h.mass_properties(1.0).mass;
+        assert!(volume < sphere_volume && volume > 0.99 * sphere_volume, "{volume}");
+        for (i, p) in sphere.iter().enumerate() {
+            let p = *p + h.shift();
+            for face in h.faces() {
+                assert!(face.normal.dot(p) - face.offset <= 1e-4, "point {i} outside a face");
+            }
+        }
+        // A box filled with a grid of 2,197 points: still six quads.
+        let grid: Vec<Vec3> = (0..13 * 13 * 13)
+            .map(|i| Vec3::new((i % 13) as Real, (i / 13 % 13) as Real, (i / 169) as Real) / 12.0)
+            .collect();
+        let b = ConvexHull::new(&grid).unwrap();
+        assert_eq!((b.vertices().len(), b.faces().len(), b.edges().len()), (8, 6, 12));
+        let many = vec![Vec3::ONE; ConvexHull::MAX_POINTS + 1];
+        assert_eq!(
+            ConvexHull::new(&many),
+            Err(HullError::TooManyPoints { got: ConvexHull::MAX_POINTS + 1, max: ConvexHull::MAX_POINTS })
+        );
     }
 }

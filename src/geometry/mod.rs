@@ -3,6 +3,7 @@
 mod aabb;
 mod hull;
 mod mass;
+mod quickhull;
 mod ray;
 mod raycast;
 mod shape;
