@@ -480,6 +480,44 @@ mod tests {
         assert!(contact_cuboid_cuboid(&c, &pa, &c, &far, tol()).is_none());
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 3000, failure_persistence: None, ..Default::default() })]
+
+        /// The untraced path skips edge axes it proves irrelevant and may take the rotation
+        /// matrices from the caller; the traced path tests every axis. All must agree bit for
+        /// bit, on resting, deep, aligned and random pairs alike.
+        #[test]
+        fn fast_paths_match_the_traced_one(
+            ha in (0.1f32..2.0, 0.1f32..2.0, 0.1f32..2.0),
+            hb in (0.1f32..2.0, 0.1f32..2.0, 0.1f32..2.0),
+            ra in (-3.2f32..3.2, -3.2f32..3.2, -3.2f32..3.2),
+            tilt in (-0.05f32..0.05, -0.05f32..0.05, -0.05f32..0.05),
+            rb in (-3.2f32..3.2, -3.2f32..3.2, -3.2f32..3.2),
+            aligned in proptest::bool::ANY,
+            off in (-1.2f32..1.2, -1.2f32..1.2, -1.2f32..1.2),
+            margin in 0.0f32..0.05,
+        ) {
+            let (a, b) = (Cuboid { half_extents: ha.into() }, Cuboid { half_extents: hb.into() });
+            let qa = Quat::from_euler(glam::EulerRot::XYZ, ra.0, ra.1, ra.2);
+            let qb = if aligned {
+                qa * Quat::from_euler(glam::EulerRot::XYZ, tilt.0, tilt.1, tilt.2)
+            } else {
+                Quat::from_euler(glam::EulerRot::XYZ, rb.0, rb.1, rb.2)
+            };
+            let reach = Vec3::from(ha) + Vec3::from(hb);
+            let pa = Pose::new(Vec3::new(0.3, -1.0, 2.0), qa);
+            let pb = Pose::new(pa.translation + qa * (Vec3::from(off) * reach), qb);
+            let tol = Tolerance { margin, epsilon: 1e-6 };
+            let fast = contact_cuboid_cuboid(&a, &pa, &b, &pb, tol);
+            let mut t = SatTrace::default();
+            let traced = contact_cuboid_cuboid_traced(&a, &pa, &b, &pb, tol, Some(&mut t));
+            let (ma, mb) = (Mat3A::from_quat(qa), Mat3A::from_quat(qb));
+            let rotated = contact_cuboid_cuboid_rotated(&a, &pa, &ma, &b, &pb, &mb, tol);
+            proptest::prop_assert_eq!(fast, traced);
+            proptest::prop_assert_eq!(fast, rotated);
+        }
+    }
+
     #[test]
     fn trace_records_all_axes_and_the_winner() {
         let c = Cuboid { half_extents: Vec3::splat(0.5) };
