@@ -186,21 +186,9 @@ pub fn reduce(normal: Vec3, pts: &[ContactPoint]) -> Manifold {
         }
         return m;
     }
-    // Explicit loops with the iterator adaptors' tie rules (`max_by` keeps the last of equal
-    // values, `min_by` the first), each key computed once per point.
-    let last_max = |key: &dyn Fn(&ContactPoint) -> Real| {
-        let (mut best, mut at) = (key(&pts[0]), 0);
-        for (i, p) in pts.iter().enumerate().skip(1) {
-            let k = key(p);
-            if k.total_cmp(&best).is_ge() {
-                (best, at) = (k, i);
-            }
-        }
-        at
-    };
-    let deepest = last_max(&|p| p.depth);
+    let deepest = last_max(pts, |p| p.depth);
     let a = pts[deepest].point;
-    let far = last_max(&|p| a.distance_squared(p.point));
+    let far = last_max(pts, |p| a.distance_squared(p.point));
     let b = pts[far].point;
     let ab = b - a;
     let signed_area = |p: Vec3| ab.cross(p - a).dot(normal);
@@ -215,10 +203,9 @@ pub fn reduce(normal: Vec3, pts: &[ContactPoint]) -> Manifold {
             (lo, fourth) = (s, i);
         }
     }
-    let (third, fourth) = (Some(third), Some(fourth));
     let mut chosen = [deepest; MAX_MANIFOLD_POINTS];
     let mut count = 1;
-    for k in [Some(far), third, fourth].into_iter().flatten() {
+    for k in [far, third, fourth] {
         if !chosen[..count].contains(&k) {
             chosen[count] = k;
             count += 1;
@@ -228,6 +215,20 @@ pub fn reduce(normal: Vec3, pts: &[ContactPoint]) -> Manifold {
         m.push(pts[k]);
     }
     m
+}
+
+/// The index of the largest key, the last of equal ones (the tie rule of `Iterator::max_by`),
+/// each key computed once; generic, so the key is inlined.
+#[inline(always)]
+fn last_max(pts: &[ContactPoint], key: impl Fn(&ContactPoint) -> Real) -> usize {
+    let (mut best, mut at) = (key(&pts[0]), 0);
+    for (i, p) in pts.iter().enumerate().skip(1) {
+        let k = key(p);
+        if k.total_cmp(&best).is_ge() {
+            (best, at) = (k, i);
+        }
+    }
+    at
 }
 
 #[cfg(test)]

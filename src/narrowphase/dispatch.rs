@@ -1,7 +1,7 @@
 //! Dispatch on the pair of shape kinds, for both methods. Swapped pairs reuse the canonical
 //! order (sphere, cuboid, capsule, hull) and mirror the answer.
 
-use super::box_box::{contact_cuboid_cuboid, intersect_cuboid_cuboid};
+use super::box_box::{contact_cuboid_cuboid, contact_cuboid_cuboid_rotated, intersect_cuboid_cuboid};
 use super::capsule::{
     contact_capsule_capsule, contact_cuboid_capsule, contact_sphere_capsule, intersect_capsule_capsule,
     intersect_cuboid_capsule, intersect_sphere_capsule,
@@ -19,6 +19,7 @@ use super::sphere::{contact_sphere_cuboid, contact_sphere_sphere, intersect_sphe
 use super::{Manifold, NarrowPhaseKind, Tolerance, intersect_gjk, touching};
 use crate::geometry::Shape;
 use crate::math::{Pose, Real};
+use glam::Mat3A;
 
 /// The contact manifold between two posed shapes, oriented from `a` to `b`, or `None` when they
 /// are farther apart than `tol.margin`.
@@ -33,6 +34,28 @@ pub fn contact(
     match method {
         NarrowPhaseKind::Analytic => contact_analytic(a, pa, b, pb, tol),
         NarrowPhaseKind::Gjk => contact_gjk(a, pa, b, pb, tol, None, None),
+    }
+}
+
+/// [`contact`] given each pose's rotation matrix, `Mat3A::from_quat(pose.rotation)`, which the
+/// world computes once per body and step: box–box pairs then skip converting the quaternions
+/// per pair. Same answer, bit for bit.
+#[allow(clippy::too_many_arguments)]
+pub fn contact_with_rotations(
+    a: &Shape,
+    pa: &Pose,
+    ma: &Mat3A,
+    b: &Shape,
+    pb: &Pose,
+    mb: &Mat3A,
+    tol: Tolerance,
+    method: NarrowPhaseKind,
+) -> Option<Manifold> {
+    match (method, a, b) {
+        (NarrowPhaseKind::Analytic, Shape::Cuboid(x), Shape::Cuboid(y)) => {
+            contact_cuboid_cuboid_rotated(x, pa, ma, y, pb, mb, tol)
+        }
+        _ => contact(a, pa, b, pb, tol, method),
     }
 }
 

@@ -20,13 +20,16 @@ pub mod segment;
 mod sphere;
 
 pub use box_box::{
-    SatAxis, SatAxisKind, SatTrace, contact_cuboid_cuboid, contact_cuboid_cuboid_traced, intersect_cuboid_cuboid,
+    SatAxis, SatAxisKind, SatTrace, contact_cuboid_cuboid, contact_cuboid_cuboid_rotated, contact_cuboid_cuboid_traced,
+    intersect_cuboid_cuboid,
 };
 pub use capsule::{
     closest_segment_box, contact_capsule_capsule, contact_cuboid_capsule, contact_sphere_capsule,
     intersect_capsule_capsule, intersect_cuboid_capsule, intersect_sphere_capsule,
 };
-pub use dispatch::{contact, contact_analytic, contact_gjk, distance_analytic, intersect, intersect_analytic};
+pub use dispatch::{
+    contact, contact_analytic, contact_gjk, contact_with_rotations, distance_analytic, intersect, intersect_analytic,
+};
 pub use distance::{DistanceResult, GjkEpaTrace, distance, distance_traced, intersect_gjk};
 pub use explain::{PairTrace, explain};
 pub use manifold::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};

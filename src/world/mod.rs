@@ -19,6 +19,7 @@ use crate::dynamics::{Body, BodyKind};
 use crate::geometry::{Aabb, Ray, RayHit};
 use crate::math::{Pose, Real};
 use crate::narrowphase::{self, Tolerance};
+use glam::Mat3A;
 
 /// Bodies, their settings, and everything the pipeline keeps from one step to the next.
 pub struct World {
@@ -31,6 +32,8 @@ pub struct World {
     aabbs: Vec<Aabb>,
     pairs: Vec<(u32, u32)>,
     contacts: Vec<Contact>,
+    /// Per body: its rotation matrix this step, shared by all its narrow-phase pairs.
+    rotations: Vec<Mat3A>,
     pub(crate) warm_cache: WarmCache,
     pub(crate) solver: Solver,
     /// Per body: swept by CCD this step.
@@ -51,6 +54,7 @@ impl Clone for World {
             aabbs: self.aabbs.clone(),
             pairs: self.pairs.clone(),
             contacts: self.contacts.clone(),
+            rotations: Vec::new(),
             warm_cache: self.warm_cache.clone(),
             solver: Solver::default(),
             fast: self.fast.clone(),
@@ -73,6 +77,7 @@ impl World {
             aabbs: Vec::new(),
             pairs: Vec::new(),
             contacts: Vec::new(),
+            rotations: Vec::new(),
             warm_cache: Vec::new(),
             solver: Solver::default(),
             fast: Vec::new(),
@@ -230,6 +235,8 @@ impl World {
             let tol = Tolerance { margin: self.settings.speculative_distance, epsilon: self.settings.contact_epsilon };
             let speculative = ccd_mode == CcdMode::Speculative;
             self.contacts.clear();
+            self.rotations.clear();
+            self.rotations.extend(self.bodies.iter().map(|b| Mat3A::from_quat(b.pose.rotation)));
             for &(a, b) in &self.pairs {
                 let (ba, bb) = (&self.bodies[a as usize], &self.bodies[b as usize]);
                 let mut tol = tol;
@@ -240,9 +247,17 @@ impl World {
                         * dt;
                     tol.margin += (ba.linvel - bb.linvel).length() * dt + spin;
                 }
-                if let Some(m) =
-                    narrowphase::contact(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, self.settings.narrow_phase)
-                    && !m.is_empty()
+                let (ma, mb) = (&self.rotations[a as usize], &self.rotations[b as usize]);
+                if let Some(m) = narrowphase::contact_with_rotations(
+                    &ba.shape,
+                    &ba.pose,
+                    ma,
+                    &bb.shape,
+                    &bb.pose,
+                    mb,
+                    tol,
+                    self.settings.narrow_phase,
+                ) && !m.is_empty()
                 {
                     self.contacts.push(Contact { a, b, manifold: m });
                 }
