@@ -14,7 +14,7 @@ const REGENERATE_FRACTION: usize = 8;
 
 /// How many candidates ahead the passes prefetch the second box of a pair (at a random index:
 /// waiting for it was the largest single cost of the pass).
-const AHEAD: usize = 12;
+const AHEAD: usize = 32;
 
 /// Candidate pairs, as keys `i << 32 | j` with `i < j`, ascending.
 #[derive(Default)]
