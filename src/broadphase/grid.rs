@@ -66,6 +66,20 @@ struct CellRange {
 }
 
 impl CellRange {
+    /// The range stored as floats in `rows` (see [`PackedBox::cells`]); the empty range for a
+    /// body not in the table. Recomputing it costs a few conversions, where a separate array of
+    /// ranges cost a cache miss per moved body.
+    #[inline]
+    fn of_rows(rows: &PackedBox) -> CellRange {
+        if rows.lo[0].is_nan() {
+            return CellRange::default();
+        }
+        let (lo, hi) = (rows.lo.map(|v| v as i32), rows.hi.map(|v| v as i32));
+        let (lo, hi) = ([lo[0], lo[1], lo[2]], [hi[0], hi[1], hi[2]]);
+        let cells = (0..3).map(|a| (hi[a] - lo[a] + 1) as u32).product();
+        CellRange { lo, hi, cells }
+    }
+
     /// Calls `f(key, first)` for every cell of the range; `first` has bit `a` set when the cell
     /// is the range's first on axis `a`.
     #[inline]
@@ -91,10 +105,10 @@ pub struct Grid {
     inv_cell: Real,
     /// False until the first update, and after a change of cell size.
     built: bool,
-    ranges: Vec<CellRange>,
     /// Every body's box of this update, packed for the exact tests (moved bodies marked).
     packed: Vec<PackedBox>,
-    /// Every body's cell range (`ranges`) as floats, for the "same cells" check.
+    /// Every body's cell range as floats ([`PackedBox::cells`]): what the "same cells" check
+    /// reads, and the only copy of the range ([`CellRange::of_rows`]).
     cell_rows: Vec<PackedBox>,
     /// Bodies tested against everything: too many cells, or a non-finite box. Ascending.
     oversized: Vec<u32>,
@@ -115,7 +129,6 @@ impl Default for Grid {
             cell_size: 1.0,
             inv_cell: 1.0,
             built: false,
-            ranges: Vec::new(),
             packed: Vec::new(),
             cell_rows: Vec::new(),
             oversized: Vec::new(),
@@ -166,10 +179,33 @@ impl Grid {
         CellRange { lo, hi, cells }
     }
 
-    /// Lists body `i` in the cells of `r`.
-    fn insert(&mut self, i: u32, r: &CellRange) {
+    /// The cells body `i` is listed in for box `b`: the empty range if the table cannot hold
+    /// it (too many cells, a non-finite box, or an index too large for an entry).
+    #[inline]
+    fn table_range(&self, i: usize, b: &Aabb) -> CellRange {
+        let r = self.range_of(b);
+        if r.cells == 0 || i >= MAX_TABLE_BODIES { CellRange::default() } else { r }
+    }
+
+    /// Moves body `i` from the cells of `old` to those of `new`. Cells in both keep the body's
+    /// entry, rewritten only when its first-cell flags change, so a body that shifts by a cell
+    /// touches only the cells it leaves and enters (and those whose flags change).
+    fn relist(&mut self, i: u32, old: &CellRange, new: &CellRange) {
         let table = &mut self.table;
-        r.for_each_cell(|key, first| table.insert(key, i | first << FIRST_SHIFT));
+        let holds = |r: &CellRange, c: [i32; 3]| r.cells != 0 && (0..3).all(|a| r.lo[a] <= c[a] && c[a] <= r.hi[a]);
+        old.for_each_cell(|key, _| {
+            if !holds(new, unpack(key)) {
+                table.remove(key, i);
+            }
+        });
+        new.for_each_cell(|key, first| {
+            let c = unpack(key);
+            if !holds(old, c) {
+                table.insert(key, i | first << FIRST_SHIFT);
+            } else if (0..3).fold(0, |f, a| f | ((c[a] == old.lo[a]) as u32) << a) != first {
+                table.replace(key, i, i | first << FIRST_SHIFT);
+            }
+        });
     }
 
     /// Takes body `i` out of the cells of `r`.
@@ -196,18 +232,17 @@ impl Grid {
             };
             let (lo, hi) = (corner(bounds.min, -1), corner(bounds.max, 1));
             self.table.clear(lo, hi, DENSE_CELLS_PER_BODY * aabbs.len() + 4096);
-            self.ranges.clear();
             self.cell_rows.clear();
             self.candidates.invalidate();
             self.built = true;
         }
-        while self.ranges.len() > aabbs.len() {
-            let r = self.ranges.pop().unwrap_or_default();
-            let i = self.ranges.len() as u32;
-            self.remove(i, &r);
-            self.candidates.note_moved(i);
+        while self.cell_rows.len() > aabbs.len() {
+            let i = self.cell_rows.len() - 1;
+            let r = CellRange::of_rows(&self.cell_rows[i]);
+            self.cell_rows.pop();
+            self.remove(i as u32, &r);
+            self.candidates.note_moved(i as u32);
         }
-        self.ranges.resize(aabbs.len(), CellRange::default());
         self.cell_rows.resize(aabbs.len(), PackedBox::cells(None));
         self.packed.resize(aabbs.len(), PackedBox::default());
         self.oversized.clear();
@@ -223,15 +258,10 @@ impl Grid {
                 bounds.add(&p);
                 continue;
             }
-            let old = self.ranges[i];
-            let mut r = self.range_of(b);
-            if i >= MAX_TABLE_BODIES {
-                r.cells = 0;
-            }
+            let old = CellRange::of_rows(&self.cell_rows[i]);
+            let r = self.table_range(i, b);
             if r != old {
-                self.remove(i as u32, &old);
-                self.insert(i as u32, &r);
-                self.ranges[i] = r;
+                self.relist(i as u32, &old, &r);
                 self.cell_rows[i] = PackedBox::cells((r.cells != 0).then_some((r.lo, r.hi)));
                 self.packed[i].lo[3] = MOVED;
                 self.candidates.note_moved(i as u32);
@@ -323,8 +353,8 @@ impl BroadPhase for Grid {
     }
 
     fn validate(&self, aabbs: &[Aabb]) -> Result<(), String> {
-        if self.ranges.len() != aabbs.len() {
-            return Err(format!("{} bodies but {} cell ranges", aabbs.len(), self.ranges.len()));
+        if self.cell_rows.len() != aabbs.len() {
+            return Err(format!("{} bodies but {} cell ranges", aabbs.len(), self.cell_rows.len()));
         }
         self.table.validate()?;
         if self.candidates.keys != self.candidates_from_cells() {
@@ -335,7 +365,7 @@ impl BroadPhase for Grid {
             let cell = unpack(key);
             for &x in e {
                 let body = (x & BODY_MASK) as usize;
-                let Some(r) = self.ranges.get(body) else {
+                let Some(r) = self.cell_rows.get(body).map(CellRange::of_rows) else {
                     return Err(format!("cell {cell:?} lists body {body}, which does not exist"));
                 };
                 if (0..3).any(|a| cell[a] < r.lo[a] || cell[a] > r.hi[a]) {
@@ -348,12 +378,9 @@ impl BroadPhase for Grid {
                 listed[body] += 1;
             }
         }
-        for (i, (r, b)) in self.ranges.iter().zip(aabbs).enumerate() {
-            let mut expect = self.range_of(b);
-            if i >= MAX_TABLE_BODIES {
-                expect.cells = 0;
-            }
-            if *r != expect || listed[i] != r.cells {
+        for (i, (rows, b)) in self.cell_rows.iter().zip(aabbs).enumerate() {
+            let (r, expect) = (CellRange::of_rows(rows), self.table_range(i, b));
+            if r != expect || listed[i] != r.cells {
                 return Err(format!("body {i}: listed in {} cells, its box covers {}", listed[i], expect.cells));
             }
             if (r.cells == 0) != self.oversized.binary_search(&(i as u32)).is_ok() {

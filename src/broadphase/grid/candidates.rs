@@ -5,12 +5,16 @@
 
 use super::Grid;
 use super::cells::{ALL_FIRST, BODY_MASK, FIRST_SHIFT};
-use super::packed::{HIT, KEPT, PackedBox, overlap_mask};
+use super::packed::{HIT, KEPT, PackedBox, overlap_mask, prefetch};
 use crate::broadphase::canonical::PairKeys;
 
 /// Above this fraction of bodies moved (or after a rebuild) the list is regenerated from the
 /// cells rather than patched.
 const REGENERATE_FRACTION: usize = 8;
+
+/// How many candidates ahead the passes prefetch the second box of a pair (at a random index:
+/// waiting for it was the largest single cost of the pass).
+const AHEAD: usize = 32;
 
 /// Candidate pairs, as keys `i << 32 | j` with `i < j`, ascending.
 #[derive(Default)]
@@ -90,7 +94,7 @@ impl Grid {
         // the lower one only.
         c.found.clear();
         for &i in &c.moved {
-            let Some(r) = self.ranges.get(i as usize) else { continue };
+            let Some(r) = self.cell_rows.get(i as usize).map(super::CellRange::of_rows) else { continue };
             let table = &self.table;
             r.for_each_cell(|cell, first| {
                 for &x in table.get(cell) {
@@ -118,10 +122,10 @@ impl Grid {
         };
         let mut f = 0;
         let mut next = fresh.first().copied().unwrap_or(u64::MAX);
-        for &k in &c.keys {
+        for_each_prefetching(&c.keys, boxes, |k| {
             let m = overlap_mask(&boxes[(k >> 32) as usize], &boxes[k as u32 as usize]);
             if m & KEPT == 0 {
-                continue;
+                return;
             }
             // SAFETY (both calls): at most `total` keys are written (each old key once, each
             // fresh key once) and both buffers have room for `total`.
@@ -129,7 +133,7 @@ impl Grid {
                 (w, next) = unsafe { w.fresh_until(fresh, &mut f, k, boxes) };
             }
             unsafe { w.write(k, m == KEPT | HIT) };
-        }
+        });
         // SAFETY: as above; the remaining fresh keys complete the `total`.
         (w, _) = unsafe { w.fresh_until(fresh, &mut f, u64::MAX, boxes) };
         let (nm, np) = (w.nm, w.np);
@@ -212,19 +216,33 @@ impl Writer {
     }
 }
 
+/// Calls `f` on every key in order, first prefetching the box of the second body of the key
+/// [`AHEAD`] places on (without a bounds check per key: the last keys run in a second loop).
+#[inline(always)]
+fn for_each_prefetching(keys: &[u64], boxes: &[PackedBox], mut f: impl FnMut(u64)) {
+    let split = keys.len().saturating_sub(AHEAD);
+    for (&k, &a) in keys[..split].iter().zip(&keys[AHEAD.min(keys.len())..]) {
+        prefetch(boxes.as_ptr().wrapping_add(a as u32 as usize));
+        f(k);
+    }
+    for &k in &keys[split..] {
+        f(k);
+    }
+}
+
 /// Writes to `pairs` the candidates (keys `i << 32 | j`) whose boxes overlap, in order.
 fn test_keys(keys: &[u64], boxes: &[PackedBox], pairs: &mut Vec<(u32, u32)>) {
     pairs.reserve(keys.len());
     let out = pairs.spare_capacity_mut();
     let mut np = 0;
-    for &k in keys {
+    for_each_prefetching(keys, boxes, |k| {
         let (i, j) = ((k >> 32) as u32, k as u32);
         let hit = overlap_mask(&boxes[i as usize], &boxes[j as usize]) & HIT == HIT;
         // SAFETY: `np` counts hits among the keys seen so far, so `np < keys.len()`, which the
         // spare capacity holds.
         unsafe { out.get_unchecked_mut(np).write((i, j)) };
         np += hit as usize;
-    }
+    });
     // SAFETY: the first `np` slots were written above, within the capacity.
     unsafe { pairs.set_len(pairs.len() + np) };
 }

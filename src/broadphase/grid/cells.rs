@@ -201,6 +201,20 @@ impl CellTable {
         c.len += 1;
     }
 
+    /// Replaces `body`'s entry in cell `key` with `entry` (the same body, new flags). Returns
+    /// false if the body was not listed there.
+    #[inline]
+    pub fn replace(&mut self, key: u64, body: u32, entry: u32) -> bool {
+        let Some(slot) = self.find(key) else { return false };
+        let slot = slot as usize;
+        let c = &mut self.cells[slot];
+        let len = c.len as usize;
+        let listed = if len <= INLINE { &mut c.inline[..len] } else { &mut self.spill[slot][..] };
+        let Some(x) = listed.iter_mut().find(|x| **x & BODY_MASK == body) else { return false };
+        *x = entry;
+        true
+    }
+
     /// Removes `body`'s entry from cell `key`; an emptied cell is freed. Returns false if the
     /// body was not listed there.
     #[inline]

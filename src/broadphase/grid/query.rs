@@ -8,7 +8,7 @@ use crate::math::Real;
 
 impl Grid {
     fn stale(&self, aabbs: &[Aabb]) -> bool {
-        aabbs.len() != self.ranges.len() || !self.built
+        aabbs.len() != self.cell_rows.len() || !self.built
     }
 
     /// Bodies listed in `cell`, reported only from the first cell they share with `query` (on
