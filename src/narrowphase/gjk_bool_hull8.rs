@@ -1,0 +1,573 @@
+//! Boolean GJK for two hulls of at most 8 vertices (boxes, wedges, perturbed cubes): both
+//! vertex sets as 8 lanes per coordinate, B's moved into A's frame once, the simplex kept in
+//! SIMD registers (`Vec3A`). On x86-64 CPUs with AVX2 the support queries run 8 lanes in one
+//! register; elsewhere a portable version gives the same bits (same operations, same order).
+
+use super::gjk_bool::intersect_cores_distance;
+use crate::math::{Mat3, Pose, Real, Vec3};
+use glam::Vec3A;
+
+/// Which instruction set the support queries run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hull8Kernel {
+    /// Plain Rust (whatever the compiler vectorises it to).
+    Portable,
+    /// 8 lanes in one 256-bit AVX2 register; only offered when the CPU has it.
+    Avx2,
+}
+
+impl Hull8Kernel {
+    /// The fastest kernel this CPU runs.
+    pub fn best() -> Hull8Kernel {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return Hull8Kernel::Avx2;
+        }
+        Hull8Kernel::Portable
+    }
+}
+
+/// 8 lanes per coordinate, aligned for 256-bit loads.
+#[repr(C, align(32))]
+#[derive(Clone, Copy, Debug)]
+struct Lanes([[Real; 8]; 3]);
+
+impl Lanes {
+    #[inline(always)]
+    fn point(&self, i: usize) -> Vec3A {
+        Vec3A::new(self.0[0][i], self.0[1][i], self.0[2][i])
+    }
+}
+
+/// Most steps of the Voronoi-region boolean GJK before it hands over to the distance GJK.
+const MAX_BOOL_STEPS: usize = 32;
+
+/// Support queries on the two lane sets: A's farthest vertex along `d` and B's farthest along
+/// `-d` (its nearest along `d`), both as the first lane holding the extreme dot product.
+trait Supports {
+    fn a(&self, d: Vec3A) -> Vec3A;
+    fn b(&self, d: Vec3A) -> Vec3A;
+}
+
+/// The lane of the first maximum (`max`) or minimum of `l · d`; lane 0 when none matches (a
+/// NaN direction).
+#[inline(always)]
+fn extreme_portable(l: &Lanes, d: Vec3A, max: bool) -> usize {
+    let [x, y, z] = &l.0;
+    let dot: [Real; 8] = std::array::from_fn(|i| x[i] * d.x + y[i] * d.y + z[i] * d.z);
+    let pick = |p: Real, q: Real| if max { p.max(q) } else { p.min(q) };
+    let m4: [Real; 4] = std::array::from_fn(|i| pick(dot[i], dot[i + 4]));
+    let m = pick(pick(m4[0], m4[2]), pick(m4[1], m4[3]));
+    let mut mask = 0u32;
+    for (i, &di) in dot.iter().enumerate() {
+        mask |= ((di == m) as u32) << i;
+    }
+    (mask.trailing_zeros() & 7) as usize
+}
+
+/// The pair for the portable kernel.
+struct Portable<'l> {
+    a: &'l Lanes,
+    b: &'l Lanes,
+}
+
+impl Supports for Portable<'_> {
+    #[inline(always)]
+    fn a(&self, d: Vec3A) -> Vec3A {
+        self.a.point(extreme_portable(self.a, d, true))
+    }
+    #[inline(always)]
+    fn b(&self, d: Vec3A) -> Vec3A {
+        self.b.point(extreme_portable(self.b, d, false))
+    }
+}
+
+/// `l` moved by `rot` then `offset`, lane by lane: `((c0 x + c1 y) + c2 z) + offset`, the
+/// order the AVX2 version keeps too.
+fn transformed_portable(l: &Lanes, rot: &Mat3, offset: Vec3) -> Lanes {
+    let (c0, c1, c2) = (rot.x_axis, rot.y_axis, rot.z_axis);
+    let [x, y, z] = &l.0;
+    Lanes(std::array::from_fn(|k| std::array::from_fn(|i| c0[k] * x[i] + c1[k] * y[i] + c2[k] * z[i] + offset[k])))
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{Lanes, Supports};
+    use crate::math::{Mat3, Vec3};
+    use glam::Vec3A;
+    use std::arch::x86_64::*;
+
+    /// A lane set held in three 256-bit registers.
+    #[derive(Clone, Copy)]
+    pub(super) struct Regs {
+        x: __m256,
+        y: __m256,
+        z: __m256,
+    }
+
+    impl Regs {
+        /// # Safety
+        /// The CPU must support AVX.
+        #[inline(always)]
+        pub(super) unsafe fn load(l: &Lanes) -> Regs {
+            // SAFETY: `Lanes` is 32-byte aligned and each row holds 8 values; the caller
+            // guarantees AVX.
+            unsafe {
+                Regs {
+                    x: _mm256_load_ps(l.0[0].as_ptr()),
+                    y: _mm256_load_ps(l.0[1].as_ptr()),
+                    z: _mm256_load_ps(l.0[2].as_ptr()),
+                }
+            }
+        }
+
+        /// The lanes moved by `rot` then `offset`, in the portable version's order, stored into
+        /// `out` (for fetching points) and returned in registers.
+        ///
+        /// # Safety
+        /// The CPU must support AVX.
+        #[inline(always)]
+        pub(super) unsafe fn transformed(&self, rot: &Mat3, offset: Vec3, out: &mut Lanes) -> Regs {
+            let (c0, c1, c2) = (rot.x_axis, rot.y_axis, rot.z_axis);
+            // SAFETY: the caller guarantees AVX.
+            let (x, y, z) = unsafe {
+                (
+                    self.row(c0[0], c1[0], c2[0], offset[0]),
+                    self.row(c0[1], c1[1], c2[1], offset[1]),
+                    self.row(c0[2], c1[2], c2[2], offset[2]),
+                )
+            };
+            // SAFETY: the caller guarantees AVX; `out` is 32-byte aligned with 8 values a row.
+            unsafe {
+                _mm256_store_ps(out.0[0].as_mut_ptr(), x);
+                _mm256_store_ps(out.0[1].as_mut_ptr(), y);
+                _mm256_store_ps(out.0[2].as_mut_ptr(), z);
+            }
+            Regs { x, y, z }
+        }
+
+        /// One coordinate of the moved lanes: `((c0 x + c1 y) + c2 z) + o`.
+        ///
+        /// # Safety
+        /// The CPU must support AVX.
+        #[inline(always)]
+        unsafe fn row(&self, c0: f32, c1: f32, c2: f32, o: f32) -> __m256 {
+            // SAFETY: the caller guarantees AVX.
+            unsafe {
+                let xy =
+                    _mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(c0), self.x), _mm256_mul_ps(_mm256_set1_ps(c1), self.y));
+                _mm256_add_ps(_mm256_add_ps(xy, _mm256_mul_ps(_mm256_set1_ps(c2), self.z)), _mm256_set1_ps(o))
+            }
+        }
+
+        /// The lane of the first maximum (`MAX`) or minimum of the lanes' dot products with
+        /// `d`; lane 0 when none matches (a NaN direction).
+        ///
+        /// # Safety
+        /// The CPU must support AVX.
+        #[inline(always)]
+        unsafe fn extreme<const MAX: bool>(&self, d: Vec3A) -> usize {
+            // SAFETY: the caller guarantees AVX.
+            let mask = unsafe {
+                let dot = _mm256_add_ps(
+                    _mm256_add_ps(
+                        _mm256_mul_ps(self.x, _mm256_set1_ps(d.x)),
+                        _mm256_mul_ps(self.y, _mm256_set1_ps(d.y)),
+                    ),
+                    _mm256_mul_ps(self.z, _mm256_set1_ps(d.z)),
+                );
+                let m = pick::<MAX>(dot, _mm256_permute2f128_ps::<1>(dot, dot));
+                let m = pick::<MAX>(m, _mm256_permute_ps::<0b01_00_11_10>(m));
+                let m = pick::<MAX>(m, _mm256_permute_ps::<0b10_11_00_01>(m));
+                _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_EQ_OQ>(dot, m)) as u32
+            };
+            (mask.trailing_zeros() & 7) as usize
+        }
+    }
+
+    /// Lane-wise maximum (`MAX`) or minimum.
+    ///
+    /// # Safety
+    /// The CPU must support AVX.
+    #[inline(always)]
+    unsafe fn pick<const MAX: bool>(p: __m256, q: __m256) -> __m256 {
+        // SAFETY: the caller guarantees AVX.
+        unsafe { if MAX { _mm256_max_ps(p, q) } else { _mm256_min_ps(p, q) } }
+    }
+
+    /// The pair for the AVX2 kernel: lanes in registers for the dot products, in memory for
+    /// fetching the chosen point.
+    pub(super) struct Avx2<'l> {
+        pub(super) a: &'l Lanes,
+        pub(super) b: &'l Lanes,
+        pub(super) ra: Regs,
+        pub(super) rb: Regs,
+    }
+
+    impl Supports for Avx2<'_> {
+        #[inline(always)]
+        fn a(&self, d: Vec3A) -> Vec3A {
+            // SAFETY: an `Avx2` is only built inside `intersect_avx2`, which runs on AVX2 CPUs.
+            self.a.point(unsafe { self.ra.extreme::<true>(d) })
+        }
+        #[inline(always)]
+        fn b(&self, d: Vec3A) -> Vec3A {
+            // SAFETY: as above.
+            self.b.point(unsafe { self.rb.extreme::<false>(d) })
+        }
+    }
+}
+
+/// Boolean GJK by Voronoi regions (no closest points): the simplex only needs to tell on
+/// which side of its features the origin lies. `Some(answer)` when decided; `None` when the
+/// pair lies within the touching band (a separating plane closer than the reach) or the
+/// simplex degenerates, which the distance GJK then settles. Also returns the last direction
+/// (from the origin towards the difference), to warm-start the next call.
+#[inline(always)]
+fn regions(s: &impl Supports, start: Vec3A, reach2: Real) -> (Option<bool>, Vec3A) {
+    // `d` points from the simplex towards the origin; new points are `support(d)`.
+    let support = |d: Vec3A| s.a(d) - s.b(d);
+    // A plane normal to `d` through `a` (with `a · d < 0`) leaves the whole difference on the
+    // far side of the origin: apart if farther than the reach, else the distance GJK decides.
+    let separated = |ad: Real, d: Vec3A| if ad * ad > reach2 * d.length_squared() { Some(false) } else { None };
+    let mut d = -start;
+    let first = support(d);
+    // Already a separating plane farther than the reach: done (a nearer one proves nothing
+    // yet, the search goes on).
+    let fd = first.dot(d);
+    if fd < 0.0 && separated(fd, d).is_some() {
+        return (Some(false), -d);
+    }
+    // Points newest first.
+    let mut p = [first; 4];
+    let mut n = 1;
+    d = -first;
+    let scale2 = first.length_squared().max(Real::MIN_POSITIVE);
+    for _ in 0..MAX_BOOL_STEPS {
+        if d.length_squared() <= 1e-10 * scale2 {
+            return (None, -d);
+        }
+        let a = support(d);
+        let ad = a.dot(d);
+        if ad < 0.0 {
+            return (separated(ad, d), -d);
+        }
+        // `d` points from the kept feature to the origin, so a new point past the origin is
+        // progress; none means the origin sits on the feature (rounding has taken over).
+        if ad <= p[0].dot(d) {
+            return (None, -d);
+        }
+        let ao = -a;
+        let step = match n {
+            1 => {
+                let ab = p[0] - a;
+                if ab.dot(ao) > 0.0 {
+                    p = [a, p[0], p[0], p[0]];
+                    Some((2, towards_origin(ab, ao)))
+                } else {
+                    p = [a; 4];
+                    Some((1, ao))
+                }
+            }
+            2 => {
+                let (b, c) = (p[0], p[1]);
+                triangle(&mut p, a, b, c, (b - a).cross(c - a), ao)
+            }
+            _ => {
+                let (b, c, e) = (p[0], p[1], p[2]);
+                let (ab, ac, ae) = (b - a, c - a, e - a);
+                let (abc, ace, aeb) = (ab.cross(ac), ac.cross(ae), ae.cross(ab));
+                // `triangle` keeps the old face wound so that these normals point outwards
+                // (away from the fourth point); if rounding says otherwise, the simplex is
+                // too flat to trust.
+                if abc.dot(ae) > 0.0 {
+                    return (None, -d);
+                }
+                if abc.dot(ao) > 0.0 {
+                    triangle(&mut p, a, b, c, abc, ao)
+                } else if ace.dot(ao) > 0.0 {
+                    triangle(&mut p, a, c, e, ace, ao)
+                } else if aeb.dot(ao) > 0.0 {
+                    triangle(&mut p, a, e, b, aeb, ao)
+                } else {
+                    return (Some(true), -d);
+                }
+            }
+        };
+        match step {
+            Some(nd) => (n, d) = nd,
+            None => return (None, -d),
+        }
+    }
+    (None, -d)
+}
+
+/// The triangle `a, b, c` (`a` newest, `abc = (b - a) × (c - a)`): keeps in `p` the feature
+/// whose Voronoi region holds the origin and returns its size and the new search direction;
+/// a kept triangle is wound so that its normal points at the origin. `None` when the origin
+/// lies on the triangle's plane.
+#[inline(always)]
+fn triangle(p: &mut [Vec3A; 4], a: Vec3A, b: Vec3A, c: Vec3A, abc: Vec3A, ao: Vec3A) -> Option<(usize, Vec3A)> {
+    let (ab, ac) = (b - a, c - a);
+    if abc.cross(ac).dot(ao) > 0.0 {
+        if ac.dot(ao) > 0.0 {
+            *p = [a, c, c, c];
+            return Some((2, towards_origin(ac, ao)));
+        }
+        return Some(edge(p, a, b, ab, ao));
+    }
+    if ab.cross(abc).dot(ao) > 0.0 {
+        return Some(edge(p, a, b, ab, ao));
+    }
+    let side = abc.dot(ao);
+    if side > 0.0 {
+        *p = [a, b, c, c];
+        Some((3, abc))
+    } else if side < 0.0 {
+        *p = [a, c, b, b];
+        Some((3, -abc))
+    } else {
+        None
+    }
+}
+
+/// The edge `a, b` or the vertex `a`, whichever region holds the origin.
+#[inline(always)]
+fn edge(p: &mut [Vec3A; 4], a: Vec3A, b: Vec3A, ab: Vec3A, ao: Vec3A) -> (usize, Vec3A) {
+    if ab.dot(ao) > 0.0 {
+        *p = [a, b, b, b];
+        (2, towards_origin(ab, ao))
+    } else {
+        *p = [a; 4];
+        (1, ao)
+    }
+}
+
+/// The component of `ao` perpendicular to the edge `ab`, scaled by `|ab|²`: the direction from
+/// the edge's line towards the origin, by two dot products instead of two cross products.
+#[inline(always)]
+fn towards_origin(ab: Vec3A, ao: Vec3A) -> Vec3A {
+    ao * ab.dot(ab) - ab * ab.dot(ao)
+}
+
+/// B's pose relative to A as a rotation matrix and an offset.
+#[inline(always)]
+fn relative(pa: &Pose, pb: &Pose) -> (Mat3, Vec3) {
+    let rel = pa.inv_mul(pb);
+    (Mat3::from_quat(rel.rotation), rel.translation)
+}
+
+/// The decided answer, or the distance GJK's on the same lanes when the pair lies within the
+/// touching band.
+#[inline(always)]
+fn finish(a: &Lanes, b: &Lanes, decided: (Option<bool>, Vec3A), start: Vec3, reach2: Real) -> (bool, Vec3) {
+    match decided {
+        (Some(hit), v) => (hit, v.into()),
+        (None, _) => {
+            let p = Portable { a, b };
+            let sa = |d: Vec3| Vec3::from(p.a(d.into()));
+            let sb = |d: Vec3| Vec3::from(p.b((-d).into()));
+            intersect_cores_distance(sa, sb, start, 0.0, reach2)
+        }
+    }
+}
+
+#[inline(always)]
+fn intersect_portable(
+    la: &[[Real; 8]; 3],
+    lb: &[[Real; 8]; 3],
+    pa: &Pose,
+    pb: &Pose,
+    start: Option<Vec3>,
+    eps: Real,
+) -> (bool, Vec3) {
+    let (rot, offset) = relative(pa, pb);
+    let start = search_start(start.unwrap_or(-offset));
+    let a = Lanes(*la);
+    let b = transformed_portable(&Lanes(*lb), &rot, offset);
+    let decided = regions(&Portable { a: &a, b: &b }, start.into(), eps);
+    finish(&a, &b, decided, start, eps)
+}
+
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn intersect_avx2(
+    la: &[[Real; 8]; 3],
+    lb: &[[Real; 8]; 3],
+    pa: &Pose,
+    pb: &Pose,
+    start: Option<Vec3>,
+    eps: Real,
+) -> (bool, Vec3) {
+    let (rot, offset) = relative(pa, pb);
+    let start = search_start(start.unwrap_or(-offset));
+    let (a, mut b) = (Lanes(*la), Lanes([[0.0; 8]; 3]));
+    // SAFETY: this function only runs on AVX2 CPUs (its caller checks).
+    let (ra, rb) = unsafe { (avx2::Regs::load(&a), avx2::Regs::load(&Lanes(*lb)).transformed(&rot, offset, &mut b)) };
+    let decided = regions(&avx2::Avx2 { a: &a, b: &b, ra, rb }, start.into(), eps);
+    finish(&a, &b, decided, start, eps)
+}
+
+/// The first search direction: `start`, or +X when it is (nearly) zero.
+#[inline(always)]
+fn search_start(start: Vec3) -> Vec3 {
+    if start.length_squared() > Real::MIN_POSITIVE { start } else { Vec3::X }
+}
+
+/// Do hulls A and B (vertex lanes from [`crate::geometry::ConvexHull::vertex_lanes`]) lie within
+/// `sqrt(eps)` of each other? `start` is the first search direction in A's frame (`None` for
+/// the centre difference). Returns the answer and the last direction (A's frame).
+pub fn intersect_hull8(
+    la: &[[Real; 8]; 3],
+    lb: &[[Real; 8]; 3],
+    pa: &Pose,
+    pb: &Pose,
+    start: Option<Vec3>,
+    eps: Real,
+) -> (bool, Vec3) {
+    intersect_hull8_with(Hull8Kernel::best(), la, lb, pa, pb, start, eps)
+}
+
+/// [`intersect_hull8`] on a chosen kernel (for tests and benchmarks); AVX2 falls back to the
+/// portable kernel on CPUs without it.
+#[inline(always)]
+pub fn intersect_hull8_with(
+    kernel: Hull8Kernel,
+    la: &[[Real; 8]; 3],
+    lb: &[[Real; 8]; 3],
+    pa: &Pose,
+    pb: &Pose,
+    start: Option<Vec3>,
+    eps: Real,
+) -> (bool, Vec3) {
+    #[cfg(target_arch = "x86_64")]
+    if kernel == Hull8Kernel::Avx2 && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2, checked just above.
+        return unsafe { intersect_avx2(la, lb, pa, pb, start, eps) };
+    }
+    let _ = kernel;
+    intersect_portable(la, lb, pa, pb, start, eps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::{ConvexHull, Shape};
+    use crate::narrowphase::distance;
+    use crate::narrowphase::gjk::{MinkowskiPair, gjk};
+    use crate::scene::SplitMix64 as Rng;
+    use std::sync::Arc;
+
+    const EPS: Real = 1e-6;
+
+    /// A hull of at most 8 vertices: a perturbed box, or a few random points.
+    fn small_hull(rng: &mut Rng) -> Arc<ConvexHull> {
+        let pts: Vec<Vec3> = if rng.next_real() < 0.5 {
+            let h = rng.vec3(0.2, 0.7);
+            (0..8)
+                .map(|i| {
+                    let s = |bit: usize, e: Real| if i & bit == 0 { -e } else { e };
+                    Vec3::new(s(1, h.x), s(2, h.y), s(4, h.z)) + rng.unit_vector() * 0.05
+                })
+                .collect()
+        } else {
+            let n = 4 + (rng.next_real() * 5.0) as usize;
+            (0..n).map(|_| rng.vec3(-0.6, 0.6)).collect()
+        };
+        Arc::new(ConvexHull::new(&pts).expect("hull"))
+    }
+
+    /// Random pairs of small hulls around the touching distance; warm starts on some.
+    /// Hull A and its pose, hull B and its pose, the warm-start direction.
+    type Case = (Arc<ConvexHull>, Pose, Arc<ConvexHull>, Pose, Option<Vec3>);
+
+    fn cases(seed: u64, count: usize) -> Vec<Case> {
+        let mut rng = Rng::new(seed);
+        (0..count)
+            .map(|i| {
+                let (a, b) = (small_hull(&mut rng), small_hull(&mut rng));
+                let pa = Pose::new(rng.vec3(-0.3, 0.3), rng.rotation());
+                let pb = Pose::new(rng.vec3(-1.4, 1.4), rng.rotation());
+                let start = (i % 3 == 0).then(|| rng.unit_vector());
+                (a, pa, b, pb, start)
+            })
+            .filter(|(a, _, b, _, _)| a.vertex_lanes().is_some() && b.vertex_lanes().is_some())
+            .collect()
+    }
+
+    fn lanes(h: &ConvexHull) -> &[[Real; 8]; 3] {
+        h.vertex_lanes().expect("at most 8 vertices")
+    }
+
+    /// The general GJK (witness points, full sub-algorithm) as a boolean: the reference.
+    fn reference(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose) -> bool {
+        let g = gjk(&MinkowskiPair::new(a, pa, b, pb), None, None);
+        g.overlapping || g.v.length_squared() <= EPS
+    }
+
+    #[test]
+    fn avx2_and_portable_give_the_same_bits() {
+        if Hull8Kernel::best() != Hull8Kernel::Avx2 {
+            eprintln!("no AVX2 on this CPU: only the portable kernel runs (checked by the reference test)");
+            return;
+        }
+        for (i, (a, pa, b, pb, start)) in cases(11, 4000).into_iter().enumerate() {
+            let fast = intersect_hull8_with(Hull8Kernel::Avx2, lanes(&a), lanes(&b), &pa, &pb, start, EPS);
+            let slow = intersect_hull8_with(Hull8Kernel::Portable, lanes(&a), lanes(&b), &pa, &pb, start, EPS);
+            let bits = |(hit, v): (bool, Vec3)| (hit, v.to_array().map(Real::to_bits));
+            assert_eq!(
+                bits(fast),
+                bits(slow),
+                "case {i}: {:?} {pa:?} {:?} {pb:?} start {start:?}",
+                a.vertices(),
+                b.vertices()
+            );
+        }
+    }
+
+    #[test]
+    fn both_kernels_match_the_general_gjk() {
+        let mut both = [0usize; 2];
+        for (i, (a, pa, b, pb, start)) in cases(12, 4000).into_iter().enumerate() {
+            let (sa, sb) = (Shape::ConvexHull(a.clone()), Shape::ConvexHull(b.clone()));
+            let want = reference(&sa, &pa, &sb, &pb);
+            for kernel in [Hull8Kernel::Portable, Hull8Kernel::best()] {
+                let got = intersect_hull8_with(kernel, lanes(&a), lanes(&b), &pa, &pb, start, EPS).0;
+                let d = distance(&sa, &pa, &sb, &pb).distance;
+                assert!(
+                    got == want || d.abs() <= 2e-3,
+                    "case {i} {kernel:?}: {:?} {pa:?} {:?} {pb:?} start {start:?}: got {got}, reference {want}, distance {d}",
+                    a.vertices(),
+                    b.vertices()
+                );
+            }
+            both[want as usize] += 1;
+        }
+        assert!(both[0] > 500 && both[1] > 500, "{both:?}");
+    }
+
+    #[test]
+    fn touching_and_coincident_boxes() {
+        let cube = ConvexHull::new(
+            &(0..8).map(|i| Vec3::new((i & 1) as Real, (i >> 1 & 1) as Real, (i >> 2) as Real)).collect::<Vec<_>>(),
+        )
+        .unwrap();
+        let l = lanes(&cube);
+        // (offset along x of B's minimum face from A's maximum face, expected answer): the reach
+        // is sqrt(EPS) = 1e-3.
+        for (gap, want) in [(-0.5, true), (0.0, true), (5e-4, true), (2e-3, false), (0.5, false)] {
+            let pb = Pose::from_translation(Vec3::new(1.0 + gap, 0.3, -0.2));
+            for kernel in [Hull8Kernel::Portable, Hull8Kernel::best()] {
+                for start in [None, Some(Vec3::Y), Some(Vec3::ZERO)] {
+                    let got = intersect_hull8_with(kernel, l, l, &Pose::IDENTITY, &pb, start, EPS).0;
+                    assert_eq!(got, want, "gap {gap} {kernel:?} start {start:?}");
+                }
+            }
+        }
+        for kernel in [Hull8Kernel::Portable, Hull8Kernel::best()] {
+            assert!(intersect_hull8_with(kernel, l, l, &Pose::IDENTITY, &Pose::IDENTITY, None, EPS).0);
+        }
+    }
+}
