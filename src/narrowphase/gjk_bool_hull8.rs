@@ -230,19 +230,32 @@ fn regions(s: &impl Supports, start: Vec3A, reach2: Real) -> (Option<bool>, Vec3
     // A plane normal to `d` through `a` (with `a · d < 0`) leaves the whole difference on the
     // far side of the origin: apart if farther than the reach, else the distance GJK decides.
     let separated = |ad: Real, d: Vec3A| if ad * ad > reach2 * d.length_squared() { Some(false) } else { None };
-    let mut d = -start;
-    let first = support(d);
-    // Already a separating plane farther than the reach: done (a nearer one proves nothing
-    // yet, the search goes on).
-    let fd = first.dot(d);
-    if fd < 0.0 && separated(fd, d).is_some() {
-        return (Some(false), -d);
+    // The first two points along `d0` and `-d0` at once (two independent support queries),
+    // so that a segment is ready after one round instead of two.
+    let d0 = -start;
+    let (b, a) = (support(d0), support(-d0));
+    // Either may already give a separating plane: `b · d0 < 0` or `a · (-d0) < 0`.
+    let (bd, ad) = (b.dot(d0), -a.dot(d0));
+    if (bd < 0.0 && separated(bd, d0).is_some()) || (ad < 0.0 && separated(ad, -d0).is_some()) {
+        return (Some(false), if bd < 0.0 && separated(bd, d0).is_some() { -d0 } else { d0 });
     }
+    let scale2 = a.length_squared().max(b.length_squared()).max(Real::MIN_POSITIVE);
     // Points newest first.
-    let mut p = [first; 4];
-    let mut n = 1;
-    d = -first;
-    let scale2 = first.length_squared().max(Real::MIN_POSITIVE);
+    let (mut p, mut n, mut d) = if bd < 0.0 || ad < 0.0 {
+        // A separating plane within the reach: not decided yet, go on from `b` alone.
+        ([b; 4], 1, -b)
+    } else {
+        // The origin lies between the two planes normal to `d0`: keep the feature of the
+        // segment `a b` nearest to it.
+        let (ab, ao) = (b - a, -a);
+        if ab.dot(ao) <= 0.0 {
+            ([a; 4], 1, ao)
+        } else if (a - b).dot(-b) <= 0.0 {
+            ([b; 4], 1, -b)
+        } else {
+            ([a, b, b, b], 2, towards_origin(ab, ao))
+        }
+    };
     for _ in 0..MAX_BOOL_STEPS {
         if d.length_squared() <= 1e-10 * scale2 {
             return (None, -d);
@@ -353,8 +366,10 @@ fn towards_origin(ab: Vec3A, ao: Vec3A) -> Vec3A {
 /// B's pose relative to A as a rotation matrix and an offset.
 #[inline(always)]
 fn relative(pa: &Pose, pb: &Pose) -> (Mat3, Vec3) {
-    let rel = pa.inv_mul(pb);
-    (Mat3::from_quat(rel.rotation), rel.translation)
+    // The product of two unit quaternions is unit to rounding: no normalising (a square root
+    // and a division on the way to every support query).
+    let qi = pa.rotation.conjugate();
+    (Mat3::from_quat(qi * pb.rotation), qi * (pb.translation - pa.translation))
 }
 
 /// The decided answer, or the distance GJK's on the same lanes when the pair lies within the
