@@ -42,19 +42,27 @@ impl Lanes {
 /// Most steps of the Voronoi-region boolean GJK before it hands over to the distance GJK.
 const MAX_BOOL_STEPS: usize = 32;
 
-/// Support queries on the two lane sets: A's farthest vertex along `d` and B's farthest along
-/// `-d` (its nearest along `d`), both as the first lane holding the extreme dot product.
+/// Support queries on the two lane sets, each point the first lane holding the extreme dot
+/// product.
 trait Supports {
-    fn a(&self, d: Vec3A) -> Vec3A;
-    fn b(&self, d: Vec3A) -> Vec3A;
+    /// The support of the difference A - B along `d`: A's farthest vertex along `d` minus B's
+    /// farthest along `-d` (its nearest along `d`).
+    fn w(&self, d: Vec3A) -> Vec3A;
+    /// The supports along `d` and `-d`, from one set of dot products per hull.
+    fn w_both(&self, d: Vec3A) -> (Vec3A, Vec3A);
 }
 
-/// The lane of the first maximum (`max`) or minimum of `l · d`; lane 0 when none matches (a
-/// NaN direction).
+/// The dot products of the lanes with `d`: `(x dx + y dy) + z dz`.
 #[inline(always)]
-fn extreme_portable(l: &Lanes, d: Vec3A, max: bool) -> usize {
+fn dots_portable(l: &Lanes, d: Vec3A) -> [Real; 8] {
     let [x, y, z] = &l.0;
-    let dot: [Real; 8] = std::array::from_fn(|i| x[i] * d.x + y[i] * d.y + z[i] * d.z);
+    std::array::from_fn(|i| x[i] * d.x + y[i] * d.y + z[i] * d.z)
+}
+
+/// The first lane holding the maximum (`max`) or minimum of `dot`; lane 0 when none matches
+/// (NaN).
+#[inline(always)]
+fn first_extreme_portable(dot: &[Real; 8], max: bool) -> usize {
     let pick = |p: Real, q: Real| if max { p.max(q) } else { p.min(q) };
     let m4: [Real; 4] = std::array::from_fn(|i| pick(dot[i], dot[i + 4]));
     let m = pick(pick(m4[0], m4[2]), pick(m4[1], m4[3]));
@@ -73,12 +81,16 @@ struct Portable<'l> {
 
 impl Supports for Portable<'_> {
     #[inline(always)]
-    fn a(&self, d: Vec3A) -> Vec3A {
-        self.a.point(extreme_portable(self.a, d, true))
+    fn w(&self, d: Vec3A) -> Vec3A {
+        let (da, db) = (dots_portable(self.a, d), dots_portable(self.b, d));
+        self.a.point(first_extreme_portable(&da, true)) - self.b.point(first_extreme_portable(&db, false))
     }
     #[inline(always)]
-    fn b(&self, d: Vec3A) -> Vec3A {
-        self.b.point(extreme_portable(self.b, d, false))
+    fn w_both(&self, d: Vec3A) -> (Vec3A, Vec3A) {
+        let (da, db) = (dots_portable(self.a, d), dots_portable(self.b, d));
+        let (a_hi, a_lo) = (first_extreme_portable(&da, true), first_extreme_portable(&da, false));
+        let (b_hi, b_lo) = (first_extreme_portable(&db, true), first_extreme_portable(&db, false));
+        (self.a.point(a_hi) - self.b.point(b_lo), self.a.point(a_lo) - self.b.point(b_hi))
     }
 }
 
@@ -160,29 +172,40 @@ mod avx2 {
             }
         }
 
-        /// The lane of the first maximum (`MAX`) or minimum of the lanes' dot products with
-        /// `d`; lane 0 when none matches (a NaN direction).
+        /// The lanes' dot products with `d`, in the portable version's order.
         ///
         /// # Safety
         /// The CPU must support AVX.
         #[inline(always)]
-        unsafe fn extreme<const MAX: bool>(&self, d: Vec3A) -> usize {
+        unsafe fn dots(&self, d: Vec3A) -> __m256 {
             // SAFETY: the caller guarantees AVX.
-            let mask = unsafe {
-                let dot = _mm256_add_ps(
+            unsafe {
+                _mm256_add_ps(
                     _mm256_add_ps(
                         _mm256_mul_ps(self.x, _mm256_set1_ps(d.x)),
                         _mm256_mul_ps(self.y, _mm256_set1_ps(d.y)),
                     ),
                     _mm256_mul_ps(self.z, _mm256_set1_ps(d.z)),
-                );
-                let m = pick::<MAX>(dot, _mm256_permute2f128_ps::<1>(dot, dot));
-                let m = pick::<MAX>(m, _mm256_permute_ps::<0b01_00_11_10>(m));
-                let m = pick::<MAX>(m, _mm256_permute_ps::<0b10_11_00_01>(m));
-                _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_EQ_OQ>(dot, m)) as u32
-            };
-            (mask.trailing_zeros() & 7) as usize
+                )
+            }
         }
+    }
+
+    /// The first lane holding the maximum (`MAX`) or minimum of `dot`; lane 0 when none
+    /// matches (NaN).
+    ///
+    /// # Safety
+    /// The CPU must support AVX.
+    #[inline(always)]
+    unsafe fn first_extreme<const MAX: bool>(dot: __m256) -> usize {
+        // SAFETY: the caller guarantees AVX.
+        let mask = unsafe {
+            let m = pick::<MAX>(dot, _mm256_permute2f128_ps::<1>(dot, dot));
+            let m = pick::<MAX>(m, _mm256_permute_ps::<0b01_00_11_10>(m));
+            let m = pick::<MAX>(m, _mm256_permute_ps::<0b10_11_00_01>(m));
+            _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_EQ_OQ>(dot, m)) as u32
+        };
+        (mask.trailing_zeros() & 7) as usize
     }
 
     /// Lane-wise maximum (`MAX`) or minimum.
@@ -204,16 +227,24 @@ mod avx2 {
         pub(super) rb: Regs,
     }
 
+    // SAFETY (both `unsafe` blocks): an `Avx2` is only built inside `intersect_avx2`, which
+    // runs on AVX2 CPUs.
     impl Supports for Avx2<'_> {
         #[inline(always)]
-        fn a(&self, d: Vec3A) -> Vec3A {
-            // SAFETY: an `Avx2` is only built inside `intersect_avx2`, which runs on AVX2 CPUs.
-            self.a.point(unsafe { self.ra.extreme::<true>(d) })
+        fn w(&self, d: Vec3A) -> Vec3A {
+            let (ia, ib) = unsafe { (first_extreme::<true>(self.ra.dots(d)), first_extreme::<false>(self.rb.dots(d))) };
+            self.a.point(ia) - self.b.point(ib)
         }
         #[inline(always)]
-        fn b(&self, d: Vec3A) -> Vec3A {
-            // SAFETY: as above.
-            self.b.point(unsafe { self.rb.extreme::<false>(d) })
+        fn w_both(&self, d: Vec3A) -> (Vec3A, Vec3A) {
+            let ((a_hi, a_lo), (b_hi, b_lo)) = unsafe {
+                let (da, db) = (self.ra.dots(d), self.rb.dots(d));
+                (
+                    (first_extreme::<true>(da), first_extreme::<false>(da)),
+                    (first_extreme::<true>(db), first_extreme::<false>(db)),
+                )
+            };
+            (self.a.point(a_hi) - self.b.point(b_lo), self.a.point(a_lo) - self.b.point(b_hi))
         }
     }
 }
@@ -225,15 +256,14 @@ mod avx2 {
 /// (from the origin towards the difference), to warm-start the next call.
 #[inline(always)]
 fn regions(s: &impl Supports, start: Vec3A, reach2: Real) -> (Option<bool>, Vec3A) {
-    // `d` points from the simplex towards the origin; new points are `support(d)`.
-    let support = |d: Vec3A| s.a(d) - s.b(d);
+    // `d` points from the simplex towards the origin; new points are `s.w(d)`.
     // A plane normal to `d` through `a` (with `a · d < 0`) leaves the whole difference on the
     // far side of the origin: apart if farther than the reach, else the distance GJK decides.
     let separated = |ad: Real, d: Vec3A| if ad * ad > reach2 * d.length_squared() { Some(false) } else { None };
-    // The first two points along `d0` and `-d0` at once (two independent support queries),
-    // so that a segment is ready after one round instead of two.
+    // The first two points along `d0` and `-d0` at once (independent support queries), so
+    // that a segment is ready after one round instead of two.
     let d0 = -start;
-    let (b, a) = (support(d0), support(-d0));
+    let (b, a) = s.w_both(d0);
     // Either may already give a separating plane: `b · d0 < 0` or `a · (-d0) < 0`.
     let (bd, ad) = (b.dot(d0), -a.dot(d0));
     if (bd < 0.0 && separated(bd, d0).is_some()) || (ad < 0.0 && separated(ad, -d0).is_some()) {
@@ -260,7 +290,14 @@ fn regions(s: &impl Supports, start: Vec3A, reach2: Real) -> (Option<bool>, Vec3
         if d.length_squared() <= 1e-10 * scale2 {
             return (None, -d);
         }
-        let a = support(d);
+        // From a segment, the next point makes a triangle whose normal will point roughly
+        // along `m` or `-m` (`m` normal to the segment and to `d`): the points there are
+        // fetched in the same round, so that the tetrahedron can be tried one round early.
+        let side = (n == 2).then(|| {
+            let m = (p[1] - p[0]).cross(d);
+            (m, s.w_both(m))
+        });
+        let a = s.w(d);
         let ad = a.dot(d);
         if ad < 0.0 {
             return (separated(ad, d), -d);
@@ -284,28 +321,34 @@ fn regions(s: &impl Supports, start: Vec3A, reach2: Real) -> (Option<bool>, Vec3
             }
             2 => {
                 let (b, c) = (p[0], p[1]);
-                triangle(&mut p, a, b, c, (b - a).cross(c - a), ao)
-            }
-            _ => {
-                let (b, c, e) = (p[0], p[1], p[2]);
-                let (ab, ac, ae) = (b - a, c - a, e - a);
-                let (abc, ace, aeb) = (ab.cross(ac), ac.cross(ae), ae.cross(ab));
-                // `triangle` keeps the old face wound so that these normals point outwards
-                // (away from the fourth point); if rounding says otherwise, the simplex is
-                // too flat to trust.
-                if abc.dot(ae) > 0.0 {
-                    return (None, -d);
+                match (triangle(&mut p, a, b, c, (b - a).cross(c - a), ao), side) {
+                    (Some((3, nd)), Some((m, (e_pos, e_neg)))) => {
+                        // The origin is above the triangle, along `nd`: take the side point
+                        // on that side as the next point, as the next round would along `nd`.
+                        let (e, dm) = if nd.dot(m) >= 0.0 { (e_pos, m) } else { (e_neg, -m) };
+                        let ed = e.dot(dm);
+                        if ed < 0.0 && separated(ed, dm).is_some() {
+                            return (Some(false), -dm);
+                        }
+                        if (e - p[0]).dot(nd) > 0.0 {
+                            d = nd;
+                            match tetrahedron(&mut p, e) {
+                                Tetrahedron::Contains => return (Some(true), -d),
+                                Tetrahedron::Flat => return (None, -d),
+                                Tetrahedron::Next(step) => step,
+                            }
+                        } else {
+                            Some((3, nd))
+                        }
+                    }
+                    (step, _) => step,
                 }
-                if abc.dot(ao) > 0.0 {
-                    triangle(&mut p, a, b, c, abc, ao)
-                } else if ace.dot(ao) > 0.0 {
-                    triangle(&mut p, a, c, e, ace, ao)
-                } else if aeb.dot(ao) > 0.0 {
-                    triangle(&mut p, a, e, b, aeb, ao)
-                } else {
-                    return (Some(true), -d);
-                }
             }
+            _ => match tetrahedron(&mut p, a) {
+                Tetrahedron::Contains => return (Some(true), -d),
+                Tetrahedron::Flat => return (None, -d),
+                Tetrahedron::Next(step) => step,
+            },
         };
         match step {
             Some(nd) => (n, d) = nd,
@@ -313,6 +356,40 @@ fn regions(s: &impl Supports, start: Vec3A, reach2: Real) -> (Option<bool>, Vec3
         }
     }
     (None, -d)
+}
+
+/// What adding a point to a triangle gives.
+enum Tetrahedron {
+    /// The tetrahedron holds the origin.
+    Contains,
+    /// Too flat to trust (rounding contradicts the winding).
+    Flat,
+    /// The face nearest the origin, reduced as [`triangle`] does.
+    Next(Option<(usize, Vec3A)>),
+}
+
+/// The triangle `p[0..3]`, wound so that its normal points at the origin, plus the new point
+/// `a` beyond it: does the tetrahedron hold the origin, and if not, which face faces it?
+#[inline(always)]
+fn tetrahedron(p: &mut [Vec3A; 4], a: Vec3A) -> Tetrahedron {
+    let ao = -a;
+    let (b, c, e) = (p[0], p[1], p[2]);
+    let (ab, ac, ae) = (b - a, c - a, e - a);
+    let (abc, ace, aeb) = (ab.cross(ac), ac.cross(ae), ae.cross(ab));
+    // The winding makes these normals point outwards (away from the fourth point); if
+    // rounding says otherwise, the simplex is too flat to trust.
+    if abc.dot(ae) > 0.0 {
+        return Tetrahedron::Flat;
+    }
+    Tetrahedron::Next(if abc.dot(ao) > 0.0 {
+        triangle(p, a, b, c, abc, ao)
+    } else if ace.dot(ao) > 0.0 {
+        triangle(p, a, c, e, ace, ao)
+    } else if aeb.dot(ao) > 0.0 {
+        triangle(p, a, e, b, aeb, ao)
+    } else {
+        return Tetrahedron::Contains;
+    })
 }
 
 /// The triangle `a, b, c` (`a` newest, `abc = (b - a) × (c - a)`): keeps in `p` the feature
@@ -379,9 +456,9 @@ fn finish(a: &Lanes, b: &Lanes, decided: (Option<bool>, Vec3A), start: Vec3, rea
     match decided {
         (Some(hit), v) => (hit, v.into()),
         (None, _) => {
-            let p = Portable { a, b };
-            let sa = |d: Vec3| Vec3::from(p.a(d.into()));
-            let sb = |d: Vec3| Vec3::from(p.b((-d).into()));
+            let far =
+                |l: &Lanes, d: Vec3| Vec3::from(l.point(first_extreme_portable(&dots_portable(l, d.into()), true)));
+            let (sa, sb) = (|d| far(a, d), |d| far(b, d));
             intersect_cores_distance(sa, sb, start, 0.0, reach2)
         }
     }
