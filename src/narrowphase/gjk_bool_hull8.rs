@@ -27,16 +27,18 @@ impl Hull8Kernel {
     }
 }
 
-/// 8 lanes per coordinate, aligned for 256-bit loads.
+/// Up to 8 points, 8 lanes per coordinate (unused lanes repeat the first point).
+type Rows = [[Real; 8]; 3];
+
+/// Moved points, aligned for 256-bit stores.
 #[repr(C, align(32))]
 #[derive(Clone, Copy, Debug)]
-struct Lanes([[Real; 8]; 3]);
+struct Lanes(Rows);
 
-impl Lanes {
-    #[inline(always)]
-    fn point(&self, i: usize) -> Vec3A {
-        Vec3A::new(self.0[0][i], self.0[1][i], self.0[2][i])
-    }
+/// Point `i` of `l`.
+#[inline(always)]
+fn point(l: &Rows, i: usize) -> Vec3A {
+    Vec3A::new(l[0][i], l[1][i], l[2][i])
 }
 
 /// Most steps of the Voronoi-region boolean GJK before it hands over to the distance GJK.
@@ -54,8 +56,8 @@ trait Supports {
 
 /// The dot products of the lanes with `d`: `(x dx + y dy) + z dz`.
 #[inline(always)]
-fn dots_portable(l: &Lanes, d: Vec3A) -> [Real; 8] {
-    let [x, y, z] = &l.0;
+fn dots_portable(l: &Rows, d: Vec3A) -> [Real; 8] {
+    let [x, y, z] = l;
     std::array::from_fn(|i| x[i] * d.x + y[i] * d.y + z[i] * d.z)
 }
 
@@ -75,179 +77,35 @@ fn first_extreme_portable(dot: &[Real; 8], max: bool) -> usize {
 
 /// The pair for the portable kernel.
 struct Portable<'l> {
-    a: &'l Lanes,
-    b: &'l Lanes,
+    a: &'l Rows,
+    b: &'l Rows,
 }
 
 impl Supports for Portable<'_> {
     #[inline(always)]
     fn w(&self, d: Vec3A) -> Vec3A {
         let (da, db) = (dots_portable(self.a, d), dots_portable(self.b, d));
-        self.a.point(first_extreme_portable(&da, true)) - self.b.point(first_extreme_portable(&db, false))
+        point(self.a, first_extreme_portable(&da, true)) - point(self.b, first_extreme_portable(&db, false))
     }
     #[inline(always)]
     fn w_both(&self, d: Vec3A) -> (Vec3A, Vec3A) {
         let (da, db) = (dots_portable(self.a, d), dots_portable(self.b, d));
         let (a_hi, a_lo) = (first_extreme_portable(&da, true), first_extreme_portable(&da, false));
         let (b_hi, b_lo) = (first_extreme_portable(&db, true), first_extreme_portable(&db, false));
-        (self.a.point(a_hi) - self.b.point(b_lo), self.a.point(a_lo) - self.b.point(b_hi))
+        (point(self.a, a_hi) - point(self.b, b_lo), point(self.a, a_lo) - point(self.b, b_hi))
     }
 }
 
 /// `l` moved by `rot` then `offset`, lane by lane: `((c0 x + c1 y) + c2 z) + offset`, the
 /// order the AVX2 version keeps too.
-fn transformed_portable(l: &Lanes, rot: &Mat3, offset: Vec3) -> Lanes {
+fn transformed_portable(l: &Rows, rot: &Mat3, offset: Vec3) -> Lanes {
     let (c0, c1, c2) = (rot.x_axis, rot.y_axis, rot.z_axis);
-    let [x, y, z] = &l.0;
+    let [x, y, z] = l;
     Lanes(std::array::from_fn(|k| std::array::from_fn(|i| c0[k] * x[i] + c1[k] * y[i] + c2[k] * z[i] + offset[k])))
 }
 
 #[cfg(target_arch = "x86_64")]
-mod avx2 {
-    use super::{Lanes, Supports};
-    use crate::math::{Mat3, Vec3};
-    use glam::Vec3A;
-    use std::arch::x86_64::*;
-
-    /// A lane set held in three 256-bit registers.
-    #[derive(Clone, Copy)]
-    pub(super) struct Regs {
-        x: __m256,
-        y: __m256,
-        z: __m256,
-    }
-
-    impl Regs {
-        /// # Safety
-        /// The CPU must support AVX.
-        #[inline(always)]
-        pub(super) unsafe fn load(l: &Lanes) -> Regs {
-            // SAFETY: `Lanes` is 32-byte aligned and each row holds 8 values; the caller
-            // guarantees AVX.
-            unsafe {
-                Regs {
-                    x: _mm256_load_ps(l.0[0].as_ptr()),
-                    y: _mm256_load_ps(l.0[1].as_ptr()),
-                    z: _mm256_load_ps(l.0[2].as_ptr()),
-                }
-            }
-        }
-
-        /// The lanes moved by `rot` then `offset`, in the portable version's order, stored into
-        /// `out` (for fetching points) and returned in registers.
-        ///
-        /// # Safety
-        /// The CPU must support AVX.
-        #[inline(always)]
-        pub(super) unsafe fn transformed(&self, rot: &Mat3, offset: Vec3, out: &mut Lanes) -> Regs {
-            let (c0, c1, c2) = (rot.x_axis, rot.y_axis, rot.z_axis);
-            // SAFETY: the caller guarantees AVX.
-            let (x, y, z) = unsafe {
-                (
-                    self.row(c0[0], c1[0], c2[0], offset[0]),
-                    self.row(c0[1], c1[1], c2[1], offset[1]),
-                    self.row(c0[2], c1[2], c2[2], offset[2]),
-                )
-            };
-            // SAFETY: the caller guarantees AVX; `out` is 32-byte aligned with 8 values a row.
-            unsafe {
-                _mm256_store_ps(out.0[0].as_mut_ptr(), x);
-                _mm256_store_ps(out.0[1].as_mut_ptr(), y);
-                _mm256_store_ps(out.0[2].as_mut_ptr(), z);
-            }
-            Regs { x, y, z }
-        }
-
-        /// One coordinate of the moved lanes: `((c0 x + c1 y) + c2 z) + o`.
-        ///
-        /// # Safety
-        /// The CPU must support AVX.
-        #[inline(always)]
-        unsafe fn row(&self, c0: f32, c1: f32, c2: f32, o: f32) -> __m256 {
-            // SAFETY: the caller guarantees AVX.
-            unsafe {
-                let xy =
-                    _mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(c0), self.x), _mm256_mul_ps(_mm256_set1_ps(c1), self.y));
-                _mm256_add_ps(_mm256_add_ps(xy, _mm256_mul_ps(_mm256_set1_ps(c2), self.z)), _mm256_set1_ps(o))
-            }
-        }
-
-        /// The lanes' dot products with `d`, in the portable version's order.
-        ///
-        /// # Safety
-        /// The CPU must support AVX.
-        #[inline(always)]
-        unsafe fn dots(&self, d: Vec3A) -> __m256 {
-            // SAFETY: the caller guarantees AVX.
-            unsafe {
-                _mm256_add_ps(
-                    _mm256_add_ps(
-                        _mm256_mul_ps(self.x, _mm256_set1_ps(d.x)),
-                        _mm256_mul_ps(self.y, _mm256_set1_ps(d.y)),
-                    ),
-                    _mm256_mul_ps(self.z, _mm256_set1_ps(d.z)),
-                )
-            }
-        }
-    }
-
-    /// The first lane holding the maximum (`MAX`) or minimum of `dot`; lane 0 when none
-    /// matches (NaN).
-    ///
-    /// # Safety
-    /// The CPU must support AVX.
-    #[inline(always)]
-    unsafe fn first_extreme<const MAX: bool>(dot: __m256) -> usize {
-        // SAFETY: the caller guarantees AVX.
-        let mask = unsafe {
-            let m = pick::<MAX>(dot, _mm256_permute2f128_ps::<1>(dot, dot));
-            let m = pick::<MAX>(m, _mm256_permute_ps::<0b01_00_11_10>(m));
-            let m = pick::<MAX>(m, _mm256_permute_ps::<0b10_11_00_01>(m));
-            _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_EQ_OQ>(dot, m)) as u32
-        };
-        (mask.trailing_zeros() & 7) as usize
-    }
-
-    /// Lane-wise maximum (`MAX`) or minimum.
-    ///
-    /// # Safety
-    /// The CPU must support AVX.
-    #[inline(always)]
-    unsafe fn pick<const MAX: bool>(p: __m256, q: __m256) -> __m256 {
-        // SAFETY: the caller guarantees AVX.
-        unsafe { if MAX { _mm256_max_ps(p, q) } else { _mm256_min_ps(p, q) } }
-    }
-
-    /// The pair for the AVX2 kernel: lanes in registers for the dot products, in memory for
-    /// fetching the chosen point.
-    pub(super) struct Avx2<'l> {
-        pub(super) a: &'l Lanes,
-        pub(super) b: &'l Lanes,
-        pub(super) ra: Regs,
-        pub(super) rb: Regs,
-    }
-
-    // SAFETY (both `unsafe` blocks): an `Avx2` is only built inside `intersect_avx2`, which
-    // runs on AVX2 CPUs.
-    impl Supports for Avx2<'_> {
-        #[inline(always)]
-        fn w(&self, d: Vec3A) -> Vec3A {
-            let (ia, ib) = unsafe { (first_extreme::<true>(self.ra.dots(d)), first_extreme::<false>(self.rb.dots(d))) };
-            self.a.point(ia) - self.b.point(ib)
-        }
-        #[inline(always)]
-        fn w_both(&self, d: Vec3A) -> (Vec3A, Vec3A) {
-            let ((a_hi, a_lo), (b_hi, b_lo)) = unsafe {
-                let (da, db) = (self.ra.dots(d), self.rb.dots(d));
-                (
-                    (first_extreme::<true>(da), first_extreme::<false>(da)),
-                    (first_extreme::<true>(db), first_extreme::<false>(db)),
-                )
-            };
-            (self.a.point(a_hi) - self.b.point(b_lo), self.a.point(a_lo) - self.b.point(b_hi))
-        }
-    }
-}
+mod avx2;
 
 /// Boolean GJK by Voronoi regions (no closest points): the simplex only needs to tell on
 /// which side of its features the origin lies. `Some(answer)` when decided; `None` when the
@@ -452,12 +310,12 @@ fn relative(pa: &Pose, pb: &Pose) -> (Mat3, Vec3) {
 /// The decided answer, or the distance GJK's on the same lanes when the pair lies within the
 /// touching band.
 #[inline(always)]
-fn finish(a: &Lanes, b: &Lanes, decided: (Option<bool>, Vec3A), start: Vec3, reach2: Real) -> (bool, Vec3) {
+fn finish(a: &Rows, b: &Rows, decided: (Option<bool>, Vec3A), start: Vec3, reach2: Real) -> (bool, Vec3) {
     match decided {
         (Some(hit), v) => (hit, v.into()),
         (None, _) => {
             let far =
-                |l: &Lanes, d: Vec3| Vec3::from(l.point(first_extreme_portable(&dots_portable(l, d.into()), true)));
+                |l: &Rows, d: Vec3| Vec3::from(point(l, first_extreme_portable(&dots_portable(l, d.into()), true)));
             let (sa, sb) = (|d| far(a, d), |d| far(b, d));
             intersect_cores_distance(sa, sb, start, 0.0, reach2)
         }
@@ -465,41 +323,26 @@ fn finish(a: &Lanes, b: &Lanes, decided: (Option<bool>, Vec3A), start: Vec3, rea
 }
 
 #[inline(always)]
-fn intersect_portable(
-    la: &[[Real; 8]; 3],
-    lb: &[[Real; 8]; 3],
-    pa: &Pose,
-    pb: &Pose,
-    start: Option<Vec3>,
-    eps: Real,
-) -> (bool, Vec3) {
+fn intersect_portable(la: &Rows, lb: &Rows, pa: &Pose, pb: &Pose, start: Option<Vec3>, eps: Real) -> (bool, Vec3) {
     let (rot, offset) = relative(pa, pb);
     let start = search_start(start.unwrap_or(-offset));
-    let a = Lanes(*la);
-    let b = transformed_portable(&Lanes(*lb), &rot, offset);
-    let decided = regions(&Portable { a: &a, b: &b }, start.into(), eps);
-    finish(&a, &b, decided, start, eps)
+    let b = transformed_portable(lb, &rot, offset);
+    let decided = regions(&Portable { a: la, b: &b.0 }, start.into(), eps);
+    finish(la, &b.0, decided, start, eps)
 }
 
 /// # Safety
 /// The CPU must support AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn intersect_avx2(
-    la: &[[Real; 8]; 3],
-    lb: &[[Real; 8]; 3],
-    pa: &Pose,
-    pb: &Pose,
-    start: Option<Vec3>,
-    eps: Real,
-) -> (bool, Vec3) {
+unsafe fn intersect_avx2(la: &Rows, lb: &Rows, pa: &Pose, pb: &Pose, start: Option<Vec3>, eps: Real) -> (bool, Vec3) {
     let (rot, offset) = relative(pa, pb);
     let start = search_start(start.unwrap_or(-offset));
-    let (a, mut b) = (Lanes(*la), Lanes([[0.0; 8]; 3]));
+    let mut b = Lanes([[0.0; 8]; 3]);
     // SAFETY: this function only runs on AVX2 CPUs (its caller checks).
-    let (ra, rb) = unsafe { (avx2::Regs::load(&a), avx2::Regs::load(&Lanes(*lb)).transformed(&rot, offset, &mut b)) };
-    let decided = regions(&avx2::Avx2 { a: &a, b: &b, ra, rb }, start.into(), eps);
-    finish(&a, &b, decided, start, eps)
+    let (ra, rb) = unsafe { (avx2::Regs::load(la), avx2::Regs::load(lb).transformed(&rot, offset, &mut b)) };
+    let decided = regions(&avx2::Avx2 { a: la, b: &b.0, ra, rb }, start.into(), eps);
+    finish(la, &b.0, decided, start, eps)
 }
 
 /// The first search direction: `start`, or +X when it is (nearly) zero.
@@ -511,14 +354,7 @@ fn search_start(start: Vec3) -> Vec3 {
 /// Do hulls A and B (vertex lanes from [`crate::geometry::ConvexHull::vertex_lanes`]) lie within
 /// `sqrt(eps)` of each other? `start` is the first search direction in A's frame (`None` for
 /// the centre difference). Returns the answer and the last direction (A's frame).
-pub fn intersect_hull8(
-    la: &[[Real; 8]; 3],
-    lb: &[[Real; 8]; 3],
-    pa: &Pose,
-    pb: &Pose,
-    start: Option<Vec3>,
-    eps: Real,
-) -> (bool, Vec3) {
+pub fn intersect_hull8(la: &Rows, lb: &Rows, pa: &Pose, pb: &Pose, start: Option<Vec3>, eps: Real) -> (bool, Vec3) {
     intersect_hull8_with(Hull8Kernel::best(), la, lb, pa, pb, start, eps)
 }
 
@@ -527,8 +363,8 @@ pub fn intersect_hull8(
 #[inline(always)]
 pub fn intersect_hull8_with(
     kernel: Hull8Kernel,
-    la: &[[Real; 8]; 3],
-    lb: &[[Real; 8]; 3],
+    la: &Rows,
+    lb: &Rows,
     pa: &Pose,
     pb: &Pose,
     start: Option<Vec3>,
@@ -544,122 +380,4 @@ pub fn intersect_hull8_with(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::geometry::{ConvexHull, Shape};
-    use crate::narrowphase::distance;
-    use crate::narrowphase::gjk::{MinkowskiPair, gjk};
-    use crate::scene::SplitMix64 as Rng;
-    use std::sync::Arc;
-
-    const EPS: Real = 1e-6;
-
-    /// A hull of at most 8 vertices: a perturbed box, or a few random points.
-    fn small_hull(rng: &mut Rng) -> Arc<ConvexHull> {
-        let pts: Vec<Vec3> = if rng.next_real() < 0.5 {
-            let h = rng.vec3(0.2, 0.7);
-            (0..8)
-                .map(|i| {
-                    let s = |bit: usize, e: Real| if i & bit == 0 { -e } else { e };
-                    Vec3::new(s(1, h.x), s(2, h.y), s(4, h.z)) + rng.unit_vector() * 0.05
-                })
-                .collect()
-        } else {
-            let n = 4 + (rng.next_real() * 5.0) as usize;
-            (0..n).map(|_| rng.vec3(-0.6, 0.6)).collect()
-        };
-        Arc::new(ConvexHull::new(&pts).expect("hull"))
-    }
-
-    /// Random pairs of small hulls around the touching distance; warm starts on some.
-    /// Hull A and its pose, hull B and its pose, the warm-start direction.
-    type Case = (Arc<ConvexHull>, Pose, Arc<ConvexHull>, Pose, Option<Vec3>);
-
-    fn cases(seed: u64, count: usize) -> Vec<Case> {
-        let mut rng = Rng::new(seed);
-        (0..count)
-            .map(|i| {
-                let (a, b) = (small_hull(&mut rng), small_hull(&mut rng));
-                let pa = Pose::new(rng.vec3(-0.3, 0.3), rng.rotation());
-                let pb = Pose::new(rng.vec3(-1.4, 1.4), rng.rotation());
-                let start = (i % 3 == 0).then(|| rng.unit_vector());
-                (a, pa, b, pb, start)
-            })
-            .filter(|(a, _, b, _, _)| a.vertex_lanes().is_some() && b.vertex_lanes().is_some())
-            .collect()
-    }
-
-    fn lanes(h: &ConvexHull) -> &[[Real; 8]; 3] {
-        h.vertex_lanes().expect("at most 8 vertices")
-    }
-
-    /// The general GJK (witness points, full sub-algorithm) as a boolean: the reference.
-    fn reference(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose) -> bool {
-        let g = gjk(&MinkowskiPair::new(a, pa, b, pb), None, None);
-        g.overlapping || g.v.length_squared() <= EPS
-    }
-
-    #[test]
-    fn avx2_and_portable_give_the_same_bits() {
-        if Hull8Kernel::best() != Hull8Kernel::Avx2 {
-            eprintln!("no AVX2 on this CPU: only the portable kernel runs (checked by the reference test)");
-            return;
-        }
-        for (i, (a, pa, b, pb, start)) in cases(11, 4000).into_iter().enumerate() {
-            let fast = intersect_hull8_with(Hull8Kernel::Avx2, lanes(&a), lanes(&b), &pa, &pb, start, EPS);
-            let slow = intersect_hull8_with(Hull8Kernel::Portable, lanes(&a), lanes(&b), &pa, &pb, start, EPS);
-            let bits = |(hit, v): (bool, Vec3)| (hit, v.to_array().map(Real::to_bits));
-            assert_eq!(
-                bits(fast),
-                bits(slow),
-                "case {i}: {:?} {pa:?} {:?} {pb:?} start {start:?}",
-                a.vertices(),
-                b.vertices()
-            );
-        }
-    }
-
-    #[test]
-    fn both_kernels_match_the_general_gjk() {
-        let mut both = [0usize; 2];
-        for (i, (a, pa, b, pb, start)) in cases(12, 4000).into_iter().enumerate() {
-            let (sa, sb) = (Shape::ConvexHull(a.clone()), Shape::ConvexHull(b.clone()));
-            let want = reference(&sa, &pa, &sb, &pb);
-            for kernel in [Hull8Kernel::Portable, Hull8Kernel::best()] {
-                let got = intersect_hull8_with(kernel, lanes(&a), lanes(&b), &pa, &pb, start, EPS).0;
-                let d = distance(&sa, &pa, &sb, &pb).distance;
-                assert!(
-                    got == want || d.abs() <= 2e-3,
-                    "case {i} {kernel:?}: {:?} {pa:?} {:?} {pb:?} start {start:?}: got {got}, reference {want}, distance {d}",
-                    a.vertices(),
-                    b.vertices()
-                );
-            }
-            both[want as usize] += 1;
-        }
-        assert!(both[0] > 500 && both[1] > 500, "{both:?}");
-    }
-
-    #[test]
-    fn touching_and_coincident_boxes() {
-        let cube = ConvexHull::new(
-            &(0..8).map(|i| Vec3::new((i & 1) as Real, (i >> 1 & 1) as Real, (i >> 2) as Real)).collect::<Vec<_>>(),
-        )
-        .unwrap();
-        let l = lanes(&cube);
-        // (offset along x of B's minimum face from A's maximum face, expected answer): the reach
-        // is sqrt(EPS) = 1e-3.
-        for (gap, want) in [(-0.5, true), (0.0, true), (5e-4, true), (2e-3, false), (0.5, false)] {
-            let pb = Pose::from_translation(Vec3::new(1.0 + gap, 0.3, -0.2));
-            for kernel in [Hull8Kernel::Portable, Hull8Kernel::best()] {
-                for start in [None, Some(Vec3::Y), Some(Vec3::ZERO)] {
-                    let got = intersect_hull8_with(kernel, l, l, &Pose::IDENTITY, &pb, start, EPS).0;
-                    assert_eq!(got, want, "gap {gap} {kernel:?} start {start:?}");
-                }
-            }
-        }
-        for kernel in [Hull8Kernel::Portable, Hull8Kernel::best()] {
-            assert!(intersect_hull8_with(kernel, l, l, &Pose::IDENTITY, &Pose::IDENTITY, None, EPS).0);
-        }
-    }
-}
+mod tests;
