@@ -355,7 +355,8 @@ fn search_start(start: Vec3) -> Vec3 {
 /// `sqrt(eps)` of each other? `start` is the first search direction in A's frame (`None` for
 /// the centre difference). Returns the answer and the last direction (A's frame).
 pub fn intersect_hull8(la: &Rows, lb: &Rows, pa: &Pose, pb: &Pose, start: Option<Vec3>, eps: Real) -> (bool, Vec3) {
-    intersect_hull8_with(Hull8Kernel::best(), la, lb, pa, pb, start, eps)
+    // AVX2 where the CPU has it (checked inside), else the portable kernel.
+    intersect_hull8_with(Hull8Kernel::Avx2, la, lb, pa, pb, start, eps)
 }
 
 /// [`intersect_hull8`] on a chosen kernel (for tests and benchmarks); AVX2 falls back to the
