@@ -3,7 +3,7 @@
 //! fixed-size simplex, support functions resolved at compile time, and an exit as soon as a
 //! separating direction proves the pair apart.
 
-use super::gjk::{GJK_REL_TOL, GJK_TOUCH_TOL, Lanes8, MAX_GJK_ITERATIONS, s1d, s2d, s3d};
+use super::gjk::{GJK_REL_TOL, GJK_TOUCH_TOL, MAX_GJK_ITERATIONS, s1d, s2d, s3d};
 use crate::geometry::Shape;
 use crate::math::{Mat3, Pose, Real, Vec3};
 
@@ -305,19 +305,15 @@ pub fn intersect_gjk_cold(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real)
 /// centre difference. Returns the answer and the last direction (A's frame).
 #[inline(always)]
 fn intersect_local(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real, start: Option<Vec3>) -> (bool, Vec3) {
-    let rel = pa.inv_mul(pb);
-    let r = rounding(a) + rounding(b);
-    let start = start.unwrap_or(-rel.translation);
     if let (Shape::ConvexHull(ha), Shape::ConvexHull(hb)) = (a, b)
         && let (Some(la), Some(lb)) = (ha.vertex_lanes(), hb.vertex_lanes())
     {
-        // Small hulls (boxes, wedges): both vertex sets as 8-lane arrays, B's moved into A's
-        // frame once, so each support is eight dot products and a branch-free pick. Only the
-        // rotation matrix is needed, not its transpose.
-        let a = Lanes8::from_lanes(la);
-        let b = Lanes8::from_lanes(lb).transformed(Mat3::from_quat(rel.rotation), rel.translation);
-        return intersect_cores(|d| a.support(d), |d| b.support(d), start, r, eps);
+        // Small hulls (boxes, wedges): 8-lane support queries, SIMD where the CPU has it.
+        return super::gjk_bool_hull8::intersect_hull8(la, lb, pa, pb, start, eps);
     }
+    let rel = pa.inv_mul(pb);
+    let r = rounding(a) + rounding(b);
+    let start = start.unwrap_or(-rel.translation);
     let rel = Relative::from_pose(rel);
     match (a, b) {
         // The common polytope pairs get support functions without any shape dispatch.

@@ -13,6 +13,7 @@ pub mod explain;
 pub mod features;
 pub mod gjk;
 pub mod gjk_bool;
+pub mod gjk_bool_hull8;
 mod manifold;
 pub mod polytope;
 mod ray_gjk;

@@ -1,0 +1,141 @@
+//! The AVX2 support queries: each hull's 8 lanes in three 256-bit registers.
+
+use super::{Lanes, Rows, Supports, point};
+use crate::math::{Mat3, Vec3};
+use glam::Vec3A;
+use std::arch::x86_64::*;
+
+/// A lane set held in three 256-bit registers.
+#[derive(Clone, Copy)]
+pub(super) struct Regs {
+    x: __m256,
+    y: __m256,
+    z: __m256,
+}
+
+impl Regs {
+    /// # Safety
+    /// The CPU must support AVX.
+    #[inline(always)]
+    pub(super) unsafe fn load(l: &Rows) -> Regs {
+        // SAFETY: each row holds 8 values (unaligned loads); the caller guarantees AVX.
+        unsafe {
+            Regs {
+                x: _mm256_loadu_ps(l[0].as_ptr()),
+                y: _mm256_loadu_ps(l[1].as_ptr()),
+                z: _mm256_loadu_ps(l[2].as_ptr()),
+            }
+        }
+    }
+
+    /// The lanes moved by `rot` then `offset`, in the portable version's order, stored into
+    /// `out` (for fetching points) and returned in registers.
+    ///
+    /// # Safety
+    /// The CPU must support AVX.
+    #[inline(always)]
+    pub(super) unsafe fn transformed(&self, rot: &Mat3, offset: Vec3, out: &mut Lanes) -> Regs {
+        let (c0, c1, c2) = (rot.x_axis, rot.y_axis, rot.z_axis);
+        // SAFETY: the caller guarantees AVX.
+        let (x, y, z) = unsafe {
+            (
+                self.row(c0[0], c1[0], c2[0], offset[0]),
+                self.row(c0[1], c1[1], c2[1], offset[1]),
+                self.row(c0[2], c1[2], c2[2], offset[2]),
+            )
+        };
+        // SAFETY: the caller guarantees AVX; `out` is 32-byte aligned with 8 values a row.
+        unsafe {
+            _mm256_store_ps(out.0[0].as_mut_ptr(), x);
+            _mm256_store_ps(out.0[1].as_mut_ptr(), y);
+            _mm256_store_ps(out.0[2].as_mut_ptr(), z);
+        }
+        Regs { x, y, z }
+    }
+
+    /// One coordinate of the moved lanes: `((c0 x + c1 y) + c2 z) + o`.
+    ///
+    /// # Safety
+    /// The CPU must support AVX.
+    #[inline(always)]
+    unsafe fn row(&self, c0: f32, c1: f32, c2: f32, o: f32) -> __m256 {
+        // SAFETY: the caller guarantees AVX.
+        unsafe {
+            let xy =
+                _mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(c0), self.x), _mm256_mul_ps(_mm256_set1_ps(c1), self.y));
+            _mm256_add_ps(_mm256_add_ps(xy, _mm256_mul_ps(_mm256_set1_ps(c2), self.z)), _mm256_set1_ps(o))
+        }
+    }
+
+    /// The lanes' dot products with `d`, in the portable version's order.
+    ///
+    /// # Safety
+    /// The CPU must support AVX.
+    #[inline(always)]
+    unsafe fn dots(&self, d: Vec3A) -> __m256 {
+        // SAFETY: the caller guarantees AVX.
+        unsafe {
+            _mm256_add_ps(
+                _mm256_add_ps(_mm256_mul_ps(self.x, _mm256_set1_ps(d.x)), _mm256_mul_ps(self.y, _mm256_set1_ps(d.y))),
+                _mm256_mul_ps(self.z, _mm256_set1_ps(d.z)),
+            )
+        }
+    }
+}
+
+/// The first lane holding the maximum (`MAX`) or minimum of `dot`; lane 0 when none
+/// matches (NaN).
+///
+/// # Safety
+/// The CPU must support AVX.
+#[inline(always)]
+unsafe fn first_extreme<const MAX: bool>(dot: __m256) -> usize {
+    // SAFETY: the caller guarantees AVX.
+    let mask = unsafe {
+        let m = pick::<MAX>(dot, _mm256_permute2f128_ps::<1>(dot, dot));
+        let m = pick::<MAX>(m, _mm256_permute_ps::<0b01_00_11_10>(m));
+        let m = pick::<MAX>(m, _mm256_permute_ps::<0b10_11_00_01>(m));
+        _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_EQ_OQ>(dot, m)) as u32
+    };
+    (mask.trailing_zeros() & 7) as usize
+}
+
+/// Lane-wise maximum (`MAX`) or minimum.
+///
+/// # Safety
+/// The CPU must support AVX.
+#[inline(always)]
+unsafe fn pick<const MAX: bool>(p: __m256, q: __m256) -> __m256 {
+    // SAFETY: the caller guarantees AVX.
+    unsafe { if MAX { _mm256_max_ps(p, q) } else { _mm256_min_ps(p, q) } }
+}
+
+/// The pair for the AVX2 kernel: lanes in registers for the dot products, in memory for
+/// fetching the chosen point.
+pub(super) struct Avx2<'l> {
+    pub(super) a: &'l Rows,
+    pub(super) b: &'l Rows,
+    pub(super) ra: Regs,
+    pub(super) rb: Regs,
+}
+
+// SAFETY (both `unsafe` blocks): an `Avx2` is only built inside `intersect_avx2`, which
+// runs on AVX2 CPUs.
+impl Supports for Avx2<'_> {
+    #[inline(always)]
+    fn w(&self, d: Vec3A) -> Vec3A {
+        let (ia, ib) = unsafe { (first_extreme::<true>(self.ra.dots(d)), first_extreme::<false>(self.rb.dots(d))) };
+        point(self.a, ia) - point(self.b, ib)
+    }
+    #[inline(always)]
+    fn w_both(&self, d: Vec3A) -> (Vec3A, Vec3A) {
+        let ((a_hi, a_lo), (b_hi, b_lo)) = unsafe {
+            let (da, db) = (self.ra.dots(d), self.rb.dots(d));
+            (
+                (first_extreme::<true>(da), first_extreme::<false>(da)),
+                (first_extreme::<true>(db), first_extreme::<false>(db)),
+            )
+        };
+        (point(self.a, a_hi) - point(self.b, b_lo), point(self.a, a_lo) - point(self.b, b_hi))
+    }
+}
