@@ -281,3 +281,78 @@ fn grow_to_tetrahedron(verts: &mut Vec<SupportPoint>, support: &impl Fn(Vec3) ->
     verts.push(best);
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::{ConvexHull, Shape};
+    use crate::math::Pose;
+    use crate::narrowphase::gjk::gjk;
+    use crate::scene::SplitMix64;
+    use std::sync::Arc;
+
+    fn jittered_box(rng: &mut SplitMix64) -> Vec<Vec3> {
+        let h = Vec3::new(rng.range(0.2, 1.0), rng.range(0.2, 1.0), rng.range(0.2, 1.0));
+        (0..8)
+            .map(|i| {
+                let s = |bit: usize, k: usize| if i & bit == 0 { -h[k] } else { h[k] };
+                Vec3::new(s(1, 0), s(2, 1), s(4, 2)) + rng.unit_vector() * rng.range(0.0, 0.15)
+            })
+            .collect()
+    }
+
+    /// Every directed edge of the snapshot's faces has its reverse in exactly one other face.
+    fn closed(s: &EpaSnapshot) -> bool {
+        let mut edges: Vec<(u16, u16)> =
+            s.faces.iter().flat_map(|f| [(f[0], f[1]), (f[1], f[2]), (f[2], f[0])]).collect();
+        edges.sort_unstable();
+        let unique = edges.windows(2).all(|w| w[0] != w[1]);
+        unique && edges.iter().all(|&(a, b)| edges.binary_search(&(b, a)).is_ok())
+    }
+
+    /// EPA against brute force on hull pairs: the penetration depth of two polytopes is the
+    /// smallest support value of their difference over the facet normals of its hull (every
+    /// vertex pair `a - b`). EPA's depth must match it, its normal must realise its depth, and
+    /// every traced polytope must be a closed mesh.
+    #[test]
+    fn depth_and_normal_match_the_hull_of_the_difference() {
+        let mut rng = SplitMix64::new(0x0e9a_5eed);
+        let mut checked = 0;
+        for case in 0..800 {
+            let (va, vb) = (jittered_box(&mut rng), jittered_box(&mut rng));
+            let (a, b) = (ConvexHull::new(&va).unwrap(), ConvexHull::new(&vb).unwrap());
+            let pa = Pose::new(rng.unit_vector() * rng.range(0.0, 2.0), rng.rotation());
+            // Some pairs share their centre exactly (the deepest case).
+            let reach = if case % 10 == 0 { 0.0 } else { rng.range(0.0, 0.9) };
+            let pb = Pose::new(pa.translation + rng.unit_vector() * reach, rng.rotation());
+            let (sa, sb) = (Shape::ConvexHull(Arc::new(a.clone())), Shape::ConvexHull(Arc::new(b.clone())));
+            let pair = MinkowskiPair::new(&sa, &pa, &sb, &pb);
+            let g = gjk(&pair, None, None);
+            if !g.overlapping {
+                continue;
+            }
+            let rel = pa.inv_mul(&pb);
+            let diff: Vec<Vec3> = a
+                .vertices()
+                .iter()
+                .flat_map(|&p| b.vertices().iter().map(move |&q| p - rel.transform_point(q)))
+                .collect();
+            let support = |n: Vec3| diff.iter().map(|p| p.dot(n)).fold(Real::NEG_INFINITY, Real::max);
+            let cso = ConvexHull::new(&diff).unwrap();
+            let want = cso.faces().iter().map(|f| support(f.normal)).fold(Real::INFINITY, Real::min);
+            let mut trace = Vec::new();
+            let e = epa(&pair, &g.simplex, Some(&mut trace)).unwrap_or_else(|| panic!("case {case}: no EPA answer"));
+            let tol = 2e-4;
+            let msg = format!("case {case}: {pa:?} {pb:?} EPA {e:?}, brute-force depth {want}");
+            assert!(e.normal.is_finite() && (e.normal.length() - 1.0).abs() < 1e-4, "{msg}");
+            assert!((e.depth - want).abs() <= tol, "{msg}");
+            assert!((support(e.normal) - e.depth).abs() <= tol, "{msg}: support along the normal differs");
+            assert!(e.iterations as usize <= MAX_EPA_ITERATIONS && trace.len() == e.iterations as usize + 1, "{msg}");
+            for (i, s) in trace.iter().enumerate() {
+                assert!(closed(s) && s.nearest < s.faces.len(), "{msg}: polytope {i} is not a closed mesh");
+            }
+            checked += 1;
+        }
+        assert!(checked > 500, "only {checked} overlapping cases");
+    }
+}
