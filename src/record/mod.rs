@@ -11,8 +11,9 @@ use crate::world::{Settings, Snapshot, World};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-/// The recording format version this build reads and writes.
-pub const RECORDING_VERSION: u32 = 1;
+/// The recording format version this build reads and writes. Version 2: keyframes cache the
+/// friction impulse as a world vector and the twist impulse (version 1 held two tangent floats).
+pub const RECORDING_VERSION: u32 = 2;
 
 /// Something a user did to the world between two steps.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -36,8 +36,8 @@ pub struct BodyState {
 pub struct WarmEntry {
     pub a: u32,
     pub b: u32,
-    /// `(feature id, normal impulse, tangent impulses)`.
-    pub points: Vec<(u32, Real, [Real; 2])>,
+    /// `(feature id, normal impulse, friction impulse as a world vector, twist impulse)`.
+    pub points: Vec<(u32, Real, Vec3, Real)>,
 }
 
 /// Everything that carries over from one step to the next.
@@ -76,7 +76,7 @@ impl World {
             .map(|((a, b), pts)| WarmEntry {
                 a: *a,
                 b: *b,
-                points: pts.iter().filter(|p| p.id != u32::MAX).map(|p| (p.id, p.normal, p.tangent)).collect(),
+                points: pts.iter().filter(|p| p.id != u32::MAX).map(|p| (p.id, p.normal, p.tangent, p.twist)).collect(),
             })
             .collect();
         Snapshot { step: self.step_count, settings: self.settings.clone(), bodies, warm_cache }
@@ -112,8 +112,11 @@ impl World {
                 return Err(format!("warm_cache: bad entry for pair ({}, {})", e.a, e.b));
             }
             let mut imp = [CachedImpulse { id: u32::MAX, ..Default::default() }; MAX_MANIFOLD_POINTS];
-            for (k, &(id, normal, tangent)) in e.points.iter().enumerate() {
-                imp[k] = CachedImpulse { id, normal, tangent };
+            for (k, &(id, normal, tangent, twist)) in e.points.iter().enumerate() {
+                if !(normal.is_finite() && tangent.is_finite() && twist.is_finite()) {
+                    return Err(format!("warm_cache: an impulse of pair ({}, {}) is not finite", e.a, e.b));
+                }
+                imp[k] = CachedImpulse { id, normal, tangent, twist };
             }
             cache.push(((e.a, e.b), imp));
         }

@@ -29,12 +29,16 @@ pub struct Contact {
     pub manifold: Manifold,
 }
 
-/// Impulses kept between steps for warm starting, matched by pair and feature id.
+/// Impulses kept between steps for warm starting, matched by pair and feature id. The point's
+/// share of the manifold's friction impulse is a world-space vector, so it survives any change
+/// of friction basis (or of the normal's sign pattern) between steps; its share of the twist
+/// impulse is about the manifold's normal.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct CachedImpulse {
     pub id: u32,
     pub normal: Real,
-    pub tangent: [Real; 2],
+    pub tangent: Vec3,
+    pub twist: Real,
 }
 
 /// Warm-starting cache: last step's impulses per pair, sorted by pair.

@@ -83,8 +83,8 @@ pub(super) fn manifold_rows(
         rows.ib_cbt[k] = ib.into();
         rows.tangent_mass[k] = inverse(ma.inv_mass + mb.inv_mass + cat.dot(ia) + cbt.dot(ib));
     }
-    // The matched points' friction impulses, summed in the canonical basis.
-    let mut canonical = [0.0; 2];
+    // The matched points' friction (a world vector) and twist impulses, summed.
+    let (mut tangent, mut twist) = (Vec3A::ZERO, 0.0);
     for (k, mp) in pts.iter().enumerate() {
         let p = Vec3A::from(mp.point);
         let (ra, rb) = (p - pa, p - pb);
@@ -93,8 +93,8 @@ pub(super) fn manifold_rows(
         let rel_v = n.dot((vb + wb.cross(rb)) - (va + wa.cross(ra)));
         let warm = cached.and_then(|cached| find_point(cached, k, mp.id));
         if let Some(w) = warm {
-            canonical[0] += w.tangent[0];
-            canonical[1] += w.tangent[1];
+            tangent += Vec3A::from(w.tangent);
+            twist += w.twist;
         }
         rows.points[k] = NormalRow {
             ran: ran.into(),
@@ -108,9 +108,9 @@ pub(super) fn manifold_rows(
         };
         info[k] = PointInfo { relative_velocity: rel_v, id: mp.id };
     }
-    if canonical != [0.0; 2] {
-        rows.tangent_impulse = from_canonical(n.into(), canonical, t1, t2);
-    }
+    // Projected on this step's tangents: a normal that turned a little leaves the part along it.
+    rows.tangent_impulse = [tangent.dot(t1.into()), tangent.dot(t2.into())];
+    rows.twist_impulse = if rows.twist_limit > 0.0 { twist } else { 0.0 };
     rows
 }
 
@@ -138,10 +138,11 @@ pub(super) fn cached_impulses(
     if len == 0 {
         return imp;
     }
-    let share = [rows.tangent_impulse[0] / len as Real, rows.tangent_impulse[1] / len as Real];
-    let tangent = to_canonical(rows.normal, share, rows.tangents);
+    let share = 1.0 / len as Real;
+    let tangent = (rows.tangents[0] * rows.tangent_impulse[0] + rows.tangents[1] * rows.tangent_impulse[1]) * share;
+    let twist = rows.twist_impulse * share;
     for k in 0..len {
-        imp[k] = CachedImpulse { id: info[k].id, normal: rows.points[k].impulse, tangent };
+        imp[k] = CachedImpulse { id: info[k].id, normal: rows.points[k].impulse, tangent, twist };
     }
     imp
 }
@@ -175,20 +176,6 @@ fn friction_basis(n: Vec3, v: Vec3, has_points: bool) -> (Vec3, Vec3) {
 
 /// Slip speed (m/s) above which friction follows the slip direction.
 const SLIP_SPEED: Real = 1e-3;
-
-/// Tangent impulses are cached in the canonical basis of the normal, so they survive a change
-/// of friction basis between steps.
-fn to_canonical(n: Vec3, t: [Real; 2], basis: [Vec3; 2]) -> [Real; 2] {
-    let world = basis[0] * t[0] + basis[1] * t[1];
-    let (c1, c2) = orthonormal_basis(n);
-    [world.dot(c1), world.dot(c2)]
-}
-
-fn from_canonical(n: Vec3, t: [Real; 2], t1: Vec3, t2: Vec3) -> [Real; 2] {
-    let (c1, c2) = orthonormal_basis(n);
-    let world = c1 * t[0] + c2 * t[1];
-    [world.dot(t1), world.dot(t2)]
-}
 
 /// Asks the CPU to start loading the first two cache lines of `r`: the rows are built in colour
 /// order, which jumps through the contacts and the cache.

@@ -118,7 +118,7 @@ impl Bundle {
     }
 
     /// What the warm-start cache keeps of lane `i` (a manifold of `len` points): normal,
-    /// tangents and impulses.
+    /// tangents and impulses (normal, friction, twist).
     pub fn impulses(&self, i: usize, len: usize) -> ManifoldRows {
         let get = |v: &V3<F>| Vec3::new(v.x.0[i], v.y.0[i], v.z.0[i]);
         let mut r = ManifoldRows {
@@ -128,6 +128,7 @@ impl Bundle {
             normal: get(&self.normal),
             tangents: [get(&self.tangents[0]), get(&self.tangents[1])],
             tangent_impulse: [self.tangent_impulse[0].0[i], self.tangent_impulse[1].0[i]],
+            twist_impulse: self.twist_impulse.0[i],
             ..Default::default()
         };
         for (q, p) in r.points.iter_mut().zip(&self.points) {

@@ -1,0 +1,120 @@
+//! One-box-deep pyramids (issue 6, `scenes/large_pyramid.ron`) must stand in their plane (z = 0).
+//! The twist impulse used to restart from zero every step and the cached friction impulse could
+//! come back reversed (it was stored in a basis that flips where the normal's z changes sign):
+//! a 40-wide wall then buckled out of its plane within 300 steps.
+
+use collidoscope::{Scene, World};
+
+/// A pyramid of `base` unit cubes on a floor, one cube deep, sleeping on or off.
+fn wall(base: u32, sleeping: bool) -> World {
+    let text = format!(
+        "(version: 1, name: \"Wall\", description: \"\", settings: (broad_phase: SweepAndPrune, sleeping: {sleeping}),
+          bodies: [(name: \"floor\", kind: Static, shape: Cuboid(half_extents: ({}, 0.5, 5)), position: (0, -0.5, 0))],
+          generators: [Pyramid(base: {base}, half_extent: 0.5)])",
+        base as f32 * 0.8 + 5.0
+    );
+    Scene::parse(&text, "wall.ron").unwrap().build().unwrap()
+}
+
+/// What a run shows: contact points after each step, the largest out-of-plane distance any
+/// body reached at any step, and how many bodies sleep at the end.
+struct Run {
+    contacts: Vec<u32>,
+    max_drift: f32,
+    asleep: u32,
+}
+
+fn run(world: &mut World, steps: usize) -> Run {
+    let mut r = Run { contacts: Vec::with_capacity(steps), max_drift: 0.0, asleep: 0 };
+    for _ in 0..steps {
+        world.step();
+        r.contacts.push(world.profile().contacts);
+        let drift =
+            world.bodies().iter().filter(|b| b.is_dynamic()).map(|b| b.pose.translation.z.abs()).fold(0.0, f32::max);
+        r.max_drift = r.max_drift.max(drift);
+    }
+    r.asleep = world.profile().sleeping_bodies;
+    r
+}
+
+/// Contact points at the end as a fraction of those at `at` steps (the settled wall).
+fn kept(r: &Run, at: usize) -> f32 {
+    *r.contacts.last().unwrap() as f32 / r.contacts[at - 1] as f32
+}
+
+/// Runs a wall of `base` for `steps` and prints what it shows.
+fn measure(base: u32, steps: usize, sleeping: bool) -> Run {
+    let mut w = wall(base, sleeping);
+    let r = run(&mut w, steps);
+    println!(
+        "base {base}, sleeping {sleeping}: contacts at step 100 {}, at step {steps} {} ({:.1}%), largest z drift {:.2} mm, asleep {}",
+        r.contacts[99],
+        r.contacts.last().unwrap(),
+        100.0 * kept(&r, 100),
+        r.max_drift * 1e3,
+        r.asleep
+    );
+    r
+}
+
+/// A 40-wide wall (820 cubes), sleeping off, over 300 steps. Before the fix it lost 5.6% of its
+/// contact points and a box left the plane by 21 cm; now it keeps them all and drifts about
+/// 2 cm (the top box creeps; see docs/dynamics.md for what is still open).
+#[test]
+fn a_one_deep_pyramid_of_40_keeps_its_contacts_and_stays_near_its_plane() {
+    let r = measure(40, 300, false);
+    let k = kept(&r, 100);
+    assert!(k >= 0.99, "the wall lost contacts: kept {:.1}%", 100.0 * k);
+    assert!(r.max_drift < 0.05, "a box left the plane by {} m", r.max_drift);
+}
+
+/// Issue 6's target on the full benchmark scene: 600 steps with sleeping off and on, at least
+/// 95% of step 100's contact points kept and no box more than 1 cm out of its plane. Not met
+/// yet (see docs/dynamics.md). `cargo test --release --no-default-features --test
+/// dynamics_pyramid_wall -- --ignored --nocapture`.
+#[test]
+#[ignore = "issue 6 target, not met yet: the large pyramid still buckles"]
+fn the_large_pyramid_stands_for_ten_seconds() {
+    let runs = [false, true].map(|sleeping| (sleeping, measure(100, 600, sleeping)));
+    for (sleeping, r) in &runs {
+        let k = kept(r, 100);
+        assert!(k >= 0.95, "sleeping {sleeping}: the wall lost contacts: kept {:.1}%", 100.0 * k);
+        assert!(r.max_drift < 0.01, "sleeping {sleeping}: a box left the plane by {} m", r.max_drift);
+    }
+}
+
+/// Prints the progress of a wall every `WALL_EVERY` steps: `WALL_BASE`, `WALL_STEPS`, and
+/// `WALL_SLEEP` set for sleeping on (a diagnostic, not a check).
+#[test]
+#[ignore = "diagnostic"]
+fn print_wall_progress() {
+    let base: u32 = std::env::var("WALL_BASE").ok().and_then(|s| s.parse().ok()).unwrap_or(40);
+    let steps: usize = std::env::var("WALL_STEPS").ok().and_then(|s| s.parse().ok()).unwrap_or(600);
+    let sleeping = std::env::var("WALL_SLEEP").is_ok();
+    let every: usize = std::env::var("WALL_EVERY").ok().and_then(|s| s.parse().ok()).unwrap_or(50);
+    let mut w = wall(base, sleeping);
+    for k in 0..steps {
+        w.step();
+        if (k + 1) % every == 0 {
+            let dyns = || w.bodies().iter().enumerate().filter(|(_, b)| b.is_dynamic());
+            let (imax, drift) = dyns()
+                .map(|(i, b)| (i, b.pose.translation.z.abs()))
+                .fold((0, 0.0), |a, x| if x.1 > a.1 { x } else { a });
+            let sag = dyns().map(|(_, b)| b.pose.translation.y).fold(f32::MAX, f32::min);
+            let vz = dyns().map(|(_, b)| b.linvel.z.abs()).fold(0.0, f32::max);
+            let wx = dyns().map(|(_, b)| b.angvel.x.abs().max(b.angvel.y.abs())).fold(0.0, f32::max);
+            let p = w.profile();
+            println!(
+                "step {:4}: contacts {:6}, z drift {:8.3} mm (body {imax} at y {:.1}), max |vz| {:.2e}, max |wx|,|wy| {:.2e}, lowest centre {:.4}, asleep {}",
+                k + 1,
+                p.contacts,
+                drift * 1e3,
+                w.bodies()[imax].pose.translation.y,
+                vz,
+                wx,
+                sag,
+                p.sleeping_bodies
+            );
+        }
+    }
+}
