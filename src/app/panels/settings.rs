@@ -123,7 +123,9 @@ impl SettingsPanel {
             });
             row(ui, "Grid cell size", help::GRID_CELL_SIZE, |ui| {
                 ui.horizontal(|ui| {
-                    let mut r = ui.add(slider(&mut s.grid_cell_size, 0.05..=50.0).logarithmic(true).suffix(" m"));
+                    // The range grows to hold a size from the scene or from "auto" (huge bodies).
+                    let range = s.grid_cell_size.min(0.05)..=s.grid_cell_size.max(50.0);
+                    let mut r = ui.add(slider(&mut s.grid_cell_size, range).logarithmic(true).suffix(" m"));
                     let auto = ui
                         .button("auto")
                         .on_hover_text("Set from the bodies' current boxes (about twice the typical size).");
