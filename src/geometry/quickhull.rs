@@ -64,14 +64,20 @@ pub(super) fn hull_faces(points: &[Vec3], tol: Real) -> Result<Vec<Face>, HullEr
         }
         // The boundary: edges whose other side is another face, chained into one loop.
         let mut next: HashMap<u32, u32> = HashMap::new();
+        let mut first = u32::MAX;
         for &m in &members {
             for e in tris[m].edges() {
-                if group[twin(e)?] != g && next.insert(e.0, e.1).is_some() {
-                    return Err(HullError::Degenerate("not closed"));
+                if group[twin(e)?] != g {
+                    if next.insert(e.0, e.1).is_some() {
+                        return Err(HullError::Degenerate("not closed"));
+                    }
+                    first = first.min(e.0);
                 }
             }
         }
-        let first = *next.keys().min().ok_or(HullError::Degenerate("not closed"))?;
+        if first == u32::MAX {
+            return Err(HullError::Degenerate("not closed"));
+        }
         let mut ring = vec![first];
         let mut v = next[&first];
         while v != first {
