@@ -67,7 +67,7 @@ impl WSimplex {
 }
 
 /// Most steps of the Voronoi-region boolean GJK before it hands over to the distance GJK.
-const MAX_BOOL_STEPS: usize = 32;
+pub(super) const MAX_BOOL_STEPS: usize = 32;
 
 /// Boolean GJK by Voronoi regions (no closest points): the simplex only needs to tell on
 /// which side of its features the origin lies. `Some(answer)` when decided; `None` when the
@@ -199,8 +199,8 @@ fn edge_ab(p: &mut [Vec3; 4], a: Vec3, b: Vec3, ao: Vec3) -> (usize, Vec3) {
 }
 
 /// The first search direction: `start`, or +X when it is (nearly) zero.
-#[inline]
-fn search_start(start: Vec3) -> Vec3 {
+#[inline(always)]
+pub(super) fn search_start(start: Vec3) -> Vec3 {
     if start.length_squared() > Real::MIN_POSITIVE { start } else { Vec3::X }
 }
 

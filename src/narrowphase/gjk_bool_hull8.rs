@@ -3,7 +3,7 @@
 //! SIMD registers (`Vec3A`). On x86-64 CPUs with AVX2 the support queries run 8 lanes in one
 //! register; elsewhere a portable version gives the same bits (same operations, same order).
 
-use super::gjk_bool::intersect_cores_distance;
+use super::gjk_bool::{MAX_BOOL_STEPS, intersect_cores_distance, search_start};
 use crate::math::{Mat3, Pose, Real, Vec3};
 use glam::Vec3A;
 
@@ -40,9 +40,6 @@ struct Lanes(Rows);
 fn point(l: &Rows, i: usize) -> Vec3A {
     Vec3A::new(l[0][i], l[1][i], l[2][i])
 }
-
-/// Most steps of the Voronoi-region boolean GJK before it hands over to the distance GJK.
-const MAX_BOOL_STEPS: usize = 32;
 
 /// Support queries on the two lane sets, each point the first lane holding the extreme dot
 /// product.
@@ -343,12 +340,6 @@ unsafe fn intersect_avx2(la: &Rows, lb: &Rows, pa: &Pose, pb: &Pose, start: Opti
     let (ra, rb) = unsafe { (avx2::Regs::load(la), avx2::Regs::load(lb).transformed(&rot, offset, &mut b)) };
     let decided = regions(&avx2::Avx2 { a: la, b: &b.0, ra, rb }, start.into(), eps);
     finish(la, &b.0, decided, start, eps)
-}
-
-/// The first search direction: `start`, or +X when it is (nearly) zero.
-#[inline(always)]
-fn search_start(start: Vec3) -> Vec3 {
-    if start.length_squared() > Real::MIN_POSITIVE { start } else { Vec3::X }
 }
 
 /// Do hulls A and B (vertex lanes from [`crate::geometry::ConvexHull::vertex_lanes`]) lie within
