@@ -78,19 +78,7 @@ pub(super) fn same_cells(b: &PackedBox, c: &PackedBox, inv: f32) -> bool {
     same_cells_scalar(b, c, inv)
 }
 
-/// Asks for the cache line at `p` ahead of its use (a hint: it never faults, and does nothing
-/// off x86-64). The candidate passes read boxes at random indices known a few pairs early.
-#[inline(always)]
-pub(super) fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: SSE is baseline; a prefetch is a hint that never faults, whatever the address.
-    unsafe {
-        use std::arch::x86_64::*;
-        _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
+pub(super) use crate::math::prefetch;
 
 /// The union of boxes, kept as two rows (lane 3 is ignored).
 pub(super) struct Bounds {

@@ -181,17 +181,7 @@ const SLIP_SPEED: Real = 1e-3;
 /// order, which jumps through the contacts and the cache.
 #[inline(always)]
 pub(super) fn prefetch<T>(r: &T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let p = (r as *const T).cast::<i8>();
-        // SAFETY: a prefetch is a hint that never faults, whatever the address; SSE is part of
-        // every x86_64 CPU.
-        unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(p);
-            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = r;
+    let p = (r as *const T).cast::<u8>();
+    crate::math::prefetch(p);
+    crate::math::prefetch(p.wrapping_add(64));
 }
