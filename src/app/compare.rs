@@ -2,7 +2,7 @@
 //! coloured by how far they have diverged, both step profiles in one plot, and the settings
 //! that make them differ.
 
-use super::panels::{Command, colors, humanize};
+use super::panels::{Command, colors, humanize, length_text};
 use super::record::{Partner, RecordCommand};
 use super::sim::Simulation;
 use super::viewport::colors::{STATIC, speed_color};
@@ -203,8 +203,8 @@ pub fn divergence_legend(full_scale: Real) -> Vec<(String, [f32; 3])> {
             let t = k as Real / 4.0;
             let label = match k {
                 0 => "same place in A and B".to_string(),
-                4 => format!("≥ {} apart", length_label(full_scale)),
-                _ => format!("{} apart", length_label(t * full_scale)),
+                4 => format!("≥ {} apart", length_text(full_scale)),
+                _ => format!("{} apart", length_text(t * full_scale)),
             };
             (label, speed_color(t))
         })
@@ -212,16 +212,6 @@ pub fn divergence_legend(full_scale: Real) -> Vec<(String, [f32; 3])> {
     entries.push(("only in B".into(), ONLY_IN_B));
     entries.push(("static".into(), STATIC));
     entries
-}
-
-/// A length with a unit that suits it: mm below 1 m, m above.
-fn length_label(m: Real) -> String {
-    if m < 1.0 {
-        let mm = format!("{:.3}", m * 1e3);
-        format!("{} mm", mm.trim_end_matches('0').trim_end_matches('.'))
-    } else {
-        format!("{m:.2} m")
-    }
 }
 
 fn label_a(p: &Partner) -> String {

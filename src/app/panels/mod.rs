@@ -52,6 +52,22 @@ pub fn file_label(path: &std::path::Path) -> String {
 }
 
 /// `SweepAndPrune` → `Sweep and prune`: an enum variant's name as words.
+/// A length in a unit that suits it: metres with two decimals from 1 m, else millimetres (to
+/// the micrometre) or micrometres, without trailing zeros.
+pub fn length_text(m: f32) -> String {
+    let trimmed = |v: f32, decimals: usize, unit: &str| {
+        let t = format!("{v:.decimals$}");
+        format!("{} {unit}", t.trim_end_matches('0').trim_end_matches('.'))
+    };
+    if m >= 1.0 {
+        format!("{m:.2} m")
+    } else if m >= 1e-3 {
+        trimmed(m * 1e3, 3, "mm")
+    } else {
+        trimmed(m * 1e6, 2, "µm")
+    }
+}
+
 pub fn humanize(variant: &str) -> String {
     let mut out = String::with_capacity(variant.len() + 4);
     for (i, c) in variant.chars().enumerate() {
@@ -67,6 +83,14 @@ pub fn humanize(variant: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn lengths_read_in_a_fitting_unit() {
+        assert_eq!(super::length_text(2.0), "2.00 m");
+        assert_eq!(super::length_text(0.125), "125 mm");
+        assert_eq!(super::length_text(0.0015), "1.5 mm");
+        assert_eq!(super::length_text(1.67e-6), "1.67 µm");
+    }
+
     #[test]
     fn humanize_splits_camel_case() {
         assert_eq!(super::humanize("SweepAndPrune"), "Sweep and prune");

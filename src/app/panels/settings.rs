@@ -72,7 +72,7 @@ impl SettingsPanel {
                 );
                 if let Some(r0) = radius {
                     let delta = s.contact_epsilon / (2.0 * r0);
-                    ui.label(format!("≈ δ = {} at r = {r0:.2} m", length_text(delta))).on_hover_text(
+                    ui.label(format!("≈ δ = {} at r = {r0:.2} m", super::length_text(delta))).on_hover_text(
                         "The distance error ε tolerates at the scene's typical body radius: δ ≈ ε / (2r).",
                     );
                 }
@@ -247,14 +247,4 @@ fn combo<T: Copy + PartialEq + std::fmt::Debug>(ui: &mut Ui, id: &str, value: &m
         r = r.on_hover_text("More choices arrive with later issues.");
     }
     r
-}
-
-fn length_text(m: f32) -> String {
-    if m >= 1.0 {
-        format!("{m:.2} m")
-    } else if m >= 1e-3 {
-        format!("{:.2} mm", m * 1e3)
-    } else {
-        format!("{:.2} µm", m * 1e6)
-    }
 }
