@@ -16,6 +16,13 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    #[command(flatten)]
+    app: AppArgs,
+}
+
+/// What opens the app (no subcommand).
+#[derive(clap::Args)]
+struct AppArgs {
     /// Scene to open in the app (default: scenes/default.ron).
     scene: Option<PathBuf>,
     /// Render, save a PNG of the window to this file, and exit.
@@ -156,7 +163,7 @@ fn main() -> ExitCode {
         Some(Command::Check { files }) => check(&files),
         Some(Command::Record(args)) => record(&args),
         Some(Command::Replay { files }) => replay(&files),
-        None => open_app(cli.scene, cli.screenshot, cli.frames, cli.compare),
+        None => open_app(cli.app),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -174,24 +181,15 @@ fn default_scene() -> PathBuf {
 }
 
 #[cfg(feature = "gui")]
-fn open_app(
-    scene: Option<PathBuf>,
-    screenshot: Option<PathBuf>,
-    frames: u32,
-    compare: Vec<(String, String)>,
-) -> Result<(), String> {
+fn open_app(args: AppArgs) -> Result<(), String> {
+    let AppArgs { scene, screenshot, frames, compare } = args;
     let reopen_last = scene.is_none() && screenshot.is_none();
     let scene = scene.unwrap_or_else(default_scene);
     collidoscope::app::run(collidoscope::app::AppOptions { scene, screenshot, frames, reopen_last, compare })
 }
 
 #[cfg(not(feature = "gui"))]
-fn open_app(
-    _scene: Option<PathBuf>,
-    _screenshot: Option<PathBuf>,
-    _frames: u32,
-    _compare: Vec<(String, String)>,
-) -> Result<(), String> {
+fn open_app(_args: AppArgs) -> Result<(), String> {
     let _ = default_scene;
     Err("this build has no window (built without the `gui` feature); use `collidoscope run SCENE`".into())
 }

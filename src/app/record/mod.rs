@@ -298,7 +298,11 @@ impl Simulation {
                     self.record.status = Some(Err(e));
                 }
             }
-            RecordCommand::StartAb { from_start } => self.start_ab(from_start),
+            RecordCommand::StartAb { from_start } => {
+                if let Err(e) = self.start_ab(from_start) {
+                    self.record.status = Some(Err(e));
+                }
+            }
             RecordCommand::CloseAb => self.record.partner = None,
             RecordCommand::SideBySide(on) => self.record.side_by_side = on,
             RecordCommand::PartnerSettings(s) => match (s.validate(), &mut self.record.partner) {
@@ -318,10 +322,7 @@ impl Simulation {
     /// On error (an unknown setting or a bad value, named) nothing changes.
     pub fn start_compare(&mut self, changes: &[(String, String)]) -> Result<(), String> {
         let b = changed_settings(&self.world.settings, changes)?;
-        self.start_ab(true);
-        if let Some(Err(e)) = &self.record.status {
-            return Err(e.clone());
-        }
+        self.start_ab(true)?;
         self.user_settings(b);
         let what: Vec<String> = changes.iter().map(|(f, v)| format!("{f} = {v}")).collect();
         self.record.status = Some(Ok(format!("A/B from the start: B has {}", what.join(", "))));
@@ -329,26 +330,20 @@ impl Simulation {
     }
 
     /// Starts an A/B comparison with A a copy of the world now, or from the scene's start
-    /// (both worlds rebuilt with the current settings).
-    pub fn start_ab(&mut self, from_start: bool) {
+    /// (both worlds rebuilt with the current settings). On error nothing changes.
+    pub fn start_ab(&mut self, from_start: bool) -> Result<(), String> {
         if from_start {
+            let mut w = self.scene.build().map_err(|e| e.to_string())?;
             self.stop_recording();
-            match self.scene.build() {
-                Ok(mut w) => {
-                    w.set_settings(self.world.settings.clone());
-                    self.world = w;
-                    self.history.clear();
-                    self.drag = None;
-                }
-                Err(e) => {
-                    self.record.status = Some(Err(e.to_string()));
-                    return;
-                }
-            }
+            w.set_settings(self.world.settings.clone());
+            self.world = w;
+            self.history.clear();
+            self.drag = None;
         }
         self.record.partner = Some(Partner::copy_of(&self.world));
         self.record.side_by_side = true;
         self.record.status = Some(Ok("A/B: change B's settings; both step together".into()));
+        Ok(())
     }
 
     /// Writes the recording in progress, or the one on the timeline, atomically.
