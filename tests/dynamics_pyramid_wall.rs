@@ -7,8 +7,13 @@ use collidoscope::{Scene, World};
 
 /// A pyramid of `base` unit cubes on a floor, one cube deep, sleeping on or off.
 fn wall(base: u32, sleeping: bool) -> World {
+    wall_with(base, sleeping, "")
+}
+
+/// [`wall`] with more settings, written as RON fields (`"contact_hertz: 60, substeps: 8"`).
+fn wall_with(base: u32, sleeping: bool, settings: &str) -> World {
     let text = format!(
-        "(version: 1, name: \"Wall\", description: \"\", settings: (broad_phase: SweepAndPrune, sleeping: {sleeping}),
+        "(version: 1, name: \"Wall\", description: \"\", settings: (broad_phase: SweepAndPrune, sleeping: {sleeping}, {settings}),
           bodies: [(name: \"floor\", kind: Static, shape: Cuboid(half_extents: ({}, 0.5, 5)), position: (0, -0.5, 0))],
           generators: [Pyramid(base: {base}, half_extent: 0.5)])",
         base as f32 * 0.8 + 5.0
@@ -114,6 +119,60 @@ fn print_wall_progress() {
                 wx,
                 sag,
                 p.sleeping_bodies
+            );
+        }
+    }
+}
+
+/// Prints, every `WALL_EVERY` steps, how far rows of a wall have sunk (mean of the row's
+/// centres below where they started), its contacts and its out-of-plane drift. `WALL_SETTINGS`
+/// adds settings as RON fields (a diagnostic, not a check).
+#[test]
+#[ignore = "diagnostic"]
+fn print_wall_sag() {
+    let var = |k: &str| std::env::var(k).ok();
+    let base: u32 = var("WALL_BASE").and_then(|s| s.parse().ok()).unwrap_or(100);
+    let steps: usize = var("WALL_STEPS").and_then(|s| s.parse().ok()).unwrap_or(600);
+    let every: usize = var("WALL_EVERY").and_then(|s| s.parse().ok()).unwrap_or(60);
+    let mut w = wall_with(base, var("WALL_SLEEP").is_some(), &var("WALL_SETTINGS").unwrap_or_default());
+    let start: Vec<f32> = w.bodies().iter().map(|b| b.pose.translation.y).collect();
+    let rows = [1usize, 10, 25, 50, 75, 99].map(|r| r.min(base as usize - 1));
+    let mut max_drift: f32 = 0.0;
+    for k in 0..steps {
+        w.step();
+        let dyns = || w.bodies().iter().enumerate().filter(|(_, b)| b.is_dynamic());
+        max_drift = dyns().map(|(_, b)| b.pose.translation.z.abs()).fold(max_drift, f32::max);
+        if (k + 1) % every == 0 {
+            let mut sag = [0.0f32; 6];
+            let mut count = [0u32; 6];
+            // Largest |z| in each tenth of the rows.
+            let mut zs = [0.0f32; 10];
+            for (i, b) in dyns() {
+                let row = (start[i] - 0.5).round() as usize;
+                let tenth = (row * 10 / base as usize).min(9);
+                zs[tenth] = zs[tenth].max(b.pose.translation.z.abs());
+                if let Some(j) = rows.iter().position(|&r| r == row) {
+                    sag[j] += start[i] - b.pose.translation.y;
+                    count[j] += 1;
+                }
+            }
+            let zs: Vec<String> = zs.iter().map(|z| format!("{:.0}", z * 1e3)).collect();
+            println!("    |z| mm by tenth of the rows: {}", zs.join(" "));
+            let mut speeds: Vec<f32> = dyns().map(|(_, b)| b.linvel.length()).collect();
+            speeds.sort_by(f32::total_cmp);
+            let sag: Vec<String> = rows
+                .iter()
+                .zip(sag.iter().zip(&count))
+                .map(|(r, (s, &c))| format!("r{r} {:.1}", 1e3 * s / c.max(1) as f32))
+                .collect();
+            println!(
+                "step {:4}: contacts {:6}, max z drift {:7.2} mm, speed median {:.1e} max {:.1e}, sag mm: {}",
+                k + 1,
+                w.profile().contacts,
+                max_drift * 1e3,
+                speeds[speeds.len() / 2],
+                speeds.last().unwrap(),
+                sag.join(", ")
             );
         }
     }
