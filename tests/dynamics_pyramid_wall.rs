@@ -64,7 +64,9 @@ fn measure(base: u32, steps: usize, sleeping: bool) -> Run {
 
 /// A 40-wide wall (820 cubes), sleeping off, over 300 steps. Before the fix it lost 5.6% of its
 /// contact points and a box left the plane by 21 cm; now it keeps them all and drifts about
-/// 2 cm (the top box creeps; see docs/dynamics.md for what is still open).
+/// 2 cm (the top box creeps; see docs/dynamics.md for what is still open). It holds only for a
+/// while: left to run, the same wall bends out of its plane too (0.3 m by step 600, 4 m by step
+/// 900 at the default 30 Hz contacts), only more slowly than the large pyramid.
 #[test]
 fn a_one_deep_pyramid_of_40_keeps_its_contacts_and_stays_near_its_plane() {
     let r = measure(40, 300, false);
