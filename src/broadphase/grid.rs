@@ -28,7 +28,7 @@ use packed::{Bounds, MOVED, PackedBox, same_cells};
 
 /// The table indexes cells directly over the bodies' bounds when that box holds at most this
 /// many cells per body (plus a few thousand); otherwise, and outside the box, it hashes.
-const DENSE_CELLS_PER_BODY: usize = 8;
+const DENSE_CELLS_PER_BODY: usize = 32;
 
 /// How many moved bodies ahead the relisting prefetches cells (they lie at random in the table,
 /// and waiting for them was most of a moved body's cost).

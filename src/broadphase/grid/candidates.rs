@@ -212,12 +212,11 @@ impl Grid {
         c.merged.reserve(total);
         pairs.reserve(total);
         let boxes = &self.packed[..];
-        let mut w = Writer {
+        let start = Writer {
             merged: c.merged.spare_capacity_mut().as_mut_ptr().cast(),
             pairs: pairs.spare_capacity_mut().as_mut_ptr().cast(),
-            nm: 0,
-            np: 0,
         };
+        let mut w = start;
         let mut f = 0;
         let mut next = fresh.first().copied().unwrap_or(u64::MAX);
         for_each_prefetching(&c.keys, boxes, |k| {
@@ -234,11 +233,11 @@ impl Grid {
         });
         // SAFETY: as above; the remaining fresh keys complete the `total`.
         (w, _) = unsafe { w.fresh_until(fresh, &mut f, u64::MAX, boxes) };
-        let (nm, np) = (w.nm, w.np);
-        // SAFETY: the first `nm` (and `np`) slots were written above, within the capacity.
+        // SAFETY: both pointers advanced from `start` within the same buffers, over the slots
+        // written above, within the capacity.
         unsafe {
-            c.merged.set_len(nm);
-            pairs.set_len(np);
+            c.merged.set_len(w.merged.offset_from(start.merged) as usize);
+            pairs.set_len(w.pairs.offset_from(start.pairs) as usize);
         }
         std::mem::swap(&mut c.keys, &mut c.merged);
         for &i in &c.moved {
@@ -267,14 +266,12 @@ impl Grid {
 }
 
 /// The fused pass's output: the merged candidate list and the overlapping pairs, written
-/// through raw pointers into reserved capacity. Passed by value, so the hot loop keeps it in
-/// registers.
+/// through raw pointers into reserved capacity (each pointer is the next slot). Passed by value,
+/// so the hot loop keeps it in registers.
 #[derive(Clone, Copy)]
 struct Writer {
     merged: *mut u64,
     pairs: *mut (u32, u32),
-    nm: usize,
-    np: usize,
 }
 
 impl Writer {
@@ -284,13 +281,13 @@ impl Writer {
     /// Both buffers must have room for one more entry.
     #[inline(always)]
     unsafe fn write(&mut self, k: u64, hit: bool) {
-        // SAFETY: the caller guarantees room at `nm` and `np <= nm`.
+        // SAFETY: the caller guarantees room for one more entry in both buffers.
         unsafe {
-            self.merged.add(self.nm).write(k);
-            self.pairs.add(self.np).write(((k >> 32) as u32, k as u32));
+            self.merged.write(k);
+            self.pairs.write(((k >> 32) as u32, k as u32));
+            self.merged = self.merged.add(1);
+            self.pairs = self.pairs.add(hit as usize);
         }
-        self.nm += 1;
-        self.np += hit as usize;
     }
 
     /// Writes the fresh candidates from `fresh[*f]` up to (not including) `until`, testing each;
