@@ -157,7 +157,9 @@ impl CellTable {
             for y in y0..=y1 {
                 let row = (z * dy + y) * dx;
                 for &s in self.dense.slot.get(row + x0..=row + x1).unwrap_or(&[]) {
-                    crate::math::prefetch(self.cells.as_ptr().wrapping_add(s as usize));
+                    if s != NO_SLOT {
+                        crate::math::prefetch(self.cells.as_ptr().wrapping_add(s as usize));
+                    }
                 }
             }
         }
