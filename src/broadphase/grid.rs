@@ -28,7 +28,11 @@ use packed::{Bounds, MOVED, PackedBox, same_cells};
 
 /// The table indexes cells directly over the bodies' bounds when that box holds at most this
 /// many cells per body (plus a few thousand); otherwise, and outside the box, it hashes.
-const DENSE_CELLS_PER_BODY: usize = 8;
+const DENSE_CELLS_PER_BODY: usize = 32;
+
+/// How many moved bodies ahead the relisting prefetches cells (they lie at random in the table,
+/// and waiting for them was most of a moved body's cost).
+const MOVES_AHEAD: usize = 4;
 
 /// A body covering more cells than this goes to the oversized list instead of the table.
 pub const MAX_CELLS_PER_BODY: u64 = 64;
@@ -121,6 +125,17 @@ pub struct Grid {
     keys: PairKeys,
     /// The table's pairs while the oversized bodies' are merged in.
     merge_buf: Vec<(u32, u32)>,
+    /// This update's bodies that change cells, ascending, with their old and new ranges.
+    moves: Vec<Move>,
+    /// This update's bodies that failed the "same cells" check, ascending.
+    unsure: Vec<u32>,
+}
+
+/// A body changing cells: its old and new ranges.
+struct Move {
+    body: u32,
+    old: CellRange,
+    new: CellRange,
 }
 
 impl Default for Grid {
@@ -137,6 +152,8 @@ impl Default for Grid {
             candidates: Candidates::default(),
             keys: PairKeys::default(),
             merge_buf: Vec::new(),
+            moves: Vec::new(),
+            unsure: Vec::new(),
         }
     }
 }
@@ -248,24 +265,30 @@ impl Grid {
         self.oversized.clear();
         let mut bounds = Bounds::new();
         let mut other_bounds = Aabb::EMPTY;
-        let mut moved = 0;
+        self.moves.clear();
+        self.unsure.clear();
         let inv = self.inv_cell;
-        for (i, b) in aabbs.iter().enumerate() {
-            // A straight copy of the box, checked against the body's cells as floats.
+        // The hot loop: a straight copy of each box, checked against the body's cells as floats;
+        // the few bodies that fail the check are handled after it.
+        let n = aabbs.len();
+        for (i, ((b, out), rows)) in aabbs.iter().zip(&mut self.packed[..n]).zip(&self.cell_rows[..n]).enumerate() {
             let p = PackedBox::of(b);
-            self.packed[i] = p;
-            if same_cells(&p, &self.cell_rows[i], inv) {
+            *out = p;
+            if same_cells(&p, rows, inv) {
                 bounds.add(&p);
-                continue;
+            } else {
+                self.unsure.push(i as u32);
             }
+        }
+        for &i in &self.unsure {
+            let (i, b) = (i as usize, &aabbs[i as usize]);
             let old = CellRange::of_rows(&self.cell_rows[i]);
             let r = self.table_range(i, b);
             if r != old {
-                self.relist(i as u32, &old, &r);
                 self.cell_rows[i] = PackedBox::cells((r.cells != 0).then_some((r.lo, r.hi)));
                 self.packed[i].lo[3] = MOVED;
                 self.candidates.note_moved(i as u32);
-                moved += 1;
+                self.moves.push(Move { body: i as u32, old, new: r });
             }
             if r.cells == 0 {
                 self.oversized.push(i as u32);
@@ -274,7 +297,24 @@ impl Grid {
             }
         }
         self.bounds = bounds.aabb().merge(&other_bounds);
-        moved
+        // The moved bodies are relisted in a second pass, once all are known, so that each
+        // one's new candidates can be found right away, while its cells are in cache.
+        let patching = self.candidates.start_patch(aabbs.len());
+        let moves = std::mem::take(&mut self.moves);
+        for (k, m) in moves.iter().enumerate() {
+            // The cells a few moves ahead are fetched while this one is relisted.
+            if let Some(a) = moves.get(k + MOVES_AHEAD) {
+                for r in [&a.old, &a.new].into_iter().filter(|r| r.cells != 0) {
+                    self.table.prefetch(r.lo, r.hi);
+                }
+            }
+            self.relist(m.body, &m.old, &m.new);
+            if patching {
+                self.candidates.find_fresh(m.body, &m.new, &self.table);
+            }
+        }
+        self.moves = moves;
+        self.moves.len() as u32
     }
 
     /// Every occupied cell with its body count.
@@ -328,7 +368,7 @@ impl BroadPhase for Grid {
             pairs.extend(extra[b..].iter().map(|&k| key_of(k)));
             self.keys = keys;
         }
-        let most = self.table.slots().map(|(_, e)| e.len()).max().unwrap_or(0);
+        let most = self.table.most();
         let stats = BroadPhaseStats {
             candidate_pairs: candidates.min(u32::MAX as u64) as u32,
             true_overlaps: pairs.len() as u32,

@@ -3,9 +3,9 @@
 //! cells, so an update drops the pairs of the bodies that moved and merges in their new ones;
 //! every candidate is then tested exactly, in order, which yields the pairs already sorted.
 
-use super::Grid;
-use super::cells::{ALL_FIRST, BODY_MASK, FIRST_SHIFT};
+use super::cells::{ALL_FIRST, BODY_MASK, CellTable, FIRST_SHIFT};
 use super::packed::{HIT, KEPT, PackedBox, overlap_mask, prefetch};
+use super::{CellRange, Grid};
 use crate::broadphase::canonical::PairKeys;
 
 /// Above this fraction of bodies moved (or after a rebuild) the list is regenerated from the
@@ -24,11 +24,22 @@ pub(super) struct Candidates {
     moved: Vec<u32>,
     /// `moved` as flags, indexed by body.
     is_moved: Vec<bool>,
-    /// Candidates found for the moved bodies, and the merge buffer.
+    /// Every candidate, when the list is regenerated.
     found: PairKeys,
+    /// The moved bodies' new candidates `(i, j)`: `up` those with `i` the moved body (found in
+    /// ascending order of `i`, each body's sorted as it is found), `down` those with `j` the
+    /// moved body (ascending `j`, sorted on `i` before the merge).
+    up: Vec<u64>,
+    down: Vec<u64>,
+    /// `up` and `down` merged, the radix sort's buffers, and the merged list.
+    fresh: Vec<u64>,
+    scratch: Vec<u64>,
+    counts: Vec<u32>,
     merged: Vec<u64>,
     /// Set when the table was rebuilt: the list must be regenerated.
     stale: bool,
+    /// Set by [`Candidates::start_patch`] when this update patches the list.
+    patching: bool,
 }
 
 #[inline]
@@ -50,6 +61,113 @@ impl Candidates {
             self.moved.push(i);
         }
     }
+
+    /// Called once every moved body of an update over `n` bodies is noted, before they are
+    /// relisted: decides whether the list will be patched (few bodies moved, none left) or
+    /// regenerated, and if patched, flags the moved bodies for [`Candidates::find_fresh`].
+    pub fn start_patch(&mut self, n: usize) -> bool {
+        self.patching = !self.stale
+            && !self.moved.is_empty()
+            && self.moved.len() <= n / REGENERATE_FRACTION
+            && self.moved.iter().all(|&i| (i as usize) < n);
+        self.up.clear();
+        self.down.clear();
+        if self.patching {
+            self.is_moved.clear();
+            self.is_moved.resize(n, false);
+            for &i in &self.moved {
+                self.is_moved[i as usize] = true;
+            }
+        }
+        self.patching
+    }
+
+    /// Records the candidates of moved body `i`, just relisted in the cells of `r`. Moved
+    /// bodies are relisted in ascending order, so a moved neighbour `j < i` is already in its
+    /// new cells and one `j > i` is not yet: a pair of two moved bodies is found from the
+    /// higher one.
+    #[inline]
+    pub fn find_fresh(&mut self, i: u32, r: &CellRange, table: &CellTable) {
+        let (is_moved, up, down) = (&self.is_moved, &mut self.up, &mut self.down);
+        let start = up.len();
+        r.for_each_cell(|cell, first| {
+            for &x in table.get(cell) {
+                let j = x & BODY_MASK;
+                if j != i && (first | x >> FIRST_SHIFT) == ALL_FIRST && (j < i || !is_moved[j as usize]) {
+                    if j > i {
+                        up.push(key(i, j));
+                    } else {
+                        down.push(key(i, j));
+                    }
+                }
+            }
+        });
+        // A body has a handful of candidates: insertion sort.
+        for a in start + 1..up.len() {
+            let k = up[a];
+            let mut b = a;
+            while b > start && up[b - 1] > k {
+                up[b] = up[b - 1];
+                b -= 1;
+            }
+            up[b] = k;
+        }
+    }
+
+    /// The moved bodies' candidates in canonical order: `down` sorted on `i` (a stable sort, so
+    /// each `i`'s keys stay in ascending `j`), merged with `up`.
+    fn sort_fresh(&mut self, n: usize) {
+        sort_on_first(&mut self.down, &mut self.scratch, &mut self.counts, n);
+        let (up, down) = (&self.up, &self.down);
+        self.fresh.clear();
+        self.fresh.reserve(up.len() + down.len());
+        let (mut a, mut b) = (0, 0);
+        while a < up.len() && b < down.len() {
+            if up[a] < down[b] {
+                self.fresh.push(up[a]);
+                a += 1;
+            } else {
+                self.fresh.push(down[b]);
+                b += 1;
+            }
+        }
+        self.fresh.extend_from_slice(&up[a..]);
+        self.fresh.extend_from_slice(&down[b..]);
+    }
+}
+
+/// Sorts keys `i << 32 | j` (bodies below `n`) stably on `i` alone: least-significant-digit
+/// radix passes over the bits of `i`, at most 8 bits a pass.
+fn sort_on_first(keys: &mut Vec<u64>, scratch: &mut Vec<u64>, counts: &mut Vec<u32>, n: usize) {
+    let bits = usize::BITS - n.saturating_sub(1).leading_zeros();
+    if keys.len() < 64 || bits > 32 {
+        keys.sort_unstable();
+        return;
+    }
+    let passes = bits.div_ceil(8);
+    let digit = bits.div_ceil(passes);
+    let mask = (1u64 << digit) - 1;
+    scratch.clear();
+    scratch.resize(keys.len(), 0);
+    let mut shift = 32;
+    for _ in 0..passes {
+        counts.clear();
+        counts.resize(1 << digit, 0);
+        for &k in keys.iter() {
+            counts[((k >> shift) & mask) as usize] += 1;
+        }
+        let mut run = 0;
+        for c in counts.iter_mut() {
+            (*c, run) = (run, run + *c);
+        }
+        for &k in keys.iter() {
+            let c = &mut counts[((k >> shift) & mask) as usize];
+            scratch[*c as usize] = k;
+            *c += 1;
+        }
+        std::mem::swap(keys, scratch);
+        shift += digit;
+    }
 }
 
 impl Grid {
@@ -60,8 +178,7 @@ impl Grid {
     pub(super) fn update_and_test_candidates(&mut self, n: usize, pairs: &mut Vec<(u32, u32)>) {
         pairs.clear();
         let c = &mut self.candidates;
-        // Bodies beyond `n` have left: their pairs cannot be tested, so the list is regenerated.
-        if c.stale || c.moved.len() > n / REGENERATE_FRACTION || c.moved.iter().any(|&i| i as usize >= n) {
+        if c.stale || (!c.patching && !c.moved.is_empty()) {
             c.moved.clear();
             c.stale = false;
             c.found.clear();
@@ -80,46 +197,26 @@ impl Grid {
             test_keys(&c.keys, &self.packed, pairs);
             return;
         }
-        if c.moved.is_empty() {
+        if !c.patching {
             test_keys(&c.keys, &self.packed, pairs);
             return;
         }
-        c.is_moved.clear();
-        c.is_moved.resize(n, false);
-        for &i in &c.moved {
-            c.is_moved[i as usize] = true;
-        }
-        let is_moved = &c.is_moved;
-        // The moved bodies' pairs in their new cells; a pair of two moved bodies is found from
-        // the lower one only.
-        c.found.clear();
-        for &i in &c.moved {
-            let Some(r) = self.cell_rows.get(i as usize).map(super::CellRange::of_rows) else { continue };
-            let table = &self.table;
-            r.for_each_cell(|cell, first| {
-                for &x in table.get(cell) {
-                    let j = x & BODY_MASK;
-                    if j != i && (first | x >> FIRST_SHIFT) == ALL_FIRST && (!is_moved[j as usize] || i < j) {
-                        c.found.push(i, j);
-                    }
-                }
-            });
-        }
+        c.patching = false;
         // One pass: the old list without the moved bodies' pairs (found by the overlap mask's
         // KEPT bit, from the same loads as the test), merged with the new ones, and each
         // candidate of the result tested as it is written.
-        let fresh = c.found.sorted(n);
+        c.sort_fresh(n);
+        let fresh = &c.fresh[..];
         let total = c.keys.len() + fresh.len();
         c.merged.clear();
         c.merged.reserve(total);
         pairs.reserve(total);
         let boxes = &self.packed[..];
-        let mut w = Writer {
+        let start = Writer {
             merged: c.merged.spare_capacity_mut().as_mut_ptr().cast(),
             pairs: pairs.spare_capacity_mut().as_mut_ptr().cast(),
-            nm: 0,
-            np: 0,
         };
+        let mut w = start;
         let mut f = 0;
         let mut next = fresh.first().copied().unwrap_or(u64::MAX);
         for_each_prefetching(&c.keys, boxes, |k| {
@@ -136,11 +233,11 @@ impl Grid {
         });
         // SAFETY: as above; the remaining fresh keys complete the `total`.
         (w, _) = unsafe { w.fresh_until(fresh, &mut f, u64::MAX, boxes) };
-        let (nm, np) = (w.nm, w.np);
-        // SAFETY: the first `nm` (and `np`) slots were written above, within the capacity.
+        // SAFETY: both pointers advanced from `start` within the same buffers, over the slots
+        // written above, within the capacity.
         unsafe {
-            c.merged.set_len(nm);
-            pairs.set_len(np);
+            c.merged.set_len(w.merged.offset_from(start.merged) as usize);
+            pairs.set_len(w.pairs.offset_from(start.pairs) as usize);
         }
         std::mem::swap(&mut c.keys, &mut c.merged);
         for &i in &c.moved {
@@ -169,14 +266,12 @@ impl Grid {
 }
 
 /// The fused pass's output: the merged candidate list and the overlapping pairs, written
-/// through raw pointers into reserved capacity. Passed by value, so the hot loop keeps it in
-/// registers.
+/// through raw pointers into reserved capacity (each pointer is the next slot). Passed by value,
+/// so the hot loop keeps it in registers.
 #[derive(Clone, Copy)]
 struct Writer {
     merged: *mut u64,
     pairs: *mut (u32, u32),
-    nm: usize,
-    np: usize,
 }
 
 impl Writer {
@@ -186,13 +281,13 @@ impl Writer {
     /// Both buffers must have room for one more entry.
     #[inline(always)]
     unsafe fn write(&mut self, k: u64, hit: bool) {
-        // SAFETY: the caller guarantees room at `nm` and `np <= nm`.
+        // SAFETY: the caller guarantees room for one more entry in both buffers.
         unsafe {
-            self.merged.add(self.nm).write(k);
-            self.pairs.add(self.np).write(((k >> 32) as u32, k as u32));
+            self.merged.write(k);
+            self.pairs.write(((k >> 32) as u32, k as u32));
+            self.merged = self.merged.add(1);
+            self.pairs = self.pairs.add(hit as usize);
         }
-        self.nm += 1;
-        self.np += hit as usize;
     }
 
     /// Writes the fresh candidates from `fresh[*f]` up to (not including) `until`, testing each;
@@ -253,6 +348,27 @@ mod tests {
     use crate::geometry::Aabb;
     use crate::math::{Real, Vec3};
     use crate::scene::SplitMix64;
+
+    /// The stable sort on the lower body gives the same order as sorting the whole keys, on
+    /// both of its paths (a comparison sort below 64 keys, radix passes above).
+    #[test]
+    fn sort_on_first_orders_like_a_full_sort() {
+        let mut rng = SplitMix64::new(31);
+        let (mut scratch, mut counts) = (Vec::new(), Vec::new());
+        for (n, m) in [(50usize, 20usize), (10_000, 900), (70_000, 3000), (3, 200)] {
+            // Keys arrive in ascending `j` (the moved body), as `find_fresh` records them.
+            let mut keys: Vec<u64> = (0..m)
+                .map(|_| (rng.next_u64() % n as u64, rng.next_u64() % n as u64))
+                .map(|(i, j)| (i << 32) | j)
+                .collect();
+            keys.sort_unstable_by_key(|&k| (k as u32, k >> 32));
+            keys.dedup();
+            let mut expect = keys.clone();
+            expect.sort_unstable();
+            super::sort_on_first(&mut keys, &mut scratch, &mut counts, n);
+            assert_eq!(keys, expect, "n = {n}, m = {m}");
+        }
+    }
 
     /// Few bodies change cells per step, so the list is patched rather than regenerated; it
     /// must still give exactly brute force's pairs, also as bodies leave, join and grow huge.

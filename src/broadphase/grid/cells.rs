@@ -62,6 +62,9 @@ pub(super) struct CellTable {
     free: Vec<u32>,
     /// Occupied cells.
     used: u32,
+    /// `sizes[k]`: how many cells hold `k` entries (index 0 unused), so the fullest cell is
+    /// known without a pass over the table.
+    sizes: Vec<u32>,
     /// Inside this box of cells a cell's slot is found by direct indexing instead of hashing.
     dense: Dense,
 }
@@ -88,6 +91,7 @@ impl CellTable {
             self.free.push(k as u32);
         }
         self.used = 0;
+        self.sizes.clear();
         let dims: [i64; 3] = std::array::from_fn(|a| (hi[a] as i64 - lo[a] as i64 + 1).max(0));
         let volume = dims.iter().product::<i64>() as usize;
         self.dense.slot.clear();
@@ -103,6 +107,21 @@ impl CellTable {
         self.used
     }
 
+    /// The most entries in one cell.
+    pub fn most(&self) -> usize {
+        self.sizes.iter().rposition(|&c| c != 0).unwrap_or(0)
+    }
+
+    /// Records that a cell went from `from` to `to` entries.
+    #[inline]
+    fn resize_count(&mut self, from: usize, to: usize) {
+        if to >= self.sizes.len() {
+            self.sizes.resize(to + 1, 0);
+        }
+        self.sizes[from] -= (from != 0) as u32;
+        self.sizes[to] += (to != 0) as u32;
+    }
+
     /// The direct index of cell `key`, if it lies in the dense box.
     #[inline]
     fn dense_index(&self, key: u64) -> Option<usize> {
@@ -116,6 +135,33 @@ impl CellTable {
             Some(((d[2] as usize * dims[1] as usize) + d[1] as usize) * dims[0] as usize + d[0] as usize)
         } else {
             None
+        }
+    }
+
+    /// Asks the cache for the slots of the occupied cells from `lo` to `hi` (inclusive) that are
+    /// indexed directly: a moved body's cells lie at random places in the table.
+    #[inline]
+    pub fn prefetch(&self, lo: [i32; 3], hi: [i32; 3]) {
+        let (dlo, dims) = (self.dense.lo, self.dense.dims);
+        let clip = |a: usize| {
+            let l = (lo[a].saturating_sub(dlo[a])).max(0);
+            let h = (hi[a].saturating_sub(dlo[a])).min(dims[a] - 1);
+            (l as usize, h as usize, l <= h)
+        };
+        let ((x0, x1, okx), (y0, y1, oky), (z0, z1, okz)) = (clip(0), clip(1), clip(2));
+        if self.dense.slot.is_empty() || !(okx && oky && okz) {
+            return;
+        }
+        let (dx, dy) = (dims[0] as usize, dims[1] as usize);
+        for z in z0..=z1 {
+            for y in y0..=y1 {
+                let row = (z * dy + y) * dx;
+                for &s in self.dense.slot.get(row + x0..=row + x1).unwrap_or(&[]) {
+                    if s != NO_SLOT {
+                        crate::math::prefetch(self.cells.as_ptr().wrapping_add(s as usize));
+                    }
+                }
+            }
         }
     }
 
@@ -199,6 +245,7 @@ impl CellTable {
             s.push(entry);
         }
         c.len += 1;
+        self.resize_count(len, len + 1);
     }
 
     /// Replaces `body`'s entry in cell `key` with `entry` (the same body, new flags). Returns
@@ -236,7 +283,8 @@ impl CellTable {
             }
         }
         c.len -= 1;
-        if c.len == 0 {
+        self.resize_count(len, len - 1);
+        if len == 1 {
             self.assign(key, None);
             self.used -= 1;
             self.free.push(slot as u32);
@@ -258,6 +306,17 @@ impl CellTable {
             if self.find(key) != Some(s as u32) {
                 return Err(format!("slot {s} holds cell {key:#x}, but the index does not point to it"));
             }
+        }
+        let mut sizes = vec![0u32; 1];
+        for (_, e) in self.slots().filter(|(_, e)| !e.is_empty()) {
+            if sizes.len() <= e.len() {
+                sizes.resize(e.len() + 1, 0);
+            }
+            sizes[e.len()] += 1;
+        }
+        let trimmed = &self.sizes[..self.sizes.iter().rposition(|&c| c != 0).map_or(0, |k| k + 1)];
+        if sizes[..] != *trimmed && !(sizes.len() == 1 && trimmed.is_empty()) {
+            return Err(format!("cell size counts {trimmed:?}, but the cells give {sizes:?}"));
         }
         let indexed = self.map.len() + self.dense.slot.iter().filter(|&&s| s != NO_SLOT).count();
         if used != indexed || used != self.used as usize || used + self.free.len() != self.cells.len() {

@@ -16,9 +16,38 @@ pub(super) struct PackedBox {
 }
 
 impl PackedBox {
+    #[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
+    #[inline(always)]
+    pub fn of_scalar(b: &Aabb) -> PackedBox {
+        PackedBox { lo: [b.min.x, b.min.y, b.min.z, 0.0], hi: [b.max.x, b.max.y, b.max.z, 0.0] }
+    }
+
+    /// [`PackedBox::of_scalar`] with two unaligned loads and two SSE2 lane moves.
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     pub fn of(b: &Aabb) -> PackedBox {
-        PackedBox { lo: [b.min.x, b.min.y, b.min.z, 0.0], hi: [b.max.x, b.max.y, b.max.z, 0.0] }
+        use std::arch::x86_64::*;
+        use std::mem::{offset_of, size_of};
+        // The loads below read an `Aabb` as six consecutive floats.
+        const _: () = assert!(offset_of!(Aabb, min) == 0 && offset_of!(Aabb, max) == 12 && size_of::<Aabb>() == 24);
+        let mut out = PackedBox::default();
+        // SAFETY: SSE2 is part of the x86-64 baseline; both 16-byte loads lie inside the 24-byte
+        // box (floats 0–3 and 2–5), and the stores go to `out`'s aligned rows.
+        unsafe {
+            let f = (b as *const Aabb).cast::<f32>();
+            let first3 = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
+            let lo = _mm_and_ps(_mm_loadu_ps(f), first3);
+            let hi = _mm_castsi128_ps(_mm_srli_si128::<4>(_mm_castps_si128(_mm_loadu_ps(f.add(2)))));
+            _mm_store_ps(out.lo.as_mut_ptr(), lo);
+            _mm_store_ps(out.hi.as_mut_ptr(), hi);
+        }
+        out
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    #[inline(always)]
+    pub fn of(b: &Aabb) -> PackedBox {
+        PackedBox::of_scalar(b)
     }
 
     /// A cell range as floats, `(lo, 0)` and `(hi, 0)`; `None` (a body not in the table) gives
@@ -164,6 +193,7 @@ mod tests {
                 Aabb::new(min, min + Vec3::new(r(0.0, 2.0), r(0.0, 2.0), r(0.0, 2.0)))
             };
             let (a, c) = (b(), b());
+            assert_eq!(PackedBox::of(&a), PackedBox::of_scalar(&a));
             let (mut pa, mut pc) = (PackedBox::of(&a), PackedBox::of(&c));
             for moved in 0..4 {
                 pa.lo[3] = if moved & 1 != 0 { MOVED } else { 0.0 };
