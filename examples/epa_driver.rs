@@ -36,8 +36,16 @@ fn main() {
         })
         .collect();
     let mut sum = 0.0;
+    let t = std::time::Instant::now();
+    let mut best = f64::INFINITY;
     for _ in 0..passes {
+        let t = std::time::Instant::now();
         sum += run_pairs(black_box(&deep));
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    if passes > 1 {
+        let mean = t.elapsed().as_secs_f64() / passes as f64;
+        println!("per pair: best pass {:.0} ns, mean {:.0} ns", best * 1e6, mean * 1e6);
     }
     let (mut epa_iters, mut gjk_iters) = (0usize, 0usize);
     for (a, pa, b, pb) in &deep {
@@ -76,5 +84,9 @@ fn main() {
         }
         println!("vs dump: {differ} answers differ; max |depth change| {dd:e}, max |normal change| {dn:e}");
     }
-    println!("sum {sum:.6}  mean EPA iterations {:.3}  mean GJK simplices {:.3}", epa_iters as Real / 1000.0, gjk_iters as Real / 1000.0);
+    println!(
+        "sum {sum:.6}  mean EPA iterations {:.3}  mean GJK simplices {:.3}",
+        epa_iters as Real / 1000.0,
+        gjk_iters as Real / 1000.0
+    );
 }

@@ -9,6 +9,8 @@ pub mod clip;
 mod dispatch;
 mod distance;
 pub mod epa;
+mod epa_polytope;
+mod epa_rows;
 pub mod explain;
 pub mod features;
 pub mod gjk;

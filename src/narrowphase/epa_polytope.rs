@@ -1,0 +1,215 @@
+//! EPA's polytope in fixed arrays, laid out so that an expansion has almost no branch that
+//! depends on the data (in a list-based version each face removal and each edge search is a
+//! coin toss for the branch predictor):
+//! - faces sit in slots, coordinate by coordinate in rows of 8, so that the faces a new point
+//!   sees come out as a bit mask of plain comparisons, and the nearest face as a minimum over
+//!   the rows ([`super::epa_rows`]);
+//! - a table gives the slot of the face holding each directed edge, so an edge of a removed
+//!   face is on the rim exactly when the face across it stays (no edge list to search);
+//! - removed faces free their slots for the new ones (no list to compact).
+
+use super::epa_rows::{ROWS, Row, nearest_slot, planes4, seen_mask};
+use super::gjk::SupportPoint;
+use crate::math::{Real, Vec3};
+
+/// Most vertices: the start tetrahedron plus [`super::epa::MAX_EPA_ITERATIONS`] expansions.
+pub(super) const MAX_VERTS: usize = 64;
+/// Face slots (a closed triangulated sphere with `V` vertices has `2V - 4` faces).
+const MAX_FACES: usize = ROWS * 8;
+
+/// A face of the polytope: its corners (wound outwards), outward unit normal and distance from
+/// the origin along it. A sliver (no trustworthy normal) has a zero normal and an infinite
+/// distance: no new point is ever in front of it, so it keeps the mesh closed, and it is never
+/// the nearest face. Free slots have an infinite distance too.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Face {
+    pub v: [u8; 3],
+    pub normal: Vec3,
+    pub dist: Real,
+}
+
+/// Vertices, faces and the scratch of one expansion.
+pub(super) struct EpaPolytope {
+    pub verts: [SupportPoint; MAX_VERTS],
+    pub nv: usize,
+    nx: [Row; ROWS],
+    ny: [Row; ROWS],
+    nz: [Row; ROWS],
+    dist: [Row; ROWS],
+    corners: [[u8; 3]; MAX_FACES],
+    /// Slots ever used in this run (those past it in the last row have infinite distance).
+    slots: usize,
+    /// Slots holding a face of the polytope (bit per slot).
+    live: u128,
+    /// `owner[a * MAX_VERTS + b]`: the slot of the face holding the directed edge `a -> b`.
+    owner: [u8; MAX_VERTS * MAX_VERTS],
+    /// Rim edges of the current expansion.
+    rim: [[u8; 2]; 4 * MAX_FACES],
+    /// Slots for the new faces: the freed ones, then fresh ones.
+    free: [u8; MAX_FACES],
+}
+
+/// What an expansion left.
+pub(super) enum Expanded {
+    /// The slot of the nearest face.
+    Nearest(usize),
+    /// Only slivers: nothing to measure a depth from.
+    Slivers,
+    /// No room for the new faces (only a broken mesh gets there): stop with the face that was
+    /// nearest before the expansion.
+    Full,
+}
+
+impl Default for EpaPolytope {
+    fn default() -> Self {
+        Self {
+            verts: [SupportPoint::default(); MAX_VERTS],
+            nv: 0,
+            nx: [Row([0.0; 8]); ROWS],
+            ny: [Row([0.0; 8]); ROWS],
+            nz: [Row([0.0; 8]); ROWS],
+            dist: [Row([Real::INFINITY; 8]); ROWS],
+            corners: [[0; 3]; MAX_FACES],
+            slots: 0,
+            live: 0,
+            owner: [0; MAX_VERTS * MAX_VERTS],
+            rim: [[0; 2]; 4 * MAX_FACES],
+            free: [0; MAX_FACES],
+        }
+    }
+}
+
+impl EpaPolytope {
+    /// Starts from a tetrahedron (four points of non-zero volume), faces wound outwards.
+    /// Returns the nearest face's slot; `None` when a face is too thin to have a normal.
+    pub fn start(&mut self, tet: &[SupportPoint]) -> Option<usize> {
+        self.verts[..4].copy_from_slice(&tet[..4]);
+        self.nv = 4;
+        self.dist[0] = Row([Real::INFINITY; 8]);
+        (self.slots, self.live) = (4, 0b1111);
+        let centre = (tet[0].w + tet[1].w + tet[2].w + tet[3].w) * 0.25;
+        for (k, tri) in [[0u8, 1, 2], [0, 3, 1], [0, 2, 3], [1, 3, 2]].into_iter().enumerate() {
+            let mut f = self.face(tri)?;
+            if f.normal.dot(tet[tri[0] as usize].w - centre) < 0.0 {
+                f = self.face([tri[0], tri[2], tri[1]])?;
+            }
+            self.put(k, f);
+        }
+        Some(nearest_slot(&self.dist[..1]))
+    }
+
+    /// The face in slot `k`.
+    #[inline(always)]
+    pub fn get(&self, k: usize) -> Face {
+        let (r, i) = ((k >> 3) & (ROWS - 1), k & 7);
+        Face {
+            v: self.corners[k & (MAX_FACES - 1)],
+            normal: Vec3::new(self.nx[r].0[i], self.ny[r].0[i], self.nz[r].0[i]),
+            dist: self.dist[r].0[i],
+        }
+    }
+
+    /// Stores `f` in slot `k` and makes it the owner of its three edges.
+    #[inline(always)]
+    fn put(&mut self, k: usize, f: Face) {
+        let (r, i) = ((k >> 3) & (ROWS - 1), k & 7);
+        (self.nx[r].0[i], self.ny[r].0[i], self.nz[r].0[i]) = (f.normal.x, f.normal.y, f.normal.z);
+        self.dist[r].0[i] = f.dist;
+        self.corners[k & (MAX_FACES - 1)] = f.v;
+        let [a, b, c] = f.v.map(|x| x as usize & (MAX_VERTS - 1));
+        for (x, y) in [(a, b), (b, c), (c, a)] {
+            self.owner[x * MAX_VERTS + y] = k as u8;
+        }
+    }
+
+    /// The faces in use, in slot order, and the position among them of slot `k`.
+    pub fn faces(&self, k: usize) -> (Vec<[u8; 3]>, usize) {
+        let faces = (0..self.slots).filter(|&s| self.live >> s & 1 != 0).map(|s| self.corners[s]).collect();
+        (faces, (self.live & ((1u128 << k) - 1)).count_ones() as usize)
+    }
+
+    /// The triangle `v` with its outward normal (by the winding) and distance from the origin.
+    #[inline(always)]
+    fn face(&self, v: [u8; 3]) -> Option<Face> {
+        let m = MAX_VERTS - 1;
+        let (a, b, c) =
+            (self.verts[v[0] as usize & m].w, self.verts[v[1] as usize & m].w, self.verts[v[2] as usize & m].w);
+        let n = (b - a).cross(c - a);
+        let len = n.length();
+        if !len.is_finite() || len <= Real::MIN_POSITIVE {
+            return None;
+        }
+        let normal = n * (1.0 / len);
+        Some(Face { v, normal, dist: normal.dot(a) })
+    }
+
+    /// Adds `w`: removes every face whose plane has `w` in front, closes the hole with faces
+    /// from its rim to `w`, and finds the nearest face.
+    pub fn expand(&mut self, w: SupportPoint) -> Expanded {
+        let wi = self.nv;
+        if wi >= MAX_VERTS {
+            return Expanded::Full;
+        }
+        let rows = (self.slots + 7) >> 3;
+        let seen = seen_mask(&self.nx[..rows], &self.ny[..rows], &self.nz[..rows], &self.dist[..rows], w.w);
+        self.live &= !seen;
+        let seen_words = [seen as u64, (seen >> 64) as u64];
+        let is_seen = |k: usize| (seen_words[(k >> 6) & 1] >> (k & 63)) & 1;
+        // The removed faces free their slots; an edge of theirs is on the rim when the face
+        // across it stays.
+        let (mut nfree, mut nrim) = (0, 0);
+        let rm = self.rim.len() - 1;
+        let mut left = seen;
+        while left != 0 {
+            let k = left.trailing_zeros() as usize & (MAX_FACES - 1);
+            left &= left - 1;
+            self.dist[k >> 3].0[k & 7] = Real::INFINITY;
+            self.free[nfree & (MAX_FACES - 1)] = k as u8;
+            nfree += 1;
+            let [a, b, c] = self.corners[k];
+            for (x, y) in [(a, b), (b, c), (c, a)] {
+                let across = self.owner[(y as usize & (MAX_VERTS - 1)) * MAX_VERTS + (x as usize & (MAX_VERTS - 1))];
+                self.rim[nrim & rm] = [x, y];
+                nrim += (is_seen(across as usize) ^ 1) as usize;
+            }
+        }
+        // A closed mesh gains two faces; fresh slots after the freed ones.
+        let fresh = nrim.saturating_sub(nfree);
+        if self.slots + fresh > MAX_FACES {
+            return Expanded::Full;
+        }
+        for s in self.slots..self.slots + fresh {
+            if s & 7 == 0 {
+                self.dist[(s >> 3) & (ROWS - 1)] = Row([Real::INFINITY; 8]);
+            }
+            self.free[nfree & (MAX_FACES - 1)] = s as u8;
+            nfree += 1;
+        }
+        self.slots += fresh;
+        self.verts[wi] = w;
+        self.nv = wi + 1;
+        // The new faces, each a rim edge and `w`, four at a time.
+        let vm = MAX_VERTS - 1;
+        for e0 in (0..nrim).step_by(4) {
+            let mut ends = [[0u8; 2]; 4];
+            let (mut a, mut b) = ([[0.0; 4]; 3], [[0.0; 4]; 3]);
+            for j in 0..4 {
+                // Past the rim's end, repeat its last edge (computed, not stored).
+                ends[j] = self.rim[(e0 + j).min(nrim - 1) & rm];
+                let (p, q) = (self.verts[ends[j][0] as usize & vm].w, self.verts[ends[j][1] as usize & vm].w);
+                (a[0][j], a[1][j], a[2][j]) = (p.x, p.y, p.z);
+                (b[0][j], b[1][j], b[2][j]) = (q.x, q.y, q.z);
+            }
+            let planes = planes4(a, b, w.w);
+            for (j, &[a, b]) in ends.iter().enumerate().take(nrim - e0) {
+                let k = self.free[(e0 + j) & (MAX_FACES - 1)] as usize;
+                let normal = Vec3::new(planes[0][j], planes[1][j], planes[2][j]);
+                self.put(k, Face { v: [a, b, wi as u8], normal, dist: planes[3][j] });
+                self.live |= 1 << k;
+            }
+        }
+        let rows = (self.slots + 7) >> 3;
+        let best = nearest_slot(&self.dist[..rows]);
+        if self.get(best).dist == Real::INFINITY { Expanded::Slivers } else { Expanded::Nearest(best) }
+    }
+}

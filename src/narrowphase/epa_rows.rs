@@ -1,0 +1,245 @@
+//! EPA's two scans over the face slots, 8 slots to a row: which faces a point is in front of,
+//! and which face is nearest the origin. On x86-64 they run on SSE2 (part of every x86-64
+//! CPU, so no run-time check); elsewhere, and as the tests' reference, in plain Rust with the
+//! same operations in the same order (the same bits).
+
+use crate::math::{Real, Vec3};
+
+/// Rows of face slots.
+pub(super) const ROWS: usize = 16;
+
+/// 8 values of one coordinate, aligned for 16-byte loads.
+#[repr(C, align(32))]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Row(pub [Real; 8]);
+
+/// Bit `8 r + i`: the plane of slot `i` of row `r` (normal `(nx, ny, nz)`, distance `d`) has
+/// `p` strictly in front (`(nx px + ny py) + nz pz > d`, `Vec3::dot`'s order). Slots with an
+/// infinite distance are never set.
+#[inline(always)]
+pub(super) fn seen_mask(nx: &[Row], ny: &[Row], nz: &[Row], d: &[Row], p: Vec3) -> u128 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        seen_mask_sse2(nx, ny, nz, d, p)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        seen_mask_portable(nx, ny, nz, d, p)
+    }
+}
+
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline(always)]
+pub(super) fn seen_mask_portable(nx: &[Row], ny: &[Row], nz: &[Row], d: &[Row], p: Vec3) -> u128 {
+    let mut mask = 0u128;
+    for (r, (((x, y), z), d)) in nx.iter().zip(ny).zip(nz).zip(d).enumerate().take(ROWS) {
+        let mut m = 0u32;
+        for i in 0..8 {
+            m |= ((x.0[i] * p.x + y.0[i] * p.y + z.0[i] * p.z > d.0[i]) as u32) << i;
+        }
+        mask |= (m as u128) << (8 * r);
+    }
+    mask
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn seen_mask_sse2(nx: &[Row], ny: &[Row], nz: &[Row], d: &[Row], p: Vec3) -> u128 {
+    use std::arch::x86_64::*;
+    let mut mask = 0u128;
+    // SAFETY: SSE2 is part of every x86-64 CPU; each row is 32-byte aligned and holds 8
+    // values, so the loads at offsets 0 and 4 are aligned and in bounds.
+    unsafe {
+        let (px, py, pz) = (_mm_set1_ps(p.x), _mm_set1_ps(p.y), _mm_set1_ps(p.z));
+        for (r, (((x, y), z), d)) in nx.iter().zip(ny).zip(nz).zip(d).enumerate().take(ROWS) {
+            let half = |o: usize| {
+                let xy = _mm_add_ps(
+                    _mm_mul_ps(_mm_load_ps(x.0.as_ptr().add(o)), px),
+                    _mm_mul_ps(_mm_load_ps(y.0.as_ptr().add(o)), py),
+                );
+                let dot = _mm_add_ps(xy, _mm_mul_ps(_mm_load_ps(z.0.as_ptr().add(o)), pz));
+                _mm_movemask_ps(_mm_cmpgt_ps(dot, _mm_load_ps(d.0.as_ptr().add(o)))) as u32
+            };
+            mask |= ((half(0) | (half(4) << 4)) as u128) << (8 * r);
+        }
+    }
+    mask
+}
+
+/// The first slot holding the smallest distance over `d` (slot 0 if all are infinite).
+#[inline(always)]
+pub(super) fn nearest_slot(d: &[Row]) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        nearest_slot_sse2(d)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        nearest_slot_portable(d)
+    }
+}
+
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline(always)]
+pub(super) fn nearest_slot_portable(d: &[Row]) -> usize {
+    let mut m = Real::INFINITY;
+    for row in d {
+        for &x in &row.0 {
+            m = if x < m { x } else { m };
+        }
+    }
+    d.iter().flat_map(|r| r.0).position(|x| x == m).unwrap_or(0)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn nearest_slot_sse2(d: &[Row]) -> usize {
+    use std::arch::x86_64::*;
+    // SAFETY: SSE2 is part of every x86-64 CPU; each row is 32-byte aligned and holds 8
+    // values, so the loads at offsets 0 and 4 are aligned and in bounds.
+    unsafe {
+        let mut m = _mm_set1_ps(Real::INFINITY);
+        for row in d {
+            let p = row.0.as_ptr();
+            m = _mm_min_ps(m, _mm_min_ps(_mm_load_ps(p), _mm_load_ps(p.add(4))));
+        }
+        let m = _mm_min_ps(m, _mm_shuffle_ps::<0b01_00_11_10>(m, m));
+        let m = _mm_min_ps(m, _mm_shuffle_ps::<0b10_11_00_01>(m, m));
+        for (r, row) in d.iter().enumerate() {
+            let p = row.0.as_ptr();
+            let hit = _mm_movemask_ps(_mm_cmpeq_ps(_mm_load_ps(p), m))
+                | (_mm_movemask_ps(_mm_cmpeq_ps(_mm_load_ps(p.add(4)), m)) << 4);
+            if hit != 0 {
+                return r * 8 + hit.trailing_zeros() as usize;
+            }
+        }
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::SplitMix64;
+
+    /// Both scans agree with a slot-by-slot reference, on ties, infinities and every row count.
+    #[test]
+    fn row_scans_match_a_slot_by_slot_reference() {
+        let mut rng = SplitMix64::new(0xe9a_0b5);
+        for case in 0..2000 {
+            let rows = 1 + case % ROWS;
+            let mut v = |inf: bool| {
+                let r: [Real; 8] = std::array::from_fn(|_| {
+                    if inf && rng.range(0.0, 1.0) < 0.2 {
+                        Real::INFINITY
+                    } else {
+                        (rng.range(-4.0, 4.0) * 4.0).round() / 4.0
+                    }
+                });
+                Row(r)
+            };
+            let (nx, ny, nz, d): (Vec<Row>, Vec<Row>, Vec<Row>, Vec<Row>) = (
+                (0..rows).map(|_| v(false)).collect(),
+                (0..rows).map(|_| v(false)).collect(),
+                (0..rows).map(|_| v(false)).collect(),
+                (0..rows).map(|_| v(true)).collect(),
+            );
+            let p = Vec3::new(rng.range(-2.0, 2.0), rng.range(-2.0, 2.0), rng.range(-2.0, 2.0));
+            let mut want_mask = 0u128;
+            let (mut want_near, mut best) = (0, Real::INFINITY);
+            for k in 0..rows * 8 {
+                let (r, i) = (k / 8, k % 8);
+                let n = Vec3::new(nx[r].0[i], ny[r].0[i], nz[r].0[i]);
+                if n.dot(p) > d[r].0[i] {
+                    want_mask |= 1 << k;
+                }
+                if d[r].0[i] < best {
+                    (want_near, best) = (k, d[r].0[i]);
+                }
+            }
+            assert_eq!(seen_mask(&nx, &ny, &nz, &d, p), want_mask, "case {case}");
+            assert_eq!(seen_mask_portable(&nx, &ny, &nz, &d, p), want_mask, "case {case}");
+            assert_eq!(nearest_slot(&d), want_near, "case {case}");
+            assert_eq!(nearest_slot_portable(&d), want_near, "case {case}");
+        }
+    }
+}
+
+/// Planes of four triangles `(a[j], b[j], c)` sharing the corner `c`, lane by lane with the
+/// scalar face's arithmetic (`n = (b - a) × (c - a)`, `normal = n * (1 / |n|)`,
+/// `dist = normal · a`): `(nx, ny, nz, dist)`, a zero normal and an infinite distance where
+/// `|n|` is zero or not finite (a sliver).
+#[inline(always)]
+pub(super) fn planes4(a: [[Real; 4]; 3], b: [[Real; 4]; 3], c: Vec3) -> [[Real; 4]; 4] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        planes4_sse2(a, b, c)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        planes4_portable(a, b, c)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn planes4_sse2(a: [[Real; 4]; 3], b: [[Real; 4]; 3], c: Vec3) -> [[Real; 4]; 4] {
+    use std::arch::x86_64::*;
+    let mut out = [[0.0; 4]; 4];
+    // SAFETY: SSE2 is part of every x86-64 CPU; every load and store is an unaligned access
+    // to a 4-value array.
+    unsafe {
+        let ld = |x: &[Real; 4]| _mm_loadu_ps(x.as_ptr());
+        let (ax, ay, az) = (ld(&a[0]), ld(&a[1]), ld(&a[2]));
+        let (ux, uy, uz) = (_mm_sub_ps(ld(&b[0]), ax), _mm_sub_ps(ld(&b[1]), ay), _mm_sub_ps(ld(&b[2]), az));
+        let (vx, vy, vz) =
+            (_mm_sub_ps(_mm_set1_ps(c.x), ax), _mm_sub_ps(_mm_set1_ps(c.y), ay), _mm_sub_ps(_mm_set1_ps(c.z), az));
+        let nx = _mm_sub_ps(_mm_mul_ps(uy, vz), _mm_mul_ps(vy, uz));
+        let ny = _mm_sub_ps(_mm_mul_ps(uz, vx), _mm_mul_ps(vz, ux));
+        let nz = _mm_sub_ps(_mm_mul_ps(ux, vy), _mm_mul_ps(vx, uy));
+        let len = _mm_sqrt_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(nx, nx), _mm_mul_ps(ny, ny)), _mm_mul_ps(nz, nz)));
+        let inv = _mm_div_ps(_mm_set1_ps(1.0), len);
+        // Finite and positive (false for NaN).
+        let ok = _mm_and_ps(
+            _mm_cmplt_ps(len, _mm_set1_ps(Real::INFINITY)),
+            _mm_cmpgt_ps(len, _mm_set1_ps(Real::MIN_POSITIVE)),
+        );
+        let (px, py, pz) = (
+            _mm_and_ps(ok, _mm_mul_ps(nx, inv)),
+            _mm_and_ps(ok, _mm_mul_ps(ny, inv)),
+            _mm_and_ps(ok, _mm_mul_ps(nz, inv)),
+        );
+        let d = _mm_add_ps(_mm_add_ps(_mm_mul_ps(px, ax), _mm_mul_ps(py, ay)), _mm_mul_ps(pz, az));
+        let d = _mm_or_ps(_mm_and_ps(ok, d), _mm_andnot_ps(ok, _mm_set1_ps(Real::INFINITY)));
+        for (o, v) in out.iter_mut().zip([px, py, pz, d]) {
+            _mm_storeu_ps(o.as_mut_ptr(), v);
+        }
+    }
+    out
+}
+
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline(always)]
+pub(super) fn planes4_portable(a: [[Real; 4]; 3], b: [[Real; 4]; 3], c: Vec3) -> [[Real; 4]; 4] {
+    let [ax, ay, az] = a;
+    let u: [[Real; 4]; 3] = std::array::from_fn(|k| std::array::from_fn(|j| b[k][j] - a[k][j]));
+    let v: [[Real; 4]; 3] = [
+        std::array::from_fn(|j| c.x - ax[j]),
+        std::array::from_fn(|j| c.y - ay[j]),
+        std::array::from_fn(|j| c.z - az[j]),
+    ];
+    let nx: [Real; 4] = std::array::from_fn(|j| u[1][j] * v[2][j] - v[1][j] * u[2][j]);
+    let ny: [Real; 4] = std::array::from_fn(|j| u[2][j] * v[0][j] - v[2][j] * u[0][j]);
+    let nz: [Real; 4] = std::array::from_fn(|j| u[0][j] * v[1][j] - v[0][j] * u[1][j]);
+    let len: [Real; 4] = std::array::from_fn(|j| (nx[j] * nx[j] + ny[j] * ny[j] + nz[j] * nz[j]).sqrt());
+    let inv: [Real; 4] = std::array::from_fn(|j| 1.0 / len[j]);
+    let ok: [bool; 4] = std::array::from_fn(|j| len[j].is_finite() && len[j] > Real::MIN_POSITIVE);
+    let (px, py, pz): ([Real; 4], [Real; 4], [Real; 4]) = (
+        std::array::from_fn(|j| if ok[j] { nx[j] * inv[j] } else { 0.0 }),
+        std::array::from_fn(|j| if ok[j] { ny[j] * inv[j] } else { 0.0 }),
+        std::array::from_fn(|j| if ok[j] { nz[j] * inv[j] } else { 0.0 }),
+    );
+    let d: [Real; 4] =
+        std::array::from_fn(|j| if ok[j] { px[j] * ax[j] + py[j] * ay[j] + pz[j] * az[j] } else { Real::INFINITY });
+    [px, py, pz, d]
+}
