@@ -63,6 +63,11 @@ impl<'s> MinkowskiPair<'s> {
         }
     }
 
+    /// Both shapes are hulls of at most 8 vertices (support queries on lanes, no rounding).
+    pub fn small_hulls(&self) -> bool {
+        self.lanes.is_some()
+    }
+
     /// Sum of the two rounding radii (sphere and capsule radii; zero for polytopes).
     pub fn radius(&self) -> Real {
         self.radius_a + self.radius_b

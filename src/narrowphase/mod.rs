@@ -16,6 +16,7 @@ pub mod features;
 pub mod gjk;
 pub mod gjk_bool;
 pub mod gjk_bool_hull8;
+mod gjk_seed;
 mod manifold;
 pub mod polytope;
 mod ray_gjk;
