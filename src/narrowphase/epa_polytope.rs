@@ -16,6 +16,8 @@ use crate::math::{Real, Vec3};
 pub(super) const MAX_VERTS: usize = 64;
 /// Face slots (a closed triangulated sphere with `V` vertices has `2V - 4` faces).
 const MAX_FACES: usize = ROWS * 8;
+/// Rows always scanned (kept at infinite distance where unused).
+const MIN_ROWS: usize = 4;
 
 /// A face of the polytope: its corners (wound outwards), outward unit normal and distance from
 /// the origin along it. A sliver (no trustworthy normal) has a zero normal and an infinite
@@ -39,8 +41,8 @@ pub(super) struct EpaPolytope {
     corners: [[u8; 3]; MAX_FACES],
     /// Slots ever used in this run (those past it in the last row have infinite distance).
     slots: usize,
-    /// Slots holding a face of the polytope (bit per slot).
-    live: u128,
+    /// Slots holding a face of the polytope.
+    alive: [bool; MAX_FACES],
     /// `owner[a * MAX_VERTS + b]`: the slot of the face holding the directed edge `a -> b`.
     owner: [u8; MAX_VERTS * MAX_VERTS],
     /// Rim edges of the current expansion.
@@ -71,7 +73,7 @@ impl Default for EpaPolytope {
             dist: [Row([Real::INFINITY; 8]); ROWS],
             corners: [[0; 3]; MAX_FACES],
             slots: 0,
-            live: 0,
+            alive: [false; MAX_FACES],
             owner: [0; MAX_VERTS * MAX_VERTS],
             rim: [[0; 2]; 4 * MAX_FACES],
             free: [0; MAX_FACES],
@@ -85,8 +87,9 @@ impl EpaPolytope {
     pub fn start(&mut self, tet: &[SupportPoint]) -> Option<usize> {
         self.verts[..4].copy_from_slice(&tet[..4]);
         self.nv = 4;
-        self.dist[0] = Row([Real::INFINITY; 8]);
-        (self.slots, self.live) = (4, 0b1111);
+        self.dist[..MIN_ROWS].fill(Row([Real::INFINITY; 8]));
+        self.alive[..4].fill(true);
+        self.slots = 4;
         let centre = (tet[0].w + tet[1].w + tet[2].w + tet[3].w) * 0.25;
         for (k, tri) in [[0u8, 1, 2], [0, 3, 1], [0, 2, 3], [1, 3, 2]].into_iter().enumerate() {
             let mut f = self.face(tri)?;
@@ -95,7 +98,7 @@ impl EpaPolytope {
             }
             self.put(k, f);
         }
-        Some(nearest_slot(&self.dist[..1]))
+        Some(nearest_slot(&self.dist[..MIN_ROWS]))
     }
 
     /// The face in slot `k`.
@@ -124,8 +127,8 @@ impl EpaPolytope {
 
     /// The faces in use, in slot order, and the position among them of slot `k`.
     pub fn faces(&self, k: usize) -> (Vec<[u8; 3]>, usize) {
-        let faces = (0..self.slots).filter(|&s| self.live >> s & 1 != 0).map(|s| self.corners[s]).collect();
-        (faces, (self.live & ((1u128 << k) - 1)).count_ones() as usize)
+        let faces = (0..self.slots).filter(|&s| self.alive[s]).map(|s| self.corners[s]).collect();
+        (faces, self.alive[..k].iter().filter(|&&a| a).count())
     }
 
     /// The triangle `v` with its outward normal (by the winding) and distance from the origin.
@@ -143,6 +146,29 @@ impl EpaPolytope {
         Some(Face { v, normal, dist: normal.dot(a) })
     }
 
+    /// Rows to scan: at least [`MIN_ROWS`] (all initialised), else those holding used slots.
+    #[inline(always)]
+    fn rows(&self) -> usize {
+        ((self.slots + 7) >> 3).max(MIN_ROWS)
+    }
+
+    /// Removes the face in slot `k` (seen from the new point): frees its slot and appends its
+    /// edges to the rim where the face across stays.
+    #[inline(always)]
+    fn remove(&mut self, k: usize, nfree: &mut usize, nrim: &mut usize, is_seen: impl Fn(usize) -> u64) {
+        let rm = self.rim.len() - 1;
+        self.alive[k] = false;
+        self.dist[k >> 3].0[k & 7] = Real::INFINITY;
+        self.free[*nfree & (MAX_FACES - 1)] = k as u8;
+        *nfree += 1;
+        let [a, b, c] = self.corners[k];
+        for (x, y) in [(a, b), (b, c), (c, a)] {
+            let across = self.owner[(y as usize & (MAX_VERTS - 1)) * MAX_VERTS + (x as usize & (MAX_VERTS - 1))];
+            self.rim[*nrim & rm] = [x, y];
+            *nrim += (is_seen(across as usize) ^ 1) as usize;
+        }
+    }
+
     /// Adds `w`: removes every face whose plane has `w` in front, closes the hole with faces
     /// from its rim to `w`, and finds the nearest face.
     pub fn expand(&mut self, w: SupportPoint) -> Expanded {
@@ -150,27 +176,26 @@ impl EpaPolytope {
         if wi >= MAX_VERTS {
             return Expanded::Full;
         }
-        let rows = (self.slots + 7) >> 3;
-        let seen = seen_mask(&self.nx[..rows], &self.ny[..rows], &self.nz[..rows], &self.dist[..rows], w.w);
-        self.live &= !seen;
+        // Up to 32 slots (nearly always), a fixed 4 rows: no loop exit to mispredict.
+        let rows = self.rows();
+        let seen = if rows == MIN_ROWS {
+            let r = ..MIN_ROWS;
+            seen_mask(&self.nx[r], &self.ny[r], &self.nz[r], &self.dist[r], w.w)
+        } else {
+            seen_mask(&self.nx[..rows], &self.ny[..rows], &self.nz[..rows], &self.dist[..rows], w.w)
+        };
         let seen_words = [seen as u64, (seen >> 64) as u64];
         let is_seen = |k: usize| (seen_words[(k >> 6) & 1] >> (k & 63)) & 1;
         // The removed faces free their slots; an edge of theirs is on the rim when the face
         // across it stays.
         let (mut nfree, mut nrim) = (0, 0);
         let rm = self.rim.len() - 1;
-        let mut left = seen;
-        while left != 0 {
-            let k = left.trailing_zeros() as usize & (MAX_FACES - 1);
-            left &= left - 1;
-            self.dist[k >> 3].0[k & 7] = Real::INFINITY;
-            self.free[nfree & (MAX_FACES - 1)] = k as u8;
-            nfree += 1;
-            let [a, b, c] = self.corners[k];
-            for (x, y) in [(a, b), (b, c), (c, a)] {
-                let across = self.owner[(y as usize & (MAX_VERTS - 1)) * MAX_VERTS + (x as usize & (MAX_VERTS - 1))];
-                self.rim[nrim & rm] = [x, y];
-                nrim += (is_seen(across as usize) ^ 1) as usize;
+        for (word, &bits) in seen_words.iter().enumerate() {
+            let mut left = bits;
+            while left != 0 {
+                let k = (64 * word + left.trailing_zeros() as usize) & (MAX_FACES - 1);
+                left &= left - 1;
+                self.remove(k, &mut nfree, &mut nrim, is_seen);
             }
         }
         // A closed mesh gains two faces; fresh slots after the freed ones.
@@ -179,7 +204,7 @@ impl EpaPolytope {
             return Expanded::Full;
         }
         for s in self.slots..self.slots + fresh {
-            if s & 7 == 0 {
+            if s & 7 == 0 && s >= 8 * MIN_ROWS {
                 self.dist[(s >> 3) & (ROWS - 1)] = Row([Real::INFINITY; 8]);
             }
             self.free[nfree & (MAX_FACES - 1)] = s as u8;
@@ -205,11 +230,12 @@ impl EpaPolytope {
                 let k = self.free[(e0 + j) & (MAX_FACES - 1)] as usize;
                 let normal = Vec3::new(planes[0][j], planes[1][j], planes[2][j]);
                 self.put(k, Face { v: [a, b, wi as u8], normal, dist: planes[3][j] });
-                self.live |= 1 << k;
+                self.alive[k] = true;
             }
         }
-        let rows = (self.slots + 7) >> 3;
-        let best = nearest_slot(&self.dist[..rows]);
+        let rows = self.rows();
+        let best =
+            if rows == MIN_ROWS { nearest_slot(&self.dist[..MIN_ROWS]) } else { nearest_slot(&self.dist[..rows]) };
         if self.get(best).dist == Real::INFINITY { Expanded::Slivers } else { Expanded::Nearest(best) }
     }
 }

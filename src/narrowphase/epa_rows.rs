@@ -105,16 +105,17 @@ fn nearest_slot_sse2(d: &[Row]) -> usize {
         }
         let m = _mm_min_ps(m, _mm_shuffle_ps::<0b01_00_11_10>(m, m));
         let m = _mm_min_ps(m, _mm_shuffle_ps::<0b10_11_00_01>(m, m));
-        for (r, row) in d.iter().enumerate() {
+        // Every row's matches, then the first: no early exit to mispredict.
+        let mut hits = 0u128;
+        for (r, row) in d.iter().enumerate().take(ROWS) {
             let p = row.0.as_ptr();
             let hit = _mm_movemask_ps(_mm_cmpeq_ps(_mm_load_ps(p), m))
                 | (_mm_movemask_ps(_mm_cmpeq_ps(_mm_load_ps(p.add(4)), m)) << 4);
-            if hit != 0 {
-                return r * 8 + hit.trailing_zeros() as usize;
-            }
+            hits |= (hit as u128) << (8 * r);
         }
+        // All infinite matches too; an empty slice gives slot 0.
+        (hits.trailing_zeros() as usize) & (8 * ROWS - 1)
     }
-    0
 }
 
 #[cfg(test)]
