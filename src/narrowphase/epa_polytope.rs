@@ -8,7 +8,7 @@
 //!   face is on the rim exactly when the face across it stays (no edge list to search);
 //! - removed faces free their slots for the new ones (no list to compact).
 
-use super::epa_rows::{ROWS, Row, nearest_slot, planes4, seen_mask};
+use super::epa_rows::{Point4, ROWS, Row, nearest_slot, planes4, seen_mask};
 use super::gjk::SupportPoint;
 use crate::math::{Real, Vec3};
 
@@ -33,6 +33,8 @@ pub(super) struct Face {
 /// Vertices, faces and the scratch of one expansion.
 pub(super) struct EpaPolytope {
     pub verts: [SupportPoint; MAX_VERTS],
+    /// The vertices' `w`, padded for loads four at a time.
+    pts: [Point4; MAX_VERTS],
     pub nv: usize,
     nx: [Row; ROWS],
     ny: [Row; ROWS],
@@ -66,6 +68,7 @@ impl Default for EpaPolytope {
     fn default() -> Self {
         Self {
             verts: [SupportPoint::default(); MAX_VERTS],
+            pts: [Point4::default(); MAX_VERTS],
             nv: 0,
             nx: [Row([0.0; 8]); ROWS],
             ny: [Row([0.0; 8]); ROWS],
@@ -86,6 +89,9 @@ impl EpaPolytope {
     /// Returns the nearest face's slot; `None` when a face is too thin to have a normal.
     pub fn start(&mut self, tet: &[SupportPoint]) -> Option<usize> {
         self.verts[..4].copy_from_slice(&tet[..4]);
+        for (p, t) in self.pts.iter_mut().zip(tet) {
+            *p = Point4::new(t.w);
+        }
         self.nv = 4;
         self.dist[..MIN_ROWS].fill(Row([Real::INFINITY; 8]));
         self.alive[..4].fill(true);
@@ -212,20 +218,13 @@ impl EpaPolytope {
         }
         self.slots += fresh;
         self.verts[wi] = w;
+        self.pts[wi] = Point4::new(w.w);
         self.nv = wi + 1;
         // The new faces, each a rim edge and `w`, four at a time.
-        let vm = MAX_VERTS - 1;
         for e0 in (0..nrim).step_by(4) {
-            let mut ends = [[0u8; 2]; 4];
-            let (mut a, mut b) = ([[0.0; 4]; 3], [[0.0; 4]; 3]);
-            for j in 0..4 {
-                // Past the rim's end, repeat its last edge (computed, not stored).
-                ends[j] = self.rim[(e0 + j).min(nrim - 1) & rm];
-                let (p, q) = (self.verts[ends[j][0] as usize & vm].w, self.verts[ends[j][1] as usize & vm].w);
-                (a[0][j], a[1][j], a[2][j]) = (p.x, p.y, p.z);
-                (b[0][j], b[1][j], b[2][j]) = (q.x, q.y, q.z);
-            }
-            let planes = planes4(a, b, w.w);
+            // Past the rim's end, repeat its last edge (computed, not stored).
+            let ends: [[u8; 2]; 4] = std::array::from_fn(|j| self.rim[(e0 + j).min(nrim - 1) & rm]);
+            let planes = planes4(&self.pts, ends, w.w);
             for (j, &[a, b]) in ends.iter().enumerate().take(nrim - e0) {
                 let k = self.free[(e0 + j) & (MAX_FACES - 1)] as usize;
                 let normal = Vec3::new(planes[0][j], planes[1][j], planes[2][j]);

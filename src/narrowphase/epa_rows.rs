@@ -164,35 +164,92 @@ mod tests {
             assert_eq!(nearest_slot_portable(&d), want_near, "case {case}");
         }
     }
+
+    /// Four faces at once give the bits of the face-by-face arithmetic, slivers included.
+    #[test]
+    fn planes_match_the_scalar_face() {
+        let mut rng = SplitMix64::new(0x91a_e5);
+        for case in 0..2000 {
+            let mut pts = [Point4::default(); 64];
+            for p in pts.iter_mut() {
+                *p = Point4::new(Vec3::new(rng.range(-2.0, 2.0), rng.range(-2.0, 2.0), rng.range(-2.0, 2.0)));
+            }
+            // Some degenerate triangles: repeated points and points on the edge's line.
+            pts[1] = pts[0];
+            let ends: [[u8; 2]; 4] = std::array::from_fn(|_| {
+                let a = (rng.range(0.0, 8.0) as u8).min(7);
+                [a, (a + 1 + (rng.range(0.0, 6.0) as u8).min(5)) % 8]
+            });
+            let c = if case % 7 == 0 { Vec3::from_slice(&pts[0].0[..3]) } else { rng.unit_vector() * 3.0 };
+            let got = planes4(&pts, ends, c);
+            assert_eq!(
+                planes4_portable(&pts, ends, c).map(|r| r.map(Real::to_bits)),
+                got.map(|r| r.map(Real::to_bits))
+            );
+            for (j, e) in ends.iter().enumerate() {
+                let (a, b) =
+                    (Vec3::from_slice(&pts[e[0] as usize].0[..3]), Vec3::from_slice(&pts[e[1] as usize].0[..3]));
+                let n = (b - a).cross(c - a);
+                let len = n.length();
+                let (normal, dist) = if !len.is_finite() || len <= Real::MIN_POSITIVE {
+                    (Vec3::ZERO, Real::INFINITY)
+                } else {
+                    let normal = n * (1.0 / len);
+                    (normal, normal.dot(a))
+                };
+                let got_n = Vec3::new(got[0][j], got[1][j], got[2][j]);
+                assert_eq!((got_n, got[3][j].to_bits()), (normal, dist.to_bits()), "case {case} lane {j}");
+            }
+        }
+    }
 }
 
-/// Planes of four triangles `(a[j], b[j], c)` sharing the corner `c`, lane by lane with the
-/// scalar face's arithmetic (`n = (b - a) × (c - a)`, `normal = n * (1 / |n|)`,
-/// `dist = normal · a`): `(nx, ny, nz, dist)`, a zero normal and an infinite distance where
-/// `|n|` is zero or not finite (a sliver).
+/// A polytope vertex padded to 16 bytes, for one aligned load.
+#[repr(C, align(16))]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct Point4(pub [Real; 4]);
+
+impl Point4 {
+    pub fn new(p: Vec3) -> Self {
+        Self([p.x, p.y, p.z, 0.0])
+    }
+}
+
+/// Planes of the four triangles `(pts[e[0]], pts[e[1]], c)` for the edges `e` of `ends`,
+/// lane by lane with the scalar face's arithmetic (`n = (b - a) × (c - a)`,
+/// `normal = n * (1 / |n|)`, `dist = normal · a`): `(nx, ny, nz, dist)`, a zero normal and an
+/// infinite distance where `|n|` is zero or not finite (a sliver). Indices are taken modulo
+/// the length of `pts`, a power of two.
 #[inline(always)]
-pub(super) fn planes4(a: [[Real; 4]; 3], b: [[Real; 4]; 3], c: Vec3) -> [[Real; 4]; 4] {
+pub(super) fn planes4(pts: &[Point4; 64], ends: [[u8; 2]; 4], c: Vec3) -> [[Real; 4]; 4] {
     #[cfg(target_arch = "x86_64")]
     {
-        planes4_sse2(a, b, c)
+        planes4_sse2(pts, ends, c)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        planes4_portable(a, b, c)
+        planes4_portable(pts, ends, c)
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn planes4_sse2(a: [[Real; 4]; 3], b: [[Real; 4]; 3], c: Vec3) -> [[Real; 4]; 4] {
+fn planes4_sse2(pts: &[Point4; 64], ends: [[u8; 2]; 4], c: Vec3) -> [[Real; 4]; 4] {
     use std::arch::x86_64::*;
     let mut out = [[0.0; 4]; 4];
-    // SAFETY: SSE2 is part of every x86-64 CPU; every load and store is an unaligned access
-    // to a 4-value array.
+    // SAFETY: SSE2 is part of every x86-64 CPU; each point is 16-byte aligned (repr align)
+    // and indexed in bounds (masked); the stores go to 4-value arrays, unaligned.
     unsafe {
-        let ld = |x: &[Real; 4]| _mm_loadu_ps(x.as_ptr());
-        let (ax, ay, az) = (ld(&a[0]), ld(&a[1]), ld(&a[2]));
-        let (ux, uy, uz) = (_mm_sub_ps(ld(&b[0]), ax), _mm_sub_ps(ld(&b[1]), ay), _mm_sub_ps(ld(&b[2]), az));
+        let ld = |i: u8| _mm_load_ps(pts[i as usize & 63].0.as_ptr());
+        // Four points as rows to coordinates as rows.
+        let transpose = |p: [__m128; 4]| {
+            let (t0, t1) = (_mm_unpacklo_ps(p[0], p[1]), _mm_unpacklo_ps(p[2], p[3]));
+            let (t2, t3) = (_mm_unpackhi_ps(p[0], p[1]), _mm_unpackhi_ps(p[2], p[3]));
+            (_mm_movelh_ps(t0, t1), _mm_movehl_ps(t1, t0), _mm_movelh_ps(t2, t3))
+        };
+        let (ax, ay, az) = transpose(ends.map(|e| ld(e[0])));
+        let (bx, by, bz) = transpose(ends.map(|e| ld(e[1])));
+        let (ux, uy, uz) = (_mm_sub_ps(bx, ax), _mm_sub_ps(by, ay), _mm_sub_ps(bz, az));
         let (vx, vy, vz) =
             (_mm_sub_ps(_mm_set1_ps(c.x), ax), _mm_sub_ps(_mm_set1_ps(c.y), ay), _mm_sub_ps(_mm_set1_ps(c.z), az));
         let nx = _mm_sub_ps(_mm_mul_ps(uy, vz), _mm_mul_ps(vy, uz));
@@ -221,7 +278,11 @@ fn planes4_sse2(a: [[Real; 4]; 3], b: [[Real; 4]; 3], c: Vec3) -> [[Real; 4]; 4]
 
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
-pub(super) fn planes4_portable(a: [[Real; 4]; 3], b: [[Real; 4]; 3], c: Vec3) -> [[Real; 4]; 4] {
+pub(super) fn planes4_portable(pts: &[Point4; 64], ends: [[u8; 2]; 4], c: Vec3) -> [[Real; 4]; 4] {
+    let coords = |end: usize| -> [[Real; 4]; 3] {
+        std::array::from_fn(|k| std::array::from_fn(|j| pts[ends[j][end] as usize & 63].0[k]))
+    };
+    let (a, b) = (coords(0), coords(1));
     let [ax, ay, az] = a;
     let u: [[Real; 4]; 3] = std::array::from_fn(|k| std::array::from_fn(|j| b[k][j] - a[k][j]));
     let v: [[Real; 4]; 3] = [
