@@ -8,7 +8,7 @@
 //!   face is on the rim exactly when the face across it stays (no edge list to search);
 //! - removed faces free their slots for the new ones (no list to compact).
 
-use super::epa_rows::{Point4, ROWS, Row, nearest_slot, planes4, seen_mask};
+use super::epa_rows::{Point4, ROWS, Slots, nearest_slot, planes4, seen_mask};
 use super::gjk::SupportPoint;
 use crate::math::{Real, Vec3};
 
@@ -36,10 +36,10 @@ pub(super) struct EpaPolytope {
     /// The vertices' `w`, padded for loads four at a time.
     pts: [Point4; MAX_VERTS],
     pub nv: usize,
-    nx: [Row; ROWS],
-    ny: [Row; ROWS],
-    nz: [Row; ROWS],
-    dist: [Row; ROWS],
+    nx: Slots,
+    ny: Slots,
+    nz: Slots,
+    dist: Slots,
     corners: [[u8; 3]; MAX_FACES],
     /// Slots ever used in this run (those past it in the last row have infinite distance).
     slots: usize,
@@ -70,10 +70,10 @@ impl Default for EpaPolytope {
             verts: [SupportPoint::default(); MAX_VERTS],
             pts: [Point4::default(); MAX_VERTS],
             nv: 0,
-            nx: [Row([0.0; 8]); ROWS],
-            ny: [Row([0.0; 8]); ROWS],
-            nz: [Row([0.0; 8]); ROWS],
-            dist: [Row([Real::INFINITY; 8]); ROWS],
+            nx: Slots([0.0; MAX_FACES]),
+            ny: Slots([0.0; MAX_FACES]),
+            nz: Slots([0.0; MAX_FACES]),
+            dist: Slots([Real::INFINITY; MAX_FACES]),
             corners: [[0; 3]; MAX_FACES],
             slots: 0,
             alive: [false; MAX_FACES],
@@ -93,7 +93,7 @@ impl EpaPolytope {
             *p = Point4::new(t.w);
         }
         self.nv = 4;
-        self.dist[..MIN_ROWS].fill(Row([Real::INFINITY; 8]));
+        self.dist.0[..8 * MIN_ROWS].fill(Real::INFINITY);
         self.alive[..4].fill(true);
         self.slots = 4;
         let centre = (tet[0].w + tet[1].w + tet[2].w + tet[3].w) * 0.25;
@@ -104,27 +104,22 @@ impl EpaPolytope {
             }
             self.put(k, f);
         }
-        Some(nearest_slot(&self.dist[..MIN_ROWS]))
+        Some(nearest_slot::<MIN_ROWS>(&self.dist))
     }
 
     /// The face in slot `k`.
     #[inline(always)]
     pub fn get(&self, k: usize) -> Face {
-        let (r, i) = ((k >> 3) & (ROWS - 1), k & 7);
-        Face {
-            v: self.corners[k & (MAX_FACES - 1)],
-            normal: Vec3::new(self.nx[r].0[i], self.ny[r].0[i], self.nz[r].0[i]),
-            dist: self.dist[r].0[i],
-        }
+        let k = k & (MAX_FACES - 1);
+        Face { v: self.corners[k], normal: Vec3::new(self.nx.0[k], self.ny.0[k], self.nz.0[k]), dist: self.dist.0[k] }
     }
 
     /// Stores `f` in slot `k` and makes it the owner of its three edges.
     #[inline(always)]
     fn put(&mut self, k: usize, f: Face) {
-        let (r, i) = ((k >> 3) & (ROWS - 1), k & 7);
-        (self.nx[r].0[i], self.ny[r].0[i], self.nz[r].0[i]) = (f.normal.x, f.normal.y, f.normal.z);
-        self.dist[r].0[i] = f.dist;
-        self.corners[k & (MAX_FACES - 1)] = f.v;
+        let k = k & (MAX_FACES - 1);
+        (self.nx.0[k], self.ny.0[k], self.nz.0[k], self.dist.0[k]) = (f.normal.x, f.normal.y, f.normal.z, f.dist);
+        self.corners[k] = f.v;
         let [a, b, c] = f.v.map(|x| x as usize & (MAX_VERTS - 1));
         for (x, y) in [(a, b), (b, c), (c, a)] {
             self.owner[x * MAX_VERTS + y] = k as u8;
@@ -152,10 +147,11 @@ impl EpaPolytope {
         Some(Face { v, normal, dist: normal.dot(a) })
     }
 
-    /// Rows to scan: at least [`MIN_ROWS`] (all initialised), else those holding used slots.
+    /// Whether the first [`MIN_ROWS`] rows hold every used slot (else all rows are scanned;
+    /// those not used are initialised when the slots first outgrow the first rows).
     #[inline(always)]
-    fn rows(&self) -> usize {
-        ((self.slots + 7) >> 3).max(MIN_ROWS)
+    fn few_slots(&self) -> bool {
+        self.slots <= 8 * MIN_ROWS
     }
 
     /// Removes the face in slot `k` (seen from the new point): frees its slot and appends its
@@ -164,7 +160,7 @@ impl EpaPolytope {
     fn remove(&mut self, k: usize, nfree: &mut usize, nrim: &mut usize, is_seen: impl Fn(usize) -> u64) {
         let rm = self.rim.len() - 1;
         self.alive[k] = false;
-        self.dist[k >> 3].0[k & 7] = Real::INFINITY;
+        self.dist.0[k] = Real::INFINITY;
         self.free[*nfree & (MAX_FACES - 1)] = k as u8;
         *nfree += 1;
         let [a, b, c] = self.corners[k];
@@ -183,12 +179,10 @@ impl EpaPolytope {
             return Expanded::Full;
         }
         // Up to 32 slots (nearly always), a fixed 4 rows: no loop exit to mispredict.
-        let rows = self.rows();
-        let seen = if rows == MIN_ROWS {
-            let r = ..MIN_ROWS;
-            seen_mask(&self.nx[r], &self.ny[r], &self.nz[r], &self.dist[r], w.w)
+        let seen = if self.few_slots() {
+            seen_mask::<MIN_ROWS>(&self.nx, &self.ny, &self.nz, &self.dist, w.w)
         } else {
-            seen_mask(&self.nx[..rows], &self.ny[..rows], &self.nz[..rows], &self.dist[..rows], w.w)
+            seen_mask::<ROWS>(&self.nx, &self.ny, &self.nz, &self.dist, w.w)
         };
         let seen_words = [seen as u64, (seen >> 64) as u64];
         let is_seen = |k: usize| (seen_words[(k >> 6) & 1] >> (k & 63)) & 1;
@@ -210,8 +204,8 @@ impl EpaPolytope {
             return Expanded::Full;
         }
         for s in self.slots..self.slots + fresh {
-            if s & 7 == 0 && s >= 8 * MIN_ROWS {
-                self.dist[(s >> 3) & (ROWS - 1)] = Row([Real::INFINITY; 8]);
+            if s == 8 * MIN_ROWS {
+                self.dist.0[8 * MIN_ROWS..].fill(Real::INFINITY);
             }
             self.free[nfree & (MAX_FACES - 1)] = s as u8;
             nfree += 1;
@@ -232,9 +226,8 @@ impl EpaPolytope {
                 self.alive[k] = true;
             }
         }
-        let rows = self.rows();
         let best =
-            if rows == MIN_ROWS { nearest_slot(&self.dist[..MIN_ROWS]) } else { nearest_slot(&self.dist[..rows]) };
+            if self.few_slots() { nearest_slot::<MIN_ROWS>(&self.dist) } else { nearest_slot::<ROWS>(&self.dist) };
         if self.get(best).dist == Real::INFINITY { Expanded::Slivers } else { Expanded::Nearest(best) }
     }
 }

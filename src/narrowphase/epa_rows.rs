@@ -1,6 +1,6 @@
-//! EPA's two scans over the face slots, 8 slots to a row: which faces a point is in front of,
-//! and which face is nearest the origin. On x86-64 they run on SSE2 (part of every x86-64
-//! CPU, so no run-time check); elsewhere, and as the tests' reference, in plain Rust with the
+//! EPA's work over the face slots, 8 slots to a row: which faces a point is in front of, which
+//! face is nearest the origin, and the planes of four new faces at once. On x86-64 they run on
+//! SSE2 (part of every x86-64 CPU, so no run-time check); elsewhere, and as the tests' reference, in plain Rust with the
 //! same operations in the same order (the same bits).
 
 use crate::math::{Real, Vec3};
@@ -8,199 +8,106 @@ use crate::math::{Real, Vec3};
 /// Rows of face slots.
 pub(super) const ROWS: usize = 16;
 
-/// 8 values of one coordinate, aligned for 16-byte loads.
+/// One coordinate of every face slot, 8 slots to a row, aligned for 16-byte loads.
 #[repr(C, align(32))]
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Row(pub [Real; 8]);
+pub(super) struct Slots(pub [Real; 8 * ROWS]);
 
-/// Bit `8 r + i`: the plane of slot `i` of row `r` (normal `(nx, ny, nz)`, distance `d`) has
-/// `p` strictly in front (`(nx px + ny py) + nz pz > d`, `Vec3::dot`'s order). Slots with an
-/// infinite distance are never set.
+/// Bit `k` for each slot `k` of the first `N` rows: the plane of the slot (normal
+/// `(nx, ny, nz)`, distance `d`) has `p` strictly in front (`(nx px + ny py) + nz pz > d`,
+/// `Vec3::dot`'s order). Slots with an infinite distance are never set.
 #[inline(always)]
-pub(super) fn seen_mask(nx: &[Row], ny: &[Row], nz: &[Row], d: &[Row], p: Vec3) -> u128 {
+pub(super) fn seen_mask<const N: usize>(nx: &Slots, ny: &Slots, nz: &Slots, d: &Slots, p: Vec3) -> u128 {
     #[cfg(target_arch = "x86_64")]
     {
-        seen_mask_sse2(nx, ny, nz, d, p)
+        seen_mask_sse2::<N>(nx, ny, nz, d, p)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        seen_mask_portable(nx, ny, nz, d, p)
+        seen_mask_portable::<N>(nx, ny, nz, d, p)
     }
 }
 
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
-pub(super) fn seen_mask_portable(nx: &[Row], ny: &[Row], nz: &[Row], d: &[Row], p: Vec3) -> u128 {
+pub(super) fn seen_mask_portable<const N: usize>(nx: &Slots, ny: &Slots, nz: &Slots, d: &Slots, p: Vec3) -> u128 {
     let mut mask = 0u128;
-    for (r, (((x, y), z), d)) in nx.iter().zip(ny).zip(nz).zip(d).enumerate().take(ROWS) {
-        let mut m = 0u32;
-        for i in 0..8 {
-            m |= ((x.0[i] * p.x + y.0[i] * p.y + z.0[i] * p.z > d.0[i]) as u32) << i;
-        }
-        mask |= (m as u128) << (8 * r);
+    for k in 0..(8 * N).min(8 * ROWS) {
+        mask |= ((nx.0[k] * p.x + ny.0[k] * p.y + nz.0[k] * p.z > d.0[k]) as u128) << k;
     }
     mask
 }
 
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn seen_mask_sse2(nx: &[Row], ny: &[Row], nz: &[Row], d: &[Row], p: Vec3) -> u128 {
+fn seen_mask_sse2<const N: usize>(nx: &Slots, ny: &Slots, nz: &Slots, d: &Slots, p: Vec3) -> u128 {
     use std::arch::x86_64::*;
     let mut mask = 0u128;
-    // SAFETY: SSE2 is part of every x86-64 CPU; each row is 32-byte aligned and holds 8
-    // values, so the loads at offsets 0 and 4 are aligned and in bounds.
+    // SAFETY: SSE2 is part of every x86-64 CPU; the slots are 32-byte aligned and the loads at
+    // `4 q` for `q < 2 N <= 2 ROWS` are aligned and in bounds.
     unsafe {
         let (px, py, pz) = (_mm_set1_ps(p.x), _mm_set1_ps(p.y), _mm_set1_ps(p.z));
-        for (r, (((x, y), z), d)) in nx.iter().zip(ny).zip(nz).zip(d).enumerate().take(ROWS) {
-            let half = |o: usize| {
-                let xy = _mm_add_ps(
-                    _mm_mul_ps(_mm_load_ps(x.0.as_ptr().add(o)), px),
-                    _mm_mul_ps(_mm_load_ps(y.0.as_ptr().add(o)), py),
-                );
-                let dot = _mm_add_ps(xy, _mm_mul_ps(_mm_load_ps(z.0.as_ptr().add(o)), pz));
-                _mm_movemask_ps(_mm_cmpgt_ps(dot, _mm_load_ps(d.0.as_ptr().add(o)))) as u32
-            };
-            mask |= ((half(0) | (half(4) << 4)) as u128) << (8 * r);
+        for q in 0..(2 * N).min(2 * ROWS) {
+            let o = 4 * q;
+            let xy = _mm_add_ps(
+                _mm_mul_ps(_mm_load_ps(nx.0.as_ptr().add(o)), px),
+                _mm_mul_ps(_mm_load_ps(ny.0.as_ptr().add(o)), py),
+            );
+            let dot = _mm_add_ps(xy, _mm_mul_ps(_mm_load_ps(nz.0.as_ptr().add(o)), pz));
+            let m = _mm_movemask_ps(_mm_cmpgt_ps(dot, _mm_load_ps(d.0.as_ptr().add(o)))) as u32;
+            mask |= (m as u128) << o;
         }
     }
     mask
 }
 
-/// The first slot holding the smallest distance over `d` (slot 0 if all are infinite).
+/// The first slot holding the smallest distance over the first `N` rows (slot 0 if all are
+/// infinite).
 #[inline(always)]
-pub(super) fn nearest_slot(d: &[Row]) -> usize {
+pub(super) fn nearest_slot<const N: usize>(d: &Slots) -> usize {
     #[cfg(target_arch = "x86_64")]
     {
-        nearest_slot_sse2(d)
+        nearest_slot_sse2::<N>(d)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        nearest_slot_portable(d)
+        nearest_slot_portable::<N>(d)
     }
 }
 
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
-pub(super) fn nearest_slot_portable(d: &[Row]) -> usize {
+pub(super) fn nearest_slot_portable<const N: usize>(d: &Slots) -> usize {
+    let d = &d.0[..(8 * N).min(8 * ROWS)];
     let mut m = Real::INFINITY;
-    for row in d {
-        for &x in &row.0 {
-            m = if x < m { x } else { m };
-        }
+    for &x in d {
+        m = if x < m { x } else { m };
     }
-    d.iter().flat_map(|r| r.0).position(|x| x == m).unwrap_or(0)
+    d.iter().position(|&x| x == m).unwrap_or(0)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn nearest_slot_sse2(d: &[Row]) -> usize {
+fn nearest_slot_sse2<const N: usize>(d: &Slots) -> usize {
     use std::arch::x86_64::*;
-    // SAFETY: SSE2 is part of every x86-64 CPU; each row is 32-byte aligned and holds 8
-    // values, so the loads at offsets 0 and 4 are aligned and in bounds.
+    let q_end = (2 * N).min(2 * ROWS);
+    // SAFETY: SSE2 is part of every x86-64 CPU; the slots are 32-byte aligned and the loads at
+    // `4 q` for `q < 2 N <= 2 ROWS` are aligned and in bounds.
     unsafe {
+        let p = d.0.as_ptr();
         let mut m = _mm_set1_ps(Real::INFINITY);
-        for row in d {
-            let p = row.0.as_ptr();
-            m = _mm_min_ps(m, _mm_min_ps(_mm_load_ps(p), _mm_load_ps(p.add(4))));
+        for q in 0..q_end {
+            m = _mm_min_ps(m, _mm_load_ps(p.add(4 * q)));
         }
         let m = _mm_min_ps(m, _mm_shuffle_ps::<0b01_00_11_10>(m, m));
         let m = _mm_min_ps(m, _mm_shuffle_ps::<0b10_11_00_01>(m, m));
-        // Every row's matches, then the first: no early exit to mispredict.
+        // Every slot's match, then the first: no early exit to mispredict.
         let mut hits = 0u128;
-        for (r, row) in d.iter().enumerate().take(ROWS) {
-            let p = row.0.as_ptr();
-            let hit = _mm_movemask_ps(_mm_cmpeq_ps(_mm_load_ps(p), m))
-                | (_mm_movemask_ps(_mm_cmpeq_ps(_mm_load_ps(p.add(4)), m)) << 4);
-            hits |= (hit as u128) << (8 * r);
+        for q in 0..q_end {
+            hits |= (_mm_movemask_ps(_mm_cmpeq_ps(_mm_load_ps(p.add(4 * q)), m)) as u128) << (4 * q);
         }
-        // All infinite matches too; an empty slice gives slot 0.
+        // All infinite slots match too; nothing matches only for NaN.
         (hits.trailing_zeros() as usize) & (8 * ROWS - 1)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::scene::SplitMix64;
-
-    /// Both scans agree with a slot-by-slot reference, on ties, infinities and every row count.
-    #[test]
-    fn row_scans_match_a_slot_by_slot_reference() {
-        let mut rng = SplitMix64::new(0xe9a_0b5);
-        for case in 0..2000 {
-            let rows = 1 + case % ROWS;
-            let mut v = |inf: bool| {
-                let r: [Real; 8] = std::array::from_fn(|_| {
-                    if inf && rng.range(0.0, 1.0) < 0.2 {
-                        Real::INFINITY
-                    } else {
-                        (rng.range(-4.0, 4.0) * 4.0).round() / 4.0
-                    }
-                });
-                Row(r)
-            };
-            let (nx, ny, nz, d): (Vec<Row>, Vec<Row>, Vec<Row>, Vec<Row>) = (
-                (0..rows).map(|_| v(false)).collect(),
-                (0..rows).map(|_| v(false)).collect(),
-                (0..rows).map(|_| v(false)).collect(),
-                (0..rows).map(|_| v(true)).collect(),
-            );
-            let p = Vec3::new(rng.range(-2.0, 2.0), rng.range(-2.0, 2.0), rng.range(-2.0, 2.0));
-            let mut want_mask = 0u128;
-            let (mut want_near, mut best) = (0, Real::INFINITY);
-            for k in 0..rows * 8 {
-                let (r, i) = (k / 8, k % 8);
-                let n = Vec3::new(nx[r].0[i], ny[r].0[i], nz[r].0[i]);
-                if n.dot(p) > d[r].0[i] {
-                    want_mask |= 1 << k;
-                }
-                if d[r].0[i] < best {
-                    (want_near, best) = (k, d[r].0[i]);
-                }
-            }
-            assert_eq!(seen_mask(&nx, &ny, &nz, &d, p), want_mask, "case {case}");
-            assert_eq!(seen_mask_portable(&nx, &ny, &nz, &d, p), want_mask, "case {case}");
-            assert_eq!(nearest_slot(&d), want_near, "case {case}");
-            assert_eq!(nearest_slot_portable(&d), want_near, "case {case}");
-        }
-    }
-
-    /// Four faces at once give the bits of the face-by-face arithmetic, slivers included.
-    #[test]
-    fn planes_match_the_scalar_face() {
-        let mut rng = SplitMix64::new(0x91a_e5);
-        for case in 0..2000 {
-            let mut pts = [Point4::default(); 64];
-            for p in pts.iter_mut() {
-                *p = Point4::new(Vec3::new(rng.range(-2.0, 2.0), rng.range(-2.0, 2.0), rng.range(-2.0, 2.0)));
-            }
-            // Some degenerate triangles: repeated points and points on the edge's line.
-            pts[1] = pts[0];
-            let ends: [[u8; 2]; 4] = std::array::from_fn(|_| {
-                let a = (rng.range(0.0, 8.0) as u8).min(7);
-                [a, (a + 1 + (rng.range(0.0, 6.0) as u8).min(5)) % 8]
-            });
-            let c = if case % 7 == 0 { Vec3::from_slice(&pts[0].0[..3]) } else { rng.unit_vector() * 3.0 };
-            let got = planes4(&pts, ends, c);
-            assert_eq!(
-                planes4_portable(&pts, ends, c).map(|r| r.map(Real::to_bits)),
-                got.map(|r| r.map(Real::to_bits))
-            );
-            for (j, e) in ends.iter().enumerate() {
-                let (a, b) =
-                    (Vec3::from_slice(&pts[e[0] as usize].0[..3]), Vec3::from_slice(&pts[e[1] as usize].0[..3]));
-                let n = (b - a).cross(c - a);
-                let len = n.length();
-                let (normal, dist) = if !len.is_finite() || len <= Real::MIN_POSITIVE {
-                    (Vec3::ZERO, Real::INFINITY)
-                } else {
-                    let normal = n * (1.0 / len);
-                    (normal, normal.dot(a))
-                };
-                let got_n = Vec3::new(got[0][j], got[1][j], got[2][j]);
-                assert_eq!((got_n, got[3][j].to_bits()), (normal, dist.to_bits()), "case {case} lane {j}");
-            }
-        }
     }
 }
 
@@ -304,4 +211,90 @@ pub(super) fn planes4_portable(pts: &[Point4; 64], ends: [[u8; 2]; 4], c: Vec3) 
     let d: [Real; 4] =
         std::array::from_fn(|j| if ok[j] { px[j] * ax[j] + py[j] * ay[j] + pz[j] * az[j] } else { Real::INFINITY });
     [px, py, pz, d]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::SplitMix64;
+
+    /// Both scans agree with a slot-by-slot reference, on ties, infinities and both row counts.
+    #[test]
+    fn row_scans_match_a_slot_by_slot_reference() {
+        let mut rng = SplitMix64::new(0xe9a_0b5);
+        for case in 0..2000 {
+            let mut v = |inf: bool| {
+                Slots(std::array::from_fn(|_| {
+                    if inf && rng.range(0.0, 1.0) < 0.2 {
+                        Real::INFINITY
+                    } else {
+                        (rng.range(-4.0, 4.0) * 4.0).round() / 4.0
+                    }
+                }))
+            };
+            let (nx, ny, nz, d) = (v(false), v(false), v(false), v(true));
+            let p = Vec3::new(rng.range(-2.0, 2.0), rng.range(-2.0, 2.0), rng.range(-2.0, 2.0));
+            let want = |rows: usize| {
+                let mut mask = 0u128;
+                let (mut near, mut best) = (0, Real::INFINITY);
+                for k in 0..rows * 8 {
+                    if Vec3::new(nx.0[k], ny.0[k], nz.0[k]).dot(p) > d.0[k] {
+                        mask |= 1 << k;
+                    }
+                    if d.0[k] < best {
+                        (near, best) = (k, d.0[k]);
+                    }
+                }
+                (mask, near)
+            };
+            let (mask, near) = want(4);
+            assert_eq!(seen_mask::<4>(&nx, &ny, &nz, &d, p), mask, "case {case}");
+            assert_eq!(seen_mask_portable::<4>(&nx, &ny, &nz, &d, p), mask, "case {case}");
+            assert_eq!(nearest_slot::<4>(&d), near, "case {case}");
+            assert_eq!(nearest_slot_portable::<4>(&d), near, "case {case}");
+            let (mask, near) = want(ROWS);
+            assert_eq!(seen_mask::<ROWS>(&nx, &ny, &nz, &d, p), mask, "case {case}");
+            assert_eq!(seen_mask_portable::<ROWS>(&nx, &ny, &nz, &d, p), mask, "case {case}");
+            assert_eq!(nearest_slot::<ROWS>(&d), near, "case {case}");
+            assert_eq!(nearest_slot_portable::<ROWS>(&d), near, "case {case}");
+        }
+    }
+
+    /// Four faces at once give the bits of the face-by-face arithmetic, slivers included.
+    #[test]
+    fn planes_match_the_scalar_face() {
+        let mut rng = SplitMix64::new(0x91a_e5);
+        for case in 0..2000 {
+            let mut pts = [Point4::default(); 64];
+            for p in pts.iter_mut() {
+                *p = Point4::new(Vec3::new(rng.range(-2.0, 2.0), rng.range(-2.0, 2.0), rng.range(-2.0, 2.0)));
+            }
+            // Some degenerate triangles: repeated points and points on the edge's line.
+            pts[1] = pts[0];
+            let ends: [[u8; 2]; 4] = std::array::from_fn(|_| {
+                let a = (rng.range(0.0, 8.0) as u8).min(7);
+                [a, (a + 1 + (rng.range(0.0, 6.0) as u8).min(5)) % 8]
+            });
+            let c = if case % 7 == 0 { Vec3::from_slice(&pts[0].0[..3]) } else { rng.unit_vector() * 3.0 };
+            let got = planes4(&pts, ends, c);
+            assert_eq!(
+                planes4_portable(&pts, ends, c).map(|r| r.map(Real::to_bits)),
+                got.map(|r| r.map(Real::to_bits))
+            );
+            for (j, e) in ends.iter().enumerate() {
+                let (a, b) =
+                    (Vec3::from_slice(&pts[e[0] as usize].0[..3]), Vec3::from_slice(&pts[e[1] as usize].0[..3]));
+                let n = (b - a).cross(c - a);
+                let len = n.length();
+                let (normal, dist) = if !len.is_finite() || len <= Real::MIN_POSITIVE {
+                    (Vec3::ZERO, Real::INFINITY)
+                } else {
+                    let normal = n * (1.0 / len);
+                    (normal, normal.dot(a))
+                };
+                let got_n = Vec3::new(got[0][j], got[1][j], got[2][j]);
+                assert_eq!((got_n, got[3][j].to_bits()), (normal, dist.to_bits()), "case {case} lane {j}");
+            }
+        }
+    }
 }
