@@ -8,7 +8,7 @@
 //!   face is on the rim exactly when the face across it stays (no edge list to search);
 //! - removed faces free their slots for the new ones (no list to compact).
 
-use super::epa_rows::{Point4, ROWS, Slots, nearest_slot, planes4, seen_mask};
+use super::epa_rows::{Point4, ROWS, Slots, has_avx, nearest_slot_fast, planes4, seen_mask_fast};
 use super::gjk::SupportPoint;
 use crate::math::{Real, Vec3};
 
@@ -47,6 +47,8 @@ pub(super) struct EpaPolytope {
     alive: [bool; MAX_FACES],
     /// `owner[a * MAX_VERTS + b]`: the slot of the face holding the directed edge `a -> b`.
     owner: [u8; MAX_VERTS * MAX_VERTS],
+    /// The CPU runs AVX: the scans over the slots take 8 at a time.
+    avx: bool,
     /// Rim edges of the current expansion.
     rim: [[u8; 2]; 4 * MAX_FACES],
     /// Slots for the new faces: the freed ones, then fresh ones.
@@ -78,6 +80,7 @@ impl Default for EpaPolytope {
             slots: 0,
             alive: [false; MAX_FACES],
             owner: [0; MAX_VERTS * MAX_VERTS],
+            avx: has_avx(),
             rim: [[0; 2]; 4 * MAX_FACES],
             free: [0; MAX_FACES],
         }
@@ -104,7 +107,7 @@ impl EpaPolytope {
             }
             self.put(k, f);
         }
-        Some(nearest_slot::<MIN_ROWS>(&self.dist))
+        Some(nearest_slot_fast::<MIN_ROWS>(self.avx, &self.dist))
     }
 
     /// The face in slot `k`.
@@ -180,9 +183,9 @@ impl EpaPolytope {
         }
         // Up to 32 slots (nearly always), a fixed 4 rows: no loop exit to mispredict.
         let seen = if self.few_slots() {
-            seen_mask::<MIN_ROWS>(&self.nx, &self.ny, &self.nz, &self.dist, w.w)
+            seen_mask_fast::<MIN_ROWS>(self.avx, &self.nx, &self.ny, &self.nz, &self.dist, w.w)
         } else {
-            seen_mask::<ROWS>(&self.nx, &self.ny, &self.nz, &self.dist, w.w)
+            seen_mask_fast::<ROWS>(self.avx, &self.nx, &self.ny, &self.nz, &self.dist, w.w)
         };
         let seen_words = [seen as u64, (seen >> 64) as u64];
         let is_seen = |k: usize| (seen_words[(k >> 6) & 1] >> (k & 63)) & 1;
@@ -226,8 +229,11 @@ impl EpaPolytope {
                 self.alive[k] = true;
             }
         }
-        let best =
-            if self.few_slots() { nearest_slot::<MIN_ROWS>(&self.dist) } else { nearest_slot::<ROWS>(&self.dist) };
+        let best = if self.few_slots() {
+            nearest_slot_fast::<MIN_ROWS>(self.avx, &self.dist)
+        } else {
+            nearest_slot_fast::<ROWS>(self.avx, &self.dist)
+        };
         if self.get(best).dist == Real::INFINITY { Expanded::Slivers } else { Expanded::Nearest(best) }
     }
 }

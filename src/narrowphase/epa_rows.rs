@@ -111,6 +111,102 @@ fn nearest_slot_sse2<const N: usize>(d: &Slots) -> usize {
     }
 }
 
+/// Whether the CPU runs AVX (then [`seen_mask_fast`] and [`nearest_slot_fast`] use it).
+pub(super) fn has_avx() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// [`seen_mask`] with one 256-bit register per row when `avx` (the CPU has it): the same bits.
+#[inline(always)]
+pub(super) fn seen_mask_fast<const N: usize>(
+    avx: bool,
+    nx: &Slots,
+    ny: &Slots,
+    nz: &Slots,
+    d: &Slots,
+    p: Vec3,
+) -> u128 {
+    #[cfg(target_arch = "x86_64")]
+    if avx {
+        // SAFETY: `avx` is only true when the CPU supports AVX ([`has_avx`]).
+        return unsafe { seen_mask_avx::<N>(nx, ny, nz, d, p) };
+    }
+    let _ = avx;
+    seen_mask::<N>(nx, ny, nz, d, p)
+}
+
+/// [`nearest_slot`] with one 256-bit register per row when `avx` (the CPU has it): the same
+/// slot.
+#[inline(always)]
+pub(super) fn nearest_slot_fast<const N: usize>(avx: bool, d: &Slots) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if avx {
+        // SAFETY: `avx` is only true when the CPU supports AVX ([`has_avx`]).
+        return unsafe { nearest_slot_avx::<N>(d) };
+    }
+    let _ = avx;
+    nearest_slot::<N>(d)
+}
+
+/// # Safety
+/// The CPU must support AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn seen_mask_avx<const N: usize>(nx: &Slots, ny: &Slots, nz: &Slots, d: &Slots, p: Vec3) -> u128 {
+    use std::arch::x86_64::*;
+    let mut mask = 0u128;
+    // SAFETY: AVX is enabled on this function; the slots are 32-byte aligned and the loads at
+    // `8 r` for `r < N <= ROWS` are aligned and in bounds.
+    unsafe {
+        let (px, py, pz) = (_mm256_set1_ps(p.x), _mm256_set1_ps(p.y), _mm256_set1_ps(p.z));
+        for r in 0..N.min(ROWS) {
+            let o = 8 * r;
+            let xy = _mm256_add_ps(
+                _mm256_mul_ps(_mm256_load_ps(nx.0.as_ptr().add(o)), px),
+                _mm256_mul_ps(_mm256_load_ps(ny.0.as_ptr().add(o)), py),
+            );
+            let dot = _mm256_add_ps(xy, _mm256_mul_ps(_mm256_load_ps(nz.0.as_ptr().add(o)), pz));
+            let gt = _mm256_cmp_ps::<_CMP_GT_OQ>(dot, _mm256_load_ps(d.0.as_ptr().add(o)));
+            mask |= (_mm256_movemask_ps(gt) as u32 as u128) << o;
+        }
+    }
+    mask
+}
+
+/// # Safety
+/// The CPU must support AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn nearest_slot_avx<const N: usize>(d: &Slots) -> usize {
+    use std::arch::x86_64::*;
+    // SAFETY: AVX is enabled on this function; the slots are 32-byte aligned and the loads at
+    // `8 r` for `r < N <= ROWS` are aligned and in bounds.
+    unsafe {
+        let p = d.0.as_ptr();
+        let mut m = _mm256_set1_ps(Real::INFINITY);
+        for r in 0..N.min(ROWS) {
+            m = _mm256_min_ps(m, _mm256_load_ps(p.add(8 * r)));
+        }
+        let m = _mm_min_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps::<1>(m));
+        let m = _mm_min_ps(m, _mm_shuffle_ps::<0b01_00_11_10>(m, m));
+        let m = _mm_min_ps(m, _mm_shuffle_ps::<0b10_11_00_01>(m, m));
+        let m = _mm256_set_m128(m, m);
+        let mut hits = 0u128;
+        for r in 0..N.min(ROWS) {
+            let eq = _mm256_cmp_ps::<_CMP_EQ_OQ>(_mm256_load_ps(p.add(8 * r)), m);
+            hits |= (_mm256_movemask_ps(eq) as u32 as u128) << (8 * r);
+        }
+        (hits.trailing_zeros() as usize) & (8 * ROWS - 1)
+    }
+}
+
 /// A polytope vertex padded to 16 bytes, for one aligned load.
 #[repr(C, align(16))]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -257,6 +353,15 @@ mod tests {
             assert_eq!(seen_mask_portable::<ROWS>(&nx, &ny, &nz, &d, p), mask, "case {case}");
             assert_eq!(nearest_slot::<ROWS>(&d), near, "case {case}");
             assert_eq!(nearest_slot_portable::<ROWS>(&d), near, "case {case}");
+            // The AVX versions where the CPU has it, and the SSE2/portable ones through the
+            // same entry points.
+            for avx in [false, has_avx()] {
+                assert_eq!(seen_mask_fast::<ROWS>(avx, &nx, &ny, &nz, &d, p), mask, "case {case}");
+                assert_eq!(nearest_slot_fast::<ROWS>(avx, &d), near, "case {case}");
+                let (mask, near) = want(4);
+                assert_eq!(seen_mask_fast::<4>(avx, &nx, &ny, &nz, &d, p), mask, "case {case}");
+                assert_eq!(nearest_slot_fast::<4>(avx, &d), near, "case {case}");
+            }
         }
     }
 
