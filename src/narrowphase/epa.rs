@@ -75,7 +75,7 @@ fn epa_in(
     seed: &mut Vec<SupportPoint>,
     poly: &mut EpaPolytope,
 ) -> Option<EpaOutput> {
-    let support = |d: Vec3| pair.support_core(d);
+    let support = |d: Vec3| pair.support_fast(d);
     seed.clear();
     // Seed with GJK's points, then blow them up to a tetrahedron.
     for p in simplex.points() {

@@ -25,7 +25,7 @@ pub(crate) fn overlap_tetrahedron(
     if start.length_squared() <= Real::MIN_POSITIVE {
         start = Vec3::X;
     }
-    let first = pair.support_core(-start);
+    let first = pair.support_fast(-start);
     // Points newest first; `d` points from the kept feature towards the origin.
     let (mut p, mut n, mut d) = ([first; 4], 1, -first.w);
     record(&p, n);
@@ -34,7 +34,7 @@ pub(crate) fn overlap_tetrahedron(
         if d.length_squared() <= 1e-10 * scale2 {
             return None;
         }
-        let a = pair.support_core(d);
+        let a = pair.support_fast(d);
         let ad = a.w.dot(d);
         // No point past the origin: apart or touching. No progress: rounding has taken over.
         if ad <= 0.0 || ad <= p[0].w.dot(d) {
