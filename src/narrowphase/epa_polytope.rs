@@ -182,7 +182,8 @@ impl EpaPolytope {
             return Expanded::Full;
         }
         // Up to 32 slots (nearly always), a fixed 4 rows: no loop exit to mispredict.
-        let seen = if self.few_slots() {
+        let few = self.few_slots();
+        let seen = if few {
             seen_mask_fast::<MIN_ROWS>(self.avx, &self.nx, &self.ny, &self.nz, &self.dist, w.w)
         } else {
             seen_mask_fast::<ROWS>(self.avx, &self.nx, &self.ny, &self.nz, &self.dist, w.w)
@@ -193,12 +194,23 @@ impl EpaPolytope {
         // across it stays.
         let (mut nfree, mut nrim) = (0, 0);
         let rm = self.rim.len() - 1;
-        for (word, &bits) in seen_words.iter().enumerate() {
-            let mut left = bits;
+        if few {
+            // Every face in the first 32 slots: one 32-bit word.
+            let seen = seen as u32;
+            let mut left = seen;
             while left != 0 {
-                let k = (64 * word + left.trailing_zeros() as usize) & (MAX_FACES - 1);
+                let k = left.trailing_zeros() as usize;
                 left &= left - 1;
-                self.remove(k, &mut nfree, &mut nrim, is_seen);
+                self.remove(k, &mut nfree, &mut nrim, |x| ((seen >> (x & 31)) & 1) as u64);
+            }
+        } else {
+            for (word, &bits) in seen_words.iter().enumerate() {
+                let mut left = bits;
+                while left != 0 {
+                    let k = (64 * word + left.trailing_zeros() as usize) & (MAX_FACES - 1);
+                    left &= left - 1;
+                    self.remove(k, &mut nfree, &mut nrim, is_seen);
+                }
             }
         }
         // A closed mesh gains two faces; fresh slots after the freed ones.
