@@ -8,7 +8,7 @@
 //!   face is on the rim exactly when the face across it stays (no edge list to search);
 //! - removed faces free their slots for the new ones (no list to compact).
 
-use super::epa_rows::{Point4, ROWS, Slots, has_avx, nearest_slot_fast, planes4, seen_mask_fast};
+use super::epa_rows::{Point4, ROWS, Slots, has_avx, nearest_slot_fast, planes4, scan_fast};
 use super::gjk::SupportPoint;
 use crate::math::{Real, Vec3};
 
@@ -183,10 +183,11 @@ impl EpaPolytope {
         }
         // Up to 32 slots (nearly always), a fixed 4 rows: no loop exit to mispredict.
         let few = self.few_slots();
-        let seen = if few {
-            seen_mask_fast::<MIN_ROWS>(self.avx, &self.nx, &self.ny, &self.nz, &self.dist, w.w)
+        // The faces seen, and the nearest of those that stay.
+        let (seen, mut best, mut best_dist) = if few {
+            scan_fast::<MIN_ROWS>(self.avx, &self.nx, &self.ny, &self.nz, &self.dist, w.w)
         } else {
-            seen_mask_fast::<ROWS>(self.avx, &self.nx, &self.ny, &self.nz, &self.dist, w.w)
+            scan_fast::<ROWS>(self.avx, &self.nx, &self.ny, &self.nz, &self.dist, w.w)
         };
         let seen_words = [seen as u64, (seen >> 64) as u64];
         let is_seen = |k: usize| (seen_words[(k >> 6) & 1] >> (k & 63)) & 1;
@@ -237,15 +238,14 @@ impl EpaPolytope {
             for (j, &[a, b]) in ends.iter().enumerate().take(nrim - e0) {
                 let k = self.free[(e0 + j) & (MAX_FACES - 1)] as usize;
                 let normal = Vec3::new(planes[0][j], planes[1][j], planes[2][j]);
-                self.put(k, Face { v: [a, b, wi as u8], normal, dist: planes[3][j] });
+                let dist = planes[3][j];
+                self.put(k, Face { v: [a, b, wi as u8], normal, dist });
+                // The nearest face: the first slot among equals, as a scan would find it.
+                let nearer = dist < best_dist || (dist == best_dist && k < best);
+                (best, best_dist) = if nearer { (k, dist) } else { (best, best_dist) };
                 self.alive[k] = true;
             }
         }
-        let best = if self.few_slots() {
-            nearest_slot_fast::<MIN_ROWS>(self.avx, &self.dist)
-        } else {
-            nearest_slot_fast::<ROWS>(self.avx, &self.dist)
-        };
-        if self.get(best).dist == Real::INFINITY { Expanded::Slivers } else { Expanded::Nearest(best) }
+        if best_dist == Real::INFINITY { Expanded::Slivers } else { Expanded::Nearest(best) }
     }
 }

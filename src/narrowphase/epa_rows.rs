@@ -111,7 +111,7 @@ fn nearest_slot_sse2<const N: usize>(d: &Slots) -> usize {
     }
 }
 
-/// Whether the CPU runs AVX (then [`seen_mask_fast`] and [`nearest_slot_fast`] use it).
+/// Whether the CPU runs AVX (then [`scan_fast`] and [`nearest_slot_fast`] use it).
 pub(super) fn has_avx() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
@@ -121,25 +121,6 @@ pub(super) fn has_avx() -> bool {
     {
         false
     }
-}
-
-/// [`seen_mask`] with one 256-bit register per row when `avx` (the CPU has it): the same bits.
-#[inline(always)]
-pub(super) fn seen_mask_fast<const N: usize>(
-    avx: bool,
-    nx: &Slots,
-    ny: &Slots,
-    nz: &Slots,
-    d: &Slots,
-    p: Vec3,
-) -> u128 {
-    #[cfg(target_arch = "x86_64")]
-    if avx {
-        // SAFETY: `avx` is only true when the CPU supports AVX ([`has_avx`]).
-        return unsafe { seen_mask_avx::<N>(nx, ny, nz, d, p) };
-    }
-    let _ = avx;
-    seen_mask::<N>(nx, ny, nz, d, p)
 }
 
 /// [`nearest_slot`] with one 256-bit register per row when `avx` (the CPU has it): the same
@@ -155,29 +136,92 @@ pub(super) fn nearest_slot_fast<const N: usize>(avx: bool, d: &Slots) -> usize {
     nearest_slot::<N>(d)
 }
 
+/// [`seen_mask`] (with one 256-bit register per row when `avx`: the CPU has it) and, in the
+/// same pass, the first slot holding the smallest distance
+/// among the faces not seen, with that distance (the nearest face that stays: read before the
+/// expansion writes the slots, so the scan never waits on those stores).
+#[inline(always)]
+pub(super) fn scan_fast<const N: usize>(
+    avx: bool,
+    nx: &Slots,
+    ny: &Slots,
+    nz: &Slots,
+    d: &Slots,
+    p: Vec3,
+) -> (u128, usize, Real) {
+    #[cfg(target_arch = "x86_64")]
+    if avx {
+        // SAFETY: `avx` is only true when the CPU supports AVX ([`has_avx`]).
+        return unsafe { scan_avx::<N>(nx, ny, nz, d, p) };
+    }
+    let _ = avx;
+    scan_portable::<N>(nx, ny, nz, d, p)
+}
+
+#[inline(always)]
+pub(super) fn scan_portable<const N: usize>(
+    nx: &Slots,
+    ny: &Slots,
+    nz: &Slots,
+    d: &Slots,
+    p: Vec3,
+) -> (u128, usize, Real) {
+    let seen = seen_mask::<N>(nx, ny, nz, d, p);
+    let (mut slot, mut min) = (0, Real::INFINITY);
+    let mut first_inf = None;
+    for k in 0..(8 * N).min(8 * ROWS) {
+        let x = if (seen >> k) & 1 != 0 { Real::INFINITY } else { d.0[k] };
+        if x < min {
+            (slot, min) = (k, x);
+        }
+        if x == Real::INFINITY && first_inf.is_none() {
+            first_inf = Some(k);
+        }
+    }
+    if min == Real::INFINITY {
+        slot = first_inf.unwrap_or(0);
+    }
+    (seen, slot, min)
+}
+
 /// # Safety
 /// The CPU must support AVX.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-unsafe fn seen_mask_avx<const N: usize>(nx: &Slots, ny: &Slots, nz: &Slots, d: &Slots, p: Vec3) -> u128 {
+unsafe fn scan_avx<const N: usize>(nx: &Slots, ny: &Slots, nz: &Slots, d: &Slots, p: Vec3) -> (u128, usize, Real) {
     use std::arch::x86_64::*;
-    let mut mask = 0u128;
+    let (mut mask, mut hits) = (0u128, 0u128);
     // SAFETY: AVX is enabled on this function; the slots are 32-byte aligned and the loads at
     // `8 r` for `r < N <= ROWS` are aligned and in bounds.
     unsafe {
+        let inf = _mm256_set1_ps(Real::INFINITY);
         let (px, py, pz) = (_mm256_set1_ps(p.x), _mm256_set1_ps(p.y), _mm256_set1_ps(p.z));
-        for r in 0..N.min(ROWS) {
+        let mut kept = [inf; ROWS];
+        let mut m = inf;
+        for (r, kept) in kept.iter_mut().enumerate().take(N.min(ROWS)) {
             let o = 8 * r;
             let xy = _mm256_add_ps(
                 _mm256_mul_ps(_mm256_load_ps(nx.0.as_ptr().add(o)), px),
                 _mm256_mul_ps(_mm256_load_ps(ny.0.as_ptr().add(o)), py),
             );
             let dot = _mm256_add_ps(xy, _mm256_mul_ps(_mm256_load_ps(nz.0.as_ptr().add(o)), pz));
-            let gt = _mm256_cmp_ps::<_CMP_GT_OQ>(dot, _mm256_load_ps(d.0.as_ptr().add(o)));
+            let dist = _mm256_load_ps(d.0.as_ptr().add(o));
+            let gt = _mm256_cmp_ps::<_CMP_GT_OQ>(dot, dist);
             mask |= (_mm256_movemask_ps(gt) as u32 as u128) << o;
+            *kept = _mm256_blendv_ps(dist, inf, gt);
+            m = _mm256_min_ps(m, *kept);
         }
+        let m = _mm_min_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps::<1>(m));
+        let m = _mm_min_ps(m, _mm_shuffle_ps::<0b01_00_11_10>(m, m));
+        let m = _mm_min_ps(m, _mm_shuffle_ps::<0b10_11_00_01>(m, m));
+        let min = _mm_cvtss_f32(m);
+        let m = _mm256_set_m128(m, m);
+        for (r, kept) in kept.iter().enumerate().take(N.min(ROWS)) {
+            let eq = _mm256_cmp_ps::<_CMP_EQ_OQ>(*kept, m);
+            hits |= (_mm256_movemask_ps(eq) as u32 as u128) << (8 * r);
+        }
+        (mask, (hits.trailing_zeros() as usize) & (8 * ROWS - 1), min)
     }
-    mask
 }
 
 /// # Safety
@@ -356,11 +400,19 @@ mod tests {
             // The AVX versions where the CPU has it, and the SSE2/portable ones through the
             // same entry points.
             for avx in [false, has_avx()] {
-                assert_eq!(seen_mask_fast::<ROWS>(avx, &nx, &ny, &nz, &d, p), mask, "case {case}");
+                // The nearest face not seen, against a slot-by-slot reference.
+                for (rows, scan) in [
+                    (4, scan_fast::<4>(avx, &nx, &ny, &nz, &d, p)),
+                    (ROWS, scan_fast::<ROWS>(avx, &nx, &ny, &nz, &d, p)),
+                ] {
+                    let (mask, _) = want(rows);
+                    let kept = |k: usize| if (mask >> k) & 1 != 0 { Real::INFINITY } else { d.0[k] };
+                    let min = (0..rows * 8).map(kept).fold(Real::INFINITY, Real::min);
+                    let slot = (0..rows * 8).position(|k| kept(k) == min).unwrap_or(0);
+                    assert_eq!(scan, (mask, slot, min), "case {case} rows {rows} avx {avx}");
+                }
                 assert_eq!(nearest_slot_fast::<ROWS>(avx, &d), near, "case {case}");
-                let (mask, near) = want(4);
-                assert_eq!(seen_mask_fast::<4>(avx, &nx, &ny, &nz, &d, p), mask, "case {case}");
-                assert_eq!(nearest_slot_fast::<4>(avx, &d), near, "case {case}");
+                assert_eq!(nearest_slot_fast::<4>(avx, &d), want(4).1, "case {case}");
             }
         }
     }
