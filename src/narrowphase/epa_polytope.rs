@@ -2,8 +2,9 @@
 //! depends on the data (in a list-based version each face removal and each edge search is a
 //! coin toss for the branch predictor):
 //! - faces sit in slots, coordinate by coordinate in rows of 8, so that the faces a new point
-//!   sees come out as a bit mask of plain comparisons, and the nearest face as a minimum over
-//!   the rows ([`super::epa_rows`]);
+//!   sees come out as a bit mask of plain comparisons, and the nearest face that stays as a
+//!   minimum over the rows in the same pass ([`super::epa_rows`]); it is read before the
+//!   expansion writes the slots, so the wide loads never wait on those narrow stores;
 //! - a table gives the slot of the face holding each directed edge, so an edge of a removed
 //!   face is on the rim exactly when the face across it stays (no edge list to search);
 //! - removed faces free their slots for the new ones (no list to compact).
