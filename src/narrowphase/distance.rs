@@ -2,6 +2,7 @@
 
 use super::epa::{EpaSnapshot, epa};
 use super::gjk::{GjkOutput, MinkowskiPair, Simplex, gjk};
+use super::gjk_seed::overlap_tetrahedron;
 use crate::geometry::Shape;
 use crate::math::{Pose, Real, Vec3};
 
@@ -47,13 +48,38 @@ pub fn distance_traced(
     mut trace: Option<&mut GjkEpaTrace>,
 ) -> DistanceResult {
     let pair = MinkowskiPair::new(a, pa, b, pb);
-    let g = gjk(&pair, None, trace.as_deref_mut().map(|t| &mut t.gjk));
-    let local = local_distance(&pair, &g, trace);
+    let local = match seeded_penetration(&pair, trace.as_deref_mut()) {
+        Some(local) => local,
+        None => {
+            let g = gjk(&pair, None, trace.as_deref_mut().map(|t| &mut t.gjk));
+            local_distance(&pair, &g, trace)
+        }
+    };
     DistanceResult {
         distance: local.distance,
         point_a: pa.transform_point(local.point_a),
         point_b: pa.transform_point(local.point_b),
         normal: pa.transform_vector(local.normal),
+    }
+}
+
+/// Two small hulls (the pairs EPA is most used on) are first tested by the boolean GJK that
+/// keeps its tetrahedron, and EPA starts from it when the cores overlap: the distance GJK's
+/// closest-point work is wasted on a penetrating pair. Pairs not proven overlapping (`None`)
+/// get the distance GJK, so their answers are its answers.
+fn seeded_penetration(pair: &MinkowskiPair, mut trace: Option<&mut GjkEpaTrace>) -> Option<DistanceResult> {
+    if !pair.small_hulls() {
+        return None;
+    }
+    match overlap_tetrahedron(pair, trace.as_deref_mut().map(|t| &mut t.gjk)) {
+        Some(tet) => Some(penetration(pair, &Simplex { pts: tet, bary: [0.25; 4], len: 4 }, trace)),
+        None => {
+            // The distance GJK's steps replace the boolean search's in the trace.
+            if let Some(t) = trace {
+                t.gjk.clear();
+            }
+            None
+        }
     }
 }
 

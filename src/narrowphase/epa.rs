@@ -2,22 +2,15 @@
 //! final simplex until the face nearest the origin lies on the difference's boundary. That
 //! face gives the penetration normal and depth.
 
+use super::epa_polytope::{EpaPolytope, Expanded, MAX_VERTS};
 use super::gjk::{MinkowskiPair, Simplex, SupportPoint};
 use crate::math::{Real, Vec3};
 
-/// Most EPA iterations; each adds one vertex.
-pub const MAX_EPA_ITERATIONS: usize = 64;
+/// Most EPA iterations; each adds one vertex (the polytope holds at most 64).
+pub const MAX_EPA_ITERATIONS: usize = MAX_VERTS - 4;
 /// EPA stops when the support along the nearest face's normal lies within this fraction of the
 /// polytope's size beyond the face.
 pub const EPA_REL_TOL: Real = 1e-5;
-
-/// A triangle of the polytope with its outward unit normal and distance from the origin.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct EpaFace {
-    pub v: [u16; 3],
-    pub normal: Vec3,
-    pub dist: Real,
-}
 
 /// The polytope at one iteration, for the teaching view (A's frame).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -43,128 +36,82 @@ pub struct EpaOutput {
 /// whose hull touches or holds the origin). Returns `None` when the difference is too flat to
 /// hold a tetrahedron, e.g. two points or two segments.
 pub fn epa(pair: &MinkowskiPair, simplex: &Simplex, trace: Option<&mut Vec<EpaSnapshot>>) -> Option<EpaOutput> {
-    // The three buffers are kept per thread and only cleared per call: EPA runs for every
-    // penetrating polytope pair, and three allocations cost as much as a few iterations.
+    // The polytope (about 6 KB) is kept per thread: EPA runs for every penetrating polytope
+    // pair, and clearing or allocating it costs as much as a few iterations.
     SCRATCH.with(|cell| match cell.try_borrow_mut() {
         Ok(mut s) => {
-            let Scratch { verts, faces, edges } = &mut *s;
-            epa_in(pair, simplex, trace, verts, faces, edges)
+            let Scratch { seed, poly } = &mut *s;
+            epa_in(pair, simplex, trace, seed, poly)
         }
         // Re-entered from a trace callback (never in practice): fresh buffers.
-        Err(_) => epa_in(pair, simplex, trace, &mut Vec::new(), &mut Vec::new(), &mut Vec::new()),
+        Err(_) => epa_in(pair, simplex, trace, &mut Vec::new(), &mut Box::default()),
     })
 }
 
 /// Reusable buffers of [`epa`].
 #[derive(Default)]
 struct Scratch {
-    verts: Vec<SupportPoint>,
-    faces: Vec<EpaFace>,
-    edges: Vec<(u16, u16)>,
+    seed: Vec<SupportPoint>,
+    poly: Box<EpaPolytope>,
 }
 
 thread_local! {
     static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
 
+fn snapshot(poly: &EpaPolytope, best: usize) -> EpaSnapshot {
+    let (faces, nearest) = poly.faces(best);
+    EpaSnapshot {
+        vertices: poly.verts[..poly.nv].iter().map(|p| p.w).collect(),
+        faces: faces.into_iter().map(|f| f.map(u16::from)).collect(),
+        nearest,
+    }
+}
+
 fn epa_in(
     pair: &MinkowskiPair,
     simplex: &Simplex,
     mut trace: Option<&mut Vec<EpaSnapshot>>,
-    verts: &mut Vec<SupportPoint>,
-    faces: &mut Vec<EpaFace>,
-    edges: &mut Vec<(u16, u16)>,
+    seed: &mut Vec<SupportPoint>,
+    poly: &mut EpaPolytope,
 ) -> Option<EpaOutput> {
-    let support = |d: Vec3| pair.support_core(d);
-    verts.clear();
-    faces.clear();
-    edges.clear();
+    let support = |d: Vec3| pair.support_fast(d);
+    seed.clear();
     // Seed with GJK's points, then blow them up to a tetrahedron.
     for p in simplex.points() {
-        if !verts.iter().any(|q| q.w.distance_squared(p.w) <= Real::MIN_POSITIVE) {
-            verts.push(*p);
+        if !seed.iter().any(|q| q.w.distance_squared(p.w) <= Real::MIN_POSITIVE) {
+            seed.push(*p);
         }
     }
-    let scale = verts.iter().map(|p| p.w.length()).fold(0.0, Real::max).max(1e-6);
+    let scale = seed.iter().map(|p| p.w.length()).fold(0.0, Real::max).max(1e-6);
     let tiny = scale * 1e-5;
-    if !grow_to_tetrahedron(verts, &support, tiny) {
+    if !grow_to_tetrahedron(seed, &support, tiny) {
         return None;
     }
-    let centre = (verts[0].w + verts[1].w + verts[2].w + verts[3].w) * 0.25;
-    for tri in [[0u16, 1, 2], [0, 3, 1], [0, 2, 3], [1, 3, 2]] {
-        let mut f = make_face(verts, tri)?;
-        if f.normal.dot(verts[tri[0] as usize].w - centre) < 0.0 {
-            f = make_face(verts, [tri[0], tri[2], tri[1]])?;
-        }
-        faces.push(f);
-    }
+    let mut best = poly.start(seed)?;
+    let mut f = poly.get(best);
     let mut iterations = 0;
-    let mut best = nearest(faces);
     loop {
         if let Some(t) = trace.as_deref_mut() {
-            t.push(EpaSnapshot {
-                vertices: verts.iter().map(|p| p.w).collect(),
-                faces: faces.iter().map(|f| f.v).collect(),
-                nearest: best,
-            });
+            t.push(snapshot(poly, best));
         }
         if iterations >= MAX_EPA_ITERATIONS as u32 {
             break;
         }
-        let f = faces[best];
         let w = support(f.normal);
         let gap = f.normal.dot(w.w) - f.dist;
-        if gap <= EPA_REL_TOL * scale || verts.len() >= u16::MAX as usize {
+        if gap <= EPA_REL_TOL * scale {
             break;
         }
+        match poly.expand(w) {
+            Expanded::Nearest(near) => best = near,
+            Expanded::Slivers => return None,
+            Expanded::Full => break,
+        }
         iterations += 1;
-        let wi = verts.len() as u16;
-        verts.push(w);
-        // Remove every face that sees w; its boundary edges form the horizon.
-        edges.clear();
-        // The nearest surviving face is tracked in the same pass (no second scan).
-        let (mut near, mut near_dist) = (usize::MAX, Real::INFINITY);
-        let mut k = 0;
-        while k < faces.len() {
-            let fk = faces[k];
-            // In front of the face's plane (`normal . x = dist`); slivers (dist = ∞) never are.
-            if fk.normal.dot(w.w) > fk.dist {
-                for e in 0..3 {
-                    let (a, b) = (fk.v[e], fk.v[(e + 1) % 3]);
-                    if let Some(pos) = edges.iter().position(|&(x, y)| x == b && y == a) {
-                        edges.swap_remove(pos);
-                    } else {
-                        edges.push((a, b));
-                    }
-                }
-                faces.swap_remove(k);
-            } else {
-                if fk.dist < near_dist {
-                    (near, near_dist) = (k, fk.dist);
-                }
-                k += 1;
-            }
-        }
-        for &(a, b) in edges.iter() {
-            match make_face(verts, [a, b, wi]) {
-                Some(nf) => {
-                    if nf.dist < near_dist {
-                        (near, near_dist) = (faces.len(), nf.dist);
-                    }
-                    faces.push(nf);
-                }
-                // A sliver: keep the hull closed, never pick it as nearest.
-                None => faces.push(EpaFace { v: [a, b, wi], normal: Vec3::ZERO, dist: Real::INFINITY }),
-            }
-        }
-        // Only slivers left: nothing to measure a depth from.
-        if near_dist == Real::INFINITY {
-            return None;
-        }
-        best = near;
+        f = poly.get(best);
     }
-    let f = faces[best];
-    let tri = [verts[f.v[0] as usize], verts[f.v[1] as usize], verts[f.v[2] as usize]];
+    let tri = [poly.verts[f.v[0] as usize], poly.verts[f.v[1] as usize], poly.verts[f.v[2] as usize]];
     let mut s = Simplex { pts: [tri[0], tri[1], tri[2], tri[2]], bary: [0.0; 4], len: 3 };
     // Weights of the origin's projection on the face.
     let proj = f.normal * f.dist;
@@ -198,28 +145,6 @@ fn face_weights(a: Vec3, b: Vec3, c: Vec3, n: Vec3) -> Option<[Real; 3]> {
     } else {
         None
     }
-}
-
-#[inline(always)]
-fn make_face(verts: &[SupportPoint], v: [u16; 3]) -> Option<EpaFace> {
-    let (a, b, c) = (verts[v[0] as usize].w, verts[v[1] as usize].w, verts[v[2] as usize].w);
-    let n = (b - a).cross(c - a);
-    let len = n.length();
-    if !len.is_finite() || len <= Real::MIN_POSITIVE {
-        return None;
-    }
-    let normal = n * (1.0 / len);
-    Some(EpaFace { v, normal, dist: normal.dot(a) })
-}
-
-fn nearest(faces: &[EpaFace]) -> usize {
-    let mut best = 0;
-    for (i, f) in faces.iter().enumerate() {
-        if f.dist < faces[best].dist {
-            best = i;
-        }
-    }
-    best
 }
 
 /// Adds support points until `verts` spans a tetrahedron of non-trivial volume.

@@ -36,6 +36,8 @@ pub struct MinkowskiPair<'s> {
     /// Two small hulls (≤ 8 vertices each): A's vertices and B's moved into A's frame once,
     /// so a support query is eight dot products per shape and no rotation.
     lanes: Option<(Lanes8, Lanes8)>,
+    /// The CPU runs AVX: the lanes' support queries take one 256-bit register per coordinate.
+    avx: bool,
 }
 
 impl<'s> MinkowskiPair<'s> {
@@ -51,8 +53,13 @@ impl<'s> MinkowskiPair<'s> {
             },
             _ => None,
         };
+        #[cfg(target_arch = "x86_64")]
+        let avx = lanes.is_some() && std::arch::is_x86_feature_detected!("avx");
+        #[cfg(not(target_arch = "x86_64"))]
+        let avx = false;
         Self {
             lanes,
+            avx,
             a,
             b,
             rot,
@@ -61,6 +68,11 @@ impl<'s> MinkowskiPair<'s> {
             radius_a: rounding(a),
             radius_b: rounding(b),
         }
+    }
+
+    /// Both shapes are hulls of at most 8 vertices (support queries on lanes, no rounding).
+    pub fn small_hulls(&self) -> bool {
+        self.lanes.is_some()
     }
 
     /// Sum of the two rounding radii (sphere and capsule radii; zero for polytopes).
@@ -72,12 +84,21 @@ impl<'s> MinkowskiPair<'s> {
     #[inline]
     pub fn support_core(&self, d: Vec3) -> SupportPoint {
         if let Some(l) = &self.lanes {
-            let (a, b) = (l.0.support(d), l.1.support(-d));
-            return SupportPoint { w: a - b, a, b };
+            return lanes_support(l, d, self.avx);
         }
         let a = self.a.core_support(d).0;
         let b = self.rot * self.b.core_support(self.rot_t * -d).0 + self.offset;
         SupportPoint { w: a - b, a, b }
+    }
+
+    /// [`Self::support_core`] for loops that query it many times: the small-hull case inlined
+    /// into the caller (the general query is too large to inline).
+    #[inline(always)]
+    pub(crate) fn support_fast(&self, d: Vec3) -> SupportPoint {
+        match &self.lanes {
+            Some(l) => lanes_support(l, d, self.avx),
+            None => self.support_core(d),
+        }
     }
 
     /// Support of the difference with `r_a`, `r_b` of rounding added back along `d`.
@@ -93,6 +114,52 @@ impl<'s> MinkowskiPair<'s> {
     pub fn centre_difference(&self) -> Vec3 {
         -self.offset
     }
+}
+
+/// The support of the difference of two lane sets along `d`, on AVX when `avx` (only set when
+/// the CPU has it) and SSE2 otherwise; both give the same bits.
+#[inline(always)]
+fn lanes_support(l: &(Lanes8, Lanes8), d: Vec3, avx: bool) -> SupportPoint {
+    #[cfg(target_arch = "x86_64")]
+    if avx {
+        // SAFETY: `avx` is only set when the CPU supports AVX (checked in `MinkowskiPair::new`).
+        let (a, b) = unsafe { support_pair_avx(&l.0, &l.1, d) };
+        return SupportPoint { w: a - b, a, b };
+    }
+    let _ = avx;
+    let (a, b) = (l.0.support(d), l.1.support(-d));
+    SupportPoint { w: a - b, a, b }
+}
+
+/// A's farthest point along `d` and B's along `-d`, 8 lanes per register.
+///
+/// # Safety
+/// The CPU must support AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn support_pair_avx(a: &Lanes8, b: &Lanes8, d: Vec3) -> (Vec3, Vec3) {
+    use std::arch::x86_64::*;
+    // The first lane holding the largest dot product, as the SSE2 version finds it.
+    let first_max = |l: &Lanes8, d: Vec3| {
+        // SAFETY: AVX is enabled on this function; each array holds 8 values (unaligned loads).
+        let mask = unsafe {
+            let dot = _mm256_add_ps(
+                _mm256_add_ps(
+                    _mm256_mul_ps(_mm256_loadu_ps(l.x.as_ptr()), _mm256_set1_ps(d.x)),
+                    _mm256_mul_ps(_mm256_loadu_ps(l.y.as_ptr()), _mm256_set1_ps(d.y)),
+                ),
+                _mm256_mul_ps(_mm256_loadu_ps(l.z.as_ptr()), _mm256_set1_ps(d.z)),
+            );
+            let m = _mm_max_ps(_mm256_castps256_ps128(dot), _mm256_extractf128_ps::<1>(dot));
+            let m = _mm_max_ps(m, _mm_shuffle_ps::<0b01_00_11_10>(m, m));
+            let m = _mm_max_ps(m, _mm_shuffle_ps::<0b10_11_00_01>(m, m));
+            _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_EQ_OQ>(dot, _mm256_set_m128(m, m)))
+        };
+        // A NaN direction matches nothing: take the first point.
+        let i = if mask == 0 { 0 } else { mask.trailing_zeros() as usize };
+        Vec3::new(l.x[i], l.y[i], l.z[i])
+    };
+    (first_max(a, d), first_max(b, -d))
 }
 
 /// Up to 8 points stored coordinate by coordinate; unused lanes repeat the first point, which
@@ -528,6 +595,14 @@ mod tests {
                     }
                     assert_eq!(l.support(d), best, "{pts:?} {d:?}");
                     assert_eq!(l.support_portable(d), best, "{pts:?} {d:?}");
+                    // The pair query on every kernel this CPU runs (`l` against itself moved).
+                    let pair = (Lanes8::new(pts.iter().copied()), l.transformed(rot, offset));
+                    let want = lanes_support(&pair, d, false);
+                    assert_eq!(want.a, best, "{pts:?} {d:?}");
+                    #[cfg(target_arch = "x86_64")]
+                    if std::arch::is_x86_feature_detected!("avx") {
+                        assert_eq!(lanes_support(&pair, d, true), want, "{pts:?} {d:?}");
+                    }
                 }
             }
         }

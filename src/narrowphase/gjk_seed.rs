@@ -1,0 +1,224 @@
+//! Boolean GJK by Voronoi regions that keeps its support points: when the cores overlap it
+//! ends on a tetrahedron holding the origin, which is all EPA needs to start. It skips the
+//! distance GJK's closest-point weights (signed volumes at every step), which are wasted on a
+//! penetrating pair; a pair it does not prove overlapping goes to the distance GJK as before.
+
+use super::gjk::{MinkowskiPair, Simplex, SupportPoint};
+use crate::math::{Real, Vec3};
+
+/// Most support queries of the search (convex pairs need far fewer).
+const MAX_STEPS: usize = 32;
+
+/// A tetrahedron of support points (in A's frame) that holds the origin, or `None` when the
+/// search cannot prove the cores overlap: they are apart, touch within rounding, or the
+/// simplex went flat. `trace` gets the simplex after each step.
+pub(crate) fn overlap_tetrahedron(
+    pair: &MinkowskiPair,
+    mut trace: Option<&mut Vec<Simplex>>,
+) -> Option<[SupportPoint; 4]> {
+    let mut record = |p: &[SupportPoint; 4], n: usize| {
+        if let Some(t) = trace.as_deref_mut() {
+            t.push(Simplex { pts: *p, bary: [0.0; 4], len: n });
+        }
+    };
+    let mut start = pair.centre_difference();
+    if start.length_squared() <= Real::MIN_POSITIVE {
+        start = Vec3::X;
+    }
+    let first = pair.support_fast(-start);
+    // Points newest first; `d` points from the kept feature towards the origin.
+    let (mut p, mut n, mut d) = ([first; 4], 1, -first.w);
+    record(&p, n);
+    let scale2 = first.w.length_squared().max(Real::MIN_POSITIVE);
+    for _ in 0..MAX_STEPS {
+        if d.length_squared() <= 1e-10 * scale2 {
+            return None;
+        }
+        let a = pair.support_fast(d);
+        let ad = a.w.dot(d);
+        // No point past the origin: apart or touching. No progress: rounding has taken over.
+        if ad <= 0.0 || ad <= p[0].w.dot(d) {
+            return None;
+        }
+        let step = match n {
+            1 => {
+                let b = p[0];
+                Some(edge(&mut p, a, b, -a.w))
+            }
+            2 => {
+                let (b, c) = (p[0], p[1]);
+                triangle(&mut p, a, b, c, (b.w - a.w).cross(c.w - a.w), -a.w)
+            }
+            _ => match tetrahedron(&mut p, a) {
+                Tetrahedron::Contains => {
+                    p = [a, p[0], p[1], p[2]];
+                    record(&p, 4);
+                    return Some(p);
+                }
+                Tetrahedron::Flat => return None,
+                Tetrahedron::Next(step) => step,
+            },
+        };
+        (n, d) = step?;
+        record(&p, n);
+    }
+    None
+}
+
+/// What adding a point to a triangle gives.
+enum Tetrahedron {
+    Contains,
+    /// Rounding contradicts the winding: too flat to trust.
+    Flat,
+    /// The face nearest the origin, reduced as [`triangle`] does.
+    Next(Option<(usize, Vec3)>),
+}
+
+/// The triangle `p[0..3]` (wound so that its normal points at the origin) and the new point
+/// `a` beyond it: does the tetrahedron hold the origin, and if not, which face faces it? On
+/// `Contains`, `p` still holds the triangle.
+#[inline(always)]
+fn tetrahedron(p: &mut [SupportPoint; 4], a: SupportPoint) -> Tetrahedron {
+    let ao = -a.w;
+    let (b, c, e) = (p[0], p[1], p[2]);
+    let (ab, ac, ae) = (b.w - a.w, c.w - a.w, e.w - a.w);
+    let (abc, ace, aeb) = (ab.cross(ac), ac.cross(ae), ae.cross(ab));
+    if abc.dot(ae) > 0.0 {
+        return Tetrahedron::Flat;
+    }
+    Tetrahedron::Next(if abc.dot(ao) > 0.0 {
+        triangle(p, a, b, c, abc, ao)
+    } else if ace.dot(ao) > 0.0 {
+        triangle(p, a, c, e, ace, ao)
+    } else if aeb.dot(ao) > 0.0 {
+        triangle(p, a, e, b, aeb, ao)
+    } else {
+        return Tetrahedron::Contains;
+    })
+}
+
+/// The triangle `a, b, c` (`a` newest, `abc = (b - a) × (c - a)`): keeps in `p` the feature
+/// whose Voronoi region holds the origin and returns its size and the new search direction;
+/// a kept triangle is wound so that its normal points at the origin. `None` when the origin
+/// lies on the triangle's plane.
+#[inline(always)]
+fn triangle(
+    p: &mut [SupportPoint; 4],
+    a: SupportPoint,
+    b: SupportPoint,
+    c: SupportPoint,
+    abc: Vec3,
+    ao: Vec3,
+) -> Option<(usize, Vec3)> {
+    let (ab, ac) = (b.w - a.w, c.w - a.w);
+    if abc.cross(ac).dot(ao) > 0.0 {
+        if ac.dot(ao) > 0.0 {
+            *p = [a, c, c, c];
+            return Some((2, towards_origin(ac, ao)));
+        }
+        return Some(edge(p, a, b, ao));
+    }
+    if ab.cross(abc).dot(ao) > 0.0 {
+        return Some(edge(p, a, b, ao));
+    }
+    let side = abc.dot(ao);
+    if side > 0.0 {
+        *p = [a, b, c, c];
+        Some((3, abc))
+    } else if side < 0.0 {
+        *p = [a, c, b, b];
+        Some((3, -abc))
+    } else {
+        None
+    }
+}
+
+/// The edge `a, b` or the vertex `a`, whichever region holds the origin.
+#[inline(always)]
+fn edge(p: &mut [SupportPoint; 4], a: SupportPoint, b: SupportPoint, ao: Vec3) -> (usize, Vec3) {
+    let ab = b.w - a.w;
+    if ab.dot(ao) > 0.0 {
+        *p = [a, b, b, b];
+        (2, towards_origin(ab, ao))
+    } else {
+        *p = [a; 4];
+        (1, ao)
+    }
+}
+
+/// The component of `ao` perpendicular to the edge `ab`, scaled by `|ab|²`.
+#[inline(always)]
+fn towards_origin(ab: Vec3, ao: Vec3) -> Vec3 {
+    ao * ab.dot(ab) - ab * ab.dot(ao)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::{ConvexHull, Shape};
+    use crate::math::Pose;
+    use crate::narrowphase::gjk::gjk;
+    use crate::scene::SplitMix64;
+    use std::sync::Arc;
+
+    /// Signed volume of the tetrahedron `abc` + `d`, times 6.
+    fn volume6(a: Vec3, b: Vec3, c: Vec3, d: Vec3) -> Real {
+        (b - a).cross(c - a).dot(d - a)
+    }
+
+    /// Whenever the search returns a tetrahedron, it holds the origin and its points are
+    /// support points of the difference (`w = a - b`, with `a` on A and `b` on B), and the
+    /// distance GJK agrees that the cores overlap; deep pairs are found.
+    #[test]
+    fn tetrahedra_hold_the_origin_and_agree_with_the_distance_gjk() {
+        let mut rng = SplitMix64::new(0x5eed_7e7a);
+        let cube = |rng: &mut SplitMix64| {
+            let pts: Vec<Vec3> = (0..8)
+                .map(|i| {
+                    let s = |bit: usize| if i & bit == 0 { -0.5 } else { 0.5 };
+                    Vec3::new(s(1), s(2), s(4)) + rng.unit_vector() * 0.1
+                })
+                .collect();
+            Arc::new(ConvexHull::new(&pts).unwrap())
+        };
+        let (mut found, mut deep) = (0, 0);
+        for case in 0..2000 {
+            let (ha, hb) = (cube(&mut rng), cube(&mut rng));
+            let (a, b) = (Shape::ConvexHull(ha.clone()), Shape::ConvexHull(hb.clone()));
+            let pa = Pose::new(rng.unit_vector() * rng.range(0.0, 1.0), rng.rotation());
+            let reach = if case % 20 == 0 { 0.0 } else { rng.range(0.0, 1.6) };
+            let pb = Pose::new(pa.translation + rng.unit_vector() * reach, rng.rotation());
+            let pair = MinkowskiPair::new(&a, &pa, &b, &pb);
+            let g = gjk(&pair, None, None);
+            let Some(t) = overlap_tetrahedron(&pair, None) else {
+                // Only the touching band may be left undecided when the distance GJK says
+                // overlapping.
+                if g.overlapping {
+                    assert!(reach > 0.5, "case {case}: deep pair not proven overlapping");
+                }
+                continue;
+            };
+            found += 1;
+            deep += (reach < 0.5) as usize;
+            assert!(g.overlapping, "case {case}: tetrahedron for cores the distance GJK finds apart");
+            let w = t.map(|p| p.w);
+            let total = volume6(w[0], w[1], w[2], w[3]);
+            let sub = [
+                volume6(Vec3::ZERO, w[1], w[2], w[3]),
+                volume6(w[0], Vec3::ZERO, w[2], w[3]),
+                volume6(w[0], w[1], Vec3::ZERO, w[3]),
+                volume6(w[0], w[1], w[2], Vec3::ZERO),
+            ];
+            assert!(total != 0.0 && sub.iter().all(|&s| s * total >= 0.0), "case {case}: {w:?}");
+            // Each point pairs a vertex of A with a vertex of B (A's frame).
+            let rel = pa.inv_mul(&pb);
+            for p in &t {
+                assert_eq!(p.w, p.a - p.b, "case {case}");
+                assert!(ha.vertices().contains(&p.a), "case {case}: {p:?}");
+                let near_b = hb.vertices().iter().any(|&v| rel.transform_point(v).distance(p.b) < 1e-5);
+                assert!(near_b, "case {case}: {p:?}");
+            }
+        }
+        assert!(found > 500 && deep > 100, "found {found}, deep {deep}");
+    }
+}
