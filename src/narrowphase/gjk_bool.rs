@@ -4,6 +4,7 @@
 //! separating direction proves the pair apart.
 
 use super::gjk::{GJK_REL_TOL, GJK_TOUCH_TOL, MAX_GJK_ITERATIONS, s1d, s2d, s3d};
+use super::voronoi::{self, towards_origin};
 use crate::geometry::Shape;
 use crate::math::{Mat3, Pose, Real, Vec3};
 
@@ -150,52 +151,12 @@ fn intersect_regions(
 }
 
 /// The triangle case `p[0..3]` (`p[0]` newest): keeps the feature whose Voronoi region holds
-/// the origin and returns the new size and search direction.
+/// the origin and returns the new size and search direction; `None` when the origin lies on
+/// the triangle (or it is flat), for the distance GJK to decide.
 #[inline(always)]
 fn triangle(p: &mut [Vec3; 4], ao: Vec3) -> Option<(usize, Vec3)> {
     let (a, b, c) = (p[0], p[1], p[2]);
-    let (ab, ac) = (b - a, c - a);
-    let abc = ab.cross(ac);
-    if abc.cross(ac).dot(ao) > 0.0 {
-        if ac.dot(ao) > 0.0 {
-            *p = [a, c, c, c];
-            return Some((2, towards_origin(ac, ao)));
-        }
-        return Some(edge_ab(p, a, b, ao));
-    }
-    if ab.cross(abc).dot(ao) > 0.0 {
-        return Some(edge_ab(p, a, b, ao));
-    }
-    let side = abc.dot(ao);
-    if side > 0.0 {
-        Some((3, abc))
-    } else if side < 0.0 {
-        *p = [a, c, b, b];
-        Some((3, -abc))
-    } else {
-        // The origin lies on the triangle (or it is flat): let the distance GJK decide.
-        None
-    }
-}
-
-/// The component of `ao` perpendicular to the edge `ab`, scaled by `|ab|²`: the direction from
-/// the edge's line towards the origin. Equals `(ab × ao) × ab` but by two dot products
-/// instead of two cross products.
-#[inline(always)]
-fn towards_origin(ab: Vec3, ao: Vec3) -> Vec3 {
-    ao * ab.dot(ab) - ab * ab.dot(ao)
-}
-
-#[inline(always)]
-fn edge_ab(p: &mut [Vec3; 4], a: Vec3, b: Vec3, ao: Vec3) -> (usize, Vec3) {
-    let ab = b - a;
-    if ab.dot(ao) > 0.0 {
-        *p = [a, b, p[2], p[3]];
-        (2, towards_origin(ab, ao))
-    } else {
-        *p = [a; 4];
-        (1, ao)
-    }
+    voronoi::triangle(p, a, b, c, (b - a).cross(c - a), ao)
 }
 
 /// The first search direction: `start`, or +X when it is (nearly) zero.

@@ -4,6 +4,7 @@
 //! register; elsewhere a portable version gives the same bits (same operations, same order).
 
 use super::gjk_bool::{MAX_BOOL_STEPS, intersect_cores_distance, search_start};
+use super::voronoi::{Tetrahedron, tetrahedron, towards_origin, triangle};
 use crate::math::{Mat3, Pose, Real, Vec3};
 use glam::Vec3A;
 
@@ -211,88 +212,6 @@ fn regions(s: &impl Supports, start: Vec3A, reach2: Real) -> (Option<bool>, Vec3
         }
     }
     (None, -d)
-}
-
-/// What adding a point to a triangle gives.
-enum Tetrahedron {
-    /// The tetrahedron holds the origin.
-    Contains,
-    /// Too flat to trust (rounding contradicts the winding).
-    Flat,
-    /// The face nearest the origin, reduced as [`triangle`] does.
-    Next(Option<(usize, Vec3A)>),
-}
-
-/// The triangle `p[0..3]`, wound so that its normal points at the origin, plus the new point
-/// `a` beyond it: does the tetrahedron hold the origin, and if not, which face faces it?
-#[inline(always)]
-fn tetrahedron(p: &mut [Vec3A; 4], a: Vec3A) -> Tetrahedron {
-    let ao = -a;
-    let (b, c, e) = (p[0], p[1], p[2]);
-    let (ab, ac, ae) = (b - a, c - a, e - a);
-    let (abc, ace, aeb) = (ab.cross(ac), ac.cross(ae), ae.cross(ab));
-    // The winding makes these normals point outwards (away from the fourth point); if
-    // rounding says otherwise, the simplex is too flat to trust.
-    if abc.dot(ae) > 0.0 {
-        return Tetrahedron::Flat;
-    }
-    Tetrahedron::Next(if abc.dot(ao) > 0.0 {
-        triangle(p, a, b, c, abc, ao)
-    } else if ace.dot(ao) > 0.0 {
-        triangle(p, a, c, e, ace, ao)
-    } else if aeb.dot(ao) > 0.0 {
-        triangle(p, a, e, b, aeb, ao)
-    } else {
-        return Tetrahedron::Contains;
-    })
-}
-
-/// The triangle `a, b, c` (`a` newest, `abc = (b - a) × (c - a)`): keeps in `p` the feature
-/// whose Voronoi region holds the origin and returns its size and the new search direction;
-/// a kept triangle is wound so that its normal points at the origin. `None` when the origin
-/// lies on the triangle's plane.
-#[inline(always)]
-fn triangle(p: &mut [Vec3A; 4], a: Vec3A, b: Vec3A, c: Vec3A, abc: Vec3A, ao: Vec3A) -> Option<(usize, Vec3A)> {
-    let (ab, ac) = (b - a, c - a);
-    if abc.cross(ac).dot(ao) > 0.0 {
-        if ac.dot(ao) > 0.0 {
-            *p = [a, c, c, c];
-            return Some((2, towards_origin(ac, ao)));
-        }
-        return Some(edge(p, a, b, ab, ao));
-    }
-    if ab.cross(abc).dot(ao) > 0.0 {
-        return Some(edge(p, a, b, ab, ao));
-    }
-    let side = abc.dot(ao);
-    if side > 0.0 {
-        *p = [a, b, c, c];
-        Some((3, abc))
-    } else if side < 0.0 {
-        *p = [a, c, b, b];
-        Some((3, -abc))
-    } else {
-        None
-    }
-}
-
-/// The edge `a, b` or the vertex `a`, whichever region holds the origin.
-#[inline(always)]
-fn edge(p: &mut [Vec3A; 4], a: Vec3A, b: Vec3A, ab: Vec3A, ao: Vec3A) -> (usize, Vec3A) {
-    if ab.dot(ao) > 0.0 {
-        *p = [a, b, b, b];
-        (2, towards_origin(ab, ao))
-    } else {
-        *p = [a; 4];
-        (1, ao)
-    }
-}
-
-/// The component of `ao` perpendicular to the edge `ab`, scaled by `|ab|²`: the direction from
-/// the edge's line towards the origin, by two dot products instead of two cross products.
-#[inline(always)]
-fn towards_origin(ab: Vec3A, ao: Vec3A) -> Vec3A {
-    ao * ab.dot(ab) - ab * ab.dot(ao)
 }
 
 /// B's pose relative to A as a rotation matrix and an offset.

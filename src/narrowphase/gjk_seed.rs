@@ -4,6 +4,7 @@
 //! penetrating pair; a pair it does not prove overlapping goes to the distance GJK as before.
 
 use super::gjk::{MinkowskiPair, Simplex, SupportPoint};
+use super::voronoi::{Tetrahedron, edge, tetrahedron, triangle};
 use crate::math::{Real, Vec3};
 
 /// Most support queries of the search (convex pairs need far fewer).
@@ -63,93 +64,6 @@ pub(crate) fn overlap_tetrahedron(
         record(&p, n);
     }
     None
-}
-
-/// What adding a point to a triangle gives.
-enum Tetrahedron {
-    Contains,
-    /// Rounding contradicts the winding: too flat to trust.
-    Flat,
-    /// The face nearest the origin, reduced as [`triangle`] does.
-    Next(Option<(usize, Vec3)>),
-}
-
-/// The triangle `p[0..3]` (wound so that its normal points at the origin) and the new point
-/// `a` beyond it: does the tetrahedron hold the origin, and if not, which face faces it? On
-/// `Contains`, `p` still holds the triangle.
-#[inline(always)]
-fn tetrahedron(p: &mut [SupportPoint; 4], a: SupportPoint) -> Tetrahedron {
-    let ao = -a.w;
-    let (b, c, e) = (p[0], p[1], p[2]);
-    let (ab, ac, ae) = (b.w - a.w, c.w - a.w, e.w - a.w);
-    let (abc, ace, aeb) = (ab.cross(ac), ac.cross(ae), ae.cross(ab));
-    if abc.dot(ae) > 0.0 {
-        return Tetrahedron::Flat;
-    }
-    Tetrahedron::Next(if abc.dot(ao) > 0.0 {
-        triangle(p, a, b, c, abc, ao)
-    } else if ace.dot(ao) > 0.0 {
-        triangle(p, a, c, e, ace, ao)
-    } else if aeb.dot(ao) > 0.0 {
-        triangle(p, a, e, b, aeb, ao)
-    } else {
-        return Tetrahedron::Contains;
-    })
-}
-
-/// The triangle `a, b, c` (`a` newest, `abc = (b - a) × (c - a)`): keeps in `p` the feature
-/// whose Voronoi region holds the origin and returns its size and the new search direction;
-/// a kept triangle is wound so that its normal points at the origin. `None` when the origin
-/// lies on the triangle's plane.
-#[inline(always)]
-fn triangle(
-    p: &mut [SupportPoint; 4],
-    a: SupportPoint,
-    b: SupportPoint,
-    c: SupportPoint,
-    abc: Vec3,
-    ao: Vec3,
-) -> Option<(usize, Vec3)> {
-    let (ab, ac) = (b.w - a.w, c.w - a.w);
-    if abc.cross(ac).dot(ao) > 0.0 {
-        if ac.dot(ao) > 0.0 {
-            *p = [a, c, c, c];
-            return Some((2, towards_origin(ac, ao)));
-        }
-        return Some(edge(p, a, b, ao));
-    }
-    if ab.cross(abc).dot(ao) > 0.0 {
-        return Some(edge(p, a, b, ao));
-    }
-    let side = abc.dot(ao);
-    if side > 0.0 {
-        *p = [a, b, c, c];
-        Some((3, abc))
-    } else if side < 0.0 {
-        *p = [a, c, b, b];
-        Some((3, -abc))
-    } else {
-        None
-    }
-}
-
-/// The edge `a, b` or the vertex `a`, whichever region holds the origin.
-#[inline(always)]
-fn edge(p: &mut [SupportPoint; 4], a: SupportPoint, b: SupportPoint, ao: Vec3) -> (usize, Vec3) {
-    let ab = b.w - a.w;
-    if ab.dot(ao) > 0.0 {
-        *p = [a, b, b, b];
-        (2, towards_origin(ab, ao))
-    } else {
-        *p = [a; 4];
-        (1, ao)
-    }
-}
-
-/// The component of `ao` perpendicular to the edge `ab`, scaled by `|ab|²`.
-#[inline(always)]
-fn towards_origin(ab: Vec3, ao: Vec3) -> Vec3 {
-    ao * ab.dot(ab) - ab * ab.dot(ao)
 }
 
 #[cfg(test)]

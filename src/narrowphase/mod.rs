@@ -22,6 +22,7 @@ pub mod polytope;
 mod ray_gjk;
 pub mod segment;
 mod sphere;
+mod voronoi;
 
 pub use box_box::{
     SatAxis, SatAxisKind, SatTrace, contact_cuboid_cuboid, contact_cuboid_cuboid_rotated, contact_cuboid_cuboid_traced,
