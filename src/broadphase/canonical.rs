@@ -65,11 +65,22 @@ fn radix_sort(keys: &mut Vec<u64>, scratch: &mut Vec<u64>, counts: &mut Vec<u32>
     let m = keys.len();
     let cost = |d: u32| bits.div_ceil(d) as usize * ((1usize << d) + m);
     let digit = (4..=16).min_by_key(|&d| cost(d)).unwrap_or(8);
+    radix_passes(keys, scratch, counts, 0..bits, digit);
+}
+
+/// Sorts `keys` stably on their bits `bits` (from the low end), `digit` bits a pass.
+pub(crate) fn radix_passes(
+    keys: &mut Vec<u64>,
+    scratch: &mut Vec<u64>,
+    counts: &mut Vec<u32>,
+    bits: std::ops::Range<u32>,
+    digit: u32,
+) {
     let mask = (1u64 << digit) - 1;
     scratch.clear();
-    scratch.resize(m, 0);
-    let mut shift = 0;
-    while shift < bits {
+    scratch.resize(keys.len(), 0);
+    let mut shift = bits.start;
+    while shift < bits.end {
         counts.clear();
         counts.resize(1 << digit, 0);
         for &k in keys.iter() {
@@ -77,9 +88,7 @@ fn radix_sort(keys: &mut Vec<u64>, scratch: &mut Vec<u64>, counts: &mut Vec<u32>
         }
         let mut run = 0;
         for c in counts.iter_mut() {
-            let here = *c;
-            *c = run;
-            run += here;
+            (*c, run) = (run, run + *c);
         }
         for &k in keys.iter() {
             let c = &mut counts[((k >> shift) & mask) as usize];

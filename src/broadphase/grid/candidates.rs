@@ -6,7 +6,7 @@
 use super::cells::{ALL_FIRST, BODY_MASK, CellTable, FIRST_SHIFT};
 use super::packed::{HIT, KEPT, PackedBox, overlap_mask, prefetch};
 use super::{CellRange, Grid};
-use crate::broadphase::canonical::PairKeys;
+use crate::broadphase::canonical::{PairKeys, radix_passes};
 
 /// Above this fraction of bodies moved (or after a rebuild) the list is regenerated from the
 /// cells rather than patched.
@@ -145,29 +145,7 @@ fn sort_on_first(keys: &mut Vec<u64>, scratch: &mut Vec<u64>, counts: &mut Vec<u
         return;
     }
     let passes = bits.div_ceil(8);
-    let digit = bits.div_ceil(passes);
-    let mask = (1u64 << digit) - 1;
-    scratch.clear();
-    scratch.resize(keys.len(), 0);
-    let mut shift = 32;
-    for _ in 0..passes {
-        counts.clear();
-        counts.resize(1 << digit, 0);
-        for &k in keys.iter() {
-            counts[((k >> shift) & mask) as usize] += 1;
-        }
-        let mut run = 0;
-        for c in counts.iter_mut() {
-            (*c, run) = (run, run + *c);
-        }
-        for &k in keys.iter() {
-            let c = &mut counts[((k >> shift) & mask) as usize];
-            scratch[*c as usize] = k;
-            *c += 1;
-        }
-        std::mem::swap(keys, scratch);
-        shift += digit;
-    }
+    radix_passes(keys, scratch, counts, 32..32 + bits, bits.div_ceil(passes));
 }
 
 impl Grid {
