@@ -5,7 +5,7 @@
 //! answer written per pair, checked against the scalar functions in the tests); the
 //! `*_scalar` rows time the scalar pair functions on the same pairs for comparison.
 
-use collidoscope::geometry::{Aabb, ConvexHull, Cuboid, Ray, Shape, Sphere};
+use collidoscope::geometry::{Aabb, Cuboid, Ray, Shape, Sphere};
 use collidoscope::math::{Pose, Real, Vec3};
 use collidoscope::narrowphase::batch::{self, AabbSoa, Backend, ObbSoa, QuatSoa, Vec3Soa, spheres_vs_obbs};
 use collidoscope::narrowphase::{
@@ -13,9 +13,11 @@ use collidoscope::narrowphase::{
     intersect_sphere_sphere,
 };
 use collidoscope::scene::SplitMix64 as Rng;
+use common::{cube_hull, deep_hull_pairs};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
-use std::sync::Arc;
+
+mod common;
 
 const PAIRS: usize = 1000;
 const EPS: Real = 1e-6;
@@ -24,16 +26,6 @@ const EPS: Real = 1e-6;
 fn offset(rng: &mut Rng, i: usize, reach: Real) -> Vec3 {
     let d = if i.is_multiple_of(2) { rng.range(0.0, 0.9) } else { rng.range(1.1, 2.0) };
     rng.unit_vector() * d * reach
-}
-
-fn cube_hull(rng: &mut Rng) -> Arc<ConvexHull> {
-    let pts: Vec<Vec3> = (0..8)
-        .map(|i| {
-            let s = |bit: usize| if i & bit == 0 { -0.5 } else { 0.5 };
-            Vec3::new(s(1), s(2), s(4)) + rng.unit_vector() * 0.1
-        })
-        .collect();
-    Arc::new(ConvexHull::new(&pts).expect("hull"))
 }
 
 fn per_pair(c: &mut Criterion) {
@@ -186,13 +178,7 @@ fn per_pair(c: &mut Criterion) {
     });
 
     // GJK+EPA: every pair penetrating.
-    let deep: Vec<(Shape, Pose, Shape, Pose)> = (0..PAIRS)
-        .map(|_| {
-            let (a, b) = (Shape::ConvexHull(cube_hull(&mut rng)), Shape::ConvexHull(cube_hull(&mut rng)));
-            let pb = Pose::new(rng.unit_vector() * rng.range(0.1, 0.7), rng.rotation());
-            (a, Pose::new(Vec3::ZERO, rng.rotation()), b, pb)
-        })
-        .collect();
+    let deep = deep_hull_pairs(&mut rng, PAIRS);
     g.bench_function("gjk_epa_hull8_hull8", |bch| {
         bch.iter(|| deep.iter().map(|(a, pa, b, pb)| distance(a, pa, b, pb).distance).sum::<Real>())
     });

@@ -3,22 +3,15 @@
 //! `valgrind --tool=callgrind --toggle-collect='*run_pairs*'` to count one pass per pair.
 //! Prints the sum of distances (a check that changes show up) and the mean EPA iterations.
 
-use collidoscope::geometry::{ConvexHull, Shape};
+use collidoscope::geometry::Shape;
 use collidoscope::math::{Pose, Real, Vec3};
 use collidoscope::narrowphase::{GjkEpaTrace, distance, distance_traced};
 use collidoscope::scene::SplitMix64 as Rng;
 use std::hint::black_box;
-use std::sync::Arc;
 
-fn cube_hull(rng: &mut Rng) -> Arc<ConvexHull> {
-    let pts: Vec<Vec3> = (0..8)
-        .map(|i| {
-            let s = |bit: usize| if i & bit == 0 { -0.5 } else { 0.5 };
-            Vec3::new(s(1), s(2), s(4)) + rng.unit_vector() * 0.1
-        })
-        .collect();
-    Arc::new(ConvexHull::new(&pts).expect("hull"))
-}
+#[path = "../benches/common/mod.rs"]
+mod common;
+use common::deep_hull_pairs;
 
 #[inline(never)]
 fn run_pairs(deep: &[(Shape, Pose, Shape, Pose)]) -> Real {
@@ -28,13 +21,7 @@ fn run_pairs(deep: &[(Shape, Pose, Shape, Pose)]) -> Real {
 fn main() {
     let passes: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(1);
     let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
-    let deep: Vec<(Shape, Pose, Shape, Pose)> = (0..1000)
-        .map(|_| {
-            let (a, b) = (Shape::ConvexHull(cube_hull(&mut rng)), Shape::ConvexHull(cube_hull(&mut rng)));
-            let pb = Pose::new(rng.unit_vector() * rng.range(0.1, 0.7), rng.rotation());
-            (a, Pose::new(Vec3::ZERO, rng.rotation()), b, pb)
-        })
-        .collect();
+    let deep = deep_hull_pairs(&mut rng, 1000);
     let mut sum = 0.0;
     let t = std::time::Instant::now();
     let mut best = f64::INFINITY;
