@@ -33,6 +33,10 @@ pub(super) trait Lane:
     fn min(self, o: Self) -> Self;
     /// Per lane: `yes` where `self > o`, else `no`.
     fn gt_select(self, o: Self, yes: Self, no: Self) -> Self;
+    /// `-self`, the sign bit flipped (so `-0.0` from `0.0`, unlike `0 - self`).
+    fn neg(self) -> Self;
+    /// `self`'s magnitude with `sign`'s sign bit (as `f32::copysign`).
+    fn copysign(self, sign: Self) -> Self;
     /// Floats `at..at + 8` of the states `idx`, one lane per state: `out[k]` holds float
     /// `at + k` of every lane. `at` is 0 or 4.
     fn gather(states: &[BodyState], idx: &[u32; W], at: usize) -> [Self; 8];
@@ -116,6 +120,14 @@ impl Lane for Portable {
     #[inline(always)]
     fn gt_select(self, o: Self, yes: Self, no: Self) -> Self {
         Portable(std::array::from_fn(|i| if self.0[i] > o.0[i] { yes.0[i] } else { no.0[i] }))
+    }
+    #[inline(always)]
+    fn neg(self) -> Self {
+        Portable(self.0.map(|x| -x))
+    }
+    #[inline(always)]
+    fn copysign(self, sign: Self) -> Self {
+        Portable(std::array::from_fn(|i| self.0[i].copysign(sign.0[i])))
     }
     #[inline(always)]
     fn gather(states: &[BodyState], idx: &[u32; W], at: usize) -> [Self; 8] {
@@ -271,6 +283,19 @@ pub(super) mod avx {
             }
         }
         #[inline(always)]
+        fn neg(self) -> Self {
+            // SAFETY: see the module comment.
+            Avx(unsafe { _mm256_xor_ps(self.0, _mm256_set1_ps(-0.0)) })
+        }
+        #[inline(always)]
+        fn copysign(self, sign: Self) -> Self {
+            // SAFETY: see the module comment.
+            unsafe {
+                let bit = _mm256_set1_ps(-0.0);
+                Avx(_mm256_or_ps(_mm256_andnot_ps(bit, self.0), _mm256_and_ps(bit, sign.0)))
+            }
+        }
+        #[inline(always)]
         fn gather(states: &[BodyState], idx: &[u32; W], at: usize) -> [Self; 8] {
             // SAFETY: each pointer comes from an indexed (bounds-checked) state and has eight
             // floats after it within that state (`state_ptr`); AVX as in the module comment.
@@ -305,6 +330,13 @@ impl V3<F> {
 }
 
 impl<L: Lane> V3<L> {
+    #[inline(always)]
+    pub fn store(self, f: &mut V3<F>) {
+        self.x.store(&mut f.x);
+        self.y.store(&mut f.y);
+        self.z.store(&mut f.z);
+    }
+
     #[inline(always)]
     pub fn dot(self, o: V3<L>) -> L {
         self.x * o.x + self.y * o.y + self.z * o.z

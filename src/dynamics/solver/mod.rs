@@ -5,6 +5,7 @@
 //! Speed comes from the layout ([`rows`]): the passes touch only a compact velocity state per
 //! body and, per manifold, Jacobians and effective masses computed once per step.
 
+mod build;
 mod colour;
 mod lanes;
 mod prepare;
@@ -146,8 +147,8 @@ impl Solver {
         let t_prepare = std::time::Instant::now();
         self.prepare_bodies(bodies);
         self.match_cache(contacts, settings, cache);
-        self.prepare_rows(bodies, contacts, cache);
         let isa = *self.isa.get_or_insert_with(Isa::detect);
+        self.prepare_rows(isa, bodies, contacts, cache);
         // Where position correction stops pushing. Soft contacts aim at half the slop so that
         // their sag under load still settles within it; Baumgarte pushes only beyond it.
         let rest_depth = match settings.position_correction {
@@ -284,7 +285,7 @@ impl Solver {
 
     /// Colours the contacts, then builds each one's rows straight into its bundle lane (or the
     /// overflow). The last state, after the bodies', is the dummy body of empty lanes.
-    fn prepare_rows(&mut self, bodies: &[Body], contacts: &[Contact], cache: &WarmCache) {
+    fn prepare_rows(&mut self, isa: Isa, bodies: &[Body], contacts: &[Contact], cache: &WarmCache) {
         let dummy = bodies.len() as u32;
         self.states.push(BodyState::default());
         self.colouring.build(contacts, &self.responds);
@@ -304,6 +305,8 @@ impl Solver {
         self.bundles.resize(count, Bundle::default());
         self.bounces.resize(count, Bounce::default());
         self.lanes.resize(count, Lanes::default());
+        let src =
+            build::Sources { contacts, masses: &self.masses, states: &self.states, warm: &self.warm, cache, dummy };
         let mut next = 0;
         for c in 0..self.colouring.colours() {
             let colour = self.colouring.colour(c);
@@ -317,23 +320,7 @@ impl Solver {
                 }
                 let (bundle, lanes, bounce) = (&mut self.bundles[next], &mut self.lanes[next], &mut self.bounces[next]);
                 next += 1;
-                for i in 0..W {
-                    match chunk.get(i) {
-                        Some(&m) => {
-                            let mut info = [PointInfo::default(); MAX_MANIFOLD_POINTS];
-                            let rows = rows_of(m, &mut info);
-                            bundle.set(i, &rows, &info, bounce);
-                            lanes.contact[i] = m;
-                            lanes.len[i] = rows.len as u8;
-                            lanes.ids[i] = info.map(|p| p.id);
-                        }
-                        None => {
-                            bundle.set_empty(i, dummy, bounce);
-                            lanes.contact[i] = u32::MAX;
-                        }
-                    }
-                }
-                bundle.finish(bounce);
+                build::bundle(isa, &src, chunk, bundle, bounce, lanes);
             }
         }
         self.overflow.clear();

@@ -117,7 +117,7 @@ pub(super) fn manifold_rows(
 /// The cached point with feature id `id`; manifolds mostly keep their order, so slot `k` is
 /// tried first.
 #[inline]
-fn find_point(cached: &[CachedImpulse; MAX_MANIFOLD_POINTS], k: usize, id: u32) -> Option<&CachedImpulse> {
+pub(super) fn find_point(cached: &[CachedImpulse; MAX_MANIFOLD_POINTS], k: usize, id: u32) -> Option<&CachedImpulse> {
     if id == u32::MAX {
         return None;
     }
@@ -175,7 +175,7 @@ fn friction_basis(n: Vec3, v: Vec3, has_points: bool) -> (Vec3, Vec3) {
 }
 
 /// Slip speed (m/s) above which friction follows the slip direction.
-const SLIP_SPEED: Real = 1e-3;
+pub(super) const SLIP_SPEED: Real = 1e-3;
 
 /// Asks the CPU to start loading the first two cache lines of `r`: the rows are built in colour
 /// order, which jumps through the contacts and the cache.

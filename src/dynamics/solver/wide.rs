@@ -9,14 +9,14 @@ use crate::math::Vec3;
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
 
 #[derive(Clone, Copy, Debug, Default)]
-struct WidePoint {
-    ran: V3<F>,
-    rbn: V3<F>,
-    ia_ran: V3<F>,
-    ib_rbn: V3<F>,
-    separation: F,
-    mass: F,
-    impulse: F,
+pub(super) struct WidePoint {
+    pub(super) ran: V3<F>,
+    pub(super) rbn: V3<F>,
+    pub(super) ia_ran: V3<F>,
+    pub(super) ib_rbn: V3<F>,
+    pub(super) separation: F,
+    pub(super) mass: F,
+    pub(super) impulse: F,
 }
 
 /// What only restitution reads, kept apart so the passes stream less memory: a bundle's
@@ -24,37 +24,37 @@ struct WidePoint {
 /// carried (tracked only in bundles where some lane bounces).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Bounce {
-    restitution: F,
-    relative_velocity: [F; MAX_MANIFOLD_POINTS],
-    max_impulse: [F; MAX_MANIFOLD_POINTS],
+    pub(super) restitution: F,
+    pub(super) relative_velocity: [F; MAX_MANIFOLD_POINTS],
+    pub(super) max_impulse: [F; MAX_MANIFOLD_POINTS],
 }
 
 /// Eight manifolds' rows, lane by lane (see [`ManifoldRows`] for each field's meaning).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Bundle {
-    a: [u32; W],
-    b: [u32; W],
-    normal: V3<F>,
-    ma: F,
-    mb: F,
-    friction: F,
+    pub(super) a: [u32; W],
+    pub(super) b: [u32; W],
+    pub(super) normal: V3<F>,
+    pub(super) ma: F,
+    pub(super) mb: F,
+    pub(super) friction: F,
     /// Some lane has restitution: the passes track each point's largest impulse.
-    bounces: bool,
+    pub(super) bounces: bool,
     /// 1 where one body does not move (the stiffer softness), else 0.
-    one_sided: F,
-    points: [WidePoint; MAX_MANIFOLD_POINTS],
-    tangents: [V3<F>; 2],
-    ca: V3<F>,
-    cb: V3<F>,
-    ia_cat: [V3<F>; 2],
-    ib_cbt: [V3<F>; 2],
-    tangent_mass: [F; 2],
-    tangent_impulse: [F; 2],
-    ia_n: V3<F>,
-    ib_n: V3<F>,
-    twist_mass: F,
-    twist_impulse: F,
-    twist_limit: F,
+    pub(super) one_sided: F,
+    pub(super) points: [WidePoint; MAX_MANIFOLD_POINTS],
+    pub(super) tangents: [V3<F>; 2],
+    pub(super) ca: V3<F>,
+    pub(super) cb: V3<F>,
+    pub(super) ia_cat: [V3<F>; 2],
+    pub(super) ib_cbt: [V3<F>; 2],
+    pub(super) tangent_mass: [F; 2],
+    pub(super) tangent_impulse: [F; 2],
+    pub(super) ia_n: V3<F>,
+    pub(super) ib_n: V3<F>,
+    pub(super) twist_mass: F,
+    pub(super) twist_impulse: F,
+    pub(super) twist_limit: F,
 }
 
 #[inline(always)]
@@ -104,6 +104,18 @@ impl Bundle {
         self.twist_mass.0[i] = r.twist_mass;
         self.twist_impulse.0[i] = r.twist_impulse;
         self.twist_limit.0[i] = r.twist_limit;
+    }
+
+    /// Makes point `k` of lane `i` a zero row (a manifold with fewer points).
+    pub fn clear_point(&mut self, i: usize, k: usize, bounce: &mut Bounce) {
+        let p = &mut self.points[k];
+        for v in [&mut p.ran, &mut p.rbn, &mut p.ia_ran, &mut p.ib_rbn] {
+            put(v, i, Vec3::ZERO);
+        }
+        for f in [&mut p.separation, &mut p.mass, &mut p.impulse, &mut bounce.max_impulse[k]] {
+            f.0[i] = 0.0;
+        }
+        bounce.relative_velocity[k].0[i] = 0.0;
     }
 
     /// Makes lane `i` an empty manifold on body `dummy`.
