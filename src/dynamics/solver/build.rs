@@ -35,9 +35,10 @@ struct BodyIn {
     friction: F,
 }
 
-/// A bundle's inputs, lane by lane. Points past a manifold's count are zero.
+/// A bundle's inputs, lane by lane. Points past a manifold's count are zero. Every lane in use
+/// is rewritten for each bundle, so one value serves a whole build (the rest are ignored).
 #[derive(Clone, Copy, Default)]
-struct Inputs {
+pub(super) struct Inputs {
     n: V3<F>,
     p: [V3<F>; MAX_MANIFOLD_POINTS],
     depth: [F; MAX_MANIFOLD_POINTS],
@@ -66,13 +67,10 @@ fn put(v: &mut V3<F>, i: usize, x: Vec3) {
 #[inline(always)]
 fn body_in(d: &mut BodyIn, i: usize, m: &BodyMass, s: &BodyState) {
     d.inv_mass.0[i] = m.inv_mass;
-    let cols = [m.inv_i.x_axis, m.inv_i.y_axis, m.inv_i.z_axis];
-    for (c, col) in cols.iter().enumerate() {
-        d.inv_i[3 * c].0[i] = col.x;
-        d.inv_i[3 * c + 1].0[i] = col.y;
-        d.inv_i[3 * c + 2].0[i] = col.z;
+    for (d, &x) in d.inv_i.iter_mut().zip(&m.inv_i) {
+        d.0[i] = x;
     }
-    put(&mut d.pos, i, m.pos.into());
+    put(&mut d.pos, i, m.pos);
     put(&mut d.v, i, s.v);
     put(&mut d.w, i, s.w);
     d.friction.0[i] = m.friction;
@@ -173,8 +171,14 @@ fn friction_basis<L: Lane>(n: V3<L>, v: V3<L>, has_points: L) -> [V3<L>; 2] {
 
 /// Builds the bundle of contacts `chunk` (up to eight) into `c`, `bounce` and `lanes`.
 #[inline(always)]
-fn build_bundle<L: Lane>(src: &Sources, chunk: &[u32], c: &mut Bundle, bounce: &mut Bounce, lanes: &mut Lanes) {
-    let mut inp = Inputs::default();
+fn build_bundle<L: Lane>(
+    src: &Sources,
+    inp: &mut Inputs,
+    chunk: &[u32],
+    c: &mut Bundle,
+    bounce: &mut Bounce,
+    lanes: &mut Lanes,
+) {
     let mut lens = [0usize; W];
     for (i, &m) in chunk.iter().enumerate() {
         lens[i] = inp.set(i, src, m, &mut lanes.ids[i]);
@@ -262,17 +266,25 @@ fn build_bundle<L: Lane>(src: &Sources, chunk: &[u32], c: &mut Bundle, bounce: &
 }
 
 /// Builds one bundle from the contacts `chunk` (one colour's, up to eight).
-pub(super) fn bundle(isa: Isa, src: &Sources, chunk: &[u32], c: &mut Bundle, bounce: &mut Bounce, lanes: &mut Lanes) {
+pub(super) fn bundle(
+    isa: Isa,
+    src: &Sources,
+    inp: &mut Inputs,
+    chunk: &[u32],
+    c: &mut Bundle,
+    bounce: &mut Bounce,
+    lanes: &mut Lanes,
+) {
     match isa {
-        Isa::Portable => build_bundle::<Portable>(src, chunk, c, bounce, lanes),
+        Isa::Portable => build_bundle::<Portable>(src, inp, chunk, c, bounce, lanes),
         // SAFETY: `Isa::Avx` is only made by `Isa::detect` after it found AVX on this CPU.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx => unsafe { with_avx(src, chunk, c, bounce, lanes) },
+        Isa::Avx => unsafe { with_avx(src, inp, chunk, c, bounce, lanes) },
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-fn with_avx(src: &Sources, chunk: &[u32], c: &mut Bundle, bounce: &mut Bounce, lanes: &mut Lanes) {
-    build_bundle::<super::lanes::avx::Avx>(src, chunk, c, bounce, lanes)
+fn with_avx(src: &Sources, inp: &mut Inputs, chunk: &[u32], c: &mut Bundle, bounce: &mut Bounce, lanes: &mut Lanes) {
+    build_bundle::<super::lanes::avx::Avx>(src, inp, chunk, c, bounce, lanes)
 }

@@ -262,8 +262,8 @@ impl Solver {
             self.responds.push(awake_dynamic);
             self.masses.push(BodyMass {
                 inv_mass: if awake_dynamic { b.inv_mass } else { 0.0 },
-                inv_i: if awake_dynamic { b.inv_inertia_world().into() } else { glam::Mat3A::ZERO },
-                pos: b.pose.translation.into(),
+                inv_i: if awake_dynamic { b.inv_inertia_world().to_cols_array() } else { [0.0; 9] },
+                pos: b.pose.translation,
                 friction: b.material.friction,
                 restitution: b.material.restitution,
             });
@@ -307,20 +307,32 @@ impl Solver {
         self.lanes.resize(count, Lanes::default());
         let src =
             build::Sources { contacts, masses: &self.masses, states: &self.states, warm: &self.warm, cache, dummy };
+        let order = &self.colouring.order;
+        let mut inputs = build::Inputs::default();
         let mut next = 0;
         for c in 0..self.colouring.colours() {
             let colour = self.colouring.colour(c);
             for (k, chunk) in colour.chunks(W).enumerate() {
-                // Start loading the next bundle's contacts while this one is built.
-                for &m in colour.iter().skip((k + 1) * W).take(W) {
+                // Rows are built in colour order, which jumps through the contacts, the cache and
+                // the bodies: ask for the contacts two bundles ahead, and for the bodies of the
+                // next bundle, whose contacts were asked for one bundle ago.
+                let at = self.colouring.starts[c] + k * W;
+                for &m in order.iter().skip(at + 2 * W).take(W) {
                     prepare::prefetch(&contacts[m as usize]);
                     if let Some(e) = cache.get(self.warm[m as usize] as usize) {
                         prepare::prefetch(e);
                     }
                 }
+                for &m in order.iter().skip(at + W).take(W) {
+                    let contact = &contacts[m as usize];
+                    for body in [contact.a as usize, contact.b as usize] {
+                        crate::math::prefetch(&self.masses[body]);
+                        crate::math::prefetch(&self.states[body]);
+                    }
+                }
                 let (bundle, lanes, bounce) = (&mut self.bundles[next], &mut self.lanes[next], &mut self.bounces[next]);
                 next += 1;
-                build::bundle(isa, &src, chunk, bundle, bounce, lanes);
+                build::bundle(isa, &src, &mut inputs, chunk, bundle, bounce, lanes);
             }
         }
         self.overflow.clear();
