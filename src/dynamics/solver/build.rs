@@ -145,7 +145,7 @@ fn v3_select<L: Lane>(c: L, o: L, yes: V3<L>, no: V3<L>) -> V3<L> {
 
 #[inline(always)]
 fn loaded<L: Lane>(b: &BodyIn) -> (L, [L; 9], V3<L>, V3<L>, V3<L>) {
-    (L::load(&b.inv_mass), b.inv_i.map(|c| L::load(&c)), b.pos.load(), b.v.load(), b.w.load())
+    (L::load(&b.inv_mass), std::array::from_fn(|k| L::load(&b.inv_i[k])), b.pos.load(), b.v.load(), b.w.load())
 }
 
 /// Lane-wise `prepare::friction_basis`: the slip direction where the surfaces slip, else
@@ -191,7 +191,7 @@ fn build_bundle<L: Lane>(
     let (zero, half) = (L::splat(0.0), L::splat(0.5));
     let n = inp.n.load::<L>();
     let count = L::load(&inp.count);
-    let p: [V3<L>; MAX_MANIFOLD_POINTS] = inp.p.map(|p| p.load());
+    let p: [V3<L>; MAX_MANIFOLD_POINTS] = std::array::from_fn(|k| inp.p[k].load());
     let centre = v3_div(p.iter().fold(V3 { x: zero, y: zero, z: zero }, |s, &p| s + p), count);
     let (ma, ia, pa, va, wa) = loaded::<L>(&inp.a);
     let (mb, ib, pb, vb, wb) = loaded::<L>(&inp.b);

@@ -216,13 +216,12 @@ impl Solver {
         rows::restitution(overflow, &self.overflow_info, states, settings.restitution_threshold);
         // One entry per contact, in contact order, which is pair order: next step's search
         // walks it in step with the contacts.
-        cache.clear();
+        // Every entry is written below (each contact sits in one lane or in the overflow).
         cache.resize(contacts.len(), ((0, 0), [CachedImpulse::default(); MAX_MANIFOLD_POINTS]));
         for (bundle, lanes) in bundles.iter().zip(&self.lanes) {
             for (i, &m) in lanes.contact.iter().enumerate().filter(|l| *l.1 != u32::MAX) {
-                let rows = bundle.impulses(i, lanes.len[i] as usize);
-                let info = lanes.ids[i].map(|id| PointInfo { relative_velocity: 0.0, id });
-                cache[m as usize] = ((rows.a, rows.b), prepare::cached_impulses(&rows, &info));
+                let cached = bundle.ended(i, lanes.len[i] as usize).cached(&lanes.ids[i]);
+                cache[m as usize] = ((bundle.a[i], bundle.b[i]), cached);
             }
         }
         for (k, &m) in self.colouring.overflow.iter().enumerate() {

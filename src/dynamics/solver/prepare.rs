@@ -129,24 +129,49 @@ pub(super) fn find_point(cached: &[CachedImpulse; MAX_MANIFOLD_POINTS], k: usize
     cached.iter().find(|p| p.id == id)
 }
 
-/// The impulses a manifold's rows ended the step with, for next step's warm start. The
-/// manifold's friction impulse is shared out evenly over its points.
+/// The impulses a manifold's rows ended the step with, for next step's warm start.
 pub(super) fn cached_impulses(
     rows: &ManifoldRows,
     info: &[PointInfo; MAX_MANIFOLD_POINTS],
 ) -> [CachedImpulse; MAX_MANIFOLD_POINTS] {
-    let mut imp = [CachedImpulse { id: u32::MAX, ..Default::default() }; MAX_MANIFOLD_POINTS];
-    let len = rows.len as usize;
-    if len == 0 {
-        return imp;
+    let ended = Ended {
+        len: rows.len as usize,
+        normal: std::array::from_fn(|k| rows.points[k].impulse),
+        tangents: rows.tangents,
+        tangent_impulse: rows.tangent_impulse,
+        twist_impulse: rows.twist_impulse,
+    };
+    ended.cached(&info.map(|p| p.id))
+}
+
+/// What a manifold's rows ended the step with: the normal impulse of each of its `len` points,
+/// the friction basis and impulses, and the twist impulse.
+pub(super) struct Ended {
+    pub len: usize,
+    pub normal: [Real; MAX_MANIFOLD_POINTS],
+    pub tangents: [Vec3; 2],
+    pub tangent_impulse: [Real; 2],
+    pub twist_impulse: Real,
+}
+
+impl Ended {
+    /// The cache entry of points with feature ids `ids`. The manifold's friction impulse is
+    /// shared out evenly over its points.
+    #[inline]
+    pub fn cached(&self, ids: &[u32; MAX_MANIFOLD_POINTS]) -> [CachedImpulse; MAX_MANIFOLD_POINTS] {
+        let mut imp = [CachedImpulse { id: u32::MAX, ..Default::default() }; MAX_MANIFOLD_POINTS];
+        let len = self.len;
+        if len == 0 {
+            return imp;
+        }
+        let share = 1.0 / len as Real;
+        let tangent = (self.tangents[0] * self.tangent_impulse[0] + self.tangents[1] * self.tangent_impulse[1]) * share;
+        let twist = self.twist_impulse * share;
+        for k in 0..len {
+            imp[k] = CachedImpulse { id: ids[k], normal: self.normal[k], tangent, twist };
+        }
+        imp
     }
-    let share = 1.0 / len as Real;
-    let tangent = (rows.tangents[0] * rows.tangent_impulse[0] + rows.tangents[1] * rows.tangent_impulse[1]) * share;
-    let twist = rows.twist_impulse * share;
-    for k in 0..len {
-        imp[k] = CachedImpulse { id: info[k].id, normal: rows.points[k].impulse, tangent, twist };
-    }
-    imp
 }
 
 /// Looks up a pair in the sorted cache, walking forward from `*cursor` (contacts come sorted
