@@ -92,6 +92,8 @@ pub struct Solver {
     colouring: Colouring,
     /// The coloured contacts, eight to a bundle, colour after colour.
     bundles: Vec<Bundle>,
+    /// Some bundle has a lane with restitution (else the restitution pass is skipped).
+    any_bounce: bool,
     /// Per bundle: what restitution reads.
     bounces: Vec<Bounce>,
     /// Per bundle: which contact each lane holds, with its points' feature ids.
@@ -219,7 +221,9 @@ impl Solver {
         }
 
         let t = std::time::Instant::now();
-        wide::restitution(isa, bundles, bounces, states, settings.restitution_threshold);
+        if self.any_bounce {
+            wide::restitution(isa, bundles, bounces, states, settings.restitution_threshold);
+        }
         rows::restitution(overflow, &self.overflow_info, states, settings.restitution_threshold);
         // One entry per contact, in contact order, which is pair order: next step's search
         // walks it in step with the contacts.
@@ -315,6 +319,7 @@ impl Solver {
             build::Sources { contacts, masses: &self.masses, states: &self.states, warm: &self.warm, cache, dummy };
         let order = &self.colouring.order;
         let mut inputs = build::Inputs::default();
+        let mut any_bounce = false;
         let mut next = 0;
         for c in 0..self.colouring.colours() {
             let colour = self.colouring.colour(c);
@@ -339,8 +344,10 @@ impl Solver {
                 let (bundle, lanes, bounce) = (&mut self.bundles[next], &mut self.lanes[next], &mut self.bounces[next]);
                 next += 1;
                 build::bundle(isa, &src, &mut inputs, chunk, bundle, bounce, lanes);
+                any_bounce |= bundle.bounces;
             }
         }
+        self.any_bounce = any_bounce;
         self.overflow.clear();
         self.overflow_info.clear();
         for &m in &self.colouring.overflow {
