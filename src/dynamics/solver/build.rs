@@ -92,10 +92,10 @@ impl Inputs {
         let cached = src.warm[m as usize];
         let cached = (cached != u32::MAX).then(|| &src.cache[cached as usize].1);
         let (mut tangent, mut twist) = (Vec3::ZERO, 0.0);
-        for k in 0..MAX_MANIFOLD_POINTS {
+        for (k, id) in ids.iter_mut().enumerate() {
             let (p, depth, normal) = match pts.get(k) {
                 Some(mp) => {
-                    ids[k] = mp.id;
+                    *id = mp.id;
                     let warm = cached.and_then(|cached| find_point(cached, k, mp.id));
                     if let Some(w) = warm {
                         tangent += w.tangent;
@@ -223,10 +223,10 @@ fn build_bundle<L: Lane>(
     inverse(twist_k).store(&mut c.twist_mass);
     let twist_limit = twist_radius.gt_select(zero, friction * twist_radius, zero);
     twist_limit.store(&mut c.twist_limit);
-    for k in 0..2 {
-        let (cat, cbt) = (ca.cross(t[k]), cb.cross(t[k]));
+    for (k, &t) in t.iter().enumerate() {
+        let (cat, cbt) = (ca.cross(t), cb.cross(t));
         let (ia_cat, ib_cbt) = (mat_mul(&ia, cat), mat_mul(&ib, cbt));
-        t[k].store(&mut c.tangents[k]);
+        t.store(&mut c.tangents[k]);
         ia_cat.store(&mut c.ia_cat[k]);
         ib_cbt.store(&mut c.ib_cbt[k]);
         inverse(ma + mb + cat.dot(ia_cat) + cbt.dot(ib_cbt)).store(&mut c.tangent_mass[k]);
