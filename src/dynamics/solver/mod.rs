@@ -229,7 +229,14 @@ impl Solver {
         // walks it in step with the contacts.
         // Every entry is written below (each contact sits in one lane or in the overflow).
         cache.resize(contacts.len(), ((0, 0), [CachedImpulse::default(); MAX_MANIFOLD_POINTS]));
-        for (bundle, lanes) in bundles.iter().zip(&self.lanes) {
+        for (k, (bundle, lanes)) in bundles.iter().zip(&self.lanes).enumerate() {
+            // The entries are written in colour order, which jumps through the cache: ask for
+            // those of the bundle after next while this one is written.
+            if let Some(ahead) = self.lanes.get(k + 2) {
+                for e in ahead.contact.iter().filter_map(|&m| cache.get(m as usize)) {
+                    prepare::prefetch(e);
+                }
+            }
             for (i, &m) in lanes.contact.iter().enumerate().filter(|l| *l.1 != u32::MAX) {
                 let cached = bundle.ended(i, lanes.len[i] as usize).cached(&lanes.ids[i]);
                 cache[m as usize] = ((bundle.a[i], bundle.b[i]), cached);
