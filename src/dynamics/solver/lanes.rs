@@ -15,7 +15,7 @@ pub(super) const W: usize = 8;
 pub(super) struct F(pub [f32; W]);
 
 /// Floats per [`BodyState`], which is read and written eight floats at a time.
-const STATE_FLOATS: usize = 12;
+pub(super) const STATE_FLOATS: usize = 12;
 const _: () = assert!(std::mem::size_of::<BodyState>() == STATE_FLOATS * 4);
 
 /// Arithmetic on eight lanes.
@@ -33,11 +33,17 @@ pub(super) trait Lane:
     fn min(self, o: Self) -> Self;
     /// Per lane: `yes` where `self > o`, else `no`.
     fn gt_select(self, o: Self, yes: Self, no: Self) -> Self;
-    /// Floats `at..at + 8` of the states `idx`, one lane per state: `out[k]` holds float
-    /// `at + k` of every lane. `at` is 0 or 4.
-    fn gather(states: &[BodyState], idx: &[u32; W], at: usize) -> [Self; 8];
-    /// The inverse of `gather`: writes `cols` back into floats `at..at + 8` of the states.
-    fn scatter(cols: [Self; 8], states: &mut [BodyState], idx: &[u32; W], at: usize);
+    /// `-self`, the sign bit flipped (so `-0.0` from `0.0`, unlike `0 - self`).
+    fn neg(self) -> Self;
+    /// `self`'s magnitude with `sign`'s sign bit (as `f32::copysign`).
+    fn copysign(self, sign: Self) -> Self;
+    /// Floats 0..8 of the states `idx` (v, w, dp.x, dp.y), one lane per state: `out[k]` holds
+    /// float `k` of every lane.
+    fn gather(states: &[BodyState], idx: &[u32; W]) -> [Self; 8];
+    /// All twelve floats of the states `idx` (v, w, dp, dθ), as `gather`.
+    fn gather_all(states: &[BodyState], idx: &[u32; W]) -> [Self; STATE_FLOATS];
+    /// The inverse of `gather`: writes `cols` back into floats 0..8 of the states.
+    fn scatter(cols: [Self; 8], states: &mut [BodyState], idx: &[u32; W]);
 }
 
 #[inline(always)]
@@ -118,17 +124,30 @@ impl Lane for Portable {
         Portable(std::array::from_fn(|i| if self.0[i] > o.0[i] { yes.0[i] } else { no.0[i] }))
     }
     #[inline(always)]
-    fn gather(states: &[BodyState], idx: &[u32; W], at: usize) -> [Self; 8] {
-        let rows: [[f32; STATE_FLOATS]; W] = std::array::from_fn(|i| state_floats(&states[idx[i] as usize]));
-        std::array::from_fn(|k| Portable(std::array::from_fn(|i| rows[i][at + k])))
+    fn neg(self) -> Self {
+        Portable(self.0.map(|x| -x))
     }
     #[inline(always)]
-    fn scatter(cols: [Self; 8], states: &mut [BodyState], idx: &[u32; W], at: usize) {
+    fn copysign(self, sign: Self) -> Self {
+        Portable(std::array::from_fn(|i| self.0[i].copysign(sign.0[i])))
+    }
+    #[inline(always)]
+    fn gather(states: &[BodyState], idx: &[u32; W]) -> [Self; 8] {
+        let all = Self::gather_all(states, idx);
+        std::array::from_fn(|k| all[k])
+    }
+    #[inline(always)]
+    fn gather_all(states: &[BodyState], idx: &[u32; W]) -> [Self; STATE_FLOATS] {
+        let rows: [[f32; STATE_FLOATS]; W] = std::array::from_fn(|i| state_floats(&states[idx[i] as usize]));
+        std::array::from_fn(|k| Portable(std::array::from_fn(|i| rows[i][k])))
+    }
+    #[inline(always)]
+    fn scatter(cols: [Self; 8], states: &mut [BodyState], idx: &[u32; W]) {
         for (i, &j) in idx.iter().enumerate() {
             let s = &mut states[j as usize];
             let mut f = state_floats(s);
             for k in 0..8 {
-                f[at + k] = cols[k].0[i];
+                f[k] = cols[k].0[i];
             }
             set_state_floats(s, &f);
         }
@@ -212,17 +231,22 @@ pub(super) mod avx {
         }
     }
 
-    /// The address of float `at` of state `j`, with room for eight floats from it.
+    /// The first float of each state `idx`, after one check that every index is in range (a
+    /// check per lane costs a compare and a branch each, in the passes' innermost loop).
     #[inline(always)]
-    fn state_ptr(states: &[BodyState], j: u32, at: usize) -> *const f32 {
-        assert!(at + 8 <= STATE_FLOATS);
-        (&states[j as usize] as *const BodyState).cast::<f32>().wrapping_add(at)
+    fn state_ptrs(states: &[BodyState], idx: &[u32; W]) -> [*const f32; W] {
+        let max = idx.iter().fold(0, |m, &i| m.max(i));
+        assert!((max as usize) < states.len(), "body index {max} out of range");
+        let base = states.as_ptr().cast::<f32>();
+        std::array::from_fn(|i| base.wrapping_add(idx[i] as usize * STATE_FLOATS))
     }
 
     #[inline(always)]
-    fn state_ptr_mut(states: &mut [BodyState], j: u32, at: usize) -> *mut f32 {
-        assert!(at + 8 <= STATE_FLOATS);
-        (&mut states[j as usize] as *mut BodyState).cast::<f32>().wrapping_add(at)
+    fn state_ptrs_mut(states: &mut [BodyState], idx: &[u32; W]) -> [*mut f32; W] {
+        let max = idx.iter().fold(0, |m, &i| m.max(i));
+        assert!((max as usize) < states.len(), "body index {max} out of range");
+        let base = states.as_mut_ptr().cast::<f32>();
+        std::array::from_fn(|i| base.wrapping_add(idx[i] as usize * STATE_FLOATS))
     }
 
     impl Lane for Avx {
@@ -271,19 +295,60 @@ pub(super) mod avx {
             }
         }
         #[inline(always)]
-        fn gather(states: &[BodyState], idx: &[u32; W], at: usize) -> [Self; 8] {
-            // SAFETY: each pointer comes from an indexed (bounds-checked) state and has eight
-            // floats after it within that state (`state_ptr`); AVX as in the module comment.
-            let rows = std::array::from_fn(|i| unsafe { _mm256_loadu_ps(state_ptr(states, idx[i], at)) });
+        fn neg(self) -> Self {
+            // SAFETY: see the module comment.
+            Avx(unsafe { _mm256_xor_ps(self.0, _mm256_set1_ps(-0.0)) })
+        }
+        #[inline(always)]
+        fn copysign(self, sign: Self) -> Self {
+            // SAFETY: see the module comment.
+            unsafe {
+                let bit = _mm256_set1_ps(-0.0);
+                Avx(_mm256_or_ps(_mm256_andnot_ps(bit, self.0), _mm256_and_ps(bit, sign.0)))
+            }
+        }
+        #[inline(always)]
+        fn gather(states: &[BodyState], idx: &[u32; W]) -> [Self; 8] {
+            let p = state_ptrs(states, idx);
+            // SAFETY: each pointer is the start of a state in `states` (`state_ptrs` checked the
+            // indices), which holds twelve floats; AVX as in the module comment.
+            let rows = std::array::from_fn(|i| unsafe { _mm256_loadu_ps(p[i]) });
             transpose(rows).map(Avx)
         }
         #[inline(always)]
-        fn scatter(cols: [Self; 8], states: &mut [BodyState], idx: &[u32; W], at: usize) {
+        fn gather_all(states: &[BodyState], idx: &[u32; W]) -> [Self; STATE_FLOATS] {
+            let p = state_ptrs(states, idx);
+            // SAFETY: as in `gather`: floats 0..8 and 8..12 lie within each state.
+            unsafe {
+                let lo = transpose(std::array::from_fn(|i| _mm256_loadu_ps(p[i])));
+                // Floats 8..12, states i and i + 4 in the two halves of one register, then a 4×4
+                // transpose in each half.
+                let q: [__m256; 4] = std::array::from_fn(|i| {
+                    _mm256_insertf128_ps::<1>(
+                        _mm256_castps128_ps256(_mm_loadu_ps(p[i].add(8))),
+                        _mm_loadu_ps(p[i + 4].add(8)),
+                    )
+                });
+                let t0 = _mm256_unpacklo_ps(q[0], q[1]);
+                let t1 = _mm256_unpackhi_ps(q[0], q[1]);
+                let t2 = _mm256_unpacklo_ps(q[2], q[3]);
+                let t3 = _mm256_unpackhi_ps(q[2], q[3]);
+                let hi = [
+                    _mm256_shuffle_ps::<0x44>(t0, t2),
+                    _mm256_shuffle_ps::<0xEE>(t0, t2),
+                    _mm256_shuffle_ps::<0x44>(t1, t3),
+                    _mm256_shuffle_ps::<0xEE>(t1, t3),
+                ];
+                std::array::from_fn(|k| Avx(if k < 8 { lo[k] } else { hi[k - 8] }))
+            }
+        }
+        #[inline(always)]
+        fn scatter(cols: [Self; 8], states: &mut [BodyState], idx: &[u32; W]) {
+            let p = state_ptrs_mut(states, idx);
             let rows = transpose(cols.map(|c| c.0));
             for (i, row) in rows.into_iter().enumerate() {
-                let p = state_ptr_mut(states, idx[i], at);
-                // SAFETY: as in `gather`, through a pointer from the mutable borrow.
-                unsafe { _mm256_storeu_ps(p, row) }
+                // SAFETY: as in `gather`, through pointers from the mutable borrow.
+                unsafe { _mm256_storeu_ps(p[i], row) }
             }
         }
     }
@@ -305,6 +370,13 @@ impl V3<F> {
 }
 
 impl<L: Lane> V3<L> {
+    #[inline(always)]
+    pub fn store(self, f: &mut V3<F>) {
+        self.x.store(&mut f.x);
+        self.y.store(&mut f.y);
+        self.z.store(&mut f.z);
+    }
+
     #[inline(always)]
     pub fn dot(self, o: V3<L>) -> L {
         self.x * o.x + self.y * o.y + self.z * o.z

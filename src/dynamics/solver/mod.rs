@@ -5,6 +5,7 @@
 //! Speed comes from the layout ([`rows`]): the passes touch only a compact velocity state per
 //! body and, per manifold, Jacobians and effective masses computed once per step.
 
+mod build;
 mod colour;
 mod lanes;
 mod prepare;
@@ -91,6 +92,8 @@ pub struct Solver {
     colouring: Colouring,
     /// The coloured contacts, eight to a bundle, colour after colour.
     bundles: Vec<Bundle>,
+    /// Some bundle has a lane with restitution (else the restitution pass is skipped).
+    any_bounce: bool,
     /// Per bundle: what restitution reads.
     bounces: Vec<Bounce>,
     /// Per bundle: which contact each lane holds, with its points' feature ids.
@@ -99,6 +102,13 @@ pub struct Solver {
     overflow: Vec<ManifoldRows>,
     overflow_info: Vec<[PointInfo; MAX_MANIFOLD_POINTS]>,
     isa: Option<Isa>,
+}
+
+/// `Body::inv_inertia_world` (R I⁻¹ Rᵀ) with glam's SSE matrices: the same products and sums
+/// in the same order, so the same bits, in fewer instructions. Columns, as `BodyMass` keeps it.
+fn inv_inertia_world(b: &Body) -> [Real; 9] {
+    let r = glam::Mat3A::from_quat(b.pose.rotation);
+    (r * glam::Mat3A::from(b.inv_inertia_local) * r.transpose()).to_cols_array()
 }
 
 /// Largest rotation (rad) a body may turn through in one substep.
@@ -146,8 +156,8 @@ impl Solver {
         let t_prepare = std::time::Instant::now();
         self.prepare_bodies(bodies);
         self.match_cache(contacts, settings, cache);
-        self.prepare_rows(bodies, contacts, cache);
         let isa = *self.isa.get_or_insert_with(Isa::detect);
+        self.prepare_rows(isa, bodies, contacts, cache);
         // Where position correction stops pushing. Soft contacts aim at half the slop so that
         // their sag under load still settles within it; Baumgarte pushes only beyond it.
         let rest_depth = match settings.position_correction {
@@ -211,17 +221,25 @@ impl Solver {
         }
 
         let t = std::time::Instant::now();
-        wide::restitution(isa, bundles, bounces, states, settings.restitution_threshold);
+        if self.any_bounce {
+            wide::restitution(isa, bundles, bounces, states, settings.restitution_threshold);
+        }
         rows::restitution(overflow, &self.overflow_info, states, settings.restitution_threshold);
         // One entry per contact, in contact order, which is pair order: next step's search
         // walks it in step with the contacts.
-        cache.clear();
+        // Every entry is written below (each contact sits in one lane or in the overflow).
         cache.resize(contacts.len(), ((0, 0), [CachedImpulse::default(); MAX_MANIFOLD_POINTS]));
-        for (bundle, lanes) in bundles.iter().zip(&self.lanes) {
+        for (k, (bundle, lanes)) in bundles.iter().zip(&self.lanes).enumerate() {
+            // The entries are written in colour order, which jumps through the cache: ask for
+            // those of the bundle after next while this one is written.
+            if let Some(ahead) = self.lanes.get(k + 2) {
+                for e in ahead.contact.iter().filter_map(|&m| cache.get(m as usize)) {
+                    prepare::prefetch(e);
+                }
+            }
             for (i, &m) in lanes.contact.iter().enumerate().filter(|l| *l.1 != u32::MAX) {
-                let rows = bundle.impulses(i, lanes.len[i] as usize);
-                let info = lanes.ids[i].map(|id| PointInfo { relative_velocity: 0.0, id });
-                cache[m as usize] = ((rows.a, rows.b), prepare::cached_impulses(&rows, &info));
+                let cached = bundle.ended(i, lanes.len[i] as usize).cached(&lanes.ids[i]);
+                cache[m as usize] = ((bundle.a[i], bundle.b[i]), cached);
             }
         }
         for (k, &m) in self.colouring.overflow.iter().enumerate() {
@@ -261,8 +279,8 @@ impl Solver {
             self.responds.push(awake_dynamic);
             self.masses.push(BodyMass {
                 inv_mass: if awake_dynamic { b.inv_mass } else { 0.0 },
-                inv_i: if awake_dynamic { b.inv_inertia_world().into() } else { glam::Mat3A::ZERO },
-                pos: b.pose.translation.into(),
+                inv_i: if awake_dynamic { inv_inertia_world(b) } else { [0.0; 9] },
+                pos: b.pose.translation,
                 friction: b.material.friction,
                 restitution: b.material.restitution,
             });
@@ -284,7 +302,7 @@ impl Solver {
 
     /// Colours the contacts, then builds each one's rows straight into its bundle lane (or the
     /// overflow). The last state, after the bodies', is the dummy body of empty lanes.
-    fn prepare_rows(&mut self, bodies: &[Body], contacts: &[Contact], cache: &WarmCache) {
+    fn prepare_rows(&mut self, isa: Isa, bodies: &[Body], contacts: &[Contact], cache: &WarmCache) {
         let dummy = bodies.len() as u32;
         self.states.push(BodyState::default());
         self.colouring.build(contacts, &self.responds);
@@ -304,38 +322,39 @@ impl Solver {
         self.bundles.resize(count, Bundle::default());
         self.bounces.resize(count, Bounce::default());
         self.lanes.resize(count, Lanes::default());
+        let src =
+            build::Sources { contacts, masses: &self.masses, states: &self.states, warm: &self.warm, cache, dummy };
+        let order = &self.colouring.order;
+        let mut inputs = build::Inputs::default();
+        let mut any_bounce = false;
         let mut next = 0;
         for c in 0..self.colouring.colours() {
             let colour = self.colouring.colour(c);
             for (k, chunk) in colour.chunks(W).enumerate() {
-                // Start loading the next bundle's contacts while this one is built.
-                for &m in colour.iter().skip((k + 1) * W).take(W) {
+                // Rows are built in colour order, which jumps through the contacts, the cache and
+                // the bodies: ask for the contacts two bundles ahead, and for the bodies of the
+                // next bundle, whose contacts were asked for one bundle ago.
+                let at = self.colouring.starts[c] + k * W;
+                for &m in order.iter().skip(at + 2 * W).take(W) {
                     prepare::prefetch(&contacts[m as usize]);
                     if let Some(e) = cache.get(self.warm[m as usize] as usize) {
                         prepare::prefetch(e);
                     }
                 }
-                let (bundle, lanes, bounce) = (&mut self.bundles[next], &mut self.lanes[next], &mut self.bounces[next]);
-                next += 1;
-                for i in 0..W {
-                    match chunk.get(i) {
-                        Some(&m) => {
-                            let mut info = [PointInfo::default(); MAX_MANIFOLD_POINTS];
-                            let rows = rows_of(m, &mut info);
-                            bundle.set(i, &rows, &info, bounce);
-                            lanes.contact[i] = m;
-                            lanes.len[i] = rows.len as u8;
-                            lanes.ids[i] = info.map(|p| p.id);
-                        }
-                        None => {
-                            bundle.set_empty(i, dummy, bounce);
-                            lanes.contact[i] = u32::MAX;
-                        }
+                for &m in order.iter().skip(at + W).take(W) {
+                    let contact = &contacts[m as usize];
+                    for body in [contact.a as usize, contact.b as usize] {
+                        crate::math::prefetch(&self.masses[body]);
+                        crate::math::prefetch(&self.states[body]);
                     }
                 }
-                bundle.finish(bounce);
+                let (bundle, lanes, bounce) = (&mut self.bundles[next], &mut self.lanes[next], &mut self.bounces[next]);
+                next += 1;
+                build::bundle(isa, &src, &mut inputs, chunk, bundle, bounce, lanes);
+                any_bounce |= bundle.bounces;
             }
         }
+        self.any_bounce = any_bounce;
         self.overflow.clear();
         self.overflow_info.clear();
         for &m in &self.colouring.overflow {

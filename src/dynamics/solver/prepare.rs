@@ -8,17 +8,16 @@ use crate::narrowphase::MAX_MANIFOLD_POINTS;
 use glam::{Mat3A, Vec3A};
 
 /// Per-body constants of the step, copied from the bodies in one sequential pass so that
-/// building rows in colour order jumps through small records only: inverse mass and world
-/// inverse inertia (held for the step, as the rotation changes little within one; zero for a
-/// body that does not respond), centre of mass and material. Stored as SSE vectors: the rows
-/// are built with glam's `Vec3A`/`Mat3A`, whose operations round exactly like the scalar ones
-/// (same products and sums in the same order, no fused multiply-add) in a third of the
-/// instructions.
+/// building rows in colour order jumps through small records only: world inverse inertia (held
+/// for the step, as the rotation changes little within one; zero for a body that does not
+/// respond), centre of mass, inverse mass and material. One cache line per body.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
 pub(super) struct BodyMass {
+    /// The world inverse inertia, column by column.
+    pub inv_i: [Real; 9],
+    pub pos: Vec3,
     pub inv_mass: Real,
-    pub inv_i: Mat3A,
-    pub pos: Vec3A,
     pub friction: Real,
     pub restitution: Real,
 }
@@ -44,14 +43,17 @@ pub(super) fn manifold_rows(
     let pts = c.manifold.points();
     let count = pts.len().max(1) as Real;
     let centre = pts.iter().fold(Vec3A::ZERO, |s, p| s + Vec3A::from(p.point)) / count;
-    let (pa, pb) = (ma.pos, mb.pos);
+    // Rows are built with glam's SSE types, whose operations round exactly like the scalar
+    // ones (same products and sums in the same order, no fused multiply-add).
+    let (pa, pb) = (Vec3A::from(ma.pos), Vec3A::from(mb.pos));
+    let (ia_m, ib_m) = (Mat3A::from_cols_array(&ma.inv_i), Mat3A::from_cols_array(&mb.inv_i));
     let (ca, cb) = (centre - pa, centre - pb);
     let (va, wa, vb, wb) = (Vec3A::from(sa.v), Vec3A::from(sa.w), Vec3A::from(sb.v), Vec3A::from(sb.w));
     let slip = (vb + wb.cross(cb)) - (va + wa.cross(ca));
     let (t1, t2) = friction_basis(n.into(), slip.into(), !pts.is_empty());
     let friction = (ma.friction * mb.friction).sqrt();
     let twist_radius = pts.iter().map(|p| (Vec3A::from(p.point) - centre).length()).sum::<Real>() / count;
-    let (ia_n, ib_n) = (ma.inv_i * n, mb.inv_i * n);
+    let (ia_n, ib_n) = (ia_m * n, ib_m * n);
     let twist_k = n.dot(ia_n) + n.dot(ib_n);
     let mut rows = ManifoldRows {
         a: c.a,
@@ -76,7 +78,7 @@ pub(super) fn manifold_rows(
     for (k, t) in [t1, t2].into_iter().enumerate() {
         let t = Vec3A::from(t);
         let (cat, cbt) = (ca.cross(t), cb.cross(t));
-        let (ia, ib) = (ma.inv_i * cat, mb.inv_i * cbt);
+        let (ia, ib) = (ia_m * cat, ib_m * cbt);
         rows.cat[k] = cat.into();
         rows.cbt[k] = cbt.into();
         rows.ia_cat[k] = ia.into();
@@ -89,7 +91,7 @@ pub(super) fn manifold_rows(
         let p = Vec3A::from(mp.point);
         let (ra, rb) = (p - pa, p - pb);
         let (ran, rbn) = (ra.cross(n), rb.cross(n));
-        let (ia_ran, ib_rbn) = (ma.inv_i * ran, mb.inv_i * rbn);
+        let (ia_ran, ib_rbn) = (ia_m * ran, ib_m * rbn);
         let rel_v = n.dot((vb + wb.cross(rb)) - (va + wa.cross(ra)));
         let warm = cached.and_then(|cached| find_point(cached, k, mp.id));
         if let Some(w) = warm {
@@ -117,7 +119,7 @@ pub(super) fn manifold_rows(
 /// The cached point with feature id `id`; manifolds mostly keep their order, so slot `k` is
 /// tried first.
 #[inline]
-fn find_point(cached: &[CachedImpulse; MAX_MANIFOLD_POINTS], k: usize, id: u32) -> Option<&CachedImpulse> {
+pub(super) fn find_point(cached: &[CachedImpulse; MAX_MANIFOLD_POINTS], k: usize, id: u32) -> Option<&CachedImpulse> {
     if id == u32::MAX {
         return None;
     }
@@ -127,24 +129,49 @@ fn find_point(cached: &[CachedImpulse; MAX_MANIFOLD_POINTS], k: usize, id: u32) 
     cached.iter().find(|p| p.id == id)
 }
 
-/// The impulses a manifold's rows ended the step with, for next step's warm start. The
-/// manifold's friction impulse is shared out evenly over its points.
+/// The impulses a manifold's rows ended the step with, for next step's warm start.
 pub(super) fn cached_impulses(
     rows: &ManifoldRows,
     info: &[PointInfo; MAX_MANIFOLD_POINTS],
 ) -> [CachedImpulse; MAX_MANIFOLD_POINTS] {
-    let mut imp = [CachedImpulse { id: u32::MAX, ..Default::default() }; MAX_MANIFOLD_POINTS];
-    let len = rows.len as usize;
-    if len == 0 {
-        return imp;
+    let ended = Ended {
+        len: rows.len as usize,
+        normal: std::array::from_fn(|k| rows.points[k].impulse),
+        tangents: rows.tangents,
+        tangent_impulse: rows.tangent_impulse,
+        twist_impulse: rows.twist_impulse,
+    };
+    ended.cached(&info.map(|p| p.id))
+}
+
+/// What a manifold's rows ended the step with: the normal impulse of each of its `len` points,
+/// the friction basis and impulses, and the twist impulse.
+pub(super) struct Ended {
+    pub len: usize,
+    pub normal: [Real; MAX_MANIFOLD_POINTS],
+    pub tangents: [Vec3; 2],
+    pub tangent_impulse: [Real; 2],
+    pub twist_impulse: Real,
+}
+
+impl Ended {
+    /// The cache entry of points with feature ids `ids`. The manifold's friction impulse is
+    /// shared out evenly over its points.
+    #[inline]
+    pub fn cached(&self, ids: &[u32; MAX_MANIFOLD_POINTS]) -> [CachedImpulse; MAX_MANIFOLD_POINTS] {
+        let mut imp = [CachedImpulse { id: u32::MAX, ..Default::default() }; MAX_MANIFOLD_POINTS];
+        let len = self.len;
+        if len == 0 {
+            return imp;
+        }
+        let share = 1.0 / len as Real;
+        let tangent = (self.tangents[0] * self.tangent_impulse[0] + self.tangents[1] * self.tangent_impulse[1]) * share;
+        let twist = self.twist_impulse * share;
+        for k in 0..len {
+            imp[k] = CachedImpulse { id: ids[k], normal: self.normal[k], tangent, twist };
+        }
+        imp
     }
-    let share = 1.0 / len as Real;
-    let tangent = (rows.tangents[0] * rows.tangent_impulse[0] + rows.tangents[1] * rows.tangent_impulse[1]) * share;
-    let twist = rows.twist_impulse * share;
-    for k in 0..len {
-        imp[k] = CachedImpulse { id: info[k].id, normal: rows.points[k].impulse, tangent, twist };
-    }
-    imp
 }
 
 /// Looks up a pair in the sorted cache, walking forward from `*cursor` (contacts come sorted
@@ -175,7 +202,7 @@ fn friction_basis(n: Vec3, v: Vec3, has_points: bool) -> (Vec3, Vec3) {
 }
 
 /// Slip speed (m/s) above which friction follows the slip direction.
-const SLIP_SPEED: Real = 1e-3;
+pub(super) const SLIP_SPEED: Real = 1e-3;
 
 /// Asks the CPU to start loading the first two cache lines of `r`: the rows are built in colour
 /// order, which jumps through the contacts and the cache.

@@ -7,7 +7,9 @@ use crate::narrowphase::MAX_MANIFOLD_POINTS;
 
 /// What the contact rows read and write of one body: velocities, and the motion since the step
 /// began (for separations). Static and sleeping bodies keep zeros; kinematic ones their velocity.
+/// `repr(C)`: the passes read the fields as floats 0..12, in this order.
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
 pub(super) struct BodyState {
     pub v: Vec3,
     pub w: Vec3,

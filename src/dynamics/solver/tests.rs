@@ -86,3 +86,66 @@ fn a_body_with_more_contacts_than_colours_still_carries_its_load() {
         assert!(b.linvel.length() < 0.05, "a box still moves: {}", b.linvel);
     }
 }
+
+/// Rows built eight at a time (`build.rs`) have the bits of the one-manifold builder
+/// (`prepare::manifold_rows` put in a lane by `Bundle::set`), on manifolds of every size
+/// (including empty), slipping and resting pairs, matched and unmatched warm starts, and part
+/// empty bundles.
+#[test]
+fn bundles_built_eight_at_a_time_match_the_one_by_one_rows_bit_for_bit() {
+    let (mut bodies, contacts, cache, settings) = settled_pyramid();
+    for (i, b) in bodies.iter_mut().enumerate().filter(|(i, _)| i % 3 == 0) {
+        b.linvel += Vec3::new(0.3, -0.1, -0.2) * (i % 7) as f32;
+        b.angvel += Vec3::new(-0.5, 0.2, 0.7) * (i % 5) as f32;
+    }
+    let contacts: Vec<Contact> = contacts
+        .iter()
+        .enumerate()
+        .map(|(j, c)| {
+            let mut m = crate::narrowphase::Manifold::new(c.manifold.normal);
+            for p in c.manifold.points().iter().skip(j % 3 / 2).take(j % 5) {
+                m.push(*p);
+            }
+            Contact { manifold: m, ..*c }
+        })
+        .collect();
+    assert!(contacts.iter().any(|c| c.manifold.is_empty()) && contacts.iter().any(|c| c.manifold.len() == 4));
+    for isa in [Isa::Portable, Isa::detect()] {
+        let mut solver = Solver::with_isa(isa);
+        solver.prepare_bodies(&bodies);
+        solver.match_cache(&contacts, &settings, &cache);
+        solver.prepare_rows(isa, &bodies, &contacts, &cache);
+        assert!(solver.warm.iter().any(|&w| w != u32::MAX), "some contacts must be warm-started");
+        let dummy = bodies.len() as u32;
+        let mut partial = 0;
+        for (k, lanes) in solver.lanes.iter().enumerate() {
+            let (mut expect, mut bounce) = (wide::Bundle::default(), wide::Bounce::default());
+            for i in 0..W {
+                let m = lanes.contact[i];
+                if m == u32::MAX {
+                    partial += 1;
+                    expect.set_empty(i, dummy, &mut bounce);
+                    continue;
+                }
+                let c = &contacts[m as usize];
+                let (a, b) = (c.a as usize, c.b as usize);
+                let cached = solver.warm[m as usize];
+                let mut info = [PointInfo::default(); MAX_MANIFOLD_POINTS];
+                let rows = prepare::manifold_rows(
+                    c,
+                    (&solver.masses[a], &solver.states[a]),
+                    (&solver.masses[b], &solver.states[b]),
+                    (cached != u32::MAX).then(|| &cache[cached as usize].1),
+                    &mut info,
+                );
+                expect.set(i, &rows, &info, &mut bounce);
+                assert_eq!(lanes.len[i] as u32, rows.len);
+                assert_eq!(lanes.ids[i][..rows.len as usize], info.map(|p| p.id)[..rows.len as usize]);
+            }
+            expect.finish(&bounce);
+            assert_eq!(format!("{:?}", solver.bundles[k]), format!("{expect:?}"), "{isa:?}: bundle {k}");
+            assert_eq!(format!("{:?}", solver.bounces[k]), format!("{bounce:?}"), "{isa:?}: bundle {k}");
+        }
+        assert!(partial > 0, "some bundles must have empty lanes");
+    }
+}

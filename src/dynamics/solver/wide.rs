@@ -4,19 +4,20 @@
 //! against a dummy body and apply nothing.
 
 use super::lanes::{F, Lane, Portable, V3, W};
+use super::prepare::Ended;
 use super::rows::{BodyState, ManifoldRows, NormalRow, PassParams, PointInfo};
 use crate::math::Vec3;
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
 
 #[derive(Clone, Copy, Debug, Default)]
-struct WidePoint {
-    ran: V3<F>,
-    rbn: V3<F>,
-    ia_ran: V3<F>,
-    ib_rbn: V3<F>,
-    separation: F,
-    mass: F,
-    impulse: F,
+pub(super) struct WidePoint {
+    pub(super) ran: V3<F>,
+    pub(super) rbn: V3<F>,
+    pub(super) ia_ran: V3<F>,
+    pub(super) ib_rbn: V3<F>,
+    pub(super) separation: F,
+    pub(super) mass: F,
+    pub(super) impulse: F,
 }
 
 /// What only restitution reads, kept apart so the passes stream less memory: a bundle's
@@ -24,37 +25,37 @@ struct WidePoint {
 /// carried (tracked only in bundles where some lane bounces).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Bounce {
-    restitution: F,
-    relative_velocity: [F; MAX_MANIFOLD_POINTS],
-    max_impulse: [F; MAX_MANIFOLD_POINTS],
+    pub(super) restitution: F,
+    pub(super) relative_velocity: [F; MAX_MANIFOLD_POINTS],
+    pub(super) max_impulse: [F; MAX_MANIFOLD_POINTS],
 }
 
 /// Eight manifolds' rows, lane by lane (see [`ManifoldRows`] for each field's meaning).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Bundle {
-    a: [u32; W],
-    b: [u32; W],
-    normal: V3<F>,
-    ma: F,
-    mb: F,
-    friction: F,
+    pub(super) a: [u32; W],
+    pub(super) b: [u32; W],
+    pub(super) normal: V3<F>,
+    pub(super) ma: F,
+    pub(super) mb: F,
+    pub(super) friction: F,
     /// Some lane has restitution: the passes track each point's largest impulse.
-    bounces: bool,
+    pub(super) bounces: bool,
     /// 1 where one body does not move (the stiffer softness), else 0.
-    one_sided: F,
-    points: [WidePoint; MAX_MANIFOLD_POINTS],
-    tangents: [V3<F>; 2],
-    ca: V3<F>,
-    cb: V3<F>,
-    ia_cat: [V3<F>; 2],
-    ib_cbt: [V3<F>; 2],
-    tangent_mass: [F; 2],
-    tangent_impulse: [F; 2],
-    ia_n: V3<F>,
-    ib_n: V3<F>,
-    twist_mass: F,
-    twist_impulse: F,
-    twist_limit: F,
+    pub(super) one_sided: F,
+    pub(super) points: [WidePoint; MAX_MANIFOLD_POINTS],
+    pub(super) tangents: [V3<F>; 2],
+    pub(super) ca: V3<F>,
+    pub(super) cb: V3<F>,
+    pub(super) ia_cat: [V3<F>; 2],
+    pub(super) ib_cbt: [V3<F>; 2],
+    pub(super) tangent_mass: [F; 2],
+    pub(super) tangent_impulse: [F; 2],
+    pub(super) ia_n: V3<F>,
+    pub(super) ib_n: V3<F>,
+    pub(super) twist_mass: F,
+    pub(super) twist_impulse: F,
+    pub(super) twist_limit: F,
 }
 
 #[inline(always)]
@@ -106,6 +107,18 @@ impl Bundle {
         self.twist_limit.0[i] = r.twist_limit;
     }
 
+    /// Makes point `k` of lane `i` a zero row (a manifold with fewer points).
+    pub fn clear_point(&mut self, i: usize, k: usize, bounce: &mut Bounce) {
+        let p = &mut self.points[k];
+        for v in [&mut p.ran, &mut p.rbn, &mut p.ia_ran, &mut p.ib_rbn] {
+            put(v, i, Vec3::ZERO);
+        }
+        for f in [&mut p.separation, &mut p.mass, &mut p.impulse, &mut bounce.max_impulse[k]] {
+            f.0[i] = 0.0;
+        }
+        bounce.relative_velocity[k].0[i] = 0.0;
+    }
+
     /// Makes lane `i` an empty manifold on body `dummy`.
     pub fn set_empty(&mut self, i: usize, dummy: u32, bounce: &mut Bounce) {
         let r = ManifoldRows { a: dummy, b: dummy, ..Default::default() };
@@ -117,24 +130,16 @@ impl Bundle {
         self.bounces = bounce.restitution.0.iter().any(|&e| e != 0.0);
     }
 
-    /// What the warm-start cache keeps of lane `i` (a manifold of `len` points): normal,
-    /// tangents and impulses (normal, friction, twist).
-    pub fn impulses(&self, i: usize, len: usize) -> ManifoldRows {
+    /// How lane `i` (a manifold of `len` points) ended the step: what the warm-start cache keeps.
+    pub fn ended(&self, i: usize, len: usize) -> Ended {
         let get = |v: &V3<F>| Vec3::new(v.x.0[i], v.y.0[i], v.z.0[i]);
-        let mut r = ManifoldRows {
-            a: self.a[i],
-            b: self.b[i],
-            len: len as u32,
-            normal: get(&self.normal),
+        Ended {
+            len,
+            normal: std::array::from_fn(|k| self.points[k].impulse.0[i]),
             tangents: [get(&self.tangents[0]), get(&self.tangents[1])],
             tangent_impulse: [self.tangent_impulse[0].0[i], self.tangent_impulse[1].0[i]],
             twist_impulse: self.twist_impulse.0[i],
-            ..Default::default()
-        };
-        for (q, p) in r.points.iter_mut().zip(&self.points) {
-            q.impulse = p.impulse.0[i];
         }
-        r
     }
 }
 
@@ -152,8 +157,11 @@ struct Vel<L> {
 impl<L: Lane> Vel<L> {
     #[inline(always)]
     fn load(states: &[BodyState], c: &Bundle) -> Self {
-        let a0 = L::gather(states, &c.a, 0);
-        let b0 = L::gather(states, &c.b, 0);
+        Self::from_cols(L::gather(states, &c.a), L::gather(states, &c.b))
+    }
+
+    #[inline(always)]
+    fn from_cols(a0: [L; 8], b0: [L; 8]) -> Self {
         Vel {
             va: V3 { x: a0[0], y: a0[1], z: a0[2] },
             wa: V3 { x: a0[3], y: a0[4], z: a0[5] },
@@ -169,9 +177,9 @@ impl<L: Lane> Vel<L> {
     #[inline(always)]
     fn store(&self, states: &mut [BodyState], c: &Bundle) {
         let (a, b) = (self.va, self.wa);
-        L::scatter([a.x, a.y, a.z, b.x, b.y, b.z, self.a0[6], self.a0[7]], states, &c.a, 0);
+        L::scatter([a.x, a.y, a.z, b.x, b.y, b.z, self.a0[6], self.a0[7]], states, &c.a);
         let (a, b) = (self.vb, self.wb);
-        L::scatter([a.x, a.y, a.z, b.x, b.y, b.z, self.b0[6], self.b0[7]], states, &c.b, 0);
+        L::scatter([a.x, a.y, a.z, b.x, b.y, b.z, self.b0[6], self.b0[7]], states, &c.b);
     }
 
     #[inline(always)]
@@ -226,14 +234,12 @@ fn solve_bundles<L: Lane, const BIAS: bool>(
     let [s0, s1] = k.soft;
     for (c, bounce) in bundles.iter_mut().zip(bounces) {
         let n = c.normal.load::<L>();
-        // Floats 4..12 of each state: w.y, w.z, dp, dθ.
-        let a4 = L::gather(states, &c.a, 4);
-        let b4 = L::gather(states, &c.b, 4);
-        let mut s = Vel::<L>::load(states, c);
-        let dpa = V3 { x: s.a0[6], y: s.a0[7], z: a4[4] };
-        let dpb = V3 { x: s.b0[6], y: s.b0[7], z: b4[4] };
-        let dtha = V3 { x: a4[5], y: a4[6], z: a4[7] };
-        let dthb = V3 { x: b4[5], y: b4[6], z: b4[7] };
+        let (a, b) = (L::gather_all(states, &c.a), L::gather_all(states, &c.b));
+        let dpa = V3 { x: a[6], y: a[7], z: a[8] };
+        let dpb = V3 { x: b[6], y: b[7], z: b[8] };
+        let dtha = V3 { x: a[9], y: a[10], z: a[11] };
+        let dthb = V3 { x: b[9], y: b[10], z: b[11] };
+        let mut s = Vel::from_cols(std::array::from_fn(|k| a[k]), std::array::from_fn(|k| b[k]));
         let dn = n.dot(dpb - dpa);
         let os = L::load(&c.one_sided);
         let bias_rate = os.gt_select(half, L::splat(s1.bias_rate), L::splat(s0.bias_rate));
