@@ -220,14 +220,22 @@ impl EpaPolytope {
         if self.slots + fresh > MAX_FACES {
             return Expanded::Full;
         }
-        for s in self.slots..self.slots + fresh {
-            if s == 8 * MIN_ROWS {
-                self.dist.0[8 * MIN_ROWS..].fill(Real::INFINITY);
-            }
-            self.free[nfree & (MAX_FACES - 1)] = s as u8;
-            nfree += 1;
+        let end = self.slots + fresh;
+        if self.slots <= 8 * MIN_ROWS && end > 8 * MIN_ROWS {
+            // The first slot past the first rows: every row is scanned from now on.
+            self.dist.0[8 * MIN_ROWS..].fill(Real::INFINITY);
         }
-        self.slots += fresh;
+        if fresh == 2 {
+            // Always, on a closed mesh: no loop count to mispredict.
+            self.free[nfree & (MAX_FACES - 1)] = self.slots as u8;
+            self.free[(nfree + 1) & (MAX_FACES - 1)] = (self.slots + 1) as u8;
+        } else {
+            for s in self.slots..end {
+                self.free[nfree & (MAX_FACES - 1)] = s as u8;
+                nfree += 1;
+            }
+        }
+        self.slots = end;
         self.verts[wi] = w;
         self.pts[wi] = Point4::new(w.w);
         self.nv = wi + 1;
