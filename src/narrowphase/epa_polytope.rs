@@ -9,7 +9,7 @@
 //!   face is on the rim exactly when the face across it stays (no edge list to search);
 //! - removed faces free their slots for the new ones (no list to compact).
 
-use super::epa_rows::{Point4, ROWS, Slots, has_avx, nearest_slot_fast, planes4, scan_fast};
+use super::epa_rows::{Point4, ROWS, Slots, has_avx, nearest_slot_fast, planes4, planes4_tri, scan_fast};
 use super::gjk::SupportPoint;
 use crate::math::{Real, Vec3};
 
@@ -101,7 +101,35 @@ impl EpaPolytope {
         self.alive[..4].fill(true);
         self.slots = 4;
         let centre = (tet[0].w + tet[1].w + tet[2].w + tet[3].w) * 0.25;
-        for (k, tri) in [[0u8, 1, 2], [0, 3, 1], [0, 2, 3], [1, 3, 2]].into_iter().enumerate() {
+        // The four faces in one go; when they all face the same way (the usual case), the
+        // other winding's faces are the same planes computed with the corners swapped.
+        const TRIS: [[u8; 3]; 4] = [[0, 1, 2], [0, 3, 1], [0, 2, 3], [1, 3, 2]];
+        let planes = planes4_tri(&self.pts, TRIS);
+        let mut inward = 0;
+        for (j, tri) in TRIS.iter().enumerate() {
+            let normal = Vec3::new(planes[0][j], planes[1][j], planes[2][j]);
+            if normal == Vec3::ZERO && planes[3][j] == Real::INFINITY {
+                // Too thin to have a normal, as [`Self::face`] finds it.
+                return None;
+            }
+            inward |= ((normal.dot(tet[tri[0] as usize].w - centre) < 0.0) as u32) << j;
+        }
+        let wound = match inward {
+            0 => Some((TRIS, planes)),
+            0b1111 => {
+                let tris = TRIS.map(|[a, b, c]| [a, c, b]);
+                Some((tris, planes4_tri(&self.pts, tris)))
+            }
+            _ => None,
+        };
+        if let Some((tris, planes)) = wound {
+            for (k, v) in tris.into_iter().enumerate() {
+                let normal = Vec3::new(planes[0][k], planes[1][k], planes[2][k]);
+                self.put(k, Face { v, normal, dist: planes[3][k] });
+            }
+            return Some(nearest_slot_fast::<MIN_ROWS>(self.avx, &self.dist));
+        }
+        for (k, tri) in TRIS.into_iter().enumerate() {
             let mut f = self.face(tri)?;
             if f.normal.dot(tet[tri[0] as usize].w - centre) < 0.0 {
                 f = self.face([tri[0], tri[2], tri[1]])?;
