@@ -127,7 +127,12 @@ impl EpaPolytope {
                 let normal = Vec3::new(planes[0][k], planes[1][k], planes[2][k]);
                 self.put(k, Face { v, normal, dist: planes[3][k] });
             }
-            return Some(nearest_slot_fast::<MIN_ROWS>(self.avx, &self.dist));
+            // The first of the four holding the smallest distance, as a scan of the slots finds
+            // it (the others are infinite; no distance is NaN: the points are finite).
+            let d = planes[3];
+            let (b01, d01) = if d[1] < d[0] { (1, d[1]) } else { (0, d[0]) };
+            let (b23, d23) = if d[3] < d[2] { (3, d[3]) } else { (2, d[2]) };
+            return Some(if d23 < d01 { b23 } else { b01 });
         }
         for (k, tri) in TRIS.into_iter().enumerate() {
             let mut f = self.face(tri)?;
