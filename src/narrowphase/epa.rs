@@ -76,19 +76,25 @@ fn epa_in(
     poly: &mut EpaPolytope,
 ) -> Option<EpaOutput> {
     let support = |d: Vec3| pair.support_fast(d);
-    seed.clear();
-    // Seed with GJK's points, then blow them up to a tetrahedron.
-    for p in simplex.points() {
-        if !seed.iter().any(|q| q.w.distance_squared(p.w) <= Real::MIN_POSITIVE) {
-            seed.push(*p);
+    let (scale, mut best) = match tetrahedron_as_is(simplex) {
+        // The seed GJK's tetrahedron, nearly always: no point to drop or add.
+        Some(scale) => (scale, poly.start(&simplex.pts)?),
+        None => {
+            seed.clear();
+            // Seed with GJK's points, then blow them up to a tetrahedron.
+            for p in simplex.points() {
+                if !seed.iter().any(|q| q.w.distance_squared(p.w) <= Real::MIN_POSITIVE) {
+                    seed.push(*p);
+                }
+            }
+            let scale = seed.iter().map(|p| p.w.length()).fold(0.0, Real::max).max(1e-6);
+            let tiny = scale * 1e-5;
+            if !grow_to_tetrahedron(seed, &support, tiny) {
+                return None;
+            }
+            (scale, poly.start(seed)?)
         }
-    }
-    let scale = seed.iter().map(|p| p.w.length()).fold(0.0, Real::max).max(1e-6);
-    let tiny = scale * 1e-5;
-    if !grow_to_tetrahedron(seed, &support, tiny) {
-        return None;
-    }
-    let mut best = poly.start(seed)?;
+    };
     let mut f = poly.get(best);
     let mut iterations = 0;
     loop {
@@ -130,6 +136,23 @@ fn epa_in(
         }
     };
     Some(EpaOutput { normal: f.normal, depth: f.dist, point_a: pa, point_b: pb, iterations })
+}
+
+/// The scale of a 4-point `simplex` that the duplicate removal and [`grow_to_tetrahedron`]
+/// would keep as it is, so that EPA can start from it directly; `None` when they might change
+/// it. A volume above `tiny³` (`tiny = 1e-5 scale`) with a scale of at least `1e-3` rules out
+/// any two points within `sqrt(MIN_POSITIVE)` of each other (their volume would be below
+/// `4.4e-19 scale²`), and the scale is then the same over the four points as over those kept.
+#[inline(always)]
+fn tetrahedron_as_is(simplex: &Simplex) -> Option<Real> {
+    if simplex.len != 4 {
+        return None;
+    }
+    let [a, b, c, d] = simplex.pts.map(|p| p.w);
+    let scale = [a, b, c, d].iter().map(|p| p.length()).fold(0.0, Real::max).max(1e-6);
+    let tiny = scale * 1e-5;
+    let volume = (b - a).cross(c - a).dot(d - a).abs();
+    (scale >= 1e-3 && volume > tiny * tiny * tiny).then_some(scale)
 }
 
 /// Barycentric weights of the origin in the triangle `a b c` (which holds it, up to rounding),

@@ -9,7 +9,7 @@
 //!   face is on the rim exactly when the face across it stays (no edge list to search);
 //! - removed faces free their slots for the new ones (no list to compact).
 
-use super::epa_rows::{Point4, ROWS, Slots, has_avx, nearest_slot_fast, planes4, scan_fast};
+use super::epa_rows::{Point4, ROWS, Slots, has_avx, nearest_slot_fast, planes4, planes4_tri, scan_fast};
 use super::gjk::SupportPoint;
 use crate::math::{Real, Vec3};
 
@@ -101,7 +101,40 @@ impl EpaPolytope {
         self.alive[..4].fill(true);
         self.slots = 4;
         let centre = (tet[0].w + tet[1].w + tet[2].w + tet[3].w) * 0.25;
-        for (k, tri) in [[0u8, 1, 2], [0, 3, 1], [0, 2, 3], [1, 3, 2]].into_iter().enumerate() {
+        // The four faces in one go; when they all face the same way (the usual case), the
+        // other winding's faces are the same planes computed with the corners swapped.
+        const TRIS: [[u8; 3]; 4] = [[0, 1, 2], [0, 3, 1], [0, 2, 3], [1, 3, 2]];
+        let planes = planes4_tri(&self.pts, TRIS);
+        let mut inward = 0;
+        for (j, tri) in TRIS.iter().enumerate() {
+            let normal = Vec3::new(planes[0][j], planes[1][j], planes[2][j]);
+            if normal == Vec3::ZERO && planes[3][j] == Real::INFINITY {
+                // Too thin to have a normal, as [`Self::face`] finds it.
+                return None;
+            }
+            inward |= ((normal.dot(tet[tri[0] as usize].w - centre) < 0.0) as u32) << j;
+        }
+        let wound = match inward {
+            0 => Some((TRIS, planes)),
+            0b1111 => {
+                let tris = TRIS.map(|[a, b, c]| [a, c, b]);
+                Some((tris, planes4_tri(&self.pts, tris)))
+            }
+            _ => None,
+        };
+        if let Some((tris, planes)) = wound {
+            for (k, v) in tris.into_iter().enumerate() {
+                let normal = Vec3::new(planes[0][k], planes[1][k], planes[2][k]);
+                self.put(k, Face { v, normal, dist: planes[3][k] });
+            }
+            // The first of the four holding the smallest distance, as a scan of the slots finds
+            // it (the others are infinite; no distance is NaN: the points are finite).
+            let d = planes[3];
+            let (b01, d01) = if d[1] < d[0] { (1, d[1]) } else { (0, d[0]) };
+            let (b23, d23) = if d[3] < d[2] { (3, d[3]) } else { (2, d[2]) };
+            return Some(if d23 < d01 { b23 } else { b01 });
+        }
+        for (k, tri) in TRIS.into_iter().enumerate() {
             let mut f = self.face(tri)?;
             if f.normal.dot(tet[tri[0] as usize].w - centre) < 0.0 {
                 f = self.face([tri[0], tri[2], tri[1]])?;
@@ -220,14 +253,22 @@ impl EpaPolytope {
         if self.slots + fresh > MAX_FACES {
             return Expanded::Full;
         }
-        for s in self.slots..self.slots + fresh {
-            if s == 8 * MIN_ROWS {
-                self.dist.0[8 * MIN_ROWS..].fill(Real::INFINITY);
-            }
-            self.free[nfree & (MAX_FACES - 1)] = s as u8;
-            nfree += 1;
+        let end = self.slots + fresh;
+        if self.slots <= 8 * MIN_ROWS && end > 8 * MIN_ROWS {
+            // The first slot past the first rows: every row is scanned from now on.
+            self.dist.0[8 * MIN_ROWS..].fill(Real::INFINITY);
         }
-        self.slots += fresh;
+        if fresh == 2 {
+            // Always, on a closed mesh: no loop count to mispredict.
+            self.free[nfree & (MAX_FACES - 1)] = self.slots as u8;
+            self.free[(nfree + 1) & (MAX_FACES - 1)] = (self.slots + 1) as u8;
+        } else {
+            for s in self.slots..end {
+                self.free[nfree & (MAX_FACES - 1)] = s as u8;
+                nfree += 1;
+            }
+        }
+        self.slots = end;
         self.verts[wi] = w;
         self.pts[wi] = Point4::new(w.w);
         self.nv = wi + 1;

@@ -283,22 +283,45 @@ pub(super) fn planes4(pts: &[Point4; 64], ends: [[u8; 2]; 4], c: Vec3) -> [[Real
 #[inline(always)]
 fn planes4_sse2(pts: &[Point4; 64], ends: [[u8; 2]; 4], c: Vec3) -> [[Real; 4]; 4] {
     use std::arch::x86_64::*;
-    let mut out = [[0.0; 4]; 4];
     // SAFETY: SSE2 is part of every x86-64 CPU; each point is 16-byte aligned (repr align)
-    // and indexed in bounds (masked); the stores go to 4-value arrays, unaligned.
+    // and indexed in bounds (masked).
     unsafe {
         let ld = |i: u8| _mm_load_ps(pts[i as usize & 63].0.as_ptr());
-        // Four points as rows to coordinates as rows.
-        let transpose = |p: [__m128; 4]| {
-            let (t0, t1) = (_mm_unpacklo_ps(p[0], p[1]), _mm_unpacklo_ps(p[2], p[3]));
-            let (t2, t3) = (_mm_unpackhi_ps(p[0], p[1]), _mm_unpackhi_ps(p[2], p[3]));
-            (_mm_movelh_ps(t0, t1), _mm_movehl_ps(t1, t0), _mm_movelh_ps(t2, t3))
-        };
-        let (ax, ay, az) = transpose(ends.map(|e| ld(e[0])));
-        let (bx, by, bz) = transpose(ends.map(|e| ld(e[1])));
+        let a = transpose_sse2(ends.map(|e| ld(e[0])));
+        let b = transpose_sse2(ends.map(|e| ld(e[1])));
+        planes_sse2(a, b, (_mm_set1_ps(c.x), _mm_set1_ps(c.y), _mm_set1_ps(c.z)))
+    }
+}
+
+/// Four points as rows to coordinates as rows.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn transpose_sse2(
+    p: [std::arch::x86_64::__m128; 4],
+) -> (std::arch::x86_64::__m128, std::arch::x86_64::__m128, std::arch::x86_64::__m128) {
+    use std::arch::x86_64::*;
+    // SAFETY: SSE2 is part of every x86-64 CPU; register operations only.
+    unsafe {
+        let (t0, t1) = (_mm_unpacklo_ps(p[0], p[1]), _mm_unpacklo_ps(p[2], p[3]));
+        let (t2, t3) = (_mm_unpackhi_ps(p[0], p[1]), _mm_unpackhi_ps(p[2], p[3]));
+        (_mm_movelh_ps(t0, t1), _mm_movehl_ps(t1, t0), _mm_movelh_ps(t2, t3))
+    }
+}
+
+/// Planes of the triangles `(a, b, c)`, lane by lane, as [`planes4`] computes them.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn planes_sse2(
+    (ax, ay, az): (std::arch::x86_64::__m128, std::arch::x86_64::__m128, std::arch::x86_64::__m128),
+    (bx, by, bz): (std::arch::x86_64::__m128, std::arch::x86_64::__m128, std::arch::x86_64::__m128),
+    (cx, cy, cz): (std::arch::x86_64::__m128, std::arch::x86_64::__m128, std::arch::x86_64::__m128),
+) -> [[Real; 4]; 4] {
+    use std::arch::x86_64::*;
+    let mut out = [[0.0; 4]; 4];
+    // SAFETY: SSE2 is part of every x86-64 CPU; the stores go to 4-value arrays, unaligned.
+    unsafe {
         let (ux, uy, uz) = (_mm_sub_ps(bx, ax), _mm_sub_ps(by, ay), _mm_sub_ps(bz, az));
-        let (vx, vy, vz) =
-            (_mm_sub_ps(_mm_set1_ps(c.x), ax), _mm_sub_ps(_mm_set1_ps(c.y), ay), _mm_sub_ps(_mm_set1_ps(c.z), az));
+        let (vx, vy, vz) = (_mm_sub_ps(cx, ax), _mm_sub_ps(cy, ay), _mm_sub_ps(cz, az));
         let nx = _mm_sub_ps(_mm_mul_ps(uy, vz), _mm_mul_ps(vy, uz));
         let ny = _mm_sub_ps(_mm_mul_ps(uz, vx), _mm_mul_ps(vz, ux));
         let nz = _mm_sub_ps(_mm_mul_ps(ux, vy), _mm_mul_ps(vx, uy));
@@ -323,20 +346,52 @@ fn planes4_sse2(pts: &[Point4; 64], ends: [[u8; 2]; 4], c: Vec3) -> [[Real; 4]; 
     out
 }
 
+/// Planes of the four triangles `tris` of `pts` (corners in the given order), with
+/// [`planes4`]'s arithmetic: the start tetrahedron's faces in one go.
+#[inline(always)]
+pub(super) fn planes4_tri(pts: &[Point4; 64], tris: [[u8; 3]; 4]) -> [[Real; 4]; 4] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is part of every x86-64 CPU; each point is 16-byte aligned (repr align)
+        // and indexed in bounds (masked).
+        unsafe {
+            let ld = |i: u8| _mm_load_ps(pts[i as usize & 63].0.as_ptr());
+            let corner = |c: usize| transpose_sse2(tris.map(|t| ld(t[c])));
+            planes_sse2(corner(0), corner(1), corner(2))
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        planes4_tri_portable(pts, tris)
+    }
+}
+
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline(always)]
+pub(super) fn planes4_tri_portable(pts: &[Point4; 64], tris: [[u8; 3]; 4]) -> [[Real; 4]; 4] {
+    let coords = |c: usize| -> [[Real; 4]; 3] {
+        std::array::from_fn(|k| std::array::from_fn(|j| pts[tris[j][c] as usize & 63].0[k]))
+    };
+    planes_portable(coords(0), coords(1), coords(2))
+}
+
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
 pub(super) fn planes4_portable(pts: &[Point4; 64], ends: [[u8; 2]; 4], c: Vec3) -> [[Real; 4]; 4] {
     let coords = |end: usize| -> [[Real; 4]; 3] {
         std::array::from_fn(|k| std::array::from_fn(|j| pts[ends[j][end] as usize & 63].0[k]))
     };
-    let (a, b) = (coords(0), coords(1));
+    planes_portable(coords(0), coords(1), [[c.x; 4], [c.y; 4], [c.z; 4]])
+}
+
+/// Planes of the triangles `(a, b, c)` given coordinate by coordinate, lane by lane.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline(always)]
+fn planes_portable(a: [[Real; 4]; 3], b: [[Real; 4]; 3], c: [[Real; 4]; 3]) -> [[Real; 4]; 4] {
     let [ax, ay, az] = a;
     let u: [[Real; 4]; 3] = std::array::from_fn(|k| std::array::from_fn(|j| b[k][j] - a[k][j]));
-    let v: [[Real; 4]; 3] = [
-        std::array::from_fn(|j| c.x - ax[j]),
-        std::array::from_fn(|j| c.y - ay[j]),
-        std::array::from_fn(|j| c.z - az[j]),
-    ];
+    let v: [[Real; 4]; 3] = std::array::from_fn(|k| std::array::from_fn(|j| c[k][j] - a[k][j]));
     let nx: [Real; 4] = std::array::from_fn(|j| u[1][j] * v[2][j] - v[1][j] * u[2][j]);
     let ny: [Real; 4] = std::array::from_fn(|j| u[2][j] * v[0][j] - v[2][j] * u[0][j]);
     let nz: [Real; 4] = std::array::from_fn(|j| u[0][j] * v[1][j] - v[0][j] * u[1][j]);
@@ -451,6 +506,30 @@ mod tests {
                 };
                 let got_n = Vec3::new(got[0][j], got[1][j], got[2][j]);
                 assert_eq!((got_n, got[3][j].to_bits()), (normal, dist.to_bits()), "case {case} lane {j}");
+            }
+            // Triangles with a corner of their own each (the start tetrahedron's faces).
+            let tris: [[u8; 3]; 4] = std::array::from_fn(|j| {
+                let c = if case % 5 == 0 { ends[j][0] } else { (rng.range(0.0, 64.0) as u8).min(63) };
+                [ends[j][0], ends[j][1], c]
+            });
+            let got = planes4_tri(&pts, tris);
+            assert_eq!(
+                planes4_tri_portable(&pts, tris).map(|r| r.map(Real::to_bits)),
+                got.map(|r| r.map(Real::to_bits)),
+                "case {case}"
+            );
+            for (j, t) in tris.iter().enumerate() {
+                let [a, b, c] = t.map(|i| Vec3::from_slice(&pts[i as usize].0[..3]));
+                let n = (b - a).cross(c - a);
+                let len = n.length();
+                let (normal, dist) = if !len.is_finite() || len <= Real::MIN_POSITIVE {
+                    (Vec3::ZERO, Real::INFINITY)
+                } else {
+                    let normal = n * (1.0 / len);
+                    (normal, normal.dot(a))
+                };
+                let got_n = Vec3::new(got[0][j], got[1][j], got[2][j]);
+                assert_eq!((got_n, got[3][j].to_bits()), (normal, dist.to_bits()), "case {case} tri {j}");
             }
         }
     }
