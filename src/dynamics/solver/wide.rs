@@ -41,8 +41,8 @@ pub(super) struct Bounce {
 
 /// Eight manifolds' rows, lane by lane (see [`ManifoldRows`] for each field's meaning).
 /// `repr(C)`, in this order: what the warm start reads comes first, in 1,984 contiguous bytes
-/// of the 3,424, so its four passes a step touch 42% fewer cache lines (streaming the bundles
-/// is where the passes miss the cache).
+/// of the 3,424, so its four passes a step stream 42% fewer bytes (the passes are
+/// memory-bound).
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(C)]
 pub(super) struct Bundle {
