@@ -237,14 +237,14 @@ fn build_bundle<L: Lane>(
         let (ia_ran, ib_rbn) = (mat_mul(&ia, ran), mat_mul(&ib, rbn));
         let rel_v = n.dot((vb + wb.cross(rb)) - (va + wa.cross(ra)));
         let mass = inverse(ma + mb + ran.dot(ia_ran) + rbn.dot(ib_rbn));
-        let (q, u) = (&mut c.points[k], &mut c.push[k]);
+        let q = &mut c.points[k];
         ran.store(&mut q.ran);
         rbn.store(&mut q.rbn);
-        ia_ran.store(&mut u.ia_ran);
-        ib_rbn.store(&mut u.ib_rbn);
+        ia_ran.store(&mut q.ia_ran);
+        ib_rbn.store(&mut q.ib_rbn);
         L::load(&inp.depth[k]).neg().store(&mut q.separation);
         mass.store(&mut q.mass);
-        u.impulse = inp.warm_normal[k];
+        q.impulse = inp.warm_normal[k];
         bounce.max_impulse[k] = F::default();
         rel_v.store(&mut bounce.relative_velocity[k]);
     }

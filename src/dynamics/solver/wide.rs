@@ -9,24 +9,15 @@ use super::rows::{BodyState, ManifoldRows, NormalRow, PassParams, PointInfo};
 use crate::math::Vec3;
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
 
-/// A point row's part that the warm start reads: its accumulated impulse, and what that
-/// impulse does to the bodies' spins.
 #[derive(Clone, Copy, Debug, Default)]
-#[repr(C)]
-pub(super) struct WidePush {
-    pub(super) ia_ran: V3<F>,
-    pub(super) ib_rbn: V3<F>,
-    pub(super) impulse: F,
-}
-
-/// The rest of a point row, which only the solve and restitution passes read.
-#[derive(Clone, Copy, Debug, Default)]
-#[repr(C)]
 pub(super) struct WidePoint {
     pub(super) ran: V3<F>,
     pub(super) rbn: V3<F>,
+    pub(super) ia_ran: V3<F>,
+    pub(super) ib_rbn: V3<F>,
     pub(super) separation: F,
     pub(super) mass: F,
+    pub(super) impulse: F,
 }
 
 /// What only restitution reads, kept apart so the passes stream less memory: a bundle's
@@ -40,40 +31,32 @@ pub(super) struct Bounce {
 }
 
 /// Eight manifolds' rows, lane by lane (see [`ManifoldRows`] for each field's meaning).
-/// `repr(C)`, in this order: what the warm start reads comes first, in 1,984 contiguous bytes
-/// of the 3,424, so its four passes a step stream 42% fewer bytes (the passes are
-/// memory-bound).
 #[derive(Clone, Copy, Debug, Default)]
-#[repr(C)]
 pub(super) struct Bundle {
     pub(super) a: [u32; W],
     pub(super) b: [u32; W],
     pub(super) normal: V3<F>,
     pub(super) ma: F,
     pub(super) mb: F,
-    pub(super) push: [WidePush; MAX_MANIFOLD_POINTS],
-    pub(super) tangents: [V3<F>; 2],
-    pub(super) tangent_impulse: [F; 2],
-    pub(super) ia_cat: [V3<F>; 2],
-    pub(super) ib_cbt: [V3<F>; 2],
-    pub(super) ia_n: V3<F>,
-    pub(super) ib_n: V3<F>,
-    pub(super) twist_impulse: F,
-    // Read by the solve passes only (and restitution).
-    pub(super) points: [WidePoint; MAX_MANIFOLD_POINTS],
     pub(super) friction: F,
-    /// 1 where one body does not move (the stiffer softness), else 0.
-    pub(super) one_sided: F,
-    pub(super) ca: V3<F>,
-    pub(super) cb: V3<F>,
-    pub(super) tangent_mass: [F; 2],
-    pub(super) twist_mass: F,
-    pub(super) twist_limit: F,
     /// Some lane has restitution: the passes track each point's largest impulse.
     pub(super) bounces: bool,
+    /// 1 where one body does not move (the stiffer softness), else 0.
+    pub(super) one_sided: F,
+    pub(super) points: [WidePoint; MAX_MANIFOLD_POINTS],
+    pub(super) tangents: [V3<F>; 2],
+    pub(super) ca: V3<F>,
+    pub(super) cb: V3<F>,
+    pub(super) ia_cat: [V3<F>; 2],
+    pub(super) ib_cbt: [V3<F>; 2],
+    pub(super) tangent_mass: [F; 2],
+    pub(super) tangent_impulse: [F; 2],
+    pub(super) ia_n: V3<F>,
+    pub(super) ib_n: V3<F>,
+    pub(super) twist_mass: F,
+    pub(super) twist_impulse: F,
+    pub(super) twist_limit: F,
 }
-
-const _: () = assert!(std::mem::offset_of!(Bundle, points) == 1984 && std::mem::size_of::<Bundle>() == 3424);
 
 #[inline(always)]
 fn put(v: &mut V3<F>, i: usize, x: Vec3) {
@@ -94,17 +77,17 @@ impl Bundle {
         self.friction.0[i] = r.friction;
         bounce.restitution.0[i] = r.restitution;
         self.one_sided.0[i] = r.one_sided as f32;
-        for (k, (p, u)) in self.points.iter_mut().zip(&mut self.push).enumerate() {
+        for (k, p) in self.points.iter_mut().enumerate() {
             // Rows past the manifold's points are zero: they apply nothing.
             let (q, rel) =
                 if k < r.len as usize { (r.points[k], info[k].relative_velocity) } else { (NormalRow::default(), 0.0) };
             put(&mut p.ran, i, q.ran);
             put(&mut p.rbn, i, q.rbn);
-            put(&mut u.ia_ran, i, q.ia_ran);
-            put(&mut u.ib_rbn, i, q.ib_rbn);
+            put(&mut p.ia_ran, i, q.ia_ran);
+            put(&mut p.ib_rbn, i, q.ib_rbn);
             p.separation.0[i] = q.separation;
             p.mass.0[i] = q.mass;
-            u.impulse.0[i] = q.impulse;
+            p.impulse.0[i] = q.impulse;
             bounce.max_impulse[k].0[i] = q.max_impulse;
             bounce.relative_velocity[k].0[i] = rel;
         }
@@ -126,11 +109,11 @@ impl Bundle {
 
     /// Makes point `k` of lane `i` a zero row (a manifold with fewer points).
     pub fn clear_point(&mut self, i: usize, k: usize, bounce: &mut Bounce) {
-        let (p, u) = (&mut self.points[k], &mut self.push[k]);
-        for v in [&mut p.ran, &mut p.rbn, &mut u.ia_ran, &mut u.ib_rbn] {
+        let p = &mut self.points[k];
+        for v in [&mut p.ran, &mut p.rbn, &mut p.ia_ran, &mut p.ib_rbn] {
             put(v, i, Vec3::ZERO);
         }
-        for f in [&mut p.separation, &mut p.mass, &mut u.impulse, &mut bounce.max_impulse[k]] {
+        for f in [&mut p.separation, &mut p.mass, &mut p.impulse, &mut bounce.max_impulse[k]] {
             f.0[i] = 0.0;
         }
         bounce.relative_velocity[k].0[i] = 0.0;
@@ -152,7 +135,7 @@ impl Bundle {
         let get = |v: &V3<F>| Vec3::new(v.x.0[i], v.y.0[i], v.z.0[i]);
         Ended {
             len,
-            normal: std::array::from_fn(|k| self.push[k].impulse.0[i]),
+            normal: std::array::from_fn(|k| self.points[k].impulse.0[i]),
             tangents: [get(&self.tangents[0]), get(&self.tangents[1])],
             tangent_impulse: [self.tangent_impulse[0].0[i], self.tangent_impulse[1].0[i]],
             twist_impulse: self.twist_impulse.0[i],
@@ -228,8 +211,8 @@ fn warm_start_bundles<L: Lane>(bundles: &[Bundle], states: &mut [BodyState]) {
     for c in bundles {
         let mut s = Vel::<L>::load(states, c);
         let lin = (c.normal.load::<L>(), L::load(&c.ma), L::load(&c.mb));
-        for u in &c.push {
-            s.push_normal(lin, u.ia_ran.load(), u.ib_rbn.load(), L::load(&u.impulse));
+        for p in &c.points {
+            s.push_normal(lin, p.ia_ran.load(), p.ib_rbn.load(), L::load(&p.impulse));
         }
         s.push_tangent(c, (lin.1, lin.2), [L::load(&c.tangent_impulse[0]), L::load(&c.tangent_impulse[1])]);
         s.push_twist(c, L::load(&c.twist_impulse));
@@ -265,7 +248,7 @@ fn solve_bundles<L: Lane, const BIAS: bool>(
         let (ma, mb) = (L::load(&c.ma), L::load(&c.mb));
         let lin = (n, ma, mb);
         let mut total = zero;
-        for (j, (p, u)) in c.points.iter().zip(&mut c.push).enumerate() {
+        for (j, p) in c.points.iter_mut().enumerate() {
             let (ran, rbn) = (p.ran.load::<L>(), p.rbn.load::<L>());
             let sep = dn + dthb.dot(rbn) - dtha.dot(ran) + L::load(&p.separation);
             let spec = sep * inv_h;
@@ -280,17 +263,17 @@ fn solve_bundles<L: Lane, const BIAS: bool>(
                 (sep.gt_select(zero, spec, zero), one, zero)
             };
             let vn = n.dot(s.vb - s.va) + s.wb.dot(rbn) - s.wa.dot(ran);
-            let impulse = L::load(&u.impulse);
+            let impulse = L::load(&p.impulse);
             let lambda = zero - L::load(&p.mass) * ms * (vn + bias) - is * impulse;
             let new = (impulse + lambda).max(zero);
             let d = new - impulse;
-            new.store(&mut u.impulse);
+            new.store(&mut p.impulse);
             if c.bounces {
                 let max = &mut bounce.max_impulse[j];
                 L::load(max).max(new).store(max);
             }
             total += new;
-            s.push_normal(lin, u.ia_ran.load(), u.ib_rbn.load(), d);
+            s.push_normal(lin, p.ia_ran.load(), p.ib_rbn.load(), d);
         }
 
         let limit = L::load(&c.friction) * total;
@@ -335,10 +318,10 @@ fn restitution_bundles<L: Lane>(bundles: &mut [Bundle], bounces: &[Bounce], stat
         let e = L::load(&bounce.restitution);
         let lin = (c.normal.load::<L>(), L::load(&c.ma), L::load(&c.mb));
         let mut s = Vel::<L>::load(states, c);
-        for (j, (p, u)) in c.points.iter().zip(&mut c.push).enumerate() {
+        for (j, p) in c.points.iter_mut().enumerate() {
             let (ran, rbn) = (p.ran.load::<L>(), p.rbn.load::<L>());
             let rel = L::load(&bounce.relative_velocity[j]);
-            let impulse = L::load(&u.impulse);
+            let impulse = L::load(&p.impulse);
             let vn = lin.0.dot(s.vb - s.va) + s.wb.dot(rbn) - s.wa.dot(ran);
             let lambda = zero - L::load(&p.mass) * (vn + e * rel);
             let bounced = (impulse + lambda).max(zero);
@@ -351,8 +334,8 @@ fn restitution_bundles<L: Lane>(bundles: &mut [Bundle], bounces: &[Bounce], stat
                 ),
                 impulse,
             );
-            new.store(&mut u.impulse);
-            s.push_normal(lin, u.ia_ran.load(), u.ib_rbn.load(), new - impulse);
+            new.store(&mut p.impulse);
+            s.push_normal(lin, p.ia_ran.load(), p.ib_rbn.load(), new - impulse);
         }
         s.store(states, c);
     }
