@@ -473,6 +473,19 @@ mod tests {
     }
 
     /// Four faces at once give the bits of the face-by-face arithmetic, slivers included.
+    /// The scalar face's plane (`make_face`'s arithmetic): unit normal and distance, or a
+    /// zero normal at infinite distance for a sliver.
+    fn scalar_plane(a: Vec3, b: Vec3, c: Vec3) -> (Vec3, Real) {
+        let n = (b - a).cross(c - a);
+        let len = n.length();
+        if !len.is_finite() || len <= Real::MIN_POSITIVE {
+            (Vec3::ZERO, Real::INFINITY)
+        } else {
+            let normal = n * (1.0 / len);
+            (normal, normal.dot(a))
+        }
+    }
+
     #[test]
     fn planes_match_the_scalar_face() {
         let mut rng = SplitMix64::new(0x0009_1ae5);
@@ -496,14 +509,7 @@ mod tests {
             for (j, e) in ends.iter().enumerate() {
                 let (a, b) =
                     (Vec3::from_slice(&pts[e[0] as usize].0[..3]), Vec3::from_slice(&pts[e[1] as usize].0[..3]));
-                let n = (b - a).cross(c - a);
-                let len = n.length();
-                let (normal, dist) = if !len.is_finite() || len <= Real::MIN_POSITIVE {
-                    (Vec3::ZERO, Real::INFINITY)
-                } else {
-                    let normal = n * (1.0 / len);
-                    (normal, normal.dot(a))
-                };
+                let (normal, dist) = scalar_plane(a, b, c);
                 let got_n = Vec3::new(got[0][j], got[1][j], got[2][j]);
                 assert_eq!((got_n, got[3][j].to_bits()), (normal, dist.to_bits()), "case {case} lane {j}");
             }
@@ -520,14 +526,7 @@ mod tests {
             );
             for (j, t) in tris.iter().enumerate() {
                 let [a, b, c] = t.map(|i| Vec3::from_slice(&pts[i as usize].0[..3]));
-                let n = (b - a).cross(c - a);
-                let len = n.length();
-                let (normal, dist) = if !len.is_finite() || len <= Real::MIN_POSITIVE {
-                    (Vec3::ZERO, Real::INFINITY)
-                } else {
-                    let normal = n * (1.0 / len);
-                    (normal, normal.dot(a))
-                };
+                let (normal, dist) = scalar_plane(a, b, c);
                 let got_n = Vec3::new(got[0][j], got[1][j], got[2][j]);
                 assert_eq!((got_n, got[3][j].to_bits()), (normal, dist.to_bits()), "case {case} tri {j}");
             }
