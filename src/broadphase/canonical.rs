@@ -2,6 +2,8 @@
 //! simulation is the same whichever structure ran. Structures that find pairs in another order
 //! collect them here and leave with one LSD radix sort over compact integer keys.
 
+use std::ops::Range;
+
 /// Below this many pairs a comparison sort beats the radix sort's counter passes.
 const RADIX_MIN: usize = 128;
 
@@ -50,7 +52,7 @@ impl PairKeys {
             for k in &mut self.keys {
                 *k = ((*k >> 32) << bits) | (*k & 0xffff_ffff);
             }
-            radix_sort(&mut self.keys, &mut self.scratch, &mut self.counts, 2 * bits);
+            radix_sort(&mut self.keys, &mut self.scratch, &mut self.counts, 0..2 * bits);
             let low = (1u64 << bits) - 1;
             for k in &mut self.keys {
                 *k = ((*k >> bits) << 32) | (*k & low);
@@ -59,23 +61,17 @@ impl PairKeys {
     }
 }
 
-/// Sorts `keys` (all below `2^bits`) with least-significant-digit radix passes; the digit width
-/// minimises passes × (counters + keys).
-fn radix_sort(keys: &mut Vec<u64>, scratch: &mut Vec<u64>, counts: &mut Vec<u32>, bits: u32) {
-    let m = keys.len();
-    let cost = |d: u32| bits.div_ceil(d) as usize * ((1usize << d) + m);
+/// Sorts `keys` stably on their bits `bits` with least-significant-digit radix passes; the digit
+/// width minimises passes × (counters + keys).
+pub(crate) fn radix_sort(keys: &mut Vec<u64>, scratch: &mut Vec<u64>, counts: &mut Vec<u32>, bits: Range<u32>) {
+    let (m, width) = (keys.len(), bits.end - bits.start);
+    let cost = |d: u32| width.div_ceil(d) as usize * ((1usize << d) + m);
     let digit = (4..=16).min_by_key(|&d| cost(d)).unwrap_or(8);
-    radix_passes(keys, scratch, counts, 0..bits, digit);
+    radix_passes(keys, scratch, counts, bits, digit);
 }
 
 /// Sorts `keys` stably on their bits `bits` (from the low end), `digit` bits a pass.
-pub(crate) fn radix_passes(
-    keys: &mut Vec<u64>,
-    scratch: &mut Vec<u64>,
-    counts: &mut Vec<u32>,
-    bits: std::ops::Range<u32>,
-    digit: u32,
-) {
+fn radix_passes(keys: &mut Vec<u64>, scratch: &mut Vec<u64>, counts: &mut Vec<u32>, bits: Range<u32>, digit: u32) {
     let mask = (1u64 << digit) - 1;
     scratch.clear();
     scratch.resize(keys.len(), 0);

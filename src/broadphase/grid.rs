@@ -225,14 +225,6 @@ impl Grid {
         });
     }
 
-    /// Takes body `i` out of the cells of `r`.
-    fn remove(&mut self, i: u32, r: &CellRange) {
-        let table = &mut self.table;
-        r.for_each_cell(|key, _| {
-            table.remove(key, i);
-        });
-    }
-
     /// Brings every body's cells up to date, moving only those whose range changed. Returns
     /// how many moved.
     fn refresh(&mut self, aabbs: &[Aabb], cell_size: Real) -> u32 {
@@ -257,7 +249,7 @@ impl Grid {
             let i = self.cell_rows.len() - 1;
             let r = CellRange::of_rows(&self.cell_rows[i]);
             self.cell_rows.pop();
-            self.remove(i as u32, &r);
+            self.relist(i as u32, &r, &CellRange::default());
             self.candidates.note_moved(i as u32);
         }
         self.cell_rows.resize(aabbs.len(), PackedBox::cells(None));

@@ -122,10 +122,11 @@ impl Body {
         self.asleep
     }
 
-    /// The inverse inertia tensor in world axes.
+    /// The inverse inertia tensor in world axes (R I⁻¹ Rᵀ; glam's SSE matrices: the scalar
+    /// matrices' products and sums in the same order, so the same bits in fewer instructions).
     pub fn inv_inertia_world(&self) -> Mat3 {
-        let r = Mat3::from_quat(self.pose.rotation);
-        r * self.inv_inertia_local * r.transpose()
+        let r = glam::Mat3A::from_quat(self.pose.rotation);
+        Mat3::from(r * glam::Mat3A::from(self.inv_inertia_local) * r.transpose())
     }
 
     pub fn aabb(&self) -> Aabb {

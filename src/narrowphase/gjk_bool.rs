@@ -4,7 +4,7 @@
 //! separating direction proves the pair apart.
 
 use super::gjk::{GJK_REL_TOL, GJK_TOUCH_TOL, MAX_GJK_ITERATIONS, s1d, s2d, s3d};
-use super::voronoi::{self, towards_origin};
+use super::voronoi;
 use crate::geometry::Shape;
 use crate::math::{Mat3, Pose, Real, Vec3};
 
@@ -113,13 +113,8 @@ fn intersect_regions(
         let ao = -a;
         match n {
             2 => {
-                let ab = p[1] - a;
-                if ab.dot(ao) > 0.0 {
-                    d = towards_origin(ab, ao);
-                } else {
-                    n = 1;
-                    d = ao;
-                }
+                let b = p[1];
+                (n, d) = voronoi::edge(&mut p, a, b, ao);
             }
             3 => match triangle(&mut p, ao) {
                 Some(nd) => (n, d) = nd,

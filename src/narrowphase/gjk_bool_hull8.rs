@@ -4,7 +4,7 @@
 //! register; elsewhere a portable version gives the same bits (same operations, same order).
 
 use super::gjk_bool::{MAX_BOOL_STEPS, intersect_cores_distance, search_start};
-use super::voronoi::{Tetrahedron, tetrahedron, towards_origin, triangle};
+use super::voronoi::{Tetrahedron, edge, tetrahedron, towards_origin, triangle};
 use crate::math::{Mat3, Pose, Real, Vec3};
 use glam::Vec3A;
 
@@ -166,14 +166,8 @@ fn regions(s: &impl Supports, start: Vec3A, reach2: Real) -> (Option<bool>, Vec3
         let ao = -a;
         let step = match n {
             1 => {
-                let ab = p[0] - a;
-                if ab.dot(ao) > 0.0 {
-                    p = [a, p[0], p[0], p[0]];
-                    Some((2, towards_origin(ab, ao)))
-                } else {
-                    p = [a; 4];
-                    Some((1, ao))
-                }
+                let b = p[0];
+                Some(edge(&mut p, a, b, ao))
             }
             2 => {
                 let (b, c) = (p[0], p[1]);

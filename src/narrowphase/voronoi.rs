@@ -2,7 +2,9 @@
 //! keep the feature whose region holds the origin and say where to search next. One copy
 //! serves the plain boolean GJK (`Vec3` points), the 8-vertex hull kernel (`Vec3A` points) and
 //! EPA's seed search (support points with their witnesses); `#[inline(always)]` makes each a
-//! straight-line copy at its call site, so the generic form costs nothing.
+//! straight-line copy at its call site, so the generic form costs nothing. The plain boolean
+//! GJK keeps its own tetrahedron step: where rounding breaks the winding it flips the normals
+//! and goes on instead of handing over as `Flat` (changing that would change its answers).
 
 use super::gjk::SupportPoint;
 use crate::math::{Real, Vec3};

@@ -6,7 +6,7 @@
 use super::cells::{ALL_FIRST, BODY_MASK, CellTable, FIRST_SHIFT};
 use super::packed::{HIT, KEPT, PackedBox, overlap_mask, prefetch};
 use super::{CellRange, Grid};
-use crate::broadphase::canonical::{PairKeys, radix_passes};
+use crate::broadphase::canonical::{PairKeys, radix_sort};
 
 /// Above this fraction of bodies moved (or after a rebuild) the list is regenerated from the
 /// cells rather than patched.
@@ -137,15 +137,14 @@ impl Candidates {
 }
 
 /// Sorts keys `i << 32 | j` (bodies below `n`) stably on `i` alone: least-significant-digit
-/// radix passes over the bits of `i`, at most 8 bits a pass.
+/// radix passes over the bits of `i`.
 fn sort_on_first(keys: &mut Vec<u64>, scratch: &mut Vec<u64>, counts: &mut Vec<u32>, n: usize) {
     let bits = usize::BITS - n.saturating_sub(1).leading_zeros();
     if keys.len() < 64 || bits > 32 {
         keys.sort_unstable();
         return;
     }
-    let passes = bits.div_ceil(8);
-    radix_passes(keys, scratch, counts, 32..32 + bits, bits.div_ceil(passes));
+    radix_sort(keys, scratch, counts, 32..32 + bits);
 }
 
 impl Grid {

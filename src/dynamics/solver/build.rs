@@ -6,7 +6,7 @@
 use super::lanes::{F, Lane, Portable, V3, W};
 use super::prepare::{BodyMass, SLIP_SPEED, find_point};
 use super::rows::BodyState;
-use super::wide::{Bounce, Bundle, Isa};
+use super::wide::{Bounce, Bundle, Isa, put};
 use super::{Contact, Lanes, WarmCache};
 use crate::math::Vec3;
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
@@ -55,13 +55,6 @@ pub(super) struct Inputs {
     warm_twist: F,
     /// The larger of the two materials' restitutions.
     restitution: F,
-}
-
-#[inline(always)]
-fn put(v: &mut V3<F>, i: usize, x: Vec3) {
-    v.x.0[i] = x.x;
-    v.y.0[i] = x.y;
-    v.z.0[i] = x.z;
 }
 
 #[inline(always)]

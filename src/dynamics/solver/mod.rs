@@ -104,13 +104,6 @@ pub struct Solver {
     isa: Option<Isa>,
 }
 
-/// `Body::inv_inertia_world` (R I⁻¹ Rᵀ) with glam's SSE matrices: the same products and sums
-/// in the same order, so the same bits, in fewer instructions. Columns, as `BodyMass` keeps it.
-fn inv_inertia_world(b: &Body) -> [Real; 9] {
-    let r = glam::Mat3A::from_quat(b.pose.rotation);
-    (r * glam::Mat3A::from(b.inv_inertia_local) * r.transpose()).to_cols_array()
-}
-
 /// Largest rotation (rad) a body may turn through in one substep.
 const MAX_ROTATION_PER_SUBSTEP: Real = 0.25 * std::f32::consts::PI;
 
@@ -279,7 +272,7 @@ impl Solver {
             self.responds.push(awake_dynamic);
             self.masses.push(BodyMass {
                 inv_mass: if awake_dynamic { b.inv_mass } else { 0.0 },
-                inv_i: if awake_dynamic { inv_inertia_world(b) } else { [0.0; 9] },
+                inv_i: if awake_dynamic { b.inv_inertia_world().to_cols_array() } else { [0.0; 9] },
                 pos: b.pose.translation,
                 friction: b.material.friction,
                 restitution: b.material.restitution,

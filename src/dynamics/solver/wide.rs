@@ -59,7 +59,7 @@ pub(super) struct Bundle {
 }
 
 #[inline(always)]
-fn put(v: &mut V3<F>, i: usize, x: Vec3) {
+pub(super) fn put(v: &mut V3<F>, i: usize, x: Vec3) {
     v.x.0[i] = x.x;
     v.y.0[i] = x.y;
     v.z.0[i] = x.z;
