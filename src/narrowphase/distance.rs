@@ -67,10 +67,31 @@ pub fn distance_traced(
 /// keeps its tetrahedron, and EPA starts from it when the cores overlap: the distance GJK's
 /// closest-point work is wasted on a penetrating pair. Pairs not proven overlapping (`None`)
 /// get the distance GJK, so their answers are its answers.
-fn seeded_penetration(pair: &MinkowskiPair, mut trace: Option<&mut GjkEpaTrace>) -> Option<DistanceResult> {
+fn seeded_penetration(pair: &MinkowskiPair, trace: Option<&mut GjkEpaTrace>) -> Option<DistanceResult> {
     if !pair.small_hulls() {
         return None;
     }
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu::x86_64_v3() {
+        // SAFETY: the CPU runs every feature the copy is compiled with, checked just above.
+        return unsafe { seeded_penetration_v3(pair, trace) };
+    }
+    seeded_penetration_in(pair, trace)
+}
+
+/// [`seeded_penetration_in`] compiled for x86-64-v3 (see [`crate::cpu`]): the same bits.
+///
+/// # Safety
+/// The CPU must run every enabled feature ([`crate::cpu::x86_64_v3`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
+unsafe fn seeded_penetration_v3(pair: &MinkowskiPair, trace: Option<&mut GjkEpaTrace>) -> Option<DistanceResult> {
+    seeded_penetration_in(pair, trace)
+}
+
+/// The seed search and EPA from its tetrahedron; inlined into both copies.
+#[inline(always)]
+fn seeded_penetration_in(pair: &MinkowskiPair, mut trace: Option<&mut GjkEpaTrace>) -> Option<DistanceResult> {
     match overlap_tetrahedron(pair, trace.as_deref_mut().map(|t| &mut t.gjk)) {
         Some(tet) => Some(penetration(pair, &Simplex { pts: tet, bary: [0.25; 4], len: 4 }, trace)),
         None => {
@@ -185,6 +206,42 @@ mod tests {
         let d = distance(&c, &Pose::IDENTITY, &c, &pb);
         assert!((d.distance + 0.25).abs() < 1e-4, "{d:?}");
         assert!((d.normal - Vec3::Y).length() < 1e-3, "{d:?}");
+    }
+
+    /// The seed search and EPA give the same bits in the baseline copy and the x86-64-v3 copy,
+    /// on overlapping, touching and separated pairs of small hulls.
+    #[test]
+    fn both_compiled_copies_of_the_seeded_path_give_the_same_bits() {
+        use crate::geometry::ConvexHull;
+        use crate::narrowphase::epa::tests::{bits, jittered_box};
+        use crate::scene::SplitMix64;
+        use std::sync::Arc;
+        #[cfg(target_arch = "x86_64")]
+        if crate::cpu::x86_64_v3() {
+            let mut rng = SplitMix64::new(0x5eed_c0b1);
+            let mut overlapping = 0;
+            for case in 0..600 {
+                let (va, vb) = (jittered_box(&mut rng), jittered_box(&mut rng));
+                let sa = Shape::ConvexHull(Arc::new(ConvexHull::new(&va).unwrap()));
+                let sb = Shape::ConvexHull(Arc::new(ConvexHull::new(&vb).unwrap()));
+                let pa = Pose::new(rng.unit_vector() * rng.range(0.0, 2.0), rng.rotation());
+                let reach = if case % 10 == 0 { 0.0 } else { rng.range(0.0, 2.5) };
+                let pb = Pose::new(pa.translation + rng.unit_vector() * reach, rng.rotation());
+                let pair = MinkowskiPair::new(&sa, &pa, &sb, &pb);
+                let answer = |d: Option<DistanceResult>| {
+                    d.map(|d| {
+                        let [a, b, n] = [d.point_a, d.point_b, d.normal];
+                        bits(&[d.distance, a.x, a.y, a.z, b.x, b.y, b.z, n.x, n.y, n.z])
+                    })
+                };
+                let base = answer(seeded_penetration_in(&pair, None));
+                // SAFETY: the CPU runs the copy's features (checked above).
+                let v3 = answer(unsafe { seeded_penetration_v3(&pair, None) });
+                assert_eq!(base, v3, "case {case}: {pa:?} {pb:?}");
+                overlapping += base.is_some() as usize;
+            }
+            assert!((100..550).contains(&overlapping), "{overlapping} of 600 pairs overlapped");
+        }
     }
 
     #[test]

@@ -41,11 +41,45 @@ pub fn epa(pair: &MinkowskiPair, simplex: &Simplex, trace: Option<&mut Vec<EpaSn
     SCRATCH.with(|cell| match cell.try_borrow_mut() {
         Ok(mut s) => {
             let Scratch { seed, poly } = &mut *s;
-            epa_in(pair, simplex, trace, seed, poly)
+            epa_dispatch(pair, simplex, trace, seed, poly)
         }
         // Re-entered from a trace callback (never in practice): fresh buffers.
-        Err(_) => epa_in(pair, simplex, trace, &mut Vec::new(), &mut Box::default()),
+        Err(_) => epa_dispatch(pair, simplex, trace, &mut Vec::new(), &mut Box::default()),
     })
+}
+
+/// [`epa_in`] in its x86-64-v3 copy when the CPU runs it ([`crate::cpu`]), else in the
+/// baseline copy: the same bits either way.
+#[inline(always)]
+fn epa_dispatch(
+    pair: &MinkowskiPair,
+    simplex: &Simplex,
+    trace: Option<&mut Vec<EpaSnapshot>>,
+    seed: &mut Vec<SupportPoint>,
+    poly: &mut EpaPolytope,
+) -> Option<EpaOutput> {
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu::x86_64_v3() {
+        // SAFETY: the CPU runs every feature the copy is compiled with, checked just above.
+        return unsafe { epa_in_v3(pair, simplex, trace, seed, poly) };
+    }
+    epa_in(pair, simplex, trace, seed, poly)
+}
+
+/// [`epa_in`] compiled for x86-64-v3 (see [`crate::cpu`]).
+///
+/// # Safety
+/// The CPU must run every enabled feature ([`crate::cpu::x86_64_v3`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
+unsafe fn epa_in_v3(
+    pair: &MinkowskiPair,
+    simplex: &Simplex,
+    trace: Option<&mut Vec<EpaSnapshot>>,
+    seed: &mut Vec<SupportPoint>,
+    poly: &mut EpaPolytope,
+) -> Option<EpaOutput> {
+    epa_in(pair, simplex, trace, seed, poly)
 }
 
 /// Reusable buffers of [`epa`].
@@ -68,6 +102,8 @@ fn snapshot(poly: &EpaPolytope, best: usize) -> EpaSnapshot {
     }
 }
 
+/// EPA proper; inlined into both of [`epa_dispatch`]'s copies.
+#[inline(always)]
 fn epa_in(
     pair: &MinkowskiPair,
     simplex: &Simplex,
@@ -231,7 +267,7 @@ fn grow_to_tetrahedron(verts: &mut Vec<SupportPoint>, support: &impl Fn(Vec3) ->
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::geometry::{ConvexHull, Shape};
     use crate::math::Pose;
@@ -239,7 +275,8 @@ mod tests {
     use crate::scene::SplitMix64;
     use std::sync::Arc;
 
-    fn jittered_box(rng: &mut SplitMix64) -> Vec<Vec3> {
+    /// A box of random half-extents 0.2-1 with each corner moved by up to 0.15.
+    pub(in crate::narrowphase) fn jittered_box(rng: &mut SplitMix64) -> Vec<Vec3> {
         let h = Vec3::new(rng.range(0.2, 1.0), rng.range(0.2, 1.0), rng.range(0.2, 1.0));
         (0..8)
             .map(|i| {
@@ -247,6 +284,50 @@ mod tests {
                 Vec3::new(s(1, 0), s(2, 1), s(4, 2)) + rng.unit_vector() * rng.range(0.0, 0.15)
             })
             .collect()
+    }
+
+    /// The bits of an answer (`-0.0` and `0.0` differ), to compare two copies of a routine.
+    pub(in crate::narrowphase) fn bits(v: &[Real]) -> Vec<u32> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    /// The baseline copy of EPA and the x86-64-v3 copy give the same bits, on deep, shallow
+    /// and coincident hull pairs, from the distance GJK's simplex (any length) and from the
+    /// seed's tetrahedron. Where the CPU lacks the features there is only one copy to run.
+    #[test]
+    fn both_compiled_copies_give_the_same_bits() {
+        #[cfg(target_arch = "x86_64")]
+        if crate::cpu::x86_64_v3() {
+            let mut rng = SplitMix64::new(0x0e9a_c0b1);
+            let (mut seed, mut poly) = (Vec::new(), Box::<EpaPolytope>::default());
+            let mut compared = 0;
+            for case in 0..600 {
+                let (va, vb) = (jittered_box(&mut rng), jittered_box(&mut rng));
+                let sa = Shape::ConvexHull(Arc::new(ConvexHull::new(&va).unwrap()));
+                let sb = Shape::ConvexHull(Arc::new(ConvexHull::new(&vb).unwrap()));
+                let pa = Pose::new(rng.unit_vector() * rng.range(0.0, 2.0), rng.rotation());
+                let reach = if case % 10 == 0 { 0.0 } else { rng.range(0.0, 1.2) };
+                let pb = Pose::new(pa.translation + rng.unit_vector() * reach, rng.rotation());
+                let pair = MinkowskiPair::new(&sa, &pa, &sb, &pb);
+                let g = gjk(&pair, None, None);
+                let seeded = crate::narrowphase::gjk_seed::overlap_tetrahedron(&pair, None);
+                let starts = [Some(g.simplex), seeded.map(|pts| Simplex { pts, bary: [0.25; 4], len: 4 })];
+                for simplex in starts.iter().flatten() {
+                    let answer = |e: Option<EpaOutput>| {
+                        e.map(|e| {
+                            let [n, a, b] = [e.normal, e.point_a, e.point_b];
+                            (bits(&[n.x, n.y, n.z, e.depth, a.x, a.y, a.z, b.x, b.y, b.z]), e.iterations)
+                        })
+                    };
+                    let base = answer(epa_in(&pair, simplex, None, &mut seed, &mut poly));
+                    // SAFETY: the CPU runs the copy's features (checked above).
+                    let v3 = answer(unsafe { epa_in_v3(&pair, simplex, None, &mut seed, &mut poly) });
+                    assert_eq!(base, v3, "case {case}: {pa:?} {pb:?} from {simplex:?}");
+                    compared += base.is_some() as usize;
+                }
+            }
+            assert!(compared > 500, "only {compared} EPA answers compared");
+        }
     }
 
     /// Every directed edge of the snapshot's faces has its reverse in exactly one other face.

@@ -9,7 +9,7 @@
 //!   face is on the rim exactly when the face across it stays (no edge list to search);
 //! - removed faces free their slots for the new ones (no list to compact).
 
-use super::epa_rows::{Point4, ROWS, Slots, has_avx, nearest_slot_fast, planes4, planes4_tri, scan_fast};
+use super::epa_rows::{Point4, ROWS, Slots, nearest_slot_fast, planes4, planes4_tri, scan_fast};
 use super::gjk::SupportPoint;
 use crate::math::{Real, Vec3};
 
@@ -81,7 +81,7 @@ impl Default for EpaPolytope {
             slots: 0,
             alive: [false; MAX_FACES],
             owner: [0; MAX_VERTS * MAX_VERTS],
-            avx: has_avx(),
+            avx: crate::cpu::avx(),
             rim: [[0; 2]; 4 * MAX_FACES],
             free: [0; MAX_FACES],
         }
@@ -91,6 +91,7 @@ impl Default for EpaPolytope {
 impl EpaPolytope {
     /// Starts from a tetrahedron (four points of non-zero volume), faces wound outwards.
     /// Returns the nearest face's slot; `None` when a face is too thin to have a normal.
+    #[inline(always)]
     pub fn start(&mut self, tet: &[SupportPoint]) -> Option<usize> {
         self.verts[..4].copy_from_slice(&tet[..4]);
         for (p, t) in self.pts.iter_mut().zip(tet) {
@@ -210,6 +211,7 @@ impl EpaPolytope {
 
     /// Adds `w`: removes every face whose plane has `w` in front, closes the hole with faces
     /// from its rim to `w`, and finds the nearest face.
+    #[inline(always)]
     pub fn expand(&mut self, w: SupportPoint) -> Expanded {
         let wi = self.nv;
         if wi >= MAX_VERTS {

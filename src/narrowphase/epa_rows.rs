@@ -111,25 +111,13 @@ fn nearest_slot_sse2<const N: usize>(d: &Slots) -> usize {
     }
 }
 
-/// Whether the CPU runs AVX (then [`scan_fast`] and [`nearest_slot_fast`] use it).
-pub(super) fn has_avx() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
 /// [`nearest_slot`] with one 256-bit register per row when `avx` (the CPU has it): the same
 /// slot.
 #[inline(always)]
 pub(super) fn nearest_slot_fast<const N: usize>(avx: bool, d: &Slots) -> usize {
     #[cfg(target_arch = "x86_64")]
     if avx {
-        // SAFETY: `avx` is only true when the CPU supports AVX ([`has_avx`]).
+        // SAFETY: `avx` is only true when the CPU supports AVX ([`crate::cpu::avx`]).
         return unsafe { nearest_slot_avx::<N>(d) };
     }
     let _ = avx;
@@ -151,7 +139,7 @@ pub(super) fn scan_fast<const N: usize>(
 ) -> (u128, usize, Real) {
     #[cfg(target_arch = "x86_64")]
     if avx {
-        // SAFETY: `avx` is only true when the CPU supports AVX ([`has_avx`]).
+        // SAFETY: `avx` is only true when the CPU supports AVX ([`crate::cpu::avx`]).
         return unsafe { scan_avx::<N>(nx, ny, nz, d, p) };
     }
     let _ = avx;
@@ -188,6 +176,7 @@ pub(super) fn scan_portable<const N: usize>(
 /// The CPU must support AVX.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
+#[inline]
 unsafe fn scan_avx<const N: usize>(nx: &Slots, ny: &Slots, nz: &Slots, d: &Slots, p: Vec3) -> (u128, usize, Real) {
     use std::arch::x86_64::*;
     let (mut mask, mut hits) = (0u128, 0u128);
@@ -228,6 +217,7 @@ unsafe fn scan_avx<const N: usize>(nx: &Slots, ny: &Slots, nz: &Slots, d: &Slots
 /// The CPU must support AVX.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
+#[inline]
 unsafe fn nearest_slot_avx<const N: usize>(d: &Slots) -> usize {
     use std::arch::x86_64::*;
     // SAFETY: AVX is enabled on this function; the slots are 32-byte aligned and the loads at
@@ -454,7 +444,7 @@ mod tests {
             assert_eq!(nearest_slot_portable::<ROWS>(&d), near, "case {case}");
             // The AVX versions where the CPU has it, and the SSE2/portable ones through the
             // same entry points.
-            for avx in [false, has_avx()] {
+            for avx in [false, crate::cpu::avx()] {
                 // The nearest face not seen, against a slot-by-slot reference.
                 for (rows, scan) in [
                     (4, scan_fast::<4>(avx, &nx, &ny, &nz, &d, p)),

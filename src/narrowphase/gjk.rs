@@ -54,7 +54,7 @@ impl<'s> MinkowskiPair<'s> {
             _ => None,
         };
         #[cfg(target_arch = "x86_64")]
-        let avx = lanes.is_some() && std::arch::is_x86_feature_detected!("avx");
+        let avx = lanes.is_some() && crate::cpu::avx();
         #[cfg(not(target_arch = "x86_64"))]
         let avx = false;
         Self {
@@ -137,6 +137,7 @@ fn lanes_support(l: &(Lanes8, Lanes8), d: Vec3, avx: bool) -> SupportPoint {
 /// The CPU must support AVX.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
+#[inline]
 unsafe fn support_pair_avx(a: &Lanes8, b: &Lanes8, d: Vec3) -> (Vec3, Vec3) {
     use std::arch::x86_64::*;
     // The first lane holding the largest dot product, as the SSE2 version finds it.
@@ -600,7 +601,7 @@ mod tests {
                     let want = lanes_support(&pair, d, false);
                     assert_eq!(want.a, best, "{pts:?} {d:?}");
                     #[cfg(target_arch = "x86_64")]
-                    if std::arch::is_x86_feature_detected!("avx") {
+                    if crate::cpu::avx() {
                         assert_eq!(lanes_support(&pair, d, true), want, "{pts:?} {d:?}");
                     }
                 }

@@ -21,7 +21,7 @@ impl Hull8Kernel {
     /// The fastest kernel this CPU runs.
     pub fn best() -> Hull8Kernel {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if crate::cpu::avx2() {
             return Hull8Kernel::Avx2;
         }
         Hull8Kernel::Portable
@@ -276,7 +276,7 @@ pub fn intersect_hull8_with(
     eps: Real,
 ) -> (bool, Vec3) {
     #[cfg(target_arch = "x86_64")]
-    if kernel == Hull8Kernel::Avx2 && std::arch::is_x86_feature_detected!("avx2") {
+    if kernel == Hull8Kernel::Avx2 && crate::cpu::avx2() {
         // SAFETY: the CPU supports AVX2, checked just above.
         return unsafe { intersect_avx2(la, lb, pa, pb, start, eps) };
     }

@@ -13,6 +13,7 @@ const MAX_STEPS: usize = 32;
 /// A tetrahedron of support points (in A's frame) that holds the origin, or `None` when the
 /// search cannot prove the cores overlap: they are apart, touch within rounding, or the
 /// simplex went flat. `trace` gets the simplex after each step.
+#[inline(always)]
 pub(crate) fn overlap_tetrahedron(
     pair: &MinkowskiPair,
     mut trace: Option<&mut Vec<Simplex>>,

@@ -157,7 +157,7 @@ impl Lane for Portable {
 #[cfg(target_arch = "x86_64")]
 pub(super) mod avx {
     //! The AVX lanes. An [`Avx`] value only exists inside functions compiled with
-    //! `#[target_feature(enable = "avx")]`, which are only called once `is_x86_feature_detected!`
+    //! `#[target_feature(enable = "avx")]`, which are only called once [`crate::cpu::avx`]
     //! found AVX: that is what makes the intrinsics below sound to call.
 
     use super::{BodyState, F, Lane, STATE_FLOATS, W};

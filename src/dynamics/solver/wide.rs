@@ -352,7 +352,7 @@ pub(super) enum Isa {
 impl Isa {
     pub fn detect() -> Self {
         #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx") {
+        if crate::cpu::avx() {
             return Isa::Avx;
         }
         Isa::Portable
