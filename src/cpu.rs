@@ -37,13 +37,24 @@ pub fn avx2() -> bool {
 }
 
 /// The CPU runs every feature the routines' second copies are compiled with (AVX, AVX2, BMI1,
-/// BMI2, LZCNT, POPCNT: the x86-64-v3 level without FMA, which would change the bits).
+/// BMI2, LZCNT, POPCNT: the x86-64-v3 level without FMA, which would change the bits). Asked
+/// once or twice per pair test, so the six answers are folded into one cached byte.
 #[inline]
 pub fn x86_64_v3() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        use std::arch::is_x86_feature_detected as has;
-        avx2() && has!("bmi1") && has!("bmi2") && has!("lzcnt") && has!("popcnt")
+        use std::sync::atomic::{AtomicU8, Ordering};
+        // 0: not asked yet; 1: no; 2: yes.
+        static LEVEL: AtomicU8 = AtomicU8::new(0);
+        match LEVEL.load(Ordering::Relaxed) {
+            0 => {
+                use std::arch::is_x86_feature_detected as has;
+                let yes = avx2() && has!("bmi1") && has!("bmi2") && has!("lzcnt") && has!("popcnt");
+                LEVEL.store(1 + yes as u8, Ordering::Relaxed);
+                yes
+            }
+            level => level == 2,
+        }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
