@@ -10,12 +10,46 @@
 //!   (no fused multiply-add), so the same bits, in fewer instructions (three-operand VEX
 //!   forms, `tzcnt`) and with the AVX kernels inlined instead of called.
 
+/// What the CPU runs, one bit per answer, detected on the first question and then read with
+/// one load: std's own cache costs a few instructions per feature, and the pair tests ask once
+/// or twice per pair.
+#[cfg(target_arch = "x86_64")]
+mod level {
+    use std::sync::atomic::{AtomicU8, Ordering};
+
+    pub const KNOWN: u8 = 1;
+    pub const AVX: u8 = 2;
+    pub const AVX2: u8 = 4;
+    pub const V3: u8 = 8;
+
+    static LEVEL: AtomicU8 = AtomicU8::new(0);
+
+    #[inline]
+    pub fn get() -> u8 {
+        match LEVEL.load(Ordering::Relaxed) {
+            0 => detect(),
+            level => level,
+        }
+    }
+
+    #[cold]
+    fn detect() -> u8 {
+        use std::arch::is_x86_feature_detected as has;
+        let avx = has!("avx");
+        let avx2 = avx && has!("avx2");
+        let v3 = avx2 && has!("bmi1") && has!("bmi2") && has!("lzcnt") && has!("popcnt");
+        let level = KNOWN | if avx { AVX } else { 0 } | if avx2 { AVX2 } else { 0 } | if v3 { V3 } else { 0 };
+        LEVEL.store(level, Ordering::Relaxed);
+        level
+    }
+}
+
 /// The CPU runs AVX (256-bit floating-point registers).
 #[inline]
 pub fn avx() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx")
+        level::get() & level::AVX != 0
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -28,7 +62,7 @@ pub fn avx() -> bool {
 pub fn avx2() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx") && std::arch::is_x86_feature_detected!("avx2")
+        level::get() & level::AVX2 != 0
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -37,27 +71,33 @@ pub fn avx2() -> bool {
 }
 
 /// The CPU runs every feature the routines' second copies are compiled with (AVX, AVX2, BMI1,
-/// BMI2, LZCNT, POPCNT: the x86-64-v3 level without FMA, which would change the bits). Asked
-/// once or twice per pair test, so the six answers are folded into one cached byte.
+/// BMI2, LZCNT, POPCNT: the x86-64-v3 level without FMA, which would change the bits).
 #[inline]
 pub fn x86_64_v3() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        use std::sync::atomic::{AtomicU8, Ordering};
-        // 0: not asked yet; 1: no; 2: yes.
-        static LEVEL: AtomicU8 = AtomicU8::new(0);
-        match LEVEL.load(Ordering::Relaxed) {
-            0 => {
-                use std::arch::is_x86_feature_detected as has;
-                let yes = avx2() && has!("bmi1") && has!("bmi2") && has!("lzcnt") && has!("popcnt");
-                LEVEL.store(1 + yes as u8, Ordering::Relaxed);
-                yes
-            }
-            level => level == 2,
-        }
+        level::get() & level::V3 != 0
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The cached answers are std's.
+    #[test]
+    fn cached_answers_match_std() {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            for _ in 0..2 {
+                assert_eq!(super::avx(), has!("avx"));
+                assert_eq!(super::avx2(), has!("avx") && has!("avx2"));
+                let v3 = has!("bmi1") && has!("bmi2") && has!("lzcnt") && has!("popcnt");
+                assert_eq!(super::x86_64_v3(), super::avx2() && v3);
+            }
+        }
     }
 }

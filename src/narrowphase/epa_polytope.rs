@@ -279,7 +279,8 @@ impl EpaPolytope {
             // Past the rim's end, repeat its last edge (computed, not stored).
             let ends: [[u8; 2]; 4] = std::array::from_fn(|j| self.rim[(e0 + j).min(nrim - 1) & rm]);
             let planes = planes4(&self.pts, ends, w.w);
-            for (j, &[a, b]) in ends.iter().enumerate().take(nrim - e0) {
+            for j in 0..(nrim - e0).min(4) {
+                let [a, b] = ends[j];
                 let k = self.free[(e0 + j) & (MAX_FACES - 1)] as usize;
                 let normal = Vec3::new(planes[0][j], planes[1][j], planes[2][j]);
                 let dist = planes[3][j];

@@ -258,6 +258,7 @@ unsafe fn intersect_avx2(la: &Rows, lb: &Rows, pa: &Pose, pb: &Pose, start: Opti
 /// Do hulls A and B (vertex lanes from [`crate::geometry::ConvexHull::vertex_lanes`]) lie within
 /// `sqrt(eps)` of each other? `start` is the first search direction in A's frame (`None` for
 /// the centre difference). Returns the answer and the last direction (A's frame).
+#[inline]
 pub fn intersect_hull8(la: &Rows, lb: &Rows, pa: &Pose, pb: &Pose, start: Option<Vec3>, eps: Real) -> (bool, Vec3) {
     // AVX2 where the CPU has it (checked inside), else the portable kernel.
     intersect_hull8_with(Hull8Kernel::Avx2, la, lb, pa, pb, start, eps)
