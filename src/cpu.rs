@@ -6,9 +6,41 @@
 //! - kernels written with AVX/AVX2 intrinsics (support queries, EPA's row scans, the 8-lane
 //!   boolean GJK), each beside a portable or SSE2 twin that gives the same bits;
 //! - whole routines compiled twice from one source, once for the x86-64 baseline and once
-//!   with `#[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]` ([`x86_64_v3`]): the same operations in the same order
+//!   with the x86-64-v3 features ([`v3_dispatch!`](crate::v3_dispatch), [`x86_64_v3`]): the same operations in the same order
 //!   (no fused multiply-add), so the same bits, in fewer instructions (three-operand VEX
 //!   forms, `tzcnt`) and with the AVX kernels inlined instead of called.
+
+/// Defines `fn $name(args) -> T` that runs `$inner` (an `#[inline(always)]` function with
+/// those arguments) in a copy compiled for x86-64-v3 when the CPU runs it ([`x86_64_v3`]),
+/// else in the baseline copy, and the copy itself as `unsafe fn $v3` (for tests that compare
+/// the two). The one place the copies' feature list is written.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! v3_dispatch {
+    ($(#[$meta:meta])* $vis:vis fn $name:ident, $v3:ident ($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty => $inner:path) => {
+        $(#[$meta])*
+        #[inline(always)]
+        $vis fn $name($($arg: $ty),*) -> $ret {
+            #[cfg(target_arch = "x86_64")]
+            if $crate::cpu::x86_64_v3() {
+                // SAFETY: the CPU runs every feature the copy is compiled with, checked just
+                // above.
+                return unsafe { $v3($($arg),*) };
+            }
+            $inner($($arg),*)
+        }
+
+        /// The x86-64-v3 copy (see [`crate::cpu`]).
+        ///
+        /// # Safety
+        /// The CPU must run every enabled feature ([`crate::cpu::x86_64_v3`]).
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
+        unsafe fn $v3($($arg: $ty),*) -> $ret {
+            $inner($($arg),*)
+        }
+    };
+}
 
 /// What the CPU runs, one bit per answer, detected on the first question and then read with
 /// one load: std's own cache costs a few instructions per feature, and the pair tests ask once

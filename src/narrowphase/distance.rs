@@ -71,22 +71,16 @@ fn seeded_penetration(pair: &MinkowskiPair, trace: Option<&mut GjkEpaTrace>) -> 
     if !pair.small_hulls() {
         return None;
     }
-    #[cfg(target_arch = "x86_64")]
-    if crate::cpu::x86_64_v3() {
-        // SAFETY: the CPU runs every feature the copy is compiled with, checked just above.
-        return unsafe { seeded_penetration_v3(pair, trace) };
-    }
-    seeded_penetration_in(pair, trace)
+    seeded_penetration_dispatch(pair, trace)
 }
 
-/// [`seeded_penetration_in`] compiled for x86-64-v3 (see [`crate::cpu`]): the same bits.
-///
-/// # Safety
-/// The CPU must run every enabled feature ([`crate::cpu::x86_64_v3`]).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn seeded_penetration_v3(pair: &MinkowskiPair, trace: Option<&mut GjkEpaTrace>) -> Option<DistanceResult> {
-    seeded_penetration_in(pair, trace)
+crate::v3_dispatch! {
+    /// [`seeded_penetration_in`] in its x86-64-v3 copy when the CPU runs it, else in the
+    /// baseline copy: the same bits either way.
+    fn seeded_penetration_dispatch, seeded_penetration_v3(
+        pair: &MinkowskiPair,
+        trace: Option<&mut GjkEpaTrace>,
+    ) -> Option<DistanceResult> => seeded_penetration_in
 }
 
 /// The seed search and EPA from its tetrahedron; inlined into both copies.

@@ -48,38 +48,16 @@ pub fn epa(pair: &MinkowskiPair, simplex: &Simplex, trace: Option<&mut Vec<EpaSn
     })
 }
 
-/// [`epa_in`] in its x86-64-v3 copy when the CPU runs it ([`crate::cpu`]), else in the
-/// baseline copy: the same bits either way.
-#[inline(always)]
-fn epa_dispatch(
-    pair: &MinkowskiPair,
-    simplex: &Simplex,
-    trace: Option<&mut Vec<EpaSnapshot>>,
-    seed: &mut Vec<SupportPoint>,
-    poly: &mut EpaPolytope,
-) -> Option<EpaOutput> {
-    #[cfg(target_arch = "x86_64")]
-    if crate::cpu::x86_64_v3() {
-        // SAFETY: the CPU runs every feature the copy is compiled with, checked just above.
-        return unsafe { epa_in_v3(pair, simplex, trace, seed, poly) };
-    }
-    epa_in(pair, simplex, trace, seed, poly)
-}
-
-/// [`epa_in`] compiled for x86-64-v3 (see [`crate::cpu`]).
-///
-/// # Safety
-/// The CPU must run every enabled feature ([`crate::cpu::x86_64_v3`]).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn epa_in_v3(
-    pair: &MinkowskiPair,
-    simplex: &Simplex,
-    trace: Option<&mut Vec<EpaSnapshot>>,
-    seed: &mut Vec<SupportPoint>,
-    poly: &mut EpaPolytope,
-) -> Option<EpaOutput> {
-    epa_in(pair, simplex, trace, seed, poly)
+crate::v3_dispatch! {
+    /// [`epa_in`] in its x86-64-v3 copy when the CPU runs it ([`crate::cpu`]), else in the
+    /// baseline copy: the same bits either way.
+    fn epa_dispatch, epa_in_v3(
+        pair: &MinkowskiPair,
+        simplex: &Simplex,
+        trace: Option<&mut Vec<EpaSnapshot>>,
+        seed: &mut Vec<SupportPoint>,
+        poly: &mut EpaPolytope,
+    ) -> Option<EpaOutput> => epa_in
 }
 
 /// Reusable buffers of [`epa`].

@@ -2,6 +2,7 @@
 //! (Montanari, Petrinic, Barbieri 2017): it finds the closest point of a simplex to the origin
 //! by signed areas and volumes, which stays well defined on flat and degenerate simplices.
 
+use super::lanes8::Lanes;
 use crate::geometry::Shape;
 use crate::math::{Mat3, Pose, Real, Vec3};
 
@@ -35,7 +36,7 @@ pub struct MinkowskiPair<'s> {
     pub radius_b: Real,
     /// Two small hulls (≤ 8 vertices each): A's vertices and B's moved into A's frame once,
     /// so a support query is eight dot products per shape and no rotation.
-    lanes: Option<(Lanes8, Lanes8)>,
+    lanes: Option<(Lanes, Lanes)>,
     /// The CPU runs AVX: the lanes' support queries take one 256-bit register per coordinate.
     avx: bool,
 }
@@ -46,9 +47,7 @@ impl<'s> MinkowskiPair<'s> {
         let rot = Mat3::from_quat(rel.rotation);
         let lanes = match (a, b) {
             (Shape::ConvexHull(ha), Shape::ConvexHull(hb)) => match (ha.vertex_lanes(), hb.vertex_lanes()) {
-                (Some(la), Some(lb)) => {
-                    Some((Lanes8::from_lanes(la), Lanes8::from_lanes(lb).transformed(rot, rel.translation)))
-                }
+                (Some(la), Some(lb)) => Some((Lanes(*la), Lanes(*lb).transformed(&rot, rel.translation))),
                 _ => None,
             },
             _ => None,
@@ -119,7 +118,7 @@ impl<'s> MinkowskiPair<'s> {
 /// The support of the difference of two lane sets along `d`, on AVX when `avx` (only set when
 /// the CPU has it) and SSE2 otherwise; both give the same bits.
 #[inline(always)]
-fn lanes_support(l: &(Lanes8, Lanes8), d: Vec3, avx: bool) -> SupportPoint {
+fn lanes_support(l: &(Lanes, Lanes), d: Vec3, avx: bool) -> SupportPoint {
     #[cfg(target_arch = "x86_64")]
     if avx {
         // SAFETY: `avx` is only set when the CPU supports AVX (checked in `MinkowskiPair::new`).
@@ -131,158 +130,21 @@ fn lanes_support(l: &(Lanes8, Lanes8), d: Vec3, avx: bool) -> SupportPoint {
     SupportPoint { w: a - b, a, b }
 }
 
-/// A's farthest point along `d` and B's along `-d`, 8 lanes per register.
+/// A's farthest point along `d` and B's along `-d` (its first nearest along `d`: the same
+/// lane, as negating the dot products is exact), 8 lanes per register.
 ///
 /// # Safety
 /// The CPU must support AVX.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 #[inline]
-unsafe fn support_pair_avx(a: &Lanes8, b: &Lanes8, d: Vec3) -> (Vec3, Vec3) {
-    use std::arch::x86_64::*;
-    // The first lane holding the largest dot product, as the SSE2 version finds it.
-    let first_max = |l: &Lanes8, d: Vec3| {
-        // SAFETY: AVX is enabled on this function; each array holds 8 values (unaligned loads).
-        let mask = unsafe {
-            let dot = _mm256_add_ps(
-                _mm256_add_ps(
-                    _mm256_mul_ps(_mm256_loadu_ps(l.x.as_ptr()), _mm256_set1_ps(d.x)),
-                    _mm256_mul_ps(_mm256_loadu_ps(l.y.as_ptr()), _mm256_set1_ps(d.y)),
-                ),
-                _mm256_mul_ps(_mm256_loadu_ps(l.z.as_ptr()), _mm256_set1_ps(d.z)),
-            );
-            let m = _mm_max_ps(_mm256_castps256_ps128(dot), _mm256_extractf128_ps::<1>(dot));
-            let m = _mm_max_ps(m, _mm_shuffle_ps::<0b01_00_11_10>(m, m));
-            let m = _mm_max_ps(m, _mm_shuffle_ps::<0b10_11_00_01>(m, m));
-            _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_EQ_OQ>(dot, _mm256_set_m128(m, m)))
-        };
-        // A NaN direction matches nothing: take the first point.
-        let i = if mask == 0 { 0 } else { mask.trailing_zeros() as usize };
-        Vec3::new(l.x[i], l.y[i], l.z[i])
-    };
-    (first_max(a, d), first_max(b, -d))
-}
-
-/// Up to 8 points stored coordinate by coordinate; unused lanes repeat the first point, which
-/// never changes the farthest point.
-#[repr(C, align(16))]
-pub(crate) struct Lanes8 {
-    x: [Real; 8],
-    y: [Real; 8],
-    z: [Real; 8],
-}
-
-impl Lanes8 {
-    #[cfg(test)]
-    pub(crate) fn new(pts: impl Iterator<Item = Vec3>) -> Self {
-        let mut s = Self { x: [0.0; 8], y: [0.0; 8], z: [0.0; 8] };
-        let mut n = 0;
-        for p in pts.take(8) {
-            (s.x[n], s.y[n], s.z[n]) = (p.x, p.y, p.z);
-            n += 1;
-        }
-        for i in n.max(1)..8 {
-            (s.x[i], s.y[i], s.z[i]) = (s.x[0], s.y[0], s.z[0]);
-        }
-        s
-    }
-
-    /// Lanes already laid out by [`crate::geometry::ConvexHull::vertex_lanes`].
-    pub(crate) fn from_lanes(l: &[[Real; 8]; 3]) -> Self {
-        Self { x: l[0], y: l[1], z: l[2] }
-    }
-
-    /// The points moved by `rot` then `offset`, lane by lane (the same arithmetic as
-    /// `rot * p + offset`, so the same bits).
-    pub(crate) fn transformed(&self, rot: Mat3, offset: Vec3) -> Self {
-        let (cx, cy, cz) = (rot.x_axis, rot.y_axis, rot.z_axis);
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::*;
-            let mut out = Self { x: [0.0; 8], y: [0.0; 8], z: [0.0; 8] };
-            // SAFETY: SSE2 is part of every x86-64 CPU; all six arrays are 16-byte aligned
-            // (repr align) and hold 8 values, so the accesses at offsets 0 and 4 are in bounds.
-            unsafe {
-                for o in [0, 4] {
-                    let (x, y, z) = (
-                        _mm_load_ps(self.x.as_ptr().add(o)),
-                        _mm_load_ps(self.y.as_ptr().add(o)),
-                        _mm_load_ps(self.z.as_ptr().add(o)),
-                    );
-                    for (k, dst) in [out.x.as_mut_ptr(), out.y.as_mut_ptr(), out.z.as_mut_ptr()].into_iter().enumerate()
-                    {
-                        let xy = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(cx[k]), x), _mm_mul_ps(_mm_set1_ps(cy[k]), y));
-                        let v = _mm_add_ps(_mm_add_ps(xy, _mm_mul_ps(_mm_set1_ps(cz[k]), z)), _mm_set1_ps(offset[k]));
-                        _mm_store_ps(dst.add(o), v);
-                    }
-                }
-            }
-            out
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let lane = |k: usize| -> [Real; 8] {
-                std::array::from_fn(|i| cx[k] * self.x[i] + cy[k] * self.y[i] + cz[k] * self.z[i] + offset[k])
-            };
-            Self { x: lane(0), y: lane(1), z: lane(2) }
-        }
-    }
-
-    /// The first of the farthest points along `d` (as a scan with `>` would pick it).
-    #[inline(always)]
-    pub(crate) fn support(&self, d: Vec3) -> Vec3 {
-        #[cfg(target_arch = "x86_64")]
-        {
-            self.support_sse2(d)
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            self.support_portable(d)
-        }
-    }
-
-    /// [`Self::support`] on two 4-lane SSE2 registers per coordinate (the x86-64 baseline).
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    fn support_sse2(&self, d: Vec3) -> Vec3 {
-        use std::arch::x86_64::*;
-        // SAFETY: SSE2 is part of every x86-64 CPU; each array is 16-byte aligned (repr align)
-        // and holds 8 values, so the loads at offsets 0 and 4 are aligned and in bounds.
-        let mask = unsafe {
-            let (dx, dy, dz) = (_mm_set1_ps(d.x), _mm_set1_ps(d.y), _mm_set1_ps(d.z));
-            let dot = |o: usize| {
-                let xy = _mm_add_ps(
-                    _mm_mul_ps(_mm_load_ps(self.x.as_ptr().add(o)), dx),
-                    _mm_mul_ps(_mm_load_ps(self.y.as_ptr().add(o)), dy),
-                );
-                _mm_add_ps(xy, _mm_mul_ps(_mm_load_ps(self.z.as_ptr().add(o)), dz))
-            };
-            let (lo, hi) = (dot(0), dot(4));
-            let m = _mm_max_ps(lo, hi);
-            let m = _mm_max_ps(m, _mm_shuffle_ps::<0b01_00_11_10>(m, m));
-            let m = _mm_max_ps(m, _mm_shuffle_ps::<0b10_11_00_01>(m, m));
-            _mm_movemask_ps(_mm_cmpeq_ps(lo, m)) | (_mm_movemask_ps(_mm_cmpeq_ps(hi, m)) << 4)
-        };
-        // A NaN direction matches nothing: take the first point.
-        let i = if mask == 0 { 0 } else { mask.trailing_zeros() as usize };
-        Vec3::new(self.x[i], self.y[i], self.z[i])
-    }
-
-    /// [`Self::support`] in plain Rust (other CPUs, and the reference in tests).
-    #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-    #[inline(always)]
-    pub(crate) fn support_portable(&self, d: Vec3) -> Vec3 {
-        let dot: [Real; 8] = std::array::from_fn(|i| self.x[i] * d.x + self.y[i] * d.y + self.z[i] * d.z);
-        let m4: [Real; 4] = std::array::from_fn(|i| dot[i].max(dot[i + 4]));
-        let m = m4[0].max(m4[2]).max(m4[1].max(m4[3]));
-        let mut mask = 0u32;
-        for (i, &di) in dot.iter().enumerate() {
-            mask |= ((di == m) as u32) << i;
-        }
-        // A NaN direction matches nothing: take the first point.
-        let i = if mask == 0 { 0 } else { mask.trailing_zeros() as usize };
-        Vec3::new(self.x[i], self.y[i], self.z[i])
-    }
+unsafe fn support_pair_avx(a: &Lanes, b: &Lanes, d: Vec3) -> (Vec3, Vec3) {
+    use super::lanes8::avx::{Regs, first_extreme};
+    let d = d.into();
+    // SAFETY: AVX is enabled on this function.
+    let (ia, ib) =
+        unsafe { (first_extreme::<true>(Regs::load(&a.0).dots(d)), first_extreme::<false>(Regs::load(&b.0).dots(d))) };
+    (a.point(ia), b.point(ib))
 }
 
 /// The radius a shape's core is rounded by (no support query needed).
@@ -579,13 +441,14 @@ mod tests {
                 if n > 2 {
                     pts[2] = Vec3::new(pts[1].x, rnd(), rnd());
                 }
-                let l = Lanes8::new(pts.iter().copied());
+                let l = Lanes::new(pts.iter().copied());
                 // Moving the lanes is `rot * p + offset`, bit for bit.
                 let rot = Mat3::from_quat(crate::math::Quat::from_euler(glam::EulerRot::XYZ, rnd(), rnd(), rnd()));
                 let offset = Vec3::new(rnd(), rnd(), rnd());
-                let moved = l.transformed(rot, offset);
+                let moved = l.transformed(&rot, offset);
+                assert_eq!(moved.0, l.transformed_portable(&rot, offset).0);
                 for (i, &p) in pts.iter().enumerate() {
-                    assert_eq!(Vec3::new(moved.x[i], moved.y[i], moved.z[i]), rot * p + offset);
+                    assert_eq!(moved.point(i), rot * p + offset);
                 }
                 for d in [Vec3::new(rnd(), rnd(), rnd()), Vec3::X, Vec3::NEG_X, Vec3::ZERO] {
                     let mut best = pts[0];
@@ -597,7 +460,7 @@ mod tests {
                     assert_eq!(l.support(d), best, "{pts:?} {d:?}");
                     assert_eq!(l.support_portable(d), best, "{pts:?} {d:?}");
                     // The pair query on every kernel this CPU runs (`l` against itself moved).
-                    let pair = (Lanes8::new(pts.iter().copied()), l.transformed(rot, offset));
+                    let pair = (Lanes::new(pts.iter().copied()), l.transformed(&rot, offset));
                     let want = lanes_support(&pair, d, false);
                     assert_eq!(want.a, best, "{pts:?} {d:?}");
                     #[cfg(target_arch = "x86_64")]

@@ -4,6 +4,7 @@
 //! register; elsewhere a portable version gives the same bits (same operations, same order).
 
 use super::gjk_bool::{MAX_BOOL_STEPS, intersect_cores_distance, search_start};
+use super::lanes8::{self, Lanes, Rows, dots_portable, first_extreme_portable, point};
 use super::voronoi::{Tetrahedron, edge, tetrahedron, towards_origin, triangle};
 use crate::math::{Mat3, Pose, Real, Vec3};
 use glam::Vec3A;
@@ -28,20 +29,6 @@ impl Hull8Kernel {
     }
 }
 
-/// Up to 8 points, 8 lanes per coordinate (unused lanes repeat the first point).
-type Rows = [[Real; 8]; 3];
-
-/// Moved points, aligned for 256-bit stores.
-#[repr(C, align(32))]
-#[derive(Clone, Copy, Debug)]
-struct Lanes(Rows);
-
-/// Point `i` of `l`.
-#[inline(always)]
-fn point(l: &Rows, i: usize) -> Vec3A {
-    Vec3A::new(l[0][i], l[1][i], l[2][i])
-}
-
 /// Support queries on the two lane sets, each point the first lane holding the extreme dot
 /// product.
 trait Supports {
@@ -50,27 +37,6 @@ trait Supports {
     fn w(&self, d: Vec3A) -> Vec3A;
     /// The supports along `d` and `-d`, from one set of dot products per hull.
     fn w_both(&self, d: Vec3A) -> (Vec3A, Vec3A);
-}
-
-/// The dot products of the lanes with `d`: `(x dx + y dy) + z dz`.
-#[inline(always)]
-fn dots_portable(l: &Rows, d: Vec3A) -> [Real; 8] {
-    let [x, y, z] = l;
-    std::array::from_fn(|i| x[i] * d.x + y[i] * d.y + z[i] * d.z)
-}
-
-/// The first lane holding the maximum (`max`) or minimum of `dot`; lane 0 when none matches
-/// (NaN).
-#[inline(always)]
-fn first_extreme_portable(dot: &[Real; 8], max: bool) -> usize {
-    let pick = |p: Real, q: Real| if max { p.max(q) } else { p.min(q) };
-    let m4: [Real; 4] = std::array::from_fn(|i| pick(dot[i], dot[i + 4]));
-    let m = pick(pick(m4[0], m4[2]), pick(m4[1], m4[3]));
-    let mut mask = 0u32;
-    for (i, &di) in dot.iter().enumerate() {
-        mask |= ((di == m) as u32) << i;
-    }
-    (mask.trailing_zeros() & 7) as usize
 }
 
 /// The pair for the portable kernel.
@@ -92,14 +58,6 @@ impl Supports for Portable<'_> {
         let (b_hi, b_lo) = (first_extreme_portable(&db, true), first_extreme_portable(&db, false));
         (point(self.a, a_hi) - point(self.b, b_lo), point(self.a, a_lo) - point(self.b, b_hi))
     }
-}
-
-/// `l` moved by `rot` then `offset`, lane by lane: `((c0 x + c1 y) + c2 z) + offset`, the
-/// order the AVX2 version keeps too.
-fn transformed_portable(l: &Rows, rot: &Mat3, offset: Vec3) -> Lanes {
-    let (c0, c1, c2) = (rot.x_axis, rot.y_axis, rot.z_axis);
-    let [x, y, z] = l;
-    Lanes(std::array::from_fn(|k| std::array::from_fn(|i| c0[k] * x[i] + c1[k] * y[i] + c2[k] * z[i] + offset[k])))
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -236,7 +194,7 @@ fn finish(a: &Rows, b: &Rows, decided: (Option<bool>, Vec3A), start: Vec3, reach
 fn intersect_portable(la: &Rows, lb: &Rows, pa: &Pose, pb: &Pose, start: Option<Vec3>, eps: Real) -> (bool, Vec3) {
     let (rot, offset) = relative(pa, pb);
     let start = search_start(start.unwrap_or(-offset));
-    let b = transformed_portable(lb, &rot, offset);
+    let b = Lanes(*lb).transformed_portable(&rot, offset);
     let decided = regions(&Portable { a: la, b: &b.0 }, start.into(), eps);
     finish(la, &b.0, decided, start, eps)
 }
@@ -250,7 +208,8 @@ unsafe fn intersect_avx2(la: &Rows, lb: &Rows, pa: &Pose, pb: &Pose, start: Opti
     let start = search_start(start.unwrap_or(-offset));
     let mut b = Lanes([[0.0; 8]; 3]);
     // SAFETY: this function only runs on AVX2 CPUs (its caller checks).
-    let (ra, rb) = unsafe { (avx2::Regs::load(la), avx2::Regs::load(lb).transformed(&rot, offset, &mut b)) };
+    let (ra, rb) =
+        unsafe { (lanes8::avx::Regs::load(la), lanes8::avx::Regs::load(lb).transformed(&rot, offset, &mut b)) };
     let decided = regions(&avx2::Avx2 { a: la, b: &b.0, ra, rb }, start.into(), eps);
     finish(la, &b.0, decided, start, eps)
 }

@@ -17,6 +17,7 @@ pub mod gjk;
 pub mod gjk_bool;
 pub mod gjk_bool_hull8;
 mod gjk_seed;
+mod lanes8;
 mod manifold;
 pub mod polytope;
 mod ray_gjk;

@@ -1,0 +1,111 @@
+//! The AVX support query: a lane set in three 256-bit registers.
+
+use super::{Lanes, Rows};
+use crate::math::{Mat3, Vec3};
+use glam::Vec3A;
+use std::arch::x86_64::*;
+
+/// A lane set held in three 256-bit registers.
+#[derive(Clone, Copy)]
+pub(crate) struct Regs {
+    x: __m256,
+    y: __m256,
+    z: __m256,
+}
+
+impl Regs {
+    /// # Safety
+    /// The CPU must support AVX.
+    #[inline(always)]
+    pub(crate) unsafe fn load(l: &Rows) -> Regs {
+        // SAFETY: each row holds 8 values (unaligned loads); the caller guarantees AVX.
+        unsafe {
+            Regs {
+                x: _mm256_loadu_ps(l[0].as_ptr()),
+                y: _mm256_loadu_ps(l[1].as_ptr()),
+                z: _mm256_loadu_ps(l[2].as_ptr()),
+            }
+        }
+    }
+
+    /// The lanes moved by `rot` then `offset`, with [`Lanes::transformed`]'s arithmetic,
+    /// stored into `out` (for fetching points) and returned in registers.
+    ///
+    /// # Safety
+    /// The CPU must support AVX.
+    #[inline(always)]
+    pub(crate) unsafe fn transformed(&self, rot: &Mat3, offset: Vec3, out: &mut Lanes) -> Regs {
+        let (c0, c1, c2) = (rot.x_axis, rot.y_axis, rot.z_axis);
+        // SAFETY: the caller guarantees AVX.
+        let (x, y, z) = unsafe {
+            (
+                self.row(c0[0], c1[0], c2[0], offset[0]),
+                self.row(c0[1], c1[1], c2[1], offset[1]),
+                self.row(c0[2], c1[2], c2[2], offset[2]),
+            )
+        };
+        // SAFETY: the caller guarantees AVX; `out` is 32-byte aligned with 8 values a row.
+        unsafe {
+            _mm256_store_ps(out.0[0].as_mut_ptr(), x);
+            _mm256_store_ps(out.0[1].as_mut_ptr(), y);
+            _mm256_store_ps(out.0[2].as_mut_ptr(), z);
+        }
+        Regs { x, y, z }
+    }
+
+    /// One coordinate of the moved lanes: `((c0 x + c1 y) + c2 z) + o`.
+    ///
+    /// # Safety
+    /// The CPU must support AVX.
+    #[inline(always)]
+    unsafe fn row(&self, c0: f32, c1: f32, c2: f32, o: f32) -> __m256 {
+        // SAFETY: the caller guarantees AVX.
+        unsafe {
+            let xy =
+                _mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(c0), self.x), _mm256_mul_ps(_mm256_set1_ps(c1), self.y));
+            _mm256_add_ps(_mm256_add_ps(xy, _mm256_mul_ps(_mm256_set1_ps(c2), self.z)), _mm256_set1_ps(o))
+        }
+    }
+
+    /// The lanes' dot products with `d`, with [`super::dots_portable`]'s arithmetic.
+    ///
+    /// # Safety
+    /// The CPU must support AVX.
+    #[inline(always)]
+    pub(crate) unsafe fn dots(&self, d: Vec3A) -> __m256 {
+        // SAFETY: the caller guarantees AVX.
+        unsafe {
+            _mm256_add_ps(
+                _mm256_add_ps(_mm256_mul_ps(self.x, _mm256_set1_ps(d.x)), _mm256_mul_ps(self.y, _mm256_set1_ps(d.y))),
+                _mm256_mul_ps(self.z, _mm256_set1_ps(d.z)),
+            )
+        }
+    }
+}
+
+/// The first lane holding the maximum (`MAX`) or minimum of `dot`; lane 0 when none
+/// matches (NaN), as [`super::first_extreme_portable`] finds it.
+///
+/// # Safety
+/// The CPU must support AVX.
+#[inline(always)]
+pub(crate) unsafe fn first_extreme<const MAX: bool>(dot: __m256) -> usize {
+    // SAFETY: the caller guarantees AVX.
+    let mask = unsafe {
+        let m = pick::<MAX>(dot, _mm256_permute2f128_ps::<1>(dot, dot));
+        let m = pick::<MAX>(m, _mm256_permute_ps::<0b01_00_11_10>(m));
+        let m = pick::<MAX>(m, _mm256_permute_ps::<0b10_11_00_01>(m));
+        _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_EQ_OQ>(dot, m)) as u32
+    };
+    (mask.trailing_zeros() & 7) as usize
+}
+
+/// Lane-wise maximum (`MAX`) or minimum.
+///
+/// # Safety
+/// The CPU must support AVX.
+#[inline(always)]
+unsafe fn pick<const MAX: bool>(p: __m256, q: __m256) -> __m256 {
+    // SAFETY: the caller guarantees AVX.
+    unsafe { if MAX { _mm256_max_ps(p, q) } else { _mm256_min_ps(p, q) } }
+}
