@@ -316,11 +316,12 @@ fn sat_contact<T: SatRecorder>(fa: &Frame, fb: &Frame, tol: Tolerance, rec: &mut
         Real::INFINITY
     };
     let mut gaps = [Vec3A::ZERO; 3];
+    let mut len2 = [Vec3A::ZERO; 3];
     let mut skip = [0u32; 3];
     for j in 0..3 {
         let g = rel.edge_gaps(fa, fb, j);
-        gaps[j] = g;
-        skip[j] = (g.cmple(Vec3A::ZERO) & (g * g).cmpge(rel.edge_len2(j) * thr2)).bitmask();
+        (gaps[j], len2[j]) = (g, rel.edge_len2(j));
+        skip[j] = (g.cmple(Vec3A::ZERO) & (g * g).cmpge(len2[j] * thr2)).bitmask();
     }
     let mut best_edge = (Real::NEG_INFINITY, 0usize, 0usize, Vec3::ZERO);
     if T::ON || skip != [7; 3] {
@@ -331,7 +332,8 @@ fn sat_contact<T: SatRecorder>(fa: &Frame, fb: &Frame, tol: Tolerance, rec: &mut
                 }
                 let gap = gaps[j].to_array()[i];
                 let axis = rel.edge_axis(i, j);
-                let len = axis.length();
+                // The axis has one zero coordinate, so this is `axis.length()` to the bit.
+                let len = len2[j].to_array()[i].sqrt();
                 // Near-parallel edges give no new axis: the face axes already cover them.
                 if len < 1e-4 {
                     continue;
