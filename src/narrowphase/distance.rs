@@ -40,14 +40,27 @@ pub fn distance(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose) -> DistanceResult {
     distance_traced(a, pa, b, pb, None)
 }
 
-pub fn distance_traced(
-    a: &Shape,
-    pa: &Pose,
-    b: &Shape,
-    pb: &Pose,
-    mut trace: Option<&mut GjkEpaTrace>,
-) -> DistanceResult {
-    let pair = MinkowskiPair::new(a, pa, b, pb);
+pub fn distance_traced(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, trace: Option<&mut GjkEpaTrace>) -> DistanceResult {
+    distance_dispatch(a, pa, b, pb, trace)
+}
+
+crate::v3_dispatch! {
+    /// [`distance_in`] in its x86-64-v3 copy when the CPU runs it, else in the baseline copy:
+    /// the same bits either way.
+    fn distance_dispatch, distance_v3(
+        a: &Shape,
+        pa: &Pose,
+        b: &Shape,
+        pb: &Pose,
+        trace: Option<&mut GjkEpaTrace>,
+    ) -> DistanceResult => distance_in
+}
+
+/// [`distance_traced`]; inlined into both copies, with the pair's set-up and the seeded path
+/// (the distance GJK and EPA are called).
+#[inline(always)]
+fn distance_in(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, mut trace: Option<&mut GjkEpaTrace>) -> DistanceResult {
+    let pair = MinkowskiPair::build(a, pa, b, pb);
     let local = match seeded_penetration(&pair, trace.as_deref_mut()) {
         Some(local) => local,
         None => {
@@ -67,25 +80,11 @@ pub fn distance_traced(
 /// keeps its tetrahedron, and EPA starts from it when the cores overlap: the distance GJK's
 /// closest-point work is wasted on a penetrating pair. Pairs not proven overlapping (`None`)
 /// get the distance GJK, so their answers are its answers.
-fn seeded_penetration(pair: &MinkowskiPair, trace: Option<&mut GjkEpaTrace>) -> Option<DistanceResult> {
+#[inline(always)]
+fn seeded_penetration(pair: &MinkowskiPair, mut trace: Option<&mut GjkEpaTrace>) -> Option<DistanceResult> {
     if !pair.small_hulls() {
         return None;
     }
-    seeded_penetration_dispatch(pair, trace)
-}
-
-crate::v3_dispatch! {
-    /// [`seeded_penetration_in`] in its x86-64-v3 copy when the CPU runs it, else in the
-    /// baseline copy: the same bits either way.
-    fn seeded_penetration_dispatch, seeded_penetration_v3(
-        pair: &MinkowskiPair,
-        trace: Option<&mut GjkEpaTrace>,
-    ) -> Option<DistanceResult> => seeded_penetration_in
-}
-
-/// The seed search and EPA from its tetrahedron; inlined into both copies.
-#[inline(always)]
-fn seeded_penetration_in(pair: &MinkowskiPair, mut trace: Option<&mut GjkEpaTrace>) -> Option<DistanceResult> {
     match overlap_tetrahedron(pair, trace.as_deref_mut().map(|t| &mut t.gjk)) {
         Some(tet) => Some(penetration(pair, &Simplex { pts: tet, bary: [0.25; 4], len: 4 }, trace)),
         None => {
@@ -202,10 +201,11 @@ mod tests {
         assert!((d.normal - Vec3::Y).length() < 1e-3, "{d:?}");
     }
 
-    /// The seed search and EPA give the same bits in the baseline copy and the x86-64-v3 copy,
-    /// on overlapping, touching and separated pairs of small hulls.
+    /// `distance` gives the same bits in its baseline copy and its x86-64-v3 copy: small hulls
+    /// overlapping (the seeded path and EPA), touching and apart (the distance GJK), and the
+    /// other shapes against them.
     #[test]
-    fn both_compiled_copies_of_the_seeded_path_give_the_same_bits() {
+    fn both_compiled_copies_give_the_same_bits() {
         use crate::geometry::ConvexHull;
         use crate::narrowphase::epa::tests::{bits, jittered_box};
         use crate::scene::SplitMix64;
@@ -213,28 +213,31 @@ mod tests {
         #[cfg(target_arch = "x86_64")]
         if crate::cpu::x86_64_v3() {
             let mut rng = SplitMix64::new(0x5eed_c0b1);
+            let others = [Shape::sphere(0.4), Shape::capsule(0.3, 0.5), Shape::cuboid(Vec3::new(0.5, 0.3, 0.7))];
             let mut overlapping = 0;
-            for case in 0..600 {
+            for case in 0..900 {
                 let (va, vb) = (jittered_box(&mut rng), jittered_box(&mut rng));
                 let sa = Shape::ConvexHull(Arc::new(ConvexHull::new(&va).unwrap()));
-                let sb = Shape::ConvexHull(Arc::new(ConvexHull::new(&vb).unwrap()));
+                let sb = match case % 3 {
+                    0 => others[case / 3 % others.len()].clone(),
+                    _ => Shape::ConvexHull(Arc::new(ConvexHull::new(&vb).unwrap())),
+                };
                 let pa = Pose::new(rng.unit_vector() * rng.range(0.0, 2.0), rng.rotation());
                 let reach = if case % 10 == 0 { 0.0 } else { rng.range(0.0, 2.5) };
                 let pb = Pose::new(pa.translation + rng.unit_vector() * reach, rng.rotation());
-                let pair = MinkowskiPair::new(&sa, &pa, &sb, &pb);
-                let answer = |d: Option<DistanceResult>| {
-                    d.map(|d| {
-                        let [a, b, n] = [d.point_a, d.point_b, d.normal];
-                        bits(&[d.distance, a.x, a.y, a.z, b.x, b.y, b.z, n.x, n.y, n.z])
-                    })
+                let answer = |d: DistanceResult| {
+                    let [a, b, n] = [d.point_a, d.point_b, d.normal];
+                    bits(&[d.distance, a.x, a.y, a.z, b.x, b.y, b.z, n.x, n.y, n.z])
                 };
-                let base = answer(seeded_penetration_in(&pair, None));
-                // SAFETY: the CPU runs the copy's features (checked above).
-                let v3 = answer(unsafe { seeded_penetration_v3(&pair, None) });
-                assert_eq!(base, v3, "case {case}: {pa:?} {pb:?}");
-                overlapping += base.is_some() as usize;
+                for (a, pa, b, pb) in [(&sa, &pa, &sb, &pb), (&sb, &pb, &sa, &pa)] {
+                    let base = answer(distance_in(a, pa, b, pb, None));
+                    // SAFETY: the CPU runs the copy's features (checked above).
+                    let v3 = answer(unsafe { distance_v3(a, pa, b, pb, None) });
+                    assert_eq!(base, v3, "case {case}: {a:?} {pa:?} {b:?} {pb:?}");
+                    overlapping += (Real::from_bits(base[0]) < 0.0) as usize;
+                }
             }
-            assert!((100..550).contains(&overlapping), "{overlapping} of 600 pairs overlapped");
+            assert!((300..1500).contains(&overlapping), "{overlapping} of 1800 answers overlapped");
         }
     }
 

@@ -43,6 +43,12 @@ pub struct MinkowskiPair<'s> {
 
 impl<'s> MinkowskiPair<'s> {
     pub fn new(a: &'s Shape, pa: &Pose, b: &'s Shape, pb: &Pose) -> Self {
+        Self::build(a, pa, b, pb)
+    }
+
+    /// [`Self::new`], inlined (into the x86-64-v3 copy of `distance`, see [`crate::cpu`]).
+    #[inline(always)]
+    pub(crate) fn build(a: &'s Shape, pa: &Pose, b: &'s Shape, pb: &Pose) -> Self {
         let rel = pa.inv_mul(pb);
         let rot = Mat3::from_quat(rel.rotation);
         let lanes = match (a, b) {
