@@ -1,28 +1,28 @@
-//! Which wide instruction sets this CPU runs: the one place the engine asks (std
-//! detects the features once per process and caches them, so each question is a load and a
-//! bit test).
+//! Which wide instruction sets this CPU runs: the one place the engine asks. The answers are
+//! detected on the first question and kept in one byte, so each later question is one load.
 //!
 //! Two kinds of code depend on the answer:
-//! - kernels written with AVX/AVX2 intrinsics (support queries, EPA's row scans, the 8-lane
-//!   boolean GJK), each beside a portable or SSE2 twin that gives the same bits;
-//! - whole routines compiled twice from one source, once for the x86-64 baseline and once
-//!   with the x86-64-v3 features ([`v3_dispatch!`](crate::v3_dispatch), [`x86_64_v3`]): the same operations in the same order
-//!   (no fused multiply-add), so the same bits, in fewer instructions (three-operand VEX
-//!   forms, `tzcnt`) and with the AVX kernels inlined instead of called.
+//! - kernels written with AVX/AVX2 intrinsics (support queries, EPA's row scans, the solver's
+//!   lanes, the batch pair tests), each beside a portable or SSE2 twin that gives the same
+//!   bits on NaN-free inputs;
+//! - whole routines compiled twice from one source by [`v3_dispatch!`], once for the x86-64
+//!   baseline and once with the x86-64-v3 features ([`x86_64_v3`]): the same operations in the
+//!   same order (rustc never fuses a multiply and an add on its own, and FMA is not enabled),
+//!   so the same bits, in fewer instructions (three-operand VEX forms, `tzcnt`) and with the
+//!   AVX kernels inlined instead of called.
 
 /// Defines `fn $name(args) -> T` that runs `$inner` (an `#[inline(always)]` function with
 /// those arguments) in a copy compiled for x86-64-v3 when the CPU runs it ([`x86_64_v3`]),
 /// else in the baseline copy, and the copy itself as `unsafe fn $v3` (for tests that compare
-/// the two). The one place the copies' feature list is written.
-#[macro_export]
-#[doc(hidden)]
+/// the two). The copies' feature list is written here and checked in `level::detect`: keep the
+/// two in step.
 macro_rules! v3_dispatch {
     ($(#[$meta:meta])* $vis:vis fn $name:ident, $v3:ident ($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty => $inner:path) => {
         $(#[$meta])*
         #[inline(always)]
         $vis fn $name($($arg: $ty),*) -> $ret {
             #[cfg(target_arch = "x86_64")]
-            if $crate::cpu::x86_64_v3() {
+            if crate::cpu::x86_64_v3() {
                 // SAFETY: the CPU runs every feature the copy is compiled with, checked just
                 // above.
                 return unsafe { $v3($($arg),*) };
@@ -41,6 +41,8 @@ macro_rules! v3_dispatch {
         }
     };
 }
+
+pub(crate) use v3_dispatch;
 
 /// What the CPU runs, one bit per answer, detected on the first question and then read with
 /// one load: std's own cache costs a few instructions per feature, and the pair tests ask once
@@ -67,6 +69,7 @@ mod level {
     #[cold]
     fn detect() -> u8 {
         use std::arch::is_x86_feature_detected as has;
+        // The features `v3_dispatch!`'s copies are compiled with must all be checked here.
         let avx = has!("avx");
         let avx2 = avx && has!("avx2");
         let v3 = avx2 && has!("bmi1") && has!("bmi2") && has!("lzcnt") && has!("popcnt");
@@ -103,7 +106,7 @@ pub fn avx2() -> bool {
 }
 
 /// The CPU runs every feature the routines' second copies are compiled with (AVX, AVX2, BMI1,
-/// BMI2, LZCNT, POPCNT: the x86-64-v3 level without FMA, which would change the bits).
+/// BMI2, LZCNT, POPCNT: the x86-64-v3 level without FMA, which nothing here uses).
 #[inline]
 pub fn x86_64_v3() -> bool {
     #[cfg(target_arch = "x86_64")]

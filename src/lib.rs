@@ -5,7 +5,7 @@
 pub mod app;
 pub mod broadphase;
 pub mod ccd;
-pub mod cpu;
+pub(crate) mod cpu;
 pub mod debug_draw;
 pub mod dynamics;
 pub mod geometry;

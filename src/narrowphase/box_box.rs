@@ -216,7 +216,7 @@ pub fn contact_cuboid_cuboid_rotated(
     rotated_dispatch(a, pa, ma, b, pb, mb, tol)
 }
 
-crate::v3_dispatch! {
+crate::cpu::v3_dispatch! {
     /// [`rotated_in`] in its x86-64-v3 copy when the CPU runs it, else in the baseline copy:
     /// the same bits either way.
     fn rotated_dispatch, rotated_v3(

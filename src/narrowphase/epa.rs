@@ -38,17 +38,20 @@ pub struct EpaOutput {
 pub fn epa(pair: &MinkowskiPair, simplex: &Simplex, trace: Option<&mut Vec<EpaSnapshot>>) -> Option<EpaOutput> {
     // The polytope (about 6 KB) is kept per thread: EPA runs for every penetrating polytope
     // pair, and clearing or allocating it costs as much as a few iterations.
-    SCRATCH.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut s) => {
-            let Scratch { seed, poly } = &mut *s;
-            epa_dispatch(pair, simplex, trace, seed, poly)
-        }
-        // Re-entered from a trace callback (never in practice): fresh buffers.
-        Err(_) => epa_dispatch(pair, simplex, trace, &mut Vec::new(), &mut Box::default()),
+    SCRATCH.with(|cell| {
+        let mut kept = cell.try_borrow_mut();
+        let mut fresh = None;
+        // Re-entered from a trace callback (never in practice): fresh buffers, made only then.
+        // One call site, so EPA is inlined once per compiled copy.
+        let Scratch { seed, poly } = match kept.as_deref_mut() {
+            Ok(s) => s,
+            Err(_) => fresh.insert(Scratch::default()),
+        };
+        epa_dispatch(pair, simplex, trace, seed, poly)
     })
 }
 
-crate::v3_dispatch! {
+crate::cpu::v3_dispatch! {
     /// [`epa_in`] in its x86-64-v3 copy when the CPU runs it ([`crate::cpu`]), else in the
     /// baseline copy: the same bits either way.
     fn epa_dispatch, epa_in_v3(
@@ -274,6 +277,9 @@ pub(super) mod tests {
     /// seed's tetrahedron. Where the CPU lacks the features there is only one copy to run.
     #[test]
     fn both_compiled_copies_give_the_same_bits() {
+        if !crate::cpu::x86_64_v3() {
+            eprintln!("this CPU lacks x86-64-v3: EPA has only its baseline copy here");
+        }
         #[cfg(target_arch = "x86_64")]
         if crate::cpu::x86_64_v3() {
             let mut rng = SplitMix64::new(0x0e9a_c0b1);

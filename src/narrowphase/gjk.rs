@@ -127,7 +127,7 @@ impl<'s> MinkowskiPair<'s> {
 fn lanes_support(l: &(Lanes, Lanes), d: Vec3, avx: bool) -> SupportPoint {
     #[cfg(target_arch = "x86_64")]
     if avx {
-        // SAFETY: `avx` is only set when the CPU supports AVX (checked in `MinkowskiPair::new`).
+        // SAFETY: `avx` is only set when the CPU supports AVX (checked in `MinkowskiPair::build`).
         let (a, b) = unsafe { support_pair_avx(&l.0, &l.1, d) };
         return SupportPoint { w: a - b, a, b };
     }
@@ -472,6 +472,19 @@ mod tests {
                     #[cfg(target_arch = "x86_64")]
                     if crate::cpu::avx() {
                         assert_eq!(lanes_support(&pair, d, true), want, "{pts:?} {d:?}");
+                    }
+                }
+                // Directions that make some lanes' dot products NaN (infinity times a zero
+                // coordinate): the SSE2 and AVX queries still pick the same lanes.
+                #[cfg(target_arch = "x86_64")]
+                if crate::cpu::avx() {
+                    let mut flat = pts.clone();
+                    for p in flat.iter_mut().step_by(2) {
+                        p.x = 0.0;
+                    }
+                    let pair = (Lanes::new(flat.iter().copied()), Lanes::new(flat.iter().rev().copied()));
+                    for d in [Vec3::new(Real::INFINITY, rnd(), rnd()), Vec3::new(Real::NEG_INFINITY, rnd(), rnd())] {
+                        assert_eq!(lanes_support(&pair, d, true), lanes_support(&pair, d, false), "{flat:?} {d:?}");
                     }
                 }
             }

@@ -84,7 +84,9 @@ impl Regs {
 }
 
 /// The first lane holding the maximum (`MAX`) or minimum of `dot`; lane 0 when none
-/// matches (NaN), as [`super::first_extreme_portable`] finds it.
+/// matches (NaN). The reduction is the SSE2 one's ([`super::Lanes::support`]): the low half
+/// reduces `pick(lo, hi)` and is then copied to both halves, so that even a dot product with
+/// some NaN lanes (`maxps` returns its second operand then) picks the SSE2 lane.
 ///
 /// # Safety
 /// The CPU must support AVX.
@@ -95,6 +97,7 @@ pub(crate) unsafe fn first_extreme<const MAX: bool>(dot: __m256) -> usize {
         let m = pick::<MAX>(dot, _mm256_permute2f128_ps::<1>(dot, dot));
         let m = pick::<MAX>(m, _mm256_permute_ps::<0b01_00_11_10>(m));
         let m = pick::<MAX>(m, _mm256_permute_ps::<0b10_11_00_01>(m));
+        let m = _mm256_permute2f128_ps::<0x00>(m, m);
         _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_EQ_OQ>(dot, m)) as u32
     };
     (mask.trailing_zeros() & 7) as usize
