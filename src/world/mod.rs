@@ -18,11 +18,10 @@ use crate::broadphase::{self, BroadPhase, BroadPhaseParams};
 use crate::ccd::{self, CcdMode, CcdSweep, ToiEvent};
 use crate::debug_draw::{DebugDraw, DrawCategory};
 use crate::dynamics::solver::{Contact, Solver, WarmCache};
-use crate::dynamics::{Body, BodyKind};
-use crate::geometry::{Aabb, Ray, RayHit};
+use crate::dynamics::{Body, BodyKind, Rotations};
+use crate::geometry::{Aabb, Ray, RayHit, Shape};
 use crate::math::{Pose, Real};
-use crate::narrowphase::{self, Tolerance};
-use glam::Mat3A;
+use crate::narrowphase::{self, NarrowPhaseKind, Tolerance};
 
 /// Bodies, their settings, and everything the pipeline keeps from one step to the next.
 pub struct World {
@@ -37,8 +36,8 @@ pub struct World {
     /// The last update of a step with every dynamic body asleep, reused while nothing moves.
     idle: idle::IdlePairs,
     contacts: Vec<Contact>,
-    /// Per body: its rotation matrix this step, shared by all its narrow-phase pairs.
-    rotations: Vec<Mat3A>,
+    /// Per body: its rotation matrix this step, shared by its box–box pairs and the solver.
+    rotations: Rotations,
     pub(crate) warm_cache: WarmCache,
     pub(crate) solver: Solver,
     /// Per body: swept by CCD this step.
@@ -61,7 +60,7 @@ impl Clone for World {
             // The new structure is empty: the clone's first step rebuilds it.
             idle: idle::IdlePairs::default(),
             contacts: self.contacts.clone(),
-            rotations: Vec::new(),
+            rotations: Rotations::default(),
             warm_cache: self.warm_cache.clone(),
             solver: Solver::default(),
             fast: self.fast.clone(),
@@ -85,7 +84,7 @@ impl World {
             pairs: Vec::new(),
             idle: idle::IdlePairs::default(),
             contacts: Vec::new(),
-            rotations: Vec::new(),
+            rotations: Rotations::default(),
             warm_cache: Vec::new(),
             solver: Solver::default(),
             fast: Vec::new(),
@@ -202,6 +201,7 @@ impl World {
         let mut toi_starts: Vec<(u32, Pose)> = Vec::new();
         let margin = self.settings.speculative_distance * 0.5;
         let quiet;
+        let boxes_read_rotations;
         {
             let _t = PhaseTimer::new(&mut p.ccd_ms);
             self.fast.clear();
@@ -262,8 +262,12 @@ impl World {
             let tol = Tolerance { margin: self.settings.speculative_distance, epsilon: self.settings.contact_epsilon };
             let speculative = ccd_mode == CcdMode::Speculative;
             self.contacts.clear();
-            self.rotations.clear();
-            self.rotations.extend(self.bodies.iter().map(|b| Mat3A::from_quat(b.pose.rotation)));
+            boxes_read_rotations = self.settings.narrow_phase == NarrowPhaseKind::Analytic && !self.pairs.is_empty();
+            // Box–box pairs read their bodies' rotation matrices (with the analytic method).
+            if boxes_read_rotations {
+                self.rotations.build(&self.bodies, is_cuboid);
+            }
+            let rotations = &self.rotations;
             for &(a, b) in &self.pairs {
                 let (ba, bb) = (&self.bodies[a as usize], &self.bodies[b as usize]);
                 let mut tol = tol;
@@ -274,14 +278,12 @@ impl World {
                         * dt;
                     tol.margin += (ba.linvel - bb.linvel).length() * dt + spin;
                 }
-                let (ma, mb) = (&self.rotations[a as usize], &self.rotations[b as usize]);
                 if let Some(m) = narrowphase::contact_with_rotations(
                     &ba.shape,
                     &ba.pose,
-                    ma,
                     &bb.shape,
                     &bb.pose,
-                    mb,
+                    || (rotations.get(a as usize, ba), rotations.get(b as usize, bb)),
                     tol,
                     self.settings.narrow_phase,
                 ) && !m.is_empty()
@@ -295,7 +297,14 @@ impl World {
         }
 
         let woke = sleep::wake_touched(&mut self.bodies, &self.contacts);
-        let times = self.solver.step(&mut self.bodies, &self.contacts, &self.settings, &mut self.warm_cache);
+        // The solver reads the matrices of the awake dynamic bodies (woken ones included).
+        if !quiet || woke {
+            let _t = PhaseTimer::new(&mut p.solve_ms);
+            let built = |b: &Body| boxes_read_rotations && is_cuboid(b);
+            self.rotations.build(&self.bodies, |b| b.is_dynamic() && !b.asleep && !built(b));
+        }
+        let times =
+            self.solver.step(&mut self.bodies, &self.contacts, &self.settings, &mut self.warm_cache, &self.rotations);
         p.solve_ms += times.solve_ms;
         p.integrate_ms += times.integrate_ms;
 
@@ -406,4 +415,8 @@ impl World {
             draw.line(DrawCategory::Ccd, e.point, e.point - e.normal * 0.25, IMPACT);
         }
     }
+}
+
+fn is_cuboid(b: &Body) -> bool {
+    matches!(b.shape, Shape::Cuboid(_))
 }
