@@ -1,7 +1,7 @@
 //! A world that reuses its broad phase while asleep against the same world stepped with the
 //! reuse forgotten before every step (the full pipeline), through sleep, wakes and edits.
 
-use super::World;
+use super::{Settings, World};
 use crate::broadphase::BroadPhaseKind;
 use crate::ccd::CcdMode;
 use crate::dynamics::{Body, BodyKind, Material};
@@ -39,6 +39,7 @@ const PIT: &str = r#"(
 )"#;
 
 const WALL: usize = 1;
+const REST: usize = 5;
 const PUSHER: usize = 6;
 const FIRST_RAIN: usize = 7;
 
@@ -182,6 +183,29 @@ fn reuse_matches_the_full_pipeline_for_every_broad_phase() {
 fn reuse_matches_the_full_pipeline_with_ccd() {
     reuse_matches_the_full_pipeline(BroadPhaseKind::Bvh, CcdMode::Speculative);
     reuse_matches_the_full_pipeline(BroadPhaseKind::Grid, CcdMode::Toi);
+}
+
+/// A kinematic box creeping too slowly to change its box's bits wakes its sleeping neighbours
+/// every step, and with no sleep delay they fall asleep again within the step, having moved: the
+/// next step must not reuse the boxes taken before they moved.
+#[test]
+fn a_wake_undone_within_its_step_still_forgets_the_boxes() {
+    let mut l = Lockstep::new(BroadPhaseKind::SweepAndPrune, CcdMode::Off);
+    l.settle("first sleep", 0);
+    l.edit(|w| {
+        let settings = Settings { sleep_time: 0.0, ..w.settings.clone() };
+        w.set_settings(settings);
+    });
+    l.settle("no sleep delay", 5);
+    l.edit(|w| w.body_mut(REST).linvel = Vec3::new(0.0, 0.0, 1e-9));
+    let mut moved_while_asleep = 0;
+    for _ in 0..60 {
+        let before = l.world.hash();
+        l.step("creeping");
+        let p = l.world.profile();
+        moved_while_asleep += (p.awake_bodies == 0 && l.world.hash() != before) as usize;
+    }
+    assert!(moved_while_asleep > 0, "no step woke bodies that fell asleep again");
 }
 
 #[test]
