@@ -43,8 +43,11 @@ const REST: usize = 5;
 const PUSHER: usize = 6;
 const FIRST_RAIN: usize = 7;
 
-fn pit(kind: BroadPhaseKind, ccd: CcdMode) -> World {
-    let mut world = Scene::parse(PIT, "pit.ron").unwrap().build().unwrap();
+/// The pit; with `kinematic` false its two kinematic boxes are static, so that nothing at all
+/// moves once the rain sleeps.
+fn pit(kind: BroadPhaseKind, ccd: CcdMode, kinematic: bool) -> World {
+    let text = if kinematic { PIT.to_string() } else { PIT.replace("kind: Kinematic", "kind: Static") };
+    let mut world = Scene::parse(&text, "pit.ron").unwrap().build().unwrap();
     let mut settings = world.settings.clone();
     settings.broad_phase = kind;
     settings.ccd = ccd;
@@ -76,11 +79,14 @@ struct Lockstep {
     world: World,
     reference: World,
     reused: usize,
+    /// Steps that ran neither the solver nor the sleep update.
+    still: usize,
 }
 
 impl Lockstep {
-    fn new(kind: BroadPhaseKind, ccd: CcdMode) -> Self {
-        Lockstep { world: pit(kind, ccd), reference: pit(kind, ccd), reused: 0 }
+    fn new(kind: BroadPhaseKind, ccd: CcdMode, kinematic: bool) -> Self {
+        let (world, reference) = (pit(kind, ccd, kinematic), pit(kind, ccd, kinematic));
+        Lockstep { world, reference, reused: 0, still: 0 }
     }
 
     fn step(&mut self, what: &str) {
@@ -88,7 +94,9 @@ impl Lockstep {
         self.reference.idle.forget();
         self.reference.step();
         assert!(!self.reference.profile().broad_phase_reused, "{what}: the reference must run the broad phase");
-        self.reused += self.world.profile().broad_phase_reused as usize;
+        let p = self.world.profile();
+        self.reused += p.broad_phase_reused as usize;
+        self.still += (p.broad_phase_reused && p.solve_ms == 0.0 && p.integrate_ms == 0.0) as usize;
         assert_same(&self.world, &self.reference, what);
     }
 
@@ -117,9 +125,9 @@ impl Lockstep {
 }
 
 /// Sleep, then every kind of wake and edit the app makes, for one broad phase and CCD mode.
-fn reuse_matches_the_full_pipeline(kind: BroadPhaseKind, ccd: CcdMode) {
-    let what = |s: &str| format!("{} / {}: {s}", kind.label(), ccd.cli_name());
-    let mut l = Lockstep::new(kind, ccd);
+fn reuse_matches_the_full_pipeline(kind: BroadPhaseKind, ccd: CcdMode, kinematic: bool) -> Lockstep {
+    let what = |s: &str| format!("{} / {} / kinematic {kinematic}: {s}", kind.label(), ccd.cli_name());
+    let mut l = Lockstep::new(kind, ccd, kinematic);
     l.settle(&what("first sleep"), 20);
     // The first quiet step runs the broad phase and keeps it; the others reuse it.
     assert!(l.reused >= 19, "{}: only {} steps reused the broad phase", what("first sleep"), l.reused);
@@ -170,19 +178,31 @@ fn reuse_matches_the_full_pipeline(kind: BroadPhaseKind, ccd: CcdMode) {
     l.step(&what("shot"));
     assert!(!l.world.profile().broad_phase_reused, "{}", what("a new body must rerun the broad phase"));
     l.settle(&what("after the shot"), 10);
+    l
 }
 
 #[test]
 fn reuse_matches_the_full_pipeline_for_every_broad_phase() {
     for &kind in BroadPhaseKind::ALL {
-        reuse_matches_the_full_pipeline(kind, CcdMode::Off);
+        let l = reuse_matches_the_full_pipeline(kind, CcdMode::Off, true);
+        assert_eq!(l.still, 0, "{}: kinematic bodies always run the solver", kind.label());
+    }
+}
+
+/// With no kinematic body a sleeping world with no contact skips the solver and the sleep
+/// update too: the same state as the full pipeline all the same.
+#[test]
+fn reuse_matches_the_full_pipeline_with_nothing_kinematic() {
+    for kind in [BroadPhaseKind::BruteForce, BroadPhaseKind::Grid] {
+        let l = reuse_matches_the_full_pipeline(kind, CcdMode::Off, false);
+        assert!(l.still >= 19, "{}: only {} steps skipped the solver", kind.label(), l.still);
     }
 }
 
 #[test]
 fn reuse_matches_the_full_pipeline_with_ccd() {
-    reuse_matches_the_full_pipeline(BroadPhaseKind::Bvh, CcdMode::Speculative);
-    reuse_matches_the_full_pipeline(BroadPhaseKind::Grid, CcdMode::Toi);
+    reuse_matches_the_full_pipeline(BroadPhaseKind::Bvh, CcdMode::Speculative, true);
+    reuse_matches_the_full_pipeline(BroadPhaseKind::Grid, CcdMode::Toi, false);
 }
 
 /// A kinematic box creeping too slowly to change its box's bits wakes its sleeping neighbours
@@ -190,7 +210,7 @@ fn reuse_matches_the_full_pipeline_with_ccd() {
 /// next step must not reuse the boxes taken before they moved.
 #[test]
 fn a_wake_undone_within_its_step_still_forgets_the_boxes() {
-    let mut l = Lockstep::new(BroadPhaseKind::SweepAndPrune, CcdMode::Off);
+    let mut l = Lockstep::new(BroadPhaseKind::SweepAndPrune, CcdMode::Off, true);
     l.settle("first sleep", 0);
     l.edit(|w| {
         let settings = Settings { sleep_time: 0.0, ..w.settings.clone() };
@@ -210,7 +230,7 @@ fn a_wake_undone_within_its_step_still_forgets_the_boxes() {
 
 #[test]
 fn a_sleeping_world_does_not_run_the_broad_phase() {
-    let mut world = pit(BroadPhaseKind::BruteForce, CcdMode::Off);
+    let mut world = pit(BroadPhaseKind::BruteForce, CcdMode::Off, true);
     let n = world.bodies().len() as u64;
     let all_pairs = n * (n - 1) / 2;
     let mut steps = 0;

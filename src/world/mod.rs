@@ -297,16 +297,30 @@ impl World {
         }
 
         let woke = sleep::wake_touched(&mut self.bodies, &self.contacts);
-        // The solver reads the matrices of the awake dynamic bodies (woken ones included).
-        if !quiet || woke {
-            let _t = PhaseTimer::new(&mut p.solve_ms);
-            let built = |b: &Body| boxes_read_rotations && is_cuboid(b);
-            self.rotations.build(&self.bodies, |b| b.is_dynamic() && !b.asleep && !built(b));
+        // Reused pairs, no contact and no kinematic body: nothing can move, so the solver would
+        // only empty the warm-start cache, and the sleep update would change nothing.
+        let still = p.broad_phase_reused
+            && self.contacts.is_empty()
+            && !self.bodies.iter().any(|b| b.kind == BodyKind::Kinematic);
+        if still {
+            self.warm_cache.clear();
+        } else {
+            // The solver reads the matrices of the awake dynamic bodies (woken ones included).
+            if !quiet || woke {
+                let _t = PhaseTimer::new(&mut p.solve_ms);
+                let built = |b: &Body| boxes_read_rotations && is_cuboid(b);
+                self.rotations.build(&self.bodies, |b| b.is_dynamic() && !b.asleep && !built(b));
+            }
+            let times = self.solver.step(
+                &mut self.bodies,
+                &self.contacts,
+                &self.settings,
+                &mut self.warm_cache,
+                &self.rotations,
+            );
+            p.solve_ms += times.solve_ms;
+            p.integrate_ms += times.integrate_ms;
         }
-        let times =
-            self.solver.step(&mut self.bodies, &self.contacts, &self.settings, &mut self.warm_cache, &self.rotations);
-        p.solve_ms += times.solve_ms;
-        p.integrate_ms += times.integrate_ms;
 
         if !toi_starts.is_empty() {
             let _t = PhaseTimer::new(&mut p.ccd_ms);
@@ -321,7 +335,9 @@ impl World {
             );
         }
         if self.settings.sleeping {
-            sleep::update(&mut self.bodies, &self.contacts, &self.settings);
+            if !still {
+                sleep::update(&mut self.bodies, &self.contacts, &self.settings);
+            }
         } else {
             self.bodies.iter_mut().filter(|b| b.asleep).for_each(Body::wake);
         }

@@ -28,7 +28,9 @@ pub struct StepProfile {
     /// re-inserts, times).
     pub broad: BroadPhaseStats,
     /// The broad phase did not run: every dynamic body slept and nothing changed since its last
-    /// update, whose pairs were reused. `broad_phase_ms` is the time that check took.
+    /// update, whose pairs were reused. `broad_phase_ms` is the time that check took. If no
+    /// contact was found and there is no kinematic body, nothing could move: the solver and the
+    /// sleep update did not run either (`solve_ms` and `integrate_ms` are zero).
     pub broad_phase_reused: bool,
 }
 
