@@ -185,7 +185,8 @@ impl World {
     }
 
     /// Advances the world by one fixed step: broad phase, narrow phase, solve and integrate,
-    /// CCD, sleep. Fills [`World::profile`].
+    /// CCD, sleep. Fills [`World::profile`]. While nothing can move, the last broad-phase update
+    /// is reused (see [`StepProfile::broad_phase_reused`]): the results are the same bits.
     pub fn step(&mut self) {
         let t_total = std::time::Instant::now();
         let mut p = StepProfile { bodies: self.bodies.len() as u32, ..Default::default() };
