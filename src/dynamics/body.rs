@@ -125,8 +125,12 @@ impl Body {
     /// The inverse inertia tensor in world axes (R I⁻¹ Rᵀ; glam's SSE matrices: the scalar
     /// matrices' products and sums in the same order, so the same bits in fewer instructions).
     pub fn inv_inertia_world(&self) -> Mat3 {
-        let r = glam::Mat3A::from_quat(self.pose.rotation);
-        Mat3::from(r * glam::Mat3A::from(self.inv_inertia_local) * r.transpose())
+        self.inv_inertia_world_with(&glam::Mat3A::from_quat(self.pose.rotation))
+    }
+
+    /// [`Body::inv_inertia_world`] given the rotation matrix, `Mat3A::from_quat(pose.rotation)`.
+    pub(crate) fn inv_inertia_world_with(&self, r: &glam::Mat3A) -> Mat3 {
+        Mat3::from(*r * glam::Mat3A::from(self.inv_inertia_local) * r.transpose())
     }
 
     pub fn aabb(&self) -> Aabb {

@@ -37,22 +37,21 @@ pub fn contact(
     }
 }
 
-/// [`contact`] given each pose's rotation matrix, `Mat3A::from_quat(pose.rotation)`, which the
-/// world computes once per body and step: box–box pairs then skip converting the quaternions
-/// per pair. Same answer, bit for bit.
-#[allow(clippy::too_many_arguments)]
-pub fn contact_with_rotations(
+/// [`contact`] given each pose's rotation matrix, `Mat3A::from_quat(pose.rotation)`, from
+/// `rotations`, which only the pairs that read them call (analytic box–box): the world builds
+/// each body's once per step instead of once per pair. Same answer, bit for bit.
+pub fn contact_with_rotations<'m>(
     a: &Shape,
     pa: &Pose,
-    ma: &Mat3A,
     b: &Shape,
     pb: &Pose,
-    mb: &Mat3A,
+    rotations: impl FnOnce() -> (&'m Mat3A, &'m Mat3A),
     tol: Tolerance,
     method: NarrowPhaseKind,
 ) -> Option<Manifold> {
     match (method, a, b) {
         (NarrowPhaseKind::Analytic, Shape::Cuboid(x), Shape::Cuboid(y)) => {
+            let (ma, mb) = rotations();
             contact_cuboid_cuboid_rotated(x, pa, ma, y, pb, mb, tol)
         }
         _ => contact(a, pa, b, pb, tol, method),

@@ -1,6 +1,9 @@
 //! The world: bodies, settings and the fixed-step pipeline.
 
 mod hash;
+mod idle;
+#[cfg(test)]
+mod idle_tests;
 mod profile;
 mod settings;
 mod sleep;
@@ -15,11 +18,10 @@ use crate::broadphase::{self, BroadPhase, BroadPhaseParams};
 use crate::ccd::{self, CcdMode, CcdSweep, ToiEvent};
 use crate::debug_draw::{DebugDraw, DrawCategory};
 use crate::dynamics::solver::{Contact, Solver, WarmCache};
-use crate::dynamics::{Body, BodyKind};
-use crate::geometry::{Aabb, Ray, RayHit};
+use crate::dynamics::{Body, BodyKind, Rotations};
+use crate::geometry::{Aabb, Ray, RayHit, Shape};
 use crate::math::{Pose, Real};
-use crate::narrowphase::{self, Tolerance};
-use glam::Mat3A;
+use crate::narrowphase::{self, NarrowPhaseKind, Tolerance};
 
 /// Bodies, their settings, and everything the pipeline keeps from one step to the next.
 pub struct World {
@@ -31,9 +33,11 @@ pub struct World {
     indexed: usize,
     aabbs: Vec<Aabb>,
     pairs: Vec<(u32, u32)>,
+    /// The last update of a step with every dynamic body asleep, reused while nothing moves.
+    idle: idle::IdlePairs,
     contacts: Vec<Contact>,
-    /// Per body: its rotation matrix this step, shared by all its narrow-phase pairs.
-    rotations: Vec<Mat3A>,
+    /// Per body: its rotation matrix this step, shared by its box–box pairs and the solver.
+    rotations: Rotations,
     pub(crate) warm_cache: WarmCache,
     pub(crate) solver: Solver,
     /// Per body: swept by CCD this step.
@@ -53,8 +57,10 @@ impl Clone for World {
             indexed: 0,
             aabbs: self.aabbs.clone(),
             pairs: self.pairs.clone(),
+            // The new structure is empty: the clone's first step rebuilds it.
+            idle: idle::IdlePairs::default(),
             contacts: self.contacts.clone(),
-            rotations: Vec::new(),
+            rotations: Rotations::default(),
             warm_cache: self.warm_cache.clone(),
             solver: Solver::default(),
             fast: self.fast.clone(),
@@ -76,8 +82,9 @@ impl World {
             indexed: 0,
             aabbs: Vec::new(),
             pairs: Vec::new(),
+            idle: idle::IdlePairs::default(),
             contacts: Vec::new(),
-            rotations: Vec::new(),
+            rotations: Rotations::default(),
             warm_cache: Vec::new(),
             solver: Solver::default(),
             fast: Vec::new(),
@@ -91,6 +98,7 @@ impl World {
     /// Adds a body and returns its index.
     pub fn add_body(&mut self, body: Body) -> usize {
         self.bodies.push(body);
+        self.idle.forget();
         self.aabbs.push(self.bodies.last().map(Body::aabb).unwrap_or(Aabb::EMPTY));
         self.bodies.len() - 1
     }
@@ -99,8 +107,10 @@ impl World {
         &self.bodies
     }
 
-    /// Mutable access to one body; it is woken, since the caller may move it.
+    /// Mutable access to one body; it is woken, and the broad phase runs at the next step,
+    /// since the caller may move it (a static body too, which waking does not show).
     pub fn body_mut(&mut self, i: usize) -> &mut Body {
+        self.idle.forget();
         let b = &mut self.bodies[i];
         b.wake();
         b
@@ -160,6 +170,7 @@ impl World {
         }
         if settings != self.settings {
             self.wake_all();
+            self.idle.forget();
         }
         self.settings = settings;
     }
@@ -174,7 +185,8 @@ impl World {
     }
 
     /// Advances the world by one fixed step: broad phase, narrow phase, solve and integrate,
-    /// CCD, sleep. Fills [`World::profile`].
+    /// CCD, sleep. Fills [`World::profile`]. While nothing can move, the last broad-phase update
+    /// is reused (see [`StepProfile::broad_phase_reused`]): the results are the same bits.
     pub fn step(&mut self) {
         let t_total = std::time::Instant::now();
         let mut p = StepProfile { bodies: self.bodies.len() as u32, ..Default::default() };
@@ -189,6 +201,8 @@ impl World {
         // Bodies to sweep, with their poses at the start of the step.
         let mut toi_starts: Vec<(u32, Pose)> = Vec::new();
         let margin = self.settings.speculative_distance * 0.5;
+        let quiet;
+        let boxes_read_rotations;
         {
             let _t = PhaseTimer::new(&mut p.ccd_ms);
             self.fast.clear();
@@ -202,30 +216,44 @@ impl World {
 
         {
             let _t = PhaseTimer::new(&mut p.broad_phase_ms);
-            self.aabbs.clear();
-            self.aabbs.extend(self.bodies.iter().map(|b| b.aabb().expanded(margin)));
-            if ccd_mode == CcdMode::Speculative {
-                // Fast bodies are found by everything along the path they may take this step.
-                for (i, b) in self.bodies.iter().enumerate().filter(|(i, _)| self.fast[*i]) {
-                    let aabb = ccd::swept_aabb(b, dt).expanded(margin);
-                    self.aabbs[i] = aabb;
-                    let from = b.pose.translation;
-                    self.ccd_sweeps.push(CcdSweep { body: i as u32, from, to: from + b.linvel * dt, aabb });
-                }
-            }
-            let params = BroadPhaseParams { grid_cell_size: self.settings.grid_cell_size };
-            p.broad = self.broad_phase.update(&self.aabbs, &params, &mut self.pairs);
-            self.indexed = self.aabbs.len();
+            // No dynamic body awake: only kinematic bodies can move in this step.
+            quiet = idle::quiet(&self.bodies);
             let bodies = &self.bodies;
             // Pairs that can never interact: neither moves, or both sleep.
-            self.pairs.retain(|&(a, b)| {
+            let active = |&(a, b): &(u32, u32)| {
                 let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
                 let a_active = ba.kind != BodyKind::Static && !ba.asleep;
                 let b_active = bb.kind != BodyKind::Static && !bb.asleep;
                 (a_active || b_active) && (ba.is_dynamic() || bb.is_dynamic())
-            });
-            // Every structure returns the pairs in one canonical order (ascending), and `retain`
-            // keeps it, so the simulation is the same whichever structure ran.
+            };
+            if quiet && self.idle.reusable(&self.settings, bodies, &self.aabbs, self.indexed, margin) {
+                // Nothing moved since the kept update: its boxes and pairs still hold.
+                self.pairs.clear();
+                self.pairs.extend(self.idle.candidates().iter().copied().filter(active));
+                p.broad = self.idle.reused_stats();
+                p.broad_phase_reused = true;
+            } else {
+                self.aabbs.clear();
+                self.aabbs.extend(bodies.iter().map(|b| b.aabb().expanded(margin)));
+                if ccd_mode == CcdMode::Speculative {
+                    // Fast bodies are found by everything along the path they may take this step.
+                    for (i, b) in bodies.iter().enumerate().filter(|(i, _)| self.fast[*i]) {
+                        let aabb = ccd::swept_aabb(b, dt).expanded(margin);
+                        self.aabbs[i] = aabb;
+                        let from = b.pose.translation;
+                        self.ccd_sweeps.push(CcdSweep { body: i as u32, from, to: from + b.linvel * dt, aabb });
+                    }
+                }
+                let params = BroadPhaseParams { grid_cell_size: self.settings.grid_cell_size };
+                p.broad = self.broad_phase.update(&self.aabbs, &params, &mut self.pairs);
+                self.indexed = self.aabbs.len();
+                if quiet {
+                    self.idle.keep(&self.pairs, p.broad);
+                }
+                self.pairs.retain(active);
+            }
+            // Every structure returns the pairs in one canonical order (ascending), and the
+            // filter keeps it, so the simulation is the same whichever structure ran.
             debug_assert!(self.pairs.is_sorted(), "{} returned unsorted pairs", self.broad_phase.kind().label());
             p.pairs = self.pairs.len() as u32;
         }
@@ -235,8 +263,12 @@ impl World {
             let tol = Tolerance { margin: self.settings.speculative_distance, epsilon: self.settings.contact_epsilon };
             let speculative = ccd_mode == CcdMode::Speculative;
             self.contacts.clear();
-            self.rotations.clear();
-            self.rotations.extend(self.bodies.iter().map(|b| Mat3A::from_quat(b.pose.rotation)));
+            boxes_read_rotations = self.settings.narrow_phase == NarrowPhaseKind::Analytic && !self.pairs.is_empty();
+            // Box–box pairs read their bodies' rotation matrices (with the analytic method).
+            if boxes_read_rotations {
+                self.rotations.build(&self.bodies, is_cuboid);
+            }
+            let rotations = &self.rotations;
             for &(a, b) in &self.pairs {
                 let (ba, bb) = (&self.bodies[a as usize], &self.bodies[b as usize]);
                 let mut tol = tol;
@@ -247,14 +279,12 @@ impl World {
                         * dt;
                     tol.margin += (ba.linvel - bb.linvel).length() * dt + spin;
                 }
-                let (ma, mb) = (&self.rotations[a as usize], &self.rotations[b as usize]);
                 if let Some(m) = narrowphase::contact_with_rotations(
                     &ba.shape,
                     &ba.pose,
-                    ma,
                     &bb.shape,
                     &bb.pose,
-                    mb,
+                    || (rotations.get(a as usize, ba), rotations.get(b as usize, bb)),
                     tol,
                     self.settings.narrow_phase,
                 ) && !m.is_empty()
@@ -267,10 +297,31 @@ impl World {
             p.contacts = self.contacts.iter().map(|c| c.manifold.len() as u32).sum();
         }
 
-        sleep::wake_touched(&mut self.bodies, &self.contacts);
-        let times = self.solver.step(&mut self.bodies, &self.contacts, &self.settings, &mut self.warm_cache);
-        p.solve_ms += times.solve_ms;
-        p.integrate_ms += times.integrate_ms;
+        let woke = sleep::wake_touched(&mut self.bodies, &self.contacts);
+        // Reused pairs, no contact and no kinematic body: nothing can move, so the solver would
+        // only empty the warm-start cache, and the sleep update would change nothing.
+        let still = p.broad_phase_reused
+            && self.contacts.is_empty()
+            && !self.bodies.iter().any(|b| b.kind == BodyKind::Kinematic);
+        if still {
+            self.warm_cache.clear();
+        } else {
+            // The solver reads the matrices of the awake dynamic bodies (woken ones included).
+            if !quiet || woke {
+                let _t = PhaseTimer::new(&mut p.solve_ms);
+                let built = |b: &Body| boxes_read_rotations && is_cuboid(b);
+                self.rotations.build(&self.bodies, |b| b.is_dynamic() && !b.asleep && !built(b));
+            }
+            let times = self.solver.step(
+                &mut self.bodies,
+                &self.contacts,
+                &self.settings,
+                &mut self.warm_cache,
+                &self.rotations,
+            );
+            p.solve_ms += times.solve_ms;
+            p.integrate_ms += times.integrate_ms;
+        }
 
         if !toi_starts.is_empty() {
             let _t = PhaseTimer::new(&mut p.ccd_ms);
@@ -285,10 +336,13 @@ impl World {
             );
         }
         if self.settings.sleeping {
-            sleep::update(&mut self.bodies, &self.contacts, &self.settings);
+            if !still {
+                sleep::update(&mut self.bodies, &self.contacts, &self.settings);
+            }
         } else {
             self.bodies.iter_mut().filter(|b| b.asleep).for_each(Body::wake);
         }
+        self.idle.end_step(quiet, woke, &self.settings);
         p.sleeping_bodies = self.bodies.iter().filter(|b| b.asleep).count() as u32;
         p.awake_bodies = self.bodies.iter().filter(|b| b.is_dynamic() && !b.asleep).count() as u32;
         p.total_ms = t_total.elapsed().as_secs_f64() * 1e3;
@@ -378,4 +432,8 @@ impl World {
             draw.line(DrawCategory::Ccd, e.point, e.point - e.normal * 0.25, IMPACT);
         }
     }
+}
+
+fn is_cuboid(b: &Body) -> bool {
+    matches!(b.shape, Shape::Cuboid(_))
 }

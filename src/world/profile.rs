@@ -23,7 +23,15 @@ pub struct StepProfile {
     pub contacts: u32,
     /// Time-of-impact events resolved by CCD.
     pub toi_events: u32,
+    /// Counters of the broad-phase update. When [`broad_phase_reused`](Self::broad_phase_reused),
+    /// the pair and structure counters of the update reused, and zero work (tests, swaps,
+    /// re-inserts, times).
     pub broad: BroadPhaseStats,
+    /// The broad phase did not run: every dynamic body slept and nothing changed since its last
+    /// update, whose pairs were reused. `broad_phase_ms` is the time that check took. If no
+    /// contact was found and there is no kinematic body, nothing could move: the solver and the
+    /// sleep update did not run either (`solve_ms` and `integrate_ms` are zero).
+    pub broad_phase_reused: bool,
 }
 
 /// The phases a step times, in order.
@@ -36,11 +44,11 @@ impl StepProfile {
     }
 
     /// The CSV header; the columns match [`StepProfile::csv_row`].
-    pub const CSV_HEADER: &'static str = "step,total_ms,broad_phase_ms,narrow_phase_ms,ccd_ms,solve_ms,integrate_ms,bodies,pairs,contacts,narrow_tests,manifolds,toi_events,sleeping,aabb_tests,bp_nodes,bp_depth,bp_swaps,bp_candidates,bp_true_overlaps,bp_false_positive_ratio,bp_update_ms,bp_pairs_ms,bp_reinserted";
+    pub const CSV_HEADER: &'static str = "step,total_ms,broad_phase_ms,narrow_phase_ms,ccd_ms,solve_ms,integrate_ms,bodies,pairs,contacts,narrow_tests,manifolds,toi_events,sleeping,aabb_tests,bp_nodes,bp_depth,bp_swaps,bp_candidates,bp_true_overlaps,bp_false_positive_ratio,bp_update_ms,bp_pairs_ms,bp_reinserted,bp_reused";
 
     pub fn csv_row(&self, step: u64) -> String {
         format!(
-            "{step},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{}",
+            "{step},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{},{}",
             self.total_ms,
             self.broad_phase_ms,
             self.narrow_phase_ms,
@@ -64,6 +72,7 @@ impl StepProfile {
             self.broad.update_ms,
             self.broad.pairs_ms,
             self.broad.reinserted,
+            self.broad_phase_reused as u8,
         )
     }
 }

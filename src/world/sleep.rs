@@ -42,8 +42,8 @@ fn disturbs(b: &Body) -> bool {
 }
 
 /// Wakes every sleeping body that touches a disturbing body, with the whole island it fell
-/// asleep with.
-pub fn wake_touched(bodies: &mut [Body], contacts: &[Contact]) {
+/// asleep with. Returns whether it woke any.
+pub fn wake_touched(bodies: &mut [Body], contacts: &[Contact]) -> bool {
     // Islands to wake, by the id they fell asleep with (or the body itself when it has none).
     let mut wake: Vec<u32> = Vec::new();
     for c in contacts {
@@ -55,7 +55,7 @@ pub fn wake_touched(bodies: &mut [Body], contacts: &[Contact]) {
         }
     }
     if wake.is_empty() {
-        return;
+        return false;
     }
     wake.sort_unstable();
     wake.dedup();
@@ -64,6 +64,7 @@ pub fn wake_touched(bodies: &mut [Body], contacts: &[Contact]) {
             b.wake();
         }
     }
+    true
 }
 
 /// Advances sleep timers and puts islands whose every body has rested `sleep_time` to sleep.

@@ -132,6 +132,7 @@ impl World {
         // The structure describes the old bodies: rebuild it at the next step.
         self.broad_phase = crate::broadphase::create(self.settings.broad_phase);
         self.indexed = 0;
+        self.idle.forget();
         self.step_count = snap.step;
         Ok(())
     }

@@ -12,7 +12,7 @@ mod prepare;
 mod rows;
 mod wide;
 
-use super::{Body, BodyKind};
+use super::{Body, BodyKind, Rotations};
 use crate::math::{Quat, Real, Vec3};
 use crate::narrowphase::{MAX_MANIFOLD_POINTS, Manifold};
 use crate::world::{PositionCorrection, Settings};
@@ -133,13 +133,15 @@ fn soft_at(settings: &Settings, hertz: Real, h: Real) -> Softness {
 
 impl Solver {
     /// Solves `contacts` and integrates every body over one step of `settings.dt`. `cache`
-    /// holds last step's impulses sorted by pair and is replaced with this step's.
+    /// holds last step's impulses sorted by pair and is replaced with this step's. `rotations`
+    /// holds the matrices of the awake dynamic bodies, built since they last moved.
     pub fn step(
         &mut self,
         bodies: &mut [Body],
         contacts: &[Contact],
         settings: &Settings,
         cache: &mut WarmCache,
+        rotations: &Rotations,
     ) -> SolverTimes {
         let mut times = SolverTimes::default();
         let substeps = settings.substeps.max(1);
@@ -147,7 +149,7 @@ impl Solver {
         let inv_h = 1.0 / h;
 
         let t_prepare = std::time::Instant::now();
-        self.prepare_bodies(bodies);
+        self.prepare_bodies(bodies, rotations);
         self.match_cache(contacts, settings, cache);
         let isa = *self.isa.get_or_insert_with(Isa::detect);
         self.prepare_rows(isa, bodies, contacts, cache);
@@ -257,12 +259,12 @@ impl Solver {
         times
     }
 
-    fn prepare_bodies(&mut self, bodies: &[Body]) {
+    fn prepare_bodies(&mut self, bodies: &[Body], rotations: &Rotations) {
         self.states.clear();
         self.motion.clear();
         self.masses.clear();
         self.responds.clear();
-        for b in bodies {
+        for (i, b) in bodies.iter().enumerate() {
             let dynamic = b.is_dynamic() && !b.asleep && b.inv_mass > 0.0;
             let moves = (b.is_dynamic() && !b.asleep) || b.kind == BodyKind::Kinematic;
             let (v, w) = if moves { (b.linvel, b.angvel) } else { (Vec3::ZERO, Vec3::ZERO) };
@@ -272,7 +274,11 @@ impl Solver {
             self.responds.push(awake_dynamic);
             self.masses.push(BodyMass {
                 inv_mass: if awake_dynamic { b.inv_mass } else { 0.0 },
-                inv_i: if awake_dynamic { b.inv_inertia_world().to_cols_array() } else { [0.0; 9] },
+                inv_i: if awake_dynamic {
+                    b.inv_inertia_world_with(rotations.get(i, b)).to_cols_array()
+                } else {
+                    [0.0; 9]
+                },
                 pos: b.pose.translation,
                 friction: b.material.friction,
                 restitution: b.material.restitution,

@@ -30,7 +30,9 @@ fn portable_and_detected_code_paths_give_identical_bits() {
         let (mut bodies, mut cache) = (bodies.clone(), cache.clone());
         let mut solver = Solver::with_isa(isa);
         for _ in 0..3 {
-            solver.step(&mut bodies, &contacts, &settings, &mut cache);
+            let mut rotations = Rotations::default();
+            rotations.build(&bodies, |_| true);
+            solver.step(&mut bodies, &contacts, &settings, &mut cache, &rotations);
         }
         results.push((bodies.iter().map(bits).collect::<Vec<_>>(), cache));
     }
@@ -41,7 +43,9 @@ fn portable_and_detected_code_paths_give_identical_bits() {
 #[test]
 fn the_warm_start_cache_comes_out_sorted_with_one_entry_per_contact() {
     let (mut bodies, contacts, mut cache, settings) = settled_pyramid();
-    Solver::default().step(&mut bodies, &contacts, &settings, &mut cache);
+    let mut rotations = Rotations::default();
+    rotations.build(&bodies, |_| true);
+    Solver::default().step(&mut bodies, &contacts, &settings, &mut cache, &rotations);
     assert_eq!(cache.len(), contacts.len());
     assert!(cache.iter().zip(&contacts).all(|(e, c)| e.0 == (c.a, c.b)));
     assert!(cache.iter().any(|e| e.1[0].normal > 0.0));
@@ -112,7 +116,9 @@ fn bundles_built_eight_at_a_time_match_the_one_by_one_rows_bit_for_bit() {
     assert!(contacts.iter().any(|c| c.manifold.is_empty()) && contacts.iter().any(|c| c.manifold.len() == 4));
     for isa in [Isa::Portable, Isa::detect()] {
         let mut solver = Solver::with_isa(isa);
-        solver.prepare_bodies(&bodies);
+        let mut rotations = Rotations::default();
+        rotations.build(&bodies, |_| true);
+        solver.prepare_bodies(&bodies, &rotations);
         solver.match_cache(&contacts, &settings, &cache);
         solver.prepare_rows(isa, &bodies, &contacts, &cache);
         assert!(solver.warm.iter().any(|&w| w != u32::MAX), "some contacts must be warm-started");

@@ -1,0 +1,80 @@
+//! Steps in which nothing can move reuse the last broad-phase update. With every dynamic body
+//! asleep, no edit through the world's API and the same settings, the boxes are those of the
+//! last update, and every structure's pairs are a function of the boxes alone.
+
+use super::Settings;
+use crate::broadphase::BroadPhaseStats;
+use crate::dynamics::{Body, BodyKind};
+use crate::geometry::Aabb;
+
+/// The last broad-phase update of a step in which every dynamic body slept, kept while it holds.
+#[derive(Clone, Debug, Default)]
+pub(super) struct IdlePairs {
+    /// The structure's pairs before the world's filter, which depends on who sleeps.
+    candidates: Vec<(u32, u32)>,
+    stats: BroadPhaseStats,
+    /// The settings of that update while no body can have moved since; `None` otherwise.
+    valid_for: Option<Settings>,
+}
+
+/// Whether no dynamic body is awake, so that only kinematic bodies can move in the step.
+pub(super) fn quiet(bodies: &[Body]) -> bool {
+    bodies.iter().all(|b| !b.is_dynamic() || b.asleep)
+}
+
+/// The same box, bit for bit (a broad phase may order boxes by their bits).
+fn same_bits(a: &Aabb, b: &Aabb) -> bool {
+    let bits = |x: &Aabb| [x.min, x.max].map(|v| v.to_array().map(f32::to_bits));
+    bits(a) == bits(b)
+}
+
+impl IdlePairs {
+    /// Forgets the kept update: a body or the settings may have changed.
+    pub fn forget(&mut self) {
+        self.valid_for = None;
+    }
+
+    /// Keeps an update made in a quiet step: `pairs` as the structure returned them.
+    pub fn keep(&mut self, pairs: &[(u32, u32)], stats: BroadPhaseStats) {
+        self.candidates.clear();
+        self.candidates.extend_from_slice(pairs);
+        self.stats = stats;
+    }
+
+    /// At the end of a step: the kept update still describes the bodies if the step was quiet
+    /// (sleeping, static and kinematic bodies only; kinematic boxes are checked at reuse) and
+    /// woke nobody, since a body woken and put back to sleep within the step may have moved.
+    pub fn end_step(&mut self, quiet: bool, woke: bool, settings: &Settings) {
+        if quiet && !woke {
+            if self.valid_for.as_ref() != Some(settings) {
+                self.valid_for = Some(settings.clone());
+            }
+        } else {
+            self.valid_for = None;
+        }
+    }
+
+    /// Whether a quiet step may reuse the kept update: same settings, every body indexed, and
+    /// every kinematic body's box (with the step's `margin`) the one the update saw.
+    pub fn reusable(&self, settings: &Settings, bodies: &[Body], aabbs: &[Aabb], indexed: usize, margin: f32) -> bool {
+        self.valid_for.as_ref() == Some(settings)
+            && indexed == bodies.len()
+            && aabbs.len() == bodies.len()
+            && bodies
+                .iter()
+                .zip(aabbs)
+                .filter(|(b, _)| b.kind == BodyKind::Kinematic)
+                .all(|(b, aabb)| same_bits(&b.aabb().expanded(margin), aabb))
+    }
+
+    /// The kept update's pairs, before the world's filter.
+    pub fn candidates(&self) -> &[(u32, u32)] {
+        &self.candidates
+    }
+
+    /// The profile's counters for a step that reused the update: the pairs and the structure
+    /// are as the update left them; the work counters are zero, since no work was done.
+    pub fn reused_stats(&self) -> BroadPhaseStats {
+        BroadPhaseStats { aabb_tests: 0, swaps: 0, reinserted: 0, update_ms: 0.0, pairs_ms: 0.0, ..self.stats }
+    }
+}
