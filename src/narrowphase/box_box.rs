@@ -200,26 +200,12 @@ pub fn contact_cuboid_cuboid(a: &Cuboid, pa: &Pose, b: &Cuboid, pb: &Pose, tol: 
     sat_contact(&Frame::new(a, pa), &Frame::new(b, pb), tol, &mut NoTrace)
 }
 
-/// [`contact_cuboid_cuboid`] given each pose's rotation matrix, `Mat3A::from_quat(p.rotation)`,
-/// so that a body in many pairs converts its quaternion once (the world does, once per step).
-/// Same answer, bit for bit.
-pub fn contact_cuboid_cuboid_rotated(
-    a: &Cuboid,
-    pa: &Pose,
-    ma: &Mat3A,
-    b: &Cuboid,
-    pb: &Pose,
-    mb: &Mat3A,
-    tol: Tolerance,
-) -> Option<Manifold> {
-    debug_assert!(*ma == Mat3A::from_quat(pa.rotation) && *mb == Mat3A::from_quat(pb.rotation));
-    rotated_dispatch(a, pa, ma, b, pb, mb, tol)
-}
-
 crate::cpu::v3_dispatch! {
-    /// [`rotated_in`] in its x86-64-v3 copy when the CPU runs it, else in the baseline copy:
-    /// the same bits either way.
-    fn rotated_dispatch, rotated_v3(
+    /// [`contact_cuboid_cuboid`] given each pose's rotation matrix,
+    /// `Mat3A::from_quat(p.rotation)`, so that a body in many pairs converts its quaternion
+    /// once (the world does, once per step). Same answer, bit for bit. Runs in its x86-64-v3
+    /// copy where the CPU has it (see [`crate::cpu`]).
+    pub fn contact_cuboid_cuboid_rotated, rotated_v3(
         a: &Cuboid,
         pa: &Pose,
         ma: &Mat3A,
@@ -241,6 +227,7 @@ fn rotated_in(
     mb: &Mat3A,
     tol: Tolerance,
 ) -> Option<Manifold> {
+    debug_assert!(*ma == Mat3A::from_quat(pa.rotation) && *mb == Mat3A::from_quat(pb.rotation));
     sat_contact(&Frame::with_rotation(a, pa, ma), &Frame::with_rotation(b, pb, mb), tol, &mut NoTrace)
 }
 

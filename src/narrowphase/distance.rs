@@ -40,14 +40,10 @@ pub fn distance(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose) -> DistanceResult {
     distance_traced(a, pa, b, pb, None)
 }
 
-pub fn distance_traced(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, trace: Option<&mut GjkEpaTrace>) -> DistanceResult {
-    distance_dispatch(a, pa, b, pb, trace)
-}
-
 crate::cpu::v3_dispatch! {
-    /// [`distance_in`] in its x86-64-v3 copy when the CPU runs it, else in the baseline copy:
-    /// the same bits either way.
-    fn distance_dispatch, distance_v3(
+    /// [`distance`] with the GJK simplices and EPA polytopes recorded into `trace` (A's
+    /// frame). Runs in its x86-64-v3 copy where the CPU has it (see [`crate::cpu`]).
+    pub fn distance_traced, distance_v3(
         a: &Shape,
         pa: &Pose,
         b: &Shape,
