@@ -145,11 +145,12 @@ fn lanes_support(l: &(Lanes, Lanes), d: Vec3, avx: bool) -> SupportPoint {
 #[target_feature(enable = "avx")]
 #[inline]
 unsafe fn support_pair_avx(a: &Lanes, b: &Lanes, d: Vec3) -> (Vec3, Vec3) {
-    use super::lanes8::avx::{Regs, first_extreme};
+    use super::lanes8::avx::{Regs, first_extreme_sse2};
     let d = d.into();
     // SAFETY: AVX is enabled on this function.
-    let (ia, ib) =
-        unsafe { (first_extreme::<true>(Regs::load(&a.0).dots(d)), first_extreme::<false>(Regs::load(&b.0).dots(d))) };
+    let (ia, ib) = unsafe {
+        (first_extreme_sse2::<true>(Regs::load(&a.0).dots(d)), first_extreme_sse2::<false>(Regs::load(&b.0).dots(d)))
+    };
     (a.point(ia), b.point(ib))
 }
 

@@ -84,22 +84,54 @@ impl Regs {
 }
 
 /// The first lane holding the maximum (`MAX`) or minimum of `dot`; lane 0 when none
-/// matches (NaN). The reduction is the SSE2 one's ([`super::Lanes::support`]): the low half
-/// reduces `pick(lo, hi)` and is then copied to both halves, so that even a dot product with
-/// some NaN lanes (`maxps` returns its second operand then) picks the SSE2 lane.
+/// matches (NaN). Where some lanes are NaN (`maxps` returns its second operand then) the two
+/// halves may reduce to different values; [`first_extreme_sse2`] settles that as SSE2 does.
 ///
 /// # Safety
 /// The CPU must support AVX.
 #[inline(always)]
 pub(crate) unsafe fn first_extreme<const MAX: bool>(dot: __m256) -> usize {
     // SAFETY: the caller guarantees AVX.
-    let mask = unsafe {
+    unsafe { first_match(dot, reduce::<MAX>(dot)) }
+}
+
+/// [`first_extreme`] with the SSE2 query's reduction ([`super::Lanes::support`]): the low
+/// half's `pick(lo, hi)` copied to both halves, so that even a dot product with some NaN lanes
+/// picks the SSE2 lane (GJK's and EPA's supports keep the SSE2 answers).
+///
+/// # Safety
+/// The CPU must support AVX.
+#[inline(always)]
+pub(crate) unsafe fn first_extreme_sse2<const MAX: bool>(dot: __m256) -> usize {
+    // SAFETY: the caller guarantees AVX.
+    unsafe {
+        let m = reduce::<MAX>(dot);
+        first_match(dot, _mm256_permute2f128_ps::<0x00>(m, m))
+    }
+}
+
+/// The extreme of `dot` in every lane (each half reduced on its own).
+///
+/// # Safety
+/// The CPU must support AVX.
+#[inline(always)]
+unsafe fn reduce<const MAX: bool>(dot: __m256) -> __m256 {
+    // SAFETY: the caller guarantees AVX.
+    unsafe {
         let m = pick::<MAX>(dot, _mm256_permute2f128_ps::<1>(dot, dot));
         let m = pick::<MAX>(m, _mm256_permute_ps::<0b01_00_11_10>(m));
-        let m = pick::<MAX>(m, _mm256_permute_ps::<0b10_11_00_01>(m));
-        let m = _mm256_permute2f128_ps::<0x00>(m, m);
-        _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_EQ_OQ>(dot, m)) as u32
-    };
+        pick::<MAX>(m, _mm256_permute_ps::<0b10_11_00_01>(m))
+    }
+}
+
+/// The first lane of `dot` equal to `m`'s lane; lane 0 when none is.
+///
+/// # Safety
+/// The CPU must support AVX.
+#[inline(always)]
+unsafe fn first_match(dot: __m256, m: __m256) -> usize {
+    // SAFETY: the caller guarantees AVX.
+    let mask = unsafe { _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_EQ_OQ>(dot, m)) as u32 };
     (mask.trailing_zeros() & 7) as usize
 }
 
