@@ -139,6 +139,27 @@ fn step_while_paused_advances_exactly_one_step() {
     assert_eq!(h.state().world().step_count(), 4);
 }
 
+/// Once everything sleeps the profiler says the broad phase reused its pairs; a Step after the
+/// user drags nothing keeps saying so, and waking a body brings the full broad phase back.
+#[test]
+fn profiler_says_when_a_sleeping_world_reuses_its_pairs() {
+    let mut scene = small_scene();
+    scene.bodies.truncate(2); // the floor and the resting crate: asleep within a second
+    let mut h = harness(app_with(scene));
+    for _ in 0..240 {
+        h.state_mut().simulation_mut().step_once();
+    }
+    assert!(h.state().world().bodies()[1].is_asleep(), "the crate fell asleep");
+    h.run();
+    let note = "Broad phase: last update's pairs reused (every body asleep, nothing edited)";
+    h.get_by_label(note);
+    // Waking the crate (as a drag does) runs the broad phase again on the next step.
+    h.state_mut().simulation_mut().world.body_mut(1).linvel = Vec3::new(0.0, 1.0, 0.0);
+    h.state_mut().simulation_mut().step_once();
+    h.run();
+    assert!(h.query_by_label(note).is_none(), "the note stays after a wake");
+}
+
 #[test]
 fn broken_scene_shows_its_error_and_keeps_the_current_scene() {
     let dir = temp_dir("broken");

@@ -191,6 +191,11 @@ fn table(ui: &mut Ui, history: &History) {
             ui.end_row();
         }
     });
+    if last.broad_phase_reused {
+        ui.label("Broad phase: last update's pairs reused (every body asleep, nothing edited)").on_hover_text(
+            "Nothing can have moved, so the pairs cannot have changed; a wake or any edit runs it again.",
+        );
+    }
     ui.add_space(6.0);
     egui::Grid::new("profile_counters").num_columns(4).striped(true).show(ui, |ui| {
         let counters = [
