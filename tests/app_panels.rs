@@ -151,7 +151,7 @@ fn profiler_says_when_a_sleeping_world_reuses_its_pairs() {
     }
     assert!(h.state().world().bodies()[1].is_asleep(), "the crate fell asleep");
     h.run();
-    let note = "Broad phase: last update's pairs reused (every body asleep, nothing edited)";
+    let note = "Broad phase: last update's pairs reused (no body awake, nothing edited)";
     h.get_by_label(note);
     // Waking the crate (as a drag does) runs the broad phase again on the next step.
     h.state_mut().simulation_mut().world.body_mut(1).linvel = Vec3::new(0.0, 1.0, 0.0);

@@ -192,7 +192,7 @@ fn table(ui: &mut Ui, history: &History) {
         }
     });
     if last.broad_phase_reused {
-        ui.label("Broad phase: last update's pairs reused (every body asleep, nothing edited)").on_hover_text(
+        ui.label("Broad phase: last update's pairs reused (no body awake, nothing edited)").on_hover_text(
             "Nothing can have moved, so the pairs cannot have changed; a wake or any edit runs it again.",
         );
     }
