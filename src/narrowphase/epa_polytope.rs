@@ -48,8 +48,7 @@ pub(super) struct EpaPolytope {
     alive: [bool; MAX_FACES],
     /// `owner[a * MAX_VERTS + b]`: the slot of the face holding the directed edge `a -> b`.
     owner: [u8; MAX_VERTS * MAX_VERTS],
-    /// The CPU runs AVX: the scans over the slots take 8 at a time.
-    avx: bool,
+
     /// Rim edges of the current expansion.
     rim: [[u8; 2]; 4 * MAX_FACES],
     /// Slots for the new faces: the freed ones, then fresh ones.
@@ -81,7 +80,6 @@ impl Default for EpaPolytope {
             slots: 0,
             alive: [false; MAX_FACES],
             owner: [0; MAX_VERTS * MAX_VERTS],
-            avx: crate::cpu::avx(),
             rim: [[0; 2]; 4 * MAX_FACES],
             free: [0; MAX_FACES],
         }
@@ -142,7 +140,7 @@ impl EpaPolytope {
             }
             self.put(k, f);
         }
-        Some(nearest_slot_fast::<MIN_ROWS>(self.avx, &self.dist))
+        Some(nearest_slot_fast::<MIN_ROWS>(crate::cpu::avx(), &self.dist))
     }
 
     /// The face in slot `k`.
@@ -221,9 +219,9 @@ impl EpaPolytope {
         let few = self.few_slots();
         // The faces seen, and the nearest of those that stay.
         let (seen, mut best, mut best_dist) = if few {
-            scan_fast::<MIN_ROWS>(self.avx, &self.nx, &self.ny, &self.nz, &self.dist, w.w)
+            scan_fast::<MIN_ROWS>(crate::cpu::avx(), &self.nx, &self.ny, &self.nz, &self.dist, w.w)
         } else {
-            scan_fast::<ROWS>(self.avx, &self.nx, &self.ny, &self.nz, &self.dist, w.w)
+            scan_fast::<ROWS>(crate::cpu::avx(), &self.nx, &self.ny, &self.nz, &self.dist, w.w)
         };
         let seen_words = [seen as u64, (seen >> 64) as u64];
         let is_seen = |k: usize| (seen_words[(k >> 6) & 1] >> (k & 63)) & 1;

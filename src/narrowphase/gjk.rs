@@ -37,8 +37,6 @@ pub struct MinkowskiPair<'s> {
     /// Two small hulls (≤ 8 vertices each): A's vertices and B's moved into A's frame once,
     /// so a support query is eight dot products per shape and no rotation.
     lanes: Option<(Lanes, Lanes)>,
-    /// The CPU runs AVX: the lanes' support queries take one 256-bit register per coordinate.
-    avx: bool,
 }
 
 impl<'s> MinkowskiPair<'s> {
@@ -58,13 +56,8 @@ impl<'s> MinkowskiPair<'s> {
             },
             _ => None,
         };
-        #[cfg(target_arch = "x86_64")]
-        let avx = lanes.is_some() && crate::cpu::avx();
-        #[cfg(not(target_arch = "x86_64"))]
-        let avx = false;
         Self {
             lanes,
-            avx,
             a,
             b,
             rot,
@@ -89,7 +82,7 @@ impl<'s> MinkowskiPair<'s> {
     #[inline]
     pub fn support_core(&self, d: Vec3) -> SupportPoint {
         if let Some(l) = &self.lanes {
-            return lanes_support(l, d, self.avx);
+            return lanes_support(l, d, crate::cpu::avx());
         }
         let a = self.a.core_support(d).0;
         let b = self.rot * self.b.core_support(self.rot_t * -d).0 + self.offset;
@@ -101,7 +94,7 @@ impl<'s> MinkowskiPair<'s> {
     #[inline(always)]
     pub(crate) fn support_fast(&self, d: Vec3) -> SupportPoint {
         match &self.lanes {
-            Some(l) => lanes_support(l, d, self.avx),
+            Some(l) => lanes_support(l, d, crate::cpu::avx()),
             None => self.support_core(d),
         }
     }
@@ -121,13 +114,13 @@ impl<'s> MinkowskiPair<'s> {
     }
 }
 
-/// The support of the difference of two lane sets along `d`, on AVX when `avx` (only set when
-/// the CPU has it) and SSE2 otherwise; both give the same bits.
+/// The support of the difference of two lane sets along `d`, on AVX when `avx` (callers pass
+/// `crate::cpu::avx()`, or `false` to test the other path) and SSE2 otherwise; the same bits.
 #[inline(always)]
 fn lanes_support(l: &(Lanes, Lanes), d: Vec3, avx: bool) -> SupportPoint {
     #[cfg(target_arch = "x86_64")]
     if avx {
-        // SAFETY: `avx` is only set when the CPU supports AVX (checked in `MinkowskiPair::build`).
+        // SAFETY: callers pass `crate::cpu::avx()` (or `false`): the CPU supports AVX.
         let (a, b) = unsafe { support_pair_avx(&l.0, &l.1, d) };
         return SupportPoint { w: a - b, a, b };
     }
