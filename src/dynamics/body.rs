@@ -21,11 +21,11 @@ pub struct Material {
     /// Bounciness in [0, 1]: the fraction of approach speed kept after an impact.
     #[serde(deserialize_with = "crate::scene::rules::de::unit_interval")]
     pub restitution: Real,
-    /// Coulomb friction coefficient, ≥ 0.
-    #[serde(deserialize_with = "crate::scene::rules::de::non_negative")]
+    /// Coulomb friction coefficient, in [0, 100].
+    #[serde(deserialize_with = "crate::scene::rules::de::friction")]
     pub friction: Real,
-    /// Mass per unit volume (kg/m³), > 0.
-    #[serde(deserialize_with = "crate::scene::rules::de::positive")]
+    /// Mass per unit volume (kg/m³), in [1e-3, 1e6].
+    #[serde(deserialize_with = "crate::scene::rules::de::density")]
     pub density: Real,
 }
 

@@ -15,6 +15,11 @@ pub enum HullError {
     NonFinite(usize),
     #[error("the points are {0}: a convex hull needs volume")]
     Degenerate(&'static str),
+    #[error(
+        "the points lie within {thickness:e} of a plane across a cloud of size {size:e}: a convex hull must be at least {} of its size thick",
+        ConvexHull::MIN_THICKNESS
+    )]
+    TooFlat { thickness: Real, size: Real },
 }
 
 /// A face of a hull: its outward unit normal, plane offset (`normal . x = offset` on the face)
@@ -51,6 +56,10 @@ fn lanes8(pts: &[Vec3]) -> Option<[[Real; 8]; 3]> {
 
 impl ConvexHull {
     pub const MAX_POINTS: usize = 4096;
+    /// Thinnest hull accepted, as a fraction of its size (the largest extent of its cloud):
+    /// ten times the tolerance within which points count as on a face, so that flatter clouds
+    /// are refused by this rule rather than failing inside the hull construction.
+    pub const MIN_THICKNESS: Real = 1e-4;
 
     /// Builds the hull of `points` and re-centres it on its centre of mass.
     pub fn new(points: &[Vec3]) -> Result<Self, HullError> {

@@ -322,5 +322,9 @@ fn initial_simplex(points: &[Vec3], tol: Real) -> Result<[u32; 4], HullError> {
     if d_plane <= tol {
         return Err(HullError::Degenerate("coplanar"));
     }
+    let size = (bounds.max - bounds.min).max_element();
+    if d_plane < super::ConvexHull::MIN_THICKNESS * size {
+        return Err(HullError::TooFlat { thickness: d_plane, size });
+    }
     Ok([a as u32, b as u32, c as u32, d as u32])
 }

@@ -1,5 +1,6 @@
 //! Expands generators into bodies.
 
+use super::rules;
 use super::schema::{BodyDesc, Generator, Rotation, ShapeDesc};
 use crate::dynamics::BodyKind;
 use crate::math::{Quat, Real, Vec3};
@@ -52,23 +53,39 @@ impl SplitMix64 {
     }
 }
 
-/// How many bodies a generator makes.
-pub fn count(g: &Generator) -> u64 {
+/// How many bodies a generator makes: exact for any counts (three `u32` factors fit in `u128`).
+pub fn count(g: &Generator) -> u128 {
     match g {
-        Generator::Pyramid { base, .. } => (*base as u64) * (*base as u64 + 1) / 2,
-        Generator::Grid { counts, .. } => counts.0 as u64 * counts.1 as u64 * counts.2 as u64,
-        Generator::Rain { count, .. } => *count as u64,
+        Generator::Pyramid { base, .. } => (*base as u128) * (*base as u128 + 1) / 2,
+        Generator::Grid { counts, .. } => counts.0 as u128 * counts.1 as u128 * counts.2 as u128,
+        Generator::Rain { count, .. } => *count as u128,
     }
 }
 
-/// Checks what parsing cannot: the rain's box and shape list.
+/// Checks what parsing cannot: the rain's box and shape list, and that every generated body
+/// lies within the coordinate range.
 pub fn validate(g: &Generator) -> Result<(), (String, String)> {
-    if let Generator::Rain { min, max, shapes, .. } = g {
-        if !min.cmple(*max).all() {
-            return Err(("min".into(), "every component of min must be at most the same one of max".into()));
+    let within = |field: &str, far: Vec3| {
+        rules::coordinate_vec3(far).map_err(|e| (field.to_string(), format!("the farthest body would be at {e}")))
+    };
+    match g {
+        Generator::Rain { min, max, shapes, .. } => {
+            if !min.cmple(*max).all() {
+                return Err(("min".into(), "every component of min must be at most the same one of max".into()));
+            }
+            if shapes.is_empty() {
+                return Err(("shapes".into(), "rain needs at least one shape".into()));
+            }
         }
-        if shapes.is_empty() {
-            return Err(("shapes".into(), "rain needs at least one shape".into()));
+        Generator::Grid { counts, origin, spacing, .. } => {
+            let last = Vec3::new(counts.0 as Real, counts.1 as Real, counts.2 as Real) - Vec3::ONE;
+            within("spacing", *origin + *spacing * last.max(Vec3::ZERO))?;
+        }
+        Generator::Pyramid { base, half_extent, origin, gap, .. } => {
+            let (n, h) = (*base as Real, *half_extent);
+            let half_width = (n - 1.0).max(0.0) * (2.0 * h + gap) * 0.5 + h;
+            within("base", *origin + Vec3::new(half_width, 2.0 * h * n, 0.0))?;
+            within("base", *origin - Vec3::new(half_width, 0.0, 0.0))?;
         }
     }
     Ok(())

@@ -21,8 +21,7 @@ impl Scene {
     /// Reads and checks a scene file.
     pub fn load(path: impl AsRef<Path>) -> Result<Scene, SceneError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| SceneError::Io { path: path.into(), source })?;
-        Scene::parse(&text, path)
+        Scene::parse(&read_text(path)?, path)
     }
 
     /// Parses and checks scene text; `path` only names the source in errors.
@@ -53,7 +52,14 @@ impl Scene {
             shape_check(&b.shape).map_err(|m| invalid(format!("bodies[{i}].shape"), m))?;
             b.rotation.validate().map_err(|m| invalid(format!("bodies[{i}]"), m))?;
         }
-        let mut total = self.bodies.len() as u64;
+        // The count first: it is exact for any counts, and the most basic of the checks.
+        let total = self.bodies.len() as u128 + self.generators.iter().map(generate::count).sum::<u128>();
+        if total > MAX_BODIES as u128 {
+            return Err(invalid(
+                "generators".into(),
+                format!("the scene makes {total} bodies, more than the limit of {MAX_BODIES}"),
+            ));
+        }
         for (i, g) in self.generators.iter().enumerate() {
             generate::validate(g).map_err(|(f, m)| invalid(format!("generators[{i}].{f}"), m))?;
             match g {
@@ -67,13 +73,6 @@ impl Scene {
                 }
                 Generator::Pyramid { .. } => {}
             }
-            total += generate::count(g);
-        }
-        if total > MAX_BODIES {
-            return Err(invalid(
-                "generators".into(),
-                format!("the scene makes {total} bodies, more than the limit of {MAX_BODIES}"),
-            ));
         }
         Ok(())
     }
@@ -129,23 +128,101 @@ impl Scene {
     }
 }
 
+/// Reads a text file: UTF-8, with or without a byte-order mark. Bytes that are not UTF-8 are
+/// an error at their line and column.
+pub fn read_text(path: &Path) -> Result<String, SceneError> {
+    let bytes = std::fs::read(path).map_err(|source| SceneError::Io { path: path.into(), source })?;
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Ok(text.to_string()),
+        Err(e) => {
+            let good = &bytes[..e.valid_up_to()];
+            let line = 1 + good.iter().filter(|&&b| b == b'\n').count();
+            let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            // Columns count characters, as the parser's do.
+            let col = 1 + String::from_utf8_lossy(&good[line_start..]).chars().count();
+            Err(SceneError::Parse {
+                path: path.into(),
+                line,
+                col,
+                message: format!("byte 0x{:02x} is not UTF-8: save the file as UTF-8 text", bytes[e.valid_up_to()]),
+            })
+        }
+    }
+}
+
 /// Writes `bytes` to `path` through a temporary file and a rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SceneError> {
     use std::io::Write;
-    let io = |source| SceneError::Io { path: path.into(), source };
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "scene".into());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    let mut out = AtomicFile::create(path)?;
+    out.write_all(bytes).map_err(|source| SceneError::Io { path: path.into(), source })?;
+    out.commit()
+}
+
+/// A file written through a temporary file beside it and renamed over it by
+/// [`AtomicFile::commit`], so a crash or an error never leaves a half-written file. Dropped
+/// without a commit, it removes the temporary file and leaves `path` as it was. It refuses a
+/// target the user cannot write (a read-only file), which a rename would otherwise replace.
+pub struct AtomicFile {
+    path: PathBuf,
+    tmp: PathBuf,
+    out: Option<std::io::BufWriter<std::fs::File>>,
+}
+
+impl AtomicFile {
+    pub fn create(path: &Path) -> Result<AtomicFile, SceneError> {
+        let io = |source| SceneError::Io { path: path.into(), source };
+        if let Ok(meta) = std::fs::metadata(path) {
+            if meta.is_dir() {
+                return Err(io(std::io::Error::other("is a folder, not a file")));
+            }
+            if meta.permissions().readonly() {
+                return Err(io(std::io::Error::new(
+                    std::io::ErrorKind::PermissionDenied,
+                    "the file is read-only; it is left as it is",
+                )));
+            }
+        }
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "scene".into());
+        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+        let file = std::fs::File::create(&tmp).map_err(io)?;
+        Ok(AtomicFile { path: path.into(), tmp, out: Some(std::io::BufWriter::new(file)) })
     }
-    result.map_err(io)
+
+    /// The file this will replace.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Flushes, syncs and renames the temporary file over the target.
+    pub fn commit(mut self) -> Result<(), SceneError> {
+        let out = self.out.take().expect("an uncommitted file has its writer");
+        let result = (|| {
+            let file = out.into_inner().map_err(|e| e.into_error())?;
+            file.sync_all()?;
+            std::fs::rename(&self.tmp, &self.path)
+        })();
+        result.map_err(|source| SceneError::Io { path: self.path.clone(), source })
+    }
+}
+
+impl std::io::Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.out.as_mut().expect("an uncommitted file has its writer").write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.as_mut().expect("an uncommitted file has its writer").flush()
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        // Not committed (or the commit failed): the target keeps what it had.
+        if self.out.take().is_some() || self.tmp.exists() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
 }
 
 /// Hulls already built, keyed by their points' bits, so that equal point lists share one hull.
@@ -188,6 +265,20 @@ impl BodyDesc {
 
 fn shape_check(s: &ShapeDesc) -> Result<(), String> {
     if let ShapeDesc::ConvexHull { points } = s {
+        if let Some((i, e)) =
+            points.iter().enumerate().find_map(|(i, p)| rules::coordinate_vec3(*p).err().map(|e| (i, e)))
+        {
+            return Err(format!("points[{i}]: {e}"));
+        }
+        if points.len() >= 4 {
+            let bounds = crate::geometry::Aabb::from_points(points.iter().copied());
+            let size = bounds.extents().max_element();
+            // A cloud of one repeated point is reported as such by the hull below.
+            if size > 0.0 {
+                let (lo, hi) = rules::limits::SIZE;
+                rules::within(size, 2.0 * lo, 2.0 * hi, " m").map_err(|e| format!("the points span {e}"))?;
+            }
+        }
         ConvexHull::new(points).map_err(|e| e.to_string())?;
     }
     Ok(())

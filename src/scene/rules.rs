@@ -40,6 +40,80 @@ pub fn positive_vec3(v: Vec3) -> Result<(), String> {
     }
 }
 
+/// The physical range of every number a scene may hold. Inside these bounds the engine's `f32`
+/// arithmetic stays finite for any combination (masses, inertias and their inverses, impulses,
+/// squared distances); outside them a value is refused with its place in the file.
+pub mod limits {
+    use crate::math::Real;
+    /// Sizes: a radius, half extent or half height, and a hull's extent, m.
+    pub const SIZE: (Real, Real) = (1e-4, 1e4);
+    /// Largest coordinate of a position, a point of a hull, a rain box or a grid spacing, m.
+    pub const COORDINATE: Real = 1e5;
+    /// Fastest linear speed, m/s.
+    pub const SPEED: Real = 1e4;
+    /// Fastest spin, rad/s.
+    pub const SPIN: Real = 1e4;
+    /// Strongest gravity, m/s².
+    pub const GRAVITY: Real = 1e4;
+    /// Density, kg/m³.
+    pub const DENSITY: (Real, Real) = (1e-3, 1e6);
+    /// Largest friction coefficient.
+    pub const FRICTION: Real = 100.0;
+}
+
+/// `v` within `[lo, hi]`, as a finite number; `unit` follows the number in the message.
+pub fn within(v: Real, lo: Real, hi: Real, unit: &str) -> Result<(), String> {
+    finite(v)?;
+    if (lo..=hi).contains(&v) {
+        Ok(())
+    } else {
+        Err(format!("{v}{unit} is out of range: it must lie between {lo} and {hi}{unit}"))
+    }
+}
+
+/// A length of the vector at most `max`.
+fn vec3_at_most(v: Vec3, max: Real, what: &str, unit: &str) -> Result<(), String> {
+    finite_vec3(v)?;
+    if v.abs().max_element() <= max {
+        Ok(())
+    } else {
+        Err(format!("({}, {}, {}): {what} beyond ±{max}{unit} is out of range", v.x, v.y, v.z))
+    }
+}
+
+pub fn size(v: Real) -> Result<(), String> {
+    within(v, limits::SIZE.0, limits::SIZE.1, " m")
+}
+
+pub fn size_vec3(v: Vec3) -> Result<(), String> {
+    finite_vec3(v)?;
+    v.to_array().into_iter().try_for_each(size).map_err(|e| format!("({}, {}, {}): {e}", v.x, v.y, v.z))
+}
+
+pub fn coordinate_vec3(v: Vec3) -> Result<(), String> {
+    vec3_at_most(v, limits::COORDINATE, "a coordinate", " m")
+}
+
+pub fn velocity_vec3(v: Vec3) -> Result<(), String> {
+    vec3_at_most(v, limits::SPEED, "a speed", " m/s")
+}
+
+pub fn spin_vec3(v: Vec3) -> Result<(), String> {
+    vec3_at_most(v, limits::SPIN, "a spin", " rad/s")
+}
+
+pub fn gravity_vec3(v: Vec3) -> Result<(), String> {
+    vec3_at_most(v, limits::GRAVITY, "gravity", " m/s²")
+}
+
+pub fn density(v: Real) -> Result<(), String> {
+    within(v, limits::DENSITY.0, limits::DENSITY.1, " kg/m³")
+}
+
+pub fn friction(v: Real) -> Result<(), String> {
+    within(v, 0.0, limits::FRICTION, "")
+}
+
 /// Checks `v` against `rule`, naming `field` in the message.
 pub fn field<T>(field: &str, v: T, rule: fn(T) -> Result<(), String>) -> Result<(), String> {
     rule(v).map_err(|e| format!("{field}: {e}"))
@@ -75,5 +149,29 @@ pub mod de {
     }
     pub fn positive_vec3<'de, D: Deserializer<'de>>(d: D) -> Result<Vec3, D::Error> {
         checked(d, super::positive_vec3)
+    }
+    pub fn size<'de, D: Deserializer<'de>>(d: D) -> Result<Real, D::Error> {
+        checked(d, super::size)
+    }
+    pub fn size_vec3<'de, D: Deserializer<'de>>(d: D) -> Result<Vec3, D::Error> {
+        checked(d, super::size_vec3)
+    }
+    pub fn coordinate_vec3<'de, D: Deserializer<'de>>(d: D) -> Result<Vec3, D::Error> {
+        checked(d, super::coordinate_vec3)
+    }
+    pub fn velocity_vec3<'de, D: Deserializer<'de>>(d: D) -> Result<Vec3, D::Error> {
+        checked(d, super::velocity_vec3)
+    }
+    pub fn spin_vec3<'de, D: Deserializer<'de>>(d: D) -> Result<Vec3, D::Error> {
+        checked(d, super::spin_vec3)
+    }
+    pub fn gravity_vec3<'de, D: Deserializer<'de>>(d: D) -> Result<Vec3, D::Error> {
+        checked(d, super::gravity_vec3)
+    }
+    pub fn density<'de, D: Deserializer<'de>>(d: D) -> Result<Real, D::Error> {
+        checked(d, super::density)
+    }
+    pub fn friction<'de, D: Deserializer<'de>>(d: D) -> Result<Real, D::Error> {
+        checked(d, super::friction)
     }
 }

@@ -48,17 +48,17 @@ impl Default for Scene {
 #[serde(deny_unknown_fields)]
 pub enum ShapeDesc {
     Sphere {
-        #[serde(deserialize_with = "de::positive")]
+        #[serde(deserialize_with = "de::size")]
         radius: Real,
     },
     Cuboid {
-        #[serde(deserialize_with = "de::positive_vec3")]
+        #[serde(deserialize_with = "de::size_vec3")]
         half_extents: Vec3,
     },
     Capsule {
-        #[serde(deserialize_with = "de::positive")]
+        #[serde(deserialize_with = "de::size")]
         half_height: Real,
-        #[serde(deserialize_with = "de::positive")]
+        #[serde(deserialize_with = "de::size")]
         radius: Real,
     },
     /// The hull of a point cloud; the body's position is the origin of these points.
@@ -115,21 +115,27 @@ impl Default for Rotation {
 
 impl Rotation {
     pub fn validate(&self) -> Result<(), String> {
+        // Angles beyond a million degrees lose every digit of their fraction of a turn in f32.
+        let angle = |d: Real| d.is_finite() && d.abs() <= 1e6;
         match *self {
             Rotation::Euler(x, y, z) => {
-                if !(x.is_finite() && y.is_finite() && z.is_finite()) {
-                    return Err("rotation: Euler angles must be finite numbers".into());
+                if !(angle(x) && angle(y) && angle(z)) {
+                    return Err("rotation: Euler angles must be finite numbers of at most ±1e6 degrees".into());
                 }
             }
             Rotation::Quat(x, y, z, w) => {
                 let q = Quat::from_xyzw(x, y, z, w);
-                if !q.is_finite() || q.length_squared() < 1e-12 {
-                    return Err("rotation: a quaternion must be finite and not zero".into());
+                let len2 = q.length_squared();
+                if !q.is_finite() || !len2.is_finite() || len2 < 1e-12 {
+                    return Err(format!(
+                        "rotation: the quaternion ({x}, {y}, {z}, {w}) must be finite, not zero, and of a length whose square is finite (components within about ±1e19)"
+                    ));
                 }
             }
             Rotation::AxisAngle(a, d) => {
-                if !a.is_finite() || !d.is_finite() || a.length_squared() < 1e-12 {
-                    return Err("rotation: the axis must be a finite non-zero vector and the angle finite".into());
+                let len2 = a.length_squared();
+                if !a.is_finite() || !len2.is_finite() || len2 < 1e-12 || !angle(d) {
+                    return Err("rotation: the axis must be a finite non-zero vector and the angle finite, at most ±1e6 degrees".into());
                 }
             }
         }
@@ -160,13 +166,13 @@ pub struct BodyDesc {
     #[serde(default)]
     pub kind: BodyKind,
     pub shape: ShapeDesc,
-    #[serde(default, deserialize_with = "de::finite_vec3")]
+    #[serde(default, deserialize_with = "de::coordinate_vec3")]
     pub position: Vec3,
     #[serde(default)]
     pub rotation: Rotation,
-    #[serde(default, deserialize_with = "de::finite_vec3")]
+    #[serde(default, deserialize_with = "de::velocity_vec3")]
     pub linear_velocity: Vec3,
-    #[serde(default, deserialize_with = "de::finite_vec3")]
+    #[serde(default, deserialize_with = "de::spin_vec3")]
     pub angular_velocity: Vec3,
     #[serde(default)]
     pub material: Material,
@@ -197,10 +203,10 @@ pub enum Generator {
     /// A pyramid of cubes: `base` on the bottom row, one fewer per row, in the x-y plane.
     Pyramid {
         base: u32,
-        #[serde(default = "half", deserialize_with = "de::positive")]
+        #[serde(default = "half", deserialize_with = "de::size")]
         half_extent: Real,
         /// Centre of the bottom row's bottom face.
-        #[serde(default, deserialize_with = "de::finite_vec3")]
+        #[serde(default, deserialize_with = "de::coordinate_vec3")]
         origin: Vec3,
         /// Gap between neighbouring cubes.
         #[serde(default, deserialize_with = "de::non_negative")]
@@ -213,16 +219,16 @@ pub enum Generator {
         counts: (u32, u32, u32),
         shape: ShapeDesc,
         /// Position of the first body.
-        #[serde(default, deserialize_with = "de::finite_vec3")]
+        #[serde(default, deserialize_with = "de::coordinate_vec3")]
         origin: Vec3,
         /// Distance between neighbouring centres on each axis.
-        #[serde(deserialize_with = "de::finite_vec3")]
+        #[serde(deserialize_with = "de::coordinate_vec3")]
         spacing: Vec3,
         #[serde(default)]
         rotation: Rotation,
         #[serde(default)]
         kind: BodyKind,
-        #[serde(default, deserialize_with = "de::finite_vec3")]
+        #[serde(default, deserialize_with = "de::velocity_vec3")]
         linear_velocity: Vec3,
         #[serde(default)]
         material: Material,
@@ -232,15 +238,15 @@ pub enum Generator {
         count: u32,
         #[serde(default)]
         seed: u64,
-        #[serde(deserialize_with = "de::finite_vec3")]
+        #[serde(deserialize_with = "de::coordinate_vec3")]
         min: Vec3,
-        #[serde(deserialize_with = "de::finite_vec3")]
+        #[serde(deserialize_with = "de::coordinate_vec3")]
         max: Vec3,
         shapes: Vec<ShapeDesc>,
         /// Random orientations.
         #[serde(default = "yes")]
         random_rotation: bool,
-        #[serde(default, deserialize_with = "de::finite_vec3")]
+        #[serde(default, deserialize_with = "de::velocity_vec3")]
         linear_velocity: Vec3,
         #[serde(default)]
         material: Material,

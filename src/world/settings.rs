@@ -23,7 +23,7 @@ pub enum PositionCorrection {
 #[serde(default, deny_unknown_fields)]
 pub struct Settings {
     /// Acceleration of gravity, m/s².
-    #[serde(deserialize_with = "de::finite_vec3")]
+    #[serde(deserialize_with = "de::gravity_vec3")]
     pub gravity: Vec3,
     /// The fixed time step, s.
     #[serde(deserialize_with = "de::positive")]
@@ -171,10 +171,10 @@ impl Settings {
     /// Checks every field; the error names the first bad one.
     pub fn validate(&self) -> Result<(), String> {
         use rules::field;
-        field("gravity", self.gravity, rules::finite_vec3)?;
+        field("gravity", self.gravity, rules::gravity_vec3)?;
         field("dt", self.dt, rules::positive)?;
-        if self.dt > 1.0 {
-            return Err(format!("dt: {} s is too long a step (at most 1 s)", self.dt));
+        if !(1e-5..=1.0).contains(&self.dt) {
+            return Err(format!("dt: {} s is out of range: the step must lie between 1e-5 s and 1 s", self.dt));
         }
         if !(1..=Self::MAX_SUBSTEPS).contains(&self.substeps) {
             return Err(format!("substeps: {} must lie between 1 and {}", self.substeps, Self::MAX_SUBSTEPS));
@@ -182,18 +182,24 @@ impl Settings {
         if !(1..=Self::MAX_ITERATIONS).contains(&self.iterations) {
             return Err(format!("iterations: {} must lie between 1 and {}", self.iterations, Self::MAX_ITERATIONS));
         }
-        field("restitution_threshold", self.restitution_threshold, rules::non_negative)?;
-        field("slop", self.slop, rules::non_negative)?;
-        field("contact_epsilon", self.contact_epsilon, rules::non_negative)?;
-        field("speculative_distance", self.speculative_distance, rules::non_negative)?;
-        field("baumgarte", self.baumgarte, rules::unit_interval)?;
-        field("contact_hertz", self.contact_hertz, rules::positive)?;
-        field("damping_ratio", self.damping_ratio, rules::non_negative)?;
-        field("max_correction_velocity", self.max_correction_velocity, rules::positive)?;
-        field("grid_cell_size", self.grid_cell_size, rules::positive)?;
-        field("ccd_speed_threshold", self.ccd_speed_threshold, rules::positive)?;
-        field("sleep_speed", self.sleep_speed, rules::non_negative)?;
-        field("sleep_time", self.sleep_time, rules::non_negative)?;
+        // Upper bounds far beyond any useful value, so that no product of them overflows.
+        let ranges: [(&str, Real, Real, Real, &str); 12] = [
+            ("restitution_threshold", self.restitution_threshold, 0.0, 1e4, " m/s"),
+            ("slop", self.slop, 0.0, 1.0, " m"),
+            ("contact_epsilon", self.contact_epsilon, 0.0, 1.0, " m²"),
+            ("speculative_distance", self.speculative_distance, 0.0, 100.0, " m"),
+            ("contact_hertz", self.contact_hertz, 1e-3, 1e4, " Hz"),
+            ("damping_ratio", self.damping_ratio, 0.0, 1e4, ""),
+            ("max_correction_velocity", self.max_correction_velocity, 1e-6, 1e4, " m/s"),
+            ("grid_cell_size", self.grid_cell_size, 1e-3, 1e5, " m"),
+            ("ccd_speed_threshold", self.ccd_speed_threshold, 1e-3, 1e6, " m/s"),
+            ("sleep_speed", self.sleep_speed, 0.0, 1e4, " m/s"),
+            ("sleep_time", self.sleep_time, 0.0, 1e4, " s"),
+            ("baumgarte", self.baumgarte, 0.0, 1.0, ""),
+        ];
+        for (name, v, lo, hi, unit) in ranges {
+            rules::within(v, lo, hi, unit).map_err(|e| format!("{name}: {e}"))?;
+        }
         Ok(())
     }
 }

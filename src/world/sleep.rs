@@ -87,7 +87,10 @@ pub fn update(bodies: &mut [Body], contacts: &[Contact], settings: &Settings) {
         min_time[r] = min_time[r].min(t);
     }
     for (i, b) in bodies.iter_mut().enumerate() {
-        if b.is_dynamic() && !b.asleep && min_time[root[i] as usize] >= settings.sleep_time {
+        // Every member must have rested at least one step: a `sleep_time` of 0 means "as soon as
+        // the island rests", never "at once".
+        let rested = min_time[root[i] as usize];
+        if b.is_dynamic() && !b.asleep && rested > 0.0 && rested >= settings.sleep_time {
             b.asleep = true;
             b.sleep_island = Some(root[i]);
             b.linvel = Vec3::ZERO;
