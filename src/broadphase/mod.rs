@@ -5,6 +5,7 @@
 //! simulation does not depend on the choice; what differs is how many candidates each structure's
 //! culling lets through to that final test, and how fast it gets there.
 
+mod auto;
 mod brute_force;
 mod bvh;
 mod canonical;
@@ -15,6 +16,7 @@ mod octree;
 mod sap;
 mod soa;
 
+pub use auto::Auto;
 pub use brute_force::BruteForce;
 pub use bvh::{Bvh, DEFAULT_BVH_MARGIN};
 pub use grid::{Grid, MAX_CELLS_PER_BODY, suggest_cell_size};
@@ -29,8 +31,11 @@ use serde::{Deserialize, Serialize};
 /// Which broad phase the world uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum BroadPhaseKind {
-    /// Tests every pair: the reference the others are checked against.
+    /// Picks a structure by the scene's size: brute force for a few hundred bodies, a hashed grid
+    /// sized to the bodies above that (see [`Auto`]).
     #[default]
+    Auto,
+    /// Tests every pair: the reference the others are checked against.
     BruteForce,
     /// Sorted intervals on the axis of largest variance, kept sorted by insertion sort.
     SweepAndPrune,
@@ -44,6 +49,7 @@ pub enum BroadPhaseKind {
 
 impl BroadPhaseKind {
     pub const ALL: &'static [BroadPhaseKind] = &[
+        BroadPhaseKind::Auto,
         BroadPhaseKind::BruteForce,
         BroadPhaseKind::SweepAndPrune,
         BroadPhaseKind::Grid,
@@ -54,6 +60,7 @@ impl BroadPhaseKind {
     /// The name used on the command line.
     pub fn cli_name(self) -> &'static str {
         match self {
+            BroadPhaseKind::Auto => "auto",
             BroadPhaseKind::BruteForce => "brute-force",
             BroadPhaseKind::SweepAndPrune => "sweep-and-prune",
             BroadPhaseKind::Grid => "grid",
@@ -69,6 +76,7 @@ impl BroadPhaseKind {
 
     pub fn label(self) -> &'static str {
         match self {
+            BroadPhaseKind::Auto => "Automatic",
             BroadPhaseKind::BruteForce => "Brute force",
             BroadPhaseKind::SweepAndPrune => "Sweep and prune",
             BroadPhaseKind::Grid => "Hashed grid",
@@ -81,7 +89,7 @@ impl BroadPhaseKind {
     /// this structure, for tables and plots. An empty name means the counter is unused.
     pub fn stat_names(self) -> [&'static str; 3] {
         match self {
-            BroadPhaseKind::BruteForce => ["", "", ""],
+            BroadPhaseKind::Auto | BroadPhaseKind::BruteForce => ["", "", ""],
             BroadPhaseKind::SweepAndPrune => ["intervals", "sweep axis (0=x 1=y 2=z)", "swaps"],
             BroadPhaseKind::Grid => ["cells in use", "most bodies in one cell", ""],
             BroadPhaseKind::Bvh => ["tree nodes", "tree height", "rotations"],
@@ -146,6 +154,12 @@ pub struct BroadPhaseDrawOptions {
 pub trait BroadPhase: Send {
     fn kind(&self) -> BroadPhaseKind;
 
+    /// The structure doing the work: [`kind`](Self::kind), except for [`Auto`], which names
+    /// the structure it picked.
+    fn resolved(&self) -> BroadPhaseKind {
+        self.kind()
+    }
+
     /// Brings the structure up to date with `aabbs` (indexed by body) and writes every pair
     /// `(i, j)` with `i < j` whose boxes overlap, replacing what `pairs` held. It must never miss
     /// one that overlaps, each pair appears once, and the pairs come in the canonical order,
@@ -178,6 +192,7 @@ pub trait BroadPhase: Send {
 /// Builds the broad phase for `kind`.
 pub fn create(kind: BroadPhaseKind) -> Box<dyn BroadPhase> {
     match kind {
+        BroadPhaseKind::Auto => Box::new(Auto::default()),
         BroadPhaseKind::BruteForce => Box::new(BruteForce::default()),
         BroadPhaseKind::SweepAndPrune => Box::new(SweepAndPrune::default()),
         BroadPhaseKind::Grid => Box::new(Grid::default()),

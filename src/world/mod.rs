@@ -1,5 +1,6 @@
 //! The world: bodies, settings and the fixed-step pipeline.
 
+mod guard;
 mod hash;
 mod idle;
 #[cfg(test)]
@@ -9,6 +10,7 @@ mod settings;
 mod sleep;
 mod snapshot;
 
+pub use guard::Fault;
 pub use hash::state_hash;
 pub use profile::{PHASES, PhaseTimer, StepProfile};
 pub use settings::{PositionCorrection, Settings};
@@ -22,6 +24,12 @@ use crate::dynamics::{Body, BodyKind, Rotations};
 use crate::geometry::{Aabb, Ray, RayHit, Shape};
 use crate::math::{Pose, Real};
 use crate::narrowphase::{self, NarrowPhaseKind, Tolerance};
+
+/// Most candidate pairs one step takes to the narrow phase. A step's memory grows with its pairs
+/// (a manifold and solver rows each, about 700 bytes); a scene that piles thousands of bodies
+/// into one spot would otherwise exhaust memory. The pairs beyond it, last in canonical order,
+/// are dropped for that step and counted in [`StepProfile::pairs_dropped`].
+pub const MAX_PAIRS: usize = 1_000_000;
 
 /// Bodies, their settings, and everything the pipeline keeps from one step to the next.
 pub struct World {
@@ -44,6 +52,8 @@ pub struct World {
     fast: Vec<bool>,
     ccd_sweeps: Vec<CcdSweep>,
     toi_events: Vec<ToiEvent>,
+    /// Bodies whose state became non-finite in the last step, frozen.
+    guard: guard::Guard,
     profile: StepProfile,
     step_count: u64,
 }
@@ -66,6 +76,7 @@ impl Clone for World {
             fast: self.fast.clone(),
             ccd_sweeps: self.ccd_sweeps.clone(),
             toi_events: self.toi_events.clone(),
+            guard: guard::Guard::default(),
             profile: self.profile,
             step_count: self.step_count,
         }
@@ -90,6 +101,7 @@ impl World {
             fast: Vec::new(),
             ccd_sweeps: Vec::new(),
             toi_events: Vec::new(),
+            guard: guard::Guard::default(),
             profile: StepProfile::default(),
             step_count: 0,
         }
@@ -139,6 +151,12 @@ impl World {
     /// The impacts the time-of-impact pass resolved in the last step.
     pub fn toi_events(&self) -> &[ToiEvent] {
         &self.toi_events
+    }
+
+    /// The bodies whose state became non-finite in the last step; each was frozen (made static
+    /// at its pose before the step) so it cannot spread NaN to others.
+    pub fn faults(&self) -> &[Fault] {
+        &self.guard.faults
     }
 
     pub fn profile(&self) -> &StepProfile {
@@ -198,6 +216,7 @@ impl World {
         let ccd_mode = self.settings.ccd;
         self.ccd_sweeps.clear();
         self.toi_events.clear();
+        self.guard.begin(&mut self.bodies, self.step_count + 1);
         // Bodies to sweep, with their poses at the start of the step.
         let mut toi_starts: Vec<(u32, Pose)> = Vec::new();
         let margin = self.settings.speculative_distance * 0.5;
@@ -255,6 +274,11 @@ impl World {
             // Every structure returns the pairs in one canonical order (ascending), and the
             // filter keeps it, so the simulation is the same whichever structure ran.
             debug_assert!(self.pairs.is_sorted(), "{} returned unsorted pairs", self.broad_phase.kind().label());
+            if self.pairs.len() > MAX_PAIRS {
+                p.pairs_dropped = (self.pairs.len() - MAX_PAIRS) as u32;
+                self.pairs.truncate(MAX_PAIRS);
+            }
+            p.broad_phase = self.broad_phase.resolved();
             p.pairs = self.pairs.len() as u32;
         }
 
@@ -321,6 +345,7 @@ impl World {
             );
             p.solve_ms += times.solve_ms;
             p.integrate_ms += times.integrate_ms;
+            self.guard.check(&mut self.bodies, self.step_count + 1, "solve");
         }
 
         if !toi_starts.is_empty() {
@@ -334,6 +359,7 @@ impl World {
                 &mut self.ccd_sweeps,
                 &mut self.toi_events,
             );
+            self.guard.check(&mut self.bodies, self.step_count + 1, "ccd");
         }
         if self.settings.sleeping {
             if !still {
@@ -343,6 +369,7 @@ impl World {
             self.bodies.iter_mut().filter(|b| b.asleep).for_each(Body::wake);
         }
         self.idle.end_step(quiet, woke, &self.settings);
+        p.faults = self.guard.faults.len() as u32;
         p.sleeping_bodies = self.bodies.iter().filter(|b| b.asleep).count() as u32;
         p.awake_bodies = self.bodies.iter().filter(|b| b.is_dynamic() && !b.asleep).count() as u32;
         p.total_ms = t_total.elapsed().as_secs_f64() * 1e3;

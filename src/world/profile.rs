@@ -1,4 +1,4 @@
-use crate::broadphase::BroadPhaseStats;
+use crate::broadphase::{BroadPhaseKind, BroadPhaseStats};
 use std::time::Instant;
 
 /// Time per phase (ms) and counters for one step.
@@ -23,6 +23,13 @@ pub struct StepProfile {
     pub contacts: u32,
     /// Time-of-impact events resolved by CCD.
     pub toi_events: u32,
+    /// Bodies whose state became non-finite in this step and were frozen ([`crate::world::Fault`]).
+    pub faults: u32,
+    /// The structure that ran the broad phase (the one picked, when the setting is `Auto`).
+    pub broad_phase: BroadPhaseKind,
+    /// Candidate pairs left out because the step found more than
+    /// [`crate::world::MAX_PAIRS`]: those bodies do not collide in this step.
+    pub pairs_dropped: u32,
     /// Counters of the broad-phase update. When [`broad_phase_reused`](Self::broad_phase_reused),
     /// the pair and structure counters of the update reused, and zero work (tests, swaps,
     /// re-inserts, times).
@@ -44,11 +51,11 @@ impl StepProfile {
     }
 
     /// The CSV header; the columns match [`StepProfile::csv_row`].
-    pub const CSV_HEADER: &'static str = "step,total_ms,broad_phase_ms,narrow_phase_ms,ccd_ms,solve_ms,integrate_ms,bodies,pairs,contacts,narrow_tests,manifolds,toi_events,sleeping,aabb_tests,bp_nodes,bp_depth,bp_swaps,bp_candidates,bp_true_overlaps,bp_false_positive_ratio,bp_update_ms,bp_pairs_ms,bp_reinserted,bp_reused";
+    pub const CSV_HEADER: &'static str = "step,total_ms,broad_phase_ms,narrow_phase_ms,ccd_ms,solve_ms,integrate_ms,bodies,pairs,contacts,narrow_tests,manifolds,toi_events,sleeping,aabb_tests,bp_nodes,bp_depth,bp_swaps,bp_candidates,bp_true_overlaps,bp_false_positive_ratio,bp_update_ms,bp_pairs_ms,bp_reinserted,bp_reused,faults,pairs_dropped";
 
     pub fn csv_row(&self, step: u64) -> String {
         format!(
-            "{step},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{},{}",
+            "{step},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{},{},{},{}",
             self.total_ms,
             self.broad_phase_ms,
             self.narrow_phase_ms,
@@ -73,6 +80,8 @@ impl StepProfile {
             self.broad.pairs_ms,
             self.broad.reinserted,
             self.broad_phase_reused as u8,
+            self.faults,
+            self.pairs_dropped,
         )
     }
 }

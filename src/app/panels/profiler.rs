@@ -191,6 +191,17 @@ fn table(ui: &mut Ui, history: &History) {
             ui.end_row();
         }
     });
+    ui.label(format!("Broad phase: {}", last.broad_phase.label()));
+    if last.pairs_dropped > 0 {
+        ui.colored_label(
+            egui::Color32::from_rgb(255, 120, 80),
+            format!(
+                "{} pairs over the budget of {} were dropped: those bodies pass through",
+                last.pairs_dropped,
+                crate::world::MAX_PAIRS
+            ),
+        );
+    }
     if last.broad_phase_reused {
         ui.label("Broad phase: last update's pairs reused (no body awake, nothing edited)").on_hover_text(
             "Nothing can have moved, so the pairs cannot have changed; a wake or any edit runs it again.",

@@ -1,0 +1,102 @@
+//! The step's guard against non-finite state: a body whose pose or velocity stops being a finite
+//! number is reported and frozen where it last was, so that one bad body never turns its
+//! neighbours into NaN in the steps that follow.
+
+use crate::dynamics::{Body, BodyKind};
+use crate::math::Pose;
+
+/// A body whose state became non-finite, and where.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fault {
+    pub body: u32,
+    /// The step in which it happened (the world's step count after that step).
+    pub step: u64,
+    /// The phase after which the state was found non-finite: `"edit"` (changed between steps),
+    /// `"solve"` (solver and integration) or `"ccd"`.
+    pub phase: &'static str,
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "step {}: body {} became non-finite in the {} phase; frozen as a static body at its pose before the step",
+            self.step, self.body, self.phase
+        )
+    }
+}
+
+/// The poses at the start of the step, and the faults found in it.
+#[derive(Default)]
+pub(super) struct Guard {
+    start: Vec<Pose>,
+    pub faults: Vec<Fault>,
+}
+
+impl Guard {
+    /// Keeps the poses the bodies start the step with. A body made non-finite since the last
+    /// step (through [`World::body_mut`](super::World::body_mut)) is frozen first, as an
+    /// `"edit"` fault, so the solver never sees it.
+    pub fn begin(&mut self, bodies: &mut [Body], step: u64) {
+        self.faults.clear();
+        self.start.clear();
+        self.check(bodies, step, "edit");
+        self.start.extend(bodies.iter().map(|b| b.pose));
+    }
+
+    /// Freezes every body whose state is not finite after `phase`: back at its pose at the start
+    /// of the step, at rest, static.
+    pub fn check(&mut self, bodies: &mut [Body], step: u64, phase: &'static str) {
+        for (i, b) in bodies.iter_mut().enumerate() {
+            let finite = b.pose.translation.is_finite()
+                && b.pose.rotation.is_finite()
+                && b.linvel.is_finite()
+                && b.angvel.is_finite();
+            if finite {
+                continue;
+            }
+            // Without a finite pose from the start of the step (an edit), it is frozen where it
+            // is if that is finite, else at the origin.
+            let now = Some(b.pose).filter(|p| p.translation.is_finite() && p.rotation.is_finite());
+            let start = self.start.get(i).copied().filter(|p| p.translation.is_finite());
+            let pose = start.or(now).unwrap_or_default();
+            let mut frozen = Body::new(BodyKind::Static, b.shape.clone(), pose, b.material);
+            frozen.name = b.name.take();
+            *b = frozen;
+            self.faults.push(Fault { body: i as u32, step, phase });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::dynamics::{Body, BodyKind, Material};
+    use crate::geometry::Shape;
+    use crate::math::{Pose, Quat, Vec3};
+    use crate::world::{Settings, World};
+
+    #[test]
+    fn a_non_finite_body_is_frozen_and_reported_and_its_neighbour_stays_finite() {
+        let mut w = World::new(Settings::default());
+        for x in [0.0, 0.9] {
+            let pose = Pose::new(Vec3::new(x, 0.5, 0.0), Quat::IDENTITY);
+            w.add_body(Body::new(BodyKind::Dynamic, Shape::sphere(0.5), pose, Material::default()));
+        }
+        w.step();
+        assert!(w.faults().is_empty());
+        w.body_mut(0).linvel = Vec3::new(f32::NAN, 0.0, 0.0);
+        w.step();
+        assert_eq!(w.faults().len(), 1, "{:?}", w.faults());
+        let f = &w.faults()[0];
+        assert_eq!((f.body, f.step, f.phase), (0, 2, "edit"));
+        assert!(f.to_string().contains("body 0 became non-finite"), "{f}");
+        assert_eq!(w.profile().faults, 1);
+        assert_eq!(w.bodies()[0].kind, BodyKind::Static);
+        for _ in 0..30 {
+            w.step();
+        }
+        assert!(w.faults().is_empty());
+        let b = &w.bodies()[1];
+        assert!(b.pose.translation.is_finite() && b.linvel.is_finite(), "{:?}", b.pose);
+    }
+}
