@@ -5,8 +5,10 @@ use collidoscope::broadphase::BroadPhaseKind;
 use collidoscope::ccd::CcdMode;
 use collidoscope::narrowphase::NarrowPhaseKind;
 use collidoscope::record::{Recorder, Recording};
+use collidoscope::scene::AtomicFile;
 use collidoscope::world::PHASES;
 use collidoscope::{Scene, StepProfile, World};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -59,8 +61,8 @@ enum Command {
 #[derive(clap::Args)]
 struct RecordArgs {
     scene: PathBuf,
-    /// Steps to record.
-    #[arg(long, default_value_t = 600)]
+    /// Steps to record (at most 1,000,000).
+    #[arg(long, default_value_t = 600, allow_negative_numbers = true, value_parser = parse_steps)]
     steps: u64,
     /// Where to write the recording.
     #[arg(short, long, value_name = "REC.ron")]
@@ -111,8 +113,8 @@ impl Overrides {
 #[derive(clap::Args)]
 struct RunArgs {
     scene: PathBuf,
-    /// Steps to simulate.
-    #[arg(long, default_value_t = 600)]
+    /// Steps to simulate (at most 1,000,000).
+    #[arg(long, default_value_t = 600, allow_negative_numbers = true, value_parser = parse_steps)]
     steps: u64,
     #[command(flatten)]
     overrides: Overrides,
@@ -122,6 +124,22 @@ struct RunArgs {
     /// Write one CSV row per body after the last step.
     #[arg(long, value_name = "FILE")]
     final_state: Option<PathBuf>,
+}
+
+/// Most steps one `run` or `record` may ask for: 4.6 hours of simulated time at 60 Hz. Memory
+/// and time grow with the steps; the bound keeps a typo from running for days.
+const MAX_STEPS: u64 = 1_000_000;
+
+/// Most body states the keyframes of one `record` may hold (about 250 MB in memory).
+const MAX_KEYFRAME_STATES: u64 = 2_000_000;
+
+fn parse_steps(s: &str) -> Result<u64, String> {
+    let n: i128 = s.trim().parse().map_err(|_| format!("{s:?} is not a whole number of steps"))?;
+    if (0..=MAX_STEPS as i128).contains(&n) {
+        Ok(n as u64)
+    } else {
+        Err(format!("{n} is out of range: give 0 to {MAX_STEPS} steps"))
+    }
 }
 
 /// `FIELD=VALUE`, trimmed.
@@ -215,24 +233,47 @@ fn run(args: &RunArgs) -> Result<(), String> {
     let mut world = scene.build().map_err(|e| e.to_string())?;
     world.set_settings(settings);
 
-    let mut csv = args.csv.as_ref().map(|_| format!("{}\n", StepProfile::CSV_HEADER));
-    let mut profiles = Vec::with_capacity(args.steps as usize);
+    // Outputs are opened before the run, so a path that cannot be written fails at once; rows
+    // stream to a temporary file that replaces the target only when the run completes.
+    let io = |e: std::io::Error, path: &Path| format!("{}: {e}", path.display());
+    let mut csv = match &args.csv {
+        Some(path) => {
+            let mut f = AtomicFile::create(path).map_err(|e| e.to_string())?;
+            writeln!(f, "{}", StepProfile::CSV_HEADER).map_err(|e| io(e, path))?;
+            Some((f, path))
+        }
+        None => None,
+    };
+    let final_state = args.final_state.as_deref().map(AtomicFile::create).transpose().map_err(|e| e.to_string())?;
+    let mut summary = Summary::default();
     for _ in 0..args.steps {
         world.step();
-        let p = *world.profile();
-        if let Some(csv) = csv.as_mut() {
-            csv.push_str(&p.csv_row(world.step_count()));
-            csv.push('\n');
+        for fault in world.faults() {
+            let name = world.bodies()[fault.body as usize].name.as_deref().unwrap_or("unnamed");
+            eprintln!("warning: {fault} ({name})");
         }
-        profiles.push(p);
+        let p = *world.profile();
+        if p.pairs_dropped > 0 && summary.pairs_dropped == 0 {
+            eprintln!(
+                "warning: step {}: {} candidate pairs over the budget of {} were dropped (the scene piles too many bodies together); later steps are counted in the summary",
+                world.step_count(),
+                p.pairs_dropped,
+                collidoscope::world::MAX_PAIRS
+            );
+        }
+        if let Some((f, path)) = csv.as_mut() {
+            writeln!(f, "{}", p.csv_row(world.step_count())).map_err(|e| io(e, path))?;
+        }
+        summary.add(&p);
     }
-    if let (Some(path), Some(csv)) = (&args.csv, csv) {
-        collidoscope::scene::write_atomic(path, csv.as_bytes()).map_err(|e| e.to_string())?;
+    if let Some((f, _)) = csv {
+        f.commit().map_err(|e| e.to_string())?;
     }
-    if let Some(path) = &args.final_state {
-        collidoscope::scene::write_atomic(path, final_state_csv(&world).as_bytes()).map_err(|e| e.to_string())?;
+    if let (Some(mut f), Some(path)) = (final_state, &args.final_state) {
+        f.write_all(final_state_csv(&world).as_bytes()).map_err(|e| io(e, path))?;
+        f.commit().map_err(|e| e.to_string())?;
     }
-    print_summary(&scene, &world, &profiles);
+    print_summary(&scene, &world, &summary);
     println!("hash: {:016x}", world.hash());
     Ok(())
 }
@@ -241,12 +282,26 @@ fn record(args: &RecordArgs) -> Result<(), String> {
     let mut scene = Scene::load(&args.scene).map_err(|e| e.to_string())?;
     args.overrides.apply(&mut scene.settings)?;
     let mut world = scene.build().map_err(|e| e.to_string())?;
+    let keyframes = args.steps / args.keyframe_every as u64 + 1;
+    let states = keyframes.saturating_mul(world.bodies().len() as u64);
+    if states > MAX_KEYFRAME_STATES {
+        let every =
+            (args.steps * world.bodies().len() as u64).div_ceil(MAX_KEYFRAME_STATES - world.bodies().len() as u64);
+        return Err(format!(
+            "{} steps of {} bodies with a keyframe every {} steps would keep {states} body states, more than the \
+             limit of {MAX_KEYFRAME_STATES}: record fewer steps or pass --keyframe-every {every} or more",
+            args.steps,
+            world.bodies().len(),
+            args.keyframe_every
+        ));
+    }
+    let output = AtomicFile::create(&args.output).map_err(|e| e.to_string())?;
     let mut recorder = Recorder::new(&scene, &world, args.keyframe_every);
     for _ in 0..args.steps {
         recorder.step(&mut world);
     }
     let rec = recorder.finish();
-    rec.save(&args.output).map_err(|e| e.to_string())?;
+    rec.write(output).map_err(|e| e.to_string())?;
     println!("recorded {} steps ({} keyframes) to {}", rec.steps(), rec.keyframes.len(), args.output.display());
     println!("hash: {:016x}", world.hash());
     Ok(())
@@ -295,59 +350,86 @@ fn final_state_csv(world: &World) -> String {
     out
 }
 
-fn median_max(mut v: Vec<f64>) -> (f64, f64) {
+/// What `run` keeps of each step for its summary: the phase times (as `f32`, 24 bytes a step)
+/// and running sums of the counters.
+#[derive(Default)]
+struct Summary {
+    /// Per phase of [`PHASES`], then the total: each step's time, ms.
+    times: [Vec<f32>; PHASES.len() + 1],
+    sums: [u64; 4],
+    toi_events: u64,
+    pairs_dropped: u64,
+    faults: u64,
+    last: Option<StepProfile>,
+}
+
+impl Summary {
+    fn add(&mut self, p: &StepProfile) {
+        let phases = p.phase_ms();
+        for (k, t) in phases.iter().chain([&p.total_ms]).enumerate() {
+            self.times[k].push(*t as f32);
+        }
+        for (sum, v) in self.sums.iter_mut().zip([p.pairs, p.narrow_tests, p.manifolds, p.contacts]) {
+            *sum += v as u64;
+        }
+        self.toi_events += p.toi_events as u64;
+        self.pairs_dropped += p.pairs_dropped as u64;
+        self.faults += p.faults as u64;
+        self.last = Some(*p);
+    }
+
+    fn steps(&self) -> usize {
+        self.times[0].len()
+    }
+}
+
+fn median_max(v: &mut [f32]) -> (f32, f32) {
     if v.is_empty() {
         return (0.0, 0.0);
     }
-    v.sort_by(f64::total_cmp);
+    v.sort_by(f32::total_cmp);
     (v[v.len() / 2], v[v.len() - 1])
 }
 
-fn print_summary(scene: &Scene, world: &World, profiles: &[StepProfile]) {
+fn print_summary(scene: &Scene, world: &World, summary: &Summary) {
     let s = &world.settings;
     println!(
         "scene: {} ({} bodies), {} steps of {:.4} s = {:.2} s simulated",
         if scene.name.is_empty() { "unnamed" } else { &scene.name },
         world.bodies().len(),
-        profiles.len(),
+        summary.steps(),
         s.dt,
         world.time()
     );
     println!(
         "settings: broad phase {}, narrow phase {}, ccd {}, {} substeps x {} iterations",
-        s.broad_phase.cli_name(),
+        match (s.broad_phase, world.broad_phase().resolved()) {
+            (BroadPhaseKind::Auto, used) => format!("auto ({})", used.cli_name()),
+            (kind, _) => kind.cli_name().to_string(),
+        },
         s.narrow_phase.cli_name(),
         s.ccd.cli_name(),
         s.substeps,
         s.iterations
     );
     println!("{:<14} {:>10} {:>10}", "phase", "median ms", "max ms");
-    let mut rows: Vec<(&str, Vec<f64>)> = PHASES
-        .iter()
-        .enumerate()
-        .map(|(k, name)| (*name, profiles.iter().map(|p| p.phase_ms()[k]).collect()))
-        .collect();
-    rows.push(("total", profiles.iter().map(|p| p.total_ms).collect()));
-    for (name, v) in rows {
-        let (med, max) = median_max(v);
+    for (name, times) in PHASES.iter().chain(&["total"]).zip(&summary.times) {
+        let (med, max) = median_max(&mut times.clone());
         println!("{name:<14} {med:>10.4} {max:>10.4}");
     }
-    let avg = |f: fn(&StepProfile) -> u32| {
-        if profiles.is_empty() {
-            0.0
-        } else {
-            profiles.iter().map(|p| f(p) as f64).sum::<f64>() / profiles.len() as f64
-        }
-    };
-    let total_toi: u64 = profiles.iter().map(|p| p.toi_events as u64).sum();
+    let steps = summary.steps().max(1) as f64;
+    let [pairs, tests, manifolds, contacts] = summary.sums.map(|v| v as f64 / steps);
     println!(
-        "counters (mean per step): pairs {:.1}, narrow tests {:.1}, manifolds {:.1}, contacts {:.1}; toi events {total_toi} in all",
-        avg(|p| p.pairs),
-        avg(|p| p.narrow_tests),
-        avg(|p| p.manifolds),
-        avg(|p| p.contacts),
+        "counters (mean per step): pairs {pairs:.1}, narrow tests {tests:.1}, manifolds {manifolds:.1}, contacts {contacts:.1}; toi events {} in all",
+        summary.toi_events,
     );
-    if let Some(last) = profiles.last() {
+    if let Some(last) = summary.last {
         println!("final: {} bodies, {} asleep, {} contacts", last.bodies, last.sleeping_bodies, last.contacts);
+    }
+    if summary.pairs_dropped > 0 {
+        println!("pairs dropped over the budget: {} in all", summary.pairs_dropped);
+    }
+    if summary.faults > 0 {
+        println!("bodies frozen with non-finite state: {}", summary.faults);
     }
 }

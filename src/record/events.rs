@@ -21,10 +21,12 @@ pub enum EventKind {
     LargeJump,
     /// Total mechanical energy rose with no user action: an instability.
     EnergySpike,
+    /// A body's state became non-finite (NaN or infinite) and the step froze it.
+    NonFinite,
 }
 
 impl EventKind {
-    pub const ALL: [EventKind; 7] = [
+    pub const ALL: [EventKind; 8] = [
         EventKind::Toi,
         EventKind::FellAsleep,
         EventKind::NewContact,
@@ -32,6 +34,7 @@ impl EventKind {
         EventKind::DeepPenetration,
         EventKind::LargeJump,
         EventKind::EnergySpike,
+        EventKind::NonFinite,
     ];
 
     pub fn label(self) -> &'static str {
@@ -43,6 +46,7 @@ impl EventKind {
             EventKind::DeepPenetration => "deep penetration",
             EventKind::LargeJump => "large jump",
             EventKind::EnergySpike => "energy spike",
+            EventKind::NonFinite => "non-finite state",
         }
     }
 }
@@ -95,6 +99,9 @@ impl EventDetector {
         let p = world.profile();
         if p.toi_events > 0 {
             ev(EventKind::Toi, Vec::new(), format!("{} time-of-impact events", p.toi_events));
+        }
+        for f in world.faults() {
+            ev(EventKind::NonFinite, vec![f.body], f.to_string());
         }
         let bodies = world.bodies();
         for (i, b) in bodies.iter().enumerate() {

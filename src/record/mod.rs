@@ -6,7 +6,7 @@ mod events;
 pub use events::{Event, EventDetector, EventKind};
 
 use crate::math::{Quat, Vec3};
-use crate::scene::{BodyDesc, HullCache, Scene, SceneError, write_atomic};
+use crate::scene::{AtomicFile, BodyDesc, HullCache, Scene, SceneError};
 use crate::world::{Settings, Snapshot, World};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -93,8 +93,8 @@ pub struct Recording {
 pub enum Divergence {
     /// The state after `step` hashed differently.
     Hash { step: u64, expected: u64, got: u64 },
-    /// The keyframe taken at `step` does not match the replayed state.
-    Keyframe { step: u64 },
+    /// The keyframe taken at `step` does not match the replayed state (or cannot be checked).
+    Keyframe { step: u64, what: String },
     /// An action could not be applied.
     Action { step: u64, message: String },
 }
@@ -105,7 +105,7 @@ impl std::fmt::Display for Divergence {
             Divergence::Hash { step, expected, got } => {
                 write!(f, "diverged at step {step}: recorded hash {expected:016x}, replay gave {got:016x}")
             }
-            Divergence::Keyframe { step } => write!(f, "diverged at step {step}: the keyframe differs from the replay"),
+            Divergence::Keyframe { step, what } => write!(f, "keyframe at step {step}: {what}"),
             Divergence::Action { step, message } => write!(f, "step {step}: recorded action failed: {message}"),
         }
     }
@@ -174,19 +174,43 @@ impl Recording {
         self.hashes.len() as u64
     }
 
-    /// Re-runs the recording from its scene and checks every step's hash and every keyframe.
-    /// Returns the number of steps verified.
+    /// Re-runs the recording from its scene and checks every step's hash and every keyframe,
+    /// the one after the last step included. Returns the number of steps verified.
     pub fn verify(&self) -> Result<u64, Divergence> {
+        let steps = self.steps();
+        // Each keyframe must have a step of its own within the run, or some would go unchecked.
+        for pair in self.keyframes.windows(2) {
+            if pair[1].step <= pair[0].step {
+                return Err(Divergence::Keyframe {
+                    step: pair[1].step,
+                    what: format!("a second keyframe for step {} (keyframes must have distinct steps)", pair[1].step),
+                });
+            }
+        }
+        if let Some(kf) = self.keyframes.iter().find(|kf| kf.step > steps) {
+            return Err(Divergence::Keyframe {
+                step: kf.step,
+                what: format!("the keyframe lies after the last recorded step, {steps}"),
+            });
+        }
+        if let Some(a) = self.actions.iter().find(|a| a.step >= steps.max(1)) {
+            return Err(Divergence::Action {
+                step: a.step,
+                message: format!("the action lies after the last recorded step, {steps}"),
+            });
+        }
         let mut world = self.scene.build().map_err(|e| Divergence::Action { step: 0, message: e.to_string() })?;
         let mut actions = self.actions.iter().peekable();
         let mut keyframes = self.keyframes.iter().peekable();
+        let mut check_keyframe = |world: &World, step: u64| match keyframes.next_if(|kf| kf.step == step) {
+            Some(kf) => {
+                kf.difference(&world.snapshot()).map_or(Ok(()), |what| Err(Divergence::Keyframe { step, what }))
+            }
+            None => Ok(()),
+        };
         for (k, &expected) in self.hashes.iter().enumerate() {
             let step = k as u64;
-            if let Some(kf) = keyframes.next_if(|kf| kf.step == step)
-                && *kf != world.snapshot()
-            {
-                return Err(Divergence::Keyframe { step });
-            }
+            check_keyframe(&world, step)?;
             while let Some(a) = actions.next_if(|a| a.step == step) {
                 world.apply(&a.action).map_err(|message| Divergence::Action { step, message })?;
             }
@@ -196,7 +220,8 @@ impl Recording {
                 return Err(Divergence::Hash { step: step + 1, expected, got });
             }
         }
-        Ok(self.steps())
+        check_keyframe(&world, steps)?;
+        Ok(steps)
     }
 
     /// The recording of the first `step` steps only: the actions taken before step `step + 1`,
@@ -233,8 +258,7 @@ impl Recording {
     /// Reads a recording; errors say `FILE:LINE:COL` for syntax and truncation.
     pub fn load(path: impl AsRef<Path>) -> Result<Recording, SceneError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| SceneError::Io { path: path.into(), source })?;
-        Recording::parse(&text, path)
+        Recording::parse(&crate::scene::read_text(path)?, path)
     }
 
     pub fn parse(text: &str, path: impl AsRef<Path>) -> Result<Recording, SceneError> {
@@ -268,9 +292,17 @@ impl Recording {
 
     /// Writes the recording atomically.
     pub fn save(&self, path: impl AsRef<Path>) -> Result<(), SceneError> {
+        self.write(AtomicFile::create(path.as_ref())?)
+    }
+
+    /// Writes the recording to `out` (opened before the run, so a bad path fails early) and
+    /// commits it.
+    pub fn write(&self, mut out: AtomicFile) -> Result<(), SceneError> {
+        use std::io::Write;
         let text = ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::new().depth_limit(3).struct_names(false))
             .expect("a recording always serialises");
-        write_atomic(path.as_ref(), text.as_bytes())
+        out.write_all(text.as_bytes()).map_err(|source| SceneError::Io { path: out.path().into(), source })?;
+        out.commit()
     }
 }
 

@@ -50,6 +50,47 @@ pub struct Snapshot {
     pub warm_cache: Vec<WarmEntry>,
 }
 
+impl Snapshot {
+    /// The first difference between this (recorded) snapshot and `other` (replayed), in words,
+    /// or `None` if they are equal.
+    pub fn difference(&self, other: &Snapshot) -> Option<String> {
+        if self == other {
+            return None;
+        }
+        if self.step != other.step {
+            return Some(format!("step {} recorded, {} replayed", self.step, other.step));
+        }
+        if self.settings != other.settings {
+            return Some("the settings differ".into());
+        }
+        if self.bodies.len() != other.bodies.len() {
+            return Some(format!("{} bodies recorded, {} replayed", self.bodies.len(), other.bodies.len()));
+        }
+        for (i, (a, b)) in self.bodies.iter().zip(&other.bodies).enumerate() {
+            if a == b {
+                continue;
+            }
+            let name = a.name.as_deref().map(|n| format!(" ({n})")).unwrap_or_default();
+            let what = if a.translation != b.translation {
+                format!("position {} recorded, {} replayed", a.translation, b.translation)
+            } else if a.rotation != b.rotation {
+                format!("rotation {} recorded, {} replayed", a.rotation, b.rotation)
+            } else if a.linvel != b.linvel || a.angvel != b.angvel {
+                format!("velocity {} / {} recorded, {} / {} replayed", a.linvel, a.angvel, b.linvel, b.angvel)
+            } else if a.asleep != b.asleep || a.sleep_time != b.sleep_time || a.island != b.island {
+                format!(
+                    "sleep state (asleep {}, {} s) recorded, (asleep {}, {} s) replayed",
+                    a.asleep, a.sleep_time, b.asleep, b.sleep_time
+                )
+            } else {
+                "its shape, kind, material or name".into()
+            };
+            return Some(format!("body {i}{name}: {what}"));
+        }
+        Some("the warm-start impulses differ".into())
+    }
+}
+
 impl World {
     pub fn snapshot(&self) -> Snapshot {
         let bodies = self

@@ -8,7 +8,7 @@ use crate::record::{Event, EventKind};
 use eframe::egui::{self, Color32, Pos2, Rect, RichText, Sense, Stroke, Ui, pos2, vec2};
 
 /// The marker colour of each event kind, in the order of [`EventKind::ALL`].
-pub const KIND_COLORS: [Color32; 7] = [
+pub const KIND_COLORS: [Color32; 8] = [
     Color32::from_rgb(90, 200, 255),  // time of impact
     Color32::from_rgb(150, 160, 200), // fell asleep
     Color32::from_rgb(120, 220, 140), // new contact
@@ -16,6 +16,7 @@ pub const KIND_COLORS: [Color32; 7] = [
     Color32::from_rgb(255, 90, 80),   // deep penetration
     Color32::from_rgb(255, 120, 220), // large jump
     Color32::from_rgb(255, 150, 50),  // energy spike
+    Color32::from_rgb(255, 255, 255), // non-finite state
 ];
 
 pub fn kind_color(kind: EventKind) -> Color32 {
@@ -34,12 +35,12 @@ const PICK: f32 = 5.0;
 
 pub struct TimelinePanel {
     /// Which event kinds are drawn, in the order of [`EventKind::ALL`].
-    pub shown: [bool; 7],
+    pub shown: [bool; 8],
 }
 
 impl Default for TimelinePanel {
     fn default() -> Self {
-        TimelinePanel { shown: [true; 7] }
+        TimelinePanel { shown: [true; EventKind::ALL.len()] }
     }
 }
 
@@ -337,5 +338,6 @@ fn kind_help(kind: EventKind) -> &'static str {
         EventKind::DeepPenetration => "Bodies overlap far beyond the slop: a tunneling or solver suspect.",
         EventKind::LargeJump => "A body moved farther in one step than its own size: a tunneling suspect.",
         EventKind::EnergySpike => "Total energy rose without a user action: an instability.",
+        EventKind::NonFinite => "A body's state became NaN or infinite; the step froze it where it was.",
     }
 }
