@@ -13,6 +13,7 @@ pub mod math;
 pub mod narrowphase;
 pub mod record;
 pub mod scene;
+pub mod sweep;
 pub mod world;
 
 pub use dynamics::{Body, BodyKind, Material};

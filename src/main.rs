@@ -1,5 +1,9 @@
 //! The one binary: with no subcommand it opens the app; `run` and `check` work headless.
 
+mod cli {
+    pub mod sweep;
+}
+
 use clap::{Parser, Subcommand};
 use collidoscope::broadphase::BroadPhaseKind;
 use collidoscope::ccd::CcdMode;
@@ -56,6 +60,40 @@ enum Command {
         #[arg(required = true, value_name = "REC.ron")]
         files: Vec<PathBuf>,
     },
+    /// Run a scene once per point of a grid of settings, in parallel, and tabulate the metrics.
+    Sweep(SweepArgs),
+}
+
+#[derive(clap::Args)]
+struct SweepArgs {
+    /// The scene to sweep (not with --merge).
+    #[arg(required_unless_present = "merge")]
+    scene: Option<PathBuf>,
+    /// A setting and its values: FIELD=A..B (5 points), FIELD=A..B:N (N evenly spaced),
+    /// FIELD=A..BxN (N spaced geometrically) or FIELD=V1,V2,... Repeat for a grid.
+    #[arg(long = "vary", value_name = "FIELD=A..B[:N|xN]")]
+    vary: Vec<String>,
+    /// Steps each point runs (at most 1,000,000).
+    #[arg(long, default_value_t = 300, allow_negative_numbers = true, value_parser = parse_steps)]
+    steps: u64,
+    #[command(flatten)]
+    overrides: Overrides,
+    /// Threads to run points on (default: every core). Each point's result does not depend on it.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
+    /// Write the table as CSV.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// A bound the chosen point must meet, e.g. `jitter<1e-3` or `asleep>=10`. Repeatable.
+    #[arg(long = "require", value_name = "METRIC<VALUE")]
+    require: Vec<String>,
+    /// Instead of running, write one `collidoscope run` command per point to this file (for GNU
+    /// parallel, a Slurm array or any scheduler); each writes point-NNNN.csv beside it.
+    #[arg(long, value_name = "jobs.txt", conflicts_with = "merge")]
+    emit_jobs: Option<PathBuf>,
+    /// Merge the point-*.csv files that emitted jobs wrote in DIR into one table.
+    #[arg(long, value_name = "DIR", conflicts_with = "vary")]
+    merge: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -92,6 +130,29 @@ struct Overrides {
 }
 
 impl Overrides {
+    /// The `--set` assignments as `(field, value)`.
+    fn assignments(&self) -> Result<Vec<(String, String)>, String> {
+        self.sets.iter().map(|s| parse_assignment(s).map_err(|e| format!("--set {s:?}: {e}"))).collect()
+    }
+
+    /// The overrides as command-line words, to pass them on to another run.
+    fn words(&self) -> Vec<String> {
+        let mut w = Vec::new();
+        for s in &self.sets {
+            w.extend(["--set".to_string(), s.clone()]);
+        }
+        if let Some(k) = self.broad_phase {
+            w.extend(["--broad-phase".to_string(), k.cli_name().to_string()]);
+        }
+        if let Some(k) = self.narrow_phase {
+            w.extend(["--narrow-phase".to_string(), k.cli_name().to_string()]);
+        }
+        if let Some(k) = self.ccd {
+            w.extend(["--ccd".to_string(), k.cli_name().to_string()]);
+        }
+        w
+    }
+
     fn apply(&self, settings: &mut collidoscope::Settings) -> Result<(), String> {
         for s in &self.sets {
             let (field, value) = parse_assignment(s).map_err(|e| format!("--set {s:?}: {e}"))?;
@@ -124,6 +185,10 @@ struct RunArgs {
     /// Write one CSV row per body after the last step.
     #[arg(long, value_name = "FILE")]
     final_state: Option<PathBuf>,
+    /// Write the run's sweep metrics (jitter, penetration, energy, tunneling, sleep, divergence
+    /// from the scene's own settings) as a one-row CSV, the format `sweep --merge` reads.
+    #[arg(long, value_name = "FILE")]
+    metrics: Option<PathBuf>,
 }
 
 /// Most steps one `run` or `record` may ask for: 4.6 hours of simulated time at 60 Hz. Memory
@@ -181,6 +246,7 @@ fn main() -> ExitCode {
         Some(Command::Check { files }) => check(&files),
         Some(Command::Record(args)) => record(&args),
         Some(Command::Replay { files }) => replay(&files),
+        Some(Command::Sweep(args)) => cli::sweep::sweep(&args),
         None => open_app(cli.app),
     };
     match result {
@@ -245,6 +311,15 @@ fn run(args: &RunArgs) -> Result<(), String> {
         None => None,
     };
     let final_state = args.final_state.as_deref().map(AtomicFile::create).transpose().map_err(|e| e.to_string())?;
+    let metrics = args.metrics.as_deref().map(AtomicFile::create).transpose().map_err(|e| e.to_string())?;
+    // The divergence compares with a run of the scene's own settings, when they were changed.
+    let reference = match &metrics {
+        Some(_) if world.settings != scene.settings => {
+            Some(collidoscope::sweep::run_point(&scene, &scene.settings, args.steps, None)?.positions)
+        }
+        _ => None,
+    };
+    let mut probe = metrics.as_ref().map(|_| collidoscope::sweep::Probe::new(&world, args.steps));
     let mut summary = Summary::default();
     for _ in 0..args.steps {
         world.step();
@@ -265,6 +340,13 @@ fn run(args: &RunArgs) -> Result<(), String> {
             writeln!(f, "{}", p.csv_row(world.step_count())).map_err(|e| io(e, path))?;
         }
         summary.add(&p);
+        if let Some(probe) = probe.as_mut() {
+            probe.observe(&world);
+        }
+    }
+    if let (Some(out), Some(probe)) = (metrics, probe) {
+        let m = probe.finish(&world, reference.as_deref());
+        cli::sweep::write_metrics(out, &args.overrides, &m, world.hash())?;
     }
     if let Some((f, _)) = csv {
         f.commit().map_err(|e| e.to_string())?;

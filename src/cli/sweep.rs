@@ -1,0 +1,173 @@
+//! `collidoscope sweep`: a grid of settings run in parallel, a table of metrics, the cheapest
+//! point that meets the bounds; or the same work as one `run` command per point for a batch
+//! system (`--emit-jobs`), merged back afterwards (`--merge`).
+
+use crate::{Overrides, SweepArgs};
+use collidoscope::Scene;
+use collidoscope::scene::AtomicFile;
+use collidoscope::sweep::{self, METRIC_NAMES, Metrics, Requirement};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+type Row = (Vec<String>, Metrics, u64);
+
+pub fn sweep(args: &SweepArgs) -> Result<(), String> {
+    let requirements = args.require.iter().map(|r| Requirement::parse(r)).collect::<Result<Vec<_>, _>>()?;
+    let output = args.output.as_deref().map(AtomicFile::create).transpose().map_err(|e| e.to_string())?;
+    let (fields, rows) = match (&args.merge, &args.scene) {
+        (Some(dir), _) => merge(dir)?,
+        (None, Some(scene_path)) => {
+            let scene = Scene::load(scene_path).map_err(|e| e.to_string())?;
+            let mut base = scene.settings.clone();
+            args.overrides.apply(&mut base)?;
+            let varies = args.vary.iter().map(|v| sweep::parse_vary(v, &base)).collect::<Result<Vec<_>, _>>()?;
+            if varies.is_empty() {
+                return Err("give at least one --vary FIELD=A..B[:N|xN]".into());
+            }
+            let points = sweep::points(&base, &varies)?;
+            let fields: Vec<String> = varies.iter().map(|v| v.field.clone()).collect();
+            if let Some(jobs) = &args.emit_jobs {
+                return emit_jobs(jobs, scene_path, args, &points);
+            }
+            let bar = indicatif::ProgressBar::new(points.len() as u64).with_style(
+                indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} points, {elapsed} (eta {eta})")
+                    .map_err(|e| e.to_string())?,
+            );
+            let outcomes =
+                sweep::run(&scene, &scene.settings, &points, args.steps, args.threads.map(|n| n as usize), &|| {
+                    bar.inc(1)
+                })?;
+            bar.finish_and_clear();
+            let rows = points
+                .iter()
+                .zip(outcomes)
+                .map(|(p, o)| (p.assignments.iter().map(|(_, v)| v.clone()).collect(), o.metrics, o.hash))
+                .collect();
+            (fields, rows)
+        }
+        (None, None) => return Err("give a scene, or --merge DIR".into()),
+    };
+    print_table(&fields, &rows);
+    let outcomes: Vec<sweep::Outcome> =
+        rows.iter().map(|(_, m, h)| sweep::Outcome { metrics: *m, hash: *h, positions: Vec::new() }).collect();
+    match sweep::cheapest(&outcomes, &requirements) {
+        Some(i) => {
+            let point: Vec<String> = fields.iter().zip(&rows[i].0).map(|(f, v)| format!("{f}={v}")).collect();
+            println!("cheapest point meeting the bounds: {} ({:.4} ms/step)", point.join(" "), rows[i].1.ms_per_step);
+        }
+        None => println!("no point meets the bounds"),
+    }
+    if let (Some(mut out), Some(path)) = (output, &args.output) {
+        out.write_all(sweep::csv(&fields, &rows).as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+        out.commit().map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+fn print_table(fields: &[String], rows: &[Row]) {
+    let mut header: Vec<String> = fields.to_vec();
+    header.extend(METRIC_NAMES.iter().map(|s| s.to_string()));
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|(values, m, _)| {
+            let mut c = values.clone();
+            c.push(format!("{:.4}", m.ms_per_step));
+            c.extend([m.jitter_max, m.jitter_p99, m.penetration_max, m.energy_rise].map(|v| format!("{v:.3e}")));
+            c.extend([m.tunneled, m.asleep].map(|v| v.to_string()));
+            c.push(format!("{:.3e}", m.divergence));
+            c
+        })
+        .collect();
+    let widths: Vec<usize> = (0..header.len())
+        .map(|k| cells.iter().map(|r| r[k].len()).chain([header[k].len()]).max().unwrap_or(0))
+        .collect();
+    let line = |c: &[String]| c.iter().zip(&widths).map(|(s, w)| format!("{s:>w$}")).collect::<Vec<_>>().join("  ");
+    println!("{}", line(&header));
+    for c in &cells {
+        println!("{}", line(c));
+    }
+}
+
+/// Single-quotes a word for `sh`.
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+fn absolute(p: &Path) -> Result<PathBuf, String> {
+    std::path::absolute(p).map_err(|e| format!("{}: {e}", p.display()))
+}
+
+/// One self-contained `run` command per point; each writes its metrics beside `jobs`.
+fn emit_jobs(jobs: &Path, scene: &Path, args: &SweepArgs, points: &[sweep::Point]) -> Result<(), String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let dir = absolute(jobs.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")))?;
+    let mut common = vec![quote(&exe.to_string_lossy()), "run".into(), quote(&absolute(scene)?.to_string_lossy())];
+    common.extend(["--steps".into(), args.steps.to_string()]);
+    common.extend(args.overrides.words().iter().map(|w| quote(w)));
+    let mut text = String::new();
+    for (k, p) in points.iter().enumerate() {
+        let mut words = common.clone();
+        for (f, v) in &p.assignments {
+            words.extend(["--set".into(), quote(&format!("{f}={v}"))]);
+        }
+        let out = dir.join(format!("point-{:04}.csv", k + 1));
+        words.extend(["--metrics".into(), quote(&out.to_string_lossy())]);
+        text.push_str(&words.join(" "));
+        text.push('\n');
+    }
+    let mut f = AtomicFile::create(jobs).map_err(|e| e.to_string())?;
+    f.write_all(text.as_bytes()).map_err(|e| format!("{}: {e}", jobs.display()))?;
+    f.commit().map_err(|e| e.to_string())?;
+    println!(
+        "wrote {} jobs to {}; each writes {}/point-NNNN.csv; then: collidoscope sweep --merge {}",
+        points.len(),
+        jobs.display(),
+        dir.display(),
+        dir.display()
+    );
+    Ok(())
+}
+
+/// The rows of every `point-*.csv` in `dir`, in name order; the varied fields must agree.
+fn merge(dir: &Path) -> Result<(Vec<String>, Vec<Row>), String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("point-"))
+                && p.extension().is_some_and(|e| e == "csv")
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(format!("{}: no point-*.csv files to merge", dir.display()));
+    }
+    let mut fields: Option<Vec<String>> = None;
+    let mut rows = Vec::new();
+    for f in &files {
+        let text = collidoscope::scene::read_text(f).map_err(|e| e.to_string())?;
+        let (fl, r) = sweep::parse_csv(&text).map_err(|e| format!("{}: {e}", f.display()))?;
+        match &fields {
+            Some(prev) if *prev != fl => {
+                return Err(format!(
+                    "{}: varies {} where the others vary {}",
+                    f.display(),
+                    fl.join(","),
+                    prev.join(",")
+                ));
+            }
+            _ => fields = Some(fl),
+        }
+        rows.extend(r);
+    }
+    Ok((fields.unwrap_or_default(), rows))
+}
+
+/// `run --metrics FILE`: the run's metrics as a one-row sweep CSV whose fields are the `--set`
+/// assignments, so that `--merge` reads the files of emitted jobs back into one table.
+pub fn write_metrics(mut out: AtomicFile, overrides: &Overrides, metrics: &Metrics, hash: u64) -> Result<(), String> {
+    let (fields, values): (Vec<String>, Vec<String>) = overrides.assignments()?.into_iter().unzip();
+    let text = sweep::csv(&fields, &[(values, *metrics, hash)]);
+    out.write_all(text.as_bytes()).map_err(|e| format!("{}: {e}", out.path().display()))?;
+    out.commit().map_err(|e| e.to_string())
+}

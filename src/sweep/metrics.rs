@@ -1,0 +1,159 @@
+//! What a parameter tuner judges a run by, measured step by step on a world.
+
+use crate::geometry::{Ray, ray_cast};
+use crate::math::{Real, Vec3};
+use crate::world::World;
+
+/// The figures of one run. Lower is better for all but `asleep`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Metrics {
+    /// Mean wall time of a step, ms.
+    pub ms_per_step: f64,
+    /// Fastest resting body: the largest speed of an awake dynamic body in contact, over the
+    /// second half of the run (jitter), m/s.
+    pub jitter_max: Real,
+    /// The 99th percentile of the same samples, m/s.
+    pub jitter_p99: Real,
+    /// Deepest penetration of any contact over the run, m.
+    pub penetration_max: Real,
+    /// Largest rise of mechanical energy (kinetic plus gravitational) above its start, J: a
+    /// stable run only loses energy.
+    pub energy_rise: Real,
+    /// Dynamic bodies whose centre passed through a static body in one step (tunneling).
+    pub tunneled: u32,
+    /// Bodies asleep after the last step.
+    pub asleep: u32,
+    /// Largest distance between a body's final position and the same body's in the run with the
+    /// scene's own settings, m (0 when there is no such run).
+    pub divergence: Real,
+}
+
+/// The metric names, as used in CSV headers and `--require`.
+pub const METRIC_NAMES: [&str; 8] =
+    ["ms_per_step", "jitter_max", "jitter_p99", "penetration_max", "energy_rise", "tunneled", "asleep", "divergence"];
+
+impl Metrics {
+    /// The values in the order of [`METRIC_NAMES`].
+    pub fn values(&self) -> [f64; 8] {
+        [
+            self.ms_per_step,
+            self.jitter_max as f64,
+            self.jitter_p99 as f64,
+            self.penetration_max as f64,
+            self.energy_rise as f64,
+            self.tunneled as f64,
+            self.asleep as f64,
+            self.divergence as f64,
+        ]
+    }
+
+    /// The value of the metric called `name`.
+    pub fn get(&self, name: &str) -> Option<f64> {
+        METRIC_NAMES.iter().position(|n| *n == name).map(|k| self.values()[k])
+    }
+}
+
+/// Watches a world step by step and gathers [`Metrics`]. Call [`Probe::observe`] after every
+/// step and [`Probe::finish`] at the end.
+pub struct Probe {
+    steps: u64,
+    observed: u64,
+    total_ms: f64,
+    energy0: Real,
+    speeds: Vec<Real>,
+    previous: Vec<Vec3>,
+    tunneled: Vec<bool>,
+    m: Metrics,
+}
+
+/// Kinetic plus gravitational potential energy of the dynamic bodies.
+pub fn mechanical_energy(world: &World) -> Real {
+    let g = world.settings.gravity;
+    world
+        .bodies()
+        .iter()
+        .filter(|b| b.is_dynamic())
+        .map(|b| b.kinetic_energy() - b.mass() * g.dot(b.pose.translation))
+        .sum()
+}
+
+impl Probe {
+    /// Starts watching `world`, which will be stepped `steps` times.
+    pub fn new(world: &World, steps: u64) -> Self {
+        Probe {
+            steps,
+            observed: 0,
+            total_ms: 0.0,
+            energy0: mechanical_energy(world),
+            speeds: Vec::new(),
+            previous: world.bodies().iter().map(|b| b.pose.translation).collect(),
+            tunneled: vec![false; world.bodies().len()],
+            m: Metrics::default(),
+        }
+    }
+
+    pub fn observe(&mut self, world: &World) {
+        self.observed += 1;
+        self.total_ms += world.profile().total_ms;
+        let bodies = world.bodies();
+        let slop = world.settings.slop;
+        let mut touching = vec![false; bodies.len()];
+        for c in world.contacts() {
+            let depth = c.manifold.max_depth();
+            self.m.penetration_max = self.m.penetration_max.max(depth);
+            if depth >= -slop {
+                touching[c.a as usize] = true;
+                touching[c.b as usize] = true;
+            }
+        }
+        if self.observed * 2 > self.steps {
+            for (b, _) in bodies.iter().zip(&touching).filter(|(b, t)| **t && b.is_dynamic() && !b.is_asleep()) {
+                self.speeds.push(b.linvel.length());
+            }
+        }
+        self.m.energy_rise = self.m.energy_rise.max(mechanical_energy(world) - self.energy0);
+        self.count_crossings(world);
+    }
+
+    /// A dynamic body's centre crossed a static body when the segment it moved along in the step
+    /// enters the static shape and leaves it again before its end.
+    fn count_crossings(&mut self, world: &World) {
+        let bodies = world.bodies();
+        self.previous.resize(bodies.len(), Vec3::ZERO);
+        self.tunneled.resize(bodies.len(), false);
+        let statics: Vec<usize> = (0..bodies.len()).filter(|&i| bodies[i].kind == crate::BodyKind::Static).collect();
+        for (i, b) in bodies.iter().enumerate() {
+            let (from, to) = (self.previous[i], b.pose.translation);
+            self.previous[i] = to;
+            if !b.is_dynamic() || self.tunneled[i] || from == to {
+                continue;
+            }
+            let crossed = statics.iter().any(|&s| {
+                let (shape, pose) = (&bodies[s].shape, &bodies[s].pose);
+                let enter = ray_cast(shape, pose, &Ray::new(from, to - from), 1.0).map(|h| h.t);
+                let leave = ray_cast(shape, pose, &Ray::new(to, from - to), 1.0).map(|h| h.t);
+                matches!((enter, leave), (Some(e), Some(l)) if e > 0.0 && l > 0.0 && e < 1.0 - l)
+            });
+            self.tunneled[i] = crossed;
+        }
+    }
+
+    /// The metrics of the run; `reference` holds the final positions of the run with the scene's
+    /// own settings, for [`Metrics::divergence`].
+    pub fn finish(mut self, world: &World, reference: Option<&[Vec3]>) -> Metrics {
+        self.m.ms_per_step = if self.observed == 0 { 0.0 } else { self.total_ms / self.observed as f64 };
+        if !self.speeds.is_empty() {
+            self.speeds.sort_by(Real::total_cmp);
+            self.m.jitter_max = *self.speeds.last().unwrap();
+            let k = ((self.speeds.len() - 1) as f64 * 0.99).round() as usize;
+            self.m.jitter_p99 = self.speeds[k];
+        }
+        self.m.tunneled = self.tunneled.iter().filter(|t| **t).count() as u32;
+        self.m.asleep = world.bodies().iter().filter(|b| b.is_asleep()).count() as u32;
+        if let Some(r) = reference {
+            self.m.divergence =
+                world.bodies().iter().zip(r).map(|(b, p)| b.pose.translation.distance(*p)).fold(0.0, Real::max);
+        }
+        self.m
+    }
+}

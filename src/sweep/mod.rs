@@ -1,0 +1,338 @@
+//! Parameter sweeps: one scene run once per point of a grid of settings, each point measured
+//! by what a tuner judges a setting by ([`Metrics`]): cost, jitter, penetration, energy,
+//! tunneling, sleep, and divergence from the scene's own settings. Points run in parallel, one
+//! world per thread, so each point's result is the same whatever the thread count.
+
+mod metrics;
+
+pub use metrics::{METRIC_NAMES, Metrics, Probe, mechanical_energy};
+
+use crate::math::Vec3;
+use crate::scene::Scene;
+use crate::world::Settings;
+use rayon::prelude::*;
+
+/// One setting varied over a list of values (RON text, as `--set` takes them).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Vary {
+    pub field: String,
+    pub values: Vec<String>,
+}
+
+/// Points a range gives when it names no count.
+pub const DEFAULT_POINTS: usize = 5;
+
+/// Reads `FIELD=A..B` (5 points), `FIELD=A..B:N` (N evenly spaced), `FIELD=A..B xN` written
+/// `FIELD=A..BxN` (N spaced geometrically, A and B > 0), or `FIELD=V1,V2,...` (a list of RON
+/// values, e.g. `broad_phase=Grid,Bvh`). Whole-number settings get whole numbers, without repeats.
+/// Every value is checked against `base`.
+pub fn parse_vary(text: &str, base: &Settings) -> Result<Vary, String> {
+    let (field, spec) = text.split_once('=').ok_or("expected FIELD=A..B[:N|xN] or FIELD=V1,V2,...")?;
+    let (field, spec) = (field.trim().to_string(), spec.trim());
+    let values = match spec.split_once("..") {
+        Some((a, rest)) => range_values(&field, a, rest, base)?,
+        None => spec.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect(),
+    };
+    if values.is_empty() {
+        return Err(format!("{field}: no values"));
+    }
+    for v in &values {
+        base.clone().set_field(&field, v)?;
+    }
+    Ok(Vary { field, values })
+}
+
+fn range_values(field: &str, a: &str, rest: &str, base: &Settings) -> Result<Vec<String>, String> {
+    let (b, count, geometric) = if let Some((b, n)) = rest.split_once(':') {
+        (b, Some(n), false)
+    } else if let Some((b, n)) = rest.split_once('x') {
+        (b, Some(n), true)
+    } else {
+        (rest, None, false)
+    };
+    let num = |s: &str| s.trim().parse::<f64>().map_err(|_| format!("{field}: {s:?} is not a number"));
+    let (a, b) = (num(a)?, num(b)?);
+    let n = match count {
+        Some(n) => n.trim().parse::<usize>().map_err(|_| format!("{field}: {n:?} is not a count of points"))?,
+        None => DEFAULT_POINTS,
+    };
+    if !(1..=1000).contains(&n) {
+        return Err(format!("{field}: {n} points; give 1 to 1000"));
+    }
+    if geometric && !(a > 0.0 && b > 0.0) {
+        return Err(format!("{field}: a geometric range (xN) needs both ends greater than 0"));
+    }
+    // A setting that reads 1 but not 0.5 holds whole numbers.
+    let whole = base.clone().set_field(field, "0.5").is_err() && base.clone().set_field(field, "1").is_ok();
+    let mut out: Vec<String> = Vec::new();
+    for k in 0..n {
+        let f = if n == 1 { 0.0 } else { k as f64 / (n - 1) as f64 };
+        let v = if geometric { a * (b / a).powf(f) } else { a + (b - a) * f };
+        let text = if whole { format!("{}", v.round() as i64) } else { format!("{}", v as f32) };
+        if !out.contains(&text) {
+            out.push(text);
+        }
+    }
+    Ok(out)
+}
+
+/// One point of a sweep: the values given to the varied settings, and the settings that result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    pub assignments: Vec<(String, String)>,
+    pub settings: Settings,
+}
+
+/// Every combination of the varied values (the first setting varies slowest).
+pub fn points(base: &Settings, varies: &[Vary]) -> Result<Vec<Point>, String> {
+    let mut out = vec![Point { assignments: Vec::new(), settings: base.clone() }];
+    for v in varies {
+        let mut next = Vec::with_capacity(out.len() * v.values.len());
+        for p in &out {
+            for value in &v.values {
+                let mut q = p.clone();
+                q.settings.set_field(&v.field, value)?;
+                q.assignments.push((v.field.clone(), value.clone()));
+                next.push(q);
+            }
+        }
+        out = next;
+    }
+    Ok(out)
+}
+
+/// What one run measured, with the state hash and the final positions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    pub metrics: Metrics,
+    pub hash: u64,
+    pub positions: Vec<Vec3>,
+}
+
+/// Runs `scene` with `settings` for `steps` steps and measures it; `reference` holds the final
+/// positions of the run with the scene's own settings.
+pub fn run_point(
+    scene: &Scene,
+    settings: &Settings,
+    steps: u64,
+    reference: Option<&[Vec3]>,
+) -> Result<Outcome, String> {
+    let mut world = scene.build().map_err(|e| e.to_string())?;
+    world.set_settings(settings.clone());
+    let mut probe = Probe::new(&world, steps);
+    for _ in 0..steps {
+        world.step();
+        probe.observe(&world);
+    }
+    let metrics = probe.finish(&world, reference);
+    Ok(Outcome { metrics, hash: world.hash(), positions: world.bodies().iter().map(|b| b.pose.translation).collect() })
+}
+
+/// Runs every point on `threads` threads (all cores if `None`), after one run with `base` for
+/// the divergence. `done` is called once per finished point, from any thread.
+pub fn run(
+    scene: &Scene,
+    base: &Settings,
+    points: &[Point],
+    steps: u64,
+    threads: Option<usize>,
+    done: &(dyn Fn() + Sync),
+) -> Result<Vec<Outcome>, String> {
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = threads {
+        pool = pool.num_threads(n.max(1));
+    }
+    let pool = pool.build().map_err(|e| e.to_string())?;
+    pool.install(|| {
+        let reference = run_point(scene, base, steps, None)?;
+        points
+            .par_iter()
+            .map(|p| {
+                let r = run_point(scene, &p.settings, steps, Some(&reference.positions));
+                done();
+                r
+            })
+            .collect()
+    })
+}
+
+/// A bound a point must meet: `METRIC<VALUE`, `<=`, `>` or `>=`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Requirement {
+    pub metric: &'static str,
+    pub op: &'static str,
+    pub value: f64,
+}
+
+impl Requirement {
+    /// Reads `jitter_max<1e-3`; `jitter`, `ms` and `penetration` stand for `jitter_max`,
+    /// `ms_per_step` and `penetration_max`.
+    pub fn parse(text: &str) -> Result<Requirement, String> {
+        let at = text.find(['<', '>']).ok_or_else(|| format!("{text:?}: expected METRIC<VALUE or METRIC>VALUE"))?;
+        let (name, rest) = text.split_at(at);
+        let op = ["<=", ">=", "<", ">"].into_iter().find(|op| rest.starts_with(op)).unwrap_or("<");
+        let value =
+            rest[op.len()..].trim().parse::<f64>().map_err(|_| format!("{text:?}: the bound is not a number"))?;
+        let name = match name.trim() {
+            "jitter" => "jitter_max",
+            "ms" => "ms_per_step",
+            "penetration" => "penetration_max",
+            n => n,
+        };
+        let metric = METRIC_NAMES
+            .iter()
+            .find(|m| **m == name)
+            .ok_or_else(|| format!("{text:?}: unknown metric {name:?}; known: {}", METRIC_NAMES.join(", ")))?;
+        Ok(Requirement { metric, op, value })
+    }
+
+    pub fn holds(&self, m: &Metrics) -> bool {
+        let v = m.get(self.metric).unwrap_or(f64::NAN);
+        match self.op {
+            "<" => v < self.value,
+            "<=" => v <= self.value,
+            ">" => v > self.value,
+            _ => v >= self.value,
+        }
+    }
+}
+
+/// The index of the cheapest point (least ms per step) that meets every requirement.
+pub fn cheapest(outcomes: &[Outcome], requirements: &[Requirement]) -> Option<usize> {
+    outcomes
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| requirements.iter().all(|r| r.holds(&o.metrics)))
+        .min_by(|a, b| a.1.metrics.ms_per_step.total_cmp(&b.1.metrics.ms_per_step).then(a.0.cmp(&b.0)))
+        .map(|(i, _)| i)
+}
+
+/// The CSV of a sweep: one column per varied setting, one per metric, then the state hash.
+pub fn csv(fields: &[String], rows: &[(Vec<String>, Metrics, u64)]) -> String {
+    let mut out = fields.join(",");
+    for name in METRIC_NAMES {
+        if !out.is_empty() {
+            out.push(',');
+        }
+        out.push_str(name);
+    }
+    out.push_str(",hash\n");
+    for (values, m, hash) in rows {
+        let mut cells: Vec<String> = values.iter().map(|v| csv_cell(v)).collect();
+        cells.extend(m.values().iter().map(|v| format!("{v}")));
+        cells.push(format!("{hash:016x}"));
+        out.push_str(&cells.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// A value quoted when it holds a comma or a quote (a vector such as `(0, -9.81, 0)`).
+fn csv_cell(v: &str) -> String {
+    if v.contains([',', '"']) { format!("\"{}\"", v.replace('"', "\"\"")) } else { v.to_string() }
+}
+
+/// Splits one CSV line into cells, honouring quotes.
+pub fn csv_cells(line: &str) -> Vec<String> {
+    let (mut cells, mut cur, mut quoted, mut chars) = (Vec::new(), String::new(), false, line.chars().peekable());
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => cells.push(std::mem::take(&mut cur)),
+            c => cur.push(c),
+        }
+    }
+    cells.push(cur);
+    cells
+}
+
+/// Reads the rows of a sweep CSV written by [`csv`]: the varied fields, and per row their
+/// values, metrics and hash.
+#[allow(clippy::type_complexity)]
+pub fn parse_csv(text: &str) -> Result<(Vec<String>, Vec<(Vec<String>, Metrics, u64)>), String> {
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let header = csv_cells(lines.next().ok_or("empty file")?);
+    let nfields = header.len().checked_sub(METRIC_NAMES.len() + 1).ok_or("too few columns")?;
+    if header[nfields..nfields + METRIC_NAMES.len()] != METRIC_NAMES.map(String::from) {
+        return Err("the columns are not a sweep's".into());
+    }
+    let fields = header[..nfields].to_vec();
+    let mut rows = Vec::new();
+    for (k, line) in lines.enumerate() {
+        let cells = csv_cells(line);
+        if cells.len() != header.len() {
+            return Err(format!("row {}: {} cells, expected {}", k + 1, cells.len(), header.len()));
+        }
+        let num =
+            |i: usize| cells[i].parse::<f64>().map_err(|_| format!("row {}: {:?} is not a number", k + 1, cells[i]));
+        let m = Metrics {
+            ms_per_step: num(nfields)?,
+            jitter_max: num(nfields + 1)? as f32,
+            jitter_p99: num(nfields + 2)? as f32,
+            penetration_max: num(nfields + 3)? as f32,
+            energy_rise: num(nfields + 4)? as f32,
+            tunneled: num(nfields + 5)? as u32,
+            asleep: num(nfields + 6)? as u32,
+            divergence: num(nfields + 7)? as f32,
+        };
+        let hash = u64::from_str_radix(cells.last().unwrap(), 16).map_err(|_| format!("row {}: bad hash", k + 1))?;
+        rows.push((cells[..nfields].to_vec(), m, hash));
+    }
+    Ok((fields, rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_lists_and_whole_numbers() {
+        let s = Settings::default();
+        assert_eq!(parse_vary("slop=0..0.01:3", &s).unwrap().values, ["0", "0.005", "0.01"]);
+        assert_eq!(parse_vary("substeps=1..8:4", &s).unwrap().values, ["1", "3", "6", "8"]);
+        assert_eq!(parse_vary("substeps=1..2:5", &s).unwrap().values, ["1", "2"]);
+        assert_eq!(parse_vary("contact_hertz=10..1000x3", &s).unwrap().values, ["10", "100", "1000"]);
+        assert_eq!(parse_vary("broad_phase=Grid,Bvh", &s).unwrap().values, ["Grid", "Bvh"]);
+        assert_eq!(parse_vary("slop=0..1", &s).unwrap().values.len(), DEFAULT_POINTS);
+        for bad in ["slop", "slop=a..b", "slop=0..-1:3", "nope=1..2", "substeps=0..4:3", "slop=0..1x3", "dt=1..2:0"] {
+            assert!(parse_vary(bad, &s).is_err(), "{bad}");
+        }
+        let v = [parse_vary("slop=0..0.01:2", &s).unwrap(), parse_vary("substeps=1..2:2", &s).unwrap()];
+        let p = points(&s, &v).unwrap();
+        assert_eq!(p.len(), 4);
+        assert_eq!(p[1].assignments, [("slop".into(), "0".into()), ("substeps".into(), "2".into())]);
+        assert_eq!((p[3].settings.slop, p[3].settings.substeps), (0.01, 2));
+    }
+
+    #[test]
+    fn requirements_and_the_cheapest_point() {
+        let r = Requirement::parse("jitter<1e-3").unwrap();
+        assert_eq!((r.metric, r.op, r.value), ("jitter_max", "<", 1e-3));
+        assert_eq!(Requirement::parse("asleep>=3").unwrap().op, ">=");
+        assert!(Requirement::parse("wobble<1").is_err());
+        assert!(Requirement::parse("jitter=1").is_err());
+        let o = |ms, jitter| Outcome {
+            metrics: Metrics { ms_per_step: ms, jitter_max: jitter, ..Default::default() },
+            hash: 0,
+            positions: Vec::new(),
+        };
+        let outcomes = [o(1.0, 0.1), o(3.0, 0.0005), o(2.0, 0.0009), o(0.5, 0.01)];
+        assert_eq!(cheapest(&outcomes, std::slice::from_ref(&r)), Some(2));
+        assert_eq!(cheapest(&outcomes, &[]), Some(3));
+        assert_eq!(cheapest(&outcomes, &[Requirement::parse("jitter<0").unwrap()]), None);
+    }
+
+    #[test]
+    fn csv_round_trips() {
+        let m = Metrics { ms_per_step: 0.25, jitter_max: 0.5, tunneled: 2, asleep: 7, ..Default::default() };
+        let rows = vec![(vec!["0.005".to_string(), "(0, -9.81, 0)".to_string()], m, 0xabc)];
+        let fields = vec!["slop".to_string(), "gravity".to_string()];
+        let text = csv(&fields, &rows);
+        assert!(text.starts_with("slop,gravity,ms_per_step,"), "{text}");
+        assert_eq!(parse_csv(&text).unwrap(), (fields, rows));
+    }
+}
