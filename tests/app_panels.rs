@@ -245,3 +245,56 @@ fn selecting_a_body_shows_its_inspector() {
     assert_eq!(h.state().view().selected, Some(2), "a click on the ball selects it");
     h.get_by_label("Body 2");
 }
+
+/// The Sweep panel runs the open scene over a range of a setting in the background, plots it,
+/// draws a heat map for two settings, and applies a point to the live settings.
+#[test]
+fn the_sweep_panel_runs_in_the_background_and_applies_a_point() {
+    let mut app = app_with(small_scene());
+    app.open_panels_mut().sweep = true;
+    app.sweep_panel_mut().steps = 30;
+    let mut h = harness(app);
+    h.run();
+    let wait = |h: &mut Harness<'static, App>| {
+        let start = std::time::Instant::now();
+        while h.state_mut().sweep_panel_mut().is_running() {
+            assert!(start.elapsed().as_secs() < 120, "the sweep did not finish");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            h.run();
+        }
+        h.run();
+    };
+    click(&mut h, "▶ Run sweep");
+    wait(&mut h);
+    let n = h.state_mut().sweep_panel_mut().result.as_ref().map(|r| r.outcomes.len());
+    assert_eq!(n, Some(6), "six points of slop 0..0.01");
+    h.get_by_label_contains("Cheapest meeting the bounds: slop=");
+    h.get_all_by_label("Apply").next().unwrap().scroll_to_me();
+    h.run();
+    h.get_all_by_label("Apply").next().unwrap().click();
+    h.run();
+    let chosen = h
+        .state_mut()
+        .sweep_panel_mut()
+        .result
+        .as_ref()
+        .unwrap()
+        .points
+        .iter()
+        .map(|p| p.settings.slop)
+        .collect::<Vec<_>>();
+    assert!(chosen.contains(&h.state().world().settings.slop), "an Apply set one of the swept values");
+
+    // Two settings: a heat map of 3 × 2 points.
+    {
+        let panel = h.state_mut().sweep_panel_mut();
+        panel.two = true;
+        panel.axes[0].count = 3;
+        panel.axes[1].count = 2;
+    }
+    click(&mut h, "▶ Run sweep");
+    wait(&mut h);
+    let r = h.state_mut().sweep_panel_mut().result.as_ref().map(|r| (r.fields.clone(), r.outcomes.len()));
+    assert_eq!(r, Some((vec!["slop".to_string(), "substeps".to_string()], 6)));
+    h.get_by_label_contains("(columns) × substeps (rows)");
+}

@@ -5,6 +5,7 @@ use collidoscope::Scene;
 use collidoscope::sweep::{self, parse_csv};
 use std::path::Path;
 use std::process::Command;
+use std::sync::atomic::AtomicBool;
 
 fn scene(name: &str) -> Scene {
     Scene::load(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes").join(name)).unwrap()

@@ -28,6 +28,8 @@ pub struct OpenPanels {
     pub pair: bool,
     /// The recording timeline along the bottom (always shown while recording).
     pub timeline: bool,
+    /// Parameter sweeps of the open scene.
+    pub sweep: bool,
 }
 
 impl Default for OpenPanels {
@@ -40,6 +42,7 @@ impl Default for OpenPanels {
             view: true,
             pair: false,
             timeline: true,
+            sweep: false,
         }
     }
 }
@@ -92,6 +95,7 @@ pub struct App {
     view_panel: ViewPanel,
     pair: super::panels::PairPanel,
     timeline: super::panels::TimelinePanel,
+    sweep: super::panels::SweepPanel,
     compare: super::compare::CompareView,
     /// Frame the camera on the bodies at the next frame (a new scene, no remembered camera).
     frame_pending: bool,
@@ -119,6 +123,7 @@ impl App {
             view_panel: ViewPanel,
             pair: Default::default(),
             timeline: Default::default(),
+            sweep: Default::default(),
             compare: Default::default(),
             frame_pending: true,
             fixed_frame_steps: false,
@@ -206,6 +211,10 @@ impl App {
         &mut self.view
     }
 
+    pub fn sweep_panel_mut(&mut self) -> &mut super::panels::SweepPanel {
+        &mut self.sweep
+    }
+
     pub fn open_panels(&self) -> &OpenPanels {
         &self.open
     }
@@ -260,7 +269,7 @@ impl App {
         if self.open.timeline || self.sim.is_recording() {
             egui::Panel::bottom("timeline").show(ui, |ui| commands.extend(self.timeline.ui(ui, &self.sim)));
         }
-        if self.open.scenes || self.open.settings {
+        if self.open.scenes || self.open.settings || self.open.sweep {
             egui::Panel::left("left").resizable(true).default_size(420.0).size_range(260.0..=640.0).show(ui, |ui| {
                 egui::ScrollArea::vertical().id_salt("left_scroll").show(ui, |ui| {
                     if self.open.scenes {
@@ -279,6 +288,13 @@ impl App {
                                 commands.extend(self.settings_panel.ui(ui, &self.sim.world, &self.sim.scene.settings));
                             },
                         );
+                    }
+                    if self.open.sweep {
+                        egui::CollapsingHeader::new(RichText::new("Sweep").heading())
+                            .default_open(true)
+                            .show(ui, |ui| {
+                                commands.extend(self.sweep.ui(ui, &self.sim.scene, &self.sim.world.settings))
+                            });
                     }
                 });
             });
@@ -380,6 +396,8 @@ impl App {
             ui.toggle_value(&mut self.open.profiler, "Profiler");
             ui.toggle_value(&mut self.open.inspector, "Inspector");
             ui.toggle_value(&mut self.open.view, "View");
+            ui.toggle_value(&mut self.open.sweep, "Sweep")
+                .on_hover_text("Run the scene over a range of settings and plot the results");
             ui.toggle_value(&mut self.open.pair, "Pair")
                 .on_hover_text("How the narrow phase answers the selected body and a partner, step by step.");
             ui.toggle_value(&mut self.open.timeline, "Timeline")

@@ -8,6 +8,7 @@ use collidoscope::scene::AtomicFile;
 use collidoscope::sweep::{self, METRIC_NAMES, Metrics, Requirement};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 
 type Row = (Vec<String>, Metrics, u64);
 
@@ -33,10 +34,15 @@ pub fn sweep(args: &SweepArgs) -> Result<(), String> {
                 indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} points, {elapsed} (eta {eta})")
                     .map_err(|e| e.to_string())?,
             );
-            let outcomes =
-                sweep::run(&scene, &scene.settings, &points, args.steps, args.threads.map(|n| n as usize), &|| {
-                    bar.inc(1)
-                })?;
+            let outcomes = sweep::run(
+                &scene,
+                &scene.settings,
+                &points,
+                args.steps,
+                args.threads.map(|n| n as usize),
+                &|| bar.inc(1),
+                &AtomicBool::new(false),
+            )?;
             bar.finish_and_clear();
             let rows = points
                 .iter()

@@ -11,6 +11,7 @@ use crate::math::Vec3;
 use crate::scene::Scene;
 use crate::world::Settings;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// One setting varied over a list of values (RON text, as `--set` takes them).
 #[derive(Clone, Debug, PartialEq)]
@@ -129,7 +130,8 @@ pub fn run_point(
 }
 
 /// Runs every point on `threads` threads (all cores if `None`), after one run with `base` for
-/// the divergence. `done` is called once per finished point, from any thread.
+/// the divergence. `done` is called once per finished point, from any thread. Once `cancel` is
+/// set, points not yet started are skipped and the result is an error.
 pub fn run(
     scene: &Scene,
     base: &Settings,
@@ -137,6 +139,7 @@ pub fn run(
     steps: u64,
     threads: Option<usize>,
     done: &(dyn Fn() + Sync),
+    cancel: &AtomicBool,
 ) -> Result<Vec<Outcome>, String> {
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = threads {
@@ -148,6 +151,9 @@ pub fn run(
         points
             .par_iter()
             .map(|p| {
+                if cancel.load(Ordering::Relaxed) {
+                    return Err("cancelled".to_string());
+                }
                 let r = run_point(scene, &p.settings, steps, Some(&reference.positions));
                 done();
                 r

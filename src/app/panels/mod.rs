@@ -7,6 +7,7 @@ mod pair;
 mod profiler;
 mod scenes;
 mod settings;
+mod sweep;
 mod timeline;
 mod view;
 
@@ -15,6 +16,7 @@ pub use pair::PairPanel;
 pub use profiler::{ProfilerPanel, ProfilerPrefs};
 pub use scenes::ScenePanel;
 pub use settings::SettingsPanel;
+pub use sweep::SweepPanel;
 pub use timeline::TimelinePanel;
 pub use view::ViewPanel;
 

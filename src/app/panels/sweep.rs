@@ -1,0 +1,355 @@
+//! The sweep panel: vary one or two settings over a range on the open scene, run every point in
+//! the background (cancellable, with progress), plot a metric against the setting(s) — a line for
+//! one setting, a heat map for two — and apply a chosen point to the live settings.
+
+use super::{Command, colors};
+use crate::scene::Scene;
+use crate::sweep::{self, METRIC_NAMES, Outcome, Point, Requirement};
+use crate::world::Settings;
+use eframe::egui::{self, Color32, RichText, Sense, Ui, pos2, vec2};
+use egui_plot::{Line, Plot, PlotPoints, Points};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::thread::JoinHandle;
+
+/// One varied setting as the user typed it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Axis {
+    pub field: String,
+    pub from: String,
+    pub to: String,
+    pub count: usize,
+    pub geometric: bool,
+}
+
+impl Axis {
+    fn spec(&self) -> String {
+        let sep = if self.geometric { "x" } else { ":" };
+        format!("{}={}..{}{sep}{}", self.field, self.from.trim(), self.to.trim(), self.count)
+    }
+}
+
+/// A sweep running on background threads.
+struct Job {
+    done: Arc<AtomicUsize>,
+    cancel: Arc<AtomicBool>,
+    points: Vec<Point>,
+    handle: JoinHandle<Result<Vec<Outcome>, String>>,
+}
+
+/// What a finished sweep measured.
+pub struct SweepResult {
+    pub fields: Vec<String>,
+    pub points: Vec<Point>,
+    pub outcomes: Vec<Outcome>,
+}
+
+pub struct SweepPanel {
+    pub axes: [Axis; 2],
+    /// Vary the second setting too (a heat map).
+    pub two: bool,
+    pub steps: u64,
+    /// The metric plotted, an index into [`METRIC_NAMES`].
+    pub metric: usize,
+    /// Bounds the chosen point must meet, e.g. `jitter<1e-3`, separated by commas.
+    pub require: String,
+    job: Option<Job>,
+    pub result: Option<SweepResult>,
+    error: Option<String>,
+}
+
+impl Default for SweepPanel {
+    fn default() -> Self {
+        SweepPanel {
+            axes: [
+                Axis { field: "slop".into(), from: "0".into(), to: "0.01".into(), count: 6, geometric: false },
+                Axis { field: "substeps".into(), from: "1".into(), to: "8".into(), count: 4, geometric: false },
+            ],
+            two: false,
+            steps: 240,
+            metric: 1,
+            require: String::new(),
+            job: None,
+            result: None,
+            error: None,
+        }
+    }
+}
+
+/// The settings a sweep can vary over a range: those that read a number.
+fn numeric_fields() -> Vec<&'static str> {
+    Settings::FIELD_NAMES.iter().copied().filter(|f| Settings::default().set_field(f, "1").is_ok()).collect()
+}
+
+impl SweepPanel {
+    pub fn is_running(&self) -> bool {
+        self.job.is_some()
+    }
+
+    /// Starts a sweep of `scene` around the `live` settings; divergence is measured from the
+    /// scene's own settings.
+    pub fn start(&mut self, scene: &Scene, live: &Settings) {
+        self.error = None;
+        let n = if self.two { 2 } else { 1 };
+        let varies: Result<Vec<_>, String> =
+            self.axes[..n].iter().map(|a| sweep::parse_vary(&a.spec(), live)).collect();
+        let points = varies.and_then(|v| sweep::points(live, &v));
+        let points = match points {
+            Ok(p) => p,
+            Err(e) => {
+                self.error = Some(e);
+                return;
+            }
+        };
+        let (done, cancel) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicBool::new(false)));
+        let (scene, steps, job_points) = (scene.clone(), self.steps, points.clone());
+        let (d, c) = (done.clone(), cancel.clone());
+        // Leave a core to the window.
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1));
+        let handle = std::thread::spawn(move || {
+            let inc = || {
+                d.fetch_add(1, Ordering::Relaxed);
+            };
+            sweep::run(&scene, &scene.settings, &job_points, steps, Some(threads), &inc, &c)
+        });
+        self.job = Some(Job { done, cancel, points, handle });
+    }
+
+    /// Collects a finished job. Returns whether one finished.
+    pub fn poll(&mut self) -> bool {
+        if !self.job.as_ref().is_some_and(|j| j.handle.is_finished()) {
+            return false;
+        }
+        let job = self.job.take().expect("checked above");
+        let n = if self.two { 2 } else { 1 };
+        match job.handle.join() {
+            Ok(Ok(outcomes)) => {
+                let fields = job.points[0].assignments.iter().take(n).map(|(f, _)| f.clone()).collect();
+                self.result = Some(SweepResult { fields, points: job.points, outcomes });
+            }
+            Ok(Err(e)) => self.error = Some(e),
+            Err(_) => self.error = Some("the sweep stopped with an internal error".into()),
+        }
+        true
+    }
+
+    fn requirements(&self) -> Result<Vec<Requirement>, String> {
+        self.require.split(',').map(str::trim).filter(|r| !r.is_empty()).map(Requirement::parse).collect()
+    }
+
+    pub fn ui(&mut self, ui: &mut Ui, scene: &Scene, live: &Settings) -> Vec<Command> {
+        let mut out = Vec::new();
+        self.poll();
+        let fields = numeric_fields();
+        let running = self.job.is_some();
+        ui.add_enabled_ui(!running, |ui| {
+            egui::Grid::new("sweep_axes").num_columns(2).show(ui, |ui| {
+                for k in 0..2 {
+                    let label = if k == 1 { ui.checkbox(&mut self.two, "and").id } else { ui.label("Vary").id };
+                    ui.add_enabled_ui(k == 0 || self.two, |ui| self.axis_ui(ui, k, &fields, label));
+                    ui.end_row();
+                }
+                let l = ui.label("Steps");
+                ui.add(egui::DragValue::new(&mut self.steps).range(1..=100_000)).labelled_by(l.id);
+                ui.end_row();
+            });
+        });
+        ui.horizontal(|ui| {
+            if let Some(job) = &self.job {
+                let (done, total) = (job.done.load(Ordering::Relaxed), job.points.len());
+                ui.add(
+                    egui::ProgressBar::new(done as f32 / total.max(1) as f32)
+                        .desired_width(180.0)
+                        .text(format!("{done}/{total} points")),
+                );
+                if ui.button("Cancel").clicked() {
+                    job.cancel.store(true, Ordering::Relaxed);
+                }
+                ui.ctx().request_repaint_after(std::time::Duration::from_millis(100));
+            } else if ui
+                .button("▶ Run sweep")
+                .on_hover_text("Run the open scene once per point, in the background")
+                .clicked()
+            {
+                self.start(scene, live);
+            }
+        });
+        if let Some(e) = &self.error {
+            ui.colored_label(colors::ERROR, e);
+        }
+        if let Some(r) = &self.result {
+            ui.separator();
+            ui.horizontal(|ui| {
+                let l = ui.label("Plot").id;
+                egui::ComboBox::from_id_salt("sweep_metric")
+                    .selected_text(METRIC_NAMES[self.metric])
+                    .show_ui(ui, |ui| {
+                        for (k, name) in METRIC_NAMES.iter().enumerate() {
+                            ui.selectable_value(&mut self.metric, k, *name);
+                        }
+                    })
+                    .response
+                    .labelled_by(l);
+            });
+            ui.horizontal(|ui| {
+                ui.label("Require");
+                ui.add(
+                    egui::TextEdit::singleline(&mut self.require)
+                        .hint_text("jitter<1e-3, asleep>=1")
+                        .desired_width(200.0),
+                );
+            });
+            let reqs = self.requirements();
+            let best = match &reqs {
+                Ok(reqs) => sweep::cheapest(&r.outcomes, reqs),
+                Err(e) => {
+                    ui.colored_label(colors::ERROR, e);
+                    None
+                }
+            };
+            match r.fields.len() {
+                1 => line_plot(ui, r, self.metric, best),
+                _ => heat_map(ui, r, self.metric, best),
+            }
+            if let Some(i) = best {
+                let label = point_label(&r.points[i]);
+                ui.horizontal(|ui| {
+                    ui.colored_label(colors::OK, format!("Cheapest meeting the bounds: {label}"));
+                    if ui.button("Apply").on_hover_text("Use these settings now; the world keeps its state").clicked() {
+                        out.push(Command::SetSettings(Box::new(r.points[i].settings.clone())));
+                    }
+                });
+            } else if reqs.is_ok() {
+                ui.colored_label(colors::WARN, "No point meets the bounds");
+            }
+            out.extend(table(ui, r, self.metric, best));
+        }
+        out
+    }
+
+    fn axis_ui(&mut self, ui: &mut Ui, k: usize, fields: &[&'static str], label: egui::Id) {
+        let a = &mut self.axes[k];
+        ui.horizontal(|ui| {
+            egui::ComboBox::from_id_salt(("sweep_field", k))
+                .selected_text(a.field.as_str())
+                .width(150.0)
+                .show_ui(ui, |ui| {
+                    for f in fields {
+                        ui.selectable_value(&mut a.field, f.to_string(), *f);
+                    }
+                })
+                .response
+                .labelled_by(label);
+            ui.add(egui::TextEdit::singleline(&mut a.from).desired_width(50.0)).on_hover_text("From");
+            ui.label("to");
+            ui.add(egui::TextEdit::singleline(&mut a.to).desired_width(50.0)).on_hover_text("To");
+            ui.add(egui::DragValue::new(&mut a.count).range(1..=50).suffix(" pts"));
+            ui.checkbox(&mut a.geometric, "×").on_hover_text("Space the points geometrically (both ends > 0)");
+        });
+    }
+}
+
+fn point_label(p: &Point) -> String {
+    p.assignments.iter().map(|(f, v)| format!("{f}={v}")).collect::<Vec<_>>().join(" ")
+}
+
+/// A point's value of the `k`th varied setting as a number (its index for a list of names).
+fn coordinate(r: &SweepResult, p: usize, k: usize) -> f64 {
+    let value = &r.points[p].assignments[k].1;
+    value.parse::<f64>().unwrap_or_else(|_| distinct(r, k).iter().position(|v| v == value).unwrap_or(0) as f64)
+}
+
+/// The distinct values of the `k`th varied setting, in sweep order.
+fn distinct(r: &SweepResult, k: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for p in &r.points {
+        if !out.contains(&p.assignments[k].1) {
+            out.push(p.assignments[k].1.clone());
+        }
+    }
+    out
+}
+
+fn line_plot(ui: &mut Ui, r: &SweepResult, metric: usize, best: Option<usize>) {
+    let pts: Vec<[f64; 2]> =
+        (0..r.points.len()).map(|p| [coordinate(r, p, 0), r.outcomes[p].metrics.values()[metric]]).collect();
+    Plot::new("sweep_plot").height(200.0).x_axis_label(r.fields[0].as_str()).y_axis_label(METRIC_NAMES[metric]).show(
+        ui,
+        |plot| {
+            plot.line(Line::new(METRIC_NAMES[metric], PlotPoints::from(pts.clone())).width(2.0));
+            plot.points(Points::new("points", PlotPoints::from(pts.clone())).radius(3.0));
+            if let Some(b) = best {
+                plot.points(Points::new("chosen", PlotPoints::from(vec![pts[b]])).radius(6.0).color(colors::OK));
+            }
+        },
+    );
+}
+
+/// Blue (low) to yellow (high).
+fn ramp(t: f32) -> Color32 {
+    let t = t.clamp(0.0, 1.0);
+    Color32::from_rgb((40.0 + 215.0 * t) as u8, (60.0 + 170.0 * t) as u8, (160.0 - 120.0 * t) as u8)
+}
+
+fn heat_map(ui: &mut Ui, r: &SweepResult, metric: usize, best: Option<usize>) {
+    let (xs, ys) = (distinct(r, 0), distinct(r, 1));
+    let values: Vec<f64> = r.outcomes.iter().map(|o| o.metrics.values()[metric]).collect();
+    let (lo, hi) = values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(*v), b.max(*v)));
+    let label_w = 60.0;
+    let cell = vec2(((ui.available_width() - label_w) / xs.len() as f32).clamp(20.0, 80.0), 24.0);
+    let size = vec2(label_w + cell.x * xs.len() as f32, cell.y * (ys.len() + 1) as f32);
+    let (rect, _) = ui.allocate_exact_size(size, Sense::hover());
+    let painter = ui.painter_at(rect);
+    let font = egui::FontId::monospace(11.0);
+    for (p, v) in values.iter().enumerate() {
+        let (xi, yi) = (
+            xs.iter().position(|x| *x == r.points[p].assignments[0].1),
+            ys.iter().position(|y| *y == r.points[p].assignments[1].1),
+        );
+        let (Some(xi), Some(yi)) = (xi, yi) else { continue };
+        let min = rect.min + vec2(label_w + cell.x * xi as f32, cell.y * yi as f32);
+        let cr = egui::Rect::from_min_size(min, cell);
+        let t = if hi > lo { ((v - lo) / (hi - lo)) as f32 } else { 0.5 };
+        painter.rect_filled(cr.shrink(1.0), 2.0, ramp(t));
+        if best == Some(p) {
+            painter.rect_stroke(cr.shrink(1.0), 2.0, egui::Stroke::new(2.0, colors::OK), egui::StrokeKind::Inside);
+        }
+        painter.text(cr.center(), egui::Align2::CENTER_CENTER, format!("{v:.2e}"), font.clone(), Color32::BLACK);
+    }
+    for (yi, y) in ys.iter().enumerate() {
+        let at = rect.min + vec2(label_w - 4.0, cell.y * (yi as f32 + 0.5));
+        painter.text(at, egui::Align2::RIGHT_CENTER, y, font.clone(), ui.visuals().text_color());
+    }
+    for (xi, x) in xs.iter().enumerate() {
+        let at = pos2(rect.min.x + label_w + cell.x * (xi as f32 + 0.5), rect.min.y + cell.y * (ys.len() as f32 + 0.5));
+        painter.text(at, egui::Align2::CENTER_CENTER, x, font.clone(), ui.visuals().text_color());
+    }
+    ui.label(
+        RichText::new(format!("{} (columns) × {} (rows): {}", r.fields[0], r.fields[1], METRIC_NAMES[metric])).small(),
+    );
+}
+
+fn table(ui: &mut Ui, r: &SweepResult, metric: usize, best: Option<usize>) -> Vec<Command> {
+    let mut out = Vec::new();
+    egui::ScrollArea::vertical().id_salt("sweep_table").max_height(220.0).show(ui, |ui| {
+        egui::Grid::new("sweep_rows").num_columns(4).striped(true).show(ui, |ui| {
+            ui.strong("point");
+            ui.strong(METRIC_NAMES[metric]);
+            ui.strong("ms/step");
+            ui.label("");
+            ui.end_row();
+            for (p, o) in r.points.iter().zip(&r.outcomes) {
+                let label = point_label(p);
+                let chosen = best.is_some_and(|b| std::ptr::eq(&r.points[b], p));
+                ui.label(if chosen { RichText::new(label).color(colors::OK) } else { RichText::new(label) });
+                ui.monospace(format!("{:.3e}", o.metrics.values()[metric]));
+                ui.monospace(format!("{:.3}", o.metrics.ms_per_step));
+                if ui.small_button("Apply").clicked() {
+                    out.push(Command::SetSettings(Box::new(p.settings.clone())));
+                }
+                ui.end_row();
+            }
+        });
+    });
+    out
+}
