@@ -88,6 +88,7 @@ fn main() -> Result<(), String> {
                 view: false,
                 pair: false,
                 timeline: true,
+                sweep: false,
             };
             app.restore(Persisted { camera: Some(camera), open, ..Persisted::default() });
 
