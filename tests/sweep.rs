@@ -39,7 +39,7 @@ fn results_do_not_depend_on_the_thread_count() {
     let v = [sweep::parse_vary("slop=0..0.01:3", &s.settings).unwrap()];
     let points = sweep::points(&s.settings, &v).unwrap();
     let hashes = |threads| {
-        sweep::run(&s, &s.settings, &points, 60, Some(threads), &|| ())
+        sweep::run(&s, &s.settings, &points, 60, Some(threads), &|| (), &AtomicBool::new(false))
             .unwrap()
             .iter()
             .map(|o| o.hash)
