@@ -129,7 +129,7 @@ fn step_while_paused_advances_exactly_one_step() {
     h.run();
     assert_eq!(h.state().world().step_count(), 3);
     assert_eq!(h.state().simulation().history.len(), 3, "each step is in the profiler history");
-    h.get_by_label("step 3");
+    h.get_by_label(&format!("step {:>9}", 3));
 
     // Stepping while playing pauses first, then runs one step.
     h.state_mut().simulation_mut().playing = true;
@@ -255,17 +255,21 @@ fn the_sweep_panel_runs_in_the_background_and_applies_a_point() {
     app.sweep_panel_mut().steps = 30;
     let mut h = harness(app);
     h.run();
-    let wait = |h: &mut Harness<'static, App>| {
+    // The panel repaints while the sweep runs, so the harness steps frame by frame meanwhile.
+    let run_sweep = |h: &mut Harness<'static, App>| {
+        h.get_by_label("▶ Run sweep").scroll_to_me();
+        h.run();
+        h.get_by_label("▶ Run sweep").click();
         let start = std::time::Instant::now();
+        h.step();
         while h.state_mut().sweep_panel_mut().is_running() {
             assert!(start.elapsed().as_secs() < 120, "the sweep did not finish");
             std::thread::sleep(std::time::Duration::from_millis(20));
-            h.run();
+            h.step();
         }
         h.run();
     };
-    click(&mut h, "▶ Run sweep");
-    wait(&mut h);
+    run_sweep(&mut h);
     let n = h.state_mut().sweep_panel_mut().result.as_ref().map(|r| r.outcomes.len());
     assert_eq!(n, Some(6), "six points of slop 0..0.01");
     h.get_by_label_contains("Cheapest meeting the bounds: slop=");
@@ -292,9 +296,64 @@ fn the_sweep_panel_runs_in_the_background_and_applies_a_point() {
         panel.axes[0].count = 3;
         panel.axes[1].count = 2;
     }
-    click(&mut h, "▶ Run sweep");
-    wait(&mut h);
+    run_sweep(&mut h);
     let r = h.state_mut().sweep_panel_mut().result.as_ref().map(|r| (r.fields.clone(), r.outcomes.len()));
     assert_eq!(r, Some((vec!["slop".to_string(), "substeps".to_string()], 6)));
     h.get_by_label_contains("(columns) × substeps (rows)");
+}
+
+/// Where each toolbar control sits.
+fn toolbar_rects(h: &Harness<'static, App>) -> Vec<egui::Rect> {
+    ["⏭ Step", "⟲ Reset", "📽 Presentation"].iter().map(|l| h.get_by_label(l).rect()).collect()
+}
+
+/// The toolbar keeps every control in place across play and pause and from 1 to 9,999,999
+/// steps, in one row, at the default window size and at a narrow one (where the panel toggles
+/// fold into a menu).
+#[test]
+fn the_toolbar_never_moves() {
+    for width in [1600.0, 1100.0] {
+        let mut h = Harness::builder()
+            .with_size(egui::vec2(width, 1000.0))
+            .build_ui_state(|ui, app: &mut App| app.show(ui), app_with(small_scene()));
+        h.run();
+        let start = toolbar_rects(&h);
+        let row = start[0].center().y;
+        assert!(start.iter().all(|r| (r.center().y - row).abs() < 1.0), "one row at {width}: {start:?}");
+        let folded = h.query_by_label("Panels…").is_some();
+        assert_eq!(folded, width < 1600.0, "the toggles fold into a menu only in a narrow window");
+        for steps in [1u64, 42, 9_999_999] {
+            for playing in [true, false] {
+                let world = &mut h.state_mut().simulation_mut().world;
+                let mut snap = world.snapshot();
+                snap.step = steps;
+                world.restore(&snap).unwrap();
+                h.state_mut().simulation_mut().playing = playing;
+                h.run_steps(2);
+                assert_eq!(toolbar_rects(&h), start, "width {width}, {steps} steps, playing {playing}");
+                h.get_by_label(if playing { "⏸ Pause" } else { "▶ Play" });
+            }
+        }
+        h.state_mut().simulation_mut().playing = false;
+    }
+}
+
+/// A scene opens paused on its first step; R puts the scene and the camera back as they opened.
+#[test]
+fn the_app_opens_paused_and_reset_restores_the_camera() {
+    let mut h = harness(app_with(small_scene()));
+    h.run();
+    h.run();
+    assert!(!h.state().simulation().playing, "opens paused");
+    assert_eq!(h.state().world().step_count(), 0);
+    let home = h.state_mut().viewport_mut().camera().clone();
+    h.state_mut().viewport_mut().camera_mut().orbit(1.0, -3.0);
+    h.state_mut().viewport_mut().camera_mut().zoom(0.2);
+    assert!(h.state_mut().viewport_mut().camera().pitch >= 0.0, "orbit stays above the target");
+    click(&mut h, "⏭ Step");
+    h.key_press(egui::Key::R);
+    h.run();
+    assert_eq!(h.state().world().step_count(), 0);
+    assert_eq!(*h.state_mut().viewport_mut().camera(), home, "R restores the camera");
+    assert!(!h.state().simulation().playing);
 }

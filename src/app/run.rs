@@ -1,7 +1,9 @@
 //! Opening the window: eframe set-up, persistence, the style, and the screenshot mode.
 
 use super::shell::{App, Persisted};
+use super::sim::Simulation;
 use super::viewport::Viewport;
+use crate::scene::Scene;
 use eframe::egui;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -56,18 +58,31 @@ pub fn run(opts: AppOptions) -> Result<(), String> {
                 if persist { cc.storage.and_then(|s| eframe::get_value::<Persisted>(s, STORAGE_KEY)) } else { None };
             let last = saved.as_ref().and_then(|p| p.last_scene.clone()).filter(|_| reopen_last);
             let viewport = || Viewport::new(cc.wgpu_render_state.as_ref());
+            // A scene that cannot be loaded opens the default scene (or an empty one) with the
+            // error shown, rather than no window at all.
+            let mut failed = None;
             let mut app = match last.and_then(|path| App::open(&path, viewport()).ok()) {
                 Some(app) => app,
-                None => App::open(&scene, viewport())?,
+                None => App::open(&scene, viewport()).unwrap_or_else(|e| {
+                    failed = Some(e);
+                    let fallback = super::shell::default_scene_dir(&scene).join("default.ron");
+                    App::open(&fallback, viewport()).unwrap_or_else(|_| {
+                        let sim = Simulation::new(Scene::default(), None).expect("an empty scene builds");
+                        App::new(sim, viewport(), super::shell::default_scene_dir(&scene))
+                    })
+                }),
             };
             if let Some(p) = saved {
                 app.restore(p);
             }
+            if let Some(e) = failed {
+                app.show_error(e);
+            }
             if !compare.is_empty() {
                 app.simulation_mut().start_compare(&compare).map_err(|e| format!("--compare {e}"))?;
             }
-            // Opening the app shows the scene in motion; Space pauses.
-            app.simulation_mut().playing = true;
+            // The app opens on the scene's first step, paused, unless autoplay is on.
+            app.simulation_mut().playing = app.autoplay;
             setup_style(&cc.egui_ctx);
             app.apply_zoom(&cc.egui_ctx);
             if shot.is_some() {

@@ -12,6 +12,9 @@ use eframe::egui::{self, Key, Modifiers, RichText, Ui};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
+/// The labels of the toolbar's panel toggles, for its width.
+const PANEL_NAMES: [&str; 8] = ["Scenes", "Settings", "Profiler", "Inspector", "View", "Sweep", "Pair", "Timeline"];
+
 /// The zoom factor of presentation mode, for a room watching a projector.
 pub const PRESENTATION_ZOOM: f32 = 1.6;
 
@@ -62,6 +65,8 @@ pub struct Persisted {
     pub recent: Vec<PathBuf>,
     pub scene_dir: Option<PathBuf>,
     pub profiler: ProfilerPrefs,
+    /// Play a scene as soon as it opens (off: open paused on its first step).
+    pub autoplay: bool,
 }
 
 impl Default for Persisted {
@@ -77,6 +82,7 @@ impl Default for Persisted {
             recent: Vec::new(),
             scene_dir: None,
             profiler: ProfilerPrefs::default(),
+            autoplay: false,
         }
     }
 }
@@ -99,6 +105,10 @@ pub struct App {
     compare: super::compare::CompareView,
     /// Frame the camera on the bodies at the next frame (a new scene, no remembered camera).
     frame_pending: bool,
+    /// The camera a scene opened with; Reset (R) puts it back.
+    home_camera: Option<Camera>,
+    /// Play a scene as soon as it opens or resets; off, it waits on its first step.
+    pub autoplay: bool,
     /// Each frame runs exactly one step while playing, whatever the frame time (screenshots).
     pub fixed_frame_steps: bool,
 }
@@ -126,6 +136,8 @@ impl App {
             sweep: Default::default(),
             compare: Default::default(),
             frame_pending: true,
+            home_camera: None,
+            autoplay: false,
             fixed_frame_steps: false,
         }
     }
@@ -143,9 +155,12 @@ impl App {
         self.view = p.view;
         self.view.selected = None;
         if let Some(c) = p.camera {
-            *self.viewport.camera_mut() = c.sanitized();
+            let c = c.sanitized();
+            *self.viewport.camera_mut() = c.clone();
+            self.home_camera = Some(c);
             self.frame_pending = false;
         }
+        self.autoplay = p.autoplay;
         self.sim.speed = p.speed.clamp(*SPEED_RANGE.start(), *SPEED_RANGE.end());
         self.presentation = p.presentation;
         if let (Some(last), Some(settings), Some(now)) = (&p.last_scene, p.settings, &self.sim.path)
@@ -179,6 +194,7 @@ impl App {
             recent: self.scenes.recent.clone(),
             scene_dir: Some(self.scenes.dir().to_path_buf()),
             profiler: self.profiler.prefs.clone(),
+            autoplay: self.autoplay,
         }
     }
 
@@ -196,6 +212,10 @@ impl App {
 
     pub fn view(&self) -> &ViewOptions {
         &self.view
+    }
+
+    pub fn viewport_mut(&mut self) -> &mut Viewport {
+        &mut self.viewport
     }
 
     pub fn viewport(&self) -> &Viewport {
@@ -278,6 +298,9 @@ impl App {
                             |ui| {
                                 let (path, scene) = (self.sim.path.as_deref(), &self.sim.scene);
                                 commands.extend(self.scenes.ui(ui, path, &scene.name, &scene.description));
+                                ui.checkbox(&mut self.autoplay, "Play when a scene opens").on_hover_text(
+                                    "Off: a scene opens (and resets) paused on its first step, so its start can be shown",
+                                );
                             },
                         );
                     }
@@ -338,6 +361,7 @@ impl App {
         // After the viewport has drawn, so framing uses its real aspect ratio.
         if std::mem::take(&mut self.frame_pending) {
             self.viewport.frame_all(&self.sim.world);
+            self.home_camera = Some(self.viewport.camera().clone());
             ctx.request_repaint();
         }
         for a in actions {
@@ -352,9 +376,12 @@ impl App {
     }
 
     /// Play/pause, step, reset, speed, the clock, and the panel switches.
+    /// One row whose controls never move: fixed-width buttons and counters, the panel toggles
+    /// inline when the window is wide enough and in a "Panels" menu when it is not, and the
+    /// real-time warning last.
     fn toolbar(&mut self, ui: &mut Ui) -> Vec<Command> {
         let mut commands = Vec::new();
-        ui.horizontal_wrapped(|ui| {
+        ui.horizontal(|ui| {
             let play_label = if self.sim.playing { "⏸ Pause" } else { "▶ Play" };
             if ui.add(egui::Button::new(RichText::new(play_label).strong()).min_size(egui::vec2(96.0, 0.0)))
                 .on_hover_text("Run or stop the simulation (Space)")
@@ -365,12 +392,10 @@ impl App {
             if ui.button("⏭ Step").on_hover_text("Advance exactly one fixed step, then stay paused (S or the right arrow key)").clicked() {
                 self.step_once();
             }
-            if ui.button("⟲ Reset").on_hover_text("Rebuild the scene from its file, keeping the current settings (R)").clicked() {
+            if ui.button("⟲ Reset").on_hover_text("Rebuild the scene from its file, keeping the current settings, and put the camera back (R)").clicked() {
                 self.reset();
             }
             ui.separator();
-            ui.label("Speed");
-            // Narrow enough that the toolbar fits one row of the default 1600-pixel window.
             ui.spacing_mut().slider_width = 100.0;
             ui.add(
                 egui::Slider::new(&mut self.sim.speed, SPEED_RANGE)
@@ -378,40 +403,58 @@ impl App {
                     .custom_formatter(|v, _| format!("{v:.2}×"))
                     .custom_parser(|t| t.trim().trim_end_matches('×').trim().parse().ok()),
             )
-            .on_hover_text("Simulated time per real second. The step dt stays fixed; only how many steps run per frame changes.");
+            .on_hover_text("Speed: simulated time per real second. The step dt stays fixed; only how many steps run per frame changes.");
             ui.separator();
+            // Fixed-width counters: up to 999,999,999 steps and 115 days keep their width.
             let w = &self.sim.world;
-            ui.label(RichText::new(format!("step {}", w.step_count())).monospace().strong());
-            ui.label(RichText::new(format!("t = {:.3} s", w.time())).monospace());
-            ui.label(RichText::new(format!("{:.2} ms/step", w.profile().total_ms)).monospace())
+            ui.label(RichText::new(format!("step {:>9}", w.step_count())).monospace().strong());
+            ui.label(RichText::new(format!("t {:>10.2} s", w.time().min(9_999_999.99))).monospace());
+            ui.label(RichText::new(format!("{:>7.2} ms/step", w.profile().total_ms.min(9_999.99))).monospace())
                 .on_hover_text("Wall time of the last step");
-            if self.sim.behind {
-                ui.colored_label(colors::WARN, "⚠ slower than real time").on_hover_text(
-                    "The steps real time asks for do not fit in a frame; the simulation runs slower than the speed set.",
-                );
+            ui.separator();
+            // The toggles, Frame all and Presentation must fit on the row; when they do not, the
+            // toggles fold into a menu. (The real-time warning comes last, when there is one.)
+            let font = egui::TextStyle::Button.resolve(ui.style());
+            let pad = 2.0 * ui.spacing().button_padding.x + ui.spacing().item_spacing.x;
+            let text_width = |t: &str| {
+                ui.fonts_mut(|f| f.layout_no_wrap(t.to_string(), font.clone(), egui::Color32::WHITE).size().x) + pad
+            };
+            let toggles: f32 = PANEL_NAMES.iter().map(|t| text_width(t)).sum();
+            let rest: f32 = ["Frame all", "📽 Presentation"].iter().map(|t| text_width(t)).sum();
+            if ui.available_width() >= toggles + rest + 24.0 {
+                self.panel_toggles(ui);
+            } else {
+                ui.menu_button("Panels…", |ui| self.panel_toggles(ui));
             }
             ui.separator();
-            ui.toggle_value(&mut self.open.scenes, "Scenes");
-            ui.toggle_value(&mut self.open.settings, "Settings");
-            ui.toggle_value(&mut self.open.profiler, "Profiler");
-            ui.toggle_value(&mut self.open.inspector, "Inspector");
-            ui.toggle_value(&mut self.open.view, "View");
-            ui.toggle_value(&mut self.open.sweep, "Sweep")
-                .on_hover_text("Run the scene over a range of settings and plot the results");
-            ui.toggle_value(&mut self.open.pair, "Pair")
-                .on_hover_text("How the narrow phase answers the selected body and a partner, step by step.");
-            ui.toggle_value(&mut self.open.timeline, "Timeline")
-                .on_hover_text("Record, scrub, fork and compare (Ctrl+R records; shown while recording).");
-            ui.separator();
-            if ui.button("Frame all").on_hover_text("Fit every body in the view (F)").clicked() {
+            if ui.button("Frame all").on_hover_text("Fit the scene's bodies in the view, leaving out those that flew far away (F)").clicked() {
                 commands.push(Command::FrameAll);
             }
             let mut p = self.presentation;
             if ui.toggle_value(&mut p, "📽 Presentation").on_hover_text("Enlarge everything for a projector (P)").changed() {
                 self.set_presentation(ui.ctx(), p);
             }
+            if self.sim.behind {
+                ui.colored_label(colors::WARN, "⚠ slower than real time").on_hover_text(
+                    "The steps real time asks for do not fit in a frame; the simulation runs slower than the speed set.",
+                );
+            }
         });
         commands
+    }
+
+    fn panel_toggles(&mut self, ui: &mut Ui) {
+        ui.toggle_value(&mut self.open.scenes, "Scenes");
+        ui.toggle_value(&mut self.open.settings, "Settings");
+        ui.toggle_value(&mut self.open.profiler, "Profiler");
+        ui.toggle_value(&mut self.open.inspector, "Inspector");
+        ui.toggle_value(&mut self.open.view, "View");
+        ui.toggle_value(&mut self.open.sweep, "Sweep")
+            .on_hover_text("Run the scene over a range of settings and plot the results");
+        ui.toggle_value(&mut self.open.pair, "Pair")
+            .on_hover_text("How the narrow phase answers the selected body and a partner, step by step.");
+        ui.toggle_value(&mut self.open.timeline, "Timeline")
+            .on_hover_text("Record, scrub, fork and compare (Ctrl+R records; shown while recording).");
     }
 
     fn handle_keys(&mut self, ctx: &egui::Context) {
@@ -449,10 +492,23 @@ impl App {
         self.sim.step_once();
     }
 
+    /// Rebuilds the scene from its file (keeping the settings), puts the camera back where the
+    /// scene opened, and plays only if autoplay is on.
     pub fn reset(&mut self) {
         if let Err(e) = self.sim.reset() {
             self.scenes.error = Some(e);
         }
+        if let Some(c) = &self.home_camera {
+            *self.viewport.camera_mut() = c.clone();
+        }
+        self.sim.playing = self.autoplay;
+    }
+
+    /// Shows an error in the scene browser (opened), e.g. a scene given on the command line that
+    /// could not be loaded.
+    pub fn show_error(&mut self, message: String) {
+        self.scenes.error = Some(message);
+        self.open.scenes = true;
     }
 
     fn set_presentation(&mut self, ctx: &egui::Context, on: bool) {
@@ -476,6 +532,7 @@ impl App {
                 self.scenes.remember(path);
                 self.view.selected = None;
                 self.frame_pending = true;
+                self.sim.playing = self.autoplay;
             }
             Err(e) => {
                 self.scenes.error = Some(e);

@@ -84,7 +84,7 @@ impl ViewPanel {
             ui.end_row();
         });
         ui.weak(
-            "Drag: orbit · right/middle drag: pan · wheel: zoom · click: select · Ctrl+drag a body: pull it · B: shoot",
+            "Left-drag: orbit (on a body: pull it) · right-drag: orbit · middle or Shift+drag: pan · wheel: zoom · click: select · B: shoot",
         );
         commands
     }

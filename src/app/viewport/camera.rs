@@ -104,10 +104,11 @@ impl Camera {
         Some(egui::pos2(rect.left() + (x + 1.0) * 0.5 * rect.width(), rect.top() + (1.0 - y) * 0.5 * rect.height()))
     }
 
-    /// Rotates about the target by screen-drag amounts (radians).
+    /// Rotates about the target by screen-drag amounts (radians). The eye stays level with the
+    /// target or above it, so orbiting never swings the view under the floor.
     pub fn orbit(&mut self, d_yaw: f32, d_pitch: f32) {
         self.yaw = (self.yaw + d_yaw).rem_euclid(std::f32::consts::TAU);
-        self.pitch = (self.pitch + d_pitch).clamp(-MAX_PITCH, MAX_PITCH);
+        self.pitch = (self.pitch + d_pitch).clamp(0.0, MAX_PITCH);
     }
 
     /// Moves the target in the view plane by a drag of `(dx, dy)` points in a viewport

@@ -284,18 +284,35 @@ impl Drop for Viewport {
     }
 }
 
-/// The box `frame_all` aims at: moving bodies if any, else all bodies.
-fn frame_box(world: &World) -> Option<crate::geometry::Aabb> {
-    let merge = |moving: bool| {
+/// The box `frame_all` aims at: moving bodies if any, else all bodies; leaving out bodies that
+/// flew far from the rest (farther from the median centre than 20 m and four times the median
+/// distance), so one escaped ball does not shrink the scene to a speck.
+pub(crate) fn frame_box(world: &World) -> Option<crate::geometry::Aabb> {
+    let pick = |moving: bool| -> Vec<crate::geometry::Aabb> {
         world
             .bodies()
             .iter()
             .filter(|b| !moving || b.kind != crate::BodyKind::Static)
             .map(|b| b.aabb())
             .filter(|a| a.min.is_finite() && a.max.is_finite())
-            .reduce(|a, b| a.merge(&b))
+            .collect()
     };
-    merge(true).or_else(|| merge(false))
+    let mut boxes = pick(true);
+    if boxes.is_empty() {
+        boxes = pick(false);
+    }
+    let median = |mut v: Vec<f32>| {
+        v.sort_by(f32::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(0.0)
+    };
+    let centre = crate::math::Vec3::new(
+        median(boxes.iter().map(|b| b.center().x).collect()),
+        median(boxes.iter().map(|b| b.center().y).collect()),
+        median(boxes.iter().map(|b| b.center().z).collect()),
+    );
+    let reach = (4.0 * median(boxes.iter().map(|b| b.center().distance(centre)).collect())).max(20.0);
+    let near = boxes.iter().filter(|b| b.center().distance(centre) <= reach).copied().reduce(|a, b| a.merge(&b));
+    near.or_else(|| boxes.into_iter().reduce(|a, b| a.merge(&b)))
 }
 
 #[cfg(test)]
