@@ -405,12 +405,17 @@ impl App {
             )
             .on_hover_text("Speed: simulated time per real second. The step dt stays fixed; only how many steps run per frame changes.");
             ui.separator();
-            // Fixed-width counters: up to 999,999,999 steps and 115 days keep their width.
+            // Counters in slots of fixed width (wide enough for 9,999,999 steps, a day of
+            // simulated time and 999 ms), so nothing after them moves as they grow.
             let w = &self.sim.world;
-            ui.label(RichText::new(format!("step {:>9}", w.step_count())).monospace().strong());
-            ui.label(RichText::new(format!("t {:>10.2} s", w.time().min(9_999_999.99))).monospace());
-            ui.label(RichText::new(format!("{:>7.2} ms/step", w.profile().total_ms.min(9_999.99))).monospace())
-                .on_hover_text("Wall time of the last step");
+            let slot = |ui: &mut Ui, chars: usize, text: RichText| {
+                let width = ui.fonts_mut(|f| f.glyph_width(&egui::TextStyle::Monospace.resolve(ui.style()), '0'));
+                let height = ui.spacing().interact_size.y;
+                ui.add_sized([width * chars as f32, height], egui::Label::new(text.monospace()).truncate())
+            };
+            slot(ui, 12, RichText::new(format!("step {}", w.step_count())).strong());
+            slot(ui, 12, RichText::new(format!("t {:.2} s", w.time())));
+            slot(ui, 14, RichText::new(format!("{:.2} ms/step", w.profile().total_ms))).on_hover_text("Wall time of the last step");
             ui.separator();
             // The toggles, Frame all and Presentation must fit on the row; when they do not, the
             // toggles fold into a menu. (The real-time warning comes last, when there is one.)
