@@ -357,3 +357,23 @@ fn the_app_opens_paused_and_reset_restores_the_camera() {
     assert_eq!(*h.state_mut().viewport_mut().camera(), home, "R restores the camera");
     assert!(!h.state().simulation().playing);
 }
+
+/// Selecting a body starts its history: the inspector plots it and counts contact changes.
+#[test]
+fn the_inspector_plots_the_selected_body_over_time() {
+    let mut h = harness(app_with(small_scene()));
+    h.run();
+    h.state_mut().apply(collidoscope::app::Command::Select(Some(2)));
+    h.run();
+    h.get_by_label("Play or step to plot this body.");
+    for _ in 0..90 {
+        h.state_mut().step_once();
+    }
+    h.run();
+    assert_eq!(h.state().simulation().trace.len(), 90);
+    assert_eq!(h.state().simulation().trace.body(), Some(2));
+    let heights: Vec<f64> = h.state().simulation().trace.series(0).map(|p| p[1]).collect();
+    assert!(heights[0] > heights[89], "the ball fell: {} -> {}", heights[0], heights[89]);
+    h.get_by_label_contains("contact changes: ");
+    h.get_by_label("Over time");
+}

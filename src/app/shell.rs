@@ -331,7 +331,8 @@ impl App {
                             ui,
                             |ui| {
                                 let dragging = self.sim.drag.map(|d| d.body);
-                                commands.extend(self.inspector.ui(ui, &self.sim.world, self.view.selected, dragging));
+                                let (world, trace) = (&self.sim.world, &self.sim.trace);
+                                commands.extend(self.inspector.ui(ui, world, trace, self.view.selected, dragging));
                             },
                         );
                     }
@@ -579,6 +580,7 @@ impl App {
 
     fn select(&mut self, i: Option<usize>) {
         self.view.selected = i.filter(|&i| i < self.sim.world.bodies().len());
+        self.sim.trace.follow(self.view.selected);
         if self.view.selected.is_some() {
             self.open.inspector = true;
         }

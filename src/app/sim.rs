@@ -32,6 +32,8 @@ const DRAG_SPIN_DAMPING: Real = 5.0;
 
 /// Radius (m) and density (kg/m³) of the spheres shot from the camera.
 pub const SHOT_RADIUS: Real = 0.15;
+/// Steps of the selected body's history kept for its plot: a minute at 60 Hz.
+const TRACE_STEPS: usize = 3600;
 const SHOT_DENSITY: Real = 3000.0;
 
 /// A body held by the mouse: a point fixed in the body is pulled toward `target`.
@@ -60,6 +62,8 @@ pub struct Simulation {
     shots: u32,
     /// Recording, the timeline's recording and an A/B partner (see `app::record`).
     pub record: super::record::RecordState,
+    /// The selected body's history, for the inspector's plot.
+    pub trace: crate::record::BodyTrace,
 }
 
 impl Simulation {
@@ -78,6 +82,7 @@ impl Simulation {
             history: History::new(600),
             shots: 0,
             record: Default::default(),
+            trace: crate::record::BodyTrace::new(TRACE_STEPS),
         })
     }
 
@@ -109,6 +114,7 @@ impl Simulation {
         self.accumulator = 0.0;
         self.drag = None;
         self.history.clear();
+        self.trace.clear();
         Ok(())
     }
 
@@ -147,6 +153,7 @@ impl Simulation {
         }
         self.record_step();
         self.history.push(self.world.step_count(), *self.world.profile());
+        self.trace.observe(&self.world);
     }
 
     /// Adds a fast bullet sphere at `origin` moving at `velocity`; returns its index.

@@ -2,8 +2,10 @@
 //! run can be replayed bit for bit, verified, scrubbed and forked.
 
 mod events;
+mod trace;
 
 pub use events::{Event, EventDetector, EventKind};
+pub use trace::{BodyTrace, TRACE_SERIES};
 
 use crate::math::{Quat, Vec3};
 use crate::scene::{AtomicFile, BodyDesc, HullCache, Scene, SceneError};

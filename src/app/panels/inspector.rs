@@ -1,19 +1,61 @@
-//! The inspector: the selected body's shape, mass, pose, velocity and contacts, and a list of
-//! all bodies to select from.
+//! The inspector: the selected body's shape, mass, pose, velocity and contacts, a plot of its
+//! history since it was selected, and a list of all bodies to select from.
 
 use super::Command;
 use crate::dynamics::Body;
 use crate::math::Vec3;
+use crate::record::{BodyTrace, TRACE_SERIES};
 use crate::world::World;
 use eframe::egui::{self, RichText, Ui};
+use egui_plot::{Line, Plot, PlotPoints};
 
 #[derive(Default)]
 pub struct InspectorPanel {
     filter: String,
+    /// The series of the history plot, an index into [`TRACE_SERIES`].
+    series: usize,
 }
 
 impl InspectorPanel {
-    pub fn ui(&mut self, ui: &mut Ui, world: &World, selected: Option<usize>, dragging: Option<usize>) -> Vec<Command> {
+    /// The selected body's history since it was selected: one series at a time, and how often
+    /// its contacts switched on and off.
+    fn trace_plot(&mut self, ui: &mut Ui, trace: &BodyTrace) {
+        ui.add_space(4.0);
+        ui.horizontal(|ui| {
+            let l = ui.label("Over time");
+            egui::ComboBox::from_id_salt("trace_series")
+                .selected_text(TRACE_SERIES[self.series])
+                .show_ui(ui, |ui| {
+                    for (k, name) in TRACE_SERIES.iter().enumerate() {
+                        ui.selectable_value(&mut self.series, k, *name);
+                    }
+                })
+                .response
+                .labelled_by(l.id);
+        });
+        if trace.is_empty() {
+            ui.label("Play or step to plot this body.");
+            return;
+        }
+        let pts: PlotPoints = trace.series(self.series).collect();
+        Plot::new("trace_plot")
+            .height(140.0)
+            .x_axis_label("step")
+            .y_axis_label(TRACE_SERIES[self.series])
+            .show(ui, |plot| plot.line(Line::new(TRACE_SERIES[self.series], pts).width(1.5)));
+        ui.label(format!("contact changes: {} in {} steps", trace.contact_changes(), trace.len())).on_hover_text(
+            "Contacts of this body that started or ended: a resting body whose count climbs is flickering (jitter).",
+        );
+    }
+
+    pub fn ui(
+        &mut self,
+        ui: &mut Ui,
+        world: &World,
+        trace: &BodyTrace,
+        selected: Option<usize>,
+        dragging: Option<usize>,
+    ) -> Vec<Command> {
         let mut commands = Vec::new();
         match selected.and_then(|i| world.bodies().get(i).map(|b| (i, b))) {
             Some((i, body)) => {
@@ -24,6 +66,7 @@ impl InspectorPanel {
                     }
                 });
                 body_details(ui, world, i, body, dragging == Some(i));
+                self.trace_plot(ui, trace);
             }
             None => {
                 ui.label("Click a body in the 3D view, or pick one below.");
