@@ -377,3 +377,26 @@ fn the_inspector_plots_the_selected_body_over_time() {
     h.get_by_label_contains("contact changes: ");
     h.get_by_label("Over time");
 }
+
+/// The path field beside "Open file…" opens a typed path (for desktops without a file dialog);
+/// a bad path shows the error and keeps the scene.
+#[test]
+fn the_path_field_opens_a_typed_scene() {
+    let mut h = harness(app_with(small_scene()));
+    h.run();
+    h.state_mut().open_panels_mut().scenes = true;
+    h.run();
+    let scenes = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes");
+    h.get_by_label("Path").click();
+    h.run();
+    h.get_by_label("Path").type_text(scenes.join("nope.ron").to_str().unwrap());
+    h.run();
+    click(&mut h, "Open");
+    assert!(h.state().scene_error().is_some_and(|e| e.contains("nope.ron")), "{:?}", h.state().scene_error());
+    assert_eq!(h.state().simulation().scene.name, "Test drop");
+    h.state_mut().scenes_panel_mut().typed_path = scenes.join("box_stack.ron").to_string_lossy().into_owned();
+    h.run();
+    click(&mut h, "Open");
+    assert_eq!(h.state().simulation().scene.name, "Box stack");
+    assert!(h.state().scene_error().is_none());
+}

@@ -243,6 +243,10 @@ impl App {
         &mut self.open
     }
 
+    pub fn scenes_panel_mut(&mut self) -> &mut ScenePanel {
+        &mut self.scenes
+    }
+
     /// The last load or save error shown in the scene browser.
     pub fn scene_error(&self) -> Option<&str> {
         self.scenes.error.as_deref()

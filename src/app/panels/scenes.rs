@@ -24,11 +24,29 @@ pub struct ScenePanel {
     pub error: Option<String>,
     /// The last successful save.
     pub notice: Option<String>,
+    /// The path field beside "Open file…", for desktops without a file dialog.
+    pub typed_path: String,
+    /// The last "Open file…" came back without a file: say the path field exists.
+    dialog_hint: bool,
 }
 
 impl ScenePanel {
     pub fn new(dir: PathBuf, recent: Vec<PathBuf>) -> Self {
-        ScenePanel { dir, entries: None, recent, error: None, notice: None }
+        ScenePanel {
+            dir,
+            entries: None,
+            recent,
+            error: None,
+            notice: None,
+            typed_path: String::new(),
+            dialog_hint: false,
+        }
+    }
+
+    /// A typed path as given, or inside the listed folder when it is not found as given.
+    fn resolve(&self, typed: &str) -> PathBuf {
+        let p = PathBuf::from(typed);
+        if p.exists() || p.is_absolute() { p } else { Some(self.dir.join(&p)).filter(|q| q.exists()).unwrap_or(p) }
     }
 
     pub fn dir(&self) -> &Path {
@@ -80,11 +98,15 @@ impl ScenePanel {
         }
 
         ui.horizontal_wrapped(|ui| {
-            if ui.button("📂 Open file…").clicked()
-                && let Some(p) =
-                    rfd::FileDialog::new().add_filter("Scene", &["ron"]).set_directory(&self.dir).pick_file()
-            {
-                commands.push(Command::OpenScene(p));
+            if ui.button("📂 Open file…").clicked() {
+                match rfd::FileDialog::new().add_filter("Scene", &["ron"]).set_directory(&self.dir).pick_file() {
+                    Some(p) => {
+                        self.dialog_hint = false;
+                        commands.push(Command::OpenScene(p));
+                    }
+                    // Cancelled, or no dialog could be shown (no portal or GTK on this desktop).
+                    None => self.dialog_hint = true,
+                }
             }
             if ui
                 .button("💾 Save state as…")
@@ -109,6 +131,27 @@ impl ScenePanel {
                 self.entries = None;
             }
         });
+
+        ui.horizontal(|ui| {
+            let l = ui.label("Path");
+            let field = ui
+                .add(
+                    egui::TextEdit::singleline(&mut self.typed_path)
+                        .hint_text("scenes/default.ron")
+                        .desired_width(220.0),
+                )
+                .labelled_by(l.id);
+            let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            if (ui.button("Open").on_hover_text("Open the scene file at this path").clicked() || enter)
+                && !self.typed_path.trim().is_empty()
+            {
+                self.dialog_hint = false;
+                commands.push(Command::OpenScene(self.resolve(self.typed_path.trim())));
+            }
+        });
+        if self.dialog_hint {
+            ui.colored_label(colors::WARN, "No file was chosen. If no dialog appeared, type the file's path above.");
+        }
 
         ui.add_space(4.0);
         ui.label(RichText::new(format!("Scenes in {}", self.dir.display())).strong());
