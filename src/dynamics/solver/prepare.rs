@@ -140,7 +140,18 @@ pub(super) fn find_point<'a>(
             return Some(c);
         }
     }
-    let p = mp.point;
+    nearest_unclaimed(cached, k, pts, mp.point)
+}
+
+/// `find_point`'s fallback for a new id: rare once contacts have settled, so kept out of line.
+#[cold]
+#[inline(never)]
+fn nearest_unclaimed<'a>(
+    cached: &'a [CachedImpulse; MAX_MANIFOLD_POINTS],
+    k: usize,
+    pts: &[ContactPoint],
+    p: Vec3,
+) -> Option<&'a CachedImpulse> {
     let mut limit = MATCH_DISTANCE * MATCH_DISTANCE;
     for (j, q) in pts.iter().enumerate() {
         if j != k {
