@@ -62,11 +62,11 @@ fn measure(base: u32, steps: usize, sleeping: bool) -> Run {
     r
 }
 
-/// A 40-wide wall (820 cubes), sleeping off, over 300 steps. Before the fix it lost 5.6% of its
-/// contact points and a box left the plane by 21 cm; now it keeps them all and drifts about
-/// 2 cm (the top box creeps; see docs/dynamics.md for what is still open). It holds only for a
-/// while: left to run, the same wall bends out of its plane too (0.3 m by step 600, 4 m by step
-/// 900 at the default 30 Hz contacts), only more slowly than the large pyramid.
+/// A 40-wide wall (820 cubes), sleeping off, over 300 steps. Before issue 6's fix it lost 5.6%
+/// of its contact points and a box left the plane by 21 cm; now it keeps them all and stays
+/// within 2 mm of its plane. It holds only for a while: left to run with sleeping off, the same wall
+/// leans out of its plane too (0.13 m by step 750, 0.47 m by step 900); with sleeping on it is
+/// asleep at 1.3 s, 1.5 mm out of its plane.
 #[test]
 fn a_one_deep_pyramid_of_40_keeps_its_contacts_and_stays_near_its_plane() {
     let r = measure(40, 300, false);
@@ -75,19 +75,48 @@ fn a_one_deep_pyramid_of_40_keeps_its_contacts_and_stays_near_its_plane() {
     assert!(r.max_drift < 0.05, "a box left the plane by {} m", r.max_drift);
 }
 
-/// Issue 6's target on the full benchmark scene: 600 steps with sleeping off and on, at least
-/// 95% of step 100's contact points kept and no box more than 1 cm out of its plane. Not met
-/// yet (see docs/dynamics.md). `cargo test --release --no-default-features --test
-/// dynamics_pyramid_wall -- --ignored --nocapture`.
+/// Issue 15's target on the benchmark scene, as shipped (sleeping on): for 10 s no cube leaves
+/// its plane by 5 cm or tilts by 2°, and every cube is asleep by the end. Measured: 1.8 cm,
+/// 0.70°, all asleep at 3.0 s (before warm starting matched points by position and the sweep
+/// order turned, the wall never got still enough to sleep and fell from about 5 s).
 #[test]
-#[ignore = "issue 6 target, not met yet: the large pyramid still buckles"]
-fn the_large_pyramid_stands_for_ten_seconds() {
-    let runs = [false, true].map(|sleeping| (sleeping, measure(100, 600, sleeping)));
-    for (sleeping, r) in &runs {
-        let k = kept(r, 100);
-        assert!(k >= 0.95, "sleeping {sleeping}: the wall lost contacts: kept {:.1}%", 100.0 * k);
-        assert!(r.max_drift < 0.01, "sleeping {sleeping}: a box left the plane by {} m", r.max_drift);
+fn the_large_pyramid_stands_and_falls_asleep() {
+    let scene = Scene::load(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/large_pyramid.ron")).unwrap();
+    let mut w = scene.build().unwrap();
+    assert!(w.settings.sleeping);
+    let dynamic = w.bodies().iter().filter(|b| b.is_dynamic()).count() as u32;
+    let (mut out, mut tilt, mut asleep_at) = (0.0f32, 0.0f32, None);
+    for k in 0..600 {
+        w.step();
+        for b in w.bodies().iter().filter(|b| b.is_dynamic()) {
+            out = out.max(b.pose.translation.z.abs());
+            let up = b.pose.rotation * collidoscope::math::Vec3::Y;
+            tilt = tilt.max((up.x * up.x + up.z * up.z).sqrt().min(1.0).asin().to_degrees());
+        }
+        if asleep_at.is_none() && w.profile().sleeping_bodies == dynamic {
+            asleep_at = Some(k + 1);
+        }
     }
+    println!(
+        "large pyramid, sleeping on, 10 s: out of plane {:.1} mm, tilt {tilt:.2}°, all asleep at step {asleep_at:?}",
+        out * 1e3
+    );
+    assert!(out < 0.05, "a cube left its plane by {out} m");
+    assert!(tilt < 2.0, "a cube tilted {tilt}°");
+    assert!(asleep_at.is_some(), "{} of {dynamic} cubes asleep after 10 s", w.profile().sleeping_bodies);
+}
+
+/// The same target with sleeping off: 600 steps, at least 95% of step 100's contact points
+/// kept and no cube more than 5 cm out of its plane. Not met (issue 15): the wall leans out of
+/// its plane from about 2 s and falls from about 5 s; see docs/dynamics.md.
+/// `cargo test --release --no-default-features --test dynamics_pyramid_wall -- --ignored --nocapture`.
+#[test]
+#[ignore = "issue 15 target, not met yet: with sleeping off the large pyramid still leans out of its plane"]
+fn the_large_pyramid_stands_for_ten_seconds_with_sleeping_off() {
+    let r = measure(100, 600, false);
+    let k = kept(&r, 100);
+    assert!(k >= 0.95, "the wall lost contacts: kept {:.1}%", 100.0 * k);
+    assert!(r.max_drift < 0.05, "a box left the plane by {} m", r.max_drift);
 }
 
 /// Prints the progress of a wall every `WALL_EVERY` steps: `WALL_BASE`, `WALL_STEPS`, and

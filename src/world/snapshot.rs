@@ -38,6 +38,10 @@ pub struct WarmEntry {
     pub b: u32,
     /// `(feature id, normal impulse, friction impulse as a world vector, twist impulse)`.
     pub points: Vec<(u32, Real, Vec3, Real)>,
+    /// Where each point was (world space), for matching a point whose id changed. Snapshots
+    /// without it match by id alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub at: Vec<Vec3>,
 }
 
 /// Everything that carries over from one step to the next.
@@ -118,6 +122,7 @@ impl World {
                 a: *a,
                 b: *b,
                 points: pts.iter().filter(|p| p.id != u32::MAX).map(|p| (p.id, p.normal, p.tangent, p.twist)).collect(),
+                at: pts.iter().filter(|p| p.id != u32::MAX).map(|p| p.point).collect(),
             })
             .collect();
         Snapshot { step: self.step_count, settings: self.settings.clone(), bodies, warm_cache }
@@ -149,7 +154,12 @@ impl World {
         }
         let mut cache = Vec::with_capacity(snap.warm_cache.len());
         for e in &snap.warm_cache {
-            if e.a >= e.b || e.b as usize >= bodies.len() || e.points.len() > MAX_MANIFOLD_POINTS {
+            if e.a >= e.b
+                || e.b as usize >= bodies.len()
+                || e.points.len() > MAX_MANIFOLD_POINTS
+                || !(e.at.is_empty() || e.at.len() == e.points.len())
+                || !e.at.iter().all(|p| p.is_finite())
+            {
                 return Err(format!("warm_cache: bad entry for pair ({}, {})", e.a, e.b));
             }
             let mut imp = [CachedImpulse { id: u32::MAX, ..Default::default() }; MAX_MANIFOLD_POINTS];
@@ -157,7 +167,8 @@ impl World {
                 if !(normal.is_finite() && tangent.is_finite() && twist.is_finite()) {
                     return Err(format!("warm_cache: an impulse of pair ({}, {}) is not finite", e.a, e.b));
                 }
-                imp[k] = CachedImpulse { id, normal, tangent, twist };
+                let point = e.at.get(k).copied().unwrap_or(Vec3::splat(Real::INFINITY));
+                imp[k] = CachedImpulse { id, normal, tangent, twist, point };
             }
             cache.push(((e.a, e.b), imp));
         }

@@ -89,7 +89,7 @@ impl Inputs {
             let (p, depth, normal) = match pts.get(k) {
                 Some(mp) => {
                     *id = mp.id;
-                    let warm = cached.and_then(|cached| find_point(cached, k, mp.id));
+                    let warm = cached.and_then(|cached| find_point(cached, k, pts, mp));
                     if let Some(w) = warm {
                         tangent += w.tangent;
                         twist += w.twist;

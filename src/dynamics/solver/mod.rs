@@ -30,16 +30,19 @@ pub struct Contact {
     pub manifold: Manifold,
 }
 
-/// Impulses kept between steps for warm starting, matched by pair and feature id. The point's
-/// share of the manifold's friction impulse is a world-space vector, so it survives any change
-/// of friction basis (or of the normal's sign pattern) between steps; its share of the twist
-/// impulse is about the manifold's normal.
+/// Impulses kept between steps for warm starting, matched by pair and feature id, or by
+/// position where the id changed (see `prepare::find_point`). The point's share of the
+/// manifold's friction impulse is a world-space vector, so it survives any change of friction
+/// basis (or of the normal's sign pattern) between steps; its share of the twist impulse is
+/// about the manifold's normal.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct CachedImpulse {
     pub id: u32,
     pub normal: Real,
     pub tangent: Vec3,
     pub twist: Real,
+    /// Where the point was (world space) when the contact was found.
+    pub point: Vec3,
 }
 
 /// Warm-starting cache: last step's impulses per pair, sorted by pair.
@@ -165,6 +168,7 @@ impl Solver {
             rest_depth,
             max_push: settings.max_correction_velocity,
             use_bias: true,
+            first_point: 0,
         };
         let relax = PassParams { use_bias: false, ..solve };
         // Rotation per substep is capped so that fast spin cannot wrap the quaternion update.
@@ -173,7 +177,7 @@ impl Solver {
 
         let (states, motion) = (&mut self.states, &mut self.motion);
         let (bundles, bounces, overflow) = (&mut self.bundles, &mut self.bounces, &mut self.overflow);
-        for _ in 0..substeps {
+        for substep in 0..substeps as usize {
             let t = std::time::Instant::now();
             let dv = settings.gravity * h;
             for (s, m) in states.iter_mut().zip(motion.iter()) {
@@ -188,7 +192,8 @@ impl Solver {
                 wide::warm_start(isa, bundles, states);
                 rows::warm_start(overflow, states);
             }
-            for _ in 0..settings.iterations {
+            for it in 0..settings.iterations as usize {
+                let solve = PassParams { first_point: substep + it, ..solve };
                 wide::solve(isa, bundles, bounces, states, &solve);
                 rows::solve(overflow, states, &solve);
             }
@@ -210,6 +215,7 @@ impl Solver {
             times.integrate_ms += t.elapsed().as_secs_f64() * 1e3;
 
             let t = std::time::Instant::now();
+            let relax = PassParams { first_point: substep + 2, ..relax };
             wide::solve(isa, bundles, bounces, states, &relax);
             rows::solve(overflow, states, &relax);
             times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
@@ -233,13 +239,15 @@ impl Solver {
                 }
             }
             for (i, &m) in lanes.contact.iter().enumerate().filter(|l| *l.1 != u32::MAX) {
-                let cached = bundle.ended(i, lanes.len[i] as usize).cached(&lanes.ids[i]);
+                let points = contacts[m as usize].manifold.points();
+                let cached = bundle.ended(i, lanes.len[i] as usize).cached(&lanes.ids[i], points);
                 cache[m as usize] = ((bundle.a[i], bundle.b[i]), cached);
             }
         }
         for (k, &m) in self.colouring.overflow.iter().enumerate() {
             let rows = &overflow[k];
-            cache[m as usize] = ((rows.a, rows.b), prepare::cached_impulses(rows, &self.overflow_info[k]));
+            let points = contacts[m as usize].manifold.points();
+            cache[m as usize] = ((rows.a, rows.b), prepare::cached_impulses(rows, &self.overflow_info[k], points));
         }
         times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
 

@@ -4,7 +4,7 @@
 use super::rows::{BodyState, ManifoldRows, NormalRow, PointInfo};
 use super::{CachedImpulse, Contact, WarmCache};
 use crate::math::{Real, Vec3, orthonormal_basis};
-use crate::narrowphase::MAX_MANIFOLD_POINTS;
+use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS};
 use glam::{Mat3A, Vec3A};
 
 /// Per-body constants of the step, copied from the bodies in one sequential pass so that
@@ -93,7 +93,7 @@ pub(super) fn manifold_rows(
         let (ran, rbn) = (ra.cross(n), rb.cross(n));
         let (ia_ran, ib_rbn) = (ia_m * ran, ib_m * rbn);
         let rel_v = n.dot((vb + wb.cross(rb)) - (va + wa.cross(ra)));
-        let warm = cached.and_then(|cached| find_point(cached, k, mp.id));
+        let warm = cached.and_then(|cached| find_point(cached, k, pts, mp));
         if let Some(w) = warm {
             tangent += Vec3A::from(w.tangent);
             twist += w.twist;
@@ -116,23 +116,68 @@ pub(super) fn manifold_rows(
     rows
 }
 
-/// The cached point with feature id `id`; manifolds mostly keep their order, so slot `k` is
-/// tried first.
+/// The cached point of point `k` of the manifold `pts`: the one with its feature id (manifolds
+/// mostly keep their order, so slot `k` is tried first); else, when the id is new, the nearest
+/// cached point whose id no point of `pts` has, if it lies within a quarter of the distance to
+/// `k`'s nearest neighbour in `pts` (and within [`MATCH_DISTANCE`]).
+///
+/// Ids change where a clipped point sits exactly on an edge of the other face (stacked boxes of
+/// the same footprint), and a point that lost its warm start takes its load from zero again:
+/// in a column of thin boxes half the points did, every step, and the column rocked itself over.
 #[inline]
-pub(super) fn find_point(cached: &[CachedImpulse; MAX_MANIFOLD_POINTS], k: usize, id: u32) -> Option<&CachedImpulse> {
-    if id == u32::MAX {
-        return None;
+pub(super) fn find_point<'a>(
+    cached: &'a [CachedImpulse; MAX_MANIFOLD_POINTS],
+    k: usize,
+    pts: &[ContactPoint],
+    mp: &ContactPoint,
+) -> Option<&'a CachedImpulse> {
+    let id = mp.id;
+    if id != u32::MAX {
+        if cached[k].id == id {
+            return Some(&cached[k]);
+        }
+        if let Some(c) = cached.iter().find(|p| p.id == id) {
+            return Some(c);
+        }
     }
-    if cached[k].id == id {
-        return Some(&cached[k]);
-    }
-    cached.iter().find(|p| p.id == id)
+    nearest_unclaimed(cached, k, pts, mp.point)
 }
+
+/// `find_point`'s fallback for a new id: rare once contacts have settled, so kept out of line.
+#[cold]
+#[inline(never)]
+fn nearest_unclaimed<'a>(
+    cached: &'a [CachedImpulse; MAX_MANIFOLD_POINTS],
+    k: usize,
+    pts: &[ContactPoint],
+    p: Vec3,
+) -> Option<&'a CachedImpulse> {
+    let mut limit = MATCH_DISTANCE * MATCH_DISTANCE;
+    for (j, q) in pts.iter().enumerate() {
+        if j != k {
+            limit = limit.min(0.0625 * (q.point - p).length_squared());
+        }
+    }
+    let mut best = None;
+    for c in cached.iter().filter(|c| c.id != u32::MAX && pts.iter().all(|q| q.id != c.id)) {
+        let d = (c.point - p).length_squared();
+        if d < limit {
+            limit = d;
+            best = Some(c);
+        }
+    }
+    best
+}
+
+/// Farthest a point may have moved since last step and still take a cached point's impulse
+/// by position, m.
+pub(super) const MATCH_DISTANCE: Real = 0.02;
 
 /// The impulses a manifold's rows ended the step with, for next step's warm start.
 pub(super) fn cached_impulses(
     rows: &ManifoldRows,
     info: &[PointInfo; MAX_MANIFOLD_POINTS],
+    points: &[ContactPoint],
 ) -> [CachedImpulse; MAX_MANIFOLD_POINTS] {
     let ended = Ended {
         len: rows.len as usize,
@@ -141,7 +186,7 @@ pub(super) fn cached_impulses(
         tangent_impulse: rows.tangent_impulse,
         twist_impulse: rows.twist_impulse,
     };
-    ended.cached(&info.map(|p| p.id))
+    ended.cached(&info.map(|p| p.id), points)
 }
 
 /// What a manifold's rows ended the step with: the normal impulse of each of its `len` points,
@@ -155,10 +200,14 @@ pub(super) struct Ended {
 }
 
 impl Ended {
-    /// The cache entry of points with feature ids `ids`. The manifold's friction impulse is
-    /// shared out evenly over its points.
+    /// The cache entry of points with feature ids `ids` at `points`. The manifold's friction
+    /// impulse is shared out evenly over its points.
     #[inline]
-    pub fn cached(&self, ids: &[u32; MAX_MANIFOLD_POINTS]) -> [CachedImpulse; MAX_MANIFOLD_POINTS] {
+    pub fn cached(
+        &self,
+        ids: &[u32; MAX_MANIFOLD_POINTS],
+        points: &[ContactPoint],
+    ) -> [CachedImpulse; MAX_MANIFOLD_POINTS] {
         let mut imp = [CachedImpulse { id: u32::MAX, ..Default::default() }; MAX_MANIFOLD_POINTS];
         let len = self.len;
         if len == 0 {
@@ -168,7 +217,8 @@ impl Ended {
         let tangent = (self.tangents[0] * self.tangent_impulse[0] + self.tangents[1] * self.tangent_impulse[1]) * share;
         let twist = self.twist_impulse * share;
         for k in 0..len {
-            imp[k] = CachedImpulse { id: ids[k], normal: self.normal[k], tangent, twist };
+            let point = points.get(k).map_or(Vec3::ZERO, |p| p.point);
+            imp[k] = CachedImpulse { id: ids[k], normal: self.normal[k], tangent, twist, point };
         }
         imp
     }

@@ -99,6 +99,9 @@ pub(super) struct PassParams {
     pub max_push: Real,
     /// With position correction (solve) or without (relax).
     pub use_bias: bool,
+    /// The point each manifold's sweep starts at (then on in cyclic order): it turns from
+    /// pass to pass so the order a sweep leaves its error in averages out.
+    pub first_point: usize,
 }
 
 /// Velocities of a manifold's two bodies, held in registers through its rows.
@@ -191,7 +194,9 @@ fn solve_manifold(c: &mut ManifoldRows, states: &mut [BodyState], k: &PassParams
     let mut s = Pair::load(states, a, b);
     let lin = (n, c.ma, c.mb);
     let mut total = 0.0;
-    for p in &mut c.points[..c.len as usize] {
+    let len = c.len as usize;
+    for j in 0..len {
+        let p = &mut c.points[(j + k.first_point) % len];
         let sep = dn + dthb.dot(p.rbn) - dtha.dot(p.ran) + p.separation;
         let (bias, mass_scale, impulse_scale) = if sep > 0.0 {
             // Speculative: allow closing the gap this substep, no more.

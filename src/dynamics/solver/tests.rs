@@ -155,3 +155,29 @@ fn bundles_built_eight_at_a_time_match_the_one_by_one_rows_bit_for_bit() {
         assert!(partial > 0, "some bundles must have empty lanes");
     }
 }
+
+/// A point whose feature id changed keeps its warm start by position; a new id far from every
+/// cached point, or near one whose id another point still has, does not.
+#[test]
+fn warm_start_matches_a_point_whose_id_changed_by_position() {
+    use crate::narrowphase::ContactPoint;
+    let at = |x: f32, z: f32| Vec3::new(x, 0.0, z);
+    let cached_pt = |id: u32, normal: f32, p: Vec3| CachedImpulse { id, normal, point: p, ..Default::default() };
+    let cached = [
+        cached_pt(32, 1.0, at(0.2, 0.2)),
+        cached_pt(33, 2.0, at(0.2, -0.2)),
+        cached_pt(34, 3.0, at(-0.2, -0.2)),
+        cached_pt(35, 4.0, at(-0.2, 0.2)),
+    ];
+    let cp = |id: u32, p: Vec3| ContactPoint { point: p, depth: 0.0, id };
+    // Two ids changed (33 and 34), the points moved 0.1 mm.
+    let pts = [cp(32, at(0.2, 0.2)), cp(7, at(0.2001, -0.2)), cp(9, at(-0.2, -0.2001)), cp(35, at(-0.2, 0.2))];
+    let found: Vec<_> = (0..4).map(|k| prepare::find_point(&cached, k, &pts, &pts[k]).map(|c| c.normal)).collect();
+    assert_eq!(found, [Some(1.0), Some(2.0), Some(3.0), Some(4.0)]);
+    // A new id 3 cm from any cached point: no match.
+    let far = [cp(32, at(0.2, 0.2)), cp(7, at(0.23, -0.2))];
+    assert_eq!(prepare::find_point(&cached, 1, &far, &far[1]), None);
+    // A new id next to the cached point of an id the manifold still has: no match.
+    let taken = [cp(32, at(-0.2, -0.2)), cp(7, at(0.2, 0.1995))];
+    assert_eq!(prepare::find_point(&cached, 1, &taken, &taken[1]).map(|c| c.id), None);
+}

@@ -220,6 +220,8 @@ fn warm_start_bundles<L: Lane>(bundles: &[Bundle], states: &mut [BodyState]) {
     }
 }
 
+const _: () = assert!(MAX_MANIFOLD_POINTS.is_power_of_two());
+
 /// The same arithmetic as `rows::solve_manifold`, lane by lane, with its branches as selects.
 #[inline(always)]
 fn solve_bundles<L: Lane, const BIAS: bool>(
@@ -248,7 +250,9 @@ fn solve_bundles<L: Lane, const BIAS: bool>(
         let (ma, mb) = (L::load(&c.ma), L::load(&c.mb));
         let lin = (n, ma, mb);
         let mut total = zero;
-        for (j, p) in c.points.iter_mut().enumerate() {
+        for j in 0..MAX_MANIFOLD_POINTS {
+            let j = (j + k.first_point) & (MAX_MANIFOLD_POINTS - 1);
+            let p = &mut c.points[j];
             let (ran, rbn) = (p.ran.load::<L>(), p.rbn.load::<L>());
             let sep = dn + dthb.dot(rbn) - dtha.dot(ran) + L::load(&p.separation);
             let spec = sep * inv_h;
