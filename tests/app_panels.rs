@@ -400,3 +400,28 @@ fn the_path_field_opens_a_typed_scene() {
     assert_eq!(h.state().simulation().scene.name, "Box stack");
     assert!(h.state().scene_error().is_none());
 }
+
+/// A settings change leaves a marker on the profiler's plot with what changed; the counters
+/// include the broad phase's; a nonsensical ε is flagged beside the setting.
+#[test]
+fn the_profiler_marks_setting_changes_and_the_settings_flag_a_large_epsilon() {
+    let mut h = harness(app_with(small_scene()));
+    h.run();
+    for _ in 0..5 {
+        h.state_mut().step_once();
+    }
+    let mut s = h.state().world().settings.clone();
+    s.substeps = 8;
+    s.contact_epsilon = 1e-2;
+    h.state_mut().apply(collidoscope::app::Command::SetSettings(Box::new(s)));
+    for _ in 0..5 {
+        h.state_mut().step_once();
+    }
+    h.run();
+    let markers: Vec<_> = h.state().simulation().history.markers().cloned().collect();
+    assert_eq!(markers.len(), 1, "{markers:?}");
+    assert_eq!(markers[0].0, 5);
+    assert!(markers[0].1.contains("substeps 4 -> 8") && markers[0].1.contains("contact_epsilon"), "{markers:?}");
+    h.get_by_label("bp candidates");
+    h.get_by_label_contains("⚠ ε lets boxes count as touching up to √ε = 100 mm apart");
+}

@@ -566,7 +566,15 @@ impl App {
 
     pub fn apply(&mut self, c: Command) {
         match c {
-            Command::SetSettings(s) => self.sim.user_settings(*s),
+            Command::SetSettings(s) => {
+                let before = self.sim.world.settings.clone();
+                self.sim.user_settings(*s);
+                // A marker on the profiler's plot where the change took effect.
+                let changes = before.changes(&self.sim.world.settings);
+                if !changes.is_empty() {
+                    self.sim.history.mark(self.sim.world.step_count(), changes.join(", "));
+                }
+            }
             Command::Record(r) => self.sim.apply_record(r),
             Command::OpenScene(p) => self.open_scene(&p),
             Command::SaveScene(p) => self.save_scene(&p),

@@ -232,11 +232,13 @@ fn skew(r: Vec3) -> Mat3 {
 pub struct History {
     entries: VecDeque<(u64, StepProfile)>,
     capacity: usize,
+    /// Settings changes: the step count when the change was made, and what changed.
+    markers: VecDeque<(u64, String)>,
 }
 
 impl History {
     pub fn new(capacity: usize) -> Self {
-        History { entries: VecDeque::with_capacity(capacity), capacity: capacity.max(1) }
+        History { entries: VecDeque::with_capacity(capacity), capacity: capacity.max(1), markers: VecDeque::new() }
     }
 
     pub fn capacity(&self) -> usize {
@@ -260,6 +262,22 @@ impl History {
 
     pub fn clear(&mut self) {
         self.entries.clear();
+        self.markers.clear();
+    }
+
+    /// Notes a settings change made when the world had taken `step` steps.
+    pub fn mark(&mut self, step: u64, what: String) {
+        self.markers.push_back((step, what));
+        // Markers older than the oldest kept step have scrolled out of the plot.
+        let oldest = self.entries.front().map_or(0, |e| e.0);
+        while self.markers.len() > 1 && self.markers.front().is_some_and(|m| m.0 < oldest) {
+            self.markers.pop_front();
+        }
+    }
+
+    /// The settings changes, oldest first.
+    pub fn markers(&self) -> impl Iterator<Item = &(u64, String)> {
+        self.markers.iter()
     }
 
     pub fn len(&self) -> usize {

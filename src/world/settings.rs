@@ -114,6 +114,18 @@ macro_rules! settings_fields {
             /// The names of every field, as written in scene files.
             pub const FIELD_NAMES: &'static [&'static str] = &[$(stringify!($name)),*];
 
+            /// The fields that differ from `to`, each as `name old -> new` (RON values).
+            pub fn changes(&self, to: &Settings) -> Vec<String> {
+                let mut out = Vec::new();
+                $(
+                    if self.$name != to.$name {
+                        let text = |v: &_| ron::to_string(v).unwrap_or_default();
+                        out.push(format!("{} {} -> {}", stringify!($name), text(&self.$name), text(&to.$name)));
+                    }
+                )*
+                out
+            }
+
             /// Sets one field from its RON text, e.g. `("slop", "0.01")` or
             /// `("broad_phase", "BruteForce")`, and validates the result. On error nothing
             /// changes.
@@ -220,5 +232,9 @@ mod tests {
         assert!(s.set_field("nope", "1").unwrap_err().contains("unknown setting"));
         assert!(s.set_field("broad_phase", "Quadtree").unwrap_err().contains("broad_phase"));
         assert_eq!(s.dt, 1.0 / 60.0, "a failed set changes nothing");
+        let mut t = s.clone();
+        t.set_field("substeps", "8").unwrap();
+        assert_eq!(s.changes(&t), ["substeps 4 -> 8"]);
+        assert!(s.changes(&s).is_empty());
     }
 }

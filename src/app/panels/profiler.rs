@@ -5,7 +5,10 @@ use super::{Command, colors};
 use crate::app::sim::History;
 use crate::world::{PHASES, StepProfile};
 use eframe::egui::{self, Color32, RichText, Ui};
-use egui_plot::{FilledArea, Legend, Line, Plot, PlotPoints};
+use egui_plot::{FilledArea, Legend, Line, LineStyle, Plot, PlotPoint, PlotPoints, Text, VLine};
+
+/// The colour of settings-change markers.
+const MARKER: Color32 = Color32::from_rgb(255, 200, 90);
 use serde::{Deserialize, Serialize};
 
 /// One colour per phase, in the order of [`PHASES`], then the total.
@@ -156,6 +159,15 @@ fn plot(ui: &mut Ui, history: &History, prefs: &ProfilerPrefs, reset_zoom: bool)
             let pts: PlotPoints = history.iter().map(|(s, p)| [*s as f64, p.total_ms]).collect();
             plot_ui.line(Line::new("total", pts).color(PHASE_COLORS[5]).width(1.5));
         }
+        // Where a setting changed: a dashed line, and the change written beside it.
+        let top = history.iter().map(|(_, p)| p.total_ms).fold(0.0, f64::max);
+        for (step, what) in history.markers() {
+            let x = *step as f64 + 0.5;
+            plot_ui.vline(VLine::new("setting changed", x).color(MARKER).style(LineStyle::dashed_dense()));
+            plot_ui.text(
+                Text::new("change", PlotPoint::new(x, top), what.as_str()).color(MARKER).anchor(egui::Align2::LEFT_TOP),
+            );
+        }
     });
 }
 
@@ -209,16 +221,27 @@ fn table(ui: &mut Ui, history: &History) {
     }
     ui.add_space(6.0);
     egui::Grid::new("profile_counters").num_columns(4).striped(true).show(ui, |ui| {
-        let counters = [
-            ("bodies", last.bodies),
-            ("sleeping", last.sleeping_bodies),
-            ("pairs", last.pairs),
-            ("narrow tests", last.narrow_tests),
-            ("manifolds", last.manifolds),
-            ("contacts", last.contacts),
-            ("TOI events", last.toi_events),
-            ("awake", last.awake_bodies),
+        // The step's counters, then the broad phase's own (as in the CSV).
+        let b = &last.broad;
+        let mut counters: Vec<(&str, u64)> = vec![
+            ("bodies", last.bodies as u64),
+            ("sleeping", last.sleeping_bodies as u64),
+            ("pairs", last.pairs as u64),
+            ("narrow tests", last.narrow_tests as u64),
+            ("manifolds", last.manifolds as u64),
+            ("contacts", last.contacts as u64),
+            ("TOI events", last.toi_events as u64),
+            ("awake", last.awake_bodies as u64),
+            ("bp candidates", b.candidate_pairs as u64),
+            ("bp overlaps", b.true_overlaps as u64),
+            ("AABB tests", b.aabb_tests),
+            ("bp reinserted", b.reinserted as u64),
         ];
+        for (name, v) in last.broad_phase.stat_names().into_iter().zip([b.nodes as u64, b.depth as u64, b.swaps]) {
+            if !name.is_empty() {
+                counters.push((name, v));
+            }
+        }
         for pair in counters.chunks(2) {
             for (name, v) in pair {
                 ui.label(*name);

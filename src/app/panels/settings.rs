@@ -16,6 +16,28 @@ pub struct SettingsPanel {
     typical_radius: Option<(usize, f32)>,
 }
 
+/// A warning when the contact tolerances do not make sense together or for the scene's bodies:
+/// sharp shapes count as touching up to √ε apart, which must stay well inside the speculative
+/// distance and small beside the bodies.
+pub fn contact_warning(s: &Settings, typical_radius: Option<f32>) -> Option<String> {
+    let gap = s.contact_epsilon.sqrt();
+    if gap > 0.5 * s.speculative_distance {
+        return Some(format!(
+            "⚠ ε lets boxes count as touching up to √ε = {} apart, beyond half the speculative distance ({})",
+            super::length_text(gap),
+            super::length_text(s.speculative_distance)
+        ));
+    }
+    match typical_radius {
+        Some(r) if gap > 0.05 * r => Some(format!(
+            "⚠ ε lets boxes count as touching up to √ε = {} apart, over 5% of a typical body ({})",
+            super::length_text(gap),
+            super::length_text(r)
+        )),
+        _ => None,
+    }
+}
+
 impl SettingsPanel {
     pub fn ui(&mut self, ui: &mut Ui, world: &World, scene_settings: &Settings) -> Vec<Command> {
         let mut s = world.settings.clone();
@@ -89,6 +111,11 @@ impl SettingsPanel {
                         .suffix(" m"),
                 )
             });
+            if let Some(w) = contact_warning(&s, radius) {
+                ui.label("");
+                ui.colored_label(colors::WARN, w);
+                ui.end_row();
+            }
             row(ui, "Restitution threshold", help::RESTITUTION_THRESHOLD, |ui| {
                 ui.add(slider(&mut s.restitution_threshold, 0.0..=10.0).suffix(" m/s"))
             });
