@@ -425,3 +425,19 @@ fn the_profiler_marks_setting_changes_and_the_settings_flag_a_large_epsilon() {
     h.get_by_label("bp candidates");
     h.get_by_label_contains("⚠ ε lets boxes count as touching up to √ε = 100 mm apart");
 }
+
+/// A scene may say where the camera starts; the app opens there and Reset goes back there.
+#[test]
+fn a_scene_camera_is_where_the_app_opens_and_resets() {
+    let mut scene = small_scene();
+    let (eye, target) = (Vec3::new(-3.0, 1.0, 2.0), Vec3::new(0.0, 0.5, 0.0));
+    scene.camera = Some(collidoscope::scene::CameraDesc { eye, target });
+    let mut h = harness(app_with(scene));
+    h.run();
+    let cam = h.state_mut().viewport_mut().camera().clone();
+    assert!(cam.eye().distance(eye) < 1e-3 && cam.target == target, "{cam:?}");
+    h.state_mut().viewport_mut().camera_mut().zoom(3.0);
+    h.key_press(egui::Key::R);
+    h.run();
+    assert!(h.state_mut().viewport_mut().camera().eye().distance(eye) < 1e-3);
+}

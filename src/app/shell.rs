@@ -365,7 +365,10 @@ impl App {
             .inner;
         // After the viewport has drawn, so framing uses its real aspect ratio.
         if std::mem::take(&mut self.frame_pending) {
-            self.viewport.frame_all(&self.sim.world);
+            match self.sim.scene.camera {
+                Some(c) => *self.viewport.camera_mut() = Camera::looking(c.eye, c.target),
+                None => self.viewport.frame_all(&self.sim.world),
+            }
             self.home_camera = Some(self.viewport.camera().clone());
             ctx.request_repaint();
         }

@@ -28,6 +28,20 @@ pub struct Scene {
     pub bodies: Vec<BodyDesc>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub generators: Vec<Generator>,
+    /// Where the app's camera starts (and where Reset puts it back); framed on the bodies if
+    /// omitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub camera: Option<CameraDesc>,
+}
+
+/// A camera position for the app: the eye and the point it looks at, m.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CameraDesc {
+    #[serde(deserialize_with = "de::coordinate_vec3")]
+    pub eye: Vec3,
+    #[serde(deserialize_with = "de::coordinate_vec3")]
+    pub target: Vec3,
 }
 
 impl Default for Scene {
@@ -39,6 +53,7 @@ impl Default for Scene {
             settings: Settings::default(),
             bodies: Vec::new(),
             generators: Vec::new(),
+            camera: None,
         }
     }
 }

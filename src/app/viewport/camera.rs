@@ -44,6 +44,19 @@ impl Camera {
         (right, right.cross(f))
     }
 
+    /// A camera at `eye` looking at `target` (the field of view of the default camera).
+    pub fn looking(eye: Vec3, target: Vec3) -> Camera {
+        let d = target - eye;
+        let distance = d.length();
+        if !(distance.is_finite() && distance > 1e-6) {
+            return Camera { target, ..Camera::default() };
+        }
+        let f = d / distance;
+        let pitch = (-f.y).clamp(-1.0, 1.0).asin().clamp(-MAX_PITCH, MAX_PITCH);
+        let yaw = (-f.x).atan2(-f.z).rem_euclid(std::f32::consts::TAU);
+        Camera { target, yaw, pitch, distance: distance.clamp(MIN_DISTANCE, MAX_DISTANCE), ..Camera::default() }
+    }
+
     pub fn eye(&self) -> Vec3 {
         self.target - self.forward() * self.distance
     }
@@ -164,6 +177,14 @@ mod tests {
 
     fn project(cam: &Camera, aspect: f32, p: Vec3) -> Vec3 {
         cam.view_proj(aspect).project_point3(p)
+    }
+
+    #[test]
+    fn looking_puts_the_eye_where_asked() {
+        let (eye, target) = (Vec3::new(-1.0, 0.4, 2.5), Vec3::new(0.5, 0.1, 0.0));
+        let cam = Camera::looking(eye, target);
+        assert!(cam.eye().distance(eye) < 1e-4, "{} vs {eye}", cam.eye());
+        assert_eq!(cam.target, target);
     }
 
     #[test]
