@@ -374,7 +374,7 @@ fn the_inspector_plots_the_selected_body_over_time() {
     assert_eq!(h.state().simulation().trace.body(), Some(2));
     let heights: Vec<f64> = h.state().simulation().trace.series(0).map(|p| p[1]).collect();
     assert!(heights[0] > heights[89], "the ball fell: {} -> {}", heights[0], heights[89]);
-    h.get_by_label_contains("contact changes: ");
+    h.get_by_label_contains("contact changes since selected: ");
     h.get_by_label("Over time");
 }
 
@@ -410,7 +410,10 @@ fn the_profiler_marks_setting_changes_and_the_settings_flag_a_large_epsilon() {
     for _ in 0..5 {
         h.state_mut().step_once();
     }
+    // Two edits at one step (a slider dragged while paused) make one marker.
     let mut s = h.state().world().settings.clone();
+    s.substeps = 6;
+    h.state_mut().apply(collidoscope::app::Command::SetSettings(Box::new(s.clone())));
     s.substeps = 8;
     s.contact_epsilon = 1e-2;
     h.state_mut().apply(collidoscope::app::Command::SetSettings(Box::new(s)));
@@ -418,7 +421,8 @@ fn the_profiler_marks_setting_changes_and_the_settings_flag_a_large_epsilon() {
         h.state_mut().step_once();
     }
     h.run();
-    let markers: Vec<_> = h.state().simulation().history.markers().cloned().collect();
+    let markers: Vec<(u64, String)> =
+        h.state().simulation().history.markers().map(|(s, w)| (s, w.to_string())).collect();
     assert_eq!(markers.len(), 1, "{markers:?}");
     assert_eq!(markers[0].0, 5);
     assert!(markers[0].1.contains("substeps 4 -> 8") && markers[0].1.contains("contact_epsilon"), "{markers:?}");

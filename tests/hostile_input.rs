@@ -180,6 +180,14 @@ fn the_issue_cases_get_one_clear_message() {
         assert!(e.contains("bodies[0].shape") && e.contains("points span"), "{s}: {e}");
     }
     assert!(err(&hull(1e19)).contains("points[1]: (10000000000000000000, 0, 0): a coordinate beyond"));
+    // Bodies piled at one point need more pairs than a step takes: refused when built.
+    let pile = Scene::parse(
+        "(generators: [Grid(counts: (5000, 1, 1), shape: Sphere(radius: 0.1), spacing: (0, 0, 0))])",
+        "s.ron",
+    )
+    .unwrap();
+    let e = pile.build().err().expect("refused").to_string();
+    assert!(e.contains("piled together"), "{e}");
     for t in [1.01e-5, 2e-5, 3e-5] {
         let e = err(&format!("(bodies: [(shape: ConvexHull(points: [(0,0,0), (1,0,0), (0,1,0), (1,1,{t})]))])"));
         assert!(e.contains("thick"), "thickness {t}: {e}");
@@ -338,9 +346,11 @@ fn step_counts_out_of_range_are_refused_before_any_work() {
         let err = one_error_line(&["run", "scenes/box_stack.ron", "--steps", steps]);
         assert!(err.contains("--steps") && !err.contains("tip:"), "{steps}: {err}");
     }
-    let err = one_error_line(&["record", "scenes/large_pyramid.ron", "--steps", "1000000", "-o", "/tmp/never.ron"]);
+    let never = std::env::temp_dir().join(format!("collidoscope-never-{}.ron", std::process::id()));
+    let err =
+        one_error_line(&["record", "scenes/large_pyramid.ron", "--steps", "1000000", "-o", never.to_str().unwrap()]);
     assert!(err.contains("--keyframe-every"), "{err}");
-    assert!(!Path::new("/tmp/never.ron").exists());
+    assert!(!never.exists());
 }
 
 #[test]

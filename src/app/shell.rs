@@ -413,7 +413,7 @@ impl App {
             )
             .on_hover_text("Speed: simulated time per real second. The step dt stays fixed; only how many steps run per frame changes.");
             ui.separator();
-            // Counters in slots of fixed width (wide enough for 9,999,999 steps, a day of
+            // Counters in slots of fixed width (wide enough for 9,999,999 steps, 11 days of
             // simulated time and 999 ms), so nothing after them moves as they grow.
             let w = &self.sim.world;
             let slot = |ui: &mut Ui, chars: usize, text: RichText| {
@@ -422,7 +422,7 @@ impl App {
                 ui.add_sized([width * chars as f32, height], egui::Label::new(text.monospace()).truncate())
             };
             slot(ui, 12, RichText::new(format!("step {}", w.step_count())).strong());
-            slot(ui, 12, RichText::new(format!("t {:.2} s", w.time())));
+            slot(ui, 14, RichText::new(format!("t {:.2} s", w.time())));
             slot(ui, 14, RichText::new(format!("{:.2} ms/step", w.profile().total_ms))).on_hover_text("Wall time of the last step");
             ui.separator();
             // The toggles, Frame all and Presentation must fit on the row; when they do not, the
@@ -546,6 +546,7 @@ impl App {
                 self.view.selected = None;
                 self.frame_pending = true;
                 self.sim.playing = self.autoplay;
+                self.sweep.stop();
             }
             Err(e) => {
                 self.scenes.error = Some(e);
@@ -573,9 +574,8 @@ impl App {
                 let before = self.sim.world.settings.clone();
                 self.sim.user_settings(*s);
                 // A marker on the profiler's plot where the change took effect.
-                let changes = before.changes(&self.sim.world.settings);
-                if !changes.is_empty() {
-                    self.sim.history.mark(self.sim.world.step_count(), changes.join(", "));
+                if self.sim.world.settings != before {
+                    self.sim.history.mark(self.sim.world.step_count(), &before, &self.sim.world.settings);
                 }
             }
             Command::Record(r) => self.sim.apply_record(r),

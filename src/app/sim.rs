@@ -5,7 +5,7 @@ use crate::dynamics::{Body, BodyKind, Material};
 use crate::geometry::Shape;
 use crate::math::{Mat3, Pose, Real, Vec3};
 use crate::scene::Scene;
-use crate::world::{StepProfile, World};
+use crate::world::{Settings, StepProfile, World};
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -232,8 +232,9 @@ fn skew(r: Vec3) -> Mat3 {
 pub struct History {
     entries: VecDeque<(u64, StepProfile)>,
     capacity: usize,
-    /// Settings changes: the step count when the change was made, and what changed.
-    markers: VecDeque<(u64, String)>,
+    /// Settings changes: the step count when the change was made, the settings before it, and
+    /// what changed.
+    markers: VecDeque<(u64, Box<Settings>, String)>,
 }
 
 impl History {
@@ -265,9 +266,21 @@ impl History {
         self.markers.clear();
     }
 
-    /// Notes a settings change made when the world had taken `step` steps.
-    pub fn mark(&mut self, step: u64, what: String) {
-        self.markers.push_back((step, what));
+    /// Notes a change of the settings from `before` to `after` made when the world had taken
+    /// `step` steps. Changes at one step (a slider dragged while paused) make one marker.
+    pub fn mark(&mut self, step: u64, before: &Settings, after: &Settings) {
+        let from = match self.markers.back() {
+            Some((s, from, _)) if *s == step => {
+                let from = from.clone();
+                self.markers.pop_back();
+                from
+            }
+            _ => Box::new(before.clone()),
+        };
+        let what = from.changes(after);
+        if !what.is_empty() {
+            self.markers.push_back((step, from, what.join(", ")));
+        }
         // Markers older than the oldest kept step have scrolled out of the plot.
         let oldest = self.entries.front().map_or(0, |e| e.0);
         while self.markers.len() > 1 && self.markers.front().is_some_and(|m| m.0 < oldest) {
@@ -275,9 +288,9 @@ impl History {
         }
     }
 
-    /// The settings changes, oldest first.
-    pub fn markers(&self) -> impl Iterator<Item = &(u64, String)> {
-        self.markers.iter()
+    /// The settings changes, oldest first: the step and what changed.
+    pub fn markers(&self) -> impl Iterator<Item = (u64, &str)> {
+        self.markers.iter().map(|(s, _, w)| (*s, w.as_str()))
     }
 
     pub fn len(&self) -> usize {

@@ -257,6 +257,29 @@ fn pairs_with_outsiders(outside: &[u32], aabbs: &[Aabb], pairs: &mut canonical::
     m * inside.len() as u64 + m * (m - 1) / 2
 }
 
+/// Whether more than `limit` pairs of the boxes overlap: a sweep along x that stops counting
+/// as soon as the limit is passed, so a pile-up of any size is found in about `limit` tests
+/// past the sort, without storing a pair.
+pub fn overlaps_exceed(aabbs: &[Aabb], limit: usize) -> bool {
+    let mut order: Vec<u32> = (0..aabbs.len() as u32).filter(|&i| aabbs[i as usize].is_valid()).collect();
+    order.sort_unstable_by(|&a, &b| aabbs[a as usize].min.x.total_cmp(&aabbs[b as usize].min.x));
+    let (mut active, mut count) = (Vec::<u32>::new(), 0usize);
+    for &i in &order {
+        let b = &aabbs[i as usize];
+        active.retain(|&a| aabbs[a as usize].max.x >= b.min.x);
+        for &a in &active {
+            if aabbs[a as usize].overlaps(b) {
+                count += 1;
+                if count > limit {
+                    return true;
+                }
+            }
+        }
+        active.push(i);
+    }
+    false
+}
+
 /// Milliseconds since `t`.
 fn ms_since(t: std::time::Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3

@@ -94,6 +94,14 @@ fn print_table(fields: &[String], rows: &[Row]) {
     }
 }
 
+/// The list of a sweep's point files that `--emit-jobs` writes beside them.
+const MANIFEST: &str = "sweep-points.txt";
+
+/// The metrics file of point `k` (from 0).
+fn point_file(k: usize) -> String {
+    format!("point-{:05}.csv", k + 1)
+}
+
 /// Single-quotes a word for `sh`.
 fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
@@ -116,7 +124,7 @@ fn emit_jobs(jobs: &Path, scene: &Path, args: &SweepArgs, points: &[sweep::Point
         for (f, v) in &p.assignments {
             words.extend(["--set".into(), quote(&format!("{f}={v}"))]);
         }
-        let out = dir.join(format!("point-{:04}.csv", k + 1));
+        let out = dir.join(point_file(k));
         words.extend(["--metrics".into(), quote(&out.to_string_lossy())]);
         text.push_str(&words.join(" "));
         text.push('\n');
@@ -124,6 +132,12 @@ fn emit_jobs(jobs: &Path, scene: &Path, args: &SweepArgs, points: &[sweep::Point
     let mut f = AtomicFile::create(jobs).map_err(|e| e.to_string())?;
     f.write_all(text.as_bytes()).map_err(|e| format!("{}: {e}", jobs.display()))?;
     f.commit().map_err(|e| e.to_string())?;
+    // The list of outputs `--merge` expects: files of an earlier sweep in the folder are ignored.
+    let names: String = (0..points.len()).map(|k| point_file(k) + "\n").collect();
+    let manifest = dir.join(MANIFEST);
+    let mut m = AtomicFile::create(&manifest).map_err(|e| e.to_string())?;
+    m.write_all(names.as_bytes()).map_err(|e| format!("{}: {e}", manifest.display()))?;
+    m.commit().map_err(|e| e.to_string())?;
     println!(
         "wrote {} jobs to {}; each writes {}/point-NNNN.csv; then: collidoscope sweep --merge {}",
         points.len(),
@@ -134,19 +148,29 @@ fn emit_jobs(jobs: &Path, scene: &Path, args: &SweepArgs, points: &[sweep::Point
     Ok(())
 }
 
-/// The rows of every `point-*.csv` in `dir`, in name order; the varied fields must agree.
+/// The rows of the point files `dir`'s manifest lists (or, without one, of every `point-*.csv`
+/// in it, in name order); the varied fields must agree and every listed file must be there.
 fn merge(dir: &Path) -> Result<(Vec<String>, Vec<Row>), String> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("point-"))
-                && p.extension().is_some_and(|e| e == "csv")
-        })
-        .collect();
-    files.sort();
+    let files: Vec<PathBuf> = match std::fs::read_to_string(dir.join(MANIFEST)) {
+        Ok(list) => list.lines().filter(|l| !l.trim().is_empty()).map(|l| dir.join(l.trim())).collect(),
+        Err(_) => {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+                .map_err(|e| format!("{}: {e}", dir.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("point-"))
+                        && p.extension().is_some_and(|e| e == "csv")
+                })
+                .collect();
+            files.sort();
+            files
+        }
+    };
     if files.is_empty() {
         return Err(format!("{}: no point-*.csv files to merge", dir.display()));
+    }
+    if let Some(missing) = files.iter().find(|f| !f.exists()) {
+        return Err(format!("{}: not written yet (its job has not run, or failed)", missing.display()));
     }
     let mut fields: Option<Vec<String>> = None;
     let mut rows = Vec::new();

@@ -195,7 +195,9 @@ impl Recording {
                 what: format!("the keyframe lies after the last recorded step, {steps}"),
             });
         }
-        if let Some(a) = self.actions.iter().find(|a| a.step >= steps.max(1)) {
+        // An action may follow the last step (made while paused, before the recording stopped):
+        // it is replayed by whoever continues the run, not by this check.
+        if let Some(a) = self.actions.iter().find(|a| a.step > steps) {
             return Err(Divergence::Action {
                 step: a.step,
                 message: format!("the action lies after the last recorded step, {steps}"),

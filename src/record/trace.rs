@@ -46,6 +46,10 @@ impl BodyTrace {
     /// Records the followed body's state after the step just taken.
     pub fn observe(&mut self, world: &World) {
         let Some(i) = self.body.filter(|&i| i < world.bodies().len()) else { return };
+        // A seek, fork or loaded recording put the world at another step: start over.
+        if self.samples.back().is_some_and(|(s, _)| *s + 1 != world.step_count()) {
+            self.clear();
+        }
         let b = &world.bodies()[i];
         let (mut points, mut depth, mut partners) = (0u32, 0f32, Vec::new());
         for c in world.contacts().iter().filter(|c| c.a as usize == i || c.b as usize == i) {
@@ -84,7 +88,7 @@ impl BodyTrace {
     }
 
     /// Contacts of the body that started or ended since the trace began (a resting body that
-    /// flickers counts up fast).
+    /// flickers counts up fast), over all its steps, not only those kept.
     pub fn contact_changes(&self) -> u32 {
         self.changes
     }

@@ -99,6 +99,21 @@ impl Scene {
             })?;
             world.add_body(body);
         }
+        // A scene that starts with its bodies piled together would need more pairs than a step
+        // takes (`MAX_PAIRS`) before it could push them apart.
+        let n = world.bodies().len();
+        if n * n.saturating_sub(1) / 2 > crate::world::MAX_PAIRS
+            && crate::broadphase::overlaps_exceed(world.aabbs(), crate::world::MAX_PAIRS)
+        {
+            return Err(SceneError::Invalid {
+                path: PathBuf::from(&self.name),
+                field: "bodies".into(),
+                message: format!(
+                    "more than {} pairs of the scene's {n} bodies overlap at the start (bodies piled together): spread them out",
+                    crate::world::MAX_PAIRS
+                ),
+            });
+        }
         Ok(world)
     }
 
@@ -172,23 +187,33 @@ pub struct AtomicFile {
 
 impl AtomicFile {
     pub fn create(path: &Path) -> Result<AtomicFile, SceneError> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let io = |source| SceneError::Io { path: path.into(), source };
-        if let Ok(meta) = std::fs::metadata(path) {
+        // A link is followed: the file it points to is replaced, the link stays.
+        let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let existing = std::fs::metadata(&target).ok();
+        if let Some(meta) = &existing {
             if meta.is_dir() {
                 return Err(io(std::io::Error::other("is a folder, not a file")));
             }
-            if meta.permissions().readonly() {
+            let writable = std::fs::OpenOptions::new().append(true).open(&target).is_ok();
+            if meta.permissions().readonly() || !writable {
                 return Err(io(std::io::Error::new(
                     std::io::ErrorKind::PermissionDenied,
                     "the file is read-only; it is left as it is",
                 )));
             }
         }
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "scene".into());
-        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        let file = std::fs::File::create(&tmp).map_err(io)?;
-        Ok(AtomicFile { path: path.into(), tmp, out: Some(std::io::BufWriter::new(file)) })
+        let dir = target.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "scene".into());
+        let unique = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = dir.join(format!(".{name}.{}.{unique}.tmp", std::process::id()));
+        let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(io)?;
+        // The replacement keeps the permissions of the file it replaces.
+        if let Some(meta) = existing {
+            let _ = file.set_permissions(meta.permissions());
+        }
+        Ok(AtomicFile { path: target, tmp, out: Some(std::io::BufWriter::new(file)) })
     }
 
     /// The file this will replace.

@@ -12,7 +12,7 @@ pub struct Metrics {
     /// Fastest resting body: the largest speed of an awake dynamic body in contact, over the
     /// second half of the run (jitter), m/s.
     pub jitter_max: Real,
-    /// The 99th percentile of the same samples, m/s.
+    /// The 99th percentile of the same samples, m/s (to 1%).
     pub jitter_p99: Real,
     /// Deepest penetration of any contact over the run, m.
     pub penetration_max: Real,
@@ -60,7 +60,7 @@ pub struct Probe {
     observed: u64,
     total_ms: f64,
     energy0: Real,
-    speeds: Vec<Real>,
+    speeds: SpeedHistogram,
     previous: Vec<Vec3>,
     tunneled: Vec<bool>,
     m: Metrics,
@@ -85,7 +85,7 @@ impl Probe {
             observed: 0,
             total_ms: 0.0,
             energy0: mechanical_energy(world),
-            speeds: Vec::new(),
+            speeds: SpeedHistogram::default(),
             previous: world.bodies().iter().map(|b| b.pose.translation).collect(),
             tunneled: vec![false; world.bodies().len()],
             m: Metrics::default(),
@@ -108,7 +108,7 @@ impl Probe {
         }
         if self.observed * 2 > self.steps {
             for (b, _) in bodies.iter().zip(&touching).filter(|(b, t)| **t && b.is_dynamic() && !b.is_asleep()) {
-                self.speeds.push(b.linvel.length());
+                self.speeds.add(b.linvel.length());
             }
         }
         self.m.energy_rise = self.m.energy_rise.max(mechanical_energy(world) - self.energy0);
@@ -142,12 +142,8 @@ impl Probe {
     /// own settings, for [`Metrics::divergence`].
     pub fn finish(mut self, world: &World, reference: Option<&[Vec3]>) -> Metrics {
         self.m.ms_per_step = if self.observed == 0 { 0.0 } else { self.total_ms / self.observed as f64 };
-        if !self.speeds.is_empty() {
-            self.speeds.sort_by(Real::total_cmp);
-            self.m.jitter_max = *self.speeds.last().unwrap();
-            let k = ((self.speeds.len() - 1) as f64 * 0.99).round() as usize;
-            self.m.jitter_p99 = self.speeds[k];
-        }
+        self.m.jitter_max = self.speeds.max;
+        self.m.jitter_p99 = self.speeds.quantile(0.99);
         self.m.tunneled = self.tunneled.iter().filter(|t| **t).count() as u32;
         self.m.asleep = world.bodies().iter().filter(|b| b.is_asleep()).count() as u32;
         if let Some(r) = reference {
@@ -155,5 +151,69 @@ impl Probe {
                 world.bodies().iter().zip(r).map(|(b, p)| b.pose.translation.distance(*p)).fold(0.0, Real::max);
         }
         self.m
+    }
+}
+
+/// Speeds counted in buckets 1% wide from 1e-9 m/s up (slower ones in the first), so the memory
+/// stays fixed however long the run; the maximum is kept exactly.
+struct SpeedHistogram {
+    counts: Vec<u64>,
+    total: u64,
+    max: Real,
+}
+
+const SLOWEST: f64 = 1e-9;
+const RATIO: f64 = 1.01;
+/// Buckets up to 1e5 m/s, ten times the fastest speed a scene may give.
+const BUCKETS: usize = 3240;
+
+impl Default for SpeedHistogram {
+    fn default() -> Self {
+        SpeedHistogram { counts: vec![0; BUCKETS + 1], total: 0, max: 0.0 }
+    }
+}
+
+impl SpeedHistogram {
+    fn add(&mut self, v: Real) {
+        let k = if (v as f64) <= SLOWEST { 0 } else { 1 + ((v as f64 / SLOWEST).ln() / RATIO.ln()) as usize };
+        self.counts[k.min(BUCKETS)] += 1;
+        self.total += 1;
+        self.max = self.max.max(v);
+    }
+
+    /// The upper edge of the bucket holding the `q` quantile (never above the maximum); 0
+    /// without samples.
+    fn quantile(&self, q: f64) -> Real {
+        let rank = ((self.total as f64 * q).ceil() as u64).max(1);
+        let mut seen = 0;
+        for (k, c) in self.counts.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                let edge = if k == 0 { SLOWEST } else { SLOWEST * RATIO.powi(k as i32) };
+                return (edge as Real).min(self.max);
+            }
+        }
+        0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_histogram_finds_quantiles_to_one_percent() {
+        let mut h = SpeedHistogram::default();
+        assert_eq!(h.quantile(0.99), 0.0);
+        for k in 1..=1000 {
+            h.add(k as Real * 1e-3);
+        }
+        let p99 = h.quantile(0.99);
+        assert!((p99 - 0.99).abs() <= 0.0101, "{p99}");
+        assert_eq!(h.max, 1.0);
+        assert_eq!(h.quantile(1.0), 1.0);
+        h.add(0.0);
+        h.add(1e9);
+        assert_eq!(h.max, 1e9);
     }
 }

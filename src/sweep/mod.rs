@@ -31,7 +31,7 @@ pub fn parse_vary(text: &str, base: &Settings) -> Result<Vary, String> {
     let (field, spec) = text.split_once('=').ok_or("expected FIELD=A..B[:N|xN] or FIELD=V1,V2,...")?;
     let (field, spec) = (field.trim().to_string(), spec.trim());
     let values = match spec.split_once("..") {
-        Some((a, rest)) => range_values(&field, a, rest, base)?,
+        Some((a, rest)) => range_values(&field, a, rest)?,
         None => spec.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect(),
     };
     if values.is_empty() {
@@ -43,7 +43,7 @@ pub fn parse_vary(text: &str, base: &Settings) -> Result<Vary, String> {
     Ok(Vary { field, values })
 }
 
-fn range_values(field: &str, a: &str, rest: &str, base: &Settings) -> Result<Vec<String>, String> {
+fn range_values(field: &str, a: &str, rest: &str) -> Result<Vec<String>, String> {
     let (b, count, geometric) = if let Some((b, n)) = rest.split_once(':') {
         (b, Some(n), false)
     } else if let Some((b, n)) = rest.split_once('x') {
@@ -63,8 +63,7 @@ fn range_values(field: &str, a: &str, rest: &str, base: &Settings) -> Result<Vec
     if geometric && !(a > 0.0 && b > 0.0) {
         return Err(format!("{field}: a geometric range (xN) needs both ends greater than 0"));
     }
-    // A setting that reads 1 but not 0.5 holds whole numbers.
-    let whole = base.clone().set_field(field, "0.5").is_err() && base.clone().set_field(field, "1").is_ok();
+    let whole = Settings::numeric(field) == Some(true);
     let mut out: Vec<String> = Vec::new();
     for k in 0..n {
         let f = if n == 1 { 0.0 } else { k as f64 / (n - 1) as f64 };
@@ -84,8 +83,15 @@ pub struct Point {
     pub settings: Settings,
 }
 
+/// Most points one sweep may have.
+pub const MAX_POINTS: usize = 10_000;
+
 /// Every combination of the varied values (the first setting varies slowest).
 pub fn points(base: &Settings, varies: &[Vary]) -> Result<Vec<Point>, String> {
+    let total = varies.iter().try_fold(1usize, |n, v| n.checked_mul(v.values.len())).unwrap_or(usize::MAX);
+    if total > MAX_POINTS {
+        return Err(format!("the grid has {total} points, more than the limit of {MAX_POINTS}: vary fewer values"));
+    }
     let mut out = vec![Point { assignments: Vec::new(), settings: base.clone() }];
     for v in varies {
         let mut next = Vec::with_capacity(out.len() * v.values.len());
@@ -118,10 +124,24 @@ pub fn run_point(
     steps: u64,
     reference: Option<&[Vec3]>,
 ) -> Result<Outcome, String> {
+    run_point_until(scene, settings, steps, reference, &AtomicBool::new(false))
+}
+
+/// [`run_point`], stopping with an error as soon as `cancel` is set.
+fn run_point_until(
+    scene: &Scene,
+    settings: &Settings,
+    steps: u64,
+    reference: Option<&[Vec3]>,
+    cancel: &AtomicBool,
+) -> Result<Outcome, String> {
     let mut world = scene.build().map_err(|e| e.to_string())?;
     world.set_settings(settings.clone());
     let mut probe = Probe::new(&world, steps);
     for _ in 0..steps {
+        if cancel.load(Ordering::Relaxed) {
+            return Err("cancelled".into());
+        }
         world.step();
         probe.observe(&world);
     }
@@ -131,7 +151,7 @@ pub fn run_point(
 
 /// Runs every point on `threads` threads (all cores if `None`), after one run with `base` for
 /// the divergence. `done` is called once per finished point, from any thread. Once `cancel` is
-/// set, points not yet started are skipped and the result is an error.
+/// set, every run stops at its next step and the result is an error.
 pub fn run(
     scene: &Scene,
     base: &Settings,
@@ -147,14 +167,11 @@ pub fn run(
     }
     let pool = pool.build().map_err(|e| e.to_string())?;
     pool.install(|| {
-        let reference = run_point(scene, base, steps, None)?;
+        let reference = run_point_until(scene, base, steps, None, cancel)?;
         points
             .par_iter()
             .map(|p| {
-                if cancel.load(Ordering::Relaxed) {
-                    return Err("cancelled".to_string());
-                }
-                let r = run_point(scene, &p.settings, steps, Some(&reference.positions));
+                let r = run_point_until(scene, &p.settings, steps, Some(&reference.positions), cancel);
                 done();
                 r
             })

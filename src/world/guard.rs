@@ -2,6 +2,7 @@
 //! number is reported and frozen where it last was, so that one bad body never turns its
 //! neighbours into NaN in the steps that follow.
 
+use crate::dynamics::solver::WarmCache;
 use crate::dynamics::{Body, BodyKind};
 use crate::math::Pose;
 
@@ -66,6 +67,16 @@ impl Guard {
             self.faults.push(Fault { body: i as u32, step, phase });
         }
     }
+
+    /// Drops the warm-start impulses of every pair with a body frozen in this step: they came
+    /// from its non-finite state and would carry it into its neighbours at the next step.
+    pub fn forget_impulses(&self, cache: &mut WarmCache) {
+        if self.faults.is_empty() {
+            return;
+        }
+        let frozen = |i: u32| self.faults.iter().any(|f| f.body == i);
+        cache.retain(|((a, b), _)| !frozen(*a) && !frozen(*b));
+    }
 }
 
 #[cfg(test)]
@@ -98,5 +109,24 @@ mod tests {
         assert!(w.faults().is_empty());
         let b = &w.bodies()[1];
         assert!(b.pose.translation.is_finite() && b.linvel.is_finite(), "{:?}", b.pose);
+    }
+
+    /// The impulses of a frozen body's pairs are forgotten, so the next step's warm start cannot
+    /// carry its non-finite state into a neighbour; other pairs keep theirs.
+    #[test]
+    fn a_frozen_body_takes_its_warm_start_impulses_with_it() {
+        use crate::dynamics::solver::CachedImpulse;
+        let mut bodies =
+            vec![Body::new(BodyKind::Dynamic, Shape::sphere(0.5), Pose::default(), Material::default()); 3];
+        let mut g = super::Guard::default();
+        g.begin(&mut bodies, 1);
+        bodies[1].linvel.x = f32::NAN;
+        g.check(&mut bodies, 1, "solve");
+        let imp =
+            [CachedImpulse { id: 0, normal: f32::NAN, ..Default::default() }; crate::narrowphase::MAX_MANIFOLD_POINTS];
+        let mut cache = vec![((0, 1), imp), ((0, 2), imp), ((1, 2), imp)];
+        g.forget_impulses(&mut cache);
+        assert_eq!(cache.iter().map(|e| e.0).collect::<Vec<_>>(), [(0, 2)]);
+        assert_eq!((g.faults.len(), bodies[1].kind), (1, BodyKind::Static));
     }
 }

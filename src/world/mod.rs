@@ -346,6 +346,7 @@ impl World {
             p.solve_ms += times.solve_ms;
             p.integrate_ms += times.integrate_ms;
             self.guard.check(&mut self.bodies, self.step_count + 1, "solve");
+            self.guard.forget_impulses(&mut self.warm_cache);
         }
 
         if !toi_starts.is_empty() {
@@ -360,6 +361,7 @@ impl World {
                 &mut self.toi_events,
             );
             self.guard.check(&mut self.bodies, self.step_count + 1, "ccd");
+            self.guard.forget_impulses(&mut self.warm_cache);
         }
         if self.settings.sleeping {
             if !still {

@@ -51,11 +51,11 @@ impl StepProfile {
     }
 
     /// The CSV header; the columns match [`StepProfile::csv_row`].
-    pub const CSV_HEADER: &'static str = "step,total_ms,broad_phase_ms,narrow_phase_ms,ccd_ms,solve_ms,integrate_ms,bodies,pairs,contacts,narrow_tests,manifolds,toi_events,sleeping,aabb_tests,bp_nodes,bp_depth,bp_swaps,bp_candidates,bp_true_overlaps,bp_false_positive_ratio,bp_update_ms,bp_pairs_ms,bp_reinserted,bp_reused,faults,pairs_dropped";
+    pub const CSV_HEADER: &'static str = "step,total_ms,broad_phase_ms,narrow_phase_ms,ccd_ms,solve_ms,integrate_ms,bodies,pairs,contacts,narrow_tests,manifolds,toi_events,sleeping,aabb_tests,bp_nodes,bp_depth,bp_swaps,bp_candidates,bp_true_overlaps,bp_false_positive_ratio,bp_update_ms,bp_pairs_ms,bp_reinserted,bp_reused,faults,pairs_dropped,bp_structure";
 
     pub fn csv_row(&self, step: u64) -> String {
         format!(
-            "{step},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{},{},{},{}",
+            "{step},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{},{},{},{},{}",
             self.total_ms,
             self.broad_phase_ms,
             self.narrow_phase_ms,
@@ -82,6 +82,7 @@ impl StepProfile {
             self.broad_phase_reused as u8,
             self.faults,
             self.pairs_dropped,
+            self.broad_phase.cli_name(),
         )
     }
 }

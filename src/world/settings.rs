@@ -177,6 +177,12 @@ settings_fields!(
 );
 
 impl Settings {
+    /// Whether the setting `name` holds a number, and if so whether only whole numbers.
+    pub fn numeric(name: &str) -> Option<bool> {
+        let probe = |v: &str| Settings::default().set_field(name, v).is_ok();
+        probe("1").then(|| !probe("0.5"))
+    }
+
     pub const MAX_SUBSTEPS: u32 = 64;
     pub const MAX_ITERATIONS: u32 = 256;
 

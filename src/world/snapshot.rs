@@ -65,7 +65,7 @@ impl Snapshot {
             return Some(format!("step {} recorded, {} replayed", self.step, other.step));
         }
         if self.settings != other.settings {
-            return Some("the settings differ".into());
+            return Some(format!("settings {}", self.settings.changes(&other.settings).join(", ")));
         }
         if self.bodies.len() != other.bodies.len() {
             return Some(format!("{} bodies recorded, {} replayed", self.bodies.len(), other.bodies.len()));

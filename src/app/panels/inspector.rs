@@ -43,7 +43,7 @@ impl InspectorPanel {
             .x_axis_label("step")
             .y_axis_label(TRACE_SERIES[self.series])
             .show(ui, |plot| plot.line(Line::new(TRACE_SERIES[self.series], pts).width(1.5)));
-        ui.label(format!("contact changes: {} in {} steps", trace.contact_changes(), trace.len())).on_hover_text(
+        ui.label(format!("contact changes since selected: {}", trace.contact_changes())).on_hover_text(
             "Contacts of this body that started or ended: a resting body whose count climbs is flickering (jitter).",
         );
     }

@@ -162,11 +162,10 @@ fn plot(ui: &mut Ui, history: &History, prefs: &ProfilerPrefs, reset_zoom: bool)
         // Where a setting changed: a dashed line, and the change written beside it.
         let top = history.iter().map(|(_, p)| p.total_ms).fold(0.0, f64::max);
         for (step, what) in history.markers() {
-            let x = *step as f64 + 0.5;
+            let x = step as f64 + 0.5;
             plot_ui.vline(VLine::new("setting changed", x).color(MARKER).style(LineStyle::dashed_dense()));
-            plot_ui.text(
-                Text::new("change", PlotPoint::new(x, top), what.as_str()).color(MARKER).anchor(egui::Align2::LEFT_TOP),
-            );
+            plot_ui
+                .text(Text::new("change", PlotPoint::new(x, top), what).color(MARKER).anchor(egui::Align2::LEFT_TOP));
         }
     });
 }

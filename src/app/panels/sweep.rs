@@ -78,12 +78,21 @@ impl Default for SweepPanel {
 
 /// The settings a sweep can vary over a range: those that read a number.
 fn numeric_fields() -> Vec<&'static str> {
-    Settings::FIELD_NAMES.iter().copied().filter(|f| Settings::default().set_field(f, "1").is_ok()).collect()
+    Settings::FIELD_NAMES.iter().copied().filter(|f| Settings::numeric(f).is_some()).collect()
 }
 
 impl SweepPanel {
     pub fn is_running(&self) -> bool {
         self.job.is_some()
+    }
+
+    /// Cancels a running sweep and forgets the last result (a new scene was opened).
+    pub fn stop(&mut self) {
+        if let Some(job) = self.job.take() {
+            job.cancel.store(true, Ordering::Relaxed);
+        }
+        self.result = None;
+        self.error = None;
     }
 
     /// Starts a sweep of `scene` around the `live` settings; divergence is measured from the
@@ -215,14 +224,14 @@ impl SweepPanel {
                 let label = point_label(&r.points[i]);
                 ui.horizontal(|ui| {
                     ui.colored_label(colors::OK, format!("Cheapest meeting the bounds: {label}"));
-                    if ui.button("Apply").on_hover_text("Use these settings now; the world keeps its state").clicked() {
-                        out.push(Command::SetSettings(Box::new(r.points[i].settings.clone())));
+                    if ui.button("Apply").on_hover_text("Use these values now; the world keeps its state").clicked() {
+                        out.extend(apply(live, &r.points[i]));
                     }
                 });
             } else if reqs.is_ok() {
                 ui.colored_label(colors::WARN, "No point meets the bounds");
             }
-            out.extend(table(ui, r, self.metric, best));
+            out.extend(table(ui, r, self.metric, best, live));
         }
         out
     }
@@ -329,7 +338,14 @@ fn heat_map(ui: &mut Ui, r: &SweepResult, metric: usize, best: Option<usize>) {
     );
 }
 
-fn table(ui: &mut Ui, r: &SweepResult, metric: usize, best: Option<usize>) -> Vec<Command> {
+/// The live settings with the point's values: what else changed since the sweep stays.
+fn apply(live: &Settings, p: &Point) -> Option<Command> {
+    let mut s = live.clone();
+    p.assignments.iter().try_for_each(|(f, v)| s.set_field(f, v)).ok()?;
+    Some(Command::SetSettings(Box::new(s)))
+}
+
+fn table(ui: &mut Ui, r: &SweepResult, metric: usize, best: Option<usize>, live: &Settings) -> Vec<Command> {
     let mut out = Vec::new();
     egui::ScrollArea::vertical().id_salt("sweep_table").max_height(220.0).show(ui, |ui| {
         egui::Grid::new("sweep_rows").num_columns(4).striped(true).show(ui, |ui| {
@@ -345,7 +361,7 @@ fn table(ui: &mut Ui, r: &SweepResult, metric: usize, best: Option<usize>) -> Ve
                 ui.monospace(format!("{:.3e}", o.metrics.values()[metric]));
                 ui.monospace(format!("{:.3}", o.metrics.ms_per_step));
                 if ui.small_button("Apply").clicked() {
-                    out.push(Command::SetSettings(Box::new(p.settings.clone())));
+                    out.extend(apply(live, p));
                 }
                 ui.end_row();
             }
