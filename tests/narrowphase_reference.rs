@@ -64,10 +64,8 @@ fn judge(case: &Case, method: NarrowPhaseKind) -> Verdict {
     }
     let cos = n.dot(ex.normal);
     if cos < 0.0 {
-        v.failure = Some(format!(
-            "flipped normal {n:?} (exact {:?}), depth {reported:.6} (exact {depth:.6})",
-            ex.normal
-        ));
+        v.failure =
+            Some(format!("flipped normal {n:?} (exact {:?}), depth {reported:.6} (exact {depth:.6})", ex.normal));
         return v;
     }
     if depth <= 0.0 {
@@ -283,7 +281,8 @@ fn reference_matches_closed_forms() {
     assert!((e.distance - (1.0 - 0.5 * 2f64.sqrt())).abs() < 1e-6, "{e:?}");
     // Crossed boxes along z and x, edge on edge: distance along y.
     let long_x = Shape::cuboid(Vec3::new(1.0, 0.1, 0.1));
-    let tilted = Pose::new(Vec3::new(0.0, 0.3, 0.0), Quat::from_rotation_y(1.5707963) * Quat::from_rotation_x(0.785398163));
+    let tilted =
+        Pose::new(Vec3::new(0.0, 0.3, 0.0), Quat::from_rotation_y(1.5707963) * Quat::from_rotation_x(0.785398163));
     let e = ex(&long_x, &id(0.0, 0.0, 0.0), &long_x, &tilted);
     assert!((e.distance - (0.3 - 0.1 - 0.1 * 2f64.sqrt())).abs() < 1e-6, "{e:?}");
     // Capsules crossing at right angles 1 apart, radii 0.25: 0.5 apart.

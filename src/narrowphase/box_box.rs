@@ -197,7 +197,31 @@ pub fn intersect_cuboid_cuboid(a: &Cuboid, pa: &Pose, b: &Cuboid, pb: &Pose, eps
 }
 
 pub fn contact_cuboid_cuboid(a: &Cuboid, pa: &Pose, b: &Cuboid, pb: &Pose, tol: Tolerance) -> Option<Manifold> {
-    sat_contact(&Frame::new(a, pa), &Frame::new(b, pb), tol, &mut NoTrace)
+    within_margin(sat_contact(&Frame::new(a, pa), &Frame::new(b, pb), tol, &mut NoTrace), a, pa, b, pb, tol)
+}
+
+/// A manifold whose points are all apart (speculative) only while the boxes are within the
+/// margin: SAT's largest separation is a lower bound on their distance (a corner facing an
+/// edge is farther than any axis shows), so the distance itself (GJK) decides.
+#[inline(always)]
+fn within_margin(
+    m: Option<Manifold>,
+    a: &Cuboid,
+    pa: &Pose,
+    b: &Cuboid,
+    pb: &Pose,
+    tol: Tolerance,
+) -> Option<Manifold> {
+    match m {
+        Some(x) if x.max_depth() < 0.0 => check_distance(x, a, pa, b, pb, tol),
+        m => m,
+    }
+}
+
+#[inline(never)]
+fn check_distance(m: Manifold, a: &Cuboid, pa: &Pose, b: &Cuboid, pb: &Pose, tol: Tolerance) -> Option<Manifold> {
+    let d = super::distance(&crate::geometry::Shape::Cuboid(*a), pa, &crate::geometry::Shape::Cuboid(*b), pb).distance;
+    (d <= 0.0 || !apart(d, tol.margin, tol.epsilon)).then_some(m)
 }
 
 crate::cpu::v3_dispatch! {
@@ -228,7 +252,14 @@ fn rotated_in(
     tol: Tolerance,
 ) -> Option<Manifold> {
     debug_assert!(*ma == Mat3A::from_quat(pa.rotation) && *mb == Mat3A::from_quat(pb.rotation));
-    sat_contact(&Frame::with_rotation(a, pa, ma), &Frame::with_rotation(b, pb, mb), tol, &mut NoTrace)
+    within_margin(
+        sat_contact(&Frame::with_rotation(a, pa, ma), &Frame::with_rotation(b, pb, mb), tol, &mut NoTrace),
+        a,
+        pa,
+        b,
+        pb,
+        tol,
+    )
 }
 
 /// SAT plus manifold. `trace`, when given, receives every axis and the clipping stages; the
@@ -242,10 +273,11 @@ pub fn contact_cuboid_cuboid_traced(
     trace: Option<&mut SatTrace>,
 ) -> Option<Manifold> {
     let (fa, fb) = (Frame::new(a, pa), Frame::new(b, pb));
-    match trace {
+    let m = match trace {
         Some(t) => sat_contact(&fa, &fb, tol, t),
         None => sat_contact(&fa, &fb, tol, &mut NoTrace),
-    }
+    };
+    within_margin(m, a, pa, b, pb, tol)
 }
 
 /// Where SAT reports its axes: nowhere ([`NoTrace`]) or a [`SatTrace`].
@@ -364,20 +396,92 @@ fn sat_contact<T: SatRecorder>(fa: &Frame, fb: &Frame, tol: Tolerance, rec: &mut
             }
         }
     }
+    // The B-face preference never turns the normal more than 60° from the better face axis.
+    // (Edges are left out: the untraced path skips the ones that cannot win, so it does not
+    // know the best edge, and both paths must choose alike.)
+    let (mut best_face_a, mut best_face_b) = (best_face_a, best_face_b);
+    let prefer_edge = best_edge.0 > face_best + edge_tol;
+    if !prefer_edge && best_face_b.0 > best_face_a.0 && best_face_b.0 <= best_face_a.0 + face_tol {
+        let face_axis = |f: (Real, usize), r: &Frame, towards: Vec3A| {
+            let n = r.axes[f.1];
+            if n.dot(towards) < 0.0 { -n } else { n }
+        };
+        if face_axis(best_face_a, fa, d).dot(-face_axis(best_face_b, fb, -d)) < 0.5 {
+            best_face_a.0 = Real::NEG_INFINITY;
+        }
+    }
     let chosen_kind;
-    let result = if best_edge.0 > face_best + edge_tol {
+    let result = if prefer_edge {
         chosen_kind = SatAxisKind::Edge(best_edge.1 as u16, best_edge.2 as u16);
         let axis = to_world(fa, best_edge.3);
         Some(edge_contact(fa, fb, d.into(), best_edge.1, best_edge.2, axis, best_edge.0))
     } else if best_face_b.0 > best_face_a.0 + face_tol {
         chosen_kind = SatAxisKind::FaceB(best_face_b.1 as u16);
-        face_contact_b(fb, fa, -d, best_face_b.1, tol.margin, rec.clip()).map(Manifold::flipped)
+        let m = face_contact_b(fb, fa, -d, best_face_b.1, tol.margin, rec.clip()).map(Manifold::flipped);
+        with_deepest_vertex(m, fb, fa, -d, best_face_b.1, best_face_b.0, tol.margin, true)
     } else {
         chosen_kind = SatAxisKind::FaceA(best_face_a.1 as u16);
-        face_contact(fa, fb, d, best_face_a.1, tol.margin, 0, rec.clip())
+        let m = face_contact(fa, fb, d, best_face_a.1, tol.margin, 0, rec.clip());
+        with_deepest_vertex(m, fa, fb, d, best_face_a.1, best_face_a.0, tol.margin, false)
     };
     rec.chosen(chosen_kind);
     result
+}
+
+/// The face manifold with reference face `i` of `r` (separation `sep`), made to reach the
+/// pair's overlap along that face's normal, `-sep`: the incident box's deepest vertex lies
+/// outside the reference face's side planes when the face is preferred over a slightly
+/// shallower edge axis, and clipping then drops it (or every point). That vertex is added, or
+/// replaces the shallowest point of a full manifold. `flip`: `r` is body B.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn with_deepest_vertex(
+    m: Option<Manifold>,
+    r: &Frame,
+    o: &Frame,
+    d: Vec3A,
+    i: usize,
+    sep: Real,
+    margin: Real,
+    flip: bool,
+) -> Option<Manifold> {
+    let depth = -sep;
+    if depth < -margin || m.as_ref().is_some_and(|m| m.max_depth() >= depth - 1e-5 * (1.0 + depth.abs())) {
+        return m;
+    }
+    deepest_vertex(m, r, o, d, i, depth, flip)
+}
+
+#[inline(never)]
+fn deepest_vertex(
+    m: Option<Manifold>,
+    r: &Frame,
+    o: &Frame,
+    d: Vec3A,
+    i: usize,
+    depth: Real,
+    flip: bool,
+) -> Option<Manifold> {
+    let n = if d.dot(r.axes[i]) < 0.0 { -r.axes[i] } else { r.axes[i] };
+    // The incident box's vertex farthest along -n.
+    let mut v = o.c;
+    let mut code = 0u32;
+    for k in 0..3 {
+        let s = o.axes[k].dot(n);
+        let side = if s > 0.0 { -1.0 } else { 1.0 };
+        v += o.axes[k] * (o.hs[k] * side);
+        code |= ((side > 0.0) as u32) << k;
+    }
+    let point: Vec3 = (v + n * (depth * 0.5)).into();
+    let p = super::ContactPoint { point, depth, id: 0x4000_0000 | (flip as u32) << 8 | (i as u32) << 4 | code };
+    let normal: Vec3 = if flip { (-n).into() } else { n.into() };
+    let mut m = m.unwrap_or_else(|| Manifold::new(normal));
+    if m.len() < super::MAX_MANIFOLD_POINTS {
+        m.push(p);
+    } else if let Some(q) = m.points_mut().iter_mut().min_by(|x, y| x.depth.total_cmp(&y.depth)) {
+        *q = p;
+    }
+    Some(m)
 }
 
 /// Reference face on `r` (axis `i`, facing `d`), incident face on `o`.

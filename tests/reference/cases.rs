@@ -34,7 +34,8 @@ impl Rng {
 
     pub fn unit(&mut self) -> Vec3 {
         loop {
-            let v = Vec3::new(self.range(-1.0, 1.0) as Real, self.range(-1.0, 1.0) as Real, self.range(-1.0, 1.0) as Real);
+            let v =
+                Vec3::new(self.range(-1.0, 1.0) as Real, self.range(-1.0, 1.0) as Real, self.range(-1.0, 1.0) as Real);
             let l = v.length_squared();
             if l > 1e-4 && l <= 1.0 {
                 return v / l.sqrt();
@@ -76,9 +77,6 @@ impl Rng {
     }
 }
 
-/// Shape kinds in the dispatcher's canonical order.
-pub const KINDS: [ShapeKind; 4] = [ShapeKind::Sphere, ShapeKind::Cuboid, ShapeKind::Capsule, ShapeKind::ConvexHull];
-
 /// Extents in [0.05, 1] m: sizes 0.1–2 m.
 fn half(rng: &mut Rng) -> Real {
     rng.range(0.05, 1.0) as Real
@@ -99,7 +97,11 @@ pub fn random_shape(rng: &mut Rng, kind: ShapeKind) -> Shape {
                 (0..8)
                     .map(|i| {
                         let s = |bit: usize| if i & bit == 0 { -1.0 } else { 1.0 };
-                        let j = Vec3::new(rng.range(-0.1, 0.1) as Real, rng.range(-0.1, 0.1) as Real, rng.range(-0.1, 0.1) as Real);
+                        let j = Vec3::new(
+                            rng.range(-0.1, 0.1) as Real,
+                            rng.range(-0.1, 0.1) as Real,
+                            rng.range(-0.1, 0.1) as Real,
+                        );
                         Vec3::new(s(1), s(2), s(4)) * e * (Vec3::ONE + j)
                     })
                     .collect()
@@ -170,12 +172,12 @@ pub fn random_case(rng: &mut Rng, ka: ShapeKind, kb: ShapeKind) -> Case {
     // Overlap along `dir` is -gap; the true penetration is at most that.
     let gap = match family {
         Family::Touching => 0.0,
-        _ if rng.below(5) < 3 => rng.range(-0.3, 0.0) * s,
+        _ if rng.below(4) < 3 => rng.range(-0.3, 0.0) * s,
         _ => rng.range(0.0, 0.5) * s,
     };
     let t = reach(&a, &Pose::new(Vec3::ZERO, ra), dir) + reach(&b, &Pose::new(Vec3::ZERO, rb), -dir) + gap;
     let side = rng.unit();
-    let lateral = (side - dir * side.dot(dir)) * (rng.range(0.0, 0.5) * s) as Real;
+    let lateral = (side - dir * side.dot(dir)) * (rng.range(0.0, 0.25) * s) as Real;
     let pb = Pose::new(pa.translation + dir * t as Real + lateral, rb);
     Case { family, a, pa, b, pb }
 }
