@@ -399,7 +399,7 @@ fn sat_contact<T: SatRecorder>(fa: &Frame, fb: &Frame, tol: Tolerance, rec: &mut
     // The B-face preference never turns the normal more than 60° from the better face axis.
     // (Edges are left out: the untraced path skips the ones that cannot win, so it does not
     // know the best edge, and both paths must choose alike.)
-    let (mut best_face_a, mut best_face_b) = (best_face_a, best_face_b);
+    let mut best_face_a = best_face_a;
     let prefer_edge = best_edge.0 > face_best + edge_tol;
     if !prefer_edge && best_face_b.0 > best_face_a.0 && best_face_b.0 <= best_face_a.0 + face_tol {
         let face_axis = |f: (Real, usize), r: &Frame, towards: Vec3A| {

@@ -124,7 +124,7 @@ fn penetration(pair: &MinkowskiPair, simplex: &Simplex, trace: Option<&mut GjkEp
         let scale = pair.a.bounding_radius() + pair.b.bounding_radius();
         let reach = e.normal.dot(pair.support_core(e.normal).w);
         let sound = e.depth >= -1e-5 * scale && reach - e.depth <= 1e-3 * scale;
-        match sat_penetration(pair).filter(|_| !sound) {
+        match if sound { None } else { sat_penetration(pair) } {
             Some((depth, n)) => {
                 let pa = pair.support_core(n).a + n * ra;
                 let depth = depth.max(0.0) + ra + rb;
