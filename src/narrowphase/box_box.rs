@@ -417,71 +417,36 @@ fn sat_contact<T: SatRecorder>(fa: &Frame, fb: &Frame, tol: Tolerance, rec: &mut
         Some(edge_contact(fa, fb, d.into(), best_edge.1, best_edge.2, axis, best_edge.0))
     } else if best_face_b.0 > best_face_a.0 + face_tol {
         chosen_kind = SatAxisKind::FaceB(best_face_b.1 as u16);
-        let m = face_contact_b(fb, fa, -d, best_face_b.1, tol.margin, rec.clip()).map(Manifold::flipped);
-        with_deepest_vertex(m, fb, fa, -d, best_face_b.1, best_face_b.0, tol.margin, true)
+        face_contact_b(fb, fa, -d, best_face_b.1, tol.margin, rec.clip())
+            .or_else(|| deepest_vertex(fb, fa, -d, best_face_b.1, best_face_b.0, tol.margin))
+            .map(Manifold::flipped)
     } else {
         chosen_kind = SatAxisKind::FaceA(best_face_a.1 as u16);
-        let m = face_contact(fa, fb, d, best_face_a.1, tol.margin, 0, rec.clip());
-        with_deepest_vertex(m, fa, fb, d, best_face_a.1, best_face_a.0, tol.margin, false)
+        face_contact(fa, fb, d, best_face_a.1, tol.margin, 0, rec.clip())
+            .or_else(|| deepest_vertex(fa, fb, d, best_face_a.1, best_face_a.0, tol.margin))
     };
     rec.chosen(chosen_kind);
     result
 }
 
-/// The face manifold with reference face `i` of `r` (separation `sep`), made to reach the
-/// pair's overlap along that face's normal, `-sep`: the incident box's deepest vertex lies
-/// outside the reference face's side planes when the face is preferred over a slightly
-/// shallower edge axis, and clipping then drops it (or every point). That vertex is added, or
-/// replaces the shallowest point of a full manifold. `flip`: `r` is body B.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn with_deepest_vertex(
-    m: Option<Manifold>,
-    r: &Frame,
-    o: &Frame,
-    d: Vec3A,
-    i: usize,
-    sep: Real,
-    margin: Real,
-    flip: bool,
-) -> Option<Manifold> {
-    let depth = -sep;
-    if depth < -margin || m.as_ref().is_some_and(|m| m.max_depth() >= depth - 1e-5 * (1.0 + depth.abs())) {
-        return m;
-    }
-    deepest_vertex(m, r, o, d, i, depth, flip)
-}
-
+/// When clipping leaves no point (the incident face hangs past the reference face, whose
+/// axis was preferred over a slightly better edge), the pair still overlaps by `-sep` along
+/// the face normal: one point at the incident box's deepest vertex.
 #[inline(never)]
-fn deepest_vertex(
-    m: Option<Manifold>,
-    r: &Frame,
-    o: &Frame,
-    d: Vec3A,
-    i: usize,
-    depth: Real,
-    flip: bool,
-) -> Option<Manifold> {
+fn deepest_vertex(r: &Frame, o: &Frame, d: Vec3A, i: usize, sep: Real, margin: Real) -> Option<Manifold> {
+    if sep > margin {
+        return None;
+    }
     let n = if d.dot(r.axes[i]) < 0.0 { -r.axes[i] } else { r.axes[i] };
-    // The incident box's vertex farthest along -n.
     let mut v = o.c;
     let mut code = 0u32;
     for k in 0..3 {
-        let s = o.axes[k].dot(n);
-        let side = if s > 0.0 { -1.0 } else { 1.0 };
+        let side = if o.axes[k].dot(n) > 0.0 { -1.0 } else { 1.0 };
         v += o.axes[k] * (o.hs[k] * side);
         code |= ((side > 0.0) as u32) << k;
     }
-    let point: Vec3 = (v + n * (depth * 0.5)).into();
-    let p = super::ContactPoint { point, depth, id: 0x4000_0000 | (flip as u32) << 8 | (i as u32) << 4 | code };
-    let normal: Vec3 = if flip { (-n).into() } else { n.into() };
-    let mut m = m.unwrap_or_else(|| Manifold::new(normal));
-    if m.len() < super::MAX_MANIFOLD_POINTS {
-        m.push(p);
-    } else if let Some(q) = m.points_mut().iter_mut().min_by(|x, y| x.depth.total_cmp(&y.depth)) {
-        *q = p;
-    }
-    Some(m)
+    let point: Vec3 = (v - n * (sep * 0.5)).into();
+    Some(Manifold::single(n.into(), point, -sep, 0x4000_0000 | (i as u32) << 4 | code))
 }
 
 /// Reference face on `r` (axis `i`, facing `d`), incident face on `o`.
