@@ -23,6 +23,7 @@ use collidoscope::narrowphase::{NarrowPhaseKind, Tolerance, contact};
 use glam::DVec3;
 use reference::cases::{Case, Rng, random_case, size};
 use reference::{Core, exact_cores, overlap_along};
+use std::f32::consts::{FRAC_PI_2, FRAC_PI_4};
 
 const TOL: Tolerance = Tolerance { margin: 0.02, epsilon: 1e-6 };
 
@@ -286,22 +287,22 @@ fn reference_matches_closed_forms() {
     let e = ex(&c, &id(0.0, 0.0, 0.0), &c, &id(0.3, 0.9, 0.0));
     assert!((e.distance + 0.1).abs() < 1e-6 && (e.normal - DVec3::Y).length() < 1e-9, "{e:?}");
     // A box turned 45° about z above another, corner down: edge–face distance.
-    let e = ex(&c, &id(0.0, 0.0, 0.0), &c, &Pose::new(Vec3::new(0.0, 1.5, 0.0), Quat::from_rotation_z(0.785398163)));
+    let e = ex(&c, &id(0.0, 0.0, 0.0), &c, &Pose::new(Vec3::new(0.0, 1.5, 0.0), Quat::from_rotation_z(FRAC_PI_4)));
     assert!((e.distance - (1.0 - 0.5 * 2f64.sqrt())).abs() < 1e-6, "{e:?}");
     // Crossed boxes along z and x, edge on edge: distance along y.
     let long_x = Shape::cuboid(Vec3::new(1.0, 0.1, 0.1));
     let tilted =
-        Pose::new(Vec3::new(0.0, 0.3, 0.0), Quat::from_rotation_y(1.5707963) * Quat::from_rotation_x(0.785398163));
+        Pose::new(Vec3::new(0.0, 0.3, 0.0), Quat::from_rotation_y(FRAC_PI_2) * Quat::from_rotation_x(FRAC_PI_4));
     let e = ex(&long_x, &id(0.0, 0.0, 0.0), &long_x, &tilted);
     assert!((e.distance - (0.3 - 0.1 - 0.1 * 2f64.sqrt())).abs() < 1e-6, "{e:?}");
     // Capsules crossing at right angles 1 apart, radii 0.25: 0.5 apart.
     let k = Shape::capsule(1.0, 0.25);
-    let e = ex(&k, &id(0.0, 0.0, 0.0), &k, &Pose::new(Vec3::new(0.0, 0.0, 1.0), Quat::from_rotation_z(1.5707963)));
+    let e = ex(&k, &id(0.0, 0.0, 0.0), &k, &Pose::new(Vec3::new(0.0, 0.0, 1.0), Quat::from_rotation_z(FRAC_PI_2)));
     assert!((e.distance - 0.5).abs() < 1e-6 && (e.normal - DVec3::Z).length() < 1e-6, "{e:?}");
     // A sphere sunk 0.2 into a box's top face near its middle.
     let e = ex(&c, &id(0.0, 0.0, 0.0), &Shape::sphere(0.3), &id(0.1, 0.6, 0.0));
     assert!((e.distance + 0.2).abs() < 1e-6 && (e.normal - DVec3::Y).length() < 1e-6, "{e:?}");
     // A capsule lying across a box's top, sunk 0.05.
-    let e = ex(&c, &id(0.0, 0.0, 0.0), &k, &Pose::new(Vec3::new(0.0, 0.7, 0.0), Quat::from_rotation_x(1.5707963)));
+    let e = ex(&c, &id(0.0, 0.0, 0.0), &k, &Pose::new(Vec3::new(0.0, 0.7, 0.0), Quat::from_rotation_x(FRAC_PI_2)));
     assert!((e.distance + 0.05).abs() < 1e-6 && (e.normal - DVec3::Y).length() < 1e-6, "{e:?}");
 }
