@@ -252,6 +252,31 @@ fn reference_pairs(c: &mut Criterion) {
             });
         }
     }
+    // The large hull: 4,096 points on an ellipsoid against boxes placed like the
+    // suite's pairs (the hull taken as the suite's hull shape).
+    let mut rng = cases::Rng::new(0x14_b0ff);
+    let points: Vec<Vec3> = (0..4096).map(|_| rng.unit() * Vec3::new(0.9, 0.6, 0.75)).collect();
+    let big = Shape::ConvexHull(std::sync::Arc::new(collidoscope::geometry::ConvexHull::new(&points).unwrap()));
+    let pairs: Vec<cases::Case> = (0..PAIRS / 10)
+        .map(|_| {
+            let mut c = cases::random_case(&mut rng, K::ConvexHull, K::Cuboid);
+            // Same placement rule, with the big hull in place of the random one: re-place B.
+            c.a = big.clone();
+            let dir = (c.pb.translation - c.pa.translation).normalize_or(Vec3::Y);
+            let reach = |s: &Shape, p: &Pose, n: Vec3| (p.rotation * s.support(p.rotation.inverse() * n)).dot(n);
+            let t = reach(&c.a, &c.pa, dir) + reach(&c.b, &c.pb, -dir) + rng.range(-0.1, 0.05) as Real;
+            c.pb.translation = c.pa.translation + dir * t;
+            c
+        })
+        .collect();
+    g.throughput(Throughput::Elements((PAIRS / 10) as u64));
+    for &method in NarrowPhaseKind::ALL {
+        g.bench_function(format!("hull4096_cuboid/{}", method.cli_name()), |bch| {
+            bch.iter(|| {
+                pairs.iter().filter(|p| contact(black_box(&p.a), &p.pa, &p.b, &p.pb, tol, method).is_some()).count()
+            })
+        });
+    }
     g.finish();
 }
 
