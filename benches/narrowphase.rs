@@ -17,6 +17,9 @@ use common::{cube_hull, deep_hull_pairs};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 
+#[path = "../tests/reference/cases.rs"]
+#[allow(dead_code)]
+mod cases;
 mod common;
 
 const PAIRS: usize = 1000;
@@ -216,5 +219,66 @@ fn article_scene(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, per_pair, article_scene);
+/// `contact()` per pair kind and method on the pairs of the exact-reference suite
+/// (`tests/narrowphase_reference.rs`: scene-like sizes, overlaps and gaps, seeded), whose
+/// accuracy that suite checks: `reference/<pair>/<method>`, 1,000 pairs an iteration.
+fn reference_pairs(c: &mut Criterion) {
+    use collidoscope::geometry::ShapeKind as K;
+    use collidoscope::narrowphase::{NarrowPhaseKind, contact};
+    let mut g = c.benchmark_group("reference");
+    g.throughput(Throughput::Elements(PAIRS as u64));
+    g.sample_size(20);
+    let tol = Tolerance { margin: 0.02, epsilon: EPS };
+    let kinds = [
+        ("sphere_sphere", K::Sphere, K::Sphere),
+        ("sphere_cuboid", K::Sphere, K::Cuboid),
+        ("sphere_capsule", K::Sphere, K::Capsule),
+        ("sphere_hull", K::Sphere, K::ConvexHull),
+        ("cuboid_cuboid", K::Cuboid, K::Cuboid),
+        ("cuboid_capsule", K::Cuboid, K::Capsule),
+        ("cuboid_hull", K::Cuboid, K::ConvexHull),
+        ("capsule_capsule", K::Capsule, K::Capsule),
+        ("capsule_hull", K::Capsule, K::ConvexHull),
+        ("hull_hull", K::ConvexHull, K::ConvexHull),
+    ];
+    for (k, (name, ka, kb)) in kinds.into_iter().enumerate() {
+        let mut rng = cases::Rng::new(0x14_b000 + k as u64);
+        let pairs: Vec<cases::Case> = (0..PAIRS).map(|_| cases::random_case(&mut rng, ka, kb)).collect();
+        for &method in NarrowPhaseKind::ALL {
+            g.bench_function(format!("{name}/{}", method.cli_name()), |bch| {
+                bch.iter(|| {
+                    pairs.iter().filter(|p| contact(black_box(&p.a), &p.pa, &p.b, &p.pb, tol, method).is_some()).count()
+                })
+            });
+        }
+    }
+    // The large hull: 4,096 points on an ellipsoid against boxes placed like the
+    // suite's pairs (the hull taken as the suite's hull shape).
+    let mut rng = cases::Rng::new(0x14_b0ff);
+    let points: Vec<Vec3> = (0..4096).map(|_| rng.unit() * Vec3::new(0.9, 0.6, 0.75)).collect();
+    let big = Shape::ConvexHull(std::sync::Arc::new(collidoscope::geometry::ConvexHull::new(&points).unwrap()));
+    let pairs: Vec<cases::Case> = (0..PAIRS / 10)
+        .map(|_| {
+            let mut c = cases::random_case(&mut rng, K::ConvexHull, K::Cuboid);
+            // Same placement rule, with the big hull in place of the random one: re-place B.
+            c.a = big.clone();
+            let dir = (c.pb.translation - c.pa.translation).normalize_or(Vec3::Y);
+            let reach = |s: &Shape, p: &Pose, n: Vec3| (p.rotation * s.support(p.rotation.inverse() * n)).dot(n);
+            let t = reach(&c.a, &c.pa, dir) + reach(&c.b, &c.pb, -dir) + rng.range(-0.1, 0.05) as Real;
+            c.pb.translation = c.pa.translation + dir * t;
+            c
+        })
+        .collect();
+    g.throughput(Throughput::Elements((PAIRS / 10) as u64));
+    for &method in NarrowPhaseKind::ALL {
+        g.bench_function(format!("hull4096_cuboid/{}", method.cli_name()), |bch| {
+            bch.iter(|| {
+                pairs.iter().filter(|p| contact(black_box(&p.a), &p.pa, &p.b, &p.pb, tol, method).is_some()).count()
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, per_pair, article_scene, reference_pairs);
 criterion_main!(benches);

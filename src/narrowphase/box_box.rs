@@ -197,7 +197,31 @@ pub fn intersect_cuboid_cuboid(a: &Cuboid, pa: &Pose, b: &Cuboid, pb: &Pose, eps
 }
 
 pub fn contact_cuboid_cuboid(a: &Cuboid, pa: &Pose, b: &Cuboid, pb: &Pose, tol: Tolerance) -> Option<Manifold> {
-    sat_contact(&Frame::new(a, pa), &Frame::new(b, pb), tol, &mut NoTrace)
+    within_margin(sat_contact(&Frame::new(a, pa), &Frame::new(b, pb), tol, &mut NoTrace), a, pa, b, pb, tol)
+}
+
+/// A manifold whose points are all apart (speculative) only while the boxes are within the
+/// margin: SAT's largest separation is a lower bound on their distance (a corner facing an
+/// edge is farther than any axis shows), so the distance itself (GJK) decides.
+#[inline(always)]
+fn within_margin(
+    m: Option<Manifold>,
+    a: &Cuboid,
+    pa: &Pose,
+    b: &Cuboid,
+    pb: &Pose,
+    tol: Tolerance,
+) -> Option<Manifold> {
+    match m {
+        Some(x) if x.max_depth() < 0.0 => check_distance(x, a, pa, b, pb, tol),
+        m => m,
+    }
+}
+
+#[inline(never)]
+fn check_distance(m: Manifold, a: &Cuboid, pa: &Pose, b: &Cuboid, pb: &Pose, tol: Tolerance) -> Option<Manifold> {
+    let d = super::distance(&crate::geometry::Shape::Cuboid(*a), pa, &crate::geometry::Shape::Cuboid(*b), pb).distance;
+    (d <= 0.0 || !apart(d, tol.margin, tol.epsilon)).then_some(m)
 }
 
 crate::cpu::v3_dispatch! {
@@ -228,7 +252,14 @@ fn rotated_in(
     tol: Tolerance,
 ) -> Option<Manifold> {
     debug_assert!(*ma == Mat3A::from_quat(pa.rotation) && *mb == Mat3A::from_quat(pb.rotation));
-    sat_contact(&Frame::with_rotation(a, pa, ma), &Frame::with_rotation(b, pb, mb), tol, &mut NoTrace)
+    within_margin(
+        sat_contact(&Frame::with_rotation(a, pa, ma), &Frame::with_rotation(b, pb, mb), tol, &mut NoTrace),
+        a,
+        pa,
+        b,
+        pb,
+        tol,
+    )
 }
 
 /// SAT plus manifold. `trace`, when given, receives every axis and the clipping stages; the
@@ -242,10 +273,11 @@ pub fn contact_cuboid_cuboid_traced(
     trace: Option<&mut SatTrace>,
 ) -> Option<Manifold> {
     let (fa, fb) = (Frame::new(a, pa), Frame::new(b, pb));
-    match trace {
+    let m = match trace {
         Some(t) => sat_contact(&fa, &fb, tol, t),
         None => sat_contact(&fa, &fb, tol, &mut NoTrace),
-    }
+    };
+    within_margin(m, a, pa, b, pb, tol)
 }
 
 /// Where SAT reports its axes: nowhere ([`NoTrace`]) or a [`SatTrace`].
@@ -364,20 +396,57 @@ fn sat_contact<T: SatRecorder>(fa: &Frame, fb: &Frame, tol: Tolerance, rec: &mut
             }
         }
     }
+    // The B-face preference never turns the normal more than 60° from the better face axis.
+    // (Edges are left out: the untraced path skips the ones that cannot win, so it does not
+    // know the best edge, and both paths must choose alike.)
+    let mut best_face_a = best_face_a;
+    let prefer_edge = best_edge.0 > face_best + edge_tol;
+    if !prefer_edge && best_face_b.0 > best_face_a.0 && best_face_b.0 <= best_face_a.0 + face_tol {
+        let face_axis = |f: (Real, usize), r: &Frame, towards: Vec3A| {
+            let n = r.axes[f.1];
+            if n.dot(towards) < 0.0 { -n } else { n }
+        };
+        if face_axis(best_face_a, fa, d).dot(-face_axis(best_face_b, fb, -d)) < 0.5 {
+            best_face_a.0 = Real::NEG_INFINITY;
+        }
+    }
     let chosen_kind;
-    let result = if best_edge.0 > face_best + edge_tol {
+    let result = if prefer_edge {
         chosen_kind = SatAxisKind::Edge(best_edge.1 as u16, best_edge.2 as u16);
         let axis = to_world(fa, best_edge.3);
         Some(edge_contact(fa, fb, d.into(), best_edge.1, best_edge.2, axis, best_edge.0))
     } else if best_face_b.0 > best_face_a.0 + face_tol {
         chosen_kind = SatAxisKind::FaceB(best_face_b.1 as u16);
-        face_contact_b(fb, fa, -d, best_face_b.1, tol.margin, rec.clip()).map(Manifold::flipped)
+        face_contact_b(fb, fa, -d, best_face_b.1, tol.margin, rec.clip())
+            .or_else(|| deepest_vertex(fb, fa, -d, best_face_b.1, best_face_b.0, tol.margin))
+            .map(Manifold::flipped)
     } else {
         chosen_kind = SatAxisKind::FaceA(best_face_a.1 as u16);
         face_contact(fa, fb, d, best_face_a.1, tol.margin, 0, rec.clip())
+            .or_else(|| deepest_vertex(fa, fb, d, best_face_a.1, best_face_a.0, tol.margin))
     };
     rec.chosen(chosen_kind);
     result
+}
+
+/// When clipping leaves no point (the incident face hangs past the reference face, whose
+/// axis was preferred over a slightly better edge), the pair still overlaps by `-sep` along
+/// the face normal: one point at the incident box's deepest vertex.
+#[inline(never)]
+fn deepest_vertex(r: &Frame, o: &Frame, d: Vec3A, i: usize, sep: Real, margin: Real) -> Option<Manifold> {
+    if sep > margin {
+        return None;
+    }
+    let n = if d.dot(r.axes[i]) < 0.0 { -r.axes[i] } else { r.axes[i] };
+    let mut v = o.c;
+    let mut code = 0u32;
+    for k in 0..3 {
+        let side = if o.axes[k].dot(n) > 0.0 { -1.0 } else { 1.0 };
+        v += o.axes[k] * (o.hs[k] * side);
+        code |= ((side > 0.0) as u32) << k;
+    }
+    let point: Vec3 = (v - n * (sep * 0.5)).into();
+    Some(Manifold::single(n.into(), point, -sep, 0x4000_0000 | (i as u32) << 4 | code))
 }
 
 /// Reference face on `r` (axis `i`, facing `d`), incident face on `o`.

@@ -11,10 +11,7 @@ use super::distance::{GjkEpaTrace, local_distance};
 use super::features::{manifold_from_features, support_feature};
 use super::gjk::{MinkowskiPair, gjk};
 use super::manifold::ContactPoint;
-use super::polytope::{
-    contact_capsule_hull, contact_cuboid_hull, contact_hull_hull, contact_sphere_hull, intersect_capsule_hull,
-    intersect_cuboid_hull, intersect_hull_hull, intersect_sphere_hull,
-};
+use super::polytope::{contact_capsule_hull, contact_sphere_hull, intersect_capsule_hull, intersect_sphere_hull};
 use super::sphere::{contact_sphere_cuboid, contact_sphere_sphere, intersect_sphere_cuboid, intersect_sphere_sphere};
 use super::{Manifold, NarrowPhaseKind, Tolerance, intersect_gjk, touching};
 use crate::geometry::Shape;
@@ -76,10 +73,11 @@ pub fn contact_analytic(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, tol: Toleran
         (Sphere(x), ConvexHull(y)) => contact_sphere_hull(x, pa, y, pb, tol),
         (Cuboid(x), Cuboid(y)) => contact_cuboid_cuboid(x, pa, y, pb, tol),
         (Cuboid(x), Capsule(y)) => contact_cuboid_capsule(x, pa, y, pb, tol),
-        (Cuboid(x), ConvexHull(y)) => contact_cuboid_hull(x, pa, y, pb, tol, None),
+        // Box–hull and hull–hull go through GJK/EPA and feature clipping: as exact as SAT over
+        // every face and edge pair, and several times cheaper (docs/narrowphase.md).
+        (Cuboid(_), ConvexHull(_)) | (ConvexHull(_), ConvexHull(_)) => contact_gjk(a, pa, b, pb, tol, None, None),
         (Capsule(x), Capsule(y)) => contact_capsule_capsule(x, pa, y, pb, tol),
         (Capsule(x), ConvexHull(y)) => contact_capsule_hull(x, pa, y, pb, tol),
-        (ConvexHull(x), ConvexHull(y)) => contact_hull_hull(x, pa, y, pb, tol, None),
         (Cuboid(_), Sphere(_))
         | (Capsule(_), Sphere(_))
         | (ConvexHull(_), Sphere(_))
@@ -98,10 +96,9 @@ pub fn intersect_analytic(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real)
         (Sphere(x), ConvexHull(y)) => intersect_sphere_hull(x, pa, y, pb, eps),
         (Cuboid(x), Cuboid(y)) => intersect_cuboid_cuboid(x, pa, y, pb, eps),
         (Cuboid(x), Capsule(y)) => intersect_cuboid_capsule(x, pa, y, pb, eps),
-        (Cuboid(x), ConvexHull(y)) => intersect_cuboid_hull(x, pa, y, pb, eps),
+        (Cuboid(_), ConvexHull(_)) | (ConvexHull(_), ConvexHull(_)) => intersect_gjk(a, pa, b, pb, eps),
         (Capsule(x), Capsule(y)) => intersect_capsule_capsule(x, pa, y, pb, eps),
         (Capsule(x), ConvexHull(y)) => intersect_capsule_hull(x, pa, y, pb, eps),
-        (ConvexHull(x), ConvexHull(y)) => intersect_hull_hull(x, pa, y, pb, eps),
         (Cuboid(_), Sphere(_))
         | (Capsule(_), Sphere(_))
         | (ConvexHull(_), Sphere(_))

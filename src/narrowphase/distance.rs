@@ -118,12 +118,27 @@ pub(crate) fn local_distance(pair: &MinkowskiPair, g: &GjkOutput, trace: Option<
 fn penetration(pair: &MinkowskiPair, simplex: &Simplex, trace: Option<&mut GjkEpaTrace>) -> DistanceResult {
     let (ra, rb) = (pair.radius_a, pair.radius_b);
     if let Some(e) = epa(pair, simplex, trace.map(|t| &mut t.epa)) {
-        return DistanceResult {
-            distance: -(e.depth.max(0.0) + ra + rb),
-            point_a: e.point_a + e.normal * ra,
-            point_b: e.point_b - e.normal * rb,
-            normal: e.normal,
-        };
+        // EPA's face must lie on the difference's boundary with the origin behind it; rounding
+        // in a start simplex that barely holds the origin can leave it outside, and then the
+        // face is a far one with the normal reversed. SAT over the cores' axes replaces it.
+        let scale = pair.a.bounding_radius() + pair.b.bounding_radius();
+        let reach = e.normal.dot(pair.support_core(e.normal).w);
+        let sound = e.depth >= -1e-5 * scale && reach - e.depth <= 1e-3 * scale;
+        match if sound { None } else { sat_penetration(pair) } {
+            Some((depth, n)) => {
+                let pa = pair.support_core(n).a + n * ra;
+                let depth = depth.max(0.0) + ra + rb;
+                return DistanceResult { distance: -depth, point_a: pa, point_b: pa - n * depth, normal: n };
+            }
+            None => {
+                return DistanceResult {
+                    distance: -(e.depth.max(0.0) + ra + rb),
+                    point_a: e.point_a + e.normal * ra,
+                    point_b: e.point_b - e.normal * rb,
+                    normal: e.normal,
+                };
+            }
+        }
     }
     let towards_b = -pair.centre_difference();
     let n = flat_normal(pair, simplex, towards_b);
@@ -136,6 +151,48 @@ fn penetration(pair: &MinkowskiPair, simplex: &Simplex, trace: Option<&mut GjkEp
     // Witnesses: A's deepest point along n and the matching point of B.
     let pa = s.a + n * ra;
     DistanceResult { distance: -depth, point_a: pa, point_b: pa - n * depth, normal: n }
+}
+
+/// Penetration of the cores by exhaustive SAT (A's frame): the least overlap over the face
+/// normals of both cores and the cross products of their edge directions (a capsule's segment
+/// counts as an edge), with its axis from A to B. Exact for polytope cores and for a segment or
+/// point against one; `None` when a core has no axes (two spheres). EPA's fallback only.
+fn sat_penetration(pair: &MinkowskiPair) -> Option<(Real, Vec3)> {
+    // Face normals and edge directions of a core, in its own frame.
+    fn axes(s: &Shape) -> (Vec<Vec3>, Vec<Vec3>) {
+        match s {
+            Shape::Sphere(_) => (vec![], vec![]),
+            Shape::Capsule(_) => (vec![], vec![Vec3::Y]),
+            Shape::Cuboid(_) => (vec![Vec3::X, Vec3::Y, Vec3::Z], vec![Vec3::X, Vec3::Y, Vec3::Z]),
+            Shape::ConvexHull(h) => (h.faces().iter().map(|f| f.normal).collect(), h.edge_directions().to_vec()),
+        }
+    }
+    let (fa, ea) = axes(pair.a);
+    let (fb, eb) = axes(pair.b);
+    let rot = pair.rotation();
+    let (fb, eb): (Vec<Vec3>, Vec<Vec3>) =
+        (fb.iter().map(|&n| rot * n).collect(), eb.iter().map(|&d| rot * d).collect());
+    let mut best: Option<(Real, Vec3)> = None;
+    let mut test = |axis: Vec3| {
+        for n in [axis, -axis] {
+            let depth = n.dot(pair.support_core(n).w);
+            if best.is_none_or(|(d, _)| depth < d) {
+                best = Some((depth, n));
+            }
+        }
+    };
+    for &n in fa.iter().chain(&fb) {
+        test(n);
+    }
+    for &x in &ea {
+        for &y in &eb {
+            let c = x.cross(y);
+            if c.length_squared() > 1e-8 {
+                test(c.normalize());
+            }
+        }
+    }
+    best
 }
 
 /// The normal of a flat core difference: of its plane when it spans one, perpendicular to its

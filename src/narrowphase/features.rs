@@ -2,8 +2,7 @@
 //! built by clipping them against each other. Both methods use this once they know the normal.
 
 use super::clip::{ClipTrace, Tagged, clip_faces};
-use super::manifold::{ContactPoint, Manifold};
-use super::segment::closest_points_segments;
+use super::manifold::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
 use crate::geometry::Shape;
 use crate::math::{Pose, Real, Vec3};
 
@@ -149,7 +148,7 @@ pub fn manifold_from_features(
         }
         (Some(na), None) => clip_faces(&pts(fa), na, &tagged(fb, 0x0100_0000), margin, fa.tag, trace),
         (None, None) if fa.points.len() == 2 && fb.points.len() == 2 => {
-            return segments(fa, fb, n, margin).or_else(single);
+            return segments(fa, fb, n, margin, fallback).map(|m| with_deepest(m, fallback)).or_else(single);
         }
         _ => None,
     };
@@ -158,13 +157,30 @@ pub fn manifold_from_features(
     clipped
         .map(|mut m| {
             m.normal = n;
-            m
+            with_deepest(m, fallback)
         })
         .or_else(single)
 }
 
-/// Two edges: one point at their closest approach, or two when they are parallel and overlap.
-fn segments(fa: &Feature, fb: &Feature, n: Vec3, margin: Real) -> Option<Manifold> {
+/// The manifold with its deepest point at least as deep as `fallback`, the exact deepest point
+/// along the normal: features within a few degrees of the normal, clipped or sampled at their
+/// ends, can miss it by their tilt times their length. The fallback replaces the shallowest
+/// point when the manifold is full.
+fn with_deepest(mut m: Manifold, fallback: ContactPoint) -> Manifold {
+    let deepest = m.max_depth();
+    if fallback.depth > deepest + 1e-5 * (1.0 + fallback.depth.abs()) {
+        if m.len() < MAX_MANIFOLD_POINTS {
+            m.push(fallback);
+        } else if let Some(p) = m.points_mut().iter_mut().min_by(|x, y| x.depth.total_cmp(&y.depth)) {
+            *p = fallback;
+        }
+    }
+    m
+}
+
+/// Two edges: the `fallback` point where they cross, or two points when they are parallel and
+/// overlap.
+fn segments(fa: &Feature, fb: &Feature, n: Vec3, margin: Real, fallback: ContactPoint) -> Option<Manifold> {
     let (a0, a1) = (fa.points[0].0, fa.points[1].0);
     let (b0, b1) = (fb.points[0].0, fb.points[1].0);
     let (ua, ub) = ((a1 - a0).normalize_or_zero(), (b1 - b0).normalize_or_zero());
@@ -187,7 +203,10 @@ fn segments(fa: &Feature, fb: &Feature, n: Vec3, margin: Real) -> Option<Manifol
         }
         return (!m.is_empty()).then_some(m);
     }
-    let (_, _, ca, cb) = closest_points_segments(a0, a1, b0, b1);
-    let depth = n.dot(ca - cb);
-    (depth >= -margin).then(|| Manifold::single(n, (ca + cb) * 0.5, depth, 0x5000 ^ fa.tag ^ fb.tag.rotate_left(12)))
+    // Crossing edges touch at one point, the deepest, which the caller's `fallback` already
+    // holds exactly (closest points, EPA or SAT). Recomputing it from the edges is
+    // ill-conditioned: nearly parallel edges tilted from the plane normal to n give a crossing
+    // that slides along them, and with it a depth off by the tilt times the slide.
+    (fallback.depth >= -margin)
+        .then(|| Manifold::single(n, fallback.point, fallback.depth, 0x5000 ^ fa.tag ^ fb.tag.rotate_left(12)))
 }

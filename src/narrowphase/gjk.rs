@@ -108,6 +108,11 @@ impl<'s> MinkowskiPair<'s> {
         SupportPoint { w: a - b, a, b }
     }
 
+    /// B's rotation relative to A.
+    pub fn rotation(&self) -> Mat3 {
+        self.rot
+    }
+
     /// A point inside the difference of the cores: centre of A minus centre of B.
     pub fn centre_difference(&self) -> Vec3 {
         -self.offset

@@ -62,6 +62,13 @@ impl Polytope {
     }
 }
 
+/// How much more (times the smaller polytope's radius) a B face must separate than A's best face
+/// to be chosen.
+pub const FACE_B_PREFERENCE: Real = 0.005;
+/// How much more (times the smaller polytope's radius) an edge–edge axis must separate than the
+/// best face to be chosen.
+pub const EDGE_PREFERENCE: Real = 0.01;
+
 /// The best SAT axis: its separation and normal from A to B, or `None` when an axis separates
 /// the pair by more than `reach`.
 pub fn sat_polytopes(
@@ -118,11 +125,18 @@ pub fn sat_polytopes(
             }
         }
     }
-    // Prefer faces (stable, many points), as for boxes: an edge must separate clearly more.
-    let scale = a.verts.iter().map(|v| v.distance(a.centre)).fold(0.0, Real::max).max(1e-6);
-    let best_face = if face_b.0 > face.0 + 0.005 * scale { face_b } else { face };
-    let best = if edge.0 > best_face.0 + 0.02 * scale { edge } else { best_face };
-    Some(best)
+    // Prefer faces (stable, many points), as for boxes: a B face must separate more than A's
+    // best by 0.5% of the smaller shape's radius, an edge more than the best face by 1%. So the
+    // chosen axis is at most 1.5% of that radius shallower than the deepest-separating one:
+    // that much extra depth is the price of the preference.
+    let radius = |p: &Polytope| p.verts.iter().map(|v| v.distance(p.centre)).fold(0.0, Real::max);
+    let scale = radius(a).min(radius(b)).max(1e-6);
+    let best_face = if face_b.0 > face.0 + FACE_B_PREFERENCE * scale { face_b } else { face };
+    let best = if edge.0 > best_face.0 + EDGE_PREFERENCE * scale { edge } else { best_face };
+    // A preference never turns the normal more than 60° from the axis that separates most:
+    // two nearly equal axes far apart (slivers) would push the bodies along a wrong direction.
+    let deepest = [face, face_b, edge].into_iter().max_by(|x, y| x.0.total_cmp(&y.0)).unwrap_or(best);
+    Some(if best.1.dot(deepest.1) < 0.5 { deepest } else { best })
 }
 
 /// SAT between two polytopes, then the manifold from the features along the winning axis.
@@ -141,7 +155,16 @@ pub fn contact_polytopes(
     let fallback = ContactPoint { point: (on_a + on_b) * 0.5, depth: -sep, id: 0 };
     let fa = support_feature(sa, pa, n);
     let fb = support_feature(sb, pb, -n);
-    manifold_from_features(&fa, &fb, n, fallback, tol.margin, trace.map(|t| &mut t.clip))
+    let m = manifold_from_features(&fa, &fb, n, fallback, tol.margin, trace.map(|t| &mut t.clip))?;
+    // Apart along every axis: SAT's separation only bounds the distance from below (a corner
+    // facing an edge is farther than any axis shows), so the distance itself decides.
+    if sep > 0.0 {
+        let d = super::distance(sa, pa, sb, pb).distance;
+        if d > 0.0 && apart(d, tol.margin, tol.epsilon) {
+            return None;
+        }
+    }
+    Some(m)
 }
 
 fn argmax(verts: &[Vec3], d: Vec3) -> usize {
