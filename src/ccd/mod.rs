@@ -70,12 +70,14 @@ pub fn needs_ccd(body: &Body, settings: &Settings) -> bool {
 
 /// Whether this body's contacts reach as far as it can move this step (speculative CCD): with
 /// CCD on, an awake dynamic or kinematic body that can move more than a quarter of the
-/// speculative distance in the step and that the time-of-impact pass does not sweep.
+/// speculative distance in the step and that the time-of-impact pass does not stop (a kinematic
+/// body it never stops: the solver pushes what lies in its path, the pass only catches what
+/// the solver lets through).
 pub fn needs_reach(body: &Body, settings: &Settings) -> bool {
     settings.ccd != CcdMode::Off
         && moves(body)
         && speed_bound(body) * settings.dt > 0.25 * settings.speculative_distance
-        && !needs_ccd(body, settings)
+        && (body.kind == crate::dynamics::BodyKind::Kinematic || !needs_ccd(body, settings))
 }
 
 fn moves(body: &Body) -> bool {
@@ -138,6 +140,7 @@ mod tests {
         assert!(needs_ccd(&fast, &s) && !needs_reach(&fast, &s), "fast: time of impact");
         assert!(needs_ccd(&bullet, &s) && !needs_reach(&bullet, &s));
         assert!(needs_ccd(&spinner, &s), "tips at {} m/s", speed_bound(&spinner));
+        assert!(needs_reach(&spinner, &s), "a kinematic body pushes through speculative contacts too");
         assert!(!needs_ccd(&resting, &s) && !needs_reach(&resting, &s), "resting: discrete contacts only");
         s.ccd = CcdMode::Speculative;
         for b in [&slow, &fast, &bullet, &spinner] {

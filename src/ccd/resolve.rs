@@ -12,7 +12,7 @@ use crate::world::Settings;
 use std::collections::VecDeque;
 
 /// Impacts one body may resolve in one step before it is left at the last one.
-pub const MAX_TOI_ROUNDS: usize = 4;
+pub const MAX_TOI_ROUNDS: usize = 8;
 
 /// Sequential-impulse passes over an impact's manifold points.
 const IMPACT_ITERATIONS: usize = 8;
@@ -81,8 +81,8 @@ pub fn toi_target(settings: &Settings) -> Real {
 /// Re-plays this step's motion of every body that needs it against the other bodies' motions
 /// (`starts` holds every body's pose at the start of the step, `fast` which bodies CCD
 /// handles; `aabbs` are the boxes the broad phase indexed, fast bodies' swept). Swept are the
-/// fast dynamic bodies and every dynamic body in the path of a fast kinematic one. Returns how
-/// many impacts were resolved.
+/// fast dynamic bodies, and the bodies they hit for the rest of the step after the impact.
+/// Returns how many impacts were resolved.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn resolve_toi(
     bodies: &mut [Body],
@@ -107,21 +107,10 @@ pub(crate) fn resolve_toi(
     let mut queue: VecDeque<u32> = VecDeque::new();
     let mut queued = vec![false; n];
     let mut candidates = Vec::new();
+    // Fast kinematic bodies are not stopped; the solver pushes what lies in their path through
+    // their speculative contacts, and fast dynamic bodies are swept against their motion here.
     for (k, b) in bodies.iter().enumerate() {
-        if !fast[k] {
-            continue;
-        }
-        if b.is_dynamic() {
-            queued[k] = true;
-        } else if b.kind == BodyKind::Kinematic {
-            // A fast kinematic body pushes what lies in its path: sweep those against it.
-            let path = sweep_aabb(&b.shape, &motion[k].sweep);
-            candidates.clear();
-            broad.query_aabb(aabbs, &path, &mut candidates);
-            for &j in &candidates {
-                queued[j as usize] |= bodies[j as usize].is_dynamic();
-            }
-        }
+        queued[k] = fast[k] && b.is_dynamic();
     }
     queue.extend((0..n as u32).filter(|&k| queued[k as usize]));
     let mut rounds = vec![0usize; n];
@@ -151,7 +140,17 @@ pub(crate) fn resolve_toi(
                 if !sweep_aabb(&bodies[ju].shape, &other).overlaps(&aabb) {
                     continue;
                 }
-                let hit = time_of_impact_or_core(&bodies[i].shape, &sweep, &bodies[ju].shape, &other, target);
+                let hit = time_of_impact_or_core(
+                    &bodies[i].shape,
+                    &sweep,
+                    &bodies[ju].shape,
+                    &other,
+                    target,
+                    bodies[ju].is_dynamic(),
+                )
+                // Two dynamic bodies already pressed together are the solver's: stopping one
+                // where it is would leave it behind while the other is carried on.
+                .filter(|h| h.t > 0.0 || !bodies[ju].is_dynamic());
                 if let Some(h) = hit
                     && first.is_none_or(|(_, _, f)| h.t < f.t)
                 {

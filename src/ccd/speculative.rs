@@ -1,9 +1,9 @@
 //! Speculative manifolds that hold for every shape. The narrow phase's manifold for two shapes
 //! still apart has the closest features' points: enough for a sphere, but a box, capsule or
 //! hull that the contact sets turning (or that already turns) brings other corners to the
-//! surface, and those pass through. Here the moving body's leading points along the normal
-//! (a box's corners, a capsule's segment ends, a hull's vertices) each get a contact against
-//! the other body's supporting plane, so the solver stops every one of them at that plane.
+//! surface, and those pass through. Here the leading points along the normal (a box's corners,
+//! a capsule's segment ends, a hull's vertices) each get a contact against the other body's
+//! supporting plane, so the solver stops every one of them at that plane.
 
 use crate::geometry::Shape;
 use crate::math::{Pose, Real, Vec3};
@@ -13,34 +13,29 @@ use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
 const ID_BASE: u32 = 0xCCD0_0000;
 
 /// The manifold of a pair still apart (every point's depth negative), rebuilt from the leading
-/// points of each moving body (`a_moves`, `b_moves`) against the other's supporting plane
-/// along the manifold's normal: each point's separation is its distance to that plane, which
-/// never exceeds its distance to the other shape, so holding it at zero or above keeps that
-/// point out. Points farther than `margin` are left out; at most [`MAX_MANIFOLD_POINTS`], the
-/// nearest first. A touching manifold, or one with no point within reach, comes back as is.
-pub fn speculative_manifold(
-    m: &Manifold,
-    a: &Shape,
-    pa: &Pose,
-    b: &Shape,
-    pb: &Pose,
-    (a_moves, b_moves): (bool, bool),
-    margin: Real,
-) -> Manifold {
+/// points of the smaller body (of both when neither is more than twice the other's bounding
+/// radius) against the other's supporting plane along the manifold's normal: each point's
+/// separation is its distance to that plane, which never exceeds its distance to the other
+/// shape, so holding it at zero or above keeps that point out. The smaller body's points are
+/// where the two can meet (a paddle's far corners are not where it hits a pebble). Points
+/// farther than `margin` are left out; at most [`MAX_MANIFOLD_POINTS`], the nearest first. A
+/// touching manifold, or one with no point within reach, comes back as is.
+pub fn speculative_manifold(m: &Manifold, a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, margin: Real) -> Manifold {
     if m.is_empty() || m.max_depth() >= 0.0 {
         return *m;
     }
     let n = m.normal;
     // (separation, anchor midway to the plane, id)
     let mut rows: Vec<(Real, Vec3, u32)> = Vec::with_capacity(16);
-    if b_moves {
+    let (ra, rb) = (a.bounding_radius(), b.bounding_radius());
+    if rb <= 2.0 * ra {
         let plane = n.dot(world_support(a, pa, n));
         for (k, q) in leading_points(b, pb, -n).into_iter().enumerate() {
             let sep = n.dot(q) - plane;
             rows.push((sep, q - n * (0.5 * sep), ID_BASE + k as u32));
         }
     }
-    if a_moves {
+    if ra <= 2.0 * rb {
         let plane = n.dot(world_support(b, pb, -n));
         for (k, p) in leading_points(a, pa, n).into_iter().enumerate() {
             let sep = plane - n.dot(p);
@@ -106,7 +101,7 @@ mod tests {
         let pc = Pose::new(Vec3::new(-0.2, 0.0, 0.0), Quat::from_rotation_z(0.6));
         let tol = Tolerance { margin: 0.5, epsilon: 1e-6 };
         let m = contact(&wall, &Pose::IDENTITY, &cap, &pc, tol, NarrowPhaseKind::Analytic).unwrap();
-        let s = speculative_manifold(&m, &wall, &Pose::IDENTITY, &cap, &pc, (false, true), 0.5);
+        let s = speculative_manifold(&m, &wall, &Pose::IDENTITY, &cap, &pc, 0.5);
         assert_eq!(s.len(), 2, "{s:?}");
         let Shape::Capsule(c) = &cap else { unreachable!() };
         let (p, q) = c.segment();
@@ -131,7 +126,7 @@ mod tests {
             let pb = Pose::new(rng.unit_vector() * rng.range(0.6, 2.0), rng.rotation());
             let tol = Tolerance { margin: 3.0, epsilon: 1e-6 };
             let Some(m) = contact(a, &pa, b, &pb, tol, NarrowPhaseKind::Gjk) else { continue };
-            let s = speculative_manifold(&m, a, &pa, b, &pb, (true, true), 3.0);
+            let s = speculative_manifold(&m, a, &pa, b, &pb, 3.0);
             let d = distance(a, &pa, b, &pb).distance;
             for p in s.points() {
                 assert!(-p.depth >= d - 1e-4, "case {case}: separation {} below the distance {d}", -p.depth);

@@ -117,13 +117,14 @@ pub enum Advance {
 }
 
 /// Conservative advancement (Mirtich) of shape `a` along `sa` against `b` along `sb`: from the
-/// GJK distance `d` and normal `n` at time `t`, no point of A gains on B along `n` faster than
-/// `(Δa - Δb)·n + θa·ra + θb·rb` per interval (linear motion projected on the normal plus the
-/// arc of the farthest point for each body's turn, [`angular_reach`]), so the gap cannot close
-/// to `target` before `t + (d - target) / closing`. The search stops once the gap is within
-/// `target + tolerance`, `tolerance = max(target, 1e-4) / 4`: the reported time is never after
-/// the first moment the gap reaches `target`, and the gap there is in
-/// `[target, target + tolerance]` (up to GJK's own accuracy, ~1e-6 m at these sizes).
+/// GJK normal `n` at time `t` and the gap along it ([`axis_gap`], never more than the distance,
+/// so an inaccurate GJK distance cannot make the search step past a touch), no point of A gains
+/// on B along `n` faster than `(Δa - Δb)·n + θa·ra + θb·rb` per interval (linear motion
+/// projected on the normal plus the arc of the farthest point for each body's turn,
+/// [`angular_reach`]), so the gap cannot close to `target` before `t + (gap - target) /
+/// closing`. The search stops once the gap is within `target + tolerance`, `tolerance =
+/// max(target, 1e-4) / 4`: the reported time is never after the first moment the distance
+/// reaches `target`, and the gap there is at most `target + tolerance`.
 pub fn advance(a: &Shape, sa: &Sweep, b: &Shape, sb: &Sweep, target: Real) -> Advance {
     let rel = sa.translation() - sb.translation();
     let spin = angular_reach(a, sa.angle()) + angular_reach(b, sb.angle());
@@ -132,7 +133,10 @@ pub fn advance(a: &Shape, sa: &Sweep, b: &Shape, sb: &Sweep, target: Real) -> Ad
     for iteration in 1..=MAX_TOI_ITERATIONS {
         let (pa, pb) = (sa.at(t), sb.at(t));
         let d = distance(a, &pa, b, &pb);
-        if d.distance <= target + tolerance {
+        // The gap along the normal is a lower bound of the distance whatever GJK's accuracy,
+        // and the bound on closing holds for it: advancing on it can never step past a touch.
+        let gap = d.distance.min(axis_gap(a, &pa, b, &pb, d.normal));
+        if gap <= target + tolerance {
             if t == 0.0 {
                 return Advance::Touching;
             }
@@ -141,7 +145,7 @@ pub fn advance(a: &Shape, sa: &Sweep, b: &Shape, sb: &Sweep, target: Real) -> Ad
                 t,
                 normal: d.normal,
                 point,
-                distance: d.distance,
+                distance: gap,
                 iterations: iteration,
                 core: false,
             });
@@ -150,7 +154,7 @@ pub fn advance(a: &Shape, sa: &Sweep, b: &Shape, sb: &Sweep, target: Real) -> Ad
         if closing <= 0.0 {
             return Advance::Miss;
         }
-        t += (d.distance - target) / closing;
+        t += (gap - target) / closing;
         if t > 1.0 {
             return Advance::Miss;
         }
@@ -168,6 +172,14 @@ pub fn advance(a: &Shape, sa: &Sweep, b: &Shape, sb: &Sweep, target: Real) -> Ad
     })
 }
 
+/// The gap between the posed shapes along the unit direction `n` (from A to B): B's lowest
+/// point along `n` less A's highest. Never more than their distance.
+pub fn axis_gap(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, n: Vec3) -> Real {
+    let top_a = n.dot(pa.transform_point(a.support(pa.inverse_transform_vector(n))));
+    let bottom_b = n.dot(pb.transform_point(b.support(pb.inverse_transform_vector(-n))));
+    bottom_b - top_a
+}
+
 /// When shape `a` moving along `sa` first comes within `target` of shape `b` moving along `sb`.
 /// `None` when they stay farther apart over the whole interval, and also when they are already
 /// within `target` at its start: touching pairs are the discrete contacts' business (see
@@ -179,11 +191,19 @@ pub fn time_of_impact(a: &Shape, sa: &Sweep, b: &Shape, sb: &Sweep, target: Real
     }
 }
 
-/// [`time_of_impact`], and for a pair already touching at the start, the time of impact of each
-/// body's core (a ball of a quarter of its [`inner_radius`] about its centre of mass) against
-/// the other shape: a body that starts against a wall may slide along it or leave, but its
-/// centre never crosses it. `None` when neither core comes within `target` either.
-pub fn time_of_impact_or_core(a: &Shape, sa: &Sweep, b: &Shape, sb: &Sweep, target: Real) -> Option<TimeOfImpact> {
+/// [`time_of_impact`], and for a pair already touching at the start, the time of impact of A's
+/// core (a ball of a quarter of its [`inner_radius`] about its centre of mass) against B, and
+/// with `b_core` (B a moving body, as thin as A may be) of B's core against A: a body that
+/// starts against a wall may slide along it or leave, but its centre never crosses it. `None`
+/// when no core comes within `target` either.
+pub fn time_of_impact_or_core(
+    a: &Shape,
+    sa: &Sweep,
+    b: &Shape,
+    sb: &Sweep,
+    target: Real,
+    b_core: bool,
+) -> Option<TimeOfImpact> {
     match advance(a, sa, b, sb, target) {
         Advance::Hit(h) => Some(h),
         Advance::Miss => None,
@@ -191,7 +211,9 @@ pub fn time_of_impact_or_core(a: &Shape, sa: &Sweep, b: &Shape, sb: &Sweep, targ
             let core = |s: &Shape| Shape::sphere(0.25 * inner_radius(s));
             // The point is the core's centre: the impulse there stops the centre itself.
             let from_a = core_impact(&core(a), sa, b, sb, target);
-            let from_b = core_impact(&core(b), sb, a, sa, target).map(|h| TimeOfImpact { normal: -h.normal, ..h });
+            let from_b = b_core
+                .then(|| core_impact(&core(b), sb, a, sa, target).map(|h| TimeOfImpact { normal: -h.normal, ..h }))
+                .flatten();
             match (from_a, from_b) {
                 (Some(x), Some(y)) => Some(if y.t < x.t { y } else { x }),
                 (x, y) => x.or(y),

@@ -298,17 +298,8 @@ impl World {
                 ) && !m.is_empty()
                 {
                     if reach {
-                        // Every leading corner of a moving body gets its own speculative point.
-                        let moves = |i: u32| self.reach[i as usize] || self.fast[i as usize];
-                        m = ccd::speculative_manifold(
-                            &m,
-                            &ba.shape,
-                            &ba.pose,
-                            &bb.shape,
-                            &bb.pose,
-                            (moves(a), moves(b)),
-                            tol.margin,
-                        );
+                        // Every leading corner gets its own speculative point.
+                        m = ccd::speculative_manifold(&m, &ba.shape, &ba.pose, &bb.shape, &bb.pose, tol.margin);
                     }
                     self.contacts.push(Contact { a, b, manifold: m });
                 }
