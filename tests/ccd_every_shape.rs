@@ -1,6 +1,6 @@
 //! Issue 22's table: scenes/tunneling.ron (a 1 cm wall, 200 m/s, 120 steps) with only the
 //! bullet's shape changed. Every bullet passes through with CCD off and stops on the near side
-//! of the wall with `speculative` and with `toi`.
+//! of the wall with `speculative` and with `toi`. And the CCD lesson scenes show what they say.
 
 mod ccd_common;
 
@@ -61,4 +61,72 @@ fn every_bullet_stops_on_the_near_side_in_both_modes() {
             assert!(x > -0.5, "{mode:?} {name}: ended at x = {x}, far from the wall");
         }
     }
+}
+
+/// Loads a lesson scene with the given CCD mode.
+fn lesson(name: &str, mode: CcdMode) -> collidoscope::World {
+    let path = format!("{}/scenes/{name}.ron", env!("CARGO_MANIFEST_DIR"));
+    let mut w = Scene::load(&path).unwrap().build().unwrap();
+    let mut settings = w.settings.clone();
+    settings.ccd = mode;
+    w.set_settings(settings);
+    w
+}
+
+/// The largest centre x each dynamic body reaches over `steps`, by name.
+fn furthest(w: &mut collidoscope::World, steps: usize) -> Vec<(String, f32)> {
+    let mut out: Vec<(String, f32)> = w
+        .bodies()
+        .iter()
+        .filter(|b| b.is_dynamic())
+        .map(|b| (b.name.clone().unwrap_or_default(), f32::NEG_INFINITY))
+        .collect();
+    for _ in 0..steps {
+        w.step();
+        for (o, b) in out.iter_mut().zip(w.bodies().iter().filter(|b| b.is_dynamic())) {
+            o.1 = o.1.max(b.pose.translation.x);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_every_shape_lesson_stops_all_four_bullets() {
+    for (name, x) in furthest(&mut lesson("tunneling_shapes", CcdMode::Off), 30) {
+        assert!(x > 1.0, "off: {name} should pass, reached {x}");
+    }
+    for mode in [CcdMode::Speculative, CcdMode::Toi] {
+        for (name, x) in furthest(&mut lesson("tunneling_shapes", mode), 120) {
+            assert!(x < NEAR_FACE, "{mode:?}: {name}'s centre reached {x}");
+        }
+    }
+}
+
+#[test]
+fn the_spinning_plate_passes_without_ccd_and_stops_with_it() {
+    let (_, x) = furthest(&mut lesson("tunneling_spinning_plate", CcdMode::Off), 60)[0].clone();
+    assert!(x > 1.0, "off: the plate should pass, reached {x}");
+    for mode in [CcdMode::Speculative, CcdMode::Toi] {
+        let (_, x) = furthest(&mut lesson("tunneling_spinning_plate", mode), 60)[0].clone();
+        assert!(x < 0.0, "{mode:?}: the plate's centre reached {x}");
+    }
+}
+
+#[test]
+fn the_crossing_plates_meet_with_time_of_impact() {
+    // Returns the impacts between the plates and plate A's sideways speed after 10 steps.
+    let run = |mode| {
+        let mut w = lesson("tunneling_crossing", mode);
+        let mut impacts = 0;
+        for _ in 0..10 {
+            w.step();
+            impacts += w.toi_events().iter().filter(|e| e.body.max(e.other) == 1 && e.body.min(e.other) == 0).count();
+        }
+        (impacts, w.bodies()[0].linvel.y)
+    };
+    let (impacts, vy) = run(CcdMode::Off);
+    assert!(impacts == 0 && vy == 0.0, "off: they fly past each other untouched");
+    // B (moving along +y) strikes A: A is pushed along +y.
+    let (impacts, vy) = run(CcdMode::Toi);
+    assert!(impacts >= 1 && vy > 10.0, "toi: {impacts} impacts, A's sideways speed {vy}");
 }
