@@ -1,5 +1,6 @@
-//! CCD triggers: the bullet flag sweeps a body below the speed threshold, and the time-of-impact
-//! pass keeps restitution, counts its events and reports sweeps for drawing.
+//! CCD triggers: the bullet flag sweeps a body below the speed threshold (slower bodies get
+//! speculative contacts), and the time-of-impact pass keeps restitution, counts its events and
+//! reports sweeps for drawing.
 
 use collidoscope::ccd::CcdMode;
 use collidoscope::debug_draw::{DebugDraw, DrawCategory};
@@ -24,19 +25,34 @@ fn shoot(ccd: CcdMode, speed: f32, bullet: bool, restitution: f32) -> World {
     w
 }
 
+/// Steps the world `steps` times; returns the ball's x and the TOI events counted.
+fn run(w: &mut World, steps: usize) -> (f32, u32) {
+    let mut events = 0;
+    for _ in 0..steps {
+        w.step();
+        events += w.profile().toi_events;
+    }
+    (w.bodies()[1].pose.translation.x, events)
+}
+
 #[test]
 fn the_bullet_flag_sweeps_a_body_below_the_speed_threshold() {
-    for ccd in [CcdMode::Speculative, CcdMode::Toi] {
-        // 30 m/s is 0.5 m per step: far more than the wall and ball together.
-        let mut plain = shoot(ccd, 30.0, false, 0.0);
-        let mut bullet = shoot(ccd, 30.0, true, 0.0);
-        for _ in 0..10 {
-            plain.step();
-            bullet.step();
-        }
-        assert!(plain.bodies()[1].pose.translation.x > 0.5, "{ccd:?}: not a bullet and slow, so it tunnels");
-        let x = bullet.bodies()[1].pose.translation.x;
-        assert!(x < -0.02 && x > -0.1, "{ccd:?}: the bullet stops at the wall, x = {x}");
+    // 30 m/s is 0.5 m per step: far more than the wall and ball together.
+    let (x, _) = run(&mut shoot(CcdMode::Off, 30.0, true, 0.0), 10);
+    assert!(x > 0.5, "CCD off: even a bullet tunnels, x = {x}");
+    // Below the threshold, time of impact leaves the plain ball to speculative contacts; the
+    // bullet it sweeps. Both stop at the wall.
+    let (plain_x, plain_events) = run(&mut shoot(CcdMode::Toi, 30.0, false, 0.0), 10);
+    let (bullet_x, bullet_events) = run(&mut shoot(CcdMode::Toi, 30.0, true, 0.0), 10);
+    assert_eq!(plain_events, 0, "not a bullet and slower than the threshold: not swept");
+    assert!(bullet_events >= 1, "the bullet is swept");
+    for (what, x) in [("plain", plain_x), ("bullet", bullet_x)] {
+        assert!(x < -0.02 && x > -0.1, "{what}: stops at the wall, x = {x}");
+    }
+    // Speculative contacts reach as far as any moving body goes: the flag changes nothing.
+    for bullet in [false, true] {
+        let (x, events) = run(&mut shoot(CcdMode::Speculative, 30.0, bullet, 0.0), 10);
+        assert!(x < -0.02 && x > -0.1 && events == 0, "speculative, bullet {bullet}: x = {x}");
     }
 }
 

@@ -9,9 +9,17 @@
 mod resolve;
 mod toi;
 
+mod draw;
+mod speculative;
+
+pub use draw::shape_outline;
 pub(crate) use resolve::resolve_toi;
-pub use resolve::{CcdSweep, MAX_TOI_ROUNDS, ToiEvent};
-pub use toi::{MAX_TOI_ITERATIONS, Sweep, TimeOfImpact, time_of_impact};
+pub use resolve::{CcdSweep, MAX_TOI_ROUNDS, ToiEvent, sweep_aabb, toi_target};
+pub use speculative::speculative_manifold;
+pub use toi::{
+    Advance, MAX_TOI_ITERATIONS, Sweep, TimeOfImpact, advance, angular_reach, inner_radius, time_of_impact,
+    time_of_impact_or_core,
+};
 
 use crate::dynamics::Body;
 use crate::geometry::Aabb;
@@ -25,9 +33,12 @@ pub enum CcdMode {
     /// Discrete collision only: fast, thin obstacles can be missed.
     #[default]
     Off,
-    /// Contacts reach as far as a fast body travels this step; the solver stops it at the surface.
+    /// Every moving body's contacts reach as far as it can move this step (linear motion plus
+    /// turn times reach); the solver stops it at the surface.
     Speculative,
-    /// Each fast body's sweep is cast against the world and the step is cut at the time of impact.
+    /// Bullets and bodies faster than `ccd_speed_threshold` are swept against the world after
+    /// the solver and stopped at the time of impact; the other moving bodies get speculative
+    /// contacts as with [`CcdMode::Speculative`].
     Toi,
 }
 
@@ -49,30 +60,47 @@ impl CcdMode {
     }
 }
 
-/// Whether CCD sweeps this body this step: an awake dynamic body that is a bullet or moves
-/// faster than `settings.ccd_speed_threshold`.
+/// Whether the time-of-impact pass sweeps this body this step: with [`CcdMode::Toi`], an awake
+/// dynamic or kinematic body that is a bullet or whose fastest point ([`speed_bound`]) moves
+/// faster than `settings.ccd_speed_threshold`. A fast kinematic body is not stopped; it pushes
+/// the bodies in its path.
 pub fn needs_ccd(body: &Body, settings: &Settings) -> bool {
+    settings.ccd == CcdMode::Toi && moves(body) && (body.bullet || speed_bound(body) > settings.ccd_speed_threshold)
+}
+
+/// Whether this body's contacts reach as far as it can move this step (speculative CCD): with
+/// CCD on, an awake dynamic or kinematic body that can move more than a quarter of the
+/// speculative distance in the step and that the time-of-impact pass does not stop (a kinematic
+/// body it never stops: the solver pushes what lies in its path, the pass only catches what
+/// the solver lets through).
+pub fn needs_reach(body: &Body, settings: &Settings) -> bool {
     settings.ccd != CcdMode::Off
-        && body.is_dynamic()
-        && !body.is_asleep()
-        && (body.bullet || body.linvel.length_squared() > settings.ccd_speed_threshold * settings.ccd_speed_threshold)
+        && moves(body)
+        && speed_bound(body) * settings.dt > 0.25 * settings.speculative_distance
+        && (body.kind == crate::dynamics::BodyKind::Kinematic || !needs_ccd(body, settings))
+}
+
+fn moves(body: &Body) -> bool {
+    body.kind != crate::dynamics::BodyKind::Static && !body.is_asleep()
+}
+
+/// The fastest any point of the body moves: its linear speed plus its spin times its reach
+/// ([`angular_reach`]), m/s.
+pub fn speed_bound(body: &Body) -> Real {
+    body.linvel.length() + angular_reach(&body.shape, body.angvel.length())
 }
 
 /// The box that holds the body at its pose now and after moving at its velocity for `dt`
 /// (rotation is covered by the bounding sphere when the body spins).
 pub fn swept_aabb(body: &Body, dt: Real) -> Aabb {
-    let start = body.aabb();
-    let d = body.linvel * dt;
-    let end = Aabb::new(start.min + d, start.max + d);
-    let swept = start.merge(&end);
-    // Spinning: the shape may reach anywhere within its bounding sphere along the way.
-    if body.angvel.length_squared() * dt * dt > 1e-6 {
-        let r = body.shape.bounding_radius();
-        let c0 = body.pose.translation;
-        let ball = |c| Aabb::from_center_half_extents(c, crate::math::Vec3::splat(r));
-        swept.merge(&ball(c0)).merge(&ball(c0 + d))
-    } else {
-        swept
+    sweep_aabb(&body.shape, &Sweep::new(body.pose, predicted_pose(body, dt)))
+}
+
+/// Where the body's velocity carries it in `dt`.
+pub fn predicted_pose(body: &Body, dt: Real) -> crate::math::Pose {
+    crate::math::Pose {
+        translation: body.pose.translation + body.linvel * dt,
+        rotation: Body::integrate_rotation(body.pose.rotation, body.angvel, dt),
     }
 }
 
@@ -99,11 +127,27 @@ mod tests {
         let fast = slow.clone().with_velocity(Vec3::X * 15.0, Vec3::ZERO);
         let mut bullet = slow.clone();
         bullet.bullet = true;
-        assert!(!needs_ccd(&slow, &s));
-        assert!(needs_ccd(&fast, &s));
-        assert!(needs_ccd(&bullet, &s));
+        let resting = slow.clone().with_velocity(Vec3::X * 0.01, Vec3::ZERO);
+        // A slow centre but fast tips: 1 m long, turning at 30 rad/s.
+        let mut spinner = Body::new(
+            BodyKind::Kinematic,
+            Shape::cuboid(Vec3::new(0.5, 0.01, 0.01)),
+            Pose::IDENTITY,
+            Material::default(),
+        );
+        spinner.angvel = Vec3::Y * 30.0;
+        assert!(!needs_ccd(&slow, &s) && needs_reach(&slow, &s), "slow: speculative contacts");
+        assert!(needs_ccd(&fast, &s) && !needs_reach(&fast, &s), "fast: time of impact");
+        assert!(needs_ccd(&bullet, &s) && !needs_reach(&bullet, &s));
+        assert!(needs_ccd(&spinner, &s), "tips at {} m/s", speed_bound(&spinner));
+        assert!(needs_reach(&spinner, &s), "a kinematic body pushes through speculative contacts too");
+        assert!(!needs_ccd(&resting, &s) && !needs_reach(&resting, &s), "resting: discrete contacts only");
+        s.ccd = CcdMode::Speculative;
+        for b in [&slow, &fast, &bullet, &spinner] {
+            assert!(!needs_ccd(b, &s) && needs_reach(b, &s));
+        }
         s.ccd = CcdMode::Off;
-        assert!(!needs_ccd(&fast, &s) && !needs_ccd(&bullet, &s));
+        assert!(!needs_ccd(&fast, &s) && !needs_ccd(&bullet, &s) && !needs_reach(&fast, &s));
     }
 
     #[test]

@@ -1,25 +1,30 @@
 //! The time-of-impact pass of a step: after the solver moved every body, each fast body's motion
-//! is re-played against the world, stopped at the first impact, its velocity resolved there,
-//! and carried on for what is left of the step.
+//! is re-played against the other bodies' motions, stopped at the first impact, its velocity
+//! resolved there against the contact manifold, and carried on for what is left of the step.
 
-use super::toi::{Sweep, time_of_impact};
+use super::toi::{Sweep, TimeOfImpact, angular_reach, time_of_impact_or_core};
 use crate::broadphase::BroadPhase;
-use crate::dynamics::Body;
-use crate::geometry::Aabb;
+use crate::dynamics::{Body, BodyKind};
+use crate::geometry::{Aabb, Shape};
 use crate::math::{Pose, Real, Vec3};
+use crate::narrowphase::{Tolerance, contact};
 use crate::world::Settings;
+use std::collections::VecDeque;
 
-/// Impacts one fast body may resolve in one step before it is left at the last one.
-pub const MAX_TOI_ROUNDS: usize = 4;
+/// Impacts one body may resolve in one step before it is left at the last one.
+pub const MAX_TOI_ROUNDS: usize = 8;
 
-/// One fast body's sweep this step, for drawing.
+/// Sequential-impulse passes over an impact's manifold points.
+const IMPACT_ITERATIONS: usize = 8;
+
+/// One body's sweep this step, for drawing.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CcdSweep {
     pub body: u32,
-    /// Centre of mass at the start of the sweep.
-    pub from: Vec3,
-    /// Centre of mass where the body would have ended without the impact.
-    pub to: Vec3,
+    /// The pose at the start of the sweep.
+    pub from: Pose,
+    /// The pose the body would have reached without an impact.
+    pub to: Pose,
     /// The box the sweep passes through.
     pub aabb: Aabb,
 }
@@ -29,7 +34,7 @@ pub struct CcdSweep {
 pub struct ToiEvent {
     pub body: u32,
     pub other: u32,
-    /// Fraction of the (remaining) sweep at impact.
+    /// Fraction of the step at impact.
     pub t: Real,
     /// Midway between the closest points, world space.
     pub point: Vec3,
@@ -39,9 +44,26 @@ pub struct ToiEvent {
     pub center: Vec3,
 }
 
-fn sweep_aabb(shape: &crate::geometry::Shape, s: &Sweep) -> Aabb {
+/// Where a body is over the rest of the step: `sweep` from fraction `t_from` of the step to
+/// its end.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Motion {
+    sweep: Sweep,
+    t_from: Real,
+}
+
+impl Motion {
+    /// The motion over `[t, 1]` of the step, as a sweep over its own `[0, 1]`.
+    fn sweep_from(&self, t: Real) -> Sweep {
+        let u = if self.t_from >= 1.0 { 1.0 } else { ((t - self.t_from) / (1.0 - self.t_from)).clamp(0.0, 1.0) };
+        self.sweep.rest_from(u)
+    }
+}
+
+/// The box a shape passes through along a sweep (its bounding ball at both ends when it turns).
+pub fn sweep_aabb(shape: &Shape, s: &Sweep) -> Aabb {
     let mut b = shape.aabb(&s.start).merge(&shape.aabb(&s.end));
-    if s.angle() > 1e-3 {
+    if angular_reach(shape, s.angle()) > 0.0 {
         let r = shape.bounding_radius();
         for c in [s.start.translation, s.end.translation] {
             b = b.merge(&Aabb::from_center_half_extents(c, Vec3::splat(r)));
@@ -50,107 +72,259 @@ fn sweep_aabb(shape: &crate::geometry::Shape, s: &Sweep) -> Aabb {
     b
 }
 
-/// Re-plays the motion of each body in `starts` (index, pose at the start of the step) against
-/// the other bodies at their end-of-step poses. Returns how many impacts were resolved.
+/// The gap a time-of-impact stop leaves: half the slop, so the next step's contact starts with
+/// a small gap, and never more than a quarter of the speculative distance.
+pub fn toi_target(settings: &Settings) -> Real {
+    (0.5 * settings.slop).clamp(1e-4, 0.25 * settings.speculative_distance.max(4e-4))
+}
+
+/// Re-plays this step's motion of every body that needs it against the other bodies' motions
+/// (`starts` holds every body's pose at the start of the step, `fast` which bodies CCD
+/// handles; `aabbs` are the boxes the broad phase indexed, fast bodies' swept). Swept are the
+/// fast dynamic bodies, and the bodies they hit for the rest of the step after the impact.
+/// Returns how many impacts were resolved.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn resolve_toi(
     bodies: &mut [Body],
-    starts: &[(u32, Pose)],
+    starts: &[Pose],
+    fast: &[bool],
     broad: &dyn BroadPhase,
     aabbs: &[Aabb],
     settings: &Settings,
     sweeps: &mut Vec<CcdSweep>,
     events: &mut Vec<ToiEvent>,
 ) -> u32 {
-    // Stop a little short of touching, so the next step's contact starts with a small gap.
-    let target = (0.5 * settings.slop).clamp(1e-4, 0.25 * settings.speculative_distance.max(4e-4));
-    let mut count = 0;
+    let target = toi_target(settings);
+    let n = bodies.len();
+    let mut motion: Vec<Motion> = (0..n).map(|k| step_motion(&bodies[k], starts[k], settings.dt)).collect();
+    // Bodies whose motion this step left the box the broad phase indexed: a query misses them.
+    let mut escaped = Escaped { flags: vec![false; n], list: Vec::new() };
+    for k in 0..n {
+        if bodies[k].kind != BodyKind::Static {
+            escaped.note(k, &bodies[k].shape, &motion[k], aabbs);
+        }
+    }
+    let mut queue: VecDeque<u32> = VecDeque::new();
+    let mut queued = vec![false; n];
     let mut candidates = Vec::new();
-    for &(i, start) in starts {
+    // Fast kinematic bodies are not stopped; the solver pushes what lies in their path through
+    // their speculative contacts, and fast dynamic bodies are swept against their motion here.
+    for (k, b) in bodies.iter().enumerate() {
+        queued[k] = fast[k] && b.is_dynamic();
+    }
+    queue.extend((0..n as u32).filter(|&k| queued[k as usize]));
+    let mut rounds = vec![0usize; n];
+    let mut count = 0;
+    while let Some(i) = queue.pop_front() {
         let i = i as usize;
-        let mut sweep = Sweep::new(start, bodies[i].pose);
-        let mut remaining = settings.dt;
-        for round in 0..MAX_TOI_ROUNDS {
+        queued[i] = false;
+        while rounds[i] < MAX_TOI_ROUNDS {
+            let t0 = motion[i].t_from;
+            let sweep = motion[i].sweep_from(t0);
             let aabb = sweep_aabb(&bodies[i].shape, &sweep);
-            if round == 0 {
-                sweeps.push(CcdSweep { body: i as u32, from: start.translation, to: sweep.end.translation, aabb });
+            if rounds[i] == 0 && fast[i] {
+                sweeps.push(CcdSweep { body: i as u32, from: sweep.start, to: sweep.end, aabb });
             }
             candidates.clear();
             broad.query_aabb(aabbs, &aabb, &mut candidates);
+            candidates.extend_from_slice(&escaped.list);
             candidates.sort_unstable();
-            let mut first: Option<(u32, super::TimeOfImpact)> = None;
+            candidates.dedup();
+            let mut first: Option<(u32, Sweep, TimeOfImpact)> = None;
             for &j in &candidates {
-                if j as usize == i {
+                let ju = j as usize;
+                if ju == i {
                     continue;
                 }
-                let other = &bodies[j as usize];
-                if !other.aabb().overlaps(&aabb) {
+                let other = motion[ju].sweep_from(t0);
+                if !sweep_aabb(&bodies[ju].shape, &other).overlaps(&aabb) {
                     continue;
                 }
-                let hit =
-                    time_of_impact(&bodies[i].shape, &sweep, &other.shape, &Sweep::stationary(other.pose), target);
+                let hit = time_of_impact_or_core(
+                    &bodies[i].shape,
+                    &sweep,
+                    &bodies[ju].shape,
+                    &other,
+                    target,
+                    bodies[ju].is_dynamic(),
+                )
+                // Two dynamic bodies already pressed together are the solver's: stopping one
+                // where it is would leave it behind while the other is carried on.
+                .filter(|h| h.t > 0.0 || !bodies[ju].is_dynamic());
                 if let Some(h) = hit
-                    && first.is_none_or(|(_, f)| h.t < f.t)
+                    && first.is_none_or(|(_, _, f)| h.t < f.t)
                 {
-                    first = Some((j, h));
+                    first = Some((j, other, h));
                 }
             }
-            let Some((j, hit)) = first else {
+            let Some((j, other, hit)) = first else {
+                // The checked path's end (a fast spinner's turn is the one its rate gives).
                 bodies[i].pose = sweep.end;
                 break;
             };
+            let ju = j as usize;
             count += 1;
-            let at = sweep.at(hit.t);
-            bodies[i].pose = at;
+            rounds[i] += 1;
+            let time = t0 + hit.t * (1.0 - t0);
+            bodies[i].pose = sweep.at(hit.t);
+            let j_moves = bodies[ju].is_dynamic();
+            // The impact is resolved where both bodies are then; a kinematic body keeps its course.
+            let keep = bodies[ju].pose;
+            bodies[ju].pose = other.at(hit.t);
+            impact(bodies, i, ju, &hit, target, settings);
+            if !j_moves {
+                bodies[ju].pose = keep;
+            }
             events.push(ToiEvent {
                 body: i as u32,
                 other: j,
-                t: hit.t,
+                t: time,
                 point: hit.point,
                 normal: hit.normal,
-                center: at.translation,
+                center: bodies[i].pose.translation,
             });
-            impact(bodies, i, j as usize, hit.point, hit.normal, settings.restitution_threshold);
-            remaining *= 1.0 - hit.t;
-            let b = &bodies[i];
-            let end = Pose {
-                translation: at.translation + b.linvel * remaining,
-                rotation: Body::integrate_rotation(at.rotation, b.angvel, remaining),
-            };
-            sweep = Sweep::new(at, end);
-            // Out of rounds: the body stays at its last impact.
+            let last = rounds[i] == MAX_TOI_ROUNDS;
+            motion[i] = continue_from(&bodies[i], time, settings.dt, last);
+            bodies[i].pose = motion[i].sweep.end;
+            if j_moves {
+                motion[ju] = continue_from(&bodies[ju], time, settings.dt, rounds[ju] >= MAX_TOI_ROUNDS);
+                bodies[ju].pose = motion[ju].sweep.end;
+                escaped.note(ju, &bodies[ju].shape, &motion[ju], aabbs);
+                // Its new course has not been checked: sweep it again.
+                if !queued[ju] && rounds[ju] < MAX_TOI_ROUNDS {
+                    queued[ju] = true;
+                    queue.push_back(j);
+                }
+            }
+            escaped.note(i, &bodies[i].shape, &motion[i], aabbs);
         }
     }
     count
 }
 
-/// An impulse at `point` along `normal` (from body `i` to body `j`) that stops the approach, or
-/// reverses it by the restitution when the approach is faster than the threshold.
-fn impact(bodies: &mut [Body], i: usize, j: usize, point: Vec3, normal: Vec3, threshold: Real) {
+/// Bodies whose motion left the box the broad phase indexed for them, so that its queries
+/// cannot be trusted to find them.
+struct Escaped {
+    flags: Vec<bool>,
+    list: Vec<u32>,
+}
+
+impl Escaped {
+    fn note(&mut self, k: usize, shape: &Shape, m: &Motion, aabbs: &[Aabb]) {
+        if self.flags[k] {
+            return;
+        }
+        let inside = aabbs.get(k).is_some_and(|b| b.contains(&sweep_aabb(shape, &m.sweep)));
+        if !inside {
+            self.flags[k] = true;
+            self.list.push(k as u32);
+        }
+    }
+}
+
+/// A body's motion over the step, from its pose at the start to where the solver left it.
+/// A body turning more than a quarter turn in the step turns at its angular velocity, every
+/// radian of it (the shortest arc between the two rotations would skip whole turns).
+fn step_motion(b: &Body, start: Pose, dt: Real) -> Motion {
+    let sweep = if b.kind == BodyKind::Static {
+        Sweep::stationary(b.pose)
+    } else if b.angvel.length() * dt > FAST_TURN {
+        Sweep::turning(start, b.pose.translation, b.angvel * dt)
+    } else {
+        Sweep::new(start, b.pose)
+    };
+    Motion { sweep, t_from: 0.0 }
+}
+
+/// The turn per step (rad) above which a swept body's rotation follows its angular velocity.
+const FAST_TURN: Real = std::f32::consts::FRAC_PI_2;
+
+/// The rest of the step from the body's pose at fraction `time`, at its velocity; a body out of
+/// rounds stays where it is.
+fn continue_from(b: &Body, time: Real, dt: Real, stay: bool) -> Motion {
+    let rest = (1.0 - time).max(0.0) * dt;
+    let sweep = if stay {
+        Sweep::stationary(b.pose)
+    } else {
+        Sweep::turning(b.pose, b.pose.translation + b.linvel * rest, b.angvel * rest)
+    };
+    Motion { sweep, t_from: time }
+}
+
+/// Resolves the velocities of an impact between body `i` and body `j` at their current poses:
+/// sequential impulses over the points of the pair's contact manifold (a single point at the
+/// closest points when the narrow phase finds none) that stop the approach at every point, or
+/// reverse it by the restitution where it is faster than the threshold. Spreading the impulse
+/// over the manifold stops a box that lands flat without the spin one corner's impulse gives.
+fn impact(bodies: &mut [Body], i: usize, j: usize, hit: &TimeOfImpact, target: Real, settings: &Settings) {
     let (bi, bj) = (&bodies[i], &bodies[j]);
-    let vn = normal.dot(bj.velocity_at(point) - bi.velocity_at(point));
-    if vn >= 0.0 {
-        return;
+    let tol = Tolerance { margin: 2.0 * (hit.distance.max(0.0) + target), epsilon: settings.contact_epsilon };
+    let manifold = contact(&bi.shape, &bi.pose, &bj.shape, &bj.pose, tol, settings.narrow_phase);
+    let (normal, mut points) = match manifold {
+        // A core's impact stops the centre: its one point is next to it.
+        Some(m) if !m.is_empty() && !hit.core => (m.normal, m.points().iter().map(|p| p.point).collect::<Vec<_>>()),
+        _ => (hit.normal, vec![hit.point]),
+    };
+    if normal.dot(hit.normal) < 0.0 {
+        // A manifold whose normal disagrees with the sweep's (deep overlap): trust the sweep.
+        points = vec![hit.point];
     }
-    let e = if -vn > threshold { bi.material.restitution.max(bj.material.restitution) } else { 0.0 };
-    let j_moves = bj.is_dynamic();
-    let (ri, rj) = (point - bi.pose.translation, point - bj.pose.translation);
+    let normal = if normal.dot(hit.normal) < 0.0 { hit.normal } else { normal };
+    let e = bi.material.restitution.max(bj.material.restitution);
+    let j_dynamic = bj.is_dynamic();
     let (ii, ij) = (bi.inv_inertia_world(), bj.inv_inertia_world());
-    let (ci, cj) = (ri.cross(normal), rj.cross(normal));
-    let mut k = bi.inv_mass + ci.dot(ii * ci);
-    if j_moves {
-        k += bj.inv_mass + cj.dot(ij * cj);
+    let (mut vi, mut wi, mut vj, mut wj) = (bi.linvel, bi.angvel, bj.linvel, bj.angvel);
+    let (ci, cj) = (bi.pose.translation, bj.pose.translation);
+    struct Row {
+        ri: Vec3,
+        rj: Vec3,
+        k: Real,
+        goal: Real,
+        acc: Real,
     }
-    if k <= 0.0 {
+    let mut rows: Vec<Row> = points
+        .iter()
+        .filter_map(|&p| {
+            let (ri, rj) = (p - ci, p - cj);
+            let (xi, xj) = (ri.cross(normal), rj.cross(normal));
+            let mut k = bi.inv_mass() + xi.dot(ii * xi);
+            if j_dynamic {
+                k += bj.inv_mass() + xj.dot(ij * xj);
+            }
+            let vn = normal.dot((vj + wj.cross(rj)) - (vi + wi.cross(ri)));
+            let goal = if -vn > settings.restitution_threshold { -e * vn } else { 0.0 };
+            (k > 0.0).then_some(Row { ri, rj, k, goal, acc: 0.0 })
+        })
+        .collect();
+    let (mi, mj) = (bi.inv_mass(), if j_dynamic { bj.inv_mass() } else { 0.0 });
+    let mut pushed = false;
+    for _ in 0..IMPACT_ITERATIONS {
+        for r in &mut rows {
+            let vn = normal.dot((vj + wj.cross(r.rj)) - (vi + wi.cross(r.ri)));
+            let new = (r.acc + (r.goal - vn) / r.k).max(0.0);
+            let d = new - r.acc;
+            r.acc = new;
+            if d == 0.0 {
+                continue;
+            }
+            pushed = true;
+            let impulse = normal * d;
+            vi -= impulse * mi;
+            wi -= ii * r.ri.cross(impulse);
+            if j_dynamic {
+                vj += impulse * mj;
+                wj += ij * r.rj.cross(impulse);
+            }
+        }
+    }
+    if !pushed {
         return;
     }
-    let impulse = normal * (-(1.0 + e) * vn / k);
     let bi = &mut bodies[i];
-    bi.linvel -= impulse * bi.inv_mass;
-    bi.angvel -= ii * ri.cross(impulse);
-    if j_moves {
+    (bi.linvel, bi.angvel) = (vi, wi);
+    if j_dynamic {
         let bj = &mut bodies[j];
         bj.wake();
-        bj.linvel += impulse * bj.inv_mass;
-        bj.angvel += ij * rj.cross(impulse);
+        (bj.linvel, bj.angvel) = (vj, wj);
     }
 }

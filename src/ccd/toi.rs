@@ -2,33 +2,54 @@
 //! which the gap provably cannot close, measured with the narrow phase's GJK distance.
 
 use crate::geometry::Shape;
-use crate::math::{Pose, Real, Vec3};
+use crate::math::{Pose, Quat, Real, Vec3};
 use crate::narrowphase::distance;
 
-/// A body's motion over an interval `t ∈ [0, 1]`: straight-line translation, shortest-arc
-/// rotation.
+/// A body's motion over an interval `t ∈ [0, 1]`: straight-line translation and a turn at a
+/// constant rate about a fixed axis (`turn`, a rotation vector in world axes: its length is the
+/// angle, which may exceed a half turn for a fast spinner).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sweep {
     pub start: Pose,
     pub end: Pose,
+    pub turn: Vec3,
 }
 
 impl Sweep {
+    /// From `start` to `end` by the shortest arc.
     pub fn new(start: Pose, end: Pose) -> Self {
-        Self { start, end }
+        let mut q = end.rotation * start.rotation.conjugate();
+        if q.w < 0.0 {
+            q = -q;
+        }
+        Self { start, end, turn: q.to_scaled_axis() }
+    }
+
+    /// From `start`, moving to `to` while turning by the rotation vector `turn` (any angle).
+    pub fn turning(start: Pose, to: Vec3, turn: Vec3) -> Self {
+        let rotation = (Quat::from_scaled_axis(turn) * start.rotation).normalize();
+        Self { start, end: Pose { translation: to, rotation }, turn }
     }
 
     /// A body that does not move.
     pub fn stationary(pose: Pose) -> Self {
-        Self { start: pose, end: pose }
+        Self { start: pose, end: pose, turn: Vec3::ZERO }
     }
 
     /// The pose at fraction `t` of the interval.
     pub fn at(&self, t: Real) -> Pose {
+        if t >= 1.0 {
+            return self.end;
+        }
         Pose {
             translation: self.start.translation.lerp(self.end.translation, t),
-            rotation: self.start.rotation.slerp(self.end.rotation, t).normalize(),
+            rotation: (Quat::from_scaled_axis(self.turn * t) * self.start.rotation).normalize(),
         }
+    }
+
+    /// The same motion over `[u, 1]` of this interval, as a sweep over its own `[0, 1]`.
+    pub fn rest_from(&self, u: Real) -> Sweep {
+        Sweep { start: self.at(u), end: self.end, turn: self.turn * (1.0 - u) }
     }
 
     /// How far the body moves over the interval.
@@ -38,7 +59,7 @@ impl Sweep {
 
     /// The angle (rad) the body turns through over the interval.
     pub fn angle(&self) -> Real {
-        self.start.rotation.angle_between(self.end.rotation)
+        self.turn.length()
     }
 }
 
@@ -55,50 +76,177 @@ pub struct TimeOfImpact {
     pub distance: Real,
     /// Distance queries made.
     pub iterations: u32,
+    /// Found for a body's core ([`time_of_impact_or_core`]): the shapes already overlap there
+    /// and the point is next to that body's centre of mass.
+    pub core: bool,
 }
 
 /// Most distance queries one time-of-impact search makes.
 pub const MAX_TOI_ITERATIONS: u32 = 32;
 
-/// When shape `a` moving along `sa` first comes within `target` of shape `b` moving along `sb`.
-/// `None` when they stay farther apart over the whole interval, and also when they are already
-/// within `target` at its start: touching pairs are the discrete contacts' business.
-pub fn time_of_impact(a: &Shape, sa: &Sweep, b: &Shape, sb: &Sweep, target: Real) -> Option<TimeOfImpact> {
+/// How far any point of `shape` can move when the shape turns by `angle` (rad) about its
+/// origin (the centre of mass): the arc length at the farthest point, zero for a sphere, which
+/// turning leaves in place.
+pub fn angular_reach(shape: &Shape, angle: Real) -> Real {
+    match shape {
+        Shape::Sphere(_) => 0.0,
+        _ => angle * shape.bounding_radius(),
+    }
+}
+
+/// The radius of the largest ball about the shape's origin that the shape holds: the sphere's
+/// radius, a box's smallest half extent, a capsule's radius, a hull's nearest face plane.
+pub fn inner_radius(shape: &Shape) -> Real {
+    match shape {
+        Shape::Sphere(s) => s.radius,
+        Shape::Cuboid(c) => c.half_extents.min_element(),
+        Shape::Capsule(c) => c.radius,
+        Shape::ConvexHull(h) => h.faces().iter().map(|f| f.offset).fold(Real::INFINITY, Real::min).max(0.0),
+    }
+}
+
+/// What one conservative-advancement search found.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Advance {
+    /// The pair first comes within the target at this time.
+    Hit(TimeOfImpact),
+    /// The pair stays farther apart than the target over the whole interval.
+    Miss,
+    /// The pair is already within the target at the start of the interval.
+    Touching,
+}
+
+/// Conservative advancement (Mirtich) of shape `a` along `sa` against `b` along `sb`: from the
+/// GJK normal `n` at time `t` and the gap along it ([`axis_gap`], never more than the distance,
+/// so an inaccurate GJK distance cannot make the search step past a touch), no point of A gains
+/// on B along `n` faster than `(Δa - Δb)·n + θa·ra + θb·rb` per interval (linear motion
+/// projected on the normal plus the arc of the farthest point for each body's turn,
+/// [`angular_reach`]), so the gap cannot close to `target` before `t + (gap - target) /
+/// closing`. The search stops once the gap is within `target + tolerance`, `tolerance =
+/// max(target, 1e-4) / 4`: the reported time is never after the first moment the distance
+/// reaches `target`, and the gap there is at most `target + tolerance`.
+pub fn advance(a: &Shape, sa: &Sweep, b: &Shape, sb: &Sweep, target: Real) -> Advance {
     let rel = sa.translation() - sb.translation();
-    let spin = sa.angle() * a.bounding_radius() + sb.angle() * b.bounding_radius();
+    let spin = angular_reach(a, sa.angle()) + angular_reach(b, sb.angle());
     let tolerance = 0.25 * target.max(1e-4);
     let mut t: Real = 0.0;
     for iteration in 1..=MAX_TOI_ITERATIONS {
         let (pa, pb) = (sa.at(t), sb.at(t));
         let d = distance(a, &pa, b, &pb);
-        if d.distance <= target + tolerance {
+        // The gap along the normal is a lower bound of the distance whatever GJK's accuracy,
+        // and the bound on closing holds for it: advancing on it can never step past a touch.
+        let gap = d.distance.min(axis_gap(a, &pa, b, &pb, d.normal));
+        if gap <= target + tolerance {
             if t == 0.0 {
-                return None;
+                return Advance::Touching;
             }
             let point = (d.point_a + d.point_b) * 0.5;
-            return Some(TimeOfImpact { t, normal: d.normal, point, distance: d.distance, iterations: iteration });
+            return Advance::Hit(TimeOfImpact {
+                t,
+                normal: d.normal,
+                point,
+                distance: gap,
+                iterations: iteration,
+                core: false,
+            });
         }
-        // Along the current separating direction, no point of A gains on B faster than this;
-        // the gap therefore stays open for at least (gap - target) / closing.
         let closing = rel.dot(d.normal) + spin;
         if closing <= 0.0 {
-            return None;
+            return Advance::Miss;
         }
-        t += (d.distance - target) / closing;
+        t += (gap - target) / closing;
         if t > 1.0 {
-            return None;
+            return Advance::Miss;
         }
     }
     // Out of iterations while still closing in: report the last safe time.
     let (pa, pb) = (sa.at(t), sb.at(t));
     let d = distance(a, &pa, b, &pb);
-    Some(TimeOfImpact {
+    Advance::Hit(TimeOfImpact {
         t,
         normal: d.normal,
         point: (d.point_a + d.point_b) * 0.5,
         distance: d.distance,
         iterations: MAX_TOI_ITERATIONS + 1,
+        core: false,
     })
+}
+
+/// The gap between the posed shapes along the unit direction `n` (from A to B): B's lowest
+/// point along `n` less A's highest. Never more than their distance.
+pub fn axis_gap(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, n: Vec3) -> Real {
+    let top_a = n.dot(pa.transform_point(a.support(pa.inverse_transform_vector(n))));
+    let bottom_b = n.dot(pb.transform_point(b.support(pb.inverse_transform_vector(-n))));
+    bottom_b - top_a
+}
+
+/// When shape `a` moving along `sa` first comes within `target` of shape `b` moving along `sb`.
+/// `None` when they stay farther apart over the whole interval, and also when they are already
+/// within `target` at its start: touching pairs are the discrete contacts' business (see
+/// [`time_of_impact_or_core`] for the sweep that still keeps them from passing through).
+pub fn time_of_impact(a: &Shape, sa: &Sweep, b: &Shape, sb: &Sweep, target: Real) -> Option<TimeOfImpact> {
+    match advance(a, sa, b, sb, target) {
+        Advance::Hit(h) => Some(h),
+        Advance::Miss | Advance::Touching => None,
+    }
+}
+
+/// [`time_of_impact`], and for a pair already touching at the start, the time of impact of A's
+/// core (a ball of a quarter of its [`inner_radius`] about its centre of mass) against B, and
+/// with `b_core` (B a moving body, as thin as A may be) of B's core against A: a body that
+/// starts against a wall may slide along it or leave, but its centre never crosses it. `None`
+/// when no core comes within `target` either.
+pub fn time_of_impact_or_core(
+    a: &Shape,
+    sa: &Sweep,
+    b: &Shape,
+    sb: &Sweep,
+    target: Real,
+    b_core: bool,
+) -> Option<TimeOfImpact> {
+    match advance(a, sa, b, sb, target) {
+        Advance::Hit(h) => Some(h),
+        Advance::Miss => None,
+        Advance::Touching => {
+            let core = |s: &Shape| Shape::sphere(0.25 * inner_radius(s));
+            // The point is the core's centre: the impulse there stops the centre itself.
+            let from_a = core_impact(&core(a), sa, b, sb, target);
+            let from_b = b_core
+                .then(|| core_impact(&core(b), sb, a, sa, target).map(|h| TimeOfImpact { normal: -h.normal, ..h }))
+                .flatten();
+            match (from_a, from_b) {
+                (Some(x), Some(y)) => Some(if y.t < x.t { y } else { x }),
+                (x, y) => x.or(y),
+            }
+        }
+    }
+}
+
+/// When a core ball moving along `sc` first comes within `target` of `b`; at once (`t = 0`)
+/// when it already is and closing in. The point is the ball's centre.
+fn core_impact(core: &Shape, sc: &Sweep, b: &Shape, sb: &Sweep, target: Real) -> Option<TimeOfImpact> {
+    let at_centre = |h: TimeOfImpact| TimeOfImpact { point: sc.at(h.t).translation, core: true, ..h };
+    match advance(core, sc, b, sb, target) {
+        Advance::Hit(h) => Some(at_centre(h)),
+        Advance::Miss => None,
+        Advance::Touching => {
+            // Closing in: nearer at the end of the sweep (a test on the whole motion, which a
+            // normal a hair off does not fool the way a projected velocity would be).
+            let d = distance(core, &sc.start, b, &sb.start);
+            let end = distance(core, &sc.end, b, &sb.end).distance;
+            (end < d.distance - 1e-6).then(|| {
+                let point = (d.point_a + d.point_b) * 0.5;
+                at_centre(TimeOfImpact {
+                    t: 0.0,
+                    normal: d.normal,
+                    point,
+                    distance: d.distance,
+                    iterations: 1,
+                    core: true,
+                })
+            })
+        }
+    }
 }
 
 #[cfg(test)]

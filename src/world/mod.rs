@@ -48,8 +48,10 @@ pub struct World {
     rotations: Rotations,
     pub(crate) warm_cache: WarmCache,
     pub(crate) solver: Solver,
-    /// Per body: swept by CCD this step.
+    /// Per body: swept by the time-of-impact pass this step.
     fast: Vec<bool>,
+    /// Per body: its contacts reach as far as it can move this step (speculative CCD).
+    reach: Vec<bool>,
     ccd_sweeps: Vec<CcdSweep>,
     toi_events: Vec<ToiEvent>,
     /// Bodies whose state became non-finite in the last step, frozen.
@@ -74,6 +76,7 @@ impl Clone for World {
             warm_cache: self.warm_cache.clone(),
             solver: Solver::default(),
             fast: self.fast.clone(),
+            reach: self.reach.clone(),
             ccd_sweeps: self.ccd_sweeps.clone(),
             toi_events: self.toi_events.clone(),
             guard: guard::Guard::default(),
@@ -99,6 +102,7 @@ impl World {
             warm_cache: Vec::new(),
             solver: Solver::default(),
             fast: Vec::new(),
+            reach: Vec::new(),
             ccd_sweeps: Vec::new(),
             toi_events: Vec::new(),
             guard: guard::Guard::default(),
@@ -217,8 +221,8 @@ impl World {
         self.ccd_sweeps.clear();
         self.toi_events.clear();
         self.guard.begin(&mut self.bodies, self.step_count + 1);
-        // Bodies to sweep, with their poses at the start of the step.
-        let mut toi_starts: Vec<(u32, Pose)> = Vec::new();
+        // With time of impact: every body's pose at the start of the step, when any is fast.
+        let mut toi_starts: Vec<Pose> = Vec::new();
         let margin = self.settings.speculative_distance * 0.5;
         let quiet;
         let boxes_read_rotations;
@@ -226,10 +230,10 @@ impl World {
             let _t = PhaseTimer::new(&mut p.ccd_ms);
             self.fast.clear();
             self.fast.extend(self.bodies.iter().map(|b| ccd::needs_ccd(b, &self.settings)));
-            if ccd_mode == CcdMode::Toi {
-                toi_starts.extend(
-                    self.fast.iter().enumerate().filter(|f| *f.1).map(|(i, _)| (i as u32, self.bodies[i].pose)),
-                );
+            self.reach.clear();
+            self.reach.extend(self.bodies.iter().map(|b| ccd::needs_reach(b, &self.settings)));
+            if ccd_mode == CcdMode::Toi && self.fast.iter().any(|&f| f) {
+                toi_starts.extend(self.bodies.iter().map(|b| b.pose));
             }
         }
 
@@ -254,13 +258,17 @@ impl World {
             } else {
                 self.aabbs.clear();
                 self.aabbs.extend(bodies.iter().map(|b| b.aabb().expanded(margin)));
-                if ccd_mode == CcdMode::Speculative {
-                    // Fast bodies are found by everything along the path they may take this step.
-                    for (i, b) in bodies.iter().enumerate().filter(|(i, _)| self.fast[*i]) {
+                if ccd_mode != CcdMode::Off {
+                    // Fast bodies are found by everything along the path they may take this step
+                    // (the time-of-impact pass queries these boxes for what a sweep can meet).
+                    let swept = |i: &usize| self.fast[*i] || self.reach[*i];
+                    for (i, b) in bodies.iter().enumerate().filter(|(i, _)| swept(i)) {
                         let aabb = ccd::swept_aabb(b, dt).expanded(margin);
                         self.aabbs[i] = aabb;
-                        let from = b.pose.translation;
-                        self.ccd_sweeps.push(CcdSweep { body: i as u32, from, to: from + b.linvel * dt, aabb });
+                        if self.reach[i] {
+                            let (from, to) = (b.pose, ccd::predicted_pose(b, dt));
+                            self.ccd_sweeps.push(CcdSweep { body: i as u32, from, to, aabb });
+                        }
                     }
                 }
                 let params = BroadPhaseParams { grid_cell_size: self.settings.grid_cell_size };
@@ -285,7 +293,6 @@ impl World {
         {
             let _t = PhaseTimer::new(&mut p.narrow_phase_ms);
             let tol = Tolerance { margin: self.settings.speculative_distance, epsilon: self.settings.contact_epsilon };
-            let speculative = ccd_mode == CcdMode::Speculative;
             self.contacts.clear();
             boxes_read_rotations = self.settings.narrow_phase == NarrowPhaseKind::Analytic && !self.pairs.is_empty();
             // Box–box pairs read their bodies' rotation matrices (with the analytic method).
@@ -296,14 +303,15 @@ impl World {
             for &(a, b) in &self.pairs {
                 let (ba, bb) = (&self.bodies[a as usize], &self.bodies[b as usize]);
                 let mut tol = tol;
-                if speculative && (self.fast[a as usize] || self.fast[b as usize]) {
-                    // Reach as far as the pair can close in this step.
-                    let spin = (ba.angvel.length() * ba.shape.bounding_radius()
-                        + bb.angvel.length() * bb.shape.bounding_radius())
-                        * dt;
+                let reach = self.reach[a as usize] || self.reach[b as usize];
+                if reach {
+                    // Reach as far as the pair can close in this step: the relative linear
+                    // motion plus each body's turn times its reach.
+                    let spin = ccd::angular_reach(&ba.shape, ba.angvel.length() * dt)
+                        + ccd::angular_reach(&bb.shape, bb.angvel.length() * dt);
                     tol.margin += (ba.linvel - bb.linvel).length() * dt + spin;
                 }
-                if let Some(m) = narrowphase::contact_with_rotations(
+                if let Some(mut m) = narrowphase::contact_with_rotations(
                     &ba.shape,
                     &ba.pose,
                     &bb.shape,
@@ -313,6 +321,10 @@ impl World {
                     self.settings.narrow_phase,
                 ) && !m.is_empty()
                 {
+                    if reach {
+                        // Every leading corner gets its own speculative point.
+                        m = ccd::speculative_manifold(&m, &ba.shape, &ba.pose, &bb.shape, &bb.pose, tol.margin);
+                    }
                     self.contacts.push(Contact { a, b, manifold: m });
                 }
             }
@@ -354,6 +366,7 @@ impl World {
             p.toi_events = ccd::resolve_toi(
                 &mut self.bodies,
                 &toi_starts,
+                &self.fast,
                 self.broad_phase.as_ref(),
                 &self.aabbs,
                 &self.settings,
@@ -450,10 +463,16 @@ impl World {
     fn debug_draw_ccd(&self, draw: &mut DebugDraw) {
         const SWEEP: [f32; 4] = [1.0, 0.55, 0.0, 0.8];
         const IMPACT: [f32; 4] = [1.0, 0.1, 0.1, 1.0];
+        const SWEEP_BOX: [f32; 4] = [1.0, 0.55, 0.0, 0.35];
         for s in &self.ccd_sweeps {
-            draw.aabb(DrawCategory::Ccd, &s.aabb, SWEEP);
-            draw.line(DrawCategory::Ccd, s.from, s.to, SWEEP);
-            draw.point(DrawCategory::Ccd, s.from, 5.0, SWEEP);
+            // The shape where the sweep starts and where it would end, the path of its centre
+            // between, and the box the sweep was tested in.
+            let shape = &self.bodies[s.body as usize].shape;
+            ccd::shape_outline(draw, DrawCategory::Ccd, shape, &s.from, SWEEP);
+            ccd::shape_outline(draw, DrawCategory::Ccd, shape, &s.to, SWEEP);
+            draw.aabb(DrawCategory::Ccd, &s.aabb, SWEEP_BOX);
+            draw.line(DrawCategory::Ccd, s.from.translation, s.to.translation, SWEEP);
+            draw.point(DrawCategory::Ccd, s.from.translation, 5.0, SWEEP);
         }
         for e in &self.toi_events {
             draw.point(DrawCategory::Ccd, e.point, 9.0, IMPACT);

@@ -66,7 +66,8 @@ pub struct Settings {
     pub grid_cell_size: Real,
     pub narrow_phase: NarrowPhaseKind,
     pub ccd: CcdMode,
-    /// Bodies faster than this (m/s) are swept by CCD even without the bullet flag.
+    /// With time of impact, bodies whose fastest point moves faster than this (m/s) are swept
+    /// even without the bullet flag; slower moving bodies get speculative contacts.
     #[serde(deserialize_with = "de::positive")]
     pub ccd_speed_threshold: Real,
     /// Let resting islands fall asleep.

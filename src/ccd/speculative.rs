@@ -1,0 +1,138 @@
+//! Speculative manifolds that hold for every shape. The narrow phase's manifold for two shapes
+//! still apart has the closest features' points: enough for a sphere, but a box, capsule or
+//! hull that the contact sets turning (or that already turns) brings other corners to the
+//! surface, and those pass through. Here the leading points along the normal (a box's corners,
+//! a capsule's segment ends, a hull's vertices) each get a contact against the other body's
+//! supporting plane, so the solver stops every one of them at that plane.
+
+use crate::geometry::Shape;
+use crate::math::{Pose, Real, Vec3};
+use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
+
+/// Feature ids of the points built here (stable while the same corners lead, for warm starts).
+const ID_BASE: u32 = 0xCCD0_0000;
+
+/// The manifold of a pair still apart (every point's depth negative), rebuilt from the leading
+/// points of the smaller body (of both when neither is more than twice the other's bounding
+/// radius) against the other's supporting plane along the manifold's normal: each point's
+/// separation is its distance to that plane, which never exceeds its distance to the other
+/// shape, so holding it at zero or above keeps that point out. The smaller body's points are
+/// where the two can meet (a paddle's far corners are not where it hits a pebble). Points
+/// farther than `margin` are left out; at most [`MAX_MANIFOLD_POINTS`], the nearest first. A
+/// touching manifold, or one with no point within reach, comes back as is.
+pub fn speculative_manifold(m: &Manifold, a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, margin: Real) -> Manifold {
+    if m.is_empty() || m.max_depth() >= 0.0 {
+        return *m;
+    }
+    let n = m.normal;
+    // (separation, anchor midway to the plane, id)
+    let mut rows: Vec<(Real, Vec3, u32)> = Vec::with_capacity(16);
+    let (ra, rb) = (a.bounding_radius(), b.bounding_radius());
+    if rb <= 2.0 * ra {
+        let plane = n.dot(world_support(a, pa, n));
+        for (k, q) in leading_points(b, pb, -n).into_iter().enumerate() {
+            let sep = n.dot(q) - plane;
+            rows.push((sep, q - n * (0.5 * sep), ID_BASE + k as u32));
+        }
+    }
+    if ra <= 2.0 * rb {
+        let plane = n.dot(world_support(b, pb, -n));
+        for (k, p) in leading_points(a, pa, n).into_iter().enumerate() {
+            let sep = plane - n.dot(p);
+            rows.push((sep, p + n * (0.5 * sep), ID_BASE + 0x100 + k as u32));
+        }
+    }
+    rows.retain(|r| r.0 <= margin);
+    if rows.is_empty() {
+        return *m;
+    }
+    rows.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.2.cmp(&y.2)));
+    let mut out = Manifold::new(n);
+    for &(sep, point, id) in rows.iter().take(MAX_MANIFOLD_POINTS) {
+        out.push(ContactPoint { point, depth: -sep, id });
+    }
+    out
+}
+
+/// The farthest point of the posed shape along the world direction `d`.
+fn world_support(shape: &Shape, pose: &Pose, d: Vec3) -> Vec3 {
+    pose.transform_point(shape.support(pose.inverse_transform_vector(d)))
+}
+
+/// The points of the posed shape that can lead it along the world direction `d`: a sphere's
+/// point along `d`, a box's corners, a capsule's segment ends pushed out by its radius along
+/// `d`, a hull's vertices.
+fn leading_points(shape: &Shape, pose: &Pose, d: Vec3) -> Vec<Vec3> {
+    let w = |p: Vec3| pose.transform_point(p);
+    match shape {
+        Shape::Sphere(s) => vec![pose.translation + d * s.radius],
+        Shape::Cuboid(c) => {
+            let h = c.half_extents;
+            (0..8)
+                .map(|i| {
+                    w(Vec3::new(
+                        if i & 1 == 0 { -h.x } else { h.x },
+                        if i & 2 == 0 { -h.y } else { h.y },
+                        if i & 4 == 0 { -h.z } else { h.z },
+                    ))
+                })
+                .collect()
+        }
+        Shape::Capsule(c) => {
+            let (p, q) = c.segment();
+            vec![w(p) + d * c.radius, w(q) + d * c.radius]
+        }
+        Shape::ConvexHull(h) => h.vertices().iter().map(|&v| w(v)).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::Quat;
+    use crate::narrowphase::{NarrowPhaseKind, Tolerance, contact, distance};
+
+    /// A capsule tilted toward a wall: the narrow phase gives its nearest end only; the
+    /// rebuilt manifold has both ends, each with its exact distance to the wall's face.
+    #[test]
+    fn a_tilted_capsule_gets_both_ends() {
+        let wall = Shape::cuboid(Vec3::new(0.005, 2.0, 2.0));
+        let cap = Shape::capsule(0.05, 0.02);
+        let pc = Pose::new(Vec3::new(-0.2, 0.0, 0.0), Quat::from_rotation_z(0.6));
+        let tol = Tolerance { margin: 0.5, epsilon: 1e-6 };
+        let m = contact(&wall, &Pose::IDENTITY, &cap, &pc, tol, NarrowPhaseKind::Analytic).unwrap();
+        let s = speculative_manifold(&m, &wall, &Pose::IDENTITY, &cap, &pc, 0.5);
+        assert_eq!(s.len(), 2, "{s:?}");
+        let Shape::Capsule(c) = &cap else { unreachable!() };
+        let (p, q) = c.segment();
+        // Face at x = -0.005; an end's sphere reaches x = end.x + r. Nearest first.
+        let mut gaps = [p, q].map(|e| -0.005 - (pc.transform_point(e).x + 0.02));
+        gaps.sort_by(Real::total_cmp);
+        for (p, gap) in s.points().iter().zip(gaps) {
+            assert!((-p.depth - gap).abs() < 1e-5, "{p:?} vs gap {gap}");
+        }
+        assert!((s.points()[0].depth - m.max_depth()).abs() < 1e-4, "the nearest is the narrow phase's");
+    }
+
+    /// No point is nearer than the pair's distance, and the nearest is at that distance: the
+    /// rebuilt manifold asks no more of the solver than the shapes' real gap allows.
+    #[test]
+    fn separations_never_exceed_the_distance() {
+        let mut rng = crate::scene::SplitMix64::new(22);
+        let shapes = [Shape::cuboid(Vec3::new(0.3, 0.1, 0.2)), Shape::capsule(0.2, 0.05), Shape::sphere(0.1)];
+        for case in 0..300 {
+            let (a, b) = (&shapes[case % 3], &shapes[case / 3 % 3]);
+            let pa = Pose::new(Vec3::ZERO, rng.rotation());
+            let pb = Pose::new(rng.unit_vector() * rng.range(0.6, 2.0), rng.rotation());
+            let tol = Tolerance { margin: 3.0, epsilon: 1e-6 };
+            let Some(m) = contact(a, &pa, b, &pb, tol, NarrowPhaseKind::Gjk) else { continue };
+            let s = speculative_manifold(&m, a, &pa, b, &pb, 3.0);
+            let d = distance(a, &pa, b, &pb).distance;
+            for p in s.points() {
+                assert!(-p.depth >= d - 1e-4, "case {case}: separation {} below the distance {d}", -p.depth);
+            }
+            let nearest = -s.max_depth();
+            assert!(nearest <= d + 1e-3, "case {case}: nearest separation {nearest}, distance {d}");
+        }
+    }
+}
