@@ -10,6 +10,11 @@ use collidoscope::{Scene, StepProfile, World};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod cli {
+    pub mod compare;
+}
+use cli::compare;
+
 #[derive(Parser)]
 #[command(name = "collidoscope", version, about = "A 3D rigid-body sandbox with an inspectable collision pipeline")]
 #[command(args_conflicts_with_subcommands = true)]
@@ -33,7 +38,8 @@ struct AppArgs {
     frames: u32,
     /// Open side by side from the scene's start: B with this setting changed (RON value, as for
     /// `run --set`), A as the scene has it. Repeat for several settings, e.g.
-    /// `--compare ccd=Toi --compare substeps=8`.
+    /// `--compare ccd=Toi --compare substeps=8`. `--compare engine=rapier` puts rapier3d on the
+    /// B side instead (the other changes then apply to both).
     #[arg(long = "compare", value_name = "FIELD=VALUE", value_parser = parse_assignment)]
     compare: Vec<(String, String)>,
 }
@@ -54,6 +60,19 @@ enum Command {
         #[arg(required = true, value_name = "REC.ron")]
         files: Vec<PathBuf>,
     },
+    /// Run a scene in Collidoscope and in rapier3d, one after the other in this process, and
+    /// print side by side: time per step, per-body divergence, and stability figures.
+    Compare(CompareArgs),
+}
+
+#[derive(clap::Args)]
+struct CompareArgs {
+    scene: PathBuf,
+    /// Steps to simulate in each engine.
+    #[arg(long, default_value_t = 600)]
+    steps: u64,
+    #[command(flatten)]
+    overrides: Overrides,
 }
 
 #[derive(clap::Args)]
@@ -122,6 +141,10 @@ struct RunArgs {
     /// Write one CSV row per body after the last step.
     #[arg(long, value_name = "FILE")]
     final_state: Option<PathBuf>,
+    /// The engine that simulates: Collidoscope, or rapier3d with the scene mapped onto it.
+    #[arg(long, value_name = "NAME", default_value = "collidoscope",
+          value_parser = clap::builder::PossibleValuesParser::new(["collidoscope", "rapier"]))]
+    engine: String,
 }
 
 /// `FIELD=VALUE`, trimmed.
@@ -163,6 +186,7 @@ fn main() -> ExitCode {
         Some(Command::Check { files }) => check(&files),
         Some(Command::Record(args)) => record(&args),
         Some(Command::Replay { files }) => replay(&files),
+        Some(Command::Compare(args)) => compare::compare(&args),
         None => open_app(cli.app),
     };
     match result {
@@ -214,25 +238,27 @@ fn run(args: &RunArgs) -> Result<(), String> {
     args.overrides.apply(&mut settings)?;
     let mut world = scene.build().map_err(|e| e.to_string())?;
     world.set_settings(settings);
+    let mut engine = compare::Stepper::new(&args.engine, world)?;
 
     let mut csv = args.csv.as_ref().map(|_| format!("{}\n", StepProfile::CSV_HEADER));
     let mut profiles = Vec::with_capacity(args.steps as usize);
-    for _ in 0..args.steps {
-        world.step();
-        let p = *world.profile();
+    for step in 1..=args.steps {
+        engine.step();
+        let p = *engine.profile();
         if let Some(csv) = csv.as_mut() {
-            csv.push_str(&p.csv_row(world.step_count()));
+            csv.push_str(&p.csv_row(step));
             csv.push('\n');
         }
         profiles.push(p);
     }
+    let world = engine.world();
     if let (Some(path), Some(csv)) = (&args.csv, csv) {
         collidoscope::scene::write_atomic(path, csv.as_bytes()).map_err(|e| e.to_string())?;
     }
     if let Some(path) = &args.final_state {
-        collidoscope::scene::write_atomic(path, final_state_csv(&world).as_bytes()).map_err(|e| e.to_string())?;
+        collidoscope::scene::write_atomic(path, final_state_csv(world).as_bytes()).map_err(|e| e.to_string())?;
     }
-    print_summary(&scene, &world, &profiles);
+    print_summary(&scene, world, engine.label(), &profiles);
     println!("hash: {:016x}", world.hash());
     Ok(())
 }
@@ -303,7 +329,7 @@ fn median_max(mut v: Vec<f64>) -> (f64, f64) {
     (v[v.len() / 2], v[v.len() - 1])
 }
 
-fn print_summary(scene: &Scene, world: &World, profiles: &[StepProfile]) {
+fn print_summary(scene: &Scene, world: &World, engine: &str, profiles: &[StepProfile]) {
     let s = &world.settings;
     println!(
         "scene: {} ({} bodies), {} steps of {:.4} s = {:.2} s simulated",
@@ -311,8 +337,9 @@ fn print_summary(scene: &Scene, world: &World, profiles: &[StepProfile]) {
         world.bodies().len(),
         profiles.len(),
         s.dt,
-        world.time()
+        profiles.len() as f64 * s.dt as f64
     );
+    println!("engine: {engine}");
     println!(
         "settings: broad phase {}, narrow phase {}, ccd {}, {} substeps x {} iterations",
         s.broad_phase.cli_name(),
