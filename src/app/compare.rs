@@ -6,7 +6,7 @@ use super::panels::{Command, colors, humanize, length_text};
 use super::record::{Partner, RecordCommand};
 use super::sim::Simulation;
 use super::viewport::colors::{STATIC, speed_color};
-use super::viewport::{ViewAction, ViewOptions, Viewport};
+use super::viewport::{Layers, ViewAction, ViewOptions, Viewport};
 use crate::BodyKind;
 use crate::broadphase::BroadPhaseKind;
 use crate::ccd::CcdMode;
@@ -62,6 +62,9 @@ impl CompareView {
         let mut actions = Vec::new();
         // A rapier partner is B, on the right; the app's world is then A, on the left.
         let swap = partner.is_rapier();
+        // rapier's world reads back bodies only: the layers drawn from Collidoscope's pipeline
+        // (boxes, contacts, pairs, sweeps, structures) would show stale data there.
+        let partner_view = if swap { bodies_only(&colored) } else { colored.clone() };
         ui.horizontal(|ui| {
             ui.spacing_mut().item_spacing.x = 6.0;
             // One camera: the partner's view starts from the app's, and an orbit made in it
@@ -71,7 +74,7 @@ impl CompareView {
             let mut partner_side = |ui: &mut Ui, actions: &mut Vec<ViewAction>| {
                 let (name, color) = if swap { ("B", B_COLOR) } else { ("A", A_COLOR) };
                 side_label(ui, name, color, label_partner(partner), partner.other(), partner.is_rapier());
-                for a in a_view.ui(ui, partner.other(), &colored) {
+                for a in a_view.ui(ui, partner.other(), &partner_view) {
                     if let ViewAction::Select(s) = a {
                         actions.push(ViewAction::Select(s));
                     }
@@ -239,9 +242,28 @@ pub fn divergence_legend(full_scale: Real, p: &Partner) -> Vec<(String, [f32; 3]
     entries
 }
 
+/// `view` without the layers only Collidoscope's pipeline can fill.
+fn bodies_only(view: &ViewOptions) -> ViewOptions {
+    let l = &view.layers;
+    ViewOptions {
+        layers: Layers {
+            aabbs: false,
+            contact_points: false,
+            contact_normals: false,
+            broad_phase: false,
+            candidate_pairs: false,
+            ccd: false,
+            narrow_phase: false,
+            ..l.clone()
+        },
+        extra: Default::default(),
+        ..view.clone()
+    }
+}
+
 fn label_partner(p: &Partner) -> String {
     if p.is_rapier() {
-        "rapier3d 0.36: the same scene mapped onto rapier, stepped with A".into()
+        "rapier3d 0.36: the scene mapped onto rapier (bodies only)".into()
     } else if p.first_divergent.is_some() || p.steps() > 0 {
         "world A (compared with B)".into()
     } else {
