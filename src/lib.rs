@@ -11,6 +11,8 @@ pub mod dynamics;
 pub mod geometry;
 pub mod math;
 pub mod narrowphase;
+#[cfg(feature = "rapier")]
+pub mod peer;
 pub mod record;
 pub mod scene;
 pub mod sweep;

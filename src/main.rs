@@ -1,9 +1,5 @@
 //! The one binary: with no subcommand it opens the app; `run` and `check` work headless.
 
-mod cli {
-    pub mod sweep;
-}
-
 use clap::{Parser, Subcommand};
 use collidoscope::broadphase::BroadPhaseKind;
 use collidoscope::ccd::CcdMode;
@@ -15,6 +11,12 @@ use collidoscope::{Scene, StepProfile, World};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+mod cli {
+    pub mod compare;
+    pub mod sweep;
+}
+use cli::compare;
 
 #[derive(Parser)]
 #[command(name = "collidoscope", version, about = "A 3D rigid-body sandbox with an inspectable collision pipeline")]
@@ -39,7 +41,8 @@ struct AppArgs {
     frames: u32,
     /// Open side by side from the scene's start: B with this setting changed (RON value, as for
     /// `run --set`), A as the scene has it. Repeat for several settings, e.g.
-    /// `--compare ccd=Toi --compare substeps=8`.
+    /// `--compare ccd=Toi --compare substeps=8`. `--compare engine=rapier` puts rapier3d on the
+    /// B side instead (the other changes then apply to both).
     #[arg(long = "compare", value_name = "FIELD=VALUE", value_parser = parse_assignment)]
     compare: Vec<(String, String)>,
 }
@@ -60,6 +63,9 @@ enum Command {
         #[arg(required = true, value_name = "REC.ron")]
         files: Vec<PathBuf>,
     },
+    /// Run a scene in Collidoscope and in rapier3d, one after the other in this process, and
+    /// print side by side: time per step, per-body divergence, and stability figures.
+    Compare(CompareArgs),
     /// Run a scene once per point of a grid of settings, in parallel, and tabulate the metrics.
     Sweep(SweepArgs),
 }
@@ -94,6 +100,16 @@ struct SweepArgs {
     /// Merge the point-*.csv files that emitted jobs wrote in DIR into one table.
     #[arg(long, value_name = "DIR", conflicts_with = "vary")]
     merge: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct CompareArgs {
+    scene: PathBuf,
+    /// Steps to simulate in each engine.
+    #[arg(long, default_value_t = 600)]
+    steps: u64,
+    #[command(flatten)]
+    overrides: Overrides,
 }
 
 #[derive(clap::Args)]
@@ -185,6 +201,10 @@ struct RunArgs {
     /// Write one CSV row per body after the last step.
     #[arg(long, value_name = "FILE")]
     final_state: Option<PathBuf>,
+    /// The engine that simulates: Collidoscope, or rapier3d with the scene mapped onto it.
+    #[arg(long, value_name = "NAME", default_value = "collidoscope",
+          value_parser = clap::builder::PossibleValuesParser::new(["collidoscope", "rapier"]))]
+    engine: String,
     /// Write the run's sweep metrics (jitter, penetration, energy, tunneling, sleep, divergence
     /// from the scene's own settings) as a one-row CSV, the format `sweep --merge` reads.
     #[arg(long, value_name = "FILE")]
@@ -247,6 +267,7 @@ fn main() -> ExitCode {
         Some(Command::Record(args)) => record(&args),
         Some(Command::Replay { files }) => replay(&files),
         Some(Command::Sweep(args)) => cli::sweep::sweep(&args),
+        Some(Command::Compare(args)) => compare::compare(&args),
         None => open_app(cli.app),
     };
     match result {
@@ -312,6 +333,9 @@ fn run(args: &RunArgs) -> Result<(), String> {
     };
     let final_state = args.final_state.as_deref().map(AtomicFile::create).transpose().map_err(|e| e.to_string())?;
     let metrics = args.metrics.as_deref().map(AtomicFile::create).transpose().map_err(|e| e.to_string())?;
+    if metrics.is_some() && args.engine != "collidoscope" {
+        return Err("--metrics measures Collidoscope's own contacts: use it with --engine collidoscope".into());
+    }
     // The divergence compares with a run of the scene's own settings, when they were changed.
     let reference = match &metrics {
         Some(_) if world.settings != scene.settings => {
@@ -320,42 +344,44 @@ fn run(args: &RunArgs) -> Result<(), String> {
         _ => None,
     };
     let mut probe = metrics.as_ref().map(|_| collidoscope::sweep::Probe::new(&world, args.steps));
+    let mut engine = compare::Stepper::new(&args.engine, world)?;
     let mut summary = Summary::default();
-    for _ in 0..args.steps {
-        world.step();
+    for step in 1..=args.steps {
+        engine.step();
+        let world = engine.world();
         for fault in world.faults() {
             let name = world.bodies()[fault.body as usize].name.as_deref().unwrap_or("unnamed");
             eprintln!("warning: {fault} ({name})");
         }
-        let p = *world.profile();
+        let p = *engine.profile();
         if p.pairs_dropped > 0 && summary.pairs_dropped == 0 {
             eprintln!(
-                "warning: step {}: {} candidate pairs over the budget of {} were dropped (the scene piles too many bodies together); later steps are counted in the summary",
-                world.step_count(),
+                "warning: step {step}: {} candidate pairs over the budget of {} were dropped (the scene piles too many bodies together); later steps are counted in the summary",
                 p.pairs_dropped,
                 collidoscope::world::MAX_PAIRS
             );
         }
         if let Some((f, path)) = csv.as_mut() {
-            writeln!(f, "{}", p.csv_row(world.step_count())).map_err(|e| io(e, path))?;
+            writeln!(f, "{}", p.csv_row(step)).map_err(|e| io(e, path))?;
         }
         summary.add(&p);
         if let Some(probe) = probe.as_mut() {
-            probe.observe(&world);
+            probe.observe(world);
         }
     }
+    let world = engine.world();
     if let (Some(out), Some(probe)) = (metrics, probe) {
-        let m = probe.finish(&world, reference.as_deref());
+        let m = probe.finish(world, reference.as_deref());
         cli::sweep::write_metrics(out, &args.overrides, &m, world.hash())?;
     }
     if let Some((f, _)) = csv {
         f.commit().map_err(|e| e.to_string())?;
     }
     if let (Some(mut f), Some(path)) = (final_state, &args.final_state) {
-        f.write_all(final_state_csv(&world).as_bytes()).map_err(|e| io(e, path))?;
+        f.write_all(final_state_csv(world).as_bytes()).map_err(|e| io(e, path))?;
         f.commit().map_err(|e| e.to_string())?;
     }
-    print_summary(&scene, &world, &summary);
+    print_summary(&scene, world, engine.label(), &summary);
     println!("hash: {:016x}", world.hash());
     Ok(())
 }
@@ -465,15 +491,16 @@ impl Summary {
     }
 }
 
-fn median_max(v: &mut [f32]) -> (f32, f32) {
+/// The median and the maximum (zeros when empty); NaN sorts as equal.
+fn median_max<T: Copy + Default + PartialOrd>(v: &mut [T]) -> (T, T) {
     if v.is_empty() {
-        return (0.0, 0.0);
+        return (T::default(), T::default());
     }
-    v.sort_by(f32::total_cmp);
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
     (v[v.len() / 2], v[v.len() - 1])
 }
 
-fn print_summary(scene: &Scene, world: &World, summary: &Summary) {
+fn print_summary(scene: &Scene, world: &World, engine: &str, summary: &Summary) {
     let s = &world.settings;
     println!(
         "scene: {} ({} bodies), {} steps of {:.4} s = {:.2} s simulated",
@@ -481,8 +508,9 @@ fn print_summary(scene: &Scene, world: &World, summary: &Summary) {
         world.bodies().len(),
         summary.steps(),
         s.dt,
-        world.time()
+        summary.steps() as f64 * s.dt as f64
     );
+    println!("engine: {engine}");
     println!(
         "settings: broad phase {}, narrow phase {}, ccd {}, {} substeps x {} iterations",
         match (s.broad_phase, world.broad_phase().resolved()) {

@@ -6,7 +6,7 @@ use super::panels::{Command, colors, humanize, length_text};
 use super::record::{Partner, RecordCommand};
 use super::sim::Simulation;
 use super::viewport::colors::{STATIC, speed_color};
-use super::viewport::{ViewAction, ViewOptions, Viewport};
+use super::viewport::{Layers, ViewAction, ViewOptions, Viewport};
 use crate::BodyKind;
 use crate::broadphase::BroadPhaseKind;
 use crate::ccd::CcdMode;
@@ -53,32 +53,52 @@ impl CompareView {
         let a_view = self.a_view.get_or_insert_with(|| main.sibling());
         let colored = ViewOptions {
             body_colors: Some(divergence_colors(partner, &sim.world, self.full_scale)),
-            legend: Some(divergence_legend(self.full_scale)),
+            legend: Some(divergence_legend(self.full_scale, partner)),
             ..view.clone()
         };
         let strip = 250.0_f32.min(ui.available_height() * 0.4);
         let view_h = (ui.available_height() - strip).max(80.0);
         let half = ((ui.available_width() - 6.0) * 0.5).max(40.0);
         let mut actions = Vec::new();
+        // A rapier partner is B, on the right; the app's world is then A, on the left.
+        let swap = partner.is_rapier();
+        // rapier's world reads back bodies only: the layers drawn from Collidoscope's pipeline
+        // (boxes, contacts, pairs, sweeps, structures) would show stale data there.
+        let partner_view = if swap { bodies_only(&colored) } else { colored.clone() };
         ui.horizontal(|ui| {
             ui.spacing_mut().item_spacing.x = 6.0;
-            // One camera: A starts from B's, and an orbit made in A carries over to B.
+            // One camera: the partner's view starts from the app's, and an orbit made in it
+            // carries over.
             *a_view.camera_mut() = main.camera().clone();
-            ui.allocate_ui_with_layout(egui::vec2(half, view_h), egui::Layout::top_down(egui::Align::Min), |ui| {
-                side_label(ui, "A", A_COLOR, label_a(partner), &partner.world.settings);
-                for a in a_view.ui(ui, &partner.world, &colored) {
+            let down = egui::Layout::top_down(egui::Align::Min);
+            let mut partner_side = |ui: &mut Ui, actions: &mut Vec<ViewAction>| {
+                let (name, color) = if swap { ("B", B_COLOR) } else { ("A", A_COLOR) };
+                side_label(ui, name, color, label_partner(partner), partner.other(), partner.is_rapier());
+                for a in a_view.ui(ui, partner.other(), &partner_view) {
                     if let ViewAction::Select(s) = a {
                         actions.push(ViewAction::Select(s));
                     }
                 }
-            });
+            };
+            let app_label = "Collidoscope: the app's world (drag, shoot, edit here)".to_string();
+            if swap {
+                ui.allocate_ui_with_layout(egui::vec2(half, view_h), down, |ui| {
+                    side_label(ui, "A", A_COLOR, app_label.clone(), &sim.world, false);
+                    actions.extend(main.ui(ui, &sim.world, &colored));
+                });
+                ui.allocate_ui_with_layout(egui::vec2(half, view_h), down, |ui| partner_side(ui, &mut actions));
+            } else {
+                ui.allocate_ui_with_layout(egui::vec2(half, view_h), down, |ui| partner_side(ui, &mut actions));
+            }
             if a_view.camera() != main.camera() {
                 *main.camera_mut() = a_view.camera().clone();
             }
-            ui.allocate_ui_with_layout(egui::vec2(half, view_h), egui::Layout::top_down(egui::Align::Min), |ui| {
-                side_label(ui, "B", B_COLOR, "the app's world (drag, shoot, edit here)".into(), &sim.world.settings);
-                actions.extend(main.ui(ui, &sim.world, &colored));
-            });
+            if !swap {
+                ui.allocate_ui_with_layout(egui::vec2(half, view_h), down, |ui| {
+                    side_label(ui, "B", B_COLOR, app_label, &sim.world, false);
+                    actions.extend(main.ui(ui, &sim.world, &colored));
+                });
+            }
         });
         ui.separator();
         ui.horizontal_top(|ui| {
@@ -87,7 +107,7 @@ impl CompareView {
             ui.separator();
             ui.allocate_ui_with_layout(egui::vec2(400.0, strip), down, |ui| {
                 ui.spacing_mut().slider_width = 80.0;
-                settings_grid(ui, &partner.world.settings, &sim.world.settings, commands)
+                settings_grid(ui, partner, &sim.world.settings, commands)
             });
             ui.separator();
             ui.allocate_ui_with_layout(egui::vec2(ui.available_width().max(200.0), strip), down, |ui| {
@@ -129,9 +149,10 @@ impl CompareView {
                 });
                 ui.label(format!("mean Δ {:.4} m", p.mean_divergence()));
             }
-            let extra = sim.world.bodies().len().saturating_sub(p.world.bodies().len());
+            let extra = sim.world.bodies().len().saturating_sub(p.other().bodies().len());
             if extra > 0 {
-                ui.colored_label(color32(ONLY_IN_B), format!("{extra} bodies only in B"));
+                let side = if p.is_rapier() { "A" } else { "B" };
+                ui.colored_label(color32(ONLY_IN_B), format!("{extra} bodies only in {side}"));
             }
             ui.horizontal(|ui| {
                 let l = ui.label("Colour scale").id;
@@ -167,16 +188,21 @@ impl CompareView {
             None => prof.total_ms,
             Some(k) => prof.phase_ms()[k],
         };
-        let a: PlotPoints = p.profiles.iter().map(|(s, pa, _)| [*s as f64, pick(pa)]).collect();
-        let b: PlotPoints = p.profiles.iter().map(|(s, _, pb)| [*s as f64, pick(pb)]).collect();
+        // Profiles are (step, partner, app's world); a rapier partner is B.
+        let swap = p.is_rapier();
+        let (a_name, b_name) = ("A · Collidoscope".to_string(), format!("B · {}", p.engine_label()));
+        let a: PlotPoints =
+            p.profiles.iter().map(|(s, pa, pb)| [*s as f64, pick(if swap { pb } else { pa })]).collect();
+        let b: PlotPoints =
+            p.profiles.iter().map(|(s, pa, pb)| [*s as f64, pick(if swap { pa } else { pb })]).collect();
         Plot::new("ab_profile")
             .legend(Legend::default().position(egui_plot::Corner::LeftTop))
             .x_axis_label("step")
             .include_y(0.0)
             .height(ui.available_height().max(80.0))
             .show(ui, |plot| {
-                plot.line(Line::new("A", a).color(A_COLOR).width(2.0));
-                plot.line(Line::new("B", b).color(B_COLOR).width(2.0).style(LineStyle::dashed_loose()));
+                plot.line(Line::new(a_name, a).color(A_COLOR).width(2.0));
+                plot.line(Line::new(b_name, b).color(B_COLOR).width(2.0).style(LineStyle::dashed_loose()));
             });
     }
 }
@@ -196,67 +222,112 @@ pub fn divergence_colors(p: &Partner, b: &World, full_scale: Real) -> Vec<[f32; 
         .collect()
 }
 
-/// The legend of [`divergence_colors`]: the scale in steps of a quarter, then the other colours.
-pub fn divergence_legend(full_scale: Real) -> Vec<(String, [f32; 3])> {
-    let mut entries: Vec<(String, [f32; 3])> = (0..=4)
-        .map(|k| {
-            let t = k as Real / 4.0;
-            let label = match k {
-                0 => "same place in A and B".to_string(),
-                4 => format!("≥ {} apart", length_text(full_scale)),
-                _ => format!("{} apart", length_text(t * full_scale)),
-            };
-            (label, speed_color(t))
-        })
-        .collect();
-    entries.push(("only in B".into(), ONLY_IN_B));
+/// The legend of [`divergence_colors`]: which engine each side is, the scale in steps of a
+/// quarter, then the other colours.
+pub fn divergence_legend(full_scale: Real, p: &Partner) -> Vec<(String, [f32; 3])> {
+    // A is always Collidoscope: the copy, or with a rapier partner the app's world.
+    let mut entries = vec![(format!("A: Collidoscope · B: {}", p.engine_label()), rgb(B_COLOR))];
+    entries.extend((0..=4).map(|k| {
+        let t = k as Real / 4.0;
+        let label = match k {
+            0 => "same place in A and B".to_string(),
+            4 => format!("≥ {} apart", length_text(full_scale)),
+            _ => format!("{} apart", length_text(t * full_scale)),
+        };
+        (label, speed_color(t))
+    }));
+    // Bodies added to the app's world (shots) have no counterpart in the partner.
+    entries.push((if p.is_rapier() { "only in A" } else { "only in B" }.into(), ONLY_IN_B));
     entries.push(("static".into(), STATIC));
     entries
 }
 
-fn label_a(p: &Partner) -> String {
-    if p.first_divergent.is_some() || p.steps() > 0 {
+/// `view` without the layers only Collidoscope's pipeline can fill.
+fn bodies_only(view: &ViewOptions) -> ViewOptions {
+    let l = &view.layers;
+    ViewOptions {
+        layers: Layers {
+            aabbs: false,
+            contact_points: false,
+            contact_normals: false,
+            broad_phase: false,
+            candidate_pairs: false,
+            ccd: false,
+            narrow_phase: false,
+            ..l.clone()
+        },
+        extra: Default::default(),
+        ..view.clone()
+    }
+}
+
+fn label_partner(p: &Partner) -> String {
+    if p.is_rapier() {
+        "rapier3d 0.36: the scene mapped onto rapier (bodies only)".into()
+    } else if p.first_divergent.is_some() || p.steps() > 0 {
         "world A (compared with B)".into()
     } else {
         "world A, a copy of B".into()
     }
 }
 
-fn side_label(ui: &mut Ui, name: &str, color: Color32, what: String, s: &Settings) {
+fn side_label(ui: &mut Ui, name: &str, color: Color32, what: String, w: &World, rapier: bool) {
+    let s = &w.settings;
+    let line = if rapier {
+        format!(
+            "rapier3d · CCD {} · {} substeps × {} iterations",
+            humanize(&format!("{:?}", s.ccd)),
+            s.substeps,
+            s.iterations
+        )
+    } else {
+        format!(
+            "{} · {} · CCD {} · {} substeps · slop {}",
+            humanize(&format!("{:?}", s.broad_phase)),
+            humanize(&format!("{:?}", s.narrow_phase)),
+            humanize(&format!("{:?}", s.ccd)),
+            s.substeps,
+            s.slop
+        )
+    };
     ui.horizontal_wrapped(|ui| {
         ui.label(RichText::new(name).color(color).heading().strong());
         ui.label(what);
-        ui.label(
-            RichText::new(format!(
-                "{} · {} · CCD {} · {} substeps · slop {}",
-                humanize(&format!("{:?}", s.broad_phase)),
-                humanize(&format!("{:?}", s.narrow_phase)),
-                humanize(&format!("{:?}", s.ccd)),
-                s.substeps,
-                s.slop
-            ))
-            .monospace()
-            .small(),
-        );
+        ui.label(RichText::new(line).monospace().small());
     });
 }
 
-/// Side-by-side editors of the settings that most often explain a difference.
-fn settings_grid(ui: &mut Ui, a: &Settings, b: &Settings, commands: &mut Vec<Command>) {
+/// Side-by-side editors of the settings that most often explain a difference. With a rapier
+/// partner (B) the app's world is A, and rows rapier has no counterpart for show a dash.
+fn settings_grid(ui: &mut Ui, p: &Partner, app: &Settings, commands: &mut Vec<Command>) {
+    let swap = p.is_rapier();
+    let other = &p.other().settings;
+    let (a, b) = if swap { (app, other) } else { (other, app) };
     let (mut sa, mut sb) = (a.clone(), b.clone());
     egui::Grid::new("ab_settings").num_columns(3).striped(true).show(ui, |ui| {
         ui.label("");
         ui.label(RichText::new("A").color(A_COLOR).strong());
         ui.label(RichText::new("B").color(B_COLOR).strong());
         ui.end_row();
+        let none = |ui: &mut Ui| {
+            ui.label("—").on_hover_text("rapier3d has no counterpart");
+        };
         // Each editor is named by its row label, for screen readers and tests.
         let l = ui.label("Broad phase").id;
         combo(ui, "ab_bp_a", &mut sa.broad_phase, BroadPhaseKind::ALL).labelled_by(l);
-        combo(ui, "ab_bp_b", &mut sb.broad_phase, BroadPhaseKind::ALL).labelled_by(l);
+        if swap {
+            none(ui)
+        } else {
+            combo(ui, "ab_bp_b", &mut sb.broad_phase, BroadPhaseKind::ALL).labelled_by(l);
+        }
         ui.end_row();
         let l = ui.label("Narrow phase").id;
         combo(ui, "ab_np_a", &mut sa.narrow_phase, NarrowPhaseKind::ALL).labelled_by(l);
-        combo(ui, "ab_np_b", &mut sb.narrow_phase, NarrowPhaseKind::ALL).labelled_by(l);
+        if swap {
+            none(ui)
+        } else {
+            combo(ui, "ab_np_b", &mut sb.narrow_phase, NarrowPhaseKind::ALL).labelled_by(l);
+        }
         ui.end_row();
         let l = ui.label("CCD").id;
         combo(ui, "ab_ccd_a", &mut sa.ccd, CcdMode::ALL).labelled_by(l);
@@ -272,14 +343,19 @@ fn settings_grid(ui: &mut Ui, a: &Settings, b: &Settings, commands: &mut Vec<Com
         ui.end_row();
         let l = ui.label("Contact ε").id;
         ui.add(slider(&mut sa.contact_epsilon, 0.0..=1e-2, 1e-12, " m²")).labelled_by(l);
-        ui.add(slider(&mut sb.contact_epsilon, 0.0..=1e-2, 1e-12, " m²")).labelled_by(l);
+        if swap {
+            none(ui)
+        } else {
+            ui.add(slider(&mut sb.contact_epsilon, 0.0..=1e-2, 1e-12, " m²")).labelled_by(l);
+        }
         ui.end_row();
     });
-    if sa != *a {
-        commands.push(Command::Record(RecordCommand::PartnerSettings(Box::new(sa))));
+    let (partner_new, app_new) = if swap { (sb, sa) } else { (sa, sb) };
+    if partner_new != *other {
+        commands.push(Command::Record(RecordCommand::PartnerSettings(Box::new(partner_new))));
     }
-    if sb != *b {
-        commands.push(Command::SetSettings(Box::new(sb)));
+    if app_new != *app {
+        commands.push(Command::SetSettings(Box::new(app_new)));
     }
 }
 
@@ -303,6 +379,10 @@ fn combo<T: Copy + PartialEq + std::fmt::Debug>(ui: &mut Ui, id: &str, value: &m
         .response
 }
 
+fn rgb(c: Color32) -> [f32; 3] {
+    [c.r() as f32 / 255.0, c.g() as f32 / 255.0, c.b() as f32 / 255.0]
+}
+
 fn color32(c: [f32; 3]) -> Color32 {
     Color32::from_rgb((c[0] * 255.0) as u8, (c[1] * 255.0) as u8, (c[2] * 255.0) as u8)
 }
@@ -323,12 +403,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_divergence_legend_names_the_colours_bodies_get() {
-        let legend = divergence_legend(0.5);
+    fn the_divergence_legend_names_the_engines_and_the_colours_bodies_get() {
+        let copy = Partner::copy_of(&World::new(Settings::default()));
+        let legend = divergence_legend(0.5, &copy);
         let labels: Vec<&str> = legend.iter().map(|(l, _)| l.as_str()).collect();
         assert_eq!(
             labels,
             [
+                "A: Collidoscope · B: Collidoscope",
                 "same place in A and B",
                 "125 mm apart",
                 "250 mm apart",
@@ -340,10 +422,17 @@ mod tests {
         );
         // The swatches are the colours `divergence_colors` gives a body that far apart.
         for (k, d) in [0.0, 0.125, 0.25, 0.375, 0.5].into_iter().enumerate() {
-            assert_eq!(legend[k].1, speed_color(d / 0.5), "entry {k}");
+            assert_eq!(legend[k + 1].1, speed_color(d / 0.5), "entry {k}");
         }
-        assert_eq!(legend[5].1, ONLY_IN_B);
-        assert_eq!(legend[6].1, STATIC);
-        assert_eq!(divergence_legend(2.0)[4].0, "≥ 2.00 m apart");
+        assert_eq!(legend[6].1, ONLY_IN_B);
+        assert_eq!(legend[7].1, STATIC);
+        assert_eq!(divergence_legend(2.0, &copy)[5].0, "≥ 2.00 m apart");
+        #[cfg(feature = "rapier")]
+        {
+            let rapier = Partner::rapier_of(&World::new(Settings::default()));
+            let legend = divergence_legend(0.5, &rapier);
+            assert_eq!(legend[0].0, "A: Collidoscope · B: rapier3d 0.36");
+            assert_eq!(legend[6].0, "only in A", "shots land in the app's world, A");
+        }
     }
 }

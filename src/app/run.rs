@@ -32,7 +32,8 @@ const STORAGE_KEY: &str = "collidoscope";
 pub fn run(opts: AppOptions) -> Result<(), String> {
     // Fail early, with the file and line, before a window appears.
     let scene_file = crate::scene::Scene::load(&opts.scene).map_err(|e| e.to_string())?;
-    super::record::changed_settings(&scene_file.settings, &opts.compare).map_err(|e| format!("--compare {e}"))?;
+    let (_, changes) = super::record::split_engine(&opts.compare).map_err(|e| format!("--compare {e}"))?;
+    super::record::changed_settings(&scene_file.settings, &changes).map_err(|e| format!("--compare {e}"))?;
     let shot = opts.screenshot.clone().map(|path| Screenshot::new(path, opts.frames));
     let outcome = shot.as_ref().map(|s| s.outcome.clone());
     let persist = shot.is_none();

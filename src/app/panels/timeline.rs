@@ -112,6 +112,17 @@ impl TimelinePanel {
                     {
                         out.push(rec(RecordCommand::StartAb { from_start: true }));
                     }
+                    if cfg!(feature = "rapier")
+                        && ui
+                            .button("A/B vs rapier3d")
+                            .on_hover_text(
+                                "Run the scene in rapier3d beside this world, from the scene's start: \
+                                 A is this world (Collidoscope), B is rapier3d with the settings that map",
+                            )
+                            .clicked()
+                    {
+                        out.push(rec(RecordCommand::StartAbRapier { from_start: true }));
+                    }
                 }
                 Some(_) => {
                     let mut on = sim.record.side_by_side;

@@ -1,9 +1,10 @@
-//! World A of an A/B comparison, stepped in lockstep with the app's world (B): per-body
-//! divergence, the first step whose state hashes differ, and both step profiles.
+//! The partner world of an A/B comparison, stepped in lockstep with the app's world: per-body
+//! divergence, the first step whose state hashes differ, and both step profiles. The partner
+//! is Collidoscope's world A, or (feature `rapier`) rapier3d on the B side.
 
 use crate::math::Real;
 use crate::record::Recording;
-use crate::world::{StepProfile, World};
+use crate::world::{Settings, StepProfile, World};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -12,8 +13,13 @@ const PROFILE_HISTORY: usize = 600;
 
 /// The other side of an A/B comparison.
 pub struct Partner {
-    /// World A.
+    /// World A (with a rapier partner, its state before the comparison; read [`Partner::other`]).
     pub world: World,
+    /// rapier3d stepping the scene instead of `world`.
+    #[cfg(feature = "rapier")]
+    peer: Option<Box<crate::peer::RapierWorld>>,
+    /// The step the partner is at.
+    at: u64,
     /// A replays this recording's actions (a fork's original); without one A just steps.
     script: Option<Arc<Recording>>,
     /// The step both worlds started from.
@@ -42,7 +48,10 @@ impl Partner {
     fn new(world: World, script: Option<Arc<Recording>>, b: &World) -> Partner {
         let mut p = Partner {
             start: world.step_count(),
+            at: world.step_count(),
             world,
+            #[cfg(feature = "rapier")]
+            peer: None,
             script,
             first_divergent: None,
             divergence: Vec::new(),
@@ -53,11 +62,57 @@ impl Partner {
         p
     }
 
+    /// rapier3d from the state of `b`, stepped beside it; it is shown on the B side.
+    #[cfg(feature = "rapier")]
+    pub fn rapier_of(b: &World) -> Partner {
+        let mut p = Partner::new(b.clone(), None, b);
+        p.peer = Some(Box::new(crate::peer::RapierWorld::from_world(b)));
+        p
+    }
+
+    /// Whether the partner is rapier3d (shown on the B side, the app's world on A).
+    pub fn is_rapier(&self) -> bool {
+        #[cfg(feature = "rapier")]
+        return self.peer.is_some();
+        #[cfg(not(feature = "rapier"))]
+        false
+    }
+
+    /// The engine that steps the partner, as shown to people.
+    pub fn engine_label(&self) -> &'static str {
+        if self.is_rapier() { "rapier3d 0.36" } else { "Collidoscope" }
+    }
+
+    /// The partner's bodies and settings as they are now, whichever engine steps it.
+    pub fn other(&self) -> &World {
+        #[cfg(feature = "rapier")]
+        if let Some(peer) = &self.peer {
+            return peer.world();
+        }
+        &self.world
+    }
+
+    /// Replaces the partner's settings (rapier takes those with a counterpart).
+    pub fn set_settings(&mut self, s: Settings) {
+        #[cfg(feature = "rapier")]
+        if let Some(peer) = &mut self.peer {
+            peer.set_settings(s);
+            return;
+        }
+        self.world.set_settings(s);
+    }
+
     /// Steps A once, after B has stepped, and compares them.
     pub fn step_after(&mut self, b: &World) {
-        let s = self.world.step_count();
+        let s = self.at;
         if self.out_of_step || b.step_count() != s + 1 {
             self.out_of_step = true;
+            return;
+        }
+        #[cfg(feature = "rapier")]
+        if let Some(peer) = &mut self.peer {
+            peer.step();
+            self.compared(b);
             return;
         }
         if let Some(rec) = &self.script {
@@ -69,18 +124,37 @@ impl Partner {
             }
         }
         self.world.step();
-        if self.first_divergent.is_none() && self.world.hash() != b.hash() {
-            self.first_divergent = Some(self.world.step_count());
+        self.compared(b);
+    }
+
+    /// After a lockstep step: the hash check, the profiles and the distances.
+    fn compared(&mut self, b: &World) {
+        self.at += 1;
+        let (hash, profile) = (self.other().hash(), *self.profile());
+        if self.first_divergent.is_none() && hash != b.hash() {
+            self.first_divergent = Some(self.at);
         }
         if self.profiles.len() == PROFILE_HISTORY {
             self.profiles.pop_front();
         }
-        self.profiles.push_back((b.step_count(), *self.world.profile(), *b.profile()));
+        self.profiles.push_back((b.step_count(), profile, *b.profile()));
         self.measure(b);
+    }
+
+    /// The partner's last step profile.
+    fn profile(&self) -> &StepProfile {
+        #[cfg(feature = "rapier")]
+        if let Some(peer) = &self.peer {
+            return peer.profile();
+        }
+        self.world.profile()
     }
 
     /// Recomputes the per-body distances between A and B.
     pub fn measure(&mut self, b: &World) {
+        #[cfg(feature = "rapier")]
+        let a = self.peer.as_ref().map_or(self.world.bodies(), |p| p.bodies());
+        #[cfg(not(feature = "rapier"))]
         let a = self.world.bodies();
         self.divergence.clear();
         self.divergence.extend(
@@ -93,7 +167,7 @@ impl Partner {
 
     /// Steps run since the comparison began.
     pub fn steps(&self) -> u64 {
-        self.world.step_count() - self.start
+        self.at - self.start
     }
 
     /// The body that moved apart the most, and by how much.

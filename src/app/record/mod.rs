@@ -54,6 +54,11 @@ pub enum RecordCommand {
     StartAb {
         from_start: bool,
     },
+    /// Start an A/B comparison with rapier3d on the B side, from the world now or the scene's
+    /// start; the app's world is A.
+    StartAbRapier {
+        from_start: bool,
+    },
     CloseAb,
     SideBySide(bool),
     /// Replace world A's settings.
@@ -303,10 +308,15 @@ impl Simulation {
                     self.record.status = Some(Err(e));
                 }
             }
+            RecordCommand::StartAbRapier { from_start } => {
+                if let Err(e) = self.start_ab_rapier(from_start) {
+                    self.record.status = Some(Err(e));
+                }
+            }
             RecordCommand::CloseAb => self.record.partner = None,
             RecordCommand::SideBySide(on) => self.record.side_by_side = on,
             RecordCommand::PartnerSettings(s) => match (s.validate(), &mut self.record.partner) {
-                (Ok(()), Some(p)) => p.world.set_settings(*s),
+                (Ok(()), Some(p)) => p.set_settings(*s),
                 (Err(e), _) => self.record.status = Some(Err(e)),
                 _ => {}
             },
@@ -320,7 +330,23 @@ impl Simulation {
     /// Starts an A/B comparison from the scene's start in which B (the app's world) runs with
     /// `changes` (setting name, RON value) applied over the current settings and A without them.
     /// On error (an unknown setting or a bad value, named) nothing changes.
+    /// `engine=rapier` among the changes puts rapier3d on the B side instead, with the app's
+    /// world (A) running the other changes.
     pub fn start_compare(&mut self, changes: &[(String, String)]) -> Result<(), String> {
+        let (rapier, changes) = split_engine(changes)?;
+        if rapier {
+            let a = changed_settings(&self.world.settings, &changes)?;
+            self.start_ab_rapier(true)?;
+            self.user_settings(a.clone());
+            if let Some(p) = &mut self.record.partner {
+                p.set_settings(a);
+            }
+            self.record.status = Some(Ok(
+                "A/B from the start: A is Collidoscope (the app's world), B is rapier3d on the same scene".into(),
+            ));
+            return Ok(());
+        }
+        let changes = &changes[..];
         let b = changed_settings(&self.world.settings, changes)?;
         self.start_ab(true)?;
         self.user_settings(b);
@@ -344,6 +370,24 @@ impl Simulation {
         self.record.side_by_side = true;
         self.record.status = Some(Ok("A/B: change B's settings; both step together".into()));
         Ok(())
+    }
+
+    /// Starts an A/B comparison with rapier3d on the B side, from the world now or from the
+    /// scene's start; the app's world is A. On error nothing changes.
+    pub fn start_ab_rapier(&mut self, from_start: bool) -> Result<(), String> {
+        #[cfg(feature = "rapier")]
+        {
+            self.start_ab(from_start)?;
+            self.record.partner = Some(Partner::rapier_of(&self.world));
+            self.record.status =
+                Some(Ok("A/B: A is Collidoscope (the app's world), B is rapier3d; both step together".into()));
+            Ok(())
+        }
+        #[cfg(not(feature = "rapier"))]
+        {
+            let _ = from_start;
+            Err("this build has no rapier3d (built without the `rapier` feature)".into())
+        }
     }
 
     /// Writes the recording in progress, or the one on the timeline, atomically.
@@ -407,6 +451,24 @@ impl Simulation {
             Some(Err(d)) => Err(d.to_string()),
         });
     }
+}
+
+/// Takes `engine=NAME` out of `--compare` changes: whether it asks for rapier, and the rest.
+pub fn split_engine(changes: &[(String, String)]) -> Result<(bool, Vec<(String, String)>), String> {
+    let mut rapier = false;
+    let mut rest = Vec::new();
+    for (field, value) in changes {
+        if field == "engine" {
+            rapier = match value.as_str() {
+                "rapier" => true,
+                "collidoscope" => false,
+                other => return Err(format!("engine={other}: choose rapier or collidoscope")),
+            };
+        } else {
+            rest.push((field.clone(), value.clone()));
+        }
+    }
+    Ok((rapier, rest))
 }
 
 /// `base` with each (setting name, RON value) of `changes` applied; an error names the change.
