@@ -250,11 +250,12 @@ fn peak_tilt(w: &mut World, steps: usize) -> f32 {
 /// Why tall one-deep stacks lean with sleeping off: soft contacts are springs whose stiffness
 /// is the points' effective mass × ω², which does not grow with the load they carry, so a
 /// column of boxes on them buckles under its own weight above a height the spring model
-/// predicts, whatever the solver's iterations. At the defaults the model gives 12 boxes: a
-/// 12-box column (boxes set off by up to 0.5 mm) stands 10 s within a tenth of a degree, and a
-/// 15-box one leans past a degree (measured: 12 boxes 0.07° after 20 s; 13 boxes 2.4° after
-/// 20 s; 15 boxes 1.1° at 4 s and down at 8 s; with `contact_hertz` 60 the model gives 19, and
-/// 19 stand while 21 fall).
+/// predicts, whatever the solver's iterations (with lever arms rebuilt from the narrow phase
+/// every step; docs/dynamics.md: recycled contacts that keep them hold taller columns). At the
+/// defaults the model gives 12 boxes: a 12-box column (boxes set off by up to 0.5 mm) stands
+/// 10 s within a tenth of a degree, and a 15-box one leans past a degree (measured: 12 boxes
+/// 0.07° after 20 s; 13 boxes 2.4° after 20 s; 15 boxes 1.1° at 4 s and down at 8 s; with
+/// `contact_hertz` 60 the model gives 19, and 19 stand while 21 fall).
 #[test]
 fn soft_contacts_hold_columns_up_to_the_spring_models_height() {
     let settings = Settings { sleeping: false, ..Default::default() };
