@@ -72,7 +72,8 @@ pub struct Settings {
     pub ccd_speed_threshold: Real,
     /// Let resting islands fall asleep.
     pub sleeping: bool,
-    /// Speed below which a body counts as resting, m/s (and rad/s for spin).
+    /// Speed below which a body counts as resting, m/s: its centre's speed, and the speed its
+    /// spin gives its farthest point.
     #[serde(deserialize_with = "de::non_negative")]
     pub sleep_speed: Real,
     /// How long an island must rest before it sleeps, s.

@@ -71,7 +71,10 @@ pub fn wake_touched(bodies: &mut [Body], contacts: &[Contact]) -> bool {
 pub fn update(bodies: &mut [Body], contacts: &[Contact], settings: &Settings) {
     let dt = settings.dt;
     for b in bodies.iter_mut().filter(|b| b.is_dynamic() && !b.asleep) {
-        let resting = b.linvel.length() < settings.sleep_speed && b.angvel.length() < settings.sleep_speed;
+        // Spin counts by the speed it gives the body's farthest point, so a large slow roll and a
+        // small fast spin are judged alike (Box2D's rule): a capsule rolling at 1 cm/s rests.
+        let spin = b.angvel.length() * b.shape.bounding_radius();
+        let resting = b.linvel.length() < settings.sleep_speed && spin < settings.sleep_speed;
         b.sleep_time = if resting { b.sleep_time + dt } else { 0.0 };
     }
     let root = islands(bodies, contacts);

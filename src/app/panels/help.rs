@@ -79,7 +79,7 @@ Too large: fast non-bullet bodies tunnel.";
 pub const SLEEPING: &str = "Let resting islands fall asleep: they skip the solver until something touches them.\n\
 Off: every body is simulated every step (slower, and resting piles may creep).";
 
-pub const SLEEP_SPEED: &str = "Below this speed (m/s, and rad/s for spin) a body counts as resting.\n\
+pub const SLEEP_SPEED: &str = "Below this speed (m/s) a body counts as resting: its centre and the point its spin moves fastest.\n\
 Too small: piles never fall asleep because of solver noise.\n\
 Too large: slowly moving bodies freeze in mid-motion.";
 
