@@ -13,7 +13,7 @@ pub use stats::{Stability, StabilityTracker, collidoscope_penetration, divergenc
 use crate::ccd::CcdMode;
 use crate::dynamics::{Body, BodyKind};
 use crate::geometry::Shape;
-use crate::math::{Pose, Quat, Vec3};
+use crate::math::{Pose, Quat, Real, Vec3};
 use crate::world::{PositionCorrection, Settings, StepProfile, World};
 use rapier3d::prelude as r;
 
@@ -130,10 +130,10 @@ impl RapierWorld {
         self.physics.gravity = rv(s.gravity);
         self.physics.integration_parameters = integration_parameters(&s);
         for (i, &h) in self.handles.iter().enumerate() {
-            let kind = self.mirror.bodies()[i].kind;
-            let bullet = self.mirror.bodies()[i].bullet;
+            let b = &self.mirror.bodies()[i];
+            let (kind, bullet, radius) = (b.kind, b.bullet, b.shape.bounding_radius());
             let body = &mut self.physics.bodies[h];
-            apply_body_settings(body, kind, bullet, &s);
+            apply_body_settings(body, kind, bullet, radius, &s);
         }
         if s != self.mirror.settings {
             // As Collidoscope does: a settings change wakes every body.
@@ -271,15 +271,17 @@ fn insert(physics: &mut r::PhysicsWorld, b: &Body, s: &Settings) -> r::RigidBody
         .restitution(m.restitution)
         .restitution_combine_rule(r::CoefficientCombineRule::Max);
     let (h, _) = physics.insert(body, coll);
-    apply_body_settings(&mut physics.bodies[h], b.kind, b.bullet, s);
+    apply_body_settings(&mut physics.bodies[h], b.kind, b.bullet, b.shape.bounding_radius(), s);
     h
 }
 
-/// The per-body part of the settings: sleeping and its thresholds, and CCD.
-fn apply_body_settings(body: &mut r::RigidBody, kind: BodyKind, bullet: bool, s: &Settings) {
+/// The per-body part of the settings: sleeping and its thresholds, and CCD. Collidoscope judges
+/// spin by the speed of the body's farthest point, so rapier's angular threshold is the sleep
+/// speed over the body's bounding radius.
+fn apply_body_settings(body: &mut r::RigidBody, kind: BodyKind, bullet: bool, radius: Real, s: &Settings) {
     let act = body.activation_mut();
     act.normalized_linear_threshold = if s.sleeping { s.sleep_speed } else { -1.0 };
-    act.angular_threshold = if s.sleeping { s.sleep_speed } else { -1.0 };
+    act.angular_threshold = if s.sleeping { s.sleep_speed / radius.max(1e-6) } else { -1.0 };
     act.time_until_sleep = s.sleep_time;
     if !s.sleeping && body.is_sleeping() {
         body.wake_up(true);
