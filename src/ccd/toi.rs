@@ -363,4 +363,64 @@ mod tests {
         assert!(hit.t <= first_overlap, "toi {} after the first overlap {first_overlap}", hit.t);
         assert!(first_overlap - hit.t < 0.05, "toi {} far before {first_overlap}", hit.t);
     }
+
+    #[test]
+    fn a_core_over_a_large_floor_gets_the_floor_normal_exactly() {
+        // The paddle test's pose: a capsule's core 0.7 mm above a 30 m floor, where GJK's normal
+        // tilts by the rounding of the floor's far corners over the gap.
+        let core = Shape::sphere(0.25 * 0.0114);
+        let floor = Shape::cuboid(Vec3::new(30.0, 0.5, 3.0));
+        let pf = Pose::from_translation(Vec3::new(0.0, -0.5, 0.0));
+        let c = Vec3::new(1.5257838, 0.003541041, -0.08643329);
+        let d = ball_distance(&core, &Pose::from_translation(c), &floor, &pf).unwrap();
+        assert_eq!(d.normal, Vec3::NEG_Y);
+        assert!((d.distance - (c.y - 0.25 * 0.0114)).abs() < 1e-7, "{}", d.distance);
+        assert!((d.point_b - Vec3::new(c.x, 0.0, c.z)).length() < 1e-6, "{:?}", d.point_b);
+    }
+
+    #[test]
+    fn ball_distance_agrees_with_gjk_for_every_shape() {
+        // Fixed-seed balls round a box, a capsule, a hull and a ball at random poses: the closed
+        // form and GJK give the same distance (GJK's normal is the looser of the two).
+        let hull = crate::geometry::ConvexHull::new(&[
+            Vec3::new(0.3, 0.02, 0.0),
+            Vec3::new(-0.2, 0.0, 0.03),
+            Vec3::new(0.0, 0.1, 0.0),
+            Vec3::new(0.03, -0.08, 0.0),
+            Vec3::new(0.0, 0.0, 0.18),
+            Vec3::new(0.015, 0.01, -0.15),
+        ])
+        .unwrap();
+        let shapes = [
+            Shape::cuboid(Vec3::new(0.3, 0.1, 0.2)),
+            Shape::capsule(0.2, 0.05),
+            Shape::ConvexHull(std::sync::Arc::new(hull)),
+            Shape::sphere(0.1),
+        ];
+        let mut seed = 0x2545_f491_u32;
+        let mut next = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as Real / (1u32 << 24) as Real
+        };
+        let mut checked = 0;
+        for shape in &shapes {
+            for _ in 0..200 {
+                let pb = Pose::new(
+                    Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5),
+                    Quat::from_axis_angle(Vec3::new(next() - 0.5, next() - 0.5, 0.3).normalize(), 6.0 * next()),
+                );
+                let pc = Pose::from_translation(pb.translation + Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5));
+                let ball = Shape::sphere(0.01 + 0.05 * next());
+                let Some(d) = ball_distance(&ball, &pc, shape, &pb) else { continue };
+                let g = distance(&ball, &pc, shape, &pb);
+                assert!((d.distance - g.distance).abs() < 1e-4, "{shape:?} at {pb:?}, ball at {pc:?}: {d:?} vs {g:?}");
+                assert!((d.normal.length() - 1.0).abs() < 1e-5);
+                if g.distance > 0.01 {
+                    assert!(d.normal.dot(g.normal) > 0.999, "{shape:?} at {pb:?}, ball at {pc:?}: {d:?} vs {g:?}");
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 400, "only {checked} balls outside");
+    }
 }
