@@ -4,23 +4,20 @@
 
 use collidoscope::geometry::{ConvexHull, Shape, ShapeKind};
 use collidoscope::math::{Pose, Quat, Real, Vec3};
+use collidoscope::scene::SplitMix64;
 use std::fmt;
 use std::sync::Arc;
 
-/// SplitMix64: a seeded generator with no dependency.
-pub struct Rng(u64);
+/// The scenes' seeded generator (SplitMix64), with draws in f64 for the reference.
+pub struct Rng(SplitMix64);
 
 impl Rng {
     pub fn new(seed: u64) -> Self {
-        Rng(seed)
+        Rng(SplitMix64::new(seed))
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// Uniform in `[lo, hi)`.
