@@ -185,8 +185,11 @@ impl Screenshot {
         ctx.request_repaint();
         if self.seen >= self.frames && app.simulation().playing {
             app.simulation_mut().playing = false;
-            // Frame what the run left behind (the start framed where bodies spawned).
-            app.apply(super::panels::Command::FrameAll);
+            // Frame what the run left behind (the start framed where bodies spawned), unless the
+            // scene chose its own view.
+            if app.simulation().scene.camera.is_none() {
+                app.apply(super::panels::Command::FrameAll);
+            }
         }
         // One more frame after the last step so the panels show the final state.
         if self.seen > self.frames && !self.requested {
