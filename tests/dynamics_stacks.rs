@@ -247,23 +247,24 @@ fn peak_tilt(w: &mut World, steps: usize) -> f32 {
     peak
 }
 
-/// Why tall one-deep stacks lean with sleeping off: soft contacts are springs whose stiffness
-/// is the points' effective mass × ω², which does not grow with the load they carry, so a
-/// column of boxes on them buckles under its own weight above a height the spring model
-/// predicts, whatever the solver's iterations (with lever arms rebuilt from the narrow phase
-/// every step; docs/dynamics.md: recycled contacts that keep them hold taller columns). At the
-/// defaults the model gives 12 boxes: a 12-box column (boxes set off by up to 0.5 mm) stands
-/// 10 s within a tenth of a degree, and a 15-box one leans past a degree (measured: 12 boxes
-/// 0.07° after 20 s; 13 boxes 2.4° after 20 s; 15 boxes 1.1° at 4 s and down at 8 s; with
-/// `contact_hertz` 60 the model gives 19, and 19 stand while 21 fall).
+/// Soft contacts are springs whose stiffness is the points' effective mass × ω², which does not
+/// grow with the load they carry: with lever arms rebuilt from the narrow phase every step, a
+/// column of boxes on them buckles under its own weight above the height this spring model
+/// predicts (12 boxes at the defaults; measured that way: 13 boxes 2.4° after 20 s, 15 down at
+/// 8 s, 20 down at 6 s). Contacts are recycled (docs/dynamics.md, *Stacks*): each pair keeps
+/// its contact as made, with each body's lever arm frozen in world space, and that holds columns
+/// well past the model's height. This test holds the engine to that: the model still gives 12,
+/// and columns of 20 and 40 boxes set off by up to 0.5 mm stand 10 s within a tenth of a degree
+/// (measured, 20 s: 20 boxes 0.03°, 0.7 mm out; 40 boxes 0.04°, 0.9 mm), where without
+/// recycling both are down within 8 s.
 #[test]
-fn soft_contacts_hold_columns_up_to_the_spring_models_height() {
+fn recycled_contacts_hold_columns_past_the_spring_models_height() {
     let settings = Settings { sleeping: false, ..Default::default() };
     let n = critical_column_height(&settings);
     assert_eq!(n, 12, "the spring model's tallest column");
-    let standing = peak_tilt(&mut jittered_column(n, 5e-4), 600);
-    let leaning = peak_tilt(&mut jittered_column(n + 3, 5e-4), 600);
-    println!("columns: {n} boxes peak tilt {standing:.3}° in 10 s, {} boxes {leaning:.3}°", n + 3);
-    assert!(standing < 0.1, "the {n}-box column tilted {standing}°");
-    assert!(leaning > 1.0, "the {}-box column should buckle on soft contacts, tilted only {leaning}°", n + 3);
+    for boxes in [20, 40] {
+        let tilt = peak_tilt(&mut jittered_column(boxes, 5e-4), 600);
+        println!("{boxes} boxes: peak tilt {tilt:.3}° in 10 s");
+        assert!(tilt < 0.1, "the {boxes}-box column tilted {tilt}° (spring model: {n} boxes stand without recycling)");
+    }
 }

@@ -2,7 +2,7 @@
 //! results to a run that never stopped.
 
 use super::{Settings, World};
-use crate::dynamics::solver::CachedImpulse;
+use crate::dynamics::solver::{CachedImpulse, Kept};
 use crate::dynamics::{Body, BodyKind, Material};
 use crate::math::{Pose, Quat, Real, Vec3};
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
@@ -42,6 +42,12 @@ pub struct WarmEntry {
     /// without it match by id alone.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub at: Vec<Vec3>,
+    /// The pair's kept contact, per point `[anchor on A (A's frame), anchor on B (B's frame),
+    /// A's lever arm (world), B's lever arm (world), normal (A's frame)]` (see
+    /// `dynamics::solver::Kept`). Snapshots without it make the pair's contact again from the
+    /// narrow phase at the next step.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kept: Vec<[Vec3; 5]>,
 }
 
 /// Everything that carries over from one step to the next.
@@ -123,6 +129,17 @@ impl World {
                 b: *b,
                 points: pts.iter().filter(|p| p.id != u32::MAX).map(|p| (p.id, p.normal, p.tangent, p.twist)).collect(),
                 at: pts.iter().filter(|p| p.id != u32::MAX).map(|p| p.point).collect(),
+                kept: if pts[0].kept.normal == Vec3::ZERO {
+                    Vec::new()
+                } else {
+                    pts.iter()
+                        .filter(|p| p.id != u32::MAX)
+                        .map(|p| {
+                            let k = &p.kept;
+                            [k.anchor_a, k.anchor_b, k.arm_a, k.arm_b, k.normal]
+                        })
+                        .collect()
+                },
             })
             .collect();
         Snapshot { step: self.step_count, settings: self.settings.clone(), bodies, warm_cache }
@@ -159,6 +176,8 @@ impl World {
                 || e.points.len() > MAX_MANIFOLD_POINTS
                 || !(e.at.is_empty() || e.at.len() == e.points.len())
                 || !e.at.iter().all(|p| p.is_finite())
+                || !(e.kept.is_empty() || e.kept.len() == e.points.len())
+                || !e.kept.iter().flatten().all(|v| v.is_finite())
             {
                 return Err(format!("warm_cache: bad entry for pair ({}, {})", e.a, e.b));
             }
@@ -168,7 +187,14 @@ impl World {
                     return Err(format!("warm_cache: an impulse of pair ({}, {}) is not finite", e.a, e.b));
                 }
                 let point = e.at.get(k).copied().unwrap_or(Vec3::splat(Real::INFINITY));
-                imp[k] = CachedImpulse { id, normal, tangent, twist, point };
+                let kept = e.kept.get(k).map_or(Kept::default(), |&[anchor_a, anchor_b, arm_a, arm_b, normal]| Kept {
+                    anchor_a,
+                    anchor_b,
+                    arm_a,
+                    arm_b,
+                    normal,
+                });
+                imp[k] = CachedImpulse { id, normal, tangent, twist, point, kept };
             }
             cache.push(((e.a, e.b), imp));
         }

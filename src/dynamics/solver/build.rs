@@ -16,6 +16,8 @@ use crate::narrowphase::MAX_MANIFOLD_POINTS;
 /// that empty lanes name.
 pub(super) struct Sources<'a> {
     pub contacts: &'a [Contact],
+    /// Per contact, its points' B-side lever-arm ends (world).
+    pub arm_b: &'a [[Vec3; MAX_MANIFOLD_POINTS]],
     pub masses: &'a [BodyMass],
     pub states: &'a [BodyState],
     pub warm: &'a [u32],
@@ -41,6 +43,8 @@ struct BodyIn {
 pub(super) struct Inputs {
     n: V3<F>,
     p: [V3<F>; MAX_MANIFOLD_POINTS],
+    /// The points' B-side lever-arm ends.
+    pb: [V3<F>; MAX_MANIFOLD_POINTS],
     depth: [F; MAX_MANIFOLD_POINTS],
     /// The manifold's point count, at least 1.
     count: F,
@@ -99,6 +103,7 @@ impl Inputs {
                 None => (Vec3::ZERO, 0.0, 0.0),
             };
             put(&mut self.p[k], i, p);
+            put(&mut self.pb[k], i, if k < pts.len() { src.arm_b[m as usize][k] } else { Vec3::ZERO });
             self.depth[k].0[i] = depth;
             self.warm_normal[k].0[i] = normal;
         }
@@ -225,7 +230,7 @@ fn build_bundle<L: Lane>(
         inverse(ma + mb + cat.dot(ia_cat) + cbt.dot(ib_cbt)).store(&mut c.tangent_mass[k]);
     }
     for (k, &p) in p.iter().enumerate() {
-        let (ra, rb) = (p - pa, p - pb);
+        let (ra, rb) = (p - pa, inp.pb[k].load::<L>() - pb);
         let (ran, rbn) = (ra.cross(n), rb.cross(n));
         let (ia_ran, ib_rbn) = (mat_mul(&ia, ran), mat_mul(&ib, rbn));
         let rel_v = n.dot((vb + wb.cross(rb)) - (va + wa.cross(ra)));

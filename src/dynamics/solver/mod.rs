@@ -14,7 +14,7 @@ mod wide;
 
 use super::{Body, BodyKind, Rotations};
 use crate::math::{Quat, Real, Vec3};
-use crate::narrowphase::{MAX_MANIFOLD_POINTS, Manifold};
+use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
 use crate::world::{PositionCorrection, Settings};
 use colour::Colouring;
 use lanes::W;
@@ -43,7 +43,34 @@ pub struct CachedImpulse {
     pub twist: Real,
     /// Where the point was (world space) when the contact was found.
     pub point: Vec3,
+    /// The pair's contact as it was made, kept for the next steps (see [`Kept`]).
+    pub kept: Kept,
 }
+
+/// One point of a pair's kept contact (contact recycling, after rapier's): the geometry of the
+/// manifold as the narrow phase made it, reused while the bodies stay near where they were then,
+/// so each body's lever arm stays what it was instead of following the current contact geometry
+/// and the body's rotation (which lets tall soft-contact columns buckle: docs/dynamics.md,
+/// *Stacks*). All zero: nothing kept.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Kept {
+    /// The point on A's surface and on B's (the point ± depth/2 along the normal), each in its
+    /// body's frame: the depth now is their separation along the kept normal.
+    pub anchor_a: Vec3,
+    pub anchor_b: Vec3,
+    /// The lever arms, the point less each body's centre, in world space (they do not turn).
+    pub arm_a: Vec3,
+    pub arm_b: Vec3,
+    /// The normal in A's frame (zero: nothing kept).
+    pub normal: Vec3,
+}
+
+/// How far (m) a kept point's anchor may move from its frozen lever arm, or the two anchors
+/// slide apart, before the pair's contact is made again from the narrow phase.
+pub const RECYCLE_DISTANCE: Real = 0.01;
+/// Cosine of the largest angle between a kept normal and the narrow phase's before the pair's
+/// contact is made again (3°).
+pub const RECYCLE_COS: Real = 0.998_629_5;
 
 /// Warm-starting cache: last step's impulses per pair, sorted by pair.
 pub type WarmCache = Vec<((u32, u32), [CachedImpulse; MAX_MANIFOLD_POINTS])>;
@@ -92,6 +119,11 @@ pub struct Solver {
     responds: Vec<bool>,
     /// Per contact: its entry in last step's warm-start cache (`u32::MAX`: none).
     warm: Vec<u32>,
+    /// The step's contacts as the rows are built from: kept ones where still valid, else the
+    /// narrow phase's; per contact the points' B-side lever-arm ends (world) and what is kept.
+    recycled: Vec<Contact>,
+    arm_b: Vec<[Vec3; MAX_MANIFOLD_POINTS]>,
+    kept: Vec<[Kept; MAX_MANIFOLD_POINTS]>,
     colouring: Colouring,
     /// The coloured contacts, eight to a bundle, colour after colour.
     bundles: Vec<Bundle>,
@@ -154,6 +186,9 @@ impl Solver {
         let t_prepare = std::time::Instant::now();
         self.prepare_bodies(bodies, rotations);
         self.match_cache(contacts, settings, cache);
+        let mut recycled = std::mem::take(&mut self.recycled);
+        self.recycle(bodies, contacts, cache, &mut recycled);
+        let contacts = &recycled[..];
         let isa = *self.isa.get_or_insert_with(Isa::detect);
         self.prepare_rows(isa, bodies, contacts, cache);
         // Where position correction stops pushing. Soft contacts aim at half the slop so that
@@ -249,6 +284,11 @@ impl Solver {
             let points = contacts[m as usize].manifold.points();
             cache[m as usize] = ((rows.a, rows.b), prepare::cached_impulses(rows, &self.overflow_info[k], points));
         }
+        for (e, kept) in cache.iter_mut().zip(&self.kept) {
+            for (p, &k) in e.1.iter_mut().zip(kept) {
+                p.kept = k;
+            }
+        }
         times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
 
         let t = std::time::Instant::now();
@@ -264,7 +304,72 @@ impl Solver {
             }
         }
         times.integrate_ms += t.elapsed().as_secs_f64() * 1e3;
+        self.recycled = recycled;
         times
+    }
+
+    /// Fills `out` with the contacts the rows are built from: a pair's kept contact while its
+    /// point count is the narrow phase's and its bodies stay within [`RECYCLE_DISTANCE`] and
+    /// [`RECYCLE_COS`] of where they were when it was made, else the narrow phase's manifold,
+    /// which is kept from now on. Also fills the B-side lever-arm ends and the kept points.
+    fn recycle(&mut self, bodies: &[Body], contacts: &[Contact], cache: &WarmCache, out: &mut Vec<Contact>) {
+        out.clear();
+        self.arm_b.clear();
+        self.kept.clear();
+        for (c, &w) in contacts.iter().zip(&self.warm) {
+            let (a, b) = (&bodies[c.a as usize].pose, &bodies[c.b as usize].pose);
+            let (xa, qa, xb, qb) = (a.translation, a.rotation, b.translation, b.rotation);
+            let pts = c.manifold.points();
+            let old = (w != u32::MAX).then(|| &cache[w as usize].1);
+            let reuse = old.filter(|old| {
+                let n = qa * old[0].kept.normal;
+                old[0].kept.normal != Vec3::ZERO
+                    && !pts.is_empty()
+                    && old.iter().take_while(|p| p.id != u32::MAX).count() == pts.len()
+                    && n.dot(c.manifold.normal) >= RECYCLE_COS
+                    && old[..pts.len()].iter().all(|p| {
+                        let k = &p.kept;
+                        let (pa, pb) = (xa + qa * k.anchor_a, xb + qb * k.anchor_b);
+                        let gap = pa - pb;
+                        (pa - (xa + k.arm_a)).length() <= RECYCLE_DISTANCE
+                            && (pb - (xb + k.arm_b)).length() <= RECYCLE_DISTANCE
+                            && (gap - n * gap.dot(n)).length() <= RECYCLE_DISTANCE
+                    })
+            });
+            let mut arm_b = [Vec3::ZERO; MAX_MANIFOLD_POINTS];
+            let mut kept = [Kept::default(); MAX_MANIFOLD_POINTS];
+            match reuse {
+                Some(old) => {
+                    let n = qa * old[0].kept.normal;
+                    let mut m = Manifold::new(n);
+                    for (k, p) in old[..pts.len()].iter().enumerate() {
+                        let (pa, pb) = (xa + qa * p.kept.anchor_a, xb + qb * p.kept.anchor_b);
+                        m.push(ContactPoint { point: xa + p.kept.arm_a, depth: (pa - pb).dot(n), id: p.id });
+                        arm_b[k] = xb + p.kept.arm_b;
+                        kept[k] = p.kept;
+                    }
+                    out.push(Contact { a: c.a, b: c.b, manifold: m });
+                }
+                None => {
+                    let n = c.manifold.normal;
+                    let local_n = qa.inverse() * n;
+                    for (k, p) in pts.iter().enumerate() {
+                        let (pa, pb) = (p.point + n * (0.5 * p.depth), p.point - n * (0.5 * p.depth));
+                        arm_b[k] = p.point;
+                        kept[k] = Kept {
+                            anchor_a: qa.inverse() * (pa - xa),
+                            anchor_b: qb.inverse() * (pb - xb),
+                            arm_a: p.point - xa,
+                            arm_b: p.point - xb,
+                            normal: local_n,
+                        };
+                    }
+                    out.push(*c);
+                }
+            }
+            self.arm_b.push(arm_b);
+            self.kept.push(kept);
+        }
     }
 
     fn prepare_bodies(&mut self, bodies: &[Body], rotations: &Rotations) {
@@ -322,6 +427,7 @@ impl Solver {
                 (&self.masses[ia], &self.states[ia]),
                 (&self.masses[ib], &self.states[ib]),
                 (cached != u32::MAX).then(|| &cache[cached as usize].1),
+                &self.arm_b[m as usize],
                 info,
             )
         };
@@ -329,8 +435,15 @@ impl Solver {
         self.bundles.resize(count, Bundle::default());
         self.bounces.resize(count, Bounce::default());
         self.lanes.resize(count, Lanes::default());
-        let src =
-            build::Sources { contacts, masses: &self.masses, states: &self.states, warm: &self.warm, cache, dummy };
+        let src = build::Sources {
+            contacts,
+            arm_b: &self.arm_b,
+            masses: &self.masses,
+            states: &self.states,
+            warm: &self.warm,
+            cache,
+            dummy,
+        };
         let order = &self.colouring.order;
         let mut inputs = build::Inputs::default();
         let mut any_bounce = false;

@@ -37,6 +37,7 @@ pub(super) fn manifold_rows(
     (ma, sa): Side,
     (mb, sb): Side,
     cached: Option<&[CachedImpulse; MAX_MANIFOLD_POINTS]>,
+    arm_b: &[Vec3; MAX_MANIFOLD_POINTS],
     info: &mut [PointInfo; MAX_MANIFOLD_POINTS],
 ) -> ManifoldRows {
     let n = Vec3A::from(c.manifold.normal);
@@ -89,7 +90,7 @@ pub(super) fn manifold_rows(
     let (mut tangent, mut twist) = (Vec3A::ZERO, 0.0);
     for (k, mp) in pts.iter().enumerate() {
         let p = Vec3A::from(mp.point);
-        let (ra, rb) = (p - pa, p - pb);
+        let (ra, rb) = (p - pa, Vec3A::from(arm_b[k]) - pb);
         let (ran, rbn) = (ra.cross(n), rb.cross(n));
         let (ia_ran, ib_rbn) = (ia_m * ran, ib_m * rbn);
         let rel_v = n.dot((vb + wb.cross(rb)) - (va + wa.cross(ra)));
@@ -218,7 +219,8 @@ impl Ended {
         let twist = self.twist_impulse * share;
         for k in 0..len {
             let point = points.get(k).map_or(Vec3::ZERO, |p| p.point);
-            imp[k] = CachedImpulse { id: ids[k], normal: self.normal[k], tangent, twist, point };
+            imp[k] =
+                CachedImpulse { id: ids[k], normal: self.normal[k], tangent, twist, point, kept: Default::default() };
         }
         imp
     }

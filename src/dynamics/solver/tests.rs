@@ -102,7 +102,7 @@ fn bundles_built_eight_at_a_time_match_the_one_by_one_rows_bit_for_bit() {
         b.linvel += Vec3::new(0.3, -0.1, -0.2) * (i % 7) as f32;
         b.angvel += Vec3::new(-0.5, 0.2, 0.7) * (i % 5) as f32;
     }
-    let contacts: Vec<Contact> = contacts
+    let contacts_in: Vec<Contact> = contacts
         .iter()
         .enumerate()
         .map(|(j, c)| {
@@ -113,13 +113,16 @@ fn bundles_built_eight_at_a_time_match_the_one_by_one_rows_bit_for_bit() {
             Contact { manifold: m, ..*c }
         })
         .collect();
-    assert!(contacts.iter().any(|c| c.manifold.is_empty()) && contacts.iter().any(|c| c.manifold.len() == 4));
+    assert!(contacts_in.iter().any(|c| c.manifold.is_empty()) && contacts_in.iter().any(|c| c.manifold.len() == 4));
     for isa in [Isa::Portable, Isa::detect()] {
         let mut solver = Solver::with_isa(isa);
         let mut rotations = Rotations::default();
         rotations.build(&bodies, |_| true);
         solver.prepare_bodies(&bodies, &rotations);
         solver.match_cache(&contacts, &settings, &cache);
+        let mut contacts = Vec::new();
+        let original = contacts_in.clone();
+        solver.recycle(&bodies, &original, &cache, &mut contacts);
         solver.prepare_rows(isa, &bodies, &contacts, &cache);
         assert!(solver.warm.iter().any(|&w| w != u32::MAX), "some contacts must be warm-started");
         let dummy = bodies.len() as u32;
@@ -142,6 +145,7 @@ fn bundles_built_eight_at_a_time_match_the_one_by_one_rows_bit_for_bit() {
                     (&solver.masses[a], &solver.states[a]),
                     (&solver.masses[b], &solver.states[b]),
                     (cached != u32::MAX).then(|| &cache[cached as usize].1),
+                    &solver.arm_b[m as usize],
                     &mut info,
                 );
                 expect.set(i, &rows, &info, &mut bounce);
