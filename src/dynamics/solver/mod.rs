@@ -166,6 +166,14 @@ fn soft_at(settings: &Settings, hertz: Real, h: Real) -> Softness {
     }
 }
 
+/// Stores a contact's kept points with its cached impulses.
+#[inline(always)]
+fn keep(cached: &mut [CachedImpulse; MAX_MANIFOLD_POINTS], kept: &[Kept; MAX_MANIFOLD_POINTS]) {
+    for (p, &k) in cached.iter_mut().zip(kept) {
+        p.kept = k;
+    }
+}
+
 impl Solver {
     /// Solves `contacts` and integrates every body over one step of `settings.dt`. `cache`
     /// holds last step's impulses sorted by pair and is replaced with this step's. `rotations`
@@ -275,19 +283,17 @@ impl Solver {
             }
             for (i, &m) in lanes.contact.iter().enumerate().filter(|l| *l.1 != u32::MAX) {
                 let points = contacts[m as usize].manifold.points();
-                let cached = bundle.ended(i, lanes.len[i] as usize).cached(&lanes.ids[i], points);
+                let mut cached = bundle.ended(i, lanes.len[i] as usize).cached(&lanes.ids[i], points);
+                keep(&mut cached, &self.kept[m as usize]);
                 cache[m as usize] = ((bundle.a[i], bundle.b[i]), cached);
             }
         }
         for (k, &m) in self.colouring.overflow.iter().enumerate() {
             let rows = &overflow[k];
             let points = contacts[m as usize].manifold.points();
-            cache[m as usize] = ((rows.a, rows.b), prepare::cached_impulses(rows, &self.overflow_info[k], points));
-        }
-        for (e, kept) in cache.iter_mut().zip(&self.kept) {
-            for (p, &k) in e.1.iter_mut().zip(kept) {
-                p.kept = k;
-            }
+            let mut cached = prepare::cached_impulses(rows, &self.overflow_info[k], points);
+            keep(&mut cached, &self.kept[m as usize]);
+            cache[m as usize] = ((rows.a, rows.b), cached);
         }
         times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
 
@@ -320,45 +326,50 @@ impl Solver {
             let (a, b) = (&bodies[c.a as usize].pose, &bodies[c.b as usize].pose);
             let (xa, qa, xb, qb) = (a.translation, a.rotation, b.translation, b.rotation);
             let pts = c.manifold.points();
-            let old = (w != u32::MAX).then(|| &cache[w as usize].1);
-            let reuse = old.filter(|old| {
-                let n = qa * old[0].kept.normal;
-                old[0].kept.normal != Vec3::ZERO
-                    && !pts.is_empty()
-                    && old.iter().take_while(|p| p.id != u32::MAX).count() == pts.len()
-                    && n.dot(c.manifold.normal) >= RECYCLE_COS
-                    && old[..pts.len()].iter().all(|p| {
-                        let k = &p.kept;
-                        let (pa, pb) = (xa + qa * k.anchor_a, xb + qb * k.anchor_b);
-                        let gap = pa - pb;
-                        (pa - (xa + k.arm_a)).length() <= RECYCLE_DISTANCE
-                            && (pb - (xb + k.arm_b)).length() <= RECYCLE_DISTANCE
-                            && (gap - n * gap.dot(n)).length() <= RECYCLE_DISTANCE
-                    })
-            });
             let mut arm_b = [Vec3::ZERO; MAX_MANIFOLD_POINTS];
             let mut kept = [Kept::default(); MAX_MANIFOLD_POINTS];
-            match reuse {
-                Some(old) => {
-                    let n = qa * old[0].kept.normal;
-                    let mut m = Manifold::new(n);
-                    for (k, p) in old[..pts.len()].iter().enumerate() {
-                        let (pa, pb) = (xa + qa * p.kept.anchor_a, xb + qb * p.kept.anchor_b);
-                        m.push(ContactPoint { point: xa + p.kept.arm_a, depth: (pa - pb).dot(n), id: p.id });
-                        arm_b[k] = xb + p.kept.arm_b;
-                        kept[k] = p.kept;
-                    }
-                    out.push(Contact { a: c.a, b: c.b, manifold: m });
+            // The kept points' anchors now, while they stay within the tolerances.
+            let reuse = (w != u32::MAX).then(|| &cache[w as usize].1).and_then(|old| {
+                let n = qa * old[0].kept.normal;
+                let valid = old[0].kept.normal != Vec3::ZERO
+                    && !pts.is_empty()
+                    && old.get(pts.len()).is_none_or(|p| p.id == u32::MAX)
+                    && old[pts.len() - 1].id != u32::MAX
+                    && n.dot(c.manifold.normal) >= RECYCLE_COS;
+                if !valid {
+                    return None;
                 }
+                let mut m = Manifold::new(n);
+                for (k, p) in old[..pts.len()].iter().enumerate() {
+                    let q = &p.kept;
+                    let (pa, pb) = (xa + qa * q.anchor_a, xb + qb * q.anchor_b);
+                    let (ea, eb) = (xa + q.arm_a, xb + q.arm_b);
+                    let gap = pa - pb;
+                    let depth = gap.dot(n);
+                    if (pa - ea).length_squared() > RECYCLE_DISTANCE * RECYCLE_DISTANCE
+                        || (pb - eb).length_squared() > RECYCLE_DISTANCE * RECYCLE_DISTANCE
+                        || (gap - n * depth).length_squared() > RECYCLE_DISTANCE * RECYCLE_DISTANCE
+                    {
+                        return None;
+                    }
+                    m.push(ContactPoint { point: ea, depth, id: p.id });
+                    arm_b[k] = eb;
+                    kept[k] = *q;
+                }
+                Some(m)
+            });
+            match reuse {
+                Some(m) => out.push(Contact { a: c.a, b: c.b, manifold: m }),
                 None => {
                     let n = c.manifold.normal;
-                    let local_n = qa.inverse() * n;
+                    let (ia, ib) = (qa.inverse(), qb.inverse());
+                    let local_n = ia * n;
                     for (k, p) in pts.iter().enumerate() {
                         let (pa, pb) = (p.point + n * (0.5 * p.depth), p.point - n * (0.5 * p.depth));
                         arm_b[k] = p.point;
                         kept[k] = Kept {
-                            anchor_a: qa.inverse() * (pa - xa),
-                            anchor_b: qb.inverse() * (pb - xb),
+                            anchor_a: ia * (pa - xa),
+                            anchor_b: ib * (pb - xb),
                             arm_a: p.point - xa,
                             arm_b: p.point - xb,
                             normal: local_n,
