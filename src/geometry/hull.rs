@@ -44,6 +44,9 @@ pub struct ConvexHull {
     /// Hulls of at most 8 vertices: the vertices coordinate by coordinate (`[x, y, z]`, unused
     /// lanes repeating vertex 0), for the 8-lane support queries of GJK and EPA.
     lanes8: Option<[[Real; 8]; 3]>,
+    /// Hulls of more than [`ConvexHull::CLIMB_MIN_VERTICES`] vertices: the graphs that support
+    /// and face queries walk.
+    climb: Option<Box<Climb>>,
 }
 
 /// Up to 8 points as `[x, y, z]` lane arrays; unused lanes repeat the first point.
@@ -60,6 +63,12 @@ impl ConvexHull {
     /// ten times the tolerance within which points count as on a face, so that flatter clouds
     /// are refused by this rule rather than failing inside the hull construction.
     pub const MIN_THICKNESS: Real = 1e-4;
+    /// Hulls with more vertices than this answer support and face queries by hill-climbing
+    /// over their vertex and face-normal graphs instead of scanning (same answers: the first
+    /// maximum may differ only between equal or rounding-equal candidates).
+    pub const CLIMB_MIN_VERTICES: usize = 32;
+    /// The smallest `min_cos` for which [`Self::facing_face`] avoids a scan on large hulls.
+    pub const FACING_COS: Real = 0.998;
 
     /// Builds the hull of `points` and re-centres it on its centre of mass.
     pub fn new(points: &[Vec3]) -> Result<Self, HullError> {
@@ -96,8 +105,15 @@ impl ConvexHull {
                 HullFace { normal: f.normal, offset: f.offset, vertices: idx }
             })
             .collect();
-        let mut hull =
-            ConvexHull { vertices, faces, edges: Vec::new(), edge_dirs: Vec::new(), shift: Vec3::ZERO, lanes8: None };
+        let mut hull = ConvexHull {
+            vertices,
+            faces,
+            edges: Vec::new(),
+            edge_dirs: Vec::new(),
+            shift: Vec3::ZERO,
+            lanes8: None,
+            climb: None,
+        };
         let com = hull.mass_properties_uncentred(1.0).local_com;
         // An already centred cloud (a saved state) keeps its exact points, so it reloads bit-exact.
         if com.length() > scale * 1e-5 {
@@ -106,6 +122,9 @@ impl ConvexHull {
         hull.edges = collect_edges(&hull.faces);
         hull.edge_dirs = distinct_directions(&hull.vertices, &hull.edges);
         hull.lanes8 = lanes8(&hull.vertices);
+        if hull.vertices.len() > Self::CLIMB_MIN_VERTICES {
+            hull.climb = Some(Box::new(Climb::new(&hull.vertices, &hull.faces, &hull.edges)));
+        }
         Ok(hull)
     }
 
@@ -142,6 +161,79 @@ impl ConvexHull {
     }
 
     pub fn support_index(&self, dir: Vec3) -> usize {
+        match &self.climb {
+            Some(c) => self.support_index_from(dir, c.seed(dir) as usize),
+            None => self.support_index_scan(dir),
+        }
+    }
+
+    /// [`Self::support_index`] started from vertex `hint` (a previous query's answer for a
+    /// nearby direction makes the walk short). Any hint gives the same maximum; hulls of at
+    /// most [`Self::CLIMB_MIN_VERTICES`] vertices ignore it and scan.
+    pub fn support_index_from(&self, dir: Vec3, hint: usize) -> usize {
+        match &self.climb {
+            Some(c) if hint < self.vertices.len() => {
+                let vs = &self.vertices;
+                climb(&c.vertex_graph, hint as u32, |i| vs[i as usize].dot(dir)).0 as usize
+            }
+            _ => self.support_index_scan(dir),
+        }
+    }
+
+    /// The face whose outward normal is most aligned with the unit direction `dir` (largest
+    /// `normal . dir`, the last of equal maxima) with that dot product, when it is at least
+    /// `min_cos`; `None` when no face's is. Large hulls look only at the faces binned with
+    /// `dir` (exact for `min_cos >= FACING_COS`); small ones scan.
+    pub fn facing_face(&self, dir: Vec3, min_cos: Real) -> Option<(usize, Real)> {
+        if let Some(c) = &self.climb
+            && min_cos >= Self::FACING_COS
+            && (dir.length_squared() - 1.0).abs() < 1e-3
+        {
+            let mut best: Option<(usize, Real)> = None;
+            for &f in c.face_grid.cells.row(FaceGrid::lookup(dir)) {
+                let d = self.faces[f as usize].normal.dot(dir);
+                if best.is_none_or(|b| d >= b.1) {
+                    best = Some((f as usize, d));
+                }
+            }
+            return best.filter(|b| b.1 >= min_cos);
+        }
+        Some(self.most_facing_scan(dir)).filter(|b| b.1 >= min_cos)
+    }
+
+    /// The face most aligned with `dir` and its dot product, by scanning every face (the last
+    /// of equal maxima).
+    pub fn most_facing_scan(&self, dir: Vec3) -> (usize, Real) {
+        self.faces
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (i, f.normal.dot(dir)))
+            .max_by(|x, y| x.1.total_cmp(&y.1))
+            .expect("a hull has faces")
+    }
+
+    /// The vertices joined to vertex `v` by an edge, ascending.
+    pub fn edge_neighbours(&self, v: usize) -> Vec<u32> {
+        match &self.climb {
+            Some(c) => c.edge_nbrs.row(v as u32).to_vec(),
+            None => self
+                .edges
+                .iter()
+                .filter_map(|&(a, b)| {
+                    if a as usize == v {
+                        Some(b)
+                    } else if b as usize == v {
+                        Some(a)
+                    } else {
+                        None
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// [`Self::support_index`] by scanning every vertex (the first of equal maxima).
+    pub fn support_index_scan(&self, dir: Vec3) -> usize {
         let mut best = 0;
         let mut best_d = Real::NEG_INFINITY;
         for (i, v) in self.vertices.iter().enumerate() {
@@ -317,6 +409,220 @@ fn collect_edges(faces: &[HullFace]) -> Vec<(u32, u32)> {
     edges.sort_unstable();
     edges.dedup();
     edges
+}
+
+/// Rows of indices (compressed sparse rows): row `i` is `items[start[i]..start[i + 1]]`.
+#[derive(Clone, Debug, PartialEq, Default)]
+struct Rows {
+    start: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Rows {
+    /// `n` rows from `(row, item)` pairs; each row sorted ascending without repeats.
+    fn from_pairs(n: usize, pairs: impl IntoIterator<Item = (u32, u32)>) -> Self {
+        let mut pairs: Vec<(u32, u32)> = pairs.into_iter().collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        let mut start = vec![0u32; n + 1];
+        for &(r, _) in &pairs {
+            start[r as usize + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        Rows { start, items: pairs.into_iter().map(|p| p.1).collect() }
+    }
+
+    #[inline]
+    fn row(&self, i: u32) -> &[u32] {
+        &self.items[self.start[i as usize] as usize..self.start[i as usize + 1] as usize]
+    }
+}
+
+/// Steepest ascent of `score` over a graph from `start`: moves to the best neighbour while it
+/// scores strictly higher. On the vertex graph of a convex polytope and a linear score, the
+/// vertex it stops at is a global maximum.
+#[inline]
+fn climb(graph: &Rows, start: u32, score: impl Fn(u32) -> Real) -> (u32, Real) {
+    let (mut at, mut best) = (start, score(start));
+    loop {
+        let mut next = at;
+        for &n in graph.row(at) {
+            let s = score(n);
+            if s > best {
+                best = s;
+                next = n;
+            }
+        }
+        if next == at {
+            return (at, best);
+        }
+        at = next;
+    }
+}
+
+/// Fixed directions whose support vertices start the climbs: the axes and the diagonals.
+const SEED_DIRS: [[Real; 3]; 14] = [
+    [1.0, 0.0, 0.0],
+    [-1.0, 0.0, 0.0],
+    [0.0, 1.0, 0.0],
+    [0.0, -1.0, 0.0],
+    [0.0, 0.0, 1.0],
+    [0.0, 0.0, -1.0],
+    [1.0, 1.0, 1.0],
+    [1.0, 1.0, -1.0],
+    [1.0, -1.0, 1.0],
+    [1.0, -1.0, -1.0],
+    [-1.0, 1.0, 1.0],
+    [-1.0, 1.0, -1.0],
+    [-1.0, -1.0, 1.0],
+    [-1.0, -1.0, -1.0],
+];
+
+/// Face normals binned on a cube map of the directions: cell `c` lists (ascending) every face
+/// whose normal is within `acos(FACING_COS)` of some direction in `c`, so the faces facing a
+/// direction that closely are all in that direction's cell.
+#[derive(Clone, Debug, PartialEq)]
+struct FaceGrid {
+    cells: Rows,
+}
+
+impl FaceGrid {
+    /// Cells per cube-face side.
+    const K: usize = 16;
+
+    /// The cube face (major axis `m`, sign) and the two other axes of a direction.
+    fn axes(m: usize) -> (usize, usize) {
+        ((m + 1) % 3, (m + 2) % 3)
+    }
+
+    fn cell_of(cube: usize, u: Real, v: Real) -> u32 {
+        let k = Self::K as Real;
+        let i = (((u + 1.0) * 0.5 * k) as usize).min(Self::K - 1);
+        let j = (((v + 1.0) * 0.5 * k) as usize).min(Self::K - 1);
+        (cube * Self::K * Self::K + j * Self::K + i) as u32
+    }
+
+    /// The cell of direction `d` (any length but zero).
+    fn lookup(d: Vec3) -> u32 {
+        let a = d.abs();
+        let m = if a.x >= a.y && a.x >= a.z {
+            0
+        } else if a.y >= a.z {
+            1
+        } else {
+            2
+        };
+        let (ia, ib) = Self::axes(m);
+        let cube = 2 * m + (d[m] < 0.0) as usize;
+        Self::cell_of(cube, d[ia] / a[m], d[ib] / a[m])
+    }
+
+    fn new(faces: &[HullFace]) -> Self {
+        let k = Self::K;
+        // Every unit direction within the angle of a normal n lies in the box n ± r, r the
+        // chord of the angle (padded for rounding).
+        let r = (2.0 * (1.0 - ConvexHull::FACING_COS)).sqrt() + 1e-4;
+        let mut pairs = Vec::new();
+        for (f, face) in faces.iter().enumerate() {
+            let (lo, hi) = (face.normal - Vec3::splat(r), face.normal + Vec3::splat(r));
+            for m in 0..3 {
+                let (ia, ib) = Self::axes(m);
+                for neg in [false, true] {
+                    // Along the face's axis a unit direction has |component| >= 1/sqrt(3).
+                    let (yl, yh) = if neg { (-hi[m], -lo[m]) } else { (lo[m], hi[m]) };
+                    let yl = yl.max(0.57);
+                    if yh < yl {
+                        continue;
+                    }
+                    let range = |x: usize| {
+                        let q = [lo[x] / yl, lo[x] / yh, hi[x] / yl, hi[x] / yh];
+                        let (a, b) = (
+                            q.iter().copied().fold(Real::INFINITY, Real::min),
+                            q.iter().copied().fold(Real::NEG_INFINITY, Real::max),
+                        );
+                        (a.max(-1.0), b.min(1.0))
+                    };
+                    let ((ul, uh), (vl, vh)) = (range(ia), range(ib));
+                    if ul > uh || vl > vh {
+                        continue;
+                    }
+                    let cube = 2 * m + neg as usize;
+                    let (c0, c1) = (Self::cell_of(cube, ul, vl) as usize, Self::cell_of(cube, uh, vh) as usize);
+                    let base = cube * k * k;
+                    let (i0, j0, i1, j1) = ((c0 - base) % k, (c0 - base) / k, (c1 - base) % k, (c1 - base) / k);
+                    for j in j0..=j1 {
+                        for i in i0..=i1 {
+                            pairs.push(((base + j * k + i) as u32, f as u32));
+                        }
+                    }
+                }
+            }
+        }
+        FaceGrid { cells: Rows::from_pairs(6 * k * k, pairs) }
+    }
+}
+
+/// The search graphs of a large hull, so that support queries and the face most facing a
+/// direction are found by walking a few dozen neighbours instead of scanning everything.
+#[derive(Clone, Debug, PartialEq)]
+struct Climb {
+    /// Each vertex's neighbours: every other corner of every face through it (so a face whose
+    /// corners are coplanar only within the merge tolerance is still crossed in one step).
+    vertex_graph: Rows,
+    /// Each vertex's edge neighbours, ascending.
+    edge_nbrs: Rows,
+    /// The faces through each vertex.
+    vertex_faces: Rows,
+    /// The faces whose normal lies within [`ConvexHull::FACING_COS`] of each cell's directions.
+    face_grid: FaceGrid,
+    /// Support vertices along [`SEED_DIRS`] (unit), where climbs start.
+    seeds: [(Vec3, u32); 14],
+}
+
+impl Climb {
+    fn new(vertices: &[Vec3], faces: &[HullFace], edges: &[(u32, u32)]) -> Self {
+        let n = vertices.len();
+        let clique = |ring: &[u32]| {
+            ring.iter()
+                .flat_map(move |&a| ring.iter().filter(move |&&b| b != a).map(move |&b| (a, b)))
+                .collect::<Vec<_>>()
+        };
+        let vertex_graph = Rows::from_pairs(n, faces.iter().flat_map(|f| clique(&f.vertices)));
+        let edge_nbrs = Rows::from_pairs(n, edges.iter().flat_map(|&(a, b)| [(a, b), (b, a)]));
+        let vertex_faces = Rows::from_pairs(
+            n,
+            faces.iter().enumerate().flat_map(|(i, f)| f.vertices.iter().map(move |&v| (v, i as u32))),
+        );
+        let face_grid = FaceGrid::new(faces);
+        let brute = |d: Vec3| {
+            (0..n).fold((0u32, Real::NEG_INFINITY), |b, i| {
+                let s = vertices[i].dot(d);
+                if s > b.1 { (i as u32, s) } else { b }
+            })
+        };
+        let seeds = SEED_DIRS.map(|d| {
+            let d = Vec3::from_array(d).normalize();
+            (d, brute(d).0)
+        });
+        Climb { vertex_graph, edge_nbrs, vertex_faces, face_grid, seeds }
+    }
+
+    /// The seed vertex whose direction is nearest `dir`.
+    #[inline]
+    fn seed(&self, dir: Vec3) -> u32 {
+        let mut best = self.seeds[0];
+        let mut best_d = best.0.dot(dir);
+        for s in &self.seeds[1..] {
+            let d = s.0.dot(dir);
+            if d > best_d {
+                best_d = d;
+                best = *s;
+            }
+        }
+        best.1
+    }
 }
 
 #[cfg(test)]
@@ -540,5 +846,77 @@ mod tests {
             ConvexHull::new(&many),
             Err(HullError::TooManyPoints { got: ConvexHull::MAX_POINTS + 1, max: ConvexHull::MAX_POINTS })
         );
+    }
+
+    #[test]
+    fn climbing_queries_match_the_scans_on_large_hulls() {
+        // Random clouds of several kinds and sizes above the climbing threshold: for random
+        // directions (and directions near face normals, where the facing face matters), the
+        // climbed support vertex reaches the scan's maximum (ties allowed), from the seeds and
+        // from any hint, and the facing face is the scan's.
+        let mut rng = crate::scene::SplitMix64::new(0x14_c11b);
+        for case in 0..24 {
+            let n = 40 + (rng.range(0.0, 1.0) * 2000.0) as usize;
+            let squash = Vec3::new(rng.range(0.5, 1.5), rng.range(0.5, 1.5), rng.range(0.5, 1.5));
+            let pts: Vec<Vec3> = match case % 4 {
+                0 => (0..n).map(|_| rng.unit_vector() * squash).collect(),
+                1 => (0..n).map(|_| rng.vec3(-1.0, 1.0) * squash).collect(),
+                2 => (0..n).map(|_| rng.unit_vector() * rng.range(0.5, 1.0)).collect(),
+                // A many-sided prism: coplanar caps (ties), long thin side faces.
+                _ => {
+                    let k = n.min(400) / 2;
+                    (0..2 * k)
+                        .map(|i| {
+                            let a = (i % k) as Real * std::f32::consts::TAU / k as Real;
+                            Vec3::new(a.cos(), if i < k { -0.3 } else { 0.3 }, a.sin()) * squash
+                        })
+                        .collect()
+                }
+            };
+            let h = ConvexHull::new(&pts).unwrap();
+            let (vs, fs) = (h.vertices(), h.faces());
+            assert!(vs.len() > ConvexHull::CLIMB_MIN_VERTICES, "case {case}");
+            let outside = fs
+                .iter()
+                .flat_map(|f| vs.iter().map(move |v| f.normal.dot(*v) - f.offset))
+                .fold(Real::NEG_INFINITY, Real::max);
+            assert!(outside < 1e-4, "case {case}: the hull is not convex ({outside}): {pts:?}");
+            for q in 0..400 {
+                let d = match q % 4 {
+                    0 => [Vec3::X, Vec3::Y, Vec3::Z, -Vec3::Y][q / 4 % 4],
+                    1 => {
+                        let f = &fs[(rng.range(0.0, 1.0) * fs.len() as Real) as usize % fs.len()];
+                        (f.normal + rng.vec3(-0.05, 0.05)).normalize()
+                    }
+                    _ => rng.unit_vector(),
+                };
+                let (fi, fd) = h.most_facing_scan(d);
+                let want = (fd >= 0.9986).then_some((fi, fd));
+                assert_eq!(h.facing_face(d, 0.9986), want, "case {case} q {q}: along {d:?} for {pts:?}");
+                let d = d * rng.range(0.1, 3.0);
+                let want = vs[h.support_index_scan(d)].dot(d);
+                let tol = 1e-5 * d.length() * (1.0 + want.abs());
+                let got = vs[h.support_index(d)].dot(d);
+                assert!(got >= want - tol, "case {case} q {q}: support {got} < {want} along {d:?} for {pts:?}");
+                let hint = (rng.range(0.0, 1.0) * vs.len() as Real) as usize % vs.len();
+                let got = vs[h.support_index_from(d, hint)].dot(d);
+                assert!(got >= want - tol, "case {case} q {q} hint {hint}: {got} < {want} along {d:?} for {pts:?}");
+                let s = h.support_index(d);
+                let scan: Vec<u32> = h
+                    .edges()
+                    .iter()
+                    .filter_map(|&(a, b)| {
+                        if a as usize == s {
+                            Some(b)
+                        } else if b as usize == s {
+                            Some(a)
+                        } else {
+                            None
+                        }
+                    })
+                    .collect();
+                assert_eq!(h.edge_neighbours(s), scan, "case {case} q {q}");
+            }
+        }
     }
 }

@@ -94,23 +94,18 @@ pub fn support_feature(shape: &Shape, pose: &Pose, dir: Vec3) -> Feature {
             }
         }
         Shape::ConvexHull(hull) => {
-            let (fi, f) = hull
-                .faces()
-                .iter()
-                .enumerate()
-                .max_by(|x, y| x.1.normal.dot(d).total_cmp(&y.1.normal.dot(d)))
-                .expect("a hull has faces");
             let vs = hull.vertices();
-            if f.normal.dot(d) >= COS_FACE {
+            if let Some((fi, _)) = hull.facing_face(d, COS_FACE) {
+                let f = &hull.faces()[fi];
                 let points = f.vertices.iter().map(|&i| (world(vs[i as usize]), i)).collect();
                 return Feature { points, face_normal: Some(pose.transform_vector(f.normal)), tag: 0x1000 + fi as u32 };
             }
             let s = hull.support_index(d) as u32;
             let edge = hull
-                .edges()
-                .iter()
-                .filter(|e| e.0 == s || e.1 == s)
-                .map(|&(x, y)| ((x, y), (vs[y as usize] - vs[x as usize]).normalize_or_zero().dot(d).abs()))
+                .edge_neighbours(s as usize)
+                .into_iter()
+                .map(|n| (s.min(n), s.max(n)))
+                .map(|(x, y)| ((x, y), (vs[y as usize] - vs[x as usize]).normalize_or_zero().dot(d).abs()))
                 .min_by(|x, y| x.1.total_cmp(&y.1));
             match edge {
                 Some(((x, y), c)) if c < SIN_EDGE => Feature {

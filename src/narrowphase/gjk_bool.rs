@@ -273,6 +273,12 @@ fn intersect_local(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real, start:
     let rel = Relative::from_pose(rel);
     match (a, b) {
         // The common polytope pairs get support functions without any shape dispatch.
+        // Large hulls climb their vertex graphs (`ConvexHull::support`) instead of scanning.
+        (Shape::ConvexHull(ha), Shape::ConvexHull(hb))
+            if ha.vertices().len().max(hb.vertices().len()) > crate::geometry::ConvexHull::CLIMB_MIN_VERTICES =>
+        {
+            intersect_cores(|d| ha.support(d), |d| rel.support(d, |e| hb.support(e)), start, r, eps)
+        }
         (Shape::ConvexHull(ha), Shape::ConvexHull(hb)) => {
             let (va, vb) = (ha.vertices(), hb.vertices());
             intersect_cores(|d| support_points(va, d), |d| rel.support(d, |e| support_points(vb, e)), start, r, eps)
