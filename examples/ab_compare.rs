@@ -14,12 +14,11 @@ fn main() {
 fn main() -> Result<(), String> {
     use collidoscope::app::record::RecordCommand;
     use collidoscope::app::viewport::{Camera, Viewport};
-    use collidoscope::app::{App, Command, OpenPanels, Persisted, Simulation, setup_style, write_png};
+    use collidoscope::app::{App, Command, OpenPanels, Persisted, PngShot, Simulation, setup_style};
     use collidoscope::ccd::CcdMode;
     use collidoscope::math::Vec3;
     use eframe::egui;
     use std::path::PathBuf;
-    use std::sync::{Arc, Mutex};
 
     let args: Vec<String> = std::env::args().skip(1).collect();
     let scene = PathBuf::from(args.first().map_or("scenes/tunneling.ron", String::as_str));
@@ -35,9 +34,7 @@ fn main() -> Result<(), String> {
     struct Walkthrough {
         app: App,
         frames: u32,
-        out: PathBuf,
-        shot: Arc<Mutex<Option<Arc<egui::ColorImage>>>>,
-        requested: bool,
+        shot: PngShot,
     }
     impl eframe::App for Walkthrough {
         fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
@@ -47,21 +44,10 @@ fn main() -> Result<(), String> {
             if self.frames >= AFTER_FORK {
                 self.app.simulation_mut().playing = false;
             }
-            if self.frames > AFTER_FORK + 2 && !self.requested {
-                self.requested = true;
-                let slot = self.shot.clone();
-                ui.ctx().request_screenshot(move |image| {
-                    if let Ok(mut s) = slot.lock() {
-                        *s = Some(image);
-                    }
-                });
+            if self.frames > AFTER_FORK + 2 {
+                self.shot.request(ui.ctx());
             }
-            if let Some(image) = self.shot.lock().ok().and_then(|mut s| s.take()) {
-                match write_png(&self.out, &image) {
-                    Ok(()) => println!("wrote {}", self.out.display()),
-                    Err(e) => eprintln!("{e}"),
-                }
-            }
+            self.shot.write_when_ready();
         }
     }
 
@@ -115,7 +101,7 @@ fn main() -> Result<(), String> {
             // 4. Run both, one step per frame.
             app.fixed_frame_steps = true;
             app.simulation_mut().playing = true;
-            Ok(Box::new(Walkthrough { app, frames: 0, out, shot: Arc::default(), requested: false }))
+            Ok(Box::new(Walkthrough { app, frames: 0, shot: PngShot::new(out) }))
         }),
     )
     .map_err(|e| e.to_string())

@@ -12,10 +12,9 @@ fn main() {
 #[cfg(feature = "gui")]
 fn main() -> Result<(), String> {
     use collidoscope::app::viewport::Viewport;
-    use collidoscope::app::{App, OpenPanels, Persisted, Simulation, setup_style, write_png};
+    use collidoscope::app::{App, OpenPanels, Persisted, PngShot, Simulation, setup_style};
     use eframe::egui;
     use std::path::PathBuf;
-    use std::sync::{Arc, Mutex};
 
     let args: Vec<String> = std::env::args().skip(1).collect();
     let scene = PathBuf::from(args.first().map_or("scenes/box_stack.ron", String::as_str));
@@ -26,9 +25,7 @@ fn main() -> Result<(), String> {
         app: App,
         started: bool,
         settled: u32,
-        out: PathBuf,
-        shot: Arc<Mutex<Option<Arc<egui::ColorImage>>>>,
-        requested: bool,
+        shot: PngShot,
     }
     impl eframe::App for Shot {
         fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
@@ -42,21 +39,10 @@ fn main() -> Result<(), String> {
             if self.app.sweep_panel_mut().result.is_some() {
                 self.settled += 1;
             }
-            if self.settled > 5 && !self.requested {
-                self.requested = true;
-                let slot = self.shot.clone();
-                ui.ctx().request_screenshot(move |image| {
-                    if let Ok(mut s) = slot.lock() {
-                        *s = Some(image);
-                    }
-                });
+            if self.settled > 5 {
+                self.shot.request(ui.ctx());
             }
-            if let Some(image) = self.shot.lock().ok().and_then(|mut s| s.take()) {
-                match write_png(&self.out, &image) {
-                    Ok(()) => println!("wrote {}", self.out.display()),
-                    Err(e) => eprintln!("{e}"),
-                }
-            }
+            self.shot.write_when_ready();
         }
     }
 
@@ -88,7 +74,7 @@ fn main() -> Result<(), String> {
             panel.metric = 3; // penetration_max
             panel.require = "penetration<0.005".into();
             panel.two = two;
-            Ok(Box::new(Shot { app, started: false, settled: 0, out, shot: Arc::default(), requested: false }))
+            Ok(Box::new(Shot { app, started: false, settled: 0, shot: PngShot::new(out) }))
         }),
     )
     .map_err(|e| e.to_string())

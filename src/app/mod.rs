@@ -10,6 +10,6 @@ pub mod sim;
 pub mod viewport;
 
 pub use panels::Command;
-pub use run::{AppOptions, run, setup_style, write_png};
+pub use run::{AppOptions, PngShot, run, setup_style, write_png};
 pub use shell::{App, OpenPanels, PRESENTATION_ZOOM, Persisted, default_scene_dir};
 pub use sim::Simulation;

@@ -213,6 +213,43 @@ impl Screenshot {
 }
 
 /// Writes an image as an opaque RGBA PNG, atomically.
+/// A screenshot of the window to be written as a PNG: asked for once with
+/// [`PngShot::request`], written by [`PngShot::write_when_ready`] on the frame egui hands it back.
+pub struct PngShot {
+    out: PathBuf,
+    image: Arc<Mutex<Option<Arc<egui::ColorImage>>>>,
+    requested: bool,
+}
+
+impl PngShot {
+    pub fn new(out: PathBuf) -> Self {
+        PngShot { out, image: Arc::default(), requested: false }
+    }
+
+    /// Asks egui for the next rendered frame (once; later calls do nothing).
+    pub fn request(&mut self, ctx: &egui::Context) {
+        if std::mem::replace(&mut self.requested, true) {
+            return;
+        }
+        let slot = self.image.clone();
+        ctx.request_screenshot(move |image| {
+            if let Ok(mut s) = slot.lock() {
+                *s = Some(image);
+            }
+        });
+    }
+
+    /// Writes the image once it has arrived, saying where or why not.
+    pub fn write_when_ready(&self) {
+        if let Some(image) = self.image.lock().ok().and_then(|mut s| s.take()) {
+            match write_png(&self.out, &image) {
+                Ok(()) => println!("wrote {}", self.out.display()),
+                Err(e) => eprintln!("{e}"),
+            }
+        }
+    }
+}
+
 pub fn write_png(path: &Path, image: &egui::ColorImage) -> Result<(), String> {
     let [w, h] = image.size;
     let mut rgba = Vec::with_capacity(w * h * 4);
