@@ -102,6 +102,7 @@ fn bench(c: &mut Criterion) {
             narrow_phase: true,
             grid: true,
             axes: true,
+            trails: true,
         },
         ..default.clone()
     };

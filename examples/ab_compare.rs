@@ -66,16 +66,7 @@ fn main() -> Result<(), String> {
             let mut app = App::new(sim, Viewport::new(cc.wgpu_render_state.as_ref()), PathBuf::from("scenes"));
             let camera =
                 Camera { target: Vec3::new(-0.3, 0.2, 0.0), yaw: 0.9, pitch: 0.3, distance: 2.2, ..Camera::default() };
-            let open = OpenPanels {
-                scenes: false,
-                settings: false,
-                profiler: false,
-                inspector: false,
-                view: false,
-                pair: false,
-                timeline: true,
-                sweep: false,
-            };
+            let open = OpenPanels { scenes: false, timeline: true, ..OpenPanels::default() };
             app.restore(Persisted { camera: Some(camera), open, ..Persisted::default() });
 
             // 1. Record the miss.

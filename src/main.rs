@@ -45,6 +45,16 @@ struct AppArgs {
     /// B side instead (the other changes then apply to both).
     #[arg(long = "compare", value_name = "FIELD=VALUE", value_parser = parse_assignment)]
     compare: Vec<(String, String)>,
+    /// Bring a panel forward (scenes, settings, profiler, inspector, view, sweep, pair,
+    /// timeline); repeat for several.
+    #[arg(long = "show", value_name = "PANEL")]
+    show: Vec<String>,
+    /// Open in presentation mode: the view, the play controls and the first `--show` panel.
+    #[arg(long)]
+    presentation: bool,
+    /// Select this body (its index in the scene) when the app opens.
+    #[arg(long, value_name = "INDEX")]
+    select: Option<usize>,
 }
 
 #[derive(Subcommand)]
@@ -287,10 +297,21 @@ fn default_scene() -> PathBuf {
 
 #[cfg(feature = "gui")]
 fn open_app(args: AppArgs) -> Result<(), String> {
-    let AppArgs { scene, screenshot, frames, compare } = args;
+    let AppArgs { scene, screenshot, frames, compare, show, presentation, select } = args;
     let reopen_last = scene.is_none() && screenshot.is_none();
     let scene = scene.unwrap_or_else(default_scene);
-    collidoscope::app::run(collidoscope::app::AppOptions { scene, screenshot, frames, reopen_last, compare })
+    let show =
+        show.iter().map(|p| p.parse()).collect::<Result<Vec<_>, String>>().map_err(|e| format!("--show: {e}"))?;
+    collidoscope::app::run(collidoscope::app::AppOptions {
+        scene,
+        screenshot,
+        frames,
+        reopen_last,
+        compare,
+        show,
+        presentation,
+        select,
+    })
 }
 
 #[cfg(not(feature = "gui"))]

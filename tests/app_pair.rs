@@ -85,6 +85,7 @@ fn auto_cell_size_changes_the_setting_without_reset() {
     let before = app.world().settings.grid_cell_size;
     let want = suggest_cell_size(app.world().aabbs());
     assert!((want - before).abs() > 1e-3, "the lesson's default {before} should differ from {want}");
+    app.open_panels_mut().show(collidoscope::app::PanelId::Settings);
     let mut h = harness(app);
     h.run();
     h.get_by_label("auto").scroll_to_me();

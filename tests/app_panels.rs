@@ -4,7 +4,7 @@
 #![cfg(feature = "gui")]
 
 use collidoscope::app::viewport::{ViewAction, Viewport};
-use collidoscope::app::{App, Simulation};
+use collidoscope::app::{App, PanelId, Simulation};
 use collidoscope::math::Vec3;
 use collidoscope::scene::{BodyDesc, Scene, ShapeDesc};
 use collidoscope::{BodyKind, World};
@@ -46,6 +46,14 @@ fn app_with(scene: Scene) -> App {
     App::new(sim, Viewport::new(None), std::env::temp_dir())
 }
 
+/// `app` with these panels brought forward, as a user's clicks on the toolbar would.
+fn showing(mut app: App, panels: &[PanelId]) -> App {
+    for &p in panels {
+        app.open_panels_mut().show(p);
+    }
+    app
+}
+
 /// Bit patterns of every pose and velocity: equal only if nothing moved at all.
 fn state(world: &World) -> Vec<u32> {
     world
@@ -73,7 +81,7 @@ fn temp_dir(name: &str) -> PathBuf {
 
 #[test]
 fn changing_settings_keeps_the_world_running_state() {
-    let mut app = app_with(small_scene());
+    let mut app = showing(app_with(small_scene()), &[PanelId::Settings]);
     for _ in 0..20 {
         app.simulation_mut().step_once();
     }
@@ -145,7 +153,7 @@ fn step_while_paused_advances_exactly_one_step() {
 fn profiler_says_when_a_sleeping_world_reuses_its_pairs() {
     let mut scene = small_scene();
     scene.bodies.truncate(2); // the floor and the resting crate: asleep within a second
-    let mut h = harness(app_with(scene));
+    let mut h = harness(showing(app_with(scene), &[PanelId::Profiler]));
     for _ in 0..240 {
         h.state_mut().simulation_mut().step_once();
     }
@@ -204,6 +212,9 @@ fn broken_scene_shows_its_error_and_keeps_the_current_scene() {
 #[test]
 fn selecting_a_body_shows_its_inspector() {
     let mut h = harness(app_with(small_scene()));
+    h.run();
+    assert!(h.query_by_label("Click a body in the 3D view, or pick one below.").is_none(), "first run: no inspector");
+    click(&mut h, "Inspector");
     h.get_by_label("Click a body in the 3D view, or pick one below.");
     assert!(h.query_by_label("Body 2").is_none());
 
@@ -250,8 +261,7 @@ fn selecting_a_body_shows_its_inspector() {
 /// draws a heat map for two settings, and applies a point to the live settings.
 #[test]
 fn the_sweep_panel_runs_in_the_background_and_applies_a_point() {
-    let mut app = app_with(small_scene());
-    app.open_panels_mut().sweep = true;
+    let mut app = showing(app_with(small_scene()), &[PanelId::Sweep]);
     app.sweep_panel_mut().steps = 30;
     let mut h = harness(app);
     h.run();
@@ -405,7 +415,7 @@ fn the_path_field_opens_a_typed_scene() {
 /// include the broad phase's; a nonsensical ε is flagged beside the setting.
 #[test]
 fn the_profiler_marks_setting_changes_and_the_settings_flag_a_large_epsilon() {
-    let mut h = harness(app_with(small_scene()));
+    let mut h = harness(showing(app_with(small_scene()), &[PanelId::Profiler, PanelId::Settings]));
     h.run();
     for _ in 0..5 {
         h.state_mut().step_once();
@@ -444,4 +454,128 @@ fn a_scene_camera_is_where_the_app_opens_and_resets() {
     h.key_press(egui::Key::R);
     h.run();
     assert!(h.state_mut().viewport_mut().camera().eye().distance(eye) < 1e-3);
+}
+
+/// The first run shows the scene browser only: the 3D view has most of the window.
+#[test]
+fn the_first_run_gives_the_view_most_of_the_window() {
+    let mut h = harness(app_with(small_scene()));
+    h.run();
+    h.run();
+    let view = h.state().viewport().rect();
+    assert!(view.width() >= 0.7 * 1600.0 && view.height() >= 0.85 * 1000.0, "view {view:?}");
+    h.get_by_label("Play when a scene opens");
+    assert!(h.query_by_label("Warm starting").is_none(), "no settings panel");
+    assert!(h.query_by_label("bp candidates").is_none(), "no profiler");
+}
+
+/// Panels of one side share a dock as tabs, one shown at a time, each with its own width; the
+/// dock collapses to a strip and comes back.
+#[test]
+fn side_panels_are_tabs_of_a_dock_that_collapses() {
+    let mut h = harness(app_with(small_scene()));
+    h.run();
+    let wide = h.state().viewport().rect().width();
+    click(&mut h, "Settings");
+    h.get_by_label("Warm starting");
+    assert!(h.query_by_label("Play when a scene opens").is_none(), "the Scenes tab is behind");
+    // The dock's tab (after the toolbar's button of the same name) brings Scenes forward.
+    h.get_all_by_label("Scenes").nth(1).expect("a Scenes tab").click();
+    h.run();
+    h.get_by_label("Play when a scene opens");
+    assert!(h.query_by_label("Warm starting").is_none());
+    assert!(h.state().open_panels().settings, "Settings stays open behind its tab");
+    h.get_by_label("«").click();
+    h.run();
+    h.run();
+    assert!(h.state().viewport().rect().width() > wide + 200.0, "the collapsed dock gives the view its width");
+    h.get_by_label("»").click();
+    h.run();
+    h.get_by_label("Play when a scene opens");
+}
+
+/// A/B from a layout with both docks and the profiler open: both views get half the window;
+/// ending A/B brings the panels back and clears its messages.
+#[test]
+fn ab_views_get_half_the_window_each_and_end_cleanly() {
+    let app = showing(
+        app_with(small_scene()),
+        &[PanelId::Settings, PanelId::Inspector, PanelId::Profiler, PanelId::Timeline],
+    );
+    let mut h = harness(app);
+    h.run();
+    click(&mut h, "A/B from start");
+    h.run();
+    h.run();
+    let b = h.state().viewport().rect();
+    assert!(b.width() >= 0.49 * 1600.0, "B's view {b:?}");
+    assert!(h.query_by_label("Warm starting").is_none() && h.query_by_label("bp candidates").is_none());
+    assert!(h.state().simulation().record.status.is_some(), "A/B says what it compares");
+    click(&mut h, "End A/B");
+    h.run();
+    assert!(h.state().simulation().record.status.is_none(), "the A/B message went with A/B");
+    h.get_by_label("Warm starting");
+    assert!(h.state().open_panels().profiler && h.state().open_panels().inspector, "the panels are back");
+}
+
+/// Presentation mode shows the view, the play controls and one chosen panel only.
+#[test]
+fn presentation_mode_shows_the_view_the_controls_and_one_panel() {
+    let app = showing(app_with(small_scene()), &[PanelId::Settings, PanelId::Inspector, PanelId::Profiler]);
+    let mut h = harness(app);
+    h.run();
+    h.key_press(egui::Key::P);
+    h.run();
+    h.run();
+    assert!(h.state().presentation());
+    h.get_by_label("▶ Play");
+    assert!(h.query_by_label("Frame all").is_none(), "no panel toggles or view buttons");
+    assert!(h.query_by_label("Warm starting").is_none() && h.query_by_label("bp candidates").is_none());
+    h.get_by_label("Play when a scene opens");
+    h.state_mut().open_panels_mut().presenting = None;
+    h.run();
+    h.run();
+    let view = h.state().viewport().rect();
+    let zoomed_width = 1600.0 / collidoscope::app::PRESENTATION_ZOOM;
+    assert!(view.width() >= 0.98 * zoomed_width, "with no panel the view is the whole width: {view:?}");
+    h.key_press(egui::Key::P);
+    h.run();
+    h.get_by_label("Warm starting");
+}
+
+/// C keeps the camera on the selected body; a fast body leaves a trail the view draws.
+#[test]
+fn follow_keeps_the_camera_on_the_selected_body_and_fast_bodies_leave_trails() {
+    let mut scene = small_scene();
+    scene.bodies[2].linear_velocity = Vec3::new(30.0, 0.0, 0.0);
+    let mut h = harness(app_with(scene));
+    h.run();
+    h.state_mut().apply(collidoscope::app::Command::Select(Some(2)));
+    h.key_press(egui::Key::C);
+    h.run();
+    for _ in 0..20 {
+        h.state_mut().step_once();
+    }
+    h.run();
+    let ball = h.state().world().bodies()[2].pose.translation;
+    let target = h.state_mut().viewport_mut().camera().target;
+    assert!(target.distance(ball) < 1e-4, "target {target} ball {ball}");
+    let trails = &h.state().view().trails;
+    assert_eq!(trails.iter().map(|t| (t.body, t.points.len())).collect::<Vec<_>>(), vec![(2, 20)]);
+}
+
+/// A preferences file that cannot be read starts the app with defaults and says so.
+#[test]
+fn unreadable_preferences_are_announced() {
+    let (p, msg) = collidoscope::app::Persisted::parse(Some("(open: (scenes: maybe))"));
+    assert!(p.is_none());
+    let msg = msg.expect("a message");
+    assert!(msg.contains("could not be read"), "{msg}");
+    let (p, msg) = collidoscope::app::Persisted::parse(Some("(autoplay: true)"));
+    assert!(p.is_some_and(|p| p.autoplay) && msg.is_none());
+    let mut app = app_with(small_scene());
+    app.announce("The saved preferences could not be read".into());
+    let mut h = harness(app);
+    h.run();
+    h.get_by_label("The saved preferences could not be read");
 }

@@ -24,7 +24,8 @@ fn scene() -> Scene {
 
 #[test]
 fn the_timeline_puts_rapier_on_the_b_side_in_lockstep() {
-    let app = App::new(Simulation::new(scene(), None).unwrap(), Viewport::new(None), std::env::temp_dir());
+    let mut app = App::new(Simulation::new(scene(), None).unwrap(), Viewport::new(None), std::env::temp_dir());
+    app.open_panels_mut().show(collidoscope::app::PanelId::Timeline);
     let mut h =
         Harness::builder().with_size(egui::vec2(1600.0, 1100.0)).build_ui_state(|ui, app: &mut App| app.show(ui), app);
     h.run();

@@ -29,7 +29,8 @@ fn scene() -> Scene {
 
 fn harness() -> Harness<'static, App> {
     let sim = Simulation::new(scene(), None).unwrap();
-    let app = App::new(sim, Viewport::new(None), std::env::temp_dir());
+    let mut app = App::new(sim, Viewport::new(None), std::env::temp_dir());
+    app.open_panels_mut().show(collidoscope::app::PanelId::Timeline);
     let mut h =
         Harness::builder().with_size(egui::vec2(1600.0, 1100.0)).build_ui_state(|ui, app: &mut App| app.show(ui), app);
     h.run();

@@ -2,6 +2,7 @@
 //! world and the fixed-step accumulator; the viewport only reads the world.
 
 mod compare;
+mod layout;
 mod panels;
 pub mod record;
 mod run;
@@ -9,7 +10,8 @@ mod shell;
 pub mod sim;
 pub mod viewport;
 
+pub use layout::{Dock, OpenPanels, PanelId};
 pub use panels::Command;
 pub use run::{AppOptions, PngShot, run, setup_style, write_png};
-pub use shell::{App, OpenPanels, PRESENTATION_ZOOM, Persisted, default_scene_dir};
+pub use shell::{App, PRESENTATION_ZOOM, Persisted, default_scene_dir};
 pub use sim::Simulation;

@@ -1,5 +1,6 @@
 //! Opening the window: eframe set-up, persistence, the style, and the screenshot mode.
 
+use super::layout::PanelId;
 use super::shell::{App, Persisted};
 use super::sim::Simulation;
 use super::viewport::Viewport;
@@ -23,17 +24,27 @@ pub struct AppOptions {
     /// Open as an A/B comparison from the scene's start: B with these settings (name, RON
     /// value) changed, A as the scene has them. Empty: no comparison.
     pub compare: Vec<(String, String)>,
+    /// Panels to bring forward over the remembered layout (the first-run layout in screenshot
+    /// mode).
+    pub show: Vec<PanelId>,
+    /// Open in presentation mode, showing the first of `show` (if any) beside the view.
+    pub presentation: bool,
+    /// Select this body (by index) once the app opens.
+    pub select: Option<usize>,
 }
 
 const STORAGE_KEY: &str = "collidoscope";
 
-/// Opens the app window and returns when it closes. A scene that cannot be loaded is an error
-/// before any window opens; in screenshot mode so is a PNG that could not be written.
+/// Opens the app window and returns when it closes. A scene that cannot be loaded opens the
+/// window on the default scene with the error shown; in screenshot mode, or with `--compare`,
+/// it is an error before any window opens, as is a PNG that could not be written.
 pub fn run(opts: AppOptions) -> Result<(), String> {
-    // Fail early, with the file and line, before a window appears.
-    let scene_file = crate::scene::Scene::load(&opts.scene).map_err(|e| e.to_string())?;
-    let (_, changes) = super::record::split_engine(&opts.compare).map_err(|e| format!("--compare {e}"))?;
-    super::record::changed_settings(&scene_file.settings, &changes).map_err(|e| format!("--compare {e}"))?;
+    if opts.screenshot.is_some() || !opts.compare.is_empty() {
+        // Fail early, with the file and line, before a window appears.
+        let scene_file = crate::scene::Scene::load(&opts.scene).map_err(|e| e.to_string())?;
+        let (_, changes) = super::record::split_engine(&opts.compare).map_err(|e| format!("--compare {e}"))?;
+        super::record::changed_settings(&scene_file.settings, &changes).map_err(|e| format!("--compare {e}"))?;
+    }
     let shot = opts.screenshot.clone().map(|path| Screenshot::new(path, opts.frames));
     let outcome = shot.as_ref().map(|s| s.outcome.clone());
     let persist = shot.is_none();
@@ -51,12 +62,13 @@ pub fn run(opts: AppOptions) -> Result<(), String> {
     let scene = opts.scene.clone();
     let reopen_last = opts.reopen_last && opts.compare.is_empty();
     let compare = opts.compare.clone();
+    let (show, presentation, select) = (opts.show.clone(), opts.presentation, opts.select);
     eframe::run_native(
         "Collidoscope",
         native,
         Box::new(move |cc| {
-            let saved =
-                if persist { cc.storage.and_then(|s| eframe::get_value::<Persisted>(s, STORAGE_KEY)) } else { None };
+            let stored = if persist { cc.storage.and_then(|s| s.get_string(STORAGE_KEY)) } else { None };
+            let (saved, unreadable) = Persisted::parse(stored.as_deref());
             let last = saved.as_ref().and_then(|p| p.last_scene.clone()).filter(|_| reopen_last);
             let viewport = || Viewport::new(cc.wgpu_render_state.as_ref());
             // A scene that cannot be loaded opens the default scene (or an empty one) with the
@@ -76,6 +88,19 @@ pub fn run(opts: AppOptions) -> Result<(), String> {
             if let Some(p) = saved {
                 app.restore(p);
             }
+            for &p in &show {
+                app.open_panels_mut().show(p);
+            }
+            if presentation {
+                app.open_panels_mut().presenting = show.first().copied();
+                app.set_presentation(&cc.egui_ctx, true);
+            }
+            if let Some(i) = select {
+                app.apply(super::panels::Command::Select(Some(i)));
+            }
+            if let Some(e) = unreadable {
+                app.announce(e);
+            }
             if let Some(e) = failed {
                 app.show_error(e);
             }
@@ -87,21 +112,10 @@ pub fn run(opts: AppOptions) -> Result<(), String> {
             setup_style(&cc.egui_ctx);
             app.apply_zoom(&cc.egui_ctx);
             if shot.is_some() {
-                // Deterministic pictures: one step per frame, and the overlays worth showing.
+                // Deterministic pictures: one step per frame; the layout and layers a first run has,
+                // plus what the command line asked for.
                 app.fixed_frame_steps = true;
                 app.simulation_mut().playing = true;
-                let layers = &mut app.view_mut().layers;
-                layers.aabbs = true;
-                layers.contact_points = true;
-                layers.contact_normals = true;
-                layers.velocities = true;
-                // The settings panel says more in a picture than the list of files.
-                let open = app.open_panels_mut();
-                open.scenes = false;
-                if !compare.is_empty() {
-                    // A comparison's picture is the two views and the comparison below them.
-                    (open.settings, open.profiler, open.inspector, open.view) = (false, false, false, false);
-                }
             }
             Ok(Box::new(Window { app, shot, persist }))
         }),

@@ -1,6 +1,7 @@
 //! The app: owns the simulation and the viewport, lays out the panels, handles the keys, and
 //! applies what panels and viewport ask for.
 
+use super::layout::{Dock, OpenPanels, PanelId};
 use super::panels::{
     Command, InspectorPanel, ProfilerPanel, ProfilerPrefs, ScenePanel, SettingsPanel, ViewPanel, colors, file_label,
 };
@@ -12,43 +13,8 @@ use eframe::egui::{self, Key, Modifiers, RichText, Ui};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-/// The labels of the toolbar's panel toggles, for its width.
-const PANEL_NAMES: [&str; 8] = ["Scenes", "Settings", "Profiler", "Inspector", "View", "Sweep", "Pair", "Timeline"];
-
 /// The zoom factor of presentation mode, for a room watching a projector.
 pub const PRESENTATION_ZOOM: f32 = 1.6;
-
-/// Which panels are shown.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct OpenPanels {
-    pub scenes: bool,
-    pub settings: bool,
-    pub profiler: bool,
-    pub inspector: bool,
-    pub view: bool,
-    /// The narrow-phase pair panel.
-    pub pair: bool,
-    /// The recording timeline along the bottom (always shown while recording).
-    pub timeline: bool,
-    /// Parameter sweeps of the open scene.
-    pub sweep: bool,
-}
-
-impl Default for OpenPanels {
-    fn default() -> Self {
-        OpenPanels {
-            scenes: true,
-            settings: true,
-            profiler: true,
-            inspector: true,
-            view: true,
-            pair: false,
-            timeline: true,
-            sweep: false,
-        }
-    }
-}
 
 /// What the app remembers between runs (through eframe's storage).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -87,6 +53,25 @@ impl Default for Persisted {
     }
 }
 
+impl Persisted {
+    /// Reads what the last run stored (RON). A stored text that cannot be read (damaged, or from
+    /// an older version) gives the defaults and a message saying so, shown once: the next save
+    /// replaces it.
+    pub fn parse(stored: Option<&str>) -> (Option<Persisted>, Option<String>) {
+        match stored.map(ron::from_str::<Persisted>) {
+            None => (None, None),
+            Some(Ok(p)) => (Some(p), None),
+            Some(Err(e)) => (
+                None,
+                Some(format!(
+                    "The saved preferences could not be read ({e}); the app starts with its defaults, \
+                     which replace them when it closes."
+                )),
+            ),
+        }
+    }
+}
+
 /// The sandbox: a simulation, its 3D view and the panels around it.
 pub struct App {
     sim: Simulation,
@@ -111,6 +96,8 @@ pub struct App {
     pub autoplay: bool,
     /// Each frame runs exactly one step while playing, whatever the frame time (screenshots).
     pub fixed_frame_steps: bool,
+    /// While A and B are side by side: the docks' collapsed flags and the profiler's before.
+    ab_layout: Option<(bool, bool, bool)>,
 }
 
 impl App {
@@ -139,6 +126,7 @@ impl App {
             home_camera: None,
             autoplay: false,
             fixed_frame_steps: false,
+            ab_layout: None,
         }
     }
 
@@ -183,8 +171,12 @@ impl App {
 
     /// The state to remember for the next run.
     pub fn persisted(&self) -> Persisted {
+        let mut open = self.open;
+        if let Some((l, r, p)) = self.ab_layout {
+            (open.left_collapsed, open.right_collapsed, open.profiler) = (l, r, p);
+        }
         Persisted {
-            open: self.open,
+            open,
             view: ViewOptions { selected: None, ..self.view.clone() },
             camera: Some(self.viewport.camera().clone()),
             speed: self.sim.speed,
@@ -279,86 +271,38 @@ impl App {
             self.view.selected = None;
         }
 
+        self.follow_ab_layout();
         let mut commands = Vec::new();
         egui::Panel::top("toolbar").show(ui, |ui| {
             ui.add_space(3.0);
             commands.extend(self.toolbar(ui));
             ui.add_space(3.0);
         });
-        if self.open.profiler {
+        let presenting = self.presentation.then_some(self.open.presenting);
+        let bottom_shown = |p: PanelId, open: bool| match presenting {
+            Some(chosen) => chosen == Some(p),
+            None => open,
+        };
+        if bottom_shown(PanelId::Profiler, self.open.profiler) {
             egui::Panel::bottom("profiler").resizable(true).default_size(270.0).min_size(140.0).show(ui, |ui| {
                 commands.extend(self.profiler.ui(ui, &self.sim.history));
             });
         }
-        if self.open.timeline || self.sim.is_recording() {
+        if bottom_shown(PanelId::Timeline, self.open.timeline || self.sim.is_recording()) {
             egui::Panel::bottom("timeline").show(ui, |ui| commands.extend(self.timeline.ui(ui, &self.sim)));
         }
-        if self.open.scenes || self.open.settings || self.open.sweep {
-            egui::Panel::left("left").resizable(true).default_size(420.0).size_range(260.0..=640.0).show(ui, |ui| {
-                egui::ScrollArea::vertical().id_salt("left_scroll").show(ui, |ui| {
-                    if self.open.scenes {
-                        egui::CollapsingHeader::new(RichText::new("Scenes").heading()).default_open(true).show(
-                            ui,
-                            |ui| {
-                                let (path, scene) = (self.sim.path.as_deref(), &self.sim.scene);
-                                commands.extend(self.scenes.ui(ui, path, &scene.name, &scene.description));
-                                ui.checkbox(&mut self.autoplay, "Play when a scene opens").on_hover_text(
-                                    "Off: a scene opens (and resets) paused on its first step, so its start can be shown",
-                                );
-                            },
-                        );
-                    }
-                    if self.open.settings {
-                        egui::CollapsingHeader::new(RichText::new("Settings").heading()).default_open(true).show(
-                            ui,
-                            |ui| {
-                                commands.extend(self.settings_panel.ui(ui, &self.sim.world, &self.sim.scene.settings));
-                            },
-                        );
-                    }
-                    if self.open.sweep {
-                        egui::CollapsingHeader::new(RichText::new("Sweep").heading())
-                            .default_open(true)
-                            .show(ui, |ui| {
-                                commands.extend(self.sweep.ui(ui, &self.sim.scene, &self.sim.world.settings))
-                            });
-                    }
-                });
-            });
-        }
         self.view.extra.clear();
-        if self.open.inspector || self.open.view || self.open.pair {
-            egui::Panel::right("right").resizable(true).default_size(380.0).size_range(240.0..=600.0).show(ui, |ui| {
-                egui::ScrollArea::vertical().id_salt("right_scroll").show(ui, |ui| {
-                    if self.open.inspector {
-                        egui::CollapsingHeader::new(RichText::new("Inspector").heading()).default_open(true).show(
-                            ui,
-                            |ui| {
-                                let dragging = self.sim.drag.map(|d| d.body);
-                                let (world, trace) = (&self.sim.world, &self.sim.trace);
-                                commands.extend(self.inspector.ui(ui, world, trace, self.view.selected, dragging));
-                            },
-                        );
-                    }
-                    if self.open.view {
-                        egui::CollapsingHeader::new(RichText::new("View").heading()).default_open(true).show(
-                            ui,
-                            |ui| {
-                                commands.extend(self.view_panel.ui(ui, &mut self.view, self.viewport.camera_mut()));
-                            },
-                        );
-                    }
-                    if self.open.pair {
-                        egui::CollapsingHeader::new(RichText::new("Pair").heading()).default_open(true).show(
-                            ui,
-                            |ui| {
-                                let selected = self.view.selected;
-                                self.pair.ui(ui, &self.sim.world, selected, &mut self.view.extra);
-                            },
-                        );
-                    }
-                });
-            });
+        self.view.trails.clear();
+        self.view.trails.extend(self.sim.trails.iter().cloned());
+        if self.view.follow
+            && let Some(b) = self.view.selected.and_then(|i| self.sim.world.bodies().get(i))
+            && b.pose.translation.is_finite()
+        {
+            self.viewport.camera_mut().target = b.pose.translation;
+        }
+        for dock in [Dock::Left, Dock::Right] {
+            let only = presenting.map(|chosen| chosen.filter(|p| p.dock() == dock));
+            self.dock(ui, dock, only, &mut commands);
         }
         let actions = egui::CentralPanel::no_frame()
             .show(ui, |ui| self.compare.ui(ui, &mut self.viewport, &self.sim, &self.view, &mut commands))
@@ -380,6 +324,114 @@ impl App {
         }
         if self.sim.playing {
             ctx.request_repaint();
+        }
+    }
+
+    /// Collapses both docks and hides the profiler while A and B are side by side (each view then
+    /// has half the window; the comparison strip has its own profile plot), and puts them back
+    /// when the comparison ends.
+    fn follow_ab_layout(&mut self) {
+        let ab = self.side_by_side();
+        if ab == self.ab_layout.is_some() {
+            return;
+        }
+        if ab {
+            self.ab_layout = Some((self.open.left_collapsed, self.open.right_collapsed, self.open.profiler));
+            (self.open.left_collapsed, self.open.right_collapsed, self.open.profiler) = (true, true, false);
+        } else if let Some((l, r, p)) = self.ab_layout.take() {
+            (self.open.left_collapsed, self.open.right_collapsed, self.open.profiler) = (l, r, p);
+        }
+    }
+
+    /// Whether the central area shows A and B side by side.
+    pub fn side_by_side(&self) -> bool {
+        self.sim.record.partner.is_some() && self.sim.record.side_by_side
+    }
+
+    /// One side dock: a tab per open panel above the active one, or (collapsed) a narrow strip
+    /// of the tabs; nothing at all when collapsed during A/B. `only`: presentation mode's one
+    /// panel (`Some(None)`: none in this dock).
+    fn dock(&mut self, ui: &mut Ui, dock: Dock, only: Option<Option<PanelId>>, commands: &mut Vec<Command>) {
+        let (tabs, active) = match only {
+            Some(p) => (p.into_iter().collect(), p),
+            None => (self.open.tabs(dock), self.open.active(dock)),
+        };
+        let Some(active) = active else { return };
+        let panel = |salt: (&str, Option<PanelId>)| match dock {
+            Dock::Left => egui::Panel::left(salt),
+            _ => egui::Panel::right(salt),
+        };
+        if only.is_none() && self.open.collapsed(dock) {
+            if self.ab_layout.is_some() {
+                return;
+            }
+            panel(("strip", None)).resizable(false).exact_size(34.0).show(ui, |ui| {
+                ui.vertical_centered(|ui| {
+                    let expand = if dock == Dock::Left { "»" } else { "«" };
+                    if ui.button(expand).on_hover_text("Expand this dock").clicked() {
+                        self.open.set_collapsed(dock, false);
+                    }
+                    for p in tabs {
+                        if ui.selectable_label(p == active, p.icon()).on_hover_text(p.label()).clicked() {
+                            self.open.show(p);
+                        }
+                    }
+                });
+            });
+            return;
+        }
+        let (default, range) = active.width();
+        panel(("dock", Some(active))).resizable(true).default_size(default).size_range(range).show(ui, |ui| {
+            ui.add_space(4.0);
+            ui.horizontal(|ui| {
+                for &p in &tabs {
+                    let text = RichText::new(p.label()).heading();
+                    if ui.selectable_label(p == active, text).on_hover_text(p.hint()).clicked() {
+                        self.open.show(p);
+                    }
+                }
+                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                    if only.is_some() {
+                        return;
+                    }
+                    if ui.small_button("✖").on_hover_text(format!("Close {}", active.label())).clicked() {
+                        self.open.set_open(active, false);
+                    }
+                    let fold = if dock == Dock::Left { "«" } else { "»" };
+                    if ui.small_button(fold).on_hover_text("Collapse this dock to a strip").clicked() {
+                        self.open.set_collapsed(dock, true);
+                    }
+                });
+            });
+            ui.separator();
+            egui::ScrollArea::vertical().id_salt(("dock_scroll", active)).show(ui, |ui| {
+                self.panel_body(ui, active, commands);
+            });
+        });
+    }
+
+    /// The content of one side panel.
+    fn panel_body(&mut self, ui: &mut Ui, p: PanelId, commands: &mut Vec<Command>) {
+        match p {
+            PanelId::Scenes => {
+                let (path, scene) = (self.sim.path.as_deref(), &self.sim.scene);
+                commands.extend(self.scenes.ui(ui, path, &scene.name, &scene.description));
+                ui.checkbox(&mut self.autoplay, "Play when a scene opens").on_hover_text(
+                    "Off: a scene opens (and resets) paused on its first step, so its start can be shown",
+                );
+            }
+            PanelId::Settings => {
+                commands.extend(self.settings_panel.ui(ui, &self.sim.world, &self.sim.scene.settings));
+            }
+            PanelId::Sweep => commands.extend(self.sweep.ui(ui, &self.sim.scene, &self.sim.world.settings)),
+            PanelId::Inspector => {
+                let dragging = self.sim.drag.map(|d| d.body);
+                let (world, trace) = (&self.sim.world, &self.sim.trace);
+                commands.extend(self.inspector.ui(ui, world, trace, self.view.selected, dragging));
+            }
+            PanelId::View => commands.extend(self.view_panel.ui(ui, &mut self.view, self.viewport.camera_mut())),
+            PanelId::Pair => self.pair.ui(ui, &self.sim.world, self.view.selected, &mut self.view.extra),
+            PanelId::Profiler | PanelId::Timeline => {}
         }
     }
 
@@ -425,26 +477,43 @@ impl App {
             slot(ui, 14, RichText::new(format!("t {:.2} s", w.time())));
             slot(ui, 14, RichText::new(format!("{:.2} ms/step", w.profile().total_ms))).on_hover_text("Wall time of the last step");
             ui.separator();
-            // The toggles, Frame all and Presentation must fit on the row; when they do not, the
-            // toggles fold into a menu. (The real-time warning comes last, when there is one.)
-            let font = egui::TextStyle::Button.resolve(ui.style());
-            let pad = 2.0 * ui.spacing().button_padding.x + ui.spacing().item_spacing.x;
-            let text_width = |t: &str| {
-                ui.fonts_mut(|f| f.layout_no_wrap(t.to_string(), font.clone(), egui::Color32::WHITE).size().x) + pad
-            };
-            let toggles: f32 = PANEL_NAMES.iter().map(|t| text_width(t)).sum();
-            let rest: f32 = ["Frame all", "📽 Presentation"].iter().map(|t| text_width(t)).sum();
-            if ui.available_width() >= toggles + rest + 24.0 {
-                self.panel_toggles(ui);
+            if self.presentation {
+                // Presentation mode: the play controls, the one panel shown, and the way out.
+                let chosen = self.open.presenting;
+                egui::ComboBox::from_id_salt("presenting")
+                    .selected_text(chosen.map_or("no panel", PanelId::label))
+                    .show_ui(ui, |ui| {
+                        ui.selectable_value(&mut self.open.presenting, None, "no panel");
+                        for p in PanelId::ALL {
+                            ui.selectable_value(&mut self.open.presenting, Some(p), p.label());
+                        }
+                    })
+                    .response
+                    .on_hover_text("The one panel shown beside the view in presentation mode");
             } else {
-                ui.menu_button("Panels…", |ui| self.panel_toggles(ui));
-            }
-            ui.separator();
-            if ui.button("Frame all").on_hover_text("Fit the scene's bodies in the view, leaving out those that flew far away (F)").clicked() {
-                commands.push(Command::FrameAll);
+                // The toggles, Frame all and Presentation must fit on the row; when they do not,
+                // the toggles fold into a menu. (The real-time warning comes last, when there is
+                // one.)
+                let font = egui::TextStyle::Button.resolve(ui.style());
+                let pad = 2.0 * ui.spacing().button_padding.x + ui.spacing().item_spacing.x;
+                let text_width = |t: &str| {
+                    ui.fonts_mut(|f| f.layout_no_wrap(t.to_string(), font.clone(), egui::Color32::WHITE).size().x)
+                        + pad
+                };
+                let toggles: f32 = PanelId::ALL.iter().map(|p| text_width(p.label())).sum();
+                let rest: f32 = ["Frame all", "📽 Presentation"].iter().map(|t| text_width(t)).sum();
+                if ui.available_width() >= toggles + rest + 24.0 {
+                    self.panel_toggles(ui);
+                } else {
+                    ui.menu_button("Panels…", |ui| self.panel_toggles(ui));
+                }
+                ui.separator();
+                if ui.button("Frame all").on_hover_text("Fit the scene's bodies in the view, leaving out those that flew far away (F)").clicked() {
+                    commands.push(Command::FrameAll);
+                }
             }
             let mut p = self.presentation;
-            if ui.toggle_value(&mut p, "📽 Presentation").on_hover_text("Enlarge everything for a projector (P)").changed() {
+            if ui.toggle_value(&mut p, "📽 Presentation").on_hover_text("Enlarge everything for a projector and show only the view, the play controls and one chosen panel (P)").changed() {
                 self.set_presentation(ui.ctx(), p);
             }
             if self.sim.behind {
@@ -456,18 +525,14 @@ impl App {
         commands
     }
 
+    /// One button per panel, lit while it is on screen: a click hides a shown panel and brings
+    /// a closed or hidden one forward.
     fn panel_toggles(&mut self, ui: &mut Ui) {
-        ui.toggle_value(&mut self.open.scenes, "Scenes");
-        ui.toggle_value(&mut self.open.settings, "Settings");
-        ui.toggle_value(&mut self.open.profiler, "Profiler");
-        ui.toggle_value(&mut self.open.inspector, "Inspector");
-        ui.toggle_value(&mut self.open.view, "View");
-        ui.toggle_value(&mut self.open.sweep, "Sweep")
-            .on_hover_text("Run the scene over a range of settings and plot the results");
-        ui.toggle_value(&mut self.open.pair, "Pair")
-            .on_hover_text("How the narrow phase answers the selected body and a partner, step by step.");
-        ui.toggle_value(&mut self.open.timeline, "Timeline")
-            .on_hover_text("Record, scrub, fork and compare (Ctrl+R records; shown while recording).");
+        for p in PanelId::ALL {
+            if ui.selectable_label(self.open.visible(p), p.label()).on_hover_text(p.hint()).clicked() {
+                self.open.toggle(p);
+            }
+        }
     }
 
     fn handle_keys(&mut self, ctx: &egui::Context) {
@@ -497,6 +562,9 @@ impl App {
         if pressed(Key::P) {
             self.set_presentation(ctx, !self.presentation);
         }
+        if pressed(Key::C) {
+            self.view.follow = !self.view.follow;
+        }
     }
 
     /// Pauses and runs exactly one step.
@@ -517,14 +585,20 @@ impl App {
         self.sim.playing = self.autoplay;
     }
 
+    /// Shows a message in the scene browser (opened).
+    pub fn announce(&mut self, message: String) {
+        self.scenes.notice = Some(message);
+        self.open.show(PanelId::Scenes);
+    }
+
     /// Shows an error in the scene browser (opened), e.g. a scene given on the command line that
     /// could not be loaded.
     pub fn show_error(&mut self, message: String) {
         self.scenes.error = Some(message);
-        self.open.scenes = true;
+        self.open.show(PanelId::Scenes);
     }
 
-    fn set_presentation(&mut self, ctx: &egui::Context, on: bool) {
+    pub fn set_presentation(&mut self, ctx: &egui::Context, on: bool) {
         self.presentation = on;
         ctx.set_zoom_factor(if on { PRESENTATION_ZOOM } else { 1.0 });
     }
@@ -550,7 +624,7 @@ impl App {
             }
             Err(e) => {
                 self.scenes.error = Some(e);
-                self.open.scenes = true;
+                self.open.show(PanelId::Scenes);
             }
         }
     }
@@ -596,8 +670,14 @@ impl App {
     fn select(&mut self, i: Option<usize>) {
         self.view.selected = i.filter(|&i| i < self.sim.world.bodies().len());
         self.sim.trace.follow(self.view.selected);
-        if self.view.selected.is_some() {
-            self.open.inspector = true;
+        // The inspector comes forward unless the pair panel (which follows the selection too)
+        // is on screen, or A and B keep the window to themselves.
+        if self.view.selected.is_some() && !self.open.visible(PanelId::Pair) {
+            if self.ab_layout.is_some() {
+                self.open.inspector = true;
+            } else {
+                self.open.show(PanelId::Inspector);
+            }
         }
     }
 

@@ -64,6 +64,8 @@ pub struct Simulation {
     pub record: super::record::RecordState,
     /// The selected body's history, for the inspector's plot.
     pub trace: crate::record::BodyTrace,
+    /// Trails behind fast bodies and the selected one.
+    pub trails: super::viewport::trails::Trails,
 }
 
 impl Simulation {
@@ -83,6 +85,7 @@ impl Simulation {
             shots: 0,
             record: Default::default(),
             trace: crate::record::BodyTrace::new(TRACE_STEPS),
+            trails: Default::default(),
         })
     }
 
@@ -115,6 +118,7 @@ impl Simulation {
         self.drag = None;
         self.history.clear();
         self.trace.clear();
+        self.trails.clear();
         Ok(())
     }
 
@@ -154,6 +158,7 @@ impl Simulation {
         self.record_step();
         self.history.push(self.world.step_count(), *self.world.profile());
         self.trace.observe(&self.world);
+        self.trails.observe(&self.world, self.trace.body());
     }
 
     /// Adds a fast bullet sphere at `origin` moving at `velocity`; returns its index.

@@ -79,24 +79,6 @@ impl ScenePanel {
         if !description.is_empty() {
             ui.add(egui::Label::new(RichText::new(description).weak()).wrap());
         }
-        if self.error.is_some() {
-            egui::Frame::group(ui.style()).stroke(egui::Stroke::new(2.0, colors::ERROR)).show(ui, |ui| {
-                ui.horizontal(|ui| {
-                    ui.colored_label(colors::ERROR, RichText::new("⚠ Could not load").strong());
-                    if ui.small_button("✖").on_hover_text("Dismiss").clicked() {
-                        self.error = None;
-                    }
-                });
-                if let Some(e) = &self.error {
-                    ui.add(egui::Label::new(RichText::new(e).monospace().color(colors::ERROR)).wrap());
-                    ui.label("The current scene stays open.");
-                }
-            });
-        }
-        if let Some(n) = &self.notice {
-            ui.colored_label(colors::OK, n);
-        }
-
         ui.horizontal_wrapped(|ui| {
             if ui.button("📂 Open file…").clicked() {
                 match rfd::FileDialog::new().add_filter("Scene", &["ron"]).set_directory(&self.dir).pick_file() {
@@ -149,9 +131,6 @@ impl ScenePanel {
                 commands.push(Command::OpenScene(self.resolve(self.typed_path.trim())));
             }
         });
-        if self.dialog_hint {
-            ui.colored_label(colors::WARN, "No file was chosen. If no dialog appeared, type the file's path above.");
-        }
 
         ui.add_space(4.0);
         ui.label(RichText::new(format!("Scenes in {}", self.dir.display())).strong());
@@ -179,6 +158,28 @@ impl ScenePanel {
                 });
             }
         });
+
+        // Messages go below the list, so a load error never moves the entries under the cursor.
+        if self.dialog_hint {
+            ui.colored_label(colors::WARN, "No file was chosen. If no dialog appeared, type the file's path above.");
+        }
+        if self.error.is_some() {
+            egui::Frame::group(ui.style()).stroke(egui::Stroke::new(2.0, colors::ERROR)).show(ui, |ui| {
+                ui.horizontal(|ui| {
+                    ui.colored_label(colors::ERROR, RichText::new("⚠ Could not load").strong());
+                    if ui.small_button("✖").on_hover_text("Dismiss").clicked() {
+                        self.error = None;
+                    }
+                });
+                if let Some(e) = &self.error {
+                    ui.add(egui::Label::new(RichText::new(e).monospace().color(colors::ERROR)).wrap());
+                    ui.label("The current scene stays open.");
+                }
+            });
+        }
+        if let Some(n) = &self.notice {
+            ui.colored_label(colors::OK, n);
+        }
 
         if !self.recent.is_empty() {
             ui.add_space(6.0);

@@ -32,6 +32,10 @@ impl ViewPanel {
             ui.checkbox(&mut l.grid, "Ground grid");
             ui.checkbox(&mut l.axes, "Axes");
             ui.end_row();
+            ui.checkbox(&mut l.trails, "Trails").on_hover_text(
+                "A trail behind the selected body and bodies that move more than a quarter of their size per step;                  moving bodies smaller than a few pixels are drawn at a minimum size with a ring.",
+            );
+            ui.end_row();
         });
 
         ui.horizontal(|ui| {
@@ -66,6 +70,8 @@ impl ViewPanel {
             if ui.button("Frame all").on_hover_text("Fit every body in the view (F).").clicked() {
                 commands.push(Command::FrameAll);
             }
+            ui.checkbox(&mut view.follow, "Follow selected")
+                .on_hover_text("Keep the camera aimed at the selected body as it moves (C).");
         });
         egui::Grid::new("camera").num_columns(2).show(ui, |ui| {
             let label = ui.label("Field of view");

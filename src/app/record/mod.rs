@@ -313,7 +313,12 @@ impl Simulation {
                     self.record.status = Some(Err(e));
                 }
             }
-            RecordCommand::CloseAb => self.record.partner = None,
+            RecordCommand::CloseAb => {
+                // The comparison's messages end with it.
+                self.record.partner = None;
+                self.record.side_by_side = false;
+                self.record.status = None;
+            }
             RecordCommand::SideBySide(on) => self.record.side_by_side = on,
             RecordCommand::PartnerSettings(s) => match (s.validate(), &mut self.record.partner) {
                 (Ok(()), Some(p)) => p.set_settings(*s),
@@ -323,6 +328,8 @@ impl Simulation {
             RecordCommand::CloseReview => {
                 self.record.review = None;
                 self.record.partner = None;
+                self.record.side_by_side = false;
+                self.record.status = None;
             }
         }
     }

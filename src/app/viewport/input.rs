@@ -181,7 +181,7 @@ pub fn draw_overlay(painter: &egui::Painter, rect: Rect, view: &ViewOptions, wor
     let font = FontId::proportional(12.0);
     let dim = Color32::from_rgba_unmultiplied(225, 228, 235, 200);
     let help = "drag: orbit or pull a body · right-drag: orbit · middle or shift-drag: pan · wheel: zoom · \
-                F: frame all · B: shoot · I J K L: orbit keys";
+                F: frame all · C: follow selected · B: shoot · I J K L: orbit keys";
     let galley = painter.layout(help.to_owned(), font.clone(), dim, (rect.width() - 16.0).max(40.0));
     let pos = rect.left_bottom() + egui::vec2(8.0, -6.0 - galley.size().y);
     painter.rect_filled(

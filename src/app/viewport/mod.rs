@@ -8,6 +8,7 @@ pub mod frame;
 mod gpu;
 mod input;
 pub mod mesh;
+pub mod trails;
 
 pub use camera::Camera;
 pub use frame::{FrameData, FrameScratch, MeshKey, build_frame, build_frame_into};
@@ -43,6 +44,11 @@ pub struct ViewOptions {
     /// filtered by the same layers. Not persisted.
     #[serde(skip)]
     pub extra: crate::debug_draw::DebugDraw,
+    /// The trails to draw (the app copies the simulation's each frame). Not persisted.
+    #[serde(skip)]
+    pub trails: Vec<trails::Trail>,
+    /// Keep the camera's target on the selected body as it moves (key C).
+    pub follow: bool,
 }
 
 /// Debug-draw layers, each toggled on its own; `grid` and `axes` are the viewer's own.
@@ -59,6 +65,8 @@ pub struct Layers {
     pub narrow_phase: bool,
     pub grid: bool,
     pub axes: bool,
+    /// Trails behind fast and selected bodies, and small moving bodies drawn at a minimum size.
+    pub trails: bool,
 }
 
 impl Default for Layers {
@@ -74,6 +82,7 @@ impl Default for Layers {
             narrow_phase: false,
             grid: true,
             axes: true,
+            trails: true,
         }
     }
 }
@@ -244,6 +253,7 @@ impl Viewport {
                 painter.rect_filled(rect, 0.0, egui::Color32::from_rgb(27, 29, 36));
             }
         }
+        trails::draw(&painter, rect, &self.camera, world, view);
         input::draw_overlay(&painter, rect, view, world);
         actions
     }

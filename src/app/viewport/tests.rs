@@ -52,6 +52,7 @@ fn bare() -> ViewOptions {
         narrow_phase: false,
         grid: false,
         axes: false,
+        trails: false,
     };
     ViewOptions { layers: off, ..ViewOptions::default() }
 }
