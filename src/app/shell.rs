@@ -475,7 +475,10 @@ impl App {
             };
             slot(ui, 12, RichText::new(format!("step {}", w.step_count())).strong());
             slot(ui, 14, RichText::new(format!("t {:.2} s", w.time())));
-            slot(ui, 14, RichText::new(format!("{:.2} ms/step", w.profile().total_ms))).on_hover_text("Wall time of the last step");
+            if !self.presentation {
+                slot(ui, 14, RichText::new(format!("{:.2} ms/step", w.profile().total_ms)))
+                    .on_hover_text("Wall time of the last step");
+            }
             ui.separator();
             if self.presentation {
                 // Presentation mode: the play controls, the one panel shown, and the way out.

@@ -33,7 +33,7 @@ impl ViewPanel {
             ui.checkbox(&mut l.axes, "Axes");
             ui.end_row();
             ui.checkbox(&mut l.trails, "Trails").on_hover_text(
-                "A trail behind the selected body and bodies that move more than a quarter of their size per step;                  moving bodies smaller than a few pixels are drawn at a minimum size with a ring.",
+                "A trail behind the selected body and bodies that move more than half their size per step; moving bodies smaller than a few pixels are drawn at a minimum size with a ring.",
             );
             ui.end_row();
         });

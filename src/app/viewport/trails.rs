@@ -1,6 +1,6 @@
 //! Motion trails and minimum on-screen sizes: what makes a 5 cm bullet at 200 m/s visible.
-//! A body gets a trail while it is selected or moves more than a quarter of its own size per
-//! step (the motion that tunnels); a moving body smaller on screen than a few pixels is drawn at
+//! A body gets a trail while it is selected or moves more than half its own size (its bounding
+//! radius) per step, the motion that can tunnel through a thin wall; a moving body smaller on screen than a few pixels is drawn at
 //! a minimum size with a ring around it.
 
 use super::{Camera, ViewOptions};
@@ -43,10 +43,10 @@ impl Trails {
         self.trails.iter()
     }
 
-    /// Whether a body moves more than a quarter of its bounding radius in one step.
+    /// Whether a body moves more than its bounding radius in one step.
     pub fn is_fast(world: &World, i: usize) -> bool {
         let b = &world.bodies()[i];
-        b.kind != BodyKind::Static && b.linvel.length() * world.settings.dt > 0.25 * b.shape.bounding_radius()
+        b.kind != BodyKind::Static && b.linvel.length() * world.settings.dt > b.shape.bounding_radius()
     }
 
     /// Records the world after the step just taken.
