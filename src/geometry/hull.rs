@@ -920,3 +920,38 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod flat_clouds {
+    use super::*;
+
+    /// Flattened and stretched clouds of 1,000–4,000 points (on an ellipsoid, in a box, in a
+    /// shell), the kind whose rim is made of long thin triangles: every point and every corner
+    /// stays behind every face (within 1e-4 of the size), so the hull is convex.
+    #[test]
+    fn flattened_clouds_build_convex_hulls_that_hold_every_point() {
+        let mut rng = crate::scene::SplitMix64::new(0xf1a7);
+        for case in 0..36 {
+            let n = 1000 + (rng.range(0.0, 1.0) * 3000.0) as usize;
+            let flat = [0.01, 0.05, 0.2][case % 3];
+            let squash = if case % 2 == 0 { Vec3::new(1.0, flat, 1.0) } else { Vec3::new(1.0, flat, flat * 2.0) };
+            let pts: Vec<Vec3> = (0..n)
+                .map(|_| match case / 6 % 3 {
+                    0 => rng.unit_vector() * squash,
+                    1 => rng.vec3(-1.0, 1.0) * squash,
+                    _ => rng.unit_vector() * squash * rng.range(0.5, 1.0),
+                })
+                .collect();
+            let h = ConvexHull::new(&pts).unwrap_or_else(|e| panic!("case {case} (n {n}, flat {flat}): {e:?}"));
+            let (v, e, f) = (h.vertices().len() as i64, h.edges().len() as i64, h.faces().len() as i64);
+            assert_eq!(v - e + f, 2, "case {case}: not a closed polyhedron");
+            let outside = |p: Vec3| h.faces().iter().map(|f| f.normal.dot(p) - f.offset).fold(Real::MIN, Real::max);
+            let worst_point = pts.iter().map(|p| outside(*p + h.shift())).fold(Real::MIN, Real::max);
+            let worst_corner = h.vertices().iter().map(|p| outside(*p)).fold(Real::MIN, Real::max);
+            assert!(
+                worst_point <= 1e-4 && worst_corner <= 1e-4,
+                "case {case} (n {n}, flat {flat}): a point {worst_point} and a corner {worst_corner} outside a face"
+            );
+        }
+    }
+}

@@ -3,9 +3,12 @@
 //! outside, replacing the faces it sees with a fan from their horizon. Then triangles that are
 //! coplanar within the tolerance are merged into polygons, each grown as a disk so that its
 //! boundary is one loop: the polygons share their edges exactly, so the hull stays closed.
+//! Everything is computed in f64: in f32 the normals of the long, thin triangles a flattened
+//! cloud's rim is made of come out tilted or flipped, and the hull stops being convex.
 
 use super::hull::HullError;
 use crate::math::{Real, Vec3};
+use glam::DVec3;
 use std::collections::HashMap;
 
 /// A face of the hull: outward unit normal, plane offset, and its corners (indices into the
@@ -18,7 +21,10 @@ pub(super) struct Face {
 
 /// The faces of the hull of `points`. Corners within `4 tol` of a face's plane are merged into
 /// it.
-pub(super) fn hull_faces(points: &[Vec3], tol: Real) -> Result<Vec<Face>, HullError> {
+pub(super) fn hull_faces(points32: &[Vec3], tol: Real) -> Result<Vec<Face>, HullError> {
+    let points: Vec<DVec3> = points32.iter().map(|p| p.as_dvec3()).collect();
+    let points = points.as_slice();
+    let tol = tol as f64;
     let tris = hull_triangles(points, tol)?;
     let edge_of: HashMap<(u32, u32), usize> =
         tris.iter().enumerate().flat_map(|(i, t)| t.edges().map(|e| (e, i))).collect();
@@ -91,12 +97,12 @@ pub(super) fn hull_faces(points: &[Vec3], tol: Real) -> Result<Vec<Face>, HullEr
             return Err(HullError::Degenerate("not closed"));
         }
         // Newell's normal weighs every corner; the offset puts every corner on or below the plane.
-        let newell = ring.iter().zip(ring.iter().cycle().skip(1)).fold(Vec3::ZERO, |acc, (&a, &b)| {
+        let newell = ring.iter().zip(ring.iter().cycle().skip(1)).fold(DVec3::ZERO, |acc, (&a, &b)| {
             let (p, q) = (points[a as usize], points[b as usize]);
-            acc + Vec3::new((p.y - q.y) * (p.z + q.z), (p.z - q.z) * (p.x + q.x), (p.x - q.x) * (p.y + q.y))
+            acc + DVec3::new((p.y - q.y) * (p.z + q.z), (p.z - q.z) * (p.x + q.x), (p.x - q.x) * (p.y + q.y))
         });
-        let normal = newell.try_normalize().unwrap_or(n);
-        let offset = ring.iter().map(|&v| normal.dot(points[v as usize])).fold(Real::NEG_INFINITY, Real::max);
+        let normal = newell.try_normalize().unwrap_or(n).as_vec3().normalize();
+        let offset = ring.iter().map(|&v| normal.dot(points32[v as usize])).fold(Real::NEG_INFINITY, Real::max);
         faces.push(Face { normal, offset, ring });
     }
     Ok(faces)
@@ -105,20 +111,20 @@ pub(super) fn hull_faces(points: &[Vec3], tol: Real) -> Result<Vec<Face>, HullEr
 #[derive(Clone, Copy)]
 struct Tri {
     v: [u32; 3],
-    normal: Vec3,
-    offset: Real,
+    normal: DVec3,
+    offset: f64,
     alive: bool,
 }
 
 impl Tri {
     /// The triangle `a b c`, counter-clockwise seen from outside (its normal points out).
-    fn new(points: &[Vec3], v: [u32; 3]) -> Tri {
+    fn new(points: &[DVec3], v: [u32; 3]) -> Tri {
         let [a, b, c] = v.map(|i| points[i as usize]);
         let normal = (b - a).cross(c - a).normalize_or_zero();
         Tri { v, normal, offset: normal.dot(a), alive: true }
     }
 
-    fn height(&self, p: Vec3) -> Real {
+    fn height(&self, p: DVec3) -> f64 {
         self.normal.dot(p) - self.offset
     }
 
@@ -130,10 +136,11 @@ impl Tri {
 
 /// The outward-wound triangles of the hull of `points`: no point is more than `tol` above any of
 /// them. Points within `tol` of the surface are not made corners.
-fn hull_triangles(points: &[Vec3], tol: Real) -> Result<Vec<Tri>, HullError> {
+fn hull_triangles(points: &[DVec3], tol: f64) -> Result<Vec<Tri>, HullError> {
     let [i0, i1, i2, i3] = initial_simplex(points, tol)?;
-    let mut hull = Mesh { tris: Vec::new(), edge_of: HashMap::new(), uses: vec![0; points.len()] };
     let inside = (points[i0 as usize] + points[i1 as usize] + points[i2 as usize] + points[i3 as usize]) * 0.25;
+    let mut hull =
+        Mesh { tris: Vec::new(), edge_of: HashMap::new(), uses: vec![0; points.len()], inside, flat: tol * VISIBLE };
     for v in [[i0, i1, i2], [i0, i3, i1], [i1, i3, i2], [i2, i3, i0]] {
         let mut t = Tri::new(points, v);
         if t.height(inside) > 0.0 {
@@ -164,6 +171,10 @@ fn hull_triangles(points: &[Vec3], tol: Real) -> Result<Vec<Tri>, HullError> {
     Err(HullError::Degenerate("too nearly coplanar to settle"))
 }
 
+/// Strictly seen: the point is above the face's plane by more than this fraction of the
+/// tolerance (nearly exact in f64).
+const VISIBLE: f64 = 1e-6;
+
 /// Passes over the points before giving up; one or two are the rule.
 const MAX_PASSES: usize = 16;
 
@@ -173,6 +184,10 @@ struct Mesh {
     tris: Vec<Tri>,
     edge_of: HashMap<(u32, u32), usize>,
     uses: Vec<u32>,
+    /// A point strictly inside (the first tetrahedron's centre): every face has it behind.
+    inside: DVec3,
+    /// How far above a neighbouring fan triangle a corner may be and still count as flat.
+    flat: f64,
 }
 
 impl Mesh {
@@ -198,7 +213,7 @@ impl Mesh {
 
     /// Adds point `p` if it is more than `tol` above a face: the faces it sees (grown from the
     /// one it sees best through shared edges) are replaced by a fan from their boundary to `p`.
-    fn insert(&mut self, points: &[Vec3], p: u32, tol: Real) -> Result<bool, HullError> {
+    fn insert(&mut self, points: &[DVec3], p: u32, tol: f64) -> Result<bool, HullError> {
         let pt = points[p as usize];
         let best = self
             .tris
@@ -208,41 +223,14 @@ impl Mesh {
             .map(|(i, t)| (i, t.height(pt)))
             .max_by(|a, b| a.1.total_cmp(&b.1));
         let Some((start, _)) = best.filter(|b| b.1 > tol) else { return Ok(false) };
-        let mut seen = vec![false; self.tris.len()];
-        let mut region = vec![start];
-        seen[start] = true;
-        let mut k = 0;
-        while k < region.len() {
-            for e in self.tris[region[k]].edges() {
-                let n = self.twin(e)?;
-                if !seen[n] && self.tris[n].height(pt) > -tol {
-                    seen[n] = true;
-                    region.push(n);
-                }
-            }
-            k += 1;
-        }
-        // Rounding can leave a region whose boundary touches itself at a corner or encloses
-        // a face; taking in every face around such corners makes the boundary one simple loop.
-        let horizon = loop {
-            let mut horizon = Vec::new();
-            for &f in &region {
-                for e in self.tris[f].edges() {
-                    if !seen[self.twin(e)?] {
-                        horizon.push(e);
-                    }
-                }
-            }
-            let bad = pinched_corners(&horizon);
-            if bad.is_empty() {
-                break horizon;
-            }
-            for (f, t) in self.tris.iter().enumerate() {
-                if t.alive && !seen[f] && t.v.iter().any(|v| bad.contains(v)) {
-                    seen[f] = true;
-                    region.push(f);
-                }
-            }
+        // Faces the point is up to `tol` below count as seen, so nearly coplanar faces merge
+        // rather than leave slivers. That band can make the seen region pinch at a corner
+        // (its boundary touching itself); then only the faces it is strictly above are taken,
+        // which from a point outside a convex hull form a disk. (Closing a pinch by taking in
+        // more faces would remove faces the point cannot see and fold the hull.)
+        let (region, horizon) = match self.seen_from(points, p, start, -tol)? {
+            Some(r) => r,
+            None => self.seen_from(points, p, start, tol * VISIBLE)?.ok_or(HullError::Degenerate("not closed"))?,
         };
         for &f in &region {
             self.remove(f);
@@ -254,6 +242,53 @@ impl Mesh {
             self.add(Tri::new(points, [a, b, p]));
         }
         Ok(true)
+    }
+
+    /// The faces seen from point `p` (those it is more than `above` above, grown from `start`
+    /// through shared edges) and their boundary; `None` if the boundary is not one simple loop
+    /// or a triangle from it to `p` would face inward (the hull would fold).
+    #[allow(clippy::type_complexity)]
+    fn seen_from(
+        &self,
+        points: &[DVec3],
+        p: u32,
+        start: usize,
+        above: f64,
+    ) -> Result<Option<(Vec<usize>, Vec<(u32, u32)>)>, HullError> {
+        let pt = points[p as usize];
+        let mut seen = vec![false; self.tris.len()];
+        let mut region = vec![start];
+        seen[start] = true;
+        let mut k = 0;
+        while k < region.len() {
+            for e in self.tris[region[k]].edges() {
+                let n = self.twin(e)?;
+                if !seen[n] && self.tris[n].height(pt) > above {
+                    seen[n] = true;
+                    region.push(n);
+                }
+            }
+            k += 1;
+        }
+        let mut horizon = Vec::new();
+        for &f in &region {
+            for e in self.tris[f].edges() {
+                if !seen[self.twin(e)?] {
+                    horizon.push(e);
+                }
+            }
+        }
+        if !pinched_corners(&horizon).is_empty() {
+            return Ok(None);
+        }
+        // The fan must be convex: each new triangle has the hull's inside behind it and the
+        // next corner of the boundary on or below it.
+        let next: HashMap<u32, u32> = horizon.iter().copied().collect();
+        let folds = horizon.iter().any(|&(a, b)| {
+            let t = Tri::new(points, [a, b, p]);
+            t.height(self.inside) >= 0.0 || t.height(points[next[&b] as usize]) > self.flat
+        });
+        Ok((!folds).then_some((region, horizon)))
     }
 }
 
@@ -293,9 +328,9 @@ fn pinched_corners(horizon: &[(u32, u32)]) -> Vec<u32> {
 
 /// Four points spanning the cloud: the extremes of its widest axis, the point farthest from
 /// their line and the point farthest from the plane of those three.
-fn initial_simplex(points: &[Vec3], tol: Real) -> Result<[u32; 4], HullError> {
-    let argmax = |f: &dyn Fn(Vec3) -> Real| {
-        let mut best = (0usize, Real::NEG_INFINITY);
+fn initial_simplex(points: &[DVec3], tol: f64) -> Result<[u32; 4], HullError> {
+    let argmax = |f: &dyn Fn(DVec3) -> f64| {
+        let mut best = (0usize, f64::NEG_INFINITY);
         for (i, p) in points.iter().enumerate() {
             let v = f(*p);
             if v > best.1 {
@@ -304,8 +339,8 @@ fn initial_simplex(points: &[Vec3], tol: Real) -> Result<[u32; 4], HullError> {
         }
         best
     };
-    let bounds = super::Aabb::from_points(points.iter().copied());
-    let axis = (bounds.max - bounds.min).max_position();
+    let (lo, hi) = points.iter().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+    let axis = (hi - lo).max_position();
     let a = argmax(&|p| -p[axis]).0;
     let b = argmax(&|p| p[axis]).0;
     let (pa, pb) = (points[a], points[b]);
@@ -322,9 +357,9 @@ fn initial_simplex(points: &[Vec3], tol: Real) -> Result<[u32; 4], HullError> {
     if d_plane <= tol {
         return Err(HullError::Degenerate("coplanar"));
     }
-    let size = (bounds.max - bounds.min).max_element();
-    if d_plane < super::ConvexHull::MIN_THICKNESS * size {
-        return Err(HullError::TooFlat { thickness: d_plane, size });
+    let size = (hi - lo).max_element();
+    if d_plane < super::ConvexHull::MIN_THICKNESS as f64 * size {
+        return Err(HullError::TooFlat { thickness: d_plane as Real, size: size as Real });
     }
     Ok([a as u32, b as u32, c as u32, d as u32])
 }
