@@ -306,3 +306,49 @@ fn reference_matches_closed_forms() {
     let e = ex(&c, &id(0.0, 0.0, 0.0), &k, &Pose::new(Vec3::new(0.0, 0.7, 0.0), Quat::from_rotation_x(FRAC_PI_2)));
     assert!((e.distance + 0.05).abs() < 1e-6 && (e.normal - DVec3::Y).length() < 1e-6, "{e:?}");
 }
+
+/// Shapes of 1–5 cm against a cuboid floor tens or hundreds of metres wide, from 5 mm deep to
+/// 5 cm apart, anywhere over it: `distance()` (CCD's time of impact and speculative contacts)
+/// and the manifold's depth stay within f32's resolution at that distance from the origin of the
+/// exact answer (a 40 m floor used to cost millimetres, and overlaps were reported as gaps).
+#[test]
+fn small_shapes_against_large_floors_match_the_reference() {
+    use collidoscope::narrowphase::distance;
+    let mut rng = Rng::new(0xd15);
+    for (half_width, cases) in [(20.0f32, 3000), (200.0, 600)] {
+        let floor = Shape::cuboid(Vec3::new(half_width, 0.5, half_width / 5.0));
+        let fp = Pose::new(Vec3::new(0.0, -0.5, 0.0), Quat::IDENTITY);
+        for case in 0..cases {
+            let s = rng.range(0.01, 0.05) as f32;
+            let shape = match case % 3 {
+                0 => Shape::capsule(s, s * 0.5),
+                1 => loop {
+                    let pts: Vec<Vec3> = (0..12).map(|_| rng.unit() * s).collect();
+                    if let Ok(h) = collidoscope::geometry::ConvexHull::new(&pts) {
+                        break Shape::ConvexHull(std::sync::Arc::new(h));
+                    }
+                },
+                _ => Shape::cuboid(Vec3::new(s, s * 0.5, s * 0.7)),
+            };
+            let rot = rng.rotation();
+            let x = rng.range(-0.7, 0.7) as f32 * half_width;
+            let z = rng.range(-0.7, 0.7) as f32 * half_width / 5.0;
+            let gap = rng.range(-0.005, 0.05) as f32;
+            let low = -(rot * shape.support(rot.inverse() * -Vec3::Y)).y;
+            let p = Pose::new(Vec3::new(x, low + gap, z), rot);
+            let exact = exact_cores(&Core::new(&shape, &p), &Core::new(&floor, &fp));
+            // f32's spacing at the body's distance from the origin, and a little more.
+            let bar = 5e-6 + 4.0 * f32::EPSILON as f64 * x.abs().max(z.abs()) as f64;
+            let d = distance(&shape, &p, &floor, &fp);
+            let err = (d.distance as f64 - exact.distance).abs();
+            let what = format!("case {case} on a floor {half_width} m wide: {shape:?} at {p:?}");
+            assert!(err <= bar, "distance {} against exact {:.7}: {what}", d.distance, exact.distance);
+            if exact.distance < -1e-4 {
+                let m = contact(&shape, &p, &floor, &fp, TOL, NarrowPhaseKind::Analytic)
+                    .unwrap_or_else(|| panic!("no manifold for an overlap of {:.7}: {what}", -exact.distance));
+                let depth_err = (m.max_depth() as f64 + exact.distance).abs();
+                assert!(depth_err <= bar, "depth {} against exact {:.7}: {what}", m.max_depth(), -exact.distance);
+            }
+        }
+    }
+}

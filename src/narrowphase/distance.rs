@@ -56,6 +56,12 @@ crate::cpu::v3_dispatch! {
 /// (the distance GJK and EPA are called).
 #[inline(always)]
 fn distance_in(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, mut trace: Option<&mut GjkEpaTrace>) -> DistanceResult {
+    // A floor or wall many times larger than the other shape is measured by its part near that
+    // shape (A only without a trace, whose drawing is in A's frame).
+    let near_b = super::near_part::near_part(b, pb, a, pa);
+    let (b, pb) = near_b.as_ref().map_or((b, pb), |(s, p)| (s, p));
+    let near_a = if trace.is_none() { super::near_part::near_part(a, pa, b, pb) } else { None };
+    let (a, pa) = near_a.as_ref().map_or((a, pa), |(s, p)| (s, p));
     let pair = MinkowskiPair::build(a, pa, b, pb);
     let local = match seeded_penetration(&pair, trace.as_deref_mut()) {
         Some(local) => local,
