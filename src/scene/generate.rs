@@ -69,12 +69,32 @@ pub fn validate(g: &Generator) -> Result<(), (String, String)> {
         rules::coordinate_vec3(far).map_err(|e| (field.to_string(), format!("the farthest body would be at {e}")))
     };
     match g {
-        Generator::Rain { min, max, shapes, .. } => {
+        Generator::Rain { min, max, shapes, count, separated, .. } => {
             if !min.cmple(*max).all() {
                 return Err(("min".into(), "every component of min must be at most the same one of max".into()));
             }
             if shapes.is_empty() {
                 return Err(("shapes".into(), "rain needs at least one shape".into()));
+            }
+            if *separated {
+                // Random placement stalls as the spheres fill about a third of the space.
+                let radii: Vec<Real> = shapes.iter().map(bounding_radius).collect();
+                let r_max = radii.iter().copied().fold(0.0, Real::max);
+                let mean_volume =
+                    radii.iter().map(|r| 4.0 / 3.0 * std::f64::consts::PI * (*r as f64).powi(3)).sum::<f64>()
+                        / radii.len() as f64;
+                let room = (*max - *min + Vec3::splat(2.0 * r_max)).as_dvec3();
+                let (need, have) = (*count as f64 * mean_volume, room.x * room.y * room.z);
+                if need > SEPARATED_FILL * have {
+                    return Err((
+                        "separated".into(),
+                        format!(
+                            "{count} bodies need about {need:.3} m³ of bounding spheres but the box holds {have:.3} m³; \
+                             at most a quarter of it can be filled clear of overlaps: enlarge the box, lower the count \
+                             or turn separated off"
+                        ),
+                    ));
+                }
             }
         }
         Generator::Grid { counts, origin, spacing, .. } => {
@@ -89,6 +109,62 @@ pub fn validate(g: &Generator) -> Result<(), (String, String)> {
         }
     }
     Ok(())
+}
+
+/// Most of a rain's box that `separated` may fill with bounding spheres.
+const SEPARATED_FILL: f64 = 0.25;
+/// Places tried for one body of a separated rain.
+const SEPARATED_TRIES: usize = 10_000;
+
+/// The radius of a sphere around a shape's centre (a hull's: around its centre of mass) that
+/// holds it.
+fn bounding_radius(s: &ShapeDesc) -> Real {
+    match s {
+        ShapeDesc::Sphere { radius } => *radius,
+        ShapeDesc::Cuboid { half_extents } => half_extents.length(),
+        ShapeDesc::Capsule { half_height, radius } => half_height + radius,
+        ShapeDesc::ConvexHull { points } => match crate::geometry::ConvexHull::new(points) {
+            Ok(h) => h.vertices().iter().map(|v| v.length()).fold(0.0, Real::max),
+            // Checked elsewhere; any point is within the cloud's diameter of the centre of mass.
+            Err(_) => {
+                let b = crate::geometry::Aabb::from_points(points.iter().copied());
+                (b.max - b.min).length()
+            }
+        },
+    }
+}
+
+/// The bounding spheres placed so far, hashed into cells of the largest diameter.
+struct Clearance {
+    cell: Real,
+    spheres: std::collections::HashMap<[i32; 3], Vec<(Vec3, Real)>>,
+}
+
+impl Clearance {
+    fn new(r_max: Real) -> Self {
+        Clearance { cell: (2.0 * r_max).max(1e-3), spheres: Default::default() }
+    }
+
+    fn key(&self, p: Vec3) -> [i32; 3] {
+        (p / self.cell).floor().as_ivec3().to_array()
+    }
+
+    /// How deep a sphere at `p` of radius `r` would overlap the deepest placed one (≤ 0: clear).
+    fn overlap(&self, p: Vec3, r: Real) -> Real {
+        let [x, y, z] = self.key(p);
+        let mut worst = Real::NEG_INFINITY;
+        for (dx, dy, dz) in (0..27).map(|i| (i % 3 - 1, i / 3 % 3 - 1, i / 9 - 1)) {
+            for (q, s) in self.spheres.get(&[x + dx, y + dy, z + dz]).into_iter().flatten() {
+                worst = worst.max(r + s - p.distance(*q));
+            }
+        }
+        worst
+    }
+
+    fn add(&mut self, p: Vec3, r: Real) {
+        let k = self.key(p);
+        self.spheres.entry(k).or_default().push((p, r));
+    }
 }
 
 /// Appends the generator's bodies to `out`.
@@ -129,11 +205,31 @@ pub fn expand(g: &Generator, out: &mut Vec<BodyDesc>) {
                 }
             }
         }
-        Generator::Rain { count, seed, min, max, shapes, random_rotation, linear_velocity, material } => {
+        Generator::Rain { count, seed, min, max, shapes, random_rotation, linear_velocity, material, separated } => {
             let mut rng = SplitMix64::new(*seed);
+            let radii: Vec<Real> = shapes.iter().map(bounding_radius).collect();
+            let mut clear = Clearance::new(radii.iter().copied().fold(0.0, Real::max));
             for _ in 0..*count {
-                let shape = shapes[(rng.next_u64() % shapes.len() as u64) as usize].clone();
-                let p = Vec3::new(rng.range(min.x, max.x), rng.range(min.y, max.y), rng.range(min.z, max.z));
+                let k = (rng.next_u64() % shapes.len() as u64) as usize;
+                let shape = shapes[k].clone();
+                let mut draw = || Vec3::new(rng.range(min.x, max.x), rng.range(min.y, max.y), rng.range(min.z, max.z));
+                let mut p = draw();
+                if *separated {
+                    // The first clear place, or after many tries the least overlapping one.
+                    let mut best = (clear.overlap(p, radii[k]), p);
+                    for _ in 0..SEPARATED_TRIES {
+                        if best.0 <= 0.0 {
+                            break;
+                        }
+                        let q = draw();
+                        let o = clear.overlap(q, radii[k]);
+                        if o < best.0 {
+                            best = (o, q);
+                        }
+                    }
+                    p = best.1;
+                    clear.add(p, radii[k]);
+                }
                 let mut b = BodyDesc::new(shape, p);
                 if *random_rotation {
                     let q = rng.rotation();
@@ -144,5 +240,41 @@ pub fn expand(g: &Generator, out: &mut Vec<BodyDesc>) {
                 out.push(b);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scene::Scene;
+
+    fn rain(count: u32, max: &str, separated: bool) -> Result<Scene, String> {
+        let text = format!(
+            "(version: 1, name: \"r\", description: \"\", generators: [Rain(count: {count}, seed: 3, min: (0, 0, 0), max: {max},
+              shapes: [Sphere(radius: 0.3), Cuboid(half_extents: (0.5, 0.2, 0.3)), Capsule(half_height: 0.3, radius: 0.2)],
+              separated: {separated})])"
+        );
+        Scene::parse(&text, "rain.ron").map_err(|e| e.to_string())
+    }
+
+    /// A separated rain starts with no two bounding spheres overlapping (the same box without it
+    /// has overlaps), and a box too small for its bodies is refused with the reason.
+    #[test]
+    fn a_separated_rain_starts_without_overlaps() {
+        let overlaps = |scene: &Scene| {
+            let w = scene.build().unwrap();
+            let b = w.bodies();
+            let mut n = 0;
+            for i in 0..b.len() {
+                for j in 0..i {
+                    let reach = b[i].shape.bounding_radius() + b[j].shape.bounding_radius();
+                    n += (b[i].pose.translation.distance(b[j].pose.translation) < reach) as usize;
+                }
+            }
+            n
+        };
+        assert_eq!(overlaps(&rain(300, "(8, 8, 8)", true).unwrap()), 0);
+        assert!(overlaps(&rain(300, "(8, 8, 8)", false).unwrap()) > 10);
+        let e = rain(300, "(2, 2, 2)", true).unwrap_err();
+        assert!(e.contains("generators[0].separated") && e.contains("enlarge the box"), "{e}");
     }
 }

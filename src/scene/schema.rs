@@ -265,6 +265,11 @@ pub enum Generator {
         linear_velocity: Vec3,
         #[serde(default)]
         material: Material,
+        /// Place each body clear of those placed before it (their bounding spheres apart), so the
+        /// rain starts without overlaps; off, places are drawn independently and bodies may start
+        /// inside each other.
+        #[serde(default)]
+        separated: bool,
     },
 }
 

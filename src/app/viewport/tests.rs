@@ -176,6 +176,7 @@ fn generated_scene_builds_one_instance_per_body() {
             random_rotation: true,
             linear_velocity: Vec3::ZERO,
             material: Material::default(),
+            separated: false,
         }],
         ..Scene::default()
     };
