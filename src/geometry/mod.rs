@@ -7,6 +7,7 @@ mod quickhull;
 mod ray;
 mod raycast;
 mod shape;
+mod slab;
 
 pub use aabb::Aabb;
 pub use hull::{ConvexHull, HullError, HullFace};
@@ -14,3 +15,4 @@ pub use mass::MassProperties;
 pub use ray::{Ray, RayHit};
 pub use raycast::{ray_aabb, ray_capsule, ray_cast, ray_cuboid, ray_hull, ray_sphere};
 pub use shape::{Capsule, Cuboid, Shape, ShapeKind, Sphere};
+pub use slab::{SlabAxis, SlabTrace, slab_axis};
