@@ -3,6 +3,7 @@
 mod aabb;
 mod hull;
 mod mass;
+pub mod planar;
 mod quickhull;
 mod ray;
 mod raycast;

@@ -51,7 +51,7 @@ impl SlabTrace {
     /// `(t_enter, t_exit)` when the ray meets the box within `[0, max_t]`; equal to
     /// [`Aabb::ray_interval`] for the same arguments.
     pub fn hit(&self) -> Option<(Real, Real)> {
-        let parallel_miss = self.axes.iter().any(|a| *a == SlabAxis::ParallelOutside);
+        let parallel_miss = self.axes.contains(&SlabAxis::ParallelOutside);
         (!parallel_miss && self.t_enter <= self.t_exit).then_some((self.t_enter, self.t_exit))
     }
 
