@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The labels of the toolbar's panel toggles, for its width.
-const PANEL_NAMES: [&str; 8] = ["Scenes", "Settings", "Profiler", "Inspector", "View", "Sweep", "Pair", "Timeline"];
+const PANEL_NAMES: [&str; 10] =
+    ["Scenes", "Settings", "Profiler", "Inspector", "View", "Sweep", "Pair", "Timeline", "Ray", "Tests"];
 
 /// The zoom factor of presentation mode, for a room watching a projector.
 pub const PRESENTATION_ZOOM: f32 = 1.6;
@@ -103,6 +104,8 @@ pub struct App {
     timeline: super::panels::TimelinePanel,
     sweep: super::panels::SweepPanel,
     compare: super::compare::CompareView,
+    /// The Ray tool and the geometric tests lesson.
+    teach: super::teach::Teach,
     /// Frame the camera on the bodies at the next frame (a new scene, no remembered camera).
     frame_pending: bool,
     /// The camera a scene opened with; Reset (R) puts it back.
@@ -135,6 +138,7 @@ impl App {
             timeline: Default::default(),
             sweep: Default::default(),
             compare: Default::default(),
+            teach: Default::default(),
             frame_pending: true,
             home_camera: None,
             autoplay: false,
@@ -235,6 +239,14 @@ impl App {
         &mut self.sweep
     }
 
+    pub fn teach(&self) -> &super::teach::Teach {
+        &self.teach
+    }
+
+    pub fn teach_mut(&mut self) -> &mut super::teach::Teach {
+        &mut self.teach
+    }
+
     pub fn open_panels(&self) -> &OpenPanels {
         &self.open
     }
@@ -279,6 +291,8 @@ impl App {
             self.view.selected = None;
         }
 
+        self.teach.sync(&self.sim);
+        self.viewport.set_tool(self.teach.owns_drag());
         let mut commands = Vec::new();
         egui::Panel::top("toolbar").show(ui, |ui| {
             ui.add_space(3.0);
@@ -327,7 +341,7 @@ impl App {
             });
         }
         self.view.extra.clear();
-        if self.open.inspector || self.open.view || self.open.pair {
+        if self.open.inspector || self.open.view || self.open.pair || self.teach.any_open() {
             egui::Panel::right("right").resizable(true).default_size(380.0).size_range(240.0..=600.0).show(ui, |ui| {
                 egui::ScrollArea::vertical().id_salt("right_scroll").show(ui, |ui| {
                     if self.open.inspector {
@@ -357,12 +371,15 @@ impl App {
                             },
                         );
                     }
+                    self.teach.panels(ui, &self.sim.world);
                 });
             });
         }
         let actions = egui::CentralPanel::no_frame()
             .show(ui, |ui| self.compare.ui(ui, &mut self.viewport, &self.sim, &self.view, &mut commands))
             .inner;
+        let view_rect = self.viewport.rect();
+        self.teach.paint(&ui.painter().with_clip_rect(view_rect), self.viewport.camera(), view_rect, &self.sim.world);
         // After the viewport has drawn, so framing uses its real aspect ratio.
         if std::mem::take(&mut self.frame_pending) {
             match self.sim.scene.camera {
@@ -468,6 +485,7 @@ impl App {
             .on_hover_text("How the narrow phase answers the selected body and a partner, step by step.");
         ui.toggle_value(&mut self.open.timeline, "Timeline")
             .on_hover_text("Record, scrub, fork and compare (Ctrl+R records; shown while recording).");
+        self.teach.toggles(ui);
     }
 
     fn handle_keys(&mut self, ctx: &egui::Context) {
@@ -608,6 +626,7 @@ impl App {
             ViewAction::DragStart { body, local_anchor } => self.sim.start_drag(body, local_anchor),
             ViewAction::DragTo { target } => self.sim.drag_to(target),
             ViewAction::DragEnd => self.sim.drag = None,
+            ViewAction::Tool { press, now, done } => self.teach.tool_drag(&press, &now, done),
             ViewAction::Shoot { origin, velocity } => {
                 if origin.is_finite() && velocity.is_finite() {
                     self.sim.shoot(origin, velocity);

@@ -16,4 +16,4 @@ pub use mass::MassProperties;
 pub use ray::{Ray, RayHit};
 pub use raycast::{ray_aabb, ray_capsule, ray_cast, ray_cuboid, ray_hull, ray_sphere};
 pub use shape::{Capsule, Cuboid, Shape, ShapeKind, Sphere};
-pub use slab::{SlabAxis, SlabTrace, slab_axis};
+pub use slab::{SlabAxis, SlabTrace, direction_from_degrees, slab_axis};

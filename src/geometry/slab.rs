@@ -61,6 +61,28 @@ impl SlabTrace {
     }
 }
 
+/// The unit direction `heading` degrees from +x towards +z, tilted `elevation` degrees up from
+/// the floor. Multiples of 90° give exact zeros, so a ray drawn level or along an axis is
+/// exactly parallel to the slabs it should be (cos 90° in floating point is not 0).
+pub fn direction_from_degrees(heading: Real, elevation: Real) -> Vec3 {
+    let cos_sin = |deg: Real| -> (Real, Real) {
+        let d = deg.rem_euclid(360.0);
+        match d {
+            0.0 => (1.0, 0.0),
+            90.0 => (0.0, 1.0),
+            180.0 => (-1.0, 0.0),
+            270.0 => (0.0, -1.0),
+            _ => {
+                let (s, c) = d.to_radians().sin_cos();
+                (c, s)
+            }
+        }
+    };
+    let (ch, sh) = cos_sin(heading);
+    let (ce, se) = cos_sin(elevation.clamp(-90.0, 90.0));
+    Vec3::new(ce * ch, se, ce * sh)
+}
+
 impl Aabb {
     /// The slab test of `origin + t * dir`, `0 <= t <= max_t`, with every intermediate value:
     /// the per-axis intervals, which planes decide entry and exit, and the parallel and inside
@@ -169,6 +191,19 @@ mod tests {
         fn trace_agrees_with_ray_interval((b, o, d, max_t) in case()) {
             prop_assert_eq!(b.slab_trace(o, d, max_t).hit(), b.ray_interval(o, d, max_t));
         }
+    }
+
+    #[test]
+    fn directions_on_the_axes_have_exact_zeros() {
+        assert_eq!(direction_from_degrees(0.0, 0.0), Vec3::X);
+        assert_eq!(direction_from_degrees(90.0, 0.0), Vec3::Z);
+        assert_eq!(direction_from_degrees(-90.0, 0.0), -Vec3::Z);
+        assert_eq!(direction_from_degrees(180.0, 0.0), -Vec3::X);
+        assert_eq!(direction_from_degrees(33.0, 90.0).y, 1.0);
+        assert_eq!(direction_from_degrees(33.0, 90.0).x, 0.0);
+        let d = direction_from_degrees(30.0, 45.0);
+        assert!((d.length() - 1.0).abs() < 1e-6);
+        assert!((d.y - 0.5f32.sqrt()).abs() < 1e-6 && (d.z / d.x - 30f32.to_radians().tan()).abs() < 1e-5);
     }
 
     #[test]
