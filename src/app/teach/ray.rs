@@ -117,12 +117,12 @@ impl RayTool {
         egui::Grid::new("ray_inputs").num_columns(2).show(ui, |ui| {
             ui.label("Origin");
             ui.horizontal(|ui| {
-                for a in 0..3 {
+                for (a, name) in AXIS_NAMES.iter().enumerate() {
                     ui.add(
                         egui::DragValue::new(&mut self.origin[a])
                             .speed(0.02)
                             .max_decimals(2)
-                            .prefix(format!("{} ", AXIS_NAMES[a])),
+                            .prefix(format!("{name} ")),
                     );
                 }
             });
