@@ -161,3 +161,159 @@ fn jitter_lesson_slop_sets_the_resting_depth_not_the_jitter() {
     assert!((0.002..0.004).contains(&d5), "3 mm at slop 5 mm: {d5}");
     assert!(v0.max(v1).max(v5) < 1e-3, "slop alone makes no jitter");
 }
+
+/// Steps until every dynamic body is asleep; the step it happened, or `None` within `max`.
+fn asleep_by(w: &mut World, max: u64) -> Option<u64> {
+    while w.step_count() < max {
+        w.step();
+        if asleep_all(w) {
+            return Some(w.step_count());
+        }
+    }
+    None
+}
+
+/// The fastest any dynamic body moves over steps `from..to`, and the highest body's height at `to`.
+fn fastest_and_top(w: &mut World, from: u64, to: u64) -> (f32, f32) {
+    while w.step_count() < from {
+        w.step();
+    }
+    let mut fastest: f32 = 0.0;
+    while w.step_count() < to {
+        w.step();
+        for b in w.bodies().iter().filter(|b| b.is_dynamic()) {
+            fastest = fastest.max(b.linvel.length());
+        }
+    }
+    let top = w.bodies().iter().filter(|b| b.is_dynamic()).map(|b| b.pose.translation.y).fold(f32::MIN, f32::max);
+    (fastest, top)
+}
+
+/// The largest horizontal distance a dynamic body moved from where the scene put it.
+fn spread(w: &World, start: &[collidoscope::math::Vec3]) -> f32 {
+    w.bodies()
+        .iter()
+        .zip(start)
+        .filter(|(b, _)| b.is_dynamic())
+        .map(|(b, s)| (b.pose.translation - *s).with_y(0.0).length())
+        .fold(0.0, f32::max)
+}
+
+/// The deepest contact point between bodies `a` and `b`, m.
+fn depth(w: &World, a: u32, b: u32) -> f32 {
+    w.contacts()
+        .iter()
+        .filter(|c| (c.a.min(c.b), c.a.max(c.b)) == (a, b))
+        .flat_map(|c| c.manifold.points().iter().map(|p| p.depth))
+        .fold(0.0, f32::max)
+}
+
+/// Degrees between a body's up axis and the world's.
+fn tilt_deg(b: &collidoscope::Body) -> f32 {
+    (b.pose.rotation * collidoscope::math::Vec3::Y).angle_between(collidoscope::math::Vec3::Y).to_degrees()
+}
+
+/// box_stack.ron: it falls asleep within a couple of seconds; warm starting off makes it jitter
+/// and come apart within 8 s; slop 0 alone leaves it still; one substep sags it about 7 cm.
+#[test]
+fn box_stack_lesson_claims() {
+    let at = asleep_by(&mut load("box_stack.ron", |_| {}), 600);
+    let (still, top) = fastest_and_top(&mut load("box_stack.ron", |s| s.sleeping = false), 120, 480);
+    let (ws, _) = fastest_and_top(
+        &mut load("box_stack.ron", |s| {
+            s.sleeping = false;
+            s.warm_starting = false
+        }),
+        120,
+        480,
+    );
+    let (slop0, _) = fastest_and_top(
+        &mut load("box_stack.ron", |s| {
+            s.sleeping = false;
+            s.slop = 0.0
+        }),
+        120,
+        480,
+    );
+    let (_, sag_top) = fastest_and_top(
+        &mut load("box_stack.ron", |s| {
+            s.sleeping = false;
+            s.substeps = 1
+        }),
+        120,
+        480,
+    );
+    println!(
+        "box_stack: asleep at {at:?}; fastest body: defaults {still:.1e}, warm starting off {ws:.3}, slop 0 {slop0:.1e} m/s; top {top:.4} m, with 1 substep {sag_top:.4} m"
+    );
+    assert!(at.is_some_and(|s| s <= 120), "asleep within a couple of seconds");
+    assert!(still < 1e-3 && slop0 < 1e-3, "still at the defaults and with slop 0");
+    assert!(ws > 2.0, "warm starting off: it comes apart within 8 s ({ws} m/s)");
+    assert!((0.04..0.1).contains(&(top - sag_top)), "one substep sags it about 7 cm: {} m", top - sag_top);
+}
+
+/// tower.ron: "with substeps 1, iterations 1 and warm_starting false it sags into itself and
+/// topples"; pyramid.ron: "Lower substeps to 1 or turn off warm starting to watch it slump".
+#[test]
+fn tower_and_pyramid_lesson_claims() {
+    let mut w = load("tower.ron", |s| {
+        s.substeps = 1;
+        s.iterations = 1;
+        s.warm_starting = false;
+    });
+    let start: Vec<_> = w.bodies().iter().map(|b| b.pose.translation).collect();
+    let (_, top0) = fastest_and_top(&mut load("tower.ron", |s| s.sleeping = false), 0, 600);
+    let (_, top) = fastest_and_top(&mut w, 0, 600);
+    let spread = spread(&w, &start);
+    println!("tower: top {top0:.3} m at the defaults, {top:.3} m bad; spread {spread:.2} m");
+    assert!(top0 > 9.4 && top < 3.0 && spread > 1.0, "the tower stands, and with the bad settings topples");
+
+    let (_, good) = fastest_and_top(&mut load("pyramid.ron", |s| s.sleeping = false), 0, 300);
+    let (_, one) = fastest_and_top(
+        &mut load("pyramid.ron", |s| {
+            s.sleeping = false;
+            s.substeps = 1
+        }),
+        0,
+        300,
+    );
+    let (_, cold) = fastest_and_top(
+        &mut load("pyramid.ron", |s| {
+            s.sleeping = false;
+            s.warm_starting = false
+        }),
+        0,
+        300,
+    );
+    println!("pyramid top after 5 s: {good:.3} m, 1 substep {one:.3} m, warm starting off {cold:.3} m");
+    assert!(good - one > 0.05 && good - cold > 1.0, "both slump");
+}
+
+/// mixed_stack.ron and staggered_wall.ron: "stands and falls asleep within a second", with
+/// their resting depth and tilt.
+#[test]
+fn mixed_stack_and_wall_lesson_claims() {
+    let mut w = load("mixed_stack.ron", |_| {});
+    let start: Vec<_> = w.bodies().iter().map(|b| b.pose.translation).collect();
+    let at = asleep_by(&mut w, 600);
+    let (cube, base, slab) = (body(&w, "cube") as u32, body(&w, "base") as u32, body(&w, "slab") as u32);
+    let (under, over) = (depth(&w, base.min(cube), base.max(cube)), depth(&w, cube.min(slab), cube.max(slab)));
+    let deepest = w.contacts().iter().flat_map(|c| c.manifold.points().iter().map(|p| p.depth)).fold(0.0, f32::max);
+    println!(
+        "mixed_stack: asleep at {at:?}, moved {:.1} mm; depth base-cube {:.2} mm, cube-slab {:.2} mm, deepest {:.2} mm",
+        spread(&w, &start) * 1e3,
+        under * 1e3,
+        over * 1e3,
+        deepest * 1e3
+    );
+    assert!(at.is_some_and(|s| s <= 60) && spread(&w, &start) < 0.02, "stands and sleeps within a second");
+    assert!(under.max(over) == deepest, "the deepest contacts are below and above the cube");
+    assert!((0.0025..0.004).contains(&under) && (0.0025..0.004).contains(&over), "3 to 3.6 mm deep");
+
+    let mut w = load("staggered_wall.ron", |_| {});
+    let at = asleep_by(&mut w, 600);
+    let tilt = w.bodies().iter().filter(|b| b.is_dynamic()).map(tilt_deg).fold(0.0, f32::max);
+    println!("staggered_wall: asleep at {at:?}, largest tilt {tilt:.2} deg");
+    assert!(at.is_some_and(|s| s <= 60), "asleep within a second");
+    assert!((0.1..0.5).contains(&tilt), "settled tilt about 0.25 deg: {tilt}");
+}
