@@ -143,3 +143,25 @@ fn the_tests_lesson_moves_its_handles_and_reports_each_test() {
     h.run();
     h.get_by_label_contains("is in cell (-1, 0)");
 }
+
+#[test]
+fn the_view_panel_opens_the_teaching_tools_on_any_scene() {
+    let mut h = harness("jitter.ron");
+    assert!(!h.state().teach().any_open() && !h.state().teach().owns_drag());
+    h.get_by_label("Ray").scroll_to_me();
+    h.run();
+    h.get_by_label("Ray").click();
+    h.run();
+    assert!(h.state().teach().open_ray && !h.state().teach().owns_drag(), "open, the drag still pulls bodies");
+    h.get_by_label("✏ Draw rays with the mouse").click();
+    h.run();
+    assert!(h.state().teach().owns_drag());
+    for label in ["Tests", "✋ Drag the handles in the view"] {
+        h.get_by_label(label).scroll_to_me();
+        h.run();
+        h.get_by_label(label).click();
+        h.run();
+    }
+    let t = h.state().teach();
+    assert!(t.tests.active && !t.ray.active, "one tool owns the drag at a time");
+}

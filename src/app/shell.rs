@@ -13,8 +13,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The labels of the toolbar's panel toggles, for its width.
-const PANEL_NAMES: [&str; 10] =
-    ["Scenes", "Settings", "Profiler", "Inspector", "View", "Sweep", "Pair", "Timeline", "Ray", "Tests"];
+const PANEL_NAMES: [&str; 8] = ["Scenes", "Settings", "Profiler", "Inspector", "View", "Sweep", "Pair", "Timeline"];
 
 /// The zoom factor of presentation mode, for a room watching a projector.
 pub const PRESENTATION_ZOOM: f32 = 1.6;
@@ -239,6 +238,11 @@ impl App {
         &mut self.sweep
     }
 
+    /// Which series the Inspector's history plot shows (an index into `record::TRACE_SERIES`).
+    pub fn set_trace_series(&mut self, k: usize) {
+        self.inspector.set_series(k);
+    }
+
     pub fn teach(&self) -> &super::teach::Teach {
         &self.teach
     }
@@ -359,6 +363,10 @@ impl App {
                             ui,
                             |ui| {
                                 commands.extend(self.view_panel.ui(ui, &mut self.view, self.viewport.camera_mut()));
+                                ui.horizontal(|ui| {
+                                    ui.label("Teaching tools");
+                                    self.teach.toggles(ui);
+                                });
                             },
                         );
                     }
@@ -485,7 +493,6 @@ impl App {
             .on_hover_text("How the narrow phase answers the selected body and a partner, step by step.");
         ui.toggle_value(&mut self.open.timeline, "Timeline")
             .on_hover_text("Record, scrub, fork and compare (Ctrl+R records; shown while recording).");
-        self.teach.toggles(ui);
     }
 
     fn handle_keys(&mut self, ctx: &egui::Context) {

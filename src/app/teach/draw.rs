@@ -93,8 +93,21 @@ impl View<'_> {
         }
     }
 
+    /// Text that ends at `offset` beside world point `p` (for labels left of a point).
+    pub fn label_left(&self, p: Vec3, offset: egui::Vec2, text: impl Into<String>, color: Color32) {
+        if let Some(s) = self.screen(p) {
+            let galley = self.painter.layout_no_wrap(text.into(), FontId::proportional(13.0), color);
+            let at = s + offset - egui::vec2(galley.size().x, 0.0);
+            self.backed(at, galley, color);
+        }
+    }
+
     pub fn text(&self, at: Pos2, text: String, color: Color32) {
         let galley = self.painter.layout_no_wrap(text, FontId::proportional(13.0), color);
+        self.backed(at, galley, color);
+    }
+
+    fn backed(&self, at: Pos2, galley: std::sync::Arc<egui::Galley>, color: Color32) {
         let r = egui::Rect::from_min_size(at, galley.size());
         self.painter.rect_filled(r.expand(2.0), 3.0, Color32::from_rgba_unmultiplied(10, 12, 16, 190));
         self.painter.galley(at, galley, color);

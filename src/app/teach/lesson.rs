@@ -339,9 +339,13 @@ impl TestsLesson {
         let k = sat.separating.unwrap_or(sat.least);
         let p = sat.axes[k];
         let mid = (ra.center + rb.center) * 0.5;
-        let perp = Vec2::new(-p.axis.y, p.axis.x);
-        let reach = ra.half.length() + rb.half.length() + 0.6;
-        let base = mid + perp * reach;
+        // Beside both rectangles, on their far side from a camera looking towards -z.
+        let mut perp = Vec2::new(-p.axis.y, p.axis.x);
+        if perp.y > 0.0 {
+            perp = -perp;
+        }
+        let reach = ra.corners().iter().chain(rb.corners().iter()).map(|c| (*c - mid).dot(perp)).fold(0.0, Real::max);
+        let base = mid + perp * (reach + 0.5);
         let s0 = base.dot(p.axis);
         let at = |s: Real| floor(base + p.axis * (s - s0), y);
         let lo = p.a.0.min(p.b.0) - 0.5;
@@ -349,6 +353,8 @@ impl TestsLesson {
         v.line(at(lo), at(hi), Stroke::new(1.0, RESULT));
         v.line_offset(at(p.a.0), at(p.a.1), egui::vec2(0.0, -4.0), Stroke::new(4.0, AXIS_COLORS[0]));
         v.line_offset(at(p.b.0), at(p.b.1), egui::vec2(0.0, 4.0), Stroke::new(4.0, AXIS_COLORS[2]));
+        v.label_left(at(p.a.0), egui::vec2(-4.0, -12.0), "A", AXIS_COLORS[0]);
+        v.label(at(p.b.1), egui::vec2(4.0, 2.0), "B", AXIS_COLORS[2]);
         let text = if p.overlap < 0.0 { format!("gap {:.2}", -p.overlap) } else { format!("overlap {:.2}", p.overlap) };
         v.label(at(hi), egui::vec2(6.0, -6.0), text, RESULT);
     }

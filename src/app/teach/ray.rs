@@ -43,7 +43,7 @@ impl Default for RayTool {
     fn default() -> Self {
         RayTool {
             active: false,
-            origin: Vec3::new(-4.0, 0.5, -0.3),
+            origin: Vec3::new(-2.0, 0.5, 0.1),
             heading: 12.0,
             elevation: 0.0,
             length: 8.0,
@@ -204,7 +204,7 @@ impl RayTool {
         v.line(ray.at(max_t.min(hi)), ray.at(hi), Stroke::new(1.0, FAINT));
         v.line(ray.at(0.0), ray.at(max_t.min(hi)), Stroke::new(2.0, Color32::WHITE));
         v.dot(ray.origin, 5.0, Color32::WHITE);
-        v.label(ray.origin, egui::vec2(8.0, -22.0), "origin, t = 0", Color32::WHITE);
+        v.label_left(ray.origin, egui::vec2(-8.0, -8.0), "origin, t = 0", Color32::WHITE);
         if self.segment {
             v.dot(ray.at(max_t), 4.0, FAINT);
             v.label(ray.at(max_t), egui::vec2(8.0, 4.0), format!("end, t = {max_t:.2}"), FAINT);
@@ -225,16 +225,19 @@ impl RayTool {
                     if n <= f {
                         v.line_offset(ray.at(n), ray.at(f), side * 7.0 * slot, Stroke::new(3.0, color));
                     }
-                    for (t, word, dy) in [(t_near, "in", -18.0), (t_far, "out", 4.0)] {
+                    for (t, word) in [(t_near, "in"), (t_far, "out")] {
                         if (lo..=hi).contains(&t) {
                             let p = ray.at(t);
                             v.dot(p, 3.5, color);
-                            v.label(
-                                p,
-                                side * 7.0 * slot + egui::vec2(6.0, dy),
-                                format!("{} {word} {t:.2}", AXIS_NAMES[a]),
-                                color,
-                            );
+                            // Labels on the bars' side of the ray, the result's on the other;
+                            // entries end at their point, exits start at theirs.
+                            let text = format!("{} {word} {t:.2}", AXIS_NAMES[a]);
+                            let off = side * (7.0 + 16.0) * slot - egui::vec2(0.0, 8.0);
+                            if word == "in" {
+                                v.label_left(p, off - egui::vec2(4.0, 0.0), text, color);
+                            } else {
+                                v.label(p, off + egui::vec2(4.0, 0.0), text, color);
+                            }
                         }
                     }
                     slot += 1.0;
@@ -255,17 +258,22 @@ impl RayTool {
             v.line(ray.at(t0), ray.at(t1v), Stroke::new(5.0, RESULT));
             v.ring(ray.at(t0), 7.0, RESULT);
             v.ring(ray.at(t1), 7.0, RESULT);
-            let enter = if r.trace.origin_inside {
-                "origin inside: t_enter = 0".to_owned()
-            } else {
-                format!("t_enter {t0:.2}")
+            let shape_hit = r.hit.filter(|(b, _)| *b == r.body).map(|(_, h)| h);
+            let same = shape_hit.is_some_and(|h| (h.t - t0).abs() < 1e-3);
+            let enter = match (r.trace.origin_inside, same) {
+                (true, _) => "origin inside: t_enter = 0".to_owned(),
+                (false, true) => format!("t_enter {t0:.2} = the shape's hit"),
+                (false, false) => format!("t_enter {t0:.2}"),
             };
-            v.label(ray.at(t0), egui::vec2(-10.0, 10.0), enter, RESULT);
-            v.label(ray.at(t1v), egui::vec2(-10.0, 10.0), format!("t_exit {t1:.2}"), RESULT);
-        }
-        if let Some((_, h)) = r.hit.filter(|(b, _)| *b == r.body) {
+            v.label_left(ray.at(t0), -side * 24.0 - egui::vec2(4.0, 8.0), enter, RESULT);
+            v.label(ray.at(t1v), -side * 24.0 + egui::vec2(4.0, -8.0), format!("t_exit {t1:.2}"), RESULT);
+            if let Some(h) = shape_hit.filter(|_| !same) {
+                v.ring(h.point, 10.0, Color32::WHITE);
+                v.label(h.point, -side * 48.0 - egui::vec2(20.0, 8.0), format!("shape hit {:.2}", h.t), Color32::WHITE);
+            }
+        } else if let Some((_, h)) = r.hit.filter(|(b, _)| *b == r.body) {
             v.ring(h.point, 10.0, Color32::WHITE);
-            v.label(h.point, egui::vec2(12.0, -8.0), format!("shape hit {:.2}", h.t), Color32::WHITE);
+            v.label(h.point, -side * 24.0, format!("shape hit {:.2}", h.t), Color32::WHITE);
         }
     }
 }
@@ -356,6 +364,9 @@ fn report_ui(ui: &mut Ui, world: &World, ray: &Ray, r: &RayReport) {
 /// The three slab intervals and their intersection on one t axis.
 fn t_diagram(ui: &mut Ui, tr: &SlabTrace) {
     let mut ts = vec![0.0, tr.t_enter.min(RAY_REACH), tr.t_exit.min(RAY_REACH)];
+    if tr.max_t < RAY_REACH {
+        ts.push(tr.max_t);
+    }
     for a in tr.axes {
         if let SlabAxis::Crosses { t_near, t_far } = a {
             ts.extend([t_near, t_far]);
@@ -373,7 +384,8 @@ fn t_diagram(ui: &mut Ui, tr: &SlabTrace) {
     let x = |t: Real| left + (t.clamp(lo, hi) - lo) / (hi - lo) * (rect.right() - 4.0 - left);
     p.rect_filled(rect, 3.0, Color32::from_gray(24));
     let font = egui::FontId::proportional(11.0);
-    for t in [0.0, tr.max_t.min(hi)] {
+    // The ray's end is marked when it is cut at the drag's end.
+    for t in [Some(0.0), (tr.max_t < RAY_REACH).then_some(tr.max_t)].into_iter().flatten() {
         if (lo..=hi).contains(&t) {
             p.line_segment(
                 [egui::pos2(x(t), rect.top()), egui::pos2(x(t), rect.bottom() - 12.0)],

@@ -193,12 +193,15 @@ impl Viewport {
 }
 
 /// Help line at the bottom, colour legend at the top right.
-pub fn draw_overlay(painter: &egui::Painter, rect: Rect, view: &ViewOptions, world: &World) {
+/// `tool`: a teaching tool owns the plain drag (it says what the drag does at the top left).
+pub fn draw_overlay(painter: &egui::Painter, rect: Rect, view: &ViewOptions, world: &World, tool: bool) {
     let font = FontId::proportional(12.0);
     let dim = Color32::from_rgba_unmultiplied(225, 228, 235, 200);
-    let help = "drag: orbit or pull a body · right-drag: orbit · middle or shift-drag: pan · wheel: zoom · \
-                F: frame all · B: shoot · I J K L: orbit keys";
-    let galley = painter.layout(help.to_owned(), font.clone(), dim, (rect.width() - 16.0).max(40.0));
+    let drag = if tool { "drag: the tool (top left)" } else { "drag: orbit or pull a body" };
+    let help = format!(
+        "{drag} · right-drag: orbit · middle or shift-drag: pan · wheel: zoom · F: frame all · B: shoot · I J K L: orbit keys"
+    );
+    let galley = painter.layout(help, font.clone(), dim, (rect.width() - 16.0).max(40.0));
     let pos = rect.left_bottom() + egui::vec2(8.0, -6.0 - galley.size().y);
     painter.rect_filled(
         Rect::from_min_size(pos, galley.size()).expand(3.0),

@@ -260,7 +260,7 @@ impl Viewport {
                 painter.rect_filled(rect, 0.0, egui::Color32::from_rgb(27, 29, 36));
             }
         }
-        input::draw_overlay(&painter, rect, view, world);
+        input::draw_overlay(&painter, rect, view, world, self.tool);
         actions
     }
 
