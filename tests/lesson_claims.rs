@@ -317,3 +317,55 @@ fn mixed_stack_and_wall_lesson_claims() {
     assert!(at.is_some_and(|s| s <= 60), "asleep within a second");
     assert!((0.1..0.5).contains(&tilt), "settled tilt about 0.25 deg: {tilt}");
 }
+
+/// thin_column.ron: about 16 mm at the lowest joint between boxes and asleep after about a
+/// second at the defaults; with sleeping off it stands within 1 mm and 0.05° over 20 s.
+#[test]
+fn thin_column_lesson_claims() {
+    let mut w = load("thin_column.ron", |_| {});
+    let at = asleep_by(&mut w, 600);
+    let lowest = w
+        .bodies()
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.is_dynamic())
+        .min_by(|a, b| a.1.pose.translation.y.total_cmp(&b.1.pose.translation.y))
+        .map(|(i, _)| i as u32)
+        .unwrap();
+    let floor = body(&w, "floor") as u32;
+    let joint = depth(&w, floor.min(lowest), floor.max(lowest));
+    let (deepest, pair) = w
+        .contacts()
+        .iter()
+        .flat_map(|c| c.manifold.points().iter().map(move |p| (p.depth, (c.a, c.b))))
+        .fold((0.0, (0, 0)), |m, x| if x.0 > m.0 { x } else { m });
+    let heights = (w.bodies()[pair.0 as usize].pose.translation.y, w.bodies()[pair.1 as usize].pose.translation.y);
+    println!(
+        "thin_column: asleep at {at:?}; floor joint {:.1} mm, deepest joint {:.1} mm between {pair:?} at {heights:?}",
+        joint * 1e3,
+        deepest * 1e3
+    );
+
+    let mut awake = load("thin_column.ron", |s| s.sleeping = false);
+    for _ in 0..120 {
+        awake.step();
+    }
+    let start: Vec<_> = awake.bodies().iter().map(|b| b.pose.translation).collect();
+    for _ in 0..1200 {
+        awake.step();
+    }
+    let drift = awake
+        .bodies()
+        .iter()
+        .zip(&start)
+        .filter(|(b, _)| b.is_dynamic())
+        .map(|(b, s)| (b.pose.translation - *s).length())
+        .fold(0.0, f32::max);
+    let tilt = awake.bodies().iter().filter(|b| b.is_dynamic()).map(tilt_deg).fold(0.0, f32::max);
+    println!("thin_column, sleeping off, 20 s: drift {:.2} mm, tilt {tilt:.3} deg", drift * 1e3);
+    assert!(at.is_some_and(|s| s <= 90), "asleep after about a second");
+    let (a, b) = (pair.0.min(pair.1), pair.0.max(pair.1));
+    assert!(a == lowest && b == lowest + 1, "the deepest joint is the lowest one between boxes: {pair:?}");
+    assert!((0.012..0.02).contains(&deepest), "about 16 mm: {deepest}");
+    assert!(drift < 1e-3 && tilt < 0.05, "stands within 1 mm and 0.05 deg over 20 s");
+}
