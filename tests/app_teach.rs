@@ -75,13 +75,20 @@ fn the_ray_tool_lists_the_engines_slab_numbers_and_owns_the_left_drag() {
     assert_eq!(h.state().world().bodies()[r.body].name.as_deref(), Some("ball"));
     assert_eq!(h.get_all_by_label("parallel: origin inside").count(), 2);
 
-    // Parallel and outside: at y = 1.5 the crate's y slab rules the ray out with no t.
-    {
-        let tool = &mut h.state_mut().teach_mut().ray;
-        tool.origin = Vec3::new(-3.0, 1.5, 0.0);
-        tool.target = RayTarget::Body(1);
-    }
+    // Parallel and outside: at y = 1.5 the crate's y slab rules the ray out with no t. The
+    // crate is picked by selecting it (a click still selects while the tool is on).
+    h.state_mut().teach_mut().ray.origin = Vec3::new(-3.0, 1.5, 0.0);
+    let at = screen(&h, Vec3::new(0.0, 1.0, 0.0));
+    h.hover_at(at);
+    h.drag_at(at);
+    h.drop_at(at);
     h.run();
+    assert_eq!(h.state().view().selected, Some(1), "a click on the crate selects it");
+    h.get_by_label("the selected, #1").scroll_to_me();
+    h.run();
+    h.get_by_label("the selected, #1").click();
+    h.run();
+    assert_eq!(h.state().teach().ray.target, RayTarget::Body(1));
     h.get_by_label("parallel: origin outside");
     h.get_by_label("Miss: parallel to the y slab and outside it");
 

@@ -379,7 +379,7 @@ impl App {
                             },
                         );
                     }
-                    self.teach.panels(ui, &self.sim.world);
+                    self.teach.panels(ui, &self.sim.world, self.view.selected);
                 });
             });
         }

@@ -75,10 +75,11 @@ impl Teach {
     }
 
     /// The panels of the open tools, one collapsing section each.
-    pub fn panels(&mut self, ui: &mut Ui, world: &World) {
+    /// `selected`: the body selected in the view (the Ray panel can test its box).
+    pub fn panels(&mut self, ui: &mut Ui, world: &World, selected: Option<usize>) {
         if self.open_ray {
             egui::CollapsingHeader::new(RichText::new("Ray").heading()).default_open(true).show(ui, |ui| {
-                if self.ray.ui(ui, world) && self.ray.active {
+                if self.ray.ui(ui, world, selected) && self.ray.active {
                     self.tests.active = false;
                 }
             });

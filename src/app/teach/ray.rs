@@ -108,7 +108,8 @@ impl RayTool {
     }
 
     /// The panel; returns whether the user switched the tool on or off.
-    pub fn ui(&mut self, ui: &mut Ui, world: &World) -> bool {
+    /// `selected`: the body selected in the view, which a button makes the one tested.
+    pub fn ui(&mut self, ui: &mut Ui, world: &World, selected: Option<usize>) -> bool {
         let toggled = ui
             .toggle_value(&mut self.active, "✏ Draw rays with the mouse")
             .on_hover_text("On: a left-drag in the view draws a ray on the level plane below (right-drag still orbits)")
@@ -169,6 +170,14 @@ impl RayTool {
             if ui.add_enabled(!first, egui::DragValue::new(&mut index).range(0..=n)).labelled_by(l.id).changed() {
                 self.target = RayTarget::Body(index);
             }
+            if let Some(s) = selected.filter(|s| *s < world.bodies().len())
+                && ui
+                    .button(format!("the selected, #{s}"))
+                    .on_hover_text("Click a body in the view to select it")
+                    .clicked()
+            {
+                self.target = RayTarget::Body(s);
+            }
         });
         ui.separator();
         match self.report(world) {
@@ -228,6 +237,9 @@ impl RayTool {
                     for (t, word) in [(t_near, "in"), (t_far, "out")] {
                         if (lo..=hi).contains(&t) {
                             let p = ray.at(t);
+                            // A patch of the slab's plane where the ray crosses it.
+                            let (u, w) = (Vec3::AXES[(a + 1) % 3] * 0.3, Vec3::AXES[(a + 2) % 3] * 0.3);
+                            v.fill(&[p - u - w, p + u - w, p + u + w, p - u + w], color.gamma_multiply(0.22));
                             v.dot(p, 3.5, color);
                             // Labels on the bars' side of the ray, the result's on the other;
                             // entries end at their point, exits start at theirs.
