@@ -14,6 +14,10 @@ pub enum PanelId {
     Inspector,
     View,
     Pair,
+    /// The Ray tool (slab method).
+    Ray,
+    /// The geometric tests lesson.
+    Tests,
     Profiler,
     Timeline,
 }
@@ -28,7 +32,7 @@ pub enum Dock {
 
 impl PanelId {
     /// In toolbar order.
-    pub const ALL: [PanelId; 8] = [
+    pub const ALL: [PanelId; 10] = [
         PanelId::Scenes,
         PanelId::Settings,
         PanelId::Profiler,
@@ -36,8 +40,13 @@ impl PanelId {
         PanelId::View,
         PanelId::Sweep,
         PanelId::Pair,
+        PanelId::Ray,
+        PanelId::Tests,
         PanelId::Timeline,
     ];
+
+    /// The teaching tools, switched from the toolbar's "Tools…" menu.
+    pub const TOOLS: [PanelId; 2] = [PanelId::Ray, PanelId::Tests];
 
     pub fn label(self) -> &'static str {
         match self {
@@ -47,6 +56,8 @@ impl PanelId {
             PanelId::Inspector => "Inspector",
             PanelId::View => "View",
             PanelId::Pair => "Pair",
+            PanelId::Ray => "Ray",
+            PanelId::Tests => "Tests",
             PanelId::Profiler => "Profiler",
             PanelId::Timeline => "Timeline",
         }
@@ -60,6 +71,10 @@ impl PanelId {
             PanelId::Inspector => "The selected body: its state and its history over time",
             PanelId::View => "Debug layers, colours and the camera",
             PanelId::Pair => "How the narrow phase answers the selected body and a partner, step by step",
+            PanelId::Ray => "The Ray tool: draw a ray in the view and see the slab method's per-axis intervals",
+            PanelId::Tests => {
+                "Geometric tests on the floor: point in a view cone, rectangles by separating axes, grid cells"
+            }
             PanelId::Profiler => "Per-phase time and counters of every step",
             PanelId::Timeline => "Record, scrub, fork and compare (Ctrl+R records; shown while recording)",
         }
@@ -74,6 +89,8 @@ impl PanelId {
             PanelId::Inspector => "🔍",
             PanelId::View => "👁",
             PanelId::Pair => "⚔",
+            PanelId::Ray => "↗",
+            PanelId::Tests => "▦",
             PanelId::Profiler => "⏱",
             PanelId::Timeline => "⏺",
         }
@@ -89,6 +106,8 @@ impl PanelId {
             PanelId::Inspector => (360.0, 260.0..=600.0),
             PanelId::View => (300.0, 240.0..=480.0),
             PanelId::Pair => (440.0, 300.0..=760.0),
+            PanelId::Ray => (420.0, 300.0..=700.0),
+            PanelId::Tests => (400.0, 300.0..=700.0),
             PanelId::Profiler | PanelId::Timeline => (300.0, 200.0..=600.0),
         }
     }
@@ -96,7 +115,7 @@ impl PanelId {
     pub fn dock(self) -> Dock {
         match self {
             PanelId::Scenes | PanelId::Settings | PanelId::Sweep => Dock::Left,
-            PanelId::Inspector | PanelId::View | PanelId::Pair => Dock::Right,
+            PanelId::Inspector | PanelId::View | PanelId::Pair | PanelId::Ray | PanelId::Tests => Dock::Right,
             PanelId::Profiler | PanelId::Timeline => Dock::Bottom,
         }
     }
@@ -135,6 +154,9 @@ pub struct OpenPanels {
     pub timeline: bool,
     /// Parameter sweeps of the open scene.
     pub sweep: bool,
+    /// The teaching tools' panels.
+    pub ray: bool,
+    pub tests: bool,
     /// The tab each side dock shows when more than one of its panels is open.
     pub left_tab: Option<PanelId>,
     pub right_tab: Option<PanelId>,
@@ -156,6 +178,8 @@ impl Default for OpenPanels {
             pair: false,
             timeline: false,
             sweep: false,
+            ray: false,
+            tests: false,
             left_tab: None,
             right_tab: None,
             left_collapsed: false,
@@ -174,6 +198,8 @@ impl OpenPanels {
             PanelId::Inspector => self.inspector,
             PanelId::View => self.view,
             PanelId::Pair => self.pair,
+            PanelId::Ray => self.ray,
+            PanelId::Tests => self.tests,
             PanelId::Profiler => self.profiler,
             PanelId::Timeline => self.timeline,
         }
@@ -187,6 +213,8 @@ impl OpenPanels {
             PanelId::Inspector => &mut self.inspector,
             PanelId::View => &mut self.view,
             PanelId::Pair => &mut self.pair,
+            PanelId::Ray => &mut self.ray,
+            PanelId::Tests => &mut self.tests,
             PanelId::Profiler => &mut self.profiler,
             PanelId::Timeline => &mut self.timeline,
         };

@@ -8,6 +8,7 @@ pub mod record;
 mod run;
 mod shell;
 pub mod sim;
+pub mod teach;
 pub mod viewport;
 
 pub use layout::{Dock, OpenPanels, PanelId};

@@ -88,6 +88,8 @@ pub struct App {
     timeline: super::panels::TimelinePanel,
     sweep: super::panels::SweepPanel,
     compare: super::compare::CompareView,
+    /// The Ray tool and the geometric tests lesson.
+    teach: super::teach::Teach,
     /// Frame the camera on the bodies at the next frame (a new scene, no remembered camera).
     frame_pending: bool,
     /// The camera a scene opened with; Reset (R) puts it back.
@@ -122,6 +124,7 @@ impl App {
             timeline: Default::default(),
             sweep: Default::default(),
             compare: Default::default(),
+            teach: Default::default(),
             frame_pending: true,
             home_camera: None,
             autoplay: false,
@@ -227,6 +230,19 @@ impl App {
         &mut self.sweep
     }
 
+    /// Which series the Inspector's history plot shows (an index into `record::TRACE_SERIES`).
+    pub fn set_trace_series(&mut self, k: usize) {
+        self.inspector.set_series(k);
+    }
+
+    pub fn teach(&self) -> &super::teach::Teach {
+        &self.teach
+    }
+
+    pub fn teach_mut(&mut self) -> &mut super::teach::Teach {
+        &mut self.teach
+    }
+
     pub fn open_panels(&self) -> &OpenPanels {
         &self.open
     }
@@ -272,6 +288,15 @@ impl App {
         }
 
         self.follow_ab_layout();
+        // The tools' panels open and close with the dock's; a lesson scene opens its tool.
+        (self.teach.open_ray, self.teach.open_tests) = (self.open.ray, self.open.tests);
+        self.teach.sync(&self.sim);
+        for (now, p) in [(self.teach.open_ray, PanelId::Ray), (self.teach.open_tests, PanelId::Tests)] {
+            if now && !self.open.is_open(p) {
+                self.open.show(p);
+            }
+        }
+        self.viewport.set_tool(self.teach.owns_drag());
         let mut commands = Vec::new();
         egui::Panel::top("toolbar").show(ui, |ui| {
             ui.add_space(3.0);
@@ -307,6 +332,8 @@ impl App {
         let actions = egui::CentralPanel::no_frame()
             .show(ui, |ui| self.compare.ui(ui, &mut self.viewport, &self.sim, &self.view, &mut commands))
             .inner;
+        let view_rect = self.viewport.rect();
+        self.teach.paint(&ui.painter().with_clip_rect(view_rect), self.viewport.camera(), view_rect, &self.sim.world);
         // After the viewport has drawn, so framing uses its real aspect ratio.
         if std::mem::take(&mut self.frame_pending) {
             match self.sim.scene.camera {
@@ -431,6 +458,8 @@ impl App {
             }
             PanelId::View => commands.extend(self.view_panel.ui(ui, &mut self.view, self.viewport.camera_mut())),
             PanelId::Pair => self.pair.ui(ui, &self.sim.world, self.view.selected, &mut self.view.extra),
+            PanelId::Ray => self.teach.ray_panel(ui, &self.sim.world, self.view.selected),
+            PanelId::Tests => self.teach.tests_panel(ui),
             PanelId::Profiler | PanelId::Timeline => {}
         }
     }
@@ -503,12 +532,13 @@ impl App {
                     ui.fonts_mut(|f| f.layout_no_wrap(t.to_string(), font.clone(), egui::Color32::WHITE).size().x)
                         + pad
                 };
-                let toggles: f32 = PanelId::ALL.iter().map(|p| text_width(p.label())).sum();
+                let toggles: f32 =
+                    PanelId::ALL.iter().filter(|p| !PanelId::TOOLS.contains(p)).map(|p| text_width(p.label())).sum();
                 let rest: f32 = ["Frame all", "📽 Presentation"].iter().map(|t| text_width(t)).sum();
                 if ui.available_width() >= toggles + rest + 24.0 {
-                    self.panel_toggles(ui);
+                    self.panel_toggles(ui, false);
                 } else {
-                    ui.menu_button("Panels…", |ui| self.panel_toggles(ui));
+                    ui.menu_button("Panels…", |ui| self.panel_toggles(ui, true));
                 }
                 ui.separator();
                 if ui.button("Frame all").on_hover_text("Fit the scene's bodies in the view, leaving out those that flew far away (F)").clicked() {
@@ -530,8 +560,10 @@ impl App {
 
     /// One button per panel, lit while it is on screen: a click hides a shown panel and brings
     /// a closed or hidden one forward.
-    fn panel_toggles(&mut self, ui: &mut Ui) {
-        for p in PanelId::ALL {
+    /// The panels' buttons; the teaching tools' only in the folded menu (the row has no room for
+    /// them: they open from the View panel).
+    fn panel_toggles(&mut self, ui: &mut Ui, tools: bool) {
+        for p in PanelId::ALL.into_iter().filter(|p| tools || !PanelId::TOOLS.contains(p)) {
             if ui.selectable_label(self.open.visible(p), p.label()).on_hover_text(p.hint()).clicked() {
                 self.open.toggle(p);
             }
@@ -667,15 +699,17 @@ impl App {
             }
             Command::Select(i) => self.select(i),
             Command::FrameAll => self.viewport.frame_all(&self.sim.world),
+            Command::ShowPanel(p) => self.open.show(p),
         }
     }
 
     fn select(&mut self, i: Option<usize>) {
         self.view.selected = i.filter(|&i| i < self.sim.world.bodies().len());
         self.sim.trace.follow(self.view.selected);
-        // The inspector comes forward unless the pair panel (which follows the selection too)
-        // is on screen, or A and B keep the window to themselves.
-        if self.view.selected.is_some() && !self.open.visible(PanelId::Pair) {
+        // The inspector comes forward unless a panel that follows the selection too (Pair, Ray,
+        // Tests) is on screen, or A and B keep the window to themselves.
+        let follows = [PanelId::Pair, PanelId::Ray, PanelId::Tests].iter().any(|p| self.open.visible(*p));
+        if self.view.selected.is_some() && !follows {
             if self.ab_layout.is_some() {
                 self.open.inspector = true;
             } else {
@@ -691,6 +725,7 @@ impl App {
             ViewAction::DragStart { body, local_anchor } => self.sim.start_drag(body, local_anchor),
             ViewAction::DragTo { target } => self.sim.drag_to(target),
             ViewAction::DragEnd => self.sim.drag = None,
+            ViewAction::Tool { press, now, done } => self.teach.tool_drag(&press, &now, done),
             ViewAction::Shoot { origin, velocity } => {
                 if origin.is_finite() && velocity.is_finite() {
                     self.sim.shoot(origin, velocity);

@@ -1,3 +1,4 @@
+use super::slab::SlabAxis;
 use crate::math::{Real, Vec3};
 use serde::{Deserialize, Serialize};
 
@@ -79,26 +80,21 @@ impl Aabb {
     /// Slab-method ray test. Returns the entry and exit parameters `(t_enter, t_exit)` within
     /// `[0, max_t]`, or `None`. A direction component of zero means the ray is parallel to that
     /// slab: it hits only if its origin lies between the slab planes. No division by zero occurs.
+    /// [`Aabb::slab_trace`] lists the same steps.
     pub fn ray_interval(&self, origin: Vec3, dir: Vec3, max_t: Real) -> Option<(Real, Real)> {
         let mut t0: Real = 0.0;
         let mut t1: Real = max_t;
         for a in 0..3 {
-            let (o, d, lo, hi) = (origin[a], dir[a], self.min[a], self.max[a]);
-            if d == 0.0 {
-                if o < lo || o > hi {
-                    return None;
+            match super::slab::slab_axis(origin[a], dir[a], self.min[a], self.max[a]) {
+                SlabAxis::ParallelOutside => return None,
+                SlabAxis::ParallelInside => {}
+                SlabAxis::Crosses { t_near, t_far } => {
+                    t0 = t0.max(t_near);
+                    t1 = t1.min(t_far);
+                    if t0 > t1 {
+                        return None;
+                    }
                 }
-                continue;
-            }
-            let inv = 1.0 / d;
-            let (mut ta, mut tb) = ((lo - o) * inv, (hi - o) * inv);
-            if ta > tb {
-                std::mem::swap(&mut ta, &mut tb);
-            }
-            t0 = t0.max(ta);
-            t1 = t1.min(tb);
-            if t0 > t1 {
-                return None;
             }
         }
         Some((t0, t1))

@@ -7,7 +7,7 @@ mod schema;
 
 pub use error::SceneError;
 pub use generate::{MAX_BODIES, SplitMix64};
-pub use schema::{BodyDesc, CameraDesc, Generator, Rotation, SCENE_VERSION, Scene, ShapeDesc};
+pub use schema::{BodyDesc, CameraDesc, Generator, Lesson, Rotation, SCENE_VERSION, Scene, ShapeDesc};
 
 use crate::dynamics::Body;
 use crate::geometry::{ConvexHull, Shape};
@@ -129,6 +129,7 @@ impl Scene {
             bodies,
             generators: Vec::new(),
             camera: template.camera,
+            lesson: template.lesson,
         }
     }
 

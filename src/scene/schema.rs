@@ -32,6 +32,18 @@ pub struct Scene {
     /// omitted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub camera: Option<CameraDesc>,
+    /// The teaching tool the app opens with this scene.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lesson: Option<Lesson>,
+}
+
+/// A teaching tool of the app that a scene is built for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Lesson {
+    /// The Ray tool: the slab method's per-axis intervals of a ray drawn in the view.
+    RaySlab,
+    /// Point in a view cone or sector, SAT of two rectangles, grid cell lookup, on the floor.
+    GeometricTests,
 }
 
 /// A camera position for the app: the eye and the point it looks at, m.
@@ -54,6 +66,7 @@ impl Default for Scene {
             bodies: Vec::new(),
             generators: Vec::new(),
             camera: None,
+            lesson: None,
         }
     }
 }

@@ -17,6 +17,11 @@ pub struct InspectorPanel {
 }
 
 impl InspectorPanel {
+    /// Plots series `k` of [`TRACE_SERIES`] (out of range: the first).
+    pub fn set_series(&mut self, k: usize) {
+        self.series = if k < TRACE_SERIES.len() { k } else { 0 };
+    }
+
     /// The selected body's history since it was selected: one series at a time, and how often
     /// its contacts switched on and off.
     fn trace_plot(&mut self, ui: &mut Ui, trace: &BodyTrace) {

@@ -36,6 +36,8 @@ pub enum Command {
     ExportCsv(PathBuf),
     Select(Option<usize>),
     FrameAll,
+    /// Open a panel and bring it forward in its dock.
+    ShowPanel(crate::app::PanelId),
     /// Recording, timeline and A/B comparison.
     Record(crate::app::record::RecordCommand),
 }

@@ -53,6 +53,15 @@ impl ViewPanel {
             }
         });
 
+        ui.horizontal(|ui| {
+            ui.label("Teaching tools");
+            for p in crate::app::PanelId::TOOLS {
+                if ui.button(p.label()).on_hover_text(p.hint()).clicked() {
+                    commands.push(Command::ShowPanel(p));
+                }
+            }
+        });
+
         ui.add_space(6.0);
         ui.strong("Colour bodies by");
         ui.horizontal(|ui| {

@@ -22,6 +22,10 @@ pub enum Drag {
     None,
     Orbit,
     Pan,
+    /// A teaching tool's drag, pressed at `press`.
+    Tool {
+        press: Pos2,
+    },
     /// Pulling `body`; the target stays on the plane through `point` with normal `normal`.
     Body {
         body: usize,
@@ -64,6 +68,8 @@ impl Viewport {
             let primary = response.drag_started_by(PointerButton::Primary);
             self.drag = if response.drag_started_by(PointerButton::Middle) || (primary && shift) {
                 Drag::Pan
+            } else if primary && self.tool {
+                Drag::Tool { press: press_origin.unwrap_or(rect.center()) }
             } else if primary {
                 self.try_grab(press_origin.unwrap_or(rect.center()), rect, world, actions).unwrap_or(Drag::Orbit)
             } else {
@@ -83,13 +89,16 @@ impl Viewport {
                         actions.push(ViewAction::DragTo { target });
                     }
                 }
+                Drag::Tool { press } => self.tool_action(press, pointer, rect, false, actions),
                 Drag::None => {}
             }
         }
 
         if response.drag_stopped() {
-            if let Drag::Body { .. } = self.drag {
-                actions.push(ViewAction::DragEnd);
+            match self.drag {
+                Drag::Body { .. } => actions.push(ViewAction::DragEnd),
+                Drag::Tool { press } => self.tool_action(press, pointer, rect, true, actions),
+                _ => {}
             }
             self.drag = Drag::None;
         }
@@ -106,6 +115,13 @@ impl Viewport {
             if !ui.ctx().egui_wants_keyboard_input() {
                 self.keys(ui, rect, world, actions);
             }
+        }
+    }
+
+    fn tool_action(&self, press: Pos2, now: Option<Pos2>, rect: Rect, done: bool, actions: &mut Vec<ViewAction>) {
+        if let Some(now) = now {
+            let (press, now) = (self.camera.ray_through(press, rect), self.camera.ray_through(now, rect));
+            actions.push(ViewAction::Tool { press, now, done });
         }
     }
 
@@ -177,12 +193,16 @@ impl Viewport {
 }
 
 /// Help line at the bottom, colour legend at the top right.
-pub fn draw_overlay(painter: &egui::Painter, rect: Rect, view: &ViewOptions, world: &World) {
+/// `tool`: a teaching tool owns the plain drag (it says what the drag does at the top left).
+pub fn draw_overlay(painter: &egui::Painter, rect: Rect, view: &ViewOptions, world: &World, tool: bool) {
     let font = FontId::proportional(12.0);
     let dim = Color32::from_rgba_unmultiplied(225, 228, 235, 200);
-    let help = "drag: orbit or pull a body · right-drag: orbit · middle or shift-drag: pan · wheel: zoom · \
-                F: frame all · C: follow selected · B: shoot · I J K L: orbit keys";
-    let galley = painter.layout(help.to_owned(), font.clone(), dim, (rect.width() - 16.0).max(40.0));
+    let drag = if tool { "drag: the tool (top left)" } else { "drag: orbit or pull a body" };
+    let help = format!(
+        "{drag} · right-drag: orbit · middle or shift-drag: pan · wheel: zoom · F: frame all · C: follow selected · \
+         B: shoot · I J K L: orbit keys"
+    );
+    let galley = painter.layout(help, font.clone(), dim, (rect.width() - 16.0).max(40.0));
     let pos = rect.left_bottom() + egui::vec2(8.0, -6.0 - galley.size().y);
     painter.rect_filled(
         Rect::from_min_size(pos, galley.size()).expand(3.0),

@@ -114,6 +114,13 @@ pub enum ViewAction {
         target: Vec3,
     },
     DragEnd,
+    /// A left-drag while a teaching tool owns it ([`Viewport::set_tool`]): the camera rays
+    /// through the press and through the cursor now; `done` on release.
+    Tool {
+        press: crate::geometry::Ray,
+        now: crate::geometry::Ray,
+        done: bool,
+    },
     /// Key B: launch a fast sphere from the camera along the ray under the cursor.
     Shoot {
         origin: Vec3,
@@ -143,6 +150,8 @@ pub struct Viewport {
     stats: FrameStats,
     /// The frame handed to the paint callback; its buffers are reused once egui drops it.
     in_flight: Option<Arc<FrameData>>,
+    /// A teaching tool owns the plain left-drag (no body pulls, no orbit from it).
+    tool: bool,
 }
 
 /// Sizes of the last frame drawn.
@@ -182,6 +191,7 @@ impl Viewport {
             last_rect: Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1280.0, 720.0)),
             stats: FrameStats::default(),
             in_flight: None,
+            tool: false,
         }
     }
 
@@ -204,6 +214,12 @@ impl Viewport {
     /// The screen rect the viewport last drew into.
     pub fn rect(&self) -> Rect {
         self.last_rect
+    }
+
+    /// Hands the plain left-drag to a teaching tool (reported as [`ViewAction::Tool`]), or back.
+    /// Right-drag still orbits, middle or Shift-drag pans, a click still selects.
+    pub fn set_tool(&mut self, on: bool) {
+        self.tool = on;
     }
 
     pub fn stats(&self) -> FrameStats {
@@ -254,7 +270,7 @@ impl Viewport {
             }
         }
         trails::draw(&painter, rect, &self.camera, world, view);
-        input::draw_overlay(&painter, rect, view, world);
+        input::draw_overlay(&painter, rect, view, world, self.tool);
         actions
     }
 
