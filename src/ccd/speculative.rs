@@ -86,33 +86,58 @@ pub fn speculative_manifold(m: &Manifold, a: &Shape, pa: &Pose, b: &Shape, pb: &
         return *m;
     }
     let n = m.normal;
-    // (separation, anchor midway to the plane, id)
-    let mut rows: Vec<(Real, Vec3, u32)> = Vec::with_capacity(16);
+    let mut best = Nearest::default();
     let (ra, rb) = (a.bounding_radius(), b.bounding_radius());
     if rb <= 2.0 * ra {
         let plane = n.dot(world_support(a, pa, n));
-        for (k, q) in leading_points(b, pb, -n).into_iter().enumerate() {
+        each_leading_point(b, pb, -n, |k, q| {
             let sep = n.dot(q) - plane;
-            rows.push((sep, q - n * (0.5 * sep), ID_BASE + k as u32));
-        }
+            if sep <= margin {
+                best.offer((sep, q - n * (0.5 * sep), ID_BASE + k as u32));
+            }
+        });
     }
     if ra <= 2.0 * rb {
         let plane = n.dot(world_support(b, pb, -n));
-        for (k, p) in leading_points(a, pa, n).into_iter().enumerate() {
+        each_leading_point(a, pa, n, |k, p| {
             let sep = plane - n.dot(p);
-            rows.push((sep, p + n * (0.5 * sep), ID_BASE + 0x100 + k as u32));
-        }
+            if sep <= margin {
+                best.offer((sep, p + n * (0.5 * sep), ID_BASE + 0x8000 + k as u32));
+            }
+        });
     }
-    rows.retain(|r| r.0 <= margin);
-    if rows.is_empty() {
+    if best.len == 0 {
         return *m;
     }
-    rows.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.2.cmp(&y.2)));
     let mut out = Manifold::new(n);
-    for &(sep, point, id) in rows.iter().take(MAX_MANIFOLD_POINTS) {
+    for &(sep, point, id) in &best.rows[..best.len] {
         out.push(ContactPoint { point, depth: -sep, id });
     }
     out
+}
+
+/// The [`MAX_MANIFOLD_POINTS`] nearest rows offered (separation, anchor, id), nearest first;
+/// ties by id, so the choice does not depend on the order they come in.
+#[derive(Default)]
+struct Nearest {
+    rows: [(Real, Vec3, u32); MAX_MANIFOLD_POINTS],
+    len: usize,
+}
+
+impl Nearest {
+    fn offer(&mut self, row: (Real, Vec3, u32)) {
+        let before = |x: &(Real, Vec3, u32), y: &(Real, Vec3, u32)| x.0.total_cmp(&y.0).then(x.2.cmp(&y.2)).is_lt();
+        if self.len == MAX_MANIFOLD_POINTS && !before(&row, &self.rows[self.len - 1]) {
+            return;
+        }
+        let mut k = self.len.min(MAX_MANIFOLD_POINTS - 1);
+        while k > 0 && before(&row, &self.rows[k - 1]) {
+            self.rows[k] = self.rows[k - 1];
+            k -= 1;
+        }
+        self.rows[k] = row;
+        self.len = (self.len + 1).min(MAX_MANIFOLD_POINTS);
+    }
 }
 
 /// The farthest point of the posed shape along the world direction `d`.
@@ -120,30 +145,28 @@ fn world_support(shape: &Shape, pose: &Pose, d: Vec3) -> Vec3 {
     pose.transform_point(shape.support(pose.inverse_transform_vector(d)))
 }
 
-/// The points of the posed shape that can lead it along the world direction `d`: a sphere's
-/// point along `d`, a box's corners, a capsule's segment ends pushed out by its radius along
-/// `d`, a hull's vertices.
-fn leading_points(shape: &Shape, pose: &Pose, d: Vec3) -> Vec<Vec3> {
+/// Calls `f` with each point of the posed shape that can lead it along the world direction `d`
+/// (numbered from 0): a sphere's point along `d`, a box's corners, a capsule's segment ends
+/// pushed out by its radius along `d`, a hull's vertices.
+fn each_leading_point(shape: &Shape, pose: &Pose, d: Vec3, mut f: impl FnMut(usize, Vec3)) {
     let w = |p: Vec3| pose.transform_point(p);
     match shape {
-        Shape::Sphere(s) => vec![pose.translation + d * s.radius],
+        Shape::Sphere(s) => f(0, pose.translation + d * s.radius),
         Shape::Cuboid(c) => {
             let h = c.half_extents;
-            (0..8)
-                .map(|i| {
-                    w(Vec3::new(
-                        if i & 1 == 0 { -h.x } else { h.x },
-                        if i & 2 == 0 { -h.y } else { h.y },
-                        if i & 4 == 0 { -h.z } else { h.z },
-                    ))
-                })
-                .collect()
+            for i in 0..8 {
+                let x = if i & 1 == 0 { -h.x } else { h.x };
+                let y = if i & 2 == 0 { -h.y } else { h.y };
+                let z = if i & 4 == 0 { -h.z } else { h.z };
+                f(i, w(Vec3::new(x, y, z)));
+            }
         }
         Shape::Capsule(c) => {
             let (p, q) = c.segment();
-            vec![w(p) + d * c.radius, w(q) + d * c.radius]
+            f(0, w(p) + d * c.radius);
+            f(1, w(q) + d * c.radius);
         }
-        Shape::ConvexHull(h) => h.vertices().iter().map(|&v| w(v)).collect(),
+        Shape::ConvexHull(h) => h.vertices().iter().enumerate().for_each(|(k, &v)| f(k, w(v))),
     }
 }
 
