@@ -1,7 +1,8 @@
 //! Random shots at thin walls: any shape, 1–10 cm, 10–1,000 m/s within 60° of the wall's
 //! normal, any orientation, spinning up to 100 rad/s, walls 1 mm–1 cm thick. With `toi` (every
 //! shot a bullet) no centre ever crosses the wall; with `speculative` no sphere's does, and
-//! boxes, capsules and hulls pass in no more than the measured few in a hundred (docs/ccd.md).
+//! boxes, capsules and hulls pass in no more than the measured one or two in a hundred
+//! (docs/ccd.md).
 //! And kinematic paddles at 50 m/s through a pile push every body they meet and let none
 //! through. Fixed seeds; a failure prints the case.
 
@@ -17,8 +18,9 @@ use proptest::test_runner::{Config, RngSeed};
 /// What `speculative` is claimed to stop every time (docs/ccd.md): spheres, 10–1,000 m/s, walls
 /// from 1 mm. Boxes, capsules and hulls it stops in the tunneling lesson's shots (tests/
 /// ccd_every_shape.rs) and in nearly every random one ([`NON_SPHERE_PASS_LIMIT`]): a contact
-/// can set a small one spinning at hundreds of rad/s, a turn per step that its speculative
-/// points, linear in the turn, do not follow.
+/// can set a small one spinning at over 100 rad/s, near half a turn per step, which brings the
+/// corners that were at its back into the wall; the step's four rows, built at its start, do
+/// not describe them.
 const SPECULATIVE_LIMIT: Real = 1000.0;
 const SPECULATIVE_MIN_WALL: Real = 0.001;
 const SPECULATIVE_KINDS: [&str; 1] = ["sphere"];
