@@ -241,8 +241,8 @@ fn a_kinematic_paddle_pushes_a_pile_with_toi() {
 /// Speculative contacts: the paddle's, its pushed bodies' and theirs with the floor and each other
 /// hold every body in front of it, whether the pile settled for 30, 31, … or 50 steps before
 /// the paddle starts (measured over settle lengths 10 to 120: 107 of 111 hold; in the other 4 a
-/// capsule or hull that sank 5–11 mm into the floor while the pile was crossed slips under the
-/// paddle's lower edge, 2 mm above the floor, 7 to 10 steps later; docs/ccd.md).
+/// capsule or hull sunk millimetres into the floor slips under the paddle's lower edge, 2 mm
+/// above the floor, 7 to 10 steps later; docs/ccd.md).
 #[test]
 fn a_kinematic_paddle_pushes_a_pile_with_speculative_contacts() {
     for settle in 30..=50 {
