@@ -1,9 +1,10 @@
 //! Random shots at thin walls: any shape, 1–10 cm, 10–1,000 m/s within 60° of the wall's
 //! normal, any orientation, spinning up to 100 rad/s, walls 1 mm–1 cm thick. With `toi` (every
-//! shot a bullet) no centre ever crosses the wall; with `speculative` none does for what that
-//! mode covers ([`SPECULATIVE_KINDS`], see docs/ccd.md). And kinematic paddles at 50 m/s
-//! through a pile push every body they meet and let none through. Fixed seeds; a failure
-//! prints the case.
+//! shot a bullet) no centre ever crosses the wall; with `speculative` no sphere's does, and
+//! boxes, capsules and hulls pass in no more than the measured one or two in a hundred
+//! (docs/ccd.md).
+//! And kinematic paddles at 50 m/s through a pile push every body they meet and let none
+//! through. Fixed seeds; a failure prints the case.
 
 mod ccd_common;
 
@@ -14,13 +15,21 @@ use collidoscope::{Body, BodyKind, Material, Shape};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 
-/// What `speculative` is claimed to stop (docs/ccd.md): spheres, 10–1,000 m/s, walls from
-/// 1 mm. Boxes, capsules and hulls it stops in the tunneling lesson's shots (tests/
-/// ccd_every_shape.rs) but not in every random one: thin plates from about 100 m/s and tilted
-/// capsules from about 40 m/s can turn on their first contact point and pass a thin wall.
+/// What `speculative` is claimed to stop every time (docs/ccd.md): spheres, 10–1,000 m/s, walls
+/// from 1 mm. Boxes, capsules and hulls it stops in the tunneling lesson's shots (tests/
+/// ccd_every_shape.rs) and in nearly every random one ([`NON_SPHERE_PASS_LIMIT`]): a contact
+/// can set a small one spinning at over 100 rad/s, near half a turn per step, which brings the
+/// corners that were at its back into the wall; the step's four rows, built at its start, do
+/// not describe them.
 const SPECULATIVE_LIMIT: Real = 1000.0;
 const SPECULATIVE_MIN_WALL: Real = 0.001;
 const SPECULATIVE_KINDS: [&str; 1] = ["sphere"];
+
+/// The most random shots of each non-sphere kind (of [`NON_SPHERE_SHOTS`]) that may cross the
+/// wall with `speculative` (measured on 5,000 shots each: boxes 1.2 %, capsules 0.2 %, hulls
+/// 0.02 %; with this seed 8, 0 and 0 of 400).
+const NON_SPHERE_PASS_LIMIT: [(&str, usize); 3] = [("cuboid", 12), ("capsule", 2), ("hull", 1)];
+const NON_SPHERE_SHOTS: usize = 400;
 
 /// `CCD_CASES` raises the case count for a longer hunt.
 fn config(cases: u32) -> Config {
@@ -130,6 +139,35 @@ fn without_ccd_fast_shots_tunnel() {
     assert_eq!(fire(&s, CcdMode::Toi), 0.0);
 }
 
+/// Speculative contacts and random non-sphere shots (the proptest's ranges, spin up to
+/// 100 rad/s): at most [`NON_SPHERE_PASS_LIMIT`] of [`NON_SPHERE_SHOTS`] cross the wall.
+#[test]
+fn speculative_stops_nearly_every_non_sphere() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    for (kind, limit) in NON_SPHERE_PASS_LIMIT {
+        let kinds: &'static [&'static str] = match kind {
+            "cuboid" => &["cuboid"],
+            "capsule" => &["capsule"],
+            _ => &["hull"],
+        };
+        let strategy = shot(kinds, 1000.0, 100.0, 0.001);
+        let mut runner = TestRunner::new(config(NON_SPHERE_SHOTS as u32));
+        let through: Vec<(Shot, Real)> = (0..NON_SPHERE_SHOTS)
+            .map(|_| strategy.new_tree(&mut runner).unwrap().current())
+            .filter_map(|s| {
+                let x = fire(&s, CcdMode::Speculative);
+                (x != 0.0).then_some((s, x))
+            })
+            .collect();
+        assert!(
+            through.len() <= limit,
+            "{kind}: {} of {NON_SPHERE_SHOTS} went through (limit {limit}): {through:#?}",
+            through.len()
+        );
+    }
+}
+
 /// The pile the time-of-impact paddle test pushes. Hulls are left out: with time of impact a
 /// pushed hull at 50 m/s is swept against its neighbours, and the narrow phase's hull answers
 /// (off by millimetres at some poses) can use up its impacts so that it stays behind while the
@@ -137,8 +175,8 @@ fn without_ccd_fast_shots_tunnel() {
 const TOI_PILE: [&str; 3] = ["sphere", "cuboid", "capsule"];
 
 /// A pile of mixed bodies on a floor, and a kinematic paddle (1 cm thick, 0.8 × 0.6 m) at
-/// 50 m/s through it, just above the floor.
-fn paddle_through_pile(mode: CcdMode, kinds: &[&str], steps: usize) {
+/// 50 m/s through it, just above the floor, started after the pile settled for `settle` steps.
+fn paddle_through_pile(mode: CcdMode, kinds: &[&str], settle: usize, steps: usize) {
     let mut w = world(settings(mode, true), []);
     w.add_body(Body::new(
         BodyKind::Static,
@@ -158,7 +196,7 @@ fn paddle_through_pile(mode: CcdMode, kinds: &[&str], steps: usize) {
             }
         }
     }
-    for _ in 0..40 {
+    for _ in 0..settle {
         w.step();
     }
     let (half_y, half_z) = (0.3, 0.4);
@@ -179,13 +217,17 @@ fn paddle_through_pile(mode: CcdMode, kinds: &[&str], steps: usize) {
             let in_span = (c.y - pp.y).abs() < half_y && (c.z - pp.z).abs() < half_z;
             assert!(
                 !in_span || c.x > pp.x,
-                "{mode:?} step {step}: body {i} ({}) at {c} is behind the paddle at {pp}",
+                "{mode:?} settled {settle} steps, step {step}: body {i} ({}) at {c} is behind the paddle at {pp}",
                 w.bodies()[i].shape.describe()
             );
         }
     }
     let pushed = pile.iter().zip(&start).filter(|&(&i, s)| w.bodies()[i].pose.translation.x > s.x + 1.0).count();
-    assert!(pushed >= pile.len() * 3 / 4, "{mode:?}: only {pushed} of {} bodies were pushed along", pile.len());
+    assert!(
+        pushed >= pile.len() * 3 / 4,
+        "{mode:?} settled {settle} steps: only {pushed} of {} bodies were pushed along",
+        pile.len()
+    );
 }
 
 #[test]
@@ -193,16 +235,17 @@ fn a_kinematic_paddle_pushes_a_pile_with_toi() {
     // Hulls left out: see TOI_PILE.
     // Through the pile (it is crossed in steps 1 and 2). Later, once the pushed bodies fly ahead
     // of the paddle and it catches them up again, a body can still be overtaken (docs/ccd.md).
-    paddle_through_pile(CcdMode::Toi, &TOI_PILE, 4);
+    paddle_through_pile(CcdMode::Toi, &TOI_PILE, 40, 4);
 }
 
-/// Known to fail (issue #22 stays open on it): with speculative contacts a hull or capsule that
-/// has sunk 10–20 mm into the floor while the pile settles can end up behind the paddle in its
-/// first step (measured: hull 37 ends 18.5 mm behind the paddle's front face at 49.28 of 50 m/s;
-/// 9 of 21 settle lengths from 30 to 50 steps fail, 2 of 21 with 20 solver iterations). Run it
-/// with `cargo test --test ccd_proptest -- --ignored`.
+/// Speculative contacts: the paddle's, its pushed bodies' and theirs with the floor and each other
+/// hold every body in front of it, whether the pile settled for 30, 31, … or 50 steps before
+/// the paddle starts (measured over settle lengths 10 to 120: 107 of 111 hold; in the other 4 a
+/// capsule or hull sunk millimetres into the floor slips under the paddle's lower edge, 2 mm
+/// above the floor, 7 to 10 steps later; docs/ccd.md).
 #[test]
-#[ignore = "known failure: speculative contacts let a sunk hull slip under a 50 m/s paddle"]
 fn a_kinematic_paddle_pushes_a_pile_with_speculative_contacts() {
-    paddle_through_pile(CcdMode::Speculative, &KINDS, 20);
+    for settle in 30..=50 {
+        paddle_through_pile(CcdMode::Speculative, &KINDS, settle, 20);
+    }
 }

@@ -3,8 +3,11 @@
 //! hull that the contact sets turning (or that already turns) brings other corners to the
 //! surface, and those pass through. Here the leading points along the normal (a box's corners,
 //! a capsule's segment ends, a hull's vertices) each get a contact against the other body's
-//! supporting plane, so the solver stops every one of them at that plane.
+//! supporting plane, so the solver stops every one of them at that plane. The same holds for a
+//! pair already touching whose bodies close in or turn by more than the slop in the step (a
+//! body pushed by a fast paddle, tumbling against it).
 
+use crate::dynamics::Body;
 use crate::geometry::Shape;
 use crate::math::{Pose, Real, Vec3};
 use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
@@ -12,46 +15,129 @@ use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
 /// Feature ids of the points built here (stable while the same corners lead, for warm starts).
 const ID_BASE: u32 = 0xCCD0_0000;
 
-/// The manifold of a pair still apart (every point's depth negative), rebuilt from the leading
-/// points of the smaller body (of both when neither is more than twice the other's bounding
-/// radius) against the other's supporting plane along the manifold's normal: each point's
-/// separation is its distance to that plane, which never exceeds its distance to the other
-/// shape, so holding it at zero or above keeps that point out. The smaller body's points are
-/// where the two can meet (a paddle's far corners are not where it hits a pebble). Points
-/// farther than `margin` are left out; at most [`MAX_MANIFOLD_POINTS`], the nearest first. A
-/// touching manifold, or one with no point within reach, comes back as is.
+/// How far the pair can close in `dt`: the relative linear motion plus each body's turn times
+/// its reach (m). A pair with reach gets this much more contact margin.
+pub fn pair_reach(a: &Body, b: &Body, dt: Real) -> Real {
+    let spin =
+        super::angular_reach(&a.shape, a.angvel.length() * dt) + super::angular_reach(&b.shape, b.angvel.length() * dt);
+    (a.linvel - b.linvel).length() * dt + spin
+}
+
+/// Per body, how far a body with reach that its box meets this step can move (m): a body at
+/// rest that a fast paddle or bullet strikes is set moving (and turning) within the step, so
+/// its own contacts (the floor it rests on, its neighbours) need reach too. Zero for static
+/// bodies and where no moving body is near. `pairs` are the broad phase's candidates.
+pub fn pushed_reach(bodies: &[Body], reach: &[bool], pairs: &[(u32, u32)], dt: Real, out: &mut Vec<Real>) {
+    out.clear();
+    out.resize(bodies.len(), 0.0);
+    if !reach.iter().any(|&r| r) {
+        return;
+    }
+    for &(a, b) in pairs {
+        let (a, b) = (a as usize, b as usize);
+        for (hit, by) in [(a, b), (b, a)] {
+            if reach[by] && bodies[hit].is_dynamic() {
+                out[hit] = out[hit].max(super::speed_bound(&bodies[by]) * dt);
+            }
+        }
+    }
+}
+
+/// The contact the solver gets for a pair with reach: [`speculative_manifold`] when the pair is
+/// still apart, or when it touches and the bodies can close along the normal or turn by more
+/// than `slop` in `dt` (`pushed`: how far a third body can set either moving, from
+/// [`pushed_reach`]): features the narrow phase did not report can then reach the other body
+/// within the step. Else the narrow phase's manifold `m` (resting and sliding contacts keep
+/// their clipped patch). `m` is in `a`'s frame; `margin` the pair's contact margin.
+pub fn speculative_contact(
+    m: &Manifold,
+    a: &Body,
+    b: &Body,
+    dt: Real,
+    margin: Real,
+    slop: Real,
+    pushed: Real,
+) -> Manifold {
+    if m.is_empty() {
+        return *m;
+    }
+    if m.max_depth() >= 0.0 {
+        let closing = (a.linvel - b.linvel).dot(m.normal).max(0.0) * dt;
+        let spin = super::angular_reach(&a.shape, a.angvel.length() * dt)
+            + super::angular_reach(&b.shape, b.angvel.length() * dt);
+        if closing + spin + pushed <= slop {
+            return *m;
+        }
+    }
+    speculative_manifold(m, &a.shape, &a.pose, &b.shape, &b.pose, margin)
+}
+
+/// The manifold of a pair rebuilt from the leading points of the smaller body (of both when
+/// neither is more than twice the other's bounding radius) against the other's supporting plane
+/// along the manifold's normal: each point's separation is its signed distance to that plane
+/// (negative inside), which never exceeds its distance to the other shape, so holding it at
+/// zero or above keeps that point out; for a touching pair the deepest equals the narrow
+/// phase's depth along its normal. The smaller body's points are where the two can meet (a
+/// paddle's far corners are not where it hits a pebble). Points farther than `margin` are left
+/// out; at most [`MAX_MANIFOLD_POINTS`], the nearest (deepest) first. An empty manifold, or one
+/// with no point within reach, comes back as is.
 pub fn speculative_manifold(m: &Manifold, a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, margin: Real) -> Manifold {
-    if m.is_empty() || m.max_depth() >= 0.0 {
+    if m.is_empty() {
         return *m;
     }
     let n = m.normal;
-    // (separation, anchor midway to the plane, id)
-    let mut rows: Vec<(Real, Vec3, u32)> = Vec::with_capacity(16);
+    let mut best = Nearest::default();
     let (ra, rb) = (a.bounding_radius(), b.bounding_radius());
     if rb <= 2.0 * ra {
         let plane = n.dot(world_support(a, pa, n));
-        for (k, q) in leading_points(b, pb, -n).into_iter().enumerate() {
+        each_leading_point(b, pb, -n, |k, q| {
             let sep = n.dot(q) - plane;
-            rows.push((sep, q - n * (0.5 * sep), ID_BASE + k as u32));
-        }
+            if sep <= margin {
+                best.offer((sep, q - n * (0.5 * sep), ID_BASE + k as u32));
+            }
+        });
     }
     if ra <= 2.0 * rb {
         let plane = n.dot(world_support(b, pb, -n));
-        for (k, p) in leading_points(a, pa, n).into_iter().enumerate() {
+        each_leading_point(a, pa, n, |k, p| {
             let sep = plane - n.dot(p);
-            rows.push((sep, p + n * (0.5 * sep), ID_BASE + 0x100 + k as u32));
-        }
+            if sep <= margin {
+                best.offer((sep, p + n * (0.5 * sep), ID_BASE + 0x8000 + k as u32));
+            }
+        });
     }
-    rows.retain(|r| r.0 <= margin);
-    if rows.is_empty() {
+    if best.len == 0 {
         return *m;
     }
-    rows.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.2.cmp(&y.2)));
     let mut out = Manifold::new(n);
-    for &(sep, point, id) in rows.iter().take(MAX_MANIFOLD_POINTS) {
+    for &(sep, point, id) in &best.rows[..best.len] {
         out.push(ContactPoint { point, depth: -sep, id });
     }
     out
+}
+
+/// The [`MAX_MANIFOLD_POINTS`] nearest rows offered (separation, anchor, id), nearest first;
+/// ties by id, so the choice does not depend on the order they come in.
+#[derive(Default)]
+struct Nearest {
+    rows: [(Real, Vec3, u32); MAX_MANIFOLD_POINTS],
+    len: usize,
+}
+
+impl Nearest {
+    fn offer(&mut self, row: (Real, Vec3, u32)) {
+        let before = |x: &(Real, Vec3, u32), y: &(Real, Vec3, u32)| x.0.total_cmp(&y.0).then(x.2.cmp(&y.2)).is_lt();
+        if self.len == MAX_MANIFOLD_POINTS && !before(&row, &self.rows[self.len - 1]) {
+            return;
+        }
+        let mut k = self.len.min(MAX_MANIFOLD_POINTS - 1);
+        while k > 0 && before(&row, &self.rows[k - 1]) {
+            self.rows[k] = self.rows[k - 1];
+            k -= 1;
+        }
+        self.rows[k] = row;
+        self.len = (self.len + 1).min(MAX_MANIFOLD_POINTS);
+    }
 }
 
 /// The farthest point of the posed shape along the world direction `d`.
@@ -59,30 +145,28 @@ fn world_support(shape: &Shape, pose: &Pose, d: Vec3) -> Vec3 {
     pose.transform_point(shape.support(pose.inverse_transform_vector(d)))
 }
 
-/// The points of the posed shape that can lead it along the world direction `d`: a sphere's
-/// point along `d`, a box's corners, a capsule's segment ends pushed out by its radius along
-/// `d`, a hull's vertices.
-fn leading_points(shape: &Shape, pose: &Pose, d: Vec3) -> Vec<Vec3> {
+/// Calls `f` with each point of the posed shape that can lead it along the world direction `d`
+/// (numbered from 0): a sphere's point along `d`, a box's corners, a capsule's segment ends
+/// pushed out by its radius along `d`, a hull's vertices.
+fn each_leading_point(shape: &Shape, pose: &Pose, d: Vec3, mut f: impl FnMut(usize, Vec3)) {
     let w = |p: Vec3| pose.transform_point(p);
     match shape {
-        Shape::Sphere(s) => vec![pose.translation + d * s.radius],
+        Shape::Sphere(s) => f(0, pose.translation + d * s.radius),
         Shape::Cuboid(c) => {
             let h = c.half_extents;
-            (0..8)
-                .map(|i| {
-                    w(Vec3::new(
-                        if i & 1 == 0 { -h.x } else { h.x },
-                        if i & 2 == 0 { -h.y } else { h.y },
-                        if i & 4 == 0 { -h.z } else { h.z },
-                    ))
-                })
-                .collect()
+            for i in 0..8 {
+                let x = if i & 1 == 0 { -h.x } else { h.x };
+                let y = if i & 2 == 0 { -h.y } else { h.y };
+                let z = if i & 4 == 0 { -h.z } else { h.z };
+                f(i, w(Vec3::new(x, y, z)));
+            }
         }
         Shape::Capsule(c) => {
             let (p, q) = c.segment();
-            vec![w(p) + d * c.radius, w(q) + d * c.radius]
+            f(0, w(p) + d * c.radius);
+            f(1, w(q) + d * c.radius);
         }
-        Shape::ConvexHull(h) => h.vertices().iter().map(|&v| w(v)).collect(),
+        Shape::ConvexHull(h) => h.vertices().iter().enumerate().for_each(|(k, &v)| f(k, w(v))),
     }
 }
 
@@ -134,5 +218,66 @@ mod tests {
             let nearest = -s.max_depth();
             assert!(nearest <= d + 1e-3, "case {case}: nearest separation {nearest}, distance {d}");
         }
+    }
+
+    /// A cube resting tilted on a floor, one corner in: at rest the narrow phase's manifold
+    /// stays; pushed (or spinning) it is rebuilt from its lowest corners, the deepest at the
+    /// narrow phase's depth and each with its signed distance to the floor's top face.
+    #[test]
+    fn a_touching_pair_is_rebuilt_when_it_can_move() {
+        use crate::dynamics::{BodyKind, Material};
+        let floor = Body::new(
+            BodyKind::Static,
+            Shape::cuboid(Vec3::new(5.0, 0.5, 5.0)),
+            Pose::from_translation(Vec3::new(0.0, -0.5, 0.0)),
+            Material::default(),
+        );
+        let rot = Quat::from_rotation_z(0.3) * Quat::from_rotation_x(0.2);
+        let h = 0.05;
+        let mut cube = Body::new(
+            BodyKind::Dynamic,
+            Shape::cuboid(Vec3::splat(h)),
+            Pose::new(Vec3::ZERO, rot),
+            Material::default(),
+        );
+        // Lowest corner 2 mm into the floor.
+        let lowest = cube.shape.aabb(&cube.pose).min.y;
+        cube.pose.translation.y = -lowest - 0.002;
+        let tol = Tolerance { margin: 0.02, epsilon: 1e-6 };
+        let m = contact(&cube.shape, &cube.pose, &floor.shape, &floor.pose, tol, NarrowPhaseKind::Analytic).unwrap();
+        assert!((m.max_depth() - 0.002).abs() < 1e-4, "{m:?}");
+        let (dt, slop) = (1.0 / 60.0, 0.001);
+        let resting = speculative_contact(&m, &cube, &floor, dt, 0.02, slop, 0.0);
+        assert_eq!(resting.points(), m.points(), "at rest: the narrow phase's points");
+        for (pushed, spin) in [(0.5, 0.0), (0.0, 20.0)] {
+            cube.angvel = Vec3::Z * spin;
+            let s = speculative_contact(&m, &cube, &floor, dt, 0.02 + pushed, slop, pushed);
+            assert!(s.len() > 1 && s.points()[0].id >= ID_BASE, "pushed {pushed}, spin {spin}: {s:?}");
+            assert!((s.max_depth() - m.max_depth()).abs() < 1e-4, "deepest {} vs {}", s.max_depth(), m.max_depth());
+            for p in s.points() {
+                // The corner is the point moved half its depth along the normal (A to B: down).
+                let corner_y = p.point.y - 0.5 * p.depth;
+                assert!((corner_y + p.depth).abs() < 1e-5, "{p:?}: the depth is the corner's below y = 0");
+            }
+        }
+    }
+
+    /// What a fast body's box meets is pushed as far as that body can move in the step; a
+    /// static body, and everything when nothing has reach, is not.
+    #[test]
+    fn bodies_a_fast_one_meets_are_pushed() {
+        use crate::dynamics::{BodyKind, Material};
+        let dt = 0.01;
+        let ball = |kind, x: Real| {
+            Body::new(kind, Shape::sphere(0.1), Pose::from_translation(Vec3::X * x), Material::default())
+        };
+        let paddle = ball(BodyKind::Kinematic, 0.0).with_velocity(Vec3::X * 50.0, Vec3::ZERO);
+        let bodies = [paddle, ball(BodyKind::Dynamic, 0.3), ball(BodyKind::Static, 0.6), ball(BodyKind::Dynamic, 5.0)];
+        let pairs = [(0, 1), (0, 2), (1, 2)];
+        let mut out = Vec::new();
+        pushed_reach(&bodies, &[true, false, false, false], &pairs, dt, &mut out);
+        assert_eq!(out, vec![0.0, 0.5, 0.0, 0.0]);
+        pushed_reach(&bodies, &[false; 4], &pairs, dt, &mut out);
+        assert_eq!(out, vec![0.0; 4]);
     }
 }

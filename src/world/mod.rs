@@ -52,6 +52,8 @@ pub struct World {
     fast: Vec<bool>,
     /// Per body: its contacts reach as far as it can move this step (speculative CCD).
     reach: Vec<bool>,
+    /// Per body: how far a body with reach that meets it can set it moving this step, m.
+    pushed: Vec<Real>,
     ccd_sweeps: Vec<CcdSweep>,
     toi_events: Vec<ToiEvent>,
     /// Bodies whose state became non-finite in the last step, frozen.
@@ -77,6 +79,7 @@ impl Clone for World {
             solver: Solver::default(),
             fast: self.fast.clone(),
             reach: self.reach.clone(),
+            pushed: self.pushed.clone(),
             ccd_sweeps: self.ccd_sweeps.clone(),
             toi_events: self.toi_events.clone(),
             guard: guard::Guard::default(),
@@ -103,6 +106,7 @@ impl World {
             solver: Solver::default(),
             fast: Vec::new(),
             reach: Vec::new(),
+            pushed: Vec::new(),
             ccd_sweeps: Vec::new(),
             toi_events: Vec::new(),
             guard: guard::Guard::default(),
@@ -300,16 +304,15 @@ impl World {
                 self.rotations.build(&self.bodies, is_cuboid);
             }
             let rotations = &self.rotations;
+            ccd::pushed_reach(&self.bodies, &self.reach, &self.pairs, dt, &mut self.pushed);
             for &(a, b) in &self.pairs {
                 let (ba, bb) = (&self.bodies[a as usize], &self.bodies[b as usize]);
                 let mut tol = tol;
-                let reach = self.reach[a as usize] || self.reach[b as usize];
+                let pushed = self.pushed[a as usize].max(self.pushed[b as usize]);
+                let reach = self.reach[a as usize] || self.reach[b as usize] || pushed > 0.0;
                 if reach {
-                    // Reach as far as the pair can close in this step: the relative linear
-                    // motion plus each body's turn times its reach.
-                    let spin = ccd::angular_reach(&ba.shape, ba.angvel.length() * dt)
-                        + ccd::angular_reach(&bb.shape, bb.angvel.length() * dt);
-                    tol.margin += (ba.linvel - bb.linvel).length() * dt + spin;
+                    // Reach as far as the pair can close in this step.
+                    tol.margin += ccd::pair_reach(ba, bb, dt) + pushed;
                 }
                 if let Some(mut m) = narrowphase::contact_with_rotations(
                     &ba.shape,
@@ -323,7 +326,7 @@ impl World {
                 {
                     if reach {
                         // Every leading corner gets its own speculative point.
-                        m = ccd::speculative_manifold(&m, &ba.shape, &ba.pose, &bb.shape, &bb.pose, tol.margin);
+                        m = ccd::speculative_contact(&m, ba, bb, dt, tol.margin, self.settings.slop, pushed);
                     }
                     self.contacts.push(Contact { a, b, manifold: m });
                 }
