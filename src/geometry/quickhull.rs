@@ -97,11 +97,12 @@ pub(super) fn hull_faces(points32: &[Vec3], tol: Real) -> Result<Vec<Face>, Hull
             return Err(HullError::Degenerate("not closed"));
         }
         // Newell's normal weighs every corner; the offset puts every corner on or below the plane.
-        let newell = ring.iter().zip(ring.iter().cycle().skip(1)).fold(DVec3::ZERO, |acc, (&a, &b)| {
-            let (p, q) = (points[a as usize], points[b as usize]);
-            acc + DVec3::new((p.y - q.y) * (p.z + q.z), (p.z - q.z) * (p.x + q.x), (p.x - q.x) * (p.y + q.y))
+        // (In f32, from the given points: the face planes are what the rest of the engine uses.)
+        let newell = ring.iter().zip(ring.iter().cycle().skip(1)).fold(Vec3::ZERO, |acc, (&a, &b)| {
+            let (p, q) = (points32[a as usize], points32[b as usize]);
+            acc + Vec3::new((p.y - q.y) * (p.z + q.z), (p.z - q.z) * (p.x + q.x), (p.x - q.x) * (p.y + q.y))
         });
-        let normal = newell.try_normalize().unwrap_or(n).as_vec3().normalize();
+        let normal = newell.try_normalize().unwrap_or_else(|| n.as_vec3().normalize());
         let offset = ring.iter().map(|&v| normal.dot(points32[v as usize])).fold(Real::NEG_INFINITY, Real::max);
         faces.push(Face { normal, offset, ring });
     }

@@ -119,13 +119,6 @@ pub fn contact_gjk(
     mut trace: Option<&mut GjkEpaTrace>,
     clip: Option<&mut ClipTrace>,
 ) -> Option<Manifold> {
-    // A floor or wall many times larger than the other shape is met by its part near that shape
-    // (A only without traces, which are drawn in A's frame); the contact points are world points
-    // and the features keep their numbers, so the manifold is the same, only exact.
-    let near_b = super::near_part::near_part(b, pb, a, pa);
-    let (b, pb) = near_b.as_ref().map_or((b, pb), |(s, p)| (s, p));
-    let near_a = if trace.is_none() && clip.is_none() { super::near_part::near_part(a, pa, b, pb) } else { None };
-    let (a, pa) = near_a.as_ref().map_or((a, pa), |(s, p)| (s, p));
     let pair = MinkowskiPair::new(a, pa, b, pb);
     let reach = pair.radius() + tol.margin;
     let g = gjk(&pair, Some((reach, tol.epsilon)), trace.as_deref_mut().map(|t| &mut t.gjk));
