@@ -112,6 +112,7 @@ pub fn compare(args: &CompareArgs) -> Result<(), String> {
     args.overrides.apply(&mut settings)?;
     let mut world = scene.build().map_err(|e| e.to_string())?;
     world.set_settings(settings);
+    world.set_threads(args.threads.map_or(0, |n| n as usize));
     let n = world.bodies().len();
     let s = world.settings.clone();
     // One engine after the other, so neither shares the cores or the caches with the other.
