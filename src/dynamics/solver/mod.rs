@@ -199,7 +199,7 @@ impl Solver {
 
         let t_prepare = std::time::Instant::now();
         self.prepare_bodies(bodies, rotations, pool);
-        self.match_cache(contacts, settings, cache);
+        self.match_cache(contacts, settings, cache, pool);
         let mut recycled = std::mem::take(&mut self.recycled);
         self.recycle(bodies, contacts, cache, &mut recycled, pool);
         let contacts = &recycled[..];
@@ -416,17 +416,29 @@ impl Solver {
         }
     }
 
-    /// Finds each contact's entry in last step's cache: both are sorted by pair, so one walk.
-    fn match_cache(&mut self, contacts: &[Contact], settings: &Settings, cache: &WarmCache) {
-        self.warm.clear();
-        let mut cursor = 0;
-        self.warm.extend(contacts.iter().map(|c| {
-            if settings.warm_starting {
-                prepare::find_cached(cache, &mut cursor, (c.a, c.b)).map_or(u32::MAX, |k| k as u32)
-            } else {
-                u32::MAX
+    /// Finds each contact's entry in last step's cache: both are sorted by pair, so one walk (on
+    /// a pool, one walk per run of contacts, each starting where a binary search puts it: the
+    /// same entries).
+    fn match_cache(&mut self, contacts: &[Contact], settings: &Settings, cache: &WarmCache, pool: Option<&ThreadPool>) {
+        const RUN: usize = 1024;
+        let walk = |contacts: &[Contact], warm: &mut [u32]| {
+            let Some(first) = contacts.first() else { return };
+            let mut cursor = cache.partition_point(|e| e.0 < (first.a, first.b));
+            for (w, c) in warm.iter_mut().zip(contacts) {
+                *w = if settings.warm_starting {
+                    prepare::find_cached(cache, &mut cursor, (c.a, c.b)).map_or(u32::MAX, |k| k as u32)
+                } else {
+                    u32::MAX
+                };
             }
-        }));
+        };
+        self.warm.resize(contacts.len(), u32::MAX);
+        self.warm.truncate(contacts.len());
+        match pool {
+            None => walk(contacts, &mut self.warm),
+            Some(pool) => pool
+                .install(|| self.warm.par_chunks_mut(RUN).zip(contacts.par_chunks(RUN)).for_each(|(w, c)| walk(c, w))),
+        }
     }
 
     /// Colours the contacts, then builds each one's rows straight into its bundle lane (or the

@@ -175,7 +175,7 @@ fn bundles_built_eight_at_a_time_match_the_one_by_one_rows_bit_for_bit() {
         let mut rotations = Rotations::default();
         rotations.build(&bodies, |_| true);
         solver.prepare_bodies(&bodies, &rotations, None);
-        solver.match_cache(&contacts, &settings, &cache);
+        solver.match_cache(&contacts, &settings, &cache, None);
         let mut contacts = Vec::new();
         let original = contacts_in.clone();
         solver.recycle(&bodies, &original, &cache, &mut contacts, None);
