@@ -276,7 +276,11 @@ impl World {
                 p.broad_phase_reused = true;
             } else {
                 self.aabbs.clear();
-                self.aabbs.extend(bodies.iter().map(|b| b.aabb().expanded(margin)));
+                let aabb = |b: &Body| b.aabb().expanded(margin);
+                match self.threads.pool() {
+                    None => self.aabbs.extend(bodies.iter().map(aabb)),
+                    Some(pool) => pool.install(|| self.aabbs.par_extend(bodies.par_iter().with_min_len(512).map(aabb))),
+                }
                 if ccd_mode != CcdMode::Off {
                     // Fast bodies are found by everything along the path they may take this step
                     // (the time-of-impact pass queries these boxes for what a sweep can meet).

@@ -86,12 +86,13 @@ impl ProfilerPanel {
             }
             ui.label("History");
             ui.add(egui::DragValue::new(&mut self.prefs.history).range(60..=20_000).speed(10).suffix(" steps"));
-            ui.label("Threads").on_hover_text(
-                "Threads the step runs on (default: every core). The simulation is the same, bit for bit, \
-                 for any count: only the time per step changes.",
-            );
+            let hint = "Threads the step runs on (default: every core). The simulation is the same, bit for \
+                        bit, for any count: only the time per step changes.";
+            let label = ui.label("Threads").on_hover_text(hint);
             let cores = crate::parallel::available();
-            ui.add(egui::DragValue::new(&mut self.prefs.threads).range(1..=cores).speed(0.05));
+            ui.add(egui::DragValue::new(&mut self.prefs.threads).range(1..=cores).speed(0.05))
+                .labelled_by(label.id)
+                .on_hover_text(hint);
             if ui.button("Export CSV…").on_hover_text("Write the plotted history, one row per step.").clicked()
                 && let Some(path) =
                     rfd::FileDialog::new().add_filter("CSV", &["csv"]).set_file_name("profile.csv").save_file()

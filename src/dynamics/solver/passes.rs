@@ -178,17 +178,6 @@ impl Solver {
             jobs.push(Job::new(Work::OverflowRestitution(threshold), 1, 1, 1));
         }
 
-        if std::env::var("PAR_DEBUG").is_ok() {
-            let blocks: usize = jobs.iter().map(|j| j.items.div_ceil(j.block)).sum();
-            eprintln!(
-                "colours {} bundles {:?} overflow {} jobs {} blocks {}",
-                ranges.len() - 1,
-                ranges.windows(2).map(|w| w[1] - w[0]).collect::<Vec<_>>(),
-                self.overflow.len(),
-                jobs.len(),
-                blocks
-            );
-        }
         let isa = p.isa;
         let (h, max_w) = (p.h, p.max_w);
         // The body states, and after them the dummy of empty lanes (which no pass writes).
