@@ -110,7 +110,8 @@ struct CompareArgs {
     steps: u64,
     #[command(flatten)]
     overrides: Overrides,
-    /// Threads Collidoscope steps on (default: every core). The results are the same for any count.
+    /// Threads Collidoscope steps on (default: one, as rapier3d here). The results are the same for
+    /// any count.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: Option<u32>,
 }
