@@ -74,9 +74,10 @@ pub struct Job<K> {
 }
 
 impl<K> Job<K> {
-    /// A job of `items` items cut into blocks of at least `min_block`, about four per thread.
+    /// A job of `items` items cut into blocks of at least `min_block`, about two per thread
+    /// (each block costs two atomic operations on lines the threads share).
     pub fn new(kind: K, items: usize, min_block: usize, threads: usize) -> Self {
-        let block = items.div_ceil(4 * threads.max(1)).max(min_block).max(1);
+        let block = items.div_ceil(2 * threads.max(1)).max(min_block).max(1);
         Job { kind, items, block }
     }
 
@@ -100,9 +101,11 @@ pub fn run_jobs<K: Sync>(pool: &ThreadPool, jobs: &[Job<K>], exec: impl Fn(&K, R
     if total == 0 {
         return;
     }
-    let claim = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
+    // On lines of their own: every claim would otherwise contend with every completion.
+    let claim = Padded(AtomicUsize::new(0));
+    let done = Padded(AtomicUsize::new(0));
     let failed = AtomicBool::new(false);
+    let (claim, done) = (&claim.0, &done.0);
     pool.broadcast(|_| {
         let mut j = 0;
         loop {
@@ -138,6 +141,9 @@ pub fn run_jobs<K: Sync>(pool: &ThreadPool, jobs: &[Job<K>], exec: impl Fn(&K, R
         }
     });
 }
+
+#[repr(align(128))]
+struct Padded<T>(T);
 
 struct FailOnUnwind<'a>(&'a AtomicBool);
 
