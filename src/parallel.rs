@@ -213,16 +213,22 @@ mod tests {
     fn jobs_run_in_order_and_every_item_once() {
         let threads = Threads::new(3);
         let pool = threads.pool().unwrap();
-        let n = 1000;
+        let n = 4000;
         let (mut a, mut b) = (vec![0u32; n], vec![0u32; n]);
-        let jobs: Vec<Job<usize>> = (0..60).map(|j| Job::new(j, n, 7, 3)).collect();
+        // Many small blocks, so that threads finish a job at different times.
+        let jobs: Vec<Job<usize>> = (0..60).map(|j| Job { kind: j, items: n, block: 16 }).collect();
         let (sa, sb) = (SharedMut::new(&mut a), SharedMut::new(&mut b));
         run_jobs(pool, &jobs, |&j, r| {
             let (from, to) = if j % 2 == 0 { (&sa, &sb) } else { (&sb, &sa) };
+            // The first blocks of a job read the last items of the job before, the ones most
+            // likely still being written if the barrier were missing.
             for i in r {
                 // SAFETY: a job writes its own items of one array and reads the other, which
                 // only the job before it wrote.
-                unsafe { *to.get(i) = *from.get((i * 7 + 13) % n) + 1 };
+                let x = unsafe { *from.get(n - 1 - i) };
+                // Some work per item, so that every thread is awake and busy in every job.
+                let slow = (0..100).fold(x, |s, k| std::hint::black_box(s ^ k) ^ k);
+                unsafe { *to.get(i) = slow + 1 };
             }
         });
         assert!(a.iter().all(|&x| x == 60), "{:?}", &a[..10]);
