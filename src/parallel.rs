@@ -86,8 +86,8 @@ impl<K> Job<K> {
     }
 }
 
-/// Runs `jobs` in order on every thread of `pool`: each thread claims the next block of the
-/// sequence, waits until every block of the earlier jobs has finished, and runs it with
+/// Runs `jobs` in order on every thread of `pool`: each thread waits until every block of the
+/// jobs before the next unclaimed block has finished, claims that block and runs it with
 /// `exec(kind, items)`. The blocks of one job may run at the same time on different threads;
 /// a job's blocks see everything the earlier jobs wrote. Threads wait by spinning briefly,
 /// then yielding, so a barrier costs little more than the cores' handshake.
@@ -109,15 +109,18 @@ pub fn run_jobs<K: Sync>(pool: &ThreadPool, jobs: &[Job<K>], exec: impl Fn(&K, R
     pool.broadcast(|_| {
         let mut j = 0;
         loop {
-            let idx = claim.fetch_add(1, Ordering::Relaxed);
+            // The next unclaimed block, claimed only once every block of the earlier jobs has
+            // finished: a thread never holds a block while it waits, so one that the system
+            // puts aside while waiting (it yields) holds up no one.
+            let idx = claim.load(Ordering::Relaxed);
             if idx >= total {
                 return;
             }
             while bases[j + 1] <= idx {
                 j += 1;
             }
-            // Every block before this job's first was claimed before this one, so each is
-            // running or done: the wait ends.
+            // Every block before `idx` is claimed, and a block is claimed only to be run at
+            // once: the wait ends.
             let mut spins = 0u32;
             while done.load(Ordering::Acquire) < bases[j] {
                 if failed.load(Ordering::Relaxed) {
@@ -129,6 +132,9 @@ pub fn run_jobs<K: Sync>(pool: &ThreadPool, jobs: &[Job<K>], exec: impl Fn(&K, R
                 } else {
                     std::thread::yield_now();
                 }
+            }
+            if claim.compare_exchange_weak(idx, idx + 1, Ordering::Relaxed, Ordering::Relaxed).is_err() {
+                continue;
             }
             let job = &jobs[j];
             let start = (idx - bases[j]) * job.block;
