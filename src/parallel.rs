@@ -87,10 +87,14 @@ impl<K> Job<K> {
 }
 
 /// Runs `jobs` in order on every thread of `pool`: each thread waits until every block of the
-/// jobs before the next unclaimed block has finished, claims that block and runs it with
-/// `exec(kind, items)`. The blocks of one job may run at the same time on different threads;
-/// a job's blocks see everything the earlier jobs wrote. Threads wait by spinning briefly,
-/// then yielding, so a barrier costs little more than the cores' handshake.
+/// earlier jobs has finished, then claims and runs with `exec(kind, items)` the blocks of the
+/// job that are still free, starting from its own share (thread `t` of `T` at block `t n / T`
+/// of `n`) and going on to the others'. The blocks of one job may run at the same time on
+/// different threads; a job's blocks see everything the earlier jobs wrote. Starting from its
+/// own share, a thread gets the same part of every job: the same bodies, and in a colour the
+/// contacts of the same region, so their states stay in its cache from job to job. Threads
+/// wait by spinning briefly, then yielding; a thread never holds a block while it waits, so
+/// one that the system puts aside meanwhile holds up no one.
 pub fn run_jobs<K: Sync>(pool: &ThreadPool, jobs: &[Job<K>], exec: impl Fn(&K, Range<usize>) + Sync) {
     let mut bases = Vec::with_capacity(jobs.len() + 1);
     bases.push(0);
@@ -101,28 +105,22 @@ pub fn run_jobs<K: Sync>(pool: &ThreadPool, jobs: &[Job<K>], exec: impl Fn(&K, R
     if total == 0 {
         return;
     }
-    // On lines of their own: every claim would otherwise contend with every completion.
-    let claim = Padded(AtomicUsize::new(0));
+    let claimed: Vec<AtomicBool> = (0..total).map(|_| AtomicBool::new(false)).collect();
+    // On a line of its own: the claims would otherwise contend with every completion.
     let done = Padded(AtomicUsize::new(0));
     let failed = AtomicBool::new(false);
-    let (claim, done) = (&claim.0, &done.0);
-    pool.broadcast(|_| {
-        let mut j = 0;
-        loop {
-            // The next unclaimed block, claimed only once every block of the earlier jobs has
-            // finished: a thread never holds a block while it waits, so one that the system
-            // puts aside while waiting (it yields) holds up no one.
-            let idx = claim.load(Ordering::Relaxed);
-            if idx >= total {
-                return;
+    let done = &done.0;
+    pool.broadcast(|ctx| {
+        let (t, threads) = (ctx.index(), ctx.num_threads());
+        for (j, job) in jobs.iter().enumerate() {
+            let (base, n) = (bases[j], bases[j + 1] - bases[j]);
+            if n == 0 {
+                continue;
             }
-            while bases[j + 1] <= idx {
-                j += 1;
-            }
-            // Every block before `idx` is claimed, and a block is claimed only to be run at
-            // once: the wait ends.
+            // Every block of the earlier jobs is claimed (each thread tries them all before it
+            // moves on), and a block is claimed only to be run at once: the wait ends.
             let mut spins = 0u32;
-            while done.load(Ordering::Acquire) < bases[j] {
+            while done.load(Ordering::Acquire) < base {
                 if failed.load(Ordering::Relaxed) {
                     return;
                 }
@@ -133,17 +131,21 @@ pub fn run_jobs<K: Sync>(pool: &ThreadPool, jobs: &[Job<K>], exec: impl Fn(&K, R
                     std::thread::yield_now();
                 }
             }
-            if claim.compare_exchange_weak(idx, idx + 1, Ordering::Relaxed, Ordering::Relaxed).is_err() {
-                continue;
+            let first = t * n / threads;
+            for k in 0..n {
+                let b = (first + k) % n;
+                let flag = &claimed[base + b];
+                if flag.load(Ordering::Relaxed) || flag.swap(true, Ordering::Relaxed) {
+                    continue;
+                }
+                let start = b * job.block;
+                // A panicking block stops the others from waiting for it; rayon passes the
+                // panic on to the caller.
+                let guard = FailOnUnwind(&failed);
+                exec(&job.kind, start..(start + job.block).min(job.items));
+                std::mem::forget(guard);
+                done.fetch_add(1, Ordering::Release);
             }
-            let job = &jobs[j];
-            let start = (idx - bases[j]) * job.block;
-            // A panicking block stops the others from waiting for it; rayon passes the
-            // panic on to the caller.
-            let guard = FailOnUnwind(&failed);
-            exec(&job.kind, start..(start + job.block).min(job.items));
-            std::mem::forget(guard);
-            done.fetch_add(1, Ordering::Release);
         }
     });
 }
