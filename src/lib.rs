@@ -11,6 +11,7 @@ pub mod dynamics;
 pub mod geometry;
 pub mod math;
 pub mod narrowphase;
+pub mod parallel;
 #[cfg(feature = "rapier")]
 pub mod peer;
 pub mod record;

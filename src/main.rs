@@ -120,6 +120,10 @@ struct CompareArgs {
     steps: u64,
     #[command(flatten)]
     overrides: Overrides,
+    /// Threads Collidoscope steps on (default: one, as rapier3d here). The results are the same for
+    /// any count.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
 }
 
 #[derive(clap::Args)]
@@ -136,6 +140,9 @@ struct RecordArgs {
     keyframe_every: u32,
     #[command(flatten)]
     overrides: Overrides,
+    /// Threads to step on (default: every core). The results are the same for any count.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
 }
 
 /// Settings given on the command line, applied over the scene's.
@@ -205,6 +212,9 @@ struct RunArgs {
     steps: u64,
     #[command(flatten)]
     overrides: Overrides,
+    /// Threads to step on (default: every core). The results are the same for any count.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
     /// Write one CSV row of timings and counters per step.
     #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
@@ -340,6 +350,7 @@ fn run(args: &RunArgs) -> Result<(), String> {
     args.overrides.apply(&mut settings)?;
     let mut world = scene.build().map_err(|e| e.to_string())?;
     world.set_settings(settings);
+    world.set_threads(args.threads.map_or(0, |n| n as usize));
 
     // Outputs are opened before the run, so a path that cannot be written fails at once; rows
     // stream to a temporary file that replaces the target only when the run completes.
@@ -411,6 +422,7 @@ fn record(args: &RecordArgs) -> Result<(), String> {
     let mut scene = Scene::load(&args.scene).map_err(|e| e.to_string())?;
     args.overrides.apply(&mut scene.settings)?;
     let mut world = scene.build().map_err(|e| e.to_string())?;
+    world.set_threads(args.threads.map_or(0, |n| n as usize));
     let keyframes = args.steps / args.keyframe_every as u64 + 1;
     let states = keyframes.saturating_mul(world.bodies().len() as u64);
     if states > MAX_KEYFRAME_STATES {
@@ -531,7 +543,12 @@ fn print_summary(scene: &Scene, world: &World, engine: &str, summary: &Summary) 
         s.dt,
         summary.steps() as f64 * s.dt as f64
     );
-    println!("engine: {engine}");
+    if engine == "Collidoscope" {
+        let n = world.threads();
+        println!("engine: {engine}, {n} thread{}", if n == 1 { "" } else { "s" });
+    } else {
+        println!("engine: {engine}");
+    }
     println!(
         "settings: broad phase {}, narrow phase {}, ccd {}, {} substeps x {} iterations",
         match (s.broad_phase, world.broad_phase().resolved()) {

@@ -579,3 +579,25 @@ fn unreadable_preferences_are_announced() {
     h.run();
     h.get_by_label("The saved preferences could not be read");
 }
+
+/// Issue 20: the thread count is a preference of the app, kept with its other preferences and
+/// not in the scene; the open world steps on it, and a newly opened one too.
+#[test]
+fn the_thread_count_is_a_kept_preference_the_world_steps_on() {
+    let mut app = app_with(small_scene());
+    assert_eq!(app.persisted().profiler.threads, collidoscope::parallel::available(), "default: every core");
+    let mut prefs = app.persisted();
+    // One thread: a count the panel's field accepts on any machine, and not the default on any
+    // machine with more than one core.
+    prefs.profiler.threads = 1;
+    app.restore(prefs);
+    let mut h = harness(app);
+    h.run();
+    assert_eq!(h.state().world().threads(), 1);
+    assert_eq!(h.state().persisted().profiler.threads, 1, "kept for the next run");
+    let fresh = Simulation::new(small_scene(), None).unwrap();
+    *h.state_mut().simulation_mut() = fresh;
+    h.state_mut().simulation_mut().world.set_threads(2);
+    h.run();
+    assert_eq!(h.state().world().threads(), 1, "a newly opened world steps on it too");
+}

@@ -283,6 +283,11 @@ impl App {
         if self.sim.history.capacity() != self.profiler.prefs.history {
             self.sim.history.set_capacity(self.profiler.prefs.history);
         }
+        // Every world the app opens steps on the preferred thread count.
+        let threads = self.profiler.prefs.threads.max(1);
+        if self.sim.world.threads() != threads {
+            self.sim.world.set_threads(threads);
+        }
         if self.view.selected.is_some_and(|i| i >= self.sim.world.bodies().len()) {
             self.view.selected = None;
         }

@@ -112,7 +112,10 @@ pub fn compare(args: &CompareArgs) -> Result<(), String> {
     args.overrides.apply(&mut settings)?;
     let mut world = scene.build().map_err(|e| e.to_string())?;
     world.set_settings(settings);
+    // One thread unless asked: rapier3d runs on one here, so the times compare like for like.
+    world.set_threads(args.threads.map_or(1, |n| n as usize));
     let n = world.bodies().len();
+    let threads = world.threads();
     let s = world.settings.clone();
     // One engine after the other, so neither shares the cores or the caches with the other.
     let a = simulate(Stepper::new("collidoscope", world.clone())?, args.steps);
@@ -127,6 +130,7 @@ pub fn compare(args: &CompareArgs) -> Result<(), String> {
         s.substeps,
         s.iterations
     );
+    println!("collidoscope on {threads} thread{}, rapier3d on one", if threads == 1 { "" } else { "s" });
     println!("{:<30} {:>14} {:>14} {:>14}", "", "collidoscope", "rapier", "rapier/collid.");
     let row3 = |name: &str, x: f64, y: f64| {
         let ratio = if x > 0.0 { format!("{:.2}", y / x) } else { "-".into() };

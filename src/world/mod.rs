@@ -24,6 +24,8 @@ use crate::dynamics::{Body, BodyKind, Rotations};
 use crate::geometry::{Aabb, Ray, RayHit, Shape};
 use crate::math::{Pose, Real};
 use crate::narrowphase::{self, NarrowPhaseKind, Tolerance};
+use crate::parallel::Threads;
+use rayon::prelude::*;
 
 /// Most candidate pairs one step takes to the narrow phase. A step's memory grows with its pairs
 /// (a manifold and solver rows each, about 700 bytes); a scene that piles thousands of bodies
@@ -60,6 +62,8 @@ pub struct World {
     guard: guard::Guard,
     profile: StepProfile,
     step_count: u64,
+    /// The threads the step runs on (not part of the settings: the results are the same).
+    threads: Threads,
 }
 
 impl Clone for World {
@@ -85,6 +89,7 @@ impl Clone for World {
             guard: guard::Guard::default(),
             profile: self.profile,
             step_count: self.step_count,
+            threads: self.threads.clone(),
         }
     }
 }
@@ -112,6 +117,7 @@ impl World {
             guard: guard::Guard::default(),
             profile: StepProfile::default(),
             step_count: 0,
+            threads: Threads::default(),
         }
     }
 
@@ -169,6 +175,19 @@ impl World {
 
     pub fn profile(&self) -> &StepProfile {
         &self.profile
+    }
+
+    /// Steps on `n` threads from now on (0: all cores). One thread, the default, is the plain
+    /// serial path; any count gives the same results, bit for bit (docs/parallel.md).
+    pub fn set_threads(&mut self, n: usize) {
+        if n != self.threads.count() || n == 0 {
+            self.threads = Threads::new(n);
+        }
+    }
+
+    /// The number of threads the world steps on.
+    pub fn threads(&self) -> usize {
+        self.threads.count()
     }
 
     pub fn step_count(&self) -> u64 {
@@ -261,7 +280,11 @@ impl World {
                 p.broad_phase_reused = true;
             } else {
                 self.aabbs.clear();
-                self.aabbs.extend(bodies.iter().map(|b| b.aabb().expanded(margin)));
+                let aabb = |b: &Body| b.aabb().expanded(margin);
+                match self.threads.pool() {
+                    None => self.aabbs.extend(bodies.iter().map(aabb)),
+                    Some(pool) => pool.install(|| self.aabbs.par_extend(bodies.par_iter().with_min_len(512).map(aabb))),
+                }
                 if ccd_mode != CcdMode::Off {
                     // Fast bodies are found by everything along the path they may take this step
                     // (the time-of-impact pass queries these boxes for what a sweep can meet).
@@ -305,31 +328,39 @@ impl World {
             }
             let rotations = &self.rotations;
             ccd::pushed_reach(&self.bodies, &self.reach, &self.pairs, dt, &mut self.pushed);
-            for &(a, b) in &self.pairs {
-                let (ba, bb) = (&self.bodies[a as usize], &self.bodies[b as usize]);
+            let (bodies, reach, pushed, settings) = (&self.bodies, &self.reach, &self.pushed, &self.settings);
+            // One pair's contact, from the pair alone: pairs can be tested in any order, on any
+            // thread, and the contacts kept in pair order.
+            let contact = |&(a, b): &(u32, u32)| {
+                let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
                 let mut tol = tol;
-                let pushed = self.pushed[a as usize].max(self.pushed[b as usize]);
-                let reach = self.reach[a as usize] || self.reach[b as usize] || pushed > 0.0;
+                let pushed = pushed[a as usize].max(pushed[b as usize]);
+                let reach = reach[a as usize] || reach[b as usize] || pushed > 0.0;
                 if reach {
                     // Reach as far as the pair can close in this step.
                     tol.margin += ccd::pair_reach(ba, bb, dt) + pushed;
                 }
-                if let Some(mut m) = narrowphase::contact_with_rotations(
+                let mut m = narrowphase::contact_with_rotations(
                     &ba.shape,
                     &ba.pose,
                     &bb.shape,
                     &bb.pose,
                     || (rotations.get(a as usize, ba), rotations.get(b as usize, bb)),
                     tol,
-                    self.settings.narrow_phase,
-                ) && !m.is_empty()
-                {
-                    if reach {
-                        // Every leading corner gets its own speculative point.
-                        m = ccd::speculative_contact(&m, ba, bb, dt, tol.margin, self.settings.slop, pushed);
-                    }
-                    self.contacts.push(Contact { a, b, manifold: m });
+                    settings.narrow_phase,
+                )
+                .filter(|m| !m.is_empty())?;
+                if reach {
+                    // Every leading corner gets its own speculative point.
+                    m = ccd::speculative_contact(&m, ba, bb, dt, tol.margin, settings.slop, pushed);
                 }
+                Some(Contact { a, b, manifold: m })
+            };
+            match self.threads.pool() {
+                None => self.contacts.extend(self.pairs.iter().filter_map(contact)),
+                // Rayon's collect keeps the pairs' order whichever thread tested each.
+                Some(pool) => pool
+                    .install(|| self.contacts.par_extend(self.pairs.par_iter().with_min_len(64).filter_map(contact))),
             }
             p.narrow_tests = self.pairs.len() as u32;
             p.manifolds = self.contacts.len() as u32;
@@ -357,6 +388,7 @@ impl World {
                 &self.settings,
                 &mut self.warm_cache,
                 &self.rotations,
+                self.threads.pool(),
             );
             p.solve_ms += times.solve_ms;
             p.integrate_ms += times.integrate_ms;

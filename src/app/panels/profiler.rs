@@ -37,11 +37,18 @@ pub struct ProfilerPrefs {
     /// Steps kept in the history.
     pub history: usize,
     pub show_total: bool,
+    /// Threads the step runs on (a preference of the machine, not of the scene).
+    pub threads: usize,
 }
 
 impl Default for ProfilerPrefs {
     fn default() -> Self {
-        ProfilerPrefs { style: PlotStyle::Stacked, history: 600, show_total: true }
+        ProfilerPrefs {
+            style: PlotStyle::Stacked,
+            history: 600,
+            show_total: true,
+            threads: crate::parallel::available(),
+        }
     }
 }
 
@@ -79,6 +86,13 @@ impl ProfilerPanel {
             }
             ui.label("History");
             ui.add(egui::DragValue::new(&mut self.prefs.history).range(60..=20_000).speed(10).suffix(" steps"));
+            let hint = "Threads the step runs on (default: every core). The simulation is the same, bit for \
+                        bit, for any count: only the time per step changes.";
+            let label = ui.label("Threads").on_hover_text(hint);
+            let cores = crate::parallel::available();
+            ui.add(egui::DragValue::new(&mut self.prefs.threads).range(1..=cores).speed(0.05))
+                .labelled_by(label.id)
+                .on_hover_text(hint);
             if ui.button("Export CSV…").on_hover_text("Write the plotted history, one row per step.").clicked()
                 && let Some(path) =
                     rfd::FileDialog::new().add_filter("CSV", &["csv"]).set_file_name("profile.csv").save_file()

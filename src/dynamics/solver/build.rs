@@ -21,6 +21,8 @@ pub(super) struct Sources<'a> {
     pub masses: &'a [BodyMass],
     pub states: &'a [BodyState],
     pub warm: &'a [u32],
+    /// Per body: the solver changes its velocity.
+    pub responds: &'a [bool],
     pub cache: &'a WarmCache,
     pub dummy: u32,
 }
@@ -183,6 +185,7 @@ fn build_bundle<L: Lane>(
         let contact = &src.contacts[m as usize];
         c.a[i] = contact.a;
         c.b[i] = contact.b;
+        c.set_writes(i, [src.responds[contact.a as usize], src.responds[contact.b as usize]]);
         lanes.contact[i] = m;
         lanes.len[i] = lens[i] as u8;
     }

@@ -18,6 +18,75 @@ pub(super) struct F(pub [f32; W]);
 pub(super) const STATE_FLOATS: usize = 12;
 const _: () = assert!(std::mem::size_of::<BodyState>() == STATE_FLOATS * 4);
 
+/// The solver's body states as the passes read and write them: a pointer and a length, so that
+/// threads solving bundles of one colour side by side each reach the states of their own bodies
+/// without any of them borrowing the whole slice. Whoever makes one from a slice keeps that
+/// slice borrowed for as long as the copies are used.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct States {
+    ptr: *mut BodyState,
+    len: usize,
+}
+
+// SAFETY: `States` is a pointer to body states; the functions that read and write through it
+// state what the caller guarantees about which states other threads touch meanwhile.
+unsafe impl Send for States {}
+// SAFETY: as above.
+unsafe impl Sync for States {}
+
+impl States {
+    pub fn new(states: &mut [BodyState]) -> Self {
+        States { ptr: states.as_mut_ptr(), len: states.len() }
+    }
+
+    /// The states as a slice.
+    ///
+    /// # Safety
+    /// No other thread reads or writes any of them while the slice lives.
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn slice<'a>(&self) -> &'a mut [BodyState] {
+        // SAFETY: `ptr` and `len` come from a live slice (see `new`); exclusivity is the caller's.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+
+    /// States `r` as a slice.
+    ///
+    /// # Safety
+    /// No other thread reads or writes any of them while the slice lives.
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn range<'a>(&self, r: std::ops::Range<usize>) -> &'a mut [BodyState] {
+        assert!(r.start <= r.end && r.end <= self.len, "states {r:?} out of {}", self.len);
+        // SAFETY: in bounds (checked); exclusivity is the caller's.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(r.start), r.end - r.start) }
+    }
+
+    /// State `i`, read.
+    ///
+    /// # Safety
+    /// `i < len`, and no other thread writes state `i` meanwhile.
+    #[inline(always)]
+    unsafe fn get(&self, i: usize) -> BodyState {
+        // SAFETY: the caller's.
+        unsafe { *self.ptr.add(i) }
+    }
+
+    /// State `i`, for writing.
+    ///
+    /// # Safety
+    /// `i < len`, and no other thread reads or writes state `i` meanwhile.
+    #[inline(always)]
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn get_mut(&self, i: usize) -> &mut BodyState {
+        // SAFETY: the caller's.
+        unsafe { &mut *self.ptr.add(i) }
+    }
+
+    fn check(&self, idx: &[u32; W]) {
+        let max = idx.iter().fold(0, |m, &i| m.max(i));
+        assert!((max as usize) < self.len, "body index {max} out of range");
+    }
+}
+
 /// Arithmetic on eight lanes.
 pub(super) trait Lane:
     Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + AddAssign + SubAssign
@@ -39,11 +108,21 @@ pub(super) trait Lane:
     fn copysign(self, sign: Self) -> Self;
     /// Floats 0..8 of the states `idx` (v, w, dp.x, dp.y), one lane per state: `out[k]` holds
     /// float `k` of every lane.
-    fn gather(states: &[BodyState], idx: &[u32; W]) -> [Self; 8];
+    ///
+    /// # Safety
+    /// No other thread writes these states meanwhile.
+    unsafe fn gather(states: States, idx: &[u32; W]) -> [Self; 8];
     /// All twelve floats of the states `idx` (v, w, dp, dθ), as `gather`.
-    fn gather_all(states: &[BodyState], idx: &[u32; W]) -> [Self; STATE_FLOATS];
-    /// The inverse of `gather`: writes `cols` back into floats 0..8 of the states.
-    fn scatter(cols: [Self; 8], states: &mut [BodyState], idx: &[u32; W]);
+    ///
+    /// # Safety
+    /// As `gather`.
+    unsafe fn gather_all(states: States, idx: &[u32; W]) -> [Self; STATE_FLOATS];
+    /// The inverse of `gather`: writes `cols` back into floats 0..8 of the states of the lanes
+    /// whose bit is set in `mask` (the others are left as they are).
+    ///
+    /// # Safety
+    /// No other thread reads or writes the states written meanwhile.
+    unsafe fn scatter(cols: [Self; 8], states: States, idx: &[u32; W], mask: u8);
 }
 
 #[inline(always)]
@@ -132,19 +211,25 @@ impl Lane for Portable {
         Portable(std::array::from_fn(|i| self.0[i].copysign(sign.0[i])))
     }
     #[inline(always)]
-    fn gather(states: &[BodyState], idx: &[u32; W]) -> [Self; 8] {
-        let all = Self::gather_all(states, idx);
+    unsafe fn gather(states: States, idx: &[u32; W]) -> [Self; 8] {
+        // SAFETY: the caller's.
+        let all = unsafe { Self::gather_all(states, idx) };
         std::array::from_fn(|k| all[k])
     }
     #[inline(always)]
-    fn gather_all(states: &[BodyState], idx: &[u32; W]) -> [Self; STATE_FLOATS] {
-        let rows: [[f32; STATE_FLOATS]; W] = std::array::from_fn(|i| state_floats(&states[idx[i] as usize]));
+    unsafe fn gather_all(states: States, idx: &[u32; W]) -> [Self; STATE_FLOATS] {
+        states.check(idx);
+        // SAFETY: indices checked; no concurrent writes by the caller's contract.
+        let rows: [[f32; STATE_FLOATS]; W] =
+            std::array::from_fn(|i| state_floats(&unsafe { states.get(idx[i] as usize) }));
         std::array::from_fn(|k| Portable(std::array::from_fn(|i| rows[i][k])))
     }
     #[inline(always)]
-    fn scatter(cols: [Self; 8], states: &mut [BodyState], idx: &[u32; W]) {
-        for (i, &j) in idx.iter().enumerate() {
-            let s = &mut states[j as usize];
+    unsafe fn scatter(cols: [Self; 8], states: States, idx: &[u32; W], mask: u8) {
+        states.check(idx);
+        for (i, &j) in idx.iter().enumerate().filter(|&(i, _)| mask & (1 << i) != 0) {
+            // SAFETY: index checked; exclusive by the caller's contract.
+            let s = unsafe { states.get_mut(j as usize) };
             let mut f = state_floats(s);
             for k in 0..8 {
                 f[k] = cols[k].0[i];
@@ -160,7 +245,7 @@ pub(super) mod avx {
     //! `#[target_feature(enable = "avx")]`, which are only called once [`crate::cpu::avx`]
     //! found AVX: that is what makes the intrinsics below sound to call.
 
-    use super::{BodyState, F, Lane, STATE_FLOATS, W};
+    use super::{F, Lane, STATE_FLOATS, States, W};
     use std::arch::x86_64::*;
     use std::ops::{Add, AddAssign, Mul, Sub, SubAssign};
 
@@ -234,18 +319,9 @@ pub(super) mod avx {
     /// The first float of each state `idx`, after one check that every index is in range (a
     /// check per lane costs a compare and a branch each, in the passes' innermost loop).
     #[inline(always)]
-    fn state_ptrs(states: &[BodyState], idx: &[u32; W]) -> [*const f32; W] {
-        let max = idx.iter().fold(0, |m, &i| m.max(i));
-        assert!((max as usize) < states.len(), "body index {max} out of range");
-        let base = states.as_ptr().cast::<f32>();
-        std::array::from_fn(|i| base.wrapping_add(idx[i] as usize * STATE_FLOATS))
-    }
-
-    #[inline(always)]
-    fn state_ptrs_mut(states: &mut [BodyState], idx: &[u32; W]) -> [*mut f32; W] {
-        let max = idx.iter().fold(0, |m, &i| m.max(i));
-        assert!((max as usize) < states.len(), "body index {max} out of range");
-        let base = states.as_mut_ptr().cast::<f32>();
+    fn state_ptrs(states: States, idx: &[u32; W]) -> [*mut f32; W] {
+        states.check(idx);
+        let base = states.ptr.cast::<f32>();
         std::array::from_fn(|i| base.wrapping_add(idx[i] as usize * STATE_FLOATS))
     }
 
@@ -308,15 +384,16 @@ pub(super) mod avx {
             }
         }
         #[inline(always)]
-        fn gather(states: &[BodyState], idx: &[u32; W]) -> [Self; 8] {
+        unsafe fn gather(states: States, idx: &[u32; W]) -> [Self; 8] {
             let p = state_ptrs(states, idx);
             // SAFETY: each pointer is the start of a state in `states` (`state_ptrs` checked the
-            // indices), which holds twelve floats; AVX as in the module comment.
+            // indices), which holds twelve floats, not written by other threads meanwhile (the
+            // caller's contract); AVX as in the module comment.
             let rows = std::array::from_fn(|i| unsafe { _mm256_loadu_ps(p[i]) });
             transpose(rows).map(Avx)
         }
         #[inline(always)]
-        fn gather_all(states: &[BodyState], idx: &[u32; W]) -> [Self; STATE_FLOATS] {
+        unsafe fn gather_all(states: States, idx: &[u32; W]) -> [Self; STATE_FLOATS] {
             let p = state_ptrs(states, idx);
             // SAFETY: as in `gather`: floats 0..8 and 8..12 lie within each state.
             unsafe {
@@ -343,12 +420,15 @@ pub(super) mod avx {
             }
         }
         #[inline(always)]
-        fn scatter(cols: [Self; 8], states: &mut [BodyState], idx: &[u32; W]) {
-            let p = state_ptrs_mut(states, idx);
+        unsafe fn scatter(cols: [Self; 8], states: States, idx: &[u32; W], mask: u8) {
+            let p = state_ptrs(states, idx);
             let rows = transpose(cols.map(|c| c.0));
             for (i, row) in rows.into_iter().enumerate() {
-                // SAFETY: as in `gather`, through pointers from the mutable borrow.
-                unsafe { _mm256_storeu_ps(p[i], row) }
+                if mask & (1 << i) != 0 {
+                    // SAFETY: as in `gather`; no other thread reads or writes these states
+                    // meanwhile (the caller's contract).
+                    unsafe { _mm256_storeu_ps(p[i], row) }
+                }
             }
         }
     }

@@ -8,6 +8,7 @@
 mod build;
 mod colour;
 mod lanes;
+mod passes;
 mod prepare;
 mod rows;
 mod wide;
@@ -18,7 +19,10 @@ use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
 use crate::world::{PositionCorrection, Settings};
 use colour::Colouring;
 use lanes::W;
+use passes::{BODY_BLOCK, Passes};
 use prepare::BodyMass;
+use rayon::ThreadPool;
+use rayon::prelude::*;
 use rows::{BodyState, ManifoldRows, PassParams, PointInfo, Softness};
 use wide::{Bounce, Bundle, Isa};
 
@@ -177,7 +181,8 @@ fn keep(cached: &mut [CachedImpulse; MAX_MANIFOLD_POINTS], kept: &[Kept; MAX_MAN
 impl Solver {
     /// Solves `contacts` and integrates every body over one step of `settings.dt`. `cache`
     /// holds last step's impulses sorted by pair and is replaced with this step's. `rotations`
-    /// holds the matrices of the awake dynamic bodies, built since they last moved.
+    /// holds the matrices of the awake dynamic bodies, built since they last moved. With a
+    /// `pool`, the work is shared among its threads with the same results, bit for bit.
     pub fn step(
         &mut self,
         bodies: &mut [Body],
@@ -185,6 +190,7 @@ impl Solver {
         settings: &Settings,
         cache: &mut WarmCache,
         rotations: &Rotations,
+        pool: Option<&ThreadPool>,
     ) -> SolverTimes {
         let mut times = SolverTimes::default();
         let substeps = settings.substeps.max(1);
@@ -192,13 +198,13 @@ impl Solver {
         let inv_h = 1.0 / h;
 
         let t_prepare = std::time::Instant::now();
-        self.prepare_bodies(bodies, rotations);
-        self.match_cache(contacts, settings, cache);
+        self.prepare_bodies(bodies, rotations, pool);
+        self.match_cache(contacts, settings, cache, pool);
         let mut recycled = std::mem::take(&mut self.recycled);
-        self.recycle(bodies, contacts, cache, &mut recycled);
+        self.recycle(bodies, contacts, cache, &mut recycled, pool);
         let contacts = &recycled[..];
         let isa = *self.isa.get_or_insert_with(Isa::detect);
-        self.prepare_rows(isa, bodies, contacts, cache);
+        self.prepare_rows(isa, bodies, contacts, cache, pool);
         // Where position correction stops pushing. Soft contacts aim at half the slop so that
         // their sag under load still settles within it; Baumgarte pushes only beyond it.
         let rest_depth = match settings.position_correction {
@@ -218,89 +224,25 @@ impl Solver {
         let max_w = MAX_ROTATION_PER_SUBSTEP * inv_h;
         times.solve_ms += t_prepare.elapsed().as_secs_f64() * 1e3;
 
-        let (states, motion) = (&mut self.states, &mut self.motion);
-        let (bundles, bounces, overflow) = (&mut self.bundles, &mut self.bounces, &mut self.overflow);
-        for substep in 0..substeps as usize {
-            let t = std::time::Instant::now();
-            let dv = settings.gravity * h;
-            for (s, m) in states.iter_mut().zip(motion.iter()) {
-                if m.dynamic {
-                    s.v += dv;
-                }
+        let params = Passes { isa, substeps: substeps as usize, h, max_w, solve, relax };
+        match pool {
+            None => self.passes(settings, &params, &mut times),
+            Some(pool) => {
+                let t = std::time::Instant::now();
+                self.passes_parallel(pool, settings, &params);
+                // The substeps' integration runs among the passes: it is counted with them.
+                times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
             }
-            times.integrate_ms += t.elapsed().as_secs_f64() * 1e3;
-
-            let t = std::time::Instant::now();
-            if settings.warm_starting {
-                wide::warm_start(isa, bundles, states);
-                rows::warm_start(overflow, states);
-            }
-            for it in 0..settings.iterations as usize {
-                let solve = PassParams { first_point: substep + it, ..solve };
-                wide::solve(isa, bundles, bounces, states, &solve);
-                rows::solve(overflow, states, &solve);
-            }
-            times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
-
-            let t = std::time::Instant::now();
-            for (s, m) in states.iter_mut().zip(motion.iter_mut()) {
-                if !m.moves {
-                    continue;
-                }
-                let w2 = s.w.length_squared();
-                if w2 > max_w * max_w {
-                    s.w *= max_w / w2.sqrt();
-                }
-                s.dp += s.v * h;
-                s.dtheta += s.w * h;
-                m.dq = Body::integrate_rotation(m.dq, s.w, h);
-            }
-            times.integrate_ms += t.elapsed().as_secs_f64() * 1e3;
-
-            let t = std::time::Instant::now();
-            let relax = PassParams { first_point: substep + 2, ..relax };
-            wide::solve(isa, bundles, bounces, states, &relax);
-            rows::solve(overflow, states, &relax);
-            times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
         }
 
         let t = std::time::Instant::now();
-        if self.any_bounce {
-            wide::restitution(isa, bundles, bounces, states, settings.restitution_threshold);
-        }
-        rows::restitution(overflow, &self.overflow_info, states, settings.restitution_threshold);
-        // One entry per contact, in contact order, which is pair order: next step's search
-        // walks it in step with the contacts.
-        // Every entry is written below (each contact sits in one lane or in the overflow).
-        cache.resize(contacts.len(), ((0, 0), [CachedImpulse::default(); MAX_MANIFOLD_POINTS]));
-        for (k, (bundle, lanes)) in bundles.iter().zip(&self.lanes).enumerate() {
-            // The entries are written in colour order, which jumps through the cache: ask for
-            // those of the bundle after next while this one is written.
-            if let Some(ahead) = self.lanes.get(k + 2) {
-                for e in ahead.contact.iter().filter_map(|&m| cache.get(m as usize)) {
-                    prepare::prefetch(e);
-                }
-            }
-            for (i, &m) in lanes.contact.iter().enumerate().filter(|l| *l.1 != u32::MAX) {
-                let points = contacts[m as usize].manifold.points();
-                let mut cached = bundle.ended(i, lanes.len[i] as usize).cached(&lanes.ids[i], points);
-                keep(&mut cached, &self.kept[m as usize]);
-                cache[m as usize] = ((bundle.a[i], bundle.b[i]), cached);
-            }
-        }
-        for (k, &m) in self.colouring.overflow.iter().enumerate() {
-            let rows = &overflow[k];
-            let points = contacts[m as usize].manifold.points();
-            let mut cached = prepare::cached_impulses(rows, &self.overflow_info[k], points);
-            keep(&mut cached, &self.kept[m as usize]);
-            cache[m as usize] = ((rows.a, rows.b), cached);
-        }
+        self.store_cache(contacts, cache, pool);
         times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
 
         let t = std::time::Instant::now();
-        for ((s, m), b) in states.iter().zip(motion.iter()).zip(bodies.iter_mut()) {
+        let write_back = |((s, m), b): ((&BodyState, &Motion), &mut Body)| {
             if !m.moves {
-                continue;
+                return;
             }
             b.pose.translation += s.dp;
             b.pose.rotation = (m.dq * b.pose.rotation).normalize();
@@ -308,6 +250,13 @@ impl Solver {
                 b.linvel = s.v;
                 b.angvel = s.w;
             }
+        };
+        match pool {
+            None => self.states.iter().zip(self.motion.iter()).zip(bodies.iter_mut()).for_each(write_back),
+            Some(pool) => pool.install(|| {
+                let states = self.states[..bodies.len()].par_iter().zip(self.motion.par_iter());
+                states.zip(bodies.par_iter_mut()).with_min_len(BODY_BLOCK).for_each(write_back)
+            }),
         }
         times.integrate_ms += t.elapsed().as_secs_f64() * 1e3;
         self.recycled = recycled;
@@ -318,11 +267,15 @@ impl Solver {
     /// point count is the narrow phase's and its bodies stay within [`RECYCLE_DISTANCE`] and
     /// [`RECYCLE_COS`] of where they were when it was made, else the narrow phase's manifold,
     /// which is kept from now on. Also fills the B-side lever-arm ends and the kept points.
-    fn recycle(&mut self, bodies: &[Body], contacts: &[Contact], cache: &WarmCache, out: &mut Vec<Contact>) {
-        out.clear();
-        self.arm_b.clear();
-        self.kept.clear();
-        for (c, &w) in contacts.iter().zip(&self.warm) {
+    fn recycle(
+        &mut self,
+        bodies: &[Body],
+        contacts: &[Contact],
+        cache: &WarmCache,
+        out: &mut Vec<Contact>,
+        pool: Option<&ThreadPool>,
+    ) {
+        let one = |c: &Contact, w: u32| {
             let (a, b) = (&bodies[c.a as usize].pose, &bodies[c.b as usize].pose);
             let (xa, qa, xb, qb) = (a.translation, a.rotation, b.translation, b.rotation);
             let pts = c.manifold.points();
@@ -358,8 +311,8 @@ impl Solver {
                 }
                 Some(m)
             });
-            match reuse {
-                Some(m) => out.push(Contact { a: c.a, b: c.b, manifold: m }),
+            let contact = match reuse {
+                Some(m) => Contact { a: c.a, b: c.b, manifold: m },
                 None => {
                     let n = c.manifold.normal;
                     let (ia, ib) = (qa.inverse(), qb.inverse());
@@ -375,28 +328,47 @@ impl Solver {
                             normal: local_n,
                         };
                     }
-                    out.push(*c);
+                    *c
+                }
+            };
+            (contact, arm_b, kept)
+        };
+        match pool {
+            None => {
+                out.clear();
+                self.arm_b.clear();
+                self.kept.clear();
+                for (c, &w) in contacts.iter().zip(&self.warm) {
+                    let (contact, arm_b, kept) = one(c, w);
+                    out.push(contact);
+                    self.arm_b.push(arm_b);
+                    self.kept.push(kept);
                 }
             }
-            self.arm_b.push(arm_b);
-            self.kept.push(kept);
+            Some(pool) => {
+                let n = contacts.len();
+                out.resize(n, Contact { a: 0, b: 0, manifold: Manifold::default() });
+                out.truncate(n);
+                self.arm_b.resize(n, [Vec3::ZERO; MAX_MANIFOLD_POINTS]);
+                self.arm_b.truncate(n);
+                self.kept.resize(n, [Kept::default(); MAX_MANIFOLD_POINTS]);
+                self.kept.truncate(n);
+                let slots = out.par_iter_mut().zip(self.arm_b.par_iter_mut()).zip(self.kept.par_iter_mut());
+                let inputs = contacts.par_iter().zip(self.warm.par_iter());
+                pool.install(|| {
+                    slots.zip(inputs).with_min_len(64).for_each(|(((o, a), k), (c, &w))| (*o, *a, *k) = one(c, w))
+                });
+            }
         }
     }
 
-    fn prepare_bodies(&mut self, bodies: &[Body], rotations: &Rotations) {
-        self.states.clear();
-        self.motion.clear();
-        self.masses.clear();
-        self.responds.clear();
-        for (i, b) in bodies.iter().enumerate() {
+    fn prepare_bodies(&mut self, bodies: &[Body], rotations: &Rotations, pool: Option<&ThreadPool>) {
+        let entry = |i: usize, b: &Body| {
             let dynamic = b.is_dynamic() && !b.asleep && b.inv_mass > 0.0;
             let moves = (b.is_dynamic() && !b.asleep) || b.kind == BodyKind::Kinematic;
             let (v, w) = if moves { (b.linvel, b.angvel) } else { (Vec3::ZERO, Vec3::ZERO) };
-            self.states.push(BodyState { v, w, dp: Vec3::ZERO, dtheta: Vec3::ZERO });
-            self.motion.push(Motion { dq: Quat::IDENTITY, dynamic, moves });
             let awake_dynamic = b.is_dynamic() && !b.asleep;
-            self.responds.push(awake_dynamic);
-            self.masses.push(BodyMass {
+            let mass = BodyMass {
                 inv_mass: if awake_dynamic { b.inv_mass } else { 0.0 },
                 inv_i: if awake_dynamic {
                     b.inv_inertia_world_with(rotations.get(i, b)).to_cols_array()
@@ -406,26 +378,79 @@ impl Solver {
                 pos: b.pose.translation,
                 friction: b.material.friction,
                 restitution: b.material.restitution,
-            });
+            };
+            let state = BodyState { v, w, dp: Vec3::ZERO, dtheta: Vec3::ZERO };
+            (state, Motion { dq: Quat::IDENTITY, dynamic, moves }, mass, awake_dynamic)
+        };
+        match pool {
+            None => {
+                self.states.clear();
+                self.motion.clear();
+                self.masses.clear();
+                self.responds.clear();
+                for (i, b) in bodies.iter().enumerate() {
+                    let (state, motion, mass, responds) = entry(i, b);
+                    self.states.push(state);
+                    self.motion.push(motion);
+                    self.masses.push(mass);
+                    self.responds.push(responds);
+                }
+            }
+            Some(pool) => {
+                let n = bodies.len();
+                self.states.resize(n, BodyState::default());
+                self.states.truncate(n);
+                self.motion.resize(n, Motion { dq: Quat::IDENTITY, dynamic: false, moves: false });
+                self.masses.resize(n, BodyMass::default());
+                self.responds.resize(n, false);
+                let out = self.states.par_iter_mut().zip(self.motion.par_iter_mut());
+                let out = out.zip(self.masses.par_iter_mut().zip(self.responds.par_iter_mut()));
+                pool.install(|| {
+                    out.zip(bodies.par_iter()).enumerate().with_min_len(BODY_BLOCK).for_each(
+                        |(i, (((s, m), (ms, r)), b))| {
+                            (*s, *m, *ms, *r) = entry(i, b);
+                        },
+                    )
+                });
+            }
         }
     }
 
-    /// Finds each contact's entry in last step's cache: both are sorted by pair, so one walk.
-    fn match_cache(&mut self, contacts: &[Contact], settings: &Settings, cache: &WarmCache) {
-        self.warm.clear();
-        let mut cursor = 0;
-        self.warm.extend(contacts.iter().map(|c| {
-            if settings.warm_starting {
-                prepare::find_cached(cache, &mut cursor, (c.a, c.b)).map_or(u32::MAX, |k| k as u32)
-            } else {
-                u32::MAX
+    /// Finds each contact's entry in last step's cache: both are sorted by pair, so one walk (on
+    /// a pool, one walk per run of contacts, each starting where a binary search puts it: the
+    /// same entries).
+    fn match_cache(&mut self, contacts: &[Contact], settings: &Settings, cache: &WarmCache, pool: Option<&ThreadPool>) {
+        const RUN: usize = 1024;
+        let walk = |contacts: &[Contact], warm: &mut [u32]| {
+            let Some(first) = contacts.first() else { return };
+            let mut cursor = cache.partition_point(|e| e.0 < (first.a, first.b));
+            for (w, c) in warm.iter_mut().zip(contacts) {
+                *w = if settings.warm_starting {
+                    prepare::find_cached(cache, &mut cursor, (c.a, c.b)).map_or(u32::MAX, |k| k as u32)
+                } else {
+                    u32::MAX
+                };
             }
-        }));
+        };
+        self.warm.resize(contacts.len(), u32::MAX);
+        self.warm.truncate(contacts.len());
+        match pool {
+            None => walk(contacts, &mut self.warm),
+            Some(pool) => pool
+                .install(|| self.warm.par_chunks_mut(RUN).zip(contacts.par_chunks(RUN)).for_each(|(w, c)| walk(c, w))),
+        }
     }
 
     /// Colours the contacts, then builds each one's rows straight into its bundle lane (or the
     /// overflow). The last state, after the bodies', is the dummy body of empty lanes.
-    fn prepare_rows(&mut self, isa: Isa, bodies: &[Body], contacts: &[Contact], cache: &WarmCache) {
+    fn prepare_rows(
+        &mut self,
+        isa: Isa,
+        bodies: &[Body],
+        contacts: &[Contact],
+        cache: &WarmCache,
+        pool: Option<&ThreadPool>,
+    ) {
         let dummy = bodies.len() as u32;
         self.states.push(BodyState::default());
         self.colouring.build(contacts, &self.responds);
@@ -452,40 +477,65 @@ impl Solver {
             masses: &self.masses,
             states: &self.states,
             warm: &self.warm,
+            responds: &self.responds,
             cache,
             dummy,
         };
         let order = &self.colouring.order;
-        let mut inputs = build::Inputs::default();
-        let mut any_bounce = false;
-        let mut next = 0;
-        for c in 0..self.colouring.colours() {
-            let colour = self.colouring.colour(c);
-            for (k, chunk) in colour.chunks(W).enumerate() {
-                // Rows are built in colour order, which jumps through the contacts, the cache and
-                // the bodies: ask for the contacts two bundles ahead, and for the bodies of the
-                // next bundle, whose contacts were asked for one bundle ago.
-                let at = self.colouring.starts[c] + k * W;
-                for &m in order.iter().skip(at + 2 * W).take(W) {
-                    prepare::prefetch(&contacts[m as usize]);
-                    if let Some(e) = cache.get(self.warm[m as usize] as usize) {
-                        prepare::prefetch(e);
+        match pool {
+            Some(pool) => {
+                // Each bundle is built from its own contacts alone: side by side, in any order.
+                let mut chunks = Vec::with_capacity(count);
+                for c in 0..self.colouring.colours() {
+                    let (start, len) = (self.colouring.starts[c], self.colouring.colour(c).len());
+                    chunks.extend((start..start + len).step_by(W).map(|at| at..(at + W).min(start + len)));
+                }
+                let out = self.bundles.par_iter_mut().zip(self.bounces.par_iter_mut()).zip(self.lanes.par_iter_mut());
+                pool.install(|| {
+                    out.zip(chunks.par_iter()).with_min_len(16).for_each_init(
+                        build::Inputs::default,
+                        |inputs, (((bundle, bounce), lanes), chunk)| {
+                            build::bundle(isa, &src, inputs, &order[chunk.clone()], bundle, bounce, lanes)
+                        },
+                    )
+                });
+                self.any_bounce = self.bundles.iter().any(|b| b.bounces);
+            }
+            None => {
+                let mut inputs = build::Inputs::default();
+                let mut any_bounce = false;
+                let mut next = 0;
+                for c in 0..self.colouring.colours() {
+                    let colour = self.colouring.colour(c);
+                    for (k, chunk) in colour.chunks(W).enumerate() {
+                        // Rows are built in colour order, which jumps through the contacts, the
+                        // cache and the bodies: ask for the contacts two bundles ahead, and for
+                        // the bodies of the next bundle, whose contacts were asked for one
+                        // bundle ago.
+                        let at = self.colouring.starts[c] + k * W;
+                        for &m in order.iter().skip(at + 2 * W).take(W) {
+                            prepare::prefetch(&contacts[m as usize]);
+                            if let Some(e) = cache.get(self.warm[m as usize] as usize) {
+                                prepare::prefetch(e);
+                            }
+                        }
+                        for &m in order.iter().skip(at + W).take(W) {
+                            let contact = &contacts[m as usize];
+                            for body in [contact.a as usize, contact.b as usize] {
+                                crate::math::prefetch(&self.masses[body]);
+                                crate::math::prefetch(&self.states[body]);
+                            }
+                        }
+                        let (bundle, lanes, bounce) =
+                            (&mut self.bundles[next], &mut self.lanes[next], &mut self.bounces[next]);
+                        next += 1;
+                        build::bundle(isa, &src, &mut inputs, chunk, bundle, bounce, lanes);
+                        any_bounce |= bundle.bounces;
                     }
                 }
-                for &m in order.iter().skip(at + W).take(W) {
-                    let contact = &contacts[m as usize];
-                    for body in [contact.a as usize, contact.b as usize] {
-                        crate::math::prefetch(&self.masses[body]);
-                        crate::math::prefetch(&self.states[body]);
-                    }
-                }
-                let (bundle, lanes, bounce) = (&mut self.bundles[next], &mut self.lanes[next], &mut self.bounces[next]);
-                next += 1;
-                build::bundle(isa, &src, &mut inputs, chunk, bundle, bounce, lanes);
-                any_bounce |= bundle.bounces;
+                self.any_bounce = any_bounce;
             }
         }
-        self.any_bounce = any_bounce;
         self.overflow.clear();
         self.overflow_info.clear();
         for &m in &self.colouring.overflow {

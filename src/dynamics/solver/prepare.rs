@@ -11,7 +11,7 @@ use glam::{Mat3A, Vec3A};
 /// building rows in colour order jumps through small records only: world inverse inertia (held
 /// for the step, as the rotation changes little within one; zero for a body that does not
 /// respond), centre of mass, inverse mass and material. One cache line per body.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 #[repr(C, align(64))]
 pub(super) struct BodyMass {
     /// The world inverse inertia, column by column.

@@ -32,7 +32,7 @@ fn portable_and_detected_code_paths_give_identical_bits() {
         for _ in 0..3 {
             let mut rotations = Rotations::default();
             rotations.build(&bodies, |_| true);
-            solver.step(&mut bodies, &contacts, &settings, &mut cache, &rotations);
+            solver.step(&mut bodies, &contacts, &settings, &mut cache, &rotations, None);
         }
         results.push((bodies.iter().map(bits).collect::<Vec<_>>(), cache));
     }
@@ -45,7 +45,7 @@ fn the_warm_start_cache_comes_out_sorted_with_one_entry_per_contact() {
     let (mut bodies, contacts, mut cache, settings) = settled_pyramid();
     let mut rotations = Rotations::default();
     rotations.build(&bodies, |_| true);
-    Solver::default().step(&mut bodies, &contacts, &settings, &mut cache, &rotations);
+    Solver::default().step(&mut bodies, &contacts, &settings, &mut cache, &rotations, None);
     assert_eq!(cache.len(), contacts.len());
     assert!(cache.iter().zip(&contacts).all(|(e, c)| e.0 == (c.a, c.b)));
     assert!(cache.iter().any(|e| e.1[0].normal > 0.0));
@@ -55,6 +55,73 @@ fn the_warm_start_cache_comes_out_sorted_with_one_entry_per_contact() {
 /// the one-by-one path, which must hold them up just the same.
 #[test]
 fn a_body_with_more_contacts_than_colours_still_carries_its_load() {
+    let mut w = slab_with_boxes();
+    let mut overflowed = 0;
+    for _ in 0..120 {
+        w.step();
+        overflowed = overflowed.max(w.solver.overflow.len());
+    }
+    assert!(overflowed > 0, "the scene must exercise the overflow path");
+    for b in &w.bodies()[2..] {
+        let y = b.pose.translation.y;
+        // Resting on the slab's top (0.5) with their centres 0.4 up, within a few mm.
+        assert!((y - 0.9).abs() < 0.005, "a box sank or rose: y = {y}");
+        assert!(b.linvel.length() < 0.05, "a box still moves: {}", b.linvel);
+    }
+}
+
+/// The solver on a pool of 2 or 4 threads gives the bits of the serial path, bodies and
+/// warm-start cache, on a pyramid whose contacts rest, slide, spin and bounce.
+#[test]
+fn steps_on_a_pool_give_the_serial_bits() {
+    let (mut bodies, contacts, cache, settings) = settled_pyramid();
+    for (i, b) in bodies.iter_mut().enumerate().filter(|(_, b)| b.is_dynamic()) {
+        b.material.restitution = if i % 2 == 0 { 0.6 } else { 0.0 };
+        b.linvel += Vec3::new(0.3, -2.5, -0.2) * (i % 4) as f32;
+        b.angvel += Vec3::new(-0.5, 0.2, 0.7) * (i % 5) as f32;
+    }
+    let mut results = Vec::new();
+    for threads in [1, 2, 4] {
+        let threads = crate::parallel::Threads::new(threads);
+        let (mut bodies, mut cache) = (bodies.clone(), cache.clone());
+        let mut solver = Solver::default();
+        for _ in 0..3 {
+            let mut rotations = Rotations::default();
+            rotations.build(&bodies, |_| true);
+            solver.step(&mut bodies, &contacts, &settings, &mut cache, &rotations, threads.pool());
+        }
+        assert!(solver.any_bounce, "the restitution pass must run");
+        results.push((bodies.iter().map(bits).collect::<Vec<_>>(), cache));
+    }
+    for (n, r) in [2, 4].iter().zip(&results[1..]) {
+        assert!(r.0 == results[0].0, "bodies differ on {n} threads");
+        assert!(r.1 == results[0].1, "warm-start caches differ on {n} threads");
+    }
+}
+
+/// The overflow runs on one thread between the colours' passes: the same bits as serial.
+#[test]
+fn the_overflow_on_a_pool_gives_the_serial_bits() {
+    let run = |threads: usize| {
+        let mut w = slab_with_boxes();
+        w.set_threads(threads);
+        let mut hashes = Vec::new();
+        let mut overflowed = 0;
+        for _ in 0..40 {
+            w.step();
+            hashes.push(w.hash());
+            overflowed = overflowed.max(w.solver.overflow.len());
+        }
+        assert!(overflowed > 0, "the scene must exercise the overflow path");
+        hashes
+    };
+    let serial = run(1);
+    assert_eq!(run(2), serial, "2 threads");
+    assert_eq!(run(3), serial, "3 threads");
+}
+
+/// A floor, a slab on it and 36 boxes on the slab: more contacts on the slab than colours.
+fn slab_with_boxes() -> crate::world::World {
     let mut w = crate::world::World::new(Settings::default());
     let floor = Shape::cuboid(Vec3::new(10.0, 0.5, 10.0));
     w.add_body(Body::new(
@@ -77,18 +144,7 @@ fn a_body_with_more_contacts_than_colours_still_carries_its_load() {
             w.add_body(Body::new(BodyKind::Dynamic, cube, Pose::from_translation(at), Material::default()));
         }
     }
-    let mut overflowed = 0;
-    for _ in 0..120 {
-        w.step();
-        overflowed = overflowed.max(w.solver.overflow.len());
-    }
-    assert!(overflowed > 0, "the scene must exercise the overflow path");
-    for b in &w.bodies()[2..] {
-        let y = b.pose.translation.y;
-        // Resting on the slab's top (0.5) with their centres 0.4 up, within a few mm.
-        assert!((y - 0.9).abs() < 0.005, "a box sank or rose: y = {y}");
-        assert!(b.linvel.length() < 0.05, "a box still moves: {}", b.linvel);
-    }
+    w
 }
 
 /// Rows built eight at a time (`build.rs`) have the bits of the one-manifold builder
@@ -118,12 +174,12 @@ fn bundles_built_eight_at_a_time_match_the_one_by_one_rows_bit_for_bit() {
         let mut solver = Solver::with_isa(isa);
         let mut rotations = Rotations::default();
         rotations.build(&bodies, |_| true);
-        solver.prepare_bodies(&bodies, &rotations);
-        solver.match_cache(&contacts, &settings, &cache);
+        solver.prepare_bodies(&bodies, &rotations, None);
+        solver.match_cache(&contacts, &settings, &cache, None);
         let mut contacts = Vec::new();
         let original = contacts_in.clone();
-        solver.recycle(&bodies, &original, &cache, &mut contacts);
-        solver.prepare_rows(isa, &bodies, &contacts, &cache);
+        solver.recycle(&bodies, &original, &cache, &mut contacts, None);
+        solver.prepare_rows(isa, &bodies, &contacts, &cache, None);
         assert!(solver.warm.iter().any(|&w| w != u32::MAX), "some contacts must be warm-started");
         let dummy = bodies.len() as u32;
         let mut partial = 0;
@@ -148,7 +204,7 @@ fn bundles_built_eight_at_a_time_match_the_one_by_one_rows_bit_for_bit() {
                     &solver.arm_b[m as usize],
                     &mut info,
                 );
-                expect.set(i, &rows, &info, &mut bounce);
+                expect.set(i, &rows, &info, [solver.responds[a], solver.responds[b]], &mut bounce);
                 assert_eq!(lanes.len[i] as u32, rows.len);
                 assert_eq!(lanes.ids[i][..rows.len as usize], info.map(|p| p.id)[..rows.len as usize]);
             }

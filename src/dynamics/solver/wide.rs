@@ -3,9 +3,9 @@
 //! row is solved for all eight in the same instructions. Missing points and lanes are zero rows
 //! against a dummy body and apply nothing.
 
-use super::lanes::{F, Lane, Portable, V3, W};
+use super::lanes::{F, Lane, Portable, States, V3, W};
 use super::prepare::Ended;
-use super::rows::{BodyState, ManifoldRows, NormalRow, PassParams, PointInfo};
+use super::rows::{ManifoldRows, NormalRow, PassParams, PointInfo};
 use crate::math::Vec3;
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
 
@@ -35,6 +35,10 @@ pub(super) struct Bounce {
 pub(super) struct Bundle {
     pub(super) a: [u32; W],
     pub(super) b: [u32; W],
+    /// Per lane, as bits: the solver changes body A's (B's) velocity. Only those states are
+    /// written back, so bundles of one colour solved side by side never write a shared state.
+    pub(super) writes_a: u8,
+    pub(super) writes_b: u8,
     pub(super) normal: V3<F>,
     pub(super) ma: F,
     pub(super) mb: F,
@@ -66,11 +70,20 @@ pub(super) fn put(v: &mut V3<F>, i: usize, x: Vec3) {
 }
 
 impl Bundle {
-    /// Puts a manifold's rows in lane `i`, with its points' approach speeds `info`. Every field
-    /// of the lane is written, so a bundle can be reused.
-    pub fn set(&mut self, i: usize, r: &ManifoldRows, info: &[PointInfo; MAX_MANIFOLD_POINTS], bounce: &mut Bounce) {
+    /// Puts a manifold's rows in lane `i`, with its points' approach speeds `info` and whether
+    /// the solver changes each body's velocity (`writes`). Every field of the lane is written,
+    /// so a bundle can be reused.
+    pub fn set(
+        &mut self,
+        i: usize,
+        r: &ManifoldRows,
+        info: &[PointInfo; MAX_MANIFOLD_POINTS],
+        writes: [bool; 2],
+        bounce: &mut Bounce,
+    ) {
         self.a[i] = r.a;
         self.b[i] = r.b;
+        self.set_writes(i, writes);
         put(&mut self.normal, i, r.normal);
         self.ma.0[i] = r.ma;
         self.mb.0[i] = r.mb;
@@ -122,7 +135,14 @@ impl Bundle {
     /// Makes lane `i` an empty manifold on body `dummy`.
     pub fn set_empty(&mut self, i: usize, dummy: u32, bounce: &mut Bounce) {
         let r = ManifoldRows { a: dummy, b: dummy, ..Default::default() };
-        self.set(i, &r, &[PointInfo::default(); MAX_MANIFOLD_POINTS], bounce);
+        self.set(i, &r, &[PointInfo::default(); MAX_MANIFOLD_POINTS], [false; 2], bounce);
+    }
+
+    /// Sets lane `i`'s bits of `writes_a` and `writes_b`.
+    pub fn set_writes(&mut self, i: usize, [a, b]: [bool; 2]) {
+        let bit = 1u8 << i;
+        self.writes_a = (self.writes_a & !bit) | if a { bit } else { 0 };
+        self.writes_b = (self.writes_b & !bit) | if b { bit } else { 0 };
     }
 
     /// Records whether any lane bounces, once every lane is set.
@@ -155,9 +175,12 @@ struct Vel<L> {
 }
 
 impl<L: Lane> Vel<L> {
+    /// # Safety
+    /// No other thread writes the bundle's states meanwhile.
     #[inline(always)]
-    fn load(states: &[BodyState], c: &Bundle) -> Self {
-        Self::from_cols(L::gather(states, &c.a), L::gather(states, &c.b))
+    unsafe fn load(states: States, c: &Bundle) -> Self {
+        // SAFETY: the caller's.
+        unsafe { Self::from_cols(L::gather(states, &c.a), L::gather(states, &c.b)) }
     }
 
     #[inline(always)]
@@ -172,14 +195,20 @@ impl<L: Lane> Vel<L> {
         }
     }
 
-    /// Writes the velocities back (with the motion floats as loaded). Lanes never share a
-    /// moving body; a shared body that does not move gets back what it had.
+    /// Writes the velocities of the moving bodies back (with the motion floats as loaded).
+    /// Lanes never share a moving body; a body that does not move is not written (its
+    /// velocity cannot have changed).
+    ///
+    /// # Safety
+    /// No other thread reads or writes the states of the bundle's moving bodies meanwhile.
     #[inline(always)]
-    fn store(&self, states: &mut [BodyState], c: &Bundle) {
+    unsafe fn store(&self, states: States, c: &Bundle) {
         let (a, b) = (self.va, self.wa);
-        L::scatter([a.x, a.y, a.z, b.x, b.y, b.z, self.a0[6], self.a0[7]], states, &c.a);
+        // SAFETY: the caller's.
+        unsafe { L::scatter([a.x, a.y, a.z, b.x, b.y, b.z, self.a0[6], self.a0[7]], states, &c.a, c.writes_a) };
         let (a, b) = (self.vb, self.wb);
-        L::scatter([a.x, a.y, a.z, b.x, b.y, b.z, self.b0[6], self.b0[7]], states, &c.b);
+        // SAFETY: the caller's.
+        unsafe { L::scatter([a.x, a.y, a.z, b.x, b.y, b.z, self.b0[6], self.b0[7]], states, &c.b, c.writes_b) };
     }
 
     #[inline(always)]
@@ -206,28 +235,35 @@ impl<L: Lane> Vel<L> {
     }
 }
 
+/// # Safety
+/// See [`warm_start`].
 #[inline(always)]
-fn warm_start_bundles<L: Lane>(bundles: &[Bundle], states: &mut [BodyState]) {
+unsafe fn warm_start_bundles<L: Lane>(bundles: &[Bundle], states: States) {
     for c in bundles {
-        let mut s = Vel::<L>::load(states, c);
+        // SAFETY: the caller's.
+        let mut s = unsafe { Vel::<L>::load(states, c) };
         let lin = (c.normal.load::<L>(), L::load(&c.ma), L::load(&c.mb));
         for p in &c.points {
             s.push_normal(lin, p.ia_ran.load(), p.ib_rbn.load(), L::load(&p.impulse));
         }
         s.push_tangent(c, (lin.1, lin.2), [L::load(&c.tangent_impulse[0]), L::load(&c.tangent_impulse[1])]);
         s.push_twist(c, L::load(&c.twist_impulse));
-        s.store(states, c);
+        // SAFETY: the caller's.
+        unsafe { s.store(states, c) };
     }
 }
 
 const _: () = assert!(MAX_MANIFOLD_POINTS.is_power_of_two());
 
 /// The same arithmetic as `rows::solve_manifold`, lane by lane, with its branches as selects.
+///
+/// # Safety
+/// See [`solve`].
 #[inline(always)]
-fn solve_bundles<L: Lane, const BIAS: bool>(
+unsafe fn solve_bundles<L: Lane, const BIAS: bool>(
     bundles: &mut [Bundle],
     bounces: &mut [Bounce],
-    states: &mut [BodyState],
+    states: States,
     k: &PassParams,
 ) {
     let inv_h = L::splat(k.inv_h);
@@ -236,7 +272,8 @@ fn solve_bundles<L: Lane, const BIAS: bool>(
     let [s0, s1] = k.soft;
     for (c, bounce) in bundles.iter_mut().zip(bounces) {
         let n = c.normal.load::<L>();
-        let (a, b) = (L::gather_all(states, &c.a), L::gather_all(states, &c.b));
+        // SAFETY: the caller's.
+        let (a, b) = unsafe { (L::gather_all(states, &c.a), L::gather_all(states, &c.b)) };
         let dpa = V3 { x: a[6], y: a[7], z: a[8] };
         let dpb = V3 { x: b[6], y: b[7], z: b[8] };
         let dtha = V3 { x: a[9], y: a[10], z: a[11] };
@@ -305,14 +342,18 @@ fn solve_bundles<L: Lane, const BIAS: bool>(
         let twist = twist_limit.gt_select(zero, twist, zero);
         twist.store(&mut c.twist_impulse);
         s.push_twist(c, twist - old);
-        s.store(states, c);
+        // SAFETY: the caller's.
+        unsafe { s.store(states, c) };
     }
 }
 
 /// `rows::restitution`, lane by lane: points that approached faster than `threshold` and
 /// pushed in the step get the normal velocity −e × their approach speed.
+///
+/// # Safety
+/// See [`restitution`].
 #[inline(always)]
-fn restitution_bundles<L: Lane>(bundles: &mut [Bundle], bounces: &[Bounce], states: &mut [BodyState], threshold: f32) {
+unsafe fn restitution_bundles<L: Lane>(bundles: &mut [Bundle], bounces: &[Bounce], states: States, threshold: f32) {
     let zero = L::splat(0.0);
     let neg_threshold = L::splat(-threshold);
     for (c, bounce) in bundles.iter_mut().zip(bounces) {
@@ -321,7 +362,8 @@ fn restitution_bundles<L: Lane>(bundles: &mut [Bundle], bounces: &[Bounce], stat
         }
         let e = L::load(&bounce.restitution);
         let lin = (c.normal.load::<L>(), L::load(&c.ma), L::load(&c.mb));
-        let mut s = Vel::<L>::load(states, c);
+        // SAFETY: the caller's.
+        let mut s = unsafe { Vel::<L>::load(states, c) };
         for (j, p) in c.points.iter_mut().enumerate() {
             let (ran, rbn) = (p.ran.load::<L>(), p.rbn.load::<L>());
             let rel = L::load(&bounce.relative_velocity[j]);
@@ -341,7 +383,8 @@ fn restitution_bundles<L: Lane>(bundles: &mut [Bundle], bounces: &[Bounce], stat
             new.store(&mut p.impulse);
             s.push_normal(lin, p.ia_ran.load(), p.ib_rbn.load(), new - impulse);
         }
-        s.store(states, c);
+        // SAFETY: the caller's.
+        unsafe { s.store(states, c) };
     }
 }
 
@@ -364,26 +407,33 @@ impl Isa {
 }
 
 /// Applies the accumulated impulses of every bundle.
-pub(super) fn warm_start(isa: Isa, bundles: &[Bundle], states: &mut [BodyState]) {
+///
+/// # Safety
+/// While it runs, no other thread reads or writes the states of the bundles' moving bodies
+/// (their `writes_a`/`writes_b` lanes), nor writes any state the bundles read. Bundles of one
+/// colour on different threads meet this: they share no moving body, and no body that does
+/// not move is written.
+pub(super) unsafe fn warm_start(isa: Isa, bundles: &[Bundle], states: States) {
     match isa {
-        Isa::Portable => warm_start_bundles::<Portable>(bundles, states),
-        // SAFETY: `Isa::Avx` is only made by `Isa::detect` after it found AVX on this CPU.
+        // SAFETY: the caller's.
+        Isa::Portable => unsafe { warm_start_bundles::<Portable>(bundles, states) },
+        // SAFETY: `Isa::Avx` is only made by `Isa::detect` after it found AVX on this CPU; the
+        // states, the caller's.
         #[cfg(target_arch = "x86_64")]
         Isa::Avx => unsafe { with_avx::warm_start(bundles, states) },
     }
 }
 
 /// One pass over the bundles, with position correction (`k.use_bias`) or without.
-pub(super) fn solve(
-    isa: Isa,
-    bundles: &mut [Bundle],
-    bounces: &mut [Bounce],
-    states: &mut [BodyState],
-    k: &PassParams,
-) {
+///
+/// # Safety
+/// As [`warm_start`].
+pub(super) unsafe fn solve(isa: Isa, bundles: &mut [Bundle], bounces: &mut [Bounce], states: States, k: &PassParams) {
     match (isa, k.use_bias) {
-        (Isa::Portable, true) => solve_bundles::<Portable, true>(bundles, bounces, states, k),
-        (Isa::Portable, false) => solve_bundles::<Portable, false>(bundles, bounces, states, k),
+        // SAFETY: the caller's.
+        (Isa::Portable, true) => unsafe { solve_bundles::<Portable, true>(bundles, bounces, states, k) },
+        // SAFETY: the caller's.
+        (Isa::Portable, false) => unsafe { solve_bundles::<Portable, false>(bundles, bounces, states, k) },
         // SAFETY: `Isa::Avx` is only made by `Isa::detect` after it found AVX on this CPU.
         #[cfg(target_arch = "x86_64")]
         (Isa::Avx, true) => unsafe { with_avx::solve::<true>(bundles, bounces, states, k) },
@@ -394,15 +444,13 @@ pub(super) fn solve(
 }
 
 /// Restitution over the bundles.
-pub(super) fn restitution(
-    isa: Isa,
-    bundles: &mut [Bundle],
-    bounces: &[Bounce],
-    states: &mut [BodyState],
-    threshold: f32,
-) {
+///
+/// # Safety
+/// As [`warm_start`].
+pub(super) unsafe fn restitution(isa: Isa, bundles: &mut [Bundle], bounces: &[Bounce], states: States, threshold: f32) {
     match isa {
-        Isa::Portable => restitution_bundles::<Portable>(bundles, bounces, states, threshold),
+        // SAFETY: the caller's.
+        Isa::Portable => unsafe { restitution_bundles::<Portable>(bundles, bounces, states, threshold) },
         // SAFETY: `Isa::Avx` is only made by `Isa::detect` after it found AVX on this CPU.
         #[cfg(target_arch = "x86_64")]
         Isa::Avx => unsafe { with_avx::restitution(bundles, bounces, states, threshold) },
@@ -414,23 +462,32 @@ mod with_avx {
     use super::*;
     use crate::dynamics::solver::lanes::avx::Avx;
 
+    /// # Safety
+    /// AVX present; the states as [`super::warm_start`].
     #[target_feature(enable = "avx")]
-    pub fn warm_start(bundles: &[Bundle], states: &mut [BodyState]) {
-        warm_start_bundles::<Avx>(bundles, states)
+    pub unsafe fn warm_start(bundles: &[Bundle], states: States) {
+        // SAFETY: the caller's.
+        unsafe { warm_start_bundles::<Avx>(bundles, states) }
     }
 
+    /// # Safety
+    /// AVX present; the states as [`super::warm_start`].
     #[target_feature(enable = "avx")]
-    pub fn solve<const BIAS: bool>(
+    pub unsafe fn solve<const BIAS: bool>(
         bundles: &mut [Bundle],
         bounces: &mut [Bounce],
-        states: &mut [BodyState],
+        states: States,
         k: &PassParams,
     ) {
-        solve_bundles::<Avx, BIAS>(bundles, bounces, states, k)
+        // SAFETY: the caller's.
+        unsafe { solve_bundles::<Avx, BIAS>(bundles, bounces, states, k) }
     }
 
+    /// # Safety
+    /// AVX present; the states as [`super::warm_start`].
     #[target_feature(enable = "avx")]
-    pub fn restitution(bundles: &mut [Bundle], bounces: &[Bounce], states: &mut [BodyState], threshold: f32) {
-        restitution_bundles::<Avx>(bundles, bounces, states, threshold)
+    pub unsafe fn restitution(bundles: &mut [Bundle], bounces: &[Bounce], states: States, threshold: f32) {
+        // SAFETY: the caller's.
+        unsafe { restitution_bundles::<Avx>(bundles, bounces, states, threshold) }
     }
 }

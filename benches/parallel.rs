@@ -1,0 +1,108 @@
+//! Milliseconds per step of the benchmark scenes on 1 and 2 threads: scenes/large_pyramid.ron
+//! (5,050 cubes, one island) and scenes/many_pyramids.ron (10,780 cubes, 196 islands), with
+//! sleeping off so every step does the full work. The speed-up is the ratio of the two rows.
+//!
+//! As benches/step.rs: each world is warmed for a few steps (their mean phase times are
+//! printed, to show where time goes), and every `WINDOW` timed steps it is put back, untimed,
+//! to its warmed state. Before timing, the warmed state's hash on every thread count is checked
+//! against the serial one: a figure counts only for a step that gives the serial bits.
+//!
+//! Run: `cargo bench --no-default-features --bench parallel`. `PARALLEL_BENCH_THREADS=1,2,4`
+//! changes the counts; `STEP_BENCH_SCENES=large_pyramid` limits the scenes.
+
+use collidoscope::{Scene, World};
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+const SCENES: [&str; 2] = ["large_pyramid", "many_pyramids"];
+const WARM_STEPS: usize = 10;
+/// Steps timed from the warmed state before it is restored.
+const WINDOW: usize = 100;
+
+fn load(name: &str, threads: usize) -> World {
+    let path = format!("{}/scenes/{name}.ron", env!("CARGO_MANIFEST_DIR"));
+    let scene = Scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let mut world = scene.build().unwrap_or_else(|e| panic!("{e}"));
+    let mut settings = world.settings.clone();
+    settings.sleeping = false;
+    world.set_settings(settings);
+    world.set_threads(threads);
+    assert_eq!(world.threads(), threads);
+    world
+}
+
+/// Steps the world `WARM_STEPS` times and prints the mean time of each phase.
+fn warm(name: &str, world: &mut World) {
+    let mut sum = [0.0f64; 6];
+    for _ in 0..WARM_STEPS {
+        world.step();
+        let p = world.profile();
+        for (s, x) in sum.iter_mut().zip(p.phase_ms().iter().chain([p.total_ms].iter())) {
+            *s += x;
+        }
+    }
+    let m = sum.map(|s| s / WARM_STEPS as f64);
+    eprintln!(
+        "{name}, {} threads: mean ms over {WARM_STEPS} warm-up steps: broad {:.2}, narrow {:.2}, ccd {:.2}, \
+         solve {:.2}, integrate {:.2}, total {:.2}",
+        world.threads(),
+        m[0],
+        m[1],
+        m[2],
+        m[3],
+        m[4],
+        m[5],
+    );
+}
+
+fn threads() -> Vec<usize> {
+    match std::env::var("PARALLEL_BENCH_THREADS") {
+        Ok(s) => s.split(',').map(|n| n.trim().parse().expect("PARALLEL_BENCH_THREADS: counts, e.g. 1,2")).collect(),
+        Err(_) => vec![1, 2],
+    }
+}
+
+fn parallel(c: &mut Criterion) {
+    let only = std::env::var("STEP_BENCH_SCENES").ok();
+    let mut group = c.benchmark_group("parallel");
+    group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(6));
+    for name in SCENES {
+        if only.as_deref().is_some_and(|o| !o.split(',').any(|s| s == name)) {
+            continue;
+        }
+        let mut serial_hash = None;
+        for n in threads() {
+            let mut world = load(name, n);
+            warm(name, &mut world);
+            let hash = *serial_hash.get_or_insert_with(|| {
+                let mut serial = load(name, 1);
+                (0..WARM_STEPS).for_each(|_| serial.step());
+                serial.hash()
+            });
+            assert_eq!(world.hash(), hash, "{name} on {n} threads: the warmed state differs from the serial one");
+            let warmed = world.snapshot();
+            let mut since = 0;
+            group.bench_function(BenchmarkId::new(name, format!("{n} threads")), |b| {
+                b.iter_custom(|iters| {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        if since == WINDOW {
+                            world.restore(&warmed).unwrap_or_else(|e| panic!("{e}"));
+                            since = 0;
+                        }
+                        let t = Instant::now();
+                        black_box(&mut world).step();
+                        total += t.elapsed();
+                        since += 1;
+                    }
+                    total
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, parallel);
+criterion_main!(benches);

@@ -1,0 +1,267 @@
+//! The substeps' passes over the rows, on one thread or on a pool. In parallel, the bundles of
+//! one colour are shared among the threads (no two share a moving body, so each bundle reads
+//! and writes what it would in order), the overflow runs on one thread after its colours, and
+//! the integration between passes is split by body: every body's arithmetic is the serial
+//! path's, in the same order, so the results are the same bits for any thread count.
+
+use super::lanes::{States, W};
+use super::rows::{self, BodyState, PassParams};
+use super::{Body, CachedImpulse, Contact, Motion, Solver, WarmCache, keep, prepare, wide};
+use crate::math::{Real, Vec3};
+use crate::narrowphase::MAX_MANIFOLD_POINTS;
+use crate::parallel::{Job, SharedMut, run_jobs};
+use crate::world::Settings;
+use rayon::ThreadPool;
+use rayon::prelude::*;
+
+/// Bodies per block of the per-body work.
+pub(super) const BODY_BLOCK: usize = 512;
+/// Fewest bundles per block of a colour's pass.
+const BUNDLE_BLOCK: usize = 8;
+
+/// What the passes need besides the solver's buffers.
+pub(super) struct Passes {
+    pub isa: wide::Isa,
+    pub substeps: usize,
+    pub h: Real,
+    /// Fastest turn per substep.
+    pub max_w: Real,
+    pub solve: PassParams,
+    pub relax: PassParams,
+}
+
+/// One job of the parallel passes.
+#[derive(Clone, Copy)]
+enum Work {
+    Gravity(Vec3),
+    /// Bundles from `first` on (one colour's).
+    WarmStart {
+        first: usize,
+    },
+    Solve {
+        first: usize,
+        k: PassParams,
+    },
+    Restitution {
+        first: usize,
+        threshold: Real,
+    },
+    OverflowWarmStart,
+    OverflowSolve(PassParams),
+    OverflowRestitution(Real),
+    Integrate,
+}
+
+/// Adds gravity's velocity to the awake dynamic bodies.
+#[inline]
+fn gravity(states: &mut [BodyState], motion: &[Motion], dv: Vec3) {
+    for (s, m) in states.iter_mut().zip(motion) {
+        if m.dynamic {
+            s.v += dv;
+        }
+    }
+}
+
+/// Moves the bodies by their velocities over one substep.
+#[inline]
+fn integrate(states: &mut [BodyState], motion: &mut [Motion], h: Real, max_w: Real) {
+    for (s, m) in states.iter_mut().zip(motion) {
+        if !m.moves {
+            continue;
+        }
+        let w2 = s.w.length_squared();
+        if w2 > max_w * max_w {
+            s.w *= max_w / w2.sqrt();
+        }
+        s.dp += s.v * h;
+        s.dtheta += s.w * h;
+        m.dq = Body::integrate_rotation(m.dq, s.w, h);
+    }
+}
+
+impl Solver {
+    /// The bundles of each colour: `ranges[c]..ranges[c + 1]`.
+    fn colour_ranges(&self) -> Vec<usize> {
+        let mut ranges = vec![0];
+        for c in 0..self.colouring.colours() {
+            ranges.push(ranges.last().unwrap() + self.colouring.colour(c).len().div_ceil(W));
+        }
+        ranges
+    }
+
+    /// Every substep's passes, then restitution, on this thread.
+    pub(super) fn passes(&mut self, settings: &Settings, p: &Passes, times: &mut super::SolverTimes) {
+        let (states, motion) = (&mut self.states, &mut self.motion);
+        let (bundles, bounces, overflow) = (&mut self.bundles, &mut self.bounces, &mut self.overflow);
+        let isa = p.isa;
+        for substep in 0..p.substeps {
+            let t = std::time::Instant::now();
+            gravity(states, motion, settings.gravity * p.h);
+            times.integrate_ms += t.elapsed().as_secs_f64() * 1e3;
+
+            let t = std::time::Instant::now();
+            let all = States::new(states);
+            // SAFETY (every wide pass below): one thread, and `all` is used only while
+            // `states` is not otherwise borrowed.
+            if settings.warm_starting {
+                unsafe { wide::warm_start(isa, bundles, all) };
+                rows::warm_start(overflow, states);
+            }
+            for it in 0..settings.iterations as usize {
+                let solve = PassParams { first_point: substep + it, ..p.solve };
+                let all = States::new(states);
+                unsafe { wide::solve(isa, bundles, bounces, all, &solve) };
+                rows::solve(overflow, states, &solve);
+            }
+            times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
+
+            let t = std::time::Instant::now();
+            integrate(states, motion, p.h, p.max_w);
+            times.integrate_ms += t.elapsed().as_secs_f64() * 1e3;
+
+            let t = std::time::Instant::now();
+            let relax = PassParams { first_point: substep + 2, ..p.relax };
+            let all = States::new(states);
+            unsafe { wide::solve(isa, bundles, bounces, all, &relax) };
+            rows::solve(overflow, states, &relax);
+            times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
+        }
+        let t = std::time::Instant::now();
+        if self.any_bounce {
+            let all = States::new(states);
+            // SAFETY: as above.
+            unsafe { wide::restitution(isa, bundles, bounces, all, settings.restitution_threshold) };
+        }
+        rows::restitution(overflow, &self.overflow_info, states, settings.restitution_threshold);
+        times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
+    }
+
+    /// The same passes as [`Solver::passes`], in the same order, on the threads of `pool`.
+    pub(super) fn passes_parallel(&mut self, pool: &ThreadPool, settings: &Settings, p: &Passes) {
+        let threads = pool.current_num_threads();
+        let ranges = self.colour_ranges();
+        let bodies = self.motion.len();
+        let overflow = !self.overflow.is_empty();
+        let mut jobs = Vec::new();
+        let colours = |jobs: &mut Vec<Job<Work>>, work: &dyn Fn(usize) -> Work| {
+            for c in ranges.windows(2) {
+                jobs.push(Job::new(work(c[0]), c[1] - c[0], BUNDLE_BLOCK, threads));
+            }
+        };
+        for substep in 0..p.substeps {
+            jobs.push(Job::new(Work::Gravity(settings.gravity * p.h), bodies, BODY_BLOCK, threads));
+            if settings.warm_starting {
+                colours(&mut jobs, &|first| Work::WarmStart { first });
+                if overflow {
+                    jobs.push(Job::new(Work::OverflowWarmStart, 1, 1, 1));
+                }
+            }
+            for it in 0..settings.iterations as usize {
+                let k = PassParams { first_point: substep + it, ..p.solve };
+                colours(&mut jobs, &|first| Work::Solve { first, k });
+                if overflow {
+                    jobs.push(Job::new(Work::OverflowSolve(k), 1, 1, 1));
+                }
+            }
+            jobs.push(Job::new(Work::Integrate, bodies, BODY_BLOCK, threads));
+            let k = PassParams { first_point: substep + 2, ..p.relax };
+            colours(&mut jobs, &|first| Work::Solve { first, k });
+            if overflow {
+                jobs.push(Job::new(Work::OverflowSolve(k), 1, 1, 1));
+            }
+        }
+        let threshold = settings.restitution_threshold;
+        if self.any_bounce {
+            colours(&mut jobs, &|first| Work::Restitution { first, threshold });
+        }
+        if self.overflow.iter().any(|r| r.restitution != 0.0) {
+            jobs.push(Job::new(Work::OverflowRestitution(threshold), 1, 1, 1));
+        }
+
+        let isa = p.isa;
+        let (h, max_w) = (p.h, p.max_w);
+        // The body states, and after them the dummy of empty lanes (which no pass writes).
+        let all = States::new(&mut self.states);
+        let motion = SharedMut::new(&mut self.motion);
+        let bundles = SharedMut::new(&mut self.bundles);
+        let bounces = SharedMut::new(&mut self.bounces);
+        let overflow = SharedMut::new(&mut self.overflow);
+        let overflow_info = &self.overflow_info;
+        // SAFETY (every block below): the blocks of one job touch disjoint parts: body ranges
+        // of their own; bundles of one colour, which share no moving body and write no state of
+        // a body that does not move (`wide::solve`'s contract); the overflow is one block, alone
+        // in its job. The runner starts a job only once the one before it has finished.
+        run_jobs(pool, &jobs, |work, r| unsafe {
+            match *work {
+                Work::Gravity(dv) => gravity(all.range(r.clone()), motion.range(r), dv),
+                Work::Integrate => integrate(all.range(r.clone()), motion.range(r), h, max_w),
+                Work::WarmStart { first } => {
+                    wide::warm_start(isa, bundles.range(first + r.start..first + r.end), all);
+                }
+                Work::Solve { first, k } => {
+                    let r = first + r.start..first + r.end;
+                    wide::solve(isa, bundles.range(r.clone()), bounces.range(r), all, &k);
+                }
+                Work::Restitution { first, threshold } => {
+                    let r = first + r.start..first + r.end;
+                    wide::restitution(isa, bundles.range(r.clone()), bounces.range(r), all, threshold);
+                }
+                Work::OverflowWarmStart => rows::warm_start(overflow.range(0..overflow.len()), all.slice()),
+                Work::OverflowSolve(k) => rows::solve(overflow.range(0..overflow.len()), all.slice(), &k),
+                Work::OverflowRestitution(threshold) => {
+                    rows::restitution(overflow.range(0..overflow.len()), overflow_info, all.slice(), threshold)
+                }
+            }
+        });
+    }
+
+    /// Replaces `cache` with this step's impulses: one entry per contact, in contact order,
+    /// which is pair order, so next step's search walks it in step with the contacts.
+    pub(super) fn store_cache(&self, contacts: &[Contact], cache: &mut WarmCache, pool: Option<&ThreadPool>) {
+        // Every entry is written below (each contact sits in one lane or in the overflow).
+        cache.resize(contacts.len(), ((0, 0), [CachedImpulse::default(); MAX_MANIFOLD_POINTS]));
+        let entry = |k: usize| {
+            let (bundle, lanes) = (&self.bundles[k], &self.lanes[k]);
+            lanes.contact.iter().enumerate().filter(|l| *l.1 != u32::MAX).map(move |(i, &m)| {
+                let points = contacts[m as usize].manifold.points();
+                let mut cached = bundle.ended(i, lanes.len[i] as usize).cached(&lanes.ids[i], points);
+                keep(&mut cached, &self.kept[m as usize]);
+                (m as usize, ((bundle.a[i], bundle.b[i]), cached))
+            })
+        };
+        match pool {
+            None => {
+                for k in 0..self.bundles.len() {
+                    // The entries are written in colour order, which jumps through the cache:
+                    // ask for those of the bundle after next while this one is written.
+                    if let Some(ahead) = self.lanes.get(k + 2) {
+                        for e in ahead.contact.iter().filter_map(|&m| cache.get(m as usize)) {
+                            prepare::prefetch(e);
+                        }
+                    }
+                    for (m, e) in entry(k) {
+                        cache[m] = e;
+                    }
+                }
+            }
+            Some(pool) => {
+                let shared = SharedMut::new(cache);
+                pool.install(|| {
+                    (0..self.bundles.len()).into_par_iter().with_min_len(32).for_each(|k| {
+                        for (m, e) in entry(k) {
+                            // SAFETY: each contact sits in one lane of one bundle.
+                            unsafe { *shared.get(m) = e };
+                        }
+                    })
+                });
+            }
+        }
+        for (k, &m) in self.colouring.overflow.iter().enumerate() {
+            let rows = &self.overflow[k];
+            let points = contacts[m as usize].manifold.points();
+            let mut cached = prepare::cached_impulses(rows, &self.overflow_info[k], points);
+            keep(&mut cached, &self.kept[m as usize]);
+            cache[m as usize] = ((rows.a, rows.b), cached);
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! Threads for the step: one rayon pool per thread count, built once and shared by every world
+//! that steps with that count, and a runner for a fixed sequence of jobs whose blocks the
+//! threads claim in turn. Which thread runs a block never changes what the block computes, so
+//! results do not depend on the thread count (docs/parallel.md).
+
+use rayon::ThreadPool;
+use std::marker::PhantomData;
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The number of threads the machine can run at once (1 if unknown).
+pub fn available() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// How many threads a world steps with. One thread is the plain serial path: no pool, no
+/// rayon call. The default is one; the command line and the app default to [`available`].
+#[derive(Clone, Default)]
+pub struct Threads {
+    pool: Option<Arc<ThreadPool>>,
+}
+
+impl Threads {
+    /// `n` threads; 0 means all cores.
+    pub fn new(n: usize) -> Self {
+        let n = if n == 0 { available() } else { n };
+        Threads { pool: (n > 1).then(|| pool_for(n)) }
+    }
+
+    pub fn count(&self) -> usize {
+        self.pool.as_ref().map_or(1, |p| p.current_num_threads())
+    }
+
+    /// The pool, when there is more than one thread.
+    pub fn pool(&self) -> Option<&ThreadPool> {
+        self.pool.as_deref()
+    }
+}
+
+impl std::fmt::Debug for Threads {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Threads({})", self.count())
+    }
+}
+
+/// The pools built so far, by thread count.
+type Pools = Mutex<Vec<(usize, Arc<ThreadPool>)>>;
+
+/// The shared pool of `n` threads, built the first time it is asked for.
+fn pool_for(n: usize) -> Arc<ThreadPool> {
+    static POOLS: OnceLock<Pools> = OnceLock::new();
+    let mut pools = POOLS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, p)) = pools.iter().find(|(k, _)| *k == n) {
+        return p.clone();
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .thread_name(move |i| format!("step-{n}-{i}"))
+        .build()
+        .expect("the step's thread pool could not be built");
+    let pool = Arc::new(pool);
+    pools.push((n, pool.clone()));
+    pool
+}
+
+/// One job of a [`run_jobs`] sequence: `items` items in blocks of `block`, all finished before
+/// any block of the next job starts.
+#[derive(Clone, Copy, Debug)]
+pub struct Job<K> {
+    pub kind: K,
+    pub items: usize,
+    pub block: usize,
+}
+
+impl<K> Job<K> {
+    /// A job of `items` items cut into blocks of at least `min_block`, about two per thread
+    /// (each block costs two atomic operations on lines the threads share).
+    pub fn new(kind: K, items: usize, min_block: usize, threads: usize) -> Self {
+        let block = items.div_ceil(2 * threads.max(1)).max(min_block).max(1);
+        Job { kind, items, block }
+    }
+
+    fn blocks(&self) -> usize {
+        self.items.div_ceil(self.block)
+    }
+}
+
+/// Runs `jobs` in order on every thread of `pool`: each thread waits until every block of the
+/// earlier jobs has finished, then claims and runs with `exec(kind, items)` the blocks of the
+/// job that are still free, starting from its own share (thread `t` of `T` at block `t n / T`
+/// of `n`) and going on to the others'. The blocks of one job may run at the same time on
+/// different threads; a job's blocks see everything the earlier jobs wrote. Starting from its
+/// own share, a thread gets the same part of every job: the same bodies, and in a colour the
+/// contacts of the same region, so their states stay in its cache from job to job. Threads
+/// wait by spinning briefly, then yielding; a thread never holds a block while it waits, so
+/// one that the system puts aside meanwhile holds up no one.
+pub fn run_jobs<K: Sync>(pool: &ThreadPool, jobs: &[Job<K>], exec: impl Fn(&K, Range<usize>) + Sync) {
+    let mut bases = Vec::with_capacity(jobs.len() + 1);
+    bases.push(0);
+    for j in jobs {
+        bases.push(bases.last().unwrap() + j.blocks());
+    }
+    let total = *bases.last().unwrap();
+    if total == 0 {
+        return;
+    }
+    let claimed: Vec<AtomicBool> = (0..total).map(|_| AtomicBool::new(false)).collect();
+    // On a line of its own: the claims would otherwise contend with every completion.
+    let done = Padded(AtomicUsize::new(0));
+    let failed = AtomicBool::new(false);
+    let done = &done.0;
+    pool.broadcast(|ctx| {
+        let (t, threads) = (ctx.index(), ctx.num_threads());
+        for (j, job) in jobs.iter().enumerate() {
+            let (base, n) = (bases[j], bases[j + 1] - bases[j]);
+            if n == 0 {
+                continue;
+            }
+            // Every block of the earlier jobs is claimed (each thread tries them all before it
+            // moves on), and a block is claimed only to be run at once: the wait ends.
+            let mut spins = 0u32;
+            while done.load(Ordering::Acquire) < base {
+                if failed.load(Ordering::Relaxed) {
+                    return;
+                }
+                if spins < 2000 {
+                    spins += 1;
+                    std::hint::spin_loop();
+                } else {
+                    std::thread::yield_now();
+                }
+            }
+            let first = t * n / threads;
+            for k in 0..n {
+                let b = (first + k) % n;
+                let flag = &claimed[base + b];
+                if flag.load(Ordering::Relaxed) || flag.swap(true, Ordering::Relaxed) {
+                    continue;
+                }
+                let start = b * job.block;
+                // A panicking block stops the others from waiting for it; rayon passes the
+                // panic on to the caller.
+                let guard = FailOnUnwind(&failed);
+                exec(&job.kind, start..(start + job.block).min(job.items));
+                std::mem::forget(guard);
+                done.fetch_add(1, Ordering::Release);
+            }
+        }
+    });
+}
+
+#[repr(align(128))]
+struct Padded<T>(T);
+
+struct FailOnUnwind<'a>(&'a AtomicBool);
+
+impl Drop for FailOnUnwind<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// A slice that threads write in disjoint parts: each part is borrowed on its own, through
+/// [`SharedMut::range`] or [`SharedMut::get`], while the slice stays borrowed.
+pub struct SharedMut<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    _slice: PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: the parts are handed out only through unsafe methods whose callers keep them
+// disjoint between threads; the elements themselves move between threads (`T: Send`).
+unsafe impl<T: Send> Send for SharedMut<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> Sync for SharedMut<'_, T> {}
+
+impl<'a, T> SharedMut<'a, T> {
+    pub fn new(slice: &'a mut [T]) -> Self {
+        SharedMut { ptr: slice.as_mut_ptr(), len: slice.len(), _slice: PhantomData }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Elements `r`.
+    ///
+    /// # Safety
+    /// No other thread reads or writes any of them while the borrow lives.
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn range(&self, r: Range<usize>) -> &'a mut [T] {
+        assert!(r.start <= r.end && r.end <= self.len, "range {r:?} out of {}", self.len);
+        // SAFETY: in bounds (checked); exclusive by the caller's contract.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(r.start), r.end - r.start) }
+    }
+
+    /// Element `i`.
+    ///
+    /// # Safety
+    /// As [`SharedMut::range`].
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn get(&self, i: usize) -> &'a mut T {
+        assert!(i < self.len, "index {i} out of {}", self.len);
+        // SAFETY: in bounds (checked); exclusive by the caller's contract.
+        unsafe { &mut *self.ptr.add(i) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each job reads, across every block, what the job before it wrote: a block started before
+    /// the earlier job finished reads a stale value and the count comes out short.
+    #[test]
+    fn jobs_run_in_order_and_every_item_once() {
+        let threads = Threads::new(3);
+        let pool = threads.pool().unwrap();
+        let n = 4000;
+        let (mut a, mut b) = (vec![0u32; n], vec![0u32; n]);
+        // Many small blocks, so that threads finish a job at different times.
+        let jobs: Vec<Job<usize>> = (0..60).map(|j| Job { kind: j, items: n, block: 16 }).collect();
+        let (sa, sb) = (SharedMut::new(&mut a), SharedMut::new(&mut b));
+        run_jobs(pool, &jobs, |&j, r| {
+            let (from, to) = if j % 2 == 0 { (&sa, &sb) } else { (&sb, &sa) };
+            // The first blocks of a job read the last items of the job before, the ones most
+            // likely still being written if the barrier were missing.
+            for i in r {
+                // SAFETY: a job writes its own items of one array and reads the other, which
+                // only the job before it wrote.
+                let x = unsafe { *from.get(n - 1 - i) };
+                // Some work per item, so that every thread is awake and busy in every job.
+                let slow = (0..100).fold(x, |s, k| std::hint::black_box(s ^ k) ^ k);
+                unsafe { *to.get(i) = slow + 1 };
+            }
+        });
+        assert!(a.iter().all(|&x| x == 60), "{:?}", &a[..10]);
+        assert!(b.iter().all(|&x| x == 59));
+    }
+}

@@ -1,0 +1,92 @@
+//! Issue 20: the step gives the same bits on any number of threads. Every scene in scenes/
+//! (lessons and benchmarks) and every broad phase: the state hash after each step on 2 and 4
+//! threads equals the serial one.
+
+use collidoscope::broadphase::BroadPhaseKind;
+use collidoscope::{Scene, World};
+
+fn world(path: &std::path::Path) -> World {
+    Scene::load(path).unwrap_or_else(|e| panic!("{e}")).build().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Each step's hash and the contact points seen, on `threads` threads.
+fn hashes(mut w: World, threads: usize, steps: usize) -> (Vec<u64>, u64) {
+    w.set_threads(threads);
+    assert_eq!(w.threads(), threads);
+    let mut contacts = 0;
+    let hashes = (0..steps)
+        .map(|_| {
+            w.step();
+            contacts += w.profile().contacts as u64;
+            w.hash()
+        })
+        .collect();
+    (hashes, contacts)
+}
+
+fn same_bits_on_every_thread_count(name: &str, make: impl Fn() -> World, steps: usize) -> u64 {
+    let (serial, contacts) = hashes(make(), 1, steps);
+    for threads in [2, 4] {
+        let (h, _) = hashes(make(), threads, steps);
+        if let Some(step) = (0..steps).find(|&i| h[i] != serial[i]) {
+            panic!(
+                "{name}: on {threads} threads step {} gives {:016x}, serial {:016x}",
+                step + 1,
+                h[step],
+                serial[step]
+            );
+        }
+    }
+    contacts
+}
+
+#[test]
+fn every_scene_gives_the_serial_hash_on_2_and_4_threads() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes");
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ron"))
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 20, "found only {} scenes", paths.len());
+    let mut with_contacts = 0;
+    for path in &paths {
+        let bodies = world(path).bodies().len();
+        // The benchmark scenes (thousands of bodies) for fewer steps: the suite stays fast.
+        let steps = if bodies > 2000 { 12 } else { 90 };
+        let name = path.file_name().unwrap().to_string_lossy();
+        if same_bits_on_every_thread_count(&name, || world(path), steps) > 0 {
+            with_contacts += 1;
+        }
+    }
+    // Some lessons show shapes apart, or a bullet before it arrives: most scenes touch.
+    assert!(with_contacts * 3 >= paths.len() * 2, "only {with_contacts} scenes made contacts: the check proves little");
+}
+
+#[test]
+fn every_broad_phase_gives_the_serial_hash_on_2_and_4_threads() {
+    let path = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/broadphase_cluster.ron"));
+    for &kind in BroadPhaseKind::ALL {
+        let make = || {
+            let mut w = world(&path);
+            w.settings.broad_phase = kind;
+            w
+        };
+        let contacts = same_bits_on_every_thread_count(kind.cli_name(), make, 40);
+        assert!(contacts > 100, "{}: only {contacts} contacts", kind.cli_name());
+    }
+}
+
+/// Changing the thread count between steps, as the app's setting does, keeps the state.
+#[test]
+fn changing_the_thread_count_while_running_keeps_the_hash() {
+    let path = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/rain_1000.ron"));
+    let (serial, _) = hashes(world(&path), 1, 60);
+    let mut w = world(&path);
+    for (step, expect) in serial.iter().enumerate() {
+        w.set_threads([1, 2, 3][step / 7 % 3]);
+        w.step();
+        assert_eq!(w.hash(), *expect, "step {}", step + 1);
+    }
+}
