@@ -601,3 +601,27 @@ fn the_thread_count_is_a_kept_preference_the_world_steps_on() {
     h.run();
     assert_eq!(h.state().world().threads(), 1, "a newly opened world steps on it too");
 }
+
+/// A body pinned to the inspector's plot keeps being plotted after another is selected, so two
+/// bodies' histories can be compared; unpinning drops it.
+#[test]
+fn the_inspector_plots_pinned_bodies_beside_the_selected_one() {
+    let mut h = harness(app_with(small_scene()));
+    h.run();
+    h.state_mut().apply(collidoscope::app::Command::Select(Some(2)));
+    h.run();
+    click(&mut h, "📌 Pin to the plot");
+    h.state_mut().apply(collidoscope::app::Command::Select(Some(1)));
+    for _ in 0..30 {
+        h.state_mut().step_once();
+    }
+    h.run();
+    let sim = h.state().simulation();
+    assert_eq!(sim.pinned.iter().map(|t| (t.body(), t.len())).collect::<Vec<_>>(), vec![(Some(2), 30)]);
+    assert_eq!((sim.trace.body(), sim.trace.len()), (Some(1), 30));
+    h.get_by_label("#1 (selected)");
+    h.get_by_label("#2 (pinned)");
+    click(&mut h, "✖ #2");
+    assert!(h.state().simulation().pinned.is_empty());
+    assert!(h.query_by_label("#2 (pinned)").is_none());
+}

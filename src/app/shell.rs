@@ -459,7 +459,7 @@ impl App {
             PanelId::Inspector => {
                 let dragging = self.sim.drag.map(|d| d.body);
                 let (world, trace) = (&self.sim.world, &self.sim.trace);
-                commands.extend(self.inspector.ui(ui, world, trace, self.view.selected, dragging));
+                commands.extend(self.inspector.ui(ui, world, trace, &self.sim.pinned, self.view.selected, dragging));
             }
             PanelId::View => commands.extend(self.view_panel.ui(ui, &mut self.view, self.viewport.camera_mut())),
             PanelId::Pair => self.pair.ui(ui, &self.sim.world, self.view.selected, &mut self.view.extra),
@@ -705,6 +705,7 @@ impl App {
             Command::Select(i) => self.select(i),
             Command::FrameAll => self.viewport.frame_all(&self.sim.world),
             Command::ShowPanel(p) => self.open.show(p),
+            Command::Pin(i, on) => self.sim.pin(i, on),
         }
     }
 

@@ -34,6 +34,8 @@ const DRAG_SPIN_DAMPING: Real = 5.0;
 pub const SHOT_RADIUS: Real = 0.15;
 /// Steps of the selected body's history kept for its plot: a minute at 60 Hz.
 const TRACE_STEPS: usize = 3600;
+/// Most bodies pinned to the inspector's plot at once.
+pub const MAX_PINNED: usize = 4;
 const SHOT_DENSITY: Real = 3000.0;
 
 /// A body held by the mouse: a point fixed in the body is pulled toward `target`.
@@ -64,6 +66,8 @@ pub struct Simulation {
     pub record: super::record::RecordState,
     /// The selected body's history, for the inspector's plot.
     pub trace: crate::record::BodyTrace,
+    /// Bodies pinned to the inspector's plot beside the selected one, each with its history.
+    pub pinned: Vec<crate::record::BodyTrace>,
     /// Trails behind fast bodies and the selected one.
     pub trails: super::viewport::trails::Trails,
 }
@@ -85,6 +89,7 @@ impl Simulation {
             shots: 0,
             record: Default::default(),
             trace: crate::record::BodyTrace::new(TRACE_STEPS),
+            pinned: Vec::new(),
             trails: Default::default(),
         })
     }
@@ -118,6 +123,7 @@ impl Simulation {
         self.drag = None;
         self.history.clear();
         self.trace.clear();
+        self.pinned.iter_mut().for_each(crate::record::BodyTrace::clear);
         self.trails.clear();
         Ok(())
     }
@@ -158,7 +164,24 @@ impl Simulation {
         self.record_step();
         self.history.push(self.world.step_count(), *self.world.profile());
         self.trace.observe(&self.world);
+        for t in &mut self.pinned {
+            t.observe(&self.world);
+        }
         self.trails.observe(&self.world, self.trace.body());
+    }
+
+    /// Pins body `i` to the inspector's plot (its history from now on), or unpins it. At most
+    /// [`MAX_PINNED`] bodies are pinned; pinning another drops the oldest.
+    pub fn pin(&mut self, i: usize, on: bool) {
+        self.pinned.retain(|t| t.body() != Some(i));
+        if on && i < self.world.bodies().len() {
+            if self.pinned.len() == MAX_PINNED {
+                self.pinned.remove(0);
+            }
+            let mut t = crate::record::BodyTrace::new(TRACE_STEPS);
+            t.follow(Some(i));
+            self.pinned.push(t);
+        }
     }
 
     /// Adds a fast bullet sphere at `origin` moving at `velocity`; returns its index.

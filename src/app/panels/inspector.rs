@@ -22,9 +22,10 @@ impl InspectorPanel {
         self.series = if k < TRACE_SERIES.len() { k } else { 0 };
     }
 
-    /// The selected body's history since it was selected: one series at a time, and how often
-    /// its contacts switched on and off.
-    fn trace_plot(&mut self, ui: &mut Ui, trace: &BodyTrace) {
+    /// The selected body's history since it was selected, and the pinned bodies' since they
+    /// were pinned: one series at a time, and how often the selected body's contacts switched on
+    /// and off.
+    fn trace_plot(&mut self, ui: &mut Ui, trace: &BodyTrace, pinned: &[BodyTrace], out: &mut Vec<Command>) {
         ui.add_space(4.0);
         ui.horizontal(|ui| {
             let l = ui.label("Over time");
@@ -38,16 +39,46 @@ impl InspectorPanel {
                 .response
                 .labelled_by(l.id);
         });
-        if trace.is_empty() {
+        let selected = trace.body();
+        ui.horizontal_wrapped(|ui| {
+            if let Some(i) = selected.filter(|i| !pinned.iter().any(|t| t.body() == Some(*i))) {
+                if ui
+                    .button("📌 Pin to the plot")
+                    .on_hover_text("Keep plotting this body after another is selected, to compare them")
+                    .clicked()
+                {
+                    out.push(Command::Pin(i, true));
+                }
+            }
+            for t in pinned {
+                let Some(j) = t.body() else { continue };
+                if ui.small_button(format!("✖ #{j}")).on_hover_text(format!("Unpin body {j}")).clicked() {
+                    out.push(Command::Pin(j, false));
+                }
+            }
+        });
+        if trace.is_empty() && pinned.iter().all(BodyTrace::is_empty) {
             ui.label("Play or step to plot this body.");
             return;
         }
-        let pts: PlotPoints = trace.series(self.series).collect();
+        let k = self.series;
+        let others: Vec<&BodyTrace> = pinned.iter().filter(|t| t.body() != selected).collect();
         Plot::new("trace_plot")
-            .height(140.0)
+            .height(160.0)
             .x_axis_label("step")
-            .y_axis_label(TRACE_SERIES[self.series])
-            .show(ui, |plot| plot.line(Line::new(TRACE_SERIES[self.series], pts).width(1.5)));
+            .y_axis_label(TRACE_SERIES[k])
+            .legend(egui_plot::Legend::default())
+            .show(ui, |plot| {
+                let name = |t: &BodyTrace| t.body().map_or(String::new(), |i| format!("#{i}"));
+                if !trace.is_empty() {
+                    let pts: PlotPoints = trace.series(k).collect();
+                    plot.line(Line::new(format!("{} (selected)", name(trace)), pts).width(2.0));
+                }
+                for t in others {
+                    let pts: PlotPoints = t.series(k).collect();
+                    plot.line(Line::new(format!("{} (pinned)", name(t)), pts).width(1.5));
+                }
+            });
         ui.label(format!("contact changes since selected: {}", trace.contact_changes())).on_hover_text(
             "Contacts of this body that started or ended: a resting body whose count climbs is flickering (jitter).",
         );
@@ -58,6 +89,7 @@ impl InspectorPanel {
         ui: &mut Ui,
         world: &World,
         trace: &BodyTrace,
+        pinned: &[BodyTrace],
         selected: Option<usize>,
         dragging: Option<usize>,
     ) -> Vec<Command> {
@@ -71,7 +103,7 @@ impl InspectorPanel {
                     }
                 });
                 body_details(ui, world, i, body, dragging == Some(i));
-                self.trace_plot(ui, trace);
+                self.trace_plot(ui, trace, pinned, &mut commands);
             }
             None => {
                 ui.label("Click a body in the 3D view, or pick one below.");

@@ -36,6 +36,8 @@ pub enum Command {
     ExportCsv(PathBuf),
     Select(Option<usize>),
     FrameAll,
+    /// Pin a body to the inspector's plot beside the selected one (`true`), or unpin it.
+    Pin(usize, bool),
     /// Open a panel and bring it forward in its dock.
     ShowPanel(crate::app::PanelId),
     /// Recording, timeline and A/B comparison.
