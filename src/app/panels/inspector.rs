@@ -41,14 +41,13 @@ impl InspectorPanel {
         });
         let selected = trace.body();
         ui.horizontal_wrapped(|ui| {
-            if let Some(i) = selected.filter(|i| !pinned.iter().any(|t| t.body() == Some(*i))) {
-                if ui
+            if let Some(i) = selected.filter(|i| !pinned.iter().any(|t| t.body() == Some(*i)))
+                && ui
                     .button("📌 Pin to the plot")
                     .on_hover_text("Keep plotting this body after another is selected, to compare them")
                     .clicked()
-                {
-                    out.push(Command::Pin(i, true));
-                }
+            {
+                out.push(Command::Pin(i, true));
             }
             for t in pinned {
                 let Some(j) = t.body() else { continue };
