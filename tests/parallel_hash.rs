@@ -12,6 +12,8 @@ fn world(path: &std::path::Path) -> World {
 /// Each step's hash and the contact points seen, on `threads` threads.
 fn hashes(mut w: World, threads: usize, steps: usize) -> (Vec<u64>, u64) {
     w.set_threads(threads);
+    // Every step on the threads, however small, so that every scene runs the parallel code.
+    w.set_parallel_min_pairs(0);
     assert_eq!(w.threads(), threads);
     let mut contacts = 0;
     let hashes = (0..steps)
@@ -84,6 +86,7 @@ fn changing_the_thread_count_while_running_keeps_the_hash() {
     let path = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/rain_1000.ron"));
     let (serial, _) = hashes(world(&path), 1, 60);
     let mut w = world(&path);
+    w.set_parallel_min_pairs(0);
     for (step, expect) in serial.iter().enumerate() {
         w.set_threads([1, 2, 3][step / 7 % 3]);
         w.step();
