@@ -369,3 +369,58 @@ fn thin_column_lesson_claims() {
     assert!((0.012..0.02).contains(&deepest), "about 16 mm: {deepest}");
     assert!(drift < 1e-3 && tilt < 0.05, "stands within 1 mm and 0.05 deg over 20 s");
 }
+
+/// `many_pyramids.ron`: "each pyramid should stand and fall asleep on its own" — all 10,780
+/// cubes asleep within a second, none moved more than 5 mm sideways or tilted more than 1°.
+#[test]
+fn many_pyramids_lesson_claims() {
+    let mut w = load("many_pyramids.ron", |_| {});
+    let start: Vec<_> = w.bodies().iter().map(|b| b.pose.translation).collect();
+    let asleep = asleep_by(&mut w, 60);
+    assert!(asleep.is_some(), "not all asleep after 1 s");
+    let moved = spread(&w, &start);
+    let tilt = w.bodies().iter().filter(|b| b.is_dynamic()).map(tilt_deg).fold(0.0, f32::max);
+    assert!(moved < 0.005 && tilt < 1.0, "a cube moved {moved} m or tilted {tilt}°");
+}
+
+/// `sphere_vs_rotated_box.ron`: three spheres fall onto the cube standing on its corner, touch
+/// it, bounce and roll off; every contact normal points from the sphere's centre through the
+/// closest point of the cube (the local-frame clamp) while the centre is outside the cube, and
+/// none of them stays on the cube.
+#[test]
+fn sphere_vs_rotated_box_lesson_claims() {
+    let mut w = load("sphere_vs_rotated_box.ron", |_| {});
+    let cube = body(&w, "rotated cube") as u32;
+    let spheres: Vec<u32> = ["on the corner", "on an edge", "on a face"].iter().map(|n| body(&w, n) as u32).collect();
+    let mut touched = [false; 3];
+    while w.step_count() < 600 {
+        // The step's contacts are made from the poses it starts from.
+        let before: Vec<_> = spheres.iter().map(|&s| w.bodies()[s as usize].pose.translation).collect();
+        w.step();
+        for c in w.contacts().iter().filter(|c| c.a == cube || c.b == cube) {
+            let Some(k) = spheres.iter().position(|&s| s == c.a || s == c.b) else { continue };
+            // Touching, or about to (a speculative point stops a sphere at the surface).
+            let Some(p) = c.manifold.points().first() else { continue };
+            touched[k] = true;
+            let centre = before[k];
+            // (A centre that went inside the cube, a fast fall's first step there, is pushed out
+            // along the nearest face instead.)
+            let local = w.bodies()[cube as usize].pose.inverse_transform_point(centre);
+            if local.abs().max_element() < 1.0 {
+                continue;
+            }
+            // The normal runs from A to B; from the cube to the sphere here or the other way.
+            let n = if c.a == cube { c.manifold.normal } else { -c.manifold.normal };
+            let along = (centre - p.point).normalize();
+            assert!(n.dot(along) > 0.9998, "step {}: sphere {k}'s normal {n} against {along}", w.step_count());
+        }
+    }
+    assert_eq!(touched, [true; 3], "each sphere reaches the cube");
+    let resting_on_cube: Vec<u32> = w
+        .contacts()
+        .iter()
+        .filter(|c| (c.a == cube || c.b == cube) && c.manifold.points().iter().any(|p| p.depth >= 0.0))
+        .map(|c| if c.a == cube { c.b } else { c.a })
+        .collect();
+    assert!(resting_on_cube.is_empty(), "spheres still on the cube after 10 s: {resting_on_cube:?}");
+}
