@@ -1,19 +1,20 @@
 //! The cost of continuous collision: milliseconds per step on scenes/rain_1000.ron with every
 //! dynamic body marked `bullet` (so every one is swept every step), sleeping off, for each CCD
 //! mode. Each world is warmed for a few steps first and the mean phase times of those steps are
-//! printed; every `WINDOW` steps it is put back (untimed) to its warmed state, so the timed steps
+//! printed; every `steps::WINDOW` (100) steps it is put back (untimed) to its warmed state, so the timed steps
 //! are always the rain's first seconds.
 //!
 //! Run: `cargo bench --no-default-features --bench ccd`. Sized for a 2-core machine.
 
 use collidoscope::ccd::CcdMode;
 use collidoscope::{Scene, World};
+#[path = "common/steps.rs"]
+mod steps;
+
 use criterion::{Criterion, criterion_group, criterion_main};
-use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const WARM_STEPS: usize = 10;
-const WINDOW: usize = 100;
 
 fn load(mode: CcdMode) -> World {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/rain_1000.ron");
@@ -60,23 +61,7 @@ fn ccd(c: &mut Criterion) {
             world.profile().pairs,
         );
         let warmed = world.snapshot();
-        let mut since = 0;
-        group.bench_function(mode.cli_name(), |b| {
-            b.iter_custom(|iters| {
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    if since == WINDOW {
-                        world.restore(&warmed).unwrap_or_else(|e| panic!("{e}"));
-                        since = 0;
-                    }
-                    let t = Instant::now();
-                    black_box(&mut world).step();
-                    total += t.elapsed();
-                    since += 1;
-                }
-                total
-            })
-        });
+        group.bench_function(mode.cli_name(), |b| steps::time_steps(b, &mut world, &warmed));
     }
     group.finish();
 }

@@ -3,7 +3,7 @@
 //! sleeping off so every step does the full work. The speed-up is the ratio of the two rows.
 //!
 //! As benches/step.rs: each world is warmed for a few steps (their mean phase times are
-//! printed, to show where time goes), and every `WINDOW` timed steps it is put back, untimed,
+//! printed, to show where time goes), and every `steps::WINDOW` (100) timed steps it is put back, untimed,
 //! to its warmed state. Before timing, the warmed state's hash on every thread count is checked
 //! against the serial one: a figure counts only for a step that gives the serial bits.
 //!
@@ -11,15 +11,14 @@
 //! changes the counts; `STEP_BENCH_SCENES=large_pyramid` limits the scenes.
 
 use collidoscope::{Scene, World};
+#[path = "common/steps.rs"]
+mod steps;
+
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const SCENES: [&str; 2] = ["large_pyramid", "many_pyramids"];
 const WARM_STEPS: usize = 10;
-/// Steps timed from the warmed state before it is restored.
-const WINDOW: usize = 100;
-
 fn load(name: &str, threads: usize) -> World {
     let path = format!("{}/scenes/{name}.ron", env!("CARGO_MANIFEST_DIR"));
     let scene = Scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
@@ -82,22 +81,8 @@ fn parallel(c: &mut Criterion) {
             });
             assert_eq!(world.hash(), hash, "{name} on {n} threads: the warmed state differs from the serial one");
             let warmed = world.snapshot();
-            let mut since = 0;
             group.bench_function(BenchmarkId::new(name, format!("{n} threads")), |b| {
-                b.iter_custom(|iters| {
-                    let mut total = Duration::ZERO;
-                    for _ in 0..iters {
-                        if since == WINDOW {
-                            world.restore(&warmed).unwrap_or_else(|e| panic!("{e}"));
-                            since = 0;
-                        }
-                        let t = Instant::now();
-                        black_box(&mut world).step();
-                        total += t.elapsed();
-                        since += 1;
-                    }
-                    total
-                })
+                steps::time_steps(b, &mut world, &warmed)
             });
         }
     }

@@ -3,7 +3,7 @@
 //! full work. Before measuring, each scene is warmed for a few steps (contacts and warm-starting
 //! cache in place) and the mean phase times of those steps are printed, to show where time goes.
 //!
-//! The measured steps always come from the first seconds of the scene: every `WINDOW` steps the
+//! The measured steps always come from the first seconds of the scene: every `steps::WINDOW` (100) steps the
 //! world is put back (untimed) to its state after warming. Without that, a long measurement
 //! would time whatever the scene has become (a pile that has fallen has far fewer contacts).
 //!
@@ -11,15 +11,14 @@
 //! short samples. `STEP_BENCH_SCENES=large_pyramid` limits the scenes.
 
 use collidoscope::{Scene, World};
+#[path = "common/steps.rs"]
+mod steps;
+
 use criterion::{Criterion, criterion_group, criterion_main};
-use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const SCENES: [&str; 3] = ["rain_1000", "large_pyramid", "many_pyramids"];
 const WARM_STEPS: usize = 10;
-/// Steps timed from the warmed state before it is restored (1.7 s of simulated time).
-const WINDOW: usize = 100;
-
 fn load(name: &str) -> World {
     let path = format!("{}/scenes/{name}.ron", env!("CARGO_MANIFEST_DIR"));
     let scene = Scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
@@ -70,23 +69,7 @@ fn step(c: &mut Criterion) {
         let mut world = load(name);
         warm(name, &mut world);
         let warmed = world.snapshot();
-        let mut since = 0;
-        group.bench_function(name, |b| {
-            b.iter_custom(|iters| {
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    if since == WINDOW {
-                        world.restore(&warmed).unwrap_or_else(|e| panic!("{e}"));
-                        since = 0;
-                    }
-                    let t = Instant::now();
-                    black_box(&mut world).step();
-                    total += t.elapsed();
-                    since += 1;
-                }
-                total
-            })
-        });
+        group.bench_function(name, |b| steps::time_steps(b, &mut world, &warmed));
     }
     group.finish();
 }
