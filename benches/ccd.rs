@@ -6,22 +6,17 @@
 //!
 //! Run: `cargo bench --no-default-features --bench ccd`. Sized for a 2-core machine.
 
+use collidoscope::World;
 use collidoscope::ccd::CcdMode;
-use collidoscope::{Scene, World};
 #[path = "common/steps.rs"]
 mod steps;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::time::Duration;
 
-const WARM_STEPS: usize = 10;
-
 fn load(mode: CcdMode) -> World {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/rain_1000.ron");
-    let scene = Scene::load(path).unwrap_or_else(|e| panic!("{e}"));
-    let mut world = scene.build().unwrap_or_else(|e| panic!("{e}"));
+    let mut world = steps::load_awake("rain_1000");
     let mut settings = world.settings.clone();
-    settings.sleeping = false;
     settings.ccd = mode;
     world.set_settings(settings);
     for i in 0..world.bodies().len() {
@@ -37,29 +32,9 @@ fn ccd(c: &mut Criterion) {
     group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(6));
     for &mode in CcdMode::ALL {
         let mut world = load(mode);
-        let mut sum = [0.0f64; 6];
         let mut events = 0;
-        for _ in 0..WARM_STEPS {
-            world.step();
-            let p = world.profile();
-            for (s, x) in sum.iter_mut().zip(p.phase_ms().iter().chain([p.total_ms].iter())) {
-                *s += x;
-            }
-            events += p.toi_events;
-        }
-        let n = WARM_STEPS as f64;
-        eprintln!(
-            "{}: mean ms over {WARM_STEPS} warm-up steps: broad {:.2}, narrow {:.2}, ccd {:.2}, solve {:.2}, \
-             integrate {:.2}, total {:.2}; {} pairs, {events} TOI events",
-            mode.cli_name(),
-            sum[0] / n,
-            sum[1] / n,
-            sum[2] / n,
-            sum[3] / n,
-            sum[4] / n,
-            sum[5] / n,
-            world.profile().pairs,
-        );
+        let warm = steps::warm(&mut world, |w| events += w.profile().toi_events);
+        eprintln!("{}: {warm}; {} pairs, {events} TOI events", mode.cli_name(), world.profile().pairs);
         let warmed = world.snapshot();
         group.bench_function(mode.cli_name(), |b| steps::time_steps(b, &mut world, &warmed));
     }

@@ -10,7 +10,7 @@
 //! Run: `cargo bench --no-default-features --bench parallel`. `PARALLEL_BENCH_THREADS=1,2,4`
 //! changes the counts; `STEP_BENCH_SCENES=large_pyramid` limits the scenes.
 
-use collidoscope::{Scene, World};
+use collidoscope::World;
 #[path = "common/steps.rs"]
 mod steps;
 
@@ -18,41 +18,11 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use std::time::Duration;
 
 const SCENES: [&str; 2] = ["large_pyramid", "many_pyramids"];
-const WARM_STEPS: usize = 10;
 fn load(name: &str, threads: usize) -> World {
-    let path = format!("{}/scenes/{name}.ron", env!("CARGO_MANIFEST_DIR"));
-    let scene = Scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
-    let mut world = scene.build().unwrap_or_else(|e| panic!("{e}"));
-    let mut settings = world.settings.clone();
-    settings.sleeping = false;
-    world.set_settings(settings);
+    let mut world = steps::load_awake(name);
     world.set_threads(threads);
     assert_eq!(world.threads(), threads);
     world
-}
-
-/// Steps the world `WARM_STEPS` times and prints the mean time of each phase.
-fn warm(name: &str, world: &mut World) {
-    let mut sum = [0.0f64; 6];
-    for _ in 0..WARM_STEPS {
-        world.step();
-        let p = world.profile();
-        for (s, x) in sum.iter_mut().zip(p.phase_ms().iter().chain([p.total_ms].iter())) {
-            *s += x;
-        }
-    }
-    let m = sum.map(|s| s / WARM_STEPS as f64);
-    eprintln!(
-        "{name}, {} threads: mean ms over {WARM_STEPS} warm-up steps: broad {:.2}, narrow {:.2}, ccd {:.2}, \
-         solve {:.2}, integrate {:.2}, total {:.2}",
-        world.threads(),
-        m[0],
-        m[1],
-        m[2],
-        m[3],
-        m[4],
-        m[5],
-    );
 }
 
 fn threads() -> Vec<usize> {
@@ -73,10 +43,10 @@ fn parallel(c: &mut Criterion) {
         let mut serial_hash = None;
         for n in threads() {
             let mut world = load(name, n);
-            warm(name, &mut world);
+            eprintln!("{name}, {n} threads: {}", steps::warm(&mut world, |_| {}));
             let hash = *serial_hash.get_or_insert_with(|| {
                 let mut serial = load(name, 1);
-                (0..WARM_STEPS).for_each(|_| serial.step());
+                (0..steps::WARM_STEPS).for_each(|_| serial.step());
                 serial.hash()
             });
             assert_eq!(world.hash(), hash, "{name} on {n} threads: the warmed state differs from the serial one");

@@ -47,6 +47,8 @@ pub struct ConvexHull {
     /// Hulls of more than [`ConvexHull::CLIMB_MIN_VERTICES`] vertices: the graphs that support
     /// and face queries walk.
     climb: Option<Box<Climb>>,
+    /// The farthest vertex's distance from the centre of mass (the bounding sphere's radius).
+    radius: Real,
 }
 
 /// Up to 8 points as `[x, y, z]` lane arrays; unused lanes repeat the first point.
@@ -113,6 +115,7 @@ impl ConvexHull {
             shift: Vec3::ZERO,
             lanes8: None,
             climb: None,
+            radius: 0.0,
         };
         let com = hull.mass_properties_uncentred(1.0).local_com;
         // An already centred cloud (a saved state) keeps its exact points, so it reloads bit-exact.
@@ -122,10 +125,16 @@ impl ConvexHull {
         hull.edges = collect_edges(&hull.faces);
         hull.edge_dirs = distinct_directions(&hull.vertices, &hull.edges);
         hull.lanes8 = lanes8(&hull.vertices);
+        hull.radius = hull.vertices.iter().map(|v| v.length()).fold(0.0, Real::max);
         if hull.vertices.len() > Self::CLIMB_MIN_VERTICES {
             hull.climb = Some(Box::new(Climb::new(&hull.vertices, &hull.faces, &hull.edges)));
         }
         Ok(hull)
+    }
+
+    /// The radius of the bounding sphere around the centre of mass.
+    pub fn bounding_radius(&self) -> Real {
+        self.radius
     }
 
     pub fn vertices(&self) -> &[Vec3] {

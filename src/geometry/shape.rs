@@ -129,7 +129,7 @@ impl Shape {
             Shape::Sphere(s) => s.radius,
             Shape::Cuboid(c) => c.half_extents.length(),
             Shape::Capsule(c) => c.half_height + c.radius,
-            Shape::ConvexHull(h) => h.vertices().iter().map(|v| v.length()).fold(0.0, Real::max),
+            Shape::ConvexHull(h) => h.bounding_radius(),
         }
     }
 

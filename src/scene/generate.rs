@@ -116,20 +116,19 @@ const SEPARATED_FILL: f64 = 0.25;
 /// Places tried for one body of a separated rain.
 const SEPARATED_TRIES: usize = 10_000;
 
-/// The radius of a sphere around a shape's centre (a hull's: around its centre of mass) that
-/// holds it.
+/// The radius of the sphere around a shape's centre (a hull's: its centre of mass) that holds
+/// it, as the built body has it.
 fn bounding_radius(s: &ShapeDesc) -> Real {
-    match s {
-        ShapeDesc::Sphere { radius } => *radius,
-        ShapeDesc::Cuboid { half_extents } => half_extents.length(),
-        ShapeDesc::Capsule { half_height, radius } => half_height + radius,
-        ShapeDesc::ConvexHull { points } => match crate::geometry::ConvexHull::new(points) {
-            Ok(h) => h.vertices().iter().map(|v| v.length()).fold(0.0, Real::max),
-            // Checked elsewhere; any point is within the cloud's diameter of the centre of mass.
-            Err(_) => {
+    match super::make_shape(s, &mut Default::default()) {
+        Ok(shape) => shape.bounding_radius(),
+        // A cloud that builds no hull is reported elsewhere; any point is within the cloud's
+        // diameter of wherever its centre would be.
+        Err(_) => match s {
+            ShapeDesc::ConvexHull { points } => {
                 let b = crate::geometry::Aabb::from_points(points.iter().copied());
                 (b.max - b.min).length()
             }
+            _ => 0.0,
         },
     }
 }
