@@ -17,7 +17,7 @@ use common::{cube_hull, deep_hull_pairs};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 
-#[path = "../tests/reference/cases.rs"]
+#[path = "../tests/suite/narrowphase/exact/cases.rs"]
 #[allow(dead_code)]
 mod cases;
 mod common;
@@ -220,7 +220,7 @@ fn article_scene(c: &mut Criterion) {
 }
 
 /// `contact()` per pair kind and method on the pairs of the exact-reference suite
-/// (`tests/narrowphase_reference.rs`: scene-like sizes, overlaps and gaps, seeded), whose
+/// (`tests/suite/narrowphase/reference.rs`: scene-like sizes, overlaps and gaps, seeded), whose
 /// accuracy that suite checks: `reference/<pair>/<method>`, 1,000 pairs an iteration.
 fn reference_pairs(c: &mut Criterion) {
     use collidoscope::geometry::ShapeKind as K;

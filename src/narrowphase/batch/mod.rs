@@ -1,6 +1,6 @@
 //! Batch kernels: many pairs at once in structure-of-arrays layout, so the per-pair arithmetic
 //! runs several lanes at a time. Each kernel writes one answer per pair and agrees with the
-//! scalar pair function (tests below and in `tests/narrowphase_batch.rs`).
+//! scalar pair function (tests below and in `tests/suite/narrowphase/batch.rs`).
 //!
 //! On x86-64 CPUs with AVX the kernels run 8 lanes wide (detected at run time); elsewhere the
 //! portable build runs whatever width the compiler vectorises to (4 lanes with SSE2).

@@ -1,9 +1,7 @@
 //! Every broad phase finds exactly the pairs brute force finds, on random, clustered and
 //! mixed-size scenes, static and moving.
 
-mod broadphase_common;
-
-use broadphase_common::*;
+use super::common::*;
 use collidoscope::geometry::Aabb;
 use collidoscope::math::{Real, Vec3};
 use proptest::prelude::*;

@@ -1,9 +1,7 @@
 //! Box and ray queries against every structure agree with testing every box, and the debug
 //! drawings show what the structures hold.
 
-mod broadphase_common;
-
-use broadphase_common::*;
+use super::common::*;
 use collidoscope::broadphase::{BroadPhaseDrawOptions, BroadPhaseKind};
 use collidoscope::debug_draw::{DebugDraw, DrawCategory};
 use collidoscope::geometry::{Aabb, Ray};

@@ -1,8 +1,6 @@
 //! The counters each structure reports mean what they say.
 
-mod broadphase_common;
-
-use broadphase_common::*;
+use super::common::*;
 use collidoscope::broadphase::{BroadPhase, BroadPhaseKind, Bvh, SweepAndPrune};
 use collidoscope::geometry::Aabb;
 use collidoscope::math::{Real, Vec3};

@@ -2,8 +2,6 @@
 //! bullet's shape changed. Every bullet passes through with CCD off and stops on the near side
 //! of the wall with `speculative` and with `toi`. And the CCD lesson scenes show what they say.
 
-mod ccd_common;
-
 use collidoscope::ccd::CcdMode;
 use collidoscope::math::Vec3;
 use collidoscope::{Scene, Shape};
@@ -19,7 +17,7 @@ fn bullets() -> Vec<(&'static str, Shape)> {
         ("box 4 x 10 x 6 cm", Shape::cuboid(Vec3::new(0.02, 0.05, 0.03))),
         ("capsule h 5 cm r 2 cm", Shape::capsule(0.05, 0.02)),
         ("capsule h 10 cm r 5 cm", Shape::capsule(0.1, 0.05)),
-        ("hull 10 cm", ccd_common::shape("hull", 0.1, 0.3)),
+        ("hull 10 cm", super::common::shape("hull", 0.1, 0.3)),
     ]
 }
 

@@ -6,9 +6,7 @@
 //! And kinematic paddles at 50 m/s through a pile push every body they meet and let none
 //! through. Fixed seeds; a failure prints the case.
 
-mod ccd_common;
-
-use ccd_common::{KINDS, bullet, rotation, settings, shape, wall, world};
+use super::common::{KINDS, bullet, rotation, settings, shape, wall, world};
 use collidoscope::ccd::CcdMode;
 use collidoscope::math::{Pose, Real, Vec3};
 use collidoscope::{Body, BodyKind, Material, Shape};

@@ -6,9 +6,7 @@
 //! point on both surfaces, for every pair of shapes, in both body orders, against static,
 //! kinematic and dynamic bodies.
 
-mod ccd_common;
-
-use ccd_common::{KINDS, bullet, rotation, settings, shape, world};
+use super::common::{KINDS, bullet, rotation, settings, shape, world};
 use collidoscope::ccd::{CcdMode, Sweep, time_of_impact, toi_target};
 use collidoscope::math::{Pose, Real, Vec3};
 use collidoscope::narrowphase::distance;

@@ -1,4 +1,4 @@
-//! Issue 14: every contact manifold agrees with an exact f64 reference (tests/reference/), for
+//! Issue 14: every contact manifold agrees with an exact f64 reference (tests/suite/narrowphase/exact/), for
 //! every pair kind and both narrow-phase methods, on seeded random pairs placed as a scene
 //! meets them. `REF_CASES` changes the number of pairs per pair kind (10,000 by default); a
 //! failure prints the case.
@@ -15,14 +15,13 @@
 //!   may also report any depth between those two (its clipped points lie on the face, and the
 //!   vertex that is deepest along the normal may hang past it).
 
-mod reference;
-
+use super::exact;
+use super::exact::cases::{Case, Rng, random_case, size};
+use super::exact::{Core, exact_cores, overlap_along};
 use collidoscope::geometry::{Shape, ShapeKind};
 use collidoscope::math::{Pose, Quat, Vec3};
 use collidoscope::narrowphase::{NarrowPhaseKind, Tolerance, contact};
 use glam::DVec3;
-use reference::cases::{Case, Rng, random_case, size};
-use reference::{Core, exact_cores, overlap_along};
 use std::f32::consts::{FRAC_PI_2, FRAC_PI_4};
 
 const TOL: Tolerance = Tolerance { margin: 0.02, epsilon: 1e-6 };
@@ -215,7 +214,7 @@ fn q(x: f32, y: f32, z: f32, w: f32) -> Quat {
 }
 
 fn regression(a: Shape, pa: Pose, b: Shape, pb: Pose) {
-    let case = Case { family: reference::cases::Family::General, a, pa, b, pb };
+    let case = Case { family: exact::cases::Family::General, a, pa, b, pb };
     for &method in NarrowPhaseKind::ALL {
         let v = judge(&case, method);
         assert!(v.failure.is_none(), "{}: {}\n  case: {case}", method.cli_name(), v.failure.unwrap());
@@ -277,7 +276,7 @@ fn issue14_cuboid_cuboid_shallow() {
 /// The reference itself: closed forms it must reproduce.
 #[test]
 fn reference_matches_closed_forms() {
-    let ex = |a: &Shape, pa: &Pose, b: &Shape, pb: &Pose| reference::exact(a, pa, b, pb);
+    let ex = |a: &Shape, pa: &Pose, b: &Shape, pb: &Pose| exact::exact(a, pa, b, pb);
     let id = |x: f32, y: f32, z: f32| Pose::from_translation(Vec3::new(x, y, z));
     // Spheres 3 apart, radii 1 and 0.5.
     let e = ex(&Shape::sphere(1.0), &id(0.0, 0.0, 0.0), &Shape::sphere(0.5), &id(3.0, 0.0, 0.0));

@@ -1,0 +1,8 @@
+//! Continuous collision: bullets, every shape, random shots, the sub-stepped reference, tunneling.
+
+mod bullet;
+mod common;
+mod every_shape;
+mod random_shots;
+mod reference;
+mod tunneling;

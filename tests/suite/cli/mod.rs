@@ -1,0 +1,4 @@
+//! The command line through the real binary, with rapier3d as the second engine.
+
+mod peer;
+mod run;

@@ -1,0 +1,14 @@
+//! The behaviour tests, one binary: a module per family, named like the engine's modules, so
+//! `cargo test broadphase` runs the broad phase's tests here and its unit tests under `src/`.
+
+#[cfg(feature = "gui")]
+mod app;
+mod broadphase;
+mod ccd;
+mod cli;
+mod dynamics;
+mod narrowphase;
+mod record;
+mod scenes;
+mod sweep;
+mod world;

@@ -1,0 +1,10 @@
+//! Narrow phase: the exact f64 reference, cross-checks between methods, edge cases, lessons,
+//! ray casts and the batch kernels.
+
+mod batch;
+mod crosscheck;
+mod edges;
+mod exact;
+mod lessons;
+mod raycast;
+mod reference;

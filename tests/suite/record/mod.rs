@@ -1,0 +1,3 @@
+//! Recordings: record, replay and verify through the real binary.
+
+mod replay;

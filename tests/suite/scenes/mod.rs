@@ -1,0 +1,5 @@
+//! Scene files: loading and errors, hostile input, and the lessons' claims checked headless.
+
+mod hostile_input;
+mod lesson_claims;
+mod load;

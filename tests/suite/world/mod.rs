@@ -1,0 +1,5 @@
+//! The world: physical checks, picking, and the same bits on any number of threads.
+
+mod parallel_hash;
+mod physics;
+mod picking;
