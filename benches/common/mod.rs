@@ -1,5 +1,5 @@
 //! Seeded shapes shared by `benches/narrowphase.rs` and the instruction-count driver
-//! `examples/epa_driver.rs`, so that the driver measures pairs drawn like the bench's.
+//! `tools/epa_driver.rs`, so that the driver measures pairs drawn like the bench's.
 
 use collidoscope::geometry::{ConvexHull, Shape};
 use collidoscope::math::{Pose, Vec3};
