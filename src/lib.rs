@@ -15,11 +15,15 @@ pub mod parallel;
 #[cfg(feature = "rapier")]
 pub mod peer;
 pub mod record;
+pub mod rng;
+pub mod rules;
 pub mod scene;
+pub mod settings;
 pub mod sweep;
 pub mod world;
 
 pub use dynamics::{Body, BodyKind, Material};
 pub use geometry::Shape;
 pub use scene::{Scene, SceneError};
-pub use world::{Settings, StepProfile, World};
+pub use settings::Settings;
+pub use world::{StepProfile, World};

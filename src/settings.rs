@@ -1,9 +1,43 @@
+//! Every tunable of the simulation, and the choices of algorithm it holds.
+
 use crate::broadphase::BroadPhaseKind;
-use crate::ccd::CcdMode;
 use crate::math::{Real, Vec3};
 use crate::narrowphase::NarrowPhaseKind;
-use crate::scene::rules::{self, de};
+use crate::rules::{self, de};
 use serde::{Deserialize, Serialize};
+
+/// How fast bodies are kept from tunneling.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CcdMode {
+    /// Discrete collision only: fast, thin obstacles can be missed.
+    #[default]
+    Off,
+    /// Every moving body's contacts reach as far as it can move this step (linear motion plus
+    /// turn times reach); the solver stops it at the surface.
+    Speculative,
+    /// Bullets and bodies faster than `ccd_speed_threshold` are swept against the world after
+    /// the solver and stopped at the time of impact; the other moving bodies get speculative
+    /// contacts as with [`CcdMode::Speculative`].
+    Toi,
+}
+
+impl CcdMode {
+    pub const ALL: &'static [CcdMode] = &[CcdMode::Off, CcdMode::Speculative, CcdMode::Toi];
+
+    /// The name used on the command line.
+    pub fn cli_name(self) -> &'static str {
+        match self {
+            CcdMode::Off => "off",
+            CcdMode::Speculative => "speculative",
+            CcdMode::Toi => "toi",
+        }
+    }
+
+    /// The mode whose [`cli_name`](Self::cli_name) is `name`.
+    pub fn from_cli_name(name: &str) -> Option<CcdMode> {
+        Self::ALL.iter().copied().find(|m| m.cli_name() == name)
+    }
+}
 
 /// How contacts push overlapping bodies apart.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -97,7 +97,7 @@ mod tests {
     use super::*;
     use crate::broadphase::BruteForce;
     use crate::math::Vec3;
-    use crate::scene::SplitMix64;
+    use crate::rng::SplitMix64;
 
     fn boxes(n: usize, seed: u64) -> Vec<Aabb> {
         let mut rng = SplitMix64::new(seed);

@@ -99,7 +99,7 @@ fn radix_passes(keys: &mut Vec<u64>, scratch: &mut Vec<u64>, counts: &mut Vec<u3
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scene::SplitMix64;
+    use crate::rng::SplitMix64;
 
     #[test]
     fn finish_sorts_like_a_comparison_sort() {

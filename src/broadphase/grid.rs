@@ -452,7 +452,7 @@ mod tests {
     /// on cell boundaries, negative, far-away (clamped), non-finite and inverted ones.
     #[test]
     fn fast_check_agrees_with_the_full_range() {
-        let mut rng = crate::scene::SplitMix64::new(3);
+        let mut rng = crate::rng::SplitMix64::new(3);
         let mut grid = Grid::default();
         for cell in [0.5, 1.0, 3.7] {
             grid.inv_cell = 1.0 / cell;

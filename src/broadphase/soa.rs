@@ -290,7 +290,7 @@ fn walk(mut mask: u32, base: usize, hit: &mut impl FnMut(usize)) {
 mod tests {
     use super::*;
     use crate::math::Vec3;
-    use crate::scene::SplitMix64;
+    use crate::rng::SplitMix64;
 
     /// Boxes on a coarse lattice (many touching faces), with NaN, infinite and inverted ones.
     fn boxes(n: usize, seed: u64) -> Vec<Aabb> {

@@ -24,41 +24,8 @@ pub use toi::{
 use crate::dynamics::Body;
 use crate::geometry::Aabb;
 use crate::math::Real;
-use crate::world::Settings;
-use serde::{Deserialize, Serialize};
-
-/// How fast bodies are kept from tunneling.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum CcdMode {
-    /// Discrete collision only: fast, thin obstacles can be missed.
-    #[default]
-    Off,
-    /// Every moving body's contacts reach as far as it can move this step (linear motion plus
-    /// turn times reach); the solver stops it at the surface.
-    Speculative,
-    /// Bullets and bodies faster than `ccd_speed_threshold` are swept against the world after
-    /// the solver and stopped at the time of impact; the other moving bodies get speculative
-    /// contacts as with [`CcdMode::Speculative`].
-    Toi,
-}
-
-impl CcdMode {
-    pub const ALL: &'static [CcdMode] = &[CcdMode::Off, CcdMode::Speculative, CcdMode::Toi];
-
-    /// The name used on the command line.
-    pub fn cli_name(self) -> &'static str {
-        match self {
-            CcdMode::Off => "off",
-            CcdMode::Speculative => "speculative",
-            CcdMode::Toi => "toi",
-        }
-    }
-
-    /// The mode whose [`cli_name`](Self::cli_name) is `name`.
-    pub fn from_cli_name(name: &str) -> Option<CcdMode> {
-        Self::ALL.iter().copied().find(|m| m.cli_name() == name)
-    }
-}
+pub use crate::settings::CcdMode;
+use crate::settings::Settings;
 
 /// Whether the time-of-impact pass sweeps this body this step: with [`CcdMode::Toi`], an awake
 /// dynamic or kinematic body that is a bullet or whose fastest point ([`speed_bound`]) moves

@@ -8,7 +8,7 @@ use crate::dynamics::{Body, BodyKind};
 use crate::geometry::{Aabb, Shape};
 use crate::math::{Pose, Real, Vec3};
 use crate::narrowphase::{Tolerance, contact};
-use crate::world::Settings;
+use crate::settings::Settings;
 use std::collections::VecDeque;
 
 /// Impacts one body may resolve in one step before it is left at the last one.

@@ -202,7 +202,7 @@ mod tests {
     /// rebuilt manifold asks no more of the solver than the shapes' real gap allows.
     #[test]
     fn separations_never_exceed_the_distance() {
-        let mut rng = crate::scene::SplitMix64::new(22);
+        let mut rng = crate::rng::SplitMix64::new(22);
         let shapes = [Shape::cuboid(Vec3::new(0.3, 0.1, 0.2)), Shape::capsule(0.2, 0.05), Shape::sphere(0.1)];
         for case in 0..300 {
             let (a, b) = (&shapes[case % 3], &shapes[case / 3 % 3]);

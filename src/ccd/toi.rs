@@ -2,9 +2,9 @@
 //! which the gap provably cannot close, measured with the narrow phase's GJK distance.
 
 use crate::geometry::Shape;
+use crate::geometry::segment::closest_point_segment;
 use crate::math::{Pose, Quat, Real, Vec3};
 use crate::narrowphase::polytope::closest_point_hull;
-use crate::narrowphase::segment::closest_point_segment;
 use crate::narrowphase::{DistanceResult, distance};
 
 /// A body's motion over an interval `t ∈ [0, 1]`: straight-line translation and a turn at a

@@ -19,13 +19,13 @@ pub enum BodyKind {
 #[serde(default, deny_unknown_fields)]
 pub struct Material {
     /// Bounciness in [0, 1]: the fraction of approach speed kept after an impact.
-    #[serde(deserialize_with = "crate::scene::rules::de::unit_interval")]
+    #[serde(deserialize_with = "crate::rules::de::unit_interval")]
     pub restitution: Real,
     /// Coulomb friction coefficient, in [0, 100].
-    #[serde(deserialize_with = "crate::scene::rules::de::friction")]
+    #[serde(deserialize_with = "crate::rules::de::friction")]
     pub friction: Real,
     /// Mass per unit volume (kg/m³), in [1e-3, 1e6].
-    #[serde(deserialize_with = "crate::scene::rules::de::density")]
+    #[serde(deserialize_with = "crate::rules::de::density")]
     pub density: Real,
 }
 

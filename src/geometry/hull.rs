@@ -771,7 +771,7 @@ mod tests {
 
     /// Clouds of several kinds: random in a box, on a sphere, box corners with points on the
     /// faces and edges (many coplanar), prisms (coplanar caps), repeated points.
-    fn cloud(kind: usize, rng: &mut crate::scene::SplitMix64) -> Vec<Vec3> {
+    fn cloud(kind: usize, rng: &mut crate::rng::SplitMix64) -> Vec<Vec3> {
         let n = 4 + (rng.range(0.0, 1.0) * 40.0) as usize;
         match kind {
             0 => (0..n).map(|_| rng.vec3(-1.0, 1.0)).collect(),
@@ -805,7 +805,7 @@ mod tests {
 
     #[test]
     fn faces_match_the_brute_force_reference() {
-        let mut rng = crate::scene::SplitMix64::new(0x9e37_79b9);
+        let mut rng = crate::rng::SplitMix64::new(0x9e37_79b9);
         for case in 0..500 {
             let kind = case % 5;
             let pts = cloud(kind, &mut rng);
@@ -827,7 +827,7 @@ mod tests {
 
     #[test]
     fn large_clouds_build_closed_hulls_that_hold_every_point() {
-        let mut rng = crate::scene::SplitMix64::new(7);
+        let mut rng = crate::rng::SplitMix64::new(7);
         // A sphere sampled at 3,000 points, with 1,000 more inside.
         let mut sphere: Vec<Vec3> = (0..3000).map(|_| rng.unit_vector()).collect();
         sphere.extend((0..1000).map(|_| rng.unit_vector() * rng.range(0.0, 0.99)));
@@ -863,7 +863,7 @@ mod tests {
         // directions (and directions near face normals, where the facing face matters), the
         // climbed support vertex reaches the scan's maximum (ties allowed), from the seeds and
         // from any hint, and the facing face is the scan's.
-        let mut rng = crate::scene::SplitMix64::new(0x14_c11b);
+        let mut rng = crate::rng::SplitMix64::new(0x14_c11b);
         for case in 0..24 {
             let n = 40 + (rng.range(0.0, 1.0) * 2000.0) as usize;
             let squash = Vec3::new(rng.range(0.5, 1.5), rng.range(0.5, 1.5), rng.range(0.5, 1.5));
@@ -939,7 +939,7 @@ mod flat_clouds {
     /// stays behind every face (within 1e-4 of the size), so the hull is convex.
     #[test]
     fn flattened_clouds_build_convex_hulls_that_hold_every_point() {
-        let mut rng = crate::scene::SplitMix64::new(0xf1a7);
+        let mut rng = crate::rng::SplitMix64::new(0xf1a7);
         for case in 0..36 {
             let n = 1000 + (rng.range(0.0, 1.0) * 3000.0) as usize;
             let flat = [0.01, 0.05, 0.2][case % 3];

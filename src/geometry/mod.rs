@@ -7,6 +7,7 @@ pub mod planar;
 mod quickhull;
 mod ray;
 mod raycast;
+pub mod segment;
 mod shape;
 mod slab;
 

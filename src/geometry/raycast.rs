@@ -85,7 +85,7 @@ pub fn ray_capsule(c: &Capsule, ray: &Ray, max_t: Real) -> Option<RayHit> {
     let (p, q) = c.segment();
     let r = c.radius;
     // Inside: distance from the origin to the segment is at most r.
-    let (_, closest) = crate::narrowphase::segment::closest_point_segment(p, q, ray.origin);
+    let (_, closest) = crate::geometry::segment::closest_point_segment(p, q, ray.origin);
     if closest.distance_squared(ray.origin) <= r * r {
         return Some(inside_hit(ray));
     }

@@ -3,9 +3,9 @@
 
 use super::box_box_clip::{ClipRecorder, IncFace, NoTrace, RefFace, clip_box_faces};
 use super::clip::ClipTrace;
-use super::segment::closest_points_segments;
 use super::{Manifold, Tolerance, apart};
 use crate::geometry::Cuboid;
+use crate::geometry::segment::closest_points_segments;
 use crate::math::{Pose, Real, Vec3};
 use glam::{Mat3A, Vec3A, Vec3Swizzles};
 

@@ -2,8 +2,8 @@
 
 use super::features::{manifold_from_features, support_feature};
 use super::manifold::ContactPoint;
-use super::segment::{closest_point_segment, closest_points_segments};
 use super::{Manifold, Tolerance, touching};
+use crate::geometry::segment::{closest_point_segment, closest_points_segments};
 use crate::geometry::{Capsule, Cuboid, Shape, Sphere};
 use crate::math::{Pose, Real, Vec3, orthonormal_basis};
 

@@ -139,7 +139,7 @@ pub fn contact_gjk(
 pub fn distance_analytic(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose) -> Option<Real> {
     use super::capsule::{capsule_segment, closest_segment_box};
     use super::polytope::{closest_point_hull, closest_segment_hull};
-    use super::segment::{closest_point_segment, closest_points_segments};
+    use crate::geometry::segment::{closest_point_segment, closest_points_segments};
     use Shape::*;
     match (a, b) {
         (Sphere(x), Sphere(y)) => Some(pa.translation.distance(pb.translation) - x.radius - y.radius),

@@ -270,7 +270,7 @@ mod tests {
         }
         use crate::geometry::ConvexHull;
         use crate::narrowphase::epa::tests::{bits, jittered_box};
-        use crate::scene::SplitMix64;
+        use crate::rng::SplitMix64;
         use std::sync::Arc;
         #[cfg(target_arch = "x86_64")]
         if crate::cpu::x86_64_v3() {

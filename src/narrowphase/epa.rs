@@ -253,7 +253,7 @@ pub(super) mod tests {
     use crate::geometry::{ConvexHull, Shape};
     use crate::math::Pose;
     use crate::narrowphase::gjk::gjk;
-    use crate::scene::SplitMix64;
+    use crate::rng::SplitMix64;
     use std::sync::Arc;
 
     /// A box of random half-extents 0.2-1 with each corner moved by up to 0.15.

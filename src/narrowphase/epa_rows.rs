@@ -401,7 +401,7 @@ fn planes_portable(a: [[Real; 4]; 3], b: [[Real; 4]; 3], c: [[Real; 4]; 3]) -> [
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scene::SplitMix64;
+    use crate::rng::SplitMix64;
 
     /// Both scans agree with a slot-by-slot reference, on ties, infinities and both row counts.
     #[test]

@@ -73,7 +73,7 @@ mod tests {
     use crate::geometry::{ConvexHull, Shape};
     use crate::math::Pose;
     use crate::narrowphase::gjk::gjk;
-    use crate::scene::SplitMix64;
+    use crate::rng::SplitMix64;
     use std::sync::Arc;
 
     /// Signed volume of the tetrahedron `abc` + `d`, times 6.

@@ -22,7 +22,6 @@ mod manifold;
 mod near_part;
 pub mod polytope;
 mod ray_gjk;
-pub mod segment;
 mod sphere;
 mod voronoi;
 

@@ -5,8 +5,8 @@ use super::box_box::{SatAxis, SatAxisKind, SatTrace};
 use super::capsule::capsule_segment;
 use super::features::{manifold_from_features, support_feature};
 use super::manifold::ContactPoint;
-use super::segment::{closest_point_segment, closest_points_segments};
 use super::{Manifold, Tolerance, apart, touching};
+use crate::geometry::segment::{closest_point_segment, closest_points_segments};
 use crate::geometry::{Capsule, ConvexHull, Cuboid, Shape, Sphere};
 use crate::math::{Mat3, Pose, Real, Vec3};
 

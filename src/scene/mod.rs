@@ -2,17 +2,17 @@
 
 mod error;
 mod generate;
-pub mod rules;
 mod schema;
 
+pub use crate::rng::SplitMix64;
 pub use error::SceneError;
-pub use generate::{MAX_BODIES, SplitMix64};
+pub use generate::MAX_BODIES;
 pub use schema::{BodyDesc, CameraDesc, Generator, Lesson, Rotation, SCENE_VERSION, Scene, ShapeDesc};
 
 use crate::dynamics::Body;
 use crate::geometry::{ConvexHull, Shape};
 use crate::math::{Pose, Vec3};
-use crate::world::World;
+use crate::rules;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -84,53 +84,6 @@ impl Scene {
             generate::expand(g, &mut out);
         }
         out
-    }
-
-    /// Builds the world this scene describes. Call [`Scene::validate`] first (load and parse do).
-    pub fn build(&self) -> Result<World, SceneError> {
-        let mut world = World::new(self.settings.clone());
-        // Generators repeat shapes: build each distinct hull once and share it.
-        let mut hulls = HullCache::new();
-        for (i, d) in self.expanded_bodies().iter().enumerate() {
-            let body = d.to_body(&mut hulls).map_err(|message| SceneError::Invalid {
-                path: PathBuf::from(&self.name),
-                field: format!("body {i} shape"),
-                message,
-            })?;
-            world.add_body(body);
-        }
-        // A scene that starts with its bodies piled together would need more pairs than a step
-        // takes (`MAX_PAIRS`) before it could push them apart.
-        let n = world.bodies().len();
-        if n * n.saturating_sub(1) / 2 > crate::world::MAX_PAIRS
-            && crate::broadphase::overlaps_exceed(world.aabbs(), crate::world::MAX_PAIRS)
-        {
-            return Err(SceneError::Invalid {
-                path: PathBuf::from(&self.name),
-                field: "bodies".into(),
-                message: format!(
-                    "more than {} pairs of the scene's {n} bodies overlap at the start (bodies piled together): spread them out",
-                    crate::world::MAX_PAIRS
-                ),
-            });
-        }
-        Ok(world)
-    }
-
-    /// The world's current state as a scene: settings and every body with its exact pose and
-    /// velocity. Name and description come from `template`.
-    pub fn from_world(world: &World, template: &Scene) -> Scene {
-        let bodies = world.bodies().iter().map(BodyDesc::from_body).collect();
-        Scene {
-            version: SCENE_VERSION,
-            name: template.name.clone(),
-            description: template.description.clone(),
-            settings: world.settings.clone(),
-            bodies,
-            generators: Vec::new(),
-            camera: template.camera,
-            lesson: template.lesson,
-        }
     }
 
     pub fn to_ron(&self) -> String {

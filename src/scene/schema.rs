@@ -1,9 +1,9 @@
 //! The scene file schema (RON). Omitted fields take defaults; unknown fields are errors.
 
-use super::rules::de;
 use crate::dynamics::{BodyKind, Material};
 use crate::math::{Quat, Real, Vec3};
-use crate::world::Settings;
+use crate::rules::de;
+use crate::settings::Settings;
 use serde::{Deserialize, Serialize};
 
 /// The scene format version this build reads and writes.

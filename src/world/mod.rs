@@ -6,14 +6,14 @@ mod idle;
 #[cfg(test)]
 mod idle_tests;
 mod profile;
-mod settings;
+mod scene;
 mod sleep;
 mod snapshot;
 
+pub use crate::settings::{PositionCorrection, Settings};
 pub use guard::Fault;
 pub use hash::state_hash;
 pub use profile::{PHASES, PhaseTimer, StepProfile};
-pub use settings::{PositionCorrection, Settings};
 pub use snapshot::{BodyState, Snapshot, WarmEntry};
 
 use crate::broadphase::{self, BroadPhase, BroadPhaseParams};

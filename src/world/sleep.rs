@@ -4,7 +4,7 @@
 use crate::dynamics::solver::Contact;
 use crate::dynamics::{Body, BodyKind};
 use crate::math::Vec3;
-use crate::world::Settings;
+use crate::settings::Settings;
 
 fn find(parent: &mut [u32], mut i: u32) -> u32 {
     while parent[i as usize] != i {

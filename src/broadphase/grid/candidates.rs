@@ -324,7 +324,7 @@ mod tests {
     use crate::broadphase::{BroadPhase, BroadPhaseParams, BruteForce, Grid};
     use crate::geometry::Aabb;
     use crate::math::{Real, Vec3};
-    use crate::scene::SplitMix64;
+    use crate::rng::SplitMix64;
 
     /// The stable sort on the lower body gives the same order as sorting the whole keys, on
     /// both of its paths (a comparison sort below 64 keys, radix passes above).

@@ -180,7 +180,7 @@ pub(super) fn overlap_mask(a: &PackedBox, b: &PackedBox) -> i32 {
 mod tests {
     use super::*;
     use crate::math::{Real, Vec3};
-    use crate::scene::SplitMix64;
+    use crate::rng::SplitMix64;
 
     /// The vector test agrees with `Aabb::overlaps`, including touching and zero-thickness boxes.
     #[test]

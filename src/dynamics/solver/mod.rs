@@ -16,7 +16,7 @@ mod wide;
 use super::{Body, BodyKind, Rotations};
 use crate::math::{Quat, Real, Vec3};
 use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
-use crate::world::{PositionCorrection, Settings};
+use crate::settings::{PositionCorrection, Settings};
 use colour::Colouring;
 use lanes::W;
 use passes::{BODY_BLOCK, Passes};

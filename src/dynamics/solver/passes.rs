@@ -10,7 +10,7 @@ use super::{Body, CachedImpulse, Contact, Motion, Solver, WarmCache, keep, prepa
 use crate::math::{Real, Vec3};
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
 use crate::parallel::{Job, SharedMut, run_jobs};
-use crate::world::Settings;
+use crate::settings::Settings;
 use rayon::ThreadPool;
 use rayon::prelude::*;
 

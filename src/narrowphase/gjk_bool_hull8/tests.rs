@@ -4,7 +4,7 @@ use super::*;
 use crate::geometry::{ConvexHull, Shape};
 use crate::narrowphase::distance;
 use crate::narrowphase::gjk::{MinkowskiPair, gjk};
-use crate::scene::SplitMix64 as Rng;
+use crate::rng::SplitMix64 as Rng;
 use std::sync::Arc;
 
 const EPS: Real = 1e-6;
