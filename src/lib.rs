@@ -5,7 +5,6 @@
 pub mod app;
 pub mod broadphase;
 pub mod ccd;
-pub(crate) mod cpu;
 pub mod debug_draw;
 pub mod dynamics;
 pub mod geometry;
@@ -19,6 +18,7 @@ pub mod rng;
 pub mod rules;
 pub mod scene;
 pub mod settings;
+pub(crate) mod simd;
 pub mod sweep;
 pub mod world;
 

@@ -25,7 +25,7 @@ impl Kernel {
     pub fn best() -> Kernel {
         #[cfg(target_arch = "x86_64")]
         {
-            if crate::cpu::avx() { Kernel::Avx } else { Kernel::Sse2 }
+            if crate::simd::avx() { Kernel::Avx } else { Kernel::Sse2 }
         }
         #[cfg(not(target_arch = "x86_64"))]
         Kernel::Portable
@@ -38,7 +38,7 @@ impl Kernel {
         #[cfg(target_arch = "x86_64")]
         {
             v.push(Kernel::Sse2);
-            if crate::cpu::avx() {
+            if crate::simd::avx() {
                 v.push(Kernel::Avx);
             }
         }
@@ -145,7 +145,7 @@ impl SoaBoxes {
             // SAFETY: SSE2 is part of the x86-64 baseline.
             #[cfg(target_arch = "x86_64")]
             Kernel::Sse2 => unsafe { self.scan_sse2::<SORTED>(q, from, &mut hit) },
-            // SAFETY: `Kernel::Avx` is only chosen after `crate::cpu::avx()`.
+            // SAFETY: `Kernel::Avx` is only chosen after `crate::simd::avx()`.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx => unsafe { self.scan_avx::<SORTED>(q, from, &mut hit) },
         }

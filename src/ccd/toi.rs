@@ -4,7 +4,7 @@
 use crate::geometry::Shape;
 use crate::geometry::segment::closest_point_segment;
 use crate::math::{Pose, Quat, Real, Vec3};
-use crate::narrowphase::polytope::closest_point_hull;
+use crate::narrowphase::closest_point_hull;
 use crate::narrowphase::{DistanceResult, distance};
 
 /// A body's motion over an interval `t ∈ [0, 1]`: straight-line translation and a turn at a

@@ -1,18 +1,20 @@
 //! Dispatch on the pair of shape kinds, for both methods. Swapped pairs reuse the canonical
 //! order (sphere, cuboid, capsule, hull) and mirror the answer.
 
-use super::box_box::{contact_cuboid_cuboid, contact_cuboid_cuboid_rotated, intersect_cuboid_cuboid};
-use super::capsule::{
+use super::analytic::capsule::{
     contact_capsule_capsule, contact_cuboid_capsule, contact_sphere_capsule, intersect_capsule_capsule,
     intersect_cuboid_capsule, intersect_sphere_capsule,
 };
+use super::analytic::sphere::{
+    contact_sphere_cuboid, contact_sphere_sphere, intersect_sphere_cuboid, intersect_sphere_sphere,
+};
 use super::clip::ClipTrace;
-use super::distance::{GjkEpaTrace, local_distance};
-use super::features::{manifold_from_features, support_feature};
-use super::gjk::{MinkowskiPair, gjk};
+use super::clip::features::{manifold_from_features, support_feature};
+use super::gjk::closest::{MinkowskiPair, gjk};
+use super::gjk::distance::{GjkEpaTrace, local_distance};
 use super::manifold::ContactPoint;
-use super::polytope::{contact_capsule_hull, contact_sphere_hull, intersect_capsule_hull, intersect_sphere_hull};
-use super::sphere::{contact_sphere_cuboid, contact_sphere_sphere, intersect_sphere_cuboid, intersect_sphere_sphere};
+use super::sat::cuboid::{contact_cuboid_cuboid, contact_cuboid_cuboid_rotated, intersect_cuboid_cuboid};
+use super::sat::hull::{contact_capsule_hull, contact_sphere_hull, intersect_capsule_hull, intersect_sphere_hull};
 use super::{Manifold, NarrowPhaseKind, Tolerance, intersect_gjk, touching};
 use crate::geometry::Shape;
 use crate::math::{Pose, Real};
@@ -137,8 +139,8 @@ pub fn contact_gjk(
 /// with capsule, and capsule with box or hull while the segment stays outside. `None` for the
 /// rest (SAT only bounds the distance of two polytopes). Used to cross-check GJK/EPA.
 pub fn distance_analytic(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose) -> Option<Real> {
-    use super::capsule::{capsule_segment, closest_segment_box};
-    use super::polytope::{closest_point_hull, closest_segment_hull};
+    use super::analytic::capsule::{capsule_segment, closest_segment_box};
+    use super::sat::hull::{closest_point_hull, closest_segment_hull};
     use crate::geometry::segment::{closest_point_segment, closest_points_segments};
     use Shape::*;
     match (a, b) {

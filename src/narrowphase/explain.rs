@@ -1,12 +1,12 @@
 //! Teaching traces: everything the app needs to show how a pair's answer was reached.
 
-use super::box_box::{SatTrace, contact_cuboid_cuboid_traced};
 use super::clip::ClipTrace;
 use super::dispatch::{contact_analytic, contact_gjk};
-use super::distance::{DistanceResult, GjkEpaTrace, distance_traced};
 use super::epa::EpaSnapshot;
-use super::gjk::MinkowskiPair;
-use super::polytope::{contact_cuboid_hull, contact_hull_hull};
+use super::gjk::closest::MinkowskiPair;
+use super::gjk::distance::{DistanceResult, GjkEpaTrace, distance_traced};
+use super::sat::cuboid::{SatTrace, contact_cuboid_cuboid_traced};
+use super::sat::hull::{contact_cuboid_hull, contact_hull_hull};
 use super::{Manifold, NarrowPhaseKind, Tolerance};
 use crate::geometry::Shape;
 use crate::math::{Pose, Real, Vec3};

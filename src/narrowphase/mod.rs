@@ -1,52 +1,45 @@
 //! Narrow phase: exact tests on candidate pairs. Functions are named
 //! `operation_shape1_shape2`; each returns answers oriented from shape 1 to shape 2.
+//!
+//! One folder per algorithm: `analytic/` (closed forms for spheres and capsules), `sat/`
+//! (separating axes for cuboids and hulls), `gjk/` (distance, boolean and ray GJK),
+//! `epa/` (penetration depth), `clip/` (manifolds by clipping support features); `dispatch`
+//! picks the test for a pair of shapes and a method, `manifold` holds the answer, `explain`
+//! records how it was reached for the app's teaching views. [`bench_kernels`] holds kernels
+//! the step does not call, kept for the benches.
 
-pub mod batch;
-mod box_box;
-mod box_box_clip;
-mod capsule;
-pub mod clip;
+mod analytic;
+pub mod bench_kernels;
+mod clip;
 mod dispatch;
-mod distance;
-pub mod epa;
-mod epa_polytope;
-mod epa_rows;
-pub mod explain;
-pub mod features;
-pub mod gjk;
-pub mod gjk_bool;
-pub mod gjk_bool_hull8;
-mod gjk_seed;
-mod lanes8;
+mod epa;
+mod explain;
+mod gjk;
 mod manifold;
-mod near_part;
-pub mod polytope;
-mod ray_gjk;
-mod sphere;
-mod voronoi;
+mod sat;
 
-pub use box_box::{
-    SatAxis, SatAxisKind, SatTrace, contact_cuboid_cuboid, contact_cuboid_cuboid_rotated, contact_cuboid_cuboid_traced,
-    intersect_cuboid_cuboid,
-};
-pub use capsule::{
+pub use analytic::capsule::{
     closest_segment_box, contact_capsule_capsule, contact_cuboid_capsule, contact_sphere_capsule,
     intersect_capsule_capsule, intersect_cuboid_capsule, intersect_sphere_capsule,
+};
+pub use analytic::sphere::{
+    closest_point_cuboid, contact_sphere_cuboid, contact_sphere_sphere, intersect_sphere_aabb, intersect_sphere_cuboid,
+    intersect_sphere_sphere,
 };
 pub use dispatch::{
     contact, contact_analytic, contact_gjk, contact_with_rotations, distance_analytic, intersect, intersect_analytic,
 };
-pub use distance::{DistanceResult, GjkEpaTrace, distance, distance_traced, intersect_gjk};
 pub use explain::{PairTrace, explain};
+pub use gjk::distance::{DistanceResult, GjkEpaTrace, distance, distance_traced, intersect_gjk};
+pub use gjk::ray::ray_cast_gjk;
 pub use manifold::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
-pub use polytope::{
+pub use sat::cuboid::{
+    SatAxis, SatAxisKind, SatTrace, contact_cuboid_cuboid, contact_cuboid_cuboid_rotated, contact_cuboid_cuboid_traced,
+    intersect_cuboid_cuboid,
+};
+pub use sat::hull::{
     closest_point_hull, contact_capsule_hull, contact_cuboid_hull, contact_hull_hull, contact_sphere_hull,
     intersect_capsule_hull, intersect_cuboid_hull, intersect_hull_hull, intersect_sphere_hull,
-};
-pub use ray_gjk::ray_cast_gjk;
-pub use sphere::{
-    closest_point_cuboid, contact_sphere_cuboid, contact_sphere_sphere, intersect_sphere_aabb, intersect_sphere_cuboid,
-    intersect_sphere_sphere,
 };
 
 use crate::math::Real;

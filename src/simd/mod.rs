@@ -11,6 +11,8 @@
 //!   so the same bits, in fewer instructions (three-operand VEX forms, `tzcnt`) and with the
 //!   AVX kernels inlined instead of called.
 
+pub mod lanes8;
+
 /// Defines `fn $name(args) -> T` that runs `$inner` (an `#[inline(always)]` function with
 /// those arguments) in a copy compiled for x86-64-v3 when the CPU runs it ([`x86_64_v3`]),
 /// else in the baseline copy, and the copy itself as `unsafe fn $v3` (for tests that compare
@@ -22,7 +24,7 @@ macro_rules! v3_dispatch {
         #[inline(always)]
         $vis fn $name($($arg: $ty),*) -> $ret {
             #[cfg(target_arch = "x86_64")]
-            if crate::cpu::x86_64_v3() {
+            if crate::simd::x86_64_v3() {
                 // SAFETY: the CPU runs every feature the copy is compiled with, checked just
                 // above.
                 return unsafe { $v3($($arg),*) };
@@ -30,10 +32,10 @@ macro_rules! v3_dispatch {
             $inner($($arg),*)
         }
 
-        /// The x86-64-v3 copy (see [`crate::cpu`]).
+        /// The x86-64-v3 copy (see [`crate::simd`]).
         ///
         /// # Safety
-        /// The CPU must run every enabled feature ([`crate::cpu::x86_64_v3`]).
+        /// The CPU must run every enabled feature ([`crate::simd::x86_64_v3`]).
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
         unsafe fn $v3($($arg: $ty),*) -> $ret {

@@ -242,7 +242,7 @@ impl Lane for Portable {
 #[cfg(target_arch = "x86_64")]
 pub(super) mod avx {
     //! The AVX lanes. An [`Avx`] value only exists inside functions compiled with
-    //! `#[target_feature(enable = "avx")]`, which are only called once [`crate::cpu::avx`]
+    //! `#[target_feature(enable = "avx")]`, which are only called once [`crate::simd::avx`]
     //! found AVX: that is what makes the intrinsics below sound to call.
 
     use super::{F, Lane, STATE_FLOATS, States, W};

@@ -399,7 +399,7 @@ pub(super) enum Isa {
 impl Isa {
     pub fn detect() -> Self {
         #[cfg(target_arch = "x86_64")]
-        if crate::cpu::avx() {
+        if crate::simd::avx() {
             return Isa::Avx;
         }
         Isa::Portable

@@ -1,11 +1,11 @@
 //! Closed-form tests for pairs with a capsule: against spheres, capsules and boxes.
 
-use super::features::{manifold_from_features, support_feature};
-use super::manifold::ContactPoint;
-use super::{Manifold, Tolerance, touching};
 use crate::geometry::segment::{closest_point_segment, closest_points_segments};
 use crate::geometry::{Capsule, Cuboid, Shape, Sphere};
 use crate::math::{Pose, Real, Vec3, orthonormal_basis};
+use crate::narrowphase::clip::features::{manifold_from_features, support_feature};
+use crate::narrowphase::manifold::ContactPoint;
+use crate::narrowphase::{Manifold, Tolerance, touching};
 
 /// The capsule's segment in world space.
 pub fn capsule_segment(c: &Capsule, pose: &Pose) -> (Vec3, Vec3) {

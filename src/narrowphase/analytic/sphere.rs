@@ -1,8 +1,8 @@
 //! Closed-form tests for pairs with a sphere.
 
-use super::{Manifold, Tolerance};
 use crate::geometry::{Aabb, Cuboid, Sphere};
 use crate::math::{Pose, Real, Vec3};
+use crate::narrowphase::{Manifold, Tolerance};
 
 pub fn intersect_sphere_sphere(a: &Sphere, pa: &Pose, b: &Sphere, pb: &Pose, eps: Real) -> bool {
     let r = a.radius + b.radius;

@@ -3,10 +3,10 @@
 //! SIMD registers (`Vec3A`). On x86-64 CPUs with AVX2 the support queries run 8 lanes in one
 //! register; elsewhere a portable version gives the same bits (same operations, same order).
 
-use super::gjk_bool::{MAX_BOOL_STEPS, intersect_cores_distance, search_start};
-use super::lanes8::{self, Lanes, Rows, dots_portable, first_extreme_portable, point};
-use super::voronoi::{Tetrahedron, edge, tetrahedron, towards_origin, triangle};
 use crate::math::{Mat3, Pose, Real, Vec3};
+use crate::narrowphase::gjk::boolean::{MAX_BOOL_STEPS, intersect_cores_distance, search_start};
+use crate::narrowphase::gjk::voronoi::{Tetrahedron, edge, tetrahedron, towards_origin, triangle};
+use crate::simd::lanes8::{self, Lanes, Rows, dots_portable, first_extreme_portable, point};
 use glam::Vec3A;
 
 /// Which instruction set the support queries run on.
@@ -22,7 +22,7 @@ impl Hull8Kernel {
     /// The fastest kernel this CPU runs.
     pub fn best() -> Hull8Kernel {
         #[cfg(target_arch = "x86_64")]
-        if crate::cpu::avx2() {
+        if crate::simd::avx2() {
             return Hull8Kernel::Avx2;
         }
         Hull8Kernel::Portable
@@ -236,7 +236,7 @@ pub fn intersect_hull8_with(
     eps: Real,
 ) -> (bool, Vec3) {
     #[cfg(target_arch = "x86_64")]
-    if kernel == Hull8Kernel::Avx2 && crate::cpu::avx2() {
+    if kernel == Hull8Kernel::Avx2 && crate::simd::avx2() {
         // SAFETY: the CPU supports AVX2, checked just above.
         return unsafe { intersect_avx2(la, lb, pa, pb, start, eps) };
     }

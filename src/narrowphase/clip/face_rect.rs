@@ -3,9 +3,9 @@
 //! one-coordinate compare instead of a general 3D plane clip (Box2D/ODE style). Same points,
 //! order and feature ids as the general Sutherland–Hodgman path in `clip.rs`.
 
-use super::clip::{ClipTrace, reduce};
-use super::manifold::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
 use crate::math::{Real, Vec3};
+use crate::narrowphase::clip::{ClipTrace, reduce};
+use crate::narrowphase::manifold::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
 use glam::{Mat3A, Vec3A, Vec4, Vec4Swizzles};
 
 /// A quad clipped by four half planes has at most eight vertices.
@@ -77,7 +77,7 @@ impl Sides {
 
 /// The reference face: centre `c`, unit axes `u`, `v` (with `u × v` along `n`), half sizes
 /// `hu`, `hv`, and outward unit normal `n`.
-pub(super) struct RefFace {
+pub(in crate::narrowphase) struct RefFace {
     pub c: Vec3A,
     pub u: Vec3A,
     pub v: Vec3A,
@@ -89,7 +89,7 @@ pub(super) struct RefFace {
 }
 
 /// The incident face: corners `c ± u ± v` (world space), and its face number for the ids.
-pub(super) struct IncFace {
+pub(in crate::narrowphase) struct IncFace {
     pub c: Vec3A,
     pub u: Vec3A,
     pub v: Vec3A,
@@ -115,13 +115,13 @@ impl RefFace {
 }
 
 /// Where the clipping stages go: nowhere ([`NoTrace`], compiled away) or a [`ClipTrace`].
-pub(super) trait ClipRecorder {
+pub(in crate::narrowphase) trait ClipRecorder {
     fn faces(&mut self, reference: impl FnOnce() -> Vec<Vec3>, incident: impl FnOnce() -> Vec<Vec3>);
     fn stage(&mut self, polygon: impl FnOnce() -> Vec<Vec3>);
 }
 
 /// Records nothing.
-pub(super) struct NoTrace;
+pub(in crate::narrowphase) struct NoTrace;
 
 impl ClipRecorder for NoTrace {
     #[inline(always)]
@@ -191,7 +191,7 @@ fn clip_segment<const K: usize>(sides: &Sides, poly: &Poly, edge_tag: u32, out: 
 /// planes are taken in the order of the reference corners `+u+v, -u+v, -u-v, +u-v`, the k-th
 /// tagging its new vertices `(ref_tag + k + 1) << 20`, exactly as `clip::clip_faces` does.
 #[inline(always)]
-pub(super) fn clip_box_faces(
+pub(in crate::narrowphase) fn clip_box_faces(
     r: &RefFace,
     inc: &IncFace,
     margin: Real,

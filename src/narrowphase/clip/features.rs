@@ -1,10 +1,10 @@
 //! Support features (the face, edge or vertex a shape offers along a direction) and manifolds
 //! built by clipping them against each other. Both methods use this once they know the normal.
 
-use super::clip::{ClipTrace, Tagged, clip_faces};
-use super::manifold::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
 use crate::geometry::Shape;
 use crate::math::{Pose, Real, Vec3};
+use crate::narrowphase::clip::{ClipTrace, Tagged, clip_faces};
+use crate::narrowphase::manifold::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
 
 /// A face counts as the support feature when its normal is within about 3° of the direction.
 pub const COS_FACE: Real = 0.9986;

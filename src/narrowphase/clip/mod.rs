@@ -1,7 +1,10 @@
 //! Manifold construction by Sutherland–Hodgman clipping, and reduction to four points.
 
-use super::manifold::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
+pub mod face_rect;
+pub mod features;
+
 use crate::math::{Real, Vec3};
+use crate::narrowphase::manifold::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
 
 /// A clipped vertex and the feature id it came from.
 pub type Tagged = (Vec3, u32);

@@ -2,9 +2,12 @@
 //! final simplex until the face nearest the origin lies on the difference's boundary. That
 //! face gives the penetration normal and depth.
 
-use super::epa_polytope::{EpaPolytope, Expanded, MAX_VERTS};
-use super::gjk::{MinkowskiPair, Simplex, SupportPoint};
+pub mod polytope;
+pub mod rows;
+
 use crate::math::{Real, Vec3};
+use crate::narrowphase::epa::polytope::{EpaPolytope, Expanded, MAX_VERTS};
+use crate::narrowphase::gjk::closest::{MinkowskiPair, Simplex, SupportPoint};
 
 /// Most EPA iterations; each adds one vertex (the polytope holds at most 64).
 pub const MAX_EPA_ITERATIONS: usize = MAX_VERTS - 4;
@@ -51,8 +54,8 @@ pub fn epa(pair: &MinkowskiPair, simplex: &Simplex, trace: Option<&mut Vec<EpaSn
     })
 }
 
-crate::cpu::v3_dispatch! {
-    /// [`epa_in`] in its x86-64-v3 copy when the CPU runs it ([`crate::cpu`]), else in the
+crate::simd::v3_dispatch! {
+    /// [`epa_in`] in its x86-64-v3 copy when the CPU runs it ([`crate::simd`]), else in the
     /// baseline copy: the same bits either way.
     fn epa_dispatch, epa_in_v3(
         pair: &MinkowskiPair,
@@ -252,7 +255,7 @@ pub(super) mod tests {
     use super::*;
     use crate::geometry::{ConvexHull, Shape};
     use crate::math::Pose;
-    use crate::narrowphase::gjk::gjk;
+    use crate::narrowphase::gjk::closest::gjk;
     use crate::rng::SplitMix64;
     use std::sync::Arc;
 
@@ -277,11 +280,11 @@ pub(super) mod tests {
     /// seed's tetrahedron. Where the CPU lacks the features there is only one copy to run.
     #[test]
     fn both_compiled_copies_give_the_same_bits() {
-        if !crate::cpu::x86_64_v3() {
+        if !crate::simd::x86_64_v3() {
             eprintln!("this CPU lacks x86-64-v3: EPA has only its baseline copy here");
         }
         #[cfg(target_arch = "x86_64")]
-        if crate::cpu::x86_64_v3() {
+        if crate::simd::x86_64_v3() {
             let mut rng = SplitMix64::new(0x0e9a_c0b1);
             let (mut seed, mut poly) = (Vec::new(), Box::<EpaPolytope>::default());
             let mut compared = 0;
@@ -294,7 +297,7 @@ pub(super) mod tests {
                 let pb = Pose::new(pa.translation + rng.unit_vector() * reach, rng.rotation());
                 let pair = MinkowskiPair::new(&sa, &pa, &sb, &pb);
                 let g = gjk(&pair, None, None);
-                let seeded = crate::narrowphase::gjk_seed::overlap_tetrahedron(&pair, None);
+                let seeded = crate::narrowphase::gjk::seed::overlap_tetrahedron(&pair, None);
                 let starts = [Some(g.simplex), seeded.map(|pts| Simplex { pts, bary: [0.25; 4], len: 4 })];
                 for simplex in starts.iter().flatten() {
                     let answer = |e: Option<EpaOutput>| {

@@ -3,18 +3,18 @@
 //! coin toss for the branch predictor):
 //! - faces sit in slots, coordinate by coordinate in rows of 8, so that the faces a new point
 //!   sees come out as a bit mask of plain comparisons, and the nearest face that stays as a
-//!   minimum over the rows in the same pass ([`super::epa_rows`]); it is read before the
+//!   minimum over the rows in the same pass ([`crate::narrowphase::epa_rows`]); it is read before the
 //!   expansion writes the slots, so the wide loads never wait on those narrow stores;
 //! - a table gives the slot of the face holding each directed edge, so an edge of a removed
 //!   face is on the rim exactly when the face across it stays (no edge list to search);
 //! - removed faces free their slots for the new ones (no list to compact).
 
-use super::epa_rows::{Point4, ROWS, Slots, nearest_slot_fast, planes4, planes4_tri, scan_fast};
-use super::gjk::SupportPoint;
 use crate::math::{Real, Vec3};
+use crate::narrowphase::epa::rows::{Point4, ROWS, Slots, nearest_slot_fast, planes4, planes4_tri, scan_fast};
+use crate::narrowphase::gjk::closest::SupportPoint;
 
-/// Most vertices: the start tetrahedron plus [`super::epa::MAX_EPA_ITERATIONS`] expansions.
-pub(super) const MAX_VERTS: usize = 64;
+/// Most vertices: the start tetrahedron plus [`crate::narrowphase::epa::MAX_EPA_ITERATIONS`] expansions.
+pub(in crate::narrowphase) const MAX_VERTS: usize = 64;
 /// Face slots (a closed triangulated sphere with `V` vertices has `2V - 4` faces).
 const MAX_FACES: usize = ROWS * 8;
 /// Rows always scanned (kept at infinite distance where unused).
@@ -25,14 +25,14 @@ const MIN_ROWS: usize = 4;
 /// distance: no new point is ever in front of it, so it keeps the mesh closed, and it is never
 /// the nearest face. Free slots have an infinite distance too.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Face {
+pub(in crate::narrowphase) struct Face {
     pub v: [u8; 3],
     pub normal: Vec3,
     pub dist: Real,
 }
 
 /// Vertices, faces and the scratch of one expansion.
-pub(super) struct EpaPolytope {
+pub(in crate::narrowphase) struct EpaPolytope {
     pub verts: [SupportPoint; MAX_VERTS],
     /// The vertices' `w`, padded for loads four at a time.
     pts: [Point4; MAX_VERTS],
@@ -56,7 +56,7 @@ pub(super) struct EpaPolytope {
 }
 
 /// What an expansion left.
-pub(super) enum Expanded {
+pub(in crate::narrowphase) enum Expanded {
     /// The slot of the nearest face.
     Nearest(usize),
     /// Only slivers: nothing to measure a depth from.
@@ -140,7 +140,7 @@ impl EpaPolytope {
             }
             self.put(k, f);
         }
-        Some(nearest_slot_fast::<MIN_ROWS>(crate::cpu::avx(), &self.dist))
+        Some(nearest_slot_fast::<MIN_ROWS>(crate::simd::avx(), &self.dist))
     }
 
     /// The face in slot `k`.
@@ -219,9 +219,9 @@ impl EpaPolytope {
         let few = self.few_slots();
         // The faces seen, and the nearest of those that stay.
         let (seen, mut best, mut best_dist) = if few {
-            scan_fast::<MIN_ROWS>(crate::cpu::avx(), &self.nx, &self.ny, &self.nz, &self.dist, w.w)
+            scan_fast::<MIN_ROWS>(crate::simd::avx(), &self.nx, &self.ny, &self.nz, &self.dist, w.w)
         } else {
-            scan_fast::<ROWS>(crate::cpu::avx(), &self.nx, &self.ny, &self.nz, &self.dist, w.w)
+            scan_fast::<ROWS>(crate::simd::avx(), &self.nx, &self.ny, &self.nz, &self.dist, w.w)
         };
         let seen_words = [seen as u64, (seen >> 64) as u64];
         let is_seen = |k: usize| (seen_words[(k >> 6) & 1] >> (k & 63)) & 1;

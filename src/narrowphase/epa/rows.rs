@@ -6,18 +6,24 @@
 use crate::math::{Real, Vec3};
 
 /// Rows of face slots.
-pub(super) const ROWS: usize = 16;
+pub(in crate::narrowphase) const ROWS: usize = 16;
 
 /// One coordinate of every face slot, 8 slots to a row, aligned for 16-byte loads.
 #[repr(C, align(32))]
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Slots(pub [Real; 8 * ROWS]);
+pub(in crate::narrowphase) struct Slots(pub [Real; 8 * ROWS]);
 
 /// Bit `k` for each slot `k` of the first `N` rows: the plane of the slot (normal
 /// `(nx, ny, nz)`, distance `d`) has `p` strictly in front (`(nx px + ny py) + nz pz > d`,
 /// `Vec3::dot`'s order). Slots with an infinite distance are never set.
 #[inline(always)]
-pub(super) fn seen_mask<const N: usize>(nx: &Slots, ny: &Slots, nz: &Slots, d: &Slots, p: Vec3) -> u128 {
+pub(in crate::narrowphase) fn seen_mask<const N: usize>(
+    nx: &Slots,
+    ny: &Slots,
+    nz: &Slots,
+    d: &Slots,
+    p: Vec3,
+) -> u128 {
     #[cfg(target_arch = "x86_64")]
     {
         seen_mask_sse2::<N>(nx, ny, nz, d, p)
@@ -30,7 +36,13 @@ pub(super) fn seen_mask<const N: usize>(nx: &Slots, ny: &Slots, nz: &Slots, d: &
 
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
-pub(super) fn seen_mask_portable<const N: usize>(nx: &Slots, ny: &Slots, nz: &Slots, d: &Slots, p: Vec3) -> u128 {
+pub(in crate::narrowphase) fn seen_mask_portable<const N: usize>(
+    nx: &Slots,
+    ny: &Slots,
+    nz: &Slots,
+    d: &Slots,
+    p: Vec3,
+) -> u128 {
     let mut mask = 0u128;
     for k in 0..(8 * N).min(8 * ROWS) {
         mask |= ((nx.0[k] * p.x + ny.0[k] * p.y + nz.0[k] * p.z > d.0[k]) as u128) << k;
@@ -64,7 +76,7 @@ fn seen_mask_sse2<const N: usize>(nx: &Slots, ny: &Slots, nz: &Slots, d: &Slots,
 /// The first slot holding the smallest distance over the first `N` rows (slot 0 if all are
 /// infinite).
 #[inline(always)]
-pub(super) fn nearest_slot<const N: usize>(d: &Slots) -> usize {
+pub(in crate::narrowphase) fn nearest_slot<const N: usize>(d: &Slots) -> usize {
     #[cfg(target_arch = "x86_64")]
     {
         nearest_slot_sse2::<N>(d)
@@ -77,7 +89,7 @@ pub(super) fn nearest_slot<const N: usize>(d: &Slots) -> usize {
 
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
-pub(super) fn nearest_slot_portable<const N: usize>(d: &Slots) -> usize {
+pub(in crate::narrowphase) fn nearest_slot_portable<const N: usize>(d: &Slots) -> usize {
     let d = &d.0[..(8 * N).min(8 * ROWS)];
     let mut m = Real::INFINITY;
     for &x in d {
@@ -114,10 +126,10 @@ fn nearest_slot_sse2<const N: usize>(d: &Slots) -> usize {
 /// [`nearest_slot`] with one 256-bit register per row when `avx` (the CPU has it): the same
 /// slot.
 #[inline(always)]
-pub(super) fn nearest_slot_fast<const N: usize>(avx: bool, d: &Slots) -> usize {
+pub(in crate::narrowphase) fn nearest_slot_fast<const N: usize>(avx: bool, d: &Slots) -> usize {
     #[cfg(target_arch = "x86_64")]
     if avx {
-        // SAFETY: `avx` is only true when the CPU supports AVX ([`crate::cpu::avx`]).
+        // SAFETY: `avx` is only true when the CPU supports AVX ([`crate::simd::avx`]).
         return unsafe { nearest_slot_avx::<N>(d) };
     }
     let _ = avx;
@@ -129,7 +141,7 @@ pub(super) fn nearest_slot_fast<const N: usize>(avx: bool, d: &Slots) -> usize {
 /// among the faces not seen, with that distance (the nearest face that stays: read before the
 /// expansion writes the slots, so the scan never waits on those stores).
 #[inline(always)]
-pub(super) fn scan_fast<const N: usize>(
+pub(in crate::narrowphase) fn scan_fast<const N: usize>(
     avx: bool,
     nx: &Slots,
     ny: &Slots,
@@ -139,7 +151,7 @@ pub(super) fn scan_fast<const N: usize>(
 ) -> (u128, usize, Real) {
     #[cfg(target_arch = "x86_64")]
     if avx {
-        // SAFETY: `avx` is only true when the CPU supports AVX ([`crate::cpu::avx`]).
+        // SAFETY: `avx` is only true when the CPU supports AVX ([`crate::simd::avx`]).
         return unsafe { scan_avx::<N>(nx, ny, nz, d, p) };
     }
     let _ = avx;
@@ -147,7 +159,7 @@ pub(super) fn scan_fast<const N: usize>(
 }
 
 #[inline(always)]
-pub(super) fn scan_portable<const N: usize>(
+pub(in crate::narrowphase) fn scan_portable<const N: usize>(
     nx: &Slots,
     ny: &Slots,
     nz: &Slots,
@@ -244,7 +256,7 @@ unsafe fn nearest_slot_avx<const N: usize>(d: &Slots) -> usize {
 /// A polytope vertex padded to 16 bytes, for one aligned load.
 #[repr(C, align(16))]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(super) struct Point4(pub [Real; 4]);
+pub(in crate::narrowphase) struct Point4(pub [Real; 4]);
 
 impl Point4 {
     pub fn new(p: Vec3) -> Self {
@@ -258,7 +270,7 @@ impl Point4 {
 /// infinite distance where `|n|` is zero or not finite (a sliver). Indices are taken modulo
 /// the length of `pts`, a power of two.
 #[inline(always)]
-pub(super) fn planes4(pts: &[Point4; 64], ends: [[u8; 2]; 4], c: Vec3) -> [[Real; 4]; 4] {
+pub(in crate::narrowphase) fn planes4(pts: &[Point4; 64], ends: [[u8; 2]; 4], c: Vec3) -> [[Real; 4]; 4] {
     #[cfg(target_arch = "x86_64")]
     {
         planes4_sse2(pts, ends, c)
@@ -339,7 +351,7 @@ fn planes_sse2(
 /// Planes of the four triangles `tris` of `pts` (corners in the given order), with
 /// [`planes4`]'s arithmetic: the start tetrahedron's faces in one go.
 #[inline(always)]
-pub(super) fn planes4_tri(pts: &[Point4; 64], tris: [[u8; 3]; 4]) -> [[Real; 4]; 4] {
+pub(in crate::narrowphase) fn planes4_tri(pts: &[Point4; 64], tris: [[u8; 3]; 4]) -> [[Real; 4]; 4] {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::*;
@@ -359,7 +371,7 @@ pub(super) fn planes4_tri(pts: &[Point4; 64], tris: [[u8; 3]; 4]) -> [[Real; 4];
 
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
-pub(super) fn planes4_tri_portable(pts: &[Point4; 64], tris: [[u8; 3]; 4]) -> [[Real; 4]; 4] {
+pub(in crate::narrowphase) fn planes4_tri_portable(pts: &[Point4; 64], tris: [[u8; 3]; 4]) -> [[Real; 4]; 4] {
     let coords = |c: usize| -> [[Real; 4]; 3] {
         std::array::from_fn(|k| std::array::from_fn(|j| pts[tris[j][c] as usize & 63].0[k]))
     };
@@ -368,7 +380,7 @@ pub(super) fn planes4_tri_portable(pts: &[Point4; 64], tris: [[u8; 3]; 4]) -> [[
 
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
-pub(super) fn planes4_portable(pts: &[Point4; 64], ends: [[u8; 2]; 4], c: Vec3) -> [[Real; 4]; 4] {
+pub(in crate::narrowphase) fn planes4_portable(pts: &[Point4; 64], ends: [[u8; 2]; 4], c: Vec3) -> [[Real; 4]; 4] {
     let coords = |end: usize| -> [[Real; 4]; 3] {
         std::array::from_fn(|k| std::array::from_fn(|j| pts[ends[j][end] as usize & 63].0[k]))
     };
@@ -444,7 +456,7 @@ mod tests {
             assert_eq!(nearest_slot_portable::<ROWS>(&d), near, "case {case}");
             // The AVX versions where the CPU has it, and the SSE2/portable ones through the
             // same entry points.
-            for avx in [false, crate::cpu::avx()] {
+            for avx in [false, crate::simd::avx()] {
                 // The nearest face not seen, against a slot-by-slot reference.
                 for (rows, scan) in [
                     (4, scan_fast::<4>(avx, &nx, &ny, &nz, &d, p)),

@@ -1,12 +1,12 @@
-//! Intersection-only GJK: the same iteration as [`super::gjk::gjk`] (signed-volumes
+//! Intersection-only GJK: the same iteration as [`crate::narrowphase::gjk::closest::gjk`] (signed-volumes
 //! sub-algorithm, same stopping rules) but keeping only the difference points `w`, a
 //! fixed-size simplex, support functions resolved at compile time, and an exit as soon as a
 //! separating direction proves the pair apart.
 
-use super::gjk::{GJK_REL_TOL, GJK_TOUCH_TOL, MAX_GJK_ITERATIONS, s1d, s2d, s3d};
-use super::voronoi;
 use crate::geometry::Shape;
 use crate::math::{Mat3, Pose, Real, Vec3};
+use crate::narrowphase::gjk::closest::{GJK_REL_TOL, GJK_TOUCH_TOL, MAX_GJK_ITERATIONS, s1d, s2d, s3d};
+use crate::narrowphase::gjk::voronoi;
 
 /// The farthest vertex of a point set along `d`.
 #[inline(always)]
@@ -68,7 +68,7 @@ impl WSimplex {
 }
 
 /// Most steps of the Voronoi-region boolean GJK before it hands over to the distance GJK.
-pub(super) const MAX_BOOL_STEPS: usize = 32;
+pub(in crate::narrowphase) const MAX_BOOL_STEPS: usize = 32;
 
 /// Boolean GJK by Voronoi regions (no closest points): the simplex only needs to tell on
 /// which side of its features the origin lies. `Some(answer)` when decided; `None` when the
@@ -156,7 +156,7 @@ fn triangle(p: &mut [Vec3; 4], ao: Vec3) -> Option<(usize, Vec3)> {
 
 /// The first search direction: `start`, or +X when it is (nearly) zero.
 #[inline(always)]
-pub(super) fn search_start(start: Vec3) -> Vec3 {
+pub(in crate::narrowphase) fn search_start(start: Vec3) -> Vec3 {
     if start.length_squared() > Real::MIN_POSITIVE { start } else { Vec3::X }
 }
 
@@ -265,7 +265,7 @@ fn intersect_local(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real, start:
         && let (Some(la), Some(lb)) = (ha.vertex_lanes(), hb.vertex_lanes())
     {
         // Small hulls (boxes, wedges): 8-lane support queries, SIMD where the CPU has it.
-        return super::gjk_bool_hull8::intersect_hull8(la, lb, pa, pb, start, eps);
+        return crate::narrowphase::bench_kernels::hull8::intersect_hull8(la, lb, pa, pb, start, eps);
     }
     let rel = pa.inv_mul(pb);
     let r = rounding(a) + rounding(b);

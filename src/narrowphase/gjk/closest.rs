@@ -2,9 +2,9 @@
 //! (Montanari, Petrinic, Barbieri 2017): it finds the closest point of a simplex to the origin
 //! by signed areas and volumes, which stays well defined on flat and degenerate simplices.
 
-use super::lanes8::Lanes;
 use crate::geometry::Shape;
 use crate::math::{Mat3, Pose, Real, Vec3};
+use crate::simd::lanes8::Lanes;
 
 /// Most GJK iterations; convex pairs converge in far fewer, this only bounds the worst case.
 pub const MAX_GJK_ITERATIONS: usize = 64;
@@ -44,7 +44,7 @@ impl<'s> MinkowskiPair<'s> {
         Self::build(a, pa, b, pb)
     }
 
-    /// [`Self::new`], inlined (into the x86-64-v3 copy of `distance`, see [`crate::cpu`]).
+    /// [`Self::new`], inlined (into the x86-64-v3 copy of `distance`, see [`crate::simd`]).
     #[inline(always)]
     pub(crate) fn build(a: &'s Shape, pa: &Pose, b: &'s Shape, pb: &Pose) -> Self {
         let rel = pa.inv_mul(pb);
@@ -82,7 +82,7 @@ impl<'s> MinkowskiPair<'s> {
     #[inline]
     pub fn support_core(&self, d: Vec3) -> SupportPoint {
         if let Some(l) = &self.lanes {
-            return lanes_support(l, d, crate::cpu::avx());
+            return lanes_support(l, d, crate::simd::avx());
         }
         let a = self.a.core_support(d).0;
         let b = self.rot * self.b.core_support(self.rot_t * -d).0 + self.offset;
@@ -94,7 +94,7 @@ impl<'s> MinkowskiPair<'s> {
     #[inline(always)]
     pub(crate) fn support_fast(&self, d: Vec3) -> SupportPoint {
         match &self.lanes {
-            Some(l) => lanes_support(l, d, crate::cpu::avx()),
+            Some(l) => lanes_support(l, d, crate::simd::avx()),
             None => self.support_core(d),
         }
     }
@@ -120,12 +120,12 @@ impl<'s> MinkowskiPair<'s> {
 }
 
 /// The support of the difference of two lane sets along `d`, on AVX when `avx` (callers pass
-/// `crate::cpu::avx()`, or `false` to test the other path) and SSE2 otherwise; the same bits.
+/// `crate::simd::avx()`, or `false` to test the other path) and SSE2 otherwise; the same bits.
 #[inline(always)]
 fn lanes_support(l: &(Lanes, Lanes), d: Vec3, avx: bool) -> SupportPoint {
     #[cfg(target_arch = "x86_64")]
     if avx {
-        // SAFETY: callers pass `crate::cpu::avx()` (or `false`): the CPU supports AVX.
+        // SAFETY: callers pass `crate::simd::avx()` (or `false`): the CPU supports AVX.
         let (a, b) = unsafe { support_pair_avx(&l.0, &l.1, d) };
         return SupportPoint { w: a - b, a, b };
     }
@@ -143,7 +143,7 @@ fn lanes_support(l: &(Lanes, Lanes), d: Vec3, avx: bool) -> SupportPoint {
 #[target_feature(enable = "avx")]
 #[inline]
 unsafe fn support_pair_avx(a: &Lanes, b: &Lanes, d: Vec3) -> (Vec3, Vec3) {
-    use super::lanes8::avx::{Regs, first_extreme_sse2};
+    use crate::simd::lanes8::avx::{Regs, first_extreme_sse2};
     let d = d.into();
     // SAFETY: AVX is enabled on this function.
     let (ia, ib) = unsafe {
@@ -469,14 +469,14 @@ mod tests {
                     let want = lanes_support(&pair, d, false);
                     assert_eq!(want.a, best, "{pts:?} {d:?}");
                     #[cfg(target_arch = "x86_64")]
-                    if crate::cpu::avx() {
+                    if crate::simd::avx() {
                         assert_eq!(lanes_support(&pair, d, true), want, "{pts:?} {d:?}");
                     }
                 }
                 // Directions that make some lanes' dot products NaN (infinity times a zero
                 // coordinate): the SSE2 and AVX queries still pick the same lanes.
                 #[cfg(target_arch = "x86_64")]
-                if crate::cpu::avx() {
+                if crate::simd::avx() {
                     let mut flat = pts.clone();
                     for p in flat.iter_mut().step_by(2) {
                         p.x = 0.0;

@@ -1,10 +1,10 @@
 //! Distance and penetration for any pair by GJK (cores, radii added back) and EPA.
 
-use super::epa::{EpaSnapshot, epa};
-use super::gjk::{GjkOutput, MinkowskiPair, Simplex, gjk};
-use super::gjk_seed::overlap_tetrahedron;
 use crate::geometry::Shape;
 use crate::math::{Pose, Real, Vec3};
+use crate::narrowphase::epa::{EpaSnapshot, epa};
+use crate::narrowphase::gjk::closest::{GjkOutput, MinkowskiPair, Simplex, gjk};
+use crate::narrowphase::gjk::seed::overlap_tetrahedron;
 
 /// Signed distance between two posed shapes and the points that realise it (world space).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -40,9 +40,9 @@ pub fn distance(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose) -> DistanceResult {
     distance_traced(a, pa, b, pb, None)
 }
 
-crate::cpu::v3_dispatch! {
+crate::simd::v3_dispatch! {
     /// [`distance`] with the GJK simplices and EPA polytopes recorded into `trace` (A's
-    /// frame). Runs in its x86-64-v3 copy where the CPU has it (see [`crate::cpu`]).
+    /// frame). Runs in its x86-64-v3 copy where the CPU has it (see [`crate::simd`]).
     pub fn distance_traced, distance_v3(
         a: &Shape,
         pa: &Pose,
@@ -58,9 +58,9 @@ crate::cpu::v3_dispatch! {
 fn distance_in(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, mut trace: Option<&mut GjkEpaTrace>) -> DistanceResult {
     // A floor or wall many times larger than the other shape is measured by its part near that
     // shape (A only without a trace, whose drawing is in A's frame).
-    let near_b = super::near_part::near_part(b, pb, a, pa);
+    let near_b = crate::narrowphase::gjk::near_part::near_part(b, pb, a, pa);
     let (b, pb) = near_b.as_ref().map_or((b, pb), |(s, p)| (s, p));
-    let near_a = if trace.is_none() { super::near_part::near_part(a, pa, b, pb) } else { None };
+    let near_a = if trace.is_none() { crate::narrowphase::gjk::near_part::near_part(a, pa, b, pb) } else { None };
     let (a, pa) = near_a.as_ref().map_or((a, pa), |(s, p)| (s, p));
     let pair = MinkowskiPair::build(a, pa, b, pb);
     let local = match seeded_penetration(&pair, trace.as_deref_mut()) {
@@ -231,9 +231,9 @@ fn flat_normal(pair: &MinkowskiPair, simplex: &Simplex, towards_b: Vec3) -> Vec3
 
 /// Boolean GJK: the shapes are within `sqrt(r² + eps)` of each other's cores, `r` the sum of
 /// their radii (`d² <= r² + eps`, the rule every test uses).
-/// Runs the intersection-only GJK ([`super::gjk_bool`]).
+/// Runs the intersection-only GJK ([`crate::narrowphase::gjk_bool`]).
 pub fn intersect_gjk(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real) -> bool {
-    super::gjk_bool::intersect_gjk_cold(a, pa, b, pb, eps)
+    crate::narrowphase::gjk::boolean::intersect_gjk_cold(a, pa, b, pb, eps)
 }
 
 #[cfg(test)]
@@ -265,7 +265,7 @@ mod tests {
     /// shapes against them. EPA, called from both, picks its own copy; `epa.rs` compares those.
     #[test]
     fn both_compiled_copies_give_the_same_bits() {
-        if !crate::cpu::x86_64_v3() {
+        if !crate::simd::x86_64_v3() {
             eprintln!("this CPU lacks x86-64-v3: distance() has only its baseline copy here");
         }
         use crate::geometry::ConvexHull;
@@ -273,7 +273,7 @@ mod tests {
         use crate::rng::SplitMix64;
         use std::sync::Arc;
         #[cfg(target_arch = "x86_64")]
-        if crate::cpu::x86_64_v3() {
+        if crate::simd::x86_64_v3() {
             let mut rng = SplitMix64::new(0x5eed_c0b1);
             let others = [Shape::sphere(0.4), Shape::capsule(0.3, 0.5), Shape::cuboid(Vec3::new(0.5, 0.3, 0.7))];
             let mut overlapping = 0;

@@ -2,9 +2,9 @@
 //! the ray's point forward by conservative advancement while GJK shrinks the simplex between
 //! it and the shape. Works for any shape with a support function.
 
-use super::gjk::{MAX_GJK_ITERATIONS, Simplex, SupportPoint};
 use crate::geometry::{Ray, RayHit, Shape};
 use crate::math::{Pose, Real, Vec3};
+use crate::narrowphase::gjk::closest::{MAX_GJK_ITERATIONS, Simplex, SupportPoint};
 
 /// The first hit of `ray` on `shape` at `pose` with `0 <= t <= max_t`, like
 /// [`crate::geometry::ray_cast`]: a ray starting inside hits at `t = 0` with the normal opposing

@@ -3,9 +3,9 @@
 //! distance GJK's closest-point weights (signed volumes at every step), which are wasted on a
 //! penetrating pair; a pair it does not prove overlapping goes to the distance GJK as before.
 
-use super::gjk::{MinkowskiPair, Simplex, SupportPoint};
-use super::voronoi::{Tetrahedron, edge, tetrahedron, triangle};
 use crate::math::{Real, Vec3};
+use crate::narrowphase::gjk::closest::{MinkowskiPair, Simplex, SupportPoint};
+use crate::narrowphase::gjk::voronoi::{Tetrahedron, edge, tetrahedron, triangle};
 
 /// Most support queries of the search (convex pairs need far fewer).
 const MAX_STEPS: usize = 32;
@@ -72,7 +72,7 @@ mod tests {
     use super::*;
     use crate::geometry::{ConvexHull, Shape};
     use crate::math::Pose;
-    use crate::narrowphase::gjk::gjk;
+    use crate::narrowphase::gjk::closest::gjk;
     use crate::rng::SplitMix64;
     use std::sync::Arc;
 

@@ -6,13 +6,13 @@
 //! GJK keeps its own tetrahedron step: where rounding breaks the winding it flips the normals
 //! and goes on instead of handing over as `Flat` (changing that would change its answers).
 
-use super::gjk::SupportPoint;
 use crate::math::{Real, Vec3};
+use crate::narrowphase::gjk::closest::SupportPoint;
 use glam::Vec3A;
 use std::ops::{Mul, Neg, Sub};
 
 /// The vector arithmetic the region tests need.
-pub(super) trait RegionVector:
+pub(in crate::narrowphase) trait RegionVector:
     Copy + Sub<Output = Self> + Neg<Output = Self> + Mul<Real, Output = Self>
 {
     fn dot(self, other: Self) -> Real;
@@ -37,7 +37,7 @@ region_vector!(Vec3);
 region_vector!(Vec3A);
 
 /// A simplex point: its position in the difference, plus whatever the search carries along.
-pub(super) trait RegionPoint: Copy {
+pub(in crate::narrowphase) trait RegionPoint: Copy {
     type V: RegionVector;
     fn w(&self) -> Self::V;
 }
@@ -67,7 +67,7 @@ impl RegionPoint for SupportPoint {
 }
 
 /// What adding a point to a triangle gives.
-pub(super) enum Tetrahedron<V> {
+pub(in crate::narrowphase) enum Tetrahedron<V> {
     /// The tetrahedron holds the origin.
     Contains,
     /// Too flat to trust (rounding contradicts the winding).
@@ -80,7 +80,7 @@ pub(super) enum Tetrahedron<V> {
 /// `a` beyond it: does the tetrahedron hold the origin, and if not, which face faces it? On
 /// `Contains`, `p` still holds the triangle.
 #[inline(always)]
-pub(super) fn tetrahedron<P: RegionPoint>(p: &mut [P; 4], a: P) -> Tetrahedron<P::V> {
+pub(in crate::narrowphase) fn tetrahedron<P: RegionPoint>(p: &mut [P; 4], a: P) -> Tetrahedron<P::V> {
     let ao = -a.w();
     let (b, c, e) = (p[0], p[1], p[2]);
     let (ab, ac, ae) = (b.w() - a.w(), c.w() - a.w(), e.w() - a.w());
@@ -106,7 +106,14 @@ pub(super) fn tetrahedron<P: RegionPoint>(p: &mut [P; 4], a: P) -> Tetrahedron<P
 /// a kept triangle is wound so that its normal points at the origin. `None` when the origin
 /// lies on the triangle's plane (or the triangle is flat): the distance GJK decides then.
 #[inline(always)]
-pub(super) fn triangle<P: RegionPoint>(p: &mut [P; 4], a: P, b: P, c: P, abc: P::V, ao: P::V) -> Option<(usize, P::V)> {
+pub(in crate::narrowphase) fn triangle<P: RegionPoint>(
+    p: &mut [P; 4],
+    a: P,
+    b: P,
+    c: P,
+    abc: P::V,
+    ao: P::V,
+) -> Option<(usize, P::V)> {
     let (ab, ac) = (b.w() - a.w(), c.w() - a.w());
     if abc.cross(ac).dot(ao) > 0.0 {
         if ac.dot(ao) > 0.0 {
@@ -132,7 +139,7 @@ pub(super) fn triangle<P: RegionPoint>(p: &mut [P; 4], a: P, b: P, c: P, abc: P:
 
 /// The edge `a, b` or the vertex `a`, whichever region holds the origin.
 #[inline(always)]
-pub(super) fn edge<P: RegionPoint>(p: &mut [P; 4], a: P, b: P, ao: P::V) -> (usize, P::V) {
+pub(in crate::narrowphase) fn edge<P: RegionPoint>(p: &mut [P; 4], a: P, b: P, ao: P::V) -> (usize, P::V) {
     let ab = b.w() - a.w();
     if ab.dot(ao) > 0.0 {
         *p = [a, b, b, b];
@@ -147,6 +154,6 @@ pub(super) fn edge<P: RegionPoint>(p: &mut [P; 4], a: P, b: P, ao: P::V) -> (usi
 /// the edge's line towards the origin. Equals `(ab × ao) × ab` but by two dot products
 /// instead of two cross products.
 #[inline(always)]
-pub(super) fn towards_origin<V: RegionVector>(ab: V, ao: V) -> V {
+pub(in crate::narrowphase) fn towards_origin<V: RegionVector>(ab: V, ao: V) -> V {
     ao * ab.dot(ab) - ab * ab.dot(ao)
 }

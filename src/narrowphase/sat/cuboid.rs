@@ -1,12 +1,12 @@
 //! Cuboid–cuboid by the separating axis theorem over 15 axes, with clipped face manifolds and
 //! edge–edge contacts.
 
-use super::box_box_clip::{ClipRecorder, IncFace, NoTrace, RefFace, clip_box_faces};
-use super::clip::ClipTrace;
-use super::{Manifold, Tolerance, apart};
 use crate::geometry::Cuboid;
 use crate::geometry::segment::closest_points_segments;
 use crate::math::{Pose, Real, Vec3};
+use crate::narrowphase::clip::ClipTrace;
+use crate::narrowphase::clip::face_rect::{ClipRecorder, IncFace, NoTrace, RefFace, clip_box_faces};
+use crate::narrowphase::{Manifold, Tolerance, apart};
 use glam::{Mat3A, Vec3A, Vec3Swizzles};
 
 /// Which kind of axis SAT tested.
@@ -220,15 +220,17 @@ fn within_margin(
 
 #[inline(never)]
 fn check_distance(m: Manifold, a: &Cuboid, pa: &Pose, b: &Cuboid, pb: &Pose, tol: Tolerance) -> Option<Manifold> {
-    let d = super::distance(&crate::geometry::Shape::Cuboid(*a), pa, &crate::geometry::Shape::Cuboid(*b), pb).distance;
+    let d =
+        crate::narrowphase::distance(&crate::geometry::Shape::Cuboid(*a), pa, &crate::geometry::Shape::Cuboid(*b), pb)
+            .distance;
     (d <= 0.0 || !apart(d, tol.margin, tol.epsilon)).then_some(m)
 }
 
-crate::cpu::v3_dispatch! {
+crate::simd::v3_dispatch! {
     /// [`contact_cuboid_cuboid`] given each pose's rotation matrix,
     /// `Mat3A::from_quat(p.rotation)`, so that a body in many pairs converts its quaternion
     /// once (the world does, once per step). Same answer, bit for bit. Runs in its x86-64-v3
-    /// copy where the CPU has it (see [`crate::cpu`]).
+    /// copy where the CPU has it (see [`crate::simd`]).
     pub fn contact_cuboid_cuboid_rotated, rotated_v3(
         a: &Cuboid,
         pa: &Pose,

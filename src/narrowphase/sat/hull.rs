@@ -1,14 +1,14 @@
 //! Pairs with a convex hull: sphere and capsule by exact closest points, boxes and hulls by SAT
 //! over face normals and edge-pair axes, manifolds by clipping the support features.
 
-use super::box_box::{SatAxis, SatAxisKind, SatTrace};
-use super::capsule::capsule_segment;
-use super::features::{manifold_from_features, support_feature};
-use super::manifold::ContactPoint;
-use super::{Manifold, Tolerance, apart, touching};
 use crate::geometry::segment::{closest_point_segment, closest_points_segments};
 use crate::geometry::{Capsule, ConvexHull, Cuboid, Shape, Sphere};
 use crate::math::{Mat3, Pose, Real, Vec3};
+use crate::narrowphase::analytic::capsule::capsule_segment;
+use crate::narrowphase::clip::features::{manifold_from_features, support_feature};
+use crate::narrowphase::manifold::ContactPoint;
+use crate::narrowphase::sat::cuboid::{SatAxis, SatAxisKind, SatTrace};
+use crate::narrowphase::{Manifold, Tolerance, apart, touching};
 
 /// A box or hull in world space: vertices, face planes and distinct edge directions.
 pub struct Polytope {
@@ -159,7 +159,7 @@ pub fn contact_polytopes(
     // Apart along every axis: SAT's separation only bounds the distance from below (a corner
     // facing an edge is farther than any axis shows), so the distance itself decides.
     if sep > 0.0 {
-        let d = super::distance(sa, pa, sb, pb).distance;
+        let d = crate::narrowphase::distance(sa, pa, sb, pb).distance;
         if d > 0.0 && apart(d, tol.margin, tol.epsilon) {
             return None;
         }

@@ -74,7 +74,7 @@ pub fn spheres_vs_obbs_with(
     out: &mut Vec<(u32, u32)>,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if backend == Backend::Avx && crate::cpu::avx() {
+    if backend == Backend::Avx && crate::simd::avx() {
         // SAFETY: the CPU supports AVX, checked just above.
         unsafe { avx::spheres_vs_obbs(spheres, boxes, eps, pretest, out) };
         return;

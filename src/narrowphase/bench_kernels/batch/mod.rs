@@ -30,7 +30,7 @@ impl Backend {
     /// The fastest backend this CPU runs.
     pub fn best() -> Backend {
         #[cfg(target_arch = "x86_64")]
-        if crate::cpu::avx() {
+        if crate::simd::avx() {
             return Backend::Avx;
         }
         Backend::Portable
@@ -134,7 +134,7 @@ pub(crate) use avx_wrapper;
 macro_rules! run_on {
     ($backend:expr, $portable:ident, $avx:ident, ($($a:expr),* $(,)?)) => {{
         #[cfg(target_arch = "x86_64")]
-        if $backend == $crate::narrowphase::batch::Backend::Avx && $crate::cpu::avx() {
+        if $backend == $crate::narrowphase::bench_kernels::batch::Backend::Avx && $crate::simd::avx() {
             // SAFETY: the CPU supports AVX, checked just above.
             unsafe { $avx($($a),*) };
             return Ok(());

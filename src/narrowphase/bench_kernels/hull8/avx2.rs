@@ -1,9 +1,9 @@
 //! The AVX2 kernel's support queries: each hull's 8 lanes in three 256-bit registers
-//! ([`crate::narrowphase::lanes8::avx`]).
+//! ([`crate::simd::lanes8::avx`]).
 
 use super::Supports;
-use crate::narrowphase::lanes8::avx::{Regs, first_extreme};
-use crate::narrowphase::lanes8::{Rows, point};
+use crate::simd::lanes8::avx::{Regs, first_extreme};
+use crate::simd::lanes8::{Rows, point};
 use glam::Vec3A;
 
 /// The pair for the AVX2 kernel: lanes in registers for the dot products, in memory for

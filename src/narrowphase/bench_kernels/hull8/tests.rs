@@ -3,7 +3,7 @@
 use super::*;
 use crate::geometry::{ConvexHull, Shape};
 use crate::narrowphase::distance;
-use crate::narrowphase::gjk::{MinkowskiPair, gjk};
+use crate::narrowphase::gjk::closest::{MinkowskiPair, gjk};
 use crate::rng::SplitMix64 as Rng;
 use std::sync::Arc;
 
