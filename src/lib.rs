@@ -17,6 +17,7 @@ pub mod record;
 pub mod rng;
 pub mod rules;
 pub mod scene;
+pub mod session;
 pub mod settings;
 pub(crate) mod simd;
 pub mod sweep;

@@ -12,11 +12,11 @@ fn main() {
 
 #[cfg(feature = "gui")]
 fn main() -> Result<(), String> {
-    use collidoscope::app::record::RecordCommand;
     use collidoscope::app::viewport::{Camera, Viewport};
     use collidoscope::app::{App, Command, OpenPanels, Persisted, PngShot, Simulation, setup_style};
     use collidoscope::ccd::CcdMode;
     use collidoscope::math::Vec3;
+    use collidoscope::session::record::RecordCommand;
     use eframe::egui;
     use std::path::PathBuf;
 

@@ -3,8 +3,6 @@
 //! that make them differ.
 
 use super::panels::{Command, colors, humanize, length_text};
-use super::record::{Partner, RecordCommand};
-use super::sim::Simulation;
 use super::viewport::colors::{STATIC, speed_color};
 use super::viewport::{Layers, ViewAction, ViewOptions, Viewport};
 use crate::BodyKind;
@@ -12,6 +10,8 @@ use crate::broadphase::BroadPhaseKind;
 use crate::ccd::CcdMode;
 use crate::math::Real;
 use crate::narrowphase::NarrowPhaseKind;
+use crate::session::record::{Partner, RecordCommand};
+use crate::session::sim::Simulation;
 use crate::world::{PHASES, Settings, World};
 use eframe::egui::{self, Color32, RichText, SliderClamping, Ui};
 use egui_plot::{Legend, Line, LineStyle, Plot, PlotPoints};

@@ -4,15 +4,13 @@
 mod compare;
 mod layout;
 mod panels;
-pub mod record;
 mod run;
 mod shell;
-pub mod sim;
 pub mod teach;
 pub mod viewport;
 
+pub use crate::session::Simulation;
 pub use layout::{Dock, OpenPanels, PanelId};
 pub use panels::Command;
 pub use run::{AppOptions, PngShot, run, setup_style, write_png};
 pub use shell::{App, PRESENTATION_ZOOM, Persisted, default_scene_dir};
-pub use sim::Simulation;

@@ -2,9 +2,9 @@
 
 use super::layout::PanelId;
 use super::shell::{App, Persisted};
-use super::sim::Simulation;
 use super::viewport::Viewport;
 use crate::scene::Scene;
+use crate::session::sim::Simulation;
 use eframe::egui;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -42,8 +42,9 @@ pub fn run(opts: AppOptions) -> Result<(), String> {
     if opts.screenshot.is_some() || !opts.compare.is_empty() {
         // Fail early, with the file and line, before a window appears.
         let scene_file = crate::scene::Scene::load(&opts.scene).map_err(|e| e.to_string())?;
-        let (_, changes) = super::record::split_engine(&opts.compare).map_err(|e| format!("--compare {e}"))?;
-        super::record::changed_settings(&scene_file.settings, &changes).map_err(|e| format!("--compare {e}"))?;
+        let (_, changes) = crate::session::record::split_engine(&opts.compare).map_err(|e| format!("--compare {e}"))?;
+        crate::session::record::changed_settings(&scene_file.settings, &changes)
+            .map_err(|e| format!("--compare {e}"))?;
     }
     let shot = opts.screenshot.clone().map(|path| Screenshot::new(path, opts.frames));
     let outcome = shot.as_ref().map(|s| s.outcome.clone());

@@ -5,9 +5,9 @@ use super::layout::{Dock, OpenPanels, PanelId};
 use super::panels::{
     Command, InspectorPanel, ProfilerPanel, ProfilerPrefs, ScenePanel, SettingsPanel, ViewPanel, colors, file_label,
 };
-use super::sim::{SPEED_RANGE, Simulation};
 use super::viewport::{Camera, ViewAction, ViewOptions, Viewport};
 use crate::scene::{Scene, write_atomic};
+use crate::session::sim::{SPEED_RANGE, Simulation};
 use crate::world::{Settings, World};
 use eframe::egui::{self, Key, Modifiers, RichText, Ui};
 use serde::{Deserialize, Serialize};
@@ -579,7 +579,7 @@ impl App {
         if ctx.text_edit_focused() {
             return;
         }
-        use super::record::RecordCommand;
+        use crate::session::record::RecordCommand;
         if ctx.input_mut(|i| i.consume_key(Modifiers::COMMAND, Key::R)) {
             self.apply(Command::Record(RecordCommand::ToggleRecording));
         }

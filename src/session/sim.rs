@@ -69,7 +69,7 @@ pub struct Simulation {
     /// Bodies pinned to the inspector's plot beside the selected one, each with its history.
     pub pinned: Vec<crate::record::BodyTrace>,
     /// Trails behind fast bodies and the selected one.
-    pub trails: super::viewport::trails::Trails,
+    pub trails: super::trails::Trails,
 }
 
 impl Simulation {

@@ -41,7 +41,7 @@ pub enum Command {
     /// Open a panel and bring it forward in its dock.
     ShowPanel(crate::app::PanelId),
     /// Recording, timeline and A/B comparison.
-    Record(crate::app::record::RecordCommand),
+    Record(crate::session::record::RecordCommand),
 }
 
 /// Colours shared by the panels: large, high-contrast text for a projector.
@@ -52,10 +52,7 @@ pub mod colors {
     pub const WARN: Color32 = Color32::from_rgb(255, 200, 90);
 }
 
-/// A file name for display: the last path component, or the whole path.
-pub fn file_label(path: &std::path::Path) -> String {
-    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string())
-}
+pub use crate::session::file_label;
 
 /// `SweepAndPrune` → `Sweep and prune`: an enum variant's name as words.
 /// A length in a unit that suits it: metres with two decimals from 1 m, else millimetres (to

@@ -2,7 +2,7 @@
 //! times and counters.
 
 use super::{Command, colors};
-use crate::app::sim::History;
+use crate::session::sim::History;
 use crate::world::{PHASES, StepProfile};
 use eframe::egui::{self, Color32, RichText, Ui};
 use egui_plot::{FilledArea, Legend, Line, LineStyle, Plot, PlotPoint, PlotPoints, Text, VLine};

@@ -2,9 +2,9 @@
 //! recorded steps with event markers (one colour per kind, each kind filterable).
 
 use super::{Command, colors};
-use crate::app::record::{RecordCommand, Review};
-use crate::app::sim::{SPEED_RANGE, Simulation};
 use crate::record::{Event, EventKind};
+use crate::session::record::{RecordCommand, Review};
+use crate::session::sim::{SPEED_RANGE, Simulation};
 use eframe::egui::{self, Color32, Pos2, Rect, RichText, Sense, Stroke, Ui, pos2, vec2};
 
 /// The marker colour of each event kind, in the order of [`EventKind::ALL`].

@@ -10,10 +10,10 @@ mod ray;
 pub use lesson::{Handle, TestsLesson};
 pub use ray::{RAY_REACH, RayReport, RayTarget, RayTool};
 
-use super::sim::Simulation;
 use super::viewport::Camera;
 use crate::geometry::Ray;
 use crate::scene::Lesson;
+use crate::session::sim::Simulation;
 use crate::world::World;
 use eframe::egui::{self, Ui};
 use std::path::PathBuf;

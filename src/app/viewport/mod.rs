@@ -46,7 +46,7 @@ pub struct ViewOptions {
     pub extra: crate::debug_draw::DebugDraw,
     /// The trails to draw (the app copies the simulation's each frame). Not persisted.
     #[serde(skip)]
-    pub trails: Vec<trails::Trail>,
+    pub trails: Vec<crate::session::trails::Trail>,
     /// Keep the camera's target on the selected body as it moves (key C).
     pub follow: bool,
 }

@@ -119,7 +119,7 @@ impl Simulation {
     /// The recording state to carry into a newly opened scene: a recording in progress stops
     /// and goes on the timeline, detached (the new world is not the recording's), and any A/B
     /// partner, which compares against the old world, is dropped.
-    pub(in crate::app) fn take_recording_for_new_scene(&mut self) -> RecordState {
+    pub(crate) fn take_recording_for_new_scene(&mut self) -> RecordState {
         let recording = self.record.tape.is_some();
         self.stop_recording();
         let mut state = std::mem::take(&mut self.record);
@@ -412,7 +412,7 @@ impl Simulation {
             && self.record.tape.is_none()
             && let Some(r) = &mut self.record.review
         {
-            r.name = super::panels::file_label(path);
+            r.name = crate::session::file_label(path);
         }
         self.record.status = Some(saved.map(|n| format!("Saved {n} steps to {}", path.display())));
     }
@@ -422,7 +422,7 @@ impl Simulation {
     pub fn open_recording(&mut self, path: &Path) {
         let opened = Recording::load(path).map_err(|e| e.to_string()).and_then(|rec| {
             let scene = rec.scene.clone();
-            Review::open(rec, super::panels::file_label(path)).map(|(r, w, problem)| (r, w, problem, scene))
+            Review::open(rec, crate::session::file_label(path)).map(|(r, w, problem)| (r, w, problem, scene))
         });
         match opened {
             Ok((review, world, problem, scene)) => {
