@@ -21,6 +21,7 @@ pub mod session;
 pub mod settings;
 pub(crate) mod simd;
 pub mod sweep;
+pub mod timer;
 pub mod world;
 
 pub use dynamics::{Body, BodyKind, Material};

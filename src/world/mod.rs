@@ -11,9 +11,10 @@ mod sleep;
 mod snapshot;
 
 pub use crate::settings::{PositionCorrection, Settings};
+pub use crate::timer::PhaseTimer;
 pub use guard::Fault;
 pub use hash::state_hash;
-pub use profile::{PHASES, PhaseTimer, StepProfile};
+pub use profile::{PHASES, StepProfile};
 pub use snapshot::{BodyState, Snapshot, WarmEntry};
 
 use crate::broadphase::{self, BroadPhase, BroadPhaseParams};

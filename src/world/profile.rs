@@ -1,5 +1,4 @@
 use crate::broadphase::{BroadPhaseKind, BroadPhaseStats};
-use std::time::Instant;
 
 /// Time per phase (ms) and counters for one step.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -84,23 +83,5 @@ impl StepProfile {
             self.pairs_dropped,
             self.broad_phase.cli_name(),
         )
-    }
-}
-
-/// Adds the time from its creation to its drop, in ms, to a slot.
-pub struct PhaseTimer<'a> {
-    slot: &'a mut f64,
-    start: Instant,
-}
-
-impl<'a> PhaseTimer<'a> {
-    pub fn new(slot: &'a mut f64) -> Self {
-        Self { slot, start: Instant::now() }
-    }
-}
-
-impl Drop for PhaseTimer<'_> {
-    fn drop(&mut self) {
-        *self.slot += self.start.elapsed().as_secs_f64() * 1e3;
     }
 }
