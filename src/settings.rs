@@ -52,100 +52,23 @@ pub enum PositionCorrection {
     Soft,
 }
 
-/// Every tunable of the simulation. Plain data: part of the scene file, editable while running.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Settings {
-    /// Acceleration of gravity, m/s².
-    #[serde(deserialize_with = "de::gravity_vec3")]
-    pub gravity: Vec3,
-    /// The fixed time step, s.
-    #[serde(deserialize_with = "de::positive")]
-    pub dt: Real,
-    /// Solver substeps per step.
-    pub substeps: u32,
-    /// Velocity iterations per substep.
-    pub iterations: u32,
-    /// Approach speeds below this (m/s) do not bounce.
-    #[serde(deserialize_with = "de::non_negative")]
-    pub restitution_threshold: Real,
-    /// Penetration position correction leaves in place, m: Baumgarte pushes only beyond it,
-    /// soft contacts settle to half of it.
-    #[serde(deserialize_with = "de::non_negative")]
-    pub slop: Real,
-    /// Tolerance of the squared-distance comparisons `d² <= r² + ε`, m².
-    #[serde(deserialize_with = "de::non_negative")]
-    pub contact_epsilon: Real,
-    /// Contacts are created this far before shapes touch (speculative margin), m.
-    #[serde(deserialize_with = "de::non_negative")]
-    pub speculative_distance: Real,
-    pub position_correction: PositionCorrection,
-    /// Fraction of the excess penetration removed per substep with Baumgarte correction.
-    #[serde(deserialize_with = "de::unit_interval")]
-    pub baumgarte: Real,
-    /// Stiffness of soft contacts, Hz.
-    #[serde(deserialize_with = "de::positive")]
-    pub contact_hertz: Real,
-    /// Damping ratio of soft contacts.
-    #[serde(deserialize_with = "de::non_negative")]
-    pub damping_ratio: Real,
-    /// Fastest push-out velocity of position correction, m/s.
-    #[serde(deserialize_with = "de::positive")]
-    pub max_correction_velocity: Real,
-    /// Reuse last step's impulses as the first guess.
-    pub warm_starting: bool,
-    pub broad_phase: BroadPhaseKind,
-    /// Cell size of the uniform grid broad phase, m.
-    #[serde(deserialize_with = "de::positive")]
-    pub grid_cell_size: Real,
-    pub narrow_phase: NarrowPhaseKind,
-    pub ccd: CcdMode,
-    /// With time of impact, bodies whose fastest point moves faster than this (m/s) are swept
-    /// even without the bullet flag; slower moving bodies get speculative contacts.
-    #[serde(deserialize_with = "de::positive")]
-    pub ccd_speed_threshold: Real,
-    /// Let resting islands fall asleep.
-    pub sleeping: bool,
-    /// Speed below which a body counts as resting, m/s: its centre's speed, and the speed its
-    /// spin gives its farthest point.
-    #[serde(deserialize_with = "de::non_negative")]
-    pub sleep_speed: Real,
-    /// How long an island must rest before it sleeps, s.
-    #[serde(deserialize_with = "de::non_negative")]
-    pub sleep_time: Real,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Self {
-            gravity: Vec3::new(0.0, -9.81, 0.0),
-            dt: 1.0 / 60.0,
-            substeps: 4,
-            iterations: 1,
-            restitution_threshold: 1.0,
-            slop: 0.001,
-            contact_epsilon: 1e-6,
-            speculative_distance: 0.02,
-            position_correction: PositionCorrection::Soft,
-            baumgarte: 0.2,
-            contact_hertz: 30.0,
-            damping_ratio: 10.0,
-            max_correction_velocity: 3.0,
-            warm_starting: true,
-            broad_phase: BroadPhaseKind::default(),
-            grid_cell_size: 1.0,
-            narrow_phase: NarrowPhaseKind::default(),
-            ccd: CcdMode::default(),
-            ccd_speed_threshold: 20.0,
-            sleeping: true,
-            sleep_speed: 0.05,
-            sleep_time: 0.5,
+/// Defines [`Settings`] from one list of its fields (docs, serde attributes, type, default),
+/// and from the same list its field names, its differences and its by-name setter.
+macro_rules! settings {
+    ($($(#[$attr:meta])* $name:ident: $ty:ty = $default:expr,)*) => {
+        /// Every tunable of the simulation. Plain data: part of the scene file, editable while running.
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        pub struct Settings {
+            $($(#[$attr])* pub $name: $ty,)*
         }
-    }
-}
 
-macro_rules! settings_fields {
-    ($($name:ident),* $(,)?) => {
+        impl Default for Settings {
+            fn default() -> Self {
+                Self { $($name: $default,)* }
+            }
+        }
+
         impl Settings {
             /// The names of every field, as written in scene files.
             pub const FIELD_NAMES: &'static [&'static str] = &[$(stringify!($name)),*];
@@ -187,30 +110,69 @@ macro_rules! settings_fields {
     };
 }
 
-settings_fields!(
-    gravity,
-    dt,
-    substeps,
-    iterations,
-    restitution_threshold,
-    slop,
-    contact_epsilon,
-    speculative_distance,
-    position_correction,
-    baumgarte,
-    contact_hertz,
-    damping_ratio,
-    max_correction_velocity,
-    warm_starting,
-    broad_phase,
-    grid_cell_size,
-    narrow_phase,
-    ccd,
-    ccd_speed_threshold,
-    sleeping,
-    sleep_speed,
-    sleep_time,
-);
+settings! {
+    /// Acceleration of gravity, m/s².
+    #[serde(deserialize_with = "de::gravity_vec3")]
+    gravity: Vec3 = Vec3::new(0.0, -9.81, 0.0),
+    /// The fixed time step, s.
+    #[serde(deserialize_with = "de::positive")]
+    dt: Real = 1.0 / 60.0,
+    /// Solver substeps per step.
+    substeps: u32 = 4,
+    /// Velocity iterations per substep.
+    iterations: u32 = 1,
+    /// Approach speeds below this (m/s) do not bounce.
+    #[serde(deserialize_with = "de::non_negative")]
+    restitution_threshold: Real = 1.0,
+    /// Penetration position correction leaves in place, m: Baumgarte pushes only beyond it,
+    /// soft contacts settle to half of it.
+    #[serde(deserialize_with = "de::non_negative")]
+    slop: Real = 0.001,
+    /// Tolerance of the squared-distance comparisons `d² <= r² + ε`, m².
+    #[serde(deserialize_with = "de::non_negative")]
+    contact_epsilon: Real = 1e-6,
+    /// Contacts are created this far before shapes touch (speculative margin), m.
+    #[serde(deserialize_with = "de::non_negative")]
+    speculative_distance: Real = 0.02,
+    /// How contacts push overlapping bodies apart.
+    position_correction: PositionCorrection = PositionCorrection::Soft,
+    /// Fraction of the excess penetration removed per substep with Baumgarte correction.
+    #[serde(deserialize_with = "de::unit_interval")]
+    baumgarte: Real = 0.2,
+    /// Stiffness of soft contacts, Hz.
+    #[serde(deserialize_with = "de::positive")]
+    contact_hertz: Real = 30.0,
+    /// Damping ratio of soft contacts.
+    #[serde(deserialize_with = "de::non_negative")]
+    damping_ratio: Real = 10.0,
+    /// Fastest push-out velocity of position correction, m/s.
+    #[serde(deserialize_with = "de::positive")]
+    max_correction_velocity: Real = 3.0,
+    /// Reuse last step's impulses as the first guess.
+    warm_starting: bool = true,
+    /// The broad phase that finds candidate pairs.
+    broad_phase: BroadPhaseKind = BroadPhaseKind::default(),
+    /// Cell size of the uniform grid broad phase, m.
+    #[serde(deserialize_with = "de::positive")]
+    grid_cell_size: Real = 1.0,
+    /// The family of algorithms that answers pair tests.
+    narrow_phase: NarrowPhaseKind = NarrowPhaseKind::default(),
+    /// How fast bodies are kept from tunneling.
+    ccd: CcdMode = CcdMode::default(),
+    /// With time of impact, bodies whose fastest point moves faster than this (m/s) are swept
+    /// even without the bullet flag; slower moving bodies get speculative contacts.
+    #[serde(deserialize_with = "de::positive")]
+    ccd_speed_threshold: Real = 20.0,
+    /// Let resting islands fall asleep.
+    sleeping: bool = true,
+    /// Speed below which a body counts as resting, m/s: its centre's speed, and the speed its
+    /// spin gives its farthest point.
+    #[serde(deserialize_with = "de::non_negative")]
+    sleep_speed: Real = 0.05,
+    /// How long an island must rest before it sleeps, s.
+    #[serde(deserialize_with = "de::non_negative")]
+    sleep_time: Real = 0.5,
+}
 
 impl Settings {
     /// Whether the setting `name` holds a number, and if so whether only whole numbers.
