@@ -2,6 +2,7 @@
 //! coloured by how far they have diverged, both step profiles in one plot, and the settings
 //! that make them differ.
 
+use super::panels::widgets::{self, combo};
 use super::panels::{Command, colors, humanize, length_text};
 use super::viewport::colors::{STATIC, speed_color};
 use super::viewport::{Layers, ViewAction, ViewOptions, Viewport};
@@ -359,24 +360,13 @@ fn settings_grid(ui: &mut Ui, p: &Partner, app: &Settings, commands: &mut Vec<Co
     }
 }
 
+/// A logarithmic slider in scientific notation.
 fn slider<'a>(v: &'a mut f32, range: std::ops::RangeInclusive<f32>, smallest: f64, suffix: &str) -> egui::Slider<'a> {
-    egui::Slider::new(v, range)
+    widgets::slider(v, range)
         .logarithmic(true)
         .smallest_positive(smallest)
-        .clamping(SliderClamping::Edits)
         .custom_formatter(|v, _| format!("{v:.1e}"))
         .suffix(suffix)
-}
-
-fn combo<T: Copy + PartialEq + std::fmt::Debug>(ui: &mut Ui, id: &str, value: &mut T, all: &[T]) -> egui::Response {
-    egui::ComboBox::from_id_salt(id)
-        .selected_text(humanize(&format!("{value:?}")))
-        .show_ui(ui, |ui| {
-            for &v in all {
-                ui.selectable_value(value, v, humanize(&format!("{v:?}")));
-            }
-        })
-        .response
 }
 
 fn rgb(c: Color32) -> [f32; 3] {

@@ -3,7 +3,8 @@
 
 use super::layout::{Dock, OpenPanels, PanelId};
 use super::panels::{
-    Command, InspectorPanel, ProfilerPanel, ProfilerPrefs, ScenePanel, SettingsPanel, ViewPanel, colors, file_label,
+    Command, InspectorPanel, PanelCx, ProfilerPanel, ProfilerPrefs, ScenePanel, SettingsPanel, ViewPanel, colors,
+    file_label,
 };
 use super::viewport::{Camera, ViewAction, ViewOptions, Viewport};
 use crate::scene::{Scene, write_atomic};
@@ -315,11 +316,15 @@ impl App {
         };
         if bottom_shown(PanelId::Profiler, self.open.profiler) {
             egui::Panel::bottom("profiler").resizable(true).default_size(270.0).min_size(140.0).show(ui, |ui| {
-                commands.extend(self.profiler.ui(ui, &self.sim.history));
+                let mut cx = PanelCx { sim: &self.sim, view: &mut self.view, camera: self.viewport.camera_mut() };
+                commands.extend(self.profiler.ui(ui, &mut cx));
             });
         }
         if bottom_shown(PanelId::Timeline, self.open.timeline || self.sim.is_recording()) {
-            egui::Panel::bottom("timeline").show(ui, |ui| commands.extend(self.timeline.ui(ui, &self.sim)));
+            egui::Panel::bottom("timeline").show(ui, |ui| {
+                let mut cx = PanelCx { sim: &self.sim, view: &mut self.view, camera: self.viewport.camera_mut() };
+                commands.extend(self.timeline.ui(ui, &mut cx))
+            });
         }
         self.view.extra.clear();
         self.view.trails.clear();
@@ -444,25 +449,19 @@ impl App {
 
     /// The content of one side panel.
     fn panel_body(&mut self, ui: &mut Ui, p: PanelId, commands: &mut Vec<Command>) {
+        let mut cx = PanelCx { sim: &self.sim, view: &mut self.view, camera: self.viewport.camera_mut() };
         match p {
             PanelId::Scenes => {
-                let (path, scene) = (self.sim.path.as_deref(), &self.sim.scene);
-                commands.extend(self.scenes.ui(ui, path, &scene.name, &scene.description));
+                commands.extend(self.scenes.ui(ui, &mut cx));
                 ui.checkbox(&mut self.autoplay, "Play when a scene opens").on_hover_text(
                     "Off: a scene opens (and resets) paused on its first step, so its start can be shown",
                 );
             }
-            PanelId::Settings => {
-                commands.extend(self.settings_panel.ui(ui, &self.sim.world, &self.sim.scene.settings));
-            }
-            PanelId::Sweep => commands.extend(self.sweep.ui(ui, &self.sim.scene, &self.sim.world.settings)),
-            PanelId::Inspector => {
-                let dragging = self.sim.drag.map(|d| d.body);
-                let (world, trace) = (&self.sim.world, &self.sim.trace);
-                commands.extend(self.inspector.ui(ui, world, trace, &self.sim.pinned, self.view.selected, dragging));
-            }
-            PanelId::View => commands.extend(self.view_panel.ui(ui, &mut self.view, self.viewport.camera_mut())),
-            PanelId::Pair => self.pair.ui(ui, &self.sim.world, self.view.selected, &mut self.view.extra),
+            PanelId::Settings => commands.extend(self.settings_panel.ui(ui, &mut cx)),
+            PanelId::Sweep => commands.extend(self.sweep.ui(ui, &mut cx)),
+            PanelId::Inspector => commands.extend(self.inspector.ui(ui, &mut cx)),
+            PanelId::View => commands.extend(self.view_panel.ui(ui, &mut cx)),
+            PanelId::Pair => commands.extend(self.pair.ui(ui, &mut cx)),
             PanelId::Ray => self.teach.ray_panel(ui, &self.sim.world, self.view.selected),
             PanelId::Tests => self.teach.tests_panel(ui),
             PanelId::Profiler | PanelId::Timeline => {}

@@ -2,6 +2,7 @@
 //! history since it was selected, and a list of all bodies to select from.
 
 use super::Command;
+use super::PanelCx;
 use crate::dynamics::Body;
 use crate::math::Vec3;
 use crate::record::{BodyTrace, TRACE_SERIES};
@@ -83,15 +84,9 @@ impl InspectorPanel {
         );
     }
 
-    pub fn ui(
-        &mut self,
-        ui: &mut Ui,
-        world: &World,
-        trace: &BodyTrace,
-        pinned: &[BodyTrace],
-        selected: Option<usize>,
-        dragging: Option<usize>,
-    ) -> Vec<Command> {
+    pub fn ui(&mut self, ui: &mut Ui, cx: &mut PanelCx) -> Vec<Command> {
+        let (world, trace, pinned) = (&cx.sim.world, &cx.sim.trace, &cx.sim.pinned);
+        let (selected, dragging) = (cx.view.selected, cx.sim.drag.map(|d| d.body));
         let mut commands = Vec::new();
         match selected.and_then(|i| world.bodies().get(i).map(|b| (i, b))) {
             Some((i, body)) => {

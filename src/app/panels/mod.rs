@@ -10,6 +10,7 @@ mod settings;
 mod sweep;
 mod timeline;
 mod view;
+pub mod widgets;
 
 pub use inspector::InspectorPanel;
 pub use pair::PairPanel;
@@ -20,8 +21,21 @@ pub use sweep::SweepPanel;
 pub use timeline::TimelinePanel;
 pub use view::ViewPanel;
 
+use super::viewport::{Camera, ViewOptions};
+use crate::session::Simulation;
 use crate::world::Settings;
 use std::path::PathBuf;
+
+/// What every panel's `ui(&mut self, ui, cx) -> Vec<Command>` reads and may change: the
+/// simulation (read only: changes go back as commands) and the view with its camera.
+pub struct PanelCx<'a> {
+    /// The simulation the app drives.
+    pub sim: &'a Simulation,
+    /// The view's options: layers, selection, extra debug drawing.
+    pub view: &'a mut ViewOptions,
+    /// The 3D view's camera.
+    pub camera: &'a mut Camera,
+}
 
 /// What a panel asks the app to do.
 #[derive(Clone, Debug, PartialEq)]

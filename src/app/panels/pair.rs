@@ -1,6 +1,7 @@
 //! The pair panel: how the narrow phase answered one pair of bodies, step by step — GJK
 //! simplices, the Minkowski difference, EPA polytopes, SAT axes and the clipping stages.
 
+use super::{Command, PanelCx};
 use crate::debug_draw::{Color, DebugDraw, DrawCategory};
 use crate::math::Vec3;
 use crate::narrowphase::{NarrowPhaseKind, PairTrace, Tolerance, explain};
@@ -37,12 +38,13 @@ pub struct PairPanel {
 
 impl PairPanel {
     /// Shows the pair of `selected` and draws its trace into `draw` (category NarrowPhase).
-    pub fn ui(&mut self, ui: &mut Ui, world: &World, selected: Option<usize>, draw: &mut DebugDraw) {
+    pub fn ui(&mut self, ui: &mut Ui, cx: &mut PanelCx) -> Vec<Command> {
+        let (world, selected, draw) = (&cx.sim.world, cx.view.selected, &mut cx.view.extra);
         self.trace = None;
         let n = world.bodies().len();
         let Some(a) = selected.filter(|&a| a < n) else {
             ui.label("Select a body (click it) to explain how it collides with another.");
-            return;
+            return Vec::new();
         };
         let partners = contact_partners(world, a);
         if self.partner.is_some_and(|b| b >= n || b == a) {
@@ -51,7 +53,7 @@ impl PairPanel {
         let b = self.partner.or(partners.first().copied()).or((0..n).find(|&i| i != a));
         let Some(b) = b else {
             ui.label("The scene has no other body to pair with.");
-            return;
+            return Vec::new();
         };
 
         egui::Grid::new("pair_choice").num_columns(2).show(ui, |ui| {
@@ -88,6 +90,7 @@ impl PairPanel {
         show_sat(ui, &trace, (ba.pose.translation + bb.pose.translation) * 0.5, draw);
         self.show_clip(ui, &trace, draw);
         self.trace = Some(trace);
+        Vec::new()
     }
 
     fn show_result(&self, ui: &mut Ui, t: &PairTrace) {

@@ -1,6 +1,7 @@
 //! The profiler panel: ms per step for each phase over the last steps, and a table of the phase
 //! times and counters.
 
+use super::PanelCx;
 use super::{Command, colors};
 use crate::session::sim::History;
 use crate::world::{PHASES, StepProfile};
@@ -63,7 +64,8 @@ pub struct ProfilerPanel {
 }
 
 impl ProfilerPanel {
-    pub fn ui(&mut self, ui: &mut Ui, history: &History) -> Vec<Command> {
+    pub fn ui(&mut self, ui: &mut Ui, cx: &mut PanelCx) -> Vec<Command> {
+        let history = &cx.sim.history;
         let mut commands = Vec::new();
         ui.horizontal_wrapped(|ui| {
             ui.heading("Profiler");

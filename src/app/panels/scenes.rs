@@ -1,6 +1,7 @@
 //! The scene browser: the scene files of a folder with their names and descriptions, any file
 //! through a dialog, saving the current state, recent files, and the last load error.
 
+use super::PanelCx;
 use super::{Command, colors, file_label};
 use crate::scene::Scene;
 use eframe::egui::{self, RichText, Ui};
@@ -67,7 +68,8 @@ impl ScenePanel {
     }
 
     /// Shows the panel. `current` is the open scene's file; `name` and `description` its text.
-    pub fn ui(&mut self, ui: &mut Ui, current: Option<&Path>, name: &str, description: &str) -> Vec<Command> {
+    pub fn ui(&mut self, ui: &mut Ui, cx: &mut PanelCx) -> Vec<Command> {
+        let (current, name, description) = (cx.sim.path.as_deref(), &cx.sim.scene.name, &cx.sim.scene.description);
         let mut commands = Vec::new();
         ui.horizontal_wrapped(|ui| {
             ui.label("Open:");

@@ -1,11 +1,13 @@
 //! The settings panel: every [`Settings`] field, editable while the world runs.
 
-use super::{Command, colors, help, humanize};
+use super::PanelCx;
+use super::widgets::{combo, slider};
+use super::{Command, colors, help};
 use crate::broadphase::{BroadPhaseKind, suggest_cell_size};
 use crate::ccd::CcdMode;
 use crate::narrowphase::NarrowPhaseKind;
 use crate::world::{PositionCorrection, Settings, World};
-use eframe::egui::{self, Response, SliderClamping, Ui};
+use eframe::egui::{self, Response, Ui};
 
 /// Edits a copy of the world's settings and hands back a [`Command::SetSettings`] on change.
 #[derive(Default)]
@@ -39,7 +41,8 @@ pub fn contact_warning(s: &Settings, typical_radius: Option<f32>) -> Option<Stri
 }
 
 impl SettingsPanel {
-    pub fn ui(&mut self, ui: &mut Ui, world: &World, scene_settings: &Settings) -> Vec<Command> {
+    pub fn ui(&mut self, ui: &mut Ui, cx: &mut PanelCx) -> Vec<Command> {
+        let (world, scene_settings) = (&cx.sim.world, &cx.sim.scene.settings);
         let mut s = world.settings.clone();
         let radius = self.typical_radius(world);
 
@@ -247,31 +250,10 @@ fn row(ui: &mut Ui, label: &str, help: &str, add: impl FnOnce(&mut Ui) -> Respon
     ui.end_row();
 }
 
-/// A slider that never changes a value merely by showing it, even one outside its range.
-fn slider<'a, N: egui::emath::Numeric>(value: &'a mut N, range: std::ops::RangeInclusive<N>) -> egui::Slider<'a> {
-    egui::Slider::new(value, range).clamping(SliderClamping::Edits)
-}
-
 fn axis<'a>(value: &'a mut f32, prefix: &str) -> egui::DragValue<'a> {
     egui::DragValue::new(value)
         .speed(0.05)
         .range(-100.0..=100.0)
         .clamp_existing_to_range(false)
         .prefix(prefix.to_owned())
-}
-
-/// A combo box over the variants of a settings enum, named after their Rust names.
-fn combo<T: Copy + PartialEq + std::fmt::Debug>(ui: &mut Ui, id: &str, value: &mut T, all: &[T]) -> Response {
-    let mut r = egui::ComboBox::from_id_salt(id)
-        .selected_text(humanize(&format!("{value:?}")))
-        .show_ui(ui, |ui| {
-            for &v in all {
-                ui.selectable_value(value, v, humanize(&format!("{v:?}")));
-            }
-        })
-        .response;
-    if all.len() < 2 {
-        r = r.on_hover_text("More choices arrive with later issues.");
-    }
-    r
 }

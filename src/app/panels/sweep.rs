@@ -2,6 +2,7 @@
 //! the background (cancellable, with progress), plot a metric against the setting(s) — a line for
 //! one setting, a heat map for two — and apply a chosen point to the live settings.
 
+use super::PanelCx;
 use super::{Command, colors};
 use crate::scene::Scene;
 use crate::sweep::{self, METRIC_NAMES, Outcome, Point, Requirement};
@@ -146,7 +147,8 @@ impl SweepPanel {
         self.require.split(',').map(str::trim).filter(|r| !r.is_empty()).map(Requirement::parse).collect()
     }
 
-    pub fn ui(&mut self, ui: &mut Ui, scene: &Scene, live: &Settings) -> Vec<Command> {
+    pub fn ui(&mut self, ui: &mut Ui, cx: &mut PanelCx) -> Vec<Command> {
+        let (scene, live) = (&cx.sim.scene, &cx.sim.world.settings);
         let mut out = Vec::new();
         self.poll();
         let fields = numeric_fields();

@@ -1,6 +1,7 @@
 //! The timeline panel: record / stop, open, save and verify recordings, and a scrubber over the
 //! recorded steps with event markers (one colour per kind, each kind filterable).
 
+use super::PanelCx;
 use super::{Command, colors};
 use crate::record::{Event, EventKind};
 use crate::session::record::{RecordCommand, Review};
@@ -49,7 +50,8 @@ impl TimelinePanel {
         self.shown[kind_index(kind)]
     }
 
-    pub fn ui(&mut self, ui: &mut Ui, sim: &Simulation) -> Vec<Command> {
+    pub fn ui(&mut self, ui: &mut Ui, cx: &mut PanelCx) -> Vec<Command> {
+        let sim = cx.sim;
         let mut out = Vec::new();
         let rec = |c| Command::Record(c);
         ui.horizontal_wrapped(|ui| {

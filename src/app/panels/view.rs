@@ -1,14 +1,16 @@
 //! The view panel: which debug layers the 3D view draws, how bodies are coloured, the camera.
 
 use super::Command;
-use crate::app::viewport::{Camera, ColorMode, ViewOptions};
+use super::PanelCx;
+use crate::app::viewport::ColorMode;
 use eframe::egui::{self, Ui};
 
 #[derive(Default)]
 pub struct ViewPanel;
 
 impl ViewPanel {
-    pub fn ui(&mut self, ui: &mut Ui, view: &mut ViewOptions, camera: &mut Camera) -> Vec<Command> {
+    pub fn ui(&mut self, ui: &mut Ui, cx: &mut PanelCx) -> Vec<Command> {
+        let (view, camera) = (&mut *cx.view, &mut *cx.camera);
         let mut commands = Vec::new();
         ui.strong("Debug layers");
         let l = &mut view.layers;

@@ -2,8 +2,8 @@
 //! body smaller on screen than a few pixels is drawn at a minimum size with a ring around it.
 
 use super::{Camera, ViewOptions};
-use crate::math::Vec3;
 use crate::BodyKind;
+use crate::math::Vec3;
 use crate::world::World;
 use eframe::egui::{self, Color32, Rect, Stroke};
 
