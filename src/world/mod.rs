@@ -15,7 +15,7 @@ pub use crate::timer::PhaseTimer;
 pub use guard::Fault;
 pub use hash::state_hash;
 pub use profile::{PHASES, StepProfile};
-pub use snapshot::{BodyState, Snapshot, WarmEntry};
+pub use snapshot::{BodySnapshot, Snapshot, WarmEntry};
 
 use crate::broadphase::{self, BroadPhase, BroadPhaseParams};
 use crate::ccd::{self, CcdMode, CcdSweep, ToiEvent};

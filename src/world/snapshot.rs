@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 /// One body's full state.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct BodyState {
+pub struct BodySnapshot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     pub kind: BodyKind,
@@ -56,7 +56,7 @@ pub struct WarmEntry {
 pub struct Snapshot {
     pub step: u64,
     pub settings: Settings,
-    pub bodies: Vec<BodyState>,
+    pub bodies: Vec<BodySnapshot>,
     pub warm_cache: Vec<WarmEntry>,
 }
 
@@ -106,7 +106,7 @@ impl World {
         let bodies = self
             .bodies
             .iter()
-            .map(|b| BodyState {
+            .map(|b| BodySnapshot {
                 name: b.name.clone(),
                 kind: b.kind,
                 shape: shape_desc(&b.shape),

@@ -5,7 +5,7 @@
 
 use crate::geometry::Shape;
 use crate::math::{Mat3, Pose, Real, Vec3};
-use crate::narrowphase::gjk::closest::{GJK_REL_TOL, GJK_TOUCH_TOL, MAX_GJK_ITERATIONS, s1d, s2d, s3d};
+use crate::narrowphase::gjk::closest::{GJK_REL_TOL, GJK_TOUCH_TOL, MAX_GJK_ITERATIONS, rounding, s1d, s2d, s3d};
 use crate::narrowphase::gjk::voronoi;
 
 /// The farthest vertex of a point set along `d`.
@@ -294,13 +294,4 @@ fn intersect_local(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real, start:
 #[inline(always)]
 fn box_support(h: Vec3, d: Vec3) -> Vec3 {
     Vec3::select(d.cmplt(Vec3::ZERO), -h, h)
-}
-
-/// The radius a shape's core is rounded by.
-fn rounding(s: &Shape) -> Real {
-    match s {
-        Shape::Sphere(x) => x.radius,
-        Shape::Capsule(x) => x.radius,
-        Shape::Cuboid(_) | Shape::ConvexHull(_) => 0.0,
-    }
 }

@@ -153,7 +153,7 @@ unsafe fn support_pair_avx(a: &Lanes, b: &Lanes, d: Vec3) -> (Vec3, Vec3) {
 }
 
 /// The radius a shape's core is rounded by (no support query needed).
-fn rounding(s: &Shape) -> Real {
+pub(in crate::narrowphase) fn rounding(s: &Shape) -> Real {
     match s {
         Shape::Sphere(x) => x.radius,
         Shape::Capsule(x) => x.radius,
