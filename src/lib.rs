@@ -1,6 +1,8 @@
 //! Collidoscope's engine: a headless, deterministic rigid-body pipeline whose every phase can
 //! be switched, timed and inspected. The desktop app (feature `gui`) only reads it.
 
+#![warn(unreachable_pub)]
+
 #[cfg(feature = "gui")]
 pub mod app;
 pub mod broadphase;

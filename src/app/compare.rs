@@ -22,7 +22,7 @@ const ONLY_IN_B: [f32; 3] = [0.85, 0.3, 0.95];
 const A_COLOR: Color32 = Color32::from_rgb(90, 170, 255);
 const B_COLOR: Color32 = Color32::from_rgb(255, 150, 60);
 
-pub struct CompareView {
+pub(super) struct CompareView {
     /// The view of world A, made beside the app's viewport the first time it is needed.
     a_view: Option<Viewport>,
     /// Divergence (m) drawn at the red end of the colour scale.
@@ -40,7 +40,7 @@ impl Default for CompareView {
 impl CompareView {
     /// Draws the central area: the app's viewport alone, or A and B side by side with the
     /// comparison below. Returns what the user did in B's view (the app's world).
-    pub fn ui(
+    pub(super) fn ui(
         &mut self,
         ui: &mut Ui,
         main: &mut Viewport,
@@ -210,7 +210,7 @@ impl CompareView {
 
 /// One colour per body of B: blue (none) to red (`full_scale` or more); B-only bodies purple,
 /// static bodies their usual grey.
-pub fn divergence_colors(p: &Partner, b: &World, full_scale: Real) -> Vec<[f32; 3]> {
+pub(super) fn divergence_colors(p: &Partner, b: &World, full_scale: Real) -> Vec<[f32; 3]> {
     let bodies = b.bodies();
     p.divergence
         .iter()
@@ -225,7 +225,7 @@ pub fn divergence_colors(p: &Partner, b: &World, full_scale: Real) -> Vec<[f32; 
 
 /// The legend of [`divergence_colors`]: which engine each side is, the scale in steps of a
 /// quarter, then the other colours.
-pub fn divergence_legend(full_scale: Real, p: &Partner) -> Vec<(String, [f32; 3])> {
+pub(super) fn divergence_legend(full_scale: Real, p: &Partner) -> Vec<(String, [f32; 3])> {
     // A is always Collidoscope: the copy, or with a rapier partner the app's world.
     let mut entries = vec![(format!("A: Collidoscope · B: {}", p.engine_label()), rgb(B_COLOR))];
     entries.extend((0..=4).map(|k| {

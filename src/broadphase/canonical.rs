@@ -18,26 +18,26 @@ pub(super) struct PairKeys {
 
 impl PairKeys {
     /// Forgets the pairs of the last update.
-    pub fn clear(&mut self) {
+    pub(super) fn clear(&mut self) {
         self.keys.clear();
     }
 
     /// Records the pair of `i` and `j` (in either order; `i != j`).
     #[inline]
-    pub fn push(&mut self, i: u32, j: u32) {
+    pub(super) fn push(&mut self, i: u32, j: u32) {
         self.keys.push(((i.min(j) as u64) << 32) | i.max(j) as u64);
     }
 
     /// Sorts the recorded pairs of bodies below `n` and returns their keys, `i << 32 | j`, in
     /// canonical order.
-    pub fn sorted(&mut self, n: usize) -> &[u64] {
+    pub(super) fn sorted(&mut self, n: usize) -> &[u64] {
         self.sort(n);
         &self.keys
     }
 
     /// Sorts the recorded pairs of bodies below `n` and writes them to `pairs`, replacing what
     /// was there.
-    pub fn finish(&mut self, n: usize, pairs: &mut Vec<(u32, u32)>) {
+    pub(super) fn finish(&mut self, n: usize, pairs: &mut Vec<(u32, u32)>) {
         self.sort(n);
         pairs.clear();
         pairs.extend(self.keys.iter().map(|&k| ((k >> 32) as u32, k as u32)));

@@ -3,10 +3,10 @@
 use crate::debug_draw::Color;
 
 /// Most boxes a structure draws, so that a huge scene cannot flood the viewer.
-pub const MAX_DRAWN_BOXES: usize = 20_000;
+pub(super) const MAX_DRAWN_BOXES: usize = 20_000;
 
 /// A colour for tree depth `depth`: hues cycle so neighbouring levels differ clearly.
-pub fn depth_color(depth: u32) -> Color {
+pub(super) fn depth_color(depth: u32) -> Color {
     const HUES: [Color; 6] = [
         [1.0, 0.35, 0.35, 0.9],
         [1.0, 0.75, 0.2, 0.9],
@@ -20,7 +20,7 @@ pub fn depth_color(depth: u32) -> Color {
 
 /// A colour for a cell holding `count` bodies out of at most `max`: blue when alone, through
 /// green and yellow, to red for the fullest.
-pub fn count_color(count: u32, max: u32) -> Color {
+pub(super) fn count_color(count: u32, max: u32) -> Color {
     let t = if max <= 1 { 0.0 } else { (count.saturating_sub(1)) as f32 / (max - 1) as f32 };
     let t = t.clamp(0.0, 1.0);
     let (r, g, b) = if t < 0.5 {

@@ -22,7 +22,7 @@ pub(super) enum Kernel {
 
 impl Kernel {
     /// The widest kernel this CPU runs.
-    pub fn best() -> Kernel {
+    pub(super) fn best() -> Kernel {
         #[cfg(target_arch = "x86_64")]
         {
             if crate::simd::avx() { Kernel::Avx } else { Kernel::Sse2 }
@@ -33,7 +33,7 @@ impl Kernel {
 
     /// Every kernel this CPU runs, for tests.
     #[cfg(test)]
-    pub fn available() -> Vec<Kernel> {
+    pub(super) fn available() -> Vec<Kernel> {
         let mut v = vec![Kernel::Portable];
         #[cfg(target_arch = "x86_64")]
         {
@@ -66,12 +66,12 @@ impl Default for SoaBoxes {
 
 impl SoaBoxes {
     /// Loads `aabbs` in world axis order.
-    pub fn load<'a>(&mut self, aabbs: impl Iterator<Item = &'a Aabb>) {
+    pub(super) fn load<'a>(&mut self, aabbs: impl Iterator<Item = &'a Aabb>) {
         self.load_axes(aabbs, [0, 1, 2]);
     }
 
     /// Loads `aabbs` with world axis `axes[k]` stored as axis `k`.
-    pub fn load_axes<'a>(&mut self, aabbs: impl Iterator<Item = &'a Aabb>, axes: [usize; 3]) {
+    pub(super) fn load_axes<'a>(&mut self, aabbs: impl Iterator<Item = &'a Aabb>, axes: [usize; 3]) {
         self.axes = axes;
         for v in self.lo.iter_mut().chain(self.hi.iter_mut()) {
             v.clear();
@@ -86,46 +86,46 @@ impl SoaBoxes {
 
     /// Forces a kernel (tests compare them all).
     #[cfg(test)]
-    pub fn set_kernel(&mut self, kernel: Kernel) {
+    pub(super) fn set_kernel(&mut self, kernel: Kernel) {
         self.kernel = kernel;
     }
 
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.lo[0].len()
     }
 
     /// Minima on stored axis 0 (the sweep axis).
-    pub fn lo0(&self) -> &[Real] {
+    pub(super) fn lo0(&self) -> &[Real] {
         &self.lo[0]
     }
 
     /// Maxima on stored axis 0.
-    pub fn hi0(&self) -> &[Real] {
+    pub(super) fn hi0(&self) -> &[Real] {
         &self.hi[0]
     }
 
     /// `aabb` as a query in the stored axis order.
     #[inline]
-    pub fn query_of(&self, aabb: &Aabb) -> Query {
+    pub(super) fn query_of(&self, aabb: &Aabb) -> Query {
         let a = self.axes;
         [aabb.min[a[0]], aabb.min[a[1]], aabb.min[a[2]], aabb.max[a[0]], aabb.max[a[1]], aabb.max[a[2]]]
     }
 
     /// Stored box `j` as a query.
     #[inline]
-    pub fn query_at(&self, j: usize) -> Query {
+    pub(super) fn query_at(&self, j: usize) -> Query {
         [self.lo[0][j], self.lo[1][j], self.lo[2][j], self.hi[0][j], self.hi[1][j], self.hi[2][j]]
     }
 
     /// Calls `hit(j)` for every `j >= from` whose box overlaps `a`, in ascending order.
     #[inline]
-    pub fn overlapping(&self, a: &Aabb, from: usize, hit: impl FnMut(usize)) {
+    pub(super) fn overlapping(&self, a: &Aabb, from: usize, hit: impl FnMut(usize)) {
         self.scan::<false>(&self.query_of(a), from, hit);
     }
 
     /// Calls `hit(j)` for every `j >= from` whose box overlaps the query `q`, in ascending order.
     #[inline]
-    pub fn scan_all(&self, q: &Query, from: usize, hit: impl FnMut(usize)) {
+    pub(super) fn scan_all(&self, q: &Query, from: usize, hit: impl FnMut(usize)) {
         self.scan::<false>(q, from, hit);
     }
 
@@ -133,7 +133,7 @@ impl SoaBoxes {
     /// stored-axis-0 minimum (sweep order): stops at the first box starting beyond `q`'s
     /// maximum on that axis. Returns how many boxes from `from` on overlap `q` on that axis.
     #[inline]
-    pub fn overlapping_sorted(&self, q: &Query, from: usize, hit: impl FnMut(usize)) -> usize {
+    pub(super) fn overlapping_sorted(&self, q: &Query, from: usize, hit: impl FnMut(usize)) -> usize {
         self.scan::<true>(q, from, hit)
     }
 

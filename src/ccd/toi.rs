@@ -176,7 +176,7 @@ pub fn advance(a: &Shape, sa: &Sweep, b: &Shape, sb: &Sweep, target: Real) -> Ad
 
 /// The gap between the posed shapes along the unit direction `n` (from A to B): B's lowest
 /// point along `n` less A's highest. Never more than their distance.
-pub fn axis_gap(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, n: Vec3) -> Real {
+pub(super) fn axis_gap(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, n: Vec3) -> Real {
     let top_a = n.dot(pa.transform_point(a.support(pa.inverse_transform_vector(n))));
     let bottom_b = n.dot(pb.transform_point(b.support(pb.inverse_transform_vector(-n))));
     bottom_b - top_a

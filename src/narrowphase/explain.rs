@@ -79,7 +79,7 @@ pub fn explain(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, tol: Tolerance, metho
 }
 
 /// Boundary points of `A - B` in world orientation.
-pub fn minkowski_points(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose) -> Vec<Vec3> {
+pub(super) fn minkowski_points(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose) -> Vec<Vec3> {
     let pair = MinkowskiPair::new(a, pa, b, pb);
     let corners = |s: &Shape, p: &Pose| -> Option<Vec<Vec3>> {
         match s {

@@ -10,7 +10,7 @@ use crate::rules;
 pub const MAX_BODIES: u64 = 1_000_000;
 
 /// How many bodies a generator makes: exact for any counts (three `u32` factors fit in `u128`).
-pub fn count(g: &Generator) -> u128 {
+pub(super) fn count(g: &Generator) -> u128 {
     match g {
         Generator::Pyramid { base, .. } => (*base as u128) * (*base as u128 + 1) / 2,
         Generator::Grid { counts, .. } => counts.0 as u128 * counts.1 as u128 * counts.2 as u128,
@@ -20,7 +20,7 @@ pub fn count(g: &Generator) -> u128 {
 
 /// Checks what parsing cannot: the rain's box and shape list, and that every generated body
 /// lies within the coordinate range.
-pub fn validate(g: &Generator) -> Result<(), (String, String)> {
+pub(super) fn validate(g: &Generator) -> Result<(), (String, String)> {
     let within = |field: &str, far: Vec3| {
         rules::coordinate_vec3(far).map_err(|e| (field.to_string(), format!("the farthest body would be at {e}")))
     };
@@ -123,7 +123,7 @@ impl Clearance {
 }
 
 /// Appends the generator's bodies to `out`.
-pub fn expand(g: &Generator, out: &mut Vec<BodyDesc>) {
+pub(super) fn expand(g: &Generator, out: &mut Vec<BodyDesc>) {
     match g {
         Generator::Pyramid { base, half_extent, origin, gap, material } => {
             let (h, step) = (*half_extent, 2.0 * half_extent + gap);

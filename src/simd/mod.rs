@@ -11,7 +11,7 @@
 //!   so the same bits, in fewer instructions (three-operand VEX forms, `tzcnt`) and with the
 //!   AVX kernels inlined instead of called.
 
-pub mod lanes8;
+pub(crate) mod lanes8;
 
 /// Defines `fn $name(args) -> T` that runs `$inner` (an `#[inline(always)]` function with
 /// those arguments) in a copy compiled for x86-64-v3 when the CPU runs it ([`x86_64_v3`]),
@@ -53,15 +53,15 @@ pub(crate) use v3_dispatch;
 mod level {
     use std::sync::atomic::{AtomicU8, Ordering};
 
-    pub const KNOWN: u8 = 1;
-    pub const AVX: u8 = 2;
-    pub const AVX2: u8 = 4;
-    pub const V3: u8 = 8;
+    pub(super) const KNOWN: u8 = 1;
+    pub(super) const AVX: u8 = 2;
+    pub(super) const AVX2: u8 = 4;
+    pub(super) const V3: u8 = 8;
 
     static LEVEL: AtomicU8 = AtomicU8::new(0);
 
     #[inline]
-    pub fn get() -> u8 {
+    pub(super) fn get() -> u8 {
         match LEVEL.load(Ordering::Relaxed) {
             0 => detect(),
             level => level,
@@ -83,7 +83,7 @@ mod level {
 
 /// The CPU runs AVX (256-bit floating-point registers).
 #[inline]
-pub fn avx() -> bool {
+pub(crate) fn avx() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         level::get() & level::AVX != 0
@@ -96,7 +96,7 @@ pub fn avx() -> bool {
 
 /// The CPU runs AVX2 (and so AVX).
 #[inline]
-pub fn avx2() -> bool {
+pub(crate) fn avx2() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         level::get() & level::AVX2 != 0
@@ -110,7 +110,7 @@ pub fn avx2() -> bool {
 /// The CPU runs every feature the routines' second copies are compiled with (AVX, AVX2, BMI1,
 /// BMI2, LZCNT, POPCNT: the x86-64-v3 level without FMA, which nothing here uses).
 #[inline]
-pub fn x86_64_v3() -> bool {
+pub(crate) fn x86_64_v3() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         level::get() & level::V3 != 0

@@ -38,7 +38,7 @@ impl Guard {
     /// Keeps the poses the bodies start the step with. A body made non-finite since the last
     /// step (through [`World::body_mut`](super::World::body_mut)) is frozen first, as an
     /// `"edit"` fault, so the solver never sees it.
-    pub fn begin(&mut self, bodies: &mut [Body], step: u64) {
+    pub(super) fn begin(&mut self, bodies: &mut [Body], step: u64) {
         self.faults.clear();
         self.start.clear();
         self.check(bodies, step, "edit");
@@ -47,7 +47,7 @@ impl Guard {
 
     /// Freezes every body whose state is not finite after `phase`: back at its pose at the start
     /// of the step, at rest, static.
-    pub fn check(&mut self, bodies: &mut [Body], step: u64, phase: &'static str) {
+    pub(super) fn check(&mut self, bodies: &mut [Body], step: u64, phase: &'static str) {
         for (i, b) in bodies.iter_mut().enumerate() {
             let finite = b.pose.translation.is_finite()
                 && b.pose.rotation.is_finite()
@@ -70,7 +70,7 @@ impl Guard {
 
     /// Drops the warm-start impulses of every pair with a body frozen in this step: they came
     /// from its non-finite state and would carry it into its neighbours at the next step.
-    pub fn forget_impulses(&self, cache: &mut WarmCache) {
+    pub(super) fn forget_impulses(&self, cache: &mut WarmCache) {
         if self.faults.is_empty() {
             return;
         }

@@ -30,12 +30,12 @@ fn same_bits(a: &Aabb, b: &Aabb) -> bool {
 
 impl IdlePairs {
     /// Forgets the kept update: a body or the settings may have changed.
-    pub fn forget(&mut self) {
+    pub(super) fn forget(&mut self) {
         self.valid_for = None;
     }
 
     /// Keeps an update made in a quiet step: `pairs` as the structure returned them.
-    pub fn keep(&mut self, pairs: &[(u32, u32)], stats: BroadPhaseStats) {
+    pub(super) fn keep(&mut self, pairs: &[(u32, u32)], stats: BroadPhaseStats) {
         self.candidates.clear();
         self.candidates.extend_from_slice(pairs);
         self.stats = stats;
@@ -44,7 +44,7 @@ impl IdlePairs {
     /// At the end of a step: the kept update still describes the bodies if the step was quiet
     /// (sleeping, static and kinematic bodies only; kinematic boxes are checked at reuse) and
     /// woke nobody, since a body woken and put back to sleep within the step may have moved.
-    pub fn end_step(&mut self, quiet: bool, woke: bool, settings: &Settings) {
+    pub(super) fn end_step(&mut self, quiet: bool, woke: bool, settings: &Settings) {
         if quiet && !woke {
             if self.valid_for.as_ref() != Some(settings) {
                 self.valid_for = Some(settings.clone());
@@ -56,7 +56,14 @@ impl IdlePairs {
 
     /// Whether a quiet step may reuse the kept update: same settings, every body indexed, and
     /// every kinematic body's box (with the step's `margin`) the one the update saw.
-    pub fn reusable(&self, settings: &Settings, bodies: &[Body], aabbs: &[Aabb], indexed: usize, margin: f32) -> bool {
+    pub(super) fn reusable(
+        &self,
+        settings: &Settings,
+        bodies: &[Body],
+        aabbs: &[Aabb],
+        indexed: usize,
+        margin: f32,
+    ) -> bool {
         self.valid_for.as_ref() == Some(settings)
             && indexed == bodies.len()
             && aabbs.len() == bodies.len()
@@ -68,13 +75,13 @@ impl IdlePairs {
     }
 
     /// The kept update's pairs, before the world's filter.
-    pub fn candidates(&self) -> &[(u32, u32)] {
+    pub(super) fn candidates(&self) -> &[(u32, u32)] {
         &self.candidates
     }
 
     /// The profile's counters for a step that reused the update: the pairs and the structure
     /// are as the update left them; the work counters are zero, since no work was done.
-    pub fn reused_stats(&self) -> BroadPhaseStats {
+    pub(super) fn reused_stats(&self) -> BroadPhaseStats {
         BroadPhaseStats { aabb_tests: 0, swaps: 0, reinserted: 0, update_ms: 0.0, pairs_ms: 0.0, ..self.stats }
     }
 }

@@ -43,7 +43,7 @@ fn disturbs(b: &Body) -> bool {
 
 /// Wakes every sleeping body that touches a disturbing body, with the whole island it fell
 /// asleep with. Returns whether it woke any.
-pub fn wake_touched(bodies: &mut [Body], contacts: &[Contact]) -> bool {
+pub(super) fn wake_touched(bodies: &mut [Body], contacts: &[Contact]) -> bool {
     // Islands to wake, by the id they fell asleep with (or the body itself when it has none).
     let mut wake: Vec<u32> = Vec::new();
     for c in contacts {
@@ -68,7 +68,7 @@ pub fn wake_touched(bodies: &mut [Body], contacts: &[Contact]) -> bool {
 }
 
 /// Advances sleep timers and puts islands whose every body has rested `sleep_time` to sleep.
-pub fn update(bodies: &mut [Body], contacts: &[Contact], settings: &Settings) {
+pub(super) fn update(bodies: &mut [Body], contacts: &[Contact], settings: &Settings) {
     let dt = settings.dt;
     for b in bodies.iter_mut().filter(|b| b.is_dynamic() && !b.asleep) {
         // Spin counts by the speed it gives the body's farthest point, so a large slow roll and a

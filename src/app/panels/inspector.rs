@@ -11,7 +11,7 @@ use eframe::egui::{self, RichText, Ui};
 use egui_plot::{Line, Plot, PlotPoints};
 
 #[derive(Default)]
-pub struct InspectorPanel {
+pub(crate) struct InspectorPanel {
     filter: String,
     /// The series of the history plot, an index into [`TRACE_SERIES`].
     series: usize,
@@ -19,7 +19,7 @@ pub struct InspectorPanel {
 
 impl InspectorPanel {
     /// Plots series `k` of [`TRACE_SERIES`] (out of range: the first).
-    pub fn set_series(&mut self, k: usize) {
+    pub(crate) fn set_series(&mut self, k: usize) {
         self.series = if k < TRACE_SERIES.len() { k } else { 0 };
     }
 
@@ -84,7 +84,7 @@ impl InspectorPanel {
         );
     }
 
-    pub fn ui(&mut self, ui: &mut Ui, cx: &mut PanelCx) -> Vec<Command> {
+    pub(crate) fn ui(&mut self, ui: &mut Ui, cx: &mut PanelCx) -> Vec<Command> {
         let (world, trace, pinned) = (&cx.sim.world, &cx.sim.trace, &cx.sim.pinned);
         let (selected, dragging) = (cx.view.selected, cx.sim.drag.map(|d| d.body));
         let mut commands = Vec::new();

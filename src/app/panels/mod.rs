@@ -10,16 +10,16 @@ mod settings;
 mod sweep;
 mod timeline;
 mod view;
-pub mod widgets;
+pub(super) mod widgets;
 
-pub use inspector::InspectorPanel;
-pub use pair::PairPanel;
-pub use profiler::{ProfilerPanel, ProfilerPrefs};
-pub use scenes::ScenePanel;
-pub use settings::SettingsPanel;
-pub use sweep::SweepPanel;
-pub use timeline::TimelinePanel;
-pub use view::ViewPanel;
+pub(super) use inspector::InspectorPanel;
+pub(super) use pair::PairPanel;
+pub(super) use profiler::{ProfilerPanel, ProfilerPrefs};
+pub(super) use scenes::ScenePanel;
+pub(super) use settings::SettingsPanel;
+pub(super) use sweep::SweepPanel;
+pub(super) use timeline::TimelinePanel;
+pub(super) use view::ViewPanel;
 
 use super::viewport::{Camera, ViewOptions};
 use crate::session::Simulation;
@@ -59,19 +59,19 @@ pub enum Command {
 }
 
 /// Colours shared by the panels: large, high-contrast text for a projector.
-pub mod colors {
+pub(super) mod colors {
     use eframe::egui::Color32;
-    pub const ERROR: Color32 = Color32::from_rgb(255, 110, 100);
-    pub const OK: Color32 = Color32::from_rgb(120, 220, 140);
-    pub const WARN: Color32 = Color32::from_rgb(255, 200, 90);
+    pub(crate) const ERROR: Color32 = Color32::from_rgb(255, 110, 100);
+    pub(crate) const OK: Color32 = Color32::from_rgb(120, 220, 140);
+    pub(crate) const WARN: Color32 = Color32::from_rgb(255, 200, 90);
 }
 
-pub use crate::session::file_label;
+pub(super) use crate::session::file_label;
 
 /// `SweepAndPrune` → `Sweep and prune`: an enum variant's name as words.
 /// A length in a unit that suits it: metres with two decimals from 1 m, else millimetres (to
 /// the micrometre) or micrometres, without trailing zeros.
-pub fn length_text(m: f32) -> String {
+pub(super) fn length_text(m: f32) -> String {
     let trimmed = |v: f32, decimals: usize, unit: &str| {
         let t = format!("{v:.decimals$}");
         format!("{} {unit}", t.trim_end_matches('0').trim_end_matches('.'))
@@ -85,7 +85,7 @@ pub fn length_text(m: f32) -> String {
     }
 }
 
-pub fn humanize(variant: &str) -> String {
+pub(super) fn humanize(variant: &str) -> String {
     let mut out = String::with_capacity(variant.len() + 4);
     for (i, c) in variant.chars().enumerate() {
         if c.is_uppercase() && i > 0 {

@@ -54,7 +54,7 @@ impl Default for ProfilerPrefs {
 }
 
 #[derive(Default)]
-pub struct ProfilerPanel {
+pub(crate) struct ProfilerPanel {
     pub prefs: ProfilerPrefs,
     /// While paused, the plot shows this copy and ignores new steps.
     frozen: Option<History>,
@@ -64,7 +64,7 @@ pub struct ProfilerPanel {
 }
 
 impl ProfilerPanel {
-    pub fn ui(&mut self, ui: &mut Ui, cx: &mut PanelCx) -> Vec<Command> {
+    pub(crate) fn ui(&mut self, ui: &mut Ui, cx: &mut PanelCx) -> Vec<Command> {
         let history = &cx.sim.history;
         let mut commands = Vec::new();
         ui.horizontal_wrapped(|ui| {
@@ -126,7 +126,7 @@ impl ProfilerPanel {
     }
 
     /// The history to export: what the plot shows.
-    pub fn export_source<'a>(&'a self, live: &'a History) -> &'a History {
+    pub(crate) fn export_source<'a>(&'a self, live: &'a History) -> &'a History {
         self.frozen.as_ref().unwrap_or(live)
     }
 }

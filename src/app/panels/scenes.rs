@@ -8,7 +8,7 @@ use eframe::egui::{self, RichText, Ui};
 use std::path::{Path, PathBuf};
 
 /// How many recent files are kept.
-pub const MAX_RECENT: usize = 10;
+pub(super) const MAX_RECENT: usize = 10;
 
 /// One `.ron` file of the folder, read once per refresh.
 struct Entry {

@@ -11,7 +11,7 @@ use eframe::egui::{self, Response, Ui};
 
 /// Edits a copy of the world's settings and hands back a [`Command::SetSettings`] on change.
 #[derive(Default)]
-pub struct SettingsPanel {
+pub(crate) struct SettingsPanel {
     /// The last rejected edit, shown until the next valid one.
     error: Option<String>,
     /// (body count, typical body radius) for the epsilon readout, recomputed when bodies change.
@@ -21,7 +21,7 @@ pub struct SettingsPanel {
 /// A warning when the contact tolerances do not make sense together or for the scene's bodies:
 /// sharp shapes count as touching up to √ε apart, which must stay well inside the speculative
 /// distance and small beside the bodies.
-pub fn contact_warning(s: &Settings, typical_radius: Option<f32>) -> Option<String> {
+pub(super) fn contact_warning(s: &Settings, typical_radius: Option<f32>) -> Option<String> {
     let gap = s.contact_epsilon.sqrt();
     if gap > 0.5 * s.speculative_distance {
         return Some(format!(
@@ -41,7 +41,7 @@ pub fn contact_warning(s: &Settings, typical_radius: Option<f32>) -> Option<Stri
 }
 
 impl SettingsPanel {
-    pub fn ui(&mut self, ui: &mut Ui, cx: &mut PanelCx) -> Vec<Command> {
+    pub(crate) fn ui(&mut self, ui: &mut Ui, cx: &mut PanelCx) -> Vec<Command> {
         let (world, scene_settings) = (&cx.sim.world, &cx.sim.scene.settings);
         let mut s = world.settings.clone();
         let radius = self.typical_radius(world);

@@ -9,7 +9,7 @@ use crate::session::sim::{SPEED_RANGE, Simulation};
 use eframe::egui::{self, Color32, Pos2, Rect, RichText, Sense, Stroke, Ui, pos2, vec2};
 
 /// The marker colour of each event kind, in the order of [`EventKind::ALL`].
-pub const KIND_COLORS: [Color32; 8] = [
+pub(super) const KIND_COLORS: [Color32; 8] = [
     Color32::from_rgb(90, 200, 255),  // time of impact
     Color32::from_rgb(150, 160, 200), // fell asleep
     Color32::from_rgb(120, 220, 140), // new contact
@@ -20,7 +20,7 @@ pub const KIND_COLORS: [Color32; 8] = [
     Color32::from_rgb(255, 255, 255), // non-finite state
 ];
 
-pub fn kind_color(kind: EventKind) -> Color32 {
+pub(super) fn kind_color(kind: EventKind) -> Color32 {
     KIND_COLORS[kind_index(kind)]
 }
 
@@ -34,7 +34,7 @@ const TRACK: f32 = 8.0;
 /// A click this close (points) to a marker picks it.
 const PICK: f32 = 5.0;
 
-pub struct TimelinePanel {
+pub(crate) struct TimelinePanel {
     /// Which event kinds are drawn, in the order of [`EventKind::ALL`].
     pub shown: [bool; 8],
 }
@@ -46,11 +46,11 @@ impl Default for TimelinePanel {
 }
 
 impl TimelinePanel {
-    pub fn shows(&self, kind: EventKind) -> bool {
+    pub(crate) fn shows(&self, kind: EventKind) -> bool {
         self.shown[kind_index(kind)]
     }
 
-    pub fn ui(&mut self, ui: &mut Ui, cx: &mut PanelCx) -> Vec<Command> {
+    pub(crate) fn ui(&mut self, ui: &mut Ui, cx: &mut PanelCx) -> Vec<Command> {
         let sim = cx.sim;
         let mut out = Vec::new();
         let rec = |c| Command::Record(c);

@@ -6,10 +6,10 @@ use crate::app::viewport::ColorMode;
 use eframe::egui::{self, Ui};
 
 #[derive(Default)]
-pub struct ViewPanel;
+pub(crate) struct ViewPanel;
 
 impl ViewPanel {
-    pub fn ui(&mut self, ui: &mut Ui, cx: &mut PanelCx) -> Vec<Command> {
+    pub(crate) fn ui(&mut self, ui: &mut Ui, cx: &mut PanelCx) -> Vec<Command> {
         let (view, camera) = (&mut *cx.view, &mut *cx.camera);
         let mut commands = Vec::new();
         ui.strong("Debug layers");

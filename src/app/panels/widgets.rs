@@ -4,12 +4,20 @@ use super::humanize;
 use eframe::egui::{self, Response, SliderClamping, Ui};
 
 /// A slider that never changes a value merely by showing it, even one outside its range.
-pub fn slider<'a, N: egui::emath::Numeric>(value: &'a mut N, range: std::ops::RangeInclusive<N>) -> egui::Slider<'a> {
+pub(crate) fn slider<'a, N: egui::emath::Numeric>(
+    value: &'a mut N,
+    range: std::ops::RangeInclusive<N>,
+) -> egui::Slider<'a> {
     egui::Slider::new(value, range).clamping(SliderClamping::Edits)
 }
 
 /// A combo box over the variants of a settings enum, named after their Rust names.
-pub fn combo<T: Copy + PartialEq + std::fmt::Debug>(ui: &mut Ui, id: &str, value: &mut T, all: &[T]) -> Response {
+pub(crate) fn combo<T: Copy + PartialEq + std::fmt::Debug>(
+    ui: &mut Ui,
+    id: &str,
+    value: &mut T,
+    all: &[T],
+) -> Response {
     egui::ComboBox::from_id_salt(id)
         .selected_text(humanize(&format!("{value:?}")))
         .show_ui(ui, |ui| {

@@ -5,12 +5,12 @@ use crate::math::Vec3;
 use eframe::egui::{self, Color32, FontId, Pos2, Stroke};
 
 /// Colours of the x, y and z slabs (and axes), and of their intersection.
-pub const AXIS_COLORS: [Color32; 3] =
+pub(super) const AXIS_COLORS: [Color32; 3] =
     [Color32::from_rgb(240, 95, 85), Color32::from_rgb(110, 215, 110), Color32::from_rgb(95, 155, 255)];
-pub const RESULT: Color32 = Color32::from_rgb(255, 210, 80);
-pub const INSIDE: Color32 = Color32::from_rgb(110, 220, 130);
-pub const OUTSIDE: Color32 = Color32::from_rgb(255, 105, 95);
-pub const FAINT: Color32 = Color32::from_rgba_premultiplied(150, 155, 165, 150);
+pub(super) const RESULT: Color32 = Color32::from_rgb(255, 210, 80);
+pub(super) const INSIDE: Color32 = Color32::from_rgb(110, 220, 130);
+pub(super) const OUTSIDE: Color32 = Color32::from_rgb(255, 105, 95);
+pub(super) const FAINT: Color32 = Color32::from_rgba_premultiplied(150, 155, 165, 150);
 
 pub struct View<'a> {
     pub painter: &'a egui::Painter,

@@ -13,10 +13,10 @@ use std::sync::Arc;
 use wgpu::util::DeviceExt;
 
 /// The colour format egui expects of a native texture (sRGB-encoded values, no conversion).
-pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
-pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+pub(super) const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
+pub(super) const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 /// 4× MSAA: every WebGPU implementation, lavapipe included, supports it for these formats.
-pub const SAMPLES: u32 = 4;
+pub(super) const SAMPLES: u32 = 4;
 /// Background, sRGB.
 const CLEAR: wgpu::Color = wgpu::Color { r: 0.105, g: 0.115, b: 0.14, a: 1.0 };
 /// A hull mesh nobody drew for this many frames is freed.
@@ -118,7 +118,7 @@ impl Target {
 }
 
 /// Everything on the GPU for one viewport; lives in egui's callback resources.
-pub struct ViewportGpu {
+pub(super) struct ViewportGpu {
     mesh_pipeline: wgpu::RenderPipeline,
     line_pipeline: wgpu::RenderPipeline,
     point_pipeline: wgpu::RenderPipeline,
@@ -137,10 +137,10 @@ pub struct ViewportGpu {
 
 /// All viewports' GPU state, keyed by viewport id (the type map holds one value per type).
 #[derive(Default)]
-pub struct ViewportGpus(pub HashMap<u64, ViewportGpu>);
+pub(super) struct ViewportGpus(pub HashMap<u64, ViewportGpu>);
 
 impl ViewportGpu {
-    pub fn new(device: &wgpu::Device) -> Self {
+    pub(super) fn new(device: &wgpu::Device) -> Self {
         let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("viewport shader"),
             source: wgpu::ShaderSource::Wgsl(include_str!("shader.wgsl").into()),
@@ -298,7 +298,7 @@ impl ViewportGpu {
     }
 
     /// Makes the offscreen target `size` pixels; returns the new colour view if it changed.
-    pub fn resize(&mut self, device: &wgpu::Device, size: [u32; 2]) -> Option<&wgpu::TextureView> {
+    pub(super) fn resize(&mut self, device: &wgpu::Device, size: [u32; 2]) -> Option<&wgpu::TextureView> {
         let size = [size[0].clamp(1, 8192), size[1].clamp(1, 8192)];
         if self.target.as_ref().is_some_and(|t| t.size == size) {
             return None;
@@ -390,7 +390,7 @@ impl ViewportGpu {
 
 /// The egui paint callback for one frame: it renders the scene offscreen in `prepare`; egui
 /// then draws the resolved texture as an image, so `paint` has nothing left to do.
-pub struct ViewportCallback {
+pub(super) struct ViewportCallback {
     pub id: u64,
     pub frame: Arc<FrameData>,
 }
@@ -420,6 +420,6 @@ impl CallbackTrait for ViewportCallback {
 }
 
 /// Shorthand used by the viewport to add its callback shape.
-pub fn callback_shape(rect: eframe::egui::Rect, callback: ViewportCallback) -> eframe::egui::Shape {
+pub(super) fn callback_shape(rect: eframe::egui::Rect, callback: ViewportCallback) -> eframe::egui::Shape {
     eframe::egui::Shape::Callback(egui_wgpu::Callback::new_paint_callback(rect, callback))
 }

@@ -17,7 +17,7 @@ const PICK_RANGE: f32 = 10_000.0;
 
 /// What the current drag gesture does.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub enum Drag {
+pub(super) enum Drag {
     #[default]
     None,
     Orbit,
@@ -35,7 +35,7 @@ pub enum Drag {
 }
 
 /// Where `ray` meets the plane through `point` with `normal`, if in front of the ray.
-pub fn ray_plane(ray: &Ray, point: Vec3, normal: Vec3) -> Option<Vec3> {
+pub(super) fn ray_plane(ray: &Ray, point: Vec3, normal: Vec3) -> Option<Vec3> {
     let denom = ray.dir.dot(normal);
     if denom.abs() < 1e-6 {
         return None;
@@ -194,7 +194,7 @@ impl Viewport {
 
 /// Help line at the bottom, colour legend at the top right.
 /// `tool`: a teaching tool owns the plain drag (it says what the drag does at the top left).
-pub fn draw_overlay(painter: &egui::Painter, rect: Rect, view: &ViewOptions, world: &World, tool: bool) {
+pub(super) fn draw_overlay(painter: &egui::Painter, rect: Rect, view: &ViewOptions, world: &World, tool: bool) {
     let font = FontId::proportional(12.0);
     let dim = Color32::from_rgba_unmultiplied(225, 228, 235, 200);
     let drag = if tool { "drag: the tool (top left)" } else { "drag: orbit or pull a body" };

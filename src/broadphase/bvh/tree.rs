@@ -19,7 +19,7 @@ pub(super) struct Node {
 
 impl Node {
     #[inline]
-    pub fn is_leaf(&self) -> bool {
+    pub(super) fn is_leaf(&self) -> bool {
         self.height == 0
     }
 }
@@ -40,11 +40,11 @@ fn area(b: &Aabb) -> Real {
 }
 
 impl Tree {
-    pub fn new() -> Self {
+    pub(super) fn new() -> Self {
         Tree { root: NULL, ..Default::default() }
     }
 
-    pub fn clear(&mut self) {
+    pub(super) fn clear(&mut self) {
         self.nodes.clear();
         self.free.clear();
         self.root = NULL;
@@ -69,12 +69,12 @@ impl Tree {
     }
 
     #[inline]
-    pub fn node(&self, i: u32) -> &Node {
+    pub(super) fn node(&self, i: u32) -> &Node {
         &self.nodes[i as usize]
     }
 
     /// Creates a leaf for `body` with box `fat` and inserts it; returns the leaf.
-    pub fn insert(&mut self, body: u32, fat: Aabb) -> u32 {
+    pub(super) fn insert(&mut self, body: u32, fat: Aabb) -> u32 {
         let leaf = self.alloc(Node { aabb: fat, parent: NULL, child: [NULL, body], height: 0 });
         self.insert_leaf(leaf);
         leaf
@@ -136,7 +136,7 @@ impl Tree {
     }
 
     /// Removes a leaf (which stays allocated, ready to be re-inserted).
-    pub fn remove_leaf(&mut self, leaf: u32) {
+    pub(super) fn remove_leaf(&mut self, leaf: u32) {
         if leaf == self.root {
             self.root = NULL;
             return;
@@ -159,13 +159,13 @@ impl Tree {
     }
 
     /// Removes a leaf and frees it.
-    pub fn destroy_leaf(&mut self, leaf: u32) {
+    pub(super) fn destroy_leaf(&mut self, leaf: u32) {
         self.remove_leaf(leaf);
         self.release(leaf);
     }
 
     /// Moves a leaf to a new fat box: out of the tree and back in where it now fits best.
-    pub fn move_leaf(&mut self, leaf: u32, fat: Aabb) {
+    pub(super) fn move_leaf(&mut self, leaf: u32, fat: Aabb) {
         self.remove_leaf(leaf);
         self.nodes[leaf as usize].aabb = fat;
         self.insert_leaf(leaf);
@@ -228,16 +228,16 @@ impl Tree {
     }
 
     /// Nodes reachable from the root.
-    pub fn reachable(&self) -> u32 {
+    pub(super) fn reachable(&self) -> u32 {
         if self.root == NULL { 0 } else { (self.nodes.len() - self.free.len()) as u32 }
     }
 
-    pub fn height(&self) -> u32 {
+    pub(super) fn height(&self) -> u32 {
         if self.root == NULL { 0 } else { self.node(self.root).height }
     }
 
     /// Checks links, heights, boxes and the free list; returns the leaves reached, as bodies.
-    pub fn validate(&self) -> Result<Vec<(u32, u32)>, String> {
+    pub(super) fn validate(&self) -> Result<Vec<(u32, u32)>, String> {
         let mut leaves = Vec::new();
         let mut seen = 0usize;
         if self.root != NULL {

@@ -49,14 +49,14 @@ fn key(i: u32, j: u32) -> u64 {
 
 impl Candidates {
     /// Forgets everything: the table was rebuilt.
-    pub fn invalidate(&mut self) {
+    pub(super) fn invalidate(&mut self) {
         self.stale = true;
         self.keys.clear();
     }
 
     /// Notes that body `i` changed cells (or left or joined the table).
     #[inline]
-    pub fn note_moved(&mut self, i: u32) {
+    pub(super) fn note_moved(&mut self, i: u32) {
         if !self.stale {
             self.moved.push(i);
         }
@@ -65,7 +65,7 @@ impl Candidates {
     /// Called once every moved body of an update over `n` bodies is noted, before they are
     /// relisted: decides whether the list will be patched (few bodies moved, none left) or
     /// regenerated, and if patched, flags the moved bodies for [`Candidates::find_fresh`].
-    pub fn start_patch(&mut self, n: usize) -> bool {
+    pub(super) fn start_patch(&mut self, n: usize) -> bool {
         self.patching = !self.stale
             && !self.moved.is_empty()
             && self.moved.len() <= n / REGENERATE_FRACTION
@@ -87,7 +87,7 @@ impl Candidates {
     /// new cells and one `j > i` is not yet: a pair of two moved bodies is found from the
     /// higher one.
     #[inline]
-    pub fn find_fresh(&mut self, i: u32, r: &CellRange, table: &CellTable) {
+    pub(super) fn find_fresh(&mut self, i: u32, r: &CellRange, table: &CellTable) {
         let (is_moved, up, down) = (&self.is_moved, &mut self.up, &mut self.down);
         let start = up.len();
         r.for_each_cell(|cell, first| {

@@ -82,7 +82,7 @@ const NO_SLOT: u32 = u32::MAX;
 impl CellTable {
     /// Empties the table. Cells from `lo` to `hi` (inclusive) will be found by direct indexing
     /// when that box holds at most `max_cells`; others by hashing.
-    pub fn clear(&mut self, lo: [i32; 3], hi: [i32; 3], max_cells: usize) {
+    pub(super) fn clear(&mut self, lo: [i32; 3], hi: [i32; 3], max_cells: usize) {
         self.map.clear();
         self.free.clear();
         for (k, c) in self.cells.iter_mut().enumerate().rev() {
@@ -103,12 +103,12 @@ impl CellTable {
     }
 
     /// Cells holding at least one body.
-    pub fn in_use(&self) -> u32 {
+    pub(super) fn in_use(&self) -> u32 {
         self.used
     }
 
     /// The most entries in one cell.
-    pub fn most(&self) -> usize {
+    pub(super) fn most(&self) -> usize {
         self.sizes.iter().rposition(|&c| c != 0).unwrap_or(0)
     }
 
@@ -141,7 +141,7 @@ impl CellTable {
     /// Asks the cache for the slots of the occupied cells from `lo` to `hi` (inclusive) that are
     /// indexed directly: a moved body's cells lie at random places in the table.
     #[inline]
-    pub fn prefetch(&self, lo: [i32; 3], hi: [i32; 3]) {
+    pub(super) fn prefetch(&self, lo: [i32; 3], hi: [i32; 3]) {
         let (dlo, dims) = (self.dense.lo, self.dense.dims);
         let clip = |a: usize| {
             let l = (lo[a].saturating_sub(dlo[a])).max(0);
@@ -190,19 +190,19 @@ impl CellTable {
 
     /// The entries of slot `s` (empty for a free slot).
     #[inline]
-    pub fn entries(&self, s: usize) -> &[u32] {
+    pub(super) fn entries(&self, s: usize) -> &[u32] {
         let c = &self.cells[s];
         if c.len as usize <= INLINE { &c.inline[..c.len as usize] } else { &self.spill[s] }
     }
 
     /// Every slot with its cell key and entries; free slots have no entries.
-    pub fn slots(&self) -> impl Iterator<Item = (u64, &[u32])> + '_ {
+    pub(super) fn slots(&self) -> impl Iterator<Item = (u64, &[u32])> + '_ {
         (0..self.cells.len()).map(|s| (self.keys[s], self.entries(s)))
     }
 
     /// The entries of cell `key`, empty when it is unoccupied.
     #[inline]
-    pub fn get(&self, key: u64) -> &[u32] {
+    pub(super) fn get(&self, key: u64) -> &[u32] {
         match self.find(key) {
             Some(slot) => self.entries(slot as usize),
             None => &[],
@@ -211,7 +211,7 @@ impl CellTable {
 
     /// Adds `entry` to cell `key`.
     #[inline]
-    pub fn insert(&mut self, key: u64, entry: u32) {
+    pub(super) fn insert(&mut self, key: u64, entry: u32) {
         let slot = match self.find(key) {
             Some(s) => s as usize,
             None => {
@@ -251,7 +251,7 @@ impl CellTable {
     /// Replaces `body`'s entry in cell `key` with `entry` (the same body, new flags). Returns
     /// false if the body was not listed there.
     #[inline]
-    pub fn replace(&mut self, key: u64, body: u32, entry: u32) -> bool {
+    pub(super) fn replace(&mut self, key: u64, body: u32, entry: u32) -> bool {
         let Some(slot) = self.find(key) else { return false };
         let slot = slot as usize;
         let c = &mut self.cells[slot];
@@ -265,7 +265,7 @@ impl CellTable {
     /// Removes `body`'s entry from cell `key`; an emptied cell is freed. Returns false if the
     /// body was not listed there.
     #[inline]
-    pub fn remove(&mut self, key: u64, body: u32) -> bool {
+    pub(super) fn remove(&mut self, key: u64, body: u32) -> bool {
         let Some(slot) = self.find(key) else { return false };
         let slot = slot as usize;
         let c = &mut self.cells[slot];
@@ -293,7 +293,7 @@ impl CellTable {
     }
 
     /// Checks that the map and the slots agree.
-    pub fn validate(&self) -> Result<(), String> {
+    pub(super) fn validate(&self) -> Result<(), String> {
         let mut used = 0;
         for (s, (key, e)) in self.slots().enumerate() {
             if e.len() != self.cells[s].len as usize {

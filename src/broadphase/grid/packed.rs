@@ -18,14 +18,14 @@ pub(super) struct PackedBox {
 impl PackedBox {
     #[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
     #[inline(always)]
-    pub fn of_scalar(b: &Aabb) -> PackedBox {
+    pub(super) fn of_scalar(b: &Aabb) -> PackedBox {
         PackedBox { lo: [b.min.x, b.min.y, b.min.z, 0.0], hi: [b.max.x, b.max.y, b.max.z, 0.0] }
     }
 
     /// [`PackedBox::of_scalar`] with two unaligned loads and two SSE2 lane moves.
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    pub fn of(b: &Aabb) -> PackedBox {
+    pub(super) fn of(b: &Aabb) -> PackedBox {
         use std::arch::x86_64::*;
         use std::mem::{offset_of, size_of};
         // The loads below read an `Aabb` as six consecutive floats.
@@ -52,7 +52,7 @@ impl PackedBox {
 
     /// A cell range as floats, `(lo, 0)` and `(hi, 0)`; `None` (a body not in the table) gives
     /// rows no scaled coordinate lies in, so [`same_cells`] fails.
-    pub fn cells(range: Option<([i32; 3], [i32; 3])>) -> PackedBox {
+    pub(super) fn cells(range: Option<([i32; 3], [i32; 3])>) -> PackedBox {
         match range {
             Some((lo, hi)) => PackedBox {
                 lo: [lo[0] as f32, lo[1] as f32, lo[2] as f32, 0.0],
@@ -116,13 +116,13 @@ pub(super) struct Bounds {
 }
 
 impl Bounds {
-    pub fn new() -> Bounds {
+    pub(super) fn new() -> Bounds {
         Bounds { lo: [f32::INFINITY; 4], hi: [f32::NEG_INFINITY; 4] }
     }
 
     /// Adds a finite box.
     #[inline(always)]
-    pub fn add(&mut self, b: &PackedBox) {
+    pub(super) fn add(&mut self, b: &PackedBox) {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::*;
@@ -142,7 +142,7 @@ impl Bounds {
         }
     }
 
-    pub fn aabb(&self) -> Aabb {
+    pub(super) fn aabb(&self) -> Aabb {
         let v = |r: [f32; 4]| crate::math::Vec3::new(r[0], r[1], r[2]);
         Aabb { min: v(self.lo), max: v(self.hi) }
     }

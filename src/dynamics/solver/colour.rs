@@ -24,7 +24,7 @@ pub(super) struct Colouring {
 impl Colouring {
     /// Greedy colouring in manifold order (so the result depends only on the contacts), each
     /// manifold taking the lowest colour free for both of its moving bodies.
-    pub fn build(&mut self, contacts: &[Contact], responds: &[bool]) {
+    pub(super) fn build(&mut self, contacts: &[Contact], responds: &[bool]) {
         const OVERFLOW: u8 = u8::MAX;
         self.used.clear();
         self.used.resize(responds.len(), 0);
@@ -74,11 +74,11 @@ impl Colouring {
         }
     }
 
-    pub fn colours(&self) -> usize {
+    pub(super) fn colours(&self) -> usize {
         self.starts.len().saturating_sub(1)
     }
 
-    pub fn colour(&self, c: usize) -> &[u32] {
+    pub(super) fn colour(&self, c: usize) -> &[u32] {
         &self.order[self.starts[c]..self.starts[c + 1]]
     }
 }

@@ -35,7 +35,7 @@ unsafe impl Send for States {}
 unsafe impl Sync for States {}
 
 impl States {
-    pub fn new(states: &mut [BodyState]) -> Self {
+    pub(super) fn new(states: &mut [BodyState]) -> Self {
         States { ptr: states.as_mut_ptr(), len: states.len() }
     }
 
@@ -44,7 +44,7 @@ impl States {
     /// # Safety
     /// No other thread reads or writes any of them while the slice lives.
     #[allow(clippy::mut_from_ref)]
-    pub unsafe fn slice<'a>(&self) -> &'a mut [BodyState] {
+    pub(super) unsafe fn slice<'a>(&self) -> &'a mut [BodyState] {
         // SAFETY: `ptr` and `len` come from a live slice (see `new`); exclusivity is the caller's.
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
     }
@@ -54,7 +54,7 @@ impl States {
     /// # Safety
     /// No other thread reads or writes any of them while the slice lives.
     #[allow(clippy::mut_from_ref)]
-    pub unsafe fn range<'a>(&self, r: std::ops::Range<usize>) -> &'a mut [BodyState] {
+    pub(super) unsafe fn range<'a>(&self, r: std::ops::Range<usize>) -> &'a mut [BodyState] {
         assert!(r.start <= r.end && r.end <= self.len, "states {r:?} out of {}", self.len);
         // SAFETY: in bounds (checked); exclusivity is the caller's.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.add(r.start), r.end - r.start) }
@@ -250,7 +250,7 @@ pub(super) mod avx {
     use std::ops::{Add, AddAssign, Mul, Sub, SubAssign};
 
     #[derive(Clone, Copy, Debug)]
-    pub struct Avx(__m256);
+    pub(crate) struct Avx(__m256);
 
     macro_rules! avx_op {
         ($trait:ident, $f:ident, $intr:ident) => {
@@ -444,31 +444,31 @@ pub(super) struct V3<L> {
 
 impl V3<F> {
     #[inline(always)]
-    pub fn load<L: Lane>(&self) -> V3<L> {
+    pub(super) fn load<L: Lane>(&self) -> V3<L> {
         V3 { x: L::load(&self.x), y: L::load(&self.y), z: L::load(&self.z) }
     }
 }
 
 impl<L: Lane> V3<L> {
     #[inline(always)]
-    pub fn store(self, f: &mut V3<F>) {
+    pub(super) fn store(self, f: &mut V3<F>) {
         self.x.store(&mut f.x);
         self.y.store(&mut f.y);
         self.z.store(&mut f.z);
     }
 
     #[inline(always)]
-    pub fn dot(self, o: V3<L>) -> L {
+    pub(super) fn dot(self, o: V3<L>) -> L {
         self.x * o.x + self.y * o.y + self.z * o.z
     }
 
     #[inline(always)]
-    pub fn cross(self, o: V3<L>) -> V3<L> {
+    pub(super) fn cross(self, o: V3<L>) -> V3<L> {
         V3 { x: self.y * o.z - self.z * o.y, y: self.z * o.x - self.x * o.z, z: self.x * o.y - self.y * o.x }
     }
 
     #[inline(always)]
-    pub fn scale(self, s: L) -> V3<L> {
+    pub(super) fn scale(self, s: L) -> V3<L> {
         V3 { x: self.x * s, y: self.y * s, z: self.z * s }
     }
 }

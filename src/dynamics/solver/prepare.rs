@@ -204,7 +204,7 @@ impl Ended {
     /// The cache entry of points with feature ids `ids` at `points`. The manifold's friction
     /// impulse is shared out evenly over its points.
     #[inline]
-    pub fn cached(
+    pub(super) fn cached(
         &self,
         ids: &[u32; MAX_MANIFOLD_POINTS],
         points: &[ContactPoint],

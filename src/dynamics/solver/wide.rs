@@ -73,7 +73,7 @@ impl Bundle {
     /// Puts a manifold's rows in lane `i`, with its points' approach speeds `info` and whether
     /// the solver changes each body's velocity (`writes`). Every field of the lane is written,
     /// so a bundle can be reused.
-    pub fn set(
+    pub(super) fn set(
         &mut self,
         i: usize,
         r: &ManifoldRows,
@@ -121,7 +121,7 @@ impl Bundle {
     }
 
     /// Makes point `k` of lane `i` a zero row (a manifold with fewer points).
-    pub fn clear_point(&mut self, i: usize, k: usize, bounce: &mut Bounce) {
+    pub(super) fn clear_point(&mut self, i: usize, k: usize, bounce: &mut Bounce) {
         let p = &mut self.points[k];
         for v in [&mut p.ran, &mut p.rbn, &mut p.ia_ran, &mut p.ib_rbn] {
             put(v, i, Vec3::ZERO);
@@ -133,25 +133,25 @@ impl Bundle {
     }
 
     /// Makes lane `i` an empty manifold on body `dummy`.
-    pub fn set_empty(&mut self, i: usize, dummy: u32, bounce: &mut Bounce) {
+    pub(super) fn set_empty(&mut self, i: usize, dummy: u32, bounce: &mut Bounce) {
         let r = ManifoldRows { a: dummy, b: dummy, ..Default::default() };
         self.set(i, &r, &[PointInfo::default(); MAX_MANIFOLD_POINTS], [false; 2], bounce);
     }
 
     /// Sets lane `i`'s bits of `writes_a` and `writes_b`.
-    pub fn set_writes(&mut self, i: usize, [a, b]: [bool; 2]) {
+    pub(super) fn set_writes(&mut self, i: usize, [a, b]: [bool; 2]) {
         let bit = 1u8 << i;
         self.writes_a = (self.writes_a & !bit) | if a { bit } else { 0 };
         self.writes_b = (self.writes_b & !bit) | if b { bit } else { 0 };
     }
 
     /// Records whether any lane bounces, once every lane is set.
-    pub fn finish(&mut self, bounce: &Bounce) {
+    pub(super) fn finish(&mut self, bounce: &Bounce) {
         self.bounces = bounce.restitution.0.iter().any(|&e| e != 0.0);
     }
 
     /// How lane `i` (a manifold of `len` points) ended the step: what the warm-start cache keeps.
-    pub fn ended(&self, i: usize, len: usize) -> Ended {
+    pub(super) fn ended(&self, i: usize, len: usize) -> Ended {
         let get = |v: &V3<F>| Vec3::new(v.x.0[i], v.y.0[i], v.z.0[i]);
         Ended {
             len,
@@ -397,7 +397,7 @@ pub(super) enum Isa {
 }
 
 impl Isa {
-    pub fn detect() -> Self {
+    pub(super) fn detect() -> Self {
         #[cfg(target_arch = "x86_64")]
         if crate::simd::avx() {
             return Isa::Avx;
@@ -465,7 +465,7 @@ mod with_avx {
     /// # Safety
     /// AVX present; the states as [`super::warm_start`].
     #[target_feature(enable = "avx")]
-    pub unsafe fn warm_start(bundles: &[Bundle], states: States) {
+    pub(super) unsafe fn warm_start(bundles: &[Bundle], states: States) {
         // SAFETY: the caller's.
         unsafe { warm_start_bundles::<Avx>(bundles, states) }
     }
@@ -473,7 +473,7 @@ mod with_avx {
     /// # Safety
     /// AVX present; the states as [`super::warm_start`].
     #[target_feature(enable = "avx")]
-    pub unsafe fn solve<const BIAS: bool>(
+    pub(super) unsafe fn solve<const BIAS: bool>(
         bundles: &mut [Bundle],
         bounces: &mut [Bounce],
         states: States,
@@ -486,7 +486,7 @@ mod with_avx {
     /// # Safety
     /// AVX present; the states as [`super::warm_start`].
     #[target_feature(enable = "avx")]
-    pub unsafe fn restitution(bundles: &mut [Bundle], bounces: &[Bounce], states: States, threshold: f32) {
+    pub(super) unsafe fn restitution(bundles: &mut [Bundle], bounces: &[Bounce], states: States, threshold: f32) {
         // SAFETY: the caller's.
         unsafe { restitution_bundles::<Avx>(bundles, bounces, states, threshold) }
     }

@@ -8,7 +8,7 @@ use crate::narrowphase::manifold::ContactPoint;
 use crate::narrowphase::{Manifold, Tolerance, touching};
 
 /// The capsule's segment in world space.
-pub fn capsule_segment(c: &Capsule, pose: &Pose) -> (Vec3, Vec3) {
+pub(crate) fn capsule_segment(c: &Capsule, pose: &Pose) -> (Vec3, Vec3) {
     let (p, q) = c.segment();
     (pose.transform_point(p), pose.transform_point(q))
 }

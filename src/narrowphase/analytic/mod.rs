@@ -1,4 +1,4 @@
 //! Closed-form tests for pairs of spheres, capsules and boxes.
 
-pub mod capsule;
-pub mod sphere;
+pub(super) mod capsule;
+pub(super) mod sphere;

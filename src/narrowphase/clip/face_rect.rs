@@ -98,7 +98,7 @@ pub(in crate::narrowphase) struct IncFace {
 
 impl RefFace {
     #[inline(always)]
-    pub fn new(c: Vec3A, u: Vec3A, v: Vec3A, n: Vec3A, hu: Real, hv: Real) -> Self {
+    pub(crate) fn new(c: Vec3A, u: Vec3A, v: Vec3A, n: Vec3A, hu: Real, hv: Real) -> Self {
         Self { c, u, v, n, hu, hv, rows: Mat3A::from_cols(u, v, n).transpose() }
     }
 

@@ -7,14 +7,14 @@ use crate::narrowphase::clip::{ClipTrace, Tagged, clip_faces};
 use crate::narrowphase::manifold::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
 
 /// A face counts as the support feature when its normal is within about 3° of the direction.
-pub const COS_FACE: Real = 0.9986;
+pub(crate) const COS_FACE: Real = 0.9986;
 /// An edge counts when it is within about 3° of perpendicular to the direction.
-pub const SIN_EDGE: Real = 0.0523;
+pub(crate) const SIN_EDGE: Real = 0.0523;
 
 /// The part of a shape's surface that is extreme along a direction, in world space: one point
 /// (vertex, sphere), two (edge, capsule side) or a polygon with its outward normal (face).
 #[derive(Clone, Debug, Default)]
-pub struct Feature {
+pub(crate) struct Feature {
     pub points: Vec<Tagged>,
     /// Outward normal when the feature is a face.
     pub face_normal: Option<Vec3>,
@@ -30,7 +30,7 @@ impl Feature {
 
 /// The support feature of `shape` at `pose` along the world direction `dir`. Rounded shapes
 /// return points on their surface (core feature pushed out by the radius along `dir`).
-pub fn support_feature(shape: &Shape, pose: &Pose, dir: Vec3) -> Feature {
+pub(crate) fn support_feature(shape: &Shape, pose: &Pose, dir: Vec3) -> Feature {
     let d = pose.inverse_transform_vector(dir).normalize_or(Vec3::Y);
     let dw = pose.transform_vector(d);
     let world = |p: Vec3| pose.transform_point(p);
@@ -122,7 +122,7 @@ pub fn support_feature(shape: &Shape, pose: &Pose, dir: Vec3) -> Feature {
 /// A manifold from the support features of A (along `n`) and B (along `-n`), `n` pointing from
 /// A to B. Faces clip the other feature; parallel edges overlap; anything else gives the single
 /// `fallback` point. Points more than `margin` apart are dropped.
-pub fn manifold_from_features(
+pub(crate) fn manifold_from_features(
     fa: &Feature,
     fb: &Feature,
     n: Vec3,

@@ -1,13 +1,13 @@
 //! Manifold construction by Sutherland–Hodgman clipping, and reduction to four points.
 
-pub mod face_rect;
-pub mod features;
+pub(super) mod face_rect;
+pub(super) mod features;
 
 use crate::math::{Real, Vec3};
 use crate::narrowphase::manifold::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
 
 /// A clipped vertex and the feature id it came from.
-pub type Tagged = (Vec3, u32);
+pub(super) type Tagged = (Vec3, u32);
 
 /// The clipping stages, kept so the app can show them.
 #[derive(Clone, Debug, Default)]
@@ -20,7 +20,7 @@ pub struct ClipTrace {
 
 /// Somewhere to put a clipped polygon: a `Vec`, or a fixed array when the polygon is known
 /// to be small (no heap allocation on the hot box–box path).
-pub trait PolyBuf {
+pub(super) trait PolyBuf {
     fn clear(&mut self);
     fn push(&mut self, p: Tagged);
     fn as_slice(&self) -> &[Tagged];
@@ -40,11 +40,11 @@ impl PolyBuf for Vec<Tagged> {
 
 /// Largest polygon the fixed-capacity clipping path holds: a quad clipped by four planes has
 /// at most 8 vertices; hull faces up to `SMALL_POLY` in total take this path too.
-pub const SMALL_POLY: usize = 16;
+pub(super) const SMALL_POLY: usize = 16;
 
 /// A polygon of at most [`SMALL_POLY`] vertices on the stack.
 #[derive(Clone, Copy, Debug)]
-pub struct SmallPoly {
+pub(super) struct SmallPoly {
     pts: [Tagged; SMALL_POLY],
     len: usize,
 }
@@ -75,7 +75,7 @@ impl PolyBuf for SmallPoly {
 /// Clips `poly` to the half space `n . x <= d`. A vertex created on the plane takes the id
 /// `edge_tag ^ (id of the edge's first vertex).rotate_left(8)`, which is stable while the same
 /// features touch.
-pub fn clip_to_plane(poly: &[Tagged], n: Vec3, d: Real, edge_tag: u32, out: &mut impl PolyBuf) {
+pub(super) fn clip_to_plane(poly: &[Tagged], n: Vec3, d: Real, edge_tag: u32, out: &mut impl PolyBuf) {
     out.clear();
     let len = poly.len();
     // Two points are a segment, not a closed polygon: walk its one edge once.
@@ -102,7 +102,7 @@ pub fn clip_to_plane(poly: &[Tagged], n: Vec3, d: Real, edge_tag: u32, out: &mut
 /// incident body; the manifold normal is `ref_normal` (flip it afterwards if the reference body
 /// is B). Points farther than `margin` in front of the reference face are dropped. Returns
 /// `None` when nothing survives.
-pub fn clip_faces(
+pub(super) fn clip_faces(
     reference: &[Vec3],
     ref_normal: Vec3,
     incident: &[Tagged],
@@ -181,7 +181,7 @@ fn contact_points(poly: &[Tagged], on_face: Vec3, ref_normal: Vec3, margin: Real
 
 /// Keeps at most four points: the deepest, the one farthest from it, then the two that add the
 /// most area on either side of that diagonal.
-pub fn reduce(normal: Vec3, pts: &[ContactPoint]) -> Manifold {
+pub(super) fn reduce(normal: Vec3, pts: &[ContactPoint]) -> Manifold {
     let mut m = Manifold::new(normal);
     if pts.len() <= MAX_MANIFOLD_POINTS {
         for p in pts {

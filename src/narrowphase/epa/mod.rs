@@ -2,18 +2,18 @@
 //! final simplex until the face nearest the origin lies on the difference's boundary. That
 //! face gives the penetration normal and depth.
 
-pub mod polytope;
-pub mod rows;
+pub(super) mod polytope;
+pub(super) mod rows;
 
 use crate::math::{Real, Vec3};
 use crate::narrowphase::epa::polytope::{EpaPolytope, Expanded, MAX_VERTS};
 use crate::narrowphase::gjk::closest::{MinkowskiPair, Simplex, SupportPoint};
 
 /// Most EPA iterations; each adds one vertex (the polytope holds at most 64).
-pub const MAX_EPA_ITERATIONS: usize = MAX_VERTS - 4;
+pub(super) const MAX_EPA_ITERATIONS: usize = MAX_VERTS - 4;
 /// EPA stops when the support along the nearest face's normal lies within this fraction of the
 /// polytope's size beyond the face.
-pub const EPA_REL_TOL: Real = 1e-5;
+pub(super) const EPA_REL_TOL: Real = 1e-5;
 
 /// The polytope at one iteration, for the teaching view (A's frame).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -26,7 +26,7 @@ pub struct EpaSnapshot {
 
 /// Penetration found by EPA, in A's frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct EpaOutput {
+pub(super) struct EpaOutput {
     /// Unit normal from A to B: moving B by `normal * depth` separates the shapes.
     pub normal: Vec3,
     pub depth: Real,
@@ -38,7 +38,7 @@ pub struct EpaOutput {
 /// Runs EPA on the difference of the cores, starting from `simplex` (GJK's last simplex,
 /// whose hull touches or holds the origin). Returns `None` when the difference is too flat to
 /// hold a tetrahedron, e.g. two points or two segments.
-pub fn epa(pair: &MinkowskiPair, simplex: &Simplex, trace: Option<&mut Vec<EpaSnapshot>>) -> Option<EpaOutput> {
+pub(super) fn epa(pair: &MinkowskiPair, simplex: &Simplex, trace: Option<&mut Vec<EpaSnapshot>>) -> Option<EpaOutput> {
     // The polytope (about 6 KB) is kept per thread: EPA runs for every penetrating polytope
     // pair, and clearing or allocating it costs as much as a few iterations.
     SCRATCH.with(|cell| {

@@ -90,7 +90,7 @@ impl EpaPolytope {
     /// Starts from a tetrahedron (four points of non-zero volume), faces wound outwards.
     /// Returns the nearest face's slot; `None` when a face is too thin to have a normal.
     #[inline(always)]
-    pub fn start(&mut self, tet: &[SupportPoint]) -> Option<usize> {
+    pub(crate) fn start(&mut self, tet: &[SupportPoint]) -> Option<usize> {
         self.verts[..4].copy_from_slice(&tet[..4]);
         for (p, t) in self.pts.iter_mut().zip(tet) {
             *p = Point4::new(t.w);
@@ -145,7 +145,7 @@ impl EpaPolytope {
 
     /// The face in slot `k`.
     #[inline(always)]
-    pub fn get(&self, k: usize) -> Face {
+    pub(crate) fn get(&self, k: usize) -> Face {
         let k = k & (MAX_FACES - 1);
         Face { v: self.corners[k], normal: Vec3::new(self.nx.0[k], self.ny.0[k], self.nz.0[k]), dist: self.dist.0[k] }
     }
@@ -163,7 +163,7 @@ impl EpaPolytope {
     }
 
     /// The faces in use, in slot order, and the position among them of slot `k`.
-    pub fn faces(&self, k: usize) -> (Vec<[u8; 3]>, usize) {
+    pub(crate) fn faces(&self, k: usize) -> (Vec<[u8; 3]>, usize) {
         let faces = (0..self.slots).filter(|&s| self.alive[s]).map(|s| self.corners[s]).collect();
         (faces, self.alive[..k].iter().filter(|&&a| a).count())
     }
@@ -210,7 +210,7 @@ impl EpaPolytope {
     /// Adds `w`: removes every face whose plane has `w` in front, closes the hole with faces
     /// from its rim to `w`, and finds the nearest face.
     #[inline(always)]
-    pub fn expand(&mut self, w: SupportPoint) -> Expanded {
+    pub(crate) fn expand(&mut self, w: SupportPoint) -> Expanded {
         let wi = self.nv;
         if wi >= MAX_VERTS {
             return Expanded::Full;

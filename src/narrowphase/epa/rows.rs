@@ -259,7 +259,7 @@ unsafe fn nearest_slot_avx<const N: usize>(d: &Slots) -> usize {
 pub(in crate::narrowphase) struct Point4(pub [Real; 4]);
 
 impl Point4 {
-    pub fn new(p: Vec3) -> Self {
+    pub(crate) fn new(p: Vec3) -> Self {
         Self([p.x, p.y, p.z, 0.0])
     }
 }

@@ -162,7 +162,7 @@ pub(in crate::narrowphase) fn search_start(start: Vec3) -> Vec3 {
 
 /// Do the cores overlap or lie within `sqrt(r² + eps)` of each other? The Voronoi-region
 /// GJK answers most pairs; pairs in the touching band go to the distance GJK below.
-pub fn intersect_cores(
+pub(crate) fn intersect_cores(
     sa: impl Fn(Vec3) -> Vec3,
     sb: impl Fn(Vec3) -> Vec3,
     start: Vec3,
@@ -180,7 +180,7 @@ pub fn intersect_cores(
 /// support, `sb` B's, both in A's frame; `start` is the first search direction (any point of
 /// the difference, e.g. the difference of the centres, or a cached direction). Returns the
 /// answer and the last direction, which warm-starts the next call for the same pair.
-pub fn intersect_cores_distance(
+pub(crate) fn intersect_cores_distance(
     sa: impl Fn(Vec3) -> Vec3,
     sb: impl Fn(Vec3) -> Vec3,
     start: Vec3,
@@ -253,7 +253,7 @@ pub fn intersect_gjk_warm(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real,
 
 /// Boolean GJK for any pair from the centre difference, without a direction to return (no
 /// work the answer does not need).
-pub fn intersect_gjk_cold(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real) -> bool {
+pub(crate) fn intersect_gjk_cold(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real) -> bool {
     intersect_local(a, pa, b, pb, eps, None).0
 }
 

@@ -7,12 +7,12 @@ use crate::math::{Mat3, Pose, Real, Vec3};
 use crate::simd::lanes8::Lanes;
 
 /// Most GJK iterations; convex pairs converge in far fewer, this only bounds the worst case.
-pub const MAX_GJK_ITERATIONS: usize = 64;
+pub(crate) const MAX_GJK_ITERATIONS: usize = 64;
 /// GJK stops once `|v|² - v·w <= GJK_REL_TOL * |v|²`: the distance is then exact to this
 /// relative amount.
-pub const GJK_REL_TOL: Real = 1e-6;
+pub(crate) const GJK_REL_TOL: Real = 1e-6;
 /// `|v|²` below this fraction of the largest `|w|²` counts as the origin on the difference.
-pub const GJK_TOUCH_TOL: Real = 1e-10;
+pub(crate) const GJK_TOUCH_TOL: Real = 1e-10;
 
 /// A point of the Minkowski difference `w = a - b` with the two support points that made it,
 /// all in A's local frame.

@@ -11,7 +11,7 @@ use crate::narrowphase::sat::cuboid::{SatAxis, SatAxisKind, SatTrace};
 use crate::narrowphase::{Manifold, Tolerance, apart, touching};
 
 /// A box or hull in world space: vertices, face planes and distinct edge directions.
-pub struct Polytope {
+pub(crate) struct Polytope {
     pub verts: Vec<Vec3>,
     pub normals: Vec<Vec3>,
     pub offsets: Vec<Real>,
@@ -20,7 +20,7 @@ pub struct Polytope {
 }
 
 impl Polytope {
-    pub fn from_cuboid(c: &Cuboid, pose: &Pose) -> Self {
+    pub(crate) fn from_cuboid(c: &Cuboid, pose: &Pose) -> Self {
         let m = Mat3::from_quat(pose.rotation);
         let axes = [m.x_axis, m.y_axis, m.z_axis];
         let h = c.half_extents;
@@ -42,7 +42,7 @@ impl Polytope {
         Self { verts, normals, offsets, edge_dirs: axes.to_vec(), centre: pose.translation }
     }
 
-    pub fn from_hull(hull: &ConvexHull, pose: &Pose) -> Self {
+    pub(crate) fn from_hull(hull: &ConvexHull, pose: &Pose) -> Self {
         let verts = hull.vertices().iter().map(|&v| pose.transform_point(v)).collect();
         let normals: Vec<Vec3> = hull.faces().iter().map(|f| pose.transform_vector(f.normal)).collect();
         let offsets = hull.faces().iter().zip(&normals).map(|(f, n)| f.offset + n.dot(pose.translation)).collect();
@@ -64,14 +64,14 @@ impl Polytope {
 
 /// How much more (times the smaller polytope's radius) a B face must separate than A's best face
 /// to be chosen.
-pub const FACE_B_PREFERENCE: Real = 0.005;
+pub(crate) const FACE_B_PREFERENCE: Real = 0.005;
 /// How much more (times the smaller polytope's radius) an edge–edge axis must separate than the
 /// best face to be chosen.
-pub const EDGE_PREFERENCE: Real = 0.01;
+pub(crate) const EDGE_PREFERENCE: Real = 0.01;
 
 /// The best SAT axis: its separation and normal from A to B, or `None` when an axis separates
 /// the pair by more than `reach`.
-pub fn sat_polytopes(
+pub(crate) fn sat_polytopes(
     a: &Polytope,
     b: &Polytope,
     reach: Real,
@@ -141,7 +141,7 @@ pub fn sat_polytopes(
 
 /// SAT between two polytopes, then the manifold from the features along the winning axis.
 /// Each side is the shape, its pose and its world-space polytope.
-pub fn contact_polytopes(
+pub(crate) fn contact_polytopes(
     (sa, pa, a): (&Shape, &Pose, &Polytope),
     (sb, pb, b): (&Shape, &Pose, &Polytope),
     tol: Tolerance,
@@ -177,7 +177,7 @@ fn argmax(verts: &[Vec3], d: Vec3) -> usize {
     best
 }
 
-pub fn intersect_polytopes(a: &Polytope, b: &Polytope, eps: Real) -> bool {
+pub(crate) fn intersect_polytopes(a: &Polytope, b: &Polytope, eps: Real) -> bool {
     sat_polytopes(a, b, 0.0, eps, None).is_some()
 }
 
@@ -280,7 +280,7 @@ pub fn contact_sphere_hull(s: &Sphere, ps: &Pose, h: &ConvexHull, ph: &Pose, tol
 
 /// Squared distance between the segment `p-q` and the hull (hull frame), its closest points, and
 /// whether the segment enters the hull.
-pub fn closest_segment_hull(h: &ConvexHull, p: Vec3, q: Vec3) -> (Real, Vec3, Vec3, bool) {
+pub(crate) fn closest_segment_hull(h: &ConvexHull, p: Vec3, q: Vec3) -> (Real, Vec3, Vec3, bool) {
     let (mut t0, mut t1) = (0.0 as Real, 1.0 as Real);
     let e = q - p;
     let mut enters = true;

@@ -1,4 +1,4 @@
 //! Separating-axis tests: cuboid against cuboid, and any pair with a convex hull.
 
-pub mod cuboid;
-pub mod hull;
+pub(super) mod cuboid;
+pub(super) mod hull;
