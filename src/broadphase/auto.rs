@@ -8,7 +8,7 @@ use crate::math::Real;
 const BRUTE_FORCE_MAX: usize = 256;
 
 /// The default broad phase: picks a structure for the scene and delegates to it. Brute force
-/// for small scenes; above [`BRUTE_FORCE_MAX`] bodies a hashed grid whose cell is twice the
+/// for small scenes; above `BRUTE_FORCE_MAX` bodies a hashed grid whose cell is twice the
 /// median box size (boxes too large for the grid are paired separately by the grid itself). The
 /// choice is made again when the body count changes by more than a quarter. Every structure
 /// returns the same pairs, so the choice never changes the simulation, only its speed.

@@ -45,7 +45,7 @@ const COORD_LIMIT: i64 = 1 << (COORD_BITS - 1);
 /// The cell size [`suggest_cell_size`] proposes, as a multiple of the mean AABB extent.
 pub(super) const SUGGESTED_CELL_FACTOR: Real = 2.0;
 
-/// A cell size for `aabbs`: [`SUGGESTED_CELL_FACTOR`] times their mean extent, so that a typical
+/// A cell size for `aabbs`: `SUGGESTED_CELL_FACTOR` times their mean extent, so that a typical
 /// body touches a few cells and a typical cell holds a few bodies. Non-finite boxes are ignored;
 /// with none left the answer is 1.
 pub fn suggest_cell_size(aabbs: &[Aabb]) -> Real {

@@ -119,7 +119,7 @@ pub enum Advance {
 }
 
 /// Conservative advancement (Mirtich) of shape `a` along `sa` against `b` along `sb`: from the
-/// GJK normal `n` at time `t` and the gap along it ([`axis_gap`], never more than the distance,
+/// GJK normal `n` at time `t` and the gap along it (`axis_gap`, never more than the distance,
 /// so an inaccurate GJK distance cannot make the search step past a touch), no point of A gains
 /// on B along `n` faster than `(Δa - Δb)·n + θa·ra + θb·rb` per interval (linear motion
 /// projected on the normal plus the arc of the farthest point for each body's turn,

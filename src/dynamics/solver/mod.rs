@@ -2,7 +2,7 @@
 //! found once per step; each substep integrates velocities, solves with position correction,
 //! integrates positions and relaxes without it; restitution is applied last.
 //!
-//! Speed comes from the layout ([`rows`]): the passes touch only a compact velocity state per
+//! Speed comes from the layout (`rows`): the passes touch only a compact velocity state per
 //! body and, per manifold, Jacobians and effective masses computed once per step.
 
 mod build;

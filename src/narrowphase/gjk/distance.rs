@@ -42,7 +42,7 @@ pub fn distance(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose) -> DistanceResult {
 
 crate::simd::v3_dispatch! {
     /// [`distance`] with the GJK simplices and EPA polytopes recorded into `trace` (A's
-    /// frame). Runs in its x86-64-v3 copy where the CPU has it (see [`crate::simd`]).
+    /// frame). Runs in its x86-64-v3 copy where the CPU has it (see `crate::simd`).
     pub fn distance_traced, distance_v3(
         a: &Shape,
         pa: &Pose,
@@ -231,7 +231,7 @@ fn flat_normal(pair: &MinkowskiPair, simplex: &Simplex, towards_b: Vec3) -> Vec3
 
 /// Boolean GJK: the shapes are within `sqrt(r² + eps)` of each other's cores, `r` the sum of
 /// their radii (`d² <= r² + eps`, the rule every test uses).
-/// Runs the intersection-only GJK ([`crate::narrowphase::gjk_bool`]).
+/// Runs the intersection-only GJK (`gjk::boolean`).
 pub fn intersect_gjk(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real) -> bool {
     crate::narrowphase::gjk::boolean::intersect_gjk_cold(a, pa, b, pb, eps)
 }

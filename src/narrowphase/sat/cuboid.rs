@@ -230,7 +230,7 @@ crate::simd::v3_dispatch! {
     /// [`contact_cuboid_cuboid`] given each pose's rotation matrix,
     /// `Mat3A::from_quat(p.rotation)`, so that a body in many pairs converts its quaternion
     /// once (the world does, once per step). Same answer, bit for bit. Runs in its x86-64-v3
-    /// copy where the CPU has it (see [`crate::simd`]).
+    /// copy where the CPU has it (see `crate::simd`).
     pub fn contact_cuboid_cuboid_rotated, rotated_v3(
         a: &Cuboid,
         pa: &Pose,
