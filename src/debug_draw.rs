@@ -7,18 +7,28 @@ use crate::math::Vec3;
 /// Categories of debug geometry; each is one toggle in the viewer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DrawCategory {
+    /// Bodies' bounding boxes.
     Aabb,
+    /// Contact points.
     ContactPoint,
+    /// Contact normals, their length showing depth.
     ContactNormal,
+    /// Linear velocities.
     Velocity,
+    /// The broad phase's structure: cells, nodes, intervals.
     BroadPhase,
+    /// Candidate pairs from the broad phase.
     CandidatePair,
+    /// CCD sweeps and impacts.
     Ccd,
+    /// Narrow-phase internals: simplices, polytopes, clip stages.
     NarrowPhase,
+    /// Ray casts.
     Ray,
 }
 
 impl DrawCategory {
+    /// Every category, in the order the viewer lists them.
     pub const ALL: [DrawCategory; 9] = [
         DrawCategory::Aabb,
         DrawCategory::ContactPoint,
@@ -40,26 +50,37 @@ impl DrawCategory {
 pub type Color = [f32; 4];
 
 #[derive(Clone, Copy, Debug, PartialEq)]
+/// A line segment.
 pub struct DebugLine {
+    /// One end.
     pub a: Vec3,
+    /// The other end.
     pub b: Vec3,
+    /// Its colour.
     pub color: Color,
+    /// The toggle it belongs to.
     pub category: DrawCategory,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
+/// A point drawn as a dot.
 pub struct DebugPoint {
+    /// Where it is.
     pub p: Vec3,
     /// Size in pixels.
     pub size: f32,
+    /// Its colour.
     pub color: Color,
+    /// The toggle it belongs to.
     pub category: DrawCategory,
 }
 
 /// A list of primitives to draw this frame.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DebugDraw {
+    /// The lines recorded.
     pub lines: Vec<DebugLine>,
+    /// The points recorded.
     pub points: Vec<DebugPoint>,
     /// Categories not recorded, one bit each; zero records everything.
     skipped: u32,
@@ -78,11 +99,13 @@ impl DebugDraw {
         self.skipped & category.bit() == 0
     }
 
+    /// Forgets every primitive (the category filter stays).
     pub fn clear(&mut self) {
         self.lines.clear();
         self.points.clear();
     }
 
+    /// Records a line, unless its category is filtered out.
     pub fn line(&mut self, category: DrawCategory, a: Vec3, b: Vec3, color: Color) {
         if !self.wants(category) {
             return;
@@ -90,6 +113,7 @@ impl DebugDraw {
         self.lines.push(DebugLine { a, b, color, category });
     }
 
+    /// Records a point, unless its category is filtered out.
     pub fn point(&mut self, category: DrawCategory, p: Vec3, size: f32, color: Color) {
         if !self.wants(category) {
             return;

@@ -2,6 +2,7 @@
 //! be switched, timed and inspected. The desktop app (feature `gui`) only reads it.
 
 #![warn(unreachable_pub)]
+#![warn(missing_docs)]
 
 #[cfg(feature = "gui")]
 pub mod app;
@@ -17,7 +18,7 @@ pub mod parallel;
 pub mod peer;
 pub mod record;
 pub mod rng;
-pub mod rules;
+pub(crate) mod rules;
 pub mod scene;
 pub mod session;
 pub mod settings;

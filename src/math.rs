@@ -9,7 +9,9 @@ pub use glam::{Mat3, Mat4, Quat, Vec3};
 /// A rigid transform: rotate, then translate.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Pose {
+    /// Orientation.
     pub rotation: Quat,
+    /// Position of the body's origin (its centre of mass).
     pub translation: Vec3,
 }
 
@@ -20,36 +22,44 @@ impl Default for Pose {
 }
 
 impl Pose {
+    /// No rotation, at the origin.
     pub const IDENTITY: Pose = Pose { rotation: Quat::IDENTITY, translation: Vec3::ZERO };
 
+    /// A pose from its position and orientation.
     pub fn new(translation: Vec3, rotation: Quat) -> Self {
         Self { rotation, translation }
     }
 
+    /// A pose at `translation`, not rotated.
     pub fn from_translation(translation: Vec3) -> Self {
         Self { rotation: Quat::IDENTITY, translation }
     }
 
     #[inline]
+    /// A point from local to world coordinates.
     pub fn transform_point(&self, p: Vec3) -> Vec3 {
         self.rotation * p + self.translation
     }
 
     #[inline]
+    /// A direction from local to world coordinates.
     pub fn transform_vector(&self, v: Vec3) -> Vec3 {
         self.rotation * v
     }
 
     #[inline]
+    /// A point from world to local coordinates.
     pub fn inverse_transform_point(&self, p: Vec3) -> Vec3 {
         self.rotation.inverse() * (p - self.translation)
     }
 
     #[inline]
+    /// A direction from world to local coordinates.
     pub fn inverse_transform_vector(&self, v: Vec3) -> Vec3 {
         self.rotation.inverse() * v
     }
 
+    /// The pose that undoes this one.
     pub fn inverse(&self) -> Pose {
         let r = self.rotation.inverse();
         Pose { rotation: r, translation: -(r * self.translation) }
@@ -68,10 +78,12 @@ impl Pose {
         self.inverse().mul(other)
     }
 
+    /// The pose as a 4×4 matrix (for drawing).
     pub fn to_mat4(&self) -> Mat4 {
         Mat4::from_rotation_translation(self.rotation, self.translation)
     }
 
+    /// Whether every component is finite.
     pub fn is_finite(&self) -> bool {
         self.rotation.is_finite() && self.translation.is_finite()
     }

@@ -28,6 +28,7 @@ impl Threads {
         Threads { pool: (n > 1).then(|| pool_for(n)) }
     }
 
+    /// How many threads steps run on.
     pub fn count(&self) -> usize {
         self.pool.as_ref().map_or(1, |p| p.current_num_threads())
     }
@@ -68,8 +69,11 @@ fn pool_for(n: usize) -> Arc<ThreadPool> {
 /// any block of the next job starts.
 #[derive(Clone, Copy, Debug)]
 pub struct Job<K> {
+    /// What the job does, passed to the runner's closure.
     pub kind: K,
+    /// How many items the job has.
     pub items: usize,
+    /// Items per block (the unit a thread takes).
     pub block: usize,
 }
 
@@ -176,14 +180,17 @@ unsafe impl<T: Send> Send for SharedMut<'_, T> {}
 unsafe impl<T: Send> Sync for SharedMut<'_, T> {}
 
 impl<'a, T> SharedMut<'a, T> {
+    /// Wraps a slice for shared writes to disjoint elements.
     pub fn new(slice: &'a mut [T]) -> Self {
         SharedMut { ptr: slice.as_mut_ptr(), len: slice.len(), _slice: PhantomData }
     }
 
+    /// The number of elements.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether the slice is empty.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

@@ -7,10 +7,12 @@ use crate::math::{Quat, Real, Vec3};
 pub struct SplitMix64(u64);
 
 impl SplitMix64 {
+    /// A generator from its seed.
     pub fn new(seed: u64) -> Self {
         Self(seed)
     }
 
+    /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
@@ -24,6 +26,7 @@ impl SplitMix64 {
         (self.next_u64() >> 40) as Real / (1u64 << 24) as Real
     }
 
+    /// Uniform in [lo, hi).
     pub fn range(&mut self, lo: Real, hi: Real) -> Real {
         lo + (hi - lo) * self.next_real()
     }

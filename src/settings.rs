@@ -22,6 +22,7 @@ pub enum CcdMode {
 }
 
 impl CcdMode {
+    /// Every mode, in the order the app and the CLI list them.
     pub const ALL: &'static [CcdMode] = &[CcdMode::Off, CcdMode::Speculative, CcdMode::Toi];
 
     /// The name used on the command line.
@@ -181,7 +182,9 @@ impl Settings {
         probe("1").then(|| !probe("0.5"))
     }
 
+    /// Most substeps a scene may ask for.
     pub const MAX_SUBSTEPS: u32 = 64;
+    /// Most iterations a scene may ask for.
     pub const MAX_ITERATIONS: u32 = 256;
 
     /// Checks every field; the error names the first bad one.

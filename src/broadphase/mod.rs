@@ -48,6 +48,7 @@ pub enum BroadPhaseKind {
 }
 
 impl BroadPhaseKind {
+    /// Every structure, in the order the app and the CLI list them.
     pub const ALL: &'static [BroadPhaseKind] = &[
         BroadPhaseKind::Auto,
         BroadPhaseKind::BruteForce,
@@ -74,6 +75,7 @@ impl BroadPhaseKind {
         Self::ALL.iter().copied().find(|k| k.cli_name() == name)
     }
 
+    /// The name shown in the app and the tables.
     pub fn label(self) -> &'static str {
         match self {
             BroadPhaseKind::Auto => "Automatic",
@@ -152,6 +154,7 @@ pub struct BroadPhaseDrawOptions {
 
 /// A structure that finds pairs of overlapping AABBs.
 pub trait BroadPhase: Send {
+    /// Which structure this is.
     fn kind(&self) -> BroadPhaseKind;
 
     /// The structure doing the work: [`kind`](Self::kind), except for [`Auto`], which names

@@ -20,6 +20,7 @@ const IMPACT_ITERATIONS: usize = 8;
 /// One body's sweep this step, for drawing.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CcdSweep {
+    /// The swept body's index.
     pub body: u32,
     /// The pose at the start of the sweep.
     pub from: Pose,
@@ -32,7 +33,9 @@ pub struct CcdSweep {
 /// One time-of-impact event: where a fast body was stopped.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ToiEvent {
+    /// The body that was stopped.
     pub body: u32,
+    /// The body it hit.
     pub other: u32,
     /// Fraction of the step at impact.
     pub t: Real,

@@ -12,8 +12,11 @@ use crate::narrowphase::{DistanceResult, distance};
 /// angle, which may exceed a half turn for a fast spinner).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sweep {
+    /// The pose at `t = 0`.
     pub start: Pose,
+    /// The pose at `t = 1`.
     pub end: Pose,
+    /// The turn over the interval, as a rotation vector in world axes.
     pub turn: Vec3,
 }
 

@@ -38,12 +38,19 @@ impl Default for Material {
 /// A rigid body. The pose's translation is the centre of mass.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Body {
+    /// The body's name in the scene, if any.
     pub name: Option<String>,
+    /// Dynamic, static or kinematic.
     pub kind: BodyKind,
+    /// The collision shape, in body coordinates.
     pub shape: Shape,
+    /// Position of the centre of mass and orientation.
     pub pose: Pose,
+    /// Linear velocity, m/s.
     pub linvel: Vec3,
+    /// Angular velocity, rad/s, in world axes.
     pub angvel: Vec3,
+    /// Friction, restitution, density.
     pub material: Material,
     /// Always swept by continuous collision detection, whatever its speed.
     pub bullet: bool,
@@ -57,6 +64,7 @@ pub struct Body {
 }
 
 impl Body {
+    /// A body at rest, its mass and inertia from the shape and the material's density.
     pub fn new(kind: BodyKind, shape: Shape, pose: Pose, material: Material) -> Self {
         let mut b = Body {
             name: None,
@@ -78,11 +86,13 @@ impl Body {
         b
     }
 
+    /// The body with this name.
     pub fn with_name(mut self, name: impl Into<String>) -> Self {
         self.name = Some(name.into());
         self
     }
 
+    /// The body with these velocities.
     pub fn with_velocity(mut self, linvel: Vec3, angvel: Vec3) -> Self {
         self.linvel = linvel;
         self.angvel = angvel;
@@ -106,18 +116,22 @@ impl Body {
         }
     }
 
+    /// Whether the solver moves it (a dynamic body).
     pub fn is_dynamic(&self) -> bool {
         self.kind == BodyKind::Dynamic
     }
 
+    /// Mass, kg (0 for static and kinematic bodies).
     pub fn mass(&self) -> Real {
         self.mass
     }
 
+    /// Inverse mass, 1/kg (0 for static and kinematic bodies).
     pub fn inv_mass(&self) -> Real {
         self.inv_mass
     }
 
+    /// Whether it sleeps.
     pub fn is_asleep(&self) -> bool {
         self.asleep
     }
@@ -133,10 +147,12 @@ impl Body {
         Mat3::from(*r * glam::Mat3A::from(self.inv_inertia_local) * r.transpose())
     }
 
+    /// Its bounding box in world space.
     pub fn aabb(&self) -> Aabb {
         self.shape.aabb(&self.pose)
     }
 
+    /// The velocity of the body's material point at `world_point`.
     pub fn velocity_at(&self, world_point: Vec3) -> Vec3 {
         self.linvel + self.angvel.cross(world_point - self.pose.translation)
     }

@@ -5,6 +5,7 @@ use super::Body;
 use glam::Mat3A;
 
 #[derive(Clone, Debug, Default)]
+/// Per-body rotation matrices built once a step for the pair tests and the solver to share.
 pub struct Rotations {
     /// Per body: `Mat3A::from_quat(pose.rotation)` if built this step, else a stale value.
     mats: Vec<Mat3A>,

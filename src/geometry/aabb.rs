@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 /// An axis-aligned bounding box. `min <= max` on every axis; zero thickness is allowed.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Aabb {
+    /// The lower corner.
     pub min: Vec3,
+    /// The upper corner.
     pub max: Vec3,
 }
 
@@ -13,19 +15,23 @@ impl Aabb {
     /// The empty box: merging anything into it gives that thing.
     pub const EMPTY: Aabb = Aabb { min: Vec3::splat(Real::INFINITY), max: Vec3::splat(Real::NEG_INFINITY) };
 
+    /// The box between two corners.
     pub fn new(min: Vec3, max: Vec3) -> Self {
         Self { min, max }
     }
 
+    /// The box of this centre and half extents.
     pub fn from_center_half_extents(center: Vec3, half: Vec3) -> Self {
         Self { min: center - half, max: center + half }
     }
 
+    /// The smallest box holding every point.
     pub fn from_points(points: impl IntoIterator<Item = Vec3>) -> Self {
         points.into_iter().fold(Self::EMPTY, |b, p| Aabb { min: b.min.min(p), max: b.max.max(p) })
     }
 
     #[inline]
+    /// Whether the boxes overlap (touching counts).
     pub fn overlaps(&self, o: &Aabb) -> bool {
         self.min.x <= o.max.x
             && o.min.x <= self.max.x
@@ -36,6 +42,7 @@ impl Aabb {
     }
 
     #[inline]
+    /// Whether the point lies in the box (on its surface counts).
     pub fn contains_point(&self, p: Vec3) -> bool {
         p.cmpge(self.min).all() && p.cmple(self.max).all()
     }
@@ -47,32 +54,39 @@ impl Aabb {
     }
 
     #[inline]
+    /// The smallest box holding both.
     pub fn merge(&self, o: &Aabb) -> Aabb {
         Aabb { min: self.min.min(o.min), max: self.max.max(o.max) }
     }
 
     #[inline]
+    /// The box grown by `margin` on every side.
     pub fn expanded(&self, margin: Real) -> Aabb {
         Aabb { min: self.min - Vec3::splat(margin), max: self.max + Vec3::splat(margin) }
     }
 
+    /// Its centre.
     pub fn center(&self) -> Vec3 {
         (self.min + self.max) * 0.5
     }
 
+    /// Half its size on each axis.
     pub fn half_extents(&self) -> Vec3 {
         (self.max - self.min) * 0.5
     }
 
+    /// Its size on each axis.
     pub fn extents(&self) -> Vec3 {
         self.max - self.min
     }
 
+    /// Its surface area (the BVH's insertion cost).
     pub fn surface_area(&self) -> Real {
         let d = (self.max - self.min).max(Vec3::ZERO);
         2.0 * (d.x * d.y + d.y * d.z + d.z * d.x)
     }
 
+    /// Whether its corners are finite and in order.
     pub fn is_valid(&self) -> bool {
         self.min.is_finite() && self.max.is_finite() && self.min.cmple(self.max).all()
     }

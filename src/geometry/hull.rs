@@ -7,27 +7,45 @@ use thiserror::Error;
 /// Why a point cloud cannot make a solid hull.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum HullError {
+    /// Fewer than four points (how many).
     #[error("a convex hull needs at least 4 points, got {0}")]
     TooFewPoints(usize),
+    /// More than [`ConvexHull::MAX_POINTS`] points.
     #[error("a convex hull accepts at most {max} points, got {got}")]
-    TooManyPoints { got: usize, max: usize },
+    TooManyPoints {
+        /// Points given.
+        got: usize,
+        /// Points accepted at most.
+        max: usize,
+    },
+    /// A point with a non-finite coordinate (its index).
     #[error("point {0} is not finite")]
     NonFinite(usize),
+    /// The points are coincident, collinear or coplanar (which of these).
     #[error("the points are {0}: a convex hull needs volume")]
     Degenerate(&'static str),
+    /// The points are too close to a plane for a solid hull.
     #[error(
         "the points lie within {thickness:e} of a plane across a cloud of size {size:e}: a convex hull must be at least {} of its size thick",
         ConvexHull::MIN_THICKNESS
     )]
-    TooFlat { thickness: Real, size: Real },
+    TooFlat {
+        /// Their largest distance from the best plane, m.
+        thickness: Real,
+        /// The cloud's size, m.
+        size: Real,
+    },
 }
 
 /// A face of a hull: its outward unit normal, plane offset (`normal . x = offset` on the face)
 /// and its corner indices in counter-clockwise order seen from outside.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HullFace {
+    /// Outward unit normal.
     pub normal: Vec3,
+    /// Plane offset: `normal · x = offset` on the face.
     pub offset: Real,
+    /// Corner indices, counter-clockwise seen from outside.
     pub vertices: Vec<u32>,
 }
 
@@ -60,6 +78,7 @@ fn lanes8(pts: &[Vec3]) -> Option<[[Real; 8]; 3]> {
 }
 
 impl ConvexHull {
+    /// Most points a hull accepts.
     pub const MAX_POINTS: usize = 4096;
     /// Thinnest hull accepted, as a fraction of its size (the largest extent of its cloud):
     /// ten times the tolerance within which points count as on a face, so that flatter clouds
@@ -137,10 +156,12 @@ impl ConvexHull {
         self.radius
     }
 
+    /// The hull's vertices.
     pub fn vertices(&self) -> &[Vec3] {
         &self.vertices
     }
 
+    /// The hull's faces.
     pub fn faces(&self) -> &[HullFace] {
         &self.faces
     }
@@ -165,10 +186,12 @@ impl ConvexHull {
         self.shift
     }
 
+    /// The vertex farthest along `dir`.
     pub fn support(&self, dir: Vec3) -> Vec3 {
         self.vertices[self.support_index(dir)]
     }
 
+    /// The index of the vertex farthest along `dir`.
     pub fn support_index(&self, dir: Vec3) -> usize {
         match &self.climb {
             Some(c) => self.support_index_from(dir, c.seed(dir) as usize),
@@ -255,10 +278,12 @@ impl ConvexHull {
         best
     }
 
+    /// Its bounding box in its own frame.
     pub fn local_aabb(&self) -> Aabb {
         Aabb::from_points(self.vertices.iter().copied())
     }
 
+    /// Mass, centre of mass and inertia of the solid hull at `density`.
     pub fn mass_properties(&self, density: Real) -> MassProperties {
         let mut m = self.mass_properties_uncentred(density);
         m.local_com = Vec3::ZERO;

@@ -4,17 +4,22 @@ use std::f32::consts::PI;
 /// Mass, centre of mass (local frame) and inertia tensor about the centre of mass.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MassProperties {
+    /// Mass, kg.
     pub mass: Real,
+    /// Centre of mass in the shape's frame.
     pub local_com: Vec3,
+    /// Inertia tensor about the centre of mass, kg·m².
     pub inertia: Mat3,
 }
 
 impl MassProperties {
+    /// A solid ball of radius `r`.
     pub fn sphere(r: Real, density: Real) -> Self {
         let mass = density * 4.0 / 3.0 * PI * r * r * r;
         Self::diagonal(mass, Vec3::splat(0.4 * mass * r * r))
     }
 
+    /// A solid box of half extents `h`.
     pub fn cuboid(h: Vec3, density: Real) -> Self {
         let mass = density * 8.0 * h.x * h.y * h.z;
         let (x2, y2, z2) = (h.x * h.x, h.y * h.y, h.z * h.z);
@@ -34,6 +39,7 @@ impl MassProperties {
         Self::diagonal(mc + ms, Vec3::new(ix, iy, ix))
     }
 
+    /// Mass at the origin with a diagonal inertia tensor.
     pub fn diagonal(mass: Real, principal: Vec3) -> Self {
         Self { mass, local_com: Vec3::ZERO, inertia: Mat3::from_diagonal(principal) }
     }

@@ -7,6 +7,7 @@ pub mod planar;
 mod quickhull;
 mod ray;
 mod raycast;
+/// Closest points on segments.
 pub mod segment;
 mod shape;
 mod slab;

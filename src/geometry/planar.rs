@@ -14,11 +14,14 @@ pub struct ConeTest {
     pub cos_angle: Real,
     /// Cosine of the half angle, the threshold `cos_angle` is compared with.
     pub cos_half: Real,
+    /// Whether the point is within range.
     pub in_range: bool,
+    /// Whether the point is within the half angle.
     pub in_angle: bool,
 }
 
 impl ConeTest {
+    /// Whether the point is in the cone: in range and in angle.
     pub fn inside(&self) -> bool {
         self.in_range && self.in_angle
     }
@@ -62,8 +65,11 @@ pub fn point_in_sector(apex: Vec2, facing: Real, half_angle: Real, radius: Real,
 /// from +x towards +z).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rect2 {
+    /// Centre on the floor.
     pub center: Vec2,
+    /// Half sizes along its own axes.
     pub half: Vec2,
+    /// Turn, radians, from +x towards +z.
     pub angle: Real,
 }
 
@@ -93,8 +99,11 @@ impl Rect2 {
 /// Two rectangles projected on one candidate axis.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AxisProjection {
+    /// The candidate axis, a unit vector.
     pub axis: Vec2,
+    /// A's projection on it, `(min, max)`.
     pub a: (Real, Real),
+    /// B's projection on it, `(min, max)`.
     pub b: (Real, Real),
     /// How far the intervals overlap; negative: the gap between them (a separating axis).
     pub overlap: Real,
@@ -112,11 +121,13 @@ pub struct SatTest {
 }
 
 impl SatTest {
+    /// Whether the rectangles overlap (no axis separates them).
     pub fn overlaps(&self) -> bool {
         self.separating.is_none()
     }
 }
 
+/// The separating-axis test of two rectangles.
 pub fn sat_rects(a: &Rect2, b: &Rect2) -> SatTest {
     let [a0, a1] = a.axes();
     let [b0, b1] = b.axes();

@@ -47,6 +47,7 @@ fn ray_sphere_at(center: Vec3, r: Real, ray: &Ray, max_t: Real) -> Option<RayHit
     Some(RayHit { t, point, normal: (point - center).normalize_or(Vec3::Y) })
 }
 
+/// A ray against a sphere at the origin of its frame.
 pub fn ray_sphere(s: &Sphere, ray: &Ray, max_t: Real) -> Option<RayHit> {
     ray_sphere_at(Vec3::ZERO, s.radius, ray, max_t)
 }
@@ -56,6 +57,7 @@ pub fn ray_cuboid(c: &Cuboid, ray: &Ray, max_t: Real) -> Option<RayHit> {
     ray_aabb(&Aabb::from_center_half_extents(Vec3::ZERO, c.half_extents), ray, max_t)
 }
 
+/// Slab method on a box; the entry slab gives the normal.
 pub fn ray_aabb(b: &Aabb, ray: &Ray, max_t: Real) -> Option<RayHit> {
     let (t0, _) = b.ray_interval(ray.origin, ray.dir, max_t)?;
     if b.contains_point(ray.origin) {
@@ -81,6 +83,7 @@ pub fn ray_aabb(b: &Aabb, ray: &Ray, max_t: Real) -> Option<RayHit> {
     Some(RayHit { t: t0, point, normal })
 }
 
+/// A ray against a capsule in its own frame.
 pub fn ray_capsule(c: &Capsule, ray: &Ray, max_t: Real) -> Option<RayHit> {
     let (p, q) = c.segment();
     let r = c.radius;

@@ -3,38 +3,51 @@ use crate::math::{Pose, Real, Vec3};
 use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
+/// A ball centred on the body's origin.
 pub struct Sphere {
+    /// Its radius, m.
     pub radius: Real,
 }
 
 /// A box given by its half extents along its local axes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cuboid {
+    /// Half its size along each local axis, m.
     pub half_extents: Vec3,
 }
 
 /// A segment from `-half_height` to `+half_height` along local Y, swept by a sphere of `radius`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Capsule {
+    /// Half the segment's length, m.
     pub half_height: Real,
+    /// The rounding radius, m.
     pub radius: Real,
 }
 
 /// The kind of a shape, used to dispatch pair tests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ShapeKind {
+    /// A ball.
     Sphere,
+    /// A box.
     Cuboid,
+    /// A capsule.
     Capsule,
+    /// A convex hull.
     ConvexHull,
 }
 
 /// A collision shape in its local frame. Hulls are shared, since many bodies often use one.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
+    /// A ball.
     Sphere(Sphere),
+    /// A box.
     Cuboid(Cuboid),
+    /// A capsule.
     Capsule(Capsule),
+    /// A convex hull, shared between bodies.
     ConvexHull(Arc<ConvexHull>),
 }
 
@@ -46,18 +59,22 @@ impl Capsule {
 }
 
 impl Shape {
+    /// A ball of this radius.
     pub fn sphere(radius: Real) -> Self {
         Shape::Sphere(Sphere { radius })
     }
 
+    /// A box of these half extents.
     pub fn cuboid(half_extents: Vec3) -> Self {
         Shape::Cuboid(Cuboid { half_extents })
     }
 
+    /// A capsule of this half height and radius.
     pub fn capsule(half_height: Real, radius: Real) -> Self {
         Shape::Capsule(Capsule { half_height, radius })
     }
 
+    /// Which kind of shape it is.
     pub fn kind(&self) -> ShapeKind {
         match self {
             Shape::Sphere(_) => ShapeKind::Sphere,
@@ -92,6 +109,7 @@ impl Shape {
         }
     }
 
+    /// Its bounding box in its own frame.
     pub fn local_aabb(&self) -> Aabb {
         match self {
             Shape::Sphere(s) => Aabb::from_center_half_extents(Vec3::ZERO, Vec3::splat(s.radius)),
@@ -133,6 +151,7 @@ impl Shape {
         }
     }
 
+    /// Mass, centre of mass and inertia of the solid shape at `density`.
     pub fn mass_properties(&self, density: Real) -> MassProperties {
         match self {
             Shape::Sphere(s) => MassProperties::sphere(s.radius, density),

@@ -10,7 +10,12 @@ use crate::math::{Real, Vec3};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum SlabAxis {
     /// The ray crosses the slab's planes at `t_near <= t_far` (not yet clamped to `[0, max_t]`).
-    Crosses { t_near: Real, t_far: Real },
+    Crosses {
+        /// Where the ray enters the slab.
+        t_near: Real,
+        /// Where it leaves.
+        t_far: Real,
+    },
     /// Direction component 0 with the origin between the planes: every `t` is inside the slab.
     ParallelInside,
     /// Direction component 0 with the origin outside the planes: no `t` is; the ray misses.
@@ -37,6 +42,7 @@ pub struct SlabTrace {
     /// The largest entry of the three slabs and 0; the smallest exit and `max_t`. The ray is in
     /// the box for `t_enter <= t <= t_exit`; `t_enter > t_exit` is a miss.
     pub t_enter: Real,
+    /// The smallest exit of the three slabs and `max_t`.
     pub t_exit: Real,
     /// The axis whose entry plane sets `t_enter` (`None`: the ray's start, `t = 0`, does).
     pub enter_axis: Option<usize>,
@@ -44,6 +50,7 @@ pub struct SlabTrace {
     pub exit_axis: Option<usize>,
     /// The origin lies in the box (so `t_enter = 0`).
     pub origin_inside: bool,
+    /// The ray's largest parameter.
     pub max_t: Real,
 }
 

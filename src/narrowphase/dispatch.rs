@@ -89,6 +89,7 @@ pub fn contact_analytic(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, tol: Toleran
     }
 }
 
+/// Whether two shapes touch, by the closed forms and SAT (the analytic method).
 pub fn intersect_analytic(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real) -> bool {
     use Shape::*;
     match (a, b) {

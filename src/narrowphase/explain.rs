@@ -16,11 +16,14 @@ use crate::math::{Pose, Real, Vec3};
 /// and clip stages are in world space.
 #[derive(Clone, Debug, Default)]
 pub struct PairTrace {
+    /// The method that answered.
     pub method: NarrowPhaseKind,
     /// The traces below were taken with the shapes in canonical order (B first): the manifold
     /// and distance are already mirrored back to A → B.
     pub swapped: bool,
+    /// The contact, if the shapes touch within the margin.
     pub manifold: Option<Manifold>,
+    /// The distance result, when the method computed one.
     pub distance: Option<DistanceResult>,
     /// Points of the Minkowski difference's boundary (every vertex pair for polytopes, sampled
     /// support points for rounded shapes); their convex hull is the difference.

@@ -19,34 +19,41 @@ pub struct ContactPoint {
 /// from A to B; swapping A and B negates it and keeps the points.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Manifold {
+    /// World-space unit normal from A to B.
     pub normal: Vec3,
     points: [ContactPoint; MAX_MANIFOLD_POINTS],
     len: u8,
 }
 
 impl Manifold {
+    /// An empty manifold along `normal`.
     pub fn new(normal: Vec3) -> Self {
         Self { normal, ..Default::default() }
     }
 
+    /// A manifold of one point.
     pub fn single(normal: Vec3, point: Vec3, depth: Real, id: u32) -> Self {
         let mut m = Self::new(normal);
         m.push(ContactPoint { point, depth, id });
         m
     }
 
+    /// The points.
     pub fn points(&self) -> &[ContactPoint] {
         &self.points[..self.len as usize]
     }
 
+    /// The points, to edit.
     pub fn points_mut(&mut self) -> &mut [ContactPoint] {
         &mut self.points[..self.len as usize]
     }
 
+    /// How many points.
     pub fn len(&self) -> usize {
         self.len as usize
     }
 
+    /// Whether it has no point.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -65,6 +72,7 @@ impl Manifold {
         self
     }
 
+    /// The deepest point's depth (−∞ without points).
     pub fn max_depth(&self) -> Real {
         self.points().iter().map(|p| p.depth).fold(Real::NEG_INFINITY, Real::max)
     }

@@ -56,8 +56,10 @@ pub enum NarrowPhaseKind {
 }
 
 impl NarrowPhaseKind {
+    /// Both methods, in the order the app and the CLI list them.
     pub const ALL: &'static [NarrowPhaseKind] = &[NarrowPhaseKind::Analytic, NarrowPhaseKind::Gjk];
 
+    /// The name used on the command line.
     pub fn cli_name(self) -> &'static str {
         match self {
             NarrowPhaseKind::Analytic => "analytic",

@@ -21,11 +21,14 @@ use rapier3d::prelude as r;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Engine {
     #[default]
+    /// Collidoscope's own world.
     Collidoscope,
+    /// rapier3d, body for body (feature `rapier`).
     Rapier,
 }
 
 impl Engine {
+    /// Every engine, in the order the CLI lists them.
     pub const ALL: &'static [Engine] = &[Engine::Collidoscope, Engine::Rapier];
 
     /// The name used on the command line.
@@ -158,18 +161,22 @@ impl RapierWorld {
         &self.mirror
     }
 
+    /// The settings the scene ran with.
     pub fn settings(&self) -> &Settings {
         &self.mirror.settings
     }
 
+    /// The bodies as Collidoscope bodies, with rapier's poses and velocities.
     pub fn bodies(&self) -> &[Body] {
         self.mirror.bodies()
     }
 
+    /// Steps taken.
     pub fn step_count(&self) -> u64 {
         self.step_count
     }
 
+    /// Simulated time, s.
     pub fn time(&self) -> f64 {
         self.step_count as f64 * self.mirror.settings.dt as f64
     }

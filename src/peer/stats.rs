@@ -69,6 +69,7 @@ impl StabilityTracker {
         o.max_penetration = o.max_penetration.max(penetration);
     }
 
+    /// The figures gathered so far.
     pub fn finish(&self) -> Stability {
         self.out
     }

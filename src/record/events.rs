@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+/// What kind of thing happened in a step.
 pub enum EventKind {
     /// Continuous collision stopped a fast body at its time of impact.
     Toi,
@@ -26,6 +27,7 @@ pub enum EventKind {
 }
 
 impl EventKind {
+    /// Every kind, in the order the timeline lists them.
     pub const ALL: [EventKind; 8] = [
         EventKind::Toi,
         EventKind::FellAsleep,
@@ -37,6 +39,7 @@ impl EventKind {
         EventKind::NonFinite,
     ];
 
+    /// The kind's name on the timeline.
     pub fn label(self) -> &'static str {
         match self {
             EventKind::Toi => "time of impact",
@@ -54,9 +57,13 @@ impl EventKind {
 /// Something that happened in the step that ended at `step`, and the bodies involved.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Event {
+    /// The step that ended with it.
     pub step: u64,
+    /// What happened.
     pub kind: EventKind,
+    /// The bodies involved.
     pub bodies: Vec<u32>,
+    /// A line for the timeline's tooltip.
     pub detail: String,
 }
 
@@ -81,6 +88,7 @@ pub struct EventDetector {
 }
 
 impl EventDetector {
+    /// A detector with no history.
     pub fn new() -> Self {
         EventDetector { flicker_window: 12, ..Default::default() }
     }

@@ -23,9 +23,23 @@ pub enum Action {
     /// Replace every setting.
     Settings(Settings),
     /// Set a body's velocities (what a mouse drag does each step).
-    Velocity { body: u32, linvel: Vec3, angvel: Vec3 },
+    Velocity {
+        /// The body's index.
+        body: u32,
+        /// Its new linear velocity, m/s.
+        linvel: Vec3,
+        /// Its new angular velocity, rad/s.
+        angvel: Vec3,
+    },
     /// Move a body (a teleport from the inspector).
-    Pose { body: u32, translation: Vec3, rotation: Quat },
+    Pose {
+        /// The body's index.
+        body: u32,
+        /// Its new position.
+        translation: Vec3,
+        /// Its new orientation.
+        rotation: Quat,
+    },
     /// Add a body (a shot from the camera).
     AddBody(BodyDesc),
 }
@@ -72,19 +86,25 @@ impl World {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TimedAction {
+    /// The world's step count when it was applied.
     pub step: u64,
+    /// What was done.
     pub action: Action,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+/// A run that can be replayed bit for bit: the scene, the user's actions, keyframes and every step's hash.
 pub struct Recording {
+    /// The file format's version ([`RECORDING_VERSION`]).
     pub version: u32,
     /// The scene the run started from, with the settings it started with.
     pub scene: Scene,
     /// A keyframe is taken every this many steps, starting at step 0.
     pub keyframe_interval: u32,
+    /// The user's actions, in step order.
     pub actions: Vec<TimedAction>,
+    /// Full snapshots every `keyframe_interval` steps, for seeking and checking.
     pub keyframes: Vec<Snapshot>,
     /// `hashes[k]` is the state hash after step `k + 1`.
     pub hashes: Vec<u64>,
@@ -94,11 +114,28 @@ pub struct Recording {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Divergence {
     /// The state after `step` hashed differently.
-    Hash { step: u64, expected: u64, got: u64 },
+    Hash {
+        /// The step after which the hashes differ.
+        step: u64,
+        /// The recorded hash.
+        expected: u64,
+        /// The replayed state's hash.
+        got: u64,
+    },
     /// The keyframe taken at `step` does not match the replayed state (or cannot be checked).
-    Keyframe { step: u64, what: String },
+    Keyframe {
+        /// The keyframe's step.
+        step: u64,
+        /// What differs, or why it cannot be checked.
+        what: String,
+    },
     /// An action could not be applied.
-    Action { step: u64, message: String },
+    Action {
+        /// The step the action belongs to.
+        step: u64,
+        /// Why it failed.
+        message: String,
+    },
 }
 
 impl std::fmt::Display for Divergence {
@@ -162,16 +199,19 @@ impl Recorder {
         Ok(Recorder { rec })
     }
 
+    /// The recording so far.
     pub fn recording(&self) -> &Recording {
         &self.rec
     }
 
+    /// Ends the recording and hands it over.
     pub fn finish(self) -> Recording {
         self.rec
     }
 }
 
 impl Recording {
+    /// Steps recorded.
     pub fn steps(&self) -> u64 {
         self.hashes.len() as u64
     }
@@ -265,6 +305,7 @@ impl Recording {
         Recording::parse(&crate::scene::read_text(path)?, path)
     }
 
+    /// Reads a recording from RON text; errors name `path`, line and column.
     pub fn parse(text: &str, path: impl AsRef<Path>) -> Result<Recording, SceneError> {
         let path: PathBuf = path.as_ref().into();
         let rec: Recording = ron::from_str(text).map_err(|e| SceneError::Parse {

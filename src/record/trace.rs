@@ -21,6 +21,7 @@ pub struct BodyTrace {
 }
 
 impl BodyTrace {
+    /// An empty trace keeping at most `capacity` steps.
     pub fn new(capacity: usize) -> Self {
         BodyTrace { body: None, capacity: capacity.max(1), samples: VecDeque::new(), partners: Vec::new(), changes: 0 }
     }
@@ -33,10 +34,12 @@ impl BodyTrace {
         }
     }
 
+    /// The body followed, if any.
     pub fn body(&self) -> Option<usize> {
         self.body
     }
 
+    /// Forgets what was recorded; the body stays followed.
     pub fn clear(&mut self) {
         self.samples.clear();
         self.partners.clear();
@@ -79,10 +82,12 @@ impl BodyTrace {
         self.samples.iter().map(move |(s, v)| [*s as f64, v[k] as f64])
     }
 
+    /// Samples kept.
     pub fn len(&self) -> usize {
         self.samples.len()
     }
 
+    /// Whether no sample is kept.
     pub fn is_empty(&self) -> bool {
         self.samples.is_empty()
     }

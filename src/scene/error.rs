@@ -5,12 +5,36 @@ use thiserror::Error;
 /// `FILE:LINE:COL` from the parser, or `FILE: field.path` for checks made after parsing.
 #[derive(Debug, Error)]
 pub enum SceneError {
+    /// The file could not be read or written.
     #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The text is not a valid scene (or recording).
     #[error("{}:{line}:{col}: {message}", path.display())]
-    Parse { path: PathBuf, line: usize, col: usize, message: String },
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// Line of the problem, from 1.
+        line: usize,
+        /// Column of the problem, from 1.
+        col: usize,
+        /// What the parser expected.
+        message: String,
+    },
+    /// A value is out of range or inconsistent.
     #[error("{}: {field}: {message}", path.display())]
-    Invalid { path: PathBuf, field: String, message: String },
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The field, as a path into the scene (`bodies[3].shape`).
+        field: String,
+        /// What is wrong with it.
+        message: String,
+    },
 }
 
 impl SceneError {

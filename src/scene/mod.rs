@@ -86,6 +86,7 @@ impl Scene {
         out
     }
 
+    /// The scene as RON text, as scene files are written.
     pub fn to_ron(&self) -> String {
         let config = ron::ser::PrettyConfig::new().depth_limit(4).struct_names(false);
         ron::ser::to_string_pretty(self, config).expect("a scene always serialises")
@@ -140,6 +141,7 @@ pub struct AtomicFile {
 }
 
 impl AtomicFile {
+    /// Starts writing `path` through a temporary file beside it; nothing changes at `path` until [`AtomicFile::commit`].
     pub fn create(path: &Path) -> Result<AtomicFile, SceneError> {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let io = |source| SceneError::Io { path: path.into(), source };

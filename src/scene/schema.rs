@@ -15,18 +15,25 @@ fn version_one() -> u32 {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+/// A scene file: settings, bodies and generators, with a name and a description.
 pub struct Scene {
     #[serde(default = "version_one")]
+    /// The file format's version ([`SCENE_VERSION`]).
     pub version: u32,
     #[serde(default)]
+    /// The scene's title.
     pub name: String,
     #[serde(default)]
+    /// What to look for in it, shown in the Scenes panel.
     pub description: String,
     #[serde(default)]
+    /// The settings it runs with.
     pub settings: Settings,
     #[serde(default)]
+    /// Bodies listed one by one.
     pub bodies: Vec<BodyDesc>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// Generators that add many bodies each, after the listed ones.
     pub generators: Vec<Generator>,
     /// Where the app's camera starts (and where Reset puts it back); framed on the bodies if
     /// omitted.
@@ -51,8 +58,10 @@ pub enum Lesson {
 #[serde(deny_unknown_fields)]
 pub struct CameraDesc {
     #[serde(deserialize_with = "de::coordinate_vec3")]
+    /// Where the eye is.
     pub eye: Vec3,
     #[serde(deserialize_with = "de::coordinate_vec3")]
+    /// The point it looks at.
     pub target: Vec3,
 }
 
@@ -75,22 +84,32 @@ impl Default for Scene {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub enum ShapeDesc {
+    /// A ball.
     Sphere {
         #[serde(deserialize_with = "de::size")]
+        /// Its radius, m.
         radius: Real,
     },
+    /// A box.
     Cuboid {
         #[serde(deserialize_with = "de::size_vec3")]
+        /// Half its size along each body axis, m.
         half_extents: Vec3,
     },
+    /// A segment along the body's Y axis, rounded by a radius.
     Capsule {
         #[serde(deserialize_with = "de::size")]
+        /// Half the segment's length, m.
         half_height: Real,
         #[serde(deserialize_with = "de::size")]
+        /// The rounding radius, m.
         radius: Real,
     },
     /// The hull of a point cloud; the body's position is the origin of these points.
-    ConvexHull { points: Vec<Vec3> },
+    ConvexHull {
+        /// The points, in body coordinates.
+        points: Vec<Vec3>,
+    },
 }
 
 /// An orientation as written in a scene.
@@ -142,6 +161,7 @@ impl Default for Rotation {
 }
 
 impl Rotation {
+    /// Checks that the rotation's numbers are finite and describe a rotation.
     pub fn validate(&self) -> Result<(), String> {
         // Angles beyond a million degrees lose every digit of their fraction of a turn in f32.
         let angle = |d: Real| d.is_finite() && d.abs() <= 1e6;
@@ -170,6 +190,7 @@ impl Rotation {
         Ok(())
     }
 
+    /// The rotation as a unit quaternion.
     pub fn to_quat(self) -> Quat {
         match self {
             Rotation::Euler(x, y, z) => {
@@ -190,25 +211,35 @@ impl Rotation {
 #[serde(deny_unknown_fields)]
 pub struct BodyDesc {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The body's name, if any.
     pub name: Option<String>,
     #[serde(default)]
+    /// Dynamic (the default), static or kinematic.
     pub kind: BodyKind,
+    /// The collision shape.
     pub shape: ShapeDesc,
     #[serde(default, deserialize_with = "de::coordinate_vec3")]
+    /// Position of the centre of mass, m.
     pub position: Vec3,
     #[serde(default)]
+    /// Orientation.
     pub rotation: Rotation,
     #[serde(default, deserialize_with = "de::velocity_vec3")]
+    /// Linear velocity at the start, m/s.
     pub linear_velocity: Vec3,
     #[serde(default, deserialize_with = "de::spin_vec3")]
+    /// Angular velocity at the start, rad/s.
     pub angular_velocity: Vec3,
     #[serde(default)]
+    /// Friction, restitution, density.
     pub material: Material,
     #[serde(default)]
+    /// Swept by time of impact whatever its speed.
     pub bullet: bool,
 }
 
 impl BodyDesc {
+    /// A dynamic body of this shape at `position`, at rest, with the default material.
     pub fn new(shape: ShapeDesc, position: Vec3) -> Self {
         BodyDesc {
             name: None,
@@ -230,8 +261,10 @@ impl BodyDesc {
 pub enum Generator {
     /// A pyramid of cubes: `base` on the bottom row, one fewer per row, in the x-y plane.
     Pyramid {
+        /// Cubes on the bottom row.
         base: u32,
         #[serde(default = "half", deserialize_with = "de::size")]
+        /// Half the cubes' size, m.
         half_extent: Real,
         /// Centre of the bottom row's bottom face.
         #[serde(default, deserialize_with = "de::coordinate_vec3")]
@@ -240,11 +273,14 @@ pub enum Generator {
         #[serde(default, deserialize_with = "de::non_negative")]
         gap: Real,
         #[serde(default)]
+        /// The cubes' material.
         material: Material,
     },
     /// A `counts.0 × counts.1 × counts.2` block of one shape; `(n, m, 1)` is a wall.
     Grid {
+        /// Bodies along x, y and z.
         counts: (u32, u32, u32),
+        /// The shape of every body.
         shape: ShapeDesc,
         /// Position of the first body.
         #[serde(default, deserialize_with = "de::coordinate_vec3")]
@@ -253,30 +289,41 @@ pub enum Generator {
         #[serde(deserialize_with = "de::coordinate_vec3")]
         spacing: Vec3,
         #[serde(default)]
+        /// Every body's orientation.
         rotation: Rotation,
         #[serde(default)]
+        /// Every body's kind.
         kind: BodyKind,
         #[serde(default, deserialize_with = "de::velocity_vec3")]
+        /// Every body's starting velocity, m/s.
         linear_velocity: Vec3,
         #[serde(default)]
+        /// Every body's material.
         material: Material,
     },
     /// `count` bodies at seeded random places in a box, shapes drawn from `shapes`.
     Rain {
+        /// How many bodies.
         count: u32,
         #[serde(default)]
+        /// Seed of the random places and shapes.
         seed: u64,
         #[serde(deserialize_with = "de::coordinate_vec3")]
+        /// The box's lower corner.
         min: Vec3,
         #[serde(deserialize_with = "de::coordinate_vec3")]
+        /// The box's upper corner.
         max: Vec3,
+        /// The shapes drawn from.
         shapes: Vec<ShapeDesc>,
         /// Random orientations.
         #[serde(default = "yes")]
         random_rotation: bool,
         #[serde(default, deserialize_with = "de::velocity_vec3")]
+        /// Every body's starting velocity, m/s.
         linear_velocity: Vec3,
         #[serde(default)]
+        /// Every body's material.
         material: Material,
         /// Place each body clear of those placed before it (their bounding spheres apart), so the
         /// rain starts without overlaps; off, places are drawn independently and bodies may start

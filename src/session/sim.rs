@@ -41,28 +41,35 @@ const SHOT_DENSITY: Real = 3000.0;
 /// A body held by the mouse: a point fixed in the body is pulled toward `target`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Drag {
+    /// The body held.
     pub body: usize,
+    /// The point held, in body coordinates.
     pub local_anchor: Vec3,
+    /// Where the mouse pulls it, in world space.
     pub target: Vec3,
 }
 
 /// The world, where it came from, and how it is being played.
 pub struct Simulation {
+    /// The world stepped.
     pub world: World,
     /// The scene as loaded; reset rebuilds the world from it.
     pub scene: Scene,
     /// The file the scene came from, if any.
     pub path: Option<PathBuf>,
+    /// Whether the clock runs.
     pub playing: bool,
     /// Simulated seconds per real second.
     pub speed: f32,
     accumulator: f64,
     /// Set when the last frame could not run all the steps real time asked for.
     pub behind: bool,
+    /// The body held by the mouse, if any.
     pub drag: Option<Drag>,
+    /// The profiles of the last steps, for the profiler.
     pub history: History,
     shots: u32,
-    /// Recording, the timeline's recording and an A/B partner (see `app::record`).
+    /// Recording, the timeline's recording and an A/B partner (see [`super::record`]).
     pub record: super::record::RecordState,
     /// The selected body's history, for the inspector's plot.
     pub trace: crate::record::BodyTrace,
@@ -207,6 +214,7 @@ impl Simulation {
         self.touch_body(body);
     }
 
+    /// Moves the held point's target.
     pub fn drag_to(&mut self, target: Vec3) {
         if let Some(d) = &mut self.drag
             && target.is_finite()
@@ -266,10 +274,12 @@ pub struct History {
 }
 
 impl History {
+    /// An empty history keeping at most `capacity` steps.
     pub fn new(capacity: usize) -> Self {
         History { entries: VecDeque::with_capacity(capacity), capacity: capacity.max(1), markers: VecDeque::new() }
     }
 
+    /// Steps kept at most.
     pub fn capacity(&self) -> usize {
         self.capacity
     }
@@ -282,6 +292,7 @@ impl History {
         }
     }
 
+    /// Adds one step's profile, dropping the oldest past the capacity.
     pub fn push(&mut self, step: u64, profile: StepProfile) {
         if self.entries.len() == self.capacity {
             self.entries.pop_front();
@@ -289,6 +300,7 @@ impl History {
         self.entries.push_back((step, profile));
     }
 
+    /// Forgets every step and marker.
     pub fn clear(&mut self) {
         self.entries.clear();
         self.markers.clear();
@@ -321,18 +333,22 @@ impl History {
         self.markers.iter().map(|(s, _, w)| (*s, w.as_str()))
     }
 
+    /// Steps kept.
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
+    /// Whether no step is kept.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
+    /// The kept steps with their profiles, oldest first.
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &(u64, StepProfile)> + ExactSizeIterator {
         self.entries.iter()
     }
 
+    /// The newest step and its profile.
     pub fn last(&self) -> Option<&(u64, StepProfile)> {
         self.entries.back()
     }

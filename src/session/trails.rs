@@ -16,7 +16,9 @@ pub const MAX_TRAILS: usize = 32;
 /// One body's recent centres, oldest first.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Trail {
+    /// The body followed.
     pub body: usize,
+    /// Its recent centres, oldest first.
     pub points: VecDeque<Vec3>,
     /// The last step at which the body was fast (or selected); the trail fades out after it.
     last_fast: u64,
@@ -30,11 +32,13 @@ pub struct Trails {
 }
 
 impl Trails {
+    /// Forgets every trail.
     pub fn clear(&mut self) {
         self.trails.clear();
         self.step = None;
     }
 
+    /// The current trails.
     pub fn iter(&self) -> impl Iterator<Item = &Trail> {
         self.trails.iter()
     }

@@ -92,6 +92,7 @@ impl Probe {
         }
     }
 
+    /// Takes in the world's state after one step.
     pub fn observe(&mut self, world: &World) {
         self.observed += 1;
         self.total_ms += world.profile().total_ms;

@@ -16,7 +16,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// One setting varied over a list of values (RON text, as `--set` takes them).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Vary {
+    /// The setting's scene-file name.
     pub field: String,
+    /// The values it takes, as RON text.
     pub values: Vec<String>,
 }
 
@@ -79,7 +81,9 @@ fn range_values(field: &str, a: &str, rest: &str) -> Result<Vec<String>, String>
 /// One point of a sweep: the values given to the varied settings, and the settings that result.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Point {
+    /// Each varied setting with the value it takes at this point.
     pub assignments: Vec<(String, String)>,
+    /// The scene's settings with those values applied.
     pub settings: Settings,
 }
 
@@ -111,8 +115,11 @@ pub fn points(base: &Settings, varies: &[Vary]) -> Result<Vec<Point>, String> {
 /// What one run measured, with the state hash and the final positions.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Outcome {
+    /// The figures measured over the run.
     pub metrics: Metrics,
+    /// The state hash after the last step.
     pub hash: u64,
+    /// Every body's final position.
     pub positions: Vec<Vec3>,
 }
 
@@ -182,8 +189,11 @@ pub fn run(
 /// A bound a point must meet: `METRIC<VALUE`, `<=`, `>` or `>=`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Requirement {
+    /// The metric's column name.
     pub metric: &'static str,
+    /// The comparison: `<`, `<=`, `>` or `>=`.
     pub op: &'static str,
+    /// The bound.
     pub value: f64,
 }
 
@@ -209,6 +219,7 @@ impl Requirement {
         Ok(Requirement { metric, op, value })
     }
 
+    /// Whether the metrics meet this bound.
     pub fn holds(&self, m: &Metrics) -> bool {
         let v = m.get(self.metric).unwrap_or(f64::NAN);
         match self.op {

@@ -9,6 +9,7 @@ use crate::math::Pose;
 /// A body whose state became non-finite, and where.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fault {
+    /// The body's index.
     pub body: u32,
     /// The step in which it happened (the world's step count after that step).
     pub step: u64,

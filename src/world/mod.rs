@@ -41,6 +41,7 @@ pub const PARALLEL_MIN_PAIRS: usize = 2_000;
 
 /// Bodies, their settings, and everything the pipeline keeps from one step to the next.
 pub struct World {
+    /// The settings the next step runs with; change them with [`World::set_settings`].
     pub settings: Settings,
     bodies: Vec<Body>,
     broad_phase: Box<dyn BroadPhase>,
@@ -105,6 +106,7 @@ impl Clone for World {
 }
 
 impl World {
+    /// An empty world with these settings.
     pub fn new(settings: Settings) -> Self {
         let broad_phase = broadphase::create(settings.broad_phase);
         World {
@@ -140,6 +142,7 @@ impl World {
         self.bodies.len() - 1
     }
 
+    /// The bodies, in the order they were added (a body's index is its id).
     pub fn bodies(&self) -> &[Body] {
         &self.bodies
     }
@@ -184,6 +187,7 @@ impl World {
         &self.guard.faults
     }
 
+    /// Times and counters of the last step.
     pub fn profile(&self) -> &StepProfile {
         &self.profile
     }
@@ -207,18 +211,22 @@ impl World {
         self.threads.count()
     }
 
+    /// Steps taken.
     pub fn step_count(&self) -> u64 {
         self.step_count
     }
 
+    /// Simulated time, s.
     pub fn time(&self) -> f64 {
         self.step_count as f64 * self.settings.dt as f64
     }
 
+    /// The state hash: the bits of every body's pose and velocity.
     pub fn hash(&self) -> u64 {
         state_hash(&self.bodies)
     }
 
+    /// The broad phase that runs the steps.
     pub fn broad_phase(&self) -> &dyn BroadPhase {
         self.broad_phase.as_ref()
     }
@@ -237,6 +245,7 @@ impl World {
         self.settings = settings;
     }
 
+    /// Wakes every body.
     pub fn wake_all(&mut self) {
         self.bodies.iter_mut().for_each(Body::wake);
     }

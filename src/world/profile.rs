@@ -3,14 +3,23 @@ use crate::broadphase::{BroadPhaseKind, BroadPhaseStats};
 /// Time per phase (ms) and counters for one step.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct StepProfile {
+    /// Wall-clock time of the whole step, ms.
     pub total_ms: f64,
+    /// Broad phase, ms (with the world's box building and pair filtering).
     pub broad_phase_ms: f64,
+    /// Narrow phase, ms.
     pub narrow_phase_ms: f64,
+    /// CCD preparation and time of impact, ms.
     pub ccd_ms: f64,
+    /// Solver, ms.
     pub solve_ms: f64,
+    /// Position integration, ms.
     pub integrate_ms: f64,
+    /// Bodies in the world.
     pub bodies: u32,
+    /// Dynamic bodies awake after the step.
     pub awake_bodies: u32,
+    /// Bodies asleep after the step.
     pub sleeping_bodies: u32,
     /// Candidate pairs from the broad phase (after filtering static–static and asleep pairs).
     pub pairs: u32,
@@ -52,6 +61,7 @@ impl StepProfile {
     /// The CSV header; the columns match [`StepProfile::csv_row`].
     pub const CSV_HEADER: &'static str = "step,total_ms,broad_phase_ms,narrow_phase_ms,ccd_ms,solve_ms,integrate_ms,bodies,pairs,contacts,narrow_tests,manifolds,toi_events,sleeping,aabb_tests,bp_nodes,bp_depth,bp_swaps,bp_candidates,bp_true_overlaps,bp_false_positive_ratio,bp_update_ms,bp_pairs_ms,bp_reinserted,bp_reused,faults,pairs_dropped,bp_structure";
 
+    /// One CSV row; the columns match [`StepProfile::CSV_HEADER`].
     pub fn csv_row(&self, step: u64) -> String {
         format!(
             "{step},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{},{},{},{},{}",

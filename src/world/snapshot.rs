@@ -14,16 +14,27 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct BodySnapshot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The body's name in the scene, if any.
     pub name: Option<String>,
+    /// Dynamic, static or kinematic.
     pub kind: BodyKind,
+    /// The shape, as the scene file writes it.
     pub shape: ShapeDesc,
+    /// Position.
     pub translation: Vec3,
+    /// Orientation.
     pub rotation: Quat,
+    /// Linear velocity, m/s.
     pub linvel: Vec3,
+    /// Angular velocity, rad/s.
     pub angvel: Vec3,
+    /// Friction, restitution, density.
     pub material: Material,
+    /// Swept by time of impact whatever its speed.
     pub bullet: bool,
+    /// How long the body has rested, s.
     pub sleep_time: Real,
+    /// Whether it sleeps.
     pub asleep: bool,
     /// The island a sleeping body fell asleep with (its lowest body index).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -34,7 +45,9 @@ pub struct BodySnapshot {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WarmEntry {
+    /// The pair's first body.
     pub a: u32,
+    /// The pair's second body.
     pub b: u32,
     /// `(feature id, normal impulse, friction impulse as a world vector, twist impulse)`.
     pub points: Vec<(u32, Real, Vec3, Real)>,
@@ -54,9 +67,13 @@ pub struct WarmEntry {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Snapshot {
+    /// The step the world had taken.
     pub step: u64,
+    /// The settings.
     pub settings: Settings,
+    /// Every body's state.
     pub bodies: Vec<BodySnapshot>,
+    /// The warm-start impulses of the contacts.
     pub warm_cache: Vec<WarmEntry>,
 }
 
@@ -102,6 +119,7 @@ impl Snapshot {
 }
 
 impl World {
+    /// The world's full state, from which [`World::restore`] continues with the same bits.
     pub fn snapshot(&self) -> Snapshot {
         let bodies = self
             .bodies

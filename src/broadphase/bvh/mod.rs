@@ -59,6 +59,7 @@ impl Bvh {
         }
     }
 
+    /// How far leaves are fattened beyond their boxes, m.
     pub fn margin(&self) -> Real {
         self.margin
     }

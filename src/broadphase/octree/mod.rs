@@ -99,6 +99,7 @@ impl Octree {
         }
     }
 
+    /// The parameters the tree was built with.
     pub fn params(&self) -> OctreeParams {
         self.params
     }

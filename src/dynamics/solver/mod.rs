@@ -29,8 +29,11 @@ use wide::{Bounce, Bundle, Isa};
 /// A contact between two bodies: indices and manifold, as the narrow phase produced it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Contact {
+    /// Body A's index.
     pub a: u32,
+    /// Body B's index.
     pub b: u32,
+    /// The manifold, normal from A to B.
     pub manifold: Manifold,
 }
 
@@ -41,9 +44,13 @@ pub struct Contact {
 /// about the manifold's normal.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct CachedImpulse {
+    /// The point's feature id.
     pub id: u32,
+    /// Normal impulse, N·s.
     pub normal: Real,
+    /// Friction impulse, world space, N·s.
     pub tangent: Vec3,
+    /// Twist impulse about the normal, N·m·s.
     pub twist: Real,
     /// Where the point was (world space) when the contact was found.
     pub point: Vec3,
@@ -61,9 +68,11 @@ pub struct Kept {
     /// The point on A's surface and on B's (the point ± depth/2 along the normal), each in its
     /// body's frame: the depth now is their separation along the kept normal.
     pub anchor_a: Vec3,
+    /// The point on B's surface, in B's frame.
     pub anchor_b: Vec3,
     /// The lever arms, the point less each body's centre, in world space (they do not turn).
     pub arm_a: Vec3,
+    /// B's lever arm, in world space.
     pub arm_b: Vec3,
     /// The normal in A's frame (zero: nothing kept).
     pub normal: Vec3,
@@ -82,7 +91,9 @@ pub type WarmCache = Vec<((u32, u32), [CachedImpulse; MAX_MANIFOLD_POINTS])>;
 /// Time spent in the solver's parts, ms.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SolverTimes {
+    /// Velocity passes and position correction, ms.
     pub solve_ms: f64,
+    /// Position integration, ms.
     pub integrate_ms: f64,
 }
 

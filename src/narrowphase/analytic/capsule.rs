@@ -27,6 +27,7 @@ fn balls(ca: Vec3, ra: Real, cb: Vec3, rb: Real, fallback: Vec3, tol: Tolerance,
     Some(Manifold::single(n, ca + n * (ra - depth * 0.5), depth, id))
 }
 
+/// Whether a sphere and a capsule touch (closest point on the capsule's segment).
 pub fn intersect_sphere_capsule(s: &Sphere, ps: &Pose, c: &Capsule, pc: &Pose, eps: Real) -> bool {
     let (p, q) = capsule_segment(c, pc);
     let (_, x) = closest_point_segment(p, q, ps.translation);
@@ -41,6 +42,7 @@ pub fn contact_sphere_capsule(s: &Sphere, ps: &Pose, c: &Capsule, pc: &Pose, tol
     balls(ps.translation, s.radius, x, c.radius, side, tol, (t * 8.0) as u32)
 }
 
+/// Whether two capsules touch (closest points of their segments).
 pub fn intersect_capsule_capsule(a: &Capsule, pa: &Pose, b: &Capsule, pb: &Pose, eps: Real) -> bool {
     let (p1, q1) = capsule_segment(a, pa);
     let (p2, q2) = capsule_segment(b, pb);
@@ -134,6 +136,7 @@ pub fn closest_segment_box(p: Vec3, q: Vec3, h: Vec3) -> (Real, Vec3, Vec3) {
     best
 }
 
+/// Whether a box and a capsule touch.
 pub fn intersect_cuboid_capsule(b: &Cuboid, pb: &Pose, c: &Capsule, pc: &Pose, eps: Real) -> bool {
     let (p, q) = capsule_segment(c, pc);
     let (d2, _, _) = closest_segment_box(pb.inverse_transform_point(p), pb.inverse_transform_point(q), b.half_extents);

@@ -4,11 +4,13 @@ use crate::geometry::{Aabb, Cuboid, Sphere};
 use crate::math::{Pose, Real, Vec3};
 use crate::narrowphase::{Manifold, Tolerance};
 
+/// Whether two spheres touch.
 pub fn intersect_sphere_sphere(a: &Sphere, pa: &Pose, b: &Sphere, pb: &Pose, eps: Real) -> bool {
     let r = a.radius + b.radius;
     pa.translation.distance_squared(pb.translation) <= r * r + eps
 }
 
+/// The contact of two spheres: one point midway through the overlap.
 pub fn contact_sphere_sphere(a: &Sphere, pa: &Pose, b: &Sphere, pb: &Pose, tol: Tolerance) -> Option<Manifold> {
     let d = pb.translation - pa.translation;
     let dist2 = d.length_squared();
@@ -37,6 +39,7 @@ pub fn intersect_sphere_aabb(center: Vec3, radius: Real, b: &Aabb, eps: Real) ->
     center.distance_squared(q) <= radius * radius + eps
 }
 
+/// Whether a sphere and a box touch (the box's closest point to the centre).
 pub fn intersect_sphere_cuboid(s: &Sphere, ps: &Pose, c: &Cuboid, pc: &Pose, eps: Real) -> bool {
     let local = pc.inverse_transform_point(ps.translation);
     let q = local.clamp(-c.half_extents, c.half_extents);

@@ -25,14 +25,18 @@ pub struct SupportPoint {
 
 /// Two posed shapes seen from A's frame, answering support queries on their difference.
 pub struct MinkowskiPair<'s> {
+    /// Shape A.
     pub a: &'s Shape,
+    /// Shape B.
     pub b: &'s Shape,
     /// B's rotation relative to A, and its transpose.
     rot: Mat3,
     rot_t: Mat3,
     /// B's origin in A's frame.
     offset: Vec3,
+    /// The radius A's core is rounded by.
     pub radius_a: Real,
+    /// The radius B's core is rounded by.
     pub radius_b: Real,
     /// Two small hulls (≤ 8 vertices each): A's vertices and B's moved into A's frame once,
     /// so a support query is eight dot products per shape and no rotation.
@@ -40,6 +44,7 @@ pub struct MinkowskiPair<'s> {
 }
 
 impl<'s> MinkowskiPair<'s> {
+    /// The pair of `a` at `pa` and `b` at `pb`.
     pub fn new(a: &'s Shape, pa: &Pose, b: &'s Shape, pb: &Pose) -> Self {
         Self::build(a, pa, b, pb)
     }

@@ -29,7 +29,9 @@ impl DistanceResult {
 /// What the GJK/EPA pipeline did, for the teaching view (A's frame).
 #[derive(Clone, Debug, Default)]
 pub struct GjkEpaTrace {
+    /// GJK's simplex after each iteration.
     pub gjk: Vec<Simplex>,
+    /// EPA's polytope after each expansion.
     pub epa: Vec<EpaSnapshot>,
 }
 

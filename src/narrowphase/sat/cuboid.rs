@@ -12,25 +12,33 @@ use glam::{Mat3A, Vec3A, Vec3Swizzles};
 /// Which kind of axis SAT tested.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SatAxisKind {
+    /// A face normal of A.
     FaceA(u16),
+    /// A face normal of B.
     FaceB(u16),
+    /// The cross product of an edge of A and an edge of B.
     Edge(u16, u16),
 }
 
 /// One tested axis and the separation along it (negative: overlapping by that much).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SatAxis {
+    /// Where the axis comes from.
     pub kind: SatAxisKind,
+    /// The axis, a world-space unit vector.
     pub axis: Vec3,
+    /// The gap along it (negative: overlapping by that much).
     pub separation: Real,
 }
 
 /// What SAT did, for the teaching view.
 #[derive(Clone, Debug, Default)]
 pub struct SatTrace {
+    /// Every axis tested, in order.
     pub axes: Vec<SatAxis>,
     /// Index in `axes` of the axis the manifold was built on.
     pub chosen: Option<usize>,
+    /// The clipping that built the manifold.
     pub clip: ClipTrace,
 }
 
@@ -196,6 +204,7 @@ pub fn intersect_cuboid_cuboid(a: &Cuboid, pa: &Pose, b: &Cuboid, pb: &Pose, eps
     true
 }
 
+/// The contact of two boxes: SAT over 15 axes, then a clipped face manifold or an edge–edge point.
 pub fn contact_cuboid_cuboid(a: &Cuboid, pa: &Pose, b: &Cuboid, pb: &Pose, tol: Tolerance) -> Option<Manifold> {
     within_margin(sat_contact(&Frame::new(a, pa), &Frame::new(b, pb), tol, &mut NoTrace), a, pa, b, pb, tol)
 }

@@ -181,14 +181,17 @@ pub(crate) fn intersect_polytopes(a: &Polytope, b: &Polytope, eps: Real) -> bool
     sat_polytopes(a, b, 0.0, eps, None).is_some()
 }
 
+/// Whether a box and a hull touch (SAT over faces and edge pairs).
 pub fn intersect_cuboid_hull(a: &Cuboid, pa: &Pose, b: &ConvexHull, pb: &Pose, eps: Real) -> bool {
     intersect_polytopes(&Polytope::from_cuboid(a, pa), &Polytope::from_hull(b, pb), eps)
 }
 
+/// Whether two hulls touch (SAT over faces and edge pairs).
 pub fn intersect_hull_hull(a: &ConvexHull, pa: &Pose, b: &ConvexHull, pb: &Pose, eps: Real) -> bool {
     intersect_polytopes(&Polytope::from_hull(a, pa), &Polytope::from_hull(b, pb), eps)
 }
 
+/// The contact of a box and a hull: SAT, then the support features clipped.
 pub fn contact_cuboid_hull(
     a: &Cuboid,
     pa: &Pose,
@@ -201,6 +204,7 @@ pub fn contact_cuboid_hull(
     contact_polytopes((&Shape::Cuboid(*a), pa, &pa_), (&Shape::ConvexHull(b.clone()), pb, &pb_), tol, trace)
 }
 
+/// The contact of two hulls: SAT, then the support features clipped.
 pub fn contact_hull_hull(
     a: &std::sync::Arc<ConvexHull>,
     pa: &Pose,
@@ -256,6 +260,7 @@ pub fn closest_point_hull(h: &ConvexHull, x: Vec3) -> (Vec3, bool, Vec3) {
     (best.1, false, n)
 }
 
+/// Whether a sphere and a hull touch.
 pub fn intersect_sphere_hull(s: &Sphere, ps: &Pose, h: &ConvexHull, ph: &Pose, eps: Real) -> bool {
     let x = ph.inverse_transform_point(ps.translation);
     let (y, inside, _) = closest_point_hull(h, x);
@@ -328,6 +333,7 @@ pub(crate) fn closest_segment_hull(h: &ConvexHull, p: Vec3, q: Vec3) -> (Real, V
     (best.0, best.1, best.2, false)
 }
 
+/// Whether a capsule and a hull touch.
 pub fn intersect_capsule_hull(c: &Capsule, pc: &Pose, h: &ConvexHull, ph: &Pose, eps: Real) -> bool {
     let (p, q) = capsule_segment(c, pc);
     let (d2, _, _, enters) = closest_segment_hull(h, ph.inverse_transform_point(p), ph.inverse_transform_point(q));

@@ -39,34 +39,45 @@ pub struct RecordState {
 pub enum RecordCommand {
     /// Start recording, or stop and put the recording on the timeline.
     ToggleRecording,
+    /// Save the recording on the timeline to a file.
     Save(PathBuf),
+    /// Open a recording file onto the timeline.
     Open(PathBuf),
     /// Replay the recording on the timeline and check every hash.
     Verify,
     /// Move the world to the recording's state after this many steps.
     Seek(u64),
+    /// Move the world one step back along the recording.
     StepBack,
+    /// Start playback over at the end instead of stopping.
     SetLooping(bool),
+    /// Playback speed, simulated seconds per real second.
     SetSpeed(f32),
     /// Branch the reviewed recording at the cursor and compare with the original.
     Fork,
     /// Start an A/B comparison: A is a copy of the world now, or both start from the scene.
     StartAb {
+        /// Both worlds from the scene's start rather than from the world now.
         from_start: bool,
     },
     /// Start an A/B comparison with rapier3d on the B side, from the world now or the scene's
     /// start; the app's world is A.
     StartAbRapier {
+        /// Both worlds from the scene's start rather than from the world now.
         from_start: bool,
     },
+    /// End the A/B comparison.
     CloseAb,
+    /// Show A and B side by side (true) or B alone.
     SideBySide(bool),
     /// Replace world A's settings.
     PartnerSettings(Box<Settings>),
+    /// Take the recording off the timeline.
     CloseReview,
 }
 
 impl Simulation {
+    /// Whether a recording is being made.
     pub fn is_recording(&self) -> bool {
         self.record.tape.is_some()
     }

@@ -8,11 +8,13 @@ use std::sync::Arc;
 /// A recording being reviewed. The app's world is "attached" while it is exactly the recording's
 /// world after `cursor` steps; stepping it then replays the recording.
 pub struct Review {
+    /// The recording reviewed.
     pub recording: Arc<Recording>,
     /// Events of every step, in step order.
     pub events: Vec<Event>,
     /// The step the attached world is at.
     pub cursor: u64,
+    /// Whether the app's world is the recording's world after `cursor` steps.
     pub attached: bool,
     /// Playback starts over at the end instead of stopping.
     pub looping: bool,
@@ -51,6 +53,7 @@ impl Review {
         Ok((review, start, problem))
     }
 
+    /// Steps in the recording.
     pub fn steps(&self) -> u64 {
         self.recording.steps()
     }

@@ -95,14 +95,17 @@ impl Tape {
         self.bodies = world.bodies().len();
     }
 
+    /// Steps recorded so far.
     pub fn steps(&self) -> u64 {
         self.recorder.recording().steps()
     }
 
+    /// The state hash the recording started from.
     pub fn initial_hash(&self) -> u64 {
         self.initial_hash
     }
 
+    /// The recording so far.
     pub fn recording(&self) -> &Recording {
         self.recorder.recording()
     }

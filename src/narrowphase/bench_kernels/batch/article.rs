@@ -21,6 +21,7 @@ pub struct ObbSoa {
 }
 
 impl ObbSoa {
+    /// The boxes in structure-of-arrays layout, padded to whole chunks of 8.
     pub fn new(boxes: &[(Cuboid, Pose)]) -> Self {
         let mut s = Self { len: boxes.len(), ..Self::default() };
         for (b, p) in boxes {
@@ -47,10 +48,12 @@ impl ObbSoa {
         s
     }
 
+    /// Boxes stored (without the padding).
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether no box is stored.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

@@ -50,8 +50,11 @@ impl Backend {
 #[derive(Clone, Copy, Debug, Error, PartialEq, Eq)]
 #[error("batch input `{what}` has {got} entries, the output has {want}")]
 pub struct LengthMismatch {
+    /// Which input.
     pub what: &'static str,
+    /// Its length.
     pub got: usize,
+    /// The output's length.
     pub want: usize,
 }
 
@@ -62,26 +65,33 @@ pub(crate) fn check_len(what: &'static str, got: usize, want: usize) -> Result<(
 /// Points (or vectors) stored coordinate by coordinate.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Vec3Soa {
+    /// The x coordinates.
     pub x: Vec<Real>,
+    /// The y coordinates.
     pub y: Vec<Real>,
+    /// The z coordinates.
     pub z: Vec<Real>,
 }
 
 impl Vec3Soa {
+    /// Points stored (the shortest coordinate array).
     pub fn len(&self) -> usize {
         self.x.len().min(self.y.len()).min(self.z.len())
     }
 
+    /// Whether no point is stored.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// Appends a point.
     pub fn push(&mut self, v: Vec3) {
         self.x.push(v.x);
         self.y.push(v.y);
         self.z.push(v.z);
     }
 
+    /// Point `i`.
     pub fn get(&self, i: usize) -> Vec3 {
         Vec3::new(self.x[i], self.y[i], self.z[i])
     }

@@ -8,17 +8,23 @@ use crate::math::Real;
 /// Rotations (unit quaternions) stored component by component.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct QuatSoa {
+    /// The x components.
     pub x: Vec<Real>,
+    /// The y components.
     pub y: Vec<Real>,
+    /// The z components.
     pub z: Vec<Real>,
+    /// The w components.
     pub w: Vec<Real>,
 }
 
 impl QuatSoa {
+    /// Rotations stored (the shortest component array).
     pub fn len(&self) -> usize {
         self.x.len().min(self.y.len()).min(self.z.len()).min(self.w.len())
     }
 
+    /// Whether no rotation is stored.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -27,15 +33,19 @@ impl QuatSoa {
 /// Axis-aligned boxes stored as two point arrays.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AabbSoa {
+    /// The lower corners.
     pub min: Vec3Soa,
+    /// The upper corners.
     pub max: Vec3Soa,
 }
 
 impl AabbSoa {
+    /// Boxes stored.
     pub fn len(&self) -> usize {
         self.min.len().min(self.max.len())
     }
 
+    /// Whether no box is stored.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
