@@ -173,6 +173,30 @@ mod tests {
         assert!(!needs_ccd(&fast, &s) && !needs_ccd(&bullet, &s) && !needs_reach(&fast, &s));
     }
 
+    /// A box turning 0.3 rad in the step (at its start spin or after the solver) is swept; one
+    /// turning 0.2 rad, a sphere at any spin, a static or sleeping body, or CCD off, not.
+    #[test]
+    fn bodies_turning_past_their_rows_are_swept() {
+        let s = Settings { ccd: CcdMode::Speculative, ..Default::default() };
+        let rate = |turn: Real| turn / s.dt;
+        let mut b = Body::new(BodyKind::Dynamic, Shape::cuboid(Vec3::splat(0.02)), Pose::IDENTITY, Material::default());
+        b.angvel = Vec3::Z * rate(0.3);
+        assert!(turns_past_rows(&b, 0.0, &s), "spinning after the solver");
+        assert!(!turns_past_rows(&b, 0.0, &Settings { ccd: CcdMode::Off, ..s.clone() }));
+        assert!(turns_past_rows(&b, 0.0, &Settings { ccd: CcdMode::Toi, ..s.clone() }));
+        b.angvel = Vec3::Z * rate(0.2);
+        assert!(!turns_past_rows(&b, rate(0.2), &s), "below the limit");
+        assert!(turns_past_rows(&b, rate(0.3), &s), "spinning at the start of the step");
+        let mut ball = Body::new(BodyKind::Dynamic, Shape::sphere(0.02), Pose::IDENTITY, Material::default());
+        ball.angvel = Vec3::Z * rate(3.0);
+        assert!(!turns_past_rows(&ball, rate(3.0), &s), "a sphere's turn moves no surface");
+        let mut wall = b.clone();
+        wall.kind = BodyKind::Static;
+        assert!(!turns_past_rows(&wall, rate(3.0), &s));
+        b.asleep = true;
+        assert!(!turns_past_rows(&b, rate(3.0), &s));
+    }
+
     #[test]
     fn swept_aabb_holds_start_and_end() {
         let b = Body::new(BodyKind::Dynamic, Shape::cuboid(Vec3::splat(0.5)), Pose::IDENTITY, Material::default())
