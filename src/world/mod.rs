@@ -263,8 +263,10 @@ impl World {
         self.ccd_sweeps.clear();
         self.toi_events.clear();
         self.guard.begin(&mut self.bodies, self.step_count + 1);
-        // With time of impact: every body's pose at the start of the step, when any is fast.
+        // With CCD on: every body's pose at the start of the step, for the time-of-impact pass.
         let mut toi_starts: Vec<Pose> = Vec::new();
+        let mut start_spins: Vec<Real> = Vec::new();
+        let mut turning: Vec<bool> = Vec::new();
         let margin = self.settings.speculative_distance * 0.5;
         let quiet;
         let boxes_read_rotations;
@@ -277,8 +279,12 @@ impl World {
             self.fast.extend(self.bodies.iter().map(|b| ccd::needs_ccd(b, &self.settings)));
             self.reach.clear();
             self.reach.extend(self.bodies.iter().map(|b| ccd::needs_reach(b, &self.settings)));
-            if ccd_mode == CcdMode::Toi && self.fast.iter().any(|&f| f) {
+            // With CCD on, a body that turns faster than its speculative rows describe is swept
+            // too (`ccd::turns_past_rows`), also one slow enough to have no reach (a small body
+            // spinning against a wall).
+            if ccd_mode != CcdMode::Off {
                 toi_starts.extend(self.bodies.iter().map(|b| b.pose));
+                start_spins.extend(self.bodies.iter().map(|b| b.angvel.length()));
             }
         }
 
@@ -459,10 +465,16 @@ impl World {
 
         if !toi_starts.is_empty() {
             let _t = PhaseTimer::new(&mut p.ccd_ms);
+            let settings = &self.settings;
+            turning.extend(self.bodies.iter().zip(&start_spins).map(|(b, &s)| ccd::turns_past_rows(b, s, settings)));
+        }
+        if !toi_starts.is_empty() && self.fast.iter().chain(&turning).any(|&f| f) {
+            let _t = PhaseTimer::new(&mut p.ccd_ms);
             p.toi_events = ccd::resolve_toi(
                 &mut self.bodies,
                 &toi_starts,
                 &self.fast,
+                &turning,
                 self.broad_phase.as_ref(),
                 &self.aabbs,
                 &self.settings,

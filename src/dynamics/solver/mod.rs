@@ -71,6 +71,9 @@ pub struct Kept {
 /// How far (m) a kept point's anchor may move from its frozen lever arm, or the two anchors
 /// slide apart, before the pair's contact is made again from the narrow phase.
 pub const RECYCLE_DISTANCE: Real = 0.01;
+/// How much deeper (m) the narrow phase may find the pair than its kept contact says before
+/// the contact is made again.
+pub const RECYCLE_DEPTH: Real = 0.000_5;
 /// Cosine of the largest angle between a kept normal and the narrow phase's before the pair's
 /// contact is made again (3°).
 pub const RECYCLE_COS: Real = 0.998_629_5;
@@ -313,7 +316,9 @@ impl Solver {
                     arm_b[k] = eb;
                     kept[k] = *q;
                 }
-                Some(m)
+                // A deeper point than any kept one is a feature the kept contact does not hold
+                // (a turning capsule's other end): rows on the kept anchors would let it sink.
+                (c.manifold.max_depth() <= m.max_depth() + RECYCLE_DEPTH).then_some(m)
             });
             let contact = match reuse {
                 Some(m) => Contact { a: c.a, b: c.b, manifold: m },
