@@ -1,12 +1,13 @@
 //! Threads for the step: one rayon pool per thread count, built once and shared by every world
-//! that steps with that count, and a runner for a fixed sequence of jobs whose blocks the
+//! that steps with that count; a step's crew of those threads, which stay awake between the
+//! step's parallel parts; and a runner for a fixed sequence of jobs whose blocks the crew's
 //! threads claim in turn. Which thread runs a block never changes what the block computes, so
 //! results do not depend on the thread count (docs/parallel.md).
 
 use rayon::ThreadPool;
 use std::marker::PhantomData;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The number of threads the machine can run at once (1 if unknown).
@@ -31,11 +32,6 @@ impl Threads {
     /// How many threads steps run on.
     pub fn count(&self) -> usize {
         self.pool.as_ref().map_or(1, |p| p.current_num_threads())
-    }
-
-    /// The pool, when there is more than one thread.
-    pub fn pool(&self) -> Option<&ThreadPool> {
-        self.pool.as_deref()
     }
 }
 
@@ -90,71 +86,214 @@ impl<K> Job<K> {
     }
 }
 
-/// Runs `jobs` in order on every thread of `pool`: each thread waits until every block of the
-/// earlier jobs has finished, then claims and runs with `exec(kind, items)` the blocks of the
-/// job that are still free, starting from its own share (thread `t` of `T` at block `t n / T`
-/// of `n`) and going on to the others'. The blocks of one job may run at the same time on
-/// different threads; a job's blocks see everything the earlier jobs wrote. Starting from its
-/// own share, a thread gets the same part of every job: the same bodies, and in a colour the
-/// contacts of the same region, so their states stay in its cache from job to job. Threads
-/// wait by spinning briefly, then yielding; a thread never holds a block while it waits, so
-/// one that the system puts aside meanwhile holds up no one.
-pub fn run_jobs<K: Sync>(pool: &ThreadPool, jobs: &[Job<K>], exec: impl Fn(&K, Range<usize>) + Sync) {
-    let mut bases = Vec::with_capacity(jobs.len() + 1);
-    bases.push(0);
-    for j in jobs {
-        bases.push(bases.last().unwrap() + j.blocks());
+/// The threads of one parallel step: the calling thread (member 0) and `threads - 1` workers
+/// of the pool (members 1, 2, …), which from the crew's making until its drop spin between
+/// the step's parallel parts instead of going to sleep. A worker put to sleep between two
+/// parts takes 50 to 600 µs to wake on a virtual machine (its CPU is halted), which on
+/// `large_pyramid`'s ten parallel parts a step cost more than a quarter of the second thread's
+/// gain. Workers spin briefly, then yield, so a crew with nothing to do gives way to other work.
+pub struct Crew {
+    threads: usize,
+    state: Arc<CrewState>,
+    /// The number of the last task handed out.
+    task: std::cell::Cell<u64>,
+}
+
+/// A crew's word: [`QUIT`], or a task number shifted left by one with the low bit set while
+/// the task is open to joiners.
+const QUIT: u64 = u64::MAX;
+
+#[derive(Default)]
+struct CrewState {
+    word: Padded<AtomicU64>,
+    /// Workers inside (or about to enter) the open task.
+    inside: Padded<AtomicUsize>,
+    /// The open task; written only while no worker is inside.
+    task: std::cell::UnsafeCell<Option<TaskRef>>,
+    /// The first panic of a worker in the open task.
+    panic: Mutex<Option<Box<dyn std::any::Any + Send>>>,
+}
+
+/// A task, its borrow's lifetime erased: [`Crew::run`] keeps it alive until every worker has
+/// left it.
+#[derive(Clone, Copy)]
+struct TaskRef(*const (dyn Fn(usize) + Sync + 'static));
+
+// SAFETY: the task is `Sync`; the pointer is read only under the protocol of `Crew::run`.
+unsafe impl Send for TaskRef {}
+// SAFETY: the cell is written by the crew's owner only while no worker is inside the task, and
+// read by workers only after they have entered it (see `member`).
+unsafe impl Sync for CrewState {}
+
+impl Threads {
+    /// A crew for one step on these threads; `None` with one thread.
+    pub fn crew(&self) -> Option<Crew> {
+        let pool = self.pool.as_ref()?;
+        let threads = pool.current_num_threads();
+        let state = Arc::new(CrewState::default());
+        for t in 1..threads {
+            let state = state.clone();
+            pool.spawn(move || member(&state, t));
+        }
+        Some(Crew { threads, state, task: std::cell::Cell::new(0) })
     }
-    let total = *bases.last().unwrap();
-    if total == 0 {
-        return;
+}
+
+/// A worker's loop: joins each open task as member `t` until the crew quits.
+fn member(state: &CrewState, t: usize) {
+    let mut seen = 0;
+    let mut idle = 0u32;
+    loop {
+        let word = state.word.0.load(Ordering::Acquire);
+        if word == QUIT {
+            return;
+        }
+        let task = word >> 1;
+        if word & 1 == 1 && task != seen {
+            state.inside.0.fetch_add(1, Ordering::SeqCst);
+            // Still the same open task: the owner has not closed it, so it waits for this
+            // worker before it lets the task's borrows go.
+            if state.word.0.load(Ordering::SeqCst) == word {
+                // SAFETY: written before the task was opened (the word's release), not again
+                // until `inside` is back to zero.
+                let TaskRef(f) = unsafe { (*state.task.get()).expect("an open task") };
+                // SAFETY: the owner keeps the task alive until `inside` is zero.
+                let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { (*f)(t) }));
+                if let Err(p) = run {
+                    state.panic.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(p);
+                }
+            }
+            seen = task;
+            state.inside.0.fetch_sub(1, Ordering::SeqCst);
+            idle = 0;
+            continue;
+        }
+        wait(&mut idle);
     }
-    let claimed: Vec<AtomicBool> = (0..total).map(|_| AtomicBool::new(false)).collect();
-    // On a line of its own: the claims would otherwise contend with every completion.
-    let done = Padded(AtomicUsize::new(0));
-    let failed = AtomicBool::new(false);
-    let done = &done.0;
-    pool.broadcast(|ctx| {
-        let (t, threads) = (ctx.index(), ctx.num_threads());
-        for (j, job) in jobs.iter().enumerate() {
-            let (base, n) = (bases[j], bases[j + 1] - bases[j]);
-            if n == 0 {
-                continue;
-            }
-            // Every block of the earlier jobs is claimed (each thread tries them all before it
-            // moves on), and a block is claimed only to be run at once: the wait ends.
-            let mut spins = 0u32;
-            while done.load(Ordering::Acquire) < base {
-                if failed.load(Ordering::Relaxed) {
-                    return;
+}
+
+/// One round of waiting: spinning at first, then yielding the CPU.
+fn wait(rounds: &mut u32) {
+    if *rounds < 2000 {
+        *rounds += 1;
+        std::hint::spin_loop();
+    } else {
+        std::thread::yield_now();
+    }
+}
+
+impl Crew {
+    /// How many threads the crew has, the calling one included.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Runs `task(t)` on every member `t` that joins in time (the calling thread always does)
+    /// and returns once all that joined have left. A task must be complete when any one member
+    /// returns from it alone: `run_jobs` is, since each member claims every block left.
+    fn run(&self, task: &(dyn Fn(usize) + Sync)) {
+        struct Close<'a>(&'a CrewState, u64);
+        impl Drop for Close<'_> {
+            fn drop(&mut self) {
+                self.0.word.0.store(self.1 << 1, Ordering::SeqCst);
+                let mut rounds = 0;
+                while self.0.inside.0.load(Ordering::SeqCst) != 0 {
+                    wait(&mut rounds);
                 }
-                if spins < 2000 {
-                    spins += 1;
-                    std::hint::spin_loop();
-                } else {
-                    std::thread::yield_now();
-                }
-            }
-            let first = t * n / threads;
-            for k in 0..n {
-                let b = (first + k) % n;
-                let flag = &claimed[base + b];
-                if flag.load(Ordering::Relaxed) || flag.swap(true, Ordering::Relaxed) {
-                    continue;
-                }
-                let start = b * job.block;
-                // A panicking block stops the others from waiting for it; rayon passes the
-                // panic on to the caller.
-                let guard = FailOnUnwind(&failed);
-                exec(&job.kind, start..(start + job.block).min(job.items));
-                std::mem::forget(guard);
-                done.fetch_add(1, Ordering::Release);
             }
         }
-    });
+        let n = self.task.get() + 1;
+        self.task.set(n);
+        // SAFETY: the lifetime is erased only while the task is open; `Close` waits for every
+        // worker to leave before this borrow ends, even when `task` panics here.
+        let erased: &(dyn Fn(usize) + Sync + 'static) = unsafe { std::mem::transmute(task) };
+        // SAFETY: no worker is inside (the last task's `Close` waited for that).
+        unsafe { *self.state.task.get() = Some(TaskRef(erased)) };
+        self.state.word.0.store((n << 1) | 1, Ordering::SeqCst);
+        let close = Close(&self.state, n);
+        task(0);
+        drop(close);
+        if let Some(p) = self.state.panic.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            std::panic::resume_unwind(p);
+        }
+    }
+
+    /// `items` items in blocks of at least `min_block`, about two per member, each run once
+    /// with `exec(range)` by whichever member claims it.
+    pub fn for_blocks(&self, items: usize, min_block: usize, exec: impl Fn(Range<usize>) + Sync) {
+        self.run_jobs(&[Job::new((), items, min_block, self.threads)], |_, r| exec(r));
+    }
+
+    /// Runs `jobs` in order on the crew: each member waits until every block of the earlier
+    /// jobs has finished, then claims and runs with `exec(kind, items)` the blocks of the job
+    /// that are still free, starting from its own share (member `t` of `T` at block `t n / T`
+    /// of `n`) and going on to the others'. The blocks of one job may run at the same time on
+    /// different threads; a job's blocks see everything the earlier jobs wrote. Starting from
+    /// its own share, a member gets the same part of every job: the same bodies, and in a
+    /// colour the contacts of the same region, so their states stay in its cache from job to
+    /// job. Members wait by spinning briefly, then yielding; a member never holds a block while
+    /// it waits, so one that the system puts aside meanwhile holds up no one, and a worker that
+    /// joins late (or never) only leaves its blocks to the others.
+    pub fn run_jobs<K: Sync>(&self, jobs: &[Job<K>], exec: impl Fn(&K, Range<usize>) + Sync) {
+        let mut bases = Vec::with_capacity(jobs.len() + 1);
+        bases.push(0);
+        for j in jobs {
+            bases.push(bases.last().unwrap() + j.blocks());
+        }
+        let total = *bases.last().unwrap();
+        if total == 0 {
+            return;
+        }
+        let claimed: Vec<AtomicBool> = (0..total).map(|_| AtomicBool::new(false)).collect();
+        // On a line of its own: the claims would otherwise contend with every completion.
+        let done = Padded(AtomicUsize::new(0));
+        let failed = AtomicBool::new(false);
+        let done = &done.0;
+        let threads = self.threads;
+        self.run(&|t| {
+            for (j, job) in jobs.iter().enumerate() {
+                let (base, n) = (bases[j], bases[j + 1] - bases[j]);
+                if n == 0 {
+                    continue;
+                }
+                // Every block of the earlier jobs is claimed (each member tries them all
+                // before it moves on), and a block is claimed only to be run at once: the
+                // wait ends.
+                let mut rounds = 0;
+                while done.load(Ordering::Acquire) < base {
+                    if failed.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    wait(&mut rounds);
+                }
+                let first = t * n / threads;
+                for k in 0..n {
+                    let b = (first + k) % n;
+                    let flag = &claimed[base + b];
+                    if flag.load(Ordering::Relaxed) || flag.swap(true, Ordering::Relaxed) {
+                        continue;
+                    }
+                    let start = b * job.block;
+                    // A panicking block stops the others from waiting for it; the panic
+                    // reaches the caller.
+                    let guard = FailOnUnwind(&failed);
+                    exec(&job.kind, start..(start + job.block).min(job.items));
+                    std::mem::forget(guard);
+                    done.fetch_add(1, Ordering::Release);
+                }
+            }
+        });
+    }
+}
+
+impl Drop for Crew {
+    fn drop(&mut self) {
+        self.state.word.0.store(QUIT, Ordering::Release);
+    }
 }
 
 #[repr(align(128))]
+#[derive(Default)]
 struct Padded<T>(T);
 
 struct FailOnUnwind<'a>(&'a AtomicBool);
@@ -227,13 +366,13 @@ mod tests {
     #[test]
     fn jobs_run_in_order_and_every_item_once() {
         let threads = Threads::new(3);
-        let pool = threads.pool().unwrap();
+        let crew = threads.crew().unwrap();
         let n = 4000;
         let (mut a, mut b) = (vec![0u32; n], vec![0u32; n]);
         // Many small blocks, so that threads finish a job at different times.
         let jobs: Vec<Job<usize>> = (0..60).map(|j| Job { kind: j, items: n, block: 16 }).collect();
         let (sa, sb) = (SharedMut::new(&mut a), SharedMut::new(&mut b));
-        run_jobs(pool, &jobs, |&j, r| {
+        crew.run_jobs(&jobs, |&j, r| {
             let (from, to) = if j % 2 == 0 { (&sa, &sb) } else { (&sb, &sa) };
             // The first blocks of a job read the last items of the job before, the ones most
             // likely still being written if the barrier were missing.

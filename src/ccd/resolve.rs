@@ -91,6 +91,7 @@ pub(crate) fn resolve_toi(
     bodies: &mut [Body],
     starts: &[Pose],
     fast: &[bool],
+    turning: &[bool],
     broad: &dyn BroadPhase,
     aabbs: &[Aabb],
     settings: &Settings,
@@ -112,8 +113,11 @@ pub(crate) fn resolve_toi(
     let mut candidates = Vec::new();
     // Fast kinematic bodies are not stopped; the solver pushes what lies in their path through
     // their speculative contacts, and fast dynamic bodies are swept against their motion here.
+    // Bodies swept only for their turn (`turning`, `super::turns_past_rows`) are not swept
+    // against kinematic bodies: those push them through the solver's rows, and an impact with a
+    // paddle that carries on would leave them behind it.
     for (k, b) in bodies.iter().enumerate() {
-        queued[k] = fast[k] && b.is_dynamic();
+        queued[k] = (fast[k] || turning[k]) && b.is_dynamic();
     }
     queue.extend((0..n as u32).filter(|&k| queued[k as usize]));
     let mut rounds = vec![0usize; n];
@@ -125,7 +129,7 @@ pub(crate) fn resolve_toi(
             let t0 = motion[i].t_from;
             let sweep = motion[i].sweep_from(t0);
             let aabb = sweep_aabb(&bodies[i].shape, &sweep);
-            if rounds[i] == 0 && fast[i] {
+            if rounds[i] == 0 && (fast[i] || turning[i]) {
                 sweeps.push(CcdSweep { body: i as u32, from: sweep.start, to: sweep.end, aabb });
             }
             candidates.clear();
@@ -136,7 +140,7 @@ pub(crate) fn resolve_toi(
             let mut first: Option<(u32, Sweep, TimeOfImpact)> = None;
             for &j in &candidates {
                 let ju = j as usize;
-                if ju == i {
+                if ju == i || (!fast[i] && turning[i] && bodies[ju].kind != BodyKind::Static) {
                     continue;
                 }
                 let other = motion[ju].sweep_from(t0);

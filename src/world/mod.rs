@@ -25,8 +25,7 @@ use crate::dynamics::{Body, BodyKind, Rotations};
 use crate::geometry::{Aabb, Ray, RayHit, Shape};
 use crate::math::{Pose, Real};
 use crate::narrowphase::{self, NarrowPhaseKind, Tolerance};
-use crate::parallel::Threads;
-use rayon::prelude::*;
+use crate::parallel::{SharedMut, Threads};
 
 /// Most candidate pairs one step takes to the narrow phase. A step's memory grows with its pairs
 /// (a manifold and solver rows each, about 700 bytes); a scene that piles thousands of bodies
@@ -53,6 +52,8 @@ pub struct World {
     /// The last update of a step with every dynamic body asleep, reused while nothing moves.
     idle: idle::IdlePairs,
     contacts: Vec<Contact>,
+    /// The contacts of each run of pairs that a thread tests in a parallel step.
+    narrow_runs: Vec<Vec<Contact>>,
     /// Per body: its rotation matrix this step, shared by its box–box pairs and the solver.
     rotations: Rotations,
     pub(crate) warm_cache: WarmCache,
@@ -88,6 +89,7 @@ impl Clone for World {
             // The new structure is empty: the clone's first step rebuilds it.
             idle: idle::IdlePairs::default(),
             contacts: self.contacts.clone(),
+            narrow_runs: Vec::new(),
             rotations: Rotations::default(),
             warm_cache: self.warm_cache.clone(),
             solver: Solver::default(),
@@ -118,6 +120,7 @@ impl World {
             pairs: Vec::new(),
             idle: idle::IdlePairs::default(),
             contacts: Vec::new(),
+            narrow_runs: Vec::new(),
             rotations: Rotations::default(),
             warm_cache: Vec::new(),
             solver: Solver::default(),
@@ -270,19 +273,28 @@ impl World {
         self.ccd_sweeps.clear();
         self.toi_events.clear();
         self.guard.begin(&mut self.bodies, self.step_count + 1);
-        // With time of impact: every body's pose at the start of the step, when any is fast.
+        // With CCD on: every body's pose at the start of the step, for the time-of-impact pass.
         let mut toi_starts: Vec<Pose> = Vec::new();
+        let mut start_spins: Vec<Real> = Vec::new();
+        let mut turning: Vec<bool> = Vec::new();
         let margin = self.settings.speculative_distance * 0.5;
         let quiet;
         let boxes_read_rotations;
+        // The threads of a step large enough to share (the bodies' boxes are the first part
+        // shared; the narrow phase and the solver are shared from `parallel_min_pairs` pairs).
+        let crew = if self.bodies.len() * 2 >= self.parallel_min_pairs { self.threads.crew() } else { None };
         {
             let _t = PhaseTimer::new(&mut p.ccd_ms);
             self.fast.clear();
             self.fast.extend(self.bodies.iter().map(|b| ccd::needs_ccd(b, &self.settings)));
             self.reach.clear();
             self.reach.extend(self.bodies.iter().map(|b| ccd::needs_reach(b, &self.settings)));
-            if ccd_mode == CcdMode::Toi && self.fast.iter().any(|&f| f) {
+            // With CCD on, a body that turns faster than its speculative rows describe is swept
+            // too (`ccd::turns_past_rows`), also one slow enough to have no reach (a small body
+            // spinning against a wall).
+            if ccd_mode != CcdMode::Off {
                 toi_starts.extend(self.bodies.iter().map(|b| b.pose));
+                start_spins.extend(self.bodies.iter().map(|b| b.angvel.length()));
             }
         }
 
@@ -307,10 +319,19 @@ impl World {
             } else {
                 self.aabbs.clear();
                 let aabb = |b: &Body| b.aabb().expanded(margin);
-                let pool = self.threads.pool().filter(|_| bodies.len() * 2 >= self.parallel_min_pairs);
-                match pool {
+                match &crew {
                     None => self.aabbs.extend(bodies.iter().map(aabb)),
-                    Some(pool) => pool.install(|| self.aabbs.par_extend(bodies.par_iter().with_min_len(512).map(aabb))),
+                    Some(crew) => {
+                        self.aabbs.resize(bodies.len(), Aabb::EMPTY);
+                        let out = SharedMut::new(&mut self.aabbs);
+                        crew.for_blocks(bodies.len(), 512, |r| {
+                            // SAFETY: each block writes its own bodies' boxes.
+                            let out = unsafe { out.range(r.clone()) };
+                            for (o, b) in out.iter_mut().zip(&bodies[r]) {
+                                *o = aabb(b);
+                            }
+                        });
+                    }
                 }
                 if ccd_mode != CcdMode::Off {
                     // Fast bodies are found by everything along the path they may take this step
@@ -383,11 +404,40 @@ impl World {
                 }
                 Some(Contact { a, b, manifold: m })
             };
-            match self.threads.pool().filter(|_| self.pairs.len() >= self.parallel_min_pairs) {
+            match crew.as_ref().filter(|_| self.pairs.len() >= self.parallel_min_pairs) {
                 None => self.contacts.extend(self.pairs.iter().filter_map(contact)),
-                // Rayon's collect keeps the pairs' order whichever thread tested each.
-                Some(pool) => pool
-                    .install(|| self.contacts.par_extend(self.pairs.par_iter().with_min_len(64).filter_map(contact))),
+                // Runs of pairs, each tested into its own buffer (kept from step to step), then
+                // copied side by side into place: the contacts stay in pair order whichever
+                // thread tested each.
+                Some(crew) => {
+                    let run = self.pairs.len().div_ceil(4 * crew.threads()).max(64);
+                    let runs = self.pairs.len().div_ceil(run);
+                    self.narrow_runs.resize_with(runs, Vec::new);
+                    let found = SharedMut::new(&mut self.narrow_runs[..runs]);
+                    let pairs = &self.pairs;
+                    crew.for_blocks(runs, 1, |r| {
+                        for k in r {
+                            // SAFETY: each block fills its own runs.
+                            let out = unsafe { found.get(k) };
+                            out.clear();
+                            out.extend(pairs[k * run..((k + 1) * run).min(pairs.len())].iter().filter_map(contact));
+                        }
+                    });
+                    let found = &self.narrow_runs[..runs];
+                    let mut starts = Vec::with_capacity(runs + 1);
+                    starts.push(0);
+                    for f in found {
+                        starts.push(starts.last().unwrap() + f.len());
+                    }
+                    self.contacts.resize(starts[runs], Contact { a: 0, b: 0, manifold: Default::default() });
+                    let to = SharedMut::new(&mut self.contacts);
+                    crew.for_blocks(runs, 1, |r| {
+                        for k in r {
+                            // SAFETY: each run is copied to its own place.
+                            unsafe { to.range(starts[k]..starts[k + 1]) }.copy_from_slice(&found[k]);
+                        }
+                    });
+                }
             }
             p.narrow_tests = self.pairs.len() as u32;
             p.manifolds = self.contacts.len() as u32;
@@ -415,7 +465,7 @@ impl World {
                 &self.settings,
                 &mut self.warm_cache,
                 &self.rotations,
-                self.threads.pool().filter(|_| self.pairs.len() >= self.parallel_min_pairs),
+                crew.as_ref().filter(|_| self.pairs.len() >= self.parallel_min_pairs),
             );
             p.solve_ms += times.solve_ms;
             p.integrate_ms += times.integrate_ms;
@@ -425,10 +475,16 @@ impl World {
 
         if !toi_starts.is_empty() {
             let _t = PhaseTimer::new(&mut p.ccd_ms);
+            let settings = &self.settings;
+            turning.extend(self.bodies.iter().zip(&start_spins).map(|(b, &s)| ccd::turns_past_rows(b, s, settings)));
+        }
+        if !toi_starts.is_empty() && self.fast.iter().chain(&turning).any(|&f| f) {
+            let _t = PhaseTimer::new(&mut p.ccd_ms);
             p.toi_events = ccd::resolve_toi(
                 &mut self.bodies,
                 &toi_starts,
                 &self.fast,
+                &turning,
                 self.broad_phase.as_ref(),
                 &self.aabbs,
                 &self.settings,

@@ -16,13 +16,12 @@ mod wide;
 use super::{Body, BodyKind, Rotations};
 use crate::math::{Quat, Real, Vec3};
 use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
+use crate::parallel::{Crew, SharedMut};
 use crate::settings::{PositionCorrection, Settings};
 use colour::Colouring;
 use lanes::W;
 use passes::{BODY_BLOCK, Passes};
 use prepare::BodyMass;
-use rayon::ThreadPool;
-use rayon::prelude::*;
 use rows::{BodyState, ManifoldRows, PassParams, PointInfo, Softness};
 use wide::{Bounce, Bundle, Isa};
 
@@ -81,6 +80,9 @@ pub struct Kept {
 /// How far (m) a kept point's anchor may move from its frozen lever arm, or the two anchors
 /// slide apart, before the pair's contact is made again from the narrow phase.
 pub const RECYCLE_DISTANCE: Real = 0.01;
+/// How much deeper (m) the narrow phase may find the pair than its kept contact says before
+/// the contact is made again.
+pub const RECYCLE_DEPTH: Real = 0.000_5;
 /// Cosine of the largest angle between a kept normal and the narrow phase's before the pair's
 /// contact is made again (3°).
 pub const RECYCLE_COS: Real = 0.998_629_5;
@@ -193,7 +195,7 @@ impl Solver {
     /// Solves `contacts` and integrates every body over one step of `settings.dt`. `cache`
     /// holds last step's impulses sorted by pair and is replaced with this step's. `rotations`
     /// holds the matrices of the awake dynamic bodies, built since they last moved. With a
-    /// `pool`, the work is shared among its threads with the same results, bit for bit.
+    /// `crew`, the work is shared among its threads with the same results, bit for bit.
     pub fn step(
         &mut self,
         bodies: &mut [Body],
@@ -201,7 +203,7 @@ impl Solver {
         settings: &Settings,
         cache: &mut WarmCache,
         rotations: &Rotations,
-        pool: Option<&ThreadPool>,
+        crew: Option<&Crew>,
     ) -> SolverTimes {
         let mut times = SolverTimes::default();
         let substeps = settings.substeps.max(1);
@@ -209,13 +211,13 @@ impl Solver {
         let inv_h = 1.0 / h;
 
         let t_prepare = std::time::Instant::now();
-        self.prepare_bodies(bodies, rotations, pool);
-        self.match_cache(contacts, settings, cache, pool);
+        self.prepare_bodies(bodies, rotations, crew);
+        self.match_cache(contacts, settings, cache, crew);
         let mut recycled = std::mem::take(&mut self.recycled);
-        self.recycle(bodies, contacts, cache, &mut recycled, pool);
+        self.recycle(bodies, contacts, cache, &mut recycled, crew);
         let contacts = &recycled[..];
         let isa = *self.isa.get_or_insert_with(Isa::detect);
-        self.prepare_rows(isa, bodies, contacts, cache, pool);
+        self.prepare_rows(isa, bodies, contacts, cache, crew);
         // Where position correction stops pushing. Soft contacts aim at half the slop so that
         // their sag under load still settles within it; Baumgarte pushes only beyond it.
         let rest_depth = match settings.position_correction {
@@ -236,18 +238,18 @@ impl Solver {
         times.solve_ms += t_prepare.elapsed().as_secs_f64() * 1e3;
 
         let params = Passes { isa, substeps: substeps as usize, h, max_w, solve, relax };
-        match pool {
+        match crew {
             None => self.passes(settings, &params, &mut times),
-            Some(pool) => {
+            Some(crew) => {
                 let t = std::time::Instant::now();
-                self.passes_parallel(pool, settings, &params);
+                self.passes_parallel(crew, settings, &params);
                 // The substeps' integration runs among the passes: it is counted with them.
                 times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
             }
         }
 
         let t = std::time::Instant::now();
-        self.store_cache(contacts, cache, pool);
+        self.store_cache(contacts, cache, crew);
         times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
 
         let t = std::time::Instant::now();
@@ -262,12 +264,17 @@ impl Solver {
                 b.angvel = s.w;
             }
         };
-        match pool {
+        match crew {
             None => self.states.iter().zip(self.motion.iter()).zip(bodies.iter_mut()).for_each(write_back),
-            Some(pool) => pool.install(|| {
-                let states = self.states[..bodies.len()].par_iter().zip(self.motion.par_iter());
-                states.zip(bodies.par_iter_mut()).with_min_len(BODY_BLOCK).for_each(write_back)
-            }),
+            Some(crew) => {
+                let (states, motion, n) = (&self.states, &self.motion, bodies.len());
+                let bodies = SharedMut::new(bodies);
+                crew.for_blocks(n, BODY_BLOCK, |r| {
+                    // SAFETY: each block writes back its own bodies.
+                    let out = unsafe { bodies.range(r.clone()) };
+                    states[r.clone()].iter().zip(&motion[r]).zip(out).for_each(write_back);
+                });
+            }
         }
         times.integrate_ms += t.elapsed().as_secs_f64() * 1e3;
         self.recycled = recycled;
@@ -284,7 +291,7 @@ impl Solver {
         contacts: &[Contact],
         cache: &WarmCache,
         out: &mut Vec<Contact>,
-        pool: Option<&ThreadPool>,
+        crew: Option<&Crew>,
     ) {
         let one = |c: &Contact, w: u32| {
             let (a, b) = (&bodies[c.a as usize].pose, &bodies[c.b as usize].pose);
@@ -320,7 +327,9 @@ impl Solver {
                     arm_b[k] = eb;
                     kept[k] = *q;
                 }
-                Some(m)
+                // A deeper point than any kept one is a feature the kept contact does not hold
+                // (a turning capsule's other end): rows on the kept anchors would let it sink.
+                (c.manifold.max_depth() <= m.max_depth() + RECYCLE_DEPTH).then_some(m)
             });
             let contact = match reuse {
                 Some(m) => Contact { a: c.a, b: c.b, manifold: m },
@@ -344,7 +353,7 @@ impl Solver {
             };
             (contact, arm_b, kept)
         };
-        match pool {
+        match crew {
             None => {
                 out.clear();
                 self.arm_b.clear();
@@ -356,7 +365,7 @@ impl Solver {
                     self.kept.push(kept);
                 }
             }
-            Some(pool) => {
+            Some(crew) => {
                 let n = contacts.len();
                 out.resize(n, Contact { a: 0, b: 0, manifold: Manifold::default() });
                 out.truncate(n);
@@ -364,16 +373,20 @@ impl Solver {
                 self.arm_b.truncate(n);
                 self.kept.resize(n, [Kept::default(); MAX_MANIFOLD_POINTS]);
                 self.kept.truncate(n);
-                let slots = out.par_iter_mut().zip(self.arm_b.par_iter_mut()).zip(self.kept.par_iter_mut());
-                let inputs = contacts.par_iter().zip(self.warm.par_iter());
-                pool.install(|| {
-                    slots.zip(inputs).with_min_len(64).for_each(|(((o, a), k), (c, &w))| (*o, *a, *k) = one(c, w))
+                let (out, arm_b, kept) =
+                    (SharedMut::new(out), SharedMut::new(&mut self.arm_b), SharedMut::new(&mut self.kept));
+                let warm = &self.warm;
+                crew.for_blocks(n, 64, |r| {
+                    for i in r {
+                        // SAFETY: each block writes its own contacts' slots.
+                        unsafe { (*out.get(i), *arm_b.get(i), *kept.get(i)) = one(&contacts[i], warm[i]) };
+                    }
                 });
             }
         }
     }
 
-    fn prepare_bodies(&mut self, bodies: &[Body], rotations: &Rotations, pool: Option<&ThreadPool>) {
+    fn prepare_bodies(&mut self, bodies: &[Body], rotations: &Rotations, crew: Option<&Crew>) {
         let entry = |i: usize, b: &Body| {
             let dynamic = b.is_dynamic() && !b.asleep && b.inv_mass > 0.0;
             let moves = (b.is_dynamic() && !b.asleep) || b.kind == BodyKind::Kinematic;
@@ -393,7 +406,7 @@ impl Solver {
             let state = BodyState { v, w, dp: Vec3::ZERO, dtheta: Vec3::ZERO };
             (state, Motion { dq: Quat::IDENTITY, dynamic, moves }, mass, awake_dynamic)
         };
-        match pool {
+        match crew {
             None => {
                 self.states.clear();
                 self.motion.clear();
@@ -407,21 +420,20 @@ impl Solver {
                     self.responds.push(responds);
                 }
             }
-            Some(pool) => {
+            Some(crew) => {
                 let n = bodies.len();
                 self.states.resize(n, BodyState::default());
                 self.states.truncate(n);
                 self.motion.resize(n, Motion { dq: Quat::IDENTITY, dynamic: false, moves: false });
                 self.masses.resize(n, BodyMass::default());
                 self.responds.resize(n, false);
-                let out = self.states.par_iter_mut().zip(self.motion.par_iter_mut());
-                let out = out.zip(self.masses.par_iter_mut().zip(self.responds.par_iter_mut()));
-                pool.install(|| {
-                    out.zip(bodies.par_iter()).enumerate().with_min_len(BODY_BLOCK).for_each(
-                        |(i, (((s, m), (ms, r)), b))| {
-                            (*s, *m, *ms, *r) = entry(i, b);
-                        },
-                    )
+                let (s, m) = (SharedMut::new(&mut self.states), SharedMut::new(&mut self.motion));
+                let (ms, rs) = (SharedMut::new(&mut self.masses), SharedMut::new(&mut self.responds));
+                crew.for_blocks(n, BODY_BLOCK, |r| {
+                    for i in r {
+                        // SAFETY: each block writes its own bodies' slots.
+                        unsafe { (*s.get(i), *m.get(i), *ms.get(i), *rs.get(i)) = entry(i, &bodies[i]) };
+                    }
                 });
             }
         }
@@ -430,7 +442,7 @@ impl Solver {
     /// Finds each contact's entry in last step's cache: both are sorted by pair, so one walk (on
     /// a pool, one walk per run of contacts, each starting where a binary search puts it: the
     /// same entries).
-    fn match_cache(&mut self, contacts: &[Contact], settings: &Settings, cache: &WarmCache, pool: Option<&ThreadPool>) {
+    fn match_cache(&mut self, contacts: &[Contact], settings: &Settings, cache: &WarmCache, crew: Option<&Crew>) {
         const RUN: usize = 1024;
         let walk = |contacts: &[Contact], warm: &mut [u32]| {
             let Some(first) = contacts.first() else { return };
@@ -445,10 +457,18 @@ impl Solver {
         };
         self.warm.resize(contacts.len(), u32::MAX);
         self.warm.truncate(contacts.len());
-        match pool {
+        match crew {
             None => walk(contacts, &mut self.warm),
-            Some(pool) => pool
-                .install(|| self.warm.par_chunks_mut(RUN).zip(contacts.par_chunks(RUN)).for_each(|(w, c)| walk(c, w))),
+            Some(crew) => {
+                let warm = SharedMut::new(&mut self.warm);
+                crew.for_blocks(contacts.len().div_ceil(RUN), 1, |r| {
+                    for k in r {
+                        let run = k * RUN..((k + 1) * RUN).min(contacts.len());
+                        // SAFETY: each block walks its own runs.
+                        walk(&contacts[run.clone()], unsafe { warm.range(run) });
+                    }
+                });
+            }
         }
     }
 
@@ -460,7 +480,7 @@ impl Solver {
         bodies: &[Body],
         contacts: &[Contact],
         cache: &WarmCache,
-        pool: Option<&ThreadPool>,
+        crew: Option<&Crew>,
     ) {
         let dummy = bodies.len() as u32;
         self.states.push(BodyState::default());
@@ -493,22 +513,23 @@ impl Solver {
             dummy,
         };
         let order = &self.colouring.order;
-        match pool {
-            Some(pool) => {
+        match crew {
+            Some(crew) => {
                 // Each bundle is built from its own contacts alone: side by side, in any order.
                 let mut chunks = Vec::with_capacity(count);
                 for c in 0..self.colouring.colours() {
                     let (start, len) = (self.colouring.starts[c], self.colouring.colour(c).len());
                     chunks.extend((start..start + len).step_by(W).map(|at| at..(at + W).min(start + len)));
                 }
-                let out = self.bundles.par_iter_mut().zip(self.bounces.par_iter_mut()).zip(self.lanes.par_iter_mut());
-                pool.install(|| {
-                    out.zip(chunks.par_iter()).with_min_len(16).for_each_init(
-                        build::Inputs::default,
-                        |inputs, (((bundle, bounce), lanes), chunk)| {
-                            build::bundle(isa, &src, inputs, &order[chunk.clone()], bundle, bounce, lanes)
-                        },
-                    )
+                let (bundles, bounces) = (SharedMut::new(&mut self.bundles), SharedMut::new(&mut self.bounces));
+                let lanes = SharedMut::new(&mut self.lanes);
+                crew.for_blocks(count, 16, |r| {
+                    let mut inputs = build::Inputs::default();
+                    for k in r {
+                        // SAFETY: each block builds its own bundles.
+                        let (bundle, bounce, lanes) = unsafe { (bundles.get(k), bounces.get(k), lanes.get(k)) };
+                        build::bundle(isa, &src, &mut inputs, &order[chunks[k].clone()], bundle, bounce, lanes);
+                    }
                 });
                 self.any_bounce = self.bundles.iter().any(|b| b.bounces);
             }

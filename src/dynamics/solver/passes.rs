@@ -9,10 +9,8 @@ use super::rows::{self, BodyState, PassParams};
 use super::{Body, CachedImpulse, Contact, Motion, Solver, WarmCache, keep, prepare, wide};
 use crate::math::{Real, Vec3};
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
-use crate::parallel::{Job, SharedMut, run_jobs};
+use crate::parallel::{Crew, Job, SharedMut};
 use crate::settings::Settings;
-use rayon::ThreadPool;
-use rayon::prelude::*;
 
 /// Bodies per block of the per-body work.
 pub(super) const BODY_BLOCK: usize = 512;
@@ -136,9 +134,9 @@ impl Solver {
         times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
     }
 
-    /// The same passes as [`Solver::passes`], in the same order, on the threads of `pool`.
-    pub(super) fn passes_parallel(&mut self, pool: &ThreadPool, settings: &Settings, p: &Passes) {
-        let threads = pool.current_num_threads();
+    /// The same passes as [`Solver::passes`], in the same order, on the threads of `crew`.
+    pub(super) fn passes_parallel(&mut self, crew: &Crew, settings: &Settings, p: &Passes) {
+        let threads = crew.threads();
         let ranges = self.colour_ranges();
         let bodies = self.motion.len();
         let overflow = !self.overflow.is_empty();
@@ -191,7 +189,7 @@ impl Solver {
         // of their own; bundles of one colour, which share no moving body and write no state of
         // a body that does not move (`wide::solve`'s contract); the overflow is one block, alone
         // in its job. The runner starts a job only once the one before it has finished.
-        run_jobs(pool, &jobs, |work, r| unsafe {
+        crew.run_jobs(&jobs, |work, r| unsafe {
             match *work {
                 Work::Gravity(dv) => gravity(all.range(r.clone()), motion.range(r), dv),
                 Work::Integrate => integrate(all.range(r.clone()), motion.range(r), h, max_w),
@@ -217,7 +215,7 @@ impl Solver {
 
     /// Replaces `cache` with this step's impulses: one entry per contact, in contact order,
     /// which is pair order, so next step's search walks it in step with the contacts.
-    pub(super) fn store_cache(&self, contacts: &[Contact], cache: &mut WarmCache, pool: Option<&ThreadPool>) {
+    pub(super) fn store_cache(&self, contacts: &[Contact], cache: &mut WarmCache, crew: Option<&Crew>) {
         // Every entry is written below (each contact sits in one lane or in the overflow).
         cache.resize(contacts.len(), ((0, 0), [CachedImpulse::default(); MAX_MANIFOLD_POINTS]));
         let entry = |k: usize| {
@@ -229,7 +227,7 @@ impl Solver {
                 (m as usize, ((bundle.a[i], bundle.b[i]), cached))
             })
         };
-        match pool {
+        match crew {
             None => {
                 for k in 0..self.bundles.len() {
                     // The entries are written in colour order, which jumps through the cache:
@@ -244,15 +242,15 @@ impl Solver {
                     }
                 }
             }
-            Some(pool) => {
+            Some(crew) => {
                 let shared = SharedMut::new(cache);
-                pool.install(|| {
-                    (0..self.bundles.len()).into_par_iter().with_min_len(32).for_each(|k| {
+                crew.for_blocks(self.bundles.len(), 32, |r| {
+                    for k in r {
                         for (m, e) in entry(k) {
                             // SAFETY: each contact sits in one lane of one bundle.
                             unsafe { *shared.get(m) = e };
                         }
-                    })
+                    }
                 });
             }
         }

@@ -88,7 +88,7 @@ fn steps_on_a_pool_give_the_serial_bits() {
         for _ in 0..3 {
             let mut rotations = Rotations::default();
             rotations.build(&bodies, |_| true);
-            solver.step(&mut bodies, &contacts, &settings, &mut cache, &rotations, threads.pool());
+            solver.step(&mut bodies, &contacts, &settings, &mut cache, &rotations, threads.crew().as_ref());
         }
         assert!(solver.any_bounce, "the restitution pass must run");
         results.push((bodies.iter().map(bits).collect::<Vec<_>>(), cache));
