@@ -25,7 +25,7 @@ use crate::dynamics::{Body, BodyKind, Rotations};
 use crate::geometry::{Aabb, Ray, RayHit, Shape};
 use crate::math::{Pose, Real};
 use crate::narrowphase::{self, NarrowPhaseKind, Tolerance};
-use crate::parallel::{SharedMut, Threads};
+use crate::parallel::{Crew, SharedMut, Threads};
 
 /// Most candidate pairs one step takes to the narrow phase. A step's memory grows with its pairs
 /// (a manifold and solver rows each, about 700 bytes); a scene that piles thousands of bodies
@@ -105,6 +105,27 @@ impl Clone for World {
             parallel_min_pairs: self.parallel_min_pairs,
         }
     }
+}
+
+/// What one step's phases hand on to the next.
+#[derive(Default)]
+struct StepState {
+    /// The threads of the step, when it is large enough to share.
+    crew: Option<Crew>,
+    /// With CCD on: every body's pose at the start of the step.
+    toi_starts: Vec<Pose>,
+    /// With CCD on: every body's spin at the start of the step, rad/s.
+    start_spins: Vec<Real>,
+    /// Bodies that turn farther in the step than their speculative rows describe.
+    turning: Vec<bool>,
+    /// No dynamic body was awake: only kinematic bodies could move.
+    quiet: bool,
+    /// The narrow phase built the cuboids' rotation matrices.
+    boxes_read_rotations: bool,
+    /// A moving body woke an island.
+    woke: bool,
+    /// Nothing could move: the solver and the sleep update did not run.
+    still: bool,
 }
 
 impl World {
@@ -258,205 +279,227 @@ impl World {
         self.bodies.iter().map(Body::kinetic_energy).sum()
     }
 
-    /// Advances the world by one fixed step: broad phase, narrow phase, solve and integrate,
-    /// CCD, sleep. Fills [`World::profile`]. While nothing can move, the last broad-phase update
-    /// is reused (see [`StepProfile::broad_phase_reused`]): the results are the same bits.
+    /// Advances the world by one fixed step, phase by phase: CCD preparation, broad phase,
+    /// narrow phase, solve and integrate, time of impact, sleep. Fills [`World::profile`]. While
+    /// nothing can move, the last broad-phase update is reused (see
+    /// [`StepProfile::broad_phase_reused`]): the results are the same bits.
     pub fn step(&mut self) {
         let t_total = std::time::Instant::now();
         let mut p = StepProfile { bodies: self.bodies.len() as u32, ..Default::default() };
+        let mut st = self.begin_step();
+        self.prepare_ccd(&mut st, &mut p);
+        self.find_pairs(&mut st, &mut p);
+        self.find_contacts(&mut st, &mut p);
+        self.solve(&mut st, &mut p);
+        self.time_of_impact(&mut st, &mut p);
+        self.update_sleep(&st);
+        self.finish_step(p, t_total);
+    }
+
+    /// Builds the broad phase the settings name if it changed, clears last step's CCD records,
+    /// and takes the threads of a step large enough to share (the bodies' boxes are the first
+    /// part shared; the narrow phase and the solver are shared from `parallel_min_pairs` pairs).
+    fn begin_step(&mut self) -> StepState {
         if self.settings.broad_phase != self.broad_phase.kind() {
             self.broad_phase = broadphase::create(self.settings.broad_phase);
             self.indexed = 0;
         }
-        let dt = self.settings.dt;
-        let ccd_mode = self.settings.ccd;
         self.ccd_sweeps.clear();
         self.toi_events.clear();
         self.guard.begin(&mut self.bodies, self.step_count + 1);
-        // With CCD on: every body's pose at the start of the step, for the time-of-impact pass.
-        let mut toi_starts: Vec<Pose> = Vec::new();
-        let mut start_spins: Vec<Real> = Vec::new();
-        let mut turning: Vec<bool> = Vec::new();
-        let margin = self.settings.speculative_distance * 0.5;
-        let quiet;
-        let boxes_read_rotations;
-        // The threads of a step large enough to share (the bodies' boxes are the first part
-        // shared; the narrow phase and the solver are shared from `parallel_min_pairs` pairs).
         let crew = if self.bodies.len() * 2 >= self.parallel_min_pairs { self.threads.crew() } else { None };
-        {
-            let _t = PhaseTimer::new(&mut p.ccd_ms);
-            self.fast.clear();
-            self.fast.extend(self.bodies.iter().map(|b| ccd::needs_ccd(b, &self.settings)));
-            self.reach.clear();
-            self.reach.extend(self.bodies.iter().map(|b| ccd::needs_reach(b, &self.settings)));
-            // With CCD on, a body that turns faster than its speculative rows describe is swept
-            // too (`ccd::turns_past_rows`), also one slow enough to have no reach (a small body
-            // spinning against a wall).
-            if ccd_mode != CcdMode::Off {
-                toi_starts.extend(self.bodies.iter().map(|b| b.pose));
-                start_spins.extend(self.bodies.iter().map(|b| b.angvel.length()));
-            }
-        }
+        StepState { crew, ..StepState::default() }
+    }
 
-        {
-            let _t = PhaseTimer::new(&mut p.broad_phase_ms);
-            // No dynamic body awake: only kinematic bodies can move in this step.
-            quiet = idle::quiet(&self.bodies);
-            let bodies = &self.bodies;
-            // Pairs that can never interact: neither moves, or both sleep.
-            let active = |&(a, b): &(u32, u32)| {
-                let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
-                let a_active = ba.kind != BodyKind::Static && !ba.asleep;
-                let b_active = bb.kind != BodyKind::Static && !bb.asleep;
-                (a_active || b_active) && (ba.is_dynamic() || bb.is_dynamic())
-            };
-            if quiet && self.idle.reusable(&self.settings, bodies, &self.aabbs, self.indexed, margin) {
-                // Nothing moved since the kept update: its boxes and pairs still hold.
-                self.pairs.clear();
-                self.pairs.extend(self.idle.candidates().iter().copied().filter(active));
-                p.broad = self.idle.reused_stats();
-                p.broad_phase_reused = true;
-            } else {
-                self.aabbs.clear();
-                let aabb = |b: &Body| b.aabb().expanded(margin);
-                match &crew {
-                    None => self.aabbs.extend(bodies.iter().map(aabb)),
-                    Some(crew) => {
-                        self.aabbs.resize(bodies.len(), Aabb::EMPTY);
-                        let out = SharedMut::new(&mut self.aabbs);
-                        crew.for_blocks(bodies.len(), 512, |r| {
-                            // SAFETY: each block writes its own bodies' boxes.
-                            let out = unsafe { out.range(r.clone()) };
-                            for (o, b) in out.iter_mut().zip(&bodies[r]) {
-                                *o = aabb(b);
-                            }
-                        });
-                    }
-                }
-                if ccd_mode != CcdMode::Off {
-                    // Fast bodies are found by everything along the path they may take this step
-                    // (the time-of-impact pass queries these boxes for what a sweep can meet).
-                    let swept = |i: &usize| self.fast[*i] || self.reach[*i];
-                    for (i, b) in bodies.iter().enumerate().filter(|(i, _)| swept(i)) {
-                        let aabb = ccd::swept_aabb(b, dt).expanded(margin);
-                        self.aabbs[i] = aabb;
-                        if self.reach[i] {
-                            let (from, to) = (b.pose, ccd::predicted_pose(b, dt));
-                            self.ccd_sweeps.push(CcdSweep { body: i as u32, from, to, aabb });
-                        }
-                    }
-                }
-                let params = BroadPhaseParams { grid_cell_size: self.settings.grid_cell_size };
-                p.broad = self.broad_phase.update(&self.aabbs, &params, &mut self.pairs);
-                self.indexed = self.aabbs.len();
-                if quiet {
-                    self.idle.keep(&self.pairs, p.broad);
-                }
-                self.pairs.retain(active);
-            }
-            // Every structure returns the pairs in one canonical order (ascending), and the
-            // filter keeps it, so the simulation is the same whichever structure ran.
-            debug_assert!(self.pairs.is_sorted(), "{} returned unsorted pairs", self.broad_phase.kind().label());
-            if self.pairs.len() > MAX_PAIRS {
-                p.pairs_dropped = (self.pairs.len() - MAX_PAIRS) as u32;
-                self.pairs.truncate(MAX_PAIRS);
-            }
-            p.broad_phase = self.broad_phase.resolved();
-            p.pairs = self.pairs.len() as u32;
+    /// Which bodies are swept by time of impact and which get speculative reach; with CCD on,
+    /// every body's pose and spin at the start of the step, for the time-of-impact pass.
+    fn prepare_ccd(&mut self, st: &mut StepState, p: &mut StepProfile) {
+        let ccd_mode = self.settings.ccd;
+        let _t = PhaseTimer::new(&mut p.ccd_ms);
+        self.fast.clear();
+        self.fast.extend(self.bodies.iter().map(|b| ccd::needs_ccd(b, &self.settings)));
+        self.reach.clear();
+        self.reach.extend(self.bodies.iter().map(|b| ccd::needs_reach(b, &self.settings)));
+        // With CCD on, a body that turns faster than its speculative rows describe is swept
+        // too (`ccd::turns_past_rows`), also one slow enough to have no reach (a small body
+        // spinning against a wall).
+        if ccd_mode != CcdMode::Off {
+            st.toi_starts.extend(self.bodies.iter().map(|b| b.pose));
+            st.start_spins.extend(self.bodies.iter().map(|b| b.angvel.length()));
         }
+    }
 
-        {
-            let _t = PhaseTimer::new(&mut p.narrow_phase_ms);
-            let tol = Tolerance { margin: self.settings.speculative_distance, epsilon: self.settings.contact_epsilon };
-            self.contacts.clear();
-            boxes_read_rotations = self.settings.narrow_phase == NarrowPhaseKind::Analytic && !self.pairs.is_empty();
-            // Box–box pairs read their bodies' rotation matrices (with the analytic method).
-            if boxes_read_rotations {
-                self.rotations.build(&self.bodies, is_cuboid);
-            }
-            let rotations = &self.rotations;
-            ccd::pushed_reach(&self.bodies, &self.reach, &self.pairs, dt, &mut self.pushed);
-            let (bodies, reach, pushed, settings) = (&self.bodies, &self.reach, &self.pushed, &self.settings);
-            // One pair's contact, from the pair alone: pairs can be tested in any order, on any
-            // thread, and the contacts kept in pair order.
-            let contact = |&(a, b): &(u32, u32)| {
-                let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
-                let mut tol = tol;
-                let pushed = pushed[a as usize].max(pushed[b as usize]);
-                let reach = reach[a as usize] || reach[b as usize] || pushed > 0.0;
-                if reach {
-                    // Reach as far as the pair can close in this step.
-                    tol.margin += ccd::pair_reach(ba, bb, dt) + pushed;
-                }
-                let mut m = narrowphase::contact_with_rotations(
-                    &ba.shape,
-                    &ba.pose,
-                    &bb.shape,
-                    &bb.pose,
-                    || (rotations.get(a as usize, ba), rotations.get(b as usize, bb)),
-                    tol,
-                    settings.narrow_phase,
-                )
-                .filter(|m| !m.is_empty())?;
-                if reach {
-                    // Every leading corner gets its own speculative point.
-                    m = ccd::speculative_contact(&m, ba, bb, dt, tol.margin, settings.slop, pushed);
-                }
-                Some(Contact { a, b, manifold: m })
-            };
-            match crew.as_ref().filter(|_| self.pairs.len() >= self.parallel_min_pairs) {
-                None => self.contacts.extend(self.pairs.iter().filter_map(contact)),
-                // Runs of pairs, each tested into its own buffer (kept from step to step), then
-                // copied side by side into place: the contacts stay in pair order whichever
-                // thread tested each.
+    /// Every body's box (swept along its path for fast bodies), the broad phase's candidate
+    /// pairs, less those that can never interact, in canonical order; or last update's pairs
+    /// while nothing can move.
+    fn find_pairs(&mut self, st: &mut StepState, p: &mut StepProfile) {
+        let dt = self.settings.dt;
+        let ccd_mode = self.settings.ccd;
+        let margin = self.settings.speculative_distance * 0.5;
+        let _t = PhaseTimer::new(&mut p.broad_phase_ms);
+        // No dynamic body awake: only kinematic bodies can move in this step.
+        st.quiet = idle::quiet(&self.bodies);
+        let bodies = &self.bodies;
+        // Pairs that can never interact: neither moves, or both sleep.
+        let active = |&(a, b): &(u32, u32)| {
+            let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
+            let a_active = ba.kind != BodyKind::Static && !ba.asleep;
+            let b_active = bb.kind != BodyKind::Static && !bb.asleep;
+            (a_active || b_active) && (ba.is_dynamic() || bb.is_dynamic())
+        };
+        if st.quiet && self.idle.reusable(&self.settings, bodies, &self.aabbs, self.indexed, margin) {
+            // Nothing moved since the kept update: its boxes and pairs still hold.
+            self.pairs.clear();
+            self.pairs.extend(self.idle.candidates().iter().copied().filter(active));
+            p.broad = self.idle.reused_stats();
+            p.broad_phase_reused = true;
+        } else {
+            self.aabbs.clear();
+            let aabb = |b: &Body| b.aabb().expanded(margin);
+            match &st.crew {
+                None => self.aabbs.extend(bodies.iter().map(aabb)),
                 Some(crew) => {
-                    let run = self.pairs.len().div_ceil(4 * crew.threads()).max(64);
-                    let runs = self.pairs.len().div_ceil(run);
-                    self.narrow_runs.resize_with(runs, Vec::new);
-                    let found = SharedMut::new(&mut self.narrow_runs[..runs]);
-                    let pairs = &self.pairs;
-                    crew.for_blocks(runs, 1, |r| {
-                        for k in r {
-                            // SAFETY: each block fills its own runs.
-                            let out = unsafe { found.get(k) };
-                            out.clear();
-                            out.extend(pairs[k * run..((k + 1) * run).min(pairs.len())].iter().filter_map(contact));
-                        }
-                    });
-                    let found = &self.narrow_runs[..runs];
-                    let mut starts = Vec::with_capacity(runs + 1);
-                    starts.push(0);
-                    for f in found {
-                        starts.push(starts.last().unwrap() + f.len());
-                    }
-                    self.contacts.resize(starts[runs], Contact { a: 0, b: 0, manifold: Default::default() });
-                    let to = SharedMut::new(&mut self.contacts);
-                    crew.for_blocks(runs, 1, |r| {
-                        for k in r {
-                            // SAFETY: each run is copied to its own place.
-                            unsafe { to.range(starts[k]..starts[k + 1]) }.copy_from_slice(&found[k]);
+                    self.aabbs.resize(bodies.len(), Aabb::EMPTY);
+                    let out = SharedMut::new(&mut self.aabbs);
+                    crew.for_blocks(bodies.len(), 512, |r| {
+                        // SAFETY: each block writes its own bodies' boxes.
+                        let out = unsafe { out.range(r.clone()) };
+                        for (o, b) in out.iter_mut().zip(&bodies[r]) {
+                            *o = aabb(b);
                         }
                     });
                 }
             }
-            p.narrow_tests = self.pairs.len() as u32;
-            p.manifolds = self.contacts.len() as u32;
-            p.contacts = self.contacts.iter().map(|c| c.manifold.len() as u32).sum();
+            if ccd_mode != CcdMode::Off {
+                // Fast bodies are found by everything along the path they may take this step
+                // (the time-of-impact pass queries these boxes for what a sweep can meet).
+                let swept = |i: &usize| self.fast[*i] || self.reach[*i];
+                for (i, b) in bodies.iter().enumerate().filter(|(i, _)| swept(i)) {
+                    let aabb = ccd::swept_aabb(b, dt).expanded(margin);
+                    self.aabbs[i] = aabb;
+                    if self.reach[i] {
+                        let (from, to) = (b.pose, ccd::predicted_pose(b, dt));
+                        self.ccd_sweeps.push(CcdSweep { body: i as u32, from, to, aabb });
+                    }
+                }
+            }
+            let params = BroadPhaseParams { grid_cell_size: self.settings.grid_cell_size };
+            p.broad = self.broad_phase.update(&self.aabbs, &params, &mut self.pairs);
+            self.indexed = self.aabbs.len();
+            if st.quiet {
+                self.idle.keep(&self.pairs, p.broad);
+            }
+            self.pairs.retain(active);
         }
+        // Every structure returns the pairs in one canonical order (ascending), and the
+        // filter keeps it, so the simulation is the same whichever structure ran.
+        debug_assert!(self.pairs.is_sorted(), "{} returned unsorted pairs", self.broad_phase.kind().label());
+        if self.pairs.len() > MAX_PAIRS {
+            p.pairs_dropped = (self.pairs.len() - MAX_PAIRS) as u32;
+            self.pairs.truncate(MAX_PAIRS);
+        }
+        p.broad_phase = self.broad_phase.resolved();
+        p.pairs = self.pairs.len() as u32;
+    }
 
-        let woke = sleep::wake_touched(&mut self.bodies, &self.contacts);
+    /// The contact manifold of every candidate pair (with speculative points for pairs that
+    /// close fast), in pair order whichever thread tested each.
+    fn find_contacts(&mut self, st: &mut StepState, p: &mut StepProfile) {
+        let dt = self.settings.dt;
+        let _t = PhaseTimer::new(&mut p.narrow_phase_ms);
+        let tol = Tolerance { margin: self.settings.speculative_distance, epsilon: self.settings.contact_epsilon };
+        self.contacts.clear();
+        st.boxes_read_rotations = self.settings.narrow_phase == NarrowPhaseKind::Analytic && !self.pairs.is_empty();
+        // Box–box pairs read their bodies' rotation matrices (with the analytic method).
+        if st.boxes_read_rotations {
+            self.rotations.build(&self.bodies, is_cuboid);
+        }
+        let rotations = &self.rotations;
+        ccd::pushed_reach(&self.bodies, &self.reach, &self.pairs, dt, &mut self.pushed);
+        let (bodies, reach, pushed, settings) = (&self.bodies, &self.reach, &self.pushed, &self.settings);
+        // One pair's contact, from the pair alone: pairs can be tested in any order, on any
+        // thread, and the contacts kept in pair order.
+        let contact = |&(a, b): &(u32, u32)| {
+            let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
+            let mut tol = tol;
+            let pushed = pushed[a as usize].max(pushed[b as usize]);
+            let reach = reach[a as usize] || reach[b as usize] || pushed > 0.0;
+            if reach {
+                // Reach as far as the pair can close in this step.
+                tol.margin += ccd::pair_reach(ba, bb, dt) + pushed;
+            }
+            let mut m = narrowphase::contact_with_rotations(
+                &ba.shape,
+                &ba.pose,
+                &bb.shape,
+                &bb.pose,
+                || (rotations.get(a as usize, ba), rotations.get(b as usize, bb)),
+                tol,
+                settings.narrow_phase,
+            )
+            .filter(|m| !m.is_empty())?;
+            if reach {
+                // Every leading corner gets its own speculative point.
+                m = ccd::speculative_contact(&m, ba, bb, dt, tol.margin, settings.slop, pushed);
+            }
+            Some(Contact { a, b, manifold: m })
+        };
+        match st.crew.as_ref().filter(|_| self.pairs.len() >= self.parallel_min_pairs) {
+            None => self.contacts.extend(self.pairs.iter().filter_map(contact)),
+            // Runs of pairs, each tested into its own buffer (kept from step to step), then
+            // copied side by side into place: the contacts stay in pair order whichever
+            // thread tested each.
+            Some(crew) => {
+                let run = self.pairs.len().div_ceil(4 * crew.threads()).max(64);
+                let runs = self.pairs.len().div_ceil(run);
+                self.narrow_runs.resize_with(runs, Vec::new);
+                let found = SharedMut::new(&mut self.narrow_runs[..runs]);
+                let pairs = &self.pairs;
+                crew.for_blocks(runs, 1, |r| {
+                    for k in r {
+                        // SAFETY: each block fills its own runs.
+                        let out = unsafe { found.get(k) };
+                        out.clear();
+                        out.extend(pairs[k * run..((k + 1) * run).min(pairs.len())].iter().filter_map(contact));
+                    }
+                });
+                let found = &self.narrow_runs[..runs];
+                let mut starts = Vec::with_capacity(runs + 1);
+                starts.push(0);
+                for f in found {
+                    starts.push(starts.last().unwrap() + f.len());
+                }
+                self.contacts.resize(starts[runs], Contact { a: 0, b: 0, manifold: Default::default() });
+                let to = SharedMut::new(&mut self.contacts);
+                crew.for_blocks(runs, 1, |r| {
+                    for k in r {
+                        // SAFETY: each run is copied to its own place.
+                        unsafe { to.range(starts[k]..starts[k + 1]) }.copy_from_slice(&found[k]);
+                    }
+                });
+            }
+        }
+        p.narrow_tests = self.pairs.len() as u32;
+        p.manifolds = self.contacts.len() as u32;
+        p.contacts = self.contacts.iter().map(|c| c.manifold.len() as u32).sum();
+    }
+
+    /// Wakes islands touched by moving bodies, then solves the contacts and integrates, unless
+    /// nothing can move.
+    fn solve(&mut self, st: &mut StepState, p: &mut StepProfile) {
+        st.woke = sleep::wake_touched(&mut self.bodies, &self.contacts);
         // Reused pairs, no contact and no kinematic body: nothing can move, so the solver would
         // only empty the warm-start cache, and the sleep update would change nothing.
-        let still = p.broad_phase_reused
+        st.still = p.broad_phase_reused
             && self.contacts.is_empty()
             && !self.bodies.iter().any(|b| b.kind == BodyKind::Kinematic);
-        if still {
+        if st.still {
             self.warm_cache.clear();
         } else {
             // The solver reads the matrices of the awake dynamic bodies (woken ones included).
-            if !quiet || woke {
+            if !st.quiet || st.woke {
                 let _t = PhaseTimer::new(&mut p.solve_ms);
-                let built = |b: &Body| boxes_read_rotations && is_cuboid(b);
+                let built = |b: &Body| st.boxes_read_rotations && is_cuboid(b);
                 self.rotations.build(&self.bodies, |b| b.is_dynamic() && !b.asleep && !built(b));
             }
             let times = self.solver.step(
@@ -465,26 +508,31 @@ impl World {
                 &self.settings,
                 &mut self.warm_cache,
                 &self.rotations,
-                crew.as_ref().filter(|_| self.pairs.len() >= self.parallel_min_pairs),
+                st.crew.as_ref().filter(|_| self.pairs.len() >= self.parallel_min_pairs),
             );
             p.solve_ms += times.solve_ms;
             p.integrate_ms += times.integrate_ms;
             self.guard.check(&mut self.bodies, self.step_count + 1, "solve");
             self.guard.forget_impulses(&mut self.warm_cache);
         }
+    }
 
-        if !toi_starts.is_empty() {
+    /// Sweeps the fast and fast-turning bodies from their start poses and stops them at their
+    /// first impact.
+    fn time_of_impact(&mut self, st: &mut StepState, p: &mut StepProfile) {
+        if !st.toi_starts.is_empty() {
             let _t = PhaseTimer::new(&mut p.ccd_ms);
             let settings = &self.settings;
-            turning.extend(self.bodies.iter().zip(&start_spins).map(|(b, &s)| ccd::turns_past_rows(b, s, settings)));
+            st.turning
+                .extend(self.bodies.iter().zip(&st.start_spins).map(|(b, &s)| ccd::turns_past_rows(b, s, settings)));
         }
-        if !toi_starts.is_empty() && self.fast.iter().chain(&turning).any(|&f| f) {
+        if !st.toi_starts.is_empty() && self.fast.iter().chain(&st.turning).any(|&f| f) {
             let _t = PhaseTimer::new(&mut p.ccd_ms);
             p.toi_events = ccd::resolve_toi(
                 &mut self.bodies,
-                &toi_starts,
+                &st.toi_starts,
                 &self.fast,
-                &turning,
+                &st.turning,
                 self.broad_phase.as_ref(),
                 &self.aabbs,
                 &self.settings,
@@ -494,14 +542,23 @@ impl World {
             self.guard.check(&mut self.bodies, self.step_count + 1, "ccd");
             self.guard.forget_impulses(&mut self.warm_cache);
         }
+    }
+
+    /// Puts resting islands to sleep (or wakes every body when sleeping is off), and tells the
+    /// idle tracker how the step went.
+    fn update_sleep(&mut self, st: &StepState) {
         if self.settings.sleeping {
-            if !still {
+            if !st.still {
                 sleep::update(&mut self.bodies, &self.contacts, &self.settings);
             }
         } else {
             self.bodies.iter_mut().filter(|b| b.asleep).for_each(Body::wake);
         }
-        self.idle.end_step(quiet, woke, &self.settings);
+        self.idle.end_step(st.quiet, st.woke, &self.settings);
+    }
+
+    /// The profile's body counts and total time; the step is done.
+    fn finish_step(&mut self, mut p: StepProfile, t_total: std::time::Instant) {
         p.faults = self.guard.faults.len() as u32;
         p.sleeping_bodies = self.bodies.iter().filter(|b| b.asleep).count() as u32;
         p.awake_bodies = self.bodies.iter().filter(|b| b.is_dynamic() && !b.asleep).count() as u32;
