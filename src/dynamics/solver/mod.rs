@@ -18,6 +18,8 @@ use crate::math::{Quat, Real, Vec3};
 use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
 use crate::parallel::{Crew, SharedMut};
 use crate::settings::{PositionCorrection, Settings};
+use crate::simd::Kernels;
+use crate::timer::PhaseTimer;
 use colour::Colouring;
 use lanes::W;
 use passes::{BODY_BLOCK, Passes};
@@ -210,13 +212,13 @@ impl Solver {
         let h = settings.dt / substeps as Real;
         let inv_h = 1.0 / h;
 
-        let t_prepare = std::time::Instant::now();
+        let t_prepare = PhaseTimer::new(&mut times.solve_ms);
         self.prepare_bodies(bodies, rotations, crew);
         self.match_cache(contacts, settings, cache, crew);
         let mut recycled = std::mem::take(&mut self.recycled);
         self.recycle(bodies, contacts, cache, &mut recycled, crew);
         let contacts = &recycled[..];
-        let isa = *self.isa.get_or_insert_with(Isa::detect);
+        let isa = *self.isa.get_or_insert_with(Isa::best);
         self.prepare_rows(isa, bodies, contacts, cache, crew);
         // Where position correction stops pushing. Soft contacts aim at half the slop so that
         // their sag under load still settles within it; Baumgarte pushes only beyond it.
@@ -235,48 +237,51 @@ impl Solver {
         let relax = PassParams { use_bias: false, ..solve };
         // Rotation per substep is capped so that fast spin cannot wrap the quaternion update.
         let max_w = MAX_ROTATION_PER_SUBSTEP * inv_h;
-        times.solve_ms += t_prepare.elapsed().as_secs_f64() * 1e3;
+        drop(t_prepare);
 
         let params = Passes { isa, substeps: substeps as usize, h, max_w, solve, relax };
         match crew {
             None => self.passes(settings, &params, &mut times),
             Some(crew) => {
-                let t = std::time::Instant::now();
-                self.passes_parallel(crew, settings, &params);
-                // The substeps' integration runs among the passes: it is counted with them.
-                times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
+                {
+                    let _t = PhaseTimer::new(&mut times.solve_ms);
+                    self.passes_parallel(crew, settings, &params);
+                    // The substeps' integration runs among the passes: it is counted with them.
+                }
             }
         }
 
-        let t = std::time::Instant::now();
-        self.store_cache(contacts, cache, crew);
-        times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
+        {
+            let _t = PhaseTimer::new(&mut times.solve_ms);
+            self.store_cache(contacts, cache, crew);
+        }
 
-        let t = std::time::Instant::now();
-        let write_back = |((s, m), b): ((&BodyState, &Motion), &mut Body)| {
-            if !m.moves {
-                return;
-            }
-            b.pose.translation += s.dp;
-            b.pose.rotation = (m.dq * b.pose.rotation).normalize();
-            if m.dynamic {
-                b.linvel = s.v;
-                b.angvel = s.w;
-            }
-        };
-        match crew {
-            None => self.states.iter().zip(self.motion.iter()).zip(bodies.iter_mut()).for_each(write_back),
-            Some(crew) => {
-                let (states, motion, n) = (&self.states, &self.motion, bodies.len());
-                let bodies = SharedMut::new(bodies);
-                crew.for_blocks(n, BODY_BLOCK, |r| {
-                    // SAFETY: each block writes back its own bodies.
-                    let out = unsafe { bodies.range(r.clone()) };
-                    states[r.clone()].iter().zip(&motion[r]).zip(out).for_each(write_back);
-                });
+        {
+            let _t = PhaseTimer::new(&mut times.integrate_ms);
+            let write_back = |((s, m), b): ((&BodyState, &Motion), &mut Body)| {
+                if !m.moves {
+                    return;
+                }
+                b.pose.translation += s.dp;
+                b.pose.rotation = (m.dq * b.pose.rotation).normalize();
+                if m.dynamic {
+                    b.linvel = s.v;
+                    b.angvel = s.w;
+                }
+            };
+            match crew {
+                None => self.states.iter().zip(self.motion.iter()).zip(bodies.iter_mut()).for_each(write_back),
+                Some(crew) => {
+                    let (states, motion, n) = (&self.states, &self.motion, bodies.len());
+                    let bodies = SharedMut::new(bodies);
+                    crew.for_blocks(n, BODY_BLOCK, |r| {
+                        // SAFETY: each block writes back its own bodies.
+                        let out = unsafe { bodies.range(r.clone()) };
+                        states[r.clone()].iter().zip(&motion[r]).zip(out).for_each(write_back);
+                    });
+                }
             }
         }
-        times.integrate_ms += t.elapsed().as_secs_f64() * 1e3;
         self.recycled = recycled;
         times
     }

@@ -11,6 +11,7 @@ use crate::math::{Real, Vec3};
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
 use crate::parallel::{Crew, Job, SharedMut};
 use crate::settings::Settings;
+use crate::timer::PhaseTimer;
 
 /// Bodies per block of the per-body work.
 pub(super) const BODY_BLOCK: usize = 512;
@@ -93,45 +94,50 @@ impl Solver {
         let (bundles, bounces, overflow) = (&mut self.bundles, &mut self.bounces, &mut self.overflow);
         let isa = p.isa;
         for substep in 0..p.substeps {
-            let t = std::time::Instant::now();
-            gravity(states, motion, settings.gravity * p.h);
-            times.integrate_ms += t.elapsed().as_secs_f64() * 1e3;
-
-            let t = std::time::Instant::now();
-            let all = States::new(states);
-            // SAFETY (every wide pass below): one thread, and `all` is used only while
-            // `states` is not otherwise borrowed.
-            if settings.warm_starting {
-                unsafe { wide::warm_start(isa, bundles, all) };
-                rows::warm_start(overflow, states);
+            {
+                let _t = PhaseTimer::new(&mut times.integrate_ms);
+                gravity(states, motion, settings.gravity * p.h);
             }
-            for it in 0..settings.iterations as usize {
-                let solve = PassParams { first_point: substep + it, ..p.solve };
+
+            {
+                let _t = PhaseTimer::new(&mut times.solve_ms);
                 let all = States::new(states);
-                unsafe { wide::solve(isa, bundles, bounces, all, &solve) };
-                rows::solve(overflow, states, &solve);
+                // SAFETY (every wide pass below): one thread, and `all` is used only while
+                // `states` is not otherwise borrowed.
+                if settings.warm_starting {
+                    unsafe { wide::warm_start(isa, bundles, all) };
+                    rows::warm_start(overflow, states);
+                }
+                for it in 0..settings.iterations as usize {
+                    let solve = PassParams { first_point: substep + it, ..p.solve };
+                    let all = States::new(states);
+                    unsafe { wide::solve(isa, bundles, bounces, all, &solve) };
+                    rows::solve(overflow, states, &solve);
+                }
             }
-            times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
 
-            let t = std::time::Instant::now();
-            integrate(states, motion, p.h, p.max_w);
-            times.integrate_ms += t.elapsed().as_secs_f64() * 1e3;
+            {
+                let _t = PhaseTimer::new(&mut times.integrate_ms);
+                integrate(states, motion, p.h, p.max_w);
+            }
 
-            let t = std::time::Instant::now();
-            let relax = PassParams { first_point: substep + 2, ..p.relax };
-            let all = States::new(states);
-            unsafe { wide::solve(isa, bundles, bounces, all, &relax) };
-            rows::solve(overflow, states, &relax);
-            times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
+            {
+                let _t = PhaseTimer::new(&mut times.solve_ms);
+                let relax = PassParams { first_point: substep + 2, ..p.relax };
+                let all = States::new(states);
+                unsafe { wide::solve(isa, bundles, bounces, all, &relax) };
+                rows::solve(overflow, states, &relax);
+            }
         }
-        let t = std::time::Instant::now();
-        if self.any_bounce {
-            let all = States::new(states);
-            // SAFETY: as above.
-            unsafe { wide::restitution(isa, bundles, bounces, all, settings.restitution_threshold) };
+        {
+            let _t = PhaseTimer::new(&mut times.solve_ms);
+            if self.any_bounce {
+                let all = States::new(states);
+                // SAFETY: as above.
+                unsafe { wide::restitution(isa, bundles, bounces, all, settings.restitution_threshold) };
+            }
+            rows::restitution(overflow, &self.overflow_info, states, settings.restitution_threshold);
         }
-        rows::restitution(overflow, &self.overflow_info, states, settings.restitution_threshold);
-        times.solve_ms += t.elapsed().as_secs_f64() * 1e3;
     }
 
     /// The same passes as [`Solver::passes`], in the same order, on the threads of `crew`.
