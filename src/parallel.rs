@@ -61,7 +61,7 @@ fn pool_for(n: usize) -> Arc<ThreadPool> {
     pool
 }
 
-/// One job of a [`run_jobs`] sequence: `items` items in blocks of `block`, all finished before
+/// One job of a [`Crew::run_jobs`] sequence: `items` items in blocks of `block`, all finished before
 /// any block of the next job starts.
 #[derive(Clone, Copy, Debug)]
 pub struct Job<K> {

@@ -5,6 +5,7 @@
 
 use crate::geometry::Aabb;
 use crate::math::Real;
+use crate::simd::{Kernels, Level};
 
 /// Which instruction set the scan uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,30 +21,12 @@ pub(super) enum Kernel {
     Avx,
 }
 
-impl Kernel {
-    /// The widest kernel this CPU runs.
-    pub(super) fn best() -> Kernel {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if crate::simd::avx() { Kernel::Avx } else { Kernel::Sse2 }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        Kernel::Portable
-    }
-
-    /// Every kernel this CPU runs, for tests.
-    #[cfg(test)]
-    pub(super) fn available() -> Vec<Kernel> {
-        let mut v = vec![Kernel::Portable];
-        #[cfg(target_arch = "x86_64")]
-        {
-            v.push(Kernel::Sse2);
-            if crate::simd::avx() {
-                v.push(Kernel::Avx);
-            }
-        }
-        v
-    }
+impl Kernels for Kernel {
+    #[cfg(target_arch = "x86_64")]
+    const LADDER: &'static [(Kernel, Level)] =
+        &[(Kernel::Avx, Level::Avx), (Kernel::Sse2, Level::Baseline), (Kernel::Portable, Level::Baseline)];
+    #[cfg(not(target_arch = "x86_64"))]
+    const LADDER: &'static [(Kernel, Level)] = &[(Kernel::Portable, Level::Baseline)];
 }
 
 /// A query box in the arrays' axis order: `[min0, min1, min2, max0, max1, max2]`.

@@ -3,8 +3,10 @@
 //!
 //! Two kinds of code depend on the answer:
 //! - kernels written with AVX/AVX2 intrinsics (support queries, EPA's row scans, the solver's
-//!   lanes, the batch pair tests), each beside a portable or SSE2 twin that gives the same
-//!   bits on NaN-free inputs;
+//!   lanes, the broad phase's box scans, the batch pair tests), each beside a portable or SSE2
+//!   twin that gives the same bits on NaN-free inputs. A routine's kernels are an enum that
+//!   implements [`Kernels`]: its ladder names each kernel with the [`Level`] it needs, and
+//!   `best()` (the widest this CPU runs) and `available()` (for tests) come from the ladder;
 //! - whole routines compiled twice from one source by [`v3_dispatch!`], once for the x86-64
 //!   baseline and once with the x86-64-v3 features ([`x86_64_v3`]): the same operations in the
 //!   same order (rustc never fuses a multiply and an add on its own, and FMA is not enabled),
@@ -118,6 +120,46 @@ pub(crate) fn x86_64_v3() -> bool {
     #[cfg(not(target_arch = "x86_64"))]
     {
         false
+    }
+}
+
+/// What a kernel needs of the CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Level {
+    /// The x86-64 baseline (SSE2), or any CPU for portable code.
+    Baseline,
+    /// AVX.
+    Avx,
+    /// AVX2.
+    Avx2,
+}
+
+impl Level {
+    /// Whether this CPU runs code that needs this level.
+    #[inline]
+    pub(crate) fn runs(self) -> bool {
+        match self {
+            Level::Baseline => true,
+            Level::Avx => avx(),
+            Level::Avx2 => avx2(),
+        }
+    }
+}
+
+/// The kernels of one routine, chosen by what the CPU runs: the one way the engine picks a
+/// kernel.
+pub(crate) trait Kernels: Copy + 'static {
+    /// Every kernel with the level it needs, widest first; the last needs only the baseline.
+    const LADDER: &'static [(Self, Level)];
+
+    /// The widest kernel this CPU runs.
+    fn best() -> Self {
+        Self::LADDER.iter().find(|(_, level)| level.runs()).expect("a ladder ends at the baseline").0
+    }
+
+    /// Every kernel this CPU runs, widest first (for tests and benches).
+    fn available() -> Vec<Self> {
+        Self::LADDER.iter().filter(|(_, level)| level.runs()).map(|&(k, _)| k).collect()
     }
 }
 

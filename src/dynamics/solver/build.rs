@@ -278,7 +278,7 @@ pub(super) fn bundle(
 ) {
     match isa {
         Isa::Portable => build_bundle::<Portable>(src, inp, chunk, c, bounce, lanes),
-        // SAFETY: `Isa::Avx` is only made by `Isa::detect` after it found AVX on this CPU.
+        // SAFETY: `Isa::Avx` is only chosen by `Isa::best` after it found AVX on this CPU.
         #[cfg(target_arch = "x86_64")]
         Isa::Avx => unsafe { with_avx(src, inp, chunk, c, bounce, lanes) },
     }

@@ -26,7 +26,7 @@ fn portable_and_detected_code_paths_give_identical_bits() {
     let (bodies, contacts, cache, settings) = settled_pyramid();
     assert!(contacts.len() > 100);
     let mut results = Vec::new();
-    for isa in [Isa::Portable, Isa::detect()] {
+    for isa in [Isa::Portable, Isa::best()] {
         let (mut bodies, mut cache) = (bodies.clone(), cache.clone());
         let mut solver = Solver::with_isa(isa);
         for _ in 0..3 {
@@ -36,7 +36,7 @@ fn portable_and_detected_code_paths_give_identical_bits() {
         }
         results.push((bodies.iter().map(bits).collect::<Vec<_>>(), cache));
     }
-    assert!(results[0].0 == results[1].0, "{:?} and {:?} disagree", Isa::Portable, Isa::detect());
+    assert!(results[0].0 == results[1].0, "{:?} and {:?} disagree", Isa::Portable, Isa::best());
     assert_eq!(results[0].1, results[1].1);
 }
 
@@ -170,7 +170,7 @@ fn bundles_built_eight_at_a_time_match_the_one_by_one_rows_bit_for_bit() {
         })
         .collect();
     assert!(contacts_in.iter().any(|c| c.manifold.is_empty()) && contacts_in.iter().any(|c| c.manifold.len() == 4));
-    for isa in [Isa::Portable, Isa::detect()] {
+    for isa in [Isa::Portable, Isa::best()] {
         let mut solver = Solver::with_isa(isa);
         let mut rotations = Rotations::default();
         rotations.build(&bodies, |_| true);

@@ -8,6 +8,7 @@ use super::prepare::Ended;
 use super::rows::{ManifoldRows, NormalRow, PassParams, PointInfo};
 use crate::math::Vec3;
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
+use crate::simd::{Kernels, Level};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct WidePoint {
@@ -396,14 +397,11 @@ pub(super) enum Isa {
     Avx,
 }
 
-impl Isa {
-    pub(super) fn detect() -> Self {
-        #[cfg(target_arch = "x86_64")]
-        if crate::simd::avx() {
-            return Isa::Avx;
-        }
-        Isa::Portable
-    }
+impl Kernels for Isa {
+    #[cfg(target_arch = "x86_64")]
+    const LADDER: &'static [(Isa, Level)] = &[(Isa::Avx, Level::Avx), (Isa::Portable, Level::Baseline)];
+    #[cfg(not(target_arch = "x86_64"))]
+    const LADDER: &'static [(Isa, Level)] = &[(Isa::Portable, Level::Baseline)];
 }
 
 /// Applies the accumulated impulses of every bundle.
@@ -417,7 +415,7 @@ pub(super) unsafe fn warm_start(isa: Isa, bundles: &[Bundle], states: States) {
     match isa {
         // SAFETY: the caller's.
         Isa::Portable => unsafe { warm_start_bundles::<Portable>(bundles, states) },
-        // SAFETY: `Isa::Avx` is only made by `Isa::detect` after it found AVX on this CPU; the
+        // SAFETY: `Isa::Avx` is only chosen by `Isa::best` after it found AVX on this CPU; the
         // states, the caller's.
         #[cfg(target_arch = "x86_64")]
         Isa::Avx => unsafe { with_avx::warm_start(bundles, states) },
@@ -434,7 +432,7 @@ pub(super) unsafe fn solve(isa: Isa, bundles: &mut [Bundle], bounces: &mut [Boun
         (Isa::Portable, true) => unsafe { solve_bundles::<Portable, true>(bundles, bounces, states, k) },
         // SAFETY: the caller's.
         (Isa::Portable, false) => unsafe { solve_bundles::<Portable, false>(bundles, bounces, states, k) },
-        // SAFETY: `Isa::Avx` is only made by `Isa::detect` after it found AVX on this CPU.
+        // SAFETY: `Isa::Avx` is only chosen by `Isa::best` after it found AVX on this CPU.
         #[cfg(target_arch = "x86_64")]
         (Isa::Avx, true) => unsafe { with_avx::solve::<true>(bundles, bounces, states, k) },
         // SAFETY: as above.
@@ -451,7 +449,7 @@ pub(super) unsafe fn restitution(isa: Isa, bundles: &mut [Bundle], bounces: &[Bo
     match isa {
         // SAFETY: the caller's.
         Isa::Portable => unsafe { restitution_bundles::<Portable>(bundles, bounces, states, threshold) },
-        // SAFETY: `Isa::Avx` is only made by `Isa::detect` after it found AVX on this CPU.
+        // SAFETY: `Isa::Avx` is only chosen by `Isa::best` after it found AVX on this CPU.
         #[cfg(target_arch = "x86_64")]
         Isa::Avx => unsafe { with_avx::restitution(bundles, bounces, states, threshold) },
     }

@@ -7,6 +7,7 @@ use crate::math::{Mat3, Pose, Real, Vec3};
 use crate::narrowphase::gjk::boolean::{MAX_BOOL_STEPS, intersect_cores_distance, search_start};
 use crate::narrowphase::gjk::voronoi::{Tetrahedron, edge, tetrahedron, towards_origin, triangle};
 use crate::simd::lanes8::{self, Lanes, Rows, dots_portable, first_extreme_portable, point};
+use crate::simd::{Kernels, Level};
 use glam::Vec3A;
 
 /// Which instruction set the support queries run on.
@@ -18,14 +19,15 @@ pub enum Hull8Kernel {
     Avx2,
 }
 
+impl Kernels for Hull8Kernel {
+    const LADDER: &'static [(Hull8Kernel, Level)] =
+        &[(Hull8Kernel::Avx2, Level::Avx2), (Hull8Kernel::Portable, Level::Baseline)];
+}
+
 impl Hull8Kernel {
     /// The fastest kernel this CPU runs.
     pub fn best() -> Hull8Kernel {
-        #[cfg(target_arch = "x86_64")]
-        if crate::simd::avx2() {
-            return Hull8Kernel::Avx2;
-        }
-        Hull8Kernel::Portable
+        <Hull8Kernel as Kernels>::best()
     }
 }
 

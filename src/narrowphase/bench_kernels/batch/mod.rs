@@ -15,6 +15,7 @@ pub use pairs::{
 };
 
 use crate::math::{Quat, Real, Vec3};
+use crate::simd::{Kernels, Level};
 use thiserror::Error;
 
 /// Which instruction set a batch kernel runs on.
@@ -26,23 +27,19 @@ pub enum Backend {
     Avx,
 }
 
+impl Kernels for Backend {
+    const LADDER: &'static [(Backend, Level)] = &[(Backend::Avx, Level::Avx), (Backend::Portable, Level::Baseline)];
+}
+
 impl Backend {
     /// The fastest backend this CPU runs.
     pub fn best() -> Backend {
-        #[cfg(target_arch = "x86_64")]
-        if crate::simd::avx() {
-            return Backend::Avx;
-        }
-        Backend::Portable
+        <Backend as Kernels>::best()
     }
 
     /// Every backend this CPU runs (for tests and benchmarks).
     pub fn available() -> Vec<Backend> {
-        let mut v = vec![Backend::Portable];
-        if Backend::best() == Backend::Avx {
-            v.push(Backend::Avx);
-        }
-        v
+        <Backend as Kernels>::available()
     }
 }
 
