@@ -133,7 +133,9 @@ pub(crate) fn resolve_toi(
             let mut first: Option<(u32, Sweep, TimeOfImpact)> = None;
             for &j in &candidates {
                 let ju = j as usize;
-                if ju == i {
+                // Meshes stop bodies through their speculative contacts only: the sweeps'
+                // distance queries are for convex shapes.
+                if ju == i || bodies[ju].shape.is_mesh() {
                     continue;
                 }
                 let other = motion[ju].sweep_from(t0);

@@ -257,6 +257,7 @@ fn body_instances(
                 }
                 groups[g].push(make(pos, rot, Vec3::ONE));
             }
+            Shape::TriangleMesh(_) | Shape::HeightField(_) => {}
         }
     }
 
