@@ -71,7 +71,7 @@ impl TriangleMesh {
             let cross = (b - a).cross(c - a);
             let longest = (b - a).length_squared().max((c - b).length_squared()).max((a - c).length_squared());
             let area2 = cross.length();
-            if !(area2 > MIN_SHAPE * longest) {
+            if area2.is_nan() || area2 <= MIN_SHAPE * longest {
                 return Err(MeshError::DegenerateTriangle { triangle: t, area: area2 * 0.5 });
             }
             normals.push(cross / area2);

@@ -48,13 +48,11 @@ pub fn closest_point_triangle(p: Vec3, [a, b, c]: &[Vec3; 3]) -> (Vec3, bool) {
 /// on the face's interior, crosses)`; `crosses` when the segment passes through the triangle.
 pub fn closest_segment_triangle(p: Vec3, q: Vec3, tri: &[Vec3; 3], n: Vec3) -> (Real, Vec3, Vec3, bool, bool) {
     let (sp, sq) = (n.dot(p - tri[0]), n.dot(q - tri[0]));
-    if (sp <= 0.0) != (sq <= 0.0) || (sp == 0.0 && sq == 0.0) {
-        if sp != sq {
-            let x = p + (q - p) * (sp / (sp - sq));
-            let (y, inside) = closest_point_triangle(x, tri);
-            if inside || y.distance_squared(x) == 0.0 {
-                return (0.0, x, y, inside, true);
-            }
+    if (sp <= 0.0) != (sq <= 0.0) && sp != sq {
+        let x = p + (q - p) * (sp / (sp - sq));
+        let (y, inside) = closest_point_triangle(x, tri);
+        if inside || y.distance_squared(x) == 0.0 {
+            return (0.0, x, y, inside, true);
         }
     }
     let mut best = {
@@ -102,20 +100,18 @@ pub fn contact_capsule_triangle(
         return None;
     }
     let face = crosses || (inside && (on_seg - on_tri).dot(n) > 0.0);
-    if face {
-        if let Some((e0, e1)) = clip_to_prism(p, q, tri, n) {
-            let mut m = Manifold::new(n);
-            for (k, e) in [e0, e1].into_iter().enumerate() {
-                let s = n.dot(e - tri[0]);
-                let depth = radius - s;
-                if depth >= -margin && (k == 0 || e1.distance_squared(e0) > 1e-12) {
-                    // Midway between the face and the capsule's surface below this core point.
-                    m.push(ContactPoint { point: e - n * (s + radius) * 0.5, depth, id: k as u32 });
-                }
+    if face && let Some((e0, e1)) = clip_to_prism(p, q, tri, n) {
+        let mut m = Manifold::new(n);
+        for (k, e) in [e0, e1].into_iter().enumerate() {
+            let s = n.dot(e - tri[0]);
+            let depth = radius - s;
+            if depth >= -margin && (k == 0 || e1.distance_squared(e0) > 1e-12) {
+                // Midway between the face and the capsule's surface below this core point.
+                m.push(ContactPoint { point: e - n * (s + radius) * 0.5, depth, id: k as u32 });
             }
-            if !m.is_empty() {
-                return Some(m);
-            }
+        }
+        if !m.is_empty() {
+            return Some(m);
         }
     }
     let normal = if d > 1e-6 * radius { (on_seg - on_tri) / d } else { n };
