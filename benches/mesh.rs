@@ -1,8 +1,13 @@
 //! Mesh mid phase (issue 19): building the triangle BVH of a 1M-triangle grid (target under
-//! 1 s), the whole mesh build (normals, adjacency, BVH), and box queries against it.
+//! 1 s), the whole mesh build (normals, adjacency, BVH), box queries against it, and one box's
+//! contact with the 1M-triangle grid against the same on a 128-triangle one (the mid phase
+//! should make the mesh's size nearly free).
 
+use collidoscope::geometry::Shape;
 use collidoscope::geometry::{Aabb, MeshBvh, TriangleMesh};
-use collidoscope::math::{Real, Vec3};
+use collidoscope::math::{Pose, Quat, Real, Vec3};
+use collidoscope::narrowphase::Tolerance;
+use collidoscope::narrowphase::mesh::{MeshRef, contact_mesh_shape};
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::Duration;
@@ -47,6 +52,24 @@ fn build(c: &mut Criterion) {
             black_box(n)
         })
     });
+    let small = {
+        let (v, t) = grid(8);
+        TriangleMesh::new(v, t).unwrap()
+    };
+    let tol = Tolerance { margin: 0.02, epsilon: 1e-6 };
+    let b = Shape::cuboid(Vec3::new(0.4, 0.25, 0.3));
+    for (name, mesh) in [("box_contact_128", &small), ("box_contact_1m", &m)] {
+        // The box sunk 5 mm into the surface under a point of the grid, turned.
+        let (x, z) = (1.3, 1.7);
+        let y = (x * 0.3 as Real).sin() * (z * 0.2 as Real).cos();
+        let pose = Pose::new(Vec3::new(x, y + 0.245, z), Quat::from_rotation_y(0.4));
+        assert!(contact_mesh_shape(MeshRef::Triangles(mesh), &Pose::IDENTITY, &b, &pose, tol).is_some());
+        g.bench_function(name, |bch| {
+            bch.iter(|| {
+                black_box(contact_mesh_shape(MeshRef::Triangles(mesh), &Pose::IDENTITY, &b, black_box(&pose), tol))
+            })
+        });
+    }
     g.finish();
 }
 

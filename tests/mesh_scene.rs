@@ -80,3 +80,32 @@ fn scene_checks_name_the_mesh_problem() {
         Scene::parse("(bodies: [(kind: Kinematic, shape: HeightField(cell: 1, heights: [[0, 0], [0, 1]]))])", "t.ron");
     assert!(ok.is_ok(), "{ok:?}");
 }
+
+/// A 5 cm ball at 100 m/s onto a one-quad mesh floor and onto a height field: without CCD it
+/// passes through; speculative contacts (and the TOI mode, whose sweeps skip meshes but whose
+/// speculative reach does not) stop it on the surface.
+#[test]
+fn a_fast_ball_stops_on_a_mesh_with_ccd() {
+    for floor in [
+        "TriangleMesh(vertices: [(-2, 0, -2), (-2, 0, 2), (2, 0, 2), (2, 0, -2)], indices: [(0, 1, 2), (0, 2, 3)])",
+        "HeightField(cell: 2, heights: [[0, 0, 0], [0, 0, 0], [0, 0, 0]])",
+    ] {
+        let text = |ccd: &str| {
+            format!(
+                "(settings: (ccd: {ccd}), bodies: [(kind: Static, shape: {floor}), \
+                 (shape: Sphere(radius: 0.05), position: (0.3, 1, 0.2), linear_velocity: (0, -100, 0))])"
+            )
+        };
+        for (ccd, through) in [("Off", true), ("Speculative", false), ("Toi", false)] {
+            let s = Scene::parse(&text(ccd), "fast.ron").unwrap();
+            let m = collidoscope::sweep::run_point(&s, &s.settings, 60, None).unwrap().metrics;
+            assert_eq!(m.tunneled, through as u32, "{ccd} on {floor}: {m:?}");
+            let mut w = s.build().unwrap();
+            for _ in 0..60 {
+                w.step();
+            }
+            let y = w.bodies()[1].pose.translation.y;
+            assert_eq!(y < 0.0, through, "{ccd} on {floor}: ball at y = {y}");
+        }
+    }
+}

@@ -10,7 +10,8 @@
 //! - a capsule whose segment crosses the triangle: normal the triangle's, depth the radius plus
 //!   how far the segment's part over the triangle dips below it;
 //! - boxes and hulls (SAT): a contact whenever the exact distance is within the margin; when
-//!   overlapping, the depth within 1e-3 x size of the exact overlap along the reported normal,
+//!   overlapping, the depth within 1e-3 x size of the exact overlap along the reported normal
+//!   (5e-3 x size for overlaps deeper than a tenth of the size),
 //!   and at most 1e-3 x size more than the exact penetration (the normal is a least-overlap
 //!   axis); when apart, the reported gap never exceeds the exact distance (by 1e-4 x size, f32
 //!   rounding).
@@ -124,10 +125,13 @@ fn check(seed: u64, kind: ShapeKind) -> Result<(), TestCaseError> {
             if let Some(m) = got {
                 let d = m.max_depth() as f64;
                 if exact.distance < 0.0 {
+                    // Deep overlaps (past a tenth of the size, which a scene does not meet) clip
+                    // features far from the contact: the bar of tests/narrowphase_reference.rs.
+                    let bar = if -exact.distance <= 0.1 * size { 1e-3 } else { 5e-3 };
                     let along =
                         overlap_along(&triangle_core(&tri), &Core::new(&shape, &pose), d3(m.normal).normalize());
                     prop_assert!(
-                        (d - along).abs() <= 1e-3 * size,
+                        (d - along).abs() <= bar * size,
                         "depth {} vs overlap along the normal {}: {}",
                         d,
                         along,

@@ -214,7 +214,12 @@ pub fn contact_polytope_triangle(
     }
     let fa = triangle_feature(tri, n, normal);
     let fb = support_feature(shape, pose, -normal);
-    manifold_from_features(&fa, &fb, normal, fallback, margin, None)
+    // No two surface points overlap along the normal by more than the shapes do (clipped
+    // features far from the contact can claim more on deep overlaps).
+    manifold_from_features(&fa, &fb, normal, fallback, margin, None).map(|mut m| {
+        m.points_mut().iter_mut().for_each(|p| p.depth = p.depth.min(depth));
+        m
+    })
 }
 
 /// The shape's face normals and edge directions in the mesh frame (boxes: their three axes).
