@@ -109,3 +109,22 @@ fn a_fast_ball_stops_on_a_mesh_with_ccd() {
         }
     }
 }
+
+/// The pair inspector on a mesh pair shows its manifold, the same as the narrow phase's, in
+/// either order, without running GJK on the mesh.
+#[test]
+fn the_pair_inspector_explains_a_mesh_pair() {
+    use collidoscope::geometry::{HeightField, Shape};
+    use collidoscope::math::Pose;
+    use collidoscope::narrowphase::{NarrowPhaseKind, explain};
+    let h = Shape::HeightField(HeightField::new(3, 3, 1.0, vec![0.0; 9]).unwrap().into());
+    let b = Shape::cuboid(Vec3::splat(0.2));
+    let pb = Pose::from_translation(Vec3::new(0.1, 0.19, 0.3));
+    let tol = Tolerance { margin: 0.02, epsilon: 1e-6 };
+    let direct = contact_analytic(&h, &Pose::IDENTITY, &b, &pb, tol).unwrap();
+    let t = explain(&h, &Pose::IDENTITY, &b, &pb, tol, NarrowPhaseKind::Analytic);
+    assert_eq!(t.manifold, Some(direct));
+    assert!(t.gjk_simplices.is_empty() && t.minkowski.is_empty());
+    let t = explain(&b, &pb, &h, &Pose::IDENTITY, tol, NarrowPhaseKind::Gjk);
+    assert_eq!(t.manifold.map(|m| m.normal), Some(-direct.normal));
+}
