@@ -19,6 +19,7 @@ pub mod gjk_bool_hull8;
 mod gjk_seed;
 mod lanes8;
 mod manifold;
+pub mod mesh;
 mod near_part;
 pub mod polytope;
 mod ray_gjk;

@@ -91,6 +91,12 @@ pub enum ShapeDesc {
     },
     /// The hull of a point cloud; the body's position is the origin of these points.
     ConvexHull { points: Vec<Vec3> },
+    /// Triangles over the listed vertices, counter-clockwise seen from the side they face;
+    /// static or kinematic bodies only.
+    TriangleMesh { vertices: Vec<Vec3>, indices: Vec<[u32; 3]> },
+    /// A grid of heights, one list per row (rows run along z, columns along x), `cell` m apart,
+    /// centred on the body's position; static or kinematic bodies only.
+    HeightField { cell: Real, heights: Vec<Vec<Real>> },
 }
 
 /// An orientation as written in a scene.
