@@ -50,7 +50,7 @@ pub fn needs_reach(body: &Body, settings: &Settings) -> bool {
 /// The turn in one step (rad) beyond which a body's speculative rows no longer describe it.
 /// The rows are built along the normal at the start of the step, and the solver moves each
 /// point linearly in the turn: a body turning farther brings features to the surface that no
-/// row holds (a box's back corners come round). Measured (tests/ccd_proptest.rs, random shots
+/// row holds (a box's back corners come round). Measured (tests/suite/ccd/random_shots.rs, random shots
 /// at thin walls): at 0.5 rad a few boxes in 10,000 still pass, at 0.35 a capsule in 50,000,
 /// at 0.25 none in 150,000 shots per shape.
 pub const MAX_ROW_TURN: Real = 0.25;

@@ -140,7 +140,13 @@ pub(crate) fn resolve_toi(
             let mut first: Option<(u32, Sweep, TimeOfImpact)> = None;
             for &j in &candidates {
                 let ju = j as usize;
-                if ju == i || (!fast[i] && turning[i] && bodies[ju].kind != BodyKind::Static) {
+                // Meshes stop bodies through their speculative contacts only: the sweeps'
+                // distance queries are for convex shapes. A body swept only for its turn is
+                // swept against static bodies alone.
+                if ju == i
+                    || bodies[ju].shape.is_mesh()
+                    || (!fast[i] && turning[i] && bodies[ju].kind != BodyKind::Static)
+                {
                     continue;
                 }
                 let other = motion[ju].sweep_from(t0);

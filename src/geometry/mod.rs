@@ -1,8 +1,10 @@
 //! Shapes, bounding boxes, rays and mass properties.
 
 mod aabb;
+mod heightfield;
 mod hull;
 mod mass;
+pub mod mesh_bvh;
 pub mod planar;
 mod quickhull;
 mod ray;
@@ -11,11 +13,15 @@ mod raycast;
 pub mod segment;
 mod shape;
 mod slab;
+mod trimesh;
 
 pub use aabb::Aabb;
+pub use heightfield::HeightField;
 pub use hull::{ConvexHull, HullError, HullFace};
 pub use mass::MassProperties;
+pub use mesh_bvh::{BvhNode, MeshBvh};
 pub use ray::{Ray, RayHit};
 pub use raycast::{ray_aabb, ray_capsule, ray_cast, ray_cuboid, ray_hull, ray_sphere};
 pub use shape::{Capsule, Cuboid, Shape, ShapeKind, Sphere};
 pub use slab::{SlabAxis, SlabTrace, direction_from_degrees, slab_axis};
+pub use trimesh::{MeshError, NO_NEIGHBOUR, TriangleMesh, ray_triangle};

@@ -12,6 +12,8 @@ pub fn ray_cast(shape: &Shape, pose: &Pose, ray: &Ray, max_t: Real) -> Option<Ra
         Shape::Cuboid(c) => ray_cuboid(c, &local, max_t),
         Shape::Capsule(c) => ray_capsule(c, &local, max_t),
         Shape::ConvexHull(h) => ray_hull(h, &local, max_t),
+        Shape::TriangleMesh(m) => m.ray_cast(&local, max_t),
+        Shape::HeightField(h) => h.ray_cast(&local, max_t),
     }?;
     Some(RayHit { t: hit.t, point: pose.transform_point(hit.point), normal: pose.transform_vector(hit.normal) })
 }

@@ -1,4 +1,4 @@
-use super::{Aabb, ConvexHull, MassProperties};
+use super::{Aabb, ConvexHull, HeightField, MassProperties, TriangleMesh};
 use crate::math::{Pose, Real, Vec3};
 use std::sync::Arc;
 
@@ -36,9 +36,14 @@ pub enum ShapeKind {
     Capsule,
     /// A convex hull.
     ConvexHull,
+    /// A triangle mesh.
+    TriangleMesh,
+    /// A height field.
+    HeightField,
 }
 
-/// A collision shape in its local frame. Hulls are shared, since many bodies often use one.
+/// A collision shape in its local frame. Hulls and meshes are shared, since many bodies often
+/// use one. Triangle meshes and height fields are for static and kinematic bodies only.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
     /// A ball.
@@ -49,6 +54,10 @@ pub enum Shape {
     Capsule(Capsule),
     /// A convex hull, shared between bodies.
     ConvexHull(Arc<ConvexHull>),
+    /// A triangle mesh, shared between bodies.
+    TriangleMesh(Arc<TriangleMesh>),
+    /// A height field, shared between bodies.
+    HeightField(Arc<HeightField>),
 }
 
 impl Capsule {
@@ -81,6 +90,8 @@ impl Shape {
             Shape::Cuboid(_) => ShapeKind::Cuboid,
             Shape::Capsule(_) => ShapeKind::Capsule,
             Shape::ConvexHull(_) => ShapeKind::ConvexHull,
+            Shape::TriangleMesh(_) => ShapeKind::TriangleMesh,
+            Shape::HeightField(_) => ShapeKind::HeightField,
         }
     }
 
@@ -94,6 +105,11 @@ impl Shape {
                 Vec3::new(0.0, y, 0.0) + dir.normalize_or_zero() * c.radius
             }
             Shape::ConvexHull(h) => h.support(dir),
+            // Meshes are not convex: this is the support of their convex hull, by a scan.
+            Shape::TriangleMesh(m) => max_along(m.vertices().iter().copied(), dir),
+            Shape::HeightField(h) => {
+                max_along((0..h.rows()).flat_map(|r| (0..h.cols()).map(move |c| h.point(r, c))), dir)
+            }
         }
     }
 
@@ -118,6 +134,8 @@ impl Shape {
                 Aabb::from_center_half_extents(Vec3::ZERO, Vec3::new(c.radius, c.half_height + c.radius, c.radius))
             }
             Shape::ConvexHull(h) => h.local_aabb(),
+            Shape::TriangleMesh(m) => m.local_aabb(),
+            Shape::HeightField(h) => h.local_aabb(),
         }
     }
 
@@ -138,6 +156,14 @@ impl Shape {
                 Aabb::from_center_half_extents(pose.translation, h)
             }
             Shape::ConvexHull(hull) => Aabb::from_points(hull.vertices().iter().map(|&v| pose.transform_point(v))),
+            // The local box turned with the pose: holds the mesh, tight when unrotated.
+            Shape::TriangleMesh(_) | Shape::HeightField(_) => {
+                let b = self.local_aabb();
+                let m = glam::Mat3::from_quat(pose.rotation);
+                let h = b.half_extents();
+                let h = m.x_axis.abs() * h.x + m.y_axis.abs() * h.y + m.z_axis.abs() * h.z;
+                Aabb::from_center_half_extents(pose.transform_point(b.center()), h)
+            }
         }
     }
 
@@ -148,6 +174,8 @@ impl Shape {
             Shape::Cuboid(c) => c.half_extents.length(),
             Shape::Capsule(c) => c.half_height + c.radius,
             Shape::ConvexHull(h) => h.bounding_radius(),
+            Shape::TriangleMesh(m) => m.bounding_radius(),
+            Shape::HeightField(h) => h.bounding_radius(),
         }
     }
 
@@ -158,7 +186,14 @@ impl Shape {
             Shape::Cuboid(c) => MassProperties::cuboid(c.half_extents, density),
             Shape::Capsule(c) => MassProperties::capsule(c.half_height, c.radius, density),
             Shape::ConvexHull(h) => h.mass_properties(density),
+            // Static and kinematic only: no mass (scenes reject dynamic meshes).
+            Shape::TriangleMesh(_) | Shape::HeightField(_) => MassProperties::diagonal(0.0, Vec3::ZERO),
         }
+    }
+
+    /// Whether the shape is a triangle mesh or a height field (static or kinematic bodies only).
+    pub fn is_mesh(&self) -> bool {
+        matches!(self, Shape::TriangleMesh(_) | Shape::HeightField(_))
     }
 
     /// A short human-readable description, e.g. for an inspector.
@@ -173,8 +208,20 @@ impl Shape {
             Shape::ConvexHull(h) => {
                 format!("convex hull, {} vertices, {} faces", h.vertices().len(), h.faces().len())
             }
+            Shape::TriangleMesh(m) => {
+                format!("triangle mesh, {} vertices, {} triangles", m.vertices().len(), m.len())
+            }
+            Shape::HeightField(h) => {
+                format!("height field, {} x {} samples, cell {}", h.rows(), h.cols(), h.cell())
+            }
         }
     }
+}
+
+fn max_along(points: impl Iterator<Item = Vec3>, dir: Vec3) -> Vec3 {
+    points
+        .fold((Vec3::ZERO, Real::NEG_INFINITY), |(b, bd), p| if p.dot(dir) > bd { (p, p.dot(dir)) } else { (b, bd) })
+        .0
 }
 
 #[cfg(test)]

@@ -59,6 +59,9 @@ pub fn contact_with_rotations<'m>(
 
 /// Whether two posed shapes touch (`d² <= r² + eps`).
 pub fn intersect(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real, method: NarrowPhaseKind) -> bool {
+    if a.is_mesh() || b.is_mesh() {
+        return super::mesh::intersect_pair(a, pa, b, pb, eps);
+    }
     match method {
         NarrowPhaseKind::Analytic => intersect_analytic(a, pa, b, pb, eps),
         NarrowPhaseKind::Gjk => intersect_gjk(a, pa, b, pb, eps),
@@ -69,6 +72,9 @@ pub fn intersect(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real, method: 
 pub fn contact_analytic(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, tol: Tolerance) -> Option<Manifold> {
     use Shape::*;
     match (a, b) {
+        (TriangleMesh(_) | HeightField(_), _) | (_, TriangleMesh(_) | HeightField(_)) => {
+            super::mesh::contact_pair(a, pa, b, pb, tol)
+        }
         (Sphere(x), Sphere(y)) => contact_sphere_sphere(x, pa, y, pb, tol),
         (Sphere(x), Cuboid(y)) => contact_sphere_cuboid(x, pa, y, pb, tol),
         (Sphere(x), Capsule(y)) => contact_sphere_capsule(x, pa, y, pb, tol),
@@ -93,6 +99,9 @@ pub fn contact_analytic(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, tol: Toleran
 pub fn intersect_analytic(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real) -> bool {
     use Shape::*;
     match (a, b) {
+        (TriangleMesh(_) | HeightField(_), _) | (_, TriangleMesh(_) | HeightField(_)) => {
+            super::mesh::intersect_pair(a, pa, b, pb, eps)
+        }
         (Sphere(x), Sphere(y)) => intersect_sphere_sphere(x, pa, y, pb, eps),
         (Sphere(x), Cuboid(y)) => intersect_sphere_cuboid(x, pa, y, pb, eps),
         (Sphere(x), Capsule(y)) => intersect_sphere_capsule(x, pa, y, pb, eps),
@@ -122,6 +131,9 @@ pub fn contact_gjk(
     mut trace: Option<&mut GjkEpaTrace>,
     clip: Option<&mut ClipTrace>,
 ) -> Option<Manifold> {
+    if a.is_mesh() || b.is_mesh() {
+        return super::mesh::contact_pair(a, pa, b, pb, tol);
+    }
     let pair = MinkowskiPair::new(a, pa, b, pb);
     let reach = pair.radius() + tol.margin;
     let g = gjk(&pair, Some((reach, tol.epsilon)), trace.as_deref_mut().map(|t| &mut t.gjk));
@@ -145,6 +157,7 @@ pub fn distance_analytic(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose) -> Option<R
     use crate::geometry::segment::{closest_point_segment, closest_points_segments};
     use Shape::*;
     match (a, b) {
+        (TriangleMesh(_) | HeightField(_), _) | (_, TriangleMesh(_) | HeightField(_)) => None,
         (Sphere(x), Sphere(y)) => Some(pa.translation.distance(pb.translation) - x.radius - y.radius),
         (Sphere(s), Cuboid(c)) => {
             let l = pb.inverse_transform_point(pa.translation);

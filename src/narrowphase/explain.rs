@@ -40,6 +40,10 @@ pub struct PairTrace {
 
 /// Runs `method` on the pair and records every intermediate step.
 pub fn explain(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, tol: Tolerance, method: NarrowPhaseKind) -> PairTrace {
+    // A mesh pair has no Minkowski difference or GJK run to show: only its manifold.
+    if a.is_mesh() || b.is_mesh() {
+        return PairTrace { method, manifold: super::mesh::contact_pair(a, pa, b, pb, tol), ..Default::default() };
+    }
     if a.kind() > b.kind() {
         let mut t = explain(b, pb, a, pa, tol, method);
         t.swapped = true;

@@ -5,7 +5,8 @@
 //! (separating axes for cuboids and hulls), `gjk/` (distance, boolean and ray GJK),
 //! `epa/` (penetration depth), `clip/` (manifolds by clipping support features); `dispatch`
 //! picks the test for a pair of shapes and a method, `manifold` holds the answer, `explain`
-//! records how it was reached for the app's teaching views. [`bench_kernels`] holds kernels
+//! records how it was reached for the app's teaching views; `mesh/` answers convex shapes
+//! against triangle meshes and height fields. [`bench_kernels`] holds kernels
 //! the step does not call, kept for the benches.
 
 mod analytic;
@@ -16,6 +17,7 @@ mod epa;
 mod explain;
 mod gjk;
 mod manifold;
+mod mesh;
 mod sat;
 
 pub use analytic::capsule::{
@@ -33,6 +35,7 @@ pub use explain::{PairTrace, explain};
 pub use gjk::distance::{DistanceResult, GjkEpaTrace, distance, distance_traced, intersect_gjk};
 pub use gjk::ray::ray_cast_gjk;
 pub use manifold::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
+pub use mesh::{MeshRef, closest_segment_triangle, contact_mesh_shape, contact_shape_triangle};
 pub use sat::cuboid::{
     SatAxis, SatAxisKind, SatTrace, contact_cuboid_cuboid, contact_cuboid_cuboid_rotated, contact_cuboid_cuboid_traced,
     intersect_cuboid_cuboid,

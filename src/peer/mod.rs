@@ -86,7 +86,20 @@ fn collider(shape: &Shape) -> r::ColliderBuilder {
             // Collidoscope's hull of these points was built already, so rapier's exists too.
             r::ColliderBuilder::convex_hull(&points).expect("a hull Collidoscope accepted")
         }
+        Shape::TriangleMesh(m) => trimesh(m.vertices().to_vec(), m.triangles().to_vec()),
+        // The height field's own triangles, so both engines split each cell the same way.
+        Shape::HeightField(h) => {
+            let tris = (0..h.len() as u32).map(|t| h.triangle(t)).collect::<Vec<_>>();
+            let vertices = tris.iter().flatten().copied().collect();
+            trimesh(vertices, (0..tris.len() as u32).map(|t| [3 * t, 3 * t + 1, 3 * t + 2]).collect())
+        }
     }
+}
+
+fn trimesh(vertices: Vec<Vec3>, indices: Vec<[u32; 3]>) -> r::ColliderBuilder {
+    let vertices = vertices.into_iter().map(rv).collect();
+    // Collidoscope accepted the mesh: no degenerate triangle, every index in range.
+    r::ColliderBuilder::trimesh(vertices, indices).expect("a mesh Collidoscope accepted")
 }
 
 /// rapier's integration parameters for `s` (see the README's mapping table).

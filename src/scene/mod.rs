@@ -9,9 +9,9 @@ pub use error::SceneError;
 pub use generate::MAX_BODIES;
 pub use schema::{BodyDesc, CameraDesc, Generator, Lesson, Rotation, SCENE_VERSION, Scene, ShapeDesc};
 
-use crate::dynamics::Body;
-use crate::geometry::{ConvexHull, Shape};
-use crate::math::{Pose, Vec3};
+use crate::dynamics::{Body, BodyKind};
+use crate::geometry::{ConvexHull, HeightField, Shape, TriangleMesh};
+use crate::math::{Pose, Real, Vec3};
 use crate::rules;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -50,6 +50,15 @@ impl Scene {
         self.settings.validate().map_err(|m| invalid("settings".into(), m))?;
         for (i, b) in self.bodies.iter().enumerate() {
             shape_check(&b.shape).map_err(|m| invalid(format!("bodies[{i}].shape"), m))?;
+            if b.kind == BodyKind::Dynamic && is_mesh(&b.shape) {
+                let name = b.name.as_deref().map(|n| format!(" ({n})")).unwrap_or_default();
+                return Err(invalid(
+                    format!("bodies[{i}].kind"),
+                    format!(
+                        "body {i}{name} is dynamic, but a triangle mesh or height field can only be Static or Kinematic"
+                    ),
+                ));
+            }
             b.rotation.validate().map_err(|m| invalid(format!("bodies[{i}]"), m))?;
         }
         // The count first: it is exact for any counts, and the most basic of the checks.
@@ -63,12 +72,14 @@ impl Scene {
         for (i, g) in self.generators.iter().enumerate() {
             generate::validate(g).map_err(|(f, m)| invalid(format!("generators[{i}].{f}"), m))?;
             match g {
-                Generator::Grid { shape, .. } => {
-                    shape_check(shape).map_err(|m| invalid(format!("generators[{i}].shape"), m))?
-                }
+                Generator::Grid { shape, .. } => shape_check(shape)
+                    .and_then(|_| convex_only(shape))
+                    .map_err(|m| invalid(format!("generators[{i}].shape"), m))?,
                 Generator::Rain { shapes, .. } => {
                     for (k, s) in shapes.iter().enumerate() {
-                        shape_check(s).map_err(|m| invalid(format!("generators[{i}].shapes[{k}]"), m))?;
+                        shape_check(s)
+                            .and_then(|_| convex_only(s))
+                            .map_err(|m| invalid(format!("generators[{i}].shapes[{k}]"), m))?;
                     }
                 }
                 Generator::Pyramid { .. } => {}
@@ -245,6 +256,19 @@ impl BodyDesc {
     }
 }
 
+fn is_mesh(s: &ShapeDesc) -> bool {
+    matches!(s, ShapeDesc::TriangleMesh { .. } | ShapeDesc::HeightField { .. })
+}
+
+/// Generators make dynamic bodies, which cannot be meshes.
+fn convex_only(s: &ShapeDesc) -> Result<(), String> {
+    if is_mesh(s) {
+        Err("generators make dynamic bodies: a triangle mesh or height field cannot be one".into())
+    } else {
+        Ok(())
+    }
+}
+
 fn shape_check(s: &ShapeDesc) -> Result<(), String> {
     if let ShapeDesc::ConvexHull { points } = s {
         if let Some((i, e)) =
@@ -263,7 +287,37 @@ fn shape_check(s: &ShapeDesc) -> Result<(), String> {
         }
         ConvexHull::new(points).map_err(|e| e.to_string())?;
     }
+    match s {
+        ShapeDesc::TriangleMesh { vertices, indices } => {
+            if let Some((i, e)) =
+                vertices.iter().enumerate().find_map(|(i, p)| rules::coordinate_vec3(*p).err().map(|e| (i, e)))
+            {
+                return Err(format!("vertices[{i}]: {e}"));
+            }
+            TriangleMesh::new(vertices.clone(), indices.clone()).map_err(|e| e.to_string())?;
+        }
+        ShapeDesc::HeightField { cell, heights } => {
+            height_field(*cell, heights)?;
+        }
+        _ => {}
+    }
     Ok(())
+}
+
+/// A height field from rows of heights; rows of unequal length are an error naming the row.
+fn height_field(cell: Real, heights: &[Vec<Real>]) -> Result<HeightField, String> {
+    let cols = heights.first().map_or(0, Vec::len);
+    if let Some((r, row)) = heights.iter().enumerate().find(|(_, row)| row.len() != cols) {
+        return Err(format!("heights[{r}] has {} values, heights[0] has {cols}", row.len()));
+    }
+    if let Some((r, c, e)) = heights.iter().enumerate().find_map(|(r, row)| {
+        row.iter()
+            .enumerate()
+            .find_map(|(c, &h)| rules::coordinate_vec3(Vec3::new(0.0, h, 0.0)).err().map(|e| (r, c, e)))
+    }) {
+        return Err(format!("heights[{r}][{c}]: {e}"));
+    }
+    HeightField::new(heights.len(), cols, cell, heights.concat()).map_err(|e| e.to_string())
 }
 
 pub(crate) fn make_shape(d: &ShapeDesc, hulls: &mut HullCache) -> Result<Shape, String> {
@@ -281,6 +335,10 @@ pub(crate) fn make_shape(d: &ShapeDesc, hulls: &mut HullCache) -> Result<Shape, 
                 Shape::ConvexHull(h)
             }
         }
+        ShapeDesc::TriangleMesh { vertices, indices } => Shape::TriangleMesh(Arc::new(
+            TriangleMesh::new(vertices.clone(), indices.clone()).map_err(|e| e.to_string())?,
+        )),
+        ShapeDesc::HeightField { cell, heights } => Shape::HeightField(Arc::new(height_field(*cell, heights)?)),
     })
 }
 
@@ -290,5 +348,12 @@ pub(crate) fn shape_desc(s: &Shape) -> ShapeDesc {
         Shape::Cuboid(c) => ShapeDesc::Cuboid { half_extents: c.half_extents },
         Shape::Capsule(c) => ShapeDesc::Capsule { half_height: c.half_height, radius: c.radius },
         Shape::ConvexHull(h) => ShapeDesc::ConvexHull { points: h.vertices().to_vec() },
+        Shape::TriangleMesh(m) => {
+            ShapeDesc::TriangleMesh { vertices: m.vertices().to_vec(), indices: m.triangles().to_vec() }
+        }
+        Shape::HeightField(h) => ShapeDesc::HeightField {
+            cell: h.cell(),
+            heights: h.heights().chunks(h.cols()).map(|r| r.to_vec()).collect(),
+        },
     }
 }

@@ -110,6 +110,22 @@ pub enum ShapeDesc {
         /// The points, in body coordinates.
         points: Vec<Vec3>,
     },
+    /// Triangles over the listed vertices, counter-clockwise seen from the side they face;
+    /// static or kinematic bodies only.
+    TriangleMesh {
+        /// The vertices, in body coordinates.
+        vertices: Vec<Vec3>,
+        /// Each triangle's three vertex indices.
+        indices: Vec<[u32; 3]>,
+    },
+    /// A grid of heights, one list per row (rows run along z, columns along x), `cell` m apart,
+    /// centred on the body's position; static or kinematic bodies only.
+    HeightField {
+        /// The spacing of the grid, m.
+        cell: Real,
+        /// The heights, one list per row, m.
+        heights: Vec<Vec<Real>>,
+    },
 }
 
 /// An orientation as written in a scene.

@@ -117,7 +117,8 @@ impl Probe {
     }
 
     /// A dynamic body's centre crossed a static body when the segment it moved along in the step
-    /// enters the static shape and leaves it again before its end.
+    /// enters the static shape and leaves it again before its end (for a mesh or height field,
+    /// a surface: when the segment crosses it).
     fn count_crossings(&mut self, world: &World) {
         let bodies = world.bodies();
         self.previous.resize(bodies.len(), Vec3::ZERO);
@@ -132,6 +133,10 @@ impl Probe {
             let crossed = statics.iter().any(|&s| {
                 let (shape, pose) = (&bodies[s].shape, &bodies[s].pose);
                 let enter = ray_cast(shape, pose, &Ray::new(from, to - from), 1.0).map(|h| h.t);
+                // A mesh is a surface: crossing it once is passing through.
+                if shape.is_mesh() {
+                    return enter.is_some_and(|e| e > 0.0 && e < 1.0);
+                }
                 let leave = ray_cast(shape, pose, &Ray::new(to, from - to), 1.0).map(|h| h.t);
                 matches!((enter, leave), (Some(e), Some(l)) if e > 0.0 && l > 0.0 && e < 1.0 - l)
             });

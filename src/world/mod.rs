@@ -417,13 +417,16 @@ impl World {
         let rotations = &self.rotations;
         ccd::pushed_reach(&self.bodies, &self.reach, &self.pairs, dt, &mut self.pushed);
         let (bodies, reach, pushed, settings) = (&self.bodies, &self.reach, &self.pushed, &self.settings);
+        let fast = &self.fast;
         // One pair's contact, from the pair alone: pairs can be tested in any order, on any
         // thread, and the contacts kept in pair order.
         let contact = |&(a, b): &(u32, u32)| {
             let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
             let mut tol = tol;
             let pushed = pushed[a as usize].max(pushed[b as usize]);
-            let reach = reach[a as usize] || reach[b as usize] || pushed > 0.0;
+            // The time-of-impact sweeps skip meshes: a fast body meets them by reach instead.
+            let swept_past_mesh = (fast[a as usize] || fast[b as usize]) && (ba.shape.is_mesh() || bb.shape.is_mesh());
+            let reach = reach[a as usize] || reach[b as usize] || pushed > 0.0 || swept_past_mesh;
             if reach {
                 // Reach as far as the pair can close in this step.
                 tol.margin += ccd::pair_reach(ba, bb, dt) + pushed;

@@ -7,6 +7,7 @@ mod broadphase;
 mod ccd;
 mod cli;
 mod dynamics;
+mod geometry;
 mod layering;
 mod narrowphase;
 mod record;

@@ -5,7 +5,7 @@ use super::camera::Camera;
 use super::colors::{BodyColors, pack_rgba};
 use super::{Layers, ViewOptions};
 use crate::debug_draw::{DebugDraw, DrawCategory};
-use crate::geometry::{ConvexHull, Shape};
+use crate::geometry::Shape;
 use crate::math::{Quat, Vec3};
 use crate::world::World;
 use bytemuck::{Pod, Zeroable};
@@ -65,7 +65,7 @@ pub enum MeshKey {
     Sphere,
     Cube,
     Cylinder,
-    /// Index into [`FrameData::hulls`].
+    /// Index into [`FrameData::custom`]: a hull, a triangle mesh or a height field.
     Hull(usize),
 }
 
@@ -82,8 +82,9 @@ pub struct FrameData {
     pub instances: Vec<Instance>,
     /// Instance ranges by mesh, each mesh once.
     pub batches: Vec<Batch>,
-    /// The distinct hulls in this frame, in order of first use.
-    pub hulls: Vec<Arc<ConvexHull>>,
+    /// The distinct hulls, triangle meshes and height fields in this frame, in order of first
+    /// use: one GPU mesh each.
+    pub custom: Vec<Shape>,
     pub lines: Vec<LineVertex>,
     pub points: Vec<PointInstance>,
 }
@@ -155,7 +156,7 @@ pub fn build_frame_into(
     instances.clear();
     lines.clear();
     points.clear();
-    let (batches, hulls) = body_instances(world, view, scratch, &mut instances);
+    let (batches, custom) = body_instances(world, view, scratch, &mut instances);
     if view.layers.grid {
         grid_lines(world, &mut lines);
     }
@@ -201,7 +202,7 @@ pub fn build_frame_into(
             color: pack(p.color),
         }));
     }
-    FrameData { uniforms, instances, batches, hulls, lines, points }
+    FrameData { uniforms, instances, batches, custom, lines, points }
 }
 
 /// One instance per sphere, cuboid and hull; three per capsule (side + two end spheres),
@@ -211,14 +212,14 @@ fn body_instances(
     view: &ViewOptions,
     scratch: &mut FrameScratch,
     instances: &mut Vec<Instance>,
-) -> (Vec<Batch>, Vec<Arc<ConvexHull>>) {
+) -> (Vec<Batch>, Vec<Shape>) {
     const FIXED: usize = 3; // sphere, cube, cylinder groups come first
     scratch.hull_index.clear();
     scratch.groups.iter_mut().for_each(Vec::clear);
     if scratch.groups.len() < FIXED {
         scratch.groups.resize_with(FIXED, Vec::new);
     }
-    let mut hulls: Vec<Arc<ConvexHull>> = Vec::new();
+    let mut hulls: Vec<Shape> = Vec::new();
     scratch.colors.prepare(world, view.color_mode);
     let groups = &mut scratch.groups;
 
@@ -246,10 +247,10 @@ fn body_instances(
                 groups[0].push(make(pos + axis, rot, Vec3::splat(c.radius)));
                 groups[0].push(make(pos - axis, rot, Vec3::splat(c.radius)));
             }
-            Shape::ConvexHull(hull) => {
-                let key = Arc::as_ptr(hull) as usize;
+            Shape::ConvexHull(_) | Shape::TriangleMesh(_) | Shape::HeightField(_) => {
+                let key = custom_key(&b.shape);
                 let g = *scratch.hull_index.entry(key).or_insert_with(|| {
-                    hulls.push(hull.clone());
+                    hulls.push(b.shape.clone());
                     FIXED + hulls.len() - 1
                 });
                 if groups.len() <= g {
@@ -278,6 +279,16 @@ fn body_instances(
         batches.push(Batch { mesh, instances: start..instances.len() as u32 });
     }
     (batches, hulls)
+}
+
+/// The address of a shape's shared data (hull, mesh, height field): the key of its GPU mesh.
+pub fn custom_key(shape: &Shape) -> usize {
+    match shape {
+        Shape::ConvexHull(h) => Arc::as_ptr(h) as *const () as usize,
+        Shape::TriangleMesh(m) => Arc::as_ptr(m) as *const () as usize,
+        Shape::HeightField(h) => Arc::as_ptr(h) as *const () as usize,
+        _ => 0,
+    }
 }
 
 /// A square grid on y = 0 every metre, a brighter line every 5 m, sized to the scene.

@@ -4,9 +4,9 @@
 //! Rendering offscreen keeps the viewport independent of how eframe configured its own render
 //! pass (depth buffer, MSAA): egui then shows the resolved colour texture as an ordinary image.
 
-use super::frame::{FrameData, Instance, LineVertex, MeshKey, PointInstance, Uniforms};
+use super::frame::{FrameData, Instance, LineVertex, MeshKey, PointInstance, Uniforms, custom_key};
 use super::mesh::{self, MeshData, MeshVertex};
-use crate::geometry::ConvexHull;
+use crate::geometry::Shape;
 use eframe::egui_wgpu::{self, CallbackResources, CallbackTrait, ScreenDescriptor, wgpu};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -45,8 +45,8 @@ impl GpuMesh {
 }
 
 struct HullEntry {
-    /// Held so the address used as key cannot be reused by another hull.
-    _hull: Arc<ConvexHull>,
+    /// Held so the address used as key cannot be reused by another hull or mesh.
+    _shape: Shape,
     mesh: GpuMesh,
     last_used: u64,
 }
@@ -321,14 +321,14 @@ impl ViewportGpu {
         self.instances.write(device, queue, bytemuck::cast_slice(&frame.instances));
         self.lines.write(device, queue, bytemuck::cast_slice(&frame.lines));
         self.points.write(device, queue, bytemuck::cast_slice(&frame.points));
-        for hull in &frame.hulls {
-            let key = Arc::as_ptr(hull) as usize;
+        for shape in &frame.custom {
+            let key = custom_key(shape);
             let now = self.frame;
             self.hulls
                 .entry(key)
                 .or_insert_with(|| HullEntry {
-                    _hull: hull.clone(),
-                    mesh: GpuMesh::new(device, "hull", &mesh::hull_mesh(hull)),
+                    _shape: shape.clone(),
+                    mesh: GpuMesh::new(device, "hull", &mesh::custom_mesh(shape)),
                     last_used: now,
                 })
                 .last_used = now;
@@ -363,12 +363,10 @@ impl ViewportGpu {
                     MeshKey::Sphere => &self.sphere,
                     MeshKey::Cube => &self.cube,
                     MeshKey::Cylinder => &self.cylinder,
-                    MeshKey::Hull(i) => {
-                        match frame.hulls.get(i).and_then(|h| self.hulls.get(&(Arc::as_ptr(h) as usize))) {
-                            Some(e) => &e.mesh,
-                            None => continue,
-                        }
-                    }
+                    MeshKey::Hull(i) => match frame.custom.get(i).and_then(|h| self.hulls.get(&custom_key(h))) {
+                        Some(e) => &e.mesh,
+                        None => continue,
+                    },
                 };
                 pass.set_vertex_buffer(0, mesh.vertices.slice(..));
                 pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);

@@ -1,7 +1,8 @@
 //! Unit meshes the instanced renderer scales and places: sphere, cube, open cylinder, and one
-//! flat-shaded mesh per convex hull. Triangles wind counter-clockwise seen from outside.
+//! flat-shaded mesh per convex hull, triangle mesh and height field. Triangles wind
+//! counter-clockwise seen from outside.
 
-use crate::geometry::ConvexHull;
+use crate::geometry::{ConvexHull, Shape};
 use crate::math::Vec3;
 use bytemuck::{Pod, Zeroable};
 use std::f32::consts::{PI, TAU};
@@ -109,6 +110,26 @@ pub fn hull_mesh(hull: &ConvexHull) -> MeshData {
     m
 }
 
+/// The GPU mesh of a shape drawn from its own data: a hull, or a triangle mesh or height field
+/// (each triangle flat-shaded with its normal). Other shapes use the unit meshes.
+pub fn custom_mesh(shape: &Shape) -> MeshData {
+    let mut m = MeshData::default();
+    let mut add = |tri: [Vec3; 3]| {
+        let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero();
+        let base = m.vertex(tri[0], n);
+        m.vertex(tri[1], n);
+        m.vertex(tri[2], n);
+        m.indices.extend([base, base + 1, base + 2]);
+    };
+    match shape {
+        Shape::ConvexHull(h) => return hull_mesh(h),
+        Shape::TriangleMesh(t) => (0..t.len() as u32).for_each(|i| add(t.triangle(i))),
+        Shape::HeightField(h) => (0..h.len() as u32).for_each(|i| add(h.triangle(i))),
+        _ => {}
+    }
+    m
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,5 +183,27 @@ mod tests {
         let hull = ConvexHull::new(&pts).unwrap();
         let m = hull_mesh(&hull);
         check_closed_outward(&m, hull.mass_properties(1.0).mass, 1e-4);
+    }
+
+    #[test]
+    fn height_field_and_mesh_draw_every_triangle_facing_its_normal() {
+        use crate::geometry::{HeightField, TriangleMesh};
+        use std::sync::Arc;
+        let h = HeightField::new(4, 5, 0.5, (0..20).map(|i| (i as f32 * 0.9).sin() * 0.2).collect()).unwrap();
+        let t = TriangleMesh::new(
+            vec![Vec3::ZERO, Vec3::Z, Vec3::new(1.0, 0.0, 1.0), Vec3::X, Vec3::new(0.5, 1.0, 0.5)],
+            vec![[0, 1, 2], [0, 2, 3], [1, 4, 2]],
+        )
+        .unwrap();
+        for (shape, count) in [(Shape::HeightField(Arc::new(h)), 24), (Shape::TriangleMesh(Arc::new(t)), 3)] {
+            let m = custom_mesh(&shape);
+            assert_eq!(m.triangle_count(), count, "{}", shape.describe());
+            for tri in m.indices.chunks(3) {
+                let p = |i: u32| Vec3::from(m.vertices[i as usize].position);
+                let n = Vec3::from(m.vertices[tri[0] as usize].normal);
+                let cross = (p(tri[1]) - p(tri[0])).cross(p(tri[2]) - p(tri[0]));
+                assert!(cross.normalize().dot(n) > 0.999, "{tri:?} of {}", shape.describe());
+            }
+        }
     }
 }

@@ -68,7 +68,7 @@ fn instances_are_grouped_by_mesh() {
     assert_eq!(f.instance_count(MeshKey::Sphere), 2 + 2, "two spheres and the capsule's two ends");
     assert_eq!(f.instance_count(MeshKey::Cube), 1 + 2, "floor and two boxes");
     assert_eq!(f.instance_count(MeshKey::Cylinder), 1);
-    assert_eq!(f.hulls.len(), 2, "one mesh per distinct hull");
+    assert_eq!(f.custom.len(), 2, "one mesh per distinct hull");
     assert_eq!(f.instance_count(MeshKey::Hull(0)), 2);
     assert_eq!(f.instance_count(MeshKey::Hull(1)), 1);
     assert_eq!(f.instances.len(), 11);

@@ -6,5 +6,6 @@ mod crosscheck;
 mod edges;
 mod exact;
 mod lessons;
+mod mesh;
 mod raycast;
 mod reference;

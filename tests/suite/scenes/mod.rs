@@ -3,3 +3,4 @@
 mod hostile_input;
 mod lesson_claims;
 mod load;
+mod mesh;

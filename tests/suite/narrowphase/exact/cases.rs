@@ -81,6 +81,7 @@ fn half(rng: &mut Rng) -> Real {
 
 pub fn random_shape(rng: &mut Rng, kind: ShapeKind) -> Shape {
     match kind {
+        ShapeKind::TriangleMesh | ShapeKind::HeightField => panic!("{kind:?} is not a convex shape"),
         ShapeKind::Sphere => Shape::sphere(half(rng)),
         ShapeKind::Cuboid => Shape::cuboid(Vec3::new(half(rng), half(rng), half(rng))),
         ShapeKind::Capsule => {
@@ -185,6 +186,7 @@ fn fmt_shape(s: &Shape, f: &mut fmt::Formatter) -> fmt::Result {
         Shape::Cuboid(x) => write!(f, "cuboid he {:?}", x.half_extents),
         Shape::Capsule(x) => write!(f, "capsule half_height {:?} radius {:?}", x.half_height, x.radius),
         Shape::ConvexHull(h) => write!(f, "hull vertices {:?}", h.vertices()),
+        other => write!(f, "{}", other.describe()),
     }
 }
 

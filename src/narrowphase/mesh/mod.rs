@@ -1,0 +1,112 @@
+//! Convex shapes against triangle meshes and height fields: the mid phase (the mesh's BVH, or
+//! the height field's grid) finds the triangles near the shape, each gives a small manifold,
+//! and the pair keeps one manifold of at most four points.
+
+mod triangle;
+
+pub use triangle::closest_segment_triangle;
+use triangle::{contact_capsule_triangle, contact_polytope_triangle, contact_sphere_triangle};
+
+use super::Tolerance;
+use super::clip::reduce;
+use super::manifold::{ContactPoint, Manifold};
+use crate::geometry::{Aabb, HeightField, Shape, TriangleMesh};
+use crate::math::{Pose, Real, Vec3};
+
+/// Points of other triangles join the deepest triangle's manifold when their normal is within
+/// about 25° of its normal; their depth becomes the push along that normal which clears them
+/// (their own depth over the cosine).
+pub(super) const MERGE_COS: Real = 0.9;
+
+/// A mesh-like shape: stored triangles or a height field's generated ones.
+#[derive(Clone, Copy, Debug)]
+pub enum MeshRef<'a> {
+    /// A triangle mesh's stored triangles.
+    Triangles(&'a TriangleMesh),
+    /// A height field's triangles, generated per cell.
+    Heights(&'a HeightField),
+}
+
+impl<'a> MeshRef<'a> {
+    /// The mesh inside `shape`, if it is one.
+    pub fn of(shape: &'a Shape) -> Option<Self> {
+        match shape {
+            Shape::TriangleMesh(m) => Some(MeshRef::Triangles(m)),
+            Shape::HeightField(h) => Some(MeshRef::Heights(h)),
+            _ => None,
+        }
+    }
+
+    /// Calls `f(index, corners, unit normal)` for each triangle whose box overlaps `aabb`.
+    pub fn for_each_in_aabb(&self, aabb: &Aabb, f: impl FnMut(u32, [Vec3; 3], Vec3)) {
+        match self {
+            MeshRef::Triangles(m) => m.for_each_in_aabb(aabb, f),
+            MeshRef::Heights(h) => h.for_each_in_aabb(aabb, f),
+        }
+    }
+}
+
+/// One triangle's contact with a convex shape in the mesh's frame, normal from the triangle to
+/// the shape; `None` when apart by more than `margin` or the shape is not convex.
+pub fn contact_shape_triangle(shape: &Shape, pose: &Pose, tri: &[Vec3; 3], n: Vec3, margin: Real) -> Option<Manifold> {
+    match shape {
+        Shape::Sphere(s) => contact_sphere_triangle(pose.translation, s.radius, tri, n, margin),
+        Shape::Capsule(c) => {
+            let (p, q) = c.segment();
+            contact_capsule_triangle(pose.transform_point(p), pose.transform_point(q), c.radius, tri, n, margin)
+        }
+        Shape::Cuboid(_) | Shape::ConvexHull(_) => contact_polytope_triangle(shape, pose, tri, n, margin),
+        Shape::TriangleMesh(_) | Shape::HeightField(_) => None,
+    }
+}
+
+/// The manifold between a mesh (A) and a convex shape (B), in world space with the normal from
+/// the mesh to the shape: every triangle near the shape is tested, the deepest point's normal
+/// is the manifold's, points of triangles facing within `MERGE_COS` of it join, and the
+/// reduction keeps four (the deepest, the farthest from it, the widest on either side) of the
+/// overlapping points when there are three or more, else of all.
+pub fn contact_mesh_shape(mesh: MeshRef, pm: &Pose, shape: &Shape, ps: &Pose, tol: Tolerance) -> Option<Manifold> {
+    let rel = pm.inv_mul(ps);
+    let region = shape.aabb(&rel).expanded(tol.margin);
+    let mut found: Vec<(Vec3, ContactPoint)> = Vec::new();
+    mesh.for_each_in_aabb(&region, |t, tri, n| {
+        if let Some(m) = contact_shape_triangle(shape, &rel, &tri, n, tol.margin) {
+            let salt = t.wrapping_mul(0x9E37_79B1);
+            found.extend(m.points().iter().map(|p| (m.normal, ContactPoint { id: p.id ^ salt, ..*p })));
+        }
+    });
+    let (normal, _) = *found.iter().max_by(|x, y| x.1.depth.total_cmp(&y.1.depth).then(y.1.id.cmp(&x.1.id)))?;
+    let pts: Vec<ContactPoint> = found
+        .iter()
+        .filter_map(|(n, p)| {
+            let c = n.dot(normal);
+            (c >= MERGE_COS).then_some(ContactPoint { depth: p.depth / c, ..*p })
+        })
+        .filter(|p| p.depth >= -tol.margin)
+        .collect();
+    // Load-bearing points first: when three or more overlap, the speculative ones (possibly
+    // far out beyond the shape's support) do not compete with them for the four places.
+    let overlapping: Vec<ContactPoint> = pts.iter().filter(|p| p.depth >= 0.0).copied().collect();
+    let mut m = reduce(normal, if overlapping.len() >= 3 { &overlapping } else { &pts });
+    m.normal = pm.transform_vector(normal);
+    for p in m.points_mut() {
+        p.point = pm.transform_point(p.point);
+    }
+    (!m.is_empty()).then_some(m)
+}
+
+/// A pair with a mesh on either side (mesh against mesh gives nothing: both are static or
+/// kinematic), oriented from `a` to `b`.
+pub(super) fn contact_pair(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, tol: Tolerance) -> Option<Manifold> {
+    match (MeshRef::of(a), MeshRef::of(b)) {
+        (Some(m), None) => contact_mesh_shape(m, pa, b, pb, tol),
+        (None, Some(m)) => contact_mesh_shape(m, pb, a, pa, tol).map(Manifold::flipped),
+        _ => None,
+    }
+}
+
+/// Whether a mesh and a shape touch: some triangle's contact is at least `-eps` deep.
+pub(super) fn intersect_pair(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real) -> bool {
+    let tol = Tolerance { margin: eps.max(0.0).sqrt(), epsilon: eps };
+    contact_pair(a, pa, b, pb, tol).is_some_and(|m| m.max_depth() >= -tol.margin)
+}

@@ -1,0 +1,268 @@
+//! Convex shapes against one triangle, in the mesh's local frame. Each answer's normal points
+//! from the triangle to the shape. Sphere and capsule use exact closest points (their core
+//! crossing the triangle pushes along the triangle's normal); boxes and hulls use SAT over the
+//! triangle's normal, the shape's face normals and every edge-pair cross product.
+
+use crate::geometry::Shape;
+use crate::geometry::segment::closest_points_segments;
+use crate::math::{Pose, Real, Vec3};
+use crate::narrowphase::clip::features::{COS_FACE, Feature, SIN_EDGE, manifold_from_features, support_feature};
+use crate::narrowphase::manifold::{ContactPoint, Manifold};
+
+/// The point of triangle `abc` nearest to `p` (Ericson, Real-Time Collision Detection 5.1.5),
+/// and whether it lies inside the face (not on an edge or a vertex).
+pub(super) fn closest_point_triangle(p: Vec3, [a, b, c]: &[Vec3; 3]) -> (Vec3, bool) {
+    let (a, b, c) = (*a, *b, *c);
+    let (ab, ac, ap) = (b - a, c - a, p - a);
+    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return (a, false);
+    }
+    let bp = p - b;
+    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return (b, false);
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        return (a + ab * (d1 / (d1 - d3)), false);
+    }
+    let cp = p - c;
+    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return (c, false);
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        return (a + ac * (d2 / (d2 - d6)), false);
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+        return (b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6))), false);
+    }
+    let denom = 1.0 / (va + vb + vc);
+    (a + ab * (vb * denom) + ac * (vc * denom), true)
+}
+
+/// Closest points of segment `pq` and the triangle: `(distance², on segment, on triangle,
+/// on the face's interior, crosses)`; `crosses` when the segment passes through the triangle.
+pub fn closest_segment_triangle(p: Vec3, q: Vec3, tri: &[Vec3; 3], n: Vec3) -> (Real, Vec3, Vec3, bool, bool) {
+    let (sp, sq) = (n.dot(p - tri[0]), n.dot(q - tri[0]));
+    if (sp <= 0.0) != (sq <= 0.0) && sp != sq {
+        let x = p + (q - p) * (sp / (sp - sq));
+        let (y, inside) = closest_point_triangle(x, tri);
+        if inside || y.distance_squared(x) == 0.0 {
+            return (0.0, x, y, inside, true);
+        }
+    }
+    let mut best = {
+        let (y, inside) = closest_point_triangle(p, tri);
+        (p.distance_squared(y), p, y, inside, false)
+    };
+    let (y, inside) = closest_point_triangle(q, tri);
+    if q.distance_squared(y) < best.0 {
+        best = (q.distance_squared(y), q, y, inside, false);
+    }
+    for k in 0..3 {
+        let (_, _, c1, c2) = closest_points_segments(p, q, tri[k], tri[(k + 1) % 3]);
+        if c1.distance_squared(c2) < best.0 {
+            best = (c1.distance_squared(c2), c1, c2, false, false);
+        }
+    }
+    best
+}
+
+/// A sphere of `radius` centred at `c` against the triangle: one point.
+pub(super) fn contact_sphere_triangle(
+    c: Vec3,
+    radius: Real,
+    tri: &[Vec3; 3],
+    n: Vec3,
+    margin: Real,
+) -> Option<Manifold> {
+    let (y, _) = closest_point_triangle(c, tri);
+    let d = c.distance(y);
+    if d > radius + margin {
+        return None;
+    }
+    let normal = if d > 1e-6 * radius { (c - y) / d } else { n };
+    // Midway between the triangle's point and the sphere's deepest point.
+    Some(Manifold::single(normal, (y + c - normal * radius) * 0.5, radius - d, 0))
+}
+
+/// A capsule (segment `p`–`q`, `radius`) against the triangle. Lying on the face it gets the
+/// two ends of its segment clipped to the triangle's prism; otherwise one closest point.
+pub(super) fn contact_capsule_triangle(
+    p: Vec3,
+    q: Vec3,
+    radius: Real,
+    tri: &[Vec3; 3],
+    n: Vec3,
+    margin: Real,
+) -> Option<Manifold> {
+    let (d2, on_seg, on_tri, inside, crosses) = closest_segment_triangle(p, q, tri, n);
+    let d = d2.sqrt();
+    if d > radius + margin {
+        return None;
+    }
+    let face = crosses || (inside && (on_seg - on_tri).dot(n) > 0.0);
+    if face && let Some((e0, e1)) = clip_to_prism(p, q, tri, n) {
+        let mut m = Manifold::new(n);
+        for (k, e) in [e0, e1].into_iter().enumerate() {
+            let s = n.dot(e - tri[0]);
+            let depth = radius - s;
+            if depth >= -margin && (k == 0 || e1.distance_squared(e0) > 1e-12) {
+                // Midway between the face and the capsule's surface below this core point.
+                m.push(ContactPoint { point: e - n * (s + radius) * 0.5, depth, id: k as u32 });
+            }
+        }
+        if !m.is_empty() {
+            return Some(m);
+        }
+    }
+    let normal = if d > 1e-6 * radius { (on_seg - on_tri) / d } else { n };
+    Some(Manifold::single(normal, (on_tri + on_seg - normal * radius) * 0.5, radius - d, 2))
+}
+
+/// Segment `pq` cut to the triangle's prism (the three planes through its edges, parallel to
+/// `n`), or `None` when nothing is left.
+fn clip_to_prism(p: Vec3, q: Vec3, tri: &[Vec3; 3], n: Vec3) -> Option<(Vec3, Vec3)> {
+    let (mut t0, mut t1): (Real, Real) = (0.0, 1.0);
+    let dir = q - p;
+    for k in 0..3 {
+        let (a, b) = (tri[k], tri[(k + 1) % 3]);
+        let inward = n.cross(b - a);
+        let (f0, df) = (inward.dot(p - a), inward.dot(dir));
+        if df.abs() <= Real::MIN_POSITIVE {
+            if f0 < 0.0 {
+                return None;
+            }
+            continue;
+        }
+        let t = -f0 / df;
+        if df > 0.0 {
+            t0 = t0.max(t);
+        } else {
+            t1 = t1.min(t);
+        }
+    }
+    (t0 <= t1).then(|| (p + dir * t0, p + dir * t1))
+}
+
+/// Which kind of SAT axis won.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Axis {
+    Triangle,
+    ShapeFace,
+    /// Shape edge direction, triangle edge index.
+    Edges(Vec3, usize),
+}
+
+/// A box or hull posed in the mesh frame against the triangle, by SAT. The pair is apart when
+/// some axis shows a gap above `margin`; otherwise the axis of least overlap is the normal and
+/// the manifold comes from clipping the two support features.
+pub(super) fn contact_polytope_triangle(
+    shape: &Shape,
+    pose: &Pose,
+    tri: &[Vec3; 3],
+    n: Vec3,
+    margin: Real,
+) -> Option<Manifold> {
+    let (faces, edges) = polytope_axes(shape, pose);
+    let support = |l: Vec3| pose.transform_point(shape.support(pose.inverse_transform_vector(l)));
+    let edges_t = [tri[1] - tri[0], tri[2] - tri[1], tri[0] - tri[2]];
+    // (depth, oriented axis, kind)
+    let mut best: Option<(Real, Vec3, Axis)> = None;
+    let mut test = |axis: Vec3, kind: Axis, bias: Real| -> bool {
+        let len = axis.length();
+        if len < 1e-6 {
+            return true;
+        }
+        let l = axis / len;
+        let t = [l.dot(tri[0]), l.dot(tri[1]), l.dot(tri[2])];
+        let (tmin, tmax) = (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]));
+        let (smin, smax) = (l.dot(support(-l)), l.dot(support(l)));
+        let (up, down) = (tmax - smin, smax - tmin);
+        let (depth, l) = if up <= down { (up, l) } else { (down, -l) };
+        if depth < -margin {
+            return false;
+        }
+        if best.is_none_or(|b| depth + bias < b.0) {
+            best = Some((depth, l, kind));
+        }
+        true
+    };
+    // Face axes win ties with edge axes (a relative bias keeps resting contacts on faces).
+    if !test(n, Axis::Triangle, -1e-5) {
+        return None;
+    }
+    for f in faces {
+        if !test(f, Axis::ShapeFace, 0.0) {
+            return None;
+        }
+    }
+    for e in edges {
+        for (k, et) in edges_t.iter().enumerate() {
+            if !test(e.cross(*et), Axis::Edges(e, k), 1e-5) {
+                return None;
+            }
+        }
+    }
+    let (depth, normal, kind) = best?;
+    let deepest = support(-normal);
+    let mut fallback = ContactPoint { point: deepest + normal * depth * 0.5, depth, id: 0 };
+    if let Axis::Edges(_, k) = kind {
+        let fs = support_feature(shape, pose, -normal);
+        if fs.points.len() == 2 {
+            let (_, _, c1, c2) = closest_points_segments(fs.points[0].0, fs.points[1].0, tri[k], tri[(k + 1) % 3]);
+            fallback.point = (c1 + c2) * 0.5;
+        }
+    }
+    let fa = triangle_feature(tri, n, normal);
+    let fb = support_feature(shape, pose, -normal);
+    // No two surface points overlap along the normal by more than the shapes do (clipped
+    // features far from the contact can claim more on deep overlaps).
+    manifold_from_features(&fa, &fb, normal, fallback, margin, None).map(|mut m| {
+        m.points_mut().iter_mut().for_each(|p| p.depth = p.depth.min(depth));
+        m
+    })
+}
+
+/// The shape's face normals and edge directions in the mesh frame (boxes: their three axes).
+fn polytope_axes(shape: &Shape, pose: &Pose) -> (Vec<Vec3>, Vec<Vec3>) {
+    let r = |v: Vec3| pose.transform_vector(v);
+    match shape {
+        Shape::ConvexHull(h) => {
+            (h.faces().iter().map(|f| r(f.normal)).collect(), h.edge_directions().iter().map(|&e| r(e)).collect())
+        }
+        _ => {
+            let axes = vec![r(Vec3::X), r(Vec3::Y), r(Vec3::Z)];
+            (axes.clone(), axes)
+        }
+    }
+}
+
+/// The triangle's feature extreme along `dir`: its face (either side), an edge or a vertex.
+pub(super) fn triangle_feature(tri: &[Vec3; 3], n: Vec3, dir: Vec3) -> Feature {
+    let c = n.dot(dir);
+    if c >= COS_FACE {
+        return Feature { points: vec![(tri[0], 0), (tri[1], 1), (tri[2], 2)], face_normal: Some(n), tag: 8 };
+    }
+    if c <= -COS_FACE {
+        return Feature { points: vec![(tri[0], 0), (tri[2], 2), (tri[1], 1)], face_normal: Some(-n), tag: 9 };
+    }
+    let proj = tri.map(|v| v.dot(dir));
+    let top = (0..3).max_by(|&x, &y| proj[x].total_cmp(&proj[y])).unwrap_or(0);
+    for k in [(top + 1) % 3, (top + 2) % 3] {
+        let e = tri[k] - tri[top];
+        if e.normalize_or_zero().dot(dir.normalize_or_zero()).abs() < SIN_EDGE {
+            let (i, j) = (top.min(k), top.max(k));
+            return Feature {
+                points: vec![(tri[i], i as u32), (tri[j], j as u32)],
+                face_normal: None,
+                tag: 4 + (i + j) as u32,
+            };
+        }
+    }
+    Feature { points: vec![(tri[top], top as u32)], face_normal: None, tag: top as u32 }
+}

@@ -1,0 +1,3 @@
+//! Geometry: the triangle meshes' BVH against brute force.
+
+mod mesh_bvh;
