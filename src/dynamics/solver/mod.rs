@@ -217,6 +217,7 @@ impl Solver {
         self.mark_driven(bodies, contacts);
         let isa = *self.isa.get_or_insert_with(Isa::detect);
         self.prepare_rows(isa, bodies, contacts, cache, crew);
+        self.prepare_pinned(contacts);
         // Where position correction stops pushing. Soft contacts aim at half the slop so that
         // their sag under load still settles within it; Baumgarte pushes only beyond it.
         let rest_depth = match settings.position_correction {
@@ -588,6 +589,11 @@ impl Solver {
             self.overflow.push(rows_of(m, &mut info));
             self.overflow_info.push(info);
         }
+    }
+
+    /// The second copy of the driven bodies' rows against bodies that do not respond
+    /// (`pinned`), in contact order, starting from no impulse.
+    fn prepare_pinned(&mut self, contacts: &[Contact]) {
         self.pinned.clear();
         for (m, c) in contacts.iter().enumerate() {
             let (ia, ib) = (c.a as usize, c.b as usize);
