@@ -11,7 +11,7 @@ use crate::narrowphase::{Tolerance, contact};
 use crate::world::Settings;
 use std::collections::VecDeque;
 
-/// Impacts one body may resolve in one step before it is left at the last one.
+/// Impacts one body may resolve in one step before it glides (`MAX_GLIDE_ROUNDS`).
 pub const MAX_TOI_ROUNDS: usize = 8;
 
 /// Impacts with kinematic bodies a body out of rounds may still resolve in the step, gliding
