@@ -11,8 +11,13 @@ use crate::narrowphase::{Tolerance, contact};
 use crate::settings::Settings;
 use std::collections::VecDeque;
 
-/// Impacts one body may resolve in one step before it is left at the last one.
+/// Impacts one body may resolve in one step before it glides (`MAX_GLIDE_ROUNDS`).
 pub const MAX_TOI_ROUNDS: usize = 8;
+
+/// Impacts with kinematic bodies a body out of rounds may still resolve in the step, gliding
+/// (moving without turning) between them: a paddle that meets a body left where it stopped
+/// would carry on through it.
+pub(super) const MAX_GLIDE_ROUNDS: usize = 4;
 
 /// Sequential-impulse passes over an impact's manifold points.
 const IMPACT_ITERATIONS: usize = 8;
@@ -125,7 +130,7 @@ pub(crate) fn resolve_toi(
     while let Some(i) = queue.pop_front() {
         let i = i as usize;
         queued[i] = false;
-        while rounds[i] < MAX_TOI_ROUNDS {
+        while rounds[i] <= MAX_TOI_ROUNDS + MAX_GLIDE_ROUNDS {
             let t0 = motion[i].t_from;
             let sweep = motion[i].sweep_from(t0);
             let aabb = sweep_aabb(&bodies[i].shape, &sweep);
@@ -175,6 +180,14 @@ pub(crate) fn resolve_toi(
                 bodies[i].pose = sweep.end;
                 break;
             };
+            let kinematic = bodies[j as usize].kind == BodyKind::Kinematic;
+            if rounds[i] == MAX_TOI_ROUNDS + MAX_GLIDE_ROUNDS || (rounds[i] >= MAX_TOI_ROUNDS && !kinematic) {
+                // Out of rounds: its path without turning was checked, and it stops at what that
+                // path meets first (a kinematic body it meets sets it moving, while it can).
+                bodies[i].pose = sweep.at(hit.t);
+                motion[i] = Motion { sweep: Sweep::stationary(bodies[i].pose), t_from: t0 + hit.t * (1.0 - t0) };
+                break;
+            }
             let ju = j as usize;
             count += 1;
             rounds[i] += 1;
@@ -196,11 +209,12 @@ pub(crate) fn resolve_toi(
                 normal: hit.normal,
                 center: bodies[i].pose.translation,
             });
-            let last = rounds[i] == MAX_TOI_ROUNDS;
+            let last = if rounds[i] >= MAX_TOI_ROUNDS { Rest::Glide } else { Rest::Move };
             motion[i] = continue_from(&bodies[i], time, settings.dt, last);
             bodies[i].pose = motion[i].sweep.end;
             if j_moves {
-                motion[ju] = continue_from(&bodies[ju], time, settings.dt, rounds[ju] >= MAX_TOI_ROUNDS);
+                let rest = if rounds[ju] >= MAX_TOI_ROUNDS { Rest::Stay } else { Rest::Move };
+                motion[ju] = continue_from(&bodies[ju], time, settings.dt, rest);
                 bodies[ju].pose = motion[ju].sweep.end;
                 escaped.note(ju, &bodies[ju].shape, &motion[ju], aabbs);
                 // Its new course has not been checked: sweep it again.
@@ -252,14 +266,24 @@ fn step_motion(b: &Body, start: Pose, dt: Real) -> Motion {
 /// The turn per step (rad) above which a swept body's rotation follows its angular velocity.
 const FAST_TURN: Real = std::f32::consts::FRAC_PI_2;
 
-/// The rest of the step from the body's pose at fraction `time`, at its velocity; a body out of
-/// rounds stays where it is.
-fn continue_from(b: &Body, time: Real, dt: Real, stay: bool) -> Motion {
-    let rest = (1.0 - time).max(0.0) * dt;
-    let sweep = if stay {
-        Sweep::stationary(b.pose)
-    } else {
-        Sweep::turning(b.pose, b.pose.translation + b.linvel * rest, b.angvel * rest)
+/// How a body carries on after an impact.
+#[derive(Clone, Copy, PartialEq)]
+enum Rest {
+    /// At its velocity, turning.
+    Move,
+    /// At its linear velocity without turning: a body out of rounds, swept once more so.
+    Glide,
+    /// Where it is: a body out of rounds that will not be swept again.
+    Stay,
+}
+
+/// The rest of the step from the body's pose at fraction `time`.
+fn continue_from(b: &Body, time: Real, dt: Real, rest: Rest) -> Motion {
+    let left = (1.0 - time).max(0.0) * dt;
+    let sweep = match rest {
+        Rest::Stay => Sweep::stationary(b.pose),
+        Rest::Glide => Sweep::turning(b.pose, b.pose.translation + b.linvel * left, Vec3::ZERO),
+        Rest::Move => Sweep::turning(b.pose, b.pose.translation + b.linvel * left, b.angvel * left),
     };
     Motion { sweep, t_from: time }
 }

@@ -155,6 +155,15 @@ pub struct Solver {
     /// The rows of the contacts that got no colour, in contact order.
     overflow: Vec<ManifoldRows>,
     overflow_info: Vec<[PointInfo; MAX_MANIFOLD_POINTS]>,
+    /// Per body: it touches a moving kinematic body, or is one (see `pinned`).
+    driven: Vec<bool>,
+    /// A second copy of the rows of each contact between a driven body and a body that does not
+    /// respond (static, kinematic or asleep), starting from no impulse, solved after each pass: in a
+    /// single Gauss–Seidel pass the last row solved wins, and a body that a kinematic paddle
+    /// drives into a pile took the pile's push into the floor or the paddle last (a capsule sank
+    /// 9 mm into the floor in one step and passed under the paddle). Its impulses only add to
+    /// the first copy's, so they stop what that copy let through and nothing else.
+    pinned: Vec<ManifoldRows>,
     isa: Option<Isa>,
 }
 
@@ -218,8 +227,10 @@ impl Solver {
         let mut recycled = std::mem::take(&mut self.recycled);
         self.recycle(bodies, contacts, cache, &mut recycled, crew);
         let contacts = &recycled[..];
+        self.mark_driven(bodies, contacts);
         let isa = *self.isa.get_or_insert_with(Isa::best);
         self.prepare_rows(isa, bodies, contacts, cache, crew);
+        self.prepare_pinned(contacts);
         // Where position correction stops pushing. Soft contacts aim at half the slop so that
         // their sag under load still settles within it; Baumgarte pushes only beyond it.
         let rest_depth = match settings.position_correction {
@@ -387,6 +398,20 @@ impl Solver {
                         unsafe { (*out.get(i), *arm_b.get(i), *kept.get(i)) = one(&contacts[i], warm[i]) };
                     }
                 });
+            }
+        }
+    }
+
+    /// Marks the moving kinematic bodies that touch something and what they touch (`driven`).
+    fn mark_driven(&mut self, bodies: &[Body], contacts: &[Contact]) {
+        self.driven.clear();
+        self.driven.resize(bodies.len(), false);
+        let driving = |b: &Body| b.kind == BodyKind::Kinematic && (b.linvel != Vec3::ZERO || b.angvel != Vec3::ZERO);
+        for c in contacts {
+            let (a, b) = (c.a as usize, c.b as usize);
+            if driving(&bodies[a]) || driving(&bodies[b]) {
+                self.driven[a] = true;
+                self.driven[b] = true;
             }
         }
     }
@@ -579,6 +604,21 @@ impl Solver {
             let mut info = [PointInfo::default(); MAX_MANIFOLD_POINTS];
             self.overflow.push(rows_of(m, &mut info));
             self.overflow_info.push(info);
+        }
+    }
+
+    /// The second copy of the driven bodies' rows against bodies that do not respond
+    /// (`pinned`), in contact order, starting from no impulse.
+    fn prepare_pinned(&mut self, contacts: &[Contact]) {
+        self.pinned.clear();
+        for (m, c) in contacts.iter().enumerate() {
+            let (ia, ib) = (c.a as usize, c.b as usize);
+            if !(self.driven[ia] || self.driven[ib]) || self.responds[ia] == self.responds[ib] {
+                continue;
+            }
+            let mut info = [PointInfo::default(); MAX_MANIFOLD_POINTS];
+            let (a, b) = ((&self.masses[ia], &self.states[ia]), (&self.masses[ib], &self.states[ib]));
+            self.pinned.push(prepare::manifold_rows(c, a, b, None, &self.arm_b[m], &mut info));
         }
     }
 }

@@ -48,6 +48,9 @@ enum Work {
     OverflowWarmStart,
     OverflowSolve(PassParams),
     OverflowRestitution(Real),
+    /// The second copy of the driven bodies' one-sided rows (`Solver::pinned`).
+    PinnedWarmStart,
+    PinnedSolve(PassParams),
     Integrate,
 }
 
@@ -92,6 +95,7 @@ impl Solver {
     pub(super) fn passes(&mut self, settings: &Settings, p: &Passes, times: &mut super::SolverTimes) {
         let (states, motion) = (&mut self.states, &mut self.motion);
         let (bundles, bounces, overflow) = (&mut self.bundles, &mut self.bounces, &mut self.overflow);
+        let pinned = &mut self.pinned;
         let isa = p.isa;
         for substep in 0..p.substeps {
             {
@@ -107,12 +111,14 @@ impl Solver {
                 if settings.warm_starting {
                     unsafe { wide::warm_start(isa, bundles, all) };
                     rows::warm_start(overflow, states);
+                    rows::warm_start(pinned, states);
                 }
                 for it in 0..settings.iterations as usize {
                     let solve = PassParams { first_point: substep + it, ..p.solve };
                     let all = States::new(states);
                     unsafe { wide::solve(isa, bundles, bounces, all, &solve) };
                     rows::solve(overflow, states, &solve);
+                    rows::solve(pinned, states, &solve);
                 }
             }
 
@@ -127,6 +133,7 @@ impl Solver {
                 let all = States::new(states);
                 unsafe { wide::solve(isa, bundles, bounces, all, &relax) };
                 rows::solve(overflow, states, &relax);
+                rows::solve(pinned, states, &relax);
             }
         }
         {
@@ -146,6 +153,7 @@ impl Solver {
         let ranges = self.colour_ranges();
         let bodies = self.motion.len();
         let overflow = !self.overflow.is_empty();
+        let pinned = !self.pinned.is_empty();
         let mut jobs = Vec::new();
         let colours = |jobs: &mut Vec<Job<Work>>, work: &dyn Fn(usize) -> Work| {
             for c in ranges.windows(2) {
@@ -159,6 +167,9 @@ impl Solver {
                 if overflow {
                     jobs.push(Job::new(Work::OverflowWarmStart, 1, 1, 1));
                 }
+                if pinned {
+                    jobs.push(Job::new(Work::PinnedWarmStart, 1, 1, 1));
+                }
             }
             for it in 0..settings.iterations as usize {
                 let k = PassParams { first_point: substep + it, ..p.solve };
@@ -166,12 +177,18 @@ impl Solver {
                 if overflow {
                     jobs.push(Job::new(Work::OverflowSolve(k), 1, 1, 1));
                 }
+                if pinned {
+                    jobs.push(Job::new(Work::PinnedSolve(k), 1, 1, 1));
+                }
             }
             jobs.push(Job::new(Work::Integrate, bodies, BODY_BLOCK, threads));
             let k = PassParams { first_point: substep + 2, ..p.relax };
             colours(&mut jobs, &|first| Work::Solve { first, k });
             if overflow {
                 jobs.push(Job::new(Work::OverflowSolve(k), 1, 1, 1));
+            }
+            if pinned {
+                jobs.push(Job::new(Work::PinnedSolve(k), 1, 1, 1));
             }
         }
         let threshold = settings.restitution_threshold;
@@ -190,6 +207,7 @@ impl Solver {
         let bundles = SharedMut::new(&mut self.bundles);
         let bounces = SharedMut::new(&mut self.bounces);
         let overflow = SharedMut::new(&mut self.overflow);
+        let pinned = SharedMut::new(&mut self.pinned);
         let overflow_info = &self.overflow_info;
         // SAFETY (every block below): the blocks of one job touch disjoint parts: body ranges
         // of their own; bundles of one colour, which share no moving body and write no state of
@@ -212,6 +230,8 @@ impl Solver {
                 }
                 Work::OverflowWarmStart => rows::warm_start(overflow.range(0..overflow.len()), all.slice()),
                 Work::OverflowSolve(k) => rows::solve(overflow.range(0..overflow.len()), all.slice(), &k),
+                Work::PinnedWarmStart => rows::warm_start(pinned.range(0..pinned.len()), all.slice()),
+                Work::PinnedSolve(k) => rows::solve(pinned.range(0..pinned.len()), all.slice(), &k),
                 Work::OverflowRestitution(threshold) => {
                     rows::restitution(overflow.range(0..overflow.len()), overflow_info, all.slice(), threshold)
                 }

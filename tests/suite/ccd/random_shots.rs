@@ -133,22 +133,10 @@ fn without_ccd_fast_shots_tunnel() {
     assert_eq!(fire(&s, CcdMode::Toi), 0.0);
 }
 
-/// The pile the time-of-impact paddle test pushes. Hulls are left out: with time of impact a
-/// pushed hull at 50 m/s is swept against its neighbours, and the narrow phase's hull answers
-/// (off by millimetres at some poses) can use up its impacts so that it stays behind while the
-/// paddle goes on (docs/ccd.md, limits).
-const TOI_PILE: [&str; 3] = ["sphere", "cuboid", "capsule"];
-
-/// A pile of mixed bodies on a floor, and a kinematic paddle (1 cm thick, 0.8 × 0.6 m) at
-/// 50 m/s through it, just above the floor, started after the pile settled for `settle` steps.
-fn paddle_through_pile(mode: CcdMode, kinds: &[&str], settle: usize, steps: usize) {
-    if let Err(e) = paddle_run(mode, kinds, settle, steps) {
-        panic!("{e}");
-    }
-}
-
-/// [`paddle_through_pile`]'s run: the first body found behind the paddle, or too few pushed.
-fn paddle_run(mode: CcdMode, kinds: &[&str], settle: usize, steps: usize) -> Result<(), String> {
+/// A pile of mixed bodies on a floor, settled for `settle` steps, and a kinematic paddle (1 cm
+/// thick, 0.8 × 0.6 m) at 50 m/s toward it, its lower edge 2 mm above the floor: the world, the
+/// pile's bodies and the paddle's index.
+fn paddle_world(mode: CcdMode, kinds: &[&str], settle: usize) -> (collidoscope::World, Vec<usize>, usize) {
     let mut w = world(settings(mode, true), []);
     w.add_body(Body::new(
         BodyKind::Static,
@@ -171,7 +159,7 @@ fn paddle_run(mode: CcdMode, kinds: &[&str], settle: usize, steps: usize) -> Res
     for _ in 0..settle {
         w.step();
     }
-    let (half_y, half_z) = (0.3, 0.4);
+    let (half_y, half_z) = (PADDLE_HALF.0, PADDLE_HALF.1);
     let paddle = Body::new(
         BodyKind::Kinematic,
         Shape::cuboid(Vec3::new(0.005, half_y, half_z)),
@@ -180,6 +168,16 @@ fn paddle_run(mode: CcdMode, kinds: &[&str], settle: usize, steps: usize) -> Res
     )
     .with_velocity(Vec3::new(50.0, 0.0, 0.0), Vec3::ZERO);
     let k = w.add_body(paddle);
+    (w, pile, k)
+}
+
+/// The paddle's half height and half width.
+const PADDLE_HALF: (Real, Real) = (0.3, 0.4);
+
+/// The paddle run for `steps` steps: the first body found behind the paddle, or too few pushed.
+fn paddle_run(mode: CcdMode, kinds: &[&str], settle: usize, steps: usize) -> Result<(), String> {
+    let (mut w, pile, k) = paddle_world(mode, kinds, settle);
+    let (half_y, half_z) = PADDLE_HALF;
     let start: Vec<Vec3> = pile.iter().map(|&i| w.bodies()[i].pose.translation).collect();
     for step in 0..steps {
         w.step();
@@ -205,34 +203,48 @@ fn paddle_run(mode: CcdMode, kinds: &[&str], settle: usize, steps: usize) -> Res
     Ok(())
 }
 
-#[test]
-fn a_kinematic_paddle_pushes_a_pile_with_toi() {
-    // Hulls left out: see TOI_PILE.
-    // Through the pile (it is crossed in steps 1 and 2). Later, once the pushed bodies fly ahead
-    // of the paddle and it catches them up again, a body can still be overtaken (docs/ccd.md).
-    paddle_through_pile(CcdMode::Toi, &TOI_PILE, 40, 4);
+/// Every settle length of 10..=120 steps before the paddle starts, 20 steps of the paddle
+/// (through the pile, then catching up with the bodies it flung ahead): the settle lengths
+/// after which a body ended behind the paddle, with where.
+fn paddle_failures(mode: CcdMode) -> Vec<String> {
+    (10..=120).filter_map(|settle| paddle_run(mode, &KINDS, settle, 20).err()).collect()
 }
 
-/// The most settle lengths of 10..=120 after which the speculative paddle run lets a body
-/// behind it (measured: 6, at 33, 41, 43, 57, 76 and 88 steps, each a capsule). Where traced
-/// (docs/ccd.md), a body squeezed between the paddle, the bodies in front and the floor sinks
-/// 1–2 cm into the floor or the paddle in one step (soft contacts under the pile's load) and
-/// comes out under or behind the paddle's edge.
-const PADDLE_SPECULATIVE_FAILURES: usize = 6;
+/// Time of impact: spheres, boxes, capsules and hulls, every settle length.
+#[test]
+fn a_kinematic_paddle_pushes_a_pile_with_toi() {
+    let failed = paddle_failures(CcdMode::Toi);
+    assert!(failed.is_empty(), "{} of 111 settle lengths failed:\n{}", failed.len(), failed.join("\n"));
+}
 
 /// Speculative contacts: the paddle's, its pushed bodies' and theirs with the floor and each
 /// other hold every body in front of it, whatever the pile's settle length before the paddle
-/// starts, but for at most [`PADDLE_SPECULATIVE_FAILURES`] of the 111 lengths 10..=120.
+/// starts.
 #[test]
 fn a_kinematic_paddle_pushes_a_pile_with_speculative_contacts() {
-    let failed: Vec<String> =
-        (10..=120).filter_map(|settle| paddle_run(CcdMode::Speculative, &KINDS, settle, 20).err()).collect();
-    assert!(
-        failed.len() <= PADDLE_SPECULATIVE_FAILURES,
-        "{} of 111 settle lengths failed (at most {PADDLE_SPECULATIVE_FAILURES}):\n{}",
-        failed.len(),
-        failed.join("\n")
-    );
+    let failed = paddle_failures(CcdMode::Speculative);
+    assert!(failed.is_empty(), "{} of 111 settle lengths failed:\n{}", failed.len(), failed.join("\n"));
+}
+
+/// The paddle's push on two threads, every part shared (the second copy of the driven bodies'
+/// rows included), gives the same bits as on one.
+#[test]
+fn the_paddle_push_is_the_same_on_two_threads() {
+    for mode in [CcdMode::Speculative, CcdMode::Toi] {
+        let hashes: Vec<u64> = [1, 2]
+            .iter()
+            .map(|&threads| {
+                let (mut w, _, _) = paddle_world(mode, &KINDS, 41);
+                w.set_threads(threads);
+                w.set_parallel_min_pairs(0);
+                for _ in 0..4 {
+                    w.step();
+                }
+                w.hash()
+            })
+            .collect();
+        assert_eq!(hashes[0], hashes[1], "{mode:?}");
+    }
 }
 
 /// The measurement behind docs/ccd.md's speculative table: 5,000 seeded shots per shape
