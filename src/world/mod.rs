@@ -382,16 +382,21 @@ impl World {
                     // Reach as far as the pair can close in this step.
                     tol.margin += ccd::pair_reach(ba, bb, dt) + pushed;
                 }
-                let mut m = narrowphase::contact_with_rotations(
-                    &ba.shape,
-                    &ba.pose,
-                    &bb.shape,
-                    &bb.pose,
-                    || (rotations.get(a as usize, ba), rotations.get(b as usize, bb)),
-                    tol,
-                    settings.narrow_phase,
-                )
-                .filter(|m| !m.is_empty())?;
+                let m = if ba.shape.is_mesh() || bb.shape.is_mesh() {
+                    let edges = settings.internal_edges;
+                    narrowphase::mesh::contact_pair_with(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, edges)
+                } else {
+                    narrowphase::contact_with_rotations(
+                        &ba.shape,
+                        &ba.pose,
+                        &bb.shape,
+                        &bb.pose,
+                        || (rotations.get(a as usize, ba), rotations.get(b as usize, bb)),
+                        tol,
+                        settings.narrow_phase,
+                    )
+                };
+                let mut m = m.filter(|m| !m.is_empty())?;
                 if reach {
                     // Every leading corner gets its own speculative point.
                     m = ccd::speculative_contact(&m, ba, bb, dt, tol.margin, settings.slop, pushed);
