@@ -574,6 +574,23 @@ impl World {
         if draw.wants(DrawCategory::Ccd) {
             self.debug_draw_ccd(draw);
         }
+        if draw.wants(DrawCategory::NarrowPhase) {
+            self.debug_draw_mesh_edges(draw);
+        }
+    }
+
+    /// The mesh edges within half a metre of each awake dynamic body, active or inactive for
+    /// the internal-edge modes.
+    fn debug_draw_mesh_edges(&self, draw: &mut DebugDraw) {
+        for m in &self.bodies {
+            let Some(mesh) = narrowphase::mesh::MeshRef::of(&m.shape) else { continue };
+            for b in self.bodies.iter().filter(|b| b.is_dynamic() && !b.asleep) {
+                let region = b.shape.aabb(&m.pose.inv_mul(&b.pose)).expanded(0.5);
+                if region.overlaps(&m.shape.local_aabb()) {
+                    narrowphase::mesh::draw_edges(mesh, &m.pose, &region, draw);
+                }
+            }
+        }
     }
 
     /// Swept volumes of the fast bodies, their paths, and the impacts that stopped them.

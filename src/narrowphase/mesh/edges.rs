@@ -3,8 +3,9 @@
 //! surface (a "ghost" bump). These corrections use each triangle's neighbours across its edges.
 
 use super::MeshRef;
-use crate::geometry::NO_NEIGHBOUR;
-use crate::math::{Real, Vec3};
+use crate::debug_draw::{Color, DebugDraw, DrawCategory};
+use crate::geometry::{Aabb, NO_NEIGHBOUR};
+use crate::math::{Pose, Real, Vec3};
 use crate::narrowphase::manifold::Manifold;
 use serde::{Deserialize, Serialize};
 
@@ -155,10 +156,50 @@ pub fn to_face_normal(m: &Manifold, n: Vec3) -> Manifold {
     out
 }
 
+/// Colours of the edge layer: active edges (their contacts keep their own normal) and
+/// inactive ones (flat, concave or gentle: their contacts are corrected).
+pub const ACTIVE_EDGE_COLOR: Color = [1.0, 0.55, 0.1, 1.0];
+pub const INACTIVE_EDGE_COLOR: Color = [0.35, 0.55, 0.85, 0.8];
+
+/// Draws the edges of the triangles overlapping `region` (the mesh's frame) of a mesh posed at
+/// `pose`, coloured active or inactive, lifted 2 mm off each face (category NarrowPhase).
+pub fn draw_edges(mesh: MeshRef, pose: &Pose, region: &Aabb, draw: &mut DebugDraw) {
+    mesh.for_each_in_aabb(region, |t, tri, n| {
+        let e = mesh.edges_of(t);
+        let lift = n * 0.002;
+        for k in 0..3 {
+            let color = if edge_active(&tri, n, e.across[k], k) { ACTIVE_EDGE_COLOR } else { INACTIVE_EDGE_COLOR };
+            let (a, b) = (pose.transform_point(tri[k] + lift), pose.transform_point(tri[(k + 1) % 3] + lift));
+            draw.line(DrawCategory::NarrowPhase, a, b, color);
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geometry::HeightField;
+    use crate::geometry::{HeightField, TriangleMesh};
+
+    #[test]
+    fn edge_layer_marks_the_flat_seam_inactive_and_the_rim_active() {
+        let v = vec![
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::new(0.0, 0.0, 1.0),
+            Vec3::new(1.0, 0.0, 1.0),
+            Vec3::new(1.0, 0.0, 0.0),
+        ];
+        let m = TriangleMesh::new(v, vec![[0, 1, 2], [0, 2, 3]]).unwrap();
+        let mut d = DebugDraw::default();
+        let region = Aabb::new(Vec3::splat(-1.0), Vec3::splat(2.0));
+        draw_edges(MeshRef::Triangles(&m), &Pose::IDENTITY, &region, &mut d);
+        assert_eq!(d.lines.len(), 6);
+        // The diagonal, drawn once from each side, is the only inactive edge.
+        let inactive: Vec<_> = d.lines.iter().filter(|l| l.color == INACTIVE_EDGE_COLOR).collect();
+        assert_eq!(inactive.len(), 2, "{:?}", d.lines);
+        for l in inactive {
+            assert!((l.a.x - l.a.z).abs() < 1e-6 && (l.b.x - l.b.z).abs() < 1e-6, "{l:?}");
+        }
+    }
 
     #[test]
     fn height_field_neighbours_share_their_edge_reversed() {

@@ -6,7 +6,8 @@ mod edges;
 mod triangle;
 
 pub use edges::{
-    ACTIVE_EDGE_COS, InternalEdges, Touch, TriangleEdges, classify, edge_active, to_face_normal, touch_corners,
+    ACTIVE_EDGE_COLOR, ACTIVE_EDGE_COS, INACTIVE_EDGE_COLOR, InternalEdges, Touch, TriangleEdges, classify, draw_edges,
+    edge_active, to_face_normal, touch_corners,
 };
 
 pub use triangle::{
