@@ -2,6 +2,7 @@ use crate::broadphase::BroadPhaseKind;
 use crate::ccd::CcdMode;
 use crate::math::{Real, Vec3};
 use crate::narrowphase::NarrowPhaseKind;
+use crate::narrowphase::mesh::InternalEdges;
 use crate::scene::rules::{self, de};
 use serde::{Deserialize, Serialize};
 
@@ -66,6 +67,9 @@ pub struct Settings {
     pub grid_cell_size: Real,
     pub narrow_phase: NarrowPhaseKind,
     pub ccd: CcdMode,
+    /// How contacts on the edges and vertices inside triangle meshes and height fields are
+    /// corrected (docs/meshes.md).
+    pub internal_edges: InternalEdges,
     /// With time of impact, bodies whose fastest point moves faster than this (m/s) are swept
     /// even without the bullet flag; slower moving bodies get speculative contacts.
     #[serde(deserialize_with = "de::positive")]
@@ -102,6 +106,7 @@ impl Default for Settings {
             grid_cell_size: 1.0,
             narrow_phase: NarrowPhaseKind::default(),
             ccd: CcdMode::default(),
+            internal_edges: InternalEdges::default(),
             ccd_speed_threshold: 20.0,
             sleeping: true,
             sleep_speed: 0.05,
@@ -172,6 +177,7 @@ settings_fields!(
     grid_cell_size,
     narrow_phase,
     ccd,
+    internal_edges,
     ccd_speed_threshold,
     sleeping,
     sleep_speed,
