@@ -70,14 +70,21 @@ pub(super) fn read(path: &Path, bytes: Vec<u8>, object: Option<&str>) -> Result<
             let reader = prim.reader(|b| buffers.get(b.index()).map(Vec::as_slice));
             let positions = prim.get(&gltf::Semantic::Positions).ok_or_else(|| at("no POSITION attribute".into()))?;
             in_bounds(&positions, &buffers).map_err(|m| at(format!("POSITION: {m}")))?;
-            let vertices: Vec<Vec3> = reader
+            let raw: Vec<Vec3> = reader
                 .read_positions()
                 .ok_or_else(|| at("POSITION cannot be read".into()))?
-                .map(|p| world.transform_point3(Vec3::from_array(p)))
+                .map(Vec3::from_array)
                 .collect();
-            if vertices.len() != positions.count() {
-                return Err(at(format!("POSITION holds {} of its {} vertices", vertices.len(), positions.count())));
+            if raw.len() != positions.count() {
+                return Err(at(format!("POSITION holds {} of its {} vertices", raw.len(), positions.count())));
             }
+            let name = if node.is_empty() { format!("mesh {mesh_name}") } else { format!("node \"{node}\"") };
+            let name = format!("{name} primitive {p}");
+            // As the file has it: a transform would smear one infinity over the other components.
+            if let Some((index, v)) = raw.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+                return Err(ImportError::NonFinite { path: path.into(), object: name, index, value: v.to_array() });
+            }
+            let vertices: Vec<Vec3> = raw.iter().map(|&v| world.transform_point3(v)).collect();
             let indices: Vec<u32> = match prim.indices() {
                 Some(acc) => {
                     in_bounds(&acc, &buffers).map_err(|m| at(format!("indices: {m}")))?;
@@ -90,7 +97,7 @@ pub(super) fn read(path: &Path, bytes: Vec<u8>, object: Option<&str>) -> Result<
                 }
                 None => (0..vertices.len() as u32).collect(),
             };
-            if indices.len() % 3 != 0 {
+            if !indices.len().is_multiple_of(3) {
                 return Err(at(format!("{} indices do not make whole triangles", indices.len())));
             }
             if let Some(&i) = indices.iter().find(|&&i| i as usize >= vertices.len()) {
@@ -102,8 +109,7 @@ pub(super) fn read(path: &Path, bytes: Vec<u8>, object: Option<&str>) -> Result<
                 .chunks_exact(3)
                 .map(|t| if mirrored { [t[0], t[2], t[1]] } else { [t[0], t[1], t[2]] })
                 .collect();
-            let name = if node.is_empty() { format!("mesh {mesh_name}") } else { format!("node \"{node}\"") };
-            parts.push(Part { name: format!("{name} primitive {p}"), vertices, triangles });
+            parts.push(Part { name, vertices, triangles });
         }
     }
     Ok(parts)

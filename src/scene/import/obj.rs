@@ -14,6 +14,11 @@ fn parse(bytes: &[u8]) -> Result<Vec<tobj::Model>, tobj::LoadError> {
 }
 
 pub(super) fn read(path: &Path, bytes: Vec<u8>, object: Option<&str>) -> Result<Vec<Part>, ImportError> {
+    non_finite(&bytes).map_err(|(line, message)| ImportError::Parse {
+        path: path.into(),
+        line: Some(line),
+        message,
+    })?;
     let models = parse(&bytes).map_err(|e| ImportError::Parse {
         path: path.into(),
         line: failing_line(&bytes),
@@ -48,4 +53,21 @@ fn failing_line(bytes: &[u8]) -> Option<usize> {
         if fails(mid) { hi = mid } else { lo = mid + 1 }
     }
     Some(lo)
+}
+
+/// The first `v` line with a coordinate that parses to infinity or NaN (`tobj` accepts them and
+/// renumbers vertices, so the line is the useful place to name).
+fn non_finite(bytes: &[u8]) -> Result<(), (usize, String)> {
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let text = String::from_utf8_lossy(line);
+        let mut words = text.split_whitespace();
+        if words.next() != Some("v") {
+            continue;
+        }
+        let xyz: Vec<f32> = words.take(3).filter_map(|w| w.parse().ok()).collect();
+        if xyz.iter().any(|c| !c.is_finite()) {
+            return Err((i + 1, format!("vertex {} is not finite", text.trim())));
+        }
+    }
+    Ok(())
 }
