@@ -89,14 +89,49 @@ pub enum ShapeDesc {
         #[serde(deserialize_with = "de::size")]
         radius: Real,
     },
-    /// The hull of a point cloud; the body's position is the origin of these points.
-    ConvexHull { points: Vec<Vec3> },
+    /// The hull of a point cloud; the body's position is the origin of these points. With
+    /// `file`, the points are the vertices of a mesh file (see [`ShapeDesc::TriangleMesh`]).
+    ConvexHull {
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        points: Vec<Vec3>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        file: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        object: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        scale: Option<Real>,
+    },
     /// Triangles over the listed vertices, counter-clockwise seen from the side they face;
-    /// static or kinematic bodies only.
-    TriangleMesh { vertices: Vec<Vec3>, indices: Vec<[u32; 3]> },
+    /// static or kinematic bodies only. Or `file`: an OBJ or glTF file, relative to the scene
+    /// file, read when the scene is loaded (every object, or the one named `object`, its
+    /// vertices times `scale`); loading replaces these fields with the file's triangles.
+    TriangleMesh {
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        vertices: Vec<Vec3>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        indices: Vec<[u32; 3]>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        file: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        object: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        scale: Option<Real>,
+    },
     /// A grid of heights, one list per row (rows run along z, columns along x), `cell` m apart,
     /// centred on the body's position; static or kinematic bodies only.
     HeightField { cell: Real, heights: Vec<Vec<Real>> },
+}
+
+impl ShapeDesc {
+    /// The hull of these points, given inline.
+    pub fn convex_hull(points: Vec<Vec3>) -> ShapeDesc {
+        ShapeDesc::ConvexHull { points, file: None, object: None, scale: None }
+    }
+
+    /// These triangles, given inline.
+    pub fn triangle_mesh(vertices: Vec<Vec3>, indices: Vec<[u32; 3]>) -> ShapeDesc {
+        ShapeDesc::TriangleMesh { vertices, indices, file: None, object: None, scale: None }
+    }
 }
 
 /// An orientation as written in a scene.
