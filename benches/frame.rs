@@ -51,7 +51,7 @@ fn world() -> World {
                 Vec3::new(12.0, 0.8, -12.0),
                 Vec3::splat(0.8),
             ),
-            grid((20, 1, 25), ShapeDesc::ConvexHull { points: hull }, Vec3::new(30.0, 0.0, -12.0), Vec3::splat(1.05)),
+            grid((20, 1, 25), ShapeDesc::convex_hull(hull), Vec3::new(30.0, 0.0, -12.0), Vec3::splat(1.05)),
         ],
         ..Scene::default()
     };

@@ -229,6 +229,10 @@ struct RunArgs {
     /// from the scene's own settings) as a one-row CSV, the format `sweep --merge` reads.
     #[arg(long, value_name = "FILE")]
     metrics: Option<PathBuf>,
+    /// Print the ghost-collision probe per dynamic body: metres travelled on meshes, vertical
+    /// speed spikes, contact normal flips and bumps per metre.
+    #[arg(long)]
+    bumps: bool,
 }
 
 /// Most steps one `run` or `record` may ask for: 4.6 hours of simulated time at 60 Hz. Memory
@@ -376,6 +380,7 @@ fn run(args: &RunArgs) -> Result<(), String> {
         _ => None,
     };
     let mut probe = metrics.as_ref().map(|_| collidoscope::sweep::Probe::new(&world, args.steps));
+    let mut bumps = args.bumps.then(|| collidoscope::sweep::BumpProbe::new(&world));
     let mut engine = compare::Stepper::new(&args.engine, world)?;
     let mut summary = Summary::default();
     for step in 1..=args.steps {
@@ -400,6 +405,9 @@ fn run(args: &RunArgs) -> Result<(), String> {
         if let Some(probe) = probe.as_mut() {
             probe.observe(world);
         }
+        if let Some(b) = bumps.as_mut() {
+            b.observe(world);
+        }
     }
     let world = engine.world();
     if let (Some(out), Some(probe)) = (metrics, probe) {
@@ -414,6 +422,13 @@ fn run(args: &RunArgs) -> Result<(), String> {
         f.commit().map_err(|e| e.to_string())?;
     }
     print_summary(&scene, world, engine.label(), &summary);
+    if let Some(b) = &bumps {
+        println!("bumps ({:?}):", world.settings.internal_edges);
+        println!("  {:<16} {:>8} {:>7} {:>6} {:>10}", "body", "metres", "spikes", "flips", "bumps/m");
+        for r in b.rows() {
+            println!("  {:<16} {:>8.2} {:>7} {:>6} {:>10.3}", r.name, r.metres, r.spikes, r.flips, r.per_metre());
+        }
+    }
     println!("hash: {:016x}", world.hash());
     Ok(())
 }

@@ -3,6 +3,7 @@
 use crate::broadphase::BroadPhaseKind;
 use crate::math::{Real, Vec3};
 use crate::narrowphase::NarrowPhaseKind;
+use crate::narrowphase::mesh::InternalEdges;
 use crate::rules::{self, de};
 use serde::{Deserialize, Serialize};
 
@@ -160,6 +161,9 @@ settings! {
     narrow_phase: NarrowPhaseKind = NarrowPhaseKind::default(),
     /// How fast bodies are kept from tunneling.
     ccd: CcdMode = CcdMode::default(),
+    /// How contacts on the edges and vertices inside triangle meshes and height fields are
+    /// corrected (docs/meshes.md).
+    internal_edges: InternalEdges = InternalEdges::default(),
     /// With time of impact, bodies whose fastest point moves faster than this (m/s) are swept
     /// even without the bullet flag; slower moving bodies get speculative contacts.
     #[serde(deserialize_with = "de::positive")]

@@ -17,7 +17,7 @@ mod epa;
 mod explain;
 mod gjk;
 mod manifold;
-mod mesh;
+pub mod mesh;
 mod sat;
 
 pub use analytic::capsule::{

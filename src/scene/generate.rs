@@ -80,7 +80,7 @@ fn bounding_radius(s: &ShapeDesc) -> Real {
         // A cloud that builds no hull is reported elsewhere; any point is within the cloud's
         // diameter of wherever its centre would be.
         Err(_) => match s {
-            ShapeDesc::ConvexHull { points } => {
+            ShapeDesc::ConvexHull { points, .. } => {
                 let b = crate::geometry::Aabb::from_points(points.iter().copied());
                 (b.max - b.min).length()
             }

@@ -2,6 +2,7 @@
 
 mod error;
 mod generate;
+pub mod import;
 mod schema;
 
 pub use crate::rng::SplitMix64;
@@ -28,12 +29,13 @@ impl Scene {
     pub fn parse(text: &str, path: impl AsRef<Path>) -> Result<Scene, SceneError> {
         let path: PathBuf = path.as_ref().into();
         let options = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
-        let scene: Scene = options.from_str(text).map_err(|e| SceneError::Parse {
+        let mut scene: Scene = options.from_str(text).map_err(|e| SceneError::Parse {
             path: path.clone(),
             line: e.span.start.line,
             col: e.span.start.col,
             message: e.code.to_string(),
         })?;
+        import::resolve_files(&mut scene, &path)?;
         scene.validate(&path)?;
         Ok(scene)
     }
@@ -269,8 +271,9 @@ fn convex_only(s: &ShapeDesc) -> Result<(), String> {
     }
 }
 
-fn shape_check(s: &ShapeDesc) -> Result<(), String> {
-    if let ShapeDesc::ConvexHull { points } = s {
+pub(crate) fn shape_check(s: &ShapeDesc) -> Result<(), String> {
+    import::unresolved(s)?;
+    if let ShapeDesc::ConvexHull { points, .. } = s {
         if let Some((i, e)) =
             points.iter().enumerate().find_map(|(i, p)| rules::coordinate_vec3(*p).err().map(|e| (i, e)))
         {
@@ -288,7 +291,7 @@ fn shape_check(s: &ShapeDesc) -> Result<(), String> {
         ConvexHull::new(points).map_err(|e| e.to_string())?;
     }
     match s {
-        ShapeDesc::TriangleMesh { vertices, indices } => {
+        ShapeDesc::TriangleMesh { vertices, indices, .. } => {
             if let Some((i, e)) =
                 vertices.iter().enumerate().find_map(|(i, p)| rules::coordinate_vec3(*p).err().map(|e| (i, e)))
             {
@@ -325,7 +328,7 @@ pub(crate) fn make_shape(d: &ShapeDesc, hulls: &mut HullCache) -> Result<Shape, 
         ShapeDesc::Sphere { radius } => Shape::sphere(*radius),
         ShapeDesc::Cuboid { half_extents } => Shape::cuboid(*half_extents),
         ShapeDesc::Capsule { half_height, radius } => Shape::capsule(*half_height, *radius),
-        ShapeDesc::ConvexHull { points } => {
+        ShapeDesc::ConvexHull { points, .. } => {
             let key: Vec<[u32; 3]> = points.iter().map(|p| p.to_array().map(f32::to_bits)).collect();
             if let Some(h) = hulls.get(&key) {
                 Shape::ConvexHull(h.clone())
@@ -335,7 +338,7 @@ pub(crate) fn make_shape(d: &ShapeDesc, hulls: &mut HullCache) -> Result<Shape, 
                 Shape::ConvexHull(h)
             }
         }
-        ShapeDesc::TriangleMesh { vertices, indices } => Shape::TriangleMesh(Arc::new(
+        ShapeDesc::TriangleMesh { vertices, indices, .. } => Shape::TriangleMesh(Arc::new(
             TriangleMesh::new(vertices.clone(), indices.clone()).map_err(|e| e.to_string())?,
         )),
         ShapeDesc::HeightField { cell, heights } => Shape::HeightField(Arc::new(height_field(*cell, heights)?)),
@@ -347,10 +350,8 @@ pub(crate) fn shape_desc(s: &Shape) -> ShapeDesc {
         Shape::Sphere(s) => ShapeDesc::Sphere { radius: s.radius },
         Shape::Cuboid(c) => ShapeDesc::Cuboid { half_extents: c.half_extents },
         Shape::Capsule(c) => ShapeDesc::Capsule { half_height: c.half_height, radius: c.radius },
-        Shape::ConvexHull(h) => ShapeDesc::ConvexHull { points: h.vertices().to_vec() },
-        Shape::TriangleMesh(m) => {
-            ShapeDesc::TriangleMesh { vertices: m.vertices().to_vec(), indices: m.triangles().to_vec() }
-        }
+        Shape::ConvexHull(h) => ShapeDesc::convex_hull(h.vertices().to_vec()),
+        Shape::TriangleMesh(m) => ShapeDesc::triangle_mesh(m.vertices().to_vec(), m.triangles().to_vec()),
         Shape::HeightField(h) => ShapeDesc::HeightField {
             cell: h.cell(),
             heights: h.heights().chunks(h.cols()).map(|r| r.to_vec()).collect(),

@@ -105,18 +105,42 @@ pub enum ShapeDesc {
         /// The rounding radius, m.
         radius: Real,
     },
-    /// The hull of a point cloud; the body's position is the origin of these points.
+    /// The hull of a point cloud; the body's position is the origin of these points. With
+    /// `file`, the points are the vertices of a mesh file (see [`ShapeDesc::TriangleMesh`]).
     ConvexHull {
-        /// The points, in body coordinates.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        /// The points, in body coordinates (none with `file`).
         points: Vec<Vec3>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// A mesh file whose vertices are the points, relative to the scene file.
+        file: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// The object of the file to read (every object when absent).
+        object: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// A factor on the file's coordinates.
+        scale: Option<Real>,
     },
     /// Triangles over the listed vertices, counter-clockwise seen from the side they face;
-    /// static or kinematic bodies only.
+    /// static or kinematic bodies only. Or `file`: an OBJ or glTF file, relative to the scene
+    /// file, read when the scene is loaded (every object, or the one named `object`, its
+    /// vertices times `scale`); loading replaces these fields with the file's triangles.
     TriangleMesh {
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         /// The vertices, in body coordinates.
         vertices: Vec<Vec3>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         /// Each triangle's three vertex indices.
         indices: Vec<[u32; 3]>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// An OBJ or glTF file, relative to the scene file.
+        file: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// The object of the file to read (every object when absent).
+        object: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// A factor on the file's coordinates.
+        scale: Option<Real>,
     },
     /// A grid of heights, one list per row (rows run along z, columns along x), `cell` m apart,
     /// centred on the body's position; static or kinematic bodies only.
@@ -126,6 +150,18 @@ pub enum ShapeDesc {
         /// The heights, one list per row, m.
         heights: Vec<Vec<Real>>,
     },
+}
+
+impl ShapeDesc {
+    /// The hull of these points, given inline.
+    pub fn convex_hull(points: Vec<Vec3>) -> ShapeDesc {
+        ShapeDesc::ConvexHull { points, file: None, object: None, scale: None }
+    }
+
+    /// These triangles, given inline.
+    pub fn triangle_mesh(vertices: Vec<Vec3>, indices: Vec<[u32; 3]>) -> ShapeDesc {
+        ShapeDesc::TriangleMesh { vertices, indices, file: None, object: None, scale: None }
+    }
 }
 
 /// An orientation as written in a scene.

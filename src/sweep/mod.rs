@@ -3,8 +3,10 @@
 //! tunneling, sleep, and divergence from the scene's own settings. Points run in parallel, one
 //! world per thread, so each point's result is the same whatever the thread count.
 
+mod bumps;
 mod metrics;
 
+pub use bumps::{BumpProbe, BumpRow, FLIP_COS, SPIKE_DV};
 pub use metrics::{METRIC_NAMES, Metrics, Probe, mechanical_energy};
 
 use crate::math::Vec3;

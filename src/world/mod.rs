@@ -431,16 +431,21 @@ impl World {
                 // Reach as far as the pair can close in this step.
                 tol.margin += ccd::pair_reach(ba, bb, dt) + pushed;
             }
-            let mut m = narrowphase::contact_with_rotations(
-                &ba.shape,
-                &ba.pose,
-                &bb.shape,
-                &bb.pose,
-                || (rotations.get(a as usize, ba), rotations.get(b as usize, bb)),
-                tol,
-                settings.narrow_phase,
-            )
-            .filter(|m| !m.is_empty())?;
+            let m = if ba.shape.is_mesh() || bb.shape.is_mesh() {
+                let edges = settings.internal_edges;
+                narrowphase::mesh::contact_pair_with(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, edges)
+            } else {
+                narrowphase::contact_with_rotations(
+                    &ba.shape,
+                    &ba.pose,
+                    &bb.shape,
+                    &bb.pose,
+                    || (rotations.get(a as usize, ba), rotations.get(b as usize, bb)),
+                    tol,
+                    settings.narrow_phase,
+                )
+            };
+            let mut m = m.filter(|m| !m.is_empty())?;
             if reach {
                 // Every leading corner gets its own speculative point.
                 m = ccd::speculative_contact(&m, ba, bb, dt, tol.margin, settings.slop, pushed);
@@ -634,6 +639,23 @@ impl World {
         }
         if draw.wants(DrawCategory::Ccd) {
             self.debug_draw_ccd(draw);
+        }
+        if draw.wants(DrawCategory::NarrowPhase) {
+            self.debug_draw_mesh_edges(draw);
+        }
+    }
+
+    /// The mesh edges within half a metre of each awake dynamic body, active or inactive for
+    /// the internal-edge modes.
+    fn debug_draw_mesh_edges(&self, draw: &mut DebugDraw) {
+        for m in &self.bodies {
+            let Some(mesh) = narrowphase::mesh::MeshRef::of(&m.shape) else { continue };
+            for b in self.bodies.iter().filter(|b| b.is_dynamic() && !b.asleep) {
+                let region = b.shape.aabb(&m.pose.inv_mul(&b.pose)).expanded(0.5);
+                if region.overlaps(&m.shape.local_aabb()) {
+                    narrowphase::mesh::draw_edges(mesh, &m.pose, &region, draw);
+                }
+            }
         }
     }
 

@@ -69,6 +69,10 @@ A good value is about the size of a typical body.";
 pub(super) const NARROW_PHASE: &str = "Which algorithms answer pair tests: analytic tests and SAT with clipped manifolds, or GJK + EPA.\n\
 Switching keeps the world's state; compare 'narrow_phase' ms and the contact counts.";
 
+pub(super) const INTERNAL_EDGES: &str = "Contacts on the edges and vertices inside triangle meshes and height fields (ghost bumps).\n\
+None: raw triangle contacts. Adjacency normals: a normal the neighbouring triangle rules out becomes the face normal.\n\
+Voided features: such a contact is dropped when a neighbour's contact covers it, else takes the face normal.";
+
 pub(super) const CCD: &str = "Continuous collision detection: how fast bodies are kept from passing through thin ones.\n\
 Off: a body that moves more than a thin obstacle's thickness in one step can tunnel (press B to shoot one).";
 

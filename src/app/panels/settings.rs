@@ -6,6 +6,7 @@ use super::{Command, colors, help};
 use crate::broadphase::{BroadPhaseKind, suggest_cell_size};
 use crate::ccd::CcdMode;
 use crate::narrowphase::NarrowPhaseKind;
+use crate::narrowphase::mesh::InternalEdges;
 use crate::world::{PositionCorrection, Settings, World};
 use eframe::egui::{self, Response, Ui};
 
@@ -169,6 +170,9 @@ impl SettingsPanel {
             });
             row(ui, "Narrow phase", help::NARROW_PHASE, |ui| {
                 combo(ui, "narrow_phase", &mut s.narrow_phase, NarrowPhaseKind::ALL)
+            });
+            row(ui, "Internal edges", help::INTERNAL_EDGES, |ui| {
+                combo(ui, "internal_edges", &mut s.internal_edges, InternalEdges::ALL)
             });
             row(ui, "CCD", help::CCD, |ui| combo(ui, "ccd", &mut s.ccd, CcdMode::ALL));
             row(ui, "CCD speed threshold", help::CCD_SPEED_THRESHOLD, |ui| {

@@ -29,7 +29,7 @@ impl ViewPanel {
                 .on_hover_text("A line between the centres of each pair the broad phase passed on.");
             ui.end_row();
             ui.checkbox(&mut l.ccd, "CCD sweeps").on_hover_text("Swept volumes and times of impact of fast bodies.");
-            ui.checkbox(&mut l.narrow_phase, "Narrow phase").on_hover_text("Separating axes, GJK simplices, clipping.");
+            ui.checkbox(&mut l.narrow_phase, "Narrow phase").on_hover_text("Separating axes, GJK simplices, clipping; mesh edges near moving bodies, orange active, blue inactive.");
             ui.end_row();
             ui.checkbox(&mut l.grid, "Ground grid");
             ui.checkbox(&mut l.axes, "Axes");

@@ -2,7 +2,13 @@
 //! the height field's grid) finds the triangles near the shape, each gives a small manifold,
 //! and the pair keeps one manifold of at most four points.
 
+mod edges;
 mod triangle;
+
+pub use edges::{
+    ACTIVE_EDGE_COLOR, ACTIVE_EDGE_COS, INACTIVE_EDGE_COLOR, InternalEdges, Touch, TriangleEdges, classify, draw_edges,
+    edge_active, to_face_normal, touch_corners,
+};
 
 pub use triangle::closest_segment_triangle;
 use triangle::{contact_capsule_triangle, contact_polytope_triangle, contact_sphere_triangle};
@@ -16,7 +22,7 @@ use crate::math::{Pose, Real, Vec3};
 /// Points of other triangles join the deepest triangle's manifold when their normal is within
 /// about 25° of its normal; their depth becomes the push along that normal which clears them
 /// (their own depth over the cosine).
-pub(super) const MERGE_COS: Real = 0.9;
+pub const MERGE_COS: Real = 0.9;
 
 /// A mesh-like shape: stored triangles or a height field's generated ones.
 #[derive(Clone, Copy, Debug)]
@@ -60,21 +66,64 @@ pub fn contact_shape_triangle(shape: &Shape, pose: &Pose, tri: &[Vec3; 3], n: Ve
     }
 }
 
-/// The manifold between a mesh (A) and a convex shape (B), in world space with the normal from
-/// the mesh to the shape: every triangle near the shape is tested, the deepest point's normal
-/// is the manifold's, points of triangles facing within `MERGE_COS` of it join, and the
-/// reduction keeps four (the deepest, the farthest from it, the widest on either side) of the
-/// overlapping points when there are three or more, else of all.
+/// [`contact_mesh_shape_with`] with the default [`InternalEdges`] mode.
 pub fn contact_mesh_shape(mesh: MeshRef, pm: &Pose, shape: &Shape, ps: &Pose, tol: Tolerance) -> Option<Manifold> {
+    contact_mesh_shape_with(mesh, pm, shape, ps, tol, InternalEdges::default())
+}
+
+/// The manifold between a mesh (A) and a convex shape (B), in world space with the normal from
+/// the mesh to the shape: every triangle near the shape is tested, its contact corrected on
+/// internal edges as `edges` says, the deepest point's normal is the manifold's, points of
+/// triangles facing within [`MERGE_COS`] of it join, and the reduction keeps four (the deepest,
+/// the farthest from it, the widest on either side) of the overlapping points when there are
+/// three or more, else of all.
+pub fn contact_mesh_shape_with(
+    mesh: MeshRef,
+    pm: &Pose,
+    shape: &Shape,
+    ps: &Pose,
+    tol: Tolerance,
+    edges: InternalEdges,
+) -> Option<Manifold> {
     let rel = pm.inv_mul(ps);
     let region = shape.aabb(&rel).expanded(tol.margin);
     let mut found: Vec<(Vec3, ContactPoint)> = Vec::new();
+    let push = |found: &mut Vec<(Vec3, ContactPoint)>, t: u32, m: &Manifold| {
+        let salt = t.wrapping_mul(0x9E37_79B1);
+        found.extend(m.points().iter().map(|p| (m.normal, ContactPoint { id: p.id ^ salt, ..*p })));
+    };
+    // Voided features: corner ids covered by kept contacts, and the contacts on inactive
+    // features waiting for every triangle to be seen.
+    let mut voided: Vec<u32> = Vec::new();
+    let mut delayed: Vec<(u32, Manifold, Vec3, [u32; 3], usize)> = Vec::new();
     mesh.for_each_in_aabb(&region, |t, tri, n| {
-        if let Some(m) = contact_shape_triangle(shape, &rel, &tri, n, tol.margin) {
-            let salt = t.wrapping_mul(0x9E37_79B1);
-            found.extend(m.points().iter().map(|p| (m.normal, ContactPoint { id: p.id ^ salt, ..*p })));
+        let Some(m) = contact_shape_triangle(shape, &rel, &tri, n, tol.margin) else { return };
+        if edges == InternalEdges::None {
+            return push(&mut found, t, &m);
+        }
+        let e = mesh.edges_of(t);
+        let (touch, allowed) = classify(&tri, n, &e, m.normal);
+        match (edges, allowed) {
+            (_, true) => {
+                push(&mut found, t, &m);
+                let (ids, k) = touch_corners(touch, &e.corners);
+                voided.extend_from_slice(&ids[..k]);
+            }
+            (InternalEdges::AdjacencyNormals, false) => push(&mut found, t, &to_face_normal(&m, n)),
+            _ => {
+                let (ids, k) = touch_corners(touch, &e.corners);
+                delayed.push((t, m, n, ids, k));
+            }
         }
     });
+    // Deepest first: a dropped or corrected contact voids its own feature for the rest.
+    delayed.sort_by(|x, y| y.1.max_depth().total_cmp(&x.1.max_depth()).then(x.0.cmp(&y.0)));
+    for (t, m, n, ids, k) in delayed {
+        if !ids[..k].iter().all(|i| voided.contains(i)) {
+            push(&mut found, t, &to_face_normal(&m, n));
+            voided.extend_from_slice(&ids[..k]);
+        }
+    }
     let (normal, _) = *found.iter().max_by(|x, y| x.1.depth.total_cmp(&y.1.depth).then(y.1.id.cmp(&x.1.id)))?;
     let pts: Vec<ContactPoint> = found
         .iter()
@@ -97,16 +146,28 @@ pub fn contact_mesh_shape(mesh: MeshRef, pm: &Pose, shape: &Shape, ps: &Pose, to
 
 /// A pair with a mesh on either side (mesh against mesh gives nothing: both are static or
 /// kinematic), oriented from `a` to `b`.
-pub(super) fn contact_pair(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, tol: Tolerance) -> Option<Manifold> {
+pub fn contact_pair(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, tol: Tolerance) -> Option<Manifold> {
+    contact_pair_with(a, pa, b, pb, tol, InternalEdges::default())
+}
+
+/// [`contact_pair`] with internal edges treated as `edges` says.
+pub fn contact_pair_with(
+    a: &Shape,
+    pa: &Pose,
+    b: &Shape,
+    pb: &Pose,
+    tol: Tolerance,
+    edges: InternalEdges,
+) -> Option<Manifold> {
     match (MeshRef::of(a), MeshRef::of(b)) {
-        (Some(m), None) => contact_mesh_shape(m, pa, b, pb, tol),
-        (None, Some(m)) => contact_mesh_shape(m, pb, a, pa, tol).map(Manifold::flipped),
+        (Some(m), None) => contact_mesh_shape_with(m, pa, b, pb, tol, edges),
+        (None, Some(m)) => contact_mesh_shape_with(m, pb, a, pa, tol, edges).map(Manifold::flipped),
         _ => None,
     }
 }
 
 /// Whether a mesh and a shape touch: some triangle's contact is at least `-eps` deep.
-pub(super) fn intersect_pair(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real) -> bool {
+pub fn intersect_pair(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real) -> bool {
     let tol = Tolerance { margin: eps.max(0.0).sqrt(), epsilon: eps };
     contact_pair(a, pa, b, pb, tol).is_some_and(|m| m.max_depth() >= -tol.margin)
 }

@@ -625,3 +625,30 @@ fn the_inspector_plots_pinned_bodies_beside_the_selected_one() {
     assert!(h.state().simulation().pinned.is_empty());
     assert!(h.query_by_label("#2 (pinned)").is_none());
 }
+
+/// Issue 19: a scene naming a mesh file that is missing shows the error with the path it tried
+/// and keeps the current scene; the shipped mesh_import.ron opens with its imported meshes.
+#[test]
+fn a_scene_whose_mesh_file_is_missing_keeps_the_current_scene() {
+    let dir = temp_dir("mesh-import");
+    std::fs::write(dir.join("rocks.ron"), "(bodies: [(kind: Static, shape: TriangleMesh(file: \"assets/gone.obj\"))])")
+        .unwrap();
+    let mut app = app_with(small_scene());
+    for _ in 0..3 {
+        app.simulation_mut().step_once();
+    }
+    let before = state(app.world());
+    app.open_scene(&dir.join("rocks.ron"));
+    let error = app.scene_error().expect("the load error is kept").to_string();
+    assert!(error.contains(&dir.join("assets/gone.obj").display().to_string()), "{error}");
+    assert_eq!(app.simulation().scene.name, "Test drop");
+    assert_eq!((app.world().step_count(), state(app.world())), (3, before));
+
+    app.open_scene(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes/mesh_import.ron"));
+    assert!(app.scene_error().is_none(), "{:?}", app.scene_error());
+    assert_eq!(app.simulation().scene.name, "Mesh import");
+    assert!(app.world().bodies()[0].shape.is_mesh());
+    let mut h = harness(app);
+    h.run();
+    std::fs::remove_dir_all(&dir).unwrap();
+}

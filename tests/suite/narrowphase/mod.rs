@@ -7,5 +7,6 @@ mod edges;
 mod exact;
 mod lessons;
 mod mesh;
+mod mesh_edges;
 mod raycast;
 mod reference;

@@ -1,6 +1,8 @@
 //! Scene files: loading and errors, hostile input, and the lessons' claims checked headless.
 
+mod ghost_lab;
 mod hostile_input;
 mod lesson_claims;
 mod load;
 mod mesh;
+mod mesh_import;

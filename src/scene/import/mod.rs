@@ -1,0 +1,259 @@
+//! Mesh import: the triangles of an OBJ or glTF 2.0 (.gltf + buffers, or .glb) file, for a
+//! scene's `TriangleMesh(file: ...)` and `ConvexHull(file: ...)`.
+
+mod gltf;
+mod obj;
+
+use super::{Generator, Scene, SceneError, ShapeDesc, rules};
+use crate::math::{Real, Vec3};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// What a file gave: every selected object's triangles over one vertex list, in the file's
+/// units times the scale, counter-clockwise seen from the side they face.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImportedMesh {
+    /// The vertices.
+    pub vertices: Vec<Vec3>,
+    /// Each triangle's three vertex indices.
+    pub triangles: Vec<[u32; 3]>,
+}
+
+/// Why a file gave no mesh. Every message starts with the file's path as it was opened.
+#[derive(Debug, Error)]
+pub enum ImportError {
+    /// The file could not be read.
+    #[error("{}: cannot read the file: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The extension is not .obj, .gltf or .glb.
+    #[error("{}: not a mesh file this build reads (.{ext}): use .obj, .gltf or .glb", path.display())]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// The file's extension.
+        ext: String,
+    },
+    /// The file is malformed.
+    #[error("{}{}: {message}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// The line, when the parser gave one.
+        line: Option<usize>,
+        /// What is wrong.
+        message: String,
+    },
+    /// A glTF buffer is missing or malformed.
+    #[error("{}: buffer {buffer}: {message}", path.display())]
+    Buffer {
+        /// The file.
+        path: PathBuf,
+        /// The buffer's index.
+        buffer: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A glTF primitive is not a triangle list.
+    #[error("{}: mesh {mesh} primitive {primitive}: mode {mode} is not supported (only TRIANGLES)", path.display())]
+    Mode {
+        /// The file.
+        path: PathBuf,
+        /// The mesh's name.
+        mesh: String,
+        /// The primitive's index.
+        primitive: usize,
+        /// Its drawing mode.
+        mode: String,
+    },
+    /// The object has no triangle.
+    #[error("{}: {object} has no triangles", path.display())]
+    NoTriangles {
+        /// The file.
+        path: PathBuf,
+        /// The object.
+        object: String,
+    },
+    /// No object has the name asked for.
+    #[error("{}: no object named \"{name}\"; the file has {}", path.display(), list(.names))]
+    NotFound {
+        /// The file.
+        path: PathBuf,
+        /// The name asked for.
+        name: String,
+        /// The names the file has.
+        names: Vec<String>,
+    },
+    /// A vertex is not finite.
+    #[error("{}: vertex {index} of {object} is not finite: ({}, {}, {})", path.display(), value[0], value[1], value[2])]
+    NonFinite {
+        /// The file.
+        path: PathBuf,
+        /// The object.
+        object: String,
+        /// The vertex's index.
+        index: usize,
+        /// Its coordinates.
+        value: [Real; 3],
+    },
+}
+
+fn list(names: &[String]) -> String {
+    if names.is_empty() {
+        "no named objects".into()
+    } else {
+        names.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// Reads the mesh in `path` (by its extension): every object merged, or the one named
+/// `object`, each vertex multiplied by `scale`.
+pub fn import_mesh(path: &Path, object: Option<&str>, scale: Real) -> Result<ImportedMesh, ImportError> {
+    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let parts = match ext.as_str() {
+        "obj" => obj::read(path, read(path)?, object)?,
+        "gltf" | "glb" => gltf::read(path, read(path)?, object)?,
+        _ => return Err(ImportError::Format { path: path.into(), ext }),
+    };
+    let mut mesh = ImportedMesh { vertices: Vec::new(), triangles: Vec::new() };
+    for part in parts {
+        if let Some((index, v)) = part.vertices.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+            return Err(ImportError::NonFinite { path: path.into(), object: part.name, index, value: v.to_array() });
+        }
+        let base = mesh.vertices.len() as u32;
+        mesh.vertices.extend(part.vertices.iter().map(|v| *v * scale));
+        mesh.triangles.extend(part.triangles.iter().map(|t| t.map(|i| i + base)));
+    }
+    if mesh.triangles.is_empty() {
+        let object = object.map_or_else(|| "the file".to_string(), |n| format!("\"{n}\""));
+        return Err(ImportError::NoTriangles { path: path.into(), object });
+    }
+    Ok(mesh)
+}
+
+/// One object of a file: its name (for errors) and its triangles in the scene's frame.
+struct Part {
+    name: String,
+    vertices: Vec<Vec3>,
+    triangles: Vec<[u32; 3]>,
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, ImportError> {
+    std::fs::read(path).map_err(|source| ImportError::Read { path: path.into(), source })
+}
+
+/// The objects named `object` among `names`, or all of them; not found lists the names there are.
+fn select(path: &Path, object: Option<&str>, names: &[String]) -> Result<Vec<bool>, ImportError> {
+    let Some(name) = object else { return Ok(vec![true; names.len()]) };
+    let picked: Vec<bool> = names.iter().map(|n| n == name).collect();
+    if picked.contains(&true) {
+        return Ok(picked);
+    }
+    let mut unique: Vec<String> = Vec::new();
+    for n in names.iter().filter(|n| !n.is_empty()) {
+        if !unique.contains(n) {
+            unique.push(n.clone());
+        }
+    }
+    Err(ImportError::NotFound { path: path.into(), name: name.into(), names: unique })
+}
+
+/// Reads every mesh file a scene's shapes name (relative to the scene file's folder) into the
+/// shapes' inline fields, so the scene no longer depends on the files (recordings carry it
+/// whole). A file named by several shapes is read once. Errors name the shape's field and the
+/// file.
+pub(crate) fn resolve_files(scene: &mut Scene, scene_path: &Path) -> Result<(), SceneError> {
+    let base = scene_path.parent().unwrap_or(Path::new(""));
+    let mut cache = Cache::new();
+    let invalid = |field: String, message: String| SceneError::Invalid { path: scene_path.into(), field, message };
+    for (i, b) in scene.bodies.iter_mut().enumerate() {
+        resolve(&mut b.shape, base, &mut cache).map_err(|m| invalid(format!("bodies[{i}].shape"), m))?;
+    }
+    for (i, g) in scene.generators.iter_mut().enumerate() {
+        match g {
+            Generator::Grid { shape, .. } => {
+                resolve(shape, base, &mut cache).map_err(|m| invalid(format!("generators[{i}].shape"), m))?
+            }
+            Generator::Rain { shapes, .. } => {
+                for (k, s) in shapes.iter_mut().enumerate() {
+                    resolve(s, base, &mut cache).map_err(|m| invalid(format!("generators[{i}].shapes[{k}]"), m))?;
+                }
+            }
+            Generator::Pyramid { .. } => {}
+        }
+    }
+    Ok(())
+}
+
+/// Files already read during one scene load: (path, object, scale bits) to mesh.
+type Cache = BTreeMap<(PathBuf, Option<String>, u32), ImportedMesh>;
+
+fn resolve(shape: &mut ShapeDesc, base: &Path, cache: &mut Cache) -> Result<(), String> {
+    let is_mesh = matches!(shape, ShapeDesc::TriangleMesh { .. });
+    let (file, object, scale, inline) = match shape {
+        ShapeDesc::TriangleMesh { vertices, indices, file, object, scale } => {
+            (file, object, scale, !vertices.is_empty() || !indices.is_empty())
+        }
+        ShapeDesc::ConvexHull { points, file, object, scale } => (file, object, scale, !points.is_empty()),
+        _ => return Ok(()),
+    };
+    let Some(name) = file.take() else { return Ok(()) };
+    let what = if is_mesh { "vertices and indices" } else { "points" };
+    if inline {
+        return Err(format!("file: give either a file or {what}, not both"));
+    }
+    let scale_value = scale.take().unwrap_or(1.0);
+    rules::within(scale_value, SCALE.0, SCALE.1, "").map_err(|e| format!("scale: {e}"))?;
+    let object = object.take();
+    let path = base.join(&name);
+    let key = (path.clone(), object.clone(), scale_value.to_bits());
+    let mesh = match cache.get(&key) {
+        Some(m) => m.clone(),
+        None => {
+            let m = import_mesh(&path, object.as_deref(), scale_value).map_err(|e| format!("file \"{name}\": {e}"))?;
+            cache.insert(key, m.clone());
+            m
+        }
+    };
+    *shape = if is_mesh {
+        ShapeDesc::triangle_mesh(mesh.vertices, mesh.triangles)
+    } else {
+        ShapeDesc::convex_hull(distinct(&mesh.vertices))
+    };
+    // The checks validation makes again, here so their message names the file.
+    super::shape_check(shape).map_err(|e| format!("file \"{name}\": {}: {e}", path.display()))
+}
+
+/// The range of a file's `scale`.
+const SCALE: (Real, Real) = (1e-6, 1e6);
+
+/// The vertices without repeats (files repeat a vertex for each face's normal), first seen first.
+fn distinct(vertices: &[Vec3]) -> Vec<Vec3> {
+    let mut seen = std::collections::BTreeSet::new();
+    vertices.iter().copied().filter(|v| seen.insert(v.to_array().map(f32::to_bits))).collect()
+}
+
+/// A shape that still names a file was not loaded from a scene file (which reads it), or has a
+/// selector without a file: an error naming the field.
+pub(crate) fn unresolved(shape: &ShapeDesc) -> Result<(), String> {
+    let (file, object, scale) = match shape {
+        ShapeDesc::TriangleMesh { file, object, scale, .. } | ShapeDesc::ConvexHull { file, object, scale, .. } => {
+            (file, object, scale)
+        }
+        _ => return Ok(()),
+    };
+    if let Some(f) = file {
+        return Err(format!(
+            "file \"{f}\": mesh files are read when a scene is loaded from its file; this scene was not"
+        ));
+    }
+    if object.is_some() || scale.is_some() {
+        return Err("object and scale select from a mesh file: give a file too".into());
+    }
+    Ok(())
+}
