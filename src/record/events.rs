@@ -1,6 +1,7 @@
 //! Per-step events worth a marker on a timeline: what a bug hunter scrubs to.
 
 use crate::math::{Real, Vec3};
+use crate::sweep::{BumpKind, BumpProbe};
 use crate::world::World;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -24,11 +25,14 @@ pub enum EventKind {
     EnergySpike,
     /// A body's state became non-finite (NaN or infinite) and the step froze it.
     NonFinite,
+    /// A body touching a triangle mesh or height field was kicked up, or its contact normal
+    /// jumped: a ghost collision on an internal edge ([`crate::sweep::BumpProbe`]).
+    GhostBump,
 }
 
 impl EventKind {
     /// Every kind, in the order the timeline lists them.
-    pub const ALL: [EventKind; 8] = [
+    pub const ALL: [EventKind; 9] = [
         EventKind::Toi,
         EventKind::FellAsleep,
         EventKind::NewContact,
@@ -37,6 +41,7 @@ impl EventKind {
         EventKind::LargeJump,
         EventKind::EnergySpike,
         EventKind::NonFinite,
+        EventKind::GhostBump,
     ];
 
     /// The kind's name on the timeline.
@@ -50,6 +55,7 @@ impl EventKind {
             EventKind::LargeJump => "large jump",
             EventKind::EnergySpike => "energy spike",
             EventKind::NonFinite => "non-finite state",
+            EventKind::GhostBump => "ghost bump",
         }
     }
 }
@@ -83,6 +89,8 @@ pub struct EventDetector {
     positions: Vec<Vec3>,
     asleep: Vec<bool>,
     energy: Option<Real>,
+    /// The bump probe, from the first step that sees a mesh or height field.
+    bumps: Option<BumpProbe>,
     /// Steps within which three on/off changes count as flicker.
     pub flicker_window: u64,
 }
@@ -173,6 +181,20 @@ impl EventDetector {
                     format!("contact {}–{} switched 4 times in {} steps", pair.0, pair.1, step - h.changes[3]),
                 );
             }
+        }
+        if self.bumps.is_none() && bodies.iter().any(|b| b.shape.is_mesh()) {
+            self.bumps = Some(BumpProbe::new(world));
+        }
+        for bump in self.bumps.as_mut().map(|p| p.observe(world)).unwrap_or_default() {
+            let detail = match bump.kind {
+                BumpKind::Spike => {
+                    format!("body {} kicked up {:.2} m/s on a mesh in one step", bump.body, bump.amount)
+                }
+                BumpKind::Flip => {
+                    format!("the normal of body {}'s mesh contact turned {:.0}°", bump.body, bump.amount)
+                }
+            };
+            ev(EventKind::GhostBump, vec![bump.body], detail);
         }
         // Forget pairs long apart, so the map does not grow without bound.
         self.pairs.retain(|_, h| h.touching || step - h.changes[0] < 4 * self.flicker_window);

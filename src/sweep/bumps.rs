@@ -40,6 +40,26 @@ impl BumpRow {
     }
 }
 
+/// What kind of bump a step gave a body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BumpKind {
+    /// Its vertical speed rose by more than [`SPIKE_DV`] while it touched a mesh.
+    Spike,
+    /// Its deepest mesh contact's normal turned by more than the angle of [`FLIP_COS`].
+    Flip,
+}
+
+/// One bump found in one step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bump {
+    /// The body bumped.
+    pub body: u32,
+    /// Spike or flip.
+    pub kind: BumpKind,
+    /// The rise of vertical speed (m/s) for a spike, the normal's turn (degrees) for a flip.
+    pub amount: Real,
+}
+
 #[derive(Clone, Debug, Default)]
 struct Track {
     last_pos: Vec3,
@@ -48,30 +68,41 @@ struct Track {
     spiking: bool,
 }
 
-/// Watches a world step by step; call [`BumpProbe::observe`] after every step.
+/// Watches a world step by step; call [`BumpProbe::observe`] after every step. Dynamic bodies
+/// added to the world later are tracked from the first step they are seen.
+#[derive(Clone, Debug, Default)]
 pub struct BumpProbe {
     rows: Vec<BumpRow>,
     tracks: Vec<Track>,
+    /// Bodies looked at so far (the world's body count at the last observation).
+    seen: usize,
 }
 
 impl BumpProbe {
     /// Tracks every dynamic body of `world` from its current state.
     pub fn new(world: &World) -> Self {
-        let mut rows = Vec::new();
-        let mut tracks = Vec::new();
-        for (i, b) in world.bodies().iter().enumerate().filter(|(_, b)| b.is_dynamic()) {
-            rows.push(BumpRow {
+        let mut probe = Self { rows: Vec::new(), tracks: Vec::new(), seen: 0 };
+        probe.track_new_bodies(world);
+        probe
+    }
+
+    /// Starts tracking the dynamic bodies added since the last call.
+    fn track_new_bodies(&mut self, world: &World) {
+        let bodies = world.bodies();
+        for (i, b) in bodies.iter().enumerate().skip(self.seen).filter(|(_, b)| b.is_dynamic()) {
+            self.rows.push(BumpRow {
                 body: i as u32,
                 name: b.name.clone().unwrap_or_else(|| format!("#{i}")),
                 ..Default::default()
             });
-            tracks.push(Track { last_pos: b.pose.translation, last_vy: b.linvel.y, ..Default::default() });
+            self.tracks.push(Track { last_pos: b.pose.translation, last_vy: b.linvel.y, ..Default::default() });
         }
-        Self { rows, tracks }
+        self.seen = self.seen.max(bodies.len());
     }
 
-    /// Takes in the world's state after one step.
-    pub fn observe(&mut self, world: &World) {
+    /// Takes in the world's state after one step; returns the bumps of this step, in body order.
+    pub fn observe(&mut self, world: &World) -> Vec<Bump> {
+        let mut found = Vec::new();
         let bodies = world.bodies();
         // The normal (from the mesh to the body) of each body's deepest touching mesh contact.
         let mut normals: Vec<Option<(Real, Vec3)>> = vec![None; bodies.len()];
@@ -94,7 +125,7 @@ impl BumpProbe {
             }
         }
         for (row, t) in self.rows.iter_mut().zip(&mut self.tracks) {
-            let b = &bodies[row.body as usize];
+            let Some(b) = bodies.get(row.body as usize) else { continue };
             let normal = normals[row.body as usize].map(|(_, n)| n);
             let (pos, vy) = (b.pose.translation, b.linvel.y);
             let touching = normal.is_some() || t.last_normal.is_some();
@@ -103,12 +134,15 @@ impl BumpProbe {
                 let spike = vy - t.last_vy > SPIKE_DV;
                 if spike && !t.spiking {
                     row.spikes += 1;
+                    found.push(Bump { body: row.body, kind: BumpKind::Spike, amount: vy - t.last_vy });
                 }
                 t.spiking = spike;
                 if let (Some(n), Some(m)) = (normal, t.last_normal)
                     && n.dot(m) < FLIP_COS
                 {
                     row.flips += 1;
+                    let turn = n.dot(m).clamp(-1.0, 1.0).acos().to_degrees();
+                    found.push(Bump { body: row.body, kind: BumpKind::Flip, amount: turn });
                 }
             } else {
                 t.spiking = false;
@@ -117,6 +151,8 @@ impl BumpProbe {
             t.last_vy = vy;
             t.last_normal = normal;
         }
+        self.track_new_bodies(world);
+        found
     }
 
     /// The counts so far, one row per dynamic body in body order.

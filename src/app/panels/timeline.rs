@@ -9,7 +9,7 @@ use crate::session::sim::{SPEED_RANGE, Simulation};
 use eframe::egui::{self, Color32, Pos2, Rect, RichText, Sense, Stroke, Ui, pos2, vec2};
 
 /// The marker colour of each event kind, in the order of [`EventKind::ALL`].
-pub(super) const KIND_COLORS: [Color32; 8] = [
+pub(super) const KIND_COLORS: [Color32; 9] = [
     Color32::from_rgb(90, 200, 255),  // time of impact
     Color32::from_rgb(150, 160, 200), // fell asleep
     Color32::from_rgb(120, 220, 140), // new contact
@@ -18,6 +18,7 @@ pub(super) const KIND_COLORS: [Color32; 8] = [
     Color32::from_rgb(255, 120, 220), // large jump
     Color32::from_rgb(255, 150, 50),  // energy spike
     Color32::from_rgb(255, 255, 255), // non-finite state
+    Color32::from_rgb(200, 255, 80),  // ghost bump
 ];
 
 pub(super) fn kind_color(kind: EventKind) -> Color32 {
@@ -36,7 +37,7 @@ const PICK: f32 = 5.0;
 
 pub(crate) struct TimelinePanel {
     /// Which event kinds are drawn, in the order of [`EventKind::ALL`].
-    pub shown: [bool; 8],
+    pub shown: [bool; EventKind::ALL.len()],
 }
 
 impl Default for TimelinePanel {
@@ -352,5 +353,8 @@ fn kind_help(kind: EventKind) -> &'static str {
         EventKind::LargeJump => "A body moved farther in one step than its own size: a tunneling suspect.",
         EventKind::EnergySpike => "Total energy rose without a user action: an instability.",
         EventKind::NonFinite => "A body's state became NaN or infinite; the step froze it where it was.",
+        EventKind::GhostBump => {
+            "A body on a triangle mesh or height field was kicked up, or its contact normal jumped: a ghost collision on an internal edge (try the Internal edges setting)."
+        }
     }
 }

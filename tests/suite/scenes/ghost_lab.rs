@@ -59,3 +59,31 @@ fn adjacency_normals_keep_boxes_and_capsules_gliding() {
     // Its corrected points stay beside the face point (docs/meshes.md): the spheres still bump.
     assert!(row(&rows, "flat sphere").per_metre() > 2.0, "{rows:?}");
 }
+
+/// The timeline's ghost-bump markers are the probe's bumps, one marker per spike or flip, on
+/// the body bumped.
+#[test]
+fn the_timeline_marks_each_bump_on_its_body() {
+    use collidoscope::record::{EventDetector, EventKind};
+    let scene = Scene::load(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/ghost_lab.ron")).unwrap();
+    let mut w = scene.build().unwrap();
+    w.settings.internal_edges = InternalEdges::None;
+    let mut probe = BumpProbe::new(&w);
+    let mut detector = EventDetector::new();
+    let mut marks = vec![0u32; w.bodies().len()];
+    for _ in 0..STEPS {
+        w.step();
+        probe.observe(&w);
+        for e in detector.observe(&w, false).iter().filter(|e| e.kind == EventKind::GhostBump) {
+            assert_eq!(e.bodies.len(), 1, "{e:?}");
+            assert!(!e.detail.is_empty());
+            marks[e.bodies[0] as usize] += 1;
+        }
+    }
+    let mut total = 0;
+    for r in probe.rows() {
+        assert_eq!(marks[r.body as usize], r.spikes + r.flips, "{}: markers against the probe's {r:?}", r.name);
+        total += marks[r.body as usize];
+    }
+    assert!(total > 10, "raw contacts must give markers: {total}");
+}
