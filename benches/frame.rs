@@ -100,6 +100,7 @@ fn bench(c: &mut Criterion) {
             candidate_pairs: true,
             ccd: true,
             narrow_phase: true,
+            mesh: true,
             grid: true,
             axes: true,
             trails: true,

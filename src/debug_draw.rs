@@ -25,11 +25,15 @@ pub enum DrawCategory {
     NarrowPhase,
     /// Ray casts.
     Ray,
+    /// Triangle meshes and height fields near moving bodies: their triangles with active and
+    /// inactive edges, the BVH nodes (or height-field cells) the mid phase visits, and each mesh
+    /// contact's raw normal beside the corrected one.
+    Mesh,
 }
 
 impl DrawCategory {
     /// Every category, in the order the viewer lists them.
-    pub const ALL: [DrawCategory; 9] = [
+    pub const ALL: [DrawCategory; 10] = [
         DrawCategory::Aabb,
         DrawCategory::ContactPoint,
         DrawCategory::ContactNormal,
@@ -39,6 +43,7 @@ impl DrawCategory {
         DrawCategory::Ccd,
         DrawCategory::NarrowPhase,
         DrawCategory::Ray,
+        DrawCategory::Mesh,
     ];
 
     fn bit(self) -> u32 {

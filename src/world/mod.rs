@@ -5,6 +5,7 @@ mod hash;
 mod idle;
 #[cfg(test)]
 mod idle_tests;
+mod mesh_debug;
 mod profile;
 mod scene;
 mod sleep;
@@ -14,6 +15,7 @@ pub use crate::settings::{PositionCorrection, Settings};
 pub use crate::timer::PhaseTimer;
 pub use guard::Fault;
 pub use hash::state_hash;
+pub use mesh_debug::{BVH_INNER_COLOR, BVH_LEAF_COLOR, CORRECTED_NORMAL_COLOR, RAW_NORMAL_COLOR};
 pub use profile::{PHASES, StepProfile};
 pub use snapshot::{BodySnapshot, Snapshot, WarmEntry};
 
@@ -641,19 +643,24 @@ impl World {
             self.debug_draw_ccd(draw);
         }
         if draw.wants(DrawCategory::NarrowPhase) {
-            self.debug_draw_mesh_edges(draw);
+            self.debug_draw_mesh_edges(DrawCategory::NarrowPhase, draw);
+        }
+        if draw.wants(DrawCategory::Mesh) {
+            self.debug_draw_mesh_edges(DrawCategory::Mesh, draw);
+            self.debug_draw_mesh_queries(draw);
+            self.debug_draw_mesh_normals(draw);
         }
     }
 
     /// The mesh edges within half a metre of each awake dynamic body, active or inactive for
     /// the internal-edge modes.
-    fn debug_draw_mesh_edges(&self, draw: &mut DebugDraw) {
+    fn debug_draw_mesh_edges(&self, category: DrawCategory, draw: &mut DebugDraw) {
         for m in &self.bodies {
             let Some(mesh) = narrowphase::mesh::MeshRef::of(&m.shape) else { continue };
             for b in self.bodies.iter().filter(|b| b.is_dynamic() && !b.asleep) {
                 let region = b.shape.aabb(&m.pose.inv_mul(&b.pose)).expanded(0.5);
                 if region.overlaps(&m.shape.local_aabb()) {
-                    narrowphase::mesh::draw_edges(mesh, &m.pose, &region, draw);
+                    narrowphase::mesh::draw_edges(mesh, &m.pose, &region, category, draw);
                 }
             }
         }

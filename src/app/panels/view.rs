@@ -37,6 +37,9 @@ impl ViewPanel {
             ui.checkbox(&mut l.trails, "Trails").on_hover_text(
                 "A trail behind the selected body and bodies that move more than half their size per step; moving bodies smaller than a few pixels are drawn at a minimum size with a ring.",
             );
+            ui.checkbox(&mut l.mesh, "Mesh internals").on_hover_text(
+                "Triangle meshes and height fields near moving bodies: triangle edges (orange active, blue inactive), the BVH nodes or height-field cells the mid phase visits (leaves bright), and each mesh contact's normal as used (green) beside the raw triangle contact's (red).",
+            );
             ui.end_row();
         });
 

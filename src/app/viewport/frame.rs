@@ -344,6 +344,7 @@ impl Layers {
             DrawCategory::CandidatePair => self.candidate_pairs,
             DrawCategory::Ccd => self.ccd,
             DrawCategory::NarrowPhase => self.narrow_phase,
+            DrawCategory::Mesh => self.mesh,
             DrawCategory::Ray => true,
         }
     }

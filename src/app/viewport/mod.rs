@@ -63,6 +63,8 @@ pub struct Layers {
     pub candidate_pairs: bool,
     pub ccd: bool,
     pub narrow_phase: bool,
+    /// Triangles, BVH nodes and raw against corrected normals of meshes near moving bodies.
+    pub mesh: bool,
     pub grid: bool,
     pub axes: bool,
     /// Trails behind fast and selected bodies, and small moving bodies drawn at a minimum size.
@@ -80,10 +82,50 @@ impl Default for Layers {
             candidate_pairs: false,
             ccd: true,
             narrow_phase: false,
+            mesh: false,
             grid: true,
             axes: true,
             trails: true,
         }
+    }
+}
+
+impl Layers {
+    /// The layers' names, as `--layer` takes them.
+    pub const NAMES: [&'static str; 12] = [
+        "aabbs",
+        "contact_points",
+        "contact_normals",
+        "velocities",
+        "broad_phase",
+        "candidate_pairs",
+        "ccd",
+        "narrow_phase",
+        "mesh",
+        "grid",
+        "axes",
+        "trails",
+    ];
+
+    /// Turns the layer named `name` (one of [`Layers::NAMES`]) on or off.
+    pub fn set(&mut self, name: &str, on: bool) -> Result<(), String> {
+        let flag = match name {
+            "aabbs" => &mut self.aabbs,
+            "contact_points" => &mut self.contact_points,
+            "contact_normals" => &mut self.contact_normals,
+            "velocities" => &mut self.velocities,
+            "broad_phase" => &mut self.broad_phase,
+            "candidate_pairs" => &mut self.candidate_pairs,
+            "ccd" => &mut self.ccd,
+            "narrow_phase" => &mut self.narrow_phase,
+            "mesh" => &mut self.mesh,
+            "grid" => &mut self.grid,
+            "axes" => &mut self.axes,
+            "trails" => &mut self.trails,
+            _ => return Err(format!("unknown layer {name:?}; the layers are {}", Self::NAMES.join(", "))),
+        };
+        *flag = on;
+        Ok(())
     }
 }
 

@@ -50,6 +50,7 @@ fn bare() -> ViewOptions {
         candidate_pairs: false,
         ccd: false,
         narrow_phase: false,
+        mesh: false,
         grid: false,
         axes: false,
         trails: false,

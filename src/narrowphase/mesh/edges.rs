@@ -166,15 +166,15 @@ pub const ACTIVE_EDGE_COLOR: Color = [1.0, 0.55, 0.1, 1.0];
 pub const INACTIVE_EDGE_COLOR: Color = [0.35, 0.55, 0.85, 0.8];
 
 /// Draws the edges of the triangles overlapping `region` (the mesh's frame) of a mesh posed at
-/// `pose`, coloured active or inactive, lifted 2 mm off each face (category NarrowPhase).
-pub fn draw_edges(mesh: MeshRef, pose: &Pose, region: &Aabb, draw: &mut DebugDraw) {
+/// `pose`, coloured active or inactive, lifted 2 mm off each face, in `category`.
+pub fn draw_edges(mesh: MeshRef, pose: &Pose, region: &Aabb, category: DrawCategory, draw: &mut DebugDraw) {
     mesh.for_each_in_aabb(region, |t, tri, n| {
         let e = mesh.edges_of(t);
         let lift = n * 0.002;
         for k in 0..3 {
             let color = if edge_active(&tri, n, e.across[k], k) { ACTIVE_EDGE_COLOR } else { INACTIVE_EDGE_COLOR };
             let (a, b) = (pose.transform_point(tri[k] + lift), pose.transform_point(tri[(k + 1) % 3] + lift));
-            draw.line(DrawCategory::NarrowPhase, a, b, color);
+            draw.line(category, a, b, color);
         }
     });
 }
@@ -195,7 +195,7 @@ mod tests {
         let m = TriangleMesh::new(v, vec![[0, 1, 2], [0, 2, 3]]).unwrap();
         let mut d = DebugDraw::default();
         let region = Aabb::new(Vec3::splat(-1.0), Vec3::splat(2.0));
-        draw_edges(MeshRef::Triangles(&m), &Pose::IDENTITY, &region, &mut d);
+        draw_edges(MeshRef::Triangles(&m), &Pose::IDENTITY, &region, DrawCategory::NarrowPhase, &mut d);
         assert_eq!(d.lines.len(), 6);
         // The diagonal, drawn once from each side, is the only inactive edge.
         let inactive: Vec<_> = d.lines.iter().filter(|l| l.color == INACTIVE_EDGE_COLOR).collect();
