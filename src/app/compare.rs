@@ -11,6 +11,7 @@ use crate::broadphase::BroadPhaseKind;
 use crate::ccd::CcdMode;
 use crate::math::Real;
 use crate::narrowphase::NarrowPhaseKind;
+use crate::narrowphase::mesh::InternalEdges;
 use crate::session::record::{Partner, RecordCommand};
 use crate::session::sim::Simulation;
 use crate::world::{PHASES, Settings, World};
@@ -282,14 +283,19 @@ fn side_label(ui: &mut Ui, name: &str, color: Color32, what: String, w: &World, 
             s.iterations
         )
     } else {
-        format!(
+        let mut line = format!(
             "{} · {} · CCD {} · {} substeps · slop {}",
             humanize(&format!("{:?}", s.broad_phase)),
             humanize(&format!("{:?}", s.narrow_phase)),
             humanize(&format!("{:?}", s.ccd)),
             s.substeps,
             s.slop
-        )
+        );
+        // Meshes are where the internal-edge mode tells the two sides apart.
+        if w.bodies().iter().any(|b| b.shape.is_mesh()) {
+            line += &format!(" · internal edges {}", humanize(&format!("{:?}", s.internal_edges)));
+        }
+        line
     };
     ui.horizontal_wrapped(|ui| {
         ui.label(RichText::new(name).color(color).heading().strong());
@@ -302,6 +308,7 @@ fn side_label(ui: &mut Ui, name: &str, color: Color32, what: String, w: &World, 
 /// partner (B) the app's world is A, and rows rapier has no counterpart for show a dash.
 fn settings_grid(ui: &mut Ui, p: &Partner, app: &Settings, commands: &mut Vec<Command>) {
     let swap = p.is_rapier();
+    let has_mesh = p.other().bodies().iter().any(|b| b.shape.is_mesh());
     let other = &p.other().settings;
     let (a, b) = if swap { (app, other) } else { (other, app) };
     let (mut sa, mut sb) = (a.clone(), b.clone());
@@ -350,6 +357,16 @@ fn settings_grid(ui: &mut Ui, p: &Partner, app: &Settings, commands: &mut Vec<Co
             ui.add(slider(&mut sb.contact_epsilon, 0.0..=1e-2, 1e-12, " m²")).labelled_by(l);
         }
         ui.end_row();
+        if has_mesh {
+            let l = ui.label("Internal edges").id;
+            combo(ui, "ab_edges_a", &mut sa.internal_edges, InternalEdges::ALL).labelled_by(l);
+            if swap {
+                none(ui)
+            } else {
+                combo(ui, "ab_edges_b", &mut sb.internal_edges, InternalEdges::ALL).labelled_by(l);
+            }
+            ui.end_row();
+        }
     });
     let (partner_new, app_new) = if swap { (sb, sa) } else { (sa, sb) };
     if partner_new != *other {

@@ -652,3 +652,26 @@ fn a_scene_whose_mesh_file_is_missing_keeps_the_current_scene() {
     h.run();
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// On a scene with meshes, each A/B side says which internal-edge mode it runs, and the A/B
+/// settings grid sets B's mode apart from A's.
+#[test]
+fn ab_on_a_mesh_scene_names_each_sides_internal_edge_mode() {
+    use collidoscope::narrowphase::mesh::InternalEdges;
+    let scene = Scene::load(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/ghost_lab.ron")).unwrap();
+    let mut h = harness(showing(app_with(scene), &[PanelId::Timeline]));
+    h.run();
+    click(&mut h, "A/B from start");
+    h.run();
+    h.run();
+    assert_eq!(h.query_all_by_label_contains("internal edges Voided features").count(), 2, "both sides say it");
+    // B is the app's world: its mode goes through the settings like any other change.
+    let mut s = h.state().world().settings.clone();
+    s.internal_edges = InternalEdges::None;
+    h.state_mut().apply(collidoscope::app::Command::SetSettings(Box::new(s)));
+    h.run();
+    h.run();
+    h.get_by_label_contains("internal edges None");
+    h.get_by_label_contains("internal edges Voided features");
+    assert!(h.query_all_by_label("Internal edges").count() >= 1, "a row in the A/B grid");
+}
