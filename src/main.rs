@@ -55,6 +55,35 @@ struct AppArgs {
     /// Select this body (its index in the scene) when the app opens.
     #[arg(long, value_name = "INDEX")]
     select: Option<usize>,
+    /// Turn a debug layer on (aabbs, contact_points, contact_normals, velocities, broad_phase,
+    /// candidate_pairs, ccd, narrow_phase, mesh, grid, axes, trails); repeat for several.
+    #[arg(long = "layer", value_name = "NAME")]
+    layers: Vec<String>,
+    /// Change a setting of the opened scene, as `run --set` does, e.g. `--set
+    /// internal_edges=None`; repeat for several. With `--compare`, both sides start from it.
+    #[arg(long = "set", value_name = "FIELD=VALUE", value_parser = parse_assignment)]
+    sets: Vec<(String, String)>,
+    /// Start the camera at an eye looking at a target, over the scene's camera:
+    /// `--camera EX,EY,EZ,TX,TY,TZ` (metres).
+    #[arg(long, value_name = "EYE,TARGET", value_parser = parse_camera)]
+    camera: Option<collidoscope::scene::CameraDesc>,
+}
+
+/// `EX,EY,EZ,TX,TY,TZ` as a camera: six finite numbers, the eye apart from the target.
+fn parse_camera(s: &str) -> Result<collidoscope::scene::CameraDesc, String> {
+    let v: Vec<f32> = s
+        .split(',')
+        .map(|x| x.trim().parse::<f32>().map_err(|e| format!("{x:?} is not a number: {e}")))
+        .collect::<Result<_, _>>()?;
+    if v.len() != 6 || v.iter().any(|x| !x.is_finite()) {
+        return Err(format!("expected six finite numbers EX,EY,EZ,TX,TY,TZ, got {s:?}"));
+    }
+    use collidoscope::math::Vec3;
+    let (eye, target) = (Vec3::new(v[0], v[1], v[2]), Vec3::new(v[3], v[4], v[5]));
+    if eye.distance(target) < 1e-3 {
+        return Err(format!("the eye {eye} is at the target"));
+    }
+    Ok(collidoscope::scene::CameraDesc { eye, target })
 }
 
 #[derive(Subcommand)]
@@ -311,7 +340,7 @@ fn default_scene() -> PathBuf {
 
 #[cfg(feature = "gui")]
 fn open_app(args: AppArgs) -> Result<(), String> {
-    let AppArgs { scene, screenshot, frames, compare, show, presentation, select } = args;
+    let AppArgs { scene, screenshot, frames, compare, show, presentation, select, layers, sets, camera } = args;
     let reopen_last = scene.is_none() && screenshot.is_none();
     let scene = scene.unwrap_or_else(default_scene);
     let show =
@@ -325,6 +354,9 @@ fn open_app(args: AppArgs) -> Result<(), String> {
         show,
         presentation,
         select,
+        layers,
+        sets,
+        camera,
     })
 }
 

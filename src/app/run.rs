@@ -31,14 +31,28 @@ pub struct AppOptions {
     pub presentation: bool,
     /// Select this body (by index) once the app opens.
     pub select: Option<usize>,
+    /// Debug layers to turn on (names as [`super::viewport::Layers::NAMES`]).
+    pub layers: Vec<String>,
+    /// Settings to change (name, RON value) on the opened scene's world.
+    pub sets: Vec<(String, String)>,
+    /// Where the camera starts, over the scene's own.
+    pub camera: Option<crate::scene::CameraDesc>,
 }
 
 const STORAGE_KEY: &str = "collidoscope";
 
 /// Opens the app window and returns when it closes. A scene that cannot be loaded opens the
 /// window on the default scene with the error shown; in screenshot mode, or with `--compare`,
-/// it is an error before any window opens, as is a PNG that could not be written.
+/// it is an error before any window opens, as is a PNG that could not be written. An unknown
+/// layer or a bad `--set` is an error before any window opens.
 pub fn run(opts: AppOptions) -> Result<(), String> {
+    for name in &opts.layers {
+        super::viewport::Layers::default().set(name, true).map_err(|e| format!("--layer: {e}"))?;
+    }
+    let mut settings = crate::world::Settings::default();
+    for (field, value) in &opts.sets {
+        settings.set_field(field, value).map_err(|e| format!("--set {field}={value}: {e}"))?;
+    }
     if opts.screenshot.is_some() || !opts.compare.is_empty() {
         // Fail early, with the file and line, before a window appears.
         let scene_file = crate::scene::Scene::load(&opts.scene).map_err(|e| e.to_string())?;
@@ -64,6 +78,7 @@ pub fn run(opts: AppOptions) -> Result<(), String> {
     let reopen_last = opts.reopen_last && opts.compare.is_empty();
     let compare = opts.compare.clone();
     let (show, presentation, select) = (opts.show.clone(), opts.presentation, opts.select);
+    let (layers, sets, camera) = (opts.layers.clone(), opts.sets.clone(), opts.camera);
     eframe::run_native(
         "Collidoscope",
         native,
@@ -98,6 +113,19 @@ pub fn run(opts: AppOptions) -> Result<(), String> {
             }
             if let Some(i) = select {
                 app.apply(super::panels::Command::Select(Some(i)));
+            }
+            if let Some(c) = camera {
+                app.set_start_camera(c);
+            }
+            for name in &layers {
+                app.view_mut().layers.set(name, true).map_err(|e| format!("--layer: {e}"))?;
+            }
+            if !sets.is_empty() {
+                let mut settings = app.world().settings.clone();
+                for (field, value) in &sets {
+                    settings.set_field(field, value).map_err(|e| format!("--set {field}={value}: {e}"))?;
+                }
+                app.apply(super::panels::Command::SetSettings(Box::new(settings)));
             }
             if let Some(e) = unreadable {
                 app.announce(e);

@@ -142,6 +142,13 @@ impl App {
 
     /// Applies what was remembered from the last run. Settings are restored only when the same
     /// scene is open again.
+    /// Starts the camera at `c` (and makes it the scene's, where Reset puts it back), over
+    /// the scene's camera and the one remembered from the last run.
+    pub fn set_start_camera(&mut self, c: crate::scene::CameraDesc) {
+        self.sim.scene.camera = Some(c);
+        self.frame_pending = true;
+    }
+
     pub fn restore(&mut self, p: Persisted) {
         self.open = p.open;
         self.view = p.view;

@@ -109,3 +109,22 @@ fn bad_compare_settings_fail_before_a_window_opens() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+#[cfg(feature = "gui")]
+#[test]
+fn bad_app_layers_sets_and_cameras_fail_before_a_window_opens() {
+    for (args, named) in [
+        (["--layer", "meshes"], "meshes"),
+        (["--set", "internal_edges=Sometimes"], "internal_edges"),
+        (["--set", "slop=-1"], "slop"),
+        (["--camera", "0,1,2,0,1"], "six finite numbers"),
+        (["--camera", "1,1,1,1,1,1"], "at the target"),
+        (["--camera", "0,1,x,0,0,0"], "\"x\" is not a number"),
+    ] {
+        let out = bin().arg("scenes/ghost_lab.ron").args(args).output().unwrap();
+        assert!(out.status.code().is_some_and(|c| c != 0), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(named), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
