@@ -1,5 +1,6 @@
 //! The world: physical checks, picking, and the same bits on any number of threads.
 
+mod pair_cache;
 mod parallel_hash;
 mod physics;
 mod picking;
