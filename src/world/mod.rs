@@ -447,8 +447,11 @@ impl World {
             let swept_past_mesh = (fast[a as usize] || fast[b as usize]) && mesh;
             let reach = reach[a as usize] || reach[b as usize] || pushed > 0.0 || swept_past_mesh;
             // Pairs with reach (whose margin changes with their speed) and mesh pairs are tested
-            // every step; others reuse their last result while B stays near where it was.
-            let cached = !reach && !mesh && cache_distance > 0.0;
+            // every step; others reuse their last result while B stays near where it was. Only
+            // with warm starting, where the solver keeps contacts (contact recycling) and the
+            // narrow phase's manifold mostly checks them: without it, every step's rows come
+            // straight from the narrow phase.
+            let cached = !reach && !mesh && cache_distance > 0.0 && settings.warm_starting;
             if let Some(e) =
                 old.filter(|e| cached && e.holds(&ba.pose, &bb.pose, bb.shape.bounding_radius(), cache_distance))
             {
