@@ -159,6 +159,11 @@ settings! {
     grid_cell_size: Real = 1.0,
     /// The family of algorithms that answers pair tests.
     narrow_phase: NarrowPhaseKind = NarrowPhaseKind::default(),
+    /// A pair's last narrow-phase result is reused while no point of one body has moved more
+    /// than this (m) relative to the other since it was made (the body-pair cache); 0: the narrow
+    /// phase tests every pair every step.
+    #[serde(deserialize_with = "de::non_negative")]
+    pair_cache_distance: Real = 0.001,
     /// How fast bodies are kept from tunneling.
     ccd: CcdMode = CcdMode::default(),
     /// How contacts on the edges and vertices inside triangle meshes and height fields are
@@ -206,11 +211,12 @@ impl Settings {
             return Err(format!("iterations: {} must lie between 1 and {}", self.iterations, Self::MAX_ITERATIONS));
         }
         // Upper bounds far beyond any useful value, so that no product of them overflows.
-        let ranges: [(&str, Real, Real, Real, &str); 12] = [
+        let ranges: [(&str, Real, Real, Real, &str); 13] = [
             ("restitution_threshold", self.restitution_threshold, 0.0, 1e4, " m/s"),
             ("slop", self.slop, 0.0, 1.0, " m"),
             ("contact_epsilon", self.contact_epsilon, 0.0, 1.0, " m²"),
             ("speculative_distance", self.speculative_distance, 0.0, 100.0, " m"),
+            ("pair_cache_distance", self.pair_cache_distance, 0.0, 1.0, " m"),
             ("contact_hertz", self.contact_hertz, 1e-3, 1e4, " Hz"),
             ("damping_ratio", self.damping_ratio, 0.0, 1e4, ""),
             ("max_correction_velocity", self.max_correction_velocity, 1e-6, 1e4, " m/s"),

@@ -6,6 +6,7 @@ mod idle;
 #[cfg(test)]
 mod idle_tests;
 mod mesh_debug;
+mod pair_cache;
 mod profile;
 mod scene;
 mod sleep;
@@ -16,8 +17,9 @@ pub use crate::timer::PhaseTimer;
 pub use guard::Fault;
 pub use hash::state_hash;
 pub use mesh_debug::{BVH_INNER_COLOR, BVH_LEAF_COLOR, CORRECTED_NORMAL_COLOR, RAW_NORMAL_COLOR};
+pub use pair_cache::{CachedPoint, PAIR_CACHE_MAX_TURN, PairEntry};
 pub use profile::{PHASES, StepProfile};
-pub use snapshot::{BodySnapshot, Snapshot, WarmEntry};
+pub use snapshot::{BodySnapshot, PairSnapshot, Snapshot, WarmEntry};
 
 use crate::broadphase::{self, BroadPhase, BroadPhaseParams};
 use crate::ccd::{self, CcdMode, CcdSweep, ToiEvent};
@@ -54,6 +56,11 @@ pub struct World {
     /// The last update of a step with every dynamic body asleep, reused while nothing moves.
     idle: idle::IdlePairs,
     contacts: Vec<Contact>,
+    /// Per candidate pair of the last step, sorted: its last narrow-phase result and the
+    /// relative pose it was made at (the body-pair cache, `pair_cache`).
+    pair_cache: Vec<PairEntry>,
+    /// This step's entries, one per pair, swapped with `pair_cache` after the narrow phase.
+    pair_cache_next: Vec<PairEntry>,
     /// The contacts of each run of pairs that a thread tests in a parallel step.
     narrow_runs: Vec<Vec<Contact>>,
     /// Per body: its rotation matrix this step, shared by its box–box pairs and the solver.
@@ -91,6 +98,8 @@ impl Clone for World {
             // The new structure is empty: the clone's first step rebuilds it.
             idle: idle::IdlePairs::default(),
             contacts: self.contacts.clone(),
+            pair_cache: self.pair_cache.clone(),
+            pair_cache_next: Vec::new(),
             narrow_runs: Vec::new(),
             rotations: Rotations::default(),
             warm_cache: self.warm_cache.clone(),
@@ -143,6 +152,8 @@ impl World {
             pairs: Vec::new(),
             idle: idle::IdlePairs::default(),
             contacts: Vec::new(),
+            pair_cache: Vec::new(),
+            pair_cache_next: Vec::new(),
             narrow_runs: Vec::new(),
             rotations: Rotations::default(),
             warm_cache: Vec::new(),
@@ -177,6 +188,9 @@ impl World {
     /// since the caller may move it (a static body too, which waking does not show).
     pub fn body_mut(&mut self, i: usize) -> &mut Body {
         self.idle.forget();
+        // The caller may change its shape: its pairs are tested afresh.
+        let id = i as u32;
+        self.pair_cache.retain(|e| e.pair.0 != id && e.pair.1 != id);
         let b = &mut self.bodies[i];
         b.wake();
         b
@@ -267,6 +281,8 @@ impl World {
         if settings != self.settings {
             self.wake_all();
             self.idle.forget();
+            // Margins and methods may have changed: every pair is tested afresh.
+            self.pair_cache.clear();
         }
         self.settings = settings;
     }
@@ -420,20 +436,34 @@ impl World {
         ccd::pushed_reach(&self.bodies, &self.reach, &self.pairs, dt, &mut self.pushed);
         let (bodies, reach, pushed, settings) = (&self.bodies, &self.reach, &self.pushed, &self.settings);
         let fast = &self.fast;
-        // One pair's contact, from the pair alone: pairs can be tested in any order, on any
-        // thread, and the contacts kept in pair order.
-        let contact = |&(a, b): &(u32, u32)| {
+        let cache_distance = settings.pair_cache_distance;
+        // One pair's contact and its body-pair cache entry, from the pair and its last entry
+        // alone: pairs can be tested in any order, on any thread, and the contacts kept in pair
+        // order.
+        let contact = |&(a, b): &(u32, u32), old: Option<&PairEntry>| {
             let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
             let mut tol = tol;
             let pushed = pushed[a as usize].max(pushed[b as usize]);
+            let mesh = ba.shape.is_mesh() || bb.shape.is_mesh();
             // The time-of-impact sweeps skip meshes: a fast body meets them by reach instead.
-            let swept_past_mesh = (fast[a as usize] || fast[b as usize]) && (ba.shape.is_mesh() || bb.shape.is_mesh());
+            let swept_past_mesh = (fast[a as usize] || fast[b as usize]) && mesh;
             let reach = reach[a as usize] || reach[b as usize] || pushed > 0.0 || swept_past_mesh;
+            // Pairs with reach (whose margin changes with their speed) and mesh pairs are tested
+            // every step; others reuse their last result while B stays near where it was. Only
+            // with warm starting, where the solver keeps contacts (contact recycling) and the
+            // narrow phase's manifold mostly checks them: without it, every step's rows come
+            // straight from the narrow phase.
+            let cached = !reach && !mesh && cache_distance > 0.0 && settings.warm_starting;
+            if let Some(e) =
+                old.filter(|e| cached && e.holds(&ba.pose, &bb.pose, bb.shape.bounding_radius(), cache_distance))
+            {
+                return (e.manifold(&ba.pose, &bb.pose).map(|manifold| Contact { a, b, manifold }), *e, true);
+            }
             if reach {
                 // Reach as far as the pair can close in this step.
                 tol.margin += ccd::pair_reach(ba, bb, dt) + pushed;
             }
-            let m = if ba.shape.is_mesh() || bb.shape.is_mesh() {
+            let m = if mesh {
                 let edges = settings.internal_edges;
                 narrowphase::mesh::contact_pair_with(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, edges)
             } else {
@@ -447,15 +477,44 @@ impl World {
                     settings.narrow_phase,
                 )
             };
-            let mut m = m.filter(|m| !m.is_empty())?;
+            let m = m.filter(|m| !m.is_empty());
+            let entry = if cached {
+                PairEntry::new((a, b), &ba.pose, &bb.pose, m.as_ref())
+            } else {
+                PairEntry::invalid((a, b))
+            };
+            let Some(mut m) = m else { return (None, entry, false) };
             if reach {
                 // Every leading corner gets its own speculative point.
                 m = ccd::speculative_contact(&m, ba, bb, dt, tol.margin, settings.slop, pushed);
             }
-            Some(Contact { a, b, manifold: m })
+            (Some(Contact { a, b, manifold: m }), entry, false)
         };
+        let old_cache = &self.pair_cache;
+        let hits = std::sync::atomic::AtomicU32::new(0);
+        // The contacts of a run of pairs, with their cache entries written to `entries`.
+        let run_contacts = |pairs: &[(u32, u32)], entries: &mut [PairEntry], out: &mut Vec<Contact>| {
+            let Some(first) = pairs.first() else { return };
+            let mut cursor = old_cache.partition_point(|e| e.pair < *first);
+            let mut n = 0;
+            for (k, (pair, entry)) in pairs.iter().zip(entries).enumerate() {
+                // B jumps through the bodies: ask for the pose and shape of the B a few pairs on.
+                if let Some(&(_, b)) = pairs.get(k + 4) {
+                    let body = &bodies[b as usize];
+                    crate::math::prefetch(&body.pose);
+                    crate::math::prefetch(&body.shape);
+                }
+                let (c, e, hit) = contact(pair, pair_cache::find(old_cache, &mut cursor, *pair));
+                *entry = e;
+                n += hit as u32;
+                out.extend(c);
+            }
+            hits.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        };
+        self.pair_cache_next.resize(self.pairs.len(), PairEntry::invalid((0, 0)));
+        self.pair_cache_next.truncate(self.pairs.len());
         match st.crew.as_ref().filter(|_| self.pairs.len() >= self.parallel_min_pairs) {
-            None => self.contacts.extend(self.pairs.iter().filter_map(contact)),
+            None => run_contacts(&self.pairs, &mut self.pair_cache_next, &mut self.contacts),
             // Runs of pairs, each tested into its own buffer (kept from step to step), then
             // copied side by side into place: the contacts stay in pair order whichever
             // thread tested each.
@@ -464,13 +523,15 @@ impl World {
                 let runs = self.pairs.len().div_ceil(run);
                 self.narrow_runs.resize_with(runs, Vec::new);
                 let found = SharedMut::new(&mut self.narrow_runs[..runs]);
+                let entries = SharedMut::new(&mut self.pair_cache_next);
                 let pairs = &self.pairs;
                 crew.for_blocks(runs, 1, |r| {
                     for k in r {
-                        // SAFETY: each block fills its own runs.
-                        let out = unsafe { found.get(k) };
+                        let range = k * run..((k + 1) * run).min(pairs.len());
+                        // SAFETY: each block fills its own runs and their pairs' entries.
+                        let (out, entries) = unsafe { (found.get(k), entries.range(range.clone())) };
                         out.clear();
-                        out.extend(pairs[k * run..((k + 1) * run).min(pairs.len())].iter().filter_map(contact));
+                        run_contacts(&pairs[range], entries, out);
                     }
                 });
                 let found = &self.narrow_runs[..runs];
@@ -489,7 +550,9 @@ impl World {
                 });
             }
         }
+        std::mem::swap(&mut self.pair_cache, &mut self.pair_cache_next);
         p.narrow_tests = self.pairs.len() as u32;
+        p.pair_cache_hits = hits.into_inner();
         p.manifolds = self.contacts.len() as u32;
         p.contacts = self.contacts.iter().map(|c| c.manifold.len() as u32).sum();
     }

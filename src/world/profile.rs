@@ -23,8 +23,10 @@ pub struct StepProfile {
     pub sleeping_bodies: u32,
     /// Candidate pairs from the broad phase (after filtering static–static and asleep pairs).
     pub pairs: u32,
-    /// Pairs the narrow phase tested.
+    /// Pairs the narrow phase answered: tested, or from the body-pair cache.
     pub narrow_tests: u32,
+    /// Of those, the pairs answered from the body-pair cache (`Settings::pair_cache_distance`).
+    pub pair_cache_hits: u32,
     /// Manifolds with at least one point.
     pub manifolds: u32,
     /// Contact points in all manifolds.

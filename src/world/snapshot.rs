@@ -1,7 +1,7 @@
 //! The whole state of a world as plain data: restoring it and stepping gives bit-identical
 //! results to a run that never stopped.
 
-use super::{Settings, World};
+use super::{CachedPoint, PairEntry, Settings, World};
 use crate::dynamics::solver::{CachedImpulse, Kept};
 use crate::dynamics::{Body, BodyKind, Material};
 use crate::math::{Pose, Quat, Real, Vec3};
@@ -75,6 +75,28 @@ pub struct Snapshot {
     pub bodies: Vec<BodySnapshot>,
     /// The warm-start impulses of the contacts.
     pub warm_cache: Vec<WarmEntry>,
+    /// The body-pair cache: the pairs whose last narrow-phase result may be reused. Snapshots
+    /// without it test every pair afresh at the next step.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pair_cache: Vec<PairSnapshot>,
+}
+
+/// One pair's last narrow-phase result (see `PairEntry`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PairSnapshot {
+    /// The pair's first body.
+    pub a: u32,
+    /// The pair's second body.
+    pub b: u32,
+    /// B's origin in A's frame when the result was made.
+    pub offset: Vec3,
+    /// B's rotation relative to A's then.
+    pub turn: Quat,
+    /// The normal, in A's frame.
+    pub normal: Vec3,
+    /// Per point: on A's surface (A's frame), on B's surface (B's frame), feature id.
+    pub points: Vec<(Vec3, Vec3, u32)>,
 }
 
 impl Snapshot {
@@ -114,7 +136,10 @@ impl Snapshot {
             };
             return Some(format!("body {i}{name}: {what}"));
         }
-        Some("the warm-start impulses differ".into())
+        if self.warm_cache != other.warm_cache {
+            return Some("the warm-start impulses differ".into());
+        }
+        Some("the body-pair cache differs".into())
     }
 }
 
@@ -160,7 +185,20 @@ impl World {
                 },
             })
             .collect();
-        Snapshot { step: self.step_count, settings: self.settings.clone(), bodies, warm_cache }
+        let pair_cache = self
+            .pair_cache
+            .iter()
+            .filter(|e| e.valid)
+            .map(|e| PairSnapshot {
+                a: e.pair.0,
+                b: e.pair.1,
+                offset: e.offset,
+                turn: e.turn,
+                normal: e.normal,
+                points: e.points[..e.len as usize].iter().map(|p| (p.on_a, p.on_b, p.id)).collect(),
+            })
+            .collect();
+        Snapshot { step: self.step_count, settings: self.settings.clone(), bodies, warm_cache, pair_cache }
     }
 
     /// Puts the world in the snapshot's state. Shapes that match the current bodies' are kept
@@ -219,10 +257,36 @@ impl World {
         if !cache.is_sorted_by_key(|c| c.0) {
             return Err("warm_cache: entries must be sorted by pair".into());
         }
+        let mut pair_cache = Vec::with_capacity(snap.pair_cache.len());
+        for e in &snap.pair_cache {
+            let finite = e.offset.is_finite()
+                && e.turn.is_finite()
+                && e.normal.is_finite()
+                && e.points.iter().all(|(a, b, _)| a.is_finite() && b.is_finite());
+            if e.a >= e.b || e.b as usize >= bodies.len() || e.points.len() > MAX_MANIFOLD_POINTS || !finite {
+                return Err(format!("pair_cache: bad entry for pair ({}, {})", e.a, e.b));
+            }
+            let mut entry = PairEntry {
+                offset: e.offset,
+                turn: e.turn,
+                normal: e.normal,
+                len: e.points.len() as u8,
+                valid: true,
+                ..PairEntry::invalid((e.a, e.b))
+            };
+            for (c, &(on_a, on_b, id)) in entry.points.iter_mut().zip(&e.points) {
+                *c = CachedPoint { on_a, on_b, id };
+            }
+            pair_cache.push(entry);
+        }
+        if !pair_cache.is_sorted_by_key(|e| e.pair) {
+            return Err("pair_cache: entries must be sorted by pair".into());
+        }
         self.set_settings(snap.settings.clone());
         self.bodies = bodies;
         self.aabbs = self.bodies.iter().map(Body::aabb).collect();
         self.warm_cache = cache;
+        self.pair_cache = pair_cache;
         self.pairs.clear();
         self.contacts.clear();
         // The structure describes the old bodies: rebuild it at the next step.

@@ -309,12 +309,17 @@ impl Solver {
         out: &mut Vec<Contact>,
         crew: Option<&Crew>,
     ) {
-        let one = |c: &Contact, w: u32| {
+        // Writes its results in place: returned, the three would be copied (400 bytes a contact).
+        let one = |c: &Contact,
+                   w: u32,
+                   out: &mut Contact,
+                   arm_b: &mut [Vec3; MAX_MANIFOLD_POINTS],
+                   kept: &mut [Kept; MAX_MANIFOLD_POINTS]| {
             let (a, b) = (&bodies[c.a as usize].pose, &bodies[c.b as usize].pose);
             let (xa, qa, xb, qb) = (a.translation, a.rotation, b.translation, b.rotation);
             let pts = c.manifold.points();
-            let mut arm_b = [Vec3::ZERO; MAX_MANIFOLD_POINTS];
-            let mut kept = [Kept::default(); MAX_MANIFOLD_POINTS];
+            arm_b.fill(Vec3::ZERO);
+            kept.fill(Kept::default());
             // The kept points' anchors now, while they stay within the tolerances.
             let reuse = (w != u32::MAX).then(|| &cache[w as usize].1).and_then(|old| {
                 let n = qa * old[0].kept.normal;
@@ -347,8 +352,8 @@ impl Solver {
                 // (a turning capsule's other end): rows on the kept anchors would let it sink.
                 (c.manifold.max_depth() <= m.max_depth() + RECYCLE_DEPTH).then_some(m)
             });
-            let contact = match reuse {
-                Some(m) => Contact { a: c.a, b: c.b, manifold: m },
+            match reuse {
+                Some(m) => *out = Contact { a: c.a, b: c.b, manifold: m },
                 None => {
                     let n = c.manifold.normal;
                     let (ia, ib) = (qa.inverse(), qb.inverse());
@@ -364,38 +369,32 @@ impl Solver {
                             normal: local_n,
                         };
                     }
-                    *c
+                    *out = *c;
                 }
-            };
-            (contact, arm_b, kept)
+            }
         };
+        let n = contacts.len();
+        out.resize(n, Contact { a: 0, b: 0, manifold: Manifold::default() });
+        out.truncate(n);
+        self.arm_b.resize(n, [Vec3::ZERO; MAX_MANIFOLD_POINTS]);
+        self.arm_b.truncate(n);
+        self.kept.resize(n, [Kept::default(); MAX_MANIFOLD_POINTS]);
+        self.kept.truncate(n);
         match crew {
             None => {
-                out.clear();
-                self.arm_b.clear();
-                self.kept.clear();
-                for (c, &w) in contacts.iter().zip(&self.warm) {
-                    let (contact, arm_b, kept) = one(c, w);
-                    out.push(contact);
-                    self.arm_b.push(arm_b);
-                    self.kept.push(kept);
+                let slots = out.iter_mut().zip(self.arm_b.iter_mut()).zip(self.kept.iter_mut());
+                for ((c, &w), ((o, arm_b), kept)) in contacts.iter().zip(&self.warm).zip(slots) {
+                    one(c, w, o, arm_b, kept);
                 }
             }
             Some(crew) => {
-                let n = contacts.len();
-                out.resize(n, Contact { a: 0, b: 0, manifold: Manifold::default() });
-                out.truncate(n);
-                self.arm_b.resize(n, [Vec3::ZERO; MAX_MANIFOLD_POINTS]);
-                self.arm_b.truncate(n);
-                self.kept.resize(n, [Kept::default(); MAX_MANIFOLD_POINTS]);
-                self.kept.truncate(n);
                 let (out, arm_b, kept) =
                     (SharedMut::new(out), SharedMut::new(&mut self.arm_b), SharedMut::new(&mut self.kept));
                 let warm = &self.warm;
                 crew.for_blocks(n, 64, |r| {
                     for i in r {
                         // SAFETY: each block writes its own contacts' slots.
-                        unsafe { (*out.get(i), *arm_b.get(i), *kept.get(i)) = one(&contacts[i], warm[i]) };
+                        unsafe { one(&contacts[i], warm[i], out.get(i), arm_b.get(i), kept.get(i)) };
                     }
                 });
             }
