@@ -34,6 +34,10 @@ pub(super) const SPECULATIVE_DISTANCE: &str = "Contacts are created this far bef
 Too small: fast bodies penetrate before the contact exists and bounce out hard.\n\
 Too large: many needless contacts (narrow phase and solver slow down) and bodies can snag on nearby edges.";
 
+pub(super) const PAIR_CACHE_DISTANCE: &str = "A pair's last contact is reused, without the narrow phase, while neither body has moved more than this (m) or turned more than 2° relative to the other since it was made (the body-pair cache).\n\
+0: every pair goes through the narrow phase every step.\n\
+Too large: a contact feature that appears as a body rolls onto an edge arrives late, by up to this distance.";
+
 pub(super) const POSITION_CORRECTION: &str = "How overlapping bodies are pushed apart.\n\
 Soft: a spring of 'contact hertz' and 'damping ratio', then a relax pass that removes the push-out velocity (stable, no bounce).\n\
 Baumgarte: a velocity bias of 'baumgarte' × the penetration beyond the slop (simple, but adds energy: bodies pop out).";

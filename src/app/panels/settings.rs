@@ -174,6 +174,14 @@ impl SettingsPanel {
             row(ui, "Internal edges", help::INTERNAL_EDGES, |ui| {
                 combo(ui, "internal_edges", &mut s.internal_edges, InternalEdges::ALL)
             });
+            row(ui, "Pair cache distance", help::PAIR_CACHE_DISTANCE, |ui| {
+                ui.add(
+                    slider(&mut s.pair_cache_distance, 0.0..=0.05)
+                        .logarithmic(true)
+                        .smallest_positive(1e-5)
+                        .suffix(" m"),
+                )
+            });
             row(ui, "CCD", help::CCD, |ui| combo(ui, "ccd", &mut s.ccd, CcdMode::ALL));
             row(ui, "CCD speed threshold", help::CCD_SPEED_THRESHOLD, |ui| {
                 ui.add(slider(&mut s.ccd_speed_threshold, 0.1..=500.0).logarithmic(true).suffix(" m/s"))
