@@ -1,12 +1,23 @@
 //! Mesh mid phase (issue 19): building the triangle BVH of a 1M-triangle grid (target under
 //! 1 s), the whole mesh build (normals, adjacency, BVH), box queries against it, and one box's
 //! contact with the 1M-triangle grid against the same on a 128-triangle one (the mid phase
-//! should make the mesh's size nearly free).
+//! should make the mesh's size nearly free). And the rain: `scenes/rain_1000.ron` (1,000 mixed
+//! bodies in a walled pit) on its flat box floor, against the same rain on a 100,352-triangle
+//! terrain, as a height field and as a triangle mesh (target: within 2x the box floor).
+//!
+//! Run: `cargo bench --no-default-features --bench mesh` (`MESH_BENCH=rain` or `=build` runs one
+//! group).
+
+// The rain is built here, not loaded by `steps::load_awake`.
+#[allow(dead_code)]
+#[path = "common/steps.rs"]
+mod steps;
 
 use collidoscope::geometry::Shape;
 use collidoscope::geometry::{Aabb, MeshBvh, TriangleMesh};
 use collidoscope::math::{Pose, Quat, Real, Vec3};
 use collidoscope::narrowphase::{MeshRef, Tolerance, contact_mesh_shape};
+use collidoscope::scene::{Scene, ShapeDesc};
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::Duration;
@@ -72,5 +83,109 @@ fn build(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, build);
+/// Cells per side of the rain's terrain: `2 x 224²` = 100,352 triangles.
+const TERRAIN_CELLS: usize = 224;
+/// The terrain's cell, m: 56 m across, bodies a cell or two wide.
+const TERRAIN_CELL: Real = 0.25;
+
+/// The terrain's height at `(x, z)`: gentle waves of 12 cm around zero.
+fn terrain_height(x: Real, z: Real) -> Real {
+    0.12 * (x * 0.9).sin() * (z * 0.7).cos()
+}
+
+/// `scenes/rain_1000.ron` with its floor replaced by `floor` (`None`: the box floor as it is);
+/// the pit's walls reach below the terrain's troughs.
+fn rain_on(floor: Option<ShapeDesc>) -> collidoscope::World {
+    let path = format!("{}/scenes/rain_1000.ron", env!("CARGO_MANIFEST_DIR"));
+    let mut scene = Scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    if let Some(shape) = floor {
+        scene.bodies[0].shape = shape;
+        scene.bodies[0].position = Vec3::ZERO;
+        for wall in &mut scene.bodies[1..5] {
+            if let ShapeDesc::Cuboid { half_extents } = &mut wall.shape {
+                half_extents.y = 2.5;
+                wall.position.y = 1.5;
+            }
+        }
+    }
+    let mut world = scene.build().unwrap_or_else(|e| panic!("{e}"));
+    let mut settings = world.settings.clone();
+    settings.sleeping = false;
+    world.set_settings(settings);
+    world
+}
+
+/// The terrain as a height field, centred on the origin.
+fn terrain_heightfield() -> ShapeDesc {
+    let n = TERRAIN_CELLS + 1;
+    let half = TERRAIN_CELLS as Real * TERRAIN_CELL / 2.0;
+    let heights = (0..n)
+        .map(|r| {
+            (0..n).map(|c| terrain_height(c as Real * TERRAIN_CELL - half, r as Real * TERRAIN_CELL - half)).collect()
+        })
+        .collect();
+    ShapeDesc::HeightField { cell: TERRAIN_CELL, heights }
+}
+
+/// The same terrain as a triangle mesh, split along the same diagonals, facing +y.
+fn terrain_mesh() -> ShapeDesc {
+    let n = TERRAIN_CELLS as u32;
+    let half = TERRAIN_CELLS as Real * TERRAIN_CELL / 2.0;
+    let v = (0..=n)
+        .flat_map(|r| {
+            (0..=n).map(move |c| {
+                let (x, z) = (c as Real * TERRAIN_CELL - half, r as Real * TERRAIN_CELL - half);
+                Vec3::new(x, terrain_height(x, z), z)
+            })
+        })
+        .collect();
+    let mut t = Vec::with_capacity(2 * (n * n) as usize);
+    for r in 0..n {
+        for c in 0..n {
+            let i = r * (n + 1) + c;
+            t.push([i, i + n + 1, i + n + 2]);
+            t.push([i, i + n + 2, i + 1]);
+        }
+    }
+    ShapeDesc::triangle_mesh(v, t)
+}
+
+/// Steps before timing: the rain has landed and piles up on the floor (4 s).
+const RAIN_SETTLE_STEPS: usize = 240;
+
+fn rain(c: &mut Criterion) {
+    let mut g = c.benchmark_group("mesh_rain");
+    g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(6));
+    for (name, floor) in [
+        ("rain_box_floor", None),
+        ("rain_heightfield_100k", Some(terrain_heightfield())),
+        ("rain_trimesh_100k", Some(terrain_mesh())),
+    ] {
+        let mut world = rain_on(floor);
+        for _ in 0..RAIN_SETTLE_STEPS {
+            world.step();
+        }
+        let warm = steps::warm(&mut world, |_| {});
+        let p = world.profile();
+        eprintln!(
+            "{name}: {} bodies, {} pairs, {} manifolds, {} contact points; {warm}",
+            p.bodies, p.pairs, p.manifolds, p.contacts
+        );
+        let warmed = world.snapshot();
+        g.bench_function(name, |b| steps::time_steps(b, &mut world, &warmed));
+    }
+    g.finish();
+}
+
+fn selected(c: &mut Criterion) {
+    let only = std::env::var("MESH_BENCH").ok();
+    if only.as_deref().is_none_or(|o| o == "build") {
+        build(c);
+    }
+    if only.as_deref().is_none_or(|o| o == "rain") {
+        rain(c);
+    }
+}
+
+criterion_group!(benches, selected);
 criterion_main!(benches);

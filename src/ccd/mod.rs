@@ -3,9 +3,10 @@
 //! Two remedies, chosen by [`CcdMode`]: speculative contacts (a fast body's AABB and contact
 //! margin grow by the distance it can travel this step, so the solver sees the obstacle before
 //! reaching it) and time of impact (after the solver moved everything, each fast body's sweep is
-//! cast against the world by conservative advancement; the body is stopped at the first impact,
+//! cast against the world by conservative advancement, against meshes triangle by triangle; the body is stopped at the first impact,
 //! its velocity resolved there, and it moves on for the rest of the step).
 
+mod mesh;
 mod resolve;
 mod toi;
 
@@ -13,6 +14,7 @@ mod draw;
 mod speculative;
 
 pub use draw::shape_outline;
+pub use mesh::mesh_time_of_impact;
 pub(crate) use resolve::resolve_toi;
 pub use resolve::{CcdSweep, MAX_TOI_ROUNDS, ToiEvent, sweep_aabb, toi_target};
 pub use speculative::{pair_reach, pushed_reach, speculative_contact, speculative_manifold};

@@ -2,6 +2,7 @@
 //! is re-played against the other bodies' motions, stopped at the first impact, its velocity
 //! resolved there against the contact manifold, and carried on for what is left of the step.
 
+use super::mesh::mesh_time_of_impact;
 use super::toi::{Sweep, TimeOfImpact, angular_reach, time_of_impact_or_core};
 use crate::broadphase::BroadPhase;
 use crate::dynamics::{Body, BodyKind};
@@ -145,27 +146,27 @@ pub(crate) fn resolve_toi(
             let mut first: Option<(u32, Sweep, TimeOfImpact)> = None;
             for &j in &candidates {
                 let ju = j as usize;
-                // Meshes stop bodies through their speculative contacts only: the sweeps'
-                // distance queries are for convex shapes. A body swept only for its turn is
-                // swept against static bodies alone.
-                if ju == i
-                    || bodies[ju].shape.is_mesh()
-                    || (!fast[i] && turning[i] && bodies[ju].kind != BodyKind::Static)
-                {
+                // A body swept only for its turn is swept against static bodies alone.
+                if ju == i || (!fast[i] && turning[i] && bodies[ju].kind != BodyKind::Static) {
                     continue;
                 }
                 let other = motion[ju].sweep_from(t0);
                 if !sweep_aabb(&bodies[ju].shape, &other).overlaps(&aabb) {
                     continue;
                 }
-                let hit = time_of_impact_or_core(
-                    &bodies[i].shape,
-                    &sweep,
-                    &bodies[ju].shape,
-                    &other,
-                    target,
-                    bodies[ju].is_dynamic(),
-                )
+                let hit = if bodies[ju].shape.is_mesh() {
+                    // Meshes are static or kinematic: swept triangle by triangle.
+                    mesh_time_of_impact(&bodies[i].shape, &sweep, &bodies[ju].shape, &other, target)
+                } else {
+                    time_of_impact_or_core(
+                        &bodies[i].shape,
+                        &sweep,
+                        &bodies[ju].shape,
+                        &other,
+                        target,
+                        bodies[ju].is_dynamic(),
+                    )
+                }
                 // Two dynamic bodies already pressed together are the solver's: stopping one
                 // where it is would leave it behind while the other is carried on.
                 .filter(|h| h.t > 0.0 || !bodies[ju].is_dynamic());

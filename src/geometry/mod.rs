@@ -24,4 +24,4 @@ pub use ray::{Ray, RayHit};
 pub use raycast::{ray_aabb, ray_capsule, ray_cast, ray_cuboid, ray_hull, ray_sphere};
 pub use shape::{Capsule, Cuboid, Shape, ShapeKind, Sphere};
 pub use slab::{SlabAxis, SlabTrace, direction_from_degrees, slab_axis};
-pub use trimesh::{MeshError, NO_NEIGHBOUR, TriangleMesh, ray_triangle};
+pub use trimesh::{MeshError, NO_NEIGHBOUR, TriangleMesh, degenerate_area, ray_triangle};

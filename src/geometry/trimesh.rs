@@ -102,6 +102,9 @@ pub struct TriangleMesh {
     normals: Vec<Vec3>,
     /// For triangle `t` and edge `k` (from corner `k` to corner `k + 1`), the triangle across it.
     adjacency: Vec<[u32; 3]>,
+    /// Boundary edges welded to another mesh: `(3 t + k, the other triangle's normal in this
+    /// mesh's frame)`, sorted.
+    seams: Vec<(u32, Vec3)>,
     aabb: Aabb,
     bounding_radius: Real,
     bvh: MeshBvh,
@@ -110,6 +113,15 @@ pub struct TriangleMesh {
 /// A triangle is degenerate when its doubled area is below this fraction of its longest edge
 /// squared (a sliver whose height is under one part in a million of its length).
 const MIN_SHAPE: Real = 1e-6;
+
+/// The area of a triangle the mesh check calls degenerate (doubled area below [`MIN_SHAPE`]
+/// of its longest edge squared, or not a number), `None` for a sound one.
+pub fn degenerate_area([a, b, c]: &[Vec3; 3]) -> Option<Real> {
+    let (a, b, c) = (*a, *b, *c);
+    let longest = (b - a).length_squared().max((c - b).length_squared()).max((a - c).length_squared());
+    let area2 = (b - a).cross(c - a).length();
+    (area2.is_nan() || area2 <= MIN_SHAPE * longest).then_some(area2 * 0.5)
+}
 
 impl TriangleMesh {
     /// Checks and builds a mesh: every vertex finite, every index in range, no degenerate
@@ -127,19 +139,17 @@ impl TriangleMesh {
                 return Err(MeshError::IndexOutOfRange { triangle: t, index, vertices: vertices.len() });
             }
             let [a, b, c] = tri.map(|i| vertices[i as usize]);
-            let cross = (b - a).cross(c - a);
-            let longest = (b - a).length_squared().max((c - b).length_squared()).max((a - c).length_squared());
-            let area2 = cross.length();
-            if area2.is_nan() || area2 <= MIN_SHAPE * longest {
-                return Err(MeshError::DegenerateTriangle { triangle: t, area: area2 * 0.5 });
+            if let Some(area) = degenerate_area(&[a, b, c]) {
+                return Err(MeshError::DegenerateTriangle { triangle: t, area });
             }
-            normals.push(cross / area2);
+            let cross = (b - a).cross(c - a);
+            normals.push(cross / cross.length());
         }
         let adjacency = adjacency(&triangles)?;
         let aabb = Aabb::from_points(vertices.iter().copied());
         let bounding_radius = vertices.iter().map(|v| v.length()).fold(0.0, Real::max);
         let bvh = MeshBvh::build(&triangles.iter().map(|t| tri_aabb(&vertices, t)).collect::<Vec<_>>());
-        Ok(Self { vertices, triangles, normals, adjacency, aabb, bounding_radius, bvh })
+        Ok(Self { vertices, triangles, normals, adjacency, seams: Vec::new(), aabb, bounding_radius, bvh })
     }
 
     /// The vertices.
@@ -160,6 +170,46 @@ impl TriangleMesh {
     /// Neighbour of each triangle across each edge, or [`NO_NEIGHBOUR`].
     pub fn adjacency(&self) -> &[[u32; 3]] {
         &self.adjacency
+    }
+
+    /// The normal of the triangle across edge `k` of triangle `t`: its neighbour in this mesh,
+    /// or the triangle of another mesh the edge is welded to ([`TriangleMesh::weld`]); `None`
+    /// on a boundary.
+    pub fn across(&self, t: u32, k: usize) -> Option<Vec3> {
+        match self.adjacency[t as usize][k] {
+            NO_NEIGHBOUR if self.seams.is_empty() => None,
+            NO_NEIGHBOUR => {
+                let key = 3 * t + k as u32;
+                self.seams.binary_search_by_key(&key, |s| s.0).ok().map(|i| self.seams[i].1)
+            }
+            n => Some(self.normals[n as usize]),
+        }
+    }
+
+    /// The boundary edges (no neighbour in this mesh) as `(triangle, edge)`.
+    pub fn boundary_edges(&self) -> impl Iterator<Item = (u32, usize)> + '_ {
+        self.adjacency
+            .iter()
+            .enumerate()
+            .flat_map(|(t, a)| (0..3).filter(move |&k| a[k] == NO_NEIGHBOUR).map(move |k| (t as u32, k)))
+    }
+
+    /// Welds boundary edges to triangles of another mesh: each `(triangle, edge, normal)` gets
+    /// that normal (in this mesh's frame) as its neighbour's, so the internal-edge modes treat
+    /// the edge as inside one surface. A weld replaces an earlier one of the same edge.
+    pub fn weld(&mut self, edges: impl IntoIterator<Item = (u32, usize, Vec3)>) {
+        for (t, k, n) in edges {
+            let key = 3 * t + k as u32;
+            match self.seams.binary_search_by_key(&key, |s| s.0) {
+                Ok(i) => self.seams[i].1 = n,
+                Err(i) => self.seams.insert(i, (key, n)),
+            }
+        }
+    }
+
+    /// How many boundary edges are welded to another mesh.
+    pub fn welded_edges(&self) -> usize {
+        self.seams.len()
     }
 
     /// Number of triangles.

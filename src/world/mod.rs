@@ -15,6 +15,21 @@ mod snapshot;
 pub use crate::settings::{PositionCorrection, Settings};
 pub use crate::timer::PhaseTimer;
 pub use guard::Fault;
+
+/// A body [`World::try_add_body`] refuses.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum AddBodyError {
+    /// A dynamic triangle mesh or height field.
+    #[error("body {index}{name} is a dynamic {shape}: a triangle mesh or height field can only be Static or Kinematic")]
+    DynamicMesh {
+        /// The index the body would have had.
+        index: usize,
+        /// ` "NAME"` for a named body, else empty.
+        name: String,
+        /// The shape's kind.
+        shape: &'static str,
+    },
+}
 pub use hash::state_hash;
 pub use mesh_debug::{BVH_INNER_COLOR, BVH_LEAF_COLOR, CORRECTED_NORMAL_COLOR, RAW_NORMAL_COLOR};
 pub use pair_cache::{CachedPoint, PAIR_CACHE_MAX_TURN, PairEntry};
@@ -172,11 +187,55 @@ impl World {
     }
 
     /// Adds a body and returns its index.
+    ///
+    /// # Panics
+    /// On a body the world refuses ([`World::try_add_body`]: a dynamic mesh or height field),
+    /// with the error's message.
     pub fn add_body(&mut self, body: Body) -> usize {
+        self.try_add_body(body).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Adds a body and returns its index, or refuses a dynamic triangle mesh or height field
+    /// (they have no volume to give a mass, and their contacts are with convex shapes only) with
+    /// an error naming the body.
+    pub fn try_add_body(&mut self, body: Body) -> Result<usize, AddBodyError> {
+        if body.kind == crate::dynamics::BodyKind::Dynamic && body.shape.is_mesh() {
+            let index = self.bodies.len();
+            let name = body.name.as_ref().map_or(String::new(), |n| format!(" \"{n}\""));
+            return Err(AddBodyError::DynamicMesh {
+                index,
+                name,
+                shape: if matches!(body.shape, Shape::TriangleMesh(_)) { "triangle mesh" } else { "height field" },
+            });
+        }
+        let mut body = body;
+        if body.kind == BodyKind::Static {
+            self.weld_seams(&mut body);
+        }
         self.bodies.push(body);
         self.idle.forget();
         self.aabbs.push(self.bodies.last().map(Body::aabb).unwrap_or(Aabb::EMPTY));
-        self.bodies.len() - 1
+        Ok(self.bodies.len() - 1)
+    }
+
+    /// Welds a static triangle mesh being added to the static meshes already in the world where
+    /// their boundary edges meet ([`narrowphase::mesh::weld_seams`]), so that a seam between
+    /// two meshes is an internal edge. Meshes moved after they were added keep their welds.
+    fn weld_seams(&mut self, body: &mut Body) {
+        let near = body.aabb().expanded(2.0 * narrowphase::mesh::WELD_DISTANCE);
+        let Shape::TriangleMesh(mesh) = &mut body.shape else { return };
+        for (other, aabb) in self.bodies.iter_mut().zip(&self.aabbs) {
+            if other.kind != BodyKind::Static || !aabb.overlaps(&near) {
+                continue;
+            }
+            if let Shape::TriangleMesh(o) = &mut other.shape {
+                let (for_new, for_old) = narrowphase::mesh::find_seams(mesh, &body.pose, o, &other.pose);
+                if !for_new.is_empty() {
+                    std::sync::Arc::make_mut(mesh).weld(for_new);
+                    std::sync::Arc::make_mut(o).weld(for_old);
+                }
+            }
+        }
     }
 
     /// The bodies, in the order they were added (a body's index is its id).
@@ -435,7 +494,6 @@ impl World {
         let rotations = &self.rotations;
         ccd::pushed_reach(&self.bodies, &self.reach, &self.pairs, dt, &mut self.pushed);
         let (bodies, reach, pushed, settings) = (&self.bodies, &self.reach, &self.pushed, &self.settings);
-        let fast = &self.fast;
         let cache_distance = settings.pair_cache_distance;
         // One pair's contact and its body-pair cache entry, from the pair and its last entry
         // alone: pairs can be tested in any order, on any thread, and the contacts kept in pair
@@ -445,9 +503,7 @@ impl World {
             let mut tol = tol;
             let pushed = pushed[a as usize].max(pushed[b as usize]);
             let mesh = ba.shape.is_mesh() || bb.shape.is_mesh();
-            // The time-of-impact sweeps skip meshes: a fast body meets them by reach instead.
-            let swept_past_mesh = (fast[a as usize] || fast[b as usize]) && mesh;
-            let reach = reach[a as usize] || reach[b as usize] || pushed > 0.0 || swept_past_mesh;
+            let reach = reach[a as usize] || reach[b as usize] || pushed > 0.0;
             // Pairs with reach (whose margin changes with their speed) and mesh pairs are tested
             // every step; others reuse their last result while B stays near where it was. Only
             // with warm starting, where the solver keeps contacts (contact recycling) and the

@@ -4,7 +4,7 @@
 
 use super::MeshRef;
 use crate::debug_draw::{Color, DebugDraw, DrawCategory};
-use crate::geometry::{Aabb, NO_NEIGHBOUR};
+use crate::geometry::Aabb;
 use crate::math::{Pose, Real, Vec3};
 use crate::narrowphase::manifold::Manifold;
 use serde::{Deserialize, Serialize};
@@ -63,11 +63,7 @@ impl MeshRef<'_> {
     pub fn edges_of(&self, t: u32) -> TriangleEdges {
         match self {
             MeshRef::Triangles(m) => {
-                let adj = m.adjacency()[t as usize];
-                TriangleEdges {
-                    corners: m.triangles()[t as usize],
-                    across: adj.map(|n| (n != NO_NEIGHBOUR).then(|| m.normals()[n as usize])),
-                }
+                TriangleEdges { corners: m.triangles()[t as usize], across: [0, 1, 2].map(|k| m.across(t, k)) }
             }
             MeshRef::Heights(h) => {
                 let (rows, cols) = (h.rows(), h.cols());

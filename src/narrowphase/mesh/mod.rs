@@ -3,6 +3,7 @@
 //! and the pair keeps one manifold of at most four points.
 
 mod edges;
+mod seams;
 mod triangle;
 
 pub use edges::{
@@ -10,8 +11,9 @@ pub use edges::{
     edge_active, to_face_normal, touch_corners,
 };
 
-pub use triangle::closest_segment_triangle;
-use triangle::{contact_capsule_triangle, contact_polytope_triangle, contact_sphere_triangle};
+pub use seams::{WELD_DISTANCE, Welds, find_seams, weld_seams};
+use triangle::{closest_point_triangle, contact_capsule_triangle, contact_polytope_triangle, contact_sphere_triangle};
+pub use triangle::{closest_segment_triangle, gap_shape_triangle};
 
 use super::Tolerance;
 use super::clip::reduce;
@@ -96,7 +98,12 @@ pub fn contact_mesh_shape_with(
     // features waiting for every triangle to be seen.
     let mut voided: Vec<u32> = Vec::new();
     let mut delayed: Vec<(u32, Manifold, Vec3, [u32; 3], usize)> = Vec::new();
+    // Triangles in the box but beyond the shape's bounding ball (plus the margin) cannot touch.
+    let (centre, reach) = (rel.translation, shape.bounding_radius() + tol.margin);
     mesh.for_each_in_aabb(&region, |t, tri, n| {
+        if closest_point_triangle(centre, &tri).0.distance_squared(centre) > reach * reach {
+            return;
+        }
         let Some(m) = contact_shape_triangle(shape, &rel, &tri, n, tol.margin) else { return };
         if edges == InternalEdges::None {
             return push(&mut found, t, &m);
@@ -109,7 +116,7 @@ pub fn contact_mesh_shape_with(
                 let (ids, k) = touch_corners(touch, &e.corners);
                 voided.extend_from_slice(&ids[..k]);
             }
-            (InternalEdges::AdjacencyNormals, false) => push(&mut found, t, &to_face_normal(&m, n)),
+            (InternalEdges::AdjacencyNormals, false) => push(&mut found, t, &to_face_normal_of(shape, &m, n)),
             _ => {
                 let (ids, k) = touch_corners(touch, &e.corners);
                 delayed.push((t, m, n, ids, k));
@@ -120,7 +127,7 @@ pub fn contact_mesh_shape_with(
     delayed.sort_by(|x, y| y.1.max_depth().total_cmp(&x.1.max_depth()).then(x.0.cmp(&y.0)));
     for (t, m, n, ids, k) in delayed {
         if !ids[..k].iter().all(|i| voided.contains(i)) {
-            push(&mut found, t, &to_face_normal(&m, n));
+            push(&mut found, t, &to_face_normal_of(shape, &m, n));
             voided.extend_from_slice(&ids[..k]);
         }
     }
@@ -142,6 +149,25 @@ pub fn contact_mesh_shape_with(
         p.point = pm.transform_point(p.point);
     }
     (!m.is_empty()).then_some(m)
+}
+
+/// [`to_face_normal`], and for a sphere or a capsule each point moved to where the face normal
+/// through its core point meets the surface: a round shape's contact lies on the normal through
+/// its core, and a point left beside it (on the edge the raw contact touched) would turn the
+/// corrected push into a torque that kicks a rolling sphere at every edge.
+fn to_face_normal_of(shape: &Shape, m: &Manifold, n: Vec3) -> Manifold {
+    let mut out = to_face_normal(m, n);
+    let radius = match shape {
+        Shape::Sphere(s) => s.radius,
+        Shape::Capsule(c) => c.radius,
+        _ => return out,
+    };
+    for (p, raw) in out.points_mut().iter_mut().zip(m.points()) {
+        // The raw point is midway between the surfaces along the raw normal.
+        let core = raw.point + m.normal * (radius - 0.5 * raw.depth);
+        p.point = core - n * (radius - 0.5 * p.depth);
+    }
+    out
 }
 
 /// A pair with a mesh on either side (mesh against mesh gives nothing: both are static or

@@ -168,8 +168,8 @@ pub(super) fn contact_polytope_triangle(
     n: Vec3,
     margin: Real,
 ) -> Option<Manifold> {
-    let (faces, edges) = polytope_axes(shape, pose);
     let support = |l: Vec3| pose.transform_point(shape.support(pose.inverse_transform_vector(l)));
+    let interval = Interval::new(shape, pose);
     let edges_t = [tri[1] - tri[0], tri[2] - tri[1], tri[0] - tri[2]];
     // (depth, oriented axis, kind)
     let mut best: Option<(Real, Vec3, Axis)> = None;
@@ -181,7 +181,7 @@ pub(super) fn contact_polytope_triangle(
         let l = axis / len;
         let t = [l.dot(tri[0]), l.dot(tri[1]), l.dot(tri[2])];
         let (tmin, tmax) = (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]));
-        let (smin, smax) = (l.dot(support(-l)), l.dot(support(l)));
+        let (smin, smax) = interval.along(l);
         let (up, down) = (tmax - smin, smax - tmin);
         let (depth, l) = if up <= down { (up, l) } else { (down, -l) };
         if depth < -margin {
@@ -196,6 +196,8 @@ pub(super) fn contact_polytope_triangle(
     if !test(n, Axis::Triangle, -1e-5) {
         return None;
     }
+    // The shape's axes only for the triangles its box did not clear along the normal.
+    let (faces, edges) = polytope_axes(shape, pose);
     for f in faces {
         if !test(f, Axis::ShapeFace, 0.0) {
             return None;
@@ -226,6 +228,43 @@ pub(super) fn contact_polytope_triangle(
         m.points_mut().iter_mut().for_each(|p| p.depth = p.depth.min(depth));
         m
     })
+}
+
+/// A box's or hull's extent along an axis, in the mesh frame: a box's in closed form, a hull's
+/// over its vertices placed once (a support query per axis costs a pose transform and a search
+/// each way).
+enum Interval {
+    Box { centre: Vec3, axes: [Vec3; 3] },
+    Points(Vec<Vec3>),
+}
+
+impl Interval {
+    fn new(shape: &Shape, pose: &Pose) -> Self {
+        match shape {
+            Shape::ConvexHull(h) => Interval::Points(h.vertices().iter().map(|&v| pose.transform_point(v)).collect()),
+            Shape::Cuboid(c) => {
+                let h = c.half_extents;
+                let axes = [Vec3::X * h.x, Vec3::Y * h.y, Vec3::Z * h.z].map(|a| pose.transform_vector(a));
+                Interval::Box { centre: pose.translation, axes }
+            }
+            // Only boxes and hulls come here.
+            _ => Interval::Points(vec![pose.translation]),
+        }
+    }
+
+    /// The lowest and highest value of `l · x` over the shape.
+    fn along(&self, l: Vec3) -> (Real, Real) {
+        match self {
+            Interval::Box { centre, axes } => {
+                let (c, r) = (l.dot(*centre), axes.iter().map(|a| l.dot(*a).abs()).sum::<Real>());
+                (c - r, c + r)
+            }
+            Interval::Points(p) => p.iter().fold((Real::INFINITY, Real::NEG_INFINITY), |(lo, hi), v| {
+                let x = l.dot(*v);
+                (lo.min(x), hi.max(x))
+            }),
+        }
+    }
 }
 
 /// The shape's face normals and edge directions in the mesh frame (boxes: their three axes).
@@ -265,4 +304,72 @@ pub(super) fn triangle_feature(tri: &[Vec3; 3], n: Vec3, dir: Vec3) -> Feature {
         }
     }
     Feature { points: vec![(tri[top], top as u32)], face_normal: None, tag: top as u32 }
+}
+
+/// A lower bound of the distance from the triangle to a convex shape posed in the mesh frame,
+/// measured along a direction: `(gap, unit direction from the triangle to the shape, the
+/// shape's point nearest the triangle along it)`. Exact for spheres and capsules (their closest
+/// points); for boxes and hulls the largest separation over the SAT axes (the triangle's
+/// normal, the shape's faces, the edge pairs), which never exceeds the distance. Negative when
+/// they overlap. The gap is the separation of the two along the direction, so a time-of-impact
+/// search may advance on it.
+pub fn gap_shape_triangle(shape: &Shape, pose: &Pose, tri: &[Vec3; 3], n: Vec3) -> Option<(Real, Vec3, Vec3)> {
+    let ball = |c: Vec3, on_tri: Vec3, r: Real, fallback: Vec3| {
+        let d = c.distance(on_tri);
+        let dir = if d > 1e-9 { (c - on_tri) / d } else { fallback };
+        (d - r, dir, c - dir * r)
+    };
+    match shape {
+        Shape::Sphere(s) => {
+            let c = pose.translation;
+            let (y, _) = closest_point_triangle(c, tri);
+            let side = if n.dot(c - tri[0]) >= 0.0 { n } else { -n };
+            Some(ball(c, y, s.radius, side))
+        }
+        Shape::Capsule(k) => {
+            let (p, q) = k.segment();
+            let (p, q) = (pose.transform_point(p), pose.transform_point(q));
+            let (d2, on_seg, on_tri, _, crosses) = closest_segment_triangle(p, q, tri, n);
+            if crosses || d2 == 0.0 {
+                // The core crosses the triangle: the overlap along the face normal.
+                let (sp, sq) = (n.dot(p - tri[0]), n.dot(q - tri[0]));
+                let (lo, hi) = (sp.min(sq), sp.max(sq));
+                let (gap, dir) = if -lo <= hi { (lo - k.radius, n) } else { (-hi - k.radius, -n) };
+                return Some((gap, dir, on_seg - dir * k.radius));
+            }
+            let side = if n.dot(on_seg - tri[0]) >= 0.0 { n } else { -n };
+            Some(ball(on_seg, on_tri, k.radius, side))
+        }
+        Shape::Cuboid(_) | Shape::ConvexHull(_) => {
+            let (faces, edges) = polytope_axes(shape, pose);
+            let support = |l: Vec3| pose.transform_point(shape.support(pose.inverse_transform_vector(l)));
+            let interval = Interval::new(shape, pose);
+            let edges_t = [tri[1] - tri[0], tri[2] - tri[1], tri[0] - tri[2]];
+            let mut best: Option<(Real, Vec3)> = None;
+            let mut test = |axis: Vec3| {
+                let len = axis.length();
+                if len < 1e-6 {
+                    return;
+                }
+                let l = axis / len;
+                let t = [l.dot(tri[0]), l.dot(tri[1]), l.dot(tri[2])];
+                let (tmin, tmax) = (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]));
+                let (smin, smax) = interval.along(l);
+                let (gap, l) = if smin - tmax >= tmin - smax { (smin - tmax, l) } else { (tmin - smax, -l) };
+                if best.is_none_or(|b| gap > b.0) {
+                    best = Some((gap, l));
+                }
+            };
+            test(n);
+            faces.into_iter().for_each(&mut test);
+            for e in edges {
+                for et in edges_t {
+                    test(e.cross(et));
+                }
+            }
+            let (gap, dir) = best?;
+            Some((gap, dir, support(-dir)))
+        }
+        Shape::TriangleMesh(_) | Shape::HeightField(_) => None,
+    }
 }

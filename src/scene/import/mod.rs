@@ -18,6 +18,9 @@ pub struct ImportedMesh {
     pub vertices: Vec<Vec3>,
     /// Each triangle's three vertex indices.
     pub triangles: Vec<[u32; 3]>,
+    /// Each object the triangles came from, in order: its name as errors give it (`object
+    /// "ramp"`, `node "tri" primitive 0`) and the index of its first triangle.
+    pub objects: Vec<(String, usize)>,
 }
 
 /// Why a file gave no mesh. Every message starts with the file's path as it was opened.
@@ -89,6 +92,23 @@ pub enum ImportError {
         /// The names the file has.
         names: Vec<String>,
     },
+    /// A triangle of a mesh with (almost) no area.
+    #[error(
+        "{}: triangle {triangle} of {object} is degenerate (area {area:e}; triangle {index} of the merged mesh)",
+        path.display()
+    )]
+    Degenerate {
+        /// The file.
+        path: PathBuf,
+        /// The object.
+        object: String,
+        /// The triangle's index within the object.
+        triangle: usize,
+        /// Its index in the merged mesh.
+        index: usize,
+        /// Its area.
+        area: Real,
+    },
     /// A vertex is not finite.
     #[error("{}: vertex {index} of {object} is not finite: ({}, {}, {})", path.display(), value[0], value[1], value[2])]
     NonFinite {
@@ -120,12 +140,13 @@ pub fn import_mesh(path: &Path, object: Option<&str>, scale: Real) -> Result<Imp
         "gltf" | "glb" => gltf::read(path, read(path)?, object)?,
         _ => return Err(ImportError::Format { path: path.into(), ext }),
     };
-    let mut mesh = ImportedMesh { vertices: Vec::new(), triangles: Vec::new() };
+    let mut mesh = ImportedMesh { vertices: Vec::new(), triangles: Vec::new(), objects: Vec::new() };
     for part in parts {
         if let Some((index, v)) = part.vertices.iter().enumerate().find(|(_, v)| !v.is_finite()) {
             return Err(ImportError::NonFinite { path: path.into(), object: part.name, index, value: v.to_array() });
         }
         let base = mesh.vertices.len() as u32;
+        mesh.objects.push((part.name, mesh.triangles.len()));
         mesh.vertices.extend(part.vertices.iter().map(|v| *v * scale));
         mesh.triangles.extend(part.triangles.iter().map(|t| t.map(|i| i + base)));
     }
@@ -220,6 +241,9 @@ fn resolve(shape: &mut ShapeDesc, base: &Path, cache: &mut Cache) -> Result<(), 
             m
         }
     };
+    if is_mesh {
+        degenerate(&path, &mesh).map_err(|e| format!("file \"{name}\": {e}"))?;
+    }
     *shape = if is_mesh {
         ShapeDesc::triangle_mesh(mesh.vertices, mesh.triangles)
     } else {
@@ -227,6 +251,19 @@ fn resolve(shape: &mut ShapeDesc, base: &Path, cache: &mut Cache) -> Result<(), 
     };
     // The checks validation makes again, here so their message names the file.
     super::shape_check(shape).map_err(|e| format!("file \"{name}\": {}: {e}", path.display()))
+}
+
+/// The first degenerate triangle of an imported mesh ([`crate::geometry::degenerate_area`], the
+/// mesh check's test), named by its object and its index there. A hull reads only the vertices,
+/// so its files are not checked for this.
+fn degenerate(path: &Path, mesh: &ImportedMesh) -> Result<(), ImportError> {
+    for (index, t) in mesh.triangles.iter().enumerate() {
+        let Some(area) = crate::geometry::degenerate_area(&t.map(|i| mesh.vertices[i as usize])) else { continue };
+        let k = mesh.objects.partition_point(|(_, first)| *first <= index).saturating_sub(1);
+        let (object, first) = mesh.objects.get(k).cloned().unwrap_or_else(|| ("the file".into(), 0));
+        return Err(ImportError::Degenerate { path: path.into(), object, triangle: index - first, index, area });
+    }
+    Ok(())
 }
 
 /// The range of a file's `scale`.

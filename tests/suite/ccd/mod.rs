@@ -3,6 +3,7 @@
 mod bullet;
 mod common;
 mod every_shape;
+mod mesh_shots;
 mod random_shots;
 mod reference;
 mod tunneling;

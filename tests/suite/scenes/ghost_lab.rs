@@ -51,13 +51,14 @@ fn voided_features_keep_every_body_gliding() {
 }
 
 #[test]
-fn adjacency_normals_keep_boxes_and_capsules_gliding() {
+fn adjacency_normals_keep_every_body_gliding() {
     let rows = run(InternalEdges::AdjacencyNormals);
-    for r in rows.iter().filter(|r| !r.name.ends_with("sphere")) {
-        assert!(r.per_metre() <= 0.2, "{}: {:.3} bumps/m: {r:?}", r.name, r.per_metre());
+    for r in &rows {
+        // The box crossing the seam still gets one spike (docs/meshes.md).
+        let bound = if r.name == "seam box" { 0.2 } else { 0.0 };
+        assert!(r.per_metre() <= bound, "{}: {:.3} bumps/m over bound {bound}: {r:?}", r.name, r.per_metre());
+        assert!(r.metres > 6.0, "{r:?}");
     }
-    // Its corrected points stay beside the face point (docs/meshes.md): the spheres still bump.
-    assert!(row(&rows, "flat sphere").per_metre() > 2.0, "{rows:?}");
 }
 
 /// The timeline's ghost-bump markers are the probe's bumps, one marker per spike or flip, on

@@ -82,8 +82,7 @@ fn scene_checks_name_the_mesh_problem() {
 }
 
 /// A 5 cm ball at 100 m/s onto a one-quad mesh floor and onto a height field: without CCD it
-/// passes through; speculative contacts (and the TOI mode, whose sweeps skip meshes but whose
-/// speculative reach does not) stop it on the surface.
+/// passes through; speculative contacts and the TOI mode's sweep stop it on the surface.
 #[test]
 fn a_fast_ball_stops_on_a_mesh_with_ccd() {
     for floor in [
@@ -127,4 +126,35 @@ fn the_pair_inspector_explains_a_mesh_pair() {
     assert!(t.gjk_simplices.is_empty() && t.minkowski.is_empty());
     let t = explain(&b, &pb, &h, &Pose::IDENTITY, tol, NarrowPhaseKind::Gjk);
     assert_eq!(t.manifold.map(|m| m.normal), Some(-direct.normal));
+}
+
+/// `World::add_body` (not only the scene checks) refuses a dynamic mesh or height field, with an
+/// error naming the body; static and kinematic ones are added.
+#[test]
+fn the_world_refuses_a_dynamic_mesh_naming_the_body() {
+    use collidoscope::geometry::{HeightField, TriangleMesh};
+    use collidoscope::math::Pose;
+    use collidoscope::world::AddBodyError;
+    use collidoscope::{Body, BodyKind, Material, Settings, Shape, World};
+    use std::sync::Arc;
+    let tri = TriangleMesh::new(vec![Vec3::ZERO, Vec3::Z, Vec3::X], vec![[0, 1, 2]]).unwrap();
+    let mesh = Shape::TriangleMesh(Arc::new(tri));
+    let heights = Shape::HeightField(Arc::new(HeightField::new(2, 2, 1.0, vec![0.0; 4]).unwrap()));
+    let mut w = World::new(Settings::default());
+    w.add_body(Body::new(BodyKind::Dynamic, Shape::sphere(0.1), Pose::IDENTITY, Material::default()));
+    let mut rock = Body::new(BodyKind::Dynamic, mesh.clone(), Pose::IDENTITY, Material::default());
+    rock.name = Some("rock".into());
+    let e = w.try_add_body(rock.clone()).unwrap_err();
+    assert!(matches!(e, AddBodyError::DynamicMesh { index: 1, .. }), "{e:?}");
+    let msg = e.to_string();
+    assert!(msg.contains("body 1 \"rock\"") && msg.contains("triangle mesh") && msg.contains("Static"), "{msg}");
+    let e = w.try_add_body(Body::new(BodyKind::Dynamic, heights.clone(), Pose::IDENTITY, Material::default()));
+    assert!(e.unwrap_err().to_string().contains("body 1 is a dynamic height field"));
+    assert_eq!(w.bodies().len(), 1, "nothing refused was added");
+    let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w.add_body(rock.clone())));
+    let text = panic.unwrap_err().downcast::<String>().map(|s| *s).unwrap_or_default();
+    assert!(text.contains("\"rock\""), "{text}");
+    rock.kind = BodyKind::Static;
+    assert_eq!(w.try_add_body(rock), Ok(1));
+    assert_eq!(w.try_add_body(Body::new(BodyKind::Kinematic, heights, Pose::IDENTITY, Material::default())), Ok(2));
 }

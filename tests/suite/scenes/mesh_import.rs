@@ -165,7 +165,21 @@ fn obj_errors_name_the_file_the_line_and_the_object() {
     assert_err(load_with(&dir, "TriangleMesh(file: \"inf.obj\")"), &["inf.obj:3: vertex v 1 inf 0 is not finite"]);
     // The mesh checks after import name the file too.
     write("flat.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n");
-    assert_err(load_with(&dir, "TriangleMesh(file: \"flat.obj\")"), &["flat.obj", "triangle 0 is degenerate"]);
+    assert_err(
+        load_with(&dir, "TriangleMesh(file: \"flat.obj\")"),
+        &["flat.obj", "triangle 0 of object \"unnamed_object\" is degenerate"],
+    );
+    // A degenerate triangle is an error naming the object and the triangle within it (the
+    // second face of object b, the fourth of the file); a hull reads only the vertices.
+    write(
+        "sliver.obj",
+        "o a\nv 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 3 2\nf 1 3 2\no b\nv 0 1 0\nv 0 1 1\nv 1 1 0\nv 0 1 2\nf 4 5 6\nf 4 5 7\n",
+    );
+    assert_err(
+        load_with(&dir, "TriangleMesh(file: \"sliver.obj\")"),
+        &["sliver.obj: triangle 1 of object \"b\" is degenerate (area 0e0; triangle 3 of the merged mesh)"],
+    );
+    assert!(load_with(&dir, "ConvexHull(file: \"sliver.obj\")").is_ok());
     assert_err(
         load_with(&dir, "TriangleMesh(file: \"flat.obj\", scale: 0)"),
         &["bodies[0].shape", "scale: 0 is out of range"],
@@ -237,6 +251,14 @@ fn gltf_buffers_and_errors() {
     assert_err(
         load_with(&dir, "TriangleMesh(file: \"inf.gltf\")"),
         &["inf.gltf: vertex 1 of node \"tri\" primitive 0 is not finite: (0, inf, 1)"],
+    );
+    let mut bytes = triangle_bytes();
+    bytes.copy_within(0..12, 24);
+    let encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
+    write("sliver.gltf", &one_triangle(&format!("data:application/octet-stream;base64,{encoded}"), 4, 36));
+    assert_err(
+        load_with(&dir, "TriangleMesh(file: \"sliver.gltf\")"),
+        &["sliver.gltf: triangle 0 of node \"tri\" primitive 0 is degenerate"],
     );
     write("lines.gltf", &one_triangle("my%20tri.bin", 1, 36));
     assert_err(
