@@ -58,9 +58,10 @@ pub fn speculative_contact(
     slop: Real,
     pushed: Real,
 ) -> Manifold {
-    // A mesh pair's manifold already holds the triangles within the widened margin, each at its
-    // own distance; a supporting plane of the whole mesh would be its hull's.
-    if m.is_empty() || a.shape.is_mesh() || b.shape.is_mesh() {
+    // A mesh or compound pair's manifold already holds the triangles (children) within the
+    // widened margin, each at its own distance; a supporting plane of the whole shape would be
+    // its hull's.
+    if m.is_empty() || a.shape.is_mesh() || b.shape.is_mesh() || a.shape.is_compound() || b.shape.is_compound() {
         return *m;
     }
     if m.max_depth() >= 0.0 {
@@ -170,7 +171,7 @@ fn each_leading_point(shape: &Shape, pose: &Pose, d: Vec3, mut f: impl FnMut(usi
         }
         Shape::ConvexHull(h) => h.vertices().iter().enumerate().for_each(|(k, &v)| f(k, w(v))),
         // A moving (kinematic) mesh leads with the corners of its box.
-        Shape::TriangleMesh(_) | Shape::HeightField(_) => {
+        Shape::TriangleMesh(_) | Shape::HeightField(_) | Shape::Compound(_) => {
             let b = shape.local_aabb();
             for i in 0..8 {
                 f(i, w(Vec3::select(glam::BVec3::new(i & 1 == 0, i & 2 == 0, i & 4 == 0), b.min, b.max)));

@@ -142,6 +142,12 @@ pub enum ShapeDesc {
         /// A factor on the file's coordinates.
         scale: Option<Real>,
     },
+    /// Convex children, each at a pose in the body's frame, moving as one body of any kind; the
+    /// body's position is the origin of the children's positions.
+    Compound {
+        /// The children.
+        children: Vec<ChildDesc>,
+    },
     /// A grid of heights, one list per row (rows run along z, columns along x), `cell` m apart,
     /// centred on the body's position; static or kinematic bodies only.
     HeightField {
@@ -150,6 +156,21 @@ pub enum ShapeDesc {
         /// The heights, one list per row, m.
         heights: Vec<Vec<Real>>,
     },
+}
+
+/// One child of a compound as written in a scene: a convex shape at a position and rotation in
+/// the body's frame.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChildDesc {
+    /// A sphere, cuboid, capsule or convex hull.
+    pub shape: ShapeDesc,
+    #[serde(default, deserialize_with = "de::coordinate_vec3")]
+    /// Where it sits in the body's frame, m.
+    pub position: Vec3,
+    #[serde(default)]
+    /// How it is turned in the body's frame.
+    pub rotation: Rotation,
 }
 
 impl ShapeDesc {

@@ -431,7 +431,10 @@ impl World {
                 // Reach as far as the pair can close in this step.
                 tol.margin += ccd::pair_reach(ba, bb, dt) + pushed;
             }
-            let m = if ba.shape.is_mesh() || bb.shape.is_mesh() {
+            let m = if ba.shape.is_compound() || bb.shape.is_compound() {
+                let (edges, method) = (settings.internal_edges, settings.narrow_phase);
+                narrowphase::compound::contact_pair(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, method, edges)
+            } else if ba.shape.is_mesh() || bb.shape.is_mesh() {
                 let edges = settings.internal_edges;
                 narrowphase::mesh::contact_pair_with(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, edges)
             } else {
