@@ -58,10 +58,9 @@ pub fn speculative_contact(
     slop: Real,
     pushed: Real,
 ) -> Manifold {
-    // A mesh or compound pair's manifold already holds the triangles (children) within the
-    // widened margin, each at its own distance; a supporting plane of the whole shape would be
-    // its hull's.
-    if m.is_empty() || a.shape.is_mesh() || b.shape.is_mesh() || a.shape.is_compound() || b.shape.is_compound() {
+    // A mesh pair's manifold already holds the triangles within the widened margin, each at its
+    // own distance; a supporting plane of the whole mesh would be its hull's.
+    if m.is_empty() || a.shape.is_mesh() || b.shape.is_mesh() {
         return *m;
     }
     if m.max_depth() >= 0.0 {
@@ -150,8 +149,13 @@ fn world_support(shape: &Shape, pose: &Pose, d: Vec3) -> Vec3 {
 
 /// Calls `f` with each point of the posed shape that can lead it along the world direction `d`
 /// (numbered from 0): a sphere's point along `d`, a box's corners, a capsule's segment ends
-/// pushed out by its radius along `d`, a hull's vertices.
+/// pushed out by its radius along `d`, a hull's vertices, a compound's children's points.
 fn each_leading_point(shape: &Shape, pose: &Pose, d: Vec3, mut f: impl FnMut(usize, Vec3)) {
+    leading_points(shape, pose, d, &mut f);
+}
+
+/// [`each_leading_point`] through a trait object, so that a compound can recurse.
+fn leading_points(shape: &Shape, pose: &Pose, d: Vec3, f: &mut dyn FnMut(usize, Vec3)) {
     let w = |p: Vec3| pose.transform_point(p);
     match shape {
         Shape::Sphere(s) => f(0, pose.translation + d * s.radius),
@@ -171,7 +175,14 @@ fn each_leading_point(shape: &Shape, pose: &Pose, d: Vec3, mut f: impl FnMut(usi
         }
         Shape::ConvexHull(h) => h.vertices().iter().enumerate().for_each(|(k, &v)| f(k, w(v))),
         // A moving (kinematic) mesh leads with the corners of its box.
-        Shape::TriangleMesh(_) | Shape::HeightField(_) | Shape::Compound(_) => {
+        // A compound leads with its children's leading points (its supporting plane, the
+        // children's hull's, holds them all: conservative).
+        Shape::Compound(c) => {
+            for (i, k) in c.children().iter().enumerate() {
+                leading_points(&k.shape, &pose.mul(&k.pose), d, &mut |j, p| f((i << 12) + j, p));
+            }
+        }
+        Shape::TriangleMesh(_) | Shape::HeightField(_) => {
             let b = shape.local_aabb();
             for i in 0..8 {
                 f(i, w(Vec3::select(glam::BVec3::new(i & 1 == 0, i & 2 == 0, i & 4 == 0), b.min, b.max)));

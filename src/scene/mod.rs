@@ -8,7 +8,9 @@ mod schema;
 pub use crate::rng::SplitMix64;
 pub use error::SceneError;
 pub use generate::MAX_BODIES;
-pub use schema::{BodyDesc, CameraDesc, ChildDesc, Generator, Lesson, Rotation, SCENE_VERSION, Scene, ShapeDesc};
+pub use schema::{
+    BodyDesc, CameraDesc, ChildDesc, Decomposition, Generator, Lesson, Rotation, SCENE_VERSION, Scene, ShapeDesc,
+};
 
 use crate::dynamics::{Body, BodyKind};
 use crate::geometry::{Compound, CompoundChild, ConvexHull, HeightField, Shape, TriangleMesh};
@@ -303,7 +305,10 @@ pub(crate) fn shape_check(s: &ShapeDesc) -> Result<(), String> {
         ShapeDesc::HeightField { cell, heights } => {
             height_field(*cell, heights)?;
         }
-        ShapeDesc::Compound { children } => {
+        ShapeDesc::Compound { children, decomposition, .. } => {
+            if decomposition.is_some() {
+                return Err("object, scale and decomposition select from a mesh file: give a file too".into());
+            }
             for (i, c) in children.iter().enumerate() {
                 let at = |e: String| format!("children[{i}].{e}");
                 match &c.shape {
@@ -384,7 +389,7 @@ pub(crate) fn make_shape(d: &ShapeDesc, hulls: &mut HullCache) -> Result<Shape, 
             TriangleMesh::new(vertices.clone(), indices.clone()).map_err(|e| e.to_string())?,
         )),
         ShapeDesc::HeightField { cell, heights } => Shape::HeightField(Arc::new(height_field(*cell, heights)?)),
-        ShapeDesc::Compound { children } => Shape::Compound(Arc::new(compound(children, hulls)?)),
+        ShapeDesc::Compound { children, .. } => Shape::Compound(Arc::new(compound(children, hulls)?)),
     })
 }
 
@@ -399,9 +404,8 @@ pub(crate) fn shape_desc(s: &Shape) -> ShapeDesc {
             cell: h.cell(),
             heights: h.heights().chunks(h.cols()).map(|r| r.to_vec()).collect(),
         },
-        Shape::Compound(c) => ShapeDesc::Compound {
-            children: c
-                .children()
+        Shape::Compound(c) => ShapeDesc::compound(
+            c.children()
                 .iter()
                 .map(|k| {
                     let q = k.pose.rotation;
@@ -412,6 +416,6 @@ pub(crate) fn shape_desc(s: &Shape) -> ShapeDesc {
                     }
                 })
                 .collect(),
-        },
+        ),
     }
 }
