@@ -145,11 +145,14 @@ pub(crate) fn resolve_toi(
             let mut first: Option<(u32, Sweep, TimeOfImpact)> = None;
             for &j in &candidates {
                 let ju = j as usize;
-                // Meshes stop bodies through their speculative contacts only: the sweeps'
-                // distance queries are for convex shapes. A body swept only for its turn is
-                // swept against static bodies alone.
+                // Meshes and compounds stop bodies through their speculative contacts only (a
+                // compound is swept for its turn alone): the sweeps' distance queries are for
+                // convex shapes. A body swept only for its turn is swept against static bodies
+                // alone.
                 if ju == i
                     || bodies[ju].shape.is_mesh()
+                    || bodies[ju].shape.is_compound()
+                    || (fast[i] && bodies[i].shape.is_compound())
                     || (!fast[i] && turning[i] && bodies[ju].kind != BodyKind::Static)
                 {
                     continue;

@@ -424,8 +424,10 @@ impl World {
             let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
             let mut tol = tol;
             let pushed = pushed[a as usize].max(pushed[b as usize]);
-            // The time-of-impact sweeps skip meshes: a fast body meets them by reach instead.
-            let swept_past_mesh = (fast[a as usize] || fast[b as usize]) && (ba.shape.is_mesh() || bb.shape.is_mesh());
+            // The time-of-impact sweeps skip meshes and compounds: a fast body meets them by
+            // reach instead.
+            let skipped = |s: &crate::geometry::Shape| s.is_mesh() || s.is_compound();
+            let swept_past_mesh = (fast[a as usize] || fast[b as usize]) && (skipped(&ba.shape) || skipped(&bb.shape));
             let reach = reach[a as usize] || reach[b as usize] || pushed > 0.0 || swept_past_mesh;
             if reach {
                 // Reach as far as the pair can close in this step.

@@ -1,7 +1,7 @@
 //! Compound shapes: contacts against a reference built from the children, resting and rolling
 //! against closed forms, fast compounds against thin walls, and the scene syntax.
 
-// mod ccd;
+mod ccd;
 mod contacts;
 mod dynamics;
 mod import;
