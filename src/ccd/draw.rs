@@ -52,6 +52,11 @@ pub fn shape_outline(draw: &mut DebugDraw, category: DrawCategory, shape: &Shape
                 draw.line(category, w(v[a as usize]), w(v[b as usize]), color);
             }
         }
+        Shape::Compound(c) => {
+            for k in c.children() {
+                shape_outline(draw, category, &k.shape, &pose.mul(&k.pose), color);
+            }
+        }
         // A mesh's outline is its bounding box: its triangles can be many.
         Shape::TriangleMesh(_) | Shape::HeightField(_) => {
             let b = shape.local_aabb();

@@ -146,8 +146,14 @@ pub(crate) fn resolve_toi(
             let mut first: Option<(u32, Sweep, TimeOfImpact)> = None;
             for &j in &candidates {
                 let ju = j as usize;
-                // A body swept only for its turn is swept against static bodies alone.
-                if ju == i || (!fast[i] && turning[i] && bodies[ju].kind != BodyKind::Static) {
+                // Compounds stop bodies through their speculative contacts only (a compound is
+                // swept for its turn alone): the sweeps' distance queries are for convex shapes
+                // and meshes. A body swept only for its turn is swept against static bodies alone.
+                if ju == i
+                    || bodies[ju].shape.is_compound()
+                    || (fast[i] && bodies[i].shape.is_compound())
+                    || (!fast[i] && turning[i] && bodies[ju].kind != BodyKind::Static)
+                {
                     continue;
                 }
                 let other = motion[ju].sweep_from(t0);

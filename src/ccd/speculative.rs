@@ -149,8 +149,13 @@ fn world_support(shape: &Shape, pose: &Pose, d: Vec3) -> Vec3 {
 
 /// Calls `f` with each point of the posed shape that can lead it along the world direction `d`
 /// (numbered from 0): a sphere's point along `d`, a box's corners, a capsule's segment ends
-/// pushed out by its radius along `d`, a hull's vertices.
+/// pushed out by its radius along `d`, a hull's vertices, a compound's children's points.
 fn each_leading_point(shape: &Shape, pose: &Pose, d: Vec3, mut f: impl FnMut(usize, Vec3)) {
+    leading_points(shape, pose, d, &mut f);
+}
+
+/// [`each_leading_point`] through a trait object, so that a compound can recurse.
+fn leading_points(shape: &Shape, pose: &Pose, d: Vec3, f: &mut dyn FnMut(usize, Vec3)) {
     let w = |p: Vec3| pose.transform_point(p);
     match shape {
         Shape::Sphere(s) => f(0, pose.translation + d * s.radius),
@@ -170,6 +175,13 @@ fn each_leading_point(shape: &Shape, pose: &Pose, d: Vec3, mut f: impl FnMut(usi
         }
         Shape::ConvexHull(h) => h.vertices().iter().enumerate().for_each(|(k, &v)| f(k, w(v))),
         // A moving (kinematic) mesh leads with the corners of its box.
+        // A compound leads with its children's leading points (its supporting plane, the
+        // children's hull's, holds them all: conservative).
+        Shape::Compound(c) => {
+            for (i, k) in c.children().iter().enumerate() {
+                leading_points(&k.shape, &pose.mul(&k.pose), d, &mut |j, p| f((i << 12) + j, p));
+            }
+        }
         Shape::TriangleMesh(_) | Shape::HeightField(_) => {
             let b = shape.local_aabb();
             for i in 0..8 {

@@ -109,6 +109,8 @@ pub fn inner_radius(shape: &Shape) -> Real {
         Shape::ConvexHull(h) => h.faces().iter().map(|f| f.offset).fold(Real::INFINITY, Real::min).max(0.0),
         // A surface holds no ball.
         Shape::TriangleMesh(_) | Shape::HeightField(_) => 0.0,
+        // The largest ball about the origin some child holds.
+        Shape::Compound(c) => c.inner_radius(),
     }
 }
 
@@ -289,7 +291,7 @@ fn ball_distance(core: &Shape, pc: &Pose, b: &Shape, pb: &Pose) -> Option<Distan
             let (p, q) = k.segment();
             (closest_point_segment(pb.transform_point(p), pb.transform_point(q), c).1, k.radius)
         }
-        Shape::TriangleMesh(_) | Shape::HeightField(_) => return None,
+        Shape::TriangleMesh(_) | Shape::HeightField(_) | Shape::Compound(_) => return None,
         Shape::ConvexHull(h) => {
             let (y, inside, _) = closest_point_hull(h, pb.inverse_transform_point(c));
             if inside {

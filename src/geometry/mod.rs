@@ -1,6 +1,7 @@
 //! Shapes, bounding boxes, rays and mass properties.
 
 mod aabb;
+mod compound;
 mod heightfield;
 mod hull;
 mod mass;
@@ -16,6 +17,7 @@ mod slab;
 mod trimesh;
 
 pub use aabb::Aabb;
+pub use compound::{Compound, CompoundChild, CompoundError, parallel_axis};
 pub use heightfield::HeightField;
 pub use hull::{ConvexHull, HullError, HullFace};
 pub use mass::MassProperties;

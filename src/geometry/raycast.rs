@@ -14,6 +14,7 @@ pub fn ray_cast(shape: &Shape, pose: &Pose, ray: &Ray, max_t: Real) -> Option<Ra
         Shape::ConvexHull(h) => ray_hull(h, &local, max_t),
         Shape::TriangleMesh(m) => m.ray_cast(&local, max_t),
         Shape::HeightField(h) => h.ray_cast(&local, max_t),
+        Shape::Compound(c) => c.ray_cast(&local, max_t),
     }?;
     Some(RayHit { t: hit.t, point: pose.transform_point(hit.point), normal: pose.transform_vector(hit.normal) })
 }

@@ -1,4 +1,4 @@
-use super::{Aabb, ConvexHull, HeightField, MassProperties, TriangleMesh};
+use super::{Aabb, Compound, ConvexHull, HeightField, MassProperties, TriangleMesh};
 use crate::math::{Pose, Real, Vec3};
 use std::sync::Arc;
 
@@ -40,6 +40,8 @@ pub enum ShapeKind {
     TriangleMesh,
     /// A height field.
     HeightField,
+    /// A compound of convex children.
+    Compound,
 }
 
 /// A collision shape in its local frame. Hulls and meshes are shared, since many bodies often
@@ -58,6 +60,8 @@ pub enum Shape {
     TriangleMesh(Arc<TriangleMesh>),
     /// A height field, shared between bodies.
     HeightField(Arc<HeightField>),
+    /// Convex children at local poses, shared between bodies.
+    Compound(Arc<Compound>),
 }
 
 impl Capsule {
@@ -92,6 +96,7 @@ impl Shape {
             Shape::ConvexHull(_) => ShapeKind::ConvexHull,
             Shape::TriangleMesh(_) => ShapeKind::TriangleMesh,
             Shape::HeightField(_) => ShapeKind::HeightField,
+            Shape::Compound(_) => ShapeKind::Compound,
         }
     }
 
@@ -110,6 +115,8 @@ impl Shape {
             Shape::HeightField(h) => {
                 max_along((0..h.rows()).flat_map(|r| (0..h.cols()).map(move |c| h.point(r, c))), dir)
             }
+            // The support of the children's convex hull.
+            Shape::Compound(c) => c.support(dir),
         }
     }
 
@@ -136,6 +143,7 @@ impl Shape {
             Shape::ConvexHull(h) => h.local_aabb(),
             Shape::TriangleMesh(m) => m.local_aabb(),
             Shape::HeightField(h) => h.local_aabb(),
+            Shape::Compound(c) => c.local_aabb(),
         }
     }
 
@@ -156,6 +164,10 @@ impl Shape {
                 Aabb::from_center_half_extents(pose.translation, h)
             }
             Shape::ConvexHull(hull) => Aabb::from_points(hull.vertices().iter().map(|&v| pose.transform_point(v))),
+            // The union of the children's tight boxes.
+            Shape::Compound(c) => {
+                c.children().iter().fold(Aabb::EMPTY, |b, k| b.merge(&k.shape.aabb(&pose.mul(&k.pose))))
+            }
             // The local box turned with the pose: holds the mesh, tight when unrotated.
             Shape::TriangleMesh(_) | Shape::HeightField(_) => {
                 let b = self.local_aabb();
@@ -176,6 +188,7 @@ impl Shape {
             Shape::ConvexHull(h) => h.bounding_radius(),
             Shape::TriangleMesh(m) => m.bounding_radius(),
             Shape::HeightField(h) => h.bounding_radius(),
+            Shape::Compound(c) => c.bounding_radius(),
         }
     }
 
@@ -186,6 +199,7 @@ impl Shape {
             Shape::Cuboid(c) => MassProperties::cuboid(c.half_extents, density),
             Shape::Capsule(c) => MassProperties::capsule(c.half_height, c.radius, density),
             Shape::ConvexHull(h) => h.mass_properties(density),
+            Shape::Compound(c) => c.mass_properties(density),
             // Static and kinematic only: no mass (scenes reject dynamic meshes).
             Shape::TriangleMesh(_) | Shape::HeightField(_) => MassProperties::diagonal(0.0, Vec3::ZERO),
         }
@@ -194,6 +208,11 @@ impl Shape {
     /// Whether the shape is a triangle mesh or a height field (static or kinematic bodies only).
     pub fn is_mesh(&self) -> bool {
         matches!(self, Shape::TriangleMesh(_) | Shape::HeightField(_))
+    }
+
+    /// Whether the shape is a compound.
+    pub fn is_compound(&self) -> bool {
+        matches!(self, Shape::Compound(_))
     }
 
     /// A short human-readable description, e.g. for an inspector.
@@ -214,6 +233,7 @@ impl Shape {
             Shape::HeightField(h) => {
                 format!("height field, {} x {} samples, cell {}", h.rows(), h.cols(), h.cell())
             }
+            Shape::Compound(c) => format!("compound of {} children", c.children().len()),
         }
     }
 }

@@ -30,6 +30,9 @@ pub fn contact(
     tol: Tolerance,
     method: NarrowPhaseKind,
 ) -> Option<Manifold> {
+    if a.is_compound() || b.is_compound() {
+        return super::compound::contact_pair(a, pa, b, pb, tol, method, Default::default());
+    }
     match method {
         NarrowPhaseKind::Analytic => contact_analytic(a, pa, b, pb, tol),
         NarrowPhaseKind::Gjk => contact_gjk(a, pa, b, pb, tol, None, None),
@@ -59,6 +62,9 @@ pub fn contact_with_rotations<'m>(
 
 /// Whether two posed shapes touch (`d² <= r² + eps`).
 pub fn intersect(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real, method: NarrowPhaseKind) -> bool {
+    if a.is_compound() || b.is_compound() {
+        return super::compound::intersect_pair(a, pa, b, pb, eps, method);
+    }
     if a.is_mesh() || b.is_mesh() {
         return super::mesh::intersect_pair(a, pa, b, pb, eps);
     }
@@ -72,6 +78,9 @@ pub fn intersect(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real, method: 
 pub fn contact_analytic(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, tol: Tolerance) -> Option<Manifold> {
     use Shape::*;
     match (a, b) {
+        (Compound(_), _) | (_, Compound(_)) => {
+            super::compound::contact_pair(a, pa, b, pb, tol, NarrowPhaseKind::Analytic, Default::default())
+        }
         (TriangleMesh(_) | HeightField(_), _) | (_, TriangleMesh(_) | HeightField(_)) => {
             super::mesh::contact_pair(a, pa, b, pb, tol)
         }
@@ -99,6 +108,9 @@ pub fn contact_analytic(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, tol: Toleran
 pub fn intersect_analytic(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real) -> bool {
     use Shape::*;
     match (a, b) {
+        (Compound(_), _) | (_, Compound(_)) => {
+            super::compound::intersect_pair(a, pa, b, pb, eps, NarrowPhaseKind::Analytic)
+        }
         (TriangleMesh(_) | HeightField(_), _) | (_, TriangleMesh(_) | HeightField(_)) => {
             super::mesh::intersect_pair(a, pa, b, pb, eps)
         }
@@ -131,6 +143,9 @@ pub fn contact_gjk(
     mut trace: Option<&mut GjkEpaTrace>,
     clip: Option<&mut ClipTrace>,
 ) -> Option<Manifold> {
+    if a.is_compound() || b.is_compound() {
+        return super::compound::contact_pair(a, pa, b, pb, tol, NarrowPhaseKind::Gjk, Default::default());
+    }
     if a.is_mesh() || b.is_mesh() {
         return super::mesh::contact_pair(a, pa, b, pb, tol);
     }
@@ -157,7 +172,9 @@ pub fn distance_analytic(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose) -> Option<R
     use crate::geometry::segment::{closest_point_segment, closest_points_segments};
     use Shape::*;
     match (a, b) {
-        (TriangleMesh(_) | HeightField(_), _) | (_, TriangleMesh(_) | HeightField(_)) => None,
+        (TriangleMesh(_) | HeightField(_) | Compound(_), _) | (_, TriangleMesh(_) | HeightField(_) | Compound(_)) => {
+            None
+        }
         (Sphere(x), Sphere(y)) => Some(pa.translation.distance(pb.translation) - x.radius - y.radius),
         (Sphere(s), Cuboid(c)) => {
             let l = pb.inverse_transform_point(pa.translation);

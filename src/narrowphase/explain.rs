@@ -40,7 +40,11 @@ pub struct PairTrace {
 
 /// Runs `method` on the pair and records every intermediate step.
 pub fn explain(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, tol: Tolerance, method: NarrowPhaseKind) -> PairTrace {
-    // A mesh pair has no Minkowski difference or GJK run to show: only its manifold.
+    // A mesh or compound pair has no Minkowski difference or GJK run to show: only its manifold.
+    if a.is_compound() || b.is_compound() {
+        let manifold = super::compound::contact_pair(a, pa, b, pb, tol, method, Default::default());
+        return PairTrace { method, manifold, ..Default::default() };
+    }
     if a.is_mesh() || b.is_mesh() {
         return PairTrace { method, manifold: super::mesh::contact_pair(a, pa, b, pb, tol), ..Default::default() };
     }

@@ -12,6 +12,7 @@
 mod analytic;
 pub mod bench_kernels;
 mod clip;
+pub mod compound;
 mod dispatch;
 mod epa;
 mod explain;

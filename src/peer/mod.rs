@@ -87,6 +87,13 @@ fn collider(shape: &Shape) -> r::ColliderBuilder {
             r::ColliderBuilder::convex_hull(&points).expect("a hull Collidoscope accepted")
         }
         Shape::TriangleMesh(m) => trimesh(m.vertices().to_vec(), m.triangles().to_vec()),
+        // rapier's compound of the same children at the same (re-centred) poses.
+        Shape::Compound(c) => r::ColliderBuilder::compound(
+            c.children()
+                .iter()
+                .map(|k| (r::Pose::from_parts(rv(k.pose.translation), rq(k.pose.rotation)), collider(&k.shape).shape))
+                .collect(),
+        ),
         // The height field's own triangles, so both engines split each cell the same way.
         Shape::HeightField(h) => {
             let tris = (0..h.len() as u32).map(|t| h.triangle(t)).collect::<Vec<_>>();

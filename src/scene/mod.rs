@@ -8,10 +8,12 @@ mod schema;
 pub use crate::rng::SplitMix64;
 pub use error::SceneError;
 pub use generate::MAX_BODIES;
-pub use schema::{BodyDesc, CameraDesc, Generator, Lesson, Rotation, SCENE_VERSION, Scene, ShapeDesc};
+pub use schema::{
+    BodyDesc, CameraDesc, ChildDesc, Decomposition, Generator, Lesson, Rotation, SCENE_VERSION, Scene, ShapeDesc,
+};
 
 use crate::dynamics::{Body, BodyKind};
-use crate::geometry::{ConvexHull, HeightField, Shape, TriangleMesh};
+use crate::geometry::{Compound, CompoundChild, ConvexHull, HeightField, Shape, TriangleMesh};
 use crate::math::{Pose, Real, Vec3};
 use crate::rules;
 use std::collections::BTreeMap;
@@ -244,9 +246,10 @@ impl BodyDesc {
     pub(crate) fn to_body(&self, hulls: &mut HullCache) -> Result<Body, String> {
         let shape = make_shape(&self.shape, hulls)?;
         let rotation = self.rotation.to_quat();
-        // A hull is re-centred on its centre of mass; the body moves with it.
+        // A hull or compound is re-centred on its centre of mass; the body moves with it.
         let com_offset = match &shape {
             Shape::ConvexHull(h) => -h.shift(),
+            Shape::Compound(c) => -c.shift(),
             _ => Vec3::ZERO,
         };
         let pose = Pose::new(self.position + rotation * com_offset, rotation);
@@ -302,9 +305,53 @@ pub(crate) fn shape_check(s: &ShapeDesc) -> Result<(), String> {
         ShapeDesc::HeightField { cell, heights } => {
             height_field(*cell, heights)?;
         }
+        ShapeDesc::Compound { children, decomposition, .. } => {
+            if decomposition.is_some() {
+                return Err("object, scale and decomposition select from a mesh file: give a file too".into());
+            }
+            for (i, c) in children.iter().enumerate() {
+                let at = |e: String| format!("children[{i}].{e}");
+                match &c.shape {
+                    ShapeDesc::Compound { .. } | ShapeDesc::TriangleMesh { .. } | ShapeDesc::HeightField { .. } => {
+                        return Err(at(
+                            "shape: a compound's children are spheres, cuboids, capsules and convex hulls".into()
+                        ));
+                    }
+                    child => shape_check(child).map_err(|e| at(format!("shape: {e}")))?,
+                }
+                rules::coordinate_vec3(c.position).map_err(|e| at(format!("position: {e}")))?;
+                c.rotation.validate().map_err(|e| at(format!("rotation: {e}")))?;
+            }
+            compound(children, &mut HullCache::new())?;
+        }
         _ => {}
     }
     Ok(())
+}
+
+/// The compound these children make; its errors name the child (`children[i]`).
+fn compound(children: &[ChildDesc], hulls: &mut HullCache) -> Result<Compound, String> {
+    let mut kids = Vec::with_capacity(children.len());
+    for (i, c) in children.iter().enumerate() {
+        let shape = make_shape(&c.shape, hulls).map_err(|e| format!("children[{i}].shape: {e}"))?;
+        // A hull child is re-centred on its centre of mass: its pose moves with it.
+        let shift = match &shape {
+            Shape::ConvexHull(h) => -h.shift(),
+            _ => Vec3::ZERO,
+        };
+        let rotation = c.rotation.to_quat();
+        kids.push(CompoundChild { shape, pose: Pose::new(c.position + rotation * shift, rotation) });
+    }
+    Compound::new(kids).map_err(|e| match e {
+        crate::geometry::CompoundError::Empty => "children: the compound is empty: give at least one child".into(),
+        other => {
+            let s = other.to_string();
+            match s.strip_prefix("child ").and_then(|r| r.split_once(' ')) {
+                Some((i, rest)) => format!("children[{i}]: {rest}"),
+                None => s,
+            }
+        }
+    })
 }
 
 /// A height field from rows of heights; rows of unequal length are an error naming the row.
@@ -342,6 +389,7 @@ pub(crate) fn make_shape(d: &ShapeDesc, hulls: &mut HullCache) -> Result<Shape, 
             TriangleMesh::new(vertices.clone(), indices.clone()).map_err(|e| e.to_string())?,
         )),
         ShapeDesc::HeightField { cell, heights } => Shape::HeightField(Arc::new(height_field(*cell, heights)?)),
+        ShapeDesc::Compound { children, .. } => Shape::Compound(Arc::new(compound(children, hulls)?)),
     })
 }
 
@@ -356,5 +404,18 @@ pub(crate) fn shape_desc(s: &Shape) -> ShapeDesc {
             cell: h.cell(),
             heights: h.heights().chunks(h.cols()).map(|r| r.to_vec()).collect(),
         },
+        Shape::Compound(c) => ShapeDesc::compound(
+            c.children()
+                .iter()
+                .map(|k| {
+                    let q = k.pose.rotation;
+                    ChildDesc {
+                        shape: shape_desc(&k.shape),
+                        position: k.pose.translation,
+                        rotation: Rotation::Quat(q.x, q.y, q.z, q.w),
+                    }
+                })
+                .collect(),
+        ),
     }
 }

@@ -142,6 +142,28 @@ pub enum ShapeDesc {
         /// A factor on the file's coordinates.
         scale: Option<Real>,
     },
+    /// Convex children, each at a pose in the body's frame, moving as one body of any kind; the
+    /// body's position is the origin of the children's positions.
+    /// Or `file`: an OBJ or glTF file (every object, or the one named `object`, times `scale`)
+    /// cut into convex hulls by `decomposition`, read when the scene is loaded; loading
+    /// replaces these fields with the hulls as children.
+    Compound {
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        /// The children.
+        children: Vec<ChildDesc>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// A mesh file to decompose, relative to the scene file.
+        file: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// The object of the file to read (every object when absent).
+        object: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// A factor on the file's coordinates.
+        scale: Option<Real>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// How to cut the file's mesh into convex parts (defaults without it).
+        decomposition: Option<Decomposition>,
+    },
     /// A grid of heights, one list per row (rows run along z, columns along x), `cell` m apart,
     /// centred on the body's position; static or kinematic bodies only.
     HeightField {
@@ -152,10 +174,57 @@ pub enum ShapeDesc {
     },
 }
 
+/// The convex decomposition (V-HACD) of a compound read from a mesh file.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Decomposition {
+    #[serde(default = "Decomposition::default_resolution")]
+    /// Voxels along the mesh's longest side (8 to 256): finer finds smaller features, slower.
+    pub resolution: u32,
+    #[serde(default = "Decomposition::default_max_hulls")]
+    /// Most convex parts kept (1 to 256).
+    pub max_hulls: u32,
+}
+
+impl Decomposition {
+    fn default_resolution() -> u32 {
+        64
+    }
+    fn default_max_hulls() -> u32 {
+        32
+    }
+}
+
+impl Default for Decomposition {
+    fn default() -> Self {
+        Self { resolution: Self::default_resolution(), max_hulls: Self::default_max_hulls() }
+    }
+}
+
+/// One child of a compound as written in a scene: a convex shape at a position and rotation in
+/// the body's frame.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChildDesc {
+    /// A sphere, cuboid, capsule or convex hull.
+    pub shape: ShapeDesc,
+    #[serde(default, deserialize_with = "de::coordinate_vec3")]
+    /// Where it sits in the body's frame, m.
+    pub position: Vec3,
+    #[serde(default)]
+    /// How it is turned in the body's frame.
+    pub rotation: Rotation,
+}
+
 impl ShapeDesc {
     /// The hull of these points, given inline.
     pub fn convex_hull(points: Vec<Vec3>) -> ShapeDesc {
         ShapeDesc::ConvexHull { points, file: None, object: None, scale: None }
+    }
+
+    /// A compound of these children, given inline.
+    pub fn compound(children: Vec<ChildDesc>) -> ShapeDesc {
+        ShapeDesc::Compound { children, file: None, object: None, scale: None, decomposition: None }
     }
 
     /// These triangles, given inline.

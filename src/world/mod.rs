@@ -494,6 +494,7 @@ impl World {
         let rotations = &self.rotations;
         ccd::pushed_reach(&self.bodies, &self.reach, &self.pairs, dt, &mut self.pushed);
         let (bodies, reach, pushed, settings) = (&self.bodies, &self.reach, &self.pushed, &self.settings);
+        let fast = &self.fast;
         let cache_distance = settings.pair_cache_distance;
         // One pair's contact and its body-pair cache entry, from the pair and its last entry
         // alone: pairs can be tested in any order, on any thread, and the contacts kept in pair
@@ -503,13 +504,16 @@ impl World {
             let mut tol = tol;
             let pushed = pushed[a as usize].max(pushed[b as usize]);
             let mesh = ba.shape.is_mesh() || bb.shape.is_mesh();
-            let reach = reach[a as usize] || reach[b as usize] || pushed > 0.0;
-            // Pairs with reach (whose margin changes with their speed) and mesh pairs are tested
-            // every step; others reuse their last result while B stays near where it was. Only
-            // with warm starting, where the solver keeps contacts (contact recycling) and the
-            // narrow phase's manifold mostly checks them: without it, every step's rows come
-            // straight from the narrow phase.
-            let cached = !reach && !mesh && cache_distance > 0.0 && settings.warm_starting;
+            let compound = ba.shape.is_compound() || bb.shape.is_compound();
+            // The time-of-impact sweeps skip compounds: a fast body meets them by reach instead.
+            let swept_past_compound = (fast[a as usize] || fast[b as usize]) && compound;
+            let reach = reach[a as usize] || reach[b as usize] || pushed > 0.0 || swept_past_compound;
+            // Pairs with reach (whose margin changes with their speed), mesh and compound pairs
+            // are tested every step; others reuse their last result while B stays near where it
+            // was. Only with warm starting, where the solver keeps contacts (contact recycling)
+            // and the narrow phase's manifold mostly checks them: without it, every step's rows
+            // come straight from the narrow phase.
+            let cached = !reach && !mesh && !compound && cache_distance > 0.0 && settings.warm_starting;
             if let Some(e) =
                 old.filter(|e| cached && e.holds(&ba.pose, &bb.pose, bb.shape.bounding_radius(), cache_distance))
             {
@@ -519,7 +523,10 @@ impl World {
                 // Reach as far as the pair can close in this step.
                 tol.margin += ccd::pair_reach(ba, bb, dt) + pushed;
             }
-            let m = if mesh {
+            let m = if compound {
+                let (edges, method) = (settings.internal_edges, settings.narrow_phase);
+                narrowphase::compound::contact_pair(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, method, edges)
+            } else if mesh {
                 let edges = settings.internal_edges;
                 narrowphase::mesh::contact_pair_with(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, edges)
             } else {

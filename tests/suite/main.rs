@@ -6,6 +6,7 @@ mod app;
 mod broadphase;
 mod ccd;
 mod cli;
+mod compound;
 mod dynamics;
 mod geometry;
 mod layering;

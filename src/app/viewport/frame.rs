@@ -6,7 +6,7 @@ use super::colors::{BodyColors, pack_rgba};
 use super::{Layers, ViewOptions};
 use crate::debug_draw::{DebugDraw, DrawCategory};
 use crate::geometry::Shape;
-use crate::math::{Quat, Vec3};
+use crate::math::{Pose, Quat, Vec3};
 use crate::world::World;
 use bytemuck::{Pod, Zeroable};
 use std::collections::HashMap;
@@ -237,26 +237,39 @@ fn body_instances(
             scale: scale.to_array(),
             flags,
         };
-        let (pos, rot) = (b.pose.translation, b.pose.rotation);
-        match &b.shape {
-            Shape::Sphere(s) => groups[0].push(make(pos, rot, Vec3::splat(s.radius))),
-            Shape::Cuboid(c) => groups[1].push(make(pos, rot, c.half_extents)),
-            Shape::Capsule(c) => {
-                let axis = rot * Vec3::new(0.0, c.half_height, 0.0);
-                groups[2].push(make(pos, rot, Vec3::new(c.radius, c.half_height, c.radius)));
-                groups[0].push(make(pos + axis, rot, Vec3::splat(c.radius)));
-                groups[0].push(make(pos - axis, rot, Vec3::splat(c.radius)));
+        // A compound's children are drawn each as its own shape at its world pose.
+        let single = [(&b.shape, b.pose)];
+        let kids: Vec<(&Shape, Pose)>;
+        let parts: &[(&Shape, Pose)] = match &b.shape {
+            Shape::Compound(c) => {
+                kids = c.children().iter().map(|k| (&k.shape, b.pose.mul(&k.pose))).collect();
+                &kids
             }
-            Shape::ConvexHull(_) | Shape::TriangleMesh(_) | Shape::HeightField(_) => {
-                let key = custom_key(&b.shape);
-                let g = *scratch.hull_index.entry(key).or_insert_with(|| {
-                    hulls.push(b.shape.clone());
-                    FIXED + hulls.len() - 1
-                });
-                if groups.len() <= g {
-                    groups.resize_with(g + 1, Vec::new);
+            _ => &single,
+        };
+        for &(shape, pose) in parts {
+            let (pos, rot) = (pose.translation, pose.rotation);
+            match shape {
+                Shape::Sphere(s) => groups[0].push(make(pos, rot, Vec3::splat(s.radius))),
+                Shape::Cuboid(c) => groups[1].push(make(pos, rot, c.half_extents)),
+                Shape::Capsule(c) => {
+                    let axis = rot * Vec3::new(0.0, c.half_height, 0.0);
+                    groups[2].push(make(pos, rot, Vec3::new(c.radius, c.half_height, c.radius)));
+                    groups[0].push(make(pos + axis, rot, Vec3::splat(c.radius)));
+                    groups[0].push(make(pos - axis, rot, Vec3::splat(c.radius)));
                 }
-                groups[g].push(make(pos, rot, Vec3::ONE));
+                Shape::ConvexHull(_) | Shape::TriangleMesh(_) | Shape::HeightField(_) => {
+                    let key = custom_key(shape);
+                    let g = *scratch.hull_index.entry(key).or_insert_with(|| {
+                        hulls.push(shape.clone());
+                        FIXED + hulls.len() - 1
+                    });
+                    if groups.len() <= g {
+                        groups.resize_with(g + 1, Vec::new);
+                    }
+                    groups[g].push(make(pos, rot, Vec3::ONE));
+                }
+                Shape::Compound(_) => {}
             }
         }
     }

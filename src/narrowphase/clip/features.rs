@@ -94,7 +94,9 @@ pub(crate) fn support_feature(shape: &Shape, pose: &Pose, dir: Vec3) -> Feature 
             }
         }
         // Meshes answer through their triangles (narrowphase::mesh); this is only a fallback.
-        Shape::TriangleMesh(_) | Shape::HeightField(_) => Feature::point(world(shape.support(d)), 0),
+        Shape::TriangleMesh(_) | Shape::HeightField(_) | Shape::Compound(_) => {
+            Feature::point(world(shape.support(d)), 0)
+        }
         Shape::ConvexHull(hull) => {
             let vs = hull.vertices();
             if let Some((fi, _)) = hull.facing_face(d, COS_FACE) {

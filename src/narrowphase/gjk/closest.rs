@@ -162,7 +162,11 @@ pub(in crate::narrowphase) fn rounding(s: &Shape) -> Real {
     match s {
         Shape::Sphere(x) => x.radius,
         Shape::Capsule(x) => x.radius,
-        Shape::Cuboid(_) | Shape::ConvexHull(_) | Shape::TriangleMesh(_) | Shape::HeightField(_) => 0.0,
+        Shape::Cuboid(_)
+        | Shape::ConvexHull(_)
+        | Shape::TriangleMesh(_)
+        | Shape::HeightField(_)
+        | Shape::Compound(_) => 0.0,
     }
 }
 

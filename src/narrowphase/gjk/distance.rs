@@ -169,7 +169,7 @@ fn sat_penetration(pair: &MinkowskiPair) -> Option<(Real, Vec3)> {
     // Face normals and edge directions of a core, in its own frame.
     fn axes(s: &Shape) -> (Vec<Vec3>, Vec<Vec3>) {
         match s {
-            Shape::Sphere(_) | Shape::TriangleMesh(_) | Shape::HeightField(_) => (vec![], vec![]),
+            Shape::Sphere(_) | Shape::TriangleMesh(_) | Shape::HeightField(_) | Shape::Compound(_) => (vec![], vec![]),
             Shape::Capsule(_) => (vec![], vec![Vec3::Y]),
             Shape::Cuboid(_) => (vec![Vec3::X, Vec3::Y, Vec3::Z], vec![Vec3::X, Vec3::Y, Vec3::Z]),
             Shape::ConvexHull(h) => (h.faces().iter().map(|f| f.normal).collect(), h.edge_directions().to_vec()),

@@ -64,7 +64,7 @@ pub fn contact_shape_triangle(shape: &Shape, pose: &Pose, tri: &[Vec3; 3], n: Ve
             contact_capsule_triangle(pose.transform_point(p), pose.transform_point(q), c.radius, tri, n, margin)
         }
         Shape::Cuboid(_) | Shape::ConvexHull(_) => contact_polytope_triangle(shape, pose, tri, n, margin),
-        Shape::TriangleMesh(_) | Shape::HeightField(_) => None,
+        Shape::TriangleMesh(_) | Shape::HeightField(_) | Shape::Compound(_) => None,
     }
 }
 

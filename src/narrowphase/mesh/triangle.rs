@@ -370,6 +370,7 @@ pub fn gap_shape_triangle(shape: &Shape, pose: &Pose, tri: &[Vec3; 3], n: Vec3) 
             let (gap, dir) = best?;
             Some((gap, dir, support(-dir)))
         }
-        Shape::TriangleMesh(_) | Shape::HeightField(_) => None,
+        // Compounds are not swept (they meet meshes through speculative contacts).
+        Shape::TriangleMesh(_) | Shape::HeightField(_) | Shape::Compound(_) => None,
     }
 }

@@ -1,8 +1,11 @@
 //! Mesh import: the triangles of an OBJ or glTF 2.0 (.gltf + buffers, or .glb) file, for a
 //! scene's `TriangleMesh(file: ...)` and `ConvexHull(file: ...)`.
 
+mod decompose;
 mod gltf;
 mod obj;
+
+pub use decompose::decompose;
 
 use super::{Generator, Scene, SceneError, ShapeDesc, rules};
 use crate::math::{Real, Vec3};
@@ -215,6 +218,9 @@ pub(crate) fn resolve_files(scene: &mut Scene, scene_path: &Path) -> Result<(), 
 type Cache = BTreeMap<(PathBuf, Option<String>, u32), ImportedMesh>;
 
 fn resolve(shape: &mut ShapeDesc, base: &Path, cache: &mut Cache) -> Result<(), String> {
+    if let ShapeDesc::Compound { .. } = shape {
+        return resolve_compound(shape, base, cache);
+    }
     let is_mesh = matches!(shape, ShapeDesc::TriangleMesh { .. });
     let (file, object, scale, inline) = match shape {
         ShapeDesc::TriangleMesh { vertices, indices, file, object, scale } => {
@@ -266,6 +272,53 @@ fn degenerate(path: &Path, mesh: &ImportedMesh) -> Result<(), ImportError> {
     Ok(())
 }
 
+/// A compound read from a file: its mesh cut into convex hulls, each a child.
+fn resolve_compound(shape: &mut ShapeDesc, base: &Path, cache: &mut Cache) -> Result<(), String> {
+    let ShapeDesc::Compound { children, file, object, scale, decomposition } = shape else { return Ok(()) };
+    let Some(name) = file.take() else {
+        if object.is_some() || scale.is_some() || decomposition.is_some() {
+            return Err("object, scale and decomposition select from a mesh file: give a file too".into());
+        }
+        // Hull children may name their own files.
+        for (i, c) in children.iter_mut().enumerate() {
+            resolve(&mut c.shape, base, cache).map_err(|e| format!("children[{i}].shape: {e}"))?;
+        }
+        return Ok(());
+    };
+    if !children.is_empty() {
+        return Err("file: give either a file or children, not both".into());
+    }
+    let d = decomposition.take().unwrap_or_default();
+    rules::within(d.resolution as Real, 8.0, 256.0, "").map_err(|e| format!("decomposition.resolution: {e}"))?;
+    rules::within(d.max_hulls as Real, 1.0, 256.0, "").map_err(|e| format!("decomposition.max_hulls: {e}"))?;
+    let scale_value = scale.take().unwrap_or(1.0);
+    rules::within(scale_value, SCALE.0, SCALE.1, "").map_err(|e| format!("scale: {e}"))?;
+    let object = object.take();
+    let path = base.join(&name);
+    let key = (path.clone(), object.clone(), scale_value.to_bits());
+    let mesh = match cache.get(&key) {
+        Some(m) => m.clone(),
+        None => {
+            let m = import_mesh(&path, object.as_deref(), scale_value).map_err(|e| format!("file \"{name}\": {e}"))?;
+            cache.insert(key, m.clone());
+            m
+        }
+    };
+    let parts = decompose(&mesh, d.resolution, d.max_hulls);
+    if parts.is_empty() {
+        return Err(format!("file \"{name}\": {}: the decomposition found no convex part", path.display()));
+    }
+    *children = parts
+        .into_iter()
+        .map(|points| super::ChildDesc {
+            shape: ShapeDesc::convex_hull(distinct(&points)),
+            position: Vec3::ZERO,
+            rotation: Default::default(),
+        })
+        .collect();
+    super::shape_check(shape).map_err(|e| format!("file \"{name}\": {}: {e}", path.display()))
+}
+
 /// The range of a file's `scale`.
 const SCALE: (Real, Real) = (1e-6, 1e6);
 
@@ -279,9 +332,9 @@ fn distinct(vertices: &[Vec3]) -> Vec<Vec3> {
 /// selector without a file: an error naming the field.
 pub(crate) fn unresolved(shape: &ShapeDesc) -> Result<(), String> {
     let (file, object, scale) = match shape {
-        ShapeDesc::TriangleMesh { file, object, scale, .. } | ShapeDesc::ConvexHull { file, object, scale, .. } => {
-            (file, object, scale)
-        }
+        ShapeDesc::TriangleMesh { file, object, scale, .. }
+        | ShapeDesc::ConvexHull { file, object, scale, .. }
+        | ShapeDesc::Compound { file, object, scale, .. } => (file, object, scale),
         _ => return Ok(()),
     };
     if let Some(f) = file {

@@ -4,7 +4,7 @@
 mod batch;
 mod crosscheck;
 mod edges;
-mod exact;
+pub mod exact;
 mod lessons;
 mod mesh;
 mod mesh_edges;

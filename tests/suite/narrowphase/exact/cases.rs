@@ -81,7 +81,9 @@ fn half(rng: &mut Rng) -> Real {
 
 pub fn random_shape(rng: &mut Rng, kind: ShapeKind) -> Shape {
     match kind {
-        ShapeKind::TriangleMesh | ShapeKind::HeightField => panic!("{kind:?} is not a convex shape"),
+        ShapeKind::TriangleMesh | ShapeKind::HeightField | ShapeKind::Compound => {
+            panic!("{kind:?} is not a convex shape")
+        }
         ShapeKind::Sphere => Shape::sphere(half(rng)),
         ShapeKind::Cuboid => Shape::cuboid(Vec3::new(half(rng), half(rng), half(rng))),
         ShapeKind::Capsule => {

@@ -57,7 +57,7 @@ fn polygon_normal(verts: &[DVec3], ids: &[usize]) -> DVec3 {
 impl Core {
     pub fn new(shape: &Shape, pose: &Pose) -> Core {
         match shape {
-            Shape::TriangleMesh(_) | Shape::HeightField(_) => panic!("a mesh has no convex core"),
+            Shape::TriangleMesh(_) | Shape::HeightField(_) | Shape::Compound(_) => panic!("not a convex shape"),
             Shape::Sphere(s) => {
                 Core { verts: vec![d3(pose.translation)], edges: vec![], faces: vec![], radius: s.radius as f64 }
             }

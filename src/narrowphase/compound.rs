@@ -1,0 +1,103 @@
+//! Compounds against any shape: every pair of children (a non-compound counts as one child)
+//! whose boxes meet goes to the narrow phase's own entry point for that pair, at the child's
+//! world pose; the pair of bodies keeps one manifold of at most four points, as the solver and
+//! its warm-start cache key contacts by body pair. Children are few, so a plain loop over
+//! them, culled by their boxes, finds the pairs (no tree).
+
+use super::clip::reduce;
+use super::manifold::{ContactPoint, Manifold};
+use super::mesh::{InternalEdges, MERGE_COS};
+use super::{NarrowPhaseKind, Tolerance};
+use crate::geometry::Shape;
+use crate::math::{Pose, Real, Vec3};
+
+/// One convex (or mesh) part of a posed shape: its index in the compound, the shape, and its
+/// world pose.
+type Part<'a> = (u32, &'a Shape, Pose);
+
+/// The children of a compound at their world poses, or the shape itself as child 0.
+pub fn parts<'a>(shape: &'a Shape, pose: &Pose) -> Vec<Part<'a>> {
+    match shape {
+        Shape::Compound(c) => {
+            c.children().iter().enumerate().map(|(i, k)| (i as u32, &k.shape, pose.mul(&k.pose))).collect()
+        }
+        _ => vec![(0, shape, *pose)],
+    }
+}
+
+/// Feature ids of child pair `(i, j)`: the child contact's own ids mixed with both indices, so
+/// the same features of different children never share an id (warm starts match by id).
+pub fn child_id(id: u32, i: u32, j: u32) -> u32 {
+    id ^ (i.wrapping_add(1).wrapping_mul(0x9E37_79B1)) ^ (j.wrapping_add(1).wrapping_mul(0x85EB_CA77))
+}
+
+/// Every child pair's contact, each point with its pair's normal (world space, from A to B).
+pub fn child_contacts(
+    a: &Shape,
+    pa: &Pose,
+    b: &Shape,
+    pb: &Pose,
+    tol: Tolerance,
+    method: NarrowPhaseKind,
+    edges: InternalEdges,
+) -> Vec<(Vec3, ContactPoint)> {
+    let (xs, ys) = (parts(a, pa), parts(b, pb));
+    let boxes: Vec<_> = ys.iter().map(|(_, s, p)| s.aabb(p)).collect();
+    let mut found = Vec::new();
+    for (i, sa, qa) in &xs {
+        let reach = sa.aabb(qa).expanded(tol.margin);
+        for ((j, sb, qb), bb) in ys.iter().zip(&boxes) {
+            if !reach.overlaps(bb) {
+                continue;
+            }
+            let m = if sa.is_mesh() || sb.is_mesh() {
+                super::mesh::contact_pair_with(sa, qa, sb, qb, tol, edges)
+            } else {
+                super::contact(sa, qa, sb, qb, tol, method)
+            };
+            if let Some(m) = m {
+                found.extend(m.points().iter().map(|p| (m.normal, ContactPoint { id: child_id(p.id, *i, *j), ..*p })));
+            }
+        }
+    }
+    found
+}
+
+/// The manifold between two shapes, either or both compounds, oriented from `a` to `b`: the
+/// deepest child point's normal is the manifold's, points of child pairs whose normal is within
+/// [`MERGE_COS`] of it join (their depth over the cosine: the push along that normal which
+/// clears them), and the reduction keeps four, the overlapping points first when three or more
+/// overlap. `None` when no child pair is within `tol.margin`.
+pub fn contact_pair(
+    a: &Shape,
+    pa: &Pose,
+    b: &Shape,
+    pb: &Pose,
+    tol: Tolerance,
+    method: NarrowPhaseKind,
+    edges: InternalEdges,
+) -> Option<Manifold> {
+    let found = child_contacts(a, pa, b, pb, tol, method, edges);
+    let (normal, _) = *found.iter().max_by(|x, y| x.1.depth.total_cmp(&y.1.depth).then(y.1.id.cmp(&x.1.id)))?;
+    let pts: Vec<ContactPoint> = found
+        .iter()
+        .filter_map(|(n, p)| {
+            let c = n.dot(normal);
+            (c >= MERGE_COS).then_some(ContactPoint { depth: p.depth / c, ..*p })
+        })
+        .filter(|p| p.depth >= -tol.margin)
+        .collect();
+    let overlapping: Vec<ContactPoint> = pts.iter().filter(|p| p.depth >= 0.0).copied().collect();
+    let m = reduce(normal, if overlapping.len() >= 3 { &overlapping } else { &pts });
+    (!m.is_empty()).then_some(m)
+}
+
+/// Whether two shapes, either or both compounds, touch: some child pair does.
+pub fn intersect_pair(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real, method: NarrowPhaseKind) -> bool {
+    let (xs, ys) = (parts(a, pa), parts(b, pb));
+    let reach = eps.max(0.0).sqrt();
+    xs.iter().any(|(_, sa, qa)| {
+        let bound = sa.aabb(qa).expanded(reach);
+        ys.iter().any(|(_, sb, qb)| bound.overlaps(&sb.aabb(qb)) && super::intersect(sa, qa, sb, qb, eps, method))
+    })
+}
