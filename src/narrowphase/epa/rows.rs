@@ -4,6 +4,7 @@
 //! same operations in the same order (the same bits).
 
 use crate::math::{Real, Vec3};
+use crate::simd::Avx;
 
 /// Rows of face slots.
 pub(in crate::narrowphase) const ROWS: usize = 16;
@@ -123,39 +124,37 @@ fn nearest_slot_sse2<const N: usize>(d: &Slots) -> usize {
     }
 }
 
-/// [`nearest_slot`] with one 256-bit register per row when `avx` (the CPU has it): the same
+/// [`nearest_slot`] with one 256-bit register per row on the [`Avx::Avx`] kernel: the same
 /// slot.
 #[inline(always)]
-pub(in crate::narrowphase) fn nearest_slot_fast<const N: usize>(avx: bool, d: &Slots) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    if avx {
-        // SAFETY: `avx` is only true when the CPU supports AVX ([`crate::simd::avx`]).
-        return unsafe { nearest_slot_avx::<N>(d) };
+pub(in crate::narrowphase) fn nearest_slot_fast<const N: usize>(kernel: Avx, d: &Slots) -> usize {
+    match kernel {
+        // SAFETY: `Avx::Avx` is only chosen where the CPU runs AVX ([`crate::simd::Kernels`]).
+        #[cfg(target_arch = "x86_64")]
+        Avx::Avx => unsafe { nearest_slot_avx::<N>(d) },
+        _ => nearest_slot::<N>(d),
     }
-    let _ = avx;
-    nearest_slot::<N>(d)
 }
 
-/// [`seen_mask`] (with one 256-bit register per row when `avx`: the CPU has it) and, in the
+/// [`seen_mask`] (with one 256-bit register per row on the [`Avx::Avx`] kernel) and, in the
 /// same pass, the first slot holding the smallest distance
 /// among the faces not seen, with that distance (the nearest face that stays: read before the
 /// expansion writes the slots, so the scan never waits on those stores).
 #[inline(always)]
 pub(in crate::narrowphase) fn scan_fast<const N: usize>(
-    avx: bool,
+    kernel: Avx,
     nx: &Slots,
     ny: &Slots,
     nz: &Slots,
     d: &Slots,
     p: Vec3,
 ) -> (u128, usize, Real) {
-    #[cfg(target_arch = "x86_64")]
-    if avx {
-        // SAFETY: `avx` is only true when the CPU supports AVX ([`crate::simd::avx`]).
-        return unsafe { scan_avx::<N>(nx, ny, nz, d, p) };
+    match kernel {
+        // SAFETY: `Avx::Avx` is only chosen where the CPU runs AVX ([`crate::simd::Kernels`]).
+        #[cfg(target_arch = "x86_64")]
+        Avx::Avx => unsafe { scan_avx::<N>(nx, ny, nz, d, p) },
+        _ => scan_portable::<N>(nx, ny, nz, d, p),
     }
-    let _ = avx;
-    scan_portable::<N>(nx, ny, nz, d, p)
 }
 
 #[inline(always)]
@@ -414,6 +413,7 @@ fn planes_portable(a: [[Real; 4]; 3], b: [[Real; 4]; 3], c: [[Real; 4]; 3]) -> [
 mod tests {
     use super::*;
     use crate::rng::SplitMix64;
+    use crate::simd::Kernels;
 
     /// Both scans agree with a slot-by-slot reference, on ties, infinities and both row counts.
     #[test]
@@ -456,7 +456,7 @@ mod tests {
             assert_eq!(nearest_slot_portable::<ROWS>(&d), near, "case {case}");
             // The AVX versions where the CPU has it, and the SSE2/portable ones through the
             // same entry points.
-            for avx in [false, crate::simd::avx()] {
+            for avx in Avx::available() {
                 // The nearest face not seen, against a slot-by-slot reference.
                 for (rows, scan) in [
                     (4, scan_fast::<4>(avx, &nx, &ny, &nz, &d, p)),
@@ -466,7 +466,7 @@ mod tests {
                     let kept = |k: usize| if (mask >> k) & 1 != 0 { Real::INFINITY } else { d.0[k] };
                     let min = (0..rows * 8).map(kept).fold(Real::INFINITY, Real::min);
                     let slot = (0..rows * 8).position(|k| kept(k) == min).unwrap_or(0);
-                    assert_eq!(scan, (mask, slot, min), "case {case} rows {rows} avx {avx}");
+                    assert_eq!(scan, (mask, slot, min), "case {case} rows {rows} {avx:?}");
                 }
                 assert_eq!(nearest_slot_fast::<ROWS>(avx, &d), near, "case {case}");
                 assert_eq!(nearest_slot_fast::<4>(avx, &d), want(4).1, "case {case}");

@@ -5,6 +5,7 @@
 use crate::geometry::Shape;
 use crate::math::{Mat3, Pose, Real, Vec3};
 use crate::simd::lanes8::Lanes;
+use crate::simd::{Avx, Kernels};
 
 /// Most GJK iterations; convex pairs converge in far fewer, this only bounds the worst case.
 pub(crate) const MAX_GJK_ITERATIONS: usize = 64;
@@ -87,7 +88,7 @@ impl<'s> MinkowskiPair<'s> {
     #[inline]
     pub fn support_core(&self, d: Vec3) -> SupportPoint {
         if let Some(l) = &self.lanes {
-            return lanes_support(l, d, crate::simd::avx());
+            return lanes_support(l, d, Avx::best());
         }
         let a = self.a.core_support(d).0;
         let b = self.rot * self.b.core_support(self.rot_t * -d).0 + self.offset;
@@ -99,7 +100,7 @@ impl<'s> MinkowskiPair<'s> {
     #[inline(always)]
     pub(crate) fn support_fast(&self, d: Vec3) -> SupportPoint {
         match &self.lanes {
-            Some(l) => lanes_support(l, d, crate::simd::avx()),
+            Some(l) => lanes_support(l, d, Avx::best()),
             None => self.support_core(d),
         }
     }
@@ -124,18 +125,16 @@ impl<'s> MinkowskiPair<'s> {
     }
 }
 
-/// The support of the difference of two lane sets along `d`, on AVX when `avx` (callers pass
-/// `crate::simd::avx()`, or `false` to test the other path) and SSE2 otherwise; the same bits.
+/// The support of the difference of two lane sets along `d`, on the given kernel (AVX or
+/// SSE2); the same bits.
 #[inline(always)]
-fn lanes_support(l: &(Lanes, Lanes), d: Vec3, avx: bool) -> SupportPoint {
-    #[cfg(target_arch = "x86_64")]
-    if avx {
-        // SAFETY: callers pass `crate::simd::avx()` (or `false`): the CPU supports AVX.
-        let (a, b) = unsafe { support_pair_avx(&l.0, &l.1, d) };
-        return SupportPoint { w: a - b, a, b };
-    }
-    let _ = avx;
-    let (a, b) = (l.0.support(d), l.1.support(-d));
+fn lanes_support(l: &(Lanes, Lanes), d: Vec3, kernel: Avx) -> SupportPoint {
+    let (a, b) = match kernel {
+        // SAFETY: `Avx::Avx` is only chosen where the CPU runs AVX ([`crate::simd::Kernels`]).
+        #[cfg(target_arch = "x86_64")]
+        Avx::Avx => unsafe { support_pair_avx(&l.0, &l.1, d) },
+        _ => (l.0.support(d), l.1.support(-d)),
+    };
     SupportPoint { w: a - b, a, b }
 }
 
@@ -471,24 +470,23 @@ mod tests {
                     assert_eq!(l.support_portable(d), best, "{pts:?} {d:?}");
                     // The pair query on every kernel this CPU runs (`l` against itself moved).
                     let pair = (Lanes::new(pts.iter().copied()), l.transformed(&rot, offset));
-                    let want = lanes_support(&pair, d, false);
+                    let want = lanes_support(&pair, d, Avx::Portable);
                     assert_eq!(want.a, best, "{pts:?} {d:?}");
-                    #[cfg(target_arch = "x86_64")]
-                    if crate::simd::avx() {
-                        assert_eq!(lanes_support(&pair, d, true), want, "{pts:?} {d:?}");
+                    for kernel in Avx::available() {
+                        assert_eq!(lanes_support(&pair, d, kernel), want, "{pts:?} {d:?} {kernel:?}");
                     }
                 }
                 // Directions that make some lanes' dot products NaN (infinity times a zero
                 // coordinate): the SSE2 and AVX queries still pick the same lanes.
-                #[cfg(target_arch = "x86_64")]
-                if crate::simd::avx() {
+                if Avx::available().contains(&Avx::Avx) {
                     let mut flat = pts.clone();
                     for p in flat.iter_mut().step_by(2) {
                         p.x = 0.0;
                     }
                     let pair = (Lanes::new(flat.iter().copied()), Lanes::new(flat.iter().rev().copied()));
                     for d in [Vec3::new(Real::INFINITY, rnd(), rnd()), Vec3::new(Real::NEG_INFINITY, rnd(), rnd())] {
-                        assert_eq!(lanes_support(&pair, d, true), lanes_support(&pair, d, false), "{flat:?} {d:?}");
+                        let (avx, sse) = (lanes_support(&pair, d, Avx::Avx), lanes_support(&pair, d, Avx::Portable));
+                        assert_eq!(avx, sse, "{flat:?} {d:?}");
                     }
                 }
             }
