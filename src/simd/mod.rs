@@ -16,7 +16,9 @@
 //!
 //! Either way a routine asks `K::best()` of its [`Kernels`] enum and matches on the answer.
 
+pub(crate) mod boxes;
 pub(crate) mod lanes8;
+pub(crate) mod slots;
 
 /// Asks the CPU to start loading the cache line at `p` ahead of its use: a hint that never
 /// faults, whatever the address, and does nothing off x86-64.

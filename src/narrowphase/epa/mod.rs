@@ -3,7 +3,6 @@
 //! face gives the penetration normal and depth.
 
 pub(super) mod polytope;
-pub(super) mod rows;
 
 use crate::math::{Real, Vec3};
 use crate::narrowphase::epa::polytope::{EpaPolytope, Expanded, MAX_VERTS};

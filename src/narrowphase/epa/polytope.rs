@@ -10,8 +10,8 @@
 //! - removed faces free their slots for the new ones (no list to compact).
 
 use crate::math::{Real, Vec3};
-use crate::narrowphase::epa::rows::{Point4, ROWS, Slots, nearest_slot_fast, planes4, planes4_tri, scan_fast};
 use crate::narrowphase::gjk::closest::SupportPoint;
+use crate::simd::slots::{Point4, ROWS, Slots, nearest_slot_fast, planes4, planes4_tri, scan_fast};
 use crate::simd::{Avx, Kernels};
 
 /// Most vertices: the start tetrahedron plus [`crate::narrowphase::epa::MAX_EPA_ITERATIONS`] expansions.

@@ -7,24 +7,18 @@ use crate::math::{Real, Vec3};
 use crate::simd::Avx;
 
 /// Rows of face slots.
-pub(in crate::narrowphase) const ROWS: usize = 16;
+pub(crate) const ROWS: usize = 16;
 
 /// One coordinate of every face slot, 8 slots to a row, aligned for 16-byte loads.
 #[repr(C, align(32))]
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(in crate::narrowphase) struct Slots(pub [Real; 8 * ROWS]);
+pub(crate) struct Slots(pub [Real; 8 * ROWS]);
 
 /// Bit `k` for each slot `k` of the first `N` rows: the plane of the slot (normal
 /// `(nx, ny, nz)`, distance `d`) has `p` strictly in front (`(nx px + ny py) + nz pz > d`,
 /// `Vec3::dot`'s order). Slots with an infinite distance are never set.
 #[inline(always)]
-pub(in crate::narrowphase) fn seen_mask<const N: usize>(
-    nx: &Slots,
-    ny: &Slots,
-    nz: &Slots,
-    d: &Slots,
-    p: Vec3,
-) -> u128 {
+pub(crate) fn seen_mask<const N: usize>(nx: &Slots, ny: &Slots, nz: &Slots, d: &Slots, p: Vec3) -> u128 {
     #[cfg(target_arch = "x86_64")]
     {
         seen_mask_sse2::<N>(nx, ny, nz, d, p)
@@ -37,13 +31,7 @@ pub(in crate::narrowphase) fn seen_mask<const N: usize>(
 
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
-pub(in crate::narrowphase) fn seen_mask_portable<const N: usize>(
-    nx: &Slots,
-    ny: &Slots,
-    nz: &Slots,
-    d: &Slots,
-    p: Vec3,
-) -> u128 {
+pub(crate) fn seen_mask_portable<const N: usize>(nx: &Slots, ny: &Slots, nz: &Slots, d: &Slots, p: Vec3) -> u128 {
     let mut mask = 0u128;
     for k in 0..(8 * N).min(8 * ROWS) {
         mask |= ((nx.0[k] * p.x + ny.0[k] * p.y + nz.0[k] * p.z > d.0[k]) as u128) << k;
@@ -77,7 +65,7 @@ fn seen_mask_sse2<const N: usize>(nx: &Slots, ny: &Slots, nz: &Slots, d: &Slots,
 /// The first slot holding the smallest distance over the first `N` rows (slot 0 if all are
 /// infinite).
 #[inline(always)]
-pub(in crate::narrowphase) fn nearest_slot<const N: usize>(d: &Slots) -> usize {
+pub(crate) fn nearest_slot<const N: usize>(d: &Slots) -> usize {
     #[cfg(target_arch = "x86_64")]
     {
         nearest_slot_sse2::<N>(d)
@@ -90,7 +78,7 @@ pub(in crate::narrowphase) fn nearest_slot<const N: usize>(d: &Slots) -> usize {
 
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
-pub(in crate::narrowphase) fn nearest_slot_portable<const N: usize>(d: &Slots) -> usize {
+pub(crate) fn nearest_slot_portable<const N: usize>(d: &Slots) -> usize {
     let d = &d.0[..(8 * N).min(8 * ROWS)];
     let mut m = Real::INFINITY;
     for &x in d {
@@ -127,7 +115,7 @@ fn nearest_slot_sse2<const N: usize>(d: &Slots) -> usize {
 /// [`nearest_slot`] with one 256-bit register per row on the [`Avx::Avx`] kernel: the same
 /// slot.
 #[inline(always)]
-pub(in crate::narrowphase) fn nearest_slot_fast<const N: usize>(kernel: Avx, d: &Slots) -> usize {
+pub(crate) fn nearest_slot_fast<const N: usize>(kernel: Avx, d: &Slots) -> usize {
     match kernel {
         // SAFETY: `Avx::Avx` is only chosen where the CPU runs AVX ([`crate::simd::Kernels`]).
         #[cfg(target_arch = "x86_64")]
@@ -141,7 +129,7 @@ pub(in crate::narrowphase) fn nearest_slot_fast<const N: usize>(kernel: Avx, d: 
 /// among the faces not seen, with that distance (the nearest face that stays: read before the
 /// expansion writes the slots, so the scan never waits on those stores).
 #[inline(always)]
-pub(in crate::narrowphase) fn scan_fast<const N: usize>(
+pub(crate) fn scan_fast<const N: usize>(
     kernel: Avx,
     nx: &Slots,
     ny: &Slots,
@@ -158,7 +146,7 @@ pub(in crate::narrowphase) fn scan_fast<const N: usize>(
 }
 
 #[inline(always)]
-pub(in crate::narrowphase) fn scan_portable<const N: usize>(
+pub(crate) fn scan_portable<const N: usize>(
     nx: &Slots,
     ny: &Slots,
     nz: &Slots,
@@ -255,7 +243,7 @@ unsafe fn nearest_slot_avx<const N: usize>(d: &Slots) -> usize {
 /// A polytope vertex padded to 16 bytes, for one aligned load.
 #[repr(C, align(16))]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(in crate::narrowphase) struct Point4(pub [Real; 4]);
+pub(crate) struct Point4(pub [Real; 4]);
 
 impl Point4 {
     pub(crate) fn new(p: Vec3) -> Self {
@@ -269,7 +257,7 @@ impl Point4 {
 /// infinite distance where `|n|` is zero or not finite (a sliver). Indices are taken modulo
 /// the length of `pts`, a power of two.
 #[inline(always)]
-pub(in crate::narrowphase) fn planes4(pts: &[Point4; 64], ends: [[u8; 2]; 4], c: Vec3) -> [[Real; 4]; 4] {
+pub(crate) fn planes4(pts: &[Point4; 64], ends: [[u8; 2]; 4], c: Vec3) -> [[Real; 4]; 4] {
     #[cfg(target_arch = "x86_64")]
     {
         planes4_sse2(pts, ends, c)
@@ -350,7 +338,7 @@ fn planes_sse2(
 /// Planes of the four triangles `tris` of `pts` (corners in the given order), with
 /// [`planes4`]'s arithmetic: the start tetrahedron's faces in one go.
 #[inline(always)]
-pub(in crate::narrowphase) fn planes4_tri(pts: &[Point4; 64], tris: [[u8; 3]; 4]) -> [[Real; 4]; 4] {
+pub(crate) fn planes4_tri(pts: &[Point4; 64], tris: [[u8; 3]; 4]) -> [[Real; 4]; 4] {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::*;
@@ -370,7 +358,7 @@ pub(in crate::narrowphase) fn planes4_tri(pts: &[Point4; 64], tris: [[u8; 3]; 4]
 
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
-pub(in crate::narrowphase) fn planes4_tri_portable(pts: &[Point4; 64], tris: [[u8; 3]; 4]) -> [[Real; 4]; 4] {
+pub(crate) fn planes4_tri_portable(pts: &[Point4; 64], tris: [[u8; 3]; 4]) -> [[Real; 4]; 4] {
     let coords = |c: usize| -> [[Real; 4]; 3] {
         std::array::from_fn(|k| std::array::from_fn(|j| pts[tris[j][c] as usize & 63].0[k]))
     };
@@ -379,7 +367,7 @@ pub(in crate::narrowphase) fn planes4_tri_portable(pts: &[Point4; 64], tris: [[u
 
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
-pub(in crate::narrowphase) fn planes4_portable(pts: &[Point4; 64], ends: [[u8; 2]; 4], c: Vec3) -> [[Real; 4]; 4] {
+pub(crate) fn planes4_portable(pts: &[Point4; 64], ends: [[u8; 2]; 4], c: Vec3) -> [[Real; 4]; 4] {
     let coords = |end: usize| -> [[Real; 4]; 3] {
         std::array::from_fn(|k| std::array::from_fn(|j| pts[ends[j][end] as usize & 63].0[k]))
     };
