@@ -44,7 +44,7 @@ pub fn distance(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose) -> DistanceResult {
 }
 
 /// [`distance`] with the GJK simplices and EPA polytopes recorded into `trace` (A's frame).
-/// Runs in its x86-64-v3 copy where the CPU has it ([`crate::simd::Compiled`]).
+/// Runs in its x86-64-v3 copy where the CPU has it (`simd::Compiled`).
 #[inline(always)]
 pub fn distance_traced(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, trace: Option<&mut GjkEpaTrace>) -> DistanceResult {
     match Compiled::best() {

@@ -12,9 +12,7 @@ use glam::Vec3A;
 use std::ops::{Mul, Neg, Sub};
 
 /// The vector arithmetic the region tests need.
-pub trait RegionVector:
-    Copy + Sub<Output = Self> + Neg<Output = Self> + Mul<Real, Output = Self>
-{
+pub trait RegionVector: Copy + Sub<Output = Self> + Neg<Output = Self> + Mul<Real, Output = Self> {
     fn dot(self, other: Self) -> Real;
     fn cross(self, other: Self) -> Self;
     fn length_squared(self) -> Real;

@@ -239,7 +239,7 @@ fn check_distance(m: Manifold, a: &Cuboid, pa: &Pose, b: &Cuboid, pb: &Pose, tol
 /// [`contact_cuboid_cuboid`] given each pose's rotation matrix, `Mat3A::from_quat(p.rotation)`,
 /// so that a body in many pairs converts its quaternion once (the world does, once per step).
 /// Same answer, bit for bit. Runs in its x86-64-v3 copy where the CPU has it
-/// ([`crate::simd::Compiled`]).
+/// (`simd::Compiled`).
 #[inline(always)]
 pub fn contact_cuboid_cuboid_rotated(
     a: &Cuboid,
