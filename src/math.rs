@@ -98,20 +98,6 @@ pub fn orthonormal_basis(n: Vec3) -> (Vec3, Vec3) {
     (Vec3::new(1.0 + sign * n.x * n.x * a, sign * b, -sign * n.x), Vec3::new(b, sign + n.y * n.y * a, -n.y))
 }
 
-/// Asks the CPU to start loading the cache line at `p` ahead of its use: a hint that never
-/// faults, whatever the address, and does nothing off x86-64.
-#[inline(always)]
-pub fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: SSE is part of every x86_64 CPU; a prefetch never faults, whatever the address.
-    unsafe {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

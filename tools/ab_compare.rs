@@ -12,12 +12,11 @@ fn main() {
 
 #[cfg(feature = "gui")]
 fn main() -> Result<(), String> {
-    use collidoscope::app::viewport::{Camera, Viewport};
-    use collidoscope::app::{App, Command, OpenPanels, Persisted, PngShot, Simulation, setup_style};
+    use collidoscope::app::viewport::Camera;
+    use collidoscope::app::{App, Command, Cue, OpenPanels, Persisted, Script, run_script};
     use collidoscope::ccd::CcdMode;
     use collidoscope::math::Vec3;
     use collidoscope::session::record::RecordCommand;
-    use eframe::egui;
     use std::path::PathBuf;
 
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -32,68 +31,46 @@ fn main() -> Result<(), String> {
     const AFTER_FORK: u32 = 40;
 
     struct Walkthrough {
-        app: App,
         frames: u32,
-        shot: PngShot,
     }
-    impl eframe::App for Walkthrough {
-        fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
-            self.app.show(ui);
+    impl Script for Walkthrough {
+        fn after_frame(&mut self, app: &mut App) -> Cue {
             self.frames += 1;
-            ui.ctx().request_repaint();
             if self.frames >= AFTER_FORK {
-                self.app.simulation_mut().playing = false;
+                app.simulation_mut().playing = false;
             }
-            if self.frames > AFTER_FORK + 2 {
-                self.shot.request(ui.ctx());
-            }
-            self.shot.write_when_ready();
+            if self.frames > AFTER_FORK + 2 { Cue::Shoot } else { Cue::Run }
         }
     }
 
-    let native = eframe::NativeOptions {
-        viewport: egui::ViewportBuilder::default().with_title("Collidoscope — A/B").with_inner_size([1600.0, 1000.0]),
-        renderer: eframe::Renderer::Wgpu,
-        persist_window: false,
-        ..Default::default()
-    };
-    eframe::run_native(
-        "Collidoscope A/B walk-through",
-        native,
-        Box::new(move |cc| {
-            setup_style(&cc.egui_ctx);
-            let sim = Simulation::load(&scene)?;
-            let mut app = App::new(sim, Viewport::new(cc.wgpu_render_state.as_ref()), PathBuf::from("scenes"));
-            let camera =
-                Camera { target: Vec3::new(-0.3, 0.2, 0.0), yaw: 0.9, pitch: 0.3, distance: 2.2, ..Camera::default() };
-            let open = OpenPanels { scenes: false, timeline: true, ..OpenPanels::default() };
-            app.restore(Persisted { camera: Some(camera), open, ..Persisted::default() });
+    run_script("Collidoscope — A/B", &scene, out, move |app| {
+        let camera =
+            Camera { target: Vec3::new(-0.3, 0.2, 0.0), yaw: 0.9, pitch: 0.3, distance: 2.2, ..Camera::default() };
+        let open = OpenPanels { scenes: false, timeline: true, ..OpenPanels::default() };
+        app.restore(Persisted { camera: Some(camera), open, ..Persisted::default() });
 
-            // 1. Record the miss.
-            app.apply(Command::Record(RecordCommand::ToggleRecording));
-            for _ in 0..RECORDED {
-                app.step_once();
-            }
-            app.apply(Command::Record(RecordCommand::ToggleRecording));
+        // 1. Record the miss.
+        app.apply(Command::Record(RecordCommand::ToggleRecording));
+        for _ in 0..RECORDED {
+            app.step_once();
+        }
+        app.apply(Command::Record(RecordCommand::ToggleRecording));
 
-            // 2. Scrub back to the step before the bullet is past the wall (x > 0).
-            let rec = app.simulation().record.review.as_ref().ok_or("no recording")?.recording.clone();
-            let bullet = app.world().bodies().iter().position(|b| b.name.as_deref() == Some("bullet")).unwrap_or(2);
-            let past = |step: u64| rec.world_at(step).map(|w| w.bodies()[bullet].pose.translation.x > 0.0);
-            let miss =
-                (1..=rec.steps()).find(|&s| past(s).unwrap_or(false)).ok_or("the bullet never passed the wall")?;
-            app.apply(Command::Record(RecordCommand::Seek(miss - 1)));
+        // 2. Scrub back to the step before the bullet is past the wall (x > 0).
+        let rec = app.simulation().record.review.as_ref().ok_or("no recording")?.recording.clone();
+        let bullet = app.world().bodies().iter().position(|b| b.name.as_deref() == Some("bullet")).unwrap_or(2);
+        let past = |step: u64| rec.world_at(step).map(|w| w.bodies()[bullet].pose.translation.x > 0.0);
+        let miss = (1..=rec.steps()).find(|&s| past(s).unwrap_or(false)).ok_or("the bullet never passed the wall")?;
+        app.apply(Command::Record(RecordCommand::Seek(miss - 1)));
 
-            // 3. Fork with CCD on: B continues with it, A replays the original beside it.
-            let settings = collidoscope::Settings { ccd, ..app.world().settings.clone() };
-            app.apply(Command::SetSettings(Box::new(settings)));
-            println!("missed at step {miss}; forked at step {} with CCD {ccd:?}", miss - 1);
+        // 3. Fork with CCD on: B continues with it, A replays the original beside it.
+        let settings = collidoscope::Settings { ccd, ..app.world().settings.clone() };
+        app.apply(Command::SetSettings(Box::new(settings)));
+        println!("missed at step {miss}; forked at step {} with CCD {ccd:?}", miss - 1);
 
-            // 4. Run both, one step per frame.
-            app.fixed_frame_steps = true;
-            app.simulation_mut().playing = true;
-            Ok(Box::new(Walkthrough { app, frames: 0, shot: PngShot::new(out) }))
-        }),
-    )
-    .map_err(|e| e.to_string())
+        // 4. Run both, one step per frame.
+        app.fixed_frame_steps = true;
+        app.simulation_mut().playing = true;
+        Ok(Box::new(Walkthrough { frames: 0 }))
+    })
 }

@@ -11,9 +11,7 @@ fn main() {
 
 #[cfg(feature = "gui")]
 fn main() -> Result<(), String> {
-    use collidoscope::app::viewport::Viewport;
-    use collidoscope::app::{App, OpenPanels, Persisted, PngShot, Simulation, setup_style};
-    use eframe::egui;
+    use collidoscope::app::{App, Cue, OpenPanels, Persisted, Script, run_script};
     use std::path::PathBuf;
 
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -21,61 +19,37 @@ fn main() -> Result<(), String> {
     let out = PathBuf::from(args.get(1).map_or("screenshots/sweep.png", String::as_str));
     let two = args.get(2).is_some_and(|a| a == "two");
 
+    /// Counts the frames drawn since the sweep's result arrived.
     struct Shot {
-        app: App,
-        started: bool,
         settled: u32,
-        shot: PngShot,
     }
-    impl eframe::App for Shot {
-        fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
-            if !self.started {
-                self.started = true;
-                let (scene, live) = (self.app.simulation().scene.clone(), self.app.world().settings.clone());
-                self.app.sweep_panel_mut().start(&scene, &live);
-            }
-            self.app.show(ui);
-            ui.ctx().request_repaint();
-            if self.app.sweep_panel_mut().result.is_some() {
+    impl Script for Shot {
+        fn after_frame(&mut self, app: &mut App) -> Cue {
+            if app.sweep_panel_mut().result.is_some() {
                 self.settled += 1;
             }
-            if self.settled > 5 {
-                self.shot.request(ui.ctx());
-            }
-            self.shot.write_when_ready();
+            if self.settled > 5 { Cue::Shoot } else { Cue::Run }
         }
     }
 
-    let native = eframe::NativeOptions {
-        viewport: egui::ViewportBuilder::default().with_title("Collidoscope — Sweep").with_inner_size([1600.0, 1000.0]),
-        renderer: eframe::Renderer::Wgpu,
-        persist_window: false,
-        ..Default::default()
-    };
-    eframe::run_native(
-        "Collidoscope sweep walk-through",
-        native,
-        Box::new(move |cc| {
-            setup_style(&cc.egui_ctx);
-            let sim = Simulation::load(&scene)?;
-            let mut app = App::new(sim, Viewport::new(cc.wgpu_render_state.as_ref()), PathBuf::from("scenes"));
-            let open = OpenPanels {
-                sweep: true,
-                scenes: false,
-                settings: false,
-                inspector: false,
-                view: false,
-                profiler: false,
-                ..OpenPanels::default()
-            };
-            app.restore(Persisted { open, ..Persisted::default() });
-            let panel = app.sweep_panel_mut();
-            panel.steps = 240;
-            panel.metric = 3; // penetration_max
-            panel.require = "penetration<0.005".into();
-            panel.two = two;
-            Ok(Box::new(Shot { app, started: false, settled: 0, shot: PngShot::new(out) }))
-        }),
-    )
-    .map_err(|e| e.to_string())
+    run_script("Collidoscope — Sweep", &scene, out, move |app| {
+        let open = OpenPanels {
+            sweep: true,
+            scenes: false,
+            settings: false,
+            inspector: false,
+            view: false,
+            profiler: false,
+            ..OpenPanels::default()
+        };
+        app.restore(Persisted { open, ..Persisted::default() });
+        let panel = app.sweep_panel_mut();
+        panel.steps = 240;
+        panel.metric = 3; // penetration_max
+        panel.require = "penetration<0.005".into();
+        panel.two = two;
+        let (scene, live) = (app.simulation().scene.clone(), app.world().settings.clone());
+        app.sweep_panel_mut().start(&scene, &live);
+        Ok(Box::new(Shot { settled: 0 }))
+    })
 }

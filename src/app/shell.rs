@@ -469,8 +469,8 @@ impl App {
             PanelId::Inspector => commands.extend(self.inspector.ui(ui, &mut cx)),
             PanelId::View => commands.extend(self.view_panel.ui(ui, &mut cx)),
             PanelId::Pair => commands.extend(self.pair.ui(ui, &mut cx)),
-            PanelId::Ray => self.teach.ray_panel(ui, &self.sim.world, self.view.selected),
-            PanelId::Tests => self.teach.tests_panel(ui),
+            PanelId::Ray => commands.extend(self.teach.ray.ui(ui, &mut cx)),
+            PanelId::Tests => commands.extend(self.teach.tests.ui(ui, &mut cx)),
             PanelId::Profiler | PanelId::Timeline => {}
         }
     }
@@ -711,6 +711,7 @@ impl App {
             Command::Select(i) => self.select(i),
             Command::FrameAll => self.viewport.frame_all(&self.sim.world),
             Command::ShowPanel(p) => self.open.show(p),
+            Command::TakeDrag(p) => self.teach.take_drag(p),
             Command::Pin(i, on) => self.sim.pin(i, on),
         }
     }

@@ -1,7 +1,7 @@
-use super::soa::SoaBoxes;
 use super::{BroadPhase, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, scan_aabb, scan_ray};
 use crate::geometry::{Aabb, Ray};
 use crate::math::Real;
+use crate::simd::boxes::SoaBoxes;
 
 /// Tests all n(n-1)/2 pairs over structure-of-arrays bounds, eight (AVX) or four (SSE2) at a
 /// time.

@@ -14,7 +14,6 @@ mod grid;
 mod hierarchy;
 mod octree;
 mod sap;
-mod soa;
 
 pub use auto::Auto;
 pub use brute_force::BruteForce;
@@ -245,7 +244,7 @@ fn pairs_with_outsiders(outside: &[u32], aabbs: &[Aabb], pairs: &mut canonical::
             inside.push(j);
         }
     }
-    let mut soa = soa::SoaBoxes::default();
+    let mut soa = crate::simd::boxes::SoaBoxes::default();
     soa.load(inside.iter().map(|&j| &aabbs[j as usize]));
     for (k, &o) in outside.iter().enumerate() {
         let a = &aabbs[o as usize];

@@ -5,7 +5,6 @@
 
 use super::canonical::PairKeys;
 use super::draw::{MAX_DRAWN_BOXES, depth_color};
-use super::soa::SoaBoxes;
 use super::{
     BroadPhase, BroadPhaseDrawOptions, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, debug_validate, ms_since,
     scan_aabb, scan_ray,
@@ -13,6 +12,7 @@ use super::{
 use crate::debug_draw::{DebugDraw, DrawCategory};
 use crate::geometry::{Aabb, Ray};
 use crate::math::{Real, Vec3};
+use crate::simd::boxes::SoaBoxes;
 use std::cmp::Ordering;
 
 /// The axis changes only when another's variance exceeds the current one's by this factor, so

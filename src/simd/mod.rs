@@ -7,46 +7,32 @@
 //!   twin that gives the same bits on NaN-free inputs. A routine's kernels are an enum that
 //!   implements [`Kernels`]: its ladder names each kernel with the [`Level`] it needs, and
 //!   `best()` (the widest this CPU runs) and `available()` (for tests) come from the ladder;
-//! - whole routines compiled twice from one source by [`v3_dispatch!`], once for the x86-64
-//!   baseline and once with the x86-64-v3 features ([`x86_64_v3`]): the same operations in the
-//!   same order (rustc never fuses a multiply and an add on its own, and FMA is not enabled),
-//!   so the same bits, in fewer instructions (three-operand VEX forms, `tzcnt`) and with the
-//!   AVX kernels inlined instead of called.
+//! - whole routines compiled twice from one source, once for the x86-64 baseline and once
+//!   with the x86-64-v3 features (`#[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]`
+//!   on an `unsafe fn …_v3` that calls the `#[inline(always)]` body): the same operations in
+//!   the same order (rustc never fuses a multiply and an add on its own, and FMA is not
+//!   enabled), so the same bits, in fewer instructions (three-operand VEX forms, `tzcnt`) and
+//!   with the AVX kernels inlined instead of called. The copies are kernels too: [`Compiled`].
+//!
+//! Either way a routine asks `K::best()` of its [`Kernels`] enum and matches on the answer.
 
+pub(crate) mod boxes;
 pub(crate) mod lanes8;
+pub(crate) mod slots;
 
-/// Defines `fn $name(args) -> T` that runs `$inner` (an `#[inline(always)]` function with
-/// those arguments) in a copy compiled for x86-64-v3 when the CPU runs it ([`x86_64_v3`]),
-/// else in the baseline copy, and the copy itself as `unsafe fn $v3` (for tests that compare
-/// the two). The copies' feature list is written here and checked in `level::detect`: keep the
-/// two in step.
-macro_rules! v3_dispatch {
-    ($(#[$meta:meta])* $vis:vis fn $name:ident, $v3:ident ($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty => $inner:path) => {
-        $(#[$meta])*
-        #[inline(always)]
-        $vis fn $name($($arg: $ty),*) -> $ret {
-            #[cfg(target_arch = "x86_64")]
-            if crate::simd::x86_64_v3() {
-                // SAFETY: the CPU runs every feature the copy is compiled with, checked just
-                // above.
-                return unsafe { $v3($($arg),*) };
-            }
-            $inner($($arg),*)
-        }
-
-        /// The x86-64-v3 copy (see [`crate::simd`]).
-        ///
-        /// # Safety
-        /// The CPU must run every enabled feature ([`crate::simd::x86_64_v3`]).
-        #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
-        unsafe fn $v3($($arg: $ty),*) -> $ret {
-            $inner($($arg),*)
-        }
-    };
+/// Asks the CPU to start loading the cache line at `p` ahead of its use: a hint that never
+/// faults, whatever the address, and does nothing off x86-64.
+#[inline(always)]
+pub(crate) fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE is part of every x86_64 CPU; a prefetch never faults, whatever the address.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
-
-pub(crate) use v3_dispatch;
 
 /// What the CPU runs, one bit per answer, detected on the first question and then read with
 /// one load: std's own cache costs a few instructions per feature, and the pair tests ask once
@@ -73,7 +59,8 @@ mod level {
     #[cold]
     fn detect() -> u8 {
         use std::arch::is_x86_feature_detected as has;
-        // The features `v3_dispatch!`'s copies are compiled with must all be checked here.
+        // The features the `…_v3` copies are compiled with ([`super::Compiled`]) must all be
+        // checked here.
         let avx = has!("avx");
         let avx2 = avx && has!("avx2");
         let v3 = avx2 && has!("bmi1") && has!("bmi2") && has!("lzcnt") && has!("popcnt");
@@ -132,6 +119,8 @@ pub(crate) enum Level {
     Avx,
     /// AVX2.
     Avx2,
+    /// The x86-64-v3 features the `…_v3` copies are compiled with ([`x86_64_v3`]).
+    V3,
 }
 
 impl Level {
@@ -142,6 +131,7 @@ impl Level {
             Level::Baseline => true,
             Level::Avx => avx(),
             Level::Avx2 => avx2(),
+            Level::V3 => x86_64_v3(),
         }
     }
 }
@@ -153,6 +143,7 @@ pub(crate) trait Kernels: Copy + 'static {
     const LADDER: &'static [(Self, Level)];
 
     /// The widest kernel this CPU runs.
+    #[inline]
     fn best() -> Self {
         Self::LADDER.iter().find(|(_, level)| level.runs()).expect("a ladder ends at the baseline").0
     }
@@ -161,6 +152,33 @@ pub(crate) trait Kernels: Copy + 'static {
     fn available() -> Vec<Self> {
         Self::LADDER.iter().filter(|(_, level)| level.runs()).map(|&(k, _)| k).collect()
     }
+}
+
+/// The two compiled copies of a routine: with the x86-64-v3 features (an `unsafe fn …_v3`
+/// with `#[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]`) or the baseline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Compiled {
+    /// The x86-64-v3 copy.
+    V3,
+    /// The baseline copy.
+    Baseline,
+}
+
+impl Kernels for Compiled {
+    const LADDER: &'static [(Self, Level)] = &[(Compiled::V3, Level::V3), (Compiled::Baseline, Level::Baseline)];
+}
+
+/// A kernel on 256-bit AVX registers, or its portable (SSE2) twin: the same bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Avx {
+    /// 256-bit AVX intrinsics.
+    Avx,
+    /// Portable code (SSE2 on x86-64).
+    Portable,
+}
+
+impl Kernels for Avx {
+    const LADDER: &'static [(Self, Level)] = &[(Avx::Avx, Level::Avx), (Avx::Portable, Level::Baseline)];
 }
 
 #[cfg(test)]

@@ -54,6 +54,9 @@ pub enum Command {
     Pin(usize, bool),
     /// Open a panel and bring it forward in its dock.
     ShowPanel(crate::app::PanelId),
+    /// Give the plain left-drag in the view to a teaching tool (`Ray` or `Tests`), switching
+    /// the other off.
+    TakeDrag(crate::app::PanelId),
     /// Recording, timeline and A/B comparison.
     Record(crate::session::record::RecordCommand),
 }

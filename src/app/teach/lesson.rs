@@ -3,6 +3,8 @@
 //! drags the handles in the view (or types values) and sees each test's numbers and answer.
 
 use super::draw::{AXIS_COLORS, FAINT, INSIDE, OUTSIDE, RESULT, View};
+use crate::app::PanelId;
+use crate::app::panels::{Command, PanelCx};
 use crate::geometry::Ray;
 use crate::geometry::planar::{
     ConeTest, Rect2, SatTest, Vec2, grid_cell, grid_cells_of_box, point_in_cone, point_in_sector, sat_rects,
@@ -147,8 +149,8 @@ impl TestsLesson {
         }
     }
 
-    /// The panel; returns whether the user switched the drag on or off.
-    pub fn ui(&mut self, ui: &mut Ui) -> bool {
+    /// The panel; switching the drag on asks for the view's drag.
+    pub fn ui(&mut self, ui: &mut Ui, _cx: &mut PanelCx) -> Vec<Command> {
         let toggled = ui
             .toggle_value(&mut self.active, "✋ Drag the handles in the view")
             .on_hover_text("On: a left-drag near a handle on the floor moves it (right-drag still orbits)")
@@ -158,7 +160,7 @@ impl TestsLesson {
         self.sat_ui(ui);
         ui.separator();
         self.grid_ui(ui);
-        toggled
+        if toggled && self.active { vec![Command::TakeDrag(PanelId::Tests)] } else { Vec::new() }
     }
 
     fn cone_ui(&mut self, ui: &mut Ui) {

@@ -10,12 +10,13 @@ mod ray;
 pub use lesson::{Handle, TestsLesson};
 pub use ray::{RAY_REACH, RayReport, RayTarget, RayTool};
 
+use super::PanelId;
 use super::viewport::Camera;
 use crate::geometry::Ray;
 use crate::scene::Lesson;
 use crate::session::sim::Simulation;
 use crate::world::World;
-use eframe::egui::{self, Ui};
+use eframe::egui;
 use std::path::PathBuf;
 
 /// The state of both tools and whether their panels are open.
@@ -65,17 +66,13 @@ impl Teach {
         self.open_ray || self.open_tests
     }
 
-    /// The Ray panel. `selected`: the body selected in the view (the panel can test its box).
-    pub fn ray_panel(&mut self, ui: &mut Ui, world: &World, selected: Option<usize>) {
-        if self.ray.ui(ui, world, selected) && self.ray.active {
-            self.tests.active = false;
-        }
-    }
-
-    /// The geometric tests panel.
-    pub fn tests_panel(&mut self, ui: &mut Ui) {
-        if self.tests.ui(ui) && self.tests.active {
-            self.ray.active = false;
+    /// Gives the plain left-drag in the view to the Ray tool or the tests lesson, switching the
+    /// other off.
+    pub fn take_drag(&mut self, tool: PanelId) {
+        match tool {
+            PanelId::Ray => self.tests.active = false,
+            PanelId::Tests => self.ray.active = false,
+            _ => {}
         }
     }
 

@@ -3,6 +3,8 @@
 //! intersection `[t_enter, t_exit]`, and the parallel and inside cases.
 
 use super::draw::{AXIS_COLORS, FAINT, INSIDE, OUTSIDE, RESULT, View};
+use crate::app::PanelId;
+use crate::app::panels::{Command, PanelCx};
 use crate::geometry::{Aabb, Ray, RayHit, SlabAxis, SlabTrace, direction_from_degrees};
 use crate::math::{Real, Vec3};
 use crate::world::World;
@@ -107,9 +109,10 @@ impl RayTool {
         }
     }
 
-    /// The panel; returns whether the user switched the tool on or off.
-    /// `selected`: the body selected in the view, which a button makes the one tested.
-    pub fn ui(&mut self, ui: &mut Ui, world: &World, selected: Option<usize>) -> bool {
+    /// The panel. A button makes the body selected in the view the one tested; switching the
+    /// tool on asks for the view's drag.
+    pub fn ui(&mut self, ui: &mut Ui, cx: &mut PanelCx) -> Vec<Command> {
+        let (world, selected) = (&cx.sim.world, cx.view.selected);
         let toggled = ui
             .toggle_value(&mut self.active, "✏ Draw rays with the mouse")
             .on_hover_text("On: a left-drag in the view draws a ray on the level plane below (right-drag still orbits)")
@@ -188,7 +191,7 @@ impl RayTool {
             }
             Some(r) => report_ui(ui, world, &self.ray(), &r),
         }
-        toggled
+        if toggled && self.active { vec![Command::TakeDrag(PanelId::Ray)] } else { Vec::new() }
     }
 
     pub fn paint(&self, v: &View, world: &World) {

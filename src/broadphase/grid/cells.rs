@@ -158,7 +158,7 @@ impl CellTable {
                 let row = (z * dy + y) * dx;
                 for &s in self.dense.slot.get(row + x0..=row + x1).unwrap_or(&[]) {
                     if s != NO_SLOT {
-                        crate::math::prefetch(self.cells.as_ptr().wrapping_add(s as usize));
+                        crate::simd::prefetch(self.cells.as_ptr().wrapping_add(s as usize));
                     }
                 }
             }

@@ -107,7 +107,7 @@ pub(super) fn same_cells(b: &PackedBox, c: &PackedBox, inv: f32) -> bool {
     same_cells_scalar(b, c, inv)
 }
 
-pub(super) use crate::math::prefetch;
+pub(super) use crate::simd::prefetch;
 
 /// The union of boxes, kept as two rows (lane 3 is ignored).
 pub(super) struct Bounds {

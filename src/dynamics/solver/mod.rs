@@ -583,8 +583,8 @@ impl Solver {
                         for &m in order.iter().skip(at + W).take(W) {
                             let contact = &contacts[m as usize];
                             for body in [contact.a as usize, contact.b as usize] {
-                                crate::math::prefetch(&self.masses[body]);
-                                crate::math::prefetch(&self.states[body]);
+                                crate::simd::prefetch(&self.masses[body]);
+                                crate::simd::prefetch(&self.states[body]);
                             }
                         }
                         let (bundle, lanes, bounce) =

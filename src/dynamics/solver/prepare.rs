@@ -261,6 +261,6 @@ pub(super) const SLIP_SPEED: Real = 1e-3;
 #[inline(always)]
 pub(super) fn prefetch<T>(r: &T) {
     let p = (r as *const T).cast::<u8>();
-    crate::math::prefetch(p);
-    crate::math::prefetch(p.wrapping_add(64));
+    crate::simd::prefetch(p);
+    crate::simd::prefetch(p.wrapping_add(64));
 }

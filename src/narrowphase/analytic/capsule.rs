@@ -5,6 +5,7 @@ use crate::geometry::{Capsule, Cuboid, Shape, Sphere};
 use crate::math::{Pose, Real, Vec3, orthonormal_basis};
 use crate::narrowphase::clip::features::{manifold_from_features, support_feature};
 use crate::narrowphase::manifold::ContactPoint;
+use crate::narrowphase::sat::segment_sat;
 use crate::narrowphase::{Manifold, Tolerance, touching};
 
 /// The capsule's segment in world space.
@@ -174,31 +175,12 @@ pub fn contact_cuboid_capsule(b: &Cuboid, pb: &Pose, c: &Capsule, pc: &Pose, tol
 fn segment_box_sat(p: Vec3, q: Vec3, h: Vec3) -> (Vec3, Real, Vec3) {
     let c = (p + q) * 0.5;
     let hs = (q - p) * 0.5;
-    let mut best = (Vec3::Y, Real::NEG_INFINITY);
-    let mut test = |axis: Vec3| {
-        let len = axis.length();
-        if len < 1e-6 {
-            return;
-        }
-        let l = axis / len;
+    let faces = [Vec3::X, Vec3::Y, Vec3::Z];
+    let axes = faces.into_iter().chain(faces.map(|e| hs.cross(e)));
+    segment_sat(p, q, axes, |l| {
         let s = c.dot(l).abs() - h.dot(l.abs()) - hs.dot(l).abs();
-        if s > best.1 {
-            best = (if c.dot(l) < 0.0 { -l } else { l }, s);
-        }
-    };
-    for i in 0..3 {
-        let mut e = Vec3::ZERO;
-        e[i] = 1.0;
-        test(e);
-    }
-    for i in 0..3 {
-        let mut e = Vec3::ZERO;
-        e[i] = 1.0;
-        test(hs.cross(e));
-    }
-    let (n, s) = best;
-    let deepest = if p.dot(n) < q.dot(n) { p } else { q };
-    (n, s, deepest)
+        (s, if c.dot(l) < 0.0 { -l } else { l })
+    })
 }
 
 #[cfg(test)]

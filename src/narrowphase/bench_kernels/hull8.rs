@@ -142,7 +142,7 @@ fn regions(s: &impl Supports, start: Vec3A, reach2: Real) -> (Option<bool>, Vec3
                         }
                         if (e - p[0]).dot(nd) > 0.0 {
                             d = nd;
-                            match tetrahedron(&mut p, e) {
+                            match tetrahedron(&mut p, e, false) {
                                 Tetrahedron::Contains => return (Some(true), -d),
                                 Tetrahedron::Flat => return (None, -d),
                                 Tetrahedron::Next(step) => step,
@@ -154,7 +154,7 @@ fn regions(s: &impl Supports, start: Vec3A, reach2: Real) -> (Option<bool>, Vec3
                     (step, _) => step,
                 }
             }
-            _ => match tetrahedron(&mut p, a) {
+            _ => match tetrahedron(&mut p, a, false) {
                 Tetrahedron::Contains => return (Some(true), -d),
                 Tetrahedron::Flat => return (None, -d),
                 Tetrahedron::Next(step) => step,

@@ -1,10 +1,11 @@
 //! Face–face manifolds for cuboid pairs, clipped in the reference face's own 2D frame: the
 //! reference face is an axis-aligned rectangle there, so each of its four side planes is a
-//! one-coordinate compare instead of a general 3D plane clip (Box2D/ODE style). Same points,
-//! order and feature ids as the general Sutherland–Hodgman path in `clip.rs`.
+//! one-coordinate compare instead of a general 3D plane clip (Box2D/ODE style), through the one
+//! clipping routine [`clip_by`]. Same points, order and feature ids as the general path,
+//! `clip::clip_faces`.
 
 use crate::math::{Real, Vec3};
-use crate::narrowphase::clip::{ClipTrace, reduce};
+use crate::narrowphase::clip::{ClipTrace, PolyBuf, clip_by, reduce};
 use crate::narrowphase::manifold::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
 use glam::{Mat3A, Vec3A, Vec4, Vec4Swizzles};
 
@@ -17,26 +18,43 @@ const SLOTS: usize = CAP + 1;
 /// `z` the signed height above the face; each vertex with its feature id.
 #[derive(Clone, Copy)]
 struct Poly {
-    p: [Vec3A; SLOTS],
-    id: [u32; SLOTS],
+    pts: [(Vec3A, u32); SLOTS],
     len: usize,
 }
 
 impl Poly {
-    const EMPTY: Poly = Poly { p: [Vec3A::ZERO; SLOTS], id: [0; SLOTS], len: 0 };
+    const EMPTY: Poly = Poly { pts: [(Vec3A::ZERO, 0); SLOTS], len: 0 };
+
+    fn world(&self, r: &RefFace) -> Vec<Vec3> {
+        self.pts[..self.len].iter().map(|&(q, _)| r.world(q).into()).collect()
+    }
+}
+
+impl PolyBuf<Vec3A> for Poly {
+    fn clear(&mut self) {
+        self.len = 0;
+    }
 
     /// Appends a vertex unless the polygon is full (a convex quad never fills it).
     #[inline(always)]
-    fn push(&mut self, p: Vec3A, id: u32) {
+    fn push(&mut self, p: (Vec3A, u32)) {
         let k = self.len;
         if k < CAP {
-            (self.p[k], self.id[k]) = (p, id);
+            self.pts[k] = p;
             self.len = k + 1;
         }
     }
 
-    fn world(&self, r: &RefFace) -> Vec<Vec3> {
-        self.p[..self.len].iter().map(|&q| r.world(q).into()).collect()
+    fn as_slice(&self) -> &[(Vec3A, u32)] {
+        &self.pts[..self.len]
+    }
+
+    /// Writes `p` unconditionally and advances only if it is kept; the slot past `CAP` absorbs
+    /// overflow, which [`PolyBuf::push`] would drop.
+    #[inline(always)]
+    fn push_if(&mut self, p: (Vec3A, u32), keep: bool) {
+        self.pts[self.len] = p;
+        self.len = (self.len + keep as usize).min(CAP);
     }
 }
 
@@ -71,7 +89,7 @@ impl Sides {
     /// Sides that every vertex of `poly` is inside.
     #[inline(always)]
     fn all_inside(&self, poly: &Poly) -> u32 {
-        poly.p[..poly.len].iter().fold(0xf, |m, &q| m & self.inside_mask(q))
+        poly.as_slice().iter().fold(0xf, |m, &(q, _)| m & self.inside_mask(q))
     }
 }
 
@@ -140,52 +158,6 @@ impl ClipRecorder for ClipTrace {
     }
 }
 
-/// Clips `poly` to side `K` into `out`. Mirrors `clip::clip_to_plane` (same arithmetic, order
-/// and ids): a vertex created on the line takes `edge_tag ^ (id of the edge's first
-/// vertex).rotate_left(8)`. Each step writes its candidate vertex unconditionally and advances
-/// only if it is kept (no branches to mispredict); the slot past `CAP` absorbs overflow, which
-/// `Poly::push` would drop.
-#[inline(always)]
-fn clip_side<const K: usize>(sides: &Sides, poly: &Poly, edge_tag: u32, out: &mut Poly) {
-    let len = poly.len;
-    if len == 2 {
-        return clip_segment::<K>(sides, poly, edge_tag, out);
-    }
-    let mut n = 0;
-    let mut db = if len > 0 { sides.dist::<K>(poly.p[0]) } else { 0.0 };
-    for i in 0..len {
-        let j = if i + 1 == len { 0 } else { i + 1 };
-        let (a, b) = (poly.p[i], poly.p[j]);
-        let da = db;
-        db = sides.dist::<K>(b);
-        let (ina, inb) = (da <= 0.0, db <= 0.0);
-        (out.p[n], out.id[n]) = (a, poly.id[i]);
-        n = (n + ina as usize).min(CAP);
-        let t = da / (da - db);
-        (out.p[n], out.id[n]) = (a + (b - a) * t, edge_tag ^ poly.id[i].rotate_left(8));
-        n = (n + (ina != inb) as usize).min(CAP);
-    }
-    out.len = n;
-}
-
-/// [`clip_side`] for a two-point polygon: its one edge is walked once, as `clip_to_plane` does.
-#[cold]
-fn clip_segment<const K: usize>(sides: &Sides, poly: &Poly, edge_tag: u32, out: &mut Poly) {
-    out.len = 0;
-    let (a, b) = (poly.p[0], poly.p[1]);
-    let (da, db) = (sides.dist::<K>(a), sides.dist::<K>(b));
-    if da <= 0.0 {
-        out.push(a, poly.id[0]);
-    }
-    if (da <= 0.0) != (db <= 0.0) {
-        let t = da / (da - db);
-        out.push(a + (b - a) * t, edge_tag ^ poly.id[0].rotate_left(8));
-    }
-    if db <= 0.0 {
-        out.push(b, poly.id[1]);
-    }
-}
-
 /// Clips the incident quad `c ± u ± v` (world space, ids `face << 4 | corner`) against the
 /// reference rectangle and keeps the points within `margin` of it, reduced to four. The side
 /// planes are taken in the order of the reference corners `+u+v, -u+v, -u-v, +u-v`, the k-th
@@ -201,7 +173,7 @@ pub(in crate::narrowphase) fn clip_box_faces(
     let (mut a, mut b) = (Poly::EMPTY, Poly::EMPTY);
     let poly = clip_polygon(r, inc, ref_tag, trace, &mut a, &mut b)?;
     let mut n = 0;
-    for q in &poly.p[..poly.len] {
+    for (q, _) in poly.as_slice() {
         n += (q.z <= margin) as usize;
     }
     if n == 0 {
@@ -210,7 +182,7 @@ pub(in crate::narrowphase) fn clip_box_faces(
         // What `reduce` does with this few: keep them all, in order (written straight in).
         let mut m = Manifold::new(r.n.into());
         for k in 0..poly.len {
-            if poly.p[k].z <= margin {
+            if poly.pts[k].0.z <= margin {
                 m.push(contact_point(r, poly, k));
             }
         }
@@ -236,9 +208,9 @@ fn clip_polygon<'p>(
     let (c, pu, pv) = (r.local(inc.c - r.c), r.local(inc.u), r.local(inc.v));
     let tag = inc.face << 4;
     let corners = [c + pu + pv, c - pu + pv, c - pu - pv, c + pu - pv];
-    a.len = 0;
+    a.clear();
     for (k, &q) in corners.iter().enumerate() {
-        a.push(q, tag | k as u32);
+        a.push((q, tag | k as u32));
     }
     trace.faces(
         || {
@@ -274,7 +246,7 @@ fn side<const K: usize>(
     let (inside, in_a) = state;
     if *inside & (1 << K) == 0 {
         let (src, dst) = if *in_a { (&*a, &mut *b) } else { (&*b, &mut *a) };
-        clip_side::<K>(sides, src, tag, dst);
+        clip_by(src.as_slice(), |q| sides.dist::<K>(q), tag, dst);
         *inside = sides.all_inside(dst);
         *in_a = !*in_a;
     }
@@ -286,8 +258,8 @@ fn side<const K: usize>(
 /// Vertex `k` as a contact point: midway between it and its projection on the reference face.
 #[inline(always)]
 fn contact_point(r: &RefFace, poly: &Poly, k: usize) -> ContactPoint {
-    let q = poly.p[k];
-    ContactPoint { point: r.world(q * Vec3A::new(1.0, 1.0, 0.5)).into(), depth: -q.z, id: poly.id[k] }
+    let (q, id) = poly.pts[k];
+    ContactPoint { point: r.world(q * Vec3A::new(1.0, 1.0, 0.5)).into(), depth: -q.z, id }
 }
 
 /// The clipped points within `margin` of the reference face, in world space, written to `out`
@@ -296,7 +268,7 @@ fn contact_point(r: &RefFace, poly: &Poly, k: usize) -> ContactPoint {
 fn contact_points(r: &RefFace, poly: &Poly, margin: Real, out: &mut [ContactPoint; CAP]) -> usize {
     let mut n = 0;
     for k in 0..poly.len {
-        if poly.p[k].z <= margin {
+        if poly.pts[k].0.z <= margin {
             out[n] = contact_point(r, poly, k);
             n += 1;
         }

@@ -5,6 +5,8 @@ pub(super) mod features;
 
 use crate::math::{Real, Vec3};
 use crate::narrowphase::manifold::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
+use glam::Vec3A;
+use std::ops::{Add, Mul, Sub};
 
 /// A clipped vertex and the feature id it came from.
 pub(super) type Tagged = (Vec3, u32);
@@ -18,12 +20,27 @@ pub struct ClipTrace {
     pub stages: Vec<Vec<Vec3>>,
 }
 
+/// A vertex type the clipper interpolates: `Vec3` (world space) or `Vec3A` (the reference
+/// face's own frame, in `face_rect`). Both do the same IEEE operations lane by lane.
+pub(super) trait ClipPoint: Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Real, Output = Self> {}
+
+impl ClipPoint for Vec3 {}
+impl ClipPoint for Vec3A {}
+
 /// Somewhere to put a clipped polygon: a `Vec`, or a fixed array when the polygon is known
 /// to be small (no heap allocation on the hot box–box path).
-pub(super) trait PolyBuf {
+pub(super) trait PolyBuf<P = Vec3> {
     fn clear(&mut self);
-    fn push(&mut self, p: Tagged);
-    fn as_slice(&self) -> &[Tagged];
+    fn push(&mut self, p: (P, u32));
+    fn as_slice(&self) -> &[(P, u32)];
+    /// Appends `p` when `keep`. A buffer with a spare slot may write it either way and only
+    /// advance when kept (no branch to mispredict).
+    #[inline(always)]
+    fn push_if(&mut self, p: (P, u32), keep: bool) {
+        if keep {
+            self.push(p);
+        }
+    }
 }
 
 impl PolyBuf for Vec<Tagged> {
@@ -72,29 +89,42 @@ impl PolyBuf for SmallPoly {
     }
 }
 
-/// Clips `poly` to the half space `n . x <= d`. A vertex created on the plane takes the id
-/// `edge_tag ^ (id of the edge's first vertex).rotate_left(8)`, which is stable while the same
-/// features touch.
-pub(super) fn clip_to_plane(poly: &[Tagged], n: Vec3, d: Real, edge_tag: u32, out: &mut impl PolyBuf) {
+/// Clips `poly` to the half space `dist(x) <= 0` (Sutherland–Hodgman): the one clipping
+/// routine, for 3D planes (`n . x - d`, [`clip_to_plane`]) and for the axis-aligned sides of a
+/// box face in its own frame (one coordinate, `face_rect`). A vertex created on the plane takes
+/// the id `edge_tag ^ (id of the edge's first vertex).rotate_left(8)`, which is stable while
+/// the same features touch. Each vertex's distance is computed once.
+#[inline(always)]
+pub(super) fn clip_by<P: ClipPoint>(
+    poly: &[(P, u32)],
+    dist: impl Fn(P) -> Real,
+    edge_tag: u32,
+    out: &mut impl PolyBuf<P>,
+) {
     out.clear();
     let len = poly.len();
+    let Some(&(first, _)) = poly.first() else { return };
     // Two points are a segment, not a closed polygon: walk its one edge once.
     let edges = if len == 2 { 1 } else { len };
+    let mut db = dist(first);
     for i in 0..edges {
         let (a, ia) = poly[i];
-        let (b, _) = poly[if i + 1 == len { 0 } else { i + 1 }];
-        let (da, db) = (n.dot(a) - d, n.dot(b) - d);
-        if da <= 0.0 {
-            out.push((a, ia));
-        }
-        if (da <= 0.0) != (db <= 0.0) {
-            let t = da / (da - db);
-            out.push((a + (b - a) * t, edge_tag ^ ia.rotate_left(8)));
-        }
+        let b = poly[if i + 1 == len { 0 } else { i + 1 }].0;
+        let da = db;
+        db = dist(b);
+        let (ina, inb) = (da <= 0.0, db <= 0.0);
+        out.push_if((a, ia), ina);
+        let t = da / (da - db);
+        out.push_if((a + (b - a) * t, edge_tag ^ ia.rotate_left(8)), ina != inb);
     }
-    if len == 2 && n.dot(poly[1].0) - d <= 0.0 {
-        out.push(poly[1]);
+    if len == 2 {
+        out.push_if(poly[1], db <= 0.0);
     }
+}
+
+/// Clips `poly` to the half space `n . x <= d` ([`clip_by`]).
+pub(super) fn clip_to_plane(poly: &[Tagged], n: Vec3, d: Real, edge_tag: u32, out: &mut impl PolyBuf) {
+    clip_by(poly, |x| n.dot(x) - d, edge_tag, out)
 }
 
 /// Builds a manifold by clipping the incident polygon against the side planes of the

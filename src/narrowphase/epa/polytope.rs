@@ -10,8 +10,9 @@
 //! - removed faces free their slots for the new ones (no list to compact).
 
 use crate::math::{Real, Vec3};
-use crate::narrowphase::epa::rows::{Point4, ROWS, Slots, nearest_slot_fast, planes4, planes4_tri, scan_fast};
 use crate::narrowphase::gjk::closest::SupportPoint;
+use crate::simd::slots::{Point4, ROWS, Slots, nearest_slot_fast, planes4, planes4_tri, scan_fast};
+use crate::simd::{Avx, Kernels};
 
 /// Most vertices: the start tetrahedron plus [`crate::narrowphase::epa::MAX_EPA_ITERATIONS`] expansions.
 pub(in crate::narrowphase) const MAX_VERTS: usize = 64;
@@ -140,7 +141,7 @@ impl EpaPolytope {
             }
             self.put(k, f);
         }
-        Some(nearest_slot_fast::<MIN_ROWS>(crate::simd::avx(), &self.dist))
+        Some(nearest_slot_fast::<MIN_ROWS>(Avx::best(), &self.dist))
     }
 
     /// The face in slot `k`.
@@ -219,9 +220,9 @@ impl EpaPolytope {
         let few = self.few_slots();
         // The faces seen, and the nearest of those that stay.
         let (seen, mut best, mut best_dist) = if few {
-            scan_fast::<MIN_ROWS>(crate::simd::avx(), &self.nx, &self.ny, &self.nz, &self.dist, w.w)
+            scan_fast::<MIN_ROWS>(Avx::best(), &self.nx, &self.ny, &self.nz, &self.dist, w.w)
         } else {
-            scan_fast::<ROWS>(crate::simd::avx(), &self.nx, &self.ny, &self.nz, &self.dist, w.w)
+            scan_fast::<ROWS>(Avx::best(), &self.nx, &self.ny, &self.nz, &self.dist, w.w)
         };
         let seen_words = [seen as u64, (seen >> 64) as u64];
         let is_seen = |k: usize| (seen_words[(k >> 6) & 1] >> (k & 63)) & 1;

@@ -5,7 +5,7 @@
 
 use crate::geometry::Shape;
 use crate::math::{Mat3, Pose, Real, Vec3};
-use crate::narrowphase::gjk::closest::{GJK_REL_TOL, GJK_TOUCH_TOL, MAX_GJK_ITERATIONS, rounding, s1d, s2d, s3d};
+use crate::narrowphase::gjk::closest::{GjkEnd, Simplex, gjk_loop, rounding};
 use crate::narrowphase::gjk::voronoi;
 
 /// The farthest vertex of a point set along `d`.
@@ -23,52 +23,30 @@ fn support_points(pts: &[Vec3], d: Vec3) -> Vec3 {
     best
 }
 
-/// A simplex of difference points only.
-struct WSimplex {
-    p: [Vec3; 4],
-    len: usize,
-}
-
-impl WSimplex {
-    /// Keeps the smallest sub-simplex holding the closest point to the origin and returns
-    /// that point; `None` when the simplex is a tetrahedron holding the origin.
-    #[inline]
-    fn reduce(&mut self) -> Option<Vec3> {
-        let p = self.p;
-        let (lambda, mask): ([Real; 4], u8) = match self.len {
-            1 => return Some(p[0]),
-            2 => {
-                let (l, m) = s1d([p[0], p[1]]);
-                ([l[0], l[1], 0.0, 0.0], m)
-            }
-            3 => {
-                let (l, m) = s2d([p[0], p[1], p[2]]);
-                ([l[0], l[1], l[2], 0.0], m)
-            }
-            _ => {
-                let (l, m) = s3d(p);
-                if m == 0b1111 {
-                    return None;
-                }
-                (l, m)
-            }
-        };
-        let mut v = Vec3::ZERO;
-        let mut len = 0;
-        for i in 0..self.len {
-            if mask & (1 << i) != 0 {
-                v += p[i] * lambda[i];
-                self.p[len] = p[i];
-                len += 1;
-            }
-        }
-        self.len = len;
-        Some(v)
-    }
-}
-
 /// Most steps of the Voronoi-region boolean GJK before it hands over to the distance GJK.
 pub(in crate::narrowphase) const MAX_BOOL_STEPS: usize = 32;
+
+/// The plain boolean GJK's configuration of [`voronoi::search`]: difference points only, a
+/// point strictly behind the origin ends it, and a tetrahedron whose winding rounding breaks is
+/// taken with its normals reversed.
+struct Plain<S> {
+    support: S,
+}
+
+impl<S: Fn(Vec3) -> Vec3> voronoi::RegionSearch<Vec3> for Plain<S> {
+    const MAX_STEPS: usize = MAX_BOOL_STEPS;
+    const FLIP: bool = true;
+
+    #[inline(always)]
+    fn support(&self, d: Vec3) -> Vec3 {
+        (self.support)(d)
+    }
+
+    #[inline(always)]
+    fn behind(ad: Real) -> bool {
+        ad < 0.0
+    }
+}
 
 /// Boolean GJK by Voronoi regions (no closest points): the simplex only needs to tell on
 /// which side of its features the origin lies. `Some(answer)` when decided; `None` when the
@@ -82,76 +60,16 @@ fn intersect_regions(
     start: Vec3,
     reach2: Real,
 ) -> (Option<bool>, Vec3) {
-    // `d` points from the simplex towards the origin; new points are `support(d)`.
-    let support = |d: Vec3| sa(d) - sb(-d);
-    let mut d = -start;
-    let first = support(d);
-    // Points newest first.
-    let mut p = [first; 4];
-    let mut n = 1;
-    d = -first;
-    let scale2 = first.length_squared().max(Real::MIN_POSITIVE);
-    for _ in 0..MAX_BOOL_STEPS {
-        let d2 = d.length_squared();
-        if d2 <= 1e-10 * scale2 {
-            return (None, -d);
-        }
-        let a = support(d);
-        let ad = a.dot(d);
-        if ad < 0.0 {
-            // The plane through `a` normal to `d` separates the difference from the origin, at
-            // distance -ad / |d|: apart if that exceeds the reach, else let the distance decide.
-            return (if ad * ad > reach2 * d2 { Some(false) } else { None }, -d);
-        }
-        // `d` points from the kept feature to the origin, so a new point past the origin is
-        // progress; none means the origin sits on the feature (rounding has taken over).
-        if ad <= p[0].dot(d) {
-            return (None, -d);
-        }
-        p = [a, p[0], p[1], p[2]];
-        n += 1;
-        let ao = -a;
-        match n {
-            2 => {
-                let b = p[1];
-                (n, d) = voronoi::edge(&mut p, a, b, ao);
-            }
-            3 => match triangle(&mut p, ao) {
-                Some(nd) => (n, d) = nd,
-                None => return (None, -d),
-            },
-            _ => {
-                let (b, c, e) = (p[1], p[2], p[3]);
-                let (ab, ac, ae) = (b - a, c - a, e - a);
-                let (abc, ace, aeb) = (ab.cross(ac), ac.cross(ae), ae.cross(ab));
-                // Orient the face normals outwards (away from the fourth point).
-                let (abc, ace, aeb) = if abc.dot(ae) > 0.0 { (-abc, -ace, -aeb) } else { (abc, ace, aeb) };
-                if abc.dot(ao) > 0.0 {
-                    p = [a, b, c, c];
-                } else if ace.dot(ao) > 0.0 {
-                    p = [a, c, e, e];
-                } else if aeb.dot(ao) > 0.0 {
-                    p = [a, e, b, b];
-                } else {
-                    return (Some(true), -d);
-                }
-                match triangle(&mut p, ao) {
-                    Some(nd) => (n, d) = nd,
-                    None => return (None, -d),
-                }
-            }
-        }
-    }
-    (None, -d)
-}
-
-/// The triangle case `p[0..3]` (`p[0]` newest): keeps the feature whose Voronoi region holds
-/// the origin and returns the new size and search direction; `None` when the origin lies on
-/// the triangle (or it is flat), for the distance GJK to decide.
-#[inline(always)]
-fn triangle(p: &mut [Vec3; 4], ao: Vec3) -> Option<(usize, Vec3)> {
-    let (a, b, c) = (p[0], p[1], p[2]);
-    voronoi::triangle(p, a, b, c, (b - a).cross(c - a), ao)
+    let (found, d) = voronoi::search(&mut Plain { support: |d: Vec3| sa(d) - sb(-d) }, start);
+    let answer = match found {
+        voronoi::Found::Inside(_) => Some(true),
+        // The plane through the new point normal to `d` separates the difference from the
+        // origin, at distance -ad / |d|: apart if that exceeds the reach, else the distance
+        // GJK decides.
+        voronoi::Found::Behind(ad) => (ad * ad > reach2 * d.length_squared()).then_some(false),
+        voronoi::Found::Undecided => None,
+    };
+    (answer, -d)
 }
 
 /// The first search direction: `start`, or +X when it is (nearly) zero.
@@ -188,38 +106,13 @@ pub(crate) fn intersect_cores_distance(
     eps: Real,
 ) -> (bool, Vec3) {
     let reach2 = r * r + eps;
-    let dir = search_start(start);
-    let first = sa(-dir) - sb(dir);
-    let mut s = WSimplex { p: [first; 4], len: 1 };
-    let mut v = first;
-    let mut max_w2 = first.length_squared();
-    for _ in 0..MAX_GJK_ITERATIONS {
-        let v2 = v.length_squared();
-        if v2 <= GJK_TOUCH_TOL * max_w2.max(Real::MIN_POSITIVE) {
-            return (true, v);
-        }
-        let w = sa(-v) - sb(v);
-        let vw = v.dot(w);
-        // A separating plane farther than the reach: apart, whatever the rest would find.
-        if vw > 0.0 && vw * vw > reach2 * v2 {
-            return (false, v);
-        }
-        if v2 - vw <= GJK_REL_TOL * v2 || s.p[..s.len].contains(&w) {
-            return (v2 <= reach2, v);
-        }
-        max_w2 = max_w2.max(w.length_squared());
-        s.p[s.len] = w;
-        s.len += 1;
-        match s.reduce() {
-            None => return (true, v),
-            Some(nv) if nv.length_squared() >= v2 => {
-                // No progress: rounding has taken over, the previous point is the answer.
-                return (v2 <= reach2, v);
-            }
-            Some(nv) => v = nv,
-        }
-    }
-    (v.length_squared() <= reach2, v)
+    let (end, _, v, _) = gjk_loop(|d: Vec3| sa(d) - sb(-d), search_start(start), Some(reach2), |_: &Simplex<Vec3>| {});
+    let hit = match end {
+        GjkEnd::Touching | GjkEnd::Inside => true,
+        GjkEnd::Apart => false,
+        GjkEnd::Converged | GjkEnd::Stalled | GjkEnd::OutOfSteps => v.length_squared() <= reach2,
+    };
+    (hit, v)
 }
 
 /// B's pose relative to A as a matrix, its transpose and an offset.

@@ -4,7 +4,9 @@
 
 use crate::geometry::Shape;
 use crate::math::{Mat3, Pose, Real, Vec3};
+use crate::narrowphase::gjk::voronoi::RegionPoint;
 use crate::simd::lanes8::Lanes;
+use crate::simd::{Avx, Kernels};
 
 /// Most GJK iterations; convex pairs converge in far fewer, this only bounds the worst case.
 pub(crate) const MAX_GJK_ITERATIONS: usize = 64;
@@ -87,7 +89,7 @@ impl<'s> MinkowskiPair<'s> {
     #[inline]
     pub fn support_core(&self, d: Vec3) -> SupportPoint {
         if let Some(l) = &self.lanes {
-            return lanes_support(l, d, crate::simd::avx());
+            return lanes_support(l, d, Avx::best());
         }
         let a = self.a.core_support(d).0;
         let b = self.rot * self.b.core_support(self.rot_t * -d).0 + self.offset;
@@ -99,7 +101,7 @@ impl<'s> MinkowskiPair<'s> {
     #[inline(always)]
     pub(crate) fn support_fast(&self, d: Vec3) -> SupportPoint {
         match &self.lanes {
-            Some(l) => lanes_support(l, d, crate::simd::avx()),
+            Some(l) => lanes_support(l, d, Avx::best()),
             None => self.support_core(d),
         }
     }
@@ -124,18 +126,16 @@ impl<'s> MinkowskiPair<'s> {
     }
 }
 
-/// The support of the difference of two lane sets along `d`, on AVX when `avx` (callers pass
-/// `crate::simd::avx()`, or `false` to test the other path) and SSE2 otherwise; the same bits.
+/// The support of the difference of two lane sets along `d`, on the given kernel (AVX or
+/// SSE2); the same bits.
 #[inline(always)]
-fn lanes_support(l: &(Lanes, Lanes), d: Vec3, avx: bool) -> SupportPoint {
-    #[cfg(target_arch = "x86_64")]
-    if avx {
-        // SAFETY: callers pass `crate::simd::avx()` (or `false`): the CPU supports AVX.
-        let (a, b) = unsafe { support_pair_avx(&l.0, &l.1, d) };
-        return SupportPoint { w: a - b, a, b };
-    }
-    let _ = avx;
-    let (a, b) = (l.0.support(d), l.1.support(-d));
+fn lanes_support(l: &(Lanes, Lanes), d: Vec3, kernel: Avx) -> SupportPoint {
+    let (a, b) = match kernel {
+        // SAFETY: `Avx::Avx` is only chosen where the CPU runs AVX ([`crate::simd::Kernels`]).
+        #[cfg(target_arch = "x86_64")]
+        Avx::Avx => unsafe { support_pair_avx(&l.0, &l.1, d) },
+        _ => (l.0.support(d), l.1.support(-d)),
+    };
     SupportPoint { w: a - b, a, b }
 }
 
@@ -170,37 +170,31 @@ pub(in crate::narrowphase) fn rounding(s: &Shape) -> Real {
     }
 }
 
-/// A simplex of up to four support points and the barycentric weights of its closest point to
-/// the origin.
+/// A simplex of up to four points and the barycentric weights of its closest point to the
+/// origin: support points with their witnesses (the default), or bare difference points for the
+/// boolean search.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Simplex {
-    pub pts: [SupportPoint; 4],
+pub struct Simplex<P = SupportPoint> {
+    pub pts: [P; 4],
     pub bary: [Real; 4],
     pub len: usize,
 }
 
-impl Simplex {
-    pub fn single(p: SupportPoint) -> Self {
+impl<P: RegionPoint<V = Vec3> + Default> Simplex<P> {
+    pub fn single(p: P) -> Self {
         Self { pts: [p; 4], bary: [1.0, 0.0, 0.0, 0.0], len: 1 }
     }
 
-    pub fn points(&self) -> &[SupportPoint] {
+    pub fn points(&self) -> &[P] {
         &self.pts[..self.len]
     }
 
     /// The closest point of the simplex to the origin, by the weights.
     pub fn closest(&self) -> Vec3 {
-        (0..self.len).fold(Vec3::ZERO, |acc, i| acc + self.pts[i].w * self.bary[i])
+        (0..self.len).fold(Vec3::ZERO, |acc, i| acc + self.pts[i].w() * self.bary[i])
     }
 
-    /// Witness points on A and B, by the weights (A's frame).
-    pub fn witnesses(&self) -> (Vec3, Vec3) {
-        (0..self.len).fold((Vec3::ZERO, Vec3::ZERO), |(pa, pb), i| {
-            (pa + self.pts[i].a * self.bary[i], pb + self.pts[i].b * self.bary[i])
-        })
-    }
-
-    fn push(&mut self, p: SupportPoint) {
+    fn push(&mut self, p: P) {
         self.pts[self.len] = p;
         self.len += 1;
     }
@@ -208,7 +202,7 @@ impl Simplex {
     /// Replaces the simplex by the smallest sub-simplex holding its closest point to the origin,
     /// and sets the weights. Returns that closest point.
     pub fn reduce(&mut self) -> Vec3 {
-        let w: [Vec3; 4] = [self.pts[0].w, self.pts[1].w, self.pts[2].w, self.pts[3].w];
+        let w: [Vec3; 4] = [self.pts[0].w(), self.pts[1].w(), self.pts[2].w(), self.pts[3].w()];
         let (lambda, mask) = match self.len {
             1 => ([1.0, 0.0, 0.0, 0.0], 1u8),
             2 => {
@@ -231,6 +225,15 @@ impl Simplex {
         }
         *self = out;
         self.closest()
+    }
+}
+
+impl Simplex {
+    /// Witness points on A and B, by the weights (A's frame).
+    pub fn witnesses(&self) -> (Vec3, Vec3) {
+        (0..self.len).fold((Vec3::ZERO, Vec3::ZERO), |(pa, pb), i| {
+            (pa + self.pts[i].a * self.bary[i], pb + self.pts[i].b * self.bary[i])
+        })
     }
 }
 
@@ -371,6 +374,76 @@ pub struct GjkOutput {
     pub iterations: u32,
 }
 
+/// How a run of the distance GJK loop ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum GjkEnd {
+    /// `v` is (numerically) the origin: the cores touch or overlap.
+    Touching,
+    /// A separating plane farther than the reach proves the cores apart.
+    Apart,
+    /// The new support point brings `v` no nearer (relative tolerance, or a repeated point).
+    Converged,
+    /// The simplex became a tetrahedron holding the origin.
+    Inside,
+    /// The reduced simplex is no nearer: rounding has taken over, the previous one is kept.
+    Stalled,
+    /// `MAX_GJK_ITERATIONS` support queries.
+    OutOfSteps,
+}
+
+/// The one distance GJK loop (signed volumes), generic over the simplex's points:
+/// `support(d)` is the difference's support point along `d`, `dir` the first search direction
+/// (the first point is `support(-dir)`), `reach2` (if any) ends the search once a separating
+/// plane proves the cores farther apart than `sqrt(reach2)`, and `on_step` sees the simplex at
+/// the start and after every reduction. Returns how it ended, the simplex, the last closest
+/// point `v` (before the step that ended it) and the number of support queries after the
+/// first.
+#[inline(always)]
+pub(crate) fn gjk_loop<P: RegionPoint<V = Vec3> + Default>(
+    support: impl Fn(Vec3) -> P,
+    dir: Vec3,
+    reach2: Option<Real>,
+    mut on_step: impl FnMut(&Simplex<P>),
+) -> (GjkEnd, Simplex<P>, Vec3, u32) {
+    let first = support(-dir);
+    let mut simplex = Simplex::single(first);
+    let mut v = first.w();
+    let mut max_w2 = v.length_squared();
+    let mut iterations = 0;
+    on_step(&simplex);
+    while iterations < MAX_GJK_ITERATIONS as u32 {
+        let v2 = v.length_squared();
+        if v2 <= GJK_TOUCH_TOL * max_w2.max(Real::MIN_POSITIVE) {
+            return (GjkEnd::Touching, simplex, v, iterations);
+        }
+        iterations += 1;
+        let w = support(-v);
+        let vw = v.dot(w.w());
+        if let Some(reach2) = reach2
+            && vw > 0.0
+            && vw * vw > reach2 * v2
+        {
+            return (GjkEnd::Apart, simplex, v, iterations);
+        }
+        if v2 - vw <= GJK_REL_TOL * v2 || simplex.points().iter().any(|p| p.w() == w.w()) {
+            return (GjkEnd::Converged, simplex, v, iterations);
+        }
+        max_w2 = max_w2.max(w.w().length_squared());
+        let prev = simplex;
+        simplex.push(w);
+        let nv = simplex.reduce();
+        on_step(&simplex);
+        if simplex.len == 4 {
+            return (GjkEnd::Inside, simplex, v, iterations);
+        }
+        if nv.length_squared() >= v2 {
+            return (GjkEnd::Stalled, prev, v, iterations);
+        }
+        v = nv;
+    }
+    (GjkEnd::OutOfSteps, simplex, v, iterations)
+}
+
 /// GJK distance between the cores. `stop_when_separated_by`, if finite, ends the search as
 /// soon as a separating plane proves the cores are farther apart than that (with the same
 /// `d² <= r² + eps` rule as everywhere else), which is all a boolean test needs.
@@ -384,56 +457,19 @@ pub fn gjk(
     if dir.length_squared() <= Real::MIN_POSITIVE {
         dir = Vec3::X;
     }
-    let first = pair.support_core(-dir);
-    let mut simplex = Simplex::single(first);
-    let mut v = first.w;
-    let mut max_w2 = first.w.length_squared();
-    let mut iterations = 0;
-    let mut overlapping = false;
-    if let Some(t) = trace.as_deref_mut() {
-        t.push(simplex);
-    }
-    while iterations < MAX_GJK_ITERATIONS as u32 {
-        let v2 = v.length_squared();
-        if v2 <= GJK_TOUCH_TOL * max_w2.max(Real::MIN_POSITIVE) {
-            overlapping = true;
-            break;
-        }
-        iterations += 1;
-        let w = pair.support_core(-v);
-        let vw = v.dot(w.w);
-        if let Some((r, eps)) = stop_when_separated_by
-            && vw > 0.0
-            && vw * vw > (r * r + eps) * v2
-        {
-            break;
-        }
-        if v2 - vw <= GJK_REL_TOL * v2 || simplex.points().iter().any(|p| p.w == w.w) {
-            break;
-        }
-        max_w2 = max_w2.max(w.w.length_squared());
-        let prev = simplex;
-        simplex.push(w);
-        let nv = simplex.reduce();
-        if let Some(t) = trace.as_deref_mut() {
-            t.push(simplex);
-        }
-        if simplex.len == 4 {
-            v = nv;
-            overlapping = true;
-            break;
-        }
-        if nv.length_squared() >= v2 {
-            // No progress: rounding has taken over, the previous simplex is the answer.
-            simplex = prev;
-            break;
-        }
-        v = nv;
-    }
-    if overlapping {
-        v = Vec3::ZERO;
-    }
-    GjkOutput { simplex, v, overlapping, iterations }
+    let reach2 = stop_when_separated_by.map(|(r, eps)| r * r + eps);
+    let (end, simplex, v, iterations) = gjk_loop(
+        |d| pair.support_core(d),
+        dir,
+        reach2,
+        |s| {
+            if let Some(t) = trace.as_deref_mut() {
+                t.push(*s);
+            }
+        },
+    );
+    let overlapping = matches!(end, GjkEnd::Touching | GjkEnd::Inside);
+    GjkOutput { simplex, v: if overlapping { Vec3::ZERO } else { v }, overlapping, iterations }
 }
 
 #[cfg(test)]
@@ -475,24 +511,23 @@ mod tests {
                     assert_eq!(l.support_portable(d), best, "{pts:?} {d:?}");
                     // The pair query on every kernel this CPU runs (`l` against itself moved).
                     let pair = (Lanes::new(pts.iter().copied()), l.transformed(&rot, offset));
-                    let want = lanes_support(&pair, d, false);
+                    let want = lanes_support(&pair, d, Avx::Portable);
                     assert_eq!(want.a, best, "{pts:?} {d:?}");
-                    #[cfg(target_arch = "x86_64")]
-                    if crate::simd::avx() {
-                        assert_eq!(lanes_support(&pair, d, true), want, "{pts:?} {d:?}");
+                    for kernel in Avx::available() {
+                        assert_eq!(lanes_support(&pair, d, kernel), want, "{pts:?} {d:?} {kernel:?}");
                     }
                 }
                 // Directions that make some lanes' dot products NaN (infinity times a zero
                 // coordinate): the SSE2 and AVX queries still pick the same lanes.
-                #[cfg(target_arch = "x86_64")]
-                if crate::simd::avx() {
+                if Avx::available().contains(&Avx::Avx) {
                     let mut flat = pts.clone();
                     for p in flat.iter_mut().step_by(2) {
                         p.x = 0.0;
                     }
                     let pair = (Lanes::new(flat.iter().copied()), Lanes::new(flat.iter().rev().copied()));
                     for d in [Vec3::new(Real::INFINITY, rnd(), rnd()), Vec3::new(Real::NEG_INFINITY, rnd(), rnd())] {
-                        assert_eq!(lanes_support(&pair, d, true), lanes_support(&pair, d, false), "{flat:?} {d:?}");
+                        let (avx, sse) = (lanes_support(&pair, d, Avx::Avx), lanes_support(&pair, d, Avx::Portable));
+                        assert_eq!(avx, sse, "{flat:?} {d:?}");
                     }
                 }
             }

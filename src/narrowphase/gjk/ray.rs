@@ -19,7 +19,7 @@ pub fn ray_cast_gjk(shape: &Shape, pose: &Pose, ray: &Ray, max_t: Real) -> Optio
     let mut normal = Vec3::ZERO;
     // Any point of the shape starts v: its origin (every shape here contains it).
     let mut v = x;
-    let mut simplex = Simplex::default();
+    let mut simplex = Simplex::<SupportPoint>::default();
     for _ in 0..MAX_GJK_ITERATIONS * 2 {
         if v.length_squared() <= tol2 {
             break;

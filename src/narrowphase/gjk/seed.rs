@@ -5,66 +5,53 @@
 
 use crate::math::{Real, Vec3};
 use crate::narrowphase::gjk::closest::{MinkowskiPair, Simplex, SupportPoint};
-use crate::narrowphase::gjk::voronoi::{Tetrahedron, edge, tetrahedron, triangle};
+use crate::narrowphase::gjk::voronoi::{Found, RegionSearch, search};
 
-/// Most support queries of the search (convex pairs need far fewer).
-const MAX_STEPS: usize = 32;
+/// The seed search's configuration of [`search`]: support points with their witnesses, a
+/// point not past the origin ends it, a flat tetrahedron hands over, and every simplex can be
+/// traced.
+struct Seed<'p, 's, 't> {
+    pair: &'p MinkowskiPair<'s>,
+    trace: Option<&'t mut Vec<Simplex>>,
+}
+
+impl RegionSearch<SupportPoint> for Seed<'_, '_, '_> {
+    /// Most support queries of the search (convex pairs need far fewer).
+    const MAX_STEPS: usize = 32;
+    const FLIP: bool = false;
+
+    #[inline(always)]
+    fn support(&self, d: Vec3) -> SupportPoint {
+        self.pair.support_fast(d)
+    }
+
+    /// No point past the origin: apart or touching.
+    #[inline(always)]
+    fn behind(ad: Real) -> bool {
+        ad <= 0.0
+    }
+
+    #[inline(always)]
+    fn record(&mut self, p: &[SupportPoint; 4], n: usize) {
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.push(Simplex { pts: *p, bary: [0.0; 4], len: n });
+        }
+    }
+}
 
 /// A tetrahedron of support points (in A's frame) that holds the origin, or `None` when the
 /// search cannot prove the cores overlap: they are apart, touch within rounding, or the
 /// simplex went flat. `trace` gets the simplex after each step.
 #[inline(always)]
-pub(crate) fn overlap_tetrahedron(
-    pair: &MinkowskiPair,
-    mut trace: Option<&mut Vec<Simplex>>,
-) -> Option<[SupportPoint; 4]> {
-    let mut record = |p: &[SupportPoint; 4], n: usize| {
-        if let Some(t) = trace.as_deref_mut() {
-            t.push(Simplex { pts: *p, bary: [0.0; 4], len: n });
-        }
-    };
+pub(crate) fn overlap_tetrahedron(pair: &MinkowskiPair, trace: Option<&mut Vec<Simplex>>) -> Option<[SupportPoint; 4]> {
     let mut start = pair.centre_difference();
     if start.length_squared() <= Real::MIN_POSITIVE {
         start = Vec3::X;
     }
-    let first = pair.support_fast(-start);
-    // Points newest first; `d` points from the kept feature towards the origin.
-    let (mut p, mut n, mut d) = ([first; 4], 1, -first.w);
-    record(&p, n);
-    let scale2 = first.w.length_squared().max(Real::MIN_POSITIVE);
-    for _ in 0..MAX_STEPS {
-        if d.length_squared() <= 1e-10 * scale2 {
-            return None;
-        }
-        let a = pair.support_fast(d);
-        let ad = a.w.dot(d);
-        // No point past the origin: apart or touching. No progress: rounding has taken over.
-        if ad <= 0.0 || ad <= p[0].w.dot(d) {
-            return None;
-        }
-        let step = match n {
-            1 => {
-                let b = p[0];
-                Some(edge(&mut p, a, b, -a.w))
-            }
-            2 => {
-                let (b, c) = (p[0], p[1]);
-                triangle(&mut p, a, b, c, (b.w - a.w).cross(c.w - a.w), -a.w)
-            }
-            _ => match tetrahedron(&mut p, a) {
-                Tetrahedron::Contains => {
-                    p = [a, p[0], p[1], p[2]];
-                    record(&p, 4);
-                    return Some(p);
-                }
-                Tetrahedron::Flat => return None,
-                Tetrahedron::Next(step) => step,
-            },
-        };
-        (n, d) = step?;
-        record(&p, n);
+    match search(&mut Seed { pair, trace }, start) {
+        (Found::Inside(p), _) => Some(p),
+        _ => None,
     }
-    None
 }
 
 #[cfg(test)]

@@ -373,31 +373,14 @@ pub fn contact_capsule_hull(
 }
 
 fn segment_hull_sat(h: &ConvexHull, p: Vec3, q: Vec3) -> (Vec3, Real, Vec3) {
-    let mut best = (Vec3::Y, Real::NEG_INFINITY);
-    let mut test = |axis: Vec3| {
-        let len = axis.length();
-        if len < 1e-6 {
-            return;
-        }
-        let l = axis / len;
+    let e = q - p;
+    let axes = h.faces().iter().map(|f| f.normal).chain(h.edge_directions().iter().map(|&d| e.cross(d)));
+    super::segment_sat(p, q, axes, |l| {
         let (hmin, hmax) = h.vertices().iter().fold((Real::INFINITY, Real::NEG_INFINITY), |(lo, hi), v| {
             let d = v.dot(l);
             (lo.min(d), hi.max(d))
         });
         let (smin, smax) = (p.dot(l).min(q.dot(l)), p.dot(l).max(q.dot(l)));
-        let (s, n) = if smin - hmax >= hmin - smax { (smin - hmax, l) } else { (hmin - smax, -l) };
-        if s > best.1 {
-            best = (n, s);
-        }
-    };
-    for f in h.faces() {
-        test(f.normal);
-    }
-    let e = q - p;
-    for &d in h.edge_directions() {
-        test(e.cross(d));
-    }
-    let (n, s) = best;
-    let deepest = if p.dot(n) < q.dot(n) { p } else { q };
-    (n, s, deepest)
+        if smin - hmax >= hmin - smax { (smin - hmax, l) } else { (hmin - smax, -l) }
+    })
 }

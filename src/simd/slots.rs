@@ -4,26 +4,21 @@
 //! same operations in the same order (the same bits).
 
 use crate::math::{Real, Vec3};
+use crate::simd::Avx;
 
 /// Rows of face slots.
-pub(in crate::narrowphase) const ROWS: usize = 16;
+pub(crate) const ROWS: usize = 16;
 
 /// One coordinate of every face slot, 8 slots to a row, aligned for 16-byte loads.
 #[repr(C, align(32))]
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(in crate::narrowphase) struct Slots(pub [Real; 8 * ROWS]);
+pub(crate) struct Slots(pub [Real; 8 * ROWS]);
 
 /// Bit `k` for each slot `k` of the first `N` rows: the plane of the slot (normal
 /// `(nx, ny, nz)`, distance `d`) has `p` strictly in front (`(nx px + ny py) + nz pz > d`,
 /// `Vec3::dot`'s order). Slots with an infinite distance are never set.
 #[inline(always)]
-pub(in crate::narrowphase) fn seen_mask<const N: usize>(
-    nx: &Slots,
-    ny: &Slots,
-    nz: &Slots,
-    d: &Slots,
-    p: Vec3,
-) -> u128 {
+pub(crate) fn seen_mask<const N: usize>(nx: &Slots, ny: &Slots, nz: &Slots, d: &Slots, p: Vec3) -> u128 {
     #[cfg(target_arch = "x86_64")]
     {
         seen_mask_sse2::<N>(nx, ny, nz, d, p)
@@ -36,13 +31,7 @@ pub(in crate::narrowphase) fn seen_mask<const N: usize>(
 
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
-pub(in crate::narrowphase) fn seen_mask_portable<const N: usize>(
-    nx: &Slots,
-    ny: &Slots,
-    nz: &Slots,
-    d: &Slots,
-    p: Vec3,
-) -> u128 {
+pub(crate) fn seen_mask_portable<const N: usize>(nx: &Slots, ny: &Slots, nz: &Slots, d: &Slots, p: Vec3) -> u128 {
     let mut mask = 0u128;
     for k in 0..(8 * N).min(8 * ROWS) {
         mask |= ((nx.0[k] * p.x + ny.0[k] * p.y + nz.0[k] * p.z > d.0[k]) as u128) << k;
@@ -76,7 +65,7 @@ fn seen_mask_sse2<const N: usize>(nx: &Slots, ny: &Slots, nz: &Slots, d: &Slots,
 /// The first slot holding the smallest distance over the first `N` rows (slot 0 if all are
 /// infinite).
 #[inline(always)]
-pub(in crate::narrowphase) fn nearest_slot<const N: usize>(d: &Slots) -> usize {
+pub(crate) fn nearest_slot<const N: usize>(d: &Slots) -> usize {
     #[cfg(target_arch = "x86_64")]
     {
         nearest_slot_sse2::<N>(d)
@@ -89,7 +78,7 @@ pub(in crate::narrowphase) fn nearest_slot<const N: usize>(d: &Slots) -> usize {
 
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
-pub(in crate::narrowphase) fn nearest_slot_portable<const N: usize>(d: &Slots) -> usize {
+pub(crate) fn nearest_slot_portable<const N: usize>(d: &Slots) -> usize {
     let d = &d.0[..(8 * N).min(8 * ROWS)];
     let mut m = Real::INFINITY;
     for &x in d {
@@ -123,43 +112,41 @@ fn nearest_slot_sse2<const N: usize>(d: &Slots) -> usize {
     }
 }
 
-/// [`nearest_slot`] with one 256-bit register per row when `avx` (the CPU has it): the same
+/// [`nearest_slot`] with one 256-bit register per row on the [`Avx::Avx`] kernel: the same
 /// slot.
 #[inline(always)]
-pub(in crate::narrowphase) fn nearest_slot_fast<const N: usize>(avx: bool, d: &Slots) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    if avx {
-        // SAFETY: `avx` is only true when the CPU supports AVX ([`crate::simd::avx`]).
-        return unsafe { nearest_slot_avx::<N>(d) };
+pub(crate) fn nearest_slot_fast<const N: usize>(kernel: Avx, d: &Slots) -> usize {
+    match kernel {
+        // SAFETY: `Avx::Avx` is only chosen where the CPU runs AVX ([`crate::simd::Kernels`]).
+        #[cfg(target_arch = "x86_64")]
+        Avx::Avx => unsafe { nearest_slot_avx::<N>(d) },
+        _ => nearest_slot::<N>(d),
     }
-    let _ = avx;
-    nearest_slot::<N>(d)
 }
 
-/// [`seen_mask`] (with one 256-bit register per row when `avx`: the CPU has it) and, in the
+/// [`seen_mask`] (with one 256-bit register per row on the [`Avx::Avx`] kernel) and, in the
 /// same pass, the first slot holding the smallest distance
 /// among the faces not seen, with that distance (the nearest face that stays: read before the
 /// expansion writes the slots, so the scan never waits on those stores).
 #[inline(always)]
-pub(in crate::narrowphase) fn scan_fast<const N: usize>(
-    avx: bool,
+pub(crate) fn scan_fast<const N: usize>(
+    kernel: Avx,
     nx: &Slots,
     ny: &Slots,
     nz: &Slots,
     d: &Slots,
     p: Vec3,
 ) -> (u128, usize, Real) {
-    #[cfg(target_arch = "x86_64")]
-    if avx {
-        // SAFETY: `avx` is only true when the CPU supports AVX ([`crate::simd::avx`]).
-        return unsafe { scan_avx::<N>(nx, ny, nz, d, p) };
+    match kernel {
+        // SAFETY: `Avx::Avx` is only chosen where the CPU runs AVX ([`crate::simd::Kernels`]).
+        #[cfg(target_arch = "x86_64")]
+        Avx::Avx => unsafe { scan_avx::<N>(nx, ny, nz, d, p) },
+        _ => scan_portable::<N>(nx, ny, nz, d, p),
     }
-    let _ = avx;
-    scan_portable::<N>(nx, ny, nz, d, p)
 }
 
 #[inline(always)]
-pub(in crate::narrowphase) fn scan_portable<const N: usize>(
+pub(crate) fn scan_portable<const N: usize>(
     nx: &Slots,
     ny: &Slots,
     nz: &Slots,
@@ -256,7 +243,7 @@ unsafe fn nearest_slot_avx<const N: usize>(d: &Slots) -> usize {
 /// A polytope vertex padded to 16 bytes, for one aligned load.
 #[repr(C, align(16))]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(in crate::narrowphase) struct Point4(pub [Real; 4]);
+pub(crate) struct Point4(pub [Real; 4]);
 
 impl Point4 {
     pub(crate) fn new(p: Vec3) -> Self {
@@ -270,7 +257,7 @@ impl Point4 {
 /// infinite distance where `|n|` is zero or not finite (a sliver). Indices are taken modulo
 /// the length of `pts`, a power of two.
 #[inline(always)]
-pub(in crate::narrowphase) fn planes4(pts: &[Point4; 64], ends: [[u8; 2]; 4], c: Vec3) -> [[Real; 4]; 4] {
+pub(crate) fn planes4(pts: &[Point4; 64], ends: [[u8; 2]; 4], c: Vec3) -> [[Real; 4]; 4] {
     #[cfg(target_arch = "x86_64")]
     {
         planes4_sse2(pts, ends, c)
@@ -351,7 +338,7 @@ fn planes_sse2(
 /// Planes of the four triangles `tris` of `pts` (corners in the given order), with
 /// [`planes4`]'s arithmetic: the start tetrahedron's faces in one go.
 #[inline(always)]
-pub(in crate::narrowphase) fn planes4_tri(pts: &[Point4; 64], tris: [[u8; 3]; 4]) -> [[Real; 4]; 4] {
+pub(crate) fn planes4_tri(pts: &[Point4; 64], tris: [[u8; 3]; 4]) -> [[Real; 4]; 4] {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::*;
@@ -371,7 +358,7 @@ pub(in crate::narrowphase) fn planes4_tri(pts: &[Point4; 64], tris: [[u8; 3]; 4]
 
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
-pub(in crate::narrowphase) fn planes4_tri_portable(pts: &[Point4; 64], tris: [[u8; 3]; 4]) -> [[Real; 4]; 4] {
+pub(crate) fn planes4_tri_portable(pts: &[Point4; 64], tris: [[u8; 3]; 4]) -> [[Real; 4]; 4] {
     let coords = |c: usize| -> [[Real; 4]; 3] {
         std::array::from_fn(|k| std::array::from_fn(|j| pts[tris[j][c] as usize & 63].0[k]))
     };
@@ -380,7 +367,7 @@ pub(in crate::narrowphase) fn planes4_tri_portable(pts: &[Point4; 64], tris: [[u
 
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
-pub(in crate::narrowphase) fn planes4_portable(pts: &[Point4; 64], ends: [[u8; 2]; 4], c: Vec3) -> [[Real; 4]; 4] {
+pub(crate) fn planes4_portable(pts: &[Point4; 64], ends: [[u8; 2]; 4], c: Vec3) -> [[Real; 4]; 4] {
     let coords = |end: usize| -> [[Real; 4]; 3] {
         std::array::from_fn(|k| std::array::from_fn(|j| pts[ends[j][end] as usize & 63].0[k]))
     };
@@ -414,6 +401,7 @@ fn planes_portable(a: [[Real; 4]; 3], b: [[Real; 4]; 3], c: [[Real; 4]; 3]) -> [
 mod tests {
     use super::*;
     use crate::rng::SplitMix64;
+    use crate::simd::Kernels;
 
     /// Both scans agree with a slot-by-slot reference, on ties, infinities and both row counts.
     #[test]
@@ -456,7 +444,7 @@ mod tests {
             assert_eq!(nearest_slot_portable::<ROWS>(&d), near, "case {case}");
             // The AVX versions where the CPU has it, and the SSE2/portable ones through the
             // same entry points.
-            for avx in [false, crate::simd::avx()] {
+            for avx in Avx::available() {
                 // The nearest face not seen, against a slot-by-slot reference.
                 for (rows, scan) in [
                     (4, scan_fast::<4>(avx, &nx, &ny, &nz, &d, p)),
@@ -466,7 +454,7 @@ mod tests {
                     let kept = |k: usize| if (mask >> k) & 1 != 0 { Real::INFINITY } else { d.0[k] };
                     let min = (0..rows * 8).map(kept).fold(Real::INFINITY, Real::min);
                     let slot = (0..rows * 8).position(|k| kept(k) == min).unwrap_or(0);
-                    assert_eq!(scan, (mask, slot, min), "case {case} rows {rows} avx {avx}");
+                    assert_eq!(scan, (mask, slot, min), "case {case} rows {rows} {avx:?}");
                 }
                 assert_eq!(nearest_slot_fast::<ROWS>(avx, &d), near, "case {case}");
                 assert_eq!(nearest_slot_fast::<4>(avx, &d), want(4).1, "case {case}");

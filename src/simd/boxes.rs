@@ -9,7 +9,7 @@ use crate::simd::{Kernels, Level};
 
 /// Which instruction set the scan uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Kernel {
+pub(crate) enum Kernel {
     /// Plain Rust, eight boxes per mask (chosen only where no vector kernel exists, and by tests).
     #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
     Portable,
@@ -30,9 +30,9 @@ impl Kernels for Kernel {
 }
 
 /// A query box in the arrays' axis order: `[min0, min1, min2, max0, max1, max2]`.
-pub(super) type Query = [Real; 6];
+pub(crate) type Query = [Real; 6];
 
-pub(super) struct SoaBoxes {
+pub(crate) struct SoaBoxes {
     /// Minima per stored axis; stored axis 0 is the sweep axis when loaded with one.
     lo: [Vec<Real>; 3],
     hi: [Vec<Real>; 3],
@@ -49,12 +49,12 @@ impl Default for SoaBoxes {
 
 impl SoaBoxes {
     /// Loads `aabbs` in world axis order.
-    pub(super) fn load<'a>(&mut self, aabbs: impl Iterator<Item = &'a Aabb>) {
+    pub(crate) fn load<'a>(&mut self, aabbs: impl Iterator<Item = &'a Aabb>) {
         self.load_axes(aabbs, [0, 1, 2]);
     }
 
     /// Loads `aabbs` with world axis `axes[k]` stored as axis `k`.
-    pub(super) fn load_axes<'a>(&mut self, aabbs: impl Iterator<Item = &'a Aabb>, axes: [usize; 3]) {
+    pub(crate) fn load_axes<'a>(&mut self, aabbs: impl Iterator<Item = &'a Aabb>, axes: [usize; 3]) {
         self.axes = axes;
         for v in self.lo.iter_mut().chain(self.hi.iter_mut()) {
             v.clear();
@@ -69,46 +69,46 @@ impl SoaBoxes {
 
     /// Forces a kernel (tests compare them all).
     #[cfg(test)]
-    pub(super) fn set_kernel(&mut self, kernel: Kernel) {
+    pub(crate) fn set_kernel(&mut self, kernel: Kernel) {
         self.kernel = kernel;
     }
 
-    pub(super) fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.lo[0].len()
     }
 
     /// Minima on stored axis 0 (the sweep axis).
-    pub(super) fn lo0(&self) -> &[Real] {
+    pub(crate) fn lo0(&self) -> &[Real] {
         &self.lo[0]
     }
 
     /// Maxima on stored axis 0.
-    pub(super) fn hi0(&self) -> &[Real] {
+    pub(crate) fn hi0(&self) -> &[Real] {
         &self.hi[0]
     }
 
     /// `aabb` as a query in the stored axis order.
     #[inline]
-    pub(super) fn query_of(&self, aabb: &Aabb) -> Query {
+    pub(crate) fn query_of(&self, aabb: &Aabb) -> Query {
         let a = self.axes;
         [aabb.min[a[0]], aabb.min[a[1]], aabb.min[a[2]], aabb.max[a[0]], aabb.max[a[1]], aabb.max[a[2]]]
     }
 
     /// Stored box `j` as a query.
     #[inline]
-    pub(super) fn query_at(&self, j: usize) -> Query {
+    pub(crate) fn query_at(&self, j: usize) -> Query {
         [self.lo[0][j], self.lo[1][j], self.lo[2][j], self.hi[0][j], self.hi[1][j], self.hi[2][j]]
     }
 
     /// Calls `hit(j)` for every `j >= from` whose box overlaps `a`, in ascending order.
     #[inline]
-    pub(super) fn overlapping(&self, a: &Aabb, from: usize, hit: impl FnMut(usize)) {
+    pub(crate) fn overlapping(&self, a: &Aabb, from: usize, hit: impl FnMut(usize)) {
         self.scan::<false>(&self.query_of(a), from, hit);
     }
 
     /// Calls `hit(j)` for every `j >= from` whose box overlaps the query `q`, in ascending order.
     #[inline]
-    pub(super) fn scan_all(&self, q: &Query, from: usize, hit: impl FnMut(usize)) {
+    pub(crate) fn scan_all(&self, q: &Query, from: usize, hit: impl FnMut(usize)) {
         self.scan::<false>(q, from, hit);
     }
 
@@ -116,7 +116,7 @@ impl SoaBoxes {
     /// stored-axis-0 minimum (sweep order): stops at the first box starting beyond `q`'s
     /// maximum on that axis. Returns how many boxes from `from` on overlap `q` on that axis.
     #[inline]
-    pub(super) fn overlapping_sorted(&self, q: &Query, from: usize, hit: impl FnMut(usize)) -> usize {
+    pub(crate) fn overlapping_sorted(&self, q: &Query, from: usize, hit: impl FnMut(usize)) -> usize {
         self.scan::<true>(q, from, hit)
     }
 
