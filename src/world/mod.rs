@@ -564,8 +564,8 @@ impl World {
                 // B jumps through the bodies: ask for the pose and shape of the B a few pairs on.
                 if let Some(&(_, b)) = pairs.get(k + 4) {
                     let body = &bodies[b as usize];
-                    crate::math::prefetch(&body.pose);
-                    crate::math::prefetch(&body.shape);
+                    crate::simd::prefetch(&body.pose);
+                    crate::simd::prefetch(&body.shape);
                 }
                 let (c, e, hit) = contact(pair, pair_cache::find(old_cache, &mut cursor, *pair));
                 *entry = e;
