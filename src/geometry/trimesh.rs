@@ -114,7 +114,7 @@ pub struct TriangleMesh {
 /// squared (a sliver whose height is under one part in a million of its length).
 const MIN_SHAPE: Real = 1e-6;
 
-/// The area of a triangle the mesh check calls degenerate (doubled area below [`MIN_SHAPE`]
+/// The area of a triangle the mesh check calls degenerate (doubled area below 1e-6
 /// of its longest edge squared, or not a number), `None` for a sound one.
 pub fn degenerate_area([a, b, c]: &[Vec3; 3]) -> Option<Real> {
     let (a, b, c) = (*a, *b, *c);
