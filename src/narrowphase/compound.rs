@@ -4,9 +4,8 @@
 //! its warm-start cache key contacts by body pair. Children are few, so a plain loop over
 //! them, culled by their boxes, finds the pairs (no tree).
 
-use super::clip::reduce;
 use super::manifold::{ContactPoint, Manifold};
-use super::mesh::{InternalEdges, MERGE_COS};
+use super::mesh::InternalEdges;
 use super::{NarrowPhaseKind, Tolerance};
 use crate::geometry::Shape;
 use crate::math::{Pose, Real, Vec3};
@@ -78,17 +77,7 @@ pub fn contact_pair(
     edges: InternalEdges,
 ) -> Option<Manifold> {
     let found = child_contacts(a, pa, b, pb, tol, method, edges);
-    let (normal, _) = *found.iter().max_by(|x, y| x.1.depth.total_cmp(&y.1.depth).then(y.1.id.cmp(&x.1.id)))?;
-    let pts: Vec<ContactPoint> = found
-        .iter()
-        .filter_map(|(n, p)| {
-            let c = n.dot(normal);
-            (c >= MERGE_COS).then_some(ContactPoint { depth: p.depth / c, ..*p })
-        })
-        .filter(|p| p.depth >= -tol.margin)
-        .collect();
-    let overlapping: Vec<ContactPoint> = pts.iter().filter(|p| p.depth >= 0.0).copied().collect();
-    let m = reduce(normal, if overlapping.len() >= 3 { &overlapping } else { &pts });
+    let m = super::mesh::merge_by_deepest(&found, tol.margin)?;
     (!m.is_empty()).then_some(m)
 }
 

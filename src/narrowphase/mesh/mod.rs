@@ -131,20 +131,8 @@ pub fn contact_mesh_shape_with(
             voided.extend_from_slice(&ids[..k]);
         }
     }
-    let (normal, _) = *found.iter().max_by(|x, y| x.1.depth.total_cmp(&y.1.depth).then(y.1.id.cmp(&x.1.id)))?;
-    let pts: Vec<ContactPoint> = found
-        .iter()
-        .filter_map(|(n, p)| {
-            let c = n.dot(normal);
-            (c >= MERGE_COS).then_some(ContactPoint { depth: p.depth / c, ..*p })
-        })
-        .filter(|p| p.depth >= -tol.margin)
-        .collect();
-    // Load-bearing points first: when three or more overlap, the speculative ones (possibly
-    // far out beyond the shape's support) do not compete with them for the four places.
-    let overlapping: Vec<ContactPoint> = pts.iter().filter(|p| p.depth >= 0.0).copied().collect();
-    let mut m = reduce(normal, if overlapping.len() >= 3 { &overlapping } else { &pts });
-    m.normal = pm.transform_vector(normal);
+    let mut m = merge_by_deepest(&found, tol.margin)?;
+    m.normal = pm.transform_vector(m.normal);
     for p in m.points_mut() {
         p.point = pm.transform_point(p.point);
     }
@@ -168,6 +156,26 @@ fn to_face_normal_of(shape: &Shape, m: &Manifold, n: Vec3) -> Manifold {
         p.point = core - n * (radius - 0.5 * p.depth);
     }
     out
+}
+
+/// One manifold from several small ones, each point with its own normal: the deepest point's
+/// normal is the manifold's, points whose normal is within [`MERGE_COS`] of it join (their depth
+/// the push along it that clears them), and the reduction keeps four of the overlapping points
+/// when three or more overlap, else of all within `margin`. `None` when nothing is found.
+pub(crate) fn merge_by_deepest(found: &[(Vec3, ContactPoint)], margin: Real) -> Option<Manifold> {
+    let (normal, _) = *found.iter().max_by(|x, y| x.1.depth.total_cmp(&y.1.depth).then(y.1.id.cmp(&x.1.id)))?;
+    let pts: Vec<ContactPoint> = found
+        .iter()
+        .filter_map(|(n, p)| {
+            let c = n.dot(normal);
+            (c >= MERGE_COS).then_some(ContactPoint { depth: p.depth / c, ..*p })
+        })
+        .filter(|p| p.depth >= -margin)
+        .collect();
+    // Load-bearing points first: when three or more overlap, the speculative ones (possibly
+    // far out beyond the shape's support) do not compete with them for the four places.
+    let overlapping: Vec<ContactPoint> = pts.iter().filter(|p| p.depth >= 0.0).copied().collect();
+    Some(reduce(normal, if overlapping.len() >= 3 { &overlapping } else { &pts }))
 }
 
 /// A pair with a mesh on either side (mesh against mesh gives nothing: both are static or
