@@ -217,6 +217,27 @@ pub(crate) fn resolve_files(scene: &mut Scene, scene_path: &Path) -> Result<(), 
 /// Files already read during one scene load: (path, object, scale bits) to mesh.
 type Cache = BTreeMap<(PathBuf, Option<String>, u32), ImportedMesh>;
 
+/// The mesh of file `name` (relative to `base`), its `object` or all of it, scaled (1 when
+/// `None`, checked against [`SCALE`]), read once per scene load; with the file's path.
+fn read_cached(
+    base: &Path,
+    name: &str,
+    object: Option<String>,
+    scale: Option<Real>,
+    cache: &mut Cache,
+) -> Result<(PathBuf, ImportedMesh), String> {
+    let scale = scale.unwrap_or(1.0);
+    rules::within(scale, SCALE.0, SCALE.1, "").map_err(|e| format!("scale: {e}"))?;
+    let path = base.join(name);
+    let key = (path.clone(), object, scale.to_bits());
+    if let Some(m) = cache.get(&key) {
+        return Ok((path, m.clone()));
+    }
+    let m = import_mesh(&path, key.1.as_deref(), scale).map_err(|e| format!("file \"{name}\": {e}"))?;
+    cache.insert(key, m.clone());
+    Ok((path, m))
+}
+
 fn resolve(shape: &mut ShapeDesc, base: &Path, cache: &mut Cache) -> Result<(), String> {
     if let ShapeDesc::Compound { .. } = shape {
         return resolve_compound(shape, base, cache);
@@ -234,19 +255,7 @@ fn resolve(shape: &mut ShapeDesc, base: &Path, cache: &mut Cache) -> Result<(), 
     if inline {
         return Err(format!("file: give either a file or {what}, not both"));
     }
-    let scale_value = scale.take().unwrap_or(1.0);
-    rules::within(scale_value, SCALE.0, SCALE.1, "").map_err(|e| format!("scale: {e}"))?;
-    let object = object.take();
-    let path = base.join(&name);
-    let key = (path.clone(), object.clone(), scale_value.to_bits());
-    let mesh = match cache.get(&key) {
-        Some(m) => m.clone(),
-        None => {
-            let m = import_mesh(&path, object.as_deref(), scale_value).map_err(|e| format!("file \"{name}\": {e}"))?;
-            cache.insert(key, m.clone());
-            m
-        }
-    };
+    let (path, mesh) = read_cached(base, &name, object.take(), scale.take(), cache)?;
     if is_mesh {
         degenerate(&path, &mesh).map_err(|e| format!("file \"{name}\": {e}"))?;
     }
@@ -291,19 +300,7 @@ fn resolve_compound(shape: &mut ShapeDesc, base: &Path, cache: &mut Cache) -> Re
     let d = decomposition.take().unwrap_or_default();
     rules::within(d.resolution as Real, 8.0, 256.0, "").map_err(|e| format!("decomposition.resolution: {e}"))?;
     rules::within(d.max_hulls as Real, 1.0, 256.0, "").map_err(|e| format!("decomposition.max_hulls: {e}"))?;
-    let scale_value = scale.take().unwrap_or(1.0);
-    rules::within(scale_value, SCALE.0, SCALE.1, "").map_err(|e| format!("scale: {e}"))?;
-    let object = object.take();
-    let path = base.join(&name);
-    let key = (path.clone(), object.clone(), scale_value.to_bits());
-    let mesh = match cache.get(&key) {
-        Some(m) => m.clone(),
-        None => {
-            let m = import_mesh(&path, object.as_deref(), scale_value).map_err(|e| format!("file \"{name}\": {e}"))?;
-            cache.insert(key, m.clone());
-            m
-        }
-    };
+    let (path, mesh) = read_cached(base, &name, object.take(), scale.take(), cache)?;
     let parts = decompose(&mesh, d.resolution, d.max_hulls);
     if parts.is_empty() {
         return Err(format!("file \"{name}\": {}: the decomposition found no convex part", path.display()));
