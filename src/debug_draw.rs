@@ -131,15 +131,8 @@ impl DebugDraw {
         if !self.wants(category) {
             return;
         }
-        let c = |i: usize| {
-            Vec3::new(
-                if i & 1 == 0 { b.min.x } else { b.max.x },
-                if i & 2 == 0 { b.min.y } else { b.max.y },
-                if i & 4 == 0 { b.min.z } else { b.max.z },
-            )
-        };
         for (i, j) in BOX_EDGES {
-            self.line(category, c(i), c(j), color);
+            self.line(category, b.corner(i), b.corner(j), color);
         }
     }
 

@@ -65,6 +65,15 @@ impl Aabb {
         Aabb { min: self.min - Vec3::splat(margin), max: self.max + Vec3::splat(margin) }
     }
 
+    /// Corner `i` of 8: bit 0 picks max x, bit 1 max y, bit 2 max z.
+    pub fn corner(&self, i: usize) -> Vec3 {
+        Vec3::new(
+            if i & 1 == 0 { self.min.x } else { self.max.x },
+            if i & 2 == 0 { self.min.y } else { self.max.y },
+            if i & 4 == 0 { self.min.z } else { self.max.z },
+        )
+    }
+
     /// Its centre.
     pub fn center(&self) -> Vec3 {
         (self.min + self.max) * 0.5

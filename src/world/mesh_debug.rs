@@ -3,8 +3,9 @@
 
 use super::World;
 use crate::debug_draw::{Color, DebugDraw, DrawCategory};
+use crate::dynamics::Body;
 use crate::geometry::{Aabb, Shape};
-use crate::math::{Pose, Real, Vec3};
+use crate::math::{Pose, Real};
 use crate::narrowphase::{self, Tolerance};
 
 /// Colour of a BVH inner node the mid phase enters.
@@ -20,6 +21,18 @@ pub const RAW_NORMAL_COLOR: Color = [1.0, 0.25, 0.2, 1.0];
 const NORMAL_REACH: Real = 0.15;
 
 impl World {
+    /// The candidate pairs of a mesh or height field and a body that is neither: (mesh, body).
+    fn mesh_pairs(&self) -> impl Iterator<Item = (&Body, &Body)> {
+        self.pairs.iter().filter_map(|&(a, b)| {
+            let (ba, bb) = (&self.bodies[a as usize], &self.bodies[b as usize]);
+            match (ba.shape.is_mesh(), bb.shape.is_mesh()) {
+                (true, false) => Some((ba, bb)),
+                (false, true) => Some((bb, ba)),
+                _ => None,
+            }
+        })
+    }
+
     /// What the mid phase visits for each mesh pair: the mesh's BVH nodes whose boxes overlap
     /// the body's box widened by the contact margin (inner nodes dim, leaves bright), or the
     /// height field's cells under that box (each as the box of its heights). Boxes are in the
@@ -27,21 +40,9 @@ impl World {
     pub(super) fn debug_draw_mesh_queries(&self, draw: &mut DebugDraw) {
         let margin = self.settings.speculative_distance;
         let boxed = |pose: &Pose, aabb: &Aabb, color, draw: &mut DebugDraw| {
-            let c = |i: usize| {
-                let x = if i & 1 == 0 { aabb.min.x } else { aabb.max.x };
-                let y = if i & 2 == 0 { aabb.min.y } else { aabb.max.y };
-                let z = if i & 4 == 0 { aabb.min.z } else { aabb.max.z };
-                pose.transform_point(Vec3::new(x, y, z))
-            };
-            draw.corners(DrawCategory::Mesh, &std::array::from_fn(c), color);
+            draw.corners(DrawCategory::Mesh, &std::array::from_fn(|i| pose.transform_point(aabb.corner(i))), color);
         };
-        for &(a, b) in &self.pairs {
-            let (ba, bb) = (&self.bodies[a as usize], &self.bodies[b as usize]);
-            let (m, other) = match (ba.shape.is_mesh(), bb.shape.is_mesh()) {
-                (true, false) => (ba, bb),
-                (false, true) => (bb, ba),
-                _ => continue,
-            };
+        for (m, other) in self.mesh_pairs() {
             let region = other.shape.aabb(&m.pose.inv_mul(&other.pose)).expanded(margin);
             match &m.shape {
                 Shape::TriangleMesh(mesh) => {
@@ -88,13 +89,7 @@ impl World {
     pub(super) fn debug_draw_mesh_normals(&self, draw: &mut DebugDraw) {
         let tol = Tolerance { margin: self.settings.speculative_distance, epsilon: self.settings.contact_epsilon };
         let edges = self.settings.internal_edges;
-        for &(a, b) in &self.pairs {
-            let (ba, bb) = (&self.bodies[a as usize], &self.bodies[b as usize]);
-            let (m, other) = match (ba.shape.is_mesh(), bb.shape.is_mesh()) {
-                (true, false) => (ba, bb),
-                (false, true) => (bb, ba),
-                _ => continue,
-            };
+        for (m, other) in self.mesh_pairs() {
             let Some(mesh) = narrowphase::mesh::MeshRef::of(&m.shape) else { continue };
             let length = 2.0 * other.shape.bounding_radius() + NORMAL_REACH;
             let rel = m.pose.inv_mul(&other.pose);

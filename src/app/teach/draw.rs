@@ -120,13 +120,7 @@ impl View<'_> {
 
     /// The 12 edges of the box `[min, max]`.
     pub fn aabb(&self, min: Vec3, max: Vec3, stroke: impl Into<Stroke> + Copy) {
-        let c = |i: usize| {
-            Vec3::new(
-                if i & 1 == 0 { min.x } else { max.x },
-                if i & 2 == 0 { min.y } else { max.y },
-                if i & 4 == 0 { min.z } else { max.z },
-            )
-        };
+        let c = |i: usize| crate::geometry::Aabb { min, max }.corner(i);
         for i in 0..8 {
             for bit in [1, 2, 4] {
                 if i & bit == 0 {

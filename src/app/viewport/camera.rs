@@ -226,11 +226,7 @@ mod tests {
                 let mut cam = Camera { yaw, pitch, ..Camera::default() };
                 cam.frame_box(&aabb, aspect);
                 for i in 0..8 {
-                    let c = Vec3::new(
-                        if i & 1 == 0 { aabb.min.x } else { aabb.max.x },
-                        if i & 2 == 0 { aabb.min.y } else { aabb.max.y },
-                        if i & 4 == 0 { aabb.min.z } else { aabb.max.z },
-                    );
+                    let c = aabb.corner(i);
                     let ndc = project(&cam, aspect, c);
                     assert!(ndc.x.abs() <= 1.0 && ndc.y.abs() <= 1.0 && ndc.z > 0.0, "corner {c} at {ndc}");
                 }
