@@ -13,5 +13,6 @@ mod layering;
 mod narrowphase;
 mod record;
 mod scenes;
+mod seeded;
 mod sweep;
 mod world;

@@ -5,11 +5,11 @@ use collidoscope::broadphase::{self, BroadPhase, BroadPhaseKind, BroadPhaseParam
 use collidoscope::geometry::Aabb;
 use collidoscope::math::{Real, Vec3};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngSeed};
+use proptest::test_runner::Config;
 
 /// A fixed seed, so CI runs the same cases every time; failures print the case.
 pub fn config(cases: u32) -> Config {
-    Config { cases, rng_seed: RngSeed::Fixed(0x0b5e_55ed), failure_persistence: None, ..Config::default() }
+    crate::seeded::fixed(cases, 0x0b5e_55ed)
 }
 
 /// Every structure except the reference.

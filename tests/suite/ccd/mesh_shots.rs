@@ -11,7 +11,7 @@ use collidoscope::math::{Pose, Real, Vec3};
 use collidoscope::narrowphase::{MeshRef, Tolerance, contact_mesh_shape};
 use collidoscope::{Body, BodyKind, Material, Settings, Shape};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngSeed};
+use proptest::test_runner::Config;
 use std::sync::Arc;
 
 /// Half the floor's width: it spans x and z in [-HALF, HALF].
@@ -42,11 +42,9 @@ fn floor(height_field: bool) -> Shape {
     Shape::TriangleMesh(Arc::new(TriangleMesh::new(v, t).unwrap()))
 }
 
+/// `CCD_CASES` raises the case count and `CCD_SEED` changes the seed for a longer hunt.
 fn config(cases: u32) -> Config {
-    let var = |name| std::env::var(name).ok().and_then(|v| v.parse().ok());
-    let cases = var("CCD_CASES").map_or(cases, |c| c as u32);
-    let seed = var("CCD_SEED").unwrap_or(0x5eed_0019);
-    Config { cases, rng_seed: RngSeed::Fixed(seed), failure_persistence: None, ..Config::default() }
+    crate::seeded::config(cases, 0x5eed_0019, Some("CCD_CASES"), Some("CCD_SEED"))
 }
 
 #[derive(Clone, Debug)]

@@ -9,7 +9,7 @@ use collidoscope::ccd::CcdMode;
 use collidoscope::math::{Pose, Real, Vec3};
 use collidoscope::{Body, BodyKind, Material, Shape};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngSeed};
+use proptest::test_runner::Config;
 
 /// What `speculative` is claimed to stop every time (docs/ccd.md): every shape of 1–10 cm,
 /// 10–1,000 m/s within 60° of the normal, spinning up to 100 rad/s, walls from 1 mm. A body
@@ -21,10 +21,7 @@ const SPECULATIVE_MIN_WALL: Real = 0.001;
 
 /// `CCD_CASES` raises the case count and `CCD_SEED` changes the seed for a longer hunt.
 fn config(cases: u32) -> Config {
-    let var = |name| std::env::var(name).ok().and_then(|v| v.parse().ok());
-    let cases = var("CCD_CASES").map_or(cases, |c| c as u32);
-    let seed = var("CCD_SEED").unwrap_or(0x5eed_0022);
-    Config { cases, rng_seed: RngSeed::Fixed(seed), failure_persistence: None, ..Config::default() }
+    crate::seeded::config(cases, 0x5eed_0022, Some("CCD_CASES"), Some("CCD_SEED"))
 }
 
 #[derive(Clone, Debug)]

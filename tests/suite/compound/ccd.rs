@@ -10,10 +10,11 @@ use collidoscope::ccd::CcdMode;
 use collidoscope::math::{Pose, Quat, Real, Vec3};
 use collidoscope::{Body, BodyKind, Material, Settings, Shape, World};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngSeed};
+use proptest::test_runner::Config;
 
+/// `CCD_CASES` raises the case count and `CCD_SEED` changes the seed for a longer hunt.
 fn config(cases: u32) -> Config {
-    Config { cases, rng_seed: RngSeed::Fixed(0x5eed_c0b0), failure_persistence: None, ..Config::default() }
+    crate::seeded::config(cases, 0x5eed_c0b0, Some("CCD_CASES"), Some("CCD_SEED"))
 }
 
 fn shape(kind: usize, size: Real) -> Shape {

@@ -36,12 +36,7 @@ fn brute_box(m: &TriangleMesh, q: &Aabb) -> Vec<u32> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 200,
-        rng_seed: proptest::test_runner::RngSeed::Fixed(0xb5f0_5eed),
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(crate::seeded::fixed(200, 0xb5f0_5eed))]
 
     #[test]
     fn box_queries_match_brute_force(m in soup(), lo in vec3(-6.0..6.0), size in vec3(0.0..4.0)) {

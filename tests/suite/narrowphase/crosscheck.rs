@@ -6,15 +6,14 @@ use collidoscope::geometry::{ConvexHull, Shape};
 use collidoscope::math::{Pose, Quat, Real, Vec3};
 use collidoscope::narrowphase::{NarrowPhaseKind, Tolerance, contact, distance, distance_analytic, intersect};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngSeed};
+use proptest::test_runner::Config;
 use std::sync::Arc;
 
 const EPS: Real = 1e-6;
 
 /// `NP_CASES` raises the case count for a longer hunt.
 fn config(cases: u32) -> Config {
-    let cases = std::env::var("NP_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(cases);
-    Config { cases, rng_seed: RngSeed::Fixed(0x5eed_0005), failure_persistence: None, ..Config::default() }
+    crate::seeded::config(cases, 0x5eed_0005, Some("NP_CASES"), None)
 }
 
 fn hull_from(points: Vec<Vec3>) -> Shape {

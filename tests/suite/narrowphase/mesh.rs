@@ -164,12 +164,7 @@ fn shape_radius(s: &Shape) -> f64 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 2000,
-        rng_seed: proptest::test_runner::RngSeed::Fixed(0x7a1e_5eed),
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(crate::seeded::fixed(2000, 0x7a1e_5eed))]
 
     #[test]
     fn sphere_triangle_matches_reference(seed in any::<u64>()) { check(seed, ShapeKind::Sphere)?; }

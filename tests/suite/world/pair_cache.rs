@@ -9,15 +9,15 @@ use collidoscope::math::{Pose, Quat, Real, Vec3};
 use collidoscope::narrowphase::{Manifold, NarrowPhaseKind, Tolerance, contact};
 use collidoscope::world::{PAIR_CACHE_MAX_TURN, PairEntry};
 use proptest::prelude::*;
+use proptest::test_runner::Config;
 use proptest::test_runner::TestCaseError;
-use proptest::test_runner::{Config, RngSeed};
 
 /// The default threshold, m.
 const D: Real = 0.001;
 const TOL: Tolerance = Tolerance { margin: 0.02, epsilon: 1e-6 };
 
 fn config(cases: u32) -> Config {
-    Config { cases, rng_seed: RngSeed::Fixed(0x9a1c_ac4e), failure_persistence: None, ..Config::default() }
+    crate::seeded::fixed(cases, 0x9a1c_ac4e)
 }
 
 /// A resting shape, as stacks hold them: a box, a capsule lying down or a sphere.
