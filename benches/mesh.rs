@@ -22,6 +22,19 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::Duration;
 
+/// The `2 n²` triangles of an `n x n`-cell grid of `(n + 1)²` row-major vertices, two per cell.
+fn grid_triangles(n: u32) -> Vec<[u32; 3]> {
+    let mut t = Vec::with_capacity(2 * (n * n) as usize);
+    for r in 0..n {
+        for c in 0..n {
+            let i = r * (n + 1) + c;
+            t.push([i, i + n + 1, i + n + 2]);
+            t.push([i, i + n + 2, i + 1]);
+        }
+    }
+    t
+}
+
 /// A wavy `n x n`-cell grid: `2 n²` triangles.
 fn grid(n: u32) -> (Vec<Vec3>, Vec<[u32; 3]>) {
     let v = (0..=n)
@@ -32,14 +45,7 @@ fn grid(n: u32) -> (Vec<Vec3>, Vec<[u32; 3]>) {
             })
         })
         .collect();
-    let mut t = Vec::with_capacity(2 * (n * n) as usize);
-    for r in 0..n {
-        for c in 0..n {
-            let i = r * (n + 1) + c;
-            t.push([i, i + n + 1, i + n + 2]);
-            t.push([i, i + n + 2, i + 1]);
-        }
-    }
+    let t = grid_triangles(n);
     (v, t)
 }
 
@@ -139,14 +145,7 @@ fn terrain_mesh() -> ShapeDesc {
             })
         })
         .collect();
-    let mut t = Vec::with_capacity(2 * (n * n) as usize);
-    for r in 0..n {
-        for c in 0..n {
-            let i = r * (n + 1) + c;
-            t.push([i, i + n + 1, i + n + 2]);
-            t.push([i, i + n + 2, i + 1]);
-        }
-    }
+    let t = grid_triangles(n);
     ShapeDesc::triangle_mesh(v, t)
 }
 
@@ -165,14 +164,7 @@ fn rain(c: &mut Criterion) {
         for _ in 0..RAIN_SETTLE_STEPS {
             world.step();
         }
-        let warm = steps::warm(&mut world, |_| {});
-        let p = world.profile();
-        eprintln!(
-            "{name}: {} bodies, {} pairs, {} manifolds, {} contact points; {warm}",
-            p.bodies, p.pairs, p.manifolds, p.contacts
-        );
-        let warmed = world.snapshot();
-        g.bench_function(name, |b| steps::time_steps(b, &mut world, &warmed));
+        steps::bench_warmed(&mut g, name, world);
     }
     g.finish();
 }

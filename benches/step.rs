@@ -25,15 +25,7 @@ fn step(c: &mut Criterion) {
         if only.as_deref().is_some_and(|o| !o.split(',').any(|s| s == name)) {
             continue;
         }
-        let mut world = steps::load_awake(name);
-        let warm = steps::warm(&mut world, |_| {});
-        let p = world.profile();
-        eprintln!(
-            "{name}: {} bodies, {} pairs, {} manifolds, {} contact points; {warm}",
-            p.bodies, p.pairs, p.manifolds, p.contacts
-        );
-        let warmed = world.snapshot();
-        group.bench_function(name, |b| steps::time_steps(b, &mut world, &warmed));
+        steps::bench_warmed(&mut group, name, steps::load_awake(name));
     }
     group.finish();
 }

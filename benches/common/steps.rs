@@ -1,11 +1,12 @@
-//! What `benches/step.rs`, `benches/parallel.rs` and `benches/ccd.rs` share: a benchmark
+//! What `benches/step.rs`, `benches/parallel.rs`, `benches/ccd.rs` and `benches/mesh.rs` share: a benchmark
 //! scene with sleeping off, a few warm-up steps whose mean phase times are printed, and the
 //! timing, which restores the warmed snapshot every [`WINDOW`] steps so that every sample
 //! measures the same stretch of the scene.
 
 use collidoscope::world::Snapshot;
 use collidoscope::{Scene, World};
-use criterion::Bencher;
+use criterion::measurement::WallTime;
+use criterion::{Bencher, BenchmarkGroup};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -43,6 +44,20 @@ pub fn warm(world: &mut World, mut each: impl FnMut(&World)) -> String {
          total {:.2}",
         m[0], m[1], m[2], m[3], m[4], m[5]
     )
+}
+
+/// Warms `world` up ([`warm`]), prints the warm-up with its body, pair and contact counts under
+/// `name`, and times its steps from there as `name` in `group`.
+#[allow(dead_code)] // the ccd and parallel benches time their own way
+pub fn bench_warmed(group: &mut BenchmarkGroup<'_, WallTime>, name: &str, mut world: World) {
+    let warm = warm(&mut world, |_| {});
+    let p = world.profile();
+    eprintln!(
+        "{name}: {} bodies, {} pairs, {} manifolds, {} contact points; {warm}",
+        p.bodies, p.pairs, p.manifolds, p.contacts
+    );
+    let warmed = world.snapshot();
+    group.bench_function(name, |b| time_steps(b, &mut world, &warmed));
 }
 
 /// Times `world.step()` only (not the restores), from `warmed` onwards.
