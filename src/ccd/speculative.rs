@@ -15,6 +15,20 @@ use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
 /// Feature ids of the points built here (stable while the same corners lead, for warm starts).
 const ID_BASE: u32 = 0xCCD0_0000;
 
+/// The id of leading point `k` of body B, or of A (`of_a`): the points of convex shapes (below
+/// 0x8000) at `ID_BASE` and `ID_BASE + 0x8000`; a compound's past its eighth child (`k` is
+/// `child << 12 | point`, up to 2^20) in a range of their own per side, so no two points of a
+/// pair share an id.
+fn leading_id(k: usize, of_a: bool) -> u32 {
+    let k = k as u32;
+    match (k < 0x8000, of_a) {
+        (true, false) => ID_BASE + k,
+        (true, true) => ID_BASE + 0x8000 + k,
+        (false, false) => ID_BASE + 0x10_0000 + k,
+        (false, true) => ID_BASE + 0x20_0000 + k,
+    }
+}
+
 /// How far the pair can close in `dt`: the relative linear motion plus each body's turn times
 /// its reach (m). A pair with reach gets this much more contact margin.
 pub fn pair_reach(a: &Body, b: &Body, dt: Real) -> Real {
@@ -95,7 +109,7 @@ pub fn speculative_manifold(m: &Manifold, a: &Shape, pa: &Pose, b: &Shape, pb: &
         each_leading_point(b, pb, -n, |k, q| {
             let sep = n.dot(q) - plane;
             if sep <= margin {
-                best.offer((sep, q - n * (0.5 * sep), ID_BASE + k as u32));
+                best.offer((sep, q - n * (0.5 * sep), leading_id(k, false)));
             }
         });
     }
@@ -104,7 +118,7 @@ pub fn speculative_manifold(m: &Manifold, a: &Shape, pa: &Pose, b: &Shape, pb: &
         each_leading_point(a, pa, n, |k, p| {
             let sep = plane - n.dot(p);
             if sep <= margin {
-                best.offer((sep, p + n * (0.5 * sep), ID_BASE + 0x8000 + k as u32));
+                best.offer((sep, p + n * (0.5 * sep), leading_id(k, true)));
             }
         });
     }
@@ -194,6 +208,17 @@ fn leading_points(shape: &Shape, pose: &Pose, d: Vec3, f: &mut dyn FnMut(usize, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn leading_ids_of_both_sides_never_meet_even_for_large_compounds() {
+        let ks = (0..256usize).flat_map(|child| (0..64).map(move |point| (child << 12) + point));
+        let mut ids: Vec<u32> = ks.flat_map(|k| [leading_id(k, false), leading_id(k, true)]).collect();
+        let n = ids.len();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), n, "two leading points share an id");
+        assert!(ids.iter().all(|&id| id >= ID_BASE));
+    }
     use crate::math::Quat;
     use crate::narrowphase::{NarrowPhaseKind, Tolerance, contact, distance};
 
