@@ -5,7 +5,7 @@
 //! them, culled by their boxes, finds the pairs (no tree).
 
 use super::manifold::{ContactPoint, Manifold};
-use super::mesh::InternalEdges;
+use super::mesh::{InternalEdges, MeshRef};
 use super::{NarrowPhaseKind, Tolerance};
 use crate::geometry::Shape;
 use crate::math::{Pose, Real, Vec3};
@@ -49,12 +49,21 @@ pub fn child_contacts(
             if !reach.overlaps(bb) {
                 continue;
             }
-            let m = if sa.is_mesh() || sb.is_mesh() {
-                super::mesh::contact_pair_with(sa, qa, sb, qb, tol, edges)
-            } else {
-                super::contact(sa, qa, sb, qb, tol, method)
+            // A mesh child's triangle contacts join the others unmerged, so the pair is merged
+            // once, over every child's points.
+            let mesh_side = match (MeshRef::of(sa), MeshRef::of(sb)) {
+                (Some(m), None) => Some((m, qa, sb, qb, 1.0)),
+                (None, Some(m)) => Some((m, qb, sa, qa, -1.0)),
+                _ => None,
             };
-            if let Some(m) = m {
+            if let Some((mesh, pm, s, ps, sign)) = mesh_side {
+                for (n, p) in super::mesh::triangle_contacts(mesh, pm, s, ps, tol, edges) {
+                    let p = ContactPoint { id: child_id(p.id, *i, *j), point: pm.transform_point(p.point), ..p };
+                    found.push((pm.transform_vector(n) * sign, p));
+                }
+                continue;
+            }
+            if let Some(m) = super::contact(sa, qa, sb, qb, tol, method) {
                 found.extend(m.points().iter().map(|p| (m.normal, ContactPoint { id: child_id(p.id, *i, *j), ..*p })));
             }
         }

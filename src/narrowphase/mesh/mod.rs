@@ -87,6 +87,27 @@ pub fn contact_mesh_shape_with(
     tol: Tolerance,
     edges: InternalEdges,
 ) -> Option<Manifold> {
+    let found = triangle_contacts(mesh, pm, shape, ps, tol, edges);
+    let mut m = merge_by_deepest(&found, tol.margin)?;
+    m.normal = pm.transform_vector(m.normal);
+    for p in m.points_mut() {
+        p.point = pm.transform_point(p.point);
+    }
+    (!m.is_empty()).then_some(m)
+}
+
+/// Every triangle contact of a mesh (posed at `pm`) and a convex shape, corrected on internal
+/// edges as `edges` says, each point with its own normal (from the mesh to the shape), in the
+/// mesh's frame and not yet merged: what [`contact_mesh_shape_with`] merges, and what a
+/// compound merges with its other children's contacts.
+pub(crate) fn triangle_contacts(
+    mesh: MeshRef,
+    pm: &Pose,
+    shape: &Shape,
+    ps: &Pose,
+    tol: Tolerance,
+    edges: InternalEdges,
+) -> Vec<(Vec3, ContactPoint)> {
     let rel = pm.inv_mul(ps);
     let region = shape.aabb(&rel).expanded(tol.margin);
     let mut found: Vec<(Vec3, ContactPoint)> = Vec::new();
@@ -131,12 +152,7 @@ pub fn contact_mesh_shape_with(
             voided.extend_from_slice(&ids[..k]);
         }
     }
-    let mut m = merge_by_deepest(&found, tol.margin)?;
-    m.normal = pm.transform_vector(m.normal);
-    for p in m.points_mut() {
-        p.point = pm.transform_point(p.point);
-    }
-    (!m.is_empty()).then_some(m)
+    found
 }
 
 /// [`to_face_normal`], and for a sphere or a capsule each point moved to where the face normal

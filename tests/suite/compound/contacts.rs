@@ -130,3 +130,76 @@ fn ids_are_distinct_across_children() {
     let ids: Vec<u32> = found.iter().map(|(_, p)| p.id).collect();
     assert!(ids.iter().enumerate().all(|(i, x)| !ids[..i].contains(x)), "repeated ids {ids:?}");
 }
+
+/// A compound of one box is the box against a mesh too: across a shallow crease (two faces
+/// 16° apart, so both faces' points join one manifold), the pair's manifold is the plain box's,
+/// with the triangle contacts merged once, in either order.
+#[test]
+fn a_one_box_compound_on_a_crease_has_the_boxs_manifold() {
+    use collidoscope::geometry::TriangleMesh;
+    use collidoscope::math::Quat;
+    use std::sync::Arc;
+    // A V along z: two 2 x 2 m faces rising 8° to either side of x = 0.
+    let rise = (8.0 as Real).to_radians().tan() * 2.0;
+    let v = vec![
+        Vec3::new(-2.0, rise, -1.0),
+        Vec3::new(0.0, 0.0, -1.0),
+        Vec3::new(2.0, rise, -1.0),
+        Vec3::new(-2.0, rise, 1.0),
+        Vec3::new(0.0, 0.0, 1.0),
+        Vec3::new(2.0, rise, 1.0),
+    ];
+    let t = vec![[0, 3, 4], [0, 4, 1], [1, 4, 5], [1, 5, 2]];
+    let mesh = Shape::TriangleMesh(Arc::new(TriangleMesh::new(v, t).unwrap()));
+    let boxed = Shape::cuboid(Vec3::new(0.4, 0.1, 0.3));
+    let one = compound(vec![(boxed.clone(), Pose::IDENTITY)]);
+    let tol = Tolerance { margin: MARGIN, epsilon: 1e-6 };
+    let mut checked = 0;
+    for k in 0..40 {
+        let x = -0.3 + 0.015 * k as Real;
+        let pose = Pose::new(Vec3::new(x, 0.12, 0.1), Quat::from_rotation_y(0.03 * k as Real));
+        for method in [NarrowPhaseKind::Analytic, NarrowPhaseKind::Gjk] {
+            for flip in [false, true] {
+                let pair = |s: &Shape| {
+                    if flip {
+                        contact(s, &pose, &mesh, &Pose::IDENTITY, tol, method)
+                    } else {
+                        contact(&mesh, &Pose::IDENTITY, s, &pose, tol, method)
+                    }
+                };
+                let (want, got) = (pair(&boxed), pair(&one));
+                let case = format!("x {x}, flip {flip}, {method:?}: box {want:?}, compound {got:?}");
+                let (Some(w), Some(g)) = (want, got) else {
+                    assert!(want.is_none() && got.is_none(), "{case}");
+                    continue;
+                };
+                assert!(w.normal.dot(g.normal) > 1.0 - 1e-6, "{case}");
+                assert!((w.max_depth() - g.max_depth()).abs() < 1e-5, "{case}");
+                assert_eq!(w.points().len(), g.points().len(), "{case}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "{checked} pairs in contact");
+    // The box cut in two at x = 0.1 (one half spanning the crease): every corner the two
+    // manifolds share has one depth, each triangle contact merged once into the pair's normal.
+    let halves = compound(vec![
+        (Shape::cuboid(Vec3::new(0.25, 0.1, 0.3)), Pose::from_translation(Vec3::new(-0.15, 0.0, 0.0))),
+        (Shape::cuboid(Vec3::new(0.15, 0.1, 0.3)), Pose::from_translation(Vec3::new(0.25, 0.0, 0.0))),
+    ]);
+    let mut shared = 0;
+    for k in 0..40 {
+        let x = -0.3 + 0.015 * k as Real;
+        let pose = Pose::new(Vec3::new(x, 0.12, 0.1), Quat::from_rotation_y(0.03 * k as Real));
+        let want = contact(&mesh, &Pose::IDENTITY, &boxed, &pose, tol, NarrowPhaseKind::Analytic);
+        let got = contact(&mesh, &Pose::IDENTITY, &halves, &pose, tol, NarrowPhaseKind::Analytic);
+        let (Some(w), Some(g)) = (want, got) else { continue };
+        for p in g.points() {
+            if let Some(q) = w.points().iter().find(|q| q.point.distance(p.point) < 1e-5) {
+                assert!((p.depth - q.depth).abs() < 1e-5, "x {x}: halves {g:?}, box {w:?}");
+                shared += 1;
+            }
+        }
+    }
+    assert!(shared > 20, "{shared} shared corners");
+}
