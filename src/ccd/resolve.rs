@@ -8,7 +8,7 @@ use crate::broadphase::BroadPhase;
 use crate::dynamics::{Body, BodyKind};
 use crate::geometry::{Aabb, Shape};
 use crate::math::{Pose, Real, Vec3};
-use crate::narrowphase::{Tolerance, contact};
+use crate::narrowphase::{Tolerance, contact_with_edges};
 use crate::settings::Settings;
 use std::collections::VecDeque;
 
@@ -303,7 +303,8 @@ fn continue_from(b: &Body, time: Real, dt: Real, rest: Rest) -> Motion {
 fn impact(bodies: &mut [Body], i: usize, j: usize, hit: &TimeOfImpact, target: Real, settings: &Settings) {
     let (bi, bj) = (&bodies[i], &bodies[j]);
     let tol = Tolerance { margin: 2.0 * (hit.distance.max(0.0) + target), epsilon: settings.contact_epsilon };
-    let manifold = contact(&bi.shape, &bi.pose, &bj.shape, &bj.pose, tol, settings.narrow_phase);
+    let (method, edges) = (settings.narrow_phase, settings.internal_edges);
+    let manifold = contact_with_edges(&bi.shape, &bi.pose, &bj.shape, &bj.pose, tol, method, edges);
     let (normal, mut points) = match manifold {
         // A core's impact stops the centre: its one point is next to it.
         Some(m) if !m.is_empty() && !hit.core => (m.normal, m.points().iter().map(|p| p.point).collect::<Vec<_>>()),

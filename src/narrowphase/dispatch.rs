@@ -13,6 +13,7 @@ use super::clip::features::{manifold_from_features, support_feature};
 use super::gjk::closest::{MinkowskiPair, gjk};
 use super::gjk::distance::{GjkEpaTrace, local_distance};
 use super::manifold::ContactPoint;
+use super::mesh::InternalEdges;
 use super::sat::cuboid::{contact_cuboid_cuboid, contact_cuboid_cuboid_rotated, intersect_cuboid_cuboid};
 use super::sat::hull::{contact_capsule_hull, contact_sphere_hull, intersect_capsule_hull, intersect_sphere_hull};
 use super::{Manifold, NarrowPhaseKind, Tolerance, intersect_gjk, touching};
@@ -30,8 +31,26 @@ pub fn contact(
     tol: Tolerance,
     method: NarrowPhaseKind,
 ) -> Option<Manifold> {
+    contact_with_edges(a, pa, b, pb, tol, method, InternalEdges::default())
+}
+
+/// [`contact`] for any pair, with the internal edges of a mesh (on either side, or under a
+/// compound) treated as `edges` says: what the world's narrow phase and its time-of-impact
+/// response use.
+pub fn contact_with_edges(
+    a: &Shape,
+    pa: &Pose,
+    b: &Shape,
+    pb: &Pose,
+    tol: Tolerance,
+    method: NarrowPhaseKind,
+    edges: InternalEdges,
+) -> Option<Manifold> {
     if a.is_compound() || b.is_compound() {
-        return super::compound::contact_pair(a, pa, b, pb, tol, method, Default::default());
+        return super::compound::contact_pair(a, pa, b, pb, tol, method, edges);
+    }
+    if a.is_mesh() || b.is_mesh() {
+        return super::mesh::contact_pair_with(a, pa, b, pb, tol, edges);
     }
     match method {
         NarrowPhaseKind::Analytic => contact_analytic(a, pa, b, pb, tol),

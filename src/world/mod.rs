@@ -523,12 +523,9 @@ impl World {
                 // Reach as far as the pair can close in this step.
                 tol.margin += ccd::pair_reach(ba, bb, dt) + pushed;
             }
-            let m = if compound {
-                let (edges, method) = (settings.internal_edges, settings.narrow_phase);
-                narrowphase::compound::contact_pair(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, method, edges)
-            } else if mesh {
-                let edges = settings.internal_edges;
-                narrowphase::mesh::contact_pair_with(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, edges)
+            let m = if compound || mesh {
+                let (method, edges) = (settings.narrow_phase, settings.internal_edges);
+                narrowphase::contact_with_edges(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, method, edges)
             } else {
                 narrowphase::contact_with_rotations(
                     &ba.shape,
