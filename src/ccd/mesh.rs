@@ -3,8 +3,8 @@
 //! box of the sweep, with the triangle's separating gap ([`gap_shape_triangle`]) as the lower
 //! bound the search advances on. The first triangle hit wins.
 
-use super::resolve::sweep_aabb;
-use super::toi::{MAX_TOI_ITERATIONS, Sweep, TimeOfImpact, angular_reach, inner_radius};
+use super::resolve::carried_aabb;
+use super::toi::{CHILD_CORE_GAP, Carried, MAX_TOI_ITERATIONS, Sweep, TimeOfImpact, angular_reach, centre_closing};
 use crate::geometry::{Aabb, Shape};
 use crate::math::{Pose, Real, Vec3};
 use crate::narrowphase::mesh::{MeshRef, gap_shape_triangle};
@@ -19,15 +19,21 @@ enum Found {
 /// When shape `a` moving along `sa` first comes within `target` of the mesh or height field
 /// `mesh` moving along `sm` (a static mesh: [`Sweep::stationary`]). Like
 /// [`super::time_of_impact_or_core`]: a shape already within `target` of a triangle at the start
-/// is searched by its core (a ball of a quarter of its [`inner_radius`]) against every triangle,
+/// is searched by its core (a ball of a quarter of its [`super::inner_radius`]) against every triangle,
 /// which it must not reach (an impact at once when it is within `target` and closing in). The normal
 /// points from `a` to the mesh. `None` when `mesh` is not a mesh or nothing is hit.
 ///
 /// The triangles searched are those whose boxes overlap the sweep's box, taken in the mesh's
 /// frame at its start and end poses: a mesh that turns is covered at its two ends only.
 pub fn mesh_time_of_impact(a: &Shape, sa: &Sweep, mesh: &Shape, sm: &Sweep, target: Real) -> Option<TimeOfImpact> {
+    carried_mesh_time_of_impact(&Carried::body(a, sa), mesh, sm, target)
+}
+
+/// [`mesh_time_of_impact`] for a shape carried by a body (a compound's child): the core is
+/// its body's ([`Carried::core`]).
+pub(crate) fn carried_mesh_time_of_impact(a: &Carried, mesh: &Shape, sm: &Sweep, target: Real) -> Option<TimeOfImpact> {
     let m = MeshRef::of(mesh)?;
-    let world_box = sweep_aabb(a, sa).expanded(2.0 * target + 1e-4);
+    let world_box = carried_aabb(a).expanded(2.0 * target + 1e-4);
     let region = local_box(&world_box, &sm.start).merge(&local_box(&world_box, &sm.end));
     let mut tris: Vec<([Vec3; 3], Vec3)> = Vec::new();
     m.for_each_in_aabb(&region, |_, tri, n| tris.push((tri, n)));
@@ -35,24 +41,29 @@ pub fn mesh_time_of_impact(a: &Shape, sa: &Sweep, mesh: &Shape, sm: &Sweep, targ
     // (as a convex pair is): its surface may be past some triangles' planes, where their
     // separating directions point the wrong way.
     let tolerance = 0.25 * target.max(1e-4);
-    let touching = tris
-        .iter()
-        .any(|(tri, n)| gap_at(a, sa, sm, tri, *n, 0.0).is_some_and(|(gap, _, _)| gap <= target + tolerance));
-    let core = Shape::sphere(0.25 * inner_radius(a));
-    let (swept, is_core) = if touching { (&core, true) } else { (a, false) };
+    let touching =
+        tris.iter().any(|(tri, n)| gap_at(a, sm, tri, *n, 0.0).is_some_and(|(gap, _, _)| gap <= target + tolerance));
+    let cores = if touching { a.cores() } else { Vec::new() };
+    let searched: Vec<Carried> = if touching {
+        cores.iter().map(|(core, local)| Carried { shape: core, sweep: a.sweep, local: *local, body: core }).collect()
+    } else {
+        vec![*a]
+    };
     let mut first: Option<TimeOfImpact> = None;
-    for (tri, n) in &tris {
-        let limit = first.map_or(1.0, |f| f.t);
-        let hit = match advance_triangle(swept, sa, mesh, sm, tri, *n, target, limit) {
-            Found::Hit(h) if is_core => Some(TimeOfImpact { point: sa.at(h.t).translation, core: true, ..h }),
-            Found::Hit(h) => Some(h),
-            Found::Miss => None,
-            Found::Touching => core_closing(&core, sa, sm, tri, *n),
-        };
-        if let Some(h) = hit
-            && first.is_none_or(|f| h.t < f.t)
-        {
-            first = Some(h);
+    for swept in &searched {
+        for (tri, n) in &tris {
+            let limit = first.map_or(1.0, |f| f.t);
+            let hit = match advance_triangle(swept, mesh, sm, tri, *n, target, limit) {
+                Found::Hit(h) if touching => Some(TimeOfImpact { point: swept.at(h.t).translation, core: true, ..h }),
+                Found::Hit(h) => Some(h),
+                Found::Miss => None,
+                Found::Touching => core_closing(swept, mesh, sm, tri, *n),
+            };
+            if let Some(h) = hit
+                && first.is_none_or(|f| h.t < f.t)
+            {
+                first = Some(h);
+            }
         }
     }
     first
@@ -73,9 +84,9 @@ fn local_box(b: &Aabb, pose: &Pose) -> Aabb {
 
 /// The triangle's gap to `a` at fraction `t`: `(gap, unit direction from the triangle to the
 /// shape in world space, the shape's nearest point in world space)`.
-fn gap_at(a: &Shape, sa: &Sweep, sm: &Sweep, tri: &[Vec3; 3], n: Vec3, t: Real) -> Option<(Real, Vec3, Vec3)> {
-    let (pa, pm) = (sa.at(t), sm.at(t));
-    let (gap, dir, point) = gap_shape_triangle(a, &pm.inv_mul(&pa), tri, n)?;
+fn gap_at(a: &Carried, sm: &Sweep, tri: &[Vec3; 3], n: Vec3, t: Real) -> Option<(Real, Vec3, Vec3)> {
+    let (pa, pm) = (a.at(t), sm.at(t));
+    let (gap, dir, point) = gap_shape_triangle(a.shape, &pm.inv_mul(&pa), tri, n)?;
     Some((gap, pm.transform_vector(dir), pm.transform_point(point)))
 }
 
@@ -85,8 +96,7 @@ fn gap_at(a: &Shape, sa: &Sweep, sm: &Sweep, tri: &[Vec3; 3], n: Vec3, t: Real) 
 /// beyond `limit`, where an earlier triangle's hit already stops the shape.
 #[allow(clippy::too_many_arguments)]
 fn advance_triangle(
-    a: &Shape,
-    sa: &Sweep,
+    a: &Carried,
     mesh: &Shape,
     sm: &Sweep,
     tri: &[Vec3; 3],
@@ -94,12 +104,12 @@ fn advance_triangle(
     target: Real,
     limit: Real,
 ) -> Found {
-    let rel = sa.translation() - sm.translation();
-    let spin = angular_reach(a, sa.angle()) + angular_reach(mesh, sm.angle());
+    let rel = a.sweep.translation() - sm.translation();
+    let spin = a.reach() + angular_reach(mesh, sm.angle());
     let tolerance = 0.25 * target.max(1e-4);
     let mut t: Real = 0.0;
     for iteration in 1..=MAX_TOI_ITERATIONS + 1 {
-        let Some((gap, dir, point)) = gap_at(a, sa, sm, tri, n, t) else { return Found::Miss };
+        let Some((gap, dir, point)) = gap_at(a, sm, tri, n, t) else { return Found::Miss };
         if gap <= target + tolerance || iteration > MAX_TOI_ITERATIONS {
             if t == 0.0 {
                 return Found::Touching;
@@ -126,14 +136,26 @@ fn advance_triangle(
 }
 
 /// A core already within reach of the triangle at the start: an impact at once when it is
-/// nearer at the end of the sweep (closing in), else none.
-fn core_closing(core: &Shape, sa: &Sweep, sm: &Sweep, tri: &[Vec3; 3], n: Vec3) -> Option<TimeOfImpact> {
-    let (d0, dir, _) = gap_at(core, sa, sm, tri, n, 0.0)?;
-    let (d1, _, _) = gap_at(core, sa, sm, tri, n, 1.0)?;
-    (d1 < d0 - 1e-6).then(|| TimeOfImpact {
+/// nearer at the end of the sweep (closing in), else none. A compound child's core is searched
+/// to half its gap and then by the motion of its centre ([`super::toi::CHILD_CORE_GAP`]).
+fn core_closing(core: &Carried, mesh: &Shape, sm: &Sweep, tri: &[Vec3; 3], n: Vec3) -> Option<TimeOfImpact> {
+    let (d0, dir, _) = gap_at(core, sm, tri, n, 0.0)?;
+    let (d1, _, _) = gap_at(core, sm, tri, n, 1.0)?;
+    let mut closing = d1 < d0 - 1e-6;
+    if core.local.is_some() {
+        if d0 > CHILD_CORE_GAP {
+            match advance_triangle(core, mesh, sm, tri, n, 0.5 * d0, 1.0) {
+                Found::Hit(h) => return Some(TimeOfImpact { point: core.at(h.t).translation, core: true, ..h }),
+                Found::Miss => return None,
+                Found::Touching => {}
+            }
+        }
+        closing |= centre_closing(core, sm, -dir);
+    }
+    closing.then(|| TimeOfImpact {
         t: 0.0,
         normal: -dir,
-        point: sa.start.translation,
+        point: core.start().translation,
         distance: d0,
         iterations: 1,
         core: true,

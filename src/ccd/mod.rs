@@ -3,10 +3,12 @@
 //! Two remedies, chosen by [`CcdMode`]: speculative contacts (a fast body's AABB and contact
 //! margin grow by the distance it can travel this step, so the solver sees the obstacle before
 //! reaching it) and time of impact (after the solver moved everything, each fast body's sweep is
-//! cast against the world by conservative advancement, against meshes triangle by triangle; the body is stopped at the first impact,
+//! cast against the world by conservative advancement, against meshes triangle by triangle and
+//! compounds child by child; the body is stopped at the first impact,
 //! its velocity resolved there, and it moves on for the rest of the step).
 
 mod mesh;
+mod pair;
 mod resolve;
 mod toi;
 
@@ -15,12 +17,13 @@ mod speculative;
 
 pub use draw::shape_outline;
 pub use mesh::mesh_time_of_impact;
+pub use pair::pair_time_of_impact;
 pub(crate) use resolve::resolve_toi;
 pub use resolve::{CcdSweep, MAX_TOI_ROUNDS, ToiEvent, sweep_aabb, toi_target};
 pub use speculative::{pair_reach, pushed_reach, speculative_contact, speculative_manifold};
 pub use toi::{
-    Advance, MAX_TOI_ITERATIONS, Sweep, TimeOfImpact, advance, angular_reach, inner_radius, time_of_impact,
-    time_of_impact_or_core,
+    Advance, Carried, MAX_TOI_ITERATIONS, Sweep, TimeOfImpact, advance, advance_carried, angular_reach, inner_radius,
+    time_of_impact, time_of_impact_or_core,
 };
 
 use crate::dynamics::Body;

@@ -2,8 +2,8 @@
 //! is re-played against the other bodies' motions, stopped at the first impact, its velocity
 //! resolved there against the contact manifold, and carried on for what is left of the step.
 
-use super::mesh::mesh_time_of_impact;
-use super::toi::{Sweep, TimeOfImpact, angular_reach, time_of_impact_or_core};
+use super::pair::pair_time_of_impact;
+use super::toi::{Carried, Sweep, TimeOfImpact, angular_reach};
 use crate::broadphase::BroadPhase;
 use crate::dynamics::{Body, BodyKind};
 use crate::geometry::{Aabb, Shape};
@@ -81,6 +81,21 @@ pub fn sweep_aabb(shape: &Shape, s: &Sweep) -> Aabb {
     b
 }
 
+/// The box a carried shape passes through ([`sweep_aabb`] for a body's own shape; a part off
+/// the centre of a turning body stays within its distance plus its radius of the body's centre,
+/// which moves in a straight line).
+pub(crate) fn carried_aabb(c: &Carried) -> Aabb {
+    let Some(local) = c.local else { return sweep_aabb(c.shape, c.sweep) };
+    let mut b = c.shape.aabb(&c.start()).merge(&c.shape.aabb(&c.at(1.0)));
+    if c.reach() > 0.0 {
+        let r = c.shape.bounding_radius() + local.translation.length();
+        for centre in [c.sweep.start.translation, c.sweep.end.translation] {
+            b = b.merge(&Aabb::from_center_half_extents(centre, Vec3::splat(r)));
+        }
+    }
+    b
+}
+
 /// The gap a time-of-impact stop leaves: half the slop, so the next step's contact starts with
 /// a small gap, and never more than a quarter of the speculative distance.
 pub fn toi_target(settings: &Settings) -> Real {
@@ -146,36 +161,19 @@ pub(crate) fn resolve_toi(
             let mut first: Option<(u32, Sweep, TimeOfImpact)> = None;
             for &j in &candidates {
                 let ju = j as usize;
-                // Compounds stop bodies through their speculative contacts only (a compound is
-                // swept for its turn alone): the sweeps' distance queries are for convex shapes
-                // and meshes. A body swept only for its turn is swept against static bodies alone.
-                if ju == i
-                    || bodies[ju].shape.is_compound()
-                    || (fast[i] && bodies[i].shape.is_compound())
-                    || (!fast[i] && turning[i] && bodies[ju].kind != BodyKind::Static)
-                {
+                // A body swept only for its turn is swept against static bodies alone.
+                if ju == i || (!fast[i] && turning[i] && bodies[ju].kind != BodyKind::Static) {
                     continue;
                 }
                 let other = motion[ju].sweep_from(t0);
                 if !sweep_aabb(&bodies[ju].shape, &other).overlaps(&aabb) {
                     continue;
                 }
-                let hit = if bodies[ju].shape.is_mesh() {
-                    // Meshes are static or kinematic: swept triangle by triangle.
-                    mesh_time_of_impact(&bodies[i].shape, &sweep, &bodies[ju].shape, &other, target)
-                } else {
-                    time_of_impact_or_core(
-                        &bodies[i].shape,
-                        &sweep,
-                        &bodies[ju].shape,
-                        &other,
-                        target,
-                        bodies[ju].is_dynamic(),
-                    )
-                }
-                // Two dynamic bodies already pressed together are the solver's: stopping one
-                // where it is would leave it behind while the other is carried on.
-                .filter(|h| h.t > 0.0 || !bodies[ju].is_dynamic());
+                let (a, b) = (&bodies[i].shape, &bodies[ju].shape);
+                let hit = pair_time_of_impact(a, &sweep, b, &other, target, bodies[ju].is_dynamic())
+                    // Two dynamic bodies already pressed together are the solver's: stopping one
+                    // where it is would leave it behind while the other is carried on.
+                    .filter(|h| h.t > 0.0 || !bodies[ju].is_dynamic());
                 if let Some(h) = hit
                     && first.is_none_or(|(_, _, f)| h.t < f.t)
                 {

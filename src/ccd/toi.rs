@@ -125,6 +125,76 @@ pub enum Advance {
     Touching,
 }
 
+/// A shape carried along by a body's sweep: the body's own shape, or a compound's child at its
+/// pose in the body (`local`). Every point of it moves with the body, so over the interval no
+/// point moves farther than the body's translation plus the arc of its turn at the point's
+/// distance from the body's centre of mass ([`Carried::reach`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Carried<'a> {
+    /// The shape.
+    pub shape: &'a Shape,
+    /// The body's motion.
+    pub sweep: &'a Sweep,
+    /// The shape's pose in the body; `None` for the body's own shape.
+    pub local: Option<&'a Pose>,
+    /// The body's whole shape, whose core ([`Carried::cores`]) keeps its centre from crossing
+    /// what the part already touches.
+    pub body: &'a Shape,
+}
+
+impl<'a> Carried<'a> {
+    /// The body's own shape along its sweep.
+    pub fn body(shape: &'a Shape, sweep: &'a Sweep) -> Self {
+        Self { shape, sweep, local: None, body: shape }
+    }
+
+    /// A part of the body `body` at `local` in its frame.
+    pub fn part(shape: &'a Shape, sweep: &'a Sweep, local: &'a Pose, body: &'a Shape) -> Self {
+        Self { shape, sweep, local: Some(local), body }
+    }
+
+    /// The cores searched in place of a shape that already touches, each a ball of a quarter of
+    /// an [`inner_radius`] with its pose in the body: the body's about its centre of mass (a
+    /// point for a compound whose centre no child holds a ball about) and, for a compound's
+    /// child, the child's about its origin. Neither centre may cross what the shape touches.
+    pub fn cores(&self) -> Vec<(Shape, Option<&'a Pose>)> {
+        let mut cores = vec![(Shape::sphere(0.25 * inner_radius(self.body)), None)];
+        if self.local.is_some() {
+            cores.push((Shape::sphere(0.25 * inner_radius(self.shape)), self.local));
+        }
+        cores
+    }
+
+    /// The shape's world pose at fraction `t` of the interval.
+    pub fn at(&self, t: Real) -> Pose {
+        self.placed(self.sweep.at(t))
+    }
+
+    /// The shape's world pose at the start of the interval (the sweep's start pose exactly).
+    pub fn start(&self) -> Pose {
+        self.placed(self.sweep.start)
+    }
+
+    fn placed(&self, p: Pose) -> Pose {
+        match self.local {
+            Some(l) => p.mul(l),
+            None => p,
+        }
+    }
+
+    /// How far any point of the shape can move over the interval because the body turns: the
+    /// arc at the farthest point from the body's centre of mass ([`angular_reach`] about the
+    /// shape's own origin, plus the turn times the origin's distance from the centre).
+    pub fn reach(&self) -> Real {
+        let angle = self.sweep.angle();
+        let own = angular_reach(self.shape, angle);
+        match self.local {
+            Some(l) => own + angle * l.translation.length(),
+            None => own,
+        }
+    }
+}
+
 /// Conservative advancement (Mirtich) of shape `a` along `sa` against `b` along `sb`: from the
 /// GJK normal `n` at time `t` and the gap along it (`axis_gap`, never more than the distance,
 /// so an inaccurate GJK distance cannot make the search step past a touch), no point of A gains
@@ -135,16 +205,22 @@ pub enum Advance {
 /// max(target, 1e-4) / 4`: the reported time is never after the first moment the distance
 /// reaches `target`, and the gap there is at most `target + tolerance`.
 pub fn advance(a: &Shape, sa: &Sweep, b: &Shape, sb: &Sweep, target: Real) -> Advance {
-    let rel = sa.translation() - sb.translation();
-    let spin = angular_reach(a, sa.angle()) + angular_reach(b, sb.angle());
+    advance_carried(&Carried::body(a, sa), &Carried::body(b, sb), target)
+}
+
+/// [`advance`] for shapes carried by bodies (compound children: [`Carried::reach`] bounds the
+/// arcs of their turns about the bodies' centres).
+pub fn advance_carried(a: &Carried, b: &Carried, target: Real) -> Advance {
+    let rel = a.sweep.translation() - b.sweep.translation();
+    let spin = a.reach() + b.reach();
     let tolerance = 0.25 * target.max(1e-4);
     let mut t: Real = 0.0;
     for iteration in 1..=MAX_TOI_ITERATIONS {
-        let (pa, pb) = (sa.at(t), sb.at(t));
-        let d = distance(a, &pa, b, &pb);
+        let (pa, pb) = (a.at(t), b.at(t));
+        let d = distance(a.shape, &pa, b.shape, &pb);
         // The gap along the normal is a lower bound of the distance whatever GJK's accuracy,
         // and the bound on closing holds for it: advancing on it can never step past a touch.
-        let gap = d.distance.min(axis_gap(a, &pa, b, &pb, d.normal));
+        let gap = d.distance.min(axis_gap(a.shape, &pa, b.shape, &pb, d.normal));
         if gap <= target + tolerance {
             if t == 0.0 {
                 return Advance::Touching;
@@ -169,8 +245,8 @@ pub fn advance(a: &Shape, sa: &Sweep, b: &Shape, sb: &Sweep, target: Real) -> Ad
         }
     }
     // Out of iterations while still closing in: report the last safe time.
-    let (pa, pb) = (sa.at(t), sb.at(t));
-    let d = distance(a, &pa, b, &pb);
+    let (pa, pb) = (a.at(t), b.at(t));
+    let d = distance(a.shape, &pa, b.shape, &pb);
     Advance::Hit(TimeOfImpact {
         t,
         normal: d.normal,
@@ -213,35 +289,75 @@ pub fn time_of_impact_or_core(
     target: Real,
     b_core: bool,
 ) -> Option<TimeOfImpact> {
-    match advance(a, sa, b, sb, target) {
+    carried_time_of_impact_or_core(&Carried::body(a, sa), &Carried::body(b, sb), target, b_core)
+}
+
+/// [`time_of_impact_or_core`] for shapes carried by bodies. A compound's child that touches is
+/// searched by its body's core and its own ([`Carried::cores`]).
+pub(crate) fn carried_time_of_impact_or_core(
+    a: &Carried,
+    b: &Carried,
+    target: Real,
+    b_core: bool,
+) -> Option<TimeOfImpact> {
+    match advance_carried(a, b, target) {
         Advance::Hit(h) => Some(h),
         Advance::Miss => None,
         Advance::Touching => {
-            let core = |s: &Shape| Shape::sphere(0.25 * inner_radius(s));
             // The point is the core's centre: the impulse there stops the centre itself.
-            let from_a = core_impact(&core(a), sa, b, sb, target);
+            let from_a = first_core_impact(a, b, target);
             let from_b = b_core
-                .then(|| core_impact(&core(b), sb, a, sa, target).map(|h| TimeOfImpact { normal: -h.normal, ..h }))
+                .then(|| first_core_impact(b, a, target).map(|h| TimeOfImpact { normal: -h.normal, ..h }))
                 .flatten();
-            match (from_a, from_b) {
-                (Some(x), Some(y)) => Some(if y.t < x.t { y } else { x }),
-                (x, y) => x.or(y),
-            }
+            earliest(from_a, from_b)
         }
     }
 }
 
-/// When a core ball moving along `sc` first comes within `target` of `b`; at once (`t = 0`)
+/// The earlier of two impacts (the first on a tie).
+pub(crate) fn earliest(x: Option<TimeOfImpact>, y: Option<TimeOfImpact>) -> Option<TimeOfImpact> {
+    match (x, y) {
+        (Some(x), Some(y)) => Some(if y.t < x.t { y } else { x }),
+        (x, y) => x.or(y),
+    }
+}
+
+/// The first impact of any of `a`'s cores with `b`.
+fn first_core_impact(a: &Carried, b: &Carried, target: Real) -> Option<TimeOfImpact> {
+    a.cores().iter().fold(None, |first, (core, local)| {
+        let c = Carried { shape: core, sweep: a.sweep, local: *local, body: core };
+        earliest(first, core_impact(&c, b, target))
+    })
+}
+
+/// A compound child's core swings about the body's centre: it can cross what it touches and be
+/// farther from it at the end of the sweep, which fools the test that the end is nearer. A
+/// child core that touches may close in to half its gap, searched by conservative advancement
+/// (which never steps past a touch); within this gap (m) it is stopped at once if its centre
+/// moves toward the other shape at the start ([`centre_closing`]).
+pub(super) const CHILD_CORE_GAP: Real = 1e-4;
+
+/// Whether the centre of the core `c` moves along `normal` (from it toward the other body,
+/// moving along `other`) at the start of the sweeps, relative to the other body's point there.
+pub(super) fn centre_closing(c: &Carried, other: &Sweep, normal: Vec3) -> bool {
+    let rate = |s: &Sweep, p: Vec3| s.translation() + s.turn.cross(p - s.start.translation);
+    let centre = c.start().translation;
+    (rate(c.sweep, centre) - rate(other, centre)).dot(normal) > 0.0
+}
+
+/// When a core ball carried along `c` first comes within `target` of `b`; at once (`t = 0`)
 /// when it already is and closing in. The point is the ball's centre, the normal the exact one
 /// from it to `b` ([`ball_distance`]).
-fn core_impact(core: &Shape, sc: &Sweep, b: &Shape, sb: &Sweep, target: Real) -> Option<TimeOfImpact> {
+fn core_impact(c: &Carried, b: &Carried, target: Real) -> Option<TimeOfImpact> {
+    let core = c.shape;
     let at_centre = |h: TimeOfImpact| {
-        let (pc, pb) = (sc.at(h.t), sb.at(h.t));
-        let normal = ball_distance(core, &pc, b, &pb).map_or(h.normal, |d| d.normal);
+        let (pc, pb) = (c.at(h.t), b.at(h.t));
+        let normal = ball_distance(core, &pc, b.shape, &pb).map_or(h.normal, |d| d.normal);
         TimeOfImpact { point: pc.translation, normal, core: true, ..h }
     };
-    let ball = |pc: &Pose, pb: &Pose| ball_distance(core, pc, b, pb).unwrap_or_else(|| distance(core, pc, b, pb));
-    match advance(core, sc, b, sb, target) {
+    let ball =
+        |pc: &Pose, pb: &Pose| ball_distance(core, pc, b.shape, pb).unwrap_or_else(|| distance(core, pc, b.shape, pb));
+    match advance_carried(c, b, target) {
         Advance::Hit(h) => Some(at_centre(h)),
         Advance::Miss => None,
         Advance::Touching => {
@@ -252,9 +368,22 @@ fn core_impact(core: &Shape, sc: &Sweep, b: &Shape, sb: &Sweep, target: Real) ->
             // far vertices over the gap, 1e-4 to 1e-3 rad for a ball a millimetre from a 30 m
             // floor) a body sliding at 50 m/s keeps sinking by the tilt times its speed, is
             // stopped again at once every round, and stays where it is for the step.
-            let d = ball(&sc.start, &sb.start);
-            let end = ball(&sc.end, &sb.end).distance;
-            (end < d.distance - 1e-6).then(|| {
+            let d = ball(&c.start(), &b.start());
+            let end = ball(&c.at(1.0), &b.at(1.0)).distance;
+            let mut closing = end < d.distance - 1e-6;
+            if c.local.is_some() {
+                // A compound child's core swings about the body's centre (see
+                // [`CHILD_CORE_GAP`]).
+                if d.distance > CHILD_CORE_GAP {
+                    match advance_carried(c, b, 0.5 * d.distance) {
+                        Advance::Hit(h) => return Some(at_centre(h)),
+                        Advance::Miss => return None,
+                        Advance::Touching => {}
+                    }
+                }
+                closing |= centre_closing(c, b.sweep, d.normal);
+            }
+            closing.then(|| {
                 let point = (d.point_a + d.point_b) * 0.5;
                 at_centre(TimeOfImpact {
                     t: 0.0,

@@ -494,7 +494,6 @@ impl World {
         let rotations = &self.rotations;
         ccd::pushed_reach(&self.bodies, &self.reach, &self.pairs, dt, &mut self.pushed);
         let (bodies, reach, pushed, settings) = (&self.bodies, &self.reach, &self.pushed, &self.settings);
-        let fast = &self.fast;
         let cache_distance = settings.pair_cache_distance;
         // One pair's contact and its body-pair cache entry, from the pair and its last entry
         // alone: pairs can be tested in any order, on any thread, and the contacts kept in pair
@@ -505,9 +504,7 @@ impl World {
             let pushed = pushed[a as usize].max(pushed[b as usize]);
             let mesh = ba.shape.is_mesh() || bb.shape.is_mesh();
             let compound = ba.shape.is_compound() || bb.shape.is_compound();
-            // The time-of-impact sweeps skip compounds: a fast body meets them by reach instead.
-            let swept_past_compound = (fast[a as usize] || fast[b as usize]) && compound;
-            let reach = reach[a as usize] || reach[b as usize] || pushed > 0.0 || swept_past_compound;
+            let reach = reach[a as usize] || reach[b as usize] || pushed > 0.0;
             // Pairs with reach (whose margin changes with their speed), mesh and compound pairs
             // are tested every step; others reuse their last result while B stays near where it
             // was. Only with warm starting, where the solver keeps contacts (contact recycling)

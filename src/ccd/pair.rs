@@ -1,0 +1,65 @@
+//! The time of impact of any two bodies: convex pairs by [`super::time_of_impact_or_core`],
+//! meshes triangle by triangle ([`super::mesh_time_of_impact`]), and compounds child by child:
+//! each child is a part carried along its body's sweep ([`Carried`]), every pair of parts whose
+//! swept boxes meet is searched, and the earliest hit wins.
+
+use super::mesh::{carried_mesh_time_of_impact, mesh_time_of_impact};
+use super::resolve::carried_aabb;
+use super::toi::{Carried, Sweep, TimeOfImpact, carried_time_of_impact_or_core, time_of_impact_or_core};
+use crate::geometry::Shape;
+use crate::math::Real;
+
+/// When body shape `a` moving along `sa` first comes within `target` of body shape `b` moving
+/// along `sb` (a mesh or height field is static or kinematic, and only `b` may be one). A pair
+/// already within `target` at the start is searched by its cores, as
+/// [`time_of_impact_or_core`] does (`b_core`: B is a moving body whose core counts too); for a
+/// compound, a child that touches is searched by the body's core (about its centre of mass:
+/// a point when no child holds a ball about it), so that the body's centre never crosses
+/// what it touches.
+pub fn pair_time_of_impact(
+    a: &Shape,
+    sa: &Sweep,
+    b: &Shape,
+    sb: &Sweep,
+    target: Real,
+    b_core: bool,
+) -> Option<TimeOfImpact> {
+    if !a.is_compound() && !b.is_compound() {
+        return if b.is_mesh() {
+            mesh_time_of_impact(a, sa, b, sb, target)
+        } else {
+            time_of_impact_or_core(a, sa, b, sb, target, b_core)
+        };
+    }
+    let (parts_a, parts_b) = (parts(a, sa), parts(b, sb));
+    let boxes_b: Vec<_> = parts_b.iter().map(carried_aabb).collect();
+    let mut first: Option<TimeOfImpact> = None;
+    for pa in &parts_a {
+        let box_a = carried_aabb(pa).expanded(2.0 * target + 1e-4);
+        for (pb, box_b) in parts_b.iter().zip(&boxes_b) {
+            if !box_a.overlaps(box_b) {
+                continue;
+            }
+            let hit = if pb.shape.is_mesh() {
+                carried_mesh_time_of_impact(pa, pb.shape, pb.sweep, target)
+            } else {
+                carried_time_of_impact_or_core(pa, pb, target, b_core)
+            };
+            if let Some(h) = hit
+                && first.is_none_or(|f| h.t < f.t)
+            {
+                first = Some(h);
+            }
+        }
+    }
+    first
+}
+
+/// The convex parts of a body's shape along its sweep: a compound's children at their poses in
+/// it, or the shape itself.
+fn parts<'a>(shape: &'a Shape, sweep: &'a Sweep) -> Vec<Carried<'a>> {
+    match shape {
+        Shape::Compound(c) => c.children().iter().map(|k| Carried::part(&k.shape, sweep, &k.pose, shape)).collect(),
+        _ => vec![Carried::body(shape, sweep)],
+    }
+}
