@@ -4,17 +4,12 @@
 //! bound the search advances on. The first triangle hit wins.
 
 use super::resolve::carried_aabb;
-use super::toi::{CHILD_CORE_GAP, Carried, MAX_TOI_ITERATIONS, Sweep, TimeOfImpact, angular_reach, centre_closing};
+use super::toi::{
+    Advance, Carried, Probe, Sweep, TimeOfImpact, advance_on, angular_reach, core_at_once, touching_core,
+};
 use crate::geometry::{Aabb, Shape};
 use crate::math::{Pose, Real, Vec3};
 use crate::narrowphase::mesh::{MeshRef, gap_shape_triangle};
-
-/// What one triangle's search found.
-enum Found {
-    Hit(TimeOfImpact),
-    Miss,
-    Touching,
-}
 
 /// When shape `a` moving along `sa` first comes within `target` of the mesh or height field
 /// `mesh` moving along `sm` (a static mesh: [`Sweep::stationary`]). Like
@@ -54,10 +49,10 @@ pub(crate) fn carried_mesh_time_of_impact(a: &Carried, mesh: &Shape, sm: &Sweep,
         for (tri, n) in &tris {
             let limit = first.map_or(1.0, |f| f.t);
             let hit = match advance_triangle(swept, mesh, sm, tri, *n, target, limit) {
-                Found::Hit(h) if touching => Some(TimeOfImpact { point: swept.at(h.t).translation, core: true, ..h }),
-                Found::Hit(h) => Some(h),
-                Found::Miss => None,
-                Found::Touching => core_closing(swept, mesh, sm, tri, *n),
+                Advance::Hit(h) if touching => Some(TimeOfImpact { point: swept.at(h.t).translation, core: true, ..h }),
+                Advance::Hit(h) => Some(h),
+                Advance::Miss => None,
+                Advance::Touching => core_closing(swept, mesh, sm, tri, *n),
             };
             if let Some(h) = hit
                 && first.is_none_or(|f| h.t < f.t)
@@ -103,61 +98,25 @@ fn advance_triangle(
     n: Vec3,
     target: Real,
     limit: Real,
-) -> Found {
+) -> Advance {
     let rel = a.sweep.translation() - sm.translation();
     let spin = a.reach() + angular_reach(mesh, sm.angle());
-    let tolerance = 0.25 * target.max(1e-4);
-    let mut t: Real = 0.0;
-    for iteration in 1..=MAX_TOI_ITERATIONS + 1 {
-        let Some((gap, dir, point)) = gap_at(a, sm, tri, n, t) else { return Found::Miss };
-        if gap <= target + tolerance || iteration > MAX_TOI_ITERATIONS {
-            if t == 0.0 {
-                return Found::Touching;
-            }
-            return Found::Hit(TimeOfImpact {
-                t,
-                normal: -dir,
-                point: point - dir * (0.5 * gap),
-                distance: gap,
-                iterations: iteration,
-                core: false,
-            });
-        }
-        let closing = -rel.dot(dir) + spin;
-        if closing <= 0.0 {
-            return Found::Miss;
-        }
-        t += (gap - target) / closing;
-        if t > limit {
-            return Found::Miss;
-        }
-    }
-    Found::Miss
+    let probe = |t: Real| {
+        let (gap, dir, point) = gap_at(a, sm, tri, n, t)?;
+        Some(Probe { gap, normal: -dir, point: point - dir * (0.5 * gap), distance: gap })
+    };
+    advance_on(probe, rel, spin, target, limit)
 }
 
-/// A core already within reach of the triangle at the start: an impact at once when it is
-/// nearer at the end of the sweep (closing in), else none. A compound child's core is searched
-/// to half its gap and then by the motion of its centre ([`super::toi::CHILD_CORE_GAP`]).
+/// A core already within reach of the triangle at the start: an impact at once when it closes
+/// in ([`touching_core`]).
 fn core_closing(core: &Carried, mesh: &Shape, sm: &Sweep, tri: &[Vec3; 3], n: Vec3) -> Option<TimeOfImpact> {
     let (d0, dir, _) = gap_at(core, sm, tri, n, 0.0)?;
     let (d1, _, _) = gap_at(core, sm, tri, n, 1.0)?;
-    let mut closing = d1 < d0 - 1e-6;
-    if core.local.is_some() {
-        if d0 > CHILD_CORE_GAP {
-            match advance_triangle(core, mesh, sm, tri, n, 0.5 * d0, 1.0) {
-                Found::Hit(h) => return Some(TimeOfImpact { point: core.at(h.t).translation, core: true, ..h }),
-                Found::Miss => return None,
-                Found::Touching => {}
-            }
-        }
-        closing |= centre_closing(core, sm, -dir);
+    let search = |half| advance_triangle(core, mesh, sm, tri, n, half, 1.0);
+    match touching_core(core, sm, d0, d1, -dir, search) {
+        Advance::Hit(h) => Some(TimeOfImpact { point: core.at(h.t).translation, core: true, ..h }),
+        Advance::Miss => None,
+        Advance::Touching => Some(core_at_once(d0, -dir, core.start().translation)),
     }
-    closing.then(|| TimeOfImpact {
-        t: 0.0,
-        normal: -dir,
-        point: core.start().translation,
-        distance: d0,
-        iterations: 1,
-        core: true,
-    })
 }

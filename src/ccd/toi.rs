@@ -213,48 +213,65 @@ pub fn advance(a: &Shape, sa: &Sweep, b: &Shape, sb: &Sweep, target: Real) -> Ad
 pub fn advance_carried(a: &Carried, b: &Carried, target: Real) -> Advance {
     let rel = a.sweep.translation() - b.sweep.translation();
     let spin = a.reach() + b.reach();
-    let tolerance = 0.25 * target.max(1e-4);
-    let mut t: Real = 0.0;
-    for iteration in 1..=MAX_TOI_ITERATIONS {
+    let probe = |t: Real| {
         let (pa, pb) = (a.at(t), b.at(t));
         let d = distance(a.shape, &pa, b.shape, &pb);
         // The gap along the normal is a lower bound of the distance whatever GJK's accuracy,
         // and the bound on closing holds for it: advancing on it can never step past a touch.
         let gap = d.distance.min(axis_gap(a.shape, &pa, b.shape, &pb, d.normal));
-        if gap <= target + tolerance {
+        Some(Probe { gap, normal: d.normal, point: (d.point_a + d.point_b) * 0.5, distance: d.distance })
+    };
+    advance_on(probe, rel, spin, target, 1.0)
+}
+
+/// What a conservative-advancement search reads at one time.
+pub(super) struct Probe {
+    /// A lower bound of the distance, which the search steps on.
+    pub gap: Real,
+    /// The unit direction from A to B the gap is measured along.
+    pub normal: Vec3,
+    /// The point an impact here reports.
+    pub point: Vec3,
+    /// The distance an impact reports when the search has run out of iterations (within them
+    /// it reports the gap).
+    pub distance: Real,
+}
+
+/// The conservative-advancement loop of [`advance`] on any gap: `probe(t)` reads the gap at
+/// time `t` (`None`: no gap there, a miss), `rel` is A's translation less B's over the sweep
+/// and `spin` bounds the arcs of both turns ([`Carried::reach`]). Gives up (a miss) past
+/// `limit`. After [`MAX_TOI_ITERATIONS`] steps while still closing in, it reports the last
+/// safe time.
+pub(super) fn advance_on(
+    probe: impl Fn(Real) -> Option<Probe>,
+    rel: Vec3,
+    spin: Real,
+    target: Real,
+    limit: Real,
+) -> Advance {
+    let tolerance = 0.25 * target.max(1e-4);
+    let mut t: Real = 0.0;
+    for iteration in 1..=MAX_TOI_ITERATIONS + 1 {
+        let Some(p) = probe(t) else { return Advance::Miss };
+        let out_of_iterations = iteration > MAX_TOI_ITERATIONS;
+        if p.gap <= target + tolerance || out_of_iterations {
             if t == 0.0 {
                 return Advance::Touching;
             }
-            let point = (d.point_a + d.point_b) * 0.5;
-            return Advance::Hit(TimeOfImpact {
-                t,
-                normal: d.normal,
-                point,
-                distance: gap,
-                iterations: iteration,
-                core: false,
-            });
+            let distance = if out_of_iterations { p.distance } else { p.gap };
+            let (normal, point) = (p.normal, p.point);
+            return Advance::Hit(TimeOfImpact { t, normal, point, distance, iterations: iteration, core: false });
         }
-        let closing = rel.dot(d.normal) + spin;
+        let closing = rel.dot(p.normal) + spin;
         if closing <= 0.0 {
             return Advance::Miss;
         }
-        t += (gap - target) / closing;
-        if t > 1.0 {
+        t += (p.gap - target) / closing;
+        if t > limit {
             return Advance::Miss;
         }
     }
-    // Out of iterations while still closing in: report the last safe time.
-    let (pa, pb) = (a.at(t), b.at(t));
-    let d = distance(a.shape, &pa, b.shape, &pb);
-    Advance::Hit(TimeOfImpact {
-        t,
-        normal: d.normal,
-        point: (d.point_a + d.point_b) * 0.5,
-        distance: d.distance,
-        iterations: MAX_TOI_ITERATIONS + 1,
-        core: false,
-    })
+    Advance::Miss
 }
 
 /// The gap between the posed shapes along the unit direction `n` (from A to B): B's lowest
@@ -335,11 +352,34 @@ fn first_core_impact(a: &Carried, b: &Carried, target: Real) -> Option<TimeOfImp
 /// child core that touches may close in to half its gap, searched by conservative advancement
 /// (which never steps past a touch); within this gap (m) it is stopped at once if its centre
 /// moves toward the other shape at the start ([`centre_closing`]).
-pub(super) const CHILD_CORE_GAP: Real = 1e-4;
+const CHILD_CORE_GAP: Real = 1e-4;
+
+/// The rule for a core `c` already within reach of the other shape (moving along `other`) at
+/// the start of the sweep, `start` from it and `end` at the end, `normal` toward it: it closes
+/// in (`Touching`: an impact at once) when it is nearer at the end. A compound child's core is
+/// first searched to half its gap by `search` (a `Hit` or `Miss` there decides), and within
+/// [`CHILD_CORE_GAP`] also closes in when its centre moves toward the other shape.
+pub(super) fn touching_core(
+    c: &Carried,
+    other: &Sweep,
+    start: Real,
+    end: Real,
+    normal: Vec3,
+    search: impl FnOnce(Real) -> Advance,
+) -> Advance {
+    let child = c.local.is_some();
+    if child && start > CHILD_CORE_GAP {
+        match search(0.5 * start) {
+            Advance::Touching => {}
+            found => return found,
+        }
+    }
+    if end < start - 1e-6 || (child && centre_closing(c, other, normal)) { Advance::Touching } else { Advance::Miss }
+}
 
 /// Whether the centre of the core `c` moves along `normal` (from it toward the other body,
 /// moving along `other`) at the start of the sweeps, relative to the other body's point there.
-pub(super) fn centre_closing(c: &Carried, other: &Sweep, normal: Vec3) -> bool {
+fn centre_closing(c: &Carried, other: &Sweep, normal: Vec3) -> bool {
     let rate = |s: &Sweep, p: Vec3| s.translation() + s.turn.cross(p - s.start.translation);
     let centre = c.start().translation;
     (rate(c.sweep, centre) - rate(other, centre)).dot(normal) > 0.0
@@ -370,32 +410,19 @@ fn core_impact(c: &Carried, b: &Carried, target: Real) -> Option<TimeOfImpact> {
             // stopped again at once every round, and stays where it is for the step.
             let d = ball(&c.start(), &b.start());
             let end = ball(&c.at(1.0), &b.at(1.0)).distance;
-            let mut closing = end < d.distance - 1e-6;
-            if c.local.is_some() {
-                // A compound child's core swings about the body's centre (see
-                // [`CHILD_CORE_GAP`]).
-                if d.distance > CHILD_CORE_GAP {
-                    match advance_carried(c, b, 0.5 * d.distance) {
-                        Advance::Hit(h) => return Some(at_centre(h)),
-                        Advance::Miss => return None,
-                        Advance::Touching => {}
-                    }
-                }
-                closing |= centre_closing(c, b.sweep, d.normal);
+            match touching_core(c, b.sweep, d.distance, end, d.normal, |half| advance_carried(c, b, half)) {
+                Advance::Hit(h) => Some(at_centre(h)),
+                Advance::Miss => None,
+                Advance::Touching => Some(at_centre(core_at_once(d.distance, d.normal, (d.point_a + d.point_b) * 0.5))),
             }
-            closing.then(|| {
-                let point = (d.point_a + d.point_b) * 0.5;
-                at_centre(TimeOfImpact {
-                    t: 0.0,
-                    normal: d.normal,
-                    point,
-                    distance: d.distance,
-                    iterations: 1,
-                    core: true,
-                })
-            })
         }
     }
+}
+
+/// A core's impact at once (`t = 0`), `distance` from the other shape along `normal`, at
+/// `point`.
+pub(super) fn core_at_once(distance: Real, normal: Vec3, point: Vec3) -> TimeOfImpact {
+    TimeOfImpact { t: 0.0, normal, point, distance, iterations: 1, core: true }
 }
 
 /// The distance from the ball `core` to `b` with its points and normal computed in closed form
