@@ -100,6 +100,28 @@ fn the_every_shape_lesson_stops_all_four_bullets() {
     }
 }
 
+/// The compound lesson: each child is swept, so no body's centre and no child's centre is ever
+/// past the wall's near face.
+#[test]
+fn the_compound_lesson_stops_all_three() {
+    for (name, x) in furthest(&mut lesson("tunneling_compounds", CcdMode::Off), 30) {
+        assert!(x > 1.0, "off: {name} should pass, reached {x}");
+    }
+    for mode in [CcdMode::Speculative, CcdMode::Toi] {
+        let mut w = lesson("tunneling_compounds", mode);
+        for _ in 0..120 {
+            w.step();
+            for b in w.bodies().iter().filter(|b| b.is_dynamic()) {
+                let Shape::Compound(c) = &b.shape else { unreachable!() };
+                let children = c.children().iter().map(|k| b.pose.transform_point(k.pose.translation));
+                for p in children.chain([b.pose.translation]) {
+                    assert!(p.x < NEAR_FACE, "{mode:?}: {:?} (or a child) at {p}, step {}", b.name, w.step_count());
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn the_spinning_plate_passes_without_ccd_and_stops_with_it() {
     let (_, x) = furthest(&mut lesson("tunneling_spinning_plate", CcdMode::Off), 60)[0].clone();
