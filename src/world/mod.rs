@@ -171,7 +171,7 @@ impl World {
             pair_cache_next: Vec::new(),
             narrow_runs: Vec::new(),
             rotations: Rotations::default(),
-            warm_cache: Vec::new(),
+            warm_cache: WarmCache::default(),
             solver: Solver::default(),
             fast: Vec::new(),
             reach: Vec::new(),
