@@ -43,7 +43,7 @@ use crate::dynamics::solver::{Contact, Solver, WarmCache};
 use crate::dynamics::{Body, BodyKind, Rotations};
 use crate::geometry::{Aabb, Ray, RayHit, Shape};
 use crate::math::{Pose, Real};
-use crate::narrowphase::{self, NarrowPhaseKind, Tolerance};
+use crate::narrowphase::{self, Manifold, NarrowPhaseKind, Tolerance};
 use crate::parallel::{Crew, SharedMut, Threads};
 
 /// Most candidate pairs one step takes to the narrow phase. A step's memory grows with its pairs
@@ -517,7 +517,8 @@ impl World {
             if let Some(e) =
                 old.filter(|e| cached && e.holds(&ba.pose, &bb.pose, bb.shape.bounding_radius(), cache_distance))
             {
-                return (e.manifold(&ba.pose, &bb.pose).map(|manifold| Contact { a, b, manifold }), *e, true);
+                // Its manifold is rebuilt by the caller, eight entries at a time.
+                return (None, *e, true);
             }
             if reach {
                 // Reach as far as the pair can close in this step.
@@ -557,6 +558,7 @@ impl World {
             let Some(first) = pairs.first() else { return };
             let mut cursor = old_cache.partition_point(|e| e.pair < *first);
             let mut n = 0;
+            let mut rebuild = pair_cache::Rebuild::default();
             for (k, (pair, entry)) in pairs.iter().zip(entries).enumerate() {
                 // B jumps through the bodies: ask for the pose and shape of the B a few pairs on.
                 if let Some(&(_, b)) = pairs.get(k + 4) {
@@ -567,8 +569,17 @@ impl World {
                 let (c, e, hit) = contact(pair, pair_cache::find(old_cache, &mut cursor, *pair));
                 *entry = e;
                 n += hit as u32;
-                out.extend(c);
+                if hit && e.len > 0 {
+                    let (a, b) = (&bodies[pair.0 as usize].pose, &bodies[pair.1 as usize].pose);
+                    out.push(Contact { a: pair.0, b: pair.1, manifold: Manifold::default() });
+                    if rebuild.push(out.len() - 1, &e, a, b) {
+                        rebuild.finish(out, |c| &mut c.manifold);
+                    }
+                } else {
+                    out.extend(c);
+                }
             }
+            rebuild.finish(out, |c| &mut c.manifold);
             hits.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
         };
         self.pair_cache_next.resize(self.pairs.len(), PairEntry::invalid((0, 0)));
