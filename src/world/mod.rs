@@ -499,7 +499,7 @@ impl World {
         // One pair's contact and its body-pair cache entry, from the pair and its last entry
         // alone: pairs can be tested in any order, on any thread, and the contacts kept in pair
         // order.
-        let contact = |&(a, b): &(u32, u32), old: Option<&PairEntry>| {
+        let contact = |&(a, b): &(u32, u32), old: Option<&PairEntry>, entry: &mut PairEntry| {
             let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
             let mut tol = tol;
             let pushed = pushed[a as usize].max(pushed[b as usize]);
@@ -518,7 +518,8 @@ impl World {
                 old.filter(|e| cached && e.holds(&ba.pose, &bb.pose, bb.shape.bounding_radius(), cache_distance))
             {
                 // Its manifold is rebuilt by the caller, eight entries at a time.
-                return (None, *e, true);
+                *entry = *e;
+                return (None, true);
             }
             if reach {
                 // Reach as far as the pair can close in this step.
@@ -539,17 +540,17 @@ impl World {
                 )
             };
             let m = m.filter(|m| !m.is_empty());
-            let entry = if cached {
+            *entry = if cached {
                 PairEntry::new((a, b), &ba.pose, &bb.pose, m.as_ref())
             } else {
                 PairEntry::invalid((a, b))
             };
-            let Some(mut m) = m else { return (None, entry, false) };
+            let Some(mut m) = m else { return (None, false) };
             if reach {
                 // Every leading corner gets its own speculative point.
                 m = ccd::speculative_contact(&m, ba, bb, dt, tol.margin, settings.slop, pushed);
             }
-            (Some(Contact { a, b, manifold: m }), entry, false)
+            (Some(Contact { a, b, manifold: m }), false)
         };
         let old_cache = &self.pair_cache;
         let hits = std::sync::atomic::AtomicU32::new(0);
@@ -566,13 +567,12 @@ impl World {
                     crate::simd::prefetch(&body.pose);
                     crate::simd::prefetch(&body.shape);
                 }
-                let (c, e, hit) = contact(pair, pair_cache::find(old_cache, &mut cursor, *pair));
-                *entry = e;
+                let (c, hit) = contact(pair, pair_cache::find(old_cache, &mut cursor, *pair), entry);
                 n += hit as u32;
-                if hit && e.len > 0 {
+                if hit && entry.len > 0 {
                     let (a, b) = (&bodies[pair.0 as usize].pose, &bodies[pair.1 as usize].pose);
                     out.push(Contact { a: pair.0, b: pair.1, manifold: Manifold::default() });
-                    if rebuild.push(out.len() - 1, &e, a, b) {
+                    if rebuild.push(out.len() - 1, entry, a, b) {
                         rebuild.finish(out, |c| &mut c.manifold);
                     }
                 } else {
