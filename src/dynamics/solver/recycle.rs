@@ -240,7 +240,7 @@ mod tests {
         for case in 0..500 {
             let mut inp = Inputs::default();
             let mut expect = [[(Vec3::ZERO, Vec3::ZERO, 0.0, false); P]; W];
-            for i in 0..W {
+            for (i, lane) in expect.iter_mut().enumerate() {
                 let (qa, qb) = (rng.rotation(), rng.rotation());
                 let (xa, xb) = (rng.vec3(-50.0, 50.0), rng.vec3(-50.0, 50.0));
                 let n = rng.unit_vector();
@@ -249,7 +249,7 @@ mod tests {
                 put(&mut inp.xa, i, xa);
                 put(&mut inp.xb, i, xb);
                 put(&mut inp.n, i, n);
-                for k in 0..P {
+                for (k, slot) in lane.iter_mut().enumerate() {
                     // B's anchor near A's (a contact), slid along the plane by up to about 1 cm.
                     let anchor_a = rng.vec3(-0.5, 0.5);
                     let on_b = xa + qa * anchor_a + n * rng.range(-0.01, 0.01) + rng.vec3(-0.006, 0.006);
@@ -268,7 +268,7 @@ mod tests {
                     let out = (pa - ea).length_squared() > limit
                         || (pb - eb).length_squared() > limit
                         || (gap - n * depth).length_squared() > limit;
-                    expect[i][k] = (ea, eb, depth, out);
+                    *slot = (ea, eb, depth, out);
                     if out { far += 1 } else { near += 1 }
                 }
             }
