@@ -43,7 +43,7 @@ use crate::dynamics::solver::{Contact, Solver, WarmCache};
 use crate::dynamics::{Body, BodyKind, Rotations};
 use crate::geometry::{Aabb, Ray, RayHit, Shape};
 use crate::math::{Pose, Real};
-use crate::narrowphase::{self, NarrowPhaseKind, Tolerance};
+use crate::narrowphase::{self, Manifold, NarrowPhaseKind, Tolerance};
 use crate::parallel::{Crew, SharedMut, Threads};
 
 /// Most candidate pairs one step takes to the narrow phase. A step's memory grows with its pairs
@@ -171,7 +171,7 @@ impl World {
             pair_cache_next: Vec::new(),
             narrow_runs: Vec::new(),
             rotations: Rotations::default(),
-            warm_cache: Vec::new(),
+            warm_cache: WarmCache::default(),
             solver: Solver::default(),
             fast: Vec::new(),
             reach: Vec::new(),
@@ -498,7 +498,7 @@ impl World {
         // One pair's contact and its body-pair cache entry, from the pair and its last entry
         // alone: pairs can be tested in any order, on any thread, and the contacts kept in pair
         // order.
-        let contact = |&(a, b): &(u32, u32), old: Option<&PairEntry>| {
+        let contact = |&(a, b): &(u32, u32), old: Option<&PairEntry>, entry: &mut PairEntry| {
             let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
             let mut tol = tol;
             let pushed = pushed[a as usize].max(pushed[b as usize]);
@@ -514,7 +514,9 @@ impl World {
             if let Some(e) =
                 old.filter(|e| cached && e.holds(&ba.pose, &bb.pose, bb.shape.bounding_radius(), cache_distance))
             {
-                return (e.manifold(&ba.pose, &bb.pose).map(|manifold| Contact { a, b, manifold }), *e, true);
+                // Its manifold is rebuilt by the caller, eight entries at a time.
+                *entry = *e;
+                return (None, true);
             }
             if reach {
                 // Reach as far as the pair can close in this step.
@@ -535,17 +537,17 @@ impl World {
                 )
             };
             let m = m.filter(|m| !m.is_empty());
-            let entry = if cached {
+            *entry = if cached {
                 PairEntry::new((a, b), &ba.pose, &bb.pose, m.as_ref())
             } else {
                 PairEntry::invalid((a, b))
             };
-            let Some(mut m) = m else { return (None, entry, false) };
+            let Some(mut m) = m else { return (None, false) };
             if reach {
                 // Every leading corner gets its own speculative point.
                 m = ccd::speculative_contact(&m, ba, bb, dt, tol.margin, settings.slop, pushed);
             }
-            (Some(Contact { a, b, manifold: m }), entry, false)
+            (Some(Contact { a, b, manifold: m }), false)
         };
         let old_cache = &self.pair_cache;
         let hits = std::sync::atomic::AtomicU32::new(0);
@@ -554,6 +556,7 @@ impl World {
             let Some(first) = pairs.first() else { return };
             let mut cursor = old_cache.partition_point(|e| e.pair < *first);
             let mut n = 0;
+            let mut rebuild = pair_cache::Rebuild::default();
             for (k, (pair, entry)) in pairs.iter().zip(entries).enumerate() {
                 // B jumps through the bodies: ask for the pose and shape of the B a few pairs on.
                 if let Some(&(_, b)) = pairs.get(k + 4) {
@@ -561,11 +564,19 @@ impl World {
                     crate::simd::prefetch(&body.pose);
                     crate::simd::prefetch(&body.shape);
                 }
-                let (c, e, hit) = contact(pair, pair_cache::find(old_cache, &mut cursor, *pair));
-                *entry = e;
+                let (c, hit) = contact(pair, pair_cache::find(old_cache, &mut cursor, *pair), entry);
                 n += hit as u32;
-                out.extend(c);
+                if hit && entry.len > 0 {
+                    let (a, b) = (&bodies[pair.0 as usize].pose, &bodies[pair.1 as usize].pose);
+                    out.push(Contact { a: pair.0, b: pair.1, manifold: Manifold::default() });
+                    if rebuild.push(out.len() - 1, entry, a, b) {
+                        rebuild.finish(out, |c| &mut c.manifold);
+                    }
+                } else {
+                    out.extend(c);
+                }
             }
+            rebuild.finish(out, |c| &mut c.manifold);
             hits.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
         };
         self.pair_cache_next.resize(self.pairs.len(), PairEntry::invalid((0, 0)));

@@ -128,3 +128,149 @@ pub(super) fn find<'a>(cache: &'a [PairEntry], cursor: &mut usize, pair: (u32, u
     }
     cache.get(*cursor).filter(|e| e.pair == pair)
 }
+
+/// Lanes a [`Rebuild`] holds.
+const LANES: usize = 8;
+
+/// The manifolds of reused entries, rebuilt eight at a time (`PairEntry::manifold`'s arithmetic,
+/// glam's quaternion rotation operation for operation, one entry per lane of plain arrays the
+/// compiler vectorises: the same bits). Each waits in its slot of the contacts as a placeholder
+/// until its batch is full or the run ends.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Rebuild {
+    len: usize,
+    /// Per lane: the slot of the contacts to fill, the point count and the feature ids.
+    slot: [usize; LANES],
+    count: [u8; LANES],
+    ids: [[u32; MAX_MANIFOLD_POINTS]; LANES],
+    /// A's and B's rotations (x, y, z, w) and translations, per lane.
+    qa: [[Real; LANES]; 4],
+    qb: [[Real; LANES]; 4],
+    ta: [[Real; LANES]; 3],
+    tb: [[Real; LANES]; 3],
+    /// The normal in A's frame.
+    normal: [[Real; LANES]; 3],
+    on_a: [[[Real; LANES]; 3]; MAX_MANIFOLD_POINTS],
+    on_b: [[[Real; LANES]; 3]; MAX_MANIFOLD_POINTS],
+}
+
+type Lanes3 = [[Real; LANES]; 3];
+
+/// `q * v` per lane as glam computes it (SSE2 `Quat::mul_vec3a`):
+/// `v (w² − b·b) + b (2 v·b) + (b × v) 2w`, each dot product summed x, y, then z.
+#[inline(always)]
+fn rotate(q: &[[Real; LANES]; 4], v: &Lanes3) -> Lanes3 {
+    let mut r = [[0.0; LANES]; 3];
+    for i in 0..LANES {
+        let (bx, by, bz, w) = (q[0][i], q[1][i], q[2][i], q[3][i]);
+        let (vx, vy, vz) = (v[0][i], v[1][i], v[2][i]);
+        let s = w * w - (bx * bx + by * by + bz * bz);
+        let d = (vx * bx + vy * by + vz * bz) * 2.0;
+        let w2 = w * 2.0;
+        let (cx, cy, cz) = (by * vz - bz * vy, bz * vx - bx * vz, bx * vy - by * vx);
+        r[0][i] = (vx * s + bx * d) + cx * w2;
+        r[1][i] = (vy * s + by * d) + cy * w2;
+        r[2][i] = (vz * s + bz * d) + cz * w2;
+    }
+    r
+}
+
+impl Rebuild {
+    /// Queues entry `e` (with points) for bodies at `a` and `b`, its manifold to go to slot
+    /// `slot`; true when the batch is full.
+    pub(super) fn push(&mut self, slot: usize, e: &PairEntry, a: &Pose, b: &Pose) -> bool {
+        let i = self.len;
+        self.slot[i] = slot;
+        self.count[i] = e.len;
+        for (q, x) in self.qa.iter_mut().zip(a.rotation.to_array()) {
+            q[i] = x;
+        }
+        for (q, x) in self.qb.iter_mut().zip(b.rotation.to_array()) {
+            q[i] = x;
+        }
+        for (c, (ta, tb)) in self.ta.iter_mut().zip(&mut self.tb).enumerate() {
+            ta[i] = a.translation[c];
+            tb[i] = b.translation[c];
+            self.normal[c][i] = e.normal[c];
+        }
+        for (k, p) in e.points[..e.len as usize].iter().enumerate() {
+            self.ids[i][k] = p.id;
+            for c in 0..3 {
+                self.on_a[k][c][i] = p.on_a[c];
+                self.on_b[k][c][i] = p.on_b[c];
+            }
+        }
+        self.len += 1;
+        self.len == LANES
+    }
+
+    /// Writes the queued manifolds into their slots of `out` and empties the batch.
+    pub(super) fn finish<T>(&mut self, out: &mut [T], manifold: impl Fn(&mut T) -> &mut Manifold) {
+        if self.len == 0 {
+            return;
+        }
+        let n = rotate(&self.qa, &self.normal);
+        let mut point = [[[0.0; LANES]; 3]; MAX_MANIFOLD_POINTS];
+        let mut depth = [[0.0; LANES]; MAX_MANIFOLD_POINTS];
+        for k in 0..MAX_MANIFOLD_POINTS {
+            let (ra, rb) = (rotate(&self.qa, &self.on_a[k]), rotate(&self.qb, &self.on_b[k]));
+            for i in 0..LANES {
+                let pa: [Real; 3] = std::array::from_fn(|c| self.ta[c][i] + ra[c][i]);
+                let pb: [Real; 3] = std::array::from_fn(|c| self.tb[c][i] + rb[c][i]);
+                for c in 0..3 {
+                    point[k][c][i] = 0.5 * (pa[c] + pb[c]);
+                }
+                let g: [Real; 3] = std::array::from_fn(|c| pa[c] - pb[c]);
+                depth[k][i] = g[0] * n[0][i] + g[1] * n[1][i] + g[2] * n[2][i];
+            }
+        }
+        for i in 0..self.len {
+            let m = manifold(&mut out[self.slot[i]]);
+            *m = Manifold::new(Vec3::new(n[0][i], n[1][i], n[2][i]));
+            for k in 0..self.count[i] as usize {
+                let p = Vec3::new(point[k][0][i], point[k][1][i], point[k][2][i]);
+                m.push(ContactPoint { point: p, depth: depth[k][i], id: self.ids[i][k] });
+            }
+        }
+        self.len = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::SplitMix64;
+
+    /// Rebuilt eight at a time, every manifold has `PairEntry::manifold`'s bits, whatever the
+    /// point count and however many entries a batch holds.
+    #[test]
+    fn rebuilt_manifolds_match_one_by_one_bit_for_bit() {
+        let mut rng = SplitMix64::new(15);
+        let mut rebuild = Rebuild::default();
+        for case in 0..200 {
+            let queued = 1 + case % LANES;
+            let mut out = vec![Manifold::default(); queued + 1];
+            let mut expect = Vec::new();
+            for slot in 0..queued {
+                let a = Pose::new(rng.vec3(-50.0, 50.0), rng.rotation());
+                let b = Pose::new(rng.vec3(-50.0, 50.0), rng.rotation());
+                let mut m = Manifold::new(rng.unit_vector());
+                for id in 0..1 + (rng.next_u64() % MAX_MANIFOLD_POINTS as u64) as u32 {
+                    m.push(ContactPoint { point: rng.vec3(-50.0, 50.0), depth: rng.range(-0.02, 0.02), id });
+                }
+                let e = PairEntry::new((0, 1), &a, &b, Some(&m));
+                expect.push(e.manifold(&a, &b).unwrap());
+                assert_eq!(rebuild.push(slot, &e, &a, &b), slot + 1 == LANES);
+            }
+            rebuild.finish(&mut out, |m| m);
+            let bits = |m: &Manifold| {
+                let p = m.points().iter().map(|p| (p.point.to_array().map(f32::to_bits), p.depth.to_bits(), p.id));
+                (m.normal.to_array().map(f32::to_bits), p.collect::<Vec<_>>())
+            };
+            for (slot, e) in expect.iter().enumerate() {
+                assert_eq!(bits(&out[slot]), bits(e), "case {case}, slot {slot}: {:?} against {e:?}", out[slot]);
+            }
+            assert_eq!(out[queued], Manifold::default(), "case {case}: a slot past the queue was written");
+        }
+    }
+}

@@ -2,7 +2,7 @@
 //! results to a run that never stopped.
 
 use super::{CachedPoint, PairEntry, Settings, World};
-use crate::dynamics::solver::{CachedImpulse, Kept};
+use crate::dynamics::solver::{CachedImpulse, Kept, WarmCache};
 use crate::dynamics::{Body, BodyKind, Material};
 use crate::math::{Pose, Quat, Real, Vec3};
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
@@ -167,20 +167,19 @@ impl World {
         let warm_cache = self
             .warm_cache
             .iter()
-            .map(|((a, b), pts)| WarmEntry {
+            .zip(self.warm_cache.kept())
+            .map(|(((a, b), pts), kept)| WarmEntry {
                 a: *a,
                 b: *b,
                 points: pts.iter().filter(|p| p.id != u32::MAX).map(|p| (p.id, p.normal, p.tangent, p.twist)).collect(),
                 at: pts.iter().filter(|p| p.id != u32::MAX).map(|p| p.point).collect(),
-                kept: if pts[0].kept.normal == Vec3::ZERO {
+                kept: if kept[0].normal == Vec3::ZERO {
                     Vec::new()
                 } else {
                     pts.iter()
-                        .filter(|p| p.id != u32::MAX)
-                        .map(|p| {
-                            let k = &p.kept;
-                            [k.anchor_a, k.anchor_b, k.arm_a, k.arm_b, k.normal]
-                        })
+                        .zip(kept)
+                        .filter(|(p, _)| p.id != u32::MAX)
+                        .map(|(_, k)| [k.anchor_a, k.anchor_b, k.arm_a, k.arm_b, k.normal])
                         .collect()
                 },
             })
@@ -226,6 +225,7 @@ impl World {
             bodies.push(body);
         }
         let mut cache = Vec::with_capacity(snap.warm_cache.len());
+        let mut kept_cache = Vec::with_capacity(snap.warm_cache.len());
         for e in &snap.warm_cache {
             if e.a >= e.b
                 || e.b as usize >= bodies.len()
@@ -238,6 +238,7 @@ impl World {
                 return Err(format!("warm_cache: bad entry for pair ({}, {})", e.a, e.b));
             }
             let mut imp = [CachedImpulse { id: u32::MAX, ..Default::default() }; MAX_MANIFOLD_POINTS];
+            let mut kept_points = [Kept::default(); MAX_MANIFOLD_POINTS];
             for (k, &(id, normal, tangent, twist)) in e.points.iter().enumerate() {
                 if !(normal.is_finite() && tangent.is_finite() && twist.is_finite()) {
                     return Err(format!("warm_cache: an impulse of pair ({}, {}) is not finite", e.a, e.b));
@@ -250,9 +251,11 @@ impl World {
                     arm_b,
                     normal,
                 });
-                imp[k] = CachedImpulse { id, normal, tangent, twist, point, kept };
+                imp[k] = CachedImpulse { id, normal, tangent, twist, point };
+                kept_points[k] = kept;
             }
             cache.push(((e.a, e.b), imp));
+            kept_cache.push(kept_points);
         }
         if !cache.is_sorted_by_key(|c| c.0) {
             return Err("warm_cache: entries must be sorted by pair".into());
@@ -285,7 +288,7 @@ impl World {
         self.set_settings(snap.settings.clone());
         self.bodies = bodies;
         self.aabbs = self.bodies.iter().map(Body::aabb).collect();
-        self.warm_cache = cache;
+        self.warm_cache = WarmCache::new(cache, kept_cache);
         self.pair_cache = pair_cache;
         self.pairs.clear();
         self.contacts.clear();

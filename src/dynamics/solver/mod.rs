@@ -10,12 +10,13 @@ mod colour;
 mod lanes;
 mod passes;
 mod prepare;
+mod recycle;
 mod rows;
 mod wide;
 
 use super::{Body, BodyKind, Rotations};
 use crate::math::{Quat, Real, Vec3};
-use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
+use crate::narrowphase::{MAX_MANIFOLD_POINTS, Manifold};
 use crate::parallel::{Crew, SharedMut};
 use crate::settings::{PositionCorrection, Settings};
 use crate::simd::Kernels;
@@ -55,8 +56,6 @@ pub struct CachedImpulse {
     pub twist: Real,
     /// Where the point was (world space) when the contact was found.
     pub point: Vec3,
-    /// The pair's contact as it was made, kept for the next steps (see [`Kept`]).
-    pub kept: Kept,
 }
 
 /// One point of a pair's kept contact (contact recycling, after rapier's): the geometry of the
@@ -89,8 +88,59 @@ pub const RECYCLE_DEPTH: Real = 0.000_5;
 /// contact is made again (3°).
 pub const RECYCLE_COS: Real = 0.998_629_5;
 
-/// Warm-starting cache: last step's impulses per pair, sorted by pair.
-pub type WarmCache = Vec<((u32, u32), [CachedImpulse; MAX_MANIFOLD_POINTS])>;
+/// One pair's entry in the warm-starting cache: the pair and its points' impulses.
+pub type CacheEntry = ((u32, u32), [CachedImpulse; MAX_MANIFOLD_POINTS]);
+
+/// Warm-starting cache: last step's impulses per pair, sorted by pair, and beside them (same
+/// index) each pair's kept contact. The kept points are a separate array in contact order, so
+/// the solver hands over the one it filled this step instead of copying 240 bytes a pair into
+/// the entries in colour order. It reads as the slice of its entries.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WarmCache {
+    entries: Vec<CacheEntry>,
+    /// Per entry, its pair's kept points (all zero: nothing kept).
+    kept: Vec<[Kept; MAX_MANIFOLD_POINTS]>,
+}
+
+impl WarmCache {
+    /// A cache of these entries and their kept contacts (`kept` as long as `entries`).
+    pub fn new(entries: Vec<CacheEntry>, kept: Vec<[Kept; MAX_MANIFOLD_POINTS]>) -> Self {
+        assert_eq!(entries.len(), kept.len(), "one kept contact per entry");
+        WarmCache { entries, kept }
+    }
+
+    /// Each entry's kept contact, by entry index.
+    pub fn kept(&self) -> &[[Kept; MAX_MANIFOLD_POINTS]] {
+        &self.kept
+    }
+
+    /// Empties the cache.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.kept.clear();
+    }
+
+    /// Keeps the entries (and their kept contacts) for whose pair `keep` holds.
+    pub fn retain(&mut self, mut keep: impl FnMut((u32, u32)) -> bool) {
+        let mut k = 0;
+        for i in 0..self.entries.len() {
+            if keep(self.entries[i].0) {
+                self.entries.swap(k, i);
+                self.kept.swap(k, i);
+                k += 1;
+            }
+        }
+        self.entries.truncate(k);
+        self.kept.truncate(k);
+    }
+}
+
+impl std::ops::Deref for WarmCache {
+    type Target = [CacheEntry];
+    fn deref(&self) -> &[CacheEntry] {
+        &self.entries
+    }
+}
 
 /// Time spent in the solver's parts, ms.
 #[derive(Clone, Copy, Debug, Default)]
@@ -191,14 +241,6 @@ fn soft_at(settings: &Settings, hertz: Real, h: Real) -> Softness {
         PositionCorrection::Baumgarte => {
             Softness { bias_rate: settings.baumgarte / h, mass_scale: 1.0, impulse_scale: 0.0 }
         }
-    }
-}
-
-/// Stores a contact's kept points with its cached impulses.
-#[inline(always)]
-fn keep(cached: &mut [CachedImpulse; MAX_MANIFOLD_POINTS], kept: &[Kept; MAX_MANIFOLD_POINTS]) {
-    for (p, &k) in cached.iter_mut().zip(kept) {
-        p.kept = k;
     }
 }
 
@@ -309,70 +351,6 @@ impl Solver {
         out: &mut Vec<Contact>,
         crew: Option<&Crew>,
     ) {
-        // Writes its results in place: returned, the three would be copied (400 bytes a contact).
-        let one = |c: &Contact,
-                   w: u32,
-                   out: &mut Contact,
-                   arm_b: &mut [Vec3; MAX_MANIFOLD_POINTS],
-                   kept: &mut [Kept; MAX_MANIFOLD_POINTS]| {
-            let (a, b) = (&bodies[c.a as usize].pose, &bodies[c.b as usize].pose);
-            let (xa, qa, xb, qb) = (a.translation, a.rotation, b.translation, b.rotation);
-            let pts = c.manifold.points();
-            arm_b.fill(Vec3::ZERO);
-            kept.fill(Kept::default());
-            // The kept points' anchors now, while they stay within the tolerances.
-            let reuse = (w != u32::MAX).then(|| &cache[w as usize].1).and_then(|old| {
-                let n = qa * old[0].kept.normal;
-                let valid = old[0].kept.normal != Vec3::ZERO
-                    && !pts.is_empty()
-                    && old.get(pts.len()).is_none_or(|p| p.id == u32::MAX)
-                    && old[pts.len() - 1].id != u32::MAX
-                    && n.dot(c.manifold.normal) >= RECYCLE_COS;
-                if !valid {
-                    return None;
-                }
-                let mut m = Manifold::new(n);
-                for (k, p) in old[..pts.len()].iter().enumerate() {
-                    let q = &p.kept;
-                    let (pa, pb) = (xa + qa * q.anchor_a, xb + qb * q.anchor_b);
-                    let (ea, eb) = (xa + q.arm_a, xb + q.arm_b);
-                    let gap = pa - pb;
-                    let depth = gap.dot(n);
-                    if (pa - ea).length_squared() > RECYCLE_DISTANCE * RECYCLE_DISTANCE
-                        || (pb - eb).length_squared() > RECYCLE_DISTANCE * RECYCLE_DISTANCE
-                        || (gap - n * depth).length_squared() > RECYCLE_DISTANCE * RECYCLE_DISTANCE
-                    {
-                        return None;
-                    }
-                    m.push(ContactPoint { point: ea, depth, id: p.id });
-                    arm_b[k] = eb;
-                    kept[k] = *q;
-                }
-                // A deeper point than any kept one is a feature the kept contact does not hold
-                // (a turning capsule's other end): rows on the kept anchors would let it sink.
-                (c.manifold.max_depth() <= m.max_depth() + RECYCLE_DEPTH).then_some(m)
-            });
-            match reuse {
-                Some(m) => *out = Contact { a: c.a, b: c.b, manifold: m },
-                None => {
-                    let n = c.manifold.normal;
-                    let (ia, ib) = (qa.inverse(), qb.inverse());
-                    let local_n = ia * n;
-                    for (k, p) in pts.iter().enumerate() {
-                        let (pa, pb) = (p.point + n * (0.5 * p.depth), p.point - n * (0.5 * p.depth));
-                        arm_b[k] = p.point;
-                        kept[k] = Kept {
-                            anchor_a: ia * (pa - xa),
-                            anchor_b: ib * (pb - xb),
-                            arm_a: p.point - xa,
-                            arm_b: p.point - xb,
-                            normal: local_n,
-                        };
-                    }
-                    *out = *c;
-                }
-            }
-        };
         let n = contacts.len();
         out.resize(n, Contact { a: 0, b: 0, manifold: Manifold::default() });
         out.truncate(n);
@@ -380,22 +358,26 @@ impl Solver {
         self.arm_b.truncate(n);
         self.kept.resize(n, [Kept::default(); MAX_MANIFOLD_POINTS]);
         self.kept.truncate(n);
+        let isa = *self.isa.get_or_insert_with(Isa::best);
         match crew {
             None => {
-                let slots = out.iter_mut().zip(self.arm_b.iter_mut()).zip(self.kept.iter_mut());
-                for ((c, &w), ((o, arm_b), kept)) in contacts.iter().zip(&self.warm).zip(slots) {
-                    one(c, w, o, arm_b, kept);
-                }
+                let slots = recycle::Slots { out, arm_b: &mut self.arm_b, kept: &mut self.kept };
+                recycle::run(isa, bodies, contacts, &self.warm, cache, slots);
             }
             Some(crew) => {
                 let (out, arm_b, kept) =
                     (SharedMut::new(out), SharedMut::new(&mut self.arm_b), SharedMut::new(&mut self.kept));
                 let warm = &self.warm;
                 crew.for_blocks(n, 64, |r| {
-                    for i in r {
-                        // SAFETY: each block writes its own contacts' slots.
-                        unsafe { one(&contacts[i], warm[i], out.get(i), arm_b.get(i), kept.get(i)) };
-                    }
+                    // SAFETY: each block writes its own contacts' slots.
+                    let slots = unsafe {
+                        recycle::Slots {
+                            out: out.range(r.clone()),
+                            arm_b: arm_b.range(r.clone()),
+                            kept: kept.range(r.clone()),
+                        }
+                    };
+                    recycle::run(isa, bodies, &contacts[r.clone()], &warm[r], cache, slots);
                 });
             }
         }

@@ -6,7 +6,7 @@
 
 use super::lanes::{States, W};
 use super::rows::{self, BodyState, PassParams};
-use super::{Body, CachedImpulse, Contact, Motion, Solver, WarmCache, keep, prepare, wide};
+use super::{Body, CachedImpulse, Contact, Motion, Solver, WarmCache, prepare, wide};
 use crate::math::{Real, Vec3};
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
 use crate::parallel::{Crew, Job, SharedMut};
@@ -240,16 +240,18 @@ impl Solver {
     }
 
     /// Replaces `cache` with this step's impulses: one entry per contact, in contact order,
-    /// which is pair order, so next step's search walks it in step with the contacts.
-    pub(super) fn store_cache(&self, contacts: &[Contact], cache: &mut WarmCache, crew: Option<&Crew>) {
+    /// which is pair order, so next step's search walks it in step with the contacts. The kept
+    /// contacts, already in contact order, are handed over whole.
+    pub(super) fn store_cache(&mut self, contacts: &[Contact], cache: &mut WarmCache, crew: Option<&Crew>) {
         // Every entry is written below (each contact sits in one lane or in the overflow).
-        cache.resize(contacts.len(), ((0, 0), [CachedImpulse::default(); MAX_MANIFOLD_POINTS]));
+        let entries = &mut cache.entries;
+        entries.resize(contacts.len(), ((0, 0), [CachedImpulse::default(); MAX_MANIFOLD_POINTS]));
+        entries.truncate(contacts.len());
         let entry = |k: usize| {
             let (bundle, lanes) = (&self.bundles[k], &self.lanes[k]);
             lanes.contact.iter().enumerate().filter(|l| *l.1 != u32::MAX).map(move |(i, &m)| {
                 let points = contacts[m as usize].manifold.points();
-                let mut cached = bundle.ended(i, lanes.len[i] as usize).cached(&lanes.ids[i], points);
-                keep(&mut cached, &self.kept[m as usize]);
+                let cached = bundle.ended(i, lanes.len[i] as usize).cached(&lanes.ids[i], points);
                 (m as usize, ((bundle.a[i], bundle.b[i]), cached))
             })
         };
@@ -259,17 +261,17 @@ impl Solver {
                     // The entries are written in colour order, which jumps through the cache:
                     // ask for those of the bundle after next while this one is written.
                     if let Some(ahead) = self.lanes.get(k + 2) {
-                        for e in ahead.contact.iter().filter_map(|&m| cache.get(m as usize)) {
+                        for e in ahead.contact.iter().filter_map(|&m| entries.get(m as usize)) {
                             prepare::prefetch(e);
                         }
                     }
                     for (m, e) in entry(k) {
-                        cache[m] = e;
+                        entries[m] = e;
                     }
                 }
             }
             Some(crew) => {
-                let shared = SharedMut::new(cache);
+                let shared = SharedMut::new(entries);
                 crew.for_blocks(self.bundles.len(), 32, |r| {
                     for k in r {
                         for (m, e) in entry(k) {
@@ -283,9 +285,11 @@ impl Solver {
         for (k, &m) in self.colouring.overflow.iter().enumerate() {
             let rows = &self.overflow[k];
             let points = contacts[m as usize].manifold.points();
-            let mut cached = prepare::cached_impulses(rows, &self.overflow_info[k], points);
-            keep(&mut cached, &self.kept[m as usize]);
-            cache[m as usize] = ((rows.a, rows.b), cached);
+            let cached = prepare::cached_impulses(rows, &self.overflow_info[k], points);
+            entries[m as usize] = ((rows.a, rows.b), cached);
         }
+        // `recycle` filled one kept contact per contact: they become the entries' own.
+        debug_assert_eq!(self.kept.len(), contacts.len());
+        std::mem::swap(&mut cache.kept, &mut self.kept);
     }
 }

@@ -219,8 +219,7 @@ impl Ended {
         let twist = self.twist_impulse * share;
         for k in 0..len {
             let point = points.get(k).map_or(Vec3::ZERO, |p| p.point);
-            imp[k] =
-                CachedImpulse { id: ids[k], normal: self.normal[k], tangent, twist, point, kept: Default::default() };
+            imp[k] = CachedImpulse { id: ids[k], normal: self.normal[k], tangent, twist, point };
         }
         imp
     }

@@ -1,0 +1,302 @@
+//! Contact recycling (after rapier's): a pair's kept contact replaces the narrow phase's
+//! manifold while its bodies stay near where they were when it was made (docs/dynamics.md,
+//! *Contact recycling*). The kept points of eight contacts are checked at once, one contact per
+//! lane, with the `Lane` kernels: glam's quaternion rotation and `Vec3` arithmetic operation for
+//! operation (no fused multiply-add), so the recycled contacts have the same bits as one contact
+//! at a time with glam (a unit test compares).
+
+use super::lanes::{F, Lane, Portable, V3, W};
+use super::wide::{Isa, put};
+use super::{Contact, Kept, RECYCLE_COS, RECYCLE_DEPTH, RECYCLE_DISTANCE, WarmCache};
+use crate::dynamics::Body;
+use crate::math::{Quat, Real, Vec3};
+use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
+
+const P: usize = MAX_MANIFOLD_POINTS;
+
+/// Where a run of contacts comes from and what recycling fills, per contact: the contact the
+/// rows are built from, its points' B-side lever-arm ends (world) and its kept points.
+pub(super) struct Slots<'a> {
+    pub out: &'a mut [Contact],
+    pub arm_b: &'a mut [[Vec3; P]],
+    pub kept: &'a mut [[Kept; P]],
+}
+
+/// Up to eight contacts' kept points, one contact per lane.
+#[derive(Clone, Copy, Default)]
+struct Inputs {
+    /// A's and B's rotations: x, y, z, w.
+    qa: [F; 4],
+    qb: [F; 4],
+    xa: V3<F>,
+    xb: V3<F>,
+    /// The kept normal turned with A.
+    n: V3<F>,
+    anchor_a: [V3<F>; P],
+    anchor_b: [V3<F>; P],
+    arm_a: [V3<F>; P],
+    arm_b: [V3<F>; P],
+}
+
+/// What the lanes give back per point: the lever-arm ends, the depth along the kept normal, and
+/// 1 where the point has left the tolerances (else 0).
+#[derive(Clone, Copy, Default)]
+struct Outputs {
+    ea: [V3<F>; P],
+    eb: [V3<F>; P],
+    depth: [F; P],
+    far: [F; P],
+}
+
+/// `q * v` as glam computes it (SSE2 `Quat::mul_vec3a`): `v (w² − b·b) + b (2 v·b) + (b × v) 2w`,
+/// each dot product summed x, y, then z.
+#[inline(always)]
+fn rotate<L: Lane>(q: &[L; 4], v: V3<L>) -> V3<L> {
+    let (b, w, two) = (V3 { x: q[0], y: q[1], z: q[2] }, q[3], L::splat(2.0));
+    let b2 = b.dot(b);
+    (v.scale(w * w - b2) + b.scale(v.dot(b) * two)) + b.cross(v).scale(w * two)
+}
+
+#[inline(always)]
+fn check<L: Lane>(inp: &Inputs, o: &mut Outputs) {
+    let (qa, qb) = (inp.qa.map(|f| L::load(&f)), inp.qb.map(|f| L::load(&f)));
+    let (xa, xb, n) = (inp.xa.load::<L>(), inp.xb.load::<L>(), inp.n.load::<L>());
+    let (zero, one, limit) = (L::splat(0.0), L::splat(1.0), L::splat(RECYCLE_DISTANCE * RECYCLE_DISTANCE));
+    for k in 0..P {
+        let pa = xa + rotate(&qa, inp.anchor_a[k].load());
+        let pb = xb + rotate(&qb, inp.anchor_b[k].load());
+        let (ea, eb) = (xa + inp.arm_a[k].load(), xb + inp.arm_b[k].load());
+        let gap = pa - pb;
+        let depth = gap.dot(n);
+        let (da, db, slide) = (pa - ea, pb - eb, gap - n.scale(depth));
+        let far = da.dot(da).gt_select(limit, one, zero)
+            + db.dot(db).gt_select(limit, one, zero)
+            + slide.dot(slide).gt_select(limit, one, zero);
+        ea.store(&mut o.ea[k]);
+        eb.store(&mut o.eb[k]);
+        depth.store(&mut o.depth[k]);
+        far.store(&mut o.far[k]);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn check_avx(inp: &Inputs, o: &mut Outputs) {
+    check::<super::lanes::avx::Avx>(inp, o)
+}
+
+/// Recycles contacts `contacts` (whose entries in last step's cache are `warm`) into `slots`,
+/// eight at a time.
+pub(super) fn run(isa: Isa, bodies: &[Body], contacts: &[Contact], warm: &[u32], cache: &WarmCache, slots: Slots) {
+    let mut inp = Inputs::default();
+    let mut o = Outputs::default();
+    let Slots { out, arm_b, kept } = slots;
+    for (start, chunk) in (0..contacts.len()).step_by(W).zip(contacts.chunks(W)) {
+        // Which lanes hold a kept contact that passes the checks that need no lanes.
+        let mut candidate = [false; W];
+        for (i, c) in chunk.iter().enumerate() {
+            let w = warm[start + i];
+            if w == u32::MAX {
+                continue;
+            }
+            let (old, ok) = (&cache[w as usize].1, &cache.kept[w as usize]);
+            let (a, b) = (&bodies[c.a as usize].pose, &bodies[c.b as usize].pose);
+            let len = c.manifold.len();
+            let n = a.rotation * ok[0].normal;
+            candidate[i] = ok[0].normal != Vec3::ZERO
+                && len != 0
+                && old.get(len).is_none_or(|p| p.id == u32::MAX)
+                && old[len - 1].id != u32::MAX
+                && n.dot(c.manifold.normal) >= RECYCLE_COS;
+            if !candidate[i] {
+                continue;
+            }
+            lane_quat(&mut inp.qa, i, a.rotation);
+            lane_quat(&mut inp.qb, i, b.rotation);
+            put(&mut inp.xa, i, a.translation);
+            put(&mut inp.xb, i, b.translation);
+            put(&mut inp.n, i, n);
+            for (k, q) in ok[..len].iter().enumerate() {
+                put(&mut inp.anchor_a[k], i, q.anchor_a);
+                put(&mut inp.anchor_b[k], i, q.anchor_b);
+                put(&mut inp.arm_a[k], i, q.arm_a);
+                put(&mut inp.arm_b[k], i, q.arm_b);
+            }
+        }
+        if candidate.iter().any(|&c| c) {
+            match isa {
+                Isa::Portable => check::<Portable>(&inp, &mut o),
+                // SAFETY: `Isa::Avx` is only chosen by `Isa::best` after it found AVX on this CPU.
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx => unsafe { check_avx(&inp, &mut o) },
+            }
+        }
+        for (i, c) in chunk.iter().enumerate() {
+            let m = start + i;
+            let (out, arm_b, kept) = (&mut out[m], &mut arm_b[m], &mut kept[m]);
+            if candidate[i] && reuse(c, i, &inp, &o, cache, warm[m], out, arm_b, kept) {
+                continue;
+            }
+            remake(bodies, c, out, arm_b, kept);
+        }
+    }
+}
+
+fn lane_quat(q: &mut [F; 4], i: usize, r: Quat) {
+    for (f, x) in q.iter_mut().zip(r.to_array()) {
+        f.0[i] = x;
+    }
+}
+
+/// Lane `i`'s kept contact as the contact the rows are built from, if every point stayed within
+/// the tolerances and the narrow phase finds nothing deeper than it does.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn reuse(
+    c: &Contact,
+    i: usize,
+    inp: &Inputs,
+    o: &Outputs,
+    cache: &WarmCache,
+    w: u32,
+    out: &mut Contact,
+    arm_b: &mut [Vec3; P],
+    kept: &mut [Kept; P],
+) -> bool {
+    let len = c.manifold.len();
+    if o.far[..len].iter().any(|f| f.0[i] != 0.0) {
+        return false;
+    }
+    let get = |v: &V3<F>| Vec3::new(v.x.0[i], v.y.0[i], v.z.0[i]);
+    let mut deepest = Real::NEG_INFINITY;
+    for k in 0..len {
+        deepest = deepest.max(o.depth[k].0[i]);
+    }
+    // A deeper point than any kept one is a feature the kept contact does not hold (a turning
+    // capsule's other end): rows on the kept anchors would let it sink.
+    let holds = c.manifold.max_depth() <= deepest + RECYCLE_DEPTH;
+    if !holds {
+        return false;
+    }
+    let (old, ok) = (&cache[w as usize].1, &cache.kept[w as usize]);
+    let n = get(&inp.n);
+    out.a = c.a;
+    out.b = c.b;
+    out.manifold = Manifold::new(n);
+    for (k, p) in old[..len].iter().enumerate() {
+        out.manifold.push(ContactPoint { point: get(&o.ea[k]), depth: o.depth[k].0[i], id: p.id });
+        arm_b[k] = get(&o.eb[k]);
+    }
+    arm_b[len..].fill(Vec3::ZERO);
+    kept[..len].copy_from_slice(&ok[..len]);
+    kept[len..].fill(Kept::default());
+    true
+}
+
+/// The narrow phase's contact as the one the rows are built from, kept from now on: each point's
+/// anchor on A's surface and on B's (the point ± depth/2 along the normal) in its body's frame,
+/// its lever arms in world space and the normal in A's frame.
+#[inline(always)]
+fn remake(bodies: &[Body], c: &Contact, out: &mut Contact, arm_b: &mut [Vec3; P], kept: &mut [Kept; P]) {
+    let (a, b) = (&bodies[c.a as usize].pose, &bodies[c.b as usize].pose);
+    let (xa, xb) = (a.translation, b.translation);
+    let pts = c.manifold.points();
+    let n = c.manifold.normal;
+    let (ia, ib) = (a.rotation.inverse(), b.rotation.inverse());
+    let local_n = ia * n;
+    for (k, p) in pts.iter().enumerate() {
+        let (pa, pb) = (p.point + n * (0.5 * p.depth), p.point - n * (0.5 * p.depth));
+        arm_b[k] = p.point;
+        kept[k] = Kept {
+            anchor_a: ia * (pa - xa),
+            anchor_b: ib * (pb - xb),
+            arm_a: p.point - xa,
+            arm_b: p.point - xb,
+            normal: local_n,
+        };
+    }
+    arm_b[pts.len()..].fill(Vec3::ZERO);
+    kept[pts.len()..].fill(Kept::default());
+    *out = *c;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::SplitMix64;
+
+    /// The lanes give glam's bits for every point (lever-arm ends, depth) and the same verdict
+    /// on each tolerance, on both code paths, with points on both sides of the tolerances.
+    #[test]
+    fn lanes_match_glam_point_for_point() {
+        let mut rng = SplitMix64::new(15);
+        let mut isas = vec![Isa::Portable];
+        #[cfg(target_arch = "x86_64")]
+        if crate::simd::avx() {
+            isas.push(Isa::Avx);
+        }
+        let limit = RECYCLE_DISTANCE * RECYCLE_DISTANCE;
+        let (mut near, mut far) = (0, 0);
+        for case in 0..500 {
+            let mut inp = Inputs::default();
+            let mut expect = [[(Vec3::ZERO, Vec3::ZERO, 0.0, false); P]; W];
+            for (i, lane) in expect.iter_mut().enumerate() {
+                let (qa, qb) = (rng.rotation(), rng.rotation());
+                let (xa, xb) = (rng.vec3(-50.0, 50.0), rng.vec3(-50.0, 50.0));
+                let n = rng.unit_vector();
+                lane_quat(&mut inp.qa, i, qa);
+                lane_quat(&mut inp.qb, i, qb);
+                put(&mut inp.xa, i, xa);
+                put(&mut inp.xb, i, xb);
+                put(&mut inp.n, i, n);
+                for (k, slot) in lane.iter_mut().enumerate() {
+                    // B's anchor near A's (a contact), slid along the plane by up to about 1 cm.
+                    let anchor_a = rng.vec3(-0.5, 0.5);
+                    let on_b = xa + qa * anchor_a + n * rng.range(-0.01, 0.01) + rng.vec3(-0.006, 0.006);
+                    let anchor_b = qb.inverse() * (on_b - xb);
+                    let arm_a = qa * anchor_a + rng.vec3(-0.008, 0.008);
+                    let arm_b = qb * anchor_b + rng.vec3(-0.008, 0.008);
+                    put(&mut inp.anchor_a[k], i, anchor_a);
+                    put(&mut inp.anchor_b[k], i, anchor_b);
+                    put(&mut inp.arm_a[k], i, arm_a);
+                    put(&mut inp.arm_b[k], i, arm_b);
+                    // As `Solver::recycle` computed it one contact at a time.
+                    let (pa, pb) = (xa + qa * anchor_a, xb + qb * anchor_b);
+                    let (ea, eb) = (xa + arm_a, xb + arm_b);
+                    let gap = pa - pb;
+                    let depth = gap.dot(n);
+                    let out = (pa - ea).length_squared() > limit
+                        || (pb - eb).length_squared() > limit
+                        || (gap - n * depth).length_squared() > limit;
+                    *slot = (ea, eb, depth, out);
+                    if out { far += 1 } else { near += 1 }
+                }
+            }
+            for &isa in &isas {
+                let mut o = Outputs::default();
+                match isa {
+                    Isa::Portable => check::<Portable>(&inp, &mut o),
+                    #[cfg(target_arch = "x86_64")]
+                    // SAFETY: only pushed when the CPU has AVX.
+                    Isa::Avx => unsafe { check_avx(&inp, &mut o) },
+                }
+                for (i, e) in expect.iter().enumerate() {
+                    for (k, &(ea, eb, depth, out)) in e.iter().enumerate() {
+                        let get = |v: &V3<F>| Vec3::new(v.x.0[i], v.y.0[i], v.z.0[i]);
+                        let got = (get(&o.ea[k]), get(&o.eb[k]), o.depth[k].0[i], o.far[k].0[i] != 0.0);
+                        let bits = |v: Vec3| v.to_array().map(f32::to_bits);
+                        assert!(
+                            bits(got.0) == bits(ea)
+                                && bits(got.1) == bits(eb)
+                                && got.2.to_bits() == depth.to_bits()
+                                && got.3 == out,
+                            "case {case}, lane {i}, point {k}, {isa:?}: {got:?} against {:?}",
+                            (ea, eb, depth, out)
+                        );
+                    }
+                }
+            }
+        }
+        assert!(near > 1000 && far > 1000, "{near} points within the tolerances, {far} past them");
+    }
+}
