@@ -4,7 +4,7 @@
 //! bound the search advances on. The first triangle hit wins.
 
 use super::resolve::sweep_aabb;
-use super::toi::{MAX_TOI_ITERATIONS, Sweep, TimeOfImpact, angular_reach, inner_radius};
+use super::toi::{MAX_TOI_ITERATIONS, Sweep, TimeOfImpact, angular_reach};
 use crate::geometry::{Aabb, Shape};
 use crate::math::{Pose, Real, Vec3};
 use crate::narrowphase::mesh::{MeshRef, gap_shape_triangle};
@@ -19,7 +19,7 @@ enum Found {
 /// When shape `a` moving along `sa` first comes within `target` of the mesh or height field
 /// `mesh` moving along `sm` (a static mesh: [`Sweep::stationary`]). Like
 /// [`super::time_of_impact_or_core`]: a shape already within `target` of a triangle at the start
-/// is searched by its core (a ball of a quarter of its [`inner_radius`]) against every triangle,
+/// is searched by its core (a ball of a quarter of its [`Shape::inner_radius`]) against every triangle,
 /// which it must not reach (an impact at once when it is within `target` and closing in). The normal
 /// points from `a` to the mesh. `None` when `mesh` is not a mesh or nothing is hit.
 ///
@@ -38,7 +38,7 @@ pub fn mesh_time_of_impact(a: &Shape, sa: &Sweep, mesh: &Shape, sm: &Sweep, targ
     let touching = tris
         .iter()
         .any(|(tri, n)| gap_at(a, sa, sm, tri, *n, 0.0).is_some_and(|(gap, _, _)| gap <= target + tolerance));
-    let core = Shape::sphere(0.25 * inner_radius(a));
+    let core = Shape::sphere(0.25 * a.inner_radius());
     let (swept, is_core) = if touching { (&core, true) } else { (a, false) };
     let mut first: Option<TimeOfImpact> = None;
     for (tri, n) in &tris {
