@@ -4,17 +4,10 @@
 //! bound the search advances on. The first triangle hit wins.
 
 use super::resolve::sweep_aabb;
-use super::toi::{MAX_TOI_ITERATIONS, Sweep, TimeOfImpact, angular_reach};
+use super::toi::{Advance, Probe, Sweep, TimeOfImpact, advance_on, angular_reach, closing_core};
 use crate::geometry::{Aabb, Shape};
 use crate::math::{Pose, Real, Vec3};
 use crate::narrowphase::mesh::{MeshRef, gap_shape_triangle};
-
-/// What one triangle's search found.
-enum Found {
-    Hit(TimeOfImpact),
-    Miss,
-    Touching,
-}
 
 /// When shape `a` moving along `sa` first comes within `target` of the mesh or height field
 /// `mesh` moving along `sm` (a static mesh: [`Sweep::stationary`]). Like
@@ -44,10 +37,10 @@ pub fn mesh_time_of_impact(a: &Shape, sa: &Sweep, mesh: &Shape, sm: &Sweep, targ
     for (tri, n) in &tris {
         let limit = first.map_or(1.0, |f| f.t);
         let hit = match advance_triangle(swept, sa, mesh, sm, tri, *n, target, limit) {
-            Found::Hit(h) if is_core => Some(TimeOfImpact { point: sa.at(h.t).translation, core: true, ..h }),
-            Found::Hit(h) => Some(h),
-            Found::Miss => None,
-            Found::Touching => core_closing(&core, sa, sm, tri, *n),
+            Advance::Hit(h) if is_core => Some(TimeOfImpact { point: sa.at(h.t).translation, core: true, ..h }),
+            Advance::Hit(h) => Some(h),
+            Advance::Miss => None,
+            Advance::Touching => core_closing(&core, sa, sm, tri, *n),
         };
         if let Some(h) = hit
             && first.is_none_or(|f| h.t < f.t)
@@ -79,10 +72,9 @@ fn gap_at(a: &Shape, sa: &Sweep, sm: &Sweep, tri: &[Vec3; 3], n: Vec3, t: Real) 
     Some((gap, pm.transform_vector(dir), pm.transform_point(point)))
 }
 
-/// Conservative advancement of `a` against one triangle of `mesh`, as [`super::advance`]: the
-/// gap along the separating direction cannot close faster than the relative motion along it
-/// plus the arcs of both turns, so the search never steps past a touch. Gives up (a miss)
-/// beyond `limit`, where an earlier triangle's hit already stops the shape.
+/// Conservative advancement of `a` against one triangle of `mesh` ([`advance_on`], as
+/// [`super::advance`]), on the triangle's separating gap. Gives up (a miss) beyond `limit`,
+/// where an earlier triangle's hit already stops the shape.
 #[allow(clippy::too_many_arguments)]
 fn advance_triangle(
     a: &Shape,
@@ -93,36 +85,14 @@ fn advance_triangle(
     n: Vec3,
     target: Real,
     limit: Real,
-) -> Found {
+) -> Advance {
     let rel = sa.translation() - sm.translation();
     let spin = angular_reach(a, sa.angle()) + angular_reach(mesh, sm.angle());
-    let tolerance = 0.25 * target.max(1e-4);
-    let mut t: Real = 0.0;
-    for iteration in 1..=MAX_TOI_ITERATIONS + 1 {
-        let Some((gap, dir, point)) = gap_at(a, sa, sm, tri, n, t) else { return Found::Miss };
-        if gap <= target + tolerance || iteration > MAX_TOI_ITERATIONS {
-            if t == 0.0 {
-                return Found::Touching;
-            }
-            return Found::Hit(TimeOfImpact {
-                t,
-                normal: -dir,
-                point: point - dir * (0.5 * gap),
-                distance: gap,
-                iterations: iteration,
-                core: false,
-            });
-        }
-        let closing = -rel.dot(dir) + spin;
-        if closing <= 0.0 {
-            return Found::Miss;
-        }
-        t += (gap - target) / closing;
-        if t > limit {
-            return Found::Miss;
-        }
-    }
-    Found::Miss
+    let probe = |t: Real| {
+        let (gap, dir, point) = gap_at(a, sa, sm, tri, n, t)?;
+        Some(Probe { gap, normal: -dir, point: point - dir * (0.5 * gap), distance: gap })
+    };
+    advance_on(probe, rel, spin, target, limit)
 }
 
 /// A core already within reach of the triangle at the start: an impact at once when it is
@@ -130,12 +100,5 @@ fn advance_triangle(
 fn core_closing(core: &Shape, sa: &Sweep, sm: &Sweep, tri: &[Vec3; 3], n: Vec3) -> Option<TimeOfImpact> {
     let (d0, dir, _) = gap_at(core, sa, sm, tri, n, 0.0)?;
     let (d1, _, _) = gap_at(core, sa, sm, tri, n, 1.0)?;
-    (d1 < d0 - 1e-6).then(|| TimeOfImpact {
-        t: 0.0,
-        normal: -dir,
-        point: sa.start.translation,
-        distance: d0,
-        iterations: 1,
-        core: true,
-    })
+    closing_core(d0, d1, -dir, sa.start.translation)
 }

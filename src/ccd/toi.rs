@@ -122,48 +122,65 @@ pub enum Advance {
 pub fn advance(a: &Shape, sa: &Sweep, b: &Shape, sb: &Sweep, target: Real) -> Advance {
     let rel = sa.translation() - sb.translation();
     let spin = angular_reach(a, sa.angle()) + angular_reach(b, sb.angle());
-    let tolerance = 0.25 * target.max(1e-4);
-    let mut t: Real = 0.0;
-    for iteration in 1..=MAX_TOI_ITERATIONS {
+    let probe = |t: Real| {
         let (pa, pb) = (sa.at(t), sb.at(t));
         let d = distance(a, &pa, b, &pb);
         // The gap along the normal is a lower bound of the distance whatever GJK's accuracy,
         // and the bound on closing holds for it: advancing on it can never step past a touch.
         let gap = d.distance.min(axis_gap(a, &pa, b, &pb, d.normal));
-        if gap <= target + tolerance {
+        Some(Probe { gap, normal: d.normal, point: (d.point_a + d.point_b) * 0.5, distance: d.distance })
+    };
+    advance_on(probe, rel, spin, target, 1.0)
+}
+
+/// What a conservative-advancement search reads at one time.
+pub(super) struct Probe {
+    /// A lower bound of the distance, which the search steps on.
+    pub gap: Real,
+    /// The unit direction from A to B the gap is measured along.
+    pub normal: Vec3,
+    /// The point an impact here reports.
+    pub point: Vec3,
+    /// The distance an impact here reports when the search has run out of iterations (within
+    /// them it reports the gap).
+    pub distance: Real,
+}
+
+/// The conservative-advancement loop of [`advance`] on any gap: `probe(t)` reads the gap at
+/// time `t` (`None`: no gap there, a miss), `rel` is A's translation less B's over the sweep
+/// and `spin` the sum of their turns' [`angular_reach`]. Gives up (a miss) past `limit`.
+pub(super) fn advance_on(
+    probe: impl Fn(Real) -> Option<Probe>,
+    rel: Vec3,
+    spin: Real,
+    target: Real,
+    limit: Real,
+) -> Advance {
+    let tolerance = 0.25 * target.max(1e-4);
+    let mut t: Real = 0.0;
+    let mut iteration = 0;
+    loop {
+        iteration += 1;
+        let Some(p) = probe(t) else { return Advance::Miss };
+        // Out of iterations while still closing in: report the last safe time.
+        let out_of_iterations = iteration > MAX_TOI_ITERATIONS;
+        if p.gap <= target + tolerance || out_of_iterations {
             if t == 0.0 {
                 return Advance::Touching;
             }
-            let point = (d.point_a + d.point_b) * 0.5;
-            return Advance::Hit(TimeOfImpact {
-                t,
-                normal: d.normal,
-                point,
-                distance: gap,
-                iterations: iteration,
-                core: false,
-            });
+            let distance = if out_of_iterations { p.distance } else { p.gap };
+            let (normal, point) = (p.normal, p.point);
+            return Advance::Hit(TimeOfImpact { t, normal, point, distance, iterations: iteration, core: false });
         }
-        let closing = rel.dot(d.normal) + spin;
+        let closing = rel.dot(p.normal) + spin;
         if closing <= 0.0 {
             return Advance::Miss;
         }
-        t += (gap - target) / closing;
-        if t > 1.0 {
+        t += (p.gap - target) / closing;
+        if t > limit {
             return Advance::Miss;
         }
     }
-    // Out of iterations while still closing in: report the last safe time.
-    let (pa, pb) = (sa.at(t), sb.at(t));
-    let d = distance(a, &pa, b, &pb);
-    Advance::Hit(TimeOfImpact {
-        t,
-        normal: d.normal,
-        point: (d.point_a + d.point_b) * 0.5,
-        distance: d.distance,
-        iterations: MAX_TOI_ITERATIONS + 1,
-        core: false,
-    })
 }
 
 /// The gap between the posed shapes along the unit direction `n` (from A to B): B's lowest
@@ -239,19 +256,16 @@ fn core_impact(core: &Shape, sc: &Sweep, b: &Shape, sb: &Sweep, target: Real) ->
             // stopped again at once every round, and stays where it is for the step.
             let d = ball(&sc.start, &sb.start);
             let end = ball(&sc.end, &sb.end).distance;
-            (end < d.distance - 1e-6).then(|| {
-                let point = (d.point_a + d.point_b) * 0.5;
-                at_centre(TimeOfImpact {
-                    t: 0.0,
-                    normal: d.normal,
-                    point,
-                    distance: d.distance,
-                    iterations: 1,
-                    core: true,
-                })
-            })
+            closing_core(d.distance, end, d.normal, (d.point_a + d.point_b) * 0.5).map(at_centre)
         }
     }
+}
+
+/// A core within reach at the start of the sweep, `start` from the other shape and `end` at
+/// its end: an impact at once (`t = 0`, along `normal`, at `point`) when it is nearer at the end
+/// (closing in), else none.
+pub(super) fn closing_core(start: Real, end: Real, normal: Vec3, point: Vec3) -> Option<TimeOfImpact> {
+    (end < start - 1e-6).then_some(TimeOfImpact { t: 0.0, normal, point, distance: start, iterations: 1, core: true })
 }
 
 /// The distance from the ball `core` to `b` with its points and normal computed in closed form
