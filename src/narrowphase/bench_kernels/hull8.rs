@@ -4,7 +4,7 @@
 //! register; elsewhere a portable version gives the same bits (same operations, same order).
 
 use crate::math::{Mat3, Pose, Real, Vec3};
-use crate::narrowphase::gjk::boolean::{intersect_cores_distance, intersect_regions, search_start};
+use crate::narrowphase::gjk::boolean::{DifferenceSupport, intersect_cores_distance, intersect_regions, search_start};
 use crate::simd::lanes8::{self, Lanes, Rows, dots_portable, first_extreme_portable, point};
 use crate::simd::{Kernels, Level};
 use glam::Vec3A;
@@ -30,20 +30,15 @@ impl Hull8Kernel {
     }
 }
 
-/// The support of the difference A - B on the two lane sets: A's farthest vertex along `d`
-/// minus B's farthest along `-d` (its nearest along `d`), each the first lane holding the
-/// extreme dot product.
-trait Supports {
-    fn w(&self, d: Vec3A) -> Vec3A;
-}
-
 /// The pair for the portable kernel.
 struct Portable<'l> {
     a: &'l Rows,
     b: &'l Rows,
 }
 
-impl Supports for Portable<'_> {
+/// The support of the difference A - B: A's farthest vertex along `d` minus B's farthest along
+/// `-d` (its nearest along `d`), each the first lane holding the extreme dot product.
+impl DifferenceSupport<Vec3A> for Portable<'_> {
     #[inline(always)]
     fn w(&self, d: Vec3A) -> Vec3A {
         let (da, db) = (dots_portable(self.a, d), dots_portable(self.b, d));
@@ -53,12 +48,6 @@ impl Supports for Portable<'_> {
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
-
-/// The boolean GJK's loop ([`intersect_regions`]) on the lanes' supports.
-#[inline(always)]
-fn regions(s: &impl Supports, start: Vec3A, reach2: Real) -> (Option<bool>, Vec3A) {
-    intersect_regions(|d| s.w(d), start, reach2)
-}
 
 /// B's pose relative to A as a rotation matrix and an offset.
 #[inline(always)]
@@ -89,7 +78,7 @@ fn intersect_portable(la: &Rows, lb: &Rows, pa: &Pose, pb: &Pose, start: Option<
     let (rot, offset) = relative(pa, pb);
     let start = search_start(start.unwrap_or(-offset));
     let b = Lanes(*lb).transformed_portable(&rot, offset);
-    let decided = regions(&Portable { a: la, b: &b.0 }, start.into(), eps);
+    let decided = intersect_regions(Portable { a: la, b: &b.0 }, start.into(), eps);
     finish(la, &b.0, decided, start, eps)
 }
 
@@ -104,7 +93,7 @@ unsafe fn intersect_avx2(la: &Rows, lb: &Rows, pa: &Pose, pb: &Pose, start: Opti
     // SAFETY: this function only runs on AVX2 CPUs (its caller checks).
     let (ra, rb) =
         unsafe { (lanes8::avx::Regs::load(la), lanes8::avx::Regs::load(lb).transformed(&rot, offset, &mut b)) };
-    let decided = regions(&avx2::Avx2 { a: la, b: &b.0, ra, rb }, start.into(), eps);
+    let decided = intersect_regions(avx2::Avx2 { a: la, b: &b.0, ra, rb }, start.into(), eps);
     finish(la, &b.0, decided, start, eps)
 }
 

@@ -26,25 +26,41 @@ fn support_points(pts: &[Vec3], d: Vec3) -> Vec3 {
 /// Most steps of the Voronoi-region boolean GJK before it hands over to the distance GJK.
 pub(in crate::narrowphase) const MAX_BOOL_STEPS: usize = 32;
 
-/// The boolean GJK's configuration of [`voronoi::search`]: difference points only (`Vec3`, or
-/// `Vec3A` for the 8-vertex hull kernel), a point strictly behind the origin ends it, and a
-/// tetrahedron whose winding rounding breaks is taken with its normals reversed.
-pub(in crate::narrowphase) struct Plain<S> {
-    /// The support of the difference A - B.
-    pub(in crate::narrowphase) support: S,
+/// The support of the difference A - B along a direction: what a boolean GJK search is
+/// configured with (`Vec3` points, or `Vec3A` for the 8-vertex hull kernel's lanes).
+pub(in crate::narrowphase) trait DifferenceSupport<V> {
+    /// The difference's support point along `d`.
+    fn w(&self, d: V) -> V;
+}
+
+/// A difference support given as a closure.
+struct FromFn<F>(F);
+
+impl<V, F: Fn(V) -> V> DifferenceSupport<V> for FromFn<F> {
+    #[inline(always)]
+    fn w(&self, d: V) -> V {
+        (self.0)(d)
+    }
+}
+
+/// The boolean GJK's configuration of [`voronoi::search`]: difference points only, a point
+/// strictly behind the origin ends it, and a tetrahedron whose winding rounding breaks is
+/// taken with its normals reversed.
+struct Plain<S> {
+    support: S,
 }
 
 impl<V, S> voronoi::RegionSearch<V> for Plain<S>
 where
     V: voronoi::RegionPoint<V = V> + voronoi::RegionVector,
-    S: Fn(V) -> V,
+    S: DifferenceSupport<V>,
 {
     const MAX_STEPS: usize = MAX_BOOL_STEPS;
     const FLIP: bool = true;
 
     #[inline(always)]
     fn support(&self, d: V) -> V {
-        (self.support)(d)
+        self.support.w(d)
     }
 
     #[inline(always)]
@@ -60,7 +76,11 @@ where
 /// Also returns the last direction (from the origin towards the difference), to warm-start
 /// the next call.
 #[inline(always)]
-pub(in crate::narrowphase) fn intersect_regions<V>(w: impl Fn(V) -> V, start: V, reach2: Real) -> (Option<bool>, V)
+pub(in crate::narrowphase) fn intersect_regions<V>(
+    w: impl DifferenceSupport<V>,
+    start: V,
+    reach2: Real,
+) -> (Option<bool>, V)
 where
     V: voronoi::RegionPoint<V = V> + voronoi::RegionVector,
 {
@@ -92,7 +112,7 @@ pub(crate) fn intersect_cores(
     eps: Real,
 ) -> (bool, Vec3) {
     let start = search_start(start);
-    match intersect_regions(|d: Vec3| sa(d) - sb(-d), start, r * r + eps) {
+    match intersect_regions(FromFn(|d: Vec3| sa(d) - sb(-d)), start, r * r + eps) {
         (Some(hit), v) => (hit, v),
         (None, _) => intersect_cores_distance(sa, sb, start, r, eps),
     }
