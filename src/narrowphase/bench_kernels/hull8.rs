@@ -1,7 +1,8 @@
 //! Boolean GJK for two hulls of at most 8 vertices (boxes, wedges, perturbed cubes): the one
-//! boolean GJK loop ([`intersect_regions`]) with both vertex sets as 8 lanes per coordinate,
-//! B's moved into A's frame once, the simplex kept in SIMD registers (`Vec3A`). On x86-64 CPUs with AVX2 the support queries run 8 lanes in one
-//! register; elsewhere a portable version gives the same bits (same operations, same order).
+//! boolean GJK loop (`gjk::boolean::intersect_regions`) with both vertex sets as 8 lanes per
+//! coordinate, B's moved into A's frame once, the simplex kept in SIMD registers (`Vec3A`). On
+//! x86-64 CPUs with AVX2 the support queries run 8 lanes in one register; elsewhere a portable
+//! version gives the same bits (same operations, same order).
 
 use crate::math::{Mat3, Pose, Real, Vec3};
 use crate::narrowphase::gjk::boolean::{DifferenceSupport, intersect_cores_distance, intersect_regions, search_start};
