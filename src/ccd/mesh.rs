@@ -14,7 +14,7 @@ use crate::narrowphase::mesh::{MeshRef, gap_shape_triangle};
 /// When shape `a` moving along `sa` first comes within `target` of the mesh or height field
 /// `mesh` moving along `sm` (a static mesh: [`Sweep::stationary`]). Like
 /// [`super::time_of_impact_or_core`]: a shape already within `target` of a triangle at the start
-/// is searched by its core (a ball of a quarter of its [`super::inner_radius`]) against every triangle,
+/// is searched by its core (a ball of a quarter of its [`Shape::inner_radius`]) against every triangle,
 /// which it must not reach (an impact at once when it is within `target` and closing in). The normal
 /// points from `a` to the mesh. `None` when `mesh` is not a mesh or nothing is hit.
 ///

@@ -22,8 +22,8 @@ pub(crate) use resolve::resolve_toi;
 pub use resolve::{CcdSweep, MAX_TOI_ROUNDS, ToiEvent, sweep_aabb, toi_target};
 pub use speculative::{pair_reach, pushed_reach, speculative_contact, speculative_manifold};
 pub use toi::{
-    Advance, Carried, MAX_TOI_ITERATIONS, Sweep, TimeOfImpact, advance, advance_carried, angular_reach, inner_radius,
-    time_of_impact, time_of_impact_or_core,
+    Advance, Carried, MAX_TOI_ITERATIONS, Sweep, TimeOfImpact, advance, advance_carried, angular_reach, time_of_impact,
+    time_of_impact_or_core,
 };
 
 use crate::dynamics::Body;

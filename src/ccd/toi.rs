@@ -99,21 +99,6 @@ pub fn angular_reach(shape: &Shape, angle: Real) -> Real {
     }
 }
 
-/// The radius of the largest ball about the shape's origin that the shape holds: the sphere's
-/// radius, a box's smallest half extent, a capsule's radius, a hull's nearest face plane.
-pub fn inner_radius(shape: &Shape) -> Real {
-    match shape {
-        Shape::Sphere(s) => s.radius,
-        Shape::Cuboid(c) => c.half_extents.min_element(),
-        Shape::Capsule(c) => c.radius,
-        Shape::ConvexHull(h) => h.faces().iter().map(|f| f.offset).fold(Real::INFINITY, Real::min).max(0.0),
-        // A surface holds no ball.
-        Shape::TriangleMesh(_) | Shape::HeightField(_) => 0.0,
-        // The largest ball about the origin some child holds.
-        Shape::Compound(c) => c.inner_radius(),
-    }
-}
-
 /// What one conservative-advancement search found.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Advance {
@@ -154,13 +139,13 @@ impl<'a> Carried<'a> {
     }
 
     /// The cores searched in place of a shape that already touches, each a ball of a quarter of
-    /// an [`inner_radius`] with its pose in the body: the body's about its centre of mass (a
+    /// an [`Shape::inner_radius`] with its pose in the body: the body's about its centre of mass (a
     /// point for a compound whose centre no child holds a ball about) and, for a compound's
     /// child, the child's about its origin. Neither centre may cross what the shape touches.
     pub fn cores(&self) -> Vec<(Shape, Option<&'a Pose>)> {
-        let mut cores = vec![(Shape::sphere(0.25 * inner_radius(self.body)), None)];
+        let mut cores = vec![(Shape::sphere(0.25 * self.body.inner_radius()), None)];
         if self.local.is_some() {
-            cores.push((Shape::sphere(0.25 * inner_radius(self.shape)), self.local));
+            cores.push((Shape::sphere(0.25 * self.shape.inner_radius()), self.local));
         }
         cores
     }
@@ -294,7 +279,7 @@ pub fn time_of_impact(a: &Shape, sa: &Sweep, b: &Shape, sb: &Sweep, target: Real
 }
 
 /// [`time_of_impact`], and for a pair already touching at the start, the time of impact of A's
-/// core (a ball of a quarter of its [`inner_radius`] about its centre of mass) against B, and
+/// core (a ball of a quarter of its [`Shape::inner_radius`] about its centre of mass) against B, and
 /// with `b_core` (B a moving body, as thin as A may be) of B's core against A: a body that
 /// starts against a wall may slide along it or leave, but its centre never crosses it. `None`
 /// when no core comes within `target` either.

@@ -113,16 +113,10 @@ impl Compound {
     }
 
     /// The radius of the largest ball about the origin that one child holds (zero when none
-    /// holds the origin): a child's own inner ball less its centre's distance from the origin.
+    /// holds the origin): a child's own inner ball ([`Shape::inner_radius`]) less its centre's
+    /// distance from the origin.
     pub fn inner_radius(&self) -> Real {
-        let own = |s: &Shape| match s {
-            Shape::Sphere(x) => x.radius,
-            Shape::Cuboid(x) => x.half_extents.min_element(),
-            Shape::Capsule(x) => x.radius,
-            Shape::ConvexHull(h) => h.faces().iter().map(|f| f.offset).fold(Real::INFINITY, Real::min).max(0.0),
-            _ => 0.0,
-        };
-        self.children.iter().map(|c| own(&c.shape) - c.pose.translation.length()).fold(0.0, Real::max)
+        self.children.iter().map(|c| c.shape.inner_radius() - c.pose.translation.length()).fold(0.0, Real::max)
     }
 
     /// The farthest point of the children along `dir` (the support of their convex hull).

@@ -192,6 +192,21 @@ impl Shape {
         }
     }
 
+    /// The radius of the largest ball about the shape's origin that the shape holds: the
+    /// sphere's radius, a box's smallest half extent, a capsule's radius, a hull's nearest face
+    /// plane, the largest some child of a compound holds; zero for a surface (mesh, height
+    /// field), which holds no ball.
+    pub fn inner_radius(&self) -> Real {
+        match self {
+            Shape::Sphere(s) => s.radius,
+            Shape::Cuboid(c) => c.half_extents.min_element(),
+            Shape::Capsule(c) => c.radius,
+            Shape::ConvexHull(h) => h.faces().iter().map(|f| f.offset).fold(Real::INFINITY, Real::min).max(0.0),
+            Shape::TriangleMesh(_) | Shape::HeightField(_) => 0.0,
+            Shape::Compound(c) => c.inner_radius(),
+        }
+    }
+
     /// Mass, centre of mass and inertia of the solid shape at `density`.
     pub fn mass_properties(&self, density: Real) -> MassProperties {
         match self {

@@ -5,49 +5,33 @@
 //! compares instead of a floor.
 
 use crate::geometry::Aabb;
+use crate::simd::f32x4::{F32x4, Row4, rows_of_six};
 
 /// One body's box, SSE-ready. Lane 3 is zero in both rows, except that `lo[3]` is set to
 /// [`MOVED`] for a body that changed cells: the overlap mask's bit 3 is then clear.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C, align(32))]
 pub(super) struct PackedBox {
-    pub lo: [f32; 4],
-    pub hi: [f32; 4],
+    pub lo: Row4,
+    pub hi: Row4,
 }
 
 impl PackedBox {
-    #[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
+    #[cfg(test)]
     #[inline(always)]
     pub(super) fn of_scalar(b: &Aabb) -> PackedBox {
-        PackedBox { lo: [b.min.x, b.min.y, b.min.z, 0.0], hi: [b.max.x, b.max.y, b.max.z, 0.0] }
+        PackedBox { lo: Row4([b.min.x, b.min.y, b.min.z, 0.0]), hi: Row4([b.max.x, b.max.y, b.max.z, 0.0]) }
     }
 
-    /// [`PackedBox::of_scalar`] with two unaligned loads and two SSE2 lane moves.
-    #[cfg(target_arch = "x86_64")]
+    /// [`PackedBox::of_scalar`], the box read as six floats ([`rows_of_six`]).
     #[inline(always)]
     pub(super) fn of(b: &Aabb) -> PackedBox {
-        use std::arch::x86_64::*;
         use std::mem::{offset_of, size_of};
-        // The loads below read an `Aabb` as six consecutive floats.
+        // `rows_of_six` reads an `Aabb` as six consecutive floats.
         const _: () = assert!(offset_of!(Aabb, min) == 0 && offset_of!(Aabb, max) == 12 && size_of::<Aabb>() == 24);
-        let mut out = PackedBox::default();
-        // SAFETY: SSE2 is part of the x86-64 baseline; both 16-byte loads lie inside the 24-byte
-        // box (floats 0–3 and 2–5), and the stores go to `out`'s aligned rows.
-        unsafe {
-            let f = (b as *const Aabb).cast::<f32>();
-            let first3 = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
-            let lo = _mm_and_ps(_mm_loadu_ps(f), first3);
-            let hi = _mm_castsi128_ps(_mm_srli_si128::<4>(_mm_castps_si128(_mm_loadu_ps(f.add(2)))));
-            _mm_store_ps(out.lo.as_mut_ptr(), lo);
-            _mm_store_ps(out.hi.as_mut_ptr(), hi);
-        }
-        out
-    }
-
-    #[cfg(not(target_arch = "x86_64"))]
-    #[inline(always)]
-    pub fn of(b: &Aabb) -> PackedBox {
-        PackedBox::of_scalar(b)
+        // SAFETY: an `Aabb` is six consecutive `f32`s (checked above), with `f32`'s alignment.
+        let [lo, hi] = rows_of_six(unsafe { &*(b as *const Aabb).cast::<[f32; 6]>() });
+        PackedBox { lo, hi }
     }
 
     /// A cell range as floats, `(lo, 0)` and `(hi, 0)`; `None` (a body not in the table) gives
@@ -55,10 +39,10 @@ impl PackedBox {
     pub(super) fn cells(range: Option<([i32; 3], [i32; 3])>) -> PackedBox {
         match range {
             Some((lo, hi)) => PackedBox {
-                lo: [lo[0] as f32, lo[1] as f32, lo[2] as f32, 0.0],
-                hi: [hi[0] as f32, hi[1] as f32, hi[2] as f32, 0.0],
+                lo: Row4([lo[0] as f32, lo[1] as f32, lo[2] as f32, 0.0]),
+                hi: Row4([hi[0] as f32, hi[1] as f32, hi[2] as f32, 0.0]),
             },
-            None => PackedBox { lo: [f32::NAN; 4], hi: [f32::NAN; 4] },
+            None => PackedBox { lo: Row4([f32::NAN; 4]), hi: Row4([f32::NAN; 4]) },
         }
     }
 }
@@ -76,7 +60,7 @@ pub(super) const HIT: i32 = 0b0111;
 /// must be zero. For a coordinate `s = v * inv` and cell `k`, `k <= s < k + 1` is exactly
 /// `cell_coord(v) == k` (the clamp cannot move a value already in `[k, k + 1)` of a cell within
 /// the key's range), and it also implies `v` is finite.
-#[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
+#[cfg(test)]
 #[inline(always)]
 pub(super) fn same_cells_scalar(b: &PackedBox, c: &PackedBox, inv: f32) -> bool {
     (0..4).fold(true, |ok, k| {
@@ -85,26 +69,15 @@ pub(super) fn same_cells_scalar(b: &PackedBox, c: &PackedBox, inv: f32) -> bool 
     })
 }
 
-/// [`same_cells_scalar`] with SSE2.
-#[cfg(target_arch = "x86_64")]
+/// [`same_cells_scalar`] on four lanes.
 #[inline(always)]
 pub(super) fn same_cells(b: &PackedBox, c: &PackedBox, inv: f32) -> bool {
-    use std::arch::x86_64::*;
-    // SAFETY: SSE2 is part of the x86-64 baseline; `PackedBox` rows are aligned 16-byte loads.
-    unsafe {
-        let (lo, hi) = (_mm_load_ps(b.lo.as_ptr()), _mm_load_ps(b.hi.as_ptr()));
-        let (clo, chi) = (_mm_load_ps(c.lo.as_ptr()), _mm_load_ps(c.hi.as_ptr()));
-        let (s, t, one) = (_mm_mul_ps(lo, _mm_set1_ps(inv)), _mm_mul_ps(hi, _mm_set1_ps(inv)), _mm_set1_ps(1.0));
-        let in_lo = _mm_and_ps(_mm_cmpge_ps(s, clo), _mm_cmplt_ps(s, _mm_add_ps(clo, one)));
-        let in_hi = _mm_and_ps(_mm_cmpge_ps(t, chi), _mm_cmplt_ps(t, _mm_add_ps(chi, one)));
-        _mm_movemask_ps(_mm_and_ps(_mm_and_ps(in_lo, in_hi), _mm_cmple_ps(lo, hi))) == 0xf
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-#[inline(always)]
-pub(super) fn same_cells(b: &PackedBox, c: &PackedBox, inv: f32) -> bool {
-    same_cells_scalar(b, c, inv)
+    let (lo, hi) = (F32x4::load(&b.lo), F32x4::load(&b.hi));
+    let (clo, chi) = (F32x4::load(&c.lo), F32x4::load(&c.hi));
+    let (s, t, one) = (lo * F32x4::splat(inv), hi * F32x4::splat(inv), F32x4::splat(1.0));
+    let in_lo = s.ge(clo) & s.lt(clo + one);
+    let in_hi = t.ge(chi) & t.lt(chi + one);
+    (in_lo & in_hi & lo.le(hi)).bits() == 0xf
 }
 
 pub(super) use crate::simd::prefetch;
@@ -123,23 +96,10 @@ impl Bounds {
     /// Adds a finite box.
     #[inline(always)]
     pub(super) fn add(&mut self, b: &PackedBox) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::*;
-            // SAFETY: SSE is part of the x86-64 baseline; `b`'s rows are aligned, `self`'s are
-            // read and written unaligned.
-            unsafe {
-                let lo = _mm_min_ps(_mm_load_ps(b.lo.as_ptr()), _mm_loadu_ps(self.lo.as_ptr()));
-                let hi = _mm_max_ps(_mm_load_ps(b.hi.as_ptr()), _mm_loadu_ps(self.hi.as_ptr()));
-                _mm_storeu_ps(self.lo.as_mut_ptr(), lo);
-                _mm_storeu_ps(self.hi.as_mut_ptr(), hi);
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        for k in 0..4 {
-            self.lo[k] = if b.lo[k] < self.lo[k] { b.lo[k] } else { self.lo[k] };
-            self.hi[k] = if b.hi[k] > self.hi[k] { b.hi[k] } else { self.hi[k] };
-        }
+        let lo = F32x4::load(&b.lo).min(F32x4::load_unaligned(&self.lo));
+        let hi = F32x4::load(&b.hi).max(F32x4::load_unaligned(&self.hi));
+        lo.store_unaligned(&mut self.lo);
+        hi.store_unaligned(&mut self.hi);
     }
 
     pub(super) fn aabb(&self) -> Aabb {
@@ -150,30 +110,18 @@ impl Bounds {
 
 /// Bit `k` set when `a.lo[k] <= b.hi[k]` and `b.lo[k] <= a.hi[k]`: bits [`HIT`] are
 /// `Aabb::overlaps`, bit [`KEPT`] says neither body is marked moved (portable definition).
-#[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
+#[cfg(test)]
 #[inline(always)]
 pub(super) fn overlap_mask_scalar(a: &PackedBox, b: &PackedBox) -> i32 {
     (0..4).fold(0, |m, k| m | (((a.lo[k] <= b.hi[k]) & (b.lo[k] <= a.hi[k])) as i32) << k)
 }
 
-/// [`overlap_mask_scalar`] with SSE2: two compares and one mask.
-#[cfg(target_arch = "x86_64")]
+/// [`overlap_mask_scalar`] on four lanes: two compares and one mask.
 #[inline(always)]
 pub(super) fn overlap_mask(a: &PackedBox, b: &PackedBox) -> i32 {
-    use std::arch::x86_64::*;
-    // SAFETY: SSE2 is part of the x86-64 baseline; `PackedBox` is 32-byte aligned, so each row
-    // is a valid aligned 16-byte load.
-    unsafe {
-        let (alo, ahi) = (_mm_load_ps(a.lo.as_ptr()), _mm_load_ps(a.hi.as_ptr()));
-        let (blo, bhi) = (_mm_load_ps(b.lo.as_ptr()), _mm_load_ps(b.hi.as_ptr()));
-        _mm_movemask_ps(_mm_and_ps(_mm_cmple_ps(alo, bhi), _mm_cmple_ps(blo, ahi)))
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-#[inline(always)]
-pub(super) fn overlap_mask(a: &PackedBox, b: &PackedBox) -> i32 {
-    overlap_mask_scalar(a, b)
+    let (alo, ahi) = (F32x4::load(&a.lo), F32x4::load(&a.hi));
+    let (blo, bhi) = (F32x4::load(&b.lo), F32x4::load(&b.hi));
+    (alo.le(bhi) & blo.le(ahi)).bits()
 }
 
 #[cfg(test)]

@@ -26,20 +26,41 @@ fn support_points(pts: &[Vec3], d: Vec3) -> Vec3 {
 /// Most steps of the Voronoi-region boolean GJK before it hands over to the distance GJK.
 pub(in crate::narrowphase) const MAX_BOOL_STEPS: usize = 32;
 
-/// The plain boolean GJK's configuration of [`voronoi::search`]: difference points only, a
-/// point strictly behind the origin ends it, and a tetrahedron whose winding rounding breaks is
+/// The support of the difference A - B along a direction: what a boolean GJK search is
+/// configured with (`Vec3` points, or `Vec3A` for the 8-vertex hull kernel's lanes).
+pub(in crate::narrowphase) trait DifferenceSupport<V> {
+    /// The difference's support point along `d`.
+    fn w(&self, d: V) -> V;
+}
+
+/// A difference support given as a closure.
+struct FromFn<F>(F);
+
+impl<V, F: Fn(V) -> V> DifferenceSupport<V> for FromFn<F> {
+    #[inline(always)]
+    fn w(&self, d: V) -> V {
+        (self.0)(d)
+    }
+}
+
+/// The boolean GJK's configuration of [`voronoi::search`]: difference points only, a point
+/// strictly behind the origin ends it, and a tetrahedron whose winding rounding breaks is
 /// taken with its normals reversed.
 struct Plain<S> {
     support: S,
 }
 
-impl<S: Fn(Vec3) -> Vec3> voronoi::RegionSearch<Vec3> for Plain<S> {
+impl<V, S> voronoi::RegionSearch<V> for Plain<S>
+where
+    V: voronoi::RegionPoint<V = V> + voronoi::RegionVector,
+    S: DifferenceSupport<V>,
+{
     const MAX_STEPS: usize = MAX_BOOL_STEPS;
     const FLIP: bool = true;
 
     #[inline(always)]
-    fn support(&self, d: Vec3) -> Vec3 {
-        (self.support)(d)
+    fn support(&self, d: V) -> V {
+        self.support.w(d)
     }
 
     #[inline(always)]
@@ -48,19 +69,22 @@ impl<S: Fn(Vec3) -> Vec3> voronoi::RegionSearch<Vec3> for Plain<S> {
     }
 }
 
-/// Boolean GJK by Voronoi regions (no closest points): the simplex only needs to tell on
-/// which side of its features the origin lies. `Some(answer)` when decided; `None` when the
-/// pair lies within the touching band (a separating plane closer than the reach) or the
-/// simplex degenerates, which the distance GJK then settles. Also returns the last direction
-/// (from the origin towards the difference), to warm-start the next call.
+/// Boolean GJK by Voronoi regions (no closest points) on the difference's support `w`: the
+/// simplex only needs to tell on which side of its features the origin lies. `Some(answer)`
+/// when decided; `None` when the pair lies within the touching band (a separating plane
+/// closer than the reach) or the simplex degenerates, which the distance GJK then settles.
+/// Also returns the last direction (from the origin towards the difference), to warm-start
+/// the next call.
 #[inline(always)]
-fn intersect_regions(
-    sa: &impl Fn(Vec3) -> Vec3,
-    sb: &impl Fn(Vec3) -> Vec3,
-    start: Vec3,
+pub(in crate::narrowphase) fn intersect_regions<V>(
+    w: impl DifferenceSupport<V>,
+    start: V,
     reach2: Real,
-) -> (Option<bool>, Vec3) {
-    let (found, d) = voronoi::search(&mut Plain { support: |d: Vec3| sa(d) - sb(-d) }, start);
+) -> (Option<bool>, V)
+where
+    V: voronoi::RegionPoint<V = V> + voronoi::RegionVector,
+{
+    let (found, d) = voronoi::search(&mut Plain { support: w }, start);
     let answer = match found {
         voronoi::Found::Inside(_) => Some(true),
         // The plane through the new point normal to `d` separates the difference from the
@@ -88,7 +112,7 @@ pub(crate) fn intersect_cores(
     eps: Real,
 ) -> (bool, Vec3) {
     let start = search_start(start);
-    match intersect_regions(&sa, &sb, start, r * r + eps) {
+    match intersect_regions(FromFn(|d: Vec3| sa(d) - sb(-d)), start, r * r + eps) {
         (Some(hit), v) => (hit, v),
         (None, _) => intersect_cores_distance(sa, sb, start, r, eps),
     }

@@ -3,8 +3,7 @@
 //! serves the plain boolean GJK (`Vec3` points), the 8-vertex hull kernel (`Vec3A` points) and
 //! EPA's seed search (support points with their witnesses); `#[inline(always)]` makes each a
 //! straight-line copy at its call site, so the generic form costs nothing. [`search`] is the
-//! one loop over these steps, serving the plain boolean GJK and EPA's seed search; the 8-vertex
-//! hull kernel runs its own loop (two support queries a round) over the same steps.
+//! one loop over these steps, serving all three.
 
 use crate::math::{Real, Vec3};
 use crate::narrowphase::gjk::closest::SupportPoint;

@@ -1,9 +1,10 @@
 //! Many spheres against many boxes at once (the reference article's scene): the boxes in
 //! structure-of-arrays layout, eight boxes per step against one sphere.
 
-use super::Backend;
+use super::{Backend, avx_wrapper, run_on};
 use crate::geometry::Cuboid;
 use crate::math::{Mat3, Pose, Real, Vec3};
+use crate::simd::f32x8::{Lane, Portable};
 
 /// Boxes per step of the kernels.
 const LANES: usize = 8;
@@ -76,14 +77,7 @@ pub fn spheres_vs_obbs_with(
     pretest: bool,
     out: &mut Vec<(u32, u32)>,
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if backend == Backend::Avx && crate::simd::avx() {
-        // SAFETY: the CPU supports AVX, checked just above.
-        unsafe { avx::spheres_vs_obbs(spheres, boxes, eps, pretest, out) };
-        return;
-    }
-    let _ = backend;
-    portable(spheres, boxes, eps, pretest, out);
+    run_on!(backend, portable, wide_avx, (spheres, boxes, eps, pretest, out))
 }
 
 /// Mask of the lanes of chunk `base` that hold real boxes.
@@ -103,136 +97,60 @@ fn push_hits(mut bits: u32, sphere: usize, base: usize, out: &mut Vec<(u32, u32)
 }
 
 /// Lanes `base..base + 8` of a padded array.
-#[inline]
+#[inline(always)]
 fn lane_at(v: &[Real], base: usize) -> &[Real; LANES] {
     v[base..base + LANES].try_into().expect("ObbSoa arrays are padded to whole chunks")
 }
 
-fn portable(spheres: &[(Vec3, Real)], b: &ObbSoa, eps: Real, pretest: bool, out: &mut Vec<(u32, u32)>) {
+/// `ax bx + ay by + az bz`, summed left to right.
+#[inline(always)]
+fn dot<L: Lane>(a: [L; 3], b: [L; 3]) -> L {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// The kernel, eight boxes per step on lanes `L`.
+#[inline(always)]
+fn kernel<L: Lane>(spheres: &[(Vec3, Real)], b: &ObbSoa, eps: Real, pretest: bool, out: &mut Vec<(u32, u32)>) {
     let chunks = b.len.div_ceil(LANES);
+    let eps_v = L::splat(eps);
     for (i, &(s, rad)) in spheres.iter().enumerate() {
-        let rr = rad * rad + eps;
+        let (sx, sy, sz) = (L::splat(s.x), L::splat(s.y), L::splat(s.z));
+        let (rad_v, rr) = (L::splat(rad), L::splat(rad * rad + eps));
         for ch in 0..chunks {
             let base = ch * LANES;
-            let (cx, cy, cz) = (lane_at(&b.c[0], base), lane_at(&b.c[1], base), lane_at(&b.c[2], base));
-            let (mut dx, mut dy, mut dz) = ([0.0; LANES], [0.0; LANES], [0.0; LANES]);
-            for l in 0..LANES {
-                dx[l] = s.x - cx[l];
-                dy[l] = s.y - cy[l];
-                dz[l] = s.z - cz[l];
-            }
+            let ld = |v: &[Real]| L::load_unaligned(lane_at(v, base));
+            let d = [sx - ld(&b.c[0]), sy - ld(&b.c[1]), sz - ld(&b.c[2])];
             let mut bits = valid_lanes(b.len, base);
             if pretest {
-                let bound = lane_at(&b.bound, base);
-                let mut near = 0;
-                for l in 0..LANES {
-                    let reach = rad + bound[l];
-                    let d2 = dx[l] * dx[l] + dy[l] * dy[l] + dz[l] * dz[l];
-                    near |= ((d2 <= reach * reach + eps) as u32) << l;
-                }
-                bits &= near;
+                let reach = rad_v + ld(&b.bound);
+                bits &= dot(d, d).le_bits(reach * reach + eps_v);
                 if bits == 0 {
                     continue;
                 }
             }
-            let r: [&[Real; LANES]; 9] = std::array::from_fn(|k| lane_at(&b.r[k], base));
-            let (hx, hy, hz) = (lane_at(&b.h[0], base), lane_at(&b.h[1], base), lane_at(&b.h[2], base));
-            let mut hit = 0;
-            for l in 0..LANES {
-                // Into the box's frame: the transpose of the rotation times d.
-                let lx = r[0][l] * dx[l] + r[1][l] * dy[l] + r[2][l] * dz[l];
-                let ly = r[3][l] * dx[l] + r[4][l] * dy[l] + r[5][l] * dz[l];
-                let lz = r[6][l] * dx[l] + r[7][l] * dy[l] + r[8][l] * dz[l];
-                let ex = lx - lx.max(-hx[l]).min(hx[l]);
-                let ey = ly - ly.max(-hy[l]).min(hy[l]);
-                let ez = lz - lz.max(-hz[l]).min(hz[l]);
-                hit |= ((ex * ex + ey * ey + ez * ez <= rr) as u32) << l;
-            }
-            push_hits(bits & hit, i, base, out);
+            // Into the box's frame: the transpose of the rotation times d, then how far each
+            // local coordinate lies outside the slab, `l - clamp(l, -h, h)`.
+            let e: [L; 3] = std::array::from_fn(|k| {
+                let l = dot([ld(&b.r[3 * k]), ld(&b.r[3 * k + 1]), ld(&b.r[3 * k + 2])], d);
+                let h = ld(&b.h[k]);
+                l - l.max(h.neg()).min(h)
+            });
+            push_hits(bits & dot(e, e).le_bits(rr), i, base, out);
         }
     }
+}
+
+fn portable(spheres: &[(Vec3, Real)], b: &ObbSoa, eps: Real, pretest: bool, out: &mut Vec<(u32, u32)>) {
+    kernel::<Portable>(spheres, b, eps, pretest, out)
 }
 
 #[cfg(target_arch = "x86_64")]
-mod avx {
-    use super::{LANES, ObbSoa, push_hits, valid_lanes};
-    use crate::math::{Real, Vec3};
-    use std::arch::x86_64::*;
-
-    /// The portable kernel's arithmetic, operation for operation, on 8 lanes.
-    #[target_feature(enable = "avx")]
-    pub(super) unsafe fn spheres_vs_obbs(
-        spheres: &[(Vec3, Real)],
-        b: &ObbSoa,
-        eps: Real,
-        pretest: bool,
-        out: &mut Vec<(u32, u32)>,
-    ) {
-        let chunks = b.len.div_ceil(LANES);
-        let padded = chunks * LANES;
-        // Every array holds `padded` values (ObbSoa::new), so each 8-wide load below is in bounds.
-        let ptr = |v: &Vec<Real>| -> *const Real {
-            assert!(v.len() >= padded);
-            v.as_ptr()
-        };
-        let (cx, cy, cz) = (ptr(&b.c[0]), ptr(&b.c[1]), ptr(&b.c[2]));
-        let r: [*const Real; 9] = std::array::from_fn(|k| ptr(&b.r[k]));
-        let (hx, hy, hz) = (ptr(&b.h[0]), ptr(&b.h[1]), ptr(&b.h[2]));
-        let bound = ptr(&b.bound);
-        let eps_v = _mm256_set1_ps(eps);
-        let sign = _mm256_set1_ps(-0.0);
-        for (i, &(s, rad)) in spheres.iter().enumerate() {
-            let (sx, sy, sz) = (_mm256_set1_ps(s.x), _mm256_set1_ps(s.y), _mm256_set1_ps(s.z));
-            let rad_v = _mm256_set1_ps(rad);
-            let rr = _mm256_set1_ps(rad * rad + eps);
-            for ch in 0..chunks {
-                let base = ch * LANES;
-                // SAFETY: `base + 8 <= padded` and every array is at least `padded` long.
-                unsafe {
-                    let ld = |p: *const Real| _mm256_loadu_ps(p.add(base));
-                    let dx = _mm256_sub_ps(sx, ld(cx));
-                    let dy = _mm256_sub_ps(sy, ld(cy));
-                    let dz = _mm256_sub_ps(sz, ld(cz));
-                    let mut bits = valid_lanes(b.len, base);
-                    if pretest {
-                        let reach = _mm256_add_ps(rad_v, ld(bound));
-                        let d2 = dot(dx, dy, dz, dx, dy, dz);
-                        let lim = _mm256_add_ps(_mm256_mul_ps(reach, reach), eps_v);
-                        bits &= _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(d2, lim)) as u32;
-                        if bits == 0 {
-                            continue;
-                        }
-                    }
-                    let lx = dot(ld(r[0]), ld(r[1]), ld(r[2]), dx, dy, dz);
-                    let ly = dot(ld(r[3]), ld(r[4]), ld(r[5]), dx, dy, dz);
-                    let lz = dot(ld(r[6]), ld(r[7]), ld(r[8]), dx, dy, dz);
-                    let ex = outside(lx, ld(hx), sign);
-                    let ey = outside(ly, ld(hy), sign);
-                    let ez = outside(lz, ld(hz), sign);
-                    let e2 = dot(ex, ey, ez, ex, ey, ez);
-                    bits &= _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(e2, rr)) as u32;
-                    push_hits(bits, i, base, out);
-                }
-            }
-        }
-    }
-
-    /// `ax bx + ay by + az bz`, summed left to right like the portable code.
-    #[inline]
-    #[target_feature(enable = "avx")]
-    fn dot(ax: __m256, ay: __m256, az: __m256, bx: __m256, by: __m256, bz: __m256) -> __m256 {
-        let xy = _mm256_add_ps(_mm256_mul_ps(ax, bx), _mm256_mul_ps(ay, by));
-        _mm256_add_ps(xy, _mm256_mul_ps(az, bz))
-    }
-
-    /// `l - clamp(l, -h, h)`: how far a local coordinate lies outside the slab.
-    #[inline]
-    #[target_feature(enable = "avx")]
-    fn outside(l: __m256, h: __m256, sign: __m256) -> __m256 {
-        let neg_h = _mm256_xor_ps(h, sign);
-        _mm256_sub_ps(l, _mm256_min_ps(_mm256_max_ps(l, neg_h), h))
-    }
+#[inline(always)]
+fn wide(spheres: &[(Vec3, Real)], b: &ObbSoa, eps: Real, pretest: bool, out: &mut Vec<(u32, u32)>) {
+    kernel::<crate::simd::f32x8::avx::Avx>(spheres, b, eps, pretest, out)
 }
+
+avx_wrapper!(wide_avx => wide(spheres: &[(Vec3, Real)], b: &ObbSoa, eps: Real, pretest: bool, out: &mut Vec<(u32, u32)>));
 
 #[cfg(test)]
 mod tests {

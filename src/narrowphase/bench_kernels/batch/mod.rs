@@ -141,13 +141,18 @@ pub(crate) use avx_wrapper;
 macro_rules! run_on {
     ($backend:expr, $portable:ident, $avx:ident, ($($a:expr),* $(,)?)) => {{
         #[cfg(target_arch = "x86_64")]
-        if $backend == $crate::narrowphase::bench_kernels::batch::Backend::Avx && $crate::simd::avx() {
+        let avx = $backend == $crate::narrowphase::bench_kernels::batch::Backend::Avx && $crate::simd::avx();
+        #[cfg(not(target_arch = "x86_64"))]
+        let avx = $backend != $backend;
+        if avx {
             // SAFETY: the CPU supports AVX, checked just above.
-            unsafe { $avx($($a),*) };
-            return Ok(());
+            #[cfg(target_arch = "x86_64")]
+            unsafe {
+                $avx($($a),*)
+            }
+        } else {
+            $portable($($a),*)
         }
-        $portable($($a),*);
-        Ok(())
     }};
 }
 pub(crate) use run_on;
