@@ -70,3 +70,23 @@ pub fn rotation(u: [Real; 3]) -> Quat {
     let axis = Vec3::new(u[0] - 0.5, u[1] - 0.5, 0.3).normalize();
     Quat::from_axis_angle(axis, u[2] * std::f32::consts::TAU)
 }
+
+/// A triangle mesh of `cells` x `cells` squares (two triangles each) spanning [-half, half] in
+/// two coordinates, laid out as a floor facing +y and placed by `place(x, z)`: a turn of the
+/// floor keeps the winding, so the normals turn with it.
+pub fn grid_mesh(half: Real, cells: u32, place: impl Fn(Real, Real) -> Vec3) -> Shape {
+    let cell = 2.0 * half / cells as Real;
+    let v = (0..=cells)
+        .flat_map(|r| (0..=cells).map(move |c| (c as Real * cell - half, r as Real * cell - half)))
+        .map(|(x, z)| place(x, z))
+        .collect();
+    let mut t = Vec::new();
+    for r in 0..cells {
+        for c in 0..cells {
+            let i = r * (cells + 1) + c;
+            t.push([i, i + cells + 1, i + cells + 2]);
+            t.push([i, i + cells + 2, i + 1]);
+        }
+    }
+    Shape::TriangleMesh(Arc::new(collidoscope::geometry::TriangleMesh::new(v, t).unwrap()))
+}

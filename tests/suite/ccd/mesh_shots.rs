@@ -4,9 +4,9 @@
 //! so the sweep, not the speculative reach, stops it): no centre ever crosses the floor. Fixed
 //! seeds; a failure prints the case.
 
-use super::common::{KINDS, bullet, rotation, settings, shape, world};
+use super::common::{KINDS, bullet, grid_mesh, rotation, settings, shape, world};
 use collidoscope::ccd::{CcdMode, Sweep, mesh_time_of_impact, toi_target};
-use collidoscope::geometry::{HeightField, TriangleMesh};
+use collidoscope::geometry::HeightField;
 use collidoscope::math::{Pose, Real, Vec3};
 use collidoscope::narrowphase::{MeshRef, Tolerance, contact_mesh_shape};
 use collidoscope::{Body, BodyKind, Material, Settings, Shape};
@@ -28,18 +28,7 @@ fn floor(height_field: bool) -> Shape {
         let h = (0..n * n).map(|k| 0.0008 * ((k * 7919 % 13) as Real / 13.0 - 0.5)).collect();
         return Shape::HeightField(Arc::new(HeightField::new(n, n, cell, h).unwrap()));
     }
-    let v = (0..=CELLS)
-        .flat_map(|r| (0..=CELLS).map(move |c| Vec3::new(c as Real * cell - HALF, 0.0, r as Real * cell - HALF)))
-        .collect();
-    let mut t = Vec::new();
-    for r in 0..CELLS {
-        for c in 0..CELLS {
-            let i = r * (CELLS + 1) + c;
-            t.push([i, i + CELLS + 1, i + CELLS + 2]);
-            t.push([i, i + CELLS + 2, i + 1]);
-        }
-    }
-    Shape::TriangleMesh(Arc::new(TriangleMesh::new(v, t).unwrap()))
+    grid_mesh(HALF, CELLS, |x, z| Vec3::new(x, 0.0, z))
 }
 
 /// `CCD_CASES` raises the case count and `CCD_SEED` changes the seed for a longer hunt.

@@ -1,7 +1,7 @@
 //! Continuous collision: bullets, every shape, random shots, the sub-stepped reference, tunneling.
 
 mod bullet;
-mod common;
+pub mod common;
 mod every_shape;
 mod mesh_shots;
 mod random_shots;

@@ -7,12 +7,10 @@
 
 use super::{compound, dumbbell, l_shape};
 use collidoscope::ccd::CcdMode;
-use collidoscope::geometry::TriangleMesh;
 use collidoscope::math::{Pose, Quat, Real, Vec3};
 use collidoscope::{Body, BodyKind, Material, Settings, Shape, World};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
-use std::sync::Arc;
 
 /// `CCD_CASES` raises the case count and `CCD_SEED` changes the seed for a longer hunt.
 fn config(cases: u32) -> Config {
@@ -81,24 +79,8 @@ enum Wall {
 
 /// The mesh wall: a grid in the plane x = 0, its triangles' normals along -x.
 fn mesh_wall() -> Shape {
-    const CELLS: u32 = 16;
-    let cell = 2.0 * WALL_HALF_SIZE / CELLS as Real;
-    // Laid out as a floor facing +y, turned a quarter about z: (a, 0, b) goes to (0, a, b).
-    let v = (0..=CELLS)
-        .flat_map(|r| {
-            (0..=CELLS)
-                .map(move |c| Vec3::new(0.0, c as Real * cell - WALL_HALF_SIZE, r as Real * cell - WALL_HALF_SIZE))
-        })
-        .collect();
-    let mut t = Vec::new();
-    for r in 0..CELLS {
-        for c in 0..CELLS {
-            let i = r * (CELLS + 1) + c;
-            t.push([i, i + CELLS + 1, i + CELLS + 2]);
-            t.push([i, i + CELLS + 2, i + 1]);
-        }
-    }
-    Shape::TriangleMesh(Arc::new(TriangleMesh::new(v, t).unwrap()))
+    // A floor facing +y turned a quarter about z: (x, 0, z) goes to (0, x, z).
+    crate::ccd::common::grid_mesh(WALL_HALF_SIZE, 16, |x, z| Vec3::new(0.0, x, z))
 }
 
 /// Fires the shot for 12 steps; the x at which the body's centre crossed the wall's middle
