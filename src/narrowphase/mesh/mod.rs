@@ -12,7 +12,9 @@ pub use edges::{
 };
 
 pub use seams::{WELD_DISTANCE, Welds, find_seams, weld_seams};
-use triangle::{closest_point_triangle, contact_capsule_triangle, contact_polytope_triangle, contact_sphere_triangle};
+use triangle::{
+    Polytope, closest_point_triangle, contact_capsule_triangle, contact_polytope_triangle, contact_sphere_triangle,
+};
 pub use triangle::{closest_segment_triangle, gap_shape_triangle};
 
 use super::Tolerance;
@@ -57,14 +59,41 @@ impl<'a> MeshRef<'a> {
 /// One triangle's contact with a convex shape in the mesh's frame, normal from the triangle to
 /// the shape; `None` when apart by more than `margin` or the shape is not convex.
 pub fn contact_shape_triangle(shape: &Shape, pose: &Pose, tri: &[Vec3; 3], n: Vec3, margin: Real) -> Option<Manifold> {
-    match shape {
-        Shape::Sphere(s) => contact_sphere_triangle(pose.translation, s.radius, tri, n, margin),
-        Shape::Capsule(c) => {
-            let (p, q) = c.segment();
-            contact_capsule_triangle(pose.transform_point(p), pose.transform_point(q), c.radius, tri, n, margin)
+    Posed::new(shape, pose)?.contact(tri, n, margin)
+}
+
+/// A convex shape placed once in a mesh's frame, for its contacts with every triangle near it.
+pub(crate) enum Posed<'a> {
+    /// Centre and radius.
+    Sphere(Vec3, Real),
+    /// The segment's ends and the radius.
+    Capsule(Vec3, Vec3, Real),
+    /// A box or a hull.
+    Polytope(Polytope<'a>),
+}
+
+impl<'a> Posed<'a> {
+    /// `shape` at `pose` in the mesh frame; `None` for a shape that is not convex.
+    pub(crate) fn new(shape: &'a Shape, pose: &Pose) -> Option<Self> {
+        match shape {
+            Shape::Sphere(s) => Some(Posed::Sphere(pose.translation, s.radius)),
+            Shape::Capsule(c) => {
+                let (p, q) = c.segment();
+                Some(Posed::Capsule(pose.transform_point(p), pose.transform_point(q), c.radius))
+            }
+            Shape::Cuboid(_) | Shape::ConvexHull(_) => Polytope::new(shape, pose).map(Posed::Polytope),
+            Shape::TriangleMesh(_) | Shape::HeightField(_) | Shape::Compound(_) => None,
         }
-        Shape::Cuboid(_) | Shape::ConvexHull(_) => contact_polytope_triangle(shape, pose, tri, n, margin),
-        Shape::TriangleMesh(_) | Shape::HeightField(_) | Shape::Compound(_) => None,
+    }
+
+    /// The contact with one triangle (unit normal `n`), normal from the triangle to the shape;
+    /// `None` when apart by more than `margin`.
+    pub(crate) fn contact(&self, tri: &[Vec3; 3], n: Vec3, margin: Real) -> Option<Manifold> {
+        match self {
+            Posed::Sphere(c, r) => contact_sphere_triangle(*c, *r, tri, n, margin),
+            Posed::Capsule(p, q, r) => contact_capsule_triangle(*p, *q, *r, tri, n, margin),
+            Posed::Polytope(poly) => contact_polytope_triangle(poly, tri, n, margin),
+        }
     }
 }
 
@@ -121,11 +150,12 @@ pub(crate) fn triangle_contacts(
     let mut delayed: Vec<(u32, Manifold, Vec3, [u32; 3], usize)> = Vec::new();
     // Triangles in the box but beyond the shape's bounding ball (plus the margin) cannot touch.
     let (centre, reach) = (rel.translation, shape.bounding_radius() + tol.margin);
+    let Some(posed) = Posed::new(shape, &rel) else { return found };
     mesh.for_each_in_aabb(&region, |t, tri, n| {
         if closest_point_triangle(centre, &tri).0.distance_squared(centre) > reach * reach {
             return;
         }
-        let Some(m) = contact_shape_triangle(shape, &rel, &tri, n, tol.margin) else { return };
+        let Some(m) = posed.contact(&tri, n, tol.margin) else { return };
         if edges == InternalEdges::None {
             return push(&mut found, t, &m);
         }
