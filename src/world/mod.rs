@@ -508,15 +508,18 @@ impl World {
             // The time-of-impact sweeps skip compounds: a fast body meets them by reach instead.
             let swept_past_compound = (fast[a as usize] || fast[b as usize]) && compound;
             let reach = reach[a as usize] || reach[b as usize] || pushed > 0.0 || swept_past_compound;
-            // Pairs with reach (whose margin changes with their speed), mesh and compound pairs
-            // are tested every step; others reuse their last result while B stays near where it
-            // was. Only with warm starting, where the solver keeps contacts (contact recycling)
-            // and the narrow phase's manifold mostly checks them: without it, every step's rows
-            // come straight from the narrow phase.
-            let cached = !reach && !mesh && !compound && cache_distance > 0.0 && settings.warm_starting;
-            if let Some(e) =
-                old.filter(|e| cached && e.holds(&ba.pose, &bb.pose, bb.shape.bounding_radius(), cache_distance))
-            {
+            // Pairs with reach (whose margin changes with their speed) and compound pairs are
+            // tested every step; others reuse their last result while the body that is not a
+            // mesh stays near where it was relative to the other. Only with warm starting,
+            // where the solver keeps contacts (contact recycling) and the narrow phase's
+            // manifold mostly checks them: without it, every step's rows come straight from the
+            // narrow phase.
+            let cached = !reach && !compound && cache_distance > 0.0 && settings.warm_starting;
+            let holds = |e: &PairEntry| match bb.shape.is_mesh() {
+                false => e.holds(&ba.pose, &bb.pose, bb.shape.bounding_radius(), cache_distance),
+                true => e.holds_for_a(&ba.pose, &bb.pose, ba.shape.bounding_radius(), cache_distance),
+            };
+            if let Some(e) = old.filter(|e| cached && holds(e)) {
                 return (e.manifold(&ba.pose, &bb.pose).map(|manifold| Contact { a, b, manifold }), *e, true);
             }
             if reach {
