@@ -496,10 +496,10 @@ impl World {
         let (bodies, reach, pushed, settings) = (&self.bodies, &self.reach, &self.pushed, &self.settings);
         let fast = &self.fast;
         let cache_distance = settings.pair_cache_distance;
-        // One pair's contact and its body-pair cache entry, from the pair and its last entry
-        // alone: pairs can be tested in any order, on any thread, and the contacts kept in pair
-        // order.
-        let contact = |&(a, b): &(u32, u32), old: Option<&PairEntry>| {
+        // One pair's contacts (pushed to `out`: a mesh pair may have several manifolds) and its
+        // body-pair cache entry, from the pair and its last entry alone: pairs can be tested in
+        // any order, on any thread, and the contacts kept in pair order.
+        let contact = |&(a, b): &(u32, u32), old: Option<&PairEntry>, out: &mut Vec<Contact>| {
             let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
             let mut tol = tol;
             let pushed = pushed[a as usize].max(pushed[b as usize]);
@@ -520,14 +520,19 @@ impl World {
                 true => e.holds_for_a(&ba.pose, &bb.pose, ba.shape.bounding_radius(), cache_distance),
             };
             if let Some(e) = old.filter(|e| cached && holds(e)) {
-                return (e.manifold(&ba.pose, &bb.pose).map(|manifold| Contact { a, b, manifold }), *e, true);
+                out.extend(e.manifold(&ba.pose, &bb.pose).map(|manifold| Contact { a, b, manifold }));
+                return (*e, true);
             }
             if reach {
                 // Reach as far as the pair can close in this step.
                 tol.margin += ccd::pair_reach(ba, bb, dt) + pushed;
             }
-            let m = if compound || mesh {
-                let (method, edges) = (settings.narrow_phase, settings.internal_edges);
+            let (method, edges) = (settings.narrow_phase, settings.internal_edges);
+            let mut more = narrowphase::mesh::MeshManifolds::default();
+            let m = if mesh && !compound {
+                more = narrowphase::mesh::contact_pair_manifolds(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, edges);
+                more.first().copied()
+            } else if compound {
                 narrowphase::contact_with_edges(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, method, edges)
             } else {
                 narrowphase::contact_with_rotations(
@@ -541,17 +546,22 @@ impl World {
                 )
             };
             let m = m.filter(|m| !m.is_empty());
-            let entry = if cached {
+            // The cache keeps one manifold: a mesh pair with more is tested every step.
+            let entry = if cached && more.as_slice().len() <= 1 {
                 PairEntry::new((a, b), &ba.pose, &bb.pose, m.as_ref())
             } else {
                 PairEntry::invalid((a, b))
             };
-            let Some(mut m) = m else { return (None, entry, false) };
-            if reach {
-                // Every leading corner gets its own speculative point.
-                m = ccd::speculative_contact(&m, ba, bb, dt, tol.margin, settings.slop, pushed);
+            let rest = more.as_slice().get(1..).unwrap_or_default();
+            for m in m.iter().chain(rest) {
+                let mut m = *m;
+                if reach {
+                    // Every leading corner gets its own speculative point.
+                    m = ccd::speculative_contact(&m, ba, bb, dt, tol.margin, settings.slop, pushed);
+                }
+                out.push(Contact { a, b, manifold: m });
             }
-            (Some(Contact { a, b, manifold: m }), entry, false)
+            (entry, false)
         };
         let old_cache = &self.pair_cache;
         let hits = std::sync::atomic::AtomicU32::new(0);
@@ -567,10 +577,9 @@ impl World {
                     crate::simd::prefetch(&body.pose);
                     crate::simd::prefetch(&body.shape);
                 }
-                let (c, e, hit) = contact(pair, pair_cache::find(old_cache, &mut cursor, *pair));
+                let (e, hit) = contact(pair, pair_cache::find(old_cache, &mut cursor, *pair), out);
                 *entry = e;
                 n += hit as u32;
-                out.extend(c);
             }
             hits.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
         };
