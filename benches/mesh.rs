@@ -6,7 +6,8 @@
 //! terrain, as a height field and as a triangle mesh (target: within 2x the box floor).
 //!
 //! Run: `cargo bench --no-default-features --bench mesh` (`MESH_BENCH=rain` or `=build` runs one
-//! group).
+//! group; `MESH_RAIN=heightfield` only the rains whose name has that; `MESH_RAIN_STEPS=N` steps
+//! each rain N times untimed, for an instruction counter).
 
 // The rain is built here, not loaded by `steps::load_awake`.
 #[allow(dead_code)]
@@ -152,18 +153,54 @@ fn terrain_mesh() -> ShapeDesc {
 /// Steps before timing: the rain has landed and piles up on the floor (4 s).
 const RAIN_SETTLE_STEPS: usize = 240;
 
+/// Makes a rain's floor (`None`: the box floor as it is).
+type Floor = fn() -> Option<ShapeDesc>;
+
+/// The rains whose name contains `MESH_RAIN` (all without it), settled: their name and world.
+fn settled_rains() -> Vec<(&'static str, collidoscope::World)> {
+    let only = std::env::var("MESH_RAIN").unwrap_or_default();
+    let floors: [(&str, Floor); 3] = [
+        ("rain_box_floor", || None),
+        ("rain_heightfield_100k", || Some(terrain_heightfield())),
+        ("rain_trimesh_100k", || Some(terrain_mesh())),
+    ];
+    let picked = floors.into_iter().filter(|(name, _)| name.contains(only.as_str()));
+    picked
+        .map(|(name, floor)| {
+            let mut world = rain_on(floor());
+            for _ in 0..RAIN_SETTLE_STEPS {
+                world.step();
+            }
+            (name, world)
+        })
+        .collect()
+}
+
+/// `steps` steps of `world`, in a function of its own so that an instruction counter can count
+/// them alone (`valgrind --tool=callgrind --toggle-collect='*counted_steps*'`).
+#[inline(never)]
+fn counted_steps(world: &mut collidoscope::World, steps: usize) {
+    for _ in 0..steps {
+        black_box(&mut *world).step();
+    }
+}
+
 fn rain(c: &mut Criterion) {
+    // `MESH_RAIN_STEPS=N`: no timing, N steps of each rain for an instruction counter.
+    if let Some(n) = std::env::var("MESH_RAIN_STEPS").ok().and_then(|n| n.parse().ok()) {
+        for (name, mut world) in settled_rains() {
+            counted_steps(&mut world, n);
+            let p = world.profile();
+            eprintln!(
+                "{name}: {n} steps counted; the last: {} pairs, {} from the pair cache, {} manifolds, {} contact points",
+                p.pairs, p.pair_cache_hits, p.manifolds, p.contacts
+            );
+        }
+        return;
+    }
     let mut g = c.benchmark_group("mesh_rain");
     g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(6));
-    for (name, floor) in [
-        ("rain_box_floor", None),
-        ("rain_heightfield_100k", Some(terrain_heightfield())),
-        ("rain_trimesh_100k", Some(terrain_mesh())),
-    ] {
-        let mut world = rain_on(floor);
-        for _ in 0..RAIN_SETTLE_STEPS {
-            world.step();
-        }
+    for (name, world) in settled_rains() {
         steps::bench_warmed(&mut g, name, world);
     }
     g.finish();

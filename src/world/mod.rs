@@ -495,35 +495,43 @@ impl World {
         ccd::pushed_reach(&self.bodies, &self.reach, &self.pairs, dt, &mut self.pushed);
         let (bodies, reach, pushed, settings) = (&self.bodies, &self.reach, &self.pushed, &self.settings);
         let cache_distance = settings.pair_cache_distance;
-        // One pair's contact and its body-pair cache entry, from the pair and its last entry
-        // alone: pairs can be tested in any order, on any thread, and the contacts kept in pair
-        // order.
-        let contact = |&(a, b): &(u32, u32), old: Option<&PairEntry>, entry: &mut PairEntry| {
+        // One pair's contacts (pushed to `out`: a mesh pair may have several manifolds) and its
+        // body-pair cache entry (written to `entry`), from the pair and its last entry alone:
+        // pairs can be tested in any order, on any thread, and the contacts kept in pair order.
+        // Whether the cache answered: the caller then rebuilds the entry's manifold.
+        let contact = |&(a, b): &(u32, u32), old: Option<&PairEntry>, entry: &mut PairEntry, out: &mut Vec<Contact>| {
             let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
             let mut tol = tol;
             let pushed = pushed[a as usize].max(pushed[b as usize]);
             let mesh = ba.shape.is_mesh() || bb.shape.is_mesh();
             let compound = ba.shape.is_compound() || bb.shape.is_compound();
             let reach = reach[a as usize] || reach[b as usize] || pushed > 0.0;
-            // Pairs with reach (whose margin changes with their speed), mesh and compound pairs
-            // are tested every step; others reuse their last result while B stays near where it
-            // was. Only with warm starting, where the solver keeps contacts (contact recycling)
-            // and the narrow phase's manifold mostly checks them: without it, every step's rows
-            // come straight from the narrow phase.
-            let cached = !reach && !mesh && !compound && cache_distance > 0.0 && settings.warm_starting;
-            if let Some(e) =
-                old.filter(|e| cached && e.holds(&ba.pose, &bb.pose, bb.shape.bounding_radius(), cache_distance))
-            {
+            // Pairs with reach (whose margin changes with their speed) and compound pairs are
+            // tested every step; others reuse their last result while the body that is not a
+            // mesh stays near where it was relative to the other. Only with warm starting,
+            // where the solver keeps contacts (contact recycling) and the narrow phase's
+            // manifold mostly checks them: without it, every step's rows come straight from the
+            // narrow phase.
+            let cached = !reach && !compound && cache_distance > 0.0 && settings.warm_starting;
+            let holds = |e: &PairEntry| match bb.shape.is_mesh() {
+                false => e.holds(&ba.pose, &bb.pose, bb.shape.bounding_radius(), cache_distance),
+                true => e.holds_for_a(&ba.pose, &bb.pose, ba.shape.bounding_radius(), cache_distance),
+            };
+            if let Some(e) = old.filter(|e| cached && holds(e)) {
                 // Its manifold is rebuilt by the caller, eight entries at a time.
                 *entry = *e;
-                return (None, true);
+                return true;
             }
             if reach {
                 // Reach as far as the pair can close in this step.
                 tol.margin += ccd::pair_reach(ba, bb, dt) + pushed;
             }
-            let m = if compound || mesh {
-                let (method, edges) = (settings.narrow_phase, settings.internal_edges);
+            let (method, edges) = (settings.narrow_phase, settings.internal_edges);
+            let mut more = narrowphase::mesh::MeshManifolds::default();
+            let m = if mesh && !compound {
+                more = narrowphase::mesh::contact_pair_manifolds(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, edges);
+                more.first().copied()
+            } else if compound {
                 narrowphase::contact_with_edges(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, method, edges)
             } else {
                 narrowphase::contact_with_rotations(
@@ -537,17 +545,22 @@ impl World {
                 )
             };
             let m = m.filter(|m| !m.is_empty());
-            *entry = if cached {
+            // The cache keeps one manifold: a mesh pair with more is tested every step.
+            *entry = if cached && more.as_slice().len() <= 1 {
                 PairEntry::new((a, b), &ba.pose, &bb.pose, m.as_ref())
             } else {
                 PairEntry::invalid((a, b))
             };
-            let Some(mut m) = m else { return (None, false) };
-            if reach {
-                // Every leading corner gets its own speculative point.
-                m = ccd::speculative_contact(&m, ba, bb, dt, tol.margin, settings.slop, pushed);
+            let rest = more.as_slice().get(1..).unwrap_or_default();
+            for m in m.iter().chain(rest) {
+                let mut m = *m;
+                if reach {
+                    // Every leading corner gets its own speculative point.
+                    m = ccd::speculative_contact(&m, ba, bb, dt, tol.margin, settings.slop, pushed);
+                }
+                out.push(Contact { a, b, manifold: m });
             }
-            (Some(Contact { a, b, manifold: m }), false)
+            false
         };
         let old_cache = &self.pair_cache;
         let hits = std::sync::atomic::AtomicU32::new(0);
@@ -564,7 +577,7 @@ impl World {
                     crate::simd::prefetch(&body.pose);
                     crate::simd::prefetch(&body.shape);
                 }
-                let (c, hit) = contact(pair, pair_cache::find(old_cache, &mut cursor, *pair), entry);
+                let hit = contact(pair, pair_cache::find(old_cache, &mut cursor, *pair), entry, out);
                 n += hit as u32;
                 if hit && entry.len > 0 {
                     let (a, b) = (&bodies[pair.0 as usize].pose, &bodies[pair.1 as usize].pose);
@@ -572,8 +585,6 @@ impl World {
                     if rebuild.push(out.len() - 1, entry, a, b) {
                         rebuild.finish(out, |c| &mut c.manifold);
                     }
-                } else {
-                    out.extend(c);
                 }
             }
             rebuild.finish(out, |c| &mut c.manifold);

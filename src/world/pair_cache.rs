@@ -96,11 +96,24 @@ impl PairEntry {
         }
         let ia = a.rotation.inverse();
         let moved = (ia * (b.translation - a.translation) - self.offset).length();
-        // The turn since then: its vector part's length is sin(angle / 2), and a point at r
-        // from B's origin moves by 2 sin(angle / 2) r through it.
         let turn = self.turn.inverse() * (ia * b.rotation);
-        let s = Vec3::new(turn.x, turn.y, turn.z).length();
-        s <= PAIR_CACHE_MAX_TURN && moved + 2.0 * s * radius_b <= distance
+        within(moved, turn, radius_b, distance)
+    }
+
+    /// [`PairEntry::holds`] seen from B: whether A, of bounding radius `radius_a` about its
+    /// origin, is still within `distance` (at every point) and [`PAIR_CACHE_MAX_TURN`] of where
+    /// it was relative to B (for a pair whose B is a mesh, far larger than A, whose parts far
+    /// from A swing through any turn).
+    pub fn holds_for_a(&self, a: &Pose, b: &Pose, radius_a: Real, distance: Real) -> bool {
+        if !self.valid {
+            return false;
+        }
+        // A's origin in B's frame, then and now: the kept relative pose inverted.
+        let was = -(self.turn.inverse() * self.offset);
+        let now = b.rotation.inverse() * (a.translation - b.translation);
+        // The same turn as seen from A, so the same angle.
+        let turn = self.turn.inverse() * (a.rotation.inverse() * b.rotation);
+        within((now - was).length(), turn, radius_a, distance)
     }
 
     /// The cached manifold at the bodies' poses now: the normal turned with A, each point
@@ -119,6 +132,15 @@ impl PairEntry {
         }
         Some(m)
     }
+}
+
+/// Whether a body moved by `moved` at its origin and turned by `turn` (relative to the other)
+/// stays within `distance` at every point up to `radius` from its origin: the turn's vector
+/// part's length is sin(angle / 2), and a point at r from the origin moves by 2 sin(angle / 2) r
+/// through it.
+fn within(moved: Real, turn: Quat, radius: Real, distance: Real) -> bool {
+    let s = Vec3::new(turn.x, turn.y, turn.z).length();
+    s <= PAIR_CACHE_MAX_TURN && moved + 2.0 * s * radius <= distance
 }
 
 /// The entry of `pair` in `cache` (sorted by pair), walking on from `cursor`.

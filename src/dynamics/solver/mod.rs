@@ -455,12 +455,27 @@ impl Solver {
     /// same entries).
     fn match_cache(&mut self, contacts: &[Contact], settings: &Settings, cache: &WarmCache, crew: Option<&Crew>) {
         const RUN: usize = 1024;
-        let walk = |contacts: &[Contact], warm: &mut [u32]| {
-            let Some(first) = contacts.first() else { return };
+        // A pair with several manifolds (a mesh pair across a crease) has them side by side in
+        // both lists: the n-th of them takes the pair's n-th entry, if it has one.
+        let walk = |start: usize, warm: &mut [u32]| {
+            let run = &contacts[start..start + warm.len()];
+            let Some(first) = run.first() else { return };
             let mut cursor = cache.partition_point(|e| e.0 < (first.a, first.b));
-            for (w, c) in warm.iter_mut().zip(contacts) {
+            let same = |c: &Contact, d: &Contact| (c.a, c.b) == (d.a, d.b);
+            let mut nth = contacts[..start].iter().rev().take_while(|c| same(c, first)).count();
+            for (k, (w, c)) in warm.iter_mut().zip(run).enumerate() {
+                nth = if k > 0 && same(c, &run[k - 1]) {
+                    nth + 1
+                } else if k > 0 {
+                    0
+                } else {
+                    nth
+                };
                 *w = if settings.warm_starting {
-                    prepare::find_cached(cache, &mut cursor, (c.a, c.b)).map_or(u32::MAX, |k| k as u32)
+                    prepare::find_cached(cache, &mut cursor, (c.a, c.b))
+                        .map(|e| e + nth)
+                        .filter(|&e| cache.get(e).is_some_and(|e| e.0 == (c.a, c.b)))
+                        .map_or(u32::MAX, |e| e as u32)
                 } else {
                     u32::MAX
                 };
@@ -469,14 +484,14 @@ impl Solver {
         self.warm.resize(contacts.len(), u32::MAX);
         self.warm.truncate(contacts.len());
         match crew {
-            None => walk(contacts, &mut self.warm),
+            None => walk(0, &mut self.warm),
             Some(crew) => {
                 let warm = SharedMut::new(&mut self.warm);
                 crew.for_blocks(contacts.len().div_ceil(RUN), 1, |r| {
                     for k in r {
                         let run = k * RUN..((k + 1) * RUN).min(contacts.len());
                         // SAFETY: each block walks its own runs.
-                        walk(&contacts[run.clone()], unsafe { warm.range(run) });
+                        walk(run.start, unsafe { warm.range(run) });
                     }
                 });
             }

@@ -12,7 +12,9 @@ pub use edges::{
 };
 
 pub use seams::{WELD_DISTANCE, Welds, find_seams, weld_seams};
-use triangle::{closest_point_triangle, contact_capsule_triangle, contact_polytope_triangle, contact_sphere_triangle};
+use triangle::{
+    Polytope, closest_point_triangle, contact_capsule_triangle, contact_polytope_triangle, contact_sphere_triangle,
+};
 pub use triangle::{closest_segment_triangle, gap_shape_triangle};
 
 use super::Tolerance;
@@ -57,14 +59,41 @@ impl<'a> MeshRef<'a> {
 /// One triangle's contact with a convex shape in the mesh's frame, normal from the triangle to
 /// the shape; `None` when apart by more than `margin` or the shape is not convex.
 pub fn contact_shape_triangle(shape: &Shape, pose: &Pose, tri: &[Vec3; 3], n: Vec3, margin: Real) -> Option<Manifold> {
-    match shape {
-        Shape::Sphere(s) => contact_sphere_triangle(pose.translation, s.radius, tri, n, margin),
-        Shape::Capsule(c) => {
-            let (p, q) = c.segment();
-            contact_capsule_triangle(pose.transform_point(p), pose.transform_point(q), c.radius, tri, n, margin)
+    Posed::new(shape, pose)?.contact(tri, n, margin)
+}
+
+/// A convex shape placed once in a mesh's frame, for its contacts with every triangle near it.
+pub(crate) enum Posed<'a> {
+    /// Centre and radius.
+    Sphere(Vec3, Real),
+    /// The segment's ends and the radius.
+    Capsule(Vec3, Vec3, Real),
+    /// A box or a hull.
+    Polytope(Polytope<'a>),
+}
+
+impl<'a> Posed<'a> {
+    /// `shape` at `pose` in the mesh frame; `None` for a shape that is not convex.
+    pub(crate) fn new(shape: &'a Shape, pose: &Pose) -> Option<Self> {
+        match shape {
+            Shape::Sphere(s) => Some(Posed::Sphere(pose.translation, s.radius)),
+            Shape::Capsule(c) => {
+                let (p, q) = c.segment();
+                Some(Posed::Capsule(pose.transform_point(p), pose.transform_point(q), c.radius))
+            }
+            Shape::Cuboid(_) | Shape::ConvexHull(_) => Polytope::new(shape, pose).map(Posed::Polytope),
+            Shape::TriangleMesh(_) | Shape::HeightField(_) | Shape::Compound(_) => None,
         }
-        Shape::Cuboid(_) | Shape::ConvexHull(_) => contact_polytope_triangle(shape, pose, tri, n, margin),
-        Shape::TriangleMesh(_) | Shape::HeightField(_) | Shape::Compound(_) => None,
+    }
+
+    /// The contact with one triangle (unit normal `n`), normal from the triangle to the shape;
+    /// `None` when apart by more than `margin`.
+    pub(crate) fn contact(&self, tri: &[Vec3; 3], n: Vec3, margin: Real) -> Option<Manifold> {
+        match self {
+            Posed::Sphere(c, r) => contact_sphere_triangle(*c, *r, tri, n, margin),
+            Posed::Capsule(p, q, r) => contact_capsule_triangle(*p, *q, *r, tri, n, margin),
+            Posed::Polytope(poly) => contact_polytope_triangle(poly, tri, n, margin),
+        }
     }
 }
 
@@ -78,7 +107,7 @@ pub fn contact_mesh_shape(mesh: MeshRef, pm: &Pose, shape: &Shape, ps: &Pose, to
 /// internal edges as `edges` says, the deepest point's normal is the manifold's, points of
 /// triangles facing within [`MERGE_COS`] of it join, and the reduction keeps four (the deepest,
 /// the farthest from it, the widest on either side) of the overlapping points when there are
-/// three or more, else of all.
+/// three or more, else of all. The first of [`contact_mesh_shape_manifolds`].
 pub fn contact_mesh_shape_with(
     mesh: MeshRef,
     pm: &Pose,
@@ -87,13 +116,65 @@ pub fn contact_mesh_shape_with(
     tol: Tolerance,
     edges: InternalEdges,
 ) -> Option<Manifold> {
-    let found = triangle_contacts(mesh, pm, shape, ps, tol, edges);
-    let mut m = merge_by_deepest(&found, tol.margin)?;
-    m.normal = pm.transform_vector(m.normal);
-    for p in m.points_mut() {
-        p.point = pm.transform_point(p.point);
+    contact_mesh_shape_manifolds(mesh, pm, shape, ps, tol, edges).first().copied()
+}
+
+/// Most manifolds a mesh pair makes: one per direction its triangles push the shape (a box
+/// resting across a crease gets one on each side of it).
+pub const MAX_MESH_MANIFOLDS: usize = 3;
+
+/// A mesh pair's manifolds, at most [`MAX_MESH_MANIFOLDS`], the first the deepest point's.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MeshManifolds {
+    manifolds: [Manifold; MAX_MESH_MANIFOLDS],
+    len: usize,
+}
+
+impl MeshManifolds {
+    /// The manifolds.
+    pub fn as_slice(&self) -> &[Manifold] {
+        &self.manifolds[..self.len]
     }
-    (!m.is_empty()).then_some(m)
+
+    /// The first (the deepest point's), if any.
+    pub fn first(&self) -> Option<&Manifold> {
+        self.as_slice().first()
+    }
+
+    fn push(&mut self, m: Manifold) {
+        self.manifolds[self.len] = m;
+        self.len += 1;
+    }
+
+    /// Each manifold with its normal negated (the pair seen from the other side).
+    pub fn flipped(mut self) -> Self {
+        self.manifolds[..self.len].iter_mut().for_each(|m| *m = m.flipped());
+        self
+    }
+}
+
+/// The manifolds between a mesh (A) and a convex shape (B), in world space with normals from
+/// the mesh to the shape. The first is [`contact_mesh_shape_with`]'s; the points it leaves out
+/// (their triangles facing more than about 25° away from its normal) give more, each around the
+/// deepest point left ([`merge_by_normals`]), so a shape resting across a crease is held along
+/// both faces' normals instead of sinking into the face one normal cannot push it out of.
+pub fn contact_mesh_shape_manifolds(
+    mesh: MeshRef,
+    pm: &Pose,
+    shape: &Shape,
+    ps: &Pose,
+    tol: Tolerance,
+    edges: InternalEdges,
+) -> MeshManifolds {
+    let found = triangle_contacts(mesh, pm, shape, ps, tol, edges);
+    let mut out = merge_by_normals(&found, tol.margin);
+    for m in &mut out.manifolds[..out.len] {
+        m.normal = pm.transform_vector(m.normal);
+        for p in m.points_mut() {
+            p.point = pm.transform_point(p.point);
+        }
+    }
+    out
 }
 
 /// Every triangle contact of a mesh (posed at `pm`) and a convex shape, corrected on internal
@@ -121,11 +202,12 @@ pub(crate) fn triangle_contacts(
     let mut delayed: Vec<(u32, Manifold, Vec3, [u32; 3], usize)> = Vec::new();
     // Triangles in the box but beyond the shape's bounding ball (plus the margin) cannot touch.
     let (centre, reach) = (rel.translation, shape.bounding_radius() + tol.margin);
+    let Some(posed) = Posed::new(shape, &rel) else { return found };
     mesh.for_each_in_aabb(&region, |t, tri, n| {
         if closest_point_triangle(centre, &tri).0.distance_squared(centre) > reach * reach {
             return;
         }
-        let Some(m) = contact_shape_triangle(shape, &rel, &tri, n, tol.margin) else { return };
+        let Some(m) = posed.contact(&tri, n, tol.margin) else { return };
         if edges == InternalEdges::None {
             return push(&mut found, t, &m);
         }
@@ -179,19 +261,56 @@ fn to_face_normal_of(shape: &Shape, m: &Manifold, n: Vec3) -> Manifold {
 /// the push along it that clears them), and the reduction keeps four of the overlapping points
 /// when three or more overlap, else of all within `margin`. `None` when nothing is found.
 pub(crate) fn merge_by_deepest(found: &[(Vec3, ContactPoint)], margin: Real) -> Option<Manifold> {
-    let (normal, _) = *found.iter().max_by(|x, y| x.1.depth.total_cmp(&y.1.depth).then(y.1.id.cmp(&x.1.id)))?;
+    merge_group(found, margin, |_| true, |_| true).map(|(m, _)| m)
+}
+
+/// [`merge_by_deepest`], then again over the points no manifold has taken (whose normal is more
+/// than about 25° from every manifold's so far), up to [`MAX_MESH_MANIFOLDS`]: a further
+/// manifold only around a point that overlaps, so a crease's other face counts once the shape
+/// touches it, and speculative points on steep faces near a shape stay out as before. Empty
+/// manifolds are left out.
+pub(crate) fn merge_by_normals(found: &[(Vec3, ContactPoint)], margin: Real) -> MeshManifolds {
+    let mut out = MeshManifolds::default();
+    let mut normals = [Vec3::ZERO; MAX_MESH_MANIFOLDS];
+    let mut k = 0;
+    while k < MAX_MESH_MANIFOLDS {
+        // The points no manifold so far took; a further manifold starts from one that overlaps.
+        let free = |n: &Vec3| normals[..k].iter().all(|m| n.dot(*m) < MERGE_COS);
+        let seed = |(n, p): &(Vec3, ContactPoint)| free(n) && (k == 0 || p.depth >= 0.0);
+        let Some((m, normal)) = merge_group(found, margin, seed, |n| free(n)) else { break };
+        normals[k] = normal;
+        k += 1;
+        if !m.is_empty() {
+            out.push(m);
+        }
+    }
+    out
+}
+
+/// The manifold around the deepest of the points `seeds` accepts, over the points `members`
+/// accepts by their normal whose normal is within [`MERGE_COS`] of its normal, and that normal.
+fn merge_group(
+    found: &[(Vec3, ContactPoint)],
+    margin: Real,
+    seeds: impl Fn(&(Vec3, ContactPoint)) -> bool,
+    members: impl Fn(&Vec3) -> bool,
+) -> Option<(Manifold, Vec3)> {
+    let deepest = |x: &&(Vec3, ContactPoint), y: &&(Vec3, ContactPoint)| {
+        x.1.depth.total_cmp(&y.1.depth).then(y.1.id.cmp(&x.1.id))
+    };
+    let (normal, _) = *found.iter().filter(|x| seeds(x)).max_by(deepest)?;
     let pts: Vec<ContactPoint> = found
         .iter()
         .filter_map(|(n, p)| {
             let c = n.dot(normal);
-            (c >= MERGE_COS).then_some(ContactPoint { depth: p.depth / c, ..*p })
+            (c >= MERGE_COS && members(n)).then_some(ContactPoint { depth: p.depth / c, ..*p })
         })
         .filter(|p| p.depth >= -margin)
         .collect();
     // Load-bearing points first: when three or more overlap, the speculative ones (possibly
     // far out beyond the shape's support) do not compete with them for the four places.
     let overlapping: Vec<ContactPoint> = pts.iter().filter(|p| p.depth >= 0.0).copied().collect();
-    Some(reduce(normal, if overlapping.len() >= 3 { &overlapping } else { &pts }))
+    Some((reduce(normal, if overlapping.len() >= 3 { &overlapping } else { &pts }), normal))
 }
 
 /// A pair with a mesh on either side (mesh against mesh gives nothing: both are static or
@@ -213,6 +332,23 @@ pub fn contact_pair_with(
         (Some(m), None) => contact_mesh_shape_with(m, pa, b, pb, tol, edges),
         (None, Some(m)) => contact_mesh_shape_with(m, pb, a, pa, tol, edges).map(Manifold::flipped),
         _ => None,
+    }
+}
+
+/// [`contact_pair_with`]'s every manifold ([`contact_mesh_shape_manifolds`]), oriented from `a`
+/// to `b`; none for a pair without a mesh or with two.
+pub fn contact_pair_manifolds(
+    a: &Shape,
+    pa: &Pose,
+    b: &Shape,
+    pb: &Pose,
+    tol: Tolerance,
+    edges: InternalEdges,
+) -> MeshManifolds {
+    match (MeshRef::of(a), MeshRef::of(b)) {
+        (Some(m), None) => contact_mesh_shape_manifolds(m, pa, b, pb, tol, edges),
+        (None, Some(m)) => contact_mesh_shape_manifolds(m, pb, a, pa, tol, edges).flipped(),
+        _ => MeshManifolds::default(),
     }
 }
 

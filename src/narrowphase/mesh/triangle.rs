@@ -158,127 +158,147 @@ enum Axis {
     Edges(Vec3, usize),
 }
 
-/// A box or hull posed in the mesh frame against the triangle, by SAT. The pair is apart when
-/// some axis shows a gap above `margin`; otherwise the axis of least overlap is the normal and
-/// the manifold comes from clipping the two support features.
-pub(super) fn contact_polytope_triangle(
-    shape: &Shape,
-    pose: &Pose,
-    tri: &[Vec3; 3],
-    n: Vec3,
-    margin: Real,
-) -> Option<Manifold> {
-    let support = |l: Vec3| pose.transform_point(shape.support(pose.inverse_transform_vector(l)));
-    let interval = Interval::new(shape, pose);
-    let edges_t = [tri[1] - tri[0], tri[2] - tri[1], tri[0] - tri[2]];
-    // (depth, oriented axis, kind)
-    let mut best: Option<(Real, Vec3, Axis)> = None;
-    let mut test = |axis: Vec3, kind: Axis, bias: Real| -> bool {
-        let len = axis.length();
-        if len < 1e-6 {
-            return true;
+/// A box or hull placed once in the mesh frame, for the SAT against each triangle near it: its
+/// extent along an axis (a box's in closed form, a hull's over its vertices placed once), its
+/// face normals and its edge directions.
+pub(crate) struct Polytope<'a> {
+    shape: &'a Shape,
+    pose: Pose,
+    extent: Extent,
+    faces: Axes,
+    edges: Axes,
+}
+
+/// How a polytope's extent along an axis is found.
+enum Extent {
+    Box { centre: Vec3, axes: [Vec3; 3] },
+    Points(Vec<Vec3>),
+}
+
+/// Directions in the mesh frame: a box's three axes inline, a hull's in a vector.
+enum Axes {
+    Three([Vec3; 3]),
+    Many(Vec<Vec3>),
+}
+
+impl Axes {
+    fn as_slice(&self) -> &[Vec3] {
+        match self {
+            Axes::Three(a) => a,
+            Axes::Many(v) => v,
         }
-        let l = axis / len;
-        let t = [l.dot(tri[0]), l.dot(tri[1]), l.dot(tri[2])];
-        let (tmin, tmax) = (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]));
-        let (smin, smax) = interval.along(l);
-        let (up, down) = (tmax - smin, smax - tmin);
-        let (depth, l) = if up <= down { (up, l) } else { (down, -l) };
-        if depth < -margin {
-            return false;
-        }
-        if best.is_none_or(|b| depth + bias < b.0) {
-            best = Some((depth, l, kind));
-        }
-        true
-    };
-    // Face axes win ties with edge axes (a relative bias keeps resting contacts on faces).
-    if !test(n, Axis::Triangle, -1e-5) {
-        return None;
     }
-    // The shape's axes only for the triangles its box did not clear along the normal.
-    let (faces, edges) = polytope_axes(shape, pose);
-    for f in faces {
-        if !test(f, Axis::ShapeFace, 0.0) {
+}
+
+impl<'a> Polytope<'a> {
+    /// `shape` (a box or a hull; `None` for any other) at `pose` in the mesh frame.
+    pub(crate) fn new(shape: &'a Shape, pose: &Pose) -> Option<Self> {
+        let r = |v: Vec3| pose.transform_vector(v);
+        let (extent, faces, edges) = match shape {
+            Shape::ConvexHull(h) => (
+                Extent::Points(h.vertices().iter().map(|&v| pose.transform_point(v)).collect()),
+                Axes::Many(h.faces().iter().map(|f| r(f.normal)).collect()),
+                Axes::Many(h.edge_directions().iter().map(|&e| r(e)).collect()),
+            ),
+            Shape::Cuboid(c) => {
+                let h = c.half_extents;
+                let (x, y, z) = (r(Vec3::X), r(Vec3::Y), r(Vec3::Z));
+                let extent = Extent::Box { centre: pose.translation, axes: [x * h.x, y * h.y, z * h.z] };
+                (extent, Axes::Three([x, y, z]), Axes::Three([x, y, z]))
+            }
+            _ => return None,
+        };
+        Some(Polytope { shape, pose: *pose, extent, faces, edges })
+    }
+
+    /// The lowest and highest value of `l · x` over the shape.
+    fn along(&self, l: Vec3) -> (Real, Real) {
+        match &self.extent {
+            Extent::Box { centre, axes } => {
+                let (c, r) = (l.dot(*centre), axes.iter().map(|a| l.dot(*a).abs()).sum::<Real>());
+                (c - r, c + r)
+            }
+            Extent::Points(p) => p.iter().fold((Real::INFINITY, Real::NEG_INFINITY), |(lo, hi), v| {
+                let x = l.dot(*v);
+                (lo.min(x), hi.max(x))
+            }),
+        }
+    }
+
+    /// The shape's point extreme along `-dir` (nearest the triangle along `dir`).
+    fn support_towards(&self, dir: Vec3) -> Vec3 {
+        self.pose.transform_point(self.shape.support(self.pose.inverse_transform_vector(-dir)))
+    }
+
+    /// SAT against the triangle over its normal, the shape's face normals and every edge-pair
+    /// cross product: the axis of least overlap `(depth, unit axis from the triangle to the
+    /// shape, kind)`, each axis's overlap less its bias in `biases` (triangle face, shape face,
+    /// edge pair) when comparing. `None` as soon as an axis shows a gap above `margin` (or with
+    /// no axis at all).
+    fn sat(&self, tri: &[Vec3; 3], n: Vec3, margin: Real, biases: [Real; 3]) -> Option<(Real, Vec3, Axis)> {
+        let mut best: Option<(Real, Vec3, Axis)> = None;
+        let mut test = |axis: Vec3, kind: Axis, bias: Real| -> bool {
+            let len = axis.length();
+            if len < 1e-6 {
+                return true;
+            }
+            let l = axis / len;
+            let t = [l.dot(tri[0]), l.dot(tri[1]), l.dot(tri[2])];
+            let (tmin, tmax) = (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]));
+            let (smin, smax) = self.along(l);
+            let (up, down) = (tmax - smin, smax - tmin);
+            let (depth, l) = if up <= down { (up, l) } else { (down, -l) };
+            if depth < -margin {
+                return false;
+            }
+            if best.is_none_or(|b| depth + bias < b.0) {
+                best = Some((depth, l, kind));
+            }
+            true
+        };
+        if !test(n, Axis::Triangle, biases[0]) {
             return None;
         }
-    }
-    for e in edges {
-        for (k, et) in edges_t.iter().enumerate() {
-            if !test(e.cross(*et), Axis::Edges(e, k), 1e-5) {
+        // The shape's axes only for the triangles its box did not clear along the normal.
+        for &f in self.faces.as_slice() {
+            if !test(f, Axis::ShapeFace, biases[1]) {
                 return None;
             }
         }
-    }
-    let (depth, normal, kind) = best?;
-    let deepest = support(-normal);
-    let mut fallback = ContactPoint { point: deepest + normal * depth * 0.5, depth, id: 0 };
-    if let Axis::Edges(_, k) = kind {
-        let fs = support_feature(shape, pose, -normal);
-        if fs.points.len() == 2 {
-            let (_, _, c1, c2) = closest_points_segments(fs.points[0].0, fs.points[1].0, tri[k], tri[(k + 1) % 3]);
-            fallback.point = (c1 + c2) * 0.5;
+        let edges_t = [tri[1] - tri[0], tri[2] - tri[1], tri[0] - tri[2]];
+        for &e in self.edges.as_slice() {
+            for (k, et) in edges_t.iter().enumerate() {
+                if !test(e.cross(*et), Axis::Edges(e, k), biases[2]) {
+                    return None;
+                }
+            }
         }
+        best
+    }
+}
+
+/// A box or hull (placed in the mesh frame) against the triangle, by SAT. The pair is apart
+/// when some axis shows a gap above `margin`; otherwise the axis of least overlap is the normal
+/// and the manifold comes from clipping the two support features.
+pub(crate) fn contact_polytope_triangle(poly: &Polytope, tri: &[Vec3; 3], n: Vec3, margin: Real) -> Option<Manifold> {
+    // Face axes win ties with edge axes (a relative bias keeps resting contacts on faces).
+    let (depth, normal, kind) = poly.sat(tri, n, margin, [-1e-5, 0.0, 1e-5])?;
+    let (shape, pose) = (poly.shape, &poly.pose);
+    let fb = support_feature(shape, pose, -normal);
+    let mut fallback = ContactPoint { point: poly.support_towards(normal) + normal * depth * 0.5, depth, id: 0 };
+    if let Axis::Edges(_, k) = kind
+        && fb.points.len() == 2
+    {
+        let (_, _, c1, c2) = closest_points_segments(fb.points[0].0, fb.points[1].0, tri[k], tri[(k + 1) % 3]);
+        fallback.point = (c1 + c2) * 0.5;
     }
     let fa = triangle_feature(tri, n, normal);
-    let fb = support_feature(shape, pose, -normal);
     // No two surface points overlap along the normal by more than the shapes do (clipped
     // features far from the contact can claim more on deep overlaps).
     manifold_from_features(&fa, &fb, normal, fallback, margin, None).map(|mut m| {
         m.points_mut().iter_mut().for_each(|p| p.depth = p.depth.min(depth));
         m
     })
-}
-
-/// A box's or hull's extent along an axis, in the mesh frame: a box's in closed form, a hull's
-/// over its vertices placed once (a support query per axis costs a pose transform and a search
-/// each way).
-enum Interval {
-    Box { centre: Vec3, axes: [Vec3; 3] },
-    Points(Vec<Vec3>),
-}
-
-impl Interval {
-    fn new(shape: &Shape, pose: &Pose) -> Self {
-        match shape {
-            Shape::ConvexHull(h) => Interval::Points(h.vertices().iter().map(|&v| pose.transform_point(v)).collect()),
-            Shape::Cuboid(c) => {
-                let h = c.half_extents;
-                let axes = [Vec3::X * h.x, Vec3::Y * h.y, Vec3::Z * h.z].map(|a| pose.transform_vector(a));
-                Interval::Box { centre: pose.translation, axes }
-            }
-            // Only boxes and hulls come here.
-            _ => Interval::Points(vec![pose.translation]),
-        }
-    }
-
-    /// The lowest and highest value of `l · x` over the shape.
-    fn along(&self, l: Vec3) -> (Real, Real) {
-        match self {
-            Interval::Box { centre, axes } => {
-                let (c, r) = (l.dot(*centre), axes.iter().map(|a| l.dot(*a).abs()).sum::<Real>());
-                (c - r, c + r)
-            }
-            Interval::Points(p) => p.iter().fold((Real::INFINITY, Real::NEG_INFINITY), |(lo, hi), v| {
-                let x = l.dot(*v);
-                (lo.min(x), hi.max(x))
-            }),
-        }
-    }
-}
-
-/// The shape's face normals and edge directions in the mesh frame (boxes: their three axes).
-fn polytope_axes(shape: &Shape, pose: &Pose) -> (Vec<Vec3>, Vec<Vec3>) {
-    let r = |v: Vec3| pose.transform_vector(v);
-    match shape {
-        Shape::ConvexHull(h) => {
-            (h.faces().iter().map(|f| r(f.normal)).collect(), h.edge_directions().iter().map(|&e| r(e)).collect())
-        }
-        _ => {
-            let axes = vec![r(Vec3::X), r(Vec3::Y), r(Vec3::Z)];
-            (axes.clone(), axes)
-        }
-    }
 }
 
 /// The triangle's feature extreme along `dir`: its face (either side), an edge or a vertex.
@@ -341,34 +361,10 @@ pub fn gap_shape_triangle(shape: &Shape, pose: &Pose, tri: &[Vec3; 3], n: Vec3) 
             Some(ball(on_seg, on_tri, k.radius, side))
         }
         Shape::Cuboid(_) | Shape::ConvexHull(_) => {
-            let (faces, edges) = polytope_axes(shape, pose);
-            let support = |l: Vec3| pose.transform_point(shape.support(pose.inverse_transform_vector(l)));
-            let interval = Interval::new(shape, pose);
-            let edges_t = [tri[1] - tri[0], tri[2] - tri[1], tri[0] - tri[2]];
-            let mut best: Option<(Real, Vec3)> = None;
-            let mut test = |axis: Vec3| {
-                let len = axis.length();
-                if len < 1e-6 {
-                    return;
-                }
-                let l = axis / len;
-                let t = [l.dot(tri[0]), l.dot(tri[1]), l.dot(tri[2])];
-                let (tmin, tmax) = (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]));
-                let (smin, smax) = interval.along(l);
-                let (gap, l) = if smin - tmax >= tmin - smax { (smin - tmax, l) } else { (tmin - smax, -l) };
-                if best.is_none_or(|b| gap > b.0) {
-                    best = Some((gap, l));
-                }
-            };
-            test(n);
-            faces.into_iter().for_each(&mut test);
-            for e in edges {
-                for et in edges_t {
-                    test(e.cross(et));
-                }
-            }
-            let (gap, dir) = best?;
-            Some((gap, dir, support(-dir)))
+            // The largest separation is the least overlap, over the same axes, unbiased.
+            let poly = Polytope::new(shape, pose)?;
+            let (depth, dir, _) = poly.sat(tri, n, Real::INFINITY, [0.0; 3])?;
+            Some((-depth, dir, poly.support_towards(dir)))
         }
         // Compounds are not swept (they meet meshes through speculative contacts).
         Shape::TriangleMesh(_) | Shape::HeightField(_) | Shape::Compound(_) => None,

@@ -33,9 +33,10 @@ fn raw_contacts_bump_the_rolling_spheres() {
         let r = row(&rows, name);
         assert!(r.per_metre() > 2.0, "{name}: raw contacts should bump it: {r:?}");
     }
-    // Every body travels on its surface (the probe measures something).
+    // Every body travels on its surface (the probe measures something); the raw box on the
+    // hills catches on an edge contact of its own manifold and stops after 2.3 m.
     for r in &rows {
-        assert!(r.metres > 2.5, "{r:?}");
+        assert!(r.metres > 2.0, "{r:?}");
     }
 }
 

@@ -5,4 +5,5 @@ mod hostile_input;
 mod lesson_claims;
 mod load;
 mod mesh;
+mod mesh_crease;
 mod mesh_import;

@@ -230,3 +230,111 @@ fn the_cache_serves_a_resting_pyramid_and_follows_the_uncached_run() {
     assert!(apart < 0.001, "the runs ended {apart} m apart");
     assert!(tilt_on <= tilt_off + 0.05, "tilt {tilt_on}° with the cache, {tilt_off}° without");
 }
+
+/// A height field of 6 x 6 cells of 0.4 m with bumps of up to 6 cm (slopes under 10°).
+fn bumpy_field() -> Shape {
+    let heights = (0..49).map(|i| 0.03 * ((i % 7) as Real * 1.3).sin() * ((i / 7) as Real * 0.9).cos()).collect();
+    Shape::HeightField(collidoscope::geometry::HeightField::new(7, 7, 0.4, heights).unwrap().into())
+}
+
+/// A shape resting on the bumpy field near its middle (overlap −5 to 5 mm at its centre's
+/// column), tilted by up to 3°, the pair as a whole at a random pose, and whether the mesh is
+/// the pair's B (the world orders a pair by body index, so either side may be the mesh).
+fn mesh_pair() -> impl Strategy<Value = (Shape, Pose, Pose, bool)> {
+    (
+        upper(),
+        (-0.005f32..0.005, -0.6f32..0.6, -0.6f32..0.6, 0.0f32..std::f32::consts::TAU),
+        (-1.0f32..1.0, -1.0f32..1.0, 0.0f32..0.05),
+        (-5.0f32..5.0, -5.0f32..5.0, -5.0f32..5.0, -1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0, 0.0f32..6.3),
+        any::<bool>(),
+    )
+        .prop_map(|(b, (overlap, x, z, yaw), (tx, tz, tilt), (px, py, pz, ax, ay, az, angle), mesh_is_b)| {
+            let field = bumpy_field();
+            let down = collidoscope::geometry::Ray::new(Vec3::new(x, 5.0, z), Vec3::NEG_Y);
+            let ground = collidoscope::geometry::ray_cast(&field, &Pose::IDENTITY, &down, 10.0).unwrap().point.y;
+            let lie = if matches!(b, Shape::Capsule(_)) {
+                Quat::from_rotation_z(std::f32::consts::FRAC_PI_2)
+            } else {
+                Quat::IDENTITY
+            };
+            let tilted = Quat::from_axis_angle(Vec3::new(tx, 0.0, tz).normalize_or(Vec3::X), tilt);
+            let local = Pose::new(
+                Vec3::new(x, ground + half_height(&b) - overlap, z),
+                tilted * Quat::from_rotation_y(yaw) * lie,
+            );
+            let whole = Pose::new(
+                Vec3::new(px, py, pz),
+                Quat::from_axis_angle(Vec3::new(ax, ay, az).normalize_or(Vec3::Y), angle),
+            );
+            (b, whole, whole.mul(&local), mesh_is_b)
+        })
+}
+
+/// One mesh case: the cached manifold of a shape on the bumpy field, with the field as A or as
+/// B, against the narrow phase's fresh one after the shape moved within the thresholds (which
+/// the entry sees from the shape's side when the mesh is B): the deepest depth within 2 d and
+/// its 25°-merge (depth over a cosine of at least 0.9).
+fn check_mesh((b, pm, pb, mesh_is_b): (Shape, Pose, Pose, bool), mv: (Vec3, Vec3, Real)) -> Result<(), TestCaseError> {
+    let field = bumpy_field();
+    let pb2 = moved(&b, &pb, mv);
+    let tol = TOL;
+    let (first, fresh, entry, holds) = if mesh_is_b {
+        let first = contact(&b, &pb, &field, &pm, tol, NarrowPhaseKind::Analytic);
+        let entry = PairEntry::new((0, 1), &pb, &pm, first.as_ref());
+        let holds = entry.holds_for_a(&pb2, &pm, b.bounding_radius(), D);
+        (first, contact(&b, &pb2, &field, &pm, tol, NarrowPhaseKind::Analytic), entry, holds)
+    } else {
+        let first = contact(&field, &pm, &b, &pb, tol, NarrowPhaseKind::Analytic);
+        let entry = PairEntry::new((0, 1), &pm, &pb, first.as_ref());
+        let holds = entry.holds(&pm, &pb2, b.bounding_radius(), D);
+        (first, contact(&field, &pm, &b, &pb2, tol, NarrowPhaseKind::Analytic), entry, holds)
+    };
+    prop_assert!(holds, "the motion is within the thresholds");
+    let reused = if mesh_is_b { entry.manifold(&pb2, &pm) } else { entry.manifold(&pm, &pb2) };
+    let _ = first;
+    match (&fresh, &reused) {
+        (Some(f), Some(r)) => {
+            let bar = 2.0 * D / 0.9 + 1e-5;
+            prop_assert!(
+                (f.max_depth() - r.max_depth()).abs() <= bar,
+                "deepest: fresh {} reused {}\n{f:?}\n{r:?}",
+                f.max_depth(),
+                r.max_depth()
+            );
+        }
+        (Some(m), None) | (None, Some(m)) => {
+            prop_assert!(m.max_depth() <= -TOL.margin + 2.0 * D + 1e-5, "only one has a contact: {m:?}");
+        }
+        (None, None) => {}
+    }
+    Ok(())
+}
+
+/// The cache serves mesh pairs too (from the side of the body that is not the mesh): wherever
+/// it would serve a moved pair on a bumpy height field, its manifold's deepest depth agrees
+/// with a fresh one.
+#[test]
+fn a_reused_mesh_manifold_stays_within_the_threshold_of_a_fresh_one() {
+    proptest::test_runner::TestRunner::new(config(600))
+        .run(&(mesh_pair(), motion()), |(p, mv)| check_mesh(p, mv))
+        .unwrap();
+}
+
+/// Seen from the mesh, a small turn of the shape swings the mesh's far parts by metres: the
+/// entry of a pair whose B is a 100 m mesh still holds for a shape that turned by half the
+/// allowance for its size, and the entry seen from the mesh's side would not.
+#[test]
+fn a_mesh_pair_is_judged_by_the_motion_of_the_shape() {
+    let b = Shape::cuboid(Vec3::splat(0.3));
+    let mesh = Shape::HeightField(collidoscope::geometry::HeightField::new(2, 2, 100.0, vec![0.0; 4]).unwrap().into());
+    let (pa, pm) = (Pose::new(Vec3::new(0.0, 0.29, 0.0), Quat::IDENTITY), Pose::IDENTITY);
+    let first = contact(&b, &pa, &mesh, &pm, TOL, NarrowPhaseKind::Analytic);
+    assert!(first.is_some());
+    let entry = PairEntry::new((0, 1), &pa, &pm, first.as_ref());
+    let r = b.bounding_radius();
+    let turned = Pose::new(pa.translation, Quat::from_rotation_y(2.0 * (0.5 * D / (2.0 * r)).asin()));
+    assert!(entry.holds_for_a(&turned, &pm, r, D));
+    assert!(!entry.holds(&turned, &pm, mesh.bounding_radius(), D));
+    let shifted = Pose::new(pa.translation + Vec3::X * 1.01 * D, Quat::IDENTITY);
+    assert!(!entry.holds_for_a(&shifted, &pm, r, D));
+}
