@@ -79,7 +79,7 @@ impl World {
         }
     }
 
-    /// For each mesh pair, at the bodies' current poses: the manifold the narrow phase makes
+    /// For each mesh pair, at the bodies' current poses: the manifolds the narrow phase makes
     /// with the world's internal-edge mode (green), and the raw contact of every triangle near
     /// the body, uncorrected, each point with its own triangle contact's normal (red, drawn first,
     /// so only the ones the correction changed show). Normals reach past the body's top. A red
@@ -105,9 +105,10 @@ impl World {
                     draw.line(DrawCategory::Mesh, at, at + normal * length, RAW_NORMAL_COLOR);
                 }
             });
+            // Every manifold of the pair: one per direction its triangles push (a crease).
             let corrected =
-                narrowphase::mesh::contact_mesh_shape_with(mesh, &m.pose, &other.shape, &other.pose, tol, edges);
-            for c in corrected.iter() {
+                narrowphase::mesh::contact_mesh_shape_manifolds(mesh, &m.pose, &other.shape, &other.pose, tol, edges);
+            for c in corrected.as_slice() {
                 for p in c.points() {
                     draw.line(DrawCategory::Mesh, p.point, p.point + c.normal * length, CORRECTED_NORMAL_COLOR);
                 }
