@@ -3,8 +3,10 @@ use crate::math::{Real, Vec3};
 /// Most points a manifold keeps.
 pub const MAX_MANIFOLD_POINTS: usize = 4;
 
-/// One contact point in world space.
+/// One contact point in world space. `repr(C)`: the solver reads point and depth as floats
+/// 0..4.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
 pub struct ContactPoint {
     /// Midway between the two surfaces.
     pub point: Vec3,
@@ -41,6 +43,11 @@ impl Manifold {
     /// The points.
     pub fn points(&self) -> &[ContactPoint] {
         &self.points[..self.len as usize]
+    }
+
+    /// Every point slot, those past [`Manifold::len`] included (any value there).
+    pub(crate) fn slots(&self) -> &[ContactPoint; MAX_MANIFOLD_POINTS] {
+        &self.points
     }
 
     /// The points, to edit.

@@ -1,7 +1,8 @@
 //! Building a bundle's rows eight manifolds at a time: `prepare::manifold_rows`'s arithmetic,
 //! lane by lane, in the same order and with the same roundings (no fused multiply-add), so the
-//! rows have the same bits, for about a third of the instructions. Inputs are copied lane by lane
-//! from the contacts, the per-body records and the warm-start cache; outputs are stored whole.
+//! rows have the same bits, for about a third of the instructions. The bodies' records are read
+//! with 8×8 transposes, the other inputs copied lane by lane from the contacts and the
+//! warm-start cache; outputs are stored whole.
 
 use super::lanes::{F, Lane, Portable, V3, W};
 use super::prepare::{BodyMass, SLIP_SPEED, find_point};
@@ -27,33 +28,15 @@ pub(super) struct Sources<'a> {
     pub dummy: u32,
 }
 
-/// One body's inputs, lane by lane: inverse mass, world inverse inertia (columns), centre of
-/// mass, starting velocities, material.
-#[derive(Clone, Copy, Default)]
-struct BodyIn {
-    inv_mass: F,
-    inv_i: [F; 9],
-    pos: V3<F>,
-    v: V3<F>,
-    w: V3<F>,
-    friction: F,
-}
-
 /// A bundle's inputs, lane by lane. Points past a manifold's count are zero. Every lane in use
 /// is rewritten for each bundle, so one value serves a whole build (the rest are ignored).
 #[derive(Clone, Copy, Default)]
 pub(super) struct Inputs {
     n: V3<F>,
-    p: [V3<F>; MAX_MANIFOLD_POINTS],
-    /// The points' B-side lever-arm ends.
-    pb: [V3<F>; MAX_MANIFOLD_POINTS],
-    depth: [F; MAX_MANIFOLD_POINTS],
     /// The manifold's point count, at least 1.
     count: F,
     /// 1 where the manifold has points, else 0.
     has_points: F,
-    a: BodyIn,
-    b: BodyIn,
     /// Matched warm-start impulses: per point normal, and the manifold's summed friction
     /// vector and twist.
     warm_normal: [F; MAX_MANIFOLD_POINTS],
@@ -63,26 +46,12 @@ pub(super) struct Inputs {
     restitution: F,
 }
 
-#[inline(always)]
-fn body_in(d: &mut BodyIn, i: usize, m: &BodyMass, s: &BodyState) {
-    d.inv_mass.0[i] = m.inv_mass;
-    for (d, &x) in d.inv_i.iter_mut().zip(&m.inv_i) {
-        d.0[i] = x;
-    }
-    put(&mut d.pos, i, m.pos);
-    put(&mut d.v, i, s.v);
-    put(&mut d.w, i, s.w);
-    d.friction.0[i] = m.friction;
-}
-
 impl Inputs {
     /// Copies contact `m`'s inputs into lane `i`, and its points' feature ids into `ids`.
     #[inline(always)]
     fn set(&mut self, i: usize, src: &Sources, m: u32, ids: &mut [u32; MAX_MANIFOLD_POINTS]) -> usize {
         let c = &src.contacts[m as usize];
         let (ia, ib) = (c.a as usize, c.b as usize);
-        body_in(&mut self.a, i, &src.masses[ia], &src.states[ia]);
-        body_in(&mut self.b, i, &src.masses[ib], &src.states[ib]);
         self.restitution.0[i] = src.masses[ia].restitution.max(src.masses[ib].restitution);
         put(&mut self.n, i, c.manifold.normal);
         let pts = c.manifold.points();
@@ -92,7 +61,7 @@ impl Inputs {
         let cached = (cached != u32::MAX).then(|| &src.cache[cached as usize].1);
         let (mut tangent, mut twist) = (Vec3::ZERO, 0.0);
         for (k, id) in ids.iter_mut().enumerate() {
-            let (p, depth, normal) = match pts.get(k) {
+            let normal = match pts.get(k) {
                 Some(mp) => {
                     *id = mp.id;
                     let warm = cached.and_then(|cached| find_point(cached, k, pts, mp));
@@ -100,13 +69,10 @@ impl Inputs {
                         tangent += w.tangent;
                         twist += w.twist;
                     }
-                    (mp.point, mp.depth, warm.map_or(0.0, |w| w.normal))
+                    warm.map_or(0.0, |w| w.normal)
                 }
-                None => (Vec3::ZERO, 0.0, 0.0),
+                None => 0.0,
             };
-            put(&mut self.p[k], i, p);
-            put(&mut self.pb[k], i, if k < pts.len() { src.arm_b[m as usize][k] } else { Vec3::ZERO });
-            self.depth[k].0[i] = depth;
             self.warm_normal[k].0[i] = normal;
         }
         put(&mut self.warm_tangent, i, tangent);
@@ -143,9 +109,93 @@ fn v3_select<L: Lane>(c: L, o: L, yes: V3<L>, no: V3<L>) -> V3<L> {
     V3 { x: c.gt_select(o, yes.x, no.x), y: c.gt_select(o, yes.y, no.y), z: c.gt_select(o, yes.z, no.z) }
 }
 
+const _: () = assert!(size_of::<BodyMass>() == 64 && size_of::<BodyState>() == 48);
+
+/// Floats every row of a transposed load may read for an empty lane: all zero.
+static ZERO_ROW: [f32; 16] = [0.0; 16];
+
+/// One side's bodies, lane by lane, as the rows read them: inverse mass, world inverse inertia
+/// (columns), centre of mass, starting velocities and friction.
+struct Side<L> {
+    inv_mass: L,
+    inv_i: [L; 9],
+    pos: V3<L>,
+    v: V3<L>,
+    w: V3<L>,
+    friction: L,
+}
+
+/// The bodies `body` (one per lane, `None` for an empty lane) read with 8×8 transposes of
+/// their records: floats 0–7 and 7–14 of each `BodyMass` (inverse inertia, centre, inverse
+/// mass, friction) and floats 0–7 of each `BodyState` (velocity, angular velocity). The same
+/// floats as copying them lane by lane.
 #[inline(always)]
-fn loaded<L: Lane>(b: &BodyIn) -> (L, [L; 9], V3<L>, V3<L>, V3<L>) {
-    (L::load(&b.inv_mass), std::array::from_fn(|k| L::load(&b.inv_i[k])), b.pos.load(), b.v.load(), b.w.load())
+fn side<L: Lane>(src: &Sources, body: [Option<usize>; W]) -> Side<L> {
+    let zero = ZERO_ROW.as_ptr();
+    let mass = body.map(|b| b.map_or(zero, |b| (&src.masses[b] as *const BodyMass).cast::<f32>()));
+    let state = body.map(|b| b.map_or(zero, |b| (&src.states[b] as *const BodyState).cast::<f32>()));
+    // SAFETY: a `BodyMass` is 16 floats (`repr(C)`: inverse inertia 0–8, centre 9–11, inverse
+    // mass 12, friction 13, restitution 14), so floats 0–7 and 7–14 are its own; a `BodyState`
+    // is 12 floats (`repr(C)`); the zero row has 16.
+    let (lo, hi, s) = unsafe {
+        (L::load_transposed(mass), L::load_transposed(mass.map(|p| p.wrapping_add(7))), L::load_transposed(state))
+    };
+    Side {
+        inv_mass: hi[5],
+        inv_i: [lo[0], lo[1], lo[2], lo[3], lo[4], lo[5], lo[6], hi[0], hi[1]],
+        pos: V3 { x: hi[2], y: hi[3], z: hi[4] },
+        v: V3 { x: s[0], y: s[1], z: s[2] },
+        w: V3 { x: s[3], y: s[4], z: s[5] },
+        friction: hi[6],
+    }
+}
+
+/// The points of contacts `chunk` (lane by lane, zero past each lane's count `lens` and in
+/// empty lanes): positions, depths and B-side lever-arm ends, read with transposes of the
+/// manifolds' point slots (floats 0–3 of each `ContactPoint`) and of the lever-arm ends
+/// (floats 0–7 and 4–11 of each contact's four).
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+fn points<L: Lane>(
+    src: &Sources,
+    chunk: &[u32],
+    lens: &[usize; W],
+) -> ([V3<L>; MAX_MANIFOLD_POINTS], [L; MAX_MANIFOLD_POINTS], [V3<L>; MAX_MANIFOLD_POINTS]) {
+    let zero_row = ZERO_ROW.as_ptr();
+    let slots: [*const f32; W] = std::array::from_fn(|i| {
+        chunk.get(i).map_or(zero_row, |&m| src.contacts[m as usize].manifold.slots().as_ptr().cast())
+    });
+    let arms: [*const f32; W] =
+        std::array::from_fn(|i| chunk.get(i).map_or(zero_row, |&m| src.arm_b[m as usize].as_ptr().cast()));
+    // SAFETY: a `ContactPoint` is five floats (`repr(C)`: point, depth, id), so floats
+    // 5 k .. 5 k + 4 lie in slot k of the four; a contact's lever-arm ends are twelve floats; the
+    // zero row has sixteen.
+    let (q, lo, hi) = unsafe {
+        (
+            std::array::from_fn::<_, MAX_MANIFOLD_POINTS, _>(|k| {
+                L::load_transposed4(slots.map(|r| if r == zero_row { r } else { r.wrapping_add(5 * k) }))
+            }),
+            L::load_transposed(arms),
+            L::load_transposed(arms.map(|r| if r == zero_row { r } else { r.wrapping_add(4) })),
+        )
+    };
+    let (zero, half) = (L::splat(0.0), L::splat(0.5));
+    let mut p = [V3 { x: zero, y: zero, z: zero }; MAX_MANIFOLD_POINTS];
+    let mut depth = [zero; MAX_MANIFOLD_POINTS];
+    for k in 0..MAX_MANIFOLD_POINTS {
+        let real = L::load(&F(lens.map(|l| if l > k { 1.0 } else { 0.0 })));
+        let keep = |x: L| real.gt_select(half, x, zero);
+        p[k] = V3 { x: keep(q[k][0]), y: keep(q[k][1]), z: keep(q[k][2]) };
+        depth[k] = keep(q[k][3]);
+    }
+    // The lever-arm ends past a contact's count are zero already (recycling clears them).
+    let arm_b = [
+        V3 { x: lo[0], y: lo[1], z: lo[2] },
+        V3 { x: lo[3], y: lo[4], z: lo[5] },
+        V3 { x: lo[6], y: lo[7], z: hi[4] },
+        V3 { x: hi[5], y: hi[6], z: hi[7] },
+    ];
+    (p, depth, arm_b)
 }
 
 /// Lane-wise `prepare::friction_basis`: the slip direction where the surfaces slip, else
@@ -180,6 +230,7 @@ fn build_bundle<L: Lane>(
     lanes: &mut Lanes,
 ) {
     let mut lens = [0usize; W];
+    let (mut body_a, mut body_b) = ([None; W], [None; W]);
     for (i, &m) in chunk.iter().enumerate() {
         lens[i] = inp.set(i, src, m, &mut lanes.ids[i]);
         let contact = &src.contacts[m as usize];
@@ -188,18 +239,23 @@ fn build_bundle<L: Lane>(
         c.set_writes(i, [src.responds[contact.a as usize], src.responds[contact.b as usize]]);
         lanes.contact[i] = m;
         lanes.len[i] = lens[i] as u8;
+        body_a[i] = Some(contact.a as usize);
+        body_b[i] = Some(contact.b as usize);
     }
     let (zero, half) = (L::splat(0.0), L::splat(0.5));
     let n = inp.n.load::<L>();
     let count = L::load(&inp.count);
-    let p: [V3<L>; MAX_MANIFOLD_POINTS] = std::array::from_fn(|k| inp.p[k].load());
+    // The points (position, depth) and B-side lever-arm ends, read with transposes; slots past
+    // a manifold's count are zero.
+    let (p, depth, arm_b) = points::<L>(src, chunk, &lens);
     let centre = v3_div(p.iter().fold(V3 { x: zero, y: zero, z: zero }, |s, &p| s + p), count);
-    let (ma, ia, pa, va, wa) = loaded::<L>(&inp.a);
-    let (mb, ib, pb, vb, wb) = loaded::<L>(&inp.b);
+    let (sa, sb) = (side::<L>(src, body_a), side::<L>(src, body_b));
+    let (ma, ia, pa, va, wa) = (sa.inv_mass, sa.inv_i, sa.pos, sa.v, sa.w);
+    let (mb, ib, pb, vb, wb) = (sb.inv_mass, sb.inv_i, sb.pos, sb.v, sb.w);
     let (ca, cb) = (centre - pa, centre - pb);
     let slip = (vb + wb.cross(cb)) - (va + wa.cross(ca));
     let t = friction_basis(n, slip, L::load(&inp.has_points));
-    let friction = (L::load(&inp.a.friction) * L::load(&inp.b.friction)).sqrt();
+    let friction = (sa.friction * sb.friction).sqrt();
     // Points past a lane's count add a zero length.
     let mut radius = zero;
     for (k, &p) in p.iter().enumerate() {
@@ -216,7 +272,7 @@ fn build_bundle<L: Lane>(
     mb.store(&mut c.mb);
     friction.store(&mut c.friction);
     bounce.restitution = inp.restitution;
-    c.one_sided = F(std::array::from_fn(|i| (inp.a.inv_mass.0[i] == 0.0 || inp.b.inv_mass.0[i] == 0.0) as u32 as f32));
+    c.one_sided = F(std::array::from_fn(|i| (c.ma.0[i] == 0.0 || c.mb.0[i] == 0.0) as u32 as f32));
     ca.store(&mut c.ca);
     cb.store(&mut c.cb);
     ia_n.store(&mut c.ia_n);
@@ -233,7 +289,7 @@ fn build_bundle<L: Lane>(
         inverse(ma + mb + cat.dot(ia_cat) + cbt.dot(ib_cbt)).store(&mut c.tangent_mass[k]);
     }
     for (k, &p) in p.iter().enumerate() {
-        let (ra, rb) = (p - pa, inp.pb[k].load::<L>() - pb);
+        let (ra, rb) = (p - pa, arm_b[k] - pb);
         let (ran, rbn) = (ra.cross(n), rb.cross(n));
         let (ia_ran, ib_rbn) = (mat_mul(&ia, ran), mat_mul(&ib, rbn));
         let rel_v = n.dot((vb + wb.cross(rb)) - (va + wa.cross(ra)));
@@ -243,7 +299,7 @@ fn build_bundle<L: Lane>(
         rbn.store(&mut q.rbn);
         ia_ran.store(&mut q.ia_ran);
         ib_rbn.store(&mut q.ib_rbn);
-        L::load(&inp.depth[k]).neg().store(&mut q.separation);
+        depth[k].neg().store(&mut q.separation);
         mass.store(&mut q.mass);
         q.impulse = inp.warm_normal[k];
         bounce.max_impulse[k] = F::default();

@@ -63,7 +63,9 @@ pub struct CachedImpulse {
 /// so each body's lever arm stays what it was instead of following the current contact geometry
 /// and the body's rotation (which lets tall soft-contact columns buckle: docs/dynamics.md,
 /// *Stacks*). All zero: nothing kept.
+/// `repr(C)`: recycling reads the fields as floats 0..15, in this order.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
 pub struct Kept {
     /// The point on A's surface and on B's (the point ± depth/2 along the normal), each in its
     /// body's frame: the depth now is their separation along the kept normal.

@@ -6,7 +6,7 @@
 
 use super::lanes::{States, W};
 use super::rows::{self, BodyState, PassParams};
-use super::{Body, CachedImpulse, Contact, Motion, Solver, WarmCache, prepare, wide};
+use super::{Body, CacheEntry, CachedImpulse, Contact, Motion, Solver, WarmCache, prepare, wide};
 use crate::math::{Real, Vec3};
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
 use crate::parallel::{Crew, Job, SharedMut};
@@ -247,13 +247,17 @@ impl Solver {
         let entries = &mut cache.entries;
         entries.resize(contacts.len(), ((0, 0), [CachedImpulse::default(); MAX_MANIFOLD_POINTS]));
         entries.truncate(contacts.len());
-        let entry = |k: usize| {
+        // Bundle `k`'s lanes in use: (lane, contact).
+        let used = |k: usize| {
+            let lanes = &self.lanes[k];
+            lanes.contact.iter().enumerate().filter(|l| *l.1 != u32::MAX).map(|(i, &m)| (i, m as usize))
+        };
+        // Lane `i` of bundle `k`'s entry, written in place (contact `m`'s).
+        let write = |k: usize, i: usize, m: usize, e: &mut CacheEntry| {
             let (bundle, lanes) = (&self.bundles[k], &self.lanes[k]);
-            lanes.contact.iter().enumerate().filter(|l| *l.1 != u32::MAX).map(move |(i, &m)| {
-                let points = contacts[m as usize].manifold.points();
-                let cached = bundle.ended(i, lanes.len[i] as usize).cached(&lanes.ids[i], points);
-                (m as usize, ((bundle.a[i], bundle.b[i]), cached))
-            })
+            e.0 = (bundle.a[i], bundle.b[i]);
+            let points = contacts[m].manifold.points();
+            bundle.ended(i, lanes.len[i] as usize).write_cached(&lanes.ids[i], points, &mut e.1);
         };
         match crew {
             None => {
@@ -265,8 +269,8 @@ impl Solver {
                             prepare::prefetch(e);
                         }
                     }
-                    for (m, e) in entry(k) {
-                        entries[m] = e;
+                    for (i, m) in used(k) {
+                        write(k, i, m, &mut entries[m]);
                     }
                 }
             }
@@ -274,9 +278,9 @@ impl Solver {
                 let shared = SharedMut::new(entries);
                 crew.for_blocks(self.bundles.len(), 32, |r| {
                     for k in r {
-                        for (m, e) in entry(k) {
+                        for (i, m) in used(k) {
                             // SAFETY: each contact sits in one lane of one bundle.
-                            unsafe { *shared.get(m) = e };
+                            write(k, i, m, unsafe { shared.get(m) });
                         }
                     }
                 });

@@ -209,10 +209,23 @@ impl Ended {
         ids: &[u32; MAX_MANIFOLD_POINTS],
         points: &[ContactPoint],
     ) -> [CachedImpulse; MAX_MANIFOLD_POINTS] {
-        let mut imp = [CachedImpulse { id: u32::MAX, ..Default::default() }; MAX_MANIFOLD_POINTS];
+        let mut imp = [CachedImpulse::default(); MAX_MANIFOLD_POINTS];
+        self.write_cached(ids, points, &mut imp);
+        imp
+    }
+
+    /// [`Ended::cached`] written into `imp` in place (no copy of the entry).
+    #[inline(always)]
+    pub(super) fn write_cached(
+        &self,
+        ids: &[u32; MAX_MANIFOLD_POINTS],
+        points: &[ContactPoint],
+        imp: &mut [CachedImpulse; MAX_MANIFOLD_POINTS],
+    ) {
+        *imp = [CachedImpulse { id: u32::MAX, ..Default::default() }; MAX_MANIFOLD_POINTS];
         let len = self.len;
         if len == 0 {
-            return imp;
+            return;
         }
         let share = 1.0 / len as Real;
         let tangent = (self.tangents[0] * self.tangent_impulse[0] + self.tangents[1] * self.tangent_impulse[1]) * share;
@@ -221,7 +234,6 @@ impl Ended {
             let point = points.get(k).map_or(Vec3::ZERO, |p| p.point);
             imp[k] = CachedImpulse { id: ids[k], normal: self.normal[k], tangent, twist, point };
         }
-        imp
     }
 }
 

@@ -22,8 +22,13 @@ pub(super) struct Slots<'a> {
     pub kept: &'a mut [[Kept; P]],
 }
 
+/// Floats a lane without a kept contact reads: all zero, as many as a contact's kept points.
+static ZERO_KEPT: [f32; 15 * P] = [0.0; 15 * P];
+
+const _: () = assert!(size_of::<[Kept; P]>() == 4 * 15 * P);
+
 /// Up to eight contacts' kept points, one contact per lane.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 struct Inputs {
     /// A's and B's rotations: x, y, z, w.
     qa: [F; 4],
@@ -32,21 +37,42 @@ struct Inputs {
     xb: V3<F>,
     /// The kept normal turned with A.
     n: V3<F>,
-    anchor_a: [V3<F>; P],
-    anchor_b: [V3<F>; P],
-    arm_a: [V3<F>; P],
-    arm_b: [V3<F>; P],
+    /// Per lane, its contact's kept points (`ZERO_KEPT` for a lane without one), read with
+    /// 8×8 transposes.
+    kept: [*const f32; W],
 }
 
-/// What the lanes give back per point: the lever-arm ends, the depth along the kept normal, and
-/// 1 where the point has left the tolerances (else 0).
+impl Default for Inputs {
+    fn default() -> Self {
+        Inputs {
+            qa: Default::default(),
+            qb: Default::default(),
+            xa: Default::default(),
+            xb: Default::default(),
+            n: Default::default(),
+            kept: [ZERO_KEPT.as_ptr(); W],
+        }
+    }
+}
+
+/// What the lanes give back, per lane and point (stored with 8×8 transposes): the lever-arm ends,
+/// the depth along the kept normal, and 1 where the point has left the tolerances (else 0).
 #[derive(Clone, Copy, Default)]
 struct Outputs {
-    ea: [V3<F>; P],
-    eb: [V3<F>; P],
-    depth: [F; P],
-    far: [F; P],
+    rows: [[Row; P]; W],
 }
+
+/// One point of one lane's output.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
+struct Row {
+    ea: Vec3,
+    eb: Vec3,
+    depth: f32,
+    far: f32,
+}
+
+const _: () = assert!(size_of::<Row>() == 32);
 
 /// `q * v` as glam computes it (SSE2 `Quat::mul_vec3a`): `v (w² − b·b) + b (2 v·b) + (b × v) 2w`,
 /// each dot product summed x, y, then z.
@@ -63,19 +89,29 @@ fn check<L: Lane>(inp: &Inputs, o: &mut Outputs) {
     let (xa, xb, n) = (inp.xa.load::<L>(), inp.xb.load::<L>(), inp.n.load::<L>());
     let (zero, one, limit) = (L::splat(0.0), L::splat(1.0), L::splat(RECYCLE_DISTANCE * RECYCLE_DISTANCE));
     for k in 0..P {
-        let pa = xa + rotate(&qa, inp.anchor_a[k].load());
-        let pb = xb + rotate(&qb, inp.anchor_b[k].load());
-        let (ea, eb) = (xa + inp.arm_a[k].load(), xb + inp.arm_b[k].load());
+        // Floats 0–7 and 7–14 of each lane's point k (`Kept` is `repr(C)`: anchor_a, anchor_b,
+        // arm_a, arm_b, normal).
+        // SAFETY: each lane's pointer is to P kept points (15 floats each) or to ZERO_KEPT,
+        // as long: floats 15 k .. 15 k + 15 are the point's own.
+        let (lo, hi) = unsafe {
+            let row = inp.kept.map(|p| p.wrapping_add(15 * k));
+            (L::load_transposed(row), L::load_transposed(row.map(|p| p.wrapping_add(7))))
+        };
+        let v = |x, y, z| V3 { x, y, z };
+        let (anchor_a, anchor_b) = (v(lo[0], lo[1], lo[2]), v(lo[3], lo[4], lo[5]));
+        let (arm_a, arm_b) = (v(lo[6], hi[0], hi[1]), v(hi[2], hi[3], hi[4]));
+        let pa = xa + rotate(&qa, anchor_a);
+        let pb = xb + rotate(&qb, anchor_b);
+        let (ea, eb) = (xa + arm_a, xb + arm_b);
         let gap = pa - pb;
         let depth = gap.dot(n);
         let (da, db, slide) = (pa - ea, pb - eb, gap - n.scale(depth));
         let far = da.dot(da).gt_select(limit, one, zero)
             + db.dot(db).gt_select(limit, one, zero)
             + slide.dot(slide).gt_select(limit, one, zero);
-        ea.store(&mut o.ea[k]);
-        eb.store(&mut o.eb[k]);
-        depth.store(&mut o.depth[k]);
-        far.store(&mut o.far[k]);
+        let rows = std::array::from_fn(|i| (&mut o.rows[i][k] as *mut Row).cast::<f32>());
+        // SAFETY: each row is a `Row`, eight floats (`repr(C)`) in this order.
+        unsafe { L::store_transposed([ea.x, ea.y, ea.z, eb.x, eb.y, eb.z, depth, far], rows, 0xFF) };
     }
 }
 
@@ -94,6 +130,7 @@ pub(super) fn run(isa: Isa, bodies: &[Body], contacts: &[Contact], warm: &[u32],
     for (start, chunk) in (0..contacts.len()).step_by(W).zip(contacts.chunks(W)) {
         // Which lanes hold a kept contact that passes the checks that need no lanes.
         let mut candidate = [false; W];
+        inp.kept = [ZERO_KEPT.as_ptr(); W];
         for (i, c) in chunk.iter().enumerate() {
             let w = warm[start + i];
             if w == u32::MAX {
@@ -116,12 +153,7 @@ pub(super) fn run(isa: Isa, bodies: &[Body], contacts: &[Contact], warm: &[u32],
             put(&mut inp.xa, i, a.translation);
             put(&mut inp.xb, i, b.translation);
             put(&mut inp.n, i, n);
-            for (k, q) in ok[..len].iter().enumerate() {
-                put(&mut inp.anchor_a[k], i, q.anchor_a);
-                put(&mut inp.anchor_b[k], i, q.anchor_b);
-                put(&mut inp.arm_a[k], i, q.arm_a);
-                put(&mut inp.arm_b[k], i, q.arm_b);
-            }
+            inp.kept[i] = ok.as_ptr().cast::<f32>();
         }
         if candidate.iter().any(|&c| c) {
             match isa {
@@ -164,13 +196,13 @@ fn reuse(
     kept: &mut [Kept; P],
 ) -> bool {
     let len = c.manifold.len();
-    if o.far[..len].iter().any(|f| f.0[i] != 0.0) {
+    let rows = &o.rows[i][..len];
+    if rows.iter().any(|r| r.far != 0.0) {
         return false;
     }
-    let get = |v: &V3<F>| Vec3::new(v.x.0[i], v.y.0[i], v.z.0[i]);
     let mut deepest = Real::NEG_INFINITY;
-    for k in 0..len {
-        deepest = deepest.max(o.depth[k].0[i]);
+    for r in rows {
+        deepest = deepest.max(r.depth);
     }
     // A deeper point than any kept one is a feature the kept contact does not hold (a turning
     // capsule's other end): rows on the kept anchors would let it sink.
@@ -179,17 +211,21 @@ fn reuse(
         return false;
     }
     let (old, ok) = (&cache[w as usize].1, &cache.kept[w as usize]);
-    let n = get(&inp.n);
+    let n = Vec3::new(inp.n.x.0[i], inp.n.y.0[i], inp.n.z.0[i]);
     out.a = c.a;
     out.b = c.b;
     out.manifold = Manifold::new(n);
-    for (k, p) in old[..len].iter().enumerate() {
-        out.manifold.push(ContactPoint { point: get(&o.ea[k]), depth: o.depth[k].0[i], id: p.id });
-        arm_b[k] = get(&o.eb[k]);
+    for (k, (p, r)) in old[..len].iter().zip(rows).enumerate() {
+        out.manifold.push(ContactPoint { point: r.ea, depth: r.depth, id: p.id });
+        arm_b[k] = r.eb;
     }
-    arm_b[len..].fill(Vec3::ZERO);
-    kept[..len].copy_from_slice(&ok[..len]);
-    kept[len..].fill(Kept::default());
+    // Whole arrays (a fixed-size copy) and then the points past the count cleared, rather than
+    // a copy of `len` points (a call to memcpy).
+    *kept = *ok;
+    if len < P {
+        arm_b[len..].fill(Vec3::ZERO);
+        kept[len..].fill(Kept::default());
+    }
     true
 }
 
@@ -239,6 +275,7 @@ mod tests {
         let (mut near, mut far) = (0, 0);
         for case in 0..500 {
             let mut inp = Inputs::default();
+            let mut kept = [[Kept::default(); P]; W];
             let mut expect = [[(Vec3::ZERO, Vec3::ZERO, 0.0, false); P]; W];
             for (i, lane) in expect.iter_mut().enumerate() {
                 let (qa, qb) = (rng.rotation(), rng.rotation());
@@ -256,10 +293,7 @@ mod tests {
                     let anchor_b = qb.inverse() * (on_b - xb);
                     let arm_a = qa * anchor_a + rng.vec3(-0.008, 0.008);
                     let arm_b = qb * anchor_b + rng.vec3(-0.008, 0.008);
-                    put(&mut inp.anchor_a[k], i, anchor_a);
-                    put(&mut inp.anchor_b[k], i, anchor_b);
-                    put(&mut inp.arm_a[k], i, arm_a);
-                    put(&mut inp.arm_b[k], i, arm_b);
+                    kept[i][k] = Kept { anchor_a, anchor_b, arm_a, arm_b, normal: n };
                     // As `Solver::recycle` computed it one contact at a time.
                     let (pa, pb) = (xa + qa * anchor_a, xb + qb * anchor_b);
                     let (ea, eb) = (xa + arm_a, xb + arm_b);
@@ -272,6 +306,9 @@ mod tests {
                     if out { far += 1 } else { near += 1 }
                 }
             }
+            for (p, k) in inp.kept.iter_mut().zip(&kept) {
+                *p = k.as_ptr().cast();
+            }
             for &isa in &isas {
                 let mut o = Outputs::default();
                 match isa {
@@ -282,8 +319,8 @@ mod tests {
                 }
                 for (i, e) in expect.iter().enumerate() {
                     for (k, &(ea, eb, depth, out)) in e.iter().enumerate() {
-                        let get = |v: &V3<F>| Vec3::new(v.x.0[i], v.y.0[i], v.z.0[i]);
-                        let got = (get(&o.ea[k]), get(&o.eb[k]), o.depth[k].0[i], o.far[k].0[i] != 0.0);
+                        let r = o.rows[i][k];
+                        let got = (r.ea, r.eb, r.depth, r.far != 0.0);
                         let bits = |v: Vec3| v.to_array().map(f32::to_bits);
                         assert!(
                             bits(got.0) == bits(ea)
