@@ -83,28 +83,24 @@ pub(crate) fn sat_polytopes(
             t.axes.push(SatAxis { kind, axis, separation });
         }
     };
-    let mut face = (Real::NEG_INFINITY, Vec3::Y, SatAxisKind::FaceA(0));
-    for (i, (&n, &off)) in a.normals.iter().zip(&a.offsets).enumerate() {
-        let s = b.min_along(n) - off;
-        record(SatAxisKind::FaceA(i as u16), n, s);
-        if apart(s, reach, eps) {
-            return None;
+    // The face axes of `p` against `q`: the deepest (largest separation), its normal pointing
+    // from A to B (`flip` for B's faces), or `None` when one separates them.
+    let mut faces = |p: &Polytope, q: &Polytope, kind: fn(u16) -> SatAxisKind, flip: bool| {
+        let mut best = (Real::NEG_INFINITY, Vec3::Y, kind(0));
+        for (i, (&n, &off)) in p.normals.iter().zip(&p.offsets).enumerate() {
+            let s = q.min_along(n) - off;
+            record(kind(i as u16), n, s);
+            if apart(s, reach, eps) {
+                return None;
+            }
+            if s > best.0 {
+                best = (s, if flip { -n } else { n }, kind(i as u16));
+            }
         }
-        if s > face.0 {
-            face = (s, n, SatAxisKind::FaceA(i as u16));
-        }
-    }
-    let mut face_b = (Real::NEG_INFINITY, Vec3::Y, SatAxisKind::FaceB(0));
-    for (j, (&n, &off)) in b.normals.iter().zip(&b.offsets).enumerate() {
-        let s = a.min_along(n) - off;
-        record(SatAxisKind::FaceB(j as u16), n, s);
-        if apart(s, reach, eps) {
-            return None;
-        }
-        if s > face_b.0 {
-            face_b = (s, -n, SatAxisKind::FaceB(j as u16));
-        }
-    }
+        Some(best)
+    };
+    let face = faces(a, b, SatAxisKind::FaceA, false)?;
+    let face_b = faces(b, a, SatAxisKind::FaceB, true)?;
     let mut edge = (Real::NEG_INFINITY, Vec3::Y, SatAxisKind::Edge(0, 0));
     for (i, &ea) in a.edge_dirs.iter().enumerate() {
         for (j, &eb) in b.edge_dirs.iter().enumerate() {
