@@ -156,7 +156,7 @@ impl MeshManifolds {
 /// The manifolds between a mesh (A) and a convex shape (B), in world space with normals from
 /// the mesh to the shape. The first is [`contact_mesh_shape_with`]'s; the points it leaves out
 /// (their triangles facing more than about 25° away from its normal) give more, each around the
-/// deepest point left ([`merge_by_normals`]), so a shape resting across a crease is held along
+/// deepest point left (`merge_by_normals`), so a shape resting across a crease is held along
 /// both faces' normals instead of sinking into the face one normal cannot push it out of.
 pub fn contact_mesh_shape_manifolds(
     mesh: MeshRef,
