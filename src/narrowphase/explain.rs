@@ -5,6 +5,7 @@ use super::dispatch::{contact_analytic, contact_gjk};
 use super::epa::EpaSnapshot;
 use super::gjk::closest::MinkowskiPair;
 use super::gjk::distance::{DistanceResult, GjkEpaTrace, distance_traced};
+use super::mesh::InternalEdges;
 use super::sat::cuboid::{SatTrace, contact_cuboid_cuboid_traced};
 use super::sat::hull::{contact_cuboid_hull, contact_hull_hull};
 use super::{Manifold, NarrowPhaseKind, Tolerance};
@@ -23,6 +24,9 @@ pub struct PairTrace {
     pub swapped: bool,
     /// The contact, if the shapes touch within the margin.
     pub manifold: Option<Manifold>,
+    /// A mesh pair's further manifolds, one per other direction its triangles push (a shape
+    /// across a crease); empty for other pairs.
+    pub more: Vec<Manifold>,
     /// The distance result, when the method computed one.
     pub distance: Option<DistanceResult>,
     /// Points of the Minkowski difference's boundary (every vertex pair for polytopes, sampled
@@ -38,15 +42,32 @@ pub struct PairTrace {
     pub clip: ClipTrace,
 }
 
-/// Runs `method` on the pair and records every intermediate step.
+/// Runs `method` on the pair and records every intermediate step (a mesh pair with the
+/// default internal-edge mode: [`explain_with_edges`] takes the world's).
 pub fn explain(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, tol: Tolerance, method: NarrowPhaseKind) -> PairTrace {
+    explain_with_edges(a, pa, b, pb, tol, method, InternalEdges::default())
+}
+
+/// [`explain`] with the internal-edge mode a mesh or compound pair's contacts are made with, as
+/// the world makes them: a mesh pair's manifolds are those of [`super::mesh::contact_pair_manifolds`].
+pub fn explain_with_edges(
+    a: &Shape,
+    pa: &Pose,
+    b: &Shape,
+    pb: &Pose,
+    tol: Tolerance,
+    method: NarrowPhaseKind,
+    edges: InternalEdges,
+) -> PairTrace {
     // A mesh or compound pair has no Minkowski difference or GJK run to show: only its manifold.
     if a.is_compound() || b.is_compound() {
-        let manifold = super::compound::contact_pair(a, pa, b, pb, tol, method, Default::default());
+        let manifold = super::compound::contact_pair(a, pa, b, pb, tol, method, edges);
         return PairTrace { method, manifold, ..Default::default() };
     }
     if a.is_mesh() || b.is_mesh() {
-        return PairTrace { method, manifold: super::mesh::contact_pair(a, pa, b, pb, tol), ..Default::default() };
+        let all = super::mesh::contact_pair_manifolds(a, pa, b, pb, tol, edges);
+        let (manifold, more) = (all.first().copied(), all.as_slice().iter().skip(1).copied().collect());
+        return PairTrace { method, manifold, more, ..Default::default() };
     }
     if a.kind() > b.kind() {
         let mut t = explain(b, pb, a, pa, tol, method);

@@ -33,7 +33,7 @@ pub use dispatch::{
     contact, contact_analytic, contact_gjk, contact_with_edges, contact_with_rotations, distance_analytic, intersect,
     intersect_analytic,
 };
-pub use explain::{PairTrace, explain};
+pub use explain::{PairTrace, explain, explain_with_edges};
 pub use gjk::distance::{DistanceResult, GjkEpaTrace, distance, distance_traced, intersect_gjk};
 pub use gjk::ray::ray_cast_gjk;
 pub use manifold::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};

@@ -4,7 +4,7 @@
 use super::{Command, PanelCx};
 use crate::debug_draw::{Color, DebugDraw, DrawCategory};
 use crate::math::Vec3;
-use crate::narrowphase::{NarrowPhaseKind, PairTrace, Tolerance, explain};
+use crate::narrowphase::{NarrowPhaseKind, PairTrace, Tolerance, explain_with_edges};
 use crate::world::World;
 use eframe::egui::{self, RichText, Ui};
 
@@ -83,7 +83,7 @@ impl PairPanel {
         let s = &world.settings;
         let tol = Tolerance { margin: s.speculative_distance, epsilon: s.contact_epsilon };
         let (ba, bb) = (&world.bodies()[a], &world.bodies()[b]);
-        let trace = explain(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, self.method);
+        let trace = explain_with_edges(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, self.method, s.internal_edges);
         self.show_result(ui, &trace);
         self.show_gjk(ui, &trace, draw);
         self.show_epa(ui, &trace, draw);
@@ -112,6 +112,17 @@ impl PairPanel {
                 None => ui.monospace("none (apart beyond the margin)"),
             };
             ui.end_row();
+            // A mesh pair across a crease: one manifold per direction its triangles push.
+            for (k, m) in t.more.iter().enumerate() {
+                ui.label(format!("Manifold {}", k + 2));
+                ui.monospace(format!(
+                    "{} point(s), deepest {:.4} m, normal {}",
+                    m.len(),
+                    m.max_depth(),
+                    vec_text(m.normal)
+                ));
+                ui.end_row();
+            }
         });
         if t.swapped {
             ui.weak("Traced with the shapes in canonical order (B - A); the answer above is A to B.");

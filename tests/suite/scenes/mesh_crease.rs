@@ -82,3 +82,33 @@ fn a_box_across_a_crease_rests_on_both_faces_within_the_slop() {
         }
     }
 }
+
+/// The pair panel's trace of the resting box shows the world's manifolds: as many as the world
+/// made for the pair, the same normals and depths, with the scene's internal-edge mode.
+#[test]
+fn the_pair_trace_shows_every_manifold_of_the_crease() {
+    use collidoscope::narrowphase::{Tolerance, explain_with_edges};
+    let scene = Scene::parse(&valley_scene(Vec3::new(0.5, 0.2, 0.4), 0.0, 0.0, true), "crease.ron").unwrap();
+    let mut w = scene.build().unwrap();
+    // Awake, so the world keeps making the pair's contacts.
+    let mut awake = w.settings.clone();
+    awake.sleeping = false;
+    w.set_settings(awake);
+    for _ in 0..60 {
+        w.step();
+    }
+    let s = &w.settings;
+    let tol = Tolerance { margin: s.speculative_distance, epsilon: s.contact_epsilon };
+    let (floor, b) = (&w.bodies()[0], &w.bodies()[1]);
+    let t = explain_with_edges(&floor.shape, &floor.pose, &b.shape, &b.pose, tol, s.narrow_phase, s.internal_edges);
+    let traced: Vec<_> = t.manifold.iter().chain(&t.more).collect();
+    assert!(traced.len() >= 2, "one manifold per face: {traced:?}");
+    // The world's contacts were made at the start of the last step; the trace at its end: the
+    // box is at rest, so they agree to rounding.
+    let world: Vec<_> = w.contacts().iter().map(|c| &c.manifold).collect();
+    assert_eq!(traced.len(), world.len(), "{traced:?}\n{world:?}");
+    for (t, m) in traced.iter().zip(&world) {
+        assert!(t.normal.dot(m.normal) > 0.999, "{:?} vs {:?}", t.normal, m.normal);
+        assert!((t.max_depth() - m.max_depth()).abs() < 1e-3, "{} vs {}", t.max_depth(), m.max_depth());
+    }
+}
