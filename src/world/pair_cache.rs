@@ -228,9 +228,36 @@ impl Rebuild {
 
     /// Writes the queued manifolds into their slots of `out` and empties the batch.
     pub(super) fn finish<T>(&mut self, out: &mut [T], manifold: impl Fn(&mut T) -> &mut Manifold) {
+        self.finish_on(crate::simd::avx(), out, manifold)
+    }
+
+    /// [`Rebuild::finish`], with the lanes' arithmetic compiled for AVX when `avx` (which the
+    /// CPU must run).
+    fn finish_on<T>(&mut self, avx: bool, out: &mut [T], manifold: impl Fn(&mut T) -> &mut Manifold) {
         if self.len == 0 {
             return;
         }
+        let r = match avx {
+            // SAFETY: `avx` only when the CPU runs AVX.
+            #[cfg(target_arch = "x86_64")]
+            true => unsafe { self.rebuilt_avx() },
+            _ => self.rebuilt(),
+        };
+        let Rebuilt { n, point, depth } = &r;
+        for i in 0..self.len {
+            let m = manifold(&mut out[self.slot[i]]);
+            *m = Manifold::new(Vec3::new(n[0][i], n[1][i], n[2][i]));
+            for k in 0..self.count[i] as usize {
+                let p = Vec3::new(point[k][0][i], point[k][1][i], point[k][2][i]);
+                m.push(ContactPoint { point: p, depth: depth[k][i], id: self.ids[i][k] });
+            }
+        }
+        self.len = 0;
+    }
+
+    /// The lanes' normals, points and depths (`PairEntry::manifold`'s arithmetic).
+    #[inline(always)]
+    fn rebuilt(&self) -> Rebuilt {
         let n = rotate(&self.qa, &self.normal);
         let mut point = [[[0.0; LANES]; 3]; MAX_MANIFOLD_POINTS];
         let mut depth = [[0.0; LANES]; MAX_MANIFOLD_POINTS];
@@ -246,16 +273,23 @@ impl Rebuild {
                 depth[k][i] = g[0] * n[0][i] + g[1] * n[1][i] + g[2] * n[2][i];
             }
         }
-        for i in 0..self.len {
-            let m = manifold(&mut out[self.slot[i]]);
-            *m = Manifold::new(Vec3::new(n[0][i], n[1][i], n[2][i]));
-            for k in 0..self.count[i] as usize {
-                let p = Vec3::new(point[k][0][i], point[k][1][i], point[k][2][i]);
-                m.push(ContactPoint { point: p, depth: depth[k][i], id: self.ids[i][k] });
-            }
-        }
-        self.len = 0;
+        Rebuilt { n, point, depth }
     }
+
+    /// [`Rebuild::rebuilt`] compiled for AVX: eight lanes to an instruction instead of four,
+    /// the same operations in the same order (no fused multiply-add), so the same bits.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    fn rebuilt_avx(&self) -> Rebuilt {
+        self.rebuilt()
+    }
+}
+
+/// A batch's rebuilt lanes: the normals, and per point its position and depth.
+struct Rebuilt {
+    n: Lanes3,
+    point: [Lanes3; MAX_MANIFOLD_POINTS],
+    depth: [[Real; LANES]; MAX_MANIFOLD_POINTS],
 }
 
 #[cfg(test)]
@@ -284,13 +318,26 @@ mod tests {
                 expect.push(e.manifold(&a, &b).unwrap());
                 assert_eq!(rebuild.push(slot, &e, &a, &b), slot + 1 == LANES);
             }
-            rebuild.finish(&mut out, |m| m);
+            let mut avx_out = out.clone();
+            let mut avx_rebuild = rebuild.clone();
+            rebuild.finish_on(false, &mut out, |m| m);
+            if crate::simd::avx() {
+                avx_rebuild.finish_on(true, &mut avx_out, |m| m);
+            } else {
+                avx_out = out.clone();
+            }
             let bits = |m: &Manifold| {
                 let p = m.points().iter().map(|p| (p.point.to_array().map(f32::to_bits), p.depth.to_bits(), p.id));
                 (m.normal.to_array().map(f32::to_bits), p.collect::<Vec<_>>())
             };
             for (slot, e) in expect.iter().enumerate() {
                 assert_eq!(bits(&out[slot]), bits(e), "case {case}, slot {slot}: {:?} against {e:?}", out[slot]);
+                assert_eq!(
+                    bits(&avx_out[slot]),
+                    bits(e),
+                    "case {case}, slot {slot}, AVX: {:?} against {e:?}",
+                    avx_out[slot]
+                );
             }
             assert_eq!(out[queued], Manifold::default(), "case {case}: a slot past the queue was written");
         }

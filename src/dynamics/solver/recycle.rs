@@ -115,7 +115,7 @@ fn check<L: Lane>(inp: &Inputs, o: &mut Outputs) {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(test, target_arch = "x86_64"))]
 #[target_feature(enable = "avx")]
 fn check_avx(inp: &Inputs, o: &mut Outputs) {
     check::<super::lanes::avx::Avx>(inp, o)
@@ -124,6 +124,25 @@ fn check_avx(inp: &Inputs, o: &mut Outputs) {
 /// Recycles contacts `contacts` (whose entries in last step's cache are `warm`) into `slots`,
 /// eight at a time.
 pub(super) fn run(isa: Isa, bodies: &[Body], contacts: &[Contact], warm: &[u32], cache: &WarmCache, slots: Slots) {
+    match isa {
+        Isa::Portable => run_on::<Portable>(bodies, contacts, warm, cache, slots),
+        // SAFETY: `Isa::Avx` is only chosen by `Isa::best` after it found AVX on this CPU.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx => unsafe { run_avx(bodies, contacts, warm, cache, slots) },
+    }
+}
+
+/// [`run`] compiled for AVX as a whole: the lanes eight to an instruction, and the copies of
+/// kept contacts inline in 32-byte moves instead of calls to memcpy. No fused multiply-add, so
+/// the scalar arithmetic has the same bits.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn run_avx(bodies: &[Body], contacts: &[Contact], warm: &[u32], cache: &WarmCache, slots: Slots) {
+    run_on::<super::lanes::avx::Avx>(bodies, contacts, warm, cache, slots)
+}
+
+#[inline(always)]
+fn run_on<L: Lane>(bodies: &[Body], contacts: &[Contact], warm: &[u32], cache: &WarmCache, slots: Slots) {
     let mut inp = Inputs::default();
     let mut o = Outputs::default();
     let Slots { out, arm_b, kept } = slots;
@@ -156,12 +175,7 @@ pub(super) fn run(isa: Isa, bodies: &[Body], contacts: &[Contact], warm: &[u32],
             inp.kept[i] = ok.as_ptr().cast::<f32>();
         }
         if candidate.iter().any(|&c| c) {
-            match isa {
-                Isa::Portable => check::<Portable>(&inp, &mut o),
-                // SAFETY: `Isa::Avx` is only chosen by `Isa::best` after it found AVX on this CPU.
-                #[cfg(target_arch = "x86_64")]
-                Isa::Avx => unsafe { check_avx(&inp, &mut o) },
-            }
+            check::<L>(&inp, &mut o);
         }
         for (i, c) in chunk.iter().enumerate() {
             let m = start + i;
