@@ -34,6 +34,24 @@ pub fn contact(
     contact_with_edges(a, pa, b, pb, tol, method, InternalEdges::default())
 }
 
+/// [`contact_with_edges`] with every manifold of a mesh pair (one per direction its triangles
+/// push: [`super::mesh::contact_pair_manifolds`]); at most one for any other pair. What the
+/// world's narrow phase keeps for a mesh or compound pair, and what the pair panel shows.
+pub fn contact_manifolds_with_edges(
+    a: &Shape,
+    pa: &Pose,
+    b: &Shape,
+    pb: &Pose,
+    tol: Tolerance,
+    method: NarrowPhaseKind,
+    edges: InternalEdges,
+) -> super::mesh::MeshManifolds {
+    if !a.is_compound() && !b.is_compound() && (a.is_mesh() || b.is_mesh()) {
+        return super::mesh::contact_pair_manifolds(a, pa, b, pb, tol, edges);
+    }
+    super::mesh::MeshManifolds::one(contact_with_edges(a, pa, b, pb, tol, method, edges))
+}
+
 /// [`contact`] for any pair, with the internal edges of a mesh (on either side, or under a
 /// compound) treated as `edges` says: what the world's narrow phase and its time-of-impact
 /// response use.

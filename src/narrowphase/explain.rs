@@ -59,13 +59,10 @@ pub fn explain_with_edges(
     method: NarrowPhaseKind,
     edges: InternalEdges,
 ) -> PairTrace {
-    // A mesh or compound pair has no Minkowski difference or GJK run to show: only its manifold.
-    if a.is_compound() || b.is_compound() {
-        let manifold = super::compound::contact_pair(a, pa, b, pb, tol, method, edges);
-        return PairTrace { method, manifold, ..Default::default() };
-    }
-    if a.is_mesh() || b.is_mesh() {
-        let all = super::mesh::contact_pair_manifolds(a, pa, b, pb, tol, edges);
+    // A mesh or compound pair has no Minkowski difference or GJK run to show: only its
+    // manifolds, as the world makes them.
+    if a.is_compound() || b.is_compound() || a.is_mesh() || b.is_mesh() {
+        let all = super::dispatch::contact_manifolds_with_edges(a, pa, b, pb, tol, method, edges);
         let (manifold, more) = (all.first().copied(), all.as_slice().iter().skip(1).copied().collect());
         return PairTrace { method, manifold, more, ..Default::default() };
     }

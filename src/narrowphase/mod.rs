@@ -30,8 +30,8 @@ pub use analytic::sphere::{
     intersect_sphere_sphere,
 };
 pub use dispatch::{
-    contact, contact_analytic, contact_gjk, contact_with_edges, contact_with_rotations, distance_analytic, intersect,
-    intersect_analytic,
+    contact, contact_analytic, contact_gjk, contact_manifolds_with_edges, contact_with_edges, contact_with_rotations,
+    distance_analytic, intersect, intersect_analytic,
 };
 pub use explain::{PairTrace, explain, explain_with_edges};
 pub use gjk::distance::{DistanceResult, GjkEpaTrace, distance, distance_traced, intersect_gjk};

@@ -527,14 +527,10 @@ impl World {
                 tol.margin += ccd::pair_reach(ba, bb, dt) + pushed;
             }
             let (method, edges) = (settings.narrow_phase, settings.internal_edges);
-            let mut more = narrowphase::mesh::MeshManifolds::default();
-            let m = if mesh && !compound {
-                more = narrowphase::mesh::contact_pair_manifolds(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, edges);
-                more.first().copied()
-            } else if compound {
-                narrowphase::contact_with_edges(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, method, edges)
+            let more = if compound || mesh {
+                narrowphase::contact_manifolds_with_edges(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, method, edges)
             } else {
-                narrowphase::contact_with_rotations(
+                narrowphase::mesh::MeshManifolds::one(narrowphase::contact_with_rotations(
                     &ba.shape,
                     &ba.pose,
                     &bb.shape,
@@ -542,8 +538,9 @@ impl World {
                     || (rotations.get(a as usize, ba), rotations.get(b as usize, bb)),
                     tol,
                     settings.narrow_phase,
-                )
+                ))
             };
+            let m = more.first().copied();
             let m = m.filter(|m| !m.is_empty());
             // The cache keeps one manifold: a mesh pair with more is tested every step.
             *entry = if cached && more.as_slice().len() <= 1 {

@@ -141,6 +141,15 @@ impl MeshManifolds {
         self.as_slice().first()
     }
 
+    /// At most one manifold: a pair that makes a single one.
+    pub fn one(m: Option<Manifold>) -> Self {
+        let mut all = Self::default();
+        if let Some(m) = m {
+            all.push(m);
+        }
+        all
+    }
+
     fn push(&mut self, m: Manifold) {
         self.manifolds[self.len] = m;
         self.len += 1;
