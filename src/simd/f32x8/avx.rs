@@ -174,6 +174,14 @@ impl Lane for Avx {
     #[inline(always)]
     unsafe fn store_transposed(cols: [Self; 8], rows: [*mut f32; W], mask: u8) {
         let r = transpose(cols.map(|c| c.0));
+        if mask == 0xFF {
+            // Every lane (the common case): no branch per lane.
+            for (i, row) in r.into_iter().enumerate() {
+                // SAFETY: as below.
+                unsafe { _mm256_storeu_ps(rows[i], row) }
+            }
+            return;
+        }
         for (i, row) in r.into_iter().enumerate() {
             if mask & (1 << i) != 0 {
                 // SAFETY: the row holds eight writable floats (the caller's); AVX as in the
