@@ -233,11 +233,11 @@ fn reuse(
         out.manifold.push(ContactPoint { point: r.ea, depth: r.depth, id: p.id });
         arm_b[k] = r.eb;
     }
-    // Whole arrays (a fixed-size copy) and then the points past the count cleared, rather than
-    // a copy of `len` points (a call to memcpy).
-    *kept = *ok;
+    arm_b[len..].fill(Vec3::ZERO);
+    // Whole arrays (a fixed-size copy, inline) and then the points past the count cleared.
+    // SAFETY: two distinct arrays of the same type (`kept` is this step's, `ok` last step's).
+    unsafe { std::ptr::copy_nonoverlapping(ok, kept, 1) };
     if len < P {
-        arm_b[len..].fill(Vec3::ZERO);
         kept[len..].fill(Kept::default());
     }
     true
