@@ -54,10 +54,15 @@ impl States {
         unsafe { std::slice::from_raw_parts_mut(self.ptr.add(r.start), r.end - r.start) }
     }
 
-    fn check(&self, idx: &[u32; W]) {
-        let max = idx.iter().fold(0, |m, &i| m.max(i));
-        assert!((max as usize) < self.len, "body index {max} out of range");
-    }
+}
+
+/// Panics unless every body index of `bundles` (each side's eight) names one of `states`
+/// states. The passes gather and scatter states by these indices with no check of their own,
+/// so the solver calls this once a step, after building the bundles, instead of once per bundle
+/// and pass.
+pub(super) fn check_indices<'a>(states: usize, bundles: impl IntoIterator<Item = (&'a [u32; W], &'a [u32; W])>) {
+    let max = bundles.into_iter().fold(0, |m, (a, b)| a.iter().chain(b).fold(m, |m, &i| m.max(i)));
+    assert!((max as usize) < states, "body index {max} out of range of {states} states");
 }
 
 /// Eight-lane arithmetic ([`crate::simd::f32x8::Lane`]) with the body states' gathers and
@@ -67,11 +72,12 @@ pub(super) trait Lane: crate::simd::f32x8::Lane {
     /// float `k` of every lane.
     ///
     /// # Safety
-    /// No other thread writes these states meanwhile.
+    /// Every index names one of the states (see [`check_indices`]), and no other thread
+    /// writes these states meanwhile.
     #[inline(always)]
     unsafe fn gather(states: States, idx: &[u32; W]) -> [Self; 8] {
-        // SAFETY: each pointer starts a state of `states` (`state_ptrs` checked the indices),
-        // which holds twelve floats, not written by other threads meanwhile (the caller's).
+        // SAFETY: each pointer starts a state of `states` (the indices are in range: the
+        // caller's), which holds twelve floats, not written by other threads meanwhile (the caller's).
         unsafe { Self::load_transposed(state_ptrs(states, idx).map(|p| p.cast_const())) }
     }
 
@@ -91,7 +97,8 @@ pub(super) trait Lane: crate::simd::f32x8::Lane {
     /// whose bit is set in `mask` (the others are left as they are).
     ///
     /// # Safety
-    /// No other thread reads or writes the states written meanwhile.
+    /// Every index names one of the states, and no other thread reads or writes the states
+    /// written meanwhile.
     #[inline(always)]
     unsafe fn scatter(cols: [Self; 8], states: States, idx: &[u32; W], mask: u8) {
         // SAFETY: as in `gather`; no other thread reads or writes these states meanwhile (the
@@ -102,11 +109,11 @@ pub(super) trait Lane: crate::simd::f32x8::Lane {
 
 impl<L: crate::simd::f32x8::Lane> Lane for L {}
 
-/// The first float of each state `idx`, after one check that every index is in range (a check
-/// per lane costs a compare and a branch each, in the passes' innermost loop).
+/// The first float of each state `idx`. The indices are not checked here (that would cost the
+/// passes' innermost loop a compare per lane): the caller guarantees them in range.
 #[inline(always)]
 fn state_ptrs(states: States, idx: &[u32; W]) -> [*mut f32; W] {
-    states.check(idx);
+    debug_assert!(idx.iter().all(|&i| (i as usize) < states.len), "body index out of range");
     let base = states.ptr.cast::<f32>();
     std::array::from_fn(|i| base.wrapping_add(idx[i] as usize * STATE_FLOATS))
 }

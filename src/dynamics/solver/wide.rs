@@ -177,7 +177,7 @@ struct Vel<L> {
 
 impl<L: Lane> Vel<L> {
     /// # Safety
-    /// No other thread writes the bundle's states meanwhile.
+    /// The bundle's indices name states of `states`, and no other thread writes them meanwhile.
     #[inline(always)]
     unsafe fn load(states: States, c: &Bundle) -> Self {
         // SAFETY: the caller's.
@@ -201,7 +201,8 @@ impl<L: Lane> Vel<L> {
     /// velocity cannot have changed).
     ///
     /// # Safety
-    /// No other thread reads or writes the states of the bundle's moving bodies meanwhile.
+    /// The bundle's indices name states of `states`, and no other thread reads or writes the
+    /// states of the bundle's moving bodies meanwhile.
     #[inline(always)]
     unsafe fn store(&self, states: States, c: &Bundle) {
         let (a, b) = (self.va, self.wa);
@@ -310,12 +311,14 @@ unsafe fn solve_bundles<L: Lane, const BIAS: bool>(
             let new = (impulse + lambda).max(zero);
             let d = new - impulse;
             new.store(&mut p.impulse);
-            if c.bounces {
-                let max = &mut bounce.max_impulse[j];
-                L::load(max).max(new).store(max);
-            }
             total += new;
             s.push_normal(lin, p.ia_ran.load(), p.ib_rbn.load(), d);
+        }
+        if c.bounces {
+            // Each point's largest impulse so far, now that the pass has set them all.
+            for (max, p) in bounce.max_impulse.iter_mut().zip(&c.points) {
+                L::load(max).max(L::load(&p.impulse)).store(max);
+            }
         }
 
         let limit = L::load(&c.friction) * total;
@@ -407,10 +410,11 @@ impl Kernels for Isa {
 /// Applies the accumulated impulses of every bundle.
 ///
 /// # Safety
-/// While it runs, no other thread reads or writes the states of the bundles' moving bodies
-/// (their `writes_a`/`writes_b` lanes), nor writes any state the bundles read. Bundles of one
-/// colour on different threads meet this: they share no moving body, and no body that does
-/// not move is written.
+/// Every body index of every bundle names one of `states` ([`check_indices`](super::lanes::check_indices); the
+/// passes check none). While it runs, no other thread reads or writes the states of the
+/// bundles' moving bodies (their `writes_a`/`writes_b` lanes), nor writes any state the
+/// bundles read. Bundles of one colour on different threads meet this: they share no moving
+/// body, and no body that does not move is written.
 pub(super) unsafe fn warm_start(isa: Isa, bundles: &[Bundle], states: States) {
     match isa {
         // SAFETY: the caller's.
