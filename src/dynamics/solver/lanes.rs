@@ -68,51 +68,52 @@ pub(super) fn check_indices<'a>(states: usize, bundles: impl IntoIterator<Item =
 /// Eight-lane arithmetic ([`crate::simd::f32x8::Lane`]) with the body states' gathers and
 /// scatter, which every lane type does through its transposing loads and store.
 pub(super) trait Lane: crate::simd::f32x8::Lane {
-    /// Floats 0..8 of the states `idx` (v, w, dp.x, dp.y), one lane per state: `out[k]` holds
-    /// float `k` of every lane.
+    /// Floats 0..8 of the states at `rows` ([`state_rows`]: v, w, dp.x, dp.y), one lane per
+    /// state: `out[k]` holds float `k` of every lane.
     ///
     /// # Safety
-    /// Every index names one of the states (see [`check_indices`]), and no other thread
-    /// writes these states meanwhile.
+    /// Every row starts one of the states (the indices named states: see [`check_indices`]),
+    /// and no other thread writes these states meanwhile.
     #[inline(always)]
-    unsafe fn gather(states: States, idx: &[u32; W]) -> [Self; 8] {
-        // SAFETY: each pointer starts a state of `states` (the indices are in range: the
-        // caller's), which holds twelve floats, not written by other threads meanwhile (the caller's).
-        unsafe { Self::load_transposed(state_ptrs(states, idx).map(|p| p.cast_const())) }
+    unsafe fn gather(rows: [*mut f32; W]) -> [Self; 8] {
+        // SAFETY: each row starts a state, which holds twelve floats, not written by other
+        // threads meanwhile (the caller's).
+        unsafe { Self::load_transposed(rows.map(|p| p.cast_const())) }
     }
 
-    /// All twelve floats of the states `idx` (v, w, dp, dθ), as `gather`.
+    /// All twelve floats of the states at `rows` (v, w, dp, dθ), as `gather`.
     ///
     /// # Safety
     /// As `gather`.
     #[inline(always)]
-    unsafe fn gather_all(states: States, idx: &[u32; W]) -> [Self; STATE_FLOATS] {
-        let p = state_ptrs(states, idx).map(|p| p.cast_const());
+    unsafe fn gather_all(rows: [*mut f32; W]) -> [Self; STATE_FLOATS] {
+        let p = rows.map(|p| p.cast_const());
         // SAFETY: as in `gather`: floats 0..8 and 8..12 lie within each state.
         let (lo, hi) = unsafe { (Self::load_transposed(p), Self::load_transposed4(p.map(|q| q.wrapping_add(8)))) };
         std::array::from_fn(|k| if k < 8 { lo[k] } else { hi[k - 8] })
     }
 
-    /// The inverse of `gather`: writes `cols` back into floats 0..8 of the states of the lanes
+    /// The inverse of `gather`: writes `cols` back into floats 0..8 of the states at the rows
     /// whose bit is set in `mask` (the others are left as they are).
     ///
     /// # Safety
-    /// Every index names one of the states, and no other thread reads or writes the states
+    /// Every row starts one of the states, and no other thread reads or writes the states
     /// written meanwhile.
     #[inline(always)]
-    unsafe fn scatter(cols: [Self; 8], states: States, idx: &[u32; W], mask: u8) {
+    unsafe fn scatter(cols: [Self; 8], rows: [*mut f32; W], mask: u8) {
         // SAFETY: as in `gather`; no other thread reads or writes these states meanwhile (the
         // caller's contract).
-        unsafe { Self::store_transposed(cols, state_ptrs(states, idx), mask) }
+        unsafe { Self::store_transposed(cols, rows, mask) }
     }
 }
 
 impl<L: crate::simd::f32x8::Lane> Lane for L {}
 
-/// The first float of each state `idx`. The indices are not checked here (that would cost the
-/// passes' innermost loop a compare per lane): the caller guarantees them in range.
+/// The first float of each state `idx`, computed once for a bundle's gather and scatter. The
+/// indices are not checked here (that would cost the passes' innermost loop a compare per
+/// lane): the caller guarantees them in range.
 #[inline(always)]
-fn state_ptrs(states: States, idx: &[u32; W]) -> [*mut f32; W] {
+pub(super) fn state_rows(states: States, idx: &[u32; W]) -> [*mut f32; W] {
     debug_assert!(idx.iter().all(|&i| (i as usize) < states.len), "body index out of range");
     let base = states.ptr.cast::<f32>();
     std::array::from_fn(|i| base.wrapping_add(idx[i] as usize * STATE_FLOATS))

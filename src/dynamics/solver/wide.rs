@@ -3,7 +3,7 @@
 //! row is solved for all eight in the same instructions. Missing points and lanes are zero rows
 //! against a dummy body and apply nothing.
 
-use super::lanes::{F, Lane, Portable, States, V3, W};
+use super::lanes::{F, Lane, Portable, States, V3, W, state_rows};
 use super::prepare::Ended;
 use super::rows::{ManifoldRows, NormalRow, PassParams, PointInfo};
 use crate::math::Vec3;
@@ -173,6 +173,9 @@ struct Vel<L> {
     wb: V3<L>,
     a0: [L; 8],
     b0: [L; 8],
+    /// Where each side's states are (gathered from, scattered to).
+    rows_a: [*mut f32; W],
+    rows_b: [*mut f32; W],
 }
 
 impl<L: Lane> Vel<L> {
@@ -180,12 +183,13 @@ impl<L: Lane> Vel<L> {
     /// The bundle's indices name states of `states`, and no other thread writes them meanwhile.
     #[inline(always)]
     unsafe fn load(states: States, c: &Bundle) -> Self {
+        let rows = (state_rows(states, &c.a), state_rows(states, &c.b));
         // SAFETY: the caller's.
-        unsafe { Self::from_cols(L::gather(states, &c.a), L::gather(states, &c.b)) }
+        unsafe { Self::from_cols(L::gather(rows.0), L::gather(rows.1), rows) }
     }
 
     #[inline(always)]
-    fn from_cols(a0: [L; 8], b0: [L; 8]) -> Self {
+    fn from_cols(a0: [L; 8], b0: [L; 8], (rows_a, rows_b): ([*mut f32; W], [*mut f32; W])) -> Self {
         Vel {
             va: V3 { x: a0[0], y: a0[1], z: a0[2] },
             wa: V3 { x: a0[3], y: a0[4], z: a0[5] },
@@ -193,6 +197,8 @@ impl<L: Lane> Vel<L> {
             wb: V3 { x: b0[3], y: b0[4], z: b0[5] },
             a0,
             b0,
+            rows_a,
+            rows_b,
         }
     }
 
@@ -204,13 +210,13 @@ impl<L: Lane> Vel<L> {
     /// The bundle's indices name states of `states`, and no other thread reads or writes the
     /// states of the bundle's moving bodies meanwhile.
     #[inline(always)]
-    unsafe fn store(&self, states: States, c: &Bundle) {
+    unsafe fn store(&self, c: &Bundle) {
         let (a, b) = (self.va, self.wa);
         // SAFETY: the caller's.
-        unsafe { L::scatter([a.x, a.y, a.z, b.x, b.y, b.z, self.a0[6], self.a0[7]], states, &c.a, c.writes_a) };
+        unsafe { L::scatter([a.x, a.y, a.z, b.x, b.y, b.z, self.a0[6], self.a0[7]], self.rows_a, c.writes_a) };
         let (a, b) = (self.vb, self.wb);
         // SAFETY: the caller's.
-        unsafe { L::scatter([a.x, a.y, a.z, b.x, b.y, b.z, self.b0[6], self.b0[7]], states, &c.b, c.writes_b) };
+        unsafe { L::scatter([a.x, a.y, a.z, b.x, b.y, b.z, self.b0[6], self.b0[7]], self.rows_b, c.writes_b) };
     }
 
     #[inline(always)]
@@ -251,7 +257,7 @@ unsafe fn warm_start_bundles<L: Lane>(bundles: &[Bundle], states: States) {
         s.push_tangent(c, (lin.1, lin.2), [L::load(&c.tangent_impulse[0]), L::load(&c.tangent_impulse[1])]);
         s.push_twist(c, L::load(&c.twist_impulse));
         // SAFETY: the caller's.
-        unsafe { s.store(states, c) };
+        unsafe { s.store(c) };
     }
 }
 
@@ -274,13 +280,14 @@ unsafe fn solve_bundles<L: Lane, const BIAS: bool>(
     let [s0, s1] = k.soft;
     for (c, bounce) in bundles.iter_mut().zip(bounces) {
         let n = c.normal.load::<L>();
+        let rows = (state_rows(states, &c.a), state_rows(states, &c.b));
         // SAFETY: the caller's.
-        let (a, b) = unsafe { (L::gather_all(states, &c.a), L::gather_all(states, &c.b)) };
+        let (a, b) = unsafe { (L::gather_all(rows.0), L::gather_all(rows.1)) };
         let dpa = V3 { x: a[6], y: a[7], z: a[8] };
         let dpb = V3 { x: b[6], y: b[7], z: b[8] };
         let dtha = V3 { x: a[9], y: a[10], z: a[11] };
         let dthb = V3 { x: b[9], y: b[10], z: b[11] };
-        let mut s = Vel::from_cols(std::array::from_fn(|k| a[k]), std::array::from_fn(|k| b[k]));
+        let mut s = Vel::from_cols(std::array::from_fn(|k| a[k]), std::array::from_fn(|k| b[k]), rows);
         let dn = n.dot(dpb - dpa);
         let os = L::load(&c.one_sided);
         let bias_rate = os.gt_select(half, L::splat(s1.bias_rate), L::splat(s0.bias_rate));
@@ -347,7 +354,7 @@ unsafe fn solve_bundles<L: Lane, const BIAS: bool>(
         twist.store(&mut c.twist_impulse);
         s.push_twist(c, twist - old);
         // SAFETY: the caller's.
-        unsafe { s.store(states, c) };
+        unsafe { s.store(c) };
     }
 }
 
@@ -388,7 +395,7 @@ unsafe fn restitution_bundles<L: Lane>(bundles: &mut [Bundle], bounces: &[Bounce
             s.push_normal(lin, p.ia_ran.load(), p.ib_rbn.load(), new - impulse);
         }
         // SAFETY: the caller's.
-        unsafe { s.store(states, c) };
+        unsafe { s.store(c) };
     }
 }
 
