@@ -390,6 +390,11 @@ impl Solver {
         self.driven.clear();
         self.driven.resize(bodies.len(), false);
         let driving = |b: &Body| b.kind == BodyKind::Kinematic && (b.linvel != Vec3::ZERO || b.angvel != Vec3::ZERO);
+        // Most scenes have no moving kinematic body: then nothing is driven, and the contacts
+        // (which would each read two bodies) need not be looked at.
+        if !bodies.iter().any(driving) {
+            return;
+        }
         for c in contacts {
             let (a, b) = (c.a as usize, c.b as usize);
             if driving(&bodies[a]) || driving(&bodies[b]) {
@@ -612,6 +617,9 @@ impl Solver {
     /// (`pinned`), in contact order, starting from no impulse.
     fn prepare_pinned(&mut self, contacts: &[Contact]) {
         self.pinned.clear();
+        if !self.driven.contains(&true) {
+            return;
+        }
         for (m, c) in contacts.iter().enumerate() {
             let (ia, ib) = (c.a as usize, c.b as usize);
             if !(self.driven[ia] || self.driven[ib]) || self.responds[ia] == self.responds[ib] {
