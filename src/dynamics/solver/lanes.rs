@@ -53,7 +53,6 @@ impl States {
         // SAFETY: in bounds (checked); exclusivity is the caller's.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.add(r.start), r.end - r.start) }
     }
-
 }
 
 /// Panics unless every body index of `bundles` (each side's eight) names one of `states`

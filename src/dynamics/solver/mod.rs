@@ -186,6 +186,9 @@ pub struct Solver {
     states: Vec<BodyState>,
     motion: Vec<Motion>,
     masses: Vec<BodyMass>,
+    /// Per body, its pose at the start of the step as eight floats (rotation x, y, z, w,
+    /// translation x, y, z, 0), which recycling reads eight bodies at a time.
+    poses: Vec<[f32; 8]>,
     /// Per body: the solver changes its velocity (dynamic and awake).
     responds: Vec<bool>,
     /// Per contact: its entry in last step's warm-start cache (`u32::MAX`: none).
@@ -364,12 +367,12 @@ impl Solver {
         match crew {
             None => {
                 let slots = recycle::Slots { out, arm_b: &mut self.arm_b, kept: &mut self.kept };
-                recycle::run(isa, bodies, contacts, &self.warm, cache, slots);
+                recycle::run(isa, bodies, &self.poses, contacts, &self.warm, cache, slots);
             }
             Some(crew) => {
                 let (out, arm_b, kept) =
                     (SharedMut::new(out), SharedMut::new(&mut self.arm_b), SharedMut::new(&mut self.kept));
-                let warm = &self.warm;
+                let (warm, poses) = (&self.warm, &self.poses);
                 crew.for_blocks(n, 64, |r| {
                     // SAFETY: each block writes its own contacts' slots.
                     let slots = unsafe {
@@ -379,7 +382,7 @@ impl Solver {
                             kept: kept.range(r.clone()),
                         }
                     };
-                    recycle::run(isa, bodies, &contacts[r.clone()], &warm[r], cache, slots);
+                    recycle::run(isa, bodies, poses, &contacts[r.clone()], &warm[r], cache, slots);
                 });
             }
         }
@@ -422,7 +425,9 @@ impl Solver {
                 restitution: b.material.restitution,
             };
             let state = BodyState { v, w, dp: Vec3::ZERO, dtheta: Vec3::ZERO };
-            (state, Motion { dq: Quat::IDENTITY, dynamic, moves }, mass, awake_dynamic)
+            let (q, x) = (b.pose.rotation, b.pose.translation);
+            let pose = [q.x, q.y, q.z, q.w, x.x, x.y, x.z, 0.0];
+            (state, Motion { dq: Quat::IDENTITY, dynamic, moves }, mass, awake_dynamic, pose)
         };
         match crew {
             None => {
@@ -430,12 +435,14 @@ impl Solver {
                 self.motion.clear();
                 self.masses.clear();
                 self.responds.clear();
+                self.poses.clear();
                 for (i, b) in bodies.iter().enumerate() {
-                    let (state, motion, mass, responds) = entry(i, b);
+                    let (state, motion, mass, responds, pose) = entry(i, b);
                     self.states.push(state);
                     self.motion.push(motion);
                     self.masses.push(mass);
                     self.responds.push(responds);
+                    self.poses.push(pose);
                 }
             }
             Some(crew) => {
@@ -445,12 +452,14 @@ impl Solver {
                 self.motion.resize(n, Motion { dq: Quat::IDENTITY, dynamic: false, moves: false });
                 self.masses.resize(n, BodyMass::default());
                 self.responds.resize(n, false);
+                self.poses.resize(n, [0.0; 8]);
                 let (s, m) = (SharedMut::new(&mut self.states), SharedMut::new(&mut self.motion));
                 let (ms, rs) = (SharedMut::new(&mut self.masses), SharedMut::new(&mut self.responds));
+                let ps = SharedMut::new(&mut self.poses);
                 crew.for_blocks(n, BODY_BLOCK, |r| {
                     for i in r {
                         // SAFETY: each block writes its own bodies' slots.
-                        unsafe { (*s.get(i), *m.get(i), *ms.get(i), *rs.get(i)) = entry(i, &bodies[i]) };
+                        unsafe { (*s.get(i), *m.get(i), *ms.get(i), *rs.get(i), *ps.get(i)) = entry(i, &bodies[i]) };
                     }
                 });
             }

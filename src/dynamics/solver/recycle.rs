@@ -9,7 +9,7 @@ use super::lanes::{F, Lane, Portable, V3, W};
 use super::wide::{Isa, put};
 use super::{Contact, Kept, RECYCLE_COS, RECYCLE_DEPTH, RECYCLE_DISTANCE, WarmCache};
 use crate::dynamics::Body;
-use crate::math::{Quat, Real, Vec3};
+use crate::math::{Real, Vec3};
 use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
 
 const P: usize = MAX_MANIFOLD_POINTS;
@@ -30,36 +30,46 @@ const _: () = assert!(size_of::<[Kept; P]>() == 4 * 15 * P);
 /// Up to eight contacts' kept points, one contact per lane.
 #[derive(Clone, Copy)]
 struct Inputs {
-    /// A's and B's rotations: x, y, z, w.
-    qa: [F; 4],
-    qb: [F; 4],
-    xa: V3<F>,
-    xb: V3<F>,
-    /// The kept normal turned with A.
-    n: V3<F>,
+    /// Per lane, its bodies' poses (`Solver::poses`: rotation x, y, z, w, translation x, y, z,
+    /// 0), read with 8×8 transposes (`ZERO_POSE` for a lane without a kept contact).
+    pose_a: [*const f32; W],
+    pose_b: [*const f32; W],
+    /// The narrow phase's normal.
+    normal: V3<F>,
+    /// Per point, 1 where the narrow phase's manifold has it, else 0.
+    real: [F; P],
     /// Per lane, its contact's kept points (`ZERO_KEPT` for a lane without one), read with
     /// 8×8 transposes.
     kept: [*const f32; W],
 }
 
+/// The pose a lane without a kept contact reads.
+static ZERO_POSE: [f32; 8] = [0.0; 8];
+
 impl Default for Inputs {
     fn default() -> Self {
         Inputs {
-            qa: Default::default(),
-            qb: Default::default(),
-            xa: Default::default(),
-            xb: Default::default(),
-            n: Default::default(),
+            pose_a: [ZERO_POSE.as_ptr(); W],
+            pose_b: [ZERO_POSE.as_ptr(); W],
+            normal: Default::default(),
+            real: Default::default(),
             kept: [ZERO_KEPT.as_ptr(); W],
         }
     }
 }
 
 /// What the lanes give back, per lane and point (stored with 8×8 transposes): the lever-arm ends,
-/// the depth along the kept normal, and 1 where the point has left the tolerances (else 0).
+/// the depth along the kept normal, and 1 where the point has left the tolerances (else 0); and
+/// per lane the kept normal turned with A, whether the contact may be kept (its normal within
+/// [`RECYCLE_COS`] of the narrow phase's and every point within the tolerances) and its
+/// deepest point's depth.
 #[derive(Clone, Copy, Default)]
 struct Outputs {
     rows: [[Row; P]; W],
+    n: V3<F>,
+    /// Bit i: lane i's contact may be kept.
+    keep: u32,
+    deepest: F,
 }
 
 /// One point of one lane's output.
@@ -85,9 +95,22 @@ fn rotate<L: Lane>(q: &[L; 4], v: V3<L>) -> V3<L> {
 
 #[inline(always)]
 fn check<L: Lane>(inp: &Inputs, o: &mut Outputs) {
-    let (qa, qb) = (inp.qa.map(|f| L::load(&f)), inp.qb.map(|f| L::load(&f)));
-    let (xa, xb, n) = (inp.xa.load::<L>(), inp.xb.load::<L>(), inp.n.load::<L>());
+    // SAFETY: each lane's pose pointer is to eight floats (`Solver::poses` or ZERO_POSE).
+    let (pa, pb) = unsafe { (L::load_transposed(inp.pose_a), L::load_transposed(inp.pose_b)) };
+    let (qa, qb) = ([pa[0], pa[1], pa[2], pa[3]], [pb[0], pb[1], pb[2], pb[3]]);
+    let (xa, xb) = (V3 { x: pa[4], y: pa[5], z: pa[6] }, V3 { x: pb[4], y: pb[5], z: pb[6] });
     let (zero, one, limit) = (L::splat(0.0), L::splat(1.0), L::splat(RECYCLE_DISTANCE * RECYCLE_DISTANCE));
+    let v = |x, y, z| V3 { x, y, z };
+    // The kept normal (the same in every kept point: point 0's floats 12–14) turned with A; a
+    // lane with nothing kept has a zero normal, and so fails the angle test.
+    // SAFETY: as below, floats 7..15 of point 0.
+    let n0 = unsafe { L::load_transposed(inp.kept.map(|p| p.wrapping_add(7))) };
+    let n = rotate(&qa, v(n0[5], n0[6], n0[7]));
+    // Bit i: lane i's normals are within the angle (clear for NaN, as `>=` would be false).
+    let aligned = L::splat(RECYCLE_COS).le_bits(n.dot(inp.normal.load()));
+    // Per lane, how many of its points left the tolerances.
+    let mut out = zero;
+    let mut deepest = L::splat(Real::NEG_INFINITY);
     for k in 0..P {
         // Floats 0–7 and 7–14 of each lane's point k (`Kept` is `repr(C)`: anchor_a, anchor_b,
         // arm_a, arm_b, normal).
@@ -97,7 +120,6 @@ fn check<L: Lane>(inp: &Inputs, o: &mut Outputs) {
             let row = inp.kept.map(|p| p.wrapping_add(15 * k));
             (L::load_transposed(row), L::load_transposed(row.map(|p| p.wrapping_add(7))))
         };
-        let v = |x, y, z| V3 { x, y, z };
         let (anchor_a, anchor_b) = (v(lo[0], lo[1], lo[2]), v(lo[3], lo[4], lo[5]));
         let (arm_a, arm_b) = (v(lo[6], hi[0], hi[1]), v(hi[2], hi[3], hi[4]));
         let pa = xa + rotate(&qa, anchor_a);
@@ -109,10 +131,19 @@ fn check<L: Lane>(inp: &Inputs, o: &mut Outputs) {
         let far = da.dot(da).gt_select(limit, one, zero)
             + db.dot(db).gt_select(limit, one, zero)
             + slide.dot(slide).gt_select(limit, one, zero);
+        // Only the narrow phase's points count (the kept contact has as many).
+        let real = L::load(&inp.real[k]);
+        out += real.gt_select(zero, far, zero);
+        deepest = real.gt_select(zero, depth.max(deepest), deepest);
         let rows = std::array::from_fn(|i| (&mut o.rows[i][k] as *mut Row).cast::<f32>());
         // SAFETY: each row is a `Row`, eight floats (`repr(C)`) in this order.
         unsafe { L::store_transposed([ea.x, ea.y, ea.z, eb.x, eb.y, eb.z, depth, far], rows, 0xFF) };
     }
+    n.x.store(&mut o.n.x);
+    n.y.store(&mut o.n.y);
+    n.z.store(&mut o.n.z);
+    o.keep = aligned & out.le_bits(zero);
+    deepest.store(&mut o.deepest);
 }
 
 #[cfg(all(test, target_arch = "x86_64"))]
@@ -122,13 +153,21 @@ fn check_avx(inp: &Inputs, o: &mut Outputs) {
 }
 
 /// Recycles contacts `contacts` (whose entries in last step's cache are `warm`) into `slots`,
-/// eight at a time.
-pub(super) fn run(isa: Isa, bodies: &[Body], contacts: &[Contact], warm: &[u32], cache: &WarmCache, slots: Slots) {
+/// eight at a time. `poses` holds each body's pose as eight floats (`Solver::poses`).
+pub(super) fn run(
+    isa: Isa,
+    bodies: &[Body],
+    poses: &[[f32; 8]],
+    contacts: &[Contact],
+    warm: &[u32],
+    cache: &WarmCache,
+    slots: Slots,
+) {
     match isa {
-        Isa::Portable => run_on::<Portable>(bodies, contacts, warm, cache, slots),
+        Isa::Portable => run_on::<Portable>(bodies, poses, contacts, warm, cache, slots),
         // SAFETY: `Isa::Avx` is only chosen by `Isa::best` after it found AVX on this CPU.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx => unsafe { run_avx(bodies, contacts, warm, cache, slots) },
+        Isa::Avx => unsafe { run_avx(bodies, poses, contacts, warm, cache, slots) },
     }
 }
 
@@ -137,42 +176,43 @@ pub(super) fn run(isa: Isa, bodies: &[Body], contacts: &[Contact], warm: &[u32],
 /// the scalar arithmetic has the same bits.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-fn run_avx(bodies: &[Body], contacts: &[Contact], warm: &[u32], cache: &WarmCache, slots: Slots) {
-    run_on::<super::lanes::avx::Avx>(bodies, contacts, warm, cache, slots)
+fn run_avx(bodies: &[Body], poses: &[[f32; 8]], contacts: &[Contact], warm: &[u32], cache: &WarmCache, slots: Slots) {
+    run_on::<super::lanes::avx::Avx>(bodies, poses, contacts, warm, cache, slots)
 }
 
 #[inline(always)]
-fn run_on<L: Lane>(bodies: &[Body], contacts: &[Contact], warm: &[u32], cache: &WarmCache, slots: Slots) {
-    let mut inp = Inputs::default();
+fn run_on<L: Lane>(
+    bodies: &[Body],
+    poses: &[[f32; 8]],
+    contacts: &[Contact],
+    warm: &[u32],
+    cache: &WarmCache,
+    slots: Slots,
+) {
     let mut o = Outputs::default();
     let Slots { out, arm_b, kept } = slots;
     for (start, chunk) in (0..contacts.len()).step_by(W).zip(contacts.chunks(W)) {
         // Which lanes hold a kept contact that passes the checks that need no lanes.
         let mut candidate = [false; W];
-        inp.kept = [ZERO_KEPT.as_ptr(); W];
+        let mut inp = Inputs::default();
         for (i, c) in chunk.iter().enumerate() {
             let w = warm[start + i];
             if w == u32::MAX {
                 continue;
             }
-            let (old, ok) = (&cache[w as usize].1, &cache.kept[w as usize]);
-            let (a, b) = (&bodies[c.a as usize].pose, &bodies[c.b as usize].pose);
+            let old = &cache[w as usize].1;
             let len = c.manifold.len();
-            let n = a.rotation * ok[0].normal;
-            candidate[i] = ok[0].normal != Vec3::ZERO
-                && len != 0
-                && old.get(len).is_none_or(|p| p.id == u32::MAX)
-                && old[len - 1].id != u32::MAX
-                && n.dot(c.manifold.normal) >= RECYCLE_COS;
+            candidate[i] = len != 0 && old.get(len).is_none_or(|p| p.id == u32::MAX) && old[len - 1].id != u32::MAX;
             if !candidate[i] {
                 continue;
             }
-            lane_quat(&mut inp.qa, i, a.rotation);
-            lane_quat(&mut inp.qb, i, b.rotation);
-            put(&mut inp.xa, i, a.translation);
-            put(&mut inp.xb, i, b.translation);
-            put(&mut inp.n, i, n);
-            inp.kept[i] = ok.as_ptr().cast::<f32>();
+            inp.pose_a[i] = poses[c.a as usize].as_ptr();
+            inp.pose_b[i] = poses[c.b as usize].as_ptr();
+            put(&mut inp.normal, i, c.manifold.normal);
+            for (k, r) in inp.real.iter_mut().enumerate() {
+                r.0[i] = if k < len { 1.0 } else { 0.0 };
+            }
+            inp.kept[i] = cache.kept[w as usize].as_ptr().cast::<f32>();
         }
         if candidate.iter().any(|&c| c) {
             check::<L>(&inp, &mut o);
@@ -180,7 +220,7 @@ fn run_on<L: Lane>(bodies: &[Body], contacts: &[Contact], warm: &[u32], cache: &
         for (i, c) in chunk.iter().enumerate() {
             let m = start + i;
             let (out, arm_b, kept) = (&mut out[m], &mut arm_b[m], &mut kept[m]);
-            if candidate[i] && reuse(c, i, &inp, &o, cache, warm[m], out, arm_b, kept) {
+            if candidate[i] && reuse(c, i, &o, cache, warm[m], out, arm_b, kept) {
                 continue;
             }
             remake(bodies, c, out, arm_b, kept);
@@ -188,20 +228,13 @@ fn run_on<L: Lane>(bodies: &[Body], contacts: &[Contact], warm: &[u32], cache: &
     }
 }
 
-fn lane_quat(q: &mut [F; 4], i: usize, r: Quat) {
-    for (f, x) in q.iter_mut().zip(r.to_array()) {
-        f.0[i] = x;
-    }
-}
-
-/// Lane `i`'s kept contact as the contact the rows are built from, if every point stayed within
-/// the tolerances and the narrow phase finds nothing deeper than it does.
+/// Lane `i`'s kept contact as the contact the rows are built from, if its normal and every
+/// point stayed within the tolerances and the narrow phase finds nothing deeper than it does.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn reuse(
     c: &Contact,
     i: usize,
-    inp: &Inputs,
     o: &Outputs,
     cache: &WarmCache,
     w: u32,
@@ -209,23 +242,18 @@ fn reuse(
     arm_b: &mut [Vec3; P],
     kept: &mut [Kept; P],
 ) -> bool {
-    let len = c.manifold.len();
-    let rows = &o.rows[i][..len];
-    if rows.iter().any(|r| r.far != 0.0) {
+    if o.keep & (1 << i) == 0 {
         return false;
-    }
-    let mut deepest = Real::NEG_INFINITY;
-    for r in rows {
-        deepest = deepest.max(r.depth);
     }
     // A deeper point than any kept one is a feature the kept contact does not hold (a turning
     // capsule's other end): rows on the kept anchors would let it sink.
-    let holds = c.manifold.max_depth() <= deepest + RECYCLE_DEPTH;
-    if !holds {
+    if c.manifold.max_depth() > o.deepest.0[i] + RECYCLE_DEPTH {
         return false;
     }
+    let len = c.manifold.len();
+    let rows = &o.rows[i][..len];
     let (old, ok) = (&cache[w as usize].1, &cache.kept[w as usize]);
-    let n = Vec3::new(inp.n.x.0[i], inp.n.y.0[i], inp.n.z.0[i]);
+    let n = Vec3::new(o.n.x.0[i], o.n.y.0[i], o.n.z.0[i]);
     out.a = c.a;
     out.b = c.b;
     out.manifold = Manifold::new(n);
@@ -275,8 +303,10 @@ mod tests {
     use super::*;
     use crate::rng::SplitMix64;
 
-    /// The lanes give glam's bits for every point (lever-arm ends, depth) and the same verdict
-    /// on each tolerance, on both code paths, with points on both sides of the tolerances.
+    /// The lanes give glam's bits for every point (lever-arm ends, depth) and for the turned
+    /// normal, the same verdict on each tolerance, and per contact the scalar code's verdict
+    /// (normal within the angle, every real point within the tolerances) and deepest depth, on
+    /// both code paths, with contacts of one to four points on both sides of the tolerances.
     #[test]
     fn lanes_match_glam_point_for_point() {
         let mut rng = SplitMix64::new(15);
@@ -286,29 +316,38 @@ mod tests {
             isas.push(Isa::Avx);
         }
         let limit = RECYCLE_DISTANCE * RECYCLE_DISTANCE;
-        let (mut near, mut far) = (0, 0);
+        let (mut near, mut far, mut kept_lanes, mut dropped_lanes) = (0, 0, 0, 0);
         for case in 0..500 {
             let mut inp = Inputs::default();
             let mut kept = [[Kept::default(); P]; W];
+            let mut poses = [[[0.0f32; 8]; 2]; W];
             let mut expect = [[(Vec3::ZERO, Vec3::ZERO, 0.0, false); P]; W];
+            let mut lane_expect = [(Vec3::ZERO, false, Real::NEG_INFINITY); W];
             for (i, lane) in expect.iter_mut().enumerate() {
                 let (qa, qb) = (rng.rotation(), rng.rotation());
                 let (xa, xb) = (rng.vec3(-50.0, 50.0), rng.vec3(-50.0, 50.0));
-                let n = rng.unit_vector();
-                lane_quat(&mut inp.qa, i, qa);
-                lane_quat(&mut inp.qb, i, qb);
-                put(&mut inp.xa, i, xa);
-                put(&mut inp.xb, i, xb);
-                put(&mut inp.n, i, n);
+                poses[i] = [qa, qb].map(|q| q.to_array()).map(|q| [q[0], q[1], q[2], q[3], 0.0, 0.0, 0.0, 0.0]);
+                for (p, x) in poses[i].iter_mut().zip([xa, xb]) {
+                    p[4..7].copy_from_slice(&x.to_array());
+                }
+                let local_n = rng.unit_vector();
+                let n = qa * local_n;
+                // The narrow phase's normal up to about 8° from the kept one.
+                let narrow_n = (n + rng.vec3(-0.08, 0.08)).normalize();
+                put(&mut inp.normal, i, narrow_n);
+                let len = 1 + (rng.next_u64() % P as u64) as usize;
+                let mut all_near = true;
+                let mut deepest = Real::NEG_INFINITY;
                 for (k, slot) in lane.iter_mut().enumerate() {
+                    inp.real[k].0[i] = if k < len { 1.0 } else { 0.0 };
                     // B's anchor near A's (a contact), slid along the plane by up to about 1 cm.
                     let anchor_a = rng.vec3(-0.5, 0.5);
                     let on_b = xa + qa * anchor_a + n * rng.range(-0.01, 0.01) + rng.vec3(-0.006, 0.006);
                     let anchor_b = qb.inverse() * (on_b - xb);
                     let arm_a = qa * anchor_a + rng.vec3(-0.008, 0.008);
                     let arm_b = qb * anchor_b + rng.vec3(-0.008, 0.008);
-                    kept[i][k] = Kept { anchor_a, anchor_b, arm_a, arm_b, normal: n };
-                    // As `Solver::recycle` computed it one contact at a time.
+                    kept[i][k] = Kept { anchor_a, anchor_b, arm_a, arm_b, normal: local_n };
+                    // As the scalar code computes it one contact at a time.
                     let (pa, pb) = (xa + qa * anchor_a, xb + qb * anchor_b);
                     let (ea, eb) = (xa + arm_a, xb + arm_b);
                     let gap = pa - pb;
@@ -317,12 +356,22 @@ mod tests {
                         || (pb - eb).length_squared() > limit
                         || (gap - n * depth).length_squared() > limit;
                     *slot = (ea, eb, depth, out);
-                    if out { far += 1 } else { near += 1 }
+                    if k < len {
+                        all_near &= !out;
+                        deepest = deepest.max(depth);
+                        if out { far += 1 } else { near += 1 }
+                    }
                 }
+                lane_expect[i] = (n, all_near && n.dot(narrow_n) >= RECYCLE_COS, deepest);
             }
-            for (p, k) in inp.kept.iter_mut().zip(&kept) {
+            for (i, (p, k)) in inp.kept.iter_mut().zip(&kept).enumerate() {
                 *p = k.as_ptr().cast();
+                inp.pose_a[i] = poses[i][0].as_ptr();
+                inp.pose_b[i] = poses[i][1].as_ptr();
             }
+            // A lane with nothing kept is never kept.
+            let empty = case % W;
+            inp.kept[empty] = ZERO_KEPT.as_ptr();
             for &isa in &isas {
                 let mut o = Outputs::default();
                 match isa {
@@ -331,11 +380,27 @@ mod tests {
                     // SAFETY: only pushed when the CPU has AVX.
                     Isa::Avx => unsafe { check_avx(&inp, &mut o) },
                 }
+                let bits = |v: Vec3| v.to_array().map(f32::to_bits);
                 for (i, e) in expect.iter().enumerate() {
+                    let keep = o.keep & (1 << i) != 0;
+                    if i == empty {
+                        assert!(!keep, "case {case}, lane {i}, {isa:?}: an empty lane kept");
+                        continue;
+                    }
+                    let (n, want_keep, deepest) = lane_expect[i];
+                    let got_n = Vec3::new(o.n.x.0[i], o.n.y.0[i], o.n.z.0[i]);
+                    assert!(
+                        bits(got_n) == bits(n) && keep == want_keep && o.deepest.0[i] == deepest,
+                        "case {case}, lane {i}, {isa:?}: normal, verdict, deepest {:?} against {:?}",
+                        (got_n, keep, o.deepest.0[i]),
+                        lane_expect[i]
+                    );
+                    if isa == isas[0] {
+                        if keep { kept_lanes += 1 } else { dropped_lanes += 1 }
+                    }
                     for (k, &(ea, eb, depth, out)) in e.iter().enumerate() {
                         let r = o.rows[i][k];
                         let got = (r.ea, r.eb, r.depth, r.far != 0.0);
-                        let bits = |v: Vec3| v.to_array().map(f32::to_bits);
                         assert!(
                             bits(got.0) == bits(ea)
                                 && bits(got.1) == bits(eb)
@@ -349,5 +414,6 @@ mod tests {
             }
         }
         assert!(near > 1000 && far > 1000, "{near} points within the tolerances, {far} past them");
+        assert!(kept_lanes > 200 && dropped_lanes > 200, "{kept_lanes} contacts kept, {dropped_lanes} dropped");
     }
 }
