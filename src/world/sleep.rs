@@ -44,6 +44,11 @@ fn disturbs(b: &Body) -> bool {
 /// Wakes every sleeping body that touches a disturbing body, with the whole island it fell
 /// asleep with. Returns whether it woke any.
 pub(super) fn wake_touched(bodies: &mut [Body], contacts: &[Contact]) -> bool {
+    // With nobody asleep there is nothing to wake, and the contacts (which would each read two
+    // bodies) need not be looked at.
+    if !bodies.iter().any(|b| b.asleep) {
+        return false;
+    }
     // Islands to wake, by the id they fell asleep with (or the body itself when it has none).
     let mut wake: Vec<u32> = Vec::new();
     for c in contacts {
