@@ -88,6 +88,8 @@ pub struct World {
     reach: Vec<bool>,
     /// Per body: how far a body with reach that meets it can set it moving this step, m.
     pushed: Vec<Real>,
+    /// Per body, made at the start of the narrow phase: what its pairs' tests depend on.
+    pair_info: Vec<pair_cache::BodyInfo>,
     ccd_sweeps: Vec<CcdSweep>,
     toi_events: Vec<ToiEvent>,
     /// Bodies whose state became non-finite in the last step, frozen.
@@ -122,6 +124,7 @@ impl Clone for World {
             fast: self.fast.clone(),
             reach: self.reach.clone(),
             pushed: self.pushed.clone(),
+            pair_info: Vec::new(),
             ccd_sweeps: self.ccd_sweeps.clone(),
             toi_events: self.toi_events.clone(),
             guard: guard::Guard::default(),
@@ -176,6 +179,7 @@ impl World {
             fast: Vec::new(),
             reach: Vec::new(),
             pushed: Vec::new(),
+            pair_info: Vec::new(),
             ccd_sweeps: Vec::new(),
             toi_events: Vec::new(),
             guard: guard::Guard::default(),
@@ -493,19 +497,22 @@ impl World {
         }
         let rotations = &self.rotations;
         ccd::pushed_reach(&self.bodies, &self.reach, &self.pairs, dt, &mut self.pushed);
-        let (bodies, reach, pushed, settings) = (&self.bodies, &self.reach, &self.pushed, &self.settings);
+        self.pair_info.clear();
+        let info = self.bodies.iter().zip(&self.reach).zip(&self.pushed);
+        self.pair_info.extend(info.map(|((b, &reach), &pushed)| pair_cache::BodyInfo::new(b, reach, pushed)));
+        let (bodies, info, pushed, settings) = (&self.bodies, &self.pair_info, &self.pushed, &self.settings);
         let cache_distance = settings.pair_cache_distance;
         // One pair's contacts (pushed to `out`: a mesh pair may have several manifolds) and its
         // body-pair cache entry (written to `entry`), from the pair and its last entry alone:
         // pairs can be tested in any order, on any thread, and the contacts kept in pair order.
         // Whether the cache answered: the caller then rebuilds the entry's manifold.
         let contact = |&(a, b): &(u32, u32), old: Option<&PairEntry>, entry: &mut PairEntry, out: &mut Vec<Contact>| {
-            let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
-            let mut tol = tol;
-            let pushed = pushed[a as usize].max(pushed[b as usize]);
-            let mesh = ba.shape.is_mesh() || bb.shape.is_mesh();
-            let compound = ba.shape.is_compound() || bb.shape.is_compound();
-            let reach = reach[a as usize] || reach[b as usize] || pushed > 0.0;
+            let (ia, ib) = (&info[a as usize], &info[b as usize]);
+            let kinds = ia.kinds | ib.kinds;
+            let mesh = kinds & pair_cache::MESH != 0;
+            let compound = kinds & pair_cache::COMPOUND != 0;
+            // Either body's own reach, or a push from a body with reach.
+            let reach = kinds & pair_cache::REACH != 0;
             // Pairs with reach (whose margin changes with their speed) and compound pairs are
             // tested every step; others reuse their last result while the body that is not a
             // mesh stays near where it was relative to the other. Only with warm starting,
@@ -513,24 +520,50 @@ impl World {
             // manifold mostly checks them: without it, every step's rows come straight from the
             // narrow phase.
             let cached = !reach && !compound && cache_distance > 0.0 && settings.warm_starting;
-            let holds = |e: &PairEntry| match bb.shape.is_mesh() {
-                false => e.holds(&ba.pose, &bb.pose, bb.shape.bounding_radius(), cache_distance),
-                true => e.holds_for_a(&ba.pose, &bb.pose, ba.shape.bounding_radius(), cache_distance),
+            let (pa, pb) = (&bodies[a as usize].pose, &bodies[b as usize].pose);
+            let holds = |e: &PairEntry| match ib.kinds & pair_cache::MESH != 0 {
+                false => e.holds(pa, pb, ib.radius, cache_distance),
+                true => e.holds_for_a(pa, pb, ia.radius, cache_distance),
             };
             if let Some(e) = old.filter(|e| cached && holds(e)) {
                 // Its manifold is rebuilt by the caller, eight entries at a time.
-                *entry = *e;
+                entry.copy_from(e);
                 return true;
             }
+            let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
+            let mut tol = tol;
+            let pushed = if reach { pushed[a as usize].max(pushed[b as usize]) } else { 0.0 };
             if reach {
                 // Reach as far as the pair can close in this step.
                 tol.margin += ccd::pair_reach(ba, bb, dt) + pushed;
             }
-            let (method, edges) = (settings.narrow_phase, settings.internal_edges);
-            let more = if compound || mesh {
-                narrowphase::contact_manifolds_with_edges(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, method, edges)
+            // Every leading corner gets its own speculative point.
+            let to_contact = |m: &Manifold| Contact {
+                a,
+                b,
+                manifold: if reach {
+                    ccd::speculative_contact(m, ba, bb, dt, tol.margin, settings.slop, pushed)
+                } else {
+                    *m
+                },
+            };
+            if compound || mesh {
+                let (method, edges) = (settings.narrow_phase, settings.internal_edges);
+                let more = narrowphase::contact_manifolds_with_edges(
+                    &ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, method, edges,
+                );
+                let m = more.first().filter(|m| !m.is_empty());
+                // The cache keeps one manifold: a mesh pair with more is tested every step.
+                if cached && more.as_slice().len() <= 1 {
+                    *entry = PairEntry::new((a, b), &ba.pose, &bb.pose, m);
+                } else {
+                    *entry = PairEntry::invalid((a, b));
+                }
+                let rest = more.as_slice().get(1..).unwrap_or_default();
+                out.extend(m.into_iter().chain(rest).map(to_contact));
             } else {
-                narrowphase::mesh::MeshManifolds::one(narrowphase::contact_with_rotations(
+                // One manifold at most, straight from the narrow phase.
+                let m = narrowphase::contact_with_rotations(
                     &ba.shape,
                     &ba.pose,
                     &bb.shape,
@@ -538,24 +571,14 @@ impl World {
                     || (rotations.get(a as usize, ba), rotations.get(b as usize, bb)),
                     tol,
                     settings.narrow_phase,
-                ))
-            };
-            let m = more.first().copied();
-            let m = m.filter(|m| !m.is_empty());
-            // The cache keeps one manifold: a mesh pair with more is tested every step.
-            *entry = if cached && more.as_slice().len() <= 1 {
-                PairEntry::new((a, b), &ba.pose, &bb.pose, m.as_ref())
-            } else {
-                PairEntry::invalid((a, b))
-            };
-            let rest = more.as_slice().get(1..).unwrap_or_default();
-            for m in m.iter().chain(rest) {
-                let mut m = *m;
-                if reach {
-                    // Every leading corner gets its own speculative point.
-                    m = ccd::speculative_contact(&m, ba, bb, dt, tol.margin, settings.slop, pushed);
+                );
+                let m = m.as_ref().filter(|m| !m.is_empty());
+                if cached {
+                    *entry = PairEntry::new((a, b), &ba.pose, &bb.pose, m);
+                } else {
+                    *entry = PairEntry::invalid((a, b));
                 }
-                out.push(Contact { a, b, manifold: m });
+                out.extend(m.map(to_contact));
             }
             false
         };

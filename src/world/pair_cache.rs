@@ -87,6 +87,15 @@ impl PairEntry {
         e
     }
 
+    /// `*self = *e`, field by field: short enough to be copied inline, where the whole
+    /// entry is copied by a call to `memcpy`.
+    #[inline(always)]
+    pub fn copy_from(&mut self, e: &PairEntry) {
+        let PairEntry { pair, offset, turn, normal, len, valid, points } = *e;
+        (self.pair, self.offset, self.turn, self.normal) = (pair, offset, turn, normal);
+        (self.len, self.valid, self.points) = (len, valid, points);
+    }
+
     /// Whether B, of bounding radius `radius_b` about its origin, is still within `distance`
     /// (at every point) and [`PAIR_CACHE_MAX_TURN`] of where it was relative to A when the entry
     /// was made.
@@ -141,6 +150,33 @@ impl PairEntry {
 fn within(moved: Real, turn: Quat, radius: Real, distance: Real) -> bool {
     let s = Vec3::new(turn.x, turn.y, turn.z).length();
     s <= PAIR_CACHE_MAX_TURN && moved + 2.0 * s * radius <= distance
+}
+
+/// [`BodyInfo::kinds`]: a mesh (triangle mesh or height field).
+pub(super) const MESH: u8 = 1;
+/// [`BodyInfo::kinds`]: a compound.
+pub(super) const COMPOUND: u8 = 2;
+/// [`BodyInfo::kinds`]: its contacts reach as far as it can move this step, or a body with
+/// reach can push it (`World::reach`, `World::pushed`).
+pub(super) const REACH: u8 = 4;
+
+/// What a body's pairs' tests depend on, made once a step for each body, so that each pair
+/// reads two of these instead of both bodies' shapes and their reach.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct BodyInfo {
+    /// [`MESH`], [`COMPOUND`] and [`REACH`].
+    pub kinds: u8,
+    /// The shape's bounding radius about the body's origin.
+    pub radius: Real,
+}
+
+impl BodyInfo {
+    pub(super) fn new(b: &crate::dynamics::Body, reach: bool, pushed: Real) -> Self {
+        let kinds = (b.shape.is_mesh() as u8 * MESH)
+            | (b.shape.is_compound() as u8 * COMPOUND)
+            | ((reach || pushed > 0.0) as u8 * REACH);
+        BodyInfo { kinds, radius: b.shape.bounding_radius() }
+    }
 }
 
 /// The entry of `pair` in `cache` (sorted by pair), walking on from `cursor`.

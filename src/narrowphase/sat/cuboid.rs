@@ -210,22 +210,38 @@ pub fn contact_cuboid_cuboid(a: &Cuboid, pa: &Pose, b: &Cuboid, pb: &Pose, tol: 
     within_margin(sat_contact(&Frame::new(a, pa), &Frame::new(b, pb), tol, &mut NoTrace), a, pa, b, pb, tol)
 }
 
+/// Fraction of the margin by which a clipped face manifold's nearest gap must be within it for
+/// the manifold to stand as its own proof (see [`within_margin`]): far more than the rounding
+/// of the clipping and of GJK, so GJK, if asked, would answer the same.
+const FACE_GAP_SLACK: Real = 0.01;
+
 /// A manifold whose points are all apart (speculative) only while the boxes are within the
 /// margin: SAT's largest separation is a lower bound on their distance (a corner facing an
-/// edge is farther than any axis shows), so the distance itself (GJK) decides.
+/// edge is farther than any axis shows), so the distance itself (GJK) decides. Except for a
+/// clipped face manifold (`Sat::on_faces`): each of its points is midway between a point of
+/// the reference face and one of the incident face, its gap apart along the normal, so the
+/// boxes are at most its nearest gap apart; when that gap is well within the margin
+/// (by [`FACE_GAP_SLACK`]), the manifold stands without GJK.
 #[inline(always)]
-fn within_margin(
-    m: Option<Manifold>,
-    a: &Cuboid,
-    pa: &Pose,
-    b: &Cuboid,
-    pb: &Pose,
-    tol: Tolerance,
-) -> Option<Manifold> {
-    match m {
-        Some(x) if x.max_depth() < 0.0 => check_distance(x, a, pa, b, pb, tol),
+fn within_margin(sat: Sat, a: &Cuboid, pa: &Pose, b: &Cuboid, pb: &Pose, tol: Tolerance) -> Option<Manifold> {
+    match sat.manifold {
+        Some(x) if x.max_depth() < 0.0 => {
+            let gap = -x.max_depth();
+            if sat.on_faces && !apart(gap + FACE_GAP_SLACK * tol.margin, tol.margin, tol.epsilon) {
+                Some(x)
+            } else {
+                check_distance(x, a, pa, b, pb, tol)
+            }
+        }
         m => m,
     }
+}
+
+/// SAT's manifold, and whether it was clipped from two faces (every point midway between
+/// a point on each box's surface, as far apart along the normal as its depth says).
+struct Sat {
+    manifold: Option<Manifold>,
+    on_faces: bool,
 }
 
 #[inline(never)]
@@ -356,7 +372,7 @@ impl SatRecorder for SatTrace {
 /// The 15 axes tested in B's rotation relative to A (`R = Aᵀ B`, computed once); the first
 /// separating axis ends the test.
 #[inline(always)]
-fn sat_contact<T: SatRecorder>(fa: &Frame, fb: &Frame, tol: Tolerance, rec: &mut T) -> Option<Manifold> {
+fn sat_contact<T: SatRecorder>(fa: &Frame, fb: &Frame, tol: Tolerance, rec: &mut T) -> Sat {
     let d = fb.c - fa.c;
     let rel = Relative::new(fa, fb, d);
     let (sa, sb) = (rel.face_a(fa, fb), rel.face_b(fa, fb));
@@ -365,17 +381,17 @@ fn sat_contact<T: SatRecorder>(fa: &Frame, fb: &Frame, tol: Tolerance, rec: &mut
         for (i, &s) in sa.to_array().iter().enumerate() {
             rec.axis(SatAxisKind::FaceA(i as u16), || fa.axes[i].into(), s);
             if apart(s, tol.margin, tol.epsilon) {
-                return None;
+                return Sat { manifold: None, on_faces: false };
             }
         }
         for (j, &s) in sb.to_array().iter().enumerate() {
             rec.axis(SatAxisKind::FaceB(j as u16), || fb.axes[j].into(), s);
             if apart(s, tol.margin, tol.epsilon) {
-                return None;
+                return Sat { manifold: None, on_faces: false };
             }
         }
     } else if apart3(sa, tol.margin, tol.epsilon) || apart3(sb, tol.margin, tol.epsilon) {
-        return None;
+        return Sat { manifold: None, on_faces: false };
     }
     let best_face_a = first_max(sa.to_array());
     let best_face_b = first_max(sb.to_array());
@@ -424,7 +440,7 @@ fn sat_contact<T: SatRecorder>(fa: &Frame, fb: &Frame, tol: Tolerance, rec: &mut
                 let s = gap / len;
                 rec.axis(SatAxisKind::Edge(i as u16, j as u16), || to_world(fa, axis / len), s);
                 if apart(s, tol.margin, tol.epsilon) {
-                    return None;
+                    return Sat { manifold: None, on_faces: false };
                 }
                 if s > best_edge.0 {
                     best_edge = (s, i, j, axis / len);
@@ -450,16 +466,25 @@ fn sat_contact<T: SatRecorder>(fa: &Frame, fb: &Frame, tol: Tolerance, rec: &mut
     let result = if prefer_edge {
         chosen_kind = SatAxisKind::Edge(best_edge.1 as u16, best_edge.2 as u16);
         let axis = to_world(fa, best_edge.3);
-        Some(edge_contact(fa, fb, d.into(), best_edge.1, best_edge.2, axis, best_edge.0))
+        let m = edge_contact(fa, fb, d.into(), best_edge.1, best_edge.2, axis, best_edge.0);
+        Sat { manifold: Some(m), on_faces: false }
     } else if best_face_b.0 > best_face_a.0 + face_tol {
         chosen_kind = SatAxisKind::FaceB(best_face_b.1 as u16);
-        face_contact_b(fb, fa, -d, best_face_b.1, tol.margin, rec.clip())
-            .or_else(|| deepest_vertex(fb, fa, -d, best_face_b.1, best_face_b.0, tol.margin))
-            .map(Manifold::flipped)
+        match face_contact_b(fb, fa, -d, best_face_b.1, tol.margin, rec.clip()) {
+            Some(m) => Sat { manifold: Some(m.flipped()), on_faces: true },
+            None => Sat {
+                manifold: deepest_vertex(fb, fa, -d, best_face_b.1, best_face_b.0, tol.margin).map(Manifold::flipped),
+                on_faces: false,
+            },
+        }
     } else {
         chosen_kind = SatAxisKind::FaceA(best_face_a.1 as u16);
-        face_contact(fa, fb, d, best_face_a.1, tol.margin, 0, rec.clip())
-            .or_else(|| deepest_vertex(fa, fb, d, best_face_a.1, best_face_a.0, tol.margin))
+        match face_contact(fa, fb, d, best_face_a.1, tol.margin, 0, rec.clip()) {
+            Some(m) => Sat { manifold: Some(m), on_faces: true },
+            None => {
+                Sat { manifold: deepest_vertex(fa, fb, d, best_face_a.1, best_face_a.0, tol.margin), on_faces: false }
+            }
+        }
     };
     rec.chosen(chosen_kind);
     result
@@ -641,6 +666,54 @@ mod tests {
             proptest::prop_assert_eq!(fast, rotated);
             proptest::prop_assert_eq!(rotated_baseline, rotated);
         }
+    }
+
+    /// [`within_margin`] as if no manifold stood as its own proof: GJK decides every
+    /// manifold whose points are all apart.
+    fn always_gjk(a: &Cuboid, pa: &Pose, b: &Cuboid, pb: &Pose, tol: Tolerance) -> Option<Manifold> {
+        let sat = sat_contact(&Frame::new(a, pa), &Frame::new(b, pb), tol, &mut NoTrace);
+        within_margin(Sat { on_faces: false, ..sat }, a, pa, b, pb, tol)
+    }
+
+    /// A clipped face manifold whose nearest gap is well within the margin skips GJK: on
+    /// boxes side by side across the whole speculative band and past it (aligned, tilted,
+    /// turned, slid past each other's edges, up to 60 m from the origin), the answer is GJK's,
+    /// bit for bit, and most of the cases whose points are all apart take the shortcut.
+    #[test]
+    fn face_manifolds_within_the_margin_answer_as_gjk_does() {
+        let mut rng = crate::rng::SplitMix64::new(1515);
+        let (mut apart_cases, mut shortcut) = (0, 0);
+        for case in 0..6000 {
+            let (ha, hb) = (rng.vec3(0.05, 2.0), rng.vec3(0.05, 2.0));
+            let (a, b) = (Cuboid { half_extents: ha }, Cuboid { half_extents: hb });
+            let qa = rng.rotation();
+            let tilt = rng.vec3(-0.3, 0.3) * if case % 2 == 0 { 0.01 } else { 1.0 };
+            let qb = qa * Quat::from_euler(glam::EulerRot::XYZ, tilt.x, tilt.y, tilt.z);
+            let pa = Pose::new(rng.vec3(-60.0, 60.0), qa);
+            // B beside A's face `axis`, its nearest corner `gap` margins away, slid along the
+            // face by up to 1.2 of the two boxes' reach.
+            let axis = case % 3;
+            let (ma, mb) = (Mat3A::from_quat(qa), Mat3A::from_quat(qb));
+            let n = Vec3::from(ma.col(axis)) * if case % 6 < 3 { 1.0 } else { -1.0 };
+            let extent_b = (0..3).map(|k| hb[k] * Vec3::from(mb.col(k)).dot(n).abs()).sum::<Real>();
+            let margin = rng.range(0.001, 0.05);
+            let gap = rng.range(-0.2, 1.3);
+            let mut offset = n * (ha[axis] + extent_b + gap * margin);
+            for k in [(axis + 1) % 3, (axis + 2) % 3] {
+                offset += Vec3::from(ma.col(k)) * ((ha[k] + hb[k]) * rng.range(-1.2, 1.2));
+            }
+            let pb = Pose::new(pa.translation + offset, qb);
+            let tol = Tolerance { margin, epsilon: 1e-6 };
+            let fast = contact_cuboid_cuboid(&a, &pa, &b, &pb, tol);
+            assert_eq!(fast, always_gjk(&a, &pa, &b, &pb, tol), "case {case}: {a:?} {pa:?} {b:?} {pb:?} {tol:?}");
+            let sat = sat_contact(&Frame::new(&a, &pa), &Frame::new(&b, &pb), tol, &mut NoTrace);
+            if let Some(m) = sat.manifold.filter(|m| m.max_depth() < 0.0) {
+                apart_cases += 1;
+                let proof = !apart(-m.max_depth() + FACE_GAP_SLACK * margin, margin, tol.epsilon);
+                shortcut += (sat.on_faces && proof) as u32;
+            }
+        }
+        assert!(apart_cases > 1000 && shortcut * 10 > apart_cases * 7, "{shortcut} of {apart_cases}");
     }
 
     #[test]
