@@ -165,14 +165,15 @@ impl Bundle {
 }
 
 /// Velocities of the bundle's bodies, lane by lane, with the floats of the states that come
-/// along in the same loads (`a0`, `b0`: floats 0..8 of each state).
+/// along in the same loads and are written back as they were (`dp_a`, `dp_b`: floats 6 and 7
+/// of each state, dp.x and dp.y).
 struct Vel<L> {
     va: V3<L>,
     wa: V3<L>,
     vb: V3<L>,
     wb: V3<L>,
-    a0: [L; 8],
-    b0: [L; 8],
+    dp_a: [L; 2],
+    dp_b: [L; 2],
     /// Where each side's states are (gathered from, scattered to).
     rows_a: [*mut f32; W],
     rows_b: [*mut f32; W],
@@ -195,8 +196,8 @@ impl<L: Lane> Vel<L> {
             wa: V3 { x: a0[3], y: a0[4], z: a0[5] },
             vb: V3 { x: b0[0], y: b0[1], z: b0[2] },
             wb: V3 { x: b0[3], y: b0[4], z: b0[5] },
-            a0,
-            b0,
+            dp_a: [a0[6], a0[7]],
+            dp_b: [b0[6], b0[7]],
             rows_a,
             rows_b,
         }
@@ -213,10 +214,10 @@ impl<L: Lane> Vel<L> {
     unsafe fn store(&self, c: &Bundle) {
         let (a, b) = (self.va, self.wa);
         // SAFETY: the caller's.
-        unsafe { L::scatter([a.x, a.y, a.z, b.x, b.y, b.z, self.a0[6], self.a0[7]], self.rows_a, c.writes_a) };
+        unsafe { L::scatter([a.x, a.y, a.z, b.x, b.y, b.z, self.dp_a[0], self.dp_a[1]], self.rows_a, c.writes_a) };
         let (a, b) = (self.vb, self.wb);
         // SAFETY: the caller's.
-        unsafe { L::scatter([a.x, a.y, a.z, b.x, b.y, b.z, self.b0[6], self.b0[7]], self.rows_b, c.writes_b) };
+        unsafe { L::scatter([a.x, a.y, a.z, b.x, b.y, b.z, self.dp_b[0], self.dp_b[1]], self.rows_b, c.writes_b) };
     }
 
     #[inline(always)]
