@@ -42,8 +42,6 @@ pub(super) struct Inputs {
     warm_normal: [F; MAX_MANIFOLD_POINTS],
     warm_tangent: V3<F>,
     warm_twist: F,
-    /// The larger of the two materials' restitutions.
-    restitution: F,
 }
 
 impl Inputs {
@@ -51,8 +49,6 @@ impl Inputs {
     #[inline(always)]
     fn set(&mut self, i: usize, src: &Sources, m: u32, ids: &mut [u32; MAX_MANIFOLD_POINTS]) -> usize {
         let c = &src.contacts[m as usize];
-        let (ia, ib) = (c.a as usize, c.b as usize);
-        self.restitution.0[i] = src.masses[ia].restitution.max(src.masses[ib].restitution);
         put(&mut self.n, i, c.manifold.normal);
         let pts = c.manifold.points();
         self.count.0[i] = pts.len().max(1) as f32;
@@ -123,6 +119,7 @@ struct Side<L> {
     v: V3<L>,
     w: V3<L>,
     friction: L,
+    restitution: L,
 }
 
 /// The bodies `body` (one per lane, `None` for an empty lane) read with 8×8 transposes of
@@ -147,6 +144,7 @@ fn side<L: Lane>(src: &Sources, body: [Option<usize>; W]) -> Side<L> {
         v: V3 { x: s[0], y: s[1], z: s[2] },
         w: V3 { x: s[3], y: s[4], z: s[5] },
         friction: hi[6],
+        restitution: hi[7],
     }
 }
 
@@ -271,8 +269,11 @@ fn build_bundle<L: Lane>(
     ma.store(&mut c.ma);
     mb.store(&mut c.mb);
     friction.store(&mut c.friction);
-    bounce.restitution = inp.restitution;
-    c.one_sided = F(std::array::from_fn(|i| (c.ma.0[i] == 0.0 || c.mb.0[i] == 0.0) as u32 as f32));
+    // The larger of the two materials' restitutions.
+    sa.restitution.max(sb.restitution).store(&mut bounce.restitution);
+    // 1 where a body does not move (its inverse mass is 0; inverse masses are never negative).
+    let one = L::splat(1.0);
+    ma.gt_select(zero, mb.gt_select(zero, zero, one), one).store(&mut c.one_sided);
     ca.store(&mut c.ca);
     cb.store(&mut c.cb);
     ia_n.store(&mut c.ia_n);

@@ -149,14 +149,18 @@ fn slab_with_boxes() -> crate::world::World {
 
 /// Rows built eight at a time (`build.rs`) have the bits of the one-manifold builder
 /// (`prepare::manifold_rows` put in a lane by `Bundle::set`), on manifolds of every size
-/// (including empty), slipping and resting pairs, matched and unmatched warm starts, and part
-/// empty bundles.
+/// (including empty), slipping and resting pairs, bouncy and not, against the static floor and
+/// between moving bodies, matched and unmatched warm starts, and part empty bundles.
 #[test]
 fn bundles_built_eight_at_a_time_match_the_one_by_one_rows_bit_for_bit() {
     let (mut bodies, contacts, cache, settings) = settled_pyramid();
     for (i, b) in bodies.iter_mut().enumerate().filter(|(i, _)| i % 3 == 0) {
         b.linvel += Vec3::new(0.3, -0.1, -0.2) * (i % 7) as f32;
         b.angvel += Vec3::new(-0.5, 0.2, 0.7) * (i % 5) as f32;
+    }
+    // Pairs of every mix of restitutions (the larger one is the pair's).
+    for (i, b) in bodies.iter_mut().enumerate() {
+        b.material.restitution = [0.0, 0.3, 0.7, 0.3][i % 4];
     }
     let contacts_in: Vec<Contact> = contacts
         .iter()
