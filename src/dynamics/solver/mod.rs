@@ -93,33 +93,38 @@ pub const RECYCLE_COS: Real = 0.998_629_5;
 /// One pair's entry in the warm-starting cache: the pair and its points' impulses.
 pub type CacheEntry = ((u32, u32), [CachedImpulse; MAX_MANIFOLD_POINTS]);
 
-/// Warm-starting cache: last step's impulses per pair, sorted by pair, and beside them (same
-/// index) each pair's kept contact. The kept points are a separate array in contact order, so
-/// the solver hands over the one it filled this step instead of copying 240 bytes a pair into
-/// the entries in colour order. It reads as the slice of its entries.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// Warm-starting cache: last step's impulses per pair, sorted by pair, and each pair's kept
+/// contact. The kept contacts live in a pool that persists from step to step, each entry naming
+/// its slot: a pair whose contact is recycled keeps its slot, so its 240 bytes are neither
+/// copied nor moved as pairs come and go; a contact made again is written into its pair's slot
+/// (a new pair takes a slot no entry names). It reads as the slice of its entries.
+#[derive(Clone, Debug, Default)]
 pub struct WarmCache {
     entries: Vec<CacheEntry>,
-    /// Per entry, its pair's kept points (all zero: nothing kept).
-    kept: Vec<[Kept; MAX_MANIFOLD_POINTS]>,
+    /// Per entry, the pool slot of its pair's kept points. No two entries name one slot.
+    slots: Vec<u32>,
+    /// Kept points (all zero: nothing kept); slots no entry names are free.
+    pool: Vec<[Kept; MAX_MANIFOLD_POINTS]>,
 }
 
 impl WarmCache {
     /// A cache of these entries and their kept contacts (`kept` as long as `entries`).
     pub fn new(entries: Vec<CacheEntry>, kept: Vec<[Kept; MAX_MANIFOLD_POINTS]>) -> Self {
         assert_eq!(entries.len(), kept.len(), "one kept contact per entry");
-        WarmCache { entries, kept }
+        let slots = (0..entries.len() as u32).collect();
+        WarmCache { entries, slots, pool: kept }
     }
 
-    /// Each entry's kept contact, by entry index.
-    pub fn kept(&self) -> &[[Kept; MAX_MANIFOLD_POINTS]] {
-        &self.kept
+    /// Each entry's kept contact, in entry order.
+    pub fn kept(&self) -> impl Iterator<Item = &[Kept; MAX_MANIFOLD_POINTS]> {
+        self.slots.iter().map(|&s| &self.pool[s as usize])
     }
 
     /// Empties the cache.
     pub fn clear(&mut self) {
         self.entries.clear();
-        self.kept.clear();
+        self.slots.clear();
+        self.pool.clear();
     }
 
     /// Keeps the entries (and their kept contacts) for whose pair `keep` holds.
@@ -128,12 +133,20 @@ impl WarmCache {
         for i in 0..self.entries.len() {
             if keep(self.entries[i].0) {
                 self.entries.swap(k, i);
-                self.kept.swap(k, i);
+                self.slots.swap(k, i);
                 k += 1;
             }
         }
         self.entries.truncate(k);
-        self.kept.truncate(k);
+        self.slots.truncate(k);
+    }
+}
+
+/// Two caches are equal when they hold the same entries with the same kept contacts, wherever
+/// in their pools those are.
+impl PartialEq for WarmCache {
+    fn eq(&self, other: &Self) -> bool {
+        self.entries == other.entries && self.kept().eq(other.kept())
     }
 }
 
@@ -194,10 +207,13 @@ pub struct Solver {
     /// Per contact: its entry in last step's warm-start cache (`u32::MAX`: none).
     warm: Vec<u32>,
     /// The step's contacts as the rows are built from: kept ones where still valid, else the
-    /// narrow phase's; per contact the points' B-side lever-arm ends (world) and what is kept.
+    /// narrow phase's; per contact the points' B-side lever-arm ends (world) and the slot of
+    /// its kept points in the warm-start cache's pool.
     recycled: Vec<Contact>,
     arm_b: Vec<[Vec3; MAX_MANIFOLD_POINTS]>,
-    kept: Vec<[Kept; MAX_MANIFOLD_POINTS]>,
+    slots: Vec<u32>,
+    /// Per slot of the pool: a contact has it (scratch of `assign_slots`).
+    taken: Vec<bool>,
     colouring: Colouring,
     /// The coloured contacts, eight to a bundle, colour after colour.
     bundles: Vec<Bundle>,
@@ -271,6 +287,7 @@ impl Solver {
         let t_prepare = PhaseTimer::new(&mut times.solve_ms);
         self.prepare_bodies(bodies, rotations, crew);
         self.match_cache(contacts, settings, cache, crew);
+        self.assign_slots(cache);
         let mut recycled = std::mem::take(&mut self.recycled);
         self.recycle(bodies, contacts, cache, &mut recycled, crew);
         let contacts = &recycled[..];
@@ -344,15 +361,50 @@ impl Solver {
         times
     }
 
+    /// Gives each contact the pool slot of its kept points: a pair with a cache entry keeps the
+    /// entry's slot (a recycled contact's points stay where they are), a new pair takes a slot
+    /// no such pair has (a gone pair's) or a new one at the end of the pool.
+    fn assign_slots(&mut self, cache: &mut WarmCache) {
+        self.taken.clear();
+        self.taken.resize(cache.pool.len(), false);
+        for &w in &self.warm {
+            if w != u32::MAX {
+                let s = cache.slots[w as usize] as usize;
+                // `recycle` writes each contact's slot, on any thread: they must differ.
+                assert!(!self.taken[s], "two cache entries name kept slot {s}");
+                self.taken[s] = true;
+            }
+        }
+        self.slots.clear();
+        let mut free = 0;
+        for &w in &self.warm {
+            let s = if w != u32::MAX {
+                cache.slots[w as usize]
+            } else {
+                while free < self.taken.len() && self.taken[free] {
+                    free += 1;
+                }
+                if free == self.taken.len() {
+                    cache.pool.push([Kept::default(); MAX_MANIFOLD_POINTS]);
+                    self.taken.push(false);
+                }
+                self.taken[free] = true;
+                free as u32
+            };
+            self.slots.push(s);
+        }
+    }
+
     /// Fills `out` with the contacts the rows are built from: a pair's kept contact while its
     /// point count is the narrow phase's and its bodies stay within [`RECYCLE_DISTANCE`] and
     /// [`RECYCLE_COS`] of where they were when it was made, else the narrow phase's manifold,
-    /// which is kept from now on. Also fills the B-side lever-arm ends and the kept points.
+    /// which is kept from now on (in the contact's pool slot). Also fills the B-side lever-arm
+    /// ends.
     fn recycle(
         &mut self,
         bodies: &[Body],
         contacts: &[Contact],
-        cache: &WarmCache,
+        cache: &mut WarmCache,
         out: &mut Vec<Contact>,
         crew: Option<&Crew>,
     ) {
@@ -361,28 +413,28 @@ impl Solver {
         out.truncate(n);
         self.arm_b.resize(n, [Vec3::ZERO; MAX_MANIFOLD_POINTS]);
         self.arm_b.truncate(n);
-        self.kept.resize(n, [Kept::default(); MAX_MANIFOLD_POINTS]);
-        self.kept.truncate(n);
         let isa = *self.isa.get_or_insert_with(Isa::best);
+        let (entries, pool) = (&cache.entries, SharedMut::new(&mut cache.pool));
+        let (warm, poses, slot) = (&self.warm, &self.poses, &self.slots);
         match crew {
             None => {
-                let slots = recycle::Slots { out, arm_b: &mut self.arm_b, kept: &mut self.kept };
-                recycle::run(isa, bodies, &self.poses, contacts, &self.warm, cache, slots);
+                let slots = recycle::Slots { out, arm_b: &mut self.arm_b, slot, pool: &pool };
+                recycle::run(isa, bodies, poses, contacts, warm, entries, slots);
             }
             Some(crew) => {
-                let (out, arm_b, kept) =
-                    (SharedMut::new(out), SharedMut::new(&mut self.arm_b), SharedMut::new(&mut self.kept));
-                let (warm, poses) = (&self.warm, &self.poses);
+                let (out, arm_b) = (SharedMut::new(out), SharedMut::new(&mut self.arm_b));
                 crew.for_blocks(n, 64, |r| {
-                    // SAFETY: each block writes its own contacts' slots.
+                    // SAFETY: each block writes its own contacts' slots (and their pool slots,
+                    // which no other contact has: `assign_slots`).
                     let slots = unsafe {
                         recycle::Slots {
                             out: out.range(r.clone()),
                             arm_b: arm_b.range(r.clone()),
-                            kept: kept.range(r.clone()),
+                            slot: &slot[r.clone()],
+                            pool: &pool,
                         }
                     };
-                    recycle::run(isa, bodies, poses, &contacts[r.clone()], &warm[r], cache, slots);
+                    recycle::run(isa, bodies, poses, &contacts[r.clone()], &warm[r], entries, slots);
                 });
             }
         }

@@ -242,8 +242,8 @@ impl Solver {
     }
 
     /// Replaces `cache` with this step's impulses: one entry per contact, in contact order,
-    /// which is pair order, so next step's search walks it in step with the contacts. The kept
-    /// contacts, already in contact order, are handed over whole.
+    /// which is pair order, so next step's search walks it in step with the contacts. Each
+    /// entry names its contact's kept points' pool slot.
     pub(super) fn store_cache(&mut self, contacts: &[Contact], cache: &mut WarmCache, crew: Option<&Crew>) {
         // Every entry is written below (each contact sits in one lane or in the overflow).
         let entries = &mut cache.entries;
@@ -294,8 +294,9 @@ impl Solver {
             let cached = prepare::cached_impulses(rows, &self.overflow_info[k], points);
             entries[m as usize] = ((rows.a, rows.b), cached);
         }
-        // `recycle` filled one kept contact per contact: they become the entries' own.
-        debug_assert_eq!(self.kept.len(), contacts.len());
-        std::mem::swap(&mut cache.kept, &mut self.kept);
+        // Each contact's kept points are in its pool slot (`assign_slots`, `recycle`): the
+        // entries name them.
+        debug_assert_eq!(self.slots.len(), contacts.len());
+        std::mem::swap(&mut cache.slots, &mut self.slots);
     }
 }

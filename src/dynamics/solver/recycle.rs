@@ -7,19 +7,24 @@
 
 use super::lanes::{F, Lane, Portable, V3, W};
 use super::wide::{Isa, put};
-use super::{Contact, Kept, RECYCLE_COS, RECYCLE_DEPTH, RECYCLE_DISTANCE, WarmCache};
+use super::{CacheEntry, Contact, Kept, RECYCLE_COS, RECYCLE_DEPTH, RECYCLE_DISTANCE};
 use crate::dynamics::Body;
 use crate::math::{Real, Vec3};
 use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
+use crate::parallel::SharedMut;
 
 const P: usize = MAX_MANIFOLD_POINTS;
 
-/// Where a run of contacts comes from and what recycling fills, per contact: the contact the
-/// rows are built from, its points' B-side lever-arm ends (world) and its kept points.
-pub(super) struct Slots<'a> {
+/// What recycling fills, per contact of a run: the contact the rows are built from and its
+/// points' B-side lever-arm ends (world); and where its kept points are: its slot in the
+/// warm-start cache's pool, which holds them from last step when the pair had an entry (a
+/// reused contact leaves them there) and is written when the contact is made again.
+pub(super) struct Slots<'a, 'p> {
     pub out: &'a mut [Contact],
     pub arm_b: &'a mut [[Vec3; P]],
-    pub kept: &'a mut [[Kept; P]],
+    /// Per contact, its slot in `pool`; no two contacts (of any run) share one.
+    pub slot: &'a [u32],
+    pub pool: &'a SharedMut<'p, [Kept; P]>,
 }
 
 /// Floats a lane without a kept contact reads: all zero, as many as a contact's kept points.
@@ -152,32 +157,38 @@ fn check_avx(inp: &Inputs, o: &mut Outputs) {
     check::<super::lanes::avx::Avx>(inp, o)
 }
 
-/// Recycles contacts `contacts` (whose entries in last step's cache are `warm`) into `slots`,
-/// eight at a time. `poses` holds each body's pose as eight floats (`Solver::poses`).
+/// Recycles contacts `contacts` (whose entries in last step's cache `entries` are `warm`) into
+/// `slots`, eight at a time. `poses` holds each body's pose as eight floats (`Solver::poses`).
 pub(super) fn run(
     isa: Isa,
     bodies: &[Body],
     poses: &[[f32; 8]],
     contacts: &[Contact],
     warm: &[u32],
-    cache: &WarmCache,
+    entries: &[CacheEntry],
     slots: Slots,
 ) {
     match isa {
-        Isa::Portable => run_on::<Portable>(bodies, poses, contacts, warm, cache, slots),
+        Isa::Portable => run_on::<Portable>(bodies, poses, contacts, warm, entries, slots),
         // SAFETY: `Isa::Avx` is only chosen by `Isa::best` after it found AVX on this CPU.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx => unsafe { run_avx(bodies, poses, contacts, warm, cache, slots) },
+        Isa::Avx => unsafe { run_avx(bodies, poses, contacts, warm, entries, slots) },
     }
 }
 
-/// [`run`] compiled for AVX as a whole: the lanes eight to an instruction, and the copies of
-/// kept contacts inline in 32-byte moves instead of calls to memcpy. No fused multiply-add, so
-/// the scalar arithmetic has the same bits.
+/// [`run`] compiled for AVX as a whole: the lanes eight to an instruction. No fused
+/// multiply-add, so the scalar arithmetic has the same bits.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-fn run_avx(bodies: &[Body], poses: &[[f32; 8]], contacts: &[Contact], warm: &[u32], cache: &WarmCache, slots: Slots) {
-    run_on::<super::lanes::avx::Avx>(bodies, poses, contacts, warm, cache, slots)
+fn run_avx(
+    bodies: &[Body],
+    poses: &[[f32; 8]],
+    contacts: &[Contact],
+    warm: &[u32],
+    entries: &[CacheEntry],
+    slots: Slots,
+) {
+    run_on::<super::lanes::avx::Avx>(bodies, poses, contacts, warm, entries, slots)
 }
 
 #[inline(always)]
@@ -186,11 +197,14 @@ fn run_on<L: Lane>(
     poses: &[[f32; 8]],
     contacts: &[Contact],
     warm: &[u32],
-    cache: &WarmCache,
+    entries: &[CacheEntry],
     slots: Slots,
 ) {
     let mut o = Outputs::default();
-    let Slots { out, arm_b, kept } = slots;
+    let Slots { out, arm_b, slot, pool } = slots;
+    // A contact's kept points, in its own slot.
+    // SAFETY: no other contact, on this thread or another, has this slot (`Slots::slot`).
+    let kept_of = |m: usize| unsafe { pool.get(slot[m] as usize) };
     for (start, chunk) in (0..contacts.len()).step_by(W).zip(contacts.chunks(W)) {
         // Which lanes hold a kept contact that passes the checks that need no lanes.
         let mut candidate = [false; W];
@@ -200,7 +214,7 @@ fn run_on<L: Lane>(
             if w == u32::MAX {
                 continue;
             }
-            let old = &cache[w as usize].1;
+            let old = &entries[w as usize].1;
             let len = c.manifold.len();
             candidate[i] = len != 0 && old.get(len).is_none_or(|p| p.id == u32::MAX) && old[len - 1].id != u32::MAX;
             if !candidate[i] {
@@ -212,36 +226,28 @@ fn run_on<L: Lane>(
             for (k, r) in inp.real.iter_mut().enumerate() {
                 r.0[i] = if k < len { 1.0 } else { 0.0 };
             }
-            inp.kept[i] = cache.kept[w as usize].as_ptr().cast::<f32>();
+            inp.kept[i] = kept_of(start + i).as_ptr().cast::<f32>();
         }
         if candidate.iter().any(|&c| c) {
             check::<L>(&inp, &mut o);
         }
         for (i, c) in chunk.iter().enumerate() {
             let m = start + i;
-            let (out, arm_b, kept) = (&mut out[m], &mut arm_b[m], &mut kept[m]);
-            if candidate[i] && reuse(c, i, &o, cache, warm[m], out, arm_b, kept) {
+            let (out, arm_b) = (&mut out[m], &mut arm_b[m]);
+            if candidate[i] && reuse(c, i, &o, &entries[warm[m] as usize], out, arm_b) {
                 continue;
             }
-            remake(bodies, c, out, arm_b, kept);
+            remake(bodies, c, out, arm_b, kept_of(m));
         }
     }
 }
 
-/// Lane `i`'s kept contact as the contact the rows are built from, if its normal and every
-/// point stayed within the tolerances and the narrow phase finds nothing deeper than it does.
-#[allow(clippy::too_many_arguments)]
+/// Lane `i`'s kept contact (whose cache entry is `entry`) as the contact the rows are built
+/// from, if its normal and every point stayed within the tolerances and the narrow phase finds
+/// nothing deeper than it does. Its kept points stay as they are, in their slot (points past
+/// the count are zero there already).
 #[inline(always)]
-fn reuse(
-    c: &Contact,
-    i: usize,
-    o: &Outputs,
-    cache: &WarmCache,
-    w: u32,
-    out: &mut Contact,
-    arm_b: &mut [Vec3; P],
-    kept: &mut [Kept; P],
-) -> bool {
+fn reuse(c: &Contact, i: usize, o: &Outputs, entry: &CacheEntry, out: &mut Contact, arm_b: &mut [Vec3; P]) -> bool {
     if o.keep & (1 << i) == 0 {
         return false;
     }
@@ -252,7 +258,7 @@ fn reuse(
     }
     let len = c.manifold.len();
     let rows = &o.rows[i][..len];
-    let (old, ok) = (&cache[w as usize].1, &cache.kept[w as usize]);
+    let old = &entry.1;
     let n = Vec3::new(o.n.x.0[i], o.n.y.0[i], o.n.z.0[i]);
     out.a = c.a;
     out.b = c.b;
@@ -262,12 +268,6 @@ fn reuse(
         arm_b[k] = r.eb;
     }
     arm_b[len..].fill(Vec3::ZERO);
-    // Whole arrays (a fixed-size copy, inline) and then the points past the count cleared.
-    // SAFETY: two distinct arrays of the same type (`kept` is this step's, `ok` last step's).
-    unsafe { std::ptr::copy_nonoverlapping(ok, kept, 1) };
-    if len < P {
-        kept[len..].fill(Kept::default());
-    }
     true
 }
 

@@ -180,9 +180,13 @@ fn bundles_built_eight_at_a_time_match_the_one_by_one_rows_bit_for_bit() {
         rotations.build(&bodies, |_| true);
         solver.prepare_bodies(&bodies, &rotations, None);
         solver.match_cache(&contacts, &settings, &cache, None);
+        // Recycling writes the contacts it makes again into the cache's pool: each code path
+        // starts from the same cache.
+        let mut cache = cache.clone();
+        solver.assign_slots(&mut cache);
         let mut contacts = Vec::new();
         let original = contacts_in.clone();
-        solver.recycle(&bodies, &original, &cache, &mut contacts, None);
+        solver.recycle(&bodies, &original, &mut cache, &mut contacts, None);
         solver.prepare_rows(isa, &bodies, &contacts, &cache, None);
         assert!(solver.warm.iter().any(|&w| w != u32::MAX), "some contacts must be warm-started");
         let dummy = bodies.len() as u32;
@@ -244,4 +248,38 @@ fn warm_start_matches_a_point_whose_id_changed_by_position() {
     // A new id next to the cached point of an id the manifold still has: no match.
     let taken = [cp(32, at(-0.2, -0.2)), cp(7, at(0.2, 0.1995))];
     assert_eq!(prepare::find_point(&cached, 1, &taken, &taken[1]).map(|c| c.id), None);
+}
+
+/// The kept contacts' pool: while pairs come and go (balls bouncing on boxes), every entry
+/// names its own slot, the pool holds no more slots than the most contacts of any step, and
+/// the cache equals one built afresh from its entries and their kept contacts.
+#[test]
+fn kept_contacts_stay_in_their_slots_and_the_pool_does_not_grow() {
+    let scene = Scene::load(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/restitution.ron")).unwrap();
+    let mut w = scene.build().unwrap();
+    let (mut most, mut changes, mut kept_slots) = (0, 0, 0);
+    let mut last: Vec<(u32, u32)> = Vec::new();
+    for _ in 0..240 {
+        let before: std::collections::HashMap<(u32, u32), u32> =
+            w.warm_cache.iter().map(|e| e.0).zip(w.warm_cache.slots.iter().copied()).collect();
+        w.step();
+        let cache = &w.warm_cache;
+        most = most.max(cache.len());
+        let pairs: Vec<(u32, u32)> = cache.iter().map(|e| e.0).collect();
+        changes += usize::from(pairs != last);
+        last = pairs;
+        let mut seen = vec![false; cache.pool.len()];
+        for (e, &s) in cache.iter().zip(&cache.slots) {
+            assert!(!std::mem::replace(&mut seen[s as usize], true), "slot {s} named twice");
+            // A pair that had an entry keeps its slot.
+            if let Some(&was) = before.get(&e.0) {
+                assert_eq!(was, s, "pair {:?} moved from slot {was} to {s}", e.0);
+                kept_slots += 1;
+            }
+        }
+        assert!(cache.pool.len() <= most, "pool of {} slots, at most {most} contacts", cache.pool.len());
+        let fresh = WarmCache::new(cache.to_vec(), cache.kept().copied().collect());
+        assert!(*cache == fresh, "the cache differs from one built from its entries");
+    }
+    assert!(changes > 10 && kept_slots > 100, "{changes} steps changed the pairs, {kept_slots} kept slots");
 }
