@@ -4,7 +4,7 @@
 //! with 8×8 transposes, the other inputs copied lane by lane from the contacts and the
 //! warm-start cache; outputs are stored whole.
 
-use super::lanes::{F, Lane, Portable, V3, W};
+use super::lanes::{F, Lane, Portable, V3, W, check_indices};
 use super::prepare::{BodyMass, SLIP_SPEED, find_point};
 use super::rows::BodyState;
 use super::wide::{Bounce, Bundle, Isa, put};
@@ -321,6 +321,8 @@ fn build_bundle<L: Lane>(
         lanes.contact[i] = u32::MAX;
     }
     c.finish(bounce);
+    // The passes gather and scatter the states by these indices unchecked.
+    check_indices(src.states.len(), [(&c.a, &c.b)]);
 }
 
 /// Builds one bundle from the contacts `chunk` (one colour's, up to eight).

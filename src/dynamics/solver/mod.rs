@@ -662,9 +662,6 @@ impl Solver {
                 self.any_bounce = any_bounce;
             }
         }
-        // The passes index the states by the bundles' body indices unchecked: check them here,
-        // once a step (the states stay as they are until the passes end).
-        lanes::check_indices(self.states.len(), self.bundles.iter().map(|b| (&b.a, &b.b)));
         self.overflow.clear();
         self.overflow_info.clear();
         for &m in &self.colouring.overflow {

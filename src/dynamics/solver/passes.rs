@@ -107,7 +107,7 @@ impl Solver {
                 let _t = PhaseTimer::new(&mut times.solve_ms);
                 let all = States::new(states);
                 // SAFETY (every wide pass below): one thread, `all` is used only while `states`
-                // is not otherwise borrowed, and `prepare_rows` checked the bundles' indices
+                // is not otherwise borrowed, and `build::bundle` checked each bundle's indices
                 // against these states.
                 if settings.warm_starting {
                     unsafe { wide::warm_start(isa, bundles, all) };
@@ -210,7 +210,7 @@ impl Solver {
         let overflow = SharedMut::new(&mut self.overflow);
         let pinned = SharedMut::new(&mut self.pinned);
         let overflow_info = &self.overflow_info;
-        // SAFETY (every block below): `prepare_rows` checked the bundles' indices against these
+        // SAFETY (every block below): `build::bundle` checked each bundle's indices against these
         // states. The blocks of one job touch disjoint parts: body ranges
         // of their own; bundles of one colour, which share no moving body and write no state of
         // a body that does not move (`wide::solve`'s contract); the overflow is one block, alone
