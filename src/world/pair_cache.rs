@@ -12,6 +12,7 @@
 
 use crate::math::{Pose, Quat, Real, Vec3};
 use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
+use glam::Vec3A;
 
 /// Sine of half the largest turn of B relative to A (2°, Jolt's default) over which a pair's
 /// cached manifold is reused, whatever the size of B.
@@ -104,7 +105,10 @@ impl PairEntry {
             return false;
         }
         let ia = a.rotation.inverse();
-        let moved = (ia * (b.translation - a.translation) - self.offset).length();
+        // In SIMD-width vectors: the same operations as `Vec3`'s, lane by lane, so the same
+        // bits (`Quat * Vec3` is `mul_vec3a` itself).
+        let shift = ia.mul_vec3a(Vec3A::from(b.translation) - Vec3A::from(a.translation));
+        let moved = (shift - Vec3A::from(self.offset)).length();
         let turn = self.turn.inverse() * (ia * b.rotation);
         within(moved, turn, radius_b, distance)
     }
@@ -281,12 +285,19 @@ impl Rebuild {
         };
         let Rebuilt { n, point, depth } = &r;
         for i in 0..self.len {
-            let m = manifold(&mut out[self.slot[i]]);
-            *m = Manifold::new(Vec3::new(n[0][i], n[1][i], n[2][i]));
-            for k in 0..self.count[i] as usize {
-                let p = Vec3::new(point[k][0][i], point[k][1][i], point[k][2][i]);
-                m.push(ContactPoint { point: p, depth: depth[k][i], id: self.ids[i][k] });
-            }
+            // Every slot at once (those past the count empty, as `Manifold::new` leaves them),
+            // written in one go.
+            let count = self.count[i] as usize;
+            let slots = std::array::from_fn(|k| match k < count {
+                true => ContactPoint {
+                    point: Vec3::new(point[k][0][i], point[k][1][i], point[k][2][i]),
+                    depth: depth[k][i],
+                    id: self.ids[i][k],
+                },
+                false => ContactPoint::default(),
+            });
+            *manifold(&mut out[self.slot[i]]) =
+                Manifold::from_slots(Vec3::new(n[0][i], n[1][i], n[2][i]), slots, count);
         }
         self.len = 0;
     }
