@@ -525,7 +525,7 @@ mod tests {
                 for id in 0..1 + (rng.next_u64() % MAX_MANIFOLD_POINTS as u64) as u32 {
                     m.push(ContactPoint { point: rng.vec3(-50.0, 50.0), depth: rng.range(-0.02, 0.02), id });
                 }
-                let m = (rng.next_u64() % 5 != 0).then_some(m);
+                let m = (!rng.next_u64().is_multiple_of(5)).then_some(m);
                 let pair = (slot as u32, case as u32);
                 expect.push(PairEntry::new(pair, &a, &b, m.as_ref()));
                 assert_eq!(make.push(slot, pair, &a, &b, m.as_ref()), slot + 1 == LANES);
