@@ -255,7 +255,9 @@ impl Rebuild {
             tb[i] = b.translation[c];
             self.normal[c][i] = e.normal[c];
         }
-        for (k, p) in e.points[..e.len as usize].iter().enumerate() {
+        // Every slot, past the count too (their lanes are computed and not written): a
+        // straight run of copies, without a branch per point.
+        for (k, p) in e.points.iter().enumerate() {
             self.ids[i][k] = p.id;
             for c in 0..3 {
                 self.on_a[k][c][i] = p.on_a[c];
