@@ -33,6 +33,14 @@ impl Manifold {
         Self { normal, ..Default::default() }
     }
 
+    /// A manifold of the first `len` of `slots` (at most [`MAX_MANIFOLD_POINTS`]), the
+    /// slots past them written as they are: the manifold [`Manifold::new`] and `len` pushes
+    /// make when those slots hold `ContactPoint::default()`.
+    pub(crate) fn from_slots(normal: Vec3, slots: [ContactPoint; MAX_MANIFOLD_POINTS], len: usize) -> Self {
+        debug_assert!(len <= MAX_MANIFOLD_POINTS);
+        Self { normal, points: slots, len: len as u8 }
+    }
+
     /// A manifold of one point.
     pub fn single(normal: Vec3, point: Vec3, depth: Real, id: u32) -> Self {
         let mut m = Self::new(normal);

@@ -56,8 +56,12 @@ impl SoaBoxes {
     /// Loads `aabbs` with world axis `axes[k]` stored as axis `k`.
     pub(crate) fn load_axes<'a>(&mut self, aabbs: impl Iterator<Item = &'a Aabb>, axes: [usize; 3]) {
         self.axes = axes;
+        // Room for them all at once: grown push by push, a fresh set reallocates a dozen
+        // times per axis.
+        let n = aabbs.size_hint().0;
         for v in self.lo.iter_mut().chain(self.hi.iter_mut()) {
             v.clear();
+            v.reserve(n);
         }
         for b in aabbs {
             for (k, &a) in axes.iter().enumerate() {

@@ -506,7 +506,12 @@ impl World {
         // body-pair cache entry (written to `entry`), from the pair and its last entry alone:
         // pairs can be tested in any order, on any thread, and the contacts kept in pair order.
         // Whether the cache answered: the caller then rebuilds the entry's manifold.
-        let contact = |&(a, b): &(u32, u32), old: Option<&PairEntry>, entry: &mut PairEntry, out: &mut Vec<Contact>| {
+        // A tested box pair's new entry is queued in `make` for slot `slot`, made eight at a time.
+        let contact = |&(a, b): &(u32, u32),
+                       old: Option<&PairEntry>,
+                       (slot, entry): (usize, &mut PairEntry),
+                       make: &mut pair_cache::Make,
+                       out: &mut Vec<Contact>| {
             let (ia, ib) = (&info[a as usize], &info[b as usize]);
             let kinds = ia.kinds | ib.kinds;
             let mesh = kinds & pair_cache::MESH != 0;
@@ -574,7 +579,7 @@ impl World {
                 );
                 let m = m.as_ref().filter(|m| !m.is_empty());
                 if cached {
-                    *entry = PairEntry::new((a, b), &ba.pose, &bb.pose, m);
+                    make.push(slot, (a, b), &ba.pose, &bb.pose, m);
                 } else {
                     *entry = PairEntry::invalid((a, b));
                 }
@@ -590,24 +595,30 @@ impl World {
             let mut cursor = old_cache.partition_point(|e| e.pair < *first);
             let mut n = 0;
             let mut rebuild = pair_cache::Rebuild::default();
-            for (k, (pair, entry)) in pairs.iter().zip(entries).enumerate() {
+            let mut make = pair_cache::Make::default();
+            for (k, pair) in pairs.iter().enumerate() {
                 // B jumps through the bodies: ask for the pose and shape of the B a few pairs on.
                 if let Some(&(_, b)) = pairs.get(k + 4) {
                     let body = &bodies[b as usize];
                     crate::simd::prefetch(&body.pose);
                     crate::simd::prefetch(&body.shape);
                 }
-                let hit = contact(pair, pair_cache::find(old_cache, &mut cursor, *pair), entry, out);
+                let old = pair_cache::find(old_cache, &mut cursor, *pair);
+                let hit = contact(pair, old, (k, &mut entries[k]), &mut make, out);
                 n += hit as u32;
-                if hit && entry.len > 0 {
+                if hit && entries[k].len > 0 {
                     let (a, b) = (&bodies[pair.0 as usize].pose, &bodies[pair.1 as usize].pose);
                     out.push(Contact { a: pair.0, b: pair.1, manifold: Manifold::default() });
-                    if rebuild.push(out.len() - 1, entry, a, b) {
+                    if rebuild.push(out.len() - 1, &entries[k], a, b) {
                         rebuild.finish(out, |c| &mut c.manifold);
                     }
                 }
+                if make.is_full() {
+                    make.finish(entries);
+                }
             }
             rebuild.finish(out, |c| &mut c.manifold);
+            make.finish(entries);
             hits.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
         };
         self.pair_cache_next.resize(self.pairs.len(), PairEntry::invalid((0, 0)));

@@ -12,6 +12,7 @@
 
 use crate::math::{Pose, Quat, Real, Vec3};
 use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
+use glam::Vec3A;
 
 /// Sine of half the largest turn of B relative to A (2°, Jolt's default) over which a pair's
 /// cached manifold is reused, whatever the size of B.
@@ -104,7 +105,10 @@ impl PairEntry {
             return false;
         }
         let ia = a.rotation.inverse();
-        let moved = (ia * (b.translation - a.translation) - self.offset).length();
+        // In SIMD-width vectors: the same operations as `Vec3`'s, lane by lane, so the same
+        // bits (`Quat * Vec3` is `mul_vec3a` itself).
+        let shift = ia.mul_vec3a(Vec3A::from(b.translation) - Vec3A::from(a.translation));
+        let moved = (shift - Vec3A::from(self.offset)).length();
         let turn = self.turn.inverse() * (ia * b.rotation);
         within(moved, turn, radius_b, distance)
     }
@@ -187,7 +191,7 @@ pub(super) fn find<'a>(cache: &'a [PairEntry], cursor: &mut usize, pair: (u32, u
     cache.get(*cursor).filter(|e| e.pair == pair)
 }
 
-/// Lanes a [`Rebuild`] holds.
+/// Lanes a [`Rebuild`] and a [`Make`] hold.
 const LANES: usize = 8;
 
 /// The manifolds of reused entries, rebuilt eight at a time (`PairEntry::manifold`'s arithmetic,
@@ -251,7 +255,9 @@ impl Rebuild {
             tb[i] = b.translation[c];
             self.normal[c][i] = e.normal[c];
         }
-        for (k, p) in e.points[..e.len as usize].iter().enumerate() {
+        // Every slot, past the count too (their lanes are computed and not written): a
+        // straight run of copies, without a branch per point.
+        for (k, p) in e.points.iter().enumerate() {
             self.ids[i][k] = p.id;
             for c in 0..3 {
                 self.on_a[k][c][i] = p.on_a[c];
@@ -281,12 +287,19 @@ impl Rebuild {
         };
         let Rebuilt { n, point, depth } = &r;
         for i in 0..self.len {
-            let m = manifold(&mut out[self.slot[i]]);
-            *m = Manifold::new(Vec3::new(n[0][i], n[1][i], n[2][i]));
-            for k in 0..self.count[i] as usize {
-                let p = Vec3::new(point[k][0][i], point[k][1][i], point[k][2][i]);
-                m.push(ContactPoint { point: p, depth: depth[k][i], id: self.ids[i][k] });
-            }
+            // Every slot at once (those past the count empty, as `Manifold::new` leaves them),
+            // written in one go.
+            let count = self.count[i] as usize;
+            let slots = std::array::from_fn(|k| match k < count {
+                true => ContactPoint {
+                    point: Vec3::new(point[k][0][i], point[k][1][i], point[k][2][i]),
+                    depth: depth[k][i],
+                    id: self.ids[i][k],
+                },
+                false => ContactPoint::default(),
+            });
+            *manifold(&mut out[self.slot[i]]) =
+                Manifold::from_slots(Vec3::new(n[0][i], n[1][i], n[2][i]), slots, count);
         }
         self.len = 0;
     }
@@ -321,6 +334,165 @@ impl Rebuild {
     }
 }
 
+/// `l * r` per lane as glam computes it (SSE2 `Quat::mul_quat`, after rtm's `quat_mul`): two
+/// products of a splatted component of `l` and a shuffle of `r`, each with its sign pattern,
+/// summed as `(x-term + w-term) + (z-term + y-term)`.
+#[inline(always)]
+fn quat_mul(l: &[[Real; LANES]; 4], r: &[[Real; LANES]; 4]) -> [[Real; LANES]; 4] {
+    let mut out = [[0.0; LANES]; 4];
+    for i in 0..LANES {
+        let (lx, ly, lz, lw) = (l[0][i], l[1][i], l[2][i], l[3][i]);
+        let (rx, ry, rz, rw) = (r[0][i], r[1][i], r[2][i], r[3][i]);
+        let w_term = [lw * rx, lw * ry, lw * rz, lw * rw];
+        let x_term = [lx * rw, -(lx * rz), lx * ry, -(lx * rx)];
+        let y_term = [ly * rz, ly * rw, -(ly * rx), -(ly * ry)];
+        let z_term = [-(lz * ry), lz * rx, lz * rw, -(lz * rz)];
+        for c in 0..4 {
+            out[c][i] = (x_term[c] + w_term[c]) + (z_term[c] + y_term[c]);
+        }
+    }
+    out
+}
+
+/// The entries of tested pairs, made eight at a time (`PairEntry::new`'s arithmetic, glam's
+/// quaternion operations operation for operation, one entry per lane of plain arrays the
+/// compiler vectorises: the same bits). Each waits for its slot of the entries until its batch
+/// is full or the run ends.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Make {
+    len: usize,
+    /// Per lane: the slot of the entries to fill, the pair, the point count and the ids.
+    slot: [usize; LANES],
+    pair: [(u32, u32); LANES],
+    count: [u8; LANES],
+    ids: [[u32; MAX_MANIFOLD_POINTS]; LANES],
+    /// A's and B's rotations (x, y, z, w) and translations.
+    qa: [[Real; LANES]; 4],
+    qb: [[Real; LANES]; 4],
+    ta: Lanes3,
+    tb: Lanes3,
+    /// The manifold's normal, and per point its position and depth.
+    normal: Lanes3,
+    point: [Lanes3; MAX_MANIFOLD_POINTS],
+    depth: [[Real; LANES]; MAX_MANIFOLD_POINTS],
+}
+
+/// A batch's made lanes, in A's frame (B's for `on_b`).
+struct Made {
+    offset: Lanes3,
+    turn: [[Real; LANES]; 4],
+    normal: Lanes3,
+    on_a: [Lanes3; MAX_MANIFOLD_POINTS],
+    on_b: [Lanes3; MAX_MANIFOLD_POINTS],
+}
+
+impl Make {
+    /// Queues the entry of `pair` for bodies at `a` and `b` with the narrow phase's manifold
+    /// `m` (or none), to go to slot `slot`; true when the batch is full.
+    pub(super) fn push(&mut self, slot: usize, pair: (u32, u32), a: &Pose, b: &Pose, m: Option<&Manifold>) -> bool {
+        let i = self.len;
+        self.slot[i] = slot;
+        self.pair[i] = pair;
+        for (q, (x, y)) in
+            self.qa.iter_mut().zip(&mut self.qb).zip(a.rotation.to_array().into_iter().zip(b.rotation.to_array()))
+        {
+            (q.0[i], q.1[i]) = (x, y);
+        }
+        for c in 0..3 {
+            self.ta[c][i] = a.translation[c];
+            self.tb[c][i] = b.translation[c];
+        }
+        self.count[i] = 0;
+        if let Some(m) = m {
+            self.count[i] = m.len() as u8;
+            for c in 0..3 {
+                self.normal[c][i] = m.normal[c];
+            }
+            for (k, p) in m.points().iter().enumerate() {
+                self.ids[i][k] = p.id;
+                self.depth[k][i] = p.depth;
+                for c in 0..3 {
+                    self.point[k][c][i] = p.point[c];
+                }
+            }
+        }
+        self.len += 1;
+        self.len == LANES
+    }
+
+    /// Whether the batch is full (then [`Make::finish`] it).
+    pub(super) fn is_full(&self) -> bool {
+        self.len == LANES
+    }
+
+    /// Writes the queued entries into their slots of `out` and empties the batch.
+    pub(super) fn finish(&mut self, out: &mut [PairEntry]) {
+        self.finish_on(crate::simd::avx(), out)
+    }
+
+    /// [`Make::finish`], with the lanes' arithmetic compiled for AVX when `avx` (which the CPU
+    /// must run).
+    fn finish_on(&mut self, avx: bool, out: &mut [PairEntry]) {
+        if self.len == 0 {
+            return;
+        }
+        let r = match avx {
+            // SAFETY: `avx` only when the CPU runs AVX.
+            #[cfg(target_arch = "x86_64")]
+            true => unsafe { self.made_avx() },
+            _ => self.made(),
+        };
+        let lane3 = |v: &Lanes3, i: usize| Vec3::new(v[0][i], v[1][i], v[2][i]);
+        for i in 0..self.len {
+            let n = self.count[i] as usize;
+            // Field by field, in place: a whole entry would be copied by a call to `memcpy`.
+            let e = &mut out[self.slot[i]];
+            e.pair = self.pair[i];
+            e.offset = lane3(&r.offset, i);
+            e.turn = Quat::from_xyzw(r.turn[0][i], r.turn[1][i], r.turn[2][i], r.turn[3][i]);
+            e.normal = if n > 0 { lane3(&r.normal, i) } else { Vec3::ZERO };
+            e.len = n as u8;
+            e.valid = true;
+            for (k, c) in e.points.iter_mut().enumerate() {
+                *c = match k < n {
+                    true => CachedPoint { on_a: lane3(&r.on_a[k], i), on_b: lane3(&r.on_b[k], i), id: self.ids[i][k] },
+                    false => CachedPoint::default(),
+                };
+            }
+        }
+        self.len = 0;
+    }
+
+    /// The lanes' entries (`PairEntry::new`'s arithmetic; lanes without points compute
+    /// values that are not written).
+    #[inline(always)]
+    fn made(&self) -> Made {
+        // The inverses: the conjugates, exact.
+        let inverse = |q: &[[Real; LANES]; 4]| [q[0].map(|x| -x), q[1].map(|x| -x), q[2].map(|x| -x), q[3]];
+        let (ia, ib) = (inverse(&self.qa), inverse(&self.qb));
+        let d: Lanes3 = std::array::from_fn(|c| std::array::from_fn(|i| self.tb[c][i] - self.ta[c][i]));
+        let n = &self.normal;
+        let mut on_a = [[[0.0; LANES]; 3]; MAX_MANIFOLD_POINTS];
+        let mut on_b = [[[0.0; LANES]; 3]; MAX_MANIFOLD_POINTS];
+        for k in 0..MAX_MANIFOLD_POINTS {
+            let (p, depth) = (&self.point[k], &self.depth[k]);
+            let half: Lanes3 = std::array::from_fn(|c| std::array::from_fn(|i| n[c][i] * (0.5 * depth[i])));
+            let va: Lanes3 = std::array::from_fn(|c| std::array::from_fn(|i| p[c][i] + half[c][i] - self.ta[c][i]));
+            let vb: Lanes3 = std::array::from_fn(|c| std::array::from_fn(|i| p[c][i] - half[c][i] - self.tb[c][i]));
+            (on_a[k], on_b[k]) = (rotate(&ia, &va), rotate(&ib, &vb));
+        }
+        Made { offset: rotate(&ia, &d), turn: quat_mul(&ia, &self.qb), normal: rotate(&ia, n), on_a, on_b }
+    }
+
+    /// [`Make::made`] compiled for AVX: eight lanes to an instruction instead of four, the
+    /// same operations in the same order (no fused multiply-add), so the same bits.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    fn made_avx(&self) -> Made {
+        self.made()
+    }
+}
+
 /// A batch's rebuilt lanes: the normals, and per point its position and depth.
 struct Rebuilt {
     n: Lanes3,
@@ -332,6 +504,54 @@ struct Rebuilt {
 mod tests {
     use super::*;
     use crate::rng::SplitMix64;
+
+    /// Made eight at a time, every entry is `PairEntry::new`'s, bit for bit, with or without a
+    /// manifold, whatever the point count and however many entries a batch holds.
+    #[test]
+    fn made_entries_match_one_by_one_bit_for_bit() {
+        let mut rng = SplitMix64::new(1515);
+        let mut make = Make::default();
+        let bits = |e: &PairEntry| {
+            let v = |v: Vec3| v.to_array().map(f32::to_bits);
+            let p = e.points.map(|p| (v(p.on_a), v(p.on_b), p.id));
+            (e.pair, v(e.offset), e.turn.to_array().map(f32::to_bits), v(e.normal), e.len, e.valid, p)
+        };
+        for case in 0..300 {
+            let queued = 1 + case % LANES;
+            let mut out = vec![PairEntry::invalid((7, 7)); queued + 1];
+            let mut expect = Vec::new();
+            for slot in 0..queued {
+                let a = Pose::new(rng.vec3(-50.0, 50.0), rng.rotation());
+                let b = Pose::new(rng.vec3(-50.0, 50.0), rng.rotation());
+                let mut m = Manifold::new(rng.unit_vector());
+                for id in 0..1 + (rng.next_u64() % MAX_MANIFOLD_POINTS as u64) as u32 {
+                    m.push(ContactPoint { point: rng.vec3(-50.0, 50.0), depth: rng.range(-0.02, 0.02), id });
+                }
+                let m = (!rng.next_u64().is_multiple_of(5)).then_some(m);
+                let pair = (slot as u32, case as u32);
+                expect.push(PairEntry::new(pair, &a, &b, m.as_ref()));
+                assert_eq!(make.push(slot, pair, &a, &b, m.as_ref()), slot + 1 == LANES);
+            }
+            let mut avx_out = out.clone();
+            let mut avx_make = make.clone();
+            make.finish_on(false, &mut out);
+            if crate::simd::avx() {
+                avx_make.finish_on(true, &mut avx_out);
+            } else {
+                avx_out = out.clone();
+            }
+            for (slot, e) in expect.iter().enumerate() {
+                assert_eq!(bits(&out[slot]), bits(e), "case {case}, slot {slot}: {:?} against {e:?}", out[slot]);
+                assert_eq!(
+                    bits(&avx_out[slot]),
+                    bits(e),
+                    "case {case}, slot {slot}, AVX: {:?} against {e:?}",
+                    avx_out[slot]
+                );
+            }
+            assert_eq!(out[queued], PairEntry::invalid((7, 7)), "case {case}: a slot past the queue was written");
+        }
+    }
 
     /// Rebuilt eight at a time, every manifold has `PairEntry::manifold`'s bits, whatever the
     /// point count and however many entries a batch holds.
