@@ -207,6 +207,16 @@ impl<L: Lane> V3<L> {
     pub(crate) fn scale(self, s: L) -> V3<L> {
         V3 { x: self.x * s, y: self.y * s, z: self.z * s }
     }
+
+    /// Each lane turned by its quaternion `q` (x, y, z, w) as glam computes `q * v` (SSE2
+    /// `Quat::mul_vec3a`): `v (w² − b·b) + b (2 v·b) + (b × v) 2w`, each dot product summed x,
+    /// y, then z. The same bits as glam, lane by lane.
+    #[inline(always)]
+    pub(crate) fn rotated(self, q: &[L; 4]) -> V3<L> {
+        let (b, w, two) = (V3 { x: q[0], y: q[1], z: q[2] }, q[3], L::splat(2.0));
+        let b2 = b.dot(b);
+        (self.scale(w * w - b2) + b.scale(self.dot(b) * two)) + b.cross(self).scale(w * two)
+    }
 }
 
 impl<L: Lane> Add for V3<L> {

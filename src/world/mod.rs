@@ -532,7 +532,7 @@ impl World {
             };
             if let Some(e) = old.filter(|e| cached && holds(e)) {
                 // Its manifold is rebuilt by the caller, eight entries at a time.
-                entry.copy_from(e);
+                *entry = *e;
                 return true;
             }
             let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);

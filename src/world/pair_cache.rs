@@ -12,6 +12,7 @@
 
 use crate::math::{Pose, Quat, Real, Vec3};
 use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
+use crate::simd::f32x8::{Portable, V3};
 use glam::Vec3A;
 
 /// Sine of half the largest turn of B relative to A (2°, Jolt's default) over which a pair's
@@ -86,15 +87,6 @@ impl PairEntry {
             }
         }
         e
-    }
-
-    /// `*self = *e`, field by field: short enough to be copied inline, where the whole
-    /// entry is copied by a call to `memcpy`.
-    #[inline(always)]
-    pub fn copy_from(&mut self, e: &PairEntry) {
-        let PairEntry { pair, offset, turn, normal, len, valid, points } = *e;
-        (self.pair, self.offset, self.turn, self.normal) = (pair, offset, turn, normal);
-        (self.len, self.valid, self.points) = (len, valid, points);
     }
 
     /// Whether B, of bounding radius `radius_b` about its origin, is still within `distance`
@@ -192,7 +184,7 @@ pub(super) fn find<'a>(cache: &'a [PairEntry], cursor: &mut usize, pair: (u32, u
 }
 
 /// Lanes a [`Rebuild`] and a [`Make`] hold.
-const LANES: usize = 8;
+const LANES: usize = crate::simd::f32x8::W;
 
 /// The manifolds of reused entries, rebuilt eight at a time (`PairEntry::manifold`'s arithmetic,
 /// glam's quaternion rotation operation for operation, one entry per lane of plain arrays the
@@ -218,23 +210,11 @@ pub(super) struct Rebuild {
 
 type Lanes3 = [[Real; LANES]; 3];
 
-/// `q * v` per lane as glam computes it (SSE2 `Quat::mul_vec3a`):
-/// `v (w² − b·b) + b (2 v·b) + (b × v) 2w`, each dot product summed x, y, then z.
+/// `q * v` per lane as glam computes it: [`V3::rotated`] on plain lanes.
 #[inline(always)]
 fn rotate(q: &[[Real; LANES]; 4], v: &Lanes3) -> Lanes3 {
-    let mut r = [[0.0; LANES]; 3];
-    for i in 0..LANES {
-        let (bx, by, bz, w) = (q[0][i], q[1][i], q[2][i], q[3][i]);
-        let (vx, vy, vz) = (v[0][i], v[1][i], v[2][i]);
-        let s = w * w - (bx * bx + by * by + bz * bz);
-        let d = (vx * bx + vy * by + vz * bz) * 2.0;
-        let w2 = w * 2.0;
-        let (cx, cy, cz) = (by * vz - bz * vy, bz * vx - bx * vz, bx * vy - by * vx);
-        r[0][i] = (vx * s + bx * d) + cx * w2;
-        r[1][i] = (vy * s + by * d) + cy * w2;
-        r[2][i] = (vz * s + bz * d) + cz * w2;
-    }
-    r
+    let r = V3 { x: Portable(v[0]), y: Portable(v[1]), z: Portable(v[2]) }.rotated(&q.map(Portable));
+    [r.x.0, r.y.0, r.z.0]
 }
 
 impl Rebuild {
@@ -388,8 +368,8 @@ struct Made {
 
 impl Make {
     /// Queues the entry of `pair` for bodies at `a` and `b` with the narrow phase's manifold
-    /// `m` (or none), to go to slot `slot`; true when the batch is full.
-    pub(super) fn push(&mut self, slot: usize, pair: (u32, u32), a: &Pose, b: &Pose, m: Option<&Manifold>) -> bool {
+    /// `m` (or none), to go to slot `slot` (then see [`Make::is_full`]).
+    pub(super) fn push(&mut self, slot: usize, pair: (u32, u32), a: &Pose, b: &Pose, m: Option<&Manifold>) {
         let i = self.len;
         self.slot[i] = slot;
         self.pair[i] = pair;
@@ -417,7 +397,6 @@ impl Make {
             }
         }
         self.len += 1;
-        self.len == LANES
     }
 
     /// Whether the batch is full (then [`Make::finish`] it).
@@ -530,7 +509,8 @@ mod tests {
                 let m = (!rng.next_u64().is_multiple_of(5)).then_some(m);
                 let pair = (slot as u32, case as u32);
                 expect.push(PairEntry::new(pair, &a, &b, m.as_ref()));
-                assert_eq!(make.push(slot, pair, &a, &b, m.as_ref()), slot + 1 == LANES);
+                make.push(slot, pair, &a, &b, m.as_ref());
+                assert_eq!(make.is_full(), slot + 1 == LANES);
             }
             let mut avx_out = out.clone();
             let mut avx_make = make.clone();

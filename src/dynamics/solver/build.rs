@@ -322,7 +322,7 @@ fn build_bundle<L: Lane>(
     }
     c.finish(bounce);
     // The passes gather and scatter the states by these indices unchecked.
-    check_indices(src.states.len(), [(&c.a, &c.b)]);
+    check_indices(src.states.len(), &c.a, &c.b);
 }
 
 /// Builds one bundle from the contacts `chunk` (one colour's, up to eight).

@@ -55,12 +55,12 @@ impl States {
     }
 }
 
-/// Panics unless every body index of `bundles` (each side's eight) names one of `states`
-/// states. The passes gather and scatter states by these indices with no check of their own:
-/// each bundle is checked once, as it is built (`build::bundle`), against the states the passes
-/// then use, instead of once per pass.
-pub(super) fn check_indices<'a>(states: usize, bundles: impl IntoIterator<Item = (&'a [u32; W], &'a [u32; W])>) {
-    let max = bundles.into_iter().fold(0, |m, (a, b)| a.iter().chain(b).fold(m, |m, &i| m.max(i)));
+/// Panics unless every body index of a bundle (`a` and `b`, each side's eight) names one of
+/// `states` states. The passes gather and scatter states by these indices with no check of
+/// their own: each bundle is checked once, as it is built (`build::bundle`), against the
+/// states the passes then use, instead of once per pass.
+pub(super) fn check_indices(states: usize, a: &[u32; W], b: &[u32; W]) {
+    let max = a.iter().chain(b).fold(0, |m, &i| m.max(i));
     assert!((max as usize) < states, "body index {max} out of range of {states} states");
 }
 

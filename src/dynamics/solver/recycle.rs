@@ -89,15 +89,6 @@ struct Row {
 
 const _: () = assert!(size_of::<Row>() == 32);
 
-/// `q * v` as glam computes it (SSE2 `Quat::mul_vec3a`): `v (w² − b·b) + b (2 v·b) + (b × v) 2w`,
-/// each dot product summed x, y, then z.
-#[inline(always)]
-fn rotate<L: Lane>(q: &[L; 4], v: V3<L>) -> V3<L> {
-    let (b, w, two) = (V3 { x: q[0], y: q[1], z: q[2] }, q[3], L::splat(2.0));
-    let b2 = b.dot(b);
-    (v.scale(w * w - b2) + b.scale(v.dot(b) * two)) + b.cross(v).scale(w * two)
-}
-
 #[inline(always)]
 fn check<L: Lane>(inp: &Inputs, o: &mut Outputs) {
     // SAFETY: each lane's pose pointer is to eight floats (`Solver::poses` or ZERO_POSE).
@@ -110,7 +101,7 @@ fn check<L: Lane>(inp: &Inputs, o: &mut Outputs) {
     // lane with nothing kept has a zero normal, and so fails the angle test.
     // SAFETY: as below, floats 7..15 of point 0.
     let n0 = unsafe { L::load_transposed(inp.kept.map(|p| p.wrapping_add(7))) };
-    let n = rotate(&qa, v(n0[5], n0[6], n0[7]));
+    let n = v(n0[5], n0[6], n0[7]).rotated(&qa);
     // Bit i: lane i's normals are within the angle (clear for NaN, as `>=` would be false).
     let aligned = L::splat(RECYCLE_COS).le_bits(n.dot(inp.normal.load()));
     // Per lane, how many of its points left the tolerances.
@@ -127,8 +118,8 @@ fn check<L: Lane>(inp: &Inputs, o: &mut Outputs) {
         };
         let (anchor_a, anchor_b) = (v(lo[0], lo[1], lo[2]), v(lo[3], lo[4], lo[5]));
         let (arm_a, arm_b) = (v(lo[6], hi[0], hi[1]), v(hi[2], hi[3], hi[4]));
-        let pa = xa + rotate(&qa, anchor_a);
-        let pb = xb + rotate(&qb, anchor_b);
+        let pa = xa + anchor_a.rotated(&qa);
+        let pb = xb + anchor_b.rotated(&qb);
         let (ea, eb) = (xa + arm_a, xb + arm_b);
         let gap = pa - pb;
         let depth = gap.dot(n);
