@@ -506,7 +506,7 @@ impl World {
         // body-pair cache entry (written to `entry`), from the pair and its last entry alone:
         // pairs can be tested in any order, on any thread, and the contacts kept in pair order.
         // Whether the cache answered: the caller then rebuilds the entry's manifold.
-        // A tested box pair's new entry is queued in `make` for slot `slot`, made eight at a time.
+        // A tested pair's new entry is queued in `make` for slot `slot`, made eight at a time.
         let contact = |&(a, b): &(u32, u32),
                        old: Option<&PairEntry>,
                        (slot, entry): (usize, &mut PairEntry),
@@ -552,23 +552,17 @@ impl World {
                     *m
                 },
             };
-            if compound || mesh {
+            // The pair's manifolds: a mesh pair's, one per direction its triangles push; one at
+            // most for any other, a convex pair's straight from the narrow phase.
+            let (all, one);
+            let (first, more): (Option<&Manifold>, &[Manifold]) = if compound || mesh {
                 let (method, edges) = (settings.narrow_phase, settings.internal_edges);
-                let more = narrowphase::contact_manifolds_with_edges(
+                all = narrowphase::contact_manifolds_with_edges(
                     &ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, method, edges,
                 );
-                let m = more.first().filter(|m| !m.is_empty());
-                // The cache keeps one manifold: a mesh pair with more is tested every step.
-                if cached && more.as_slice().len() <= 1 {
-                    *entry = PairEntry::new((a, b), &ba.pose, &bb.pose, m);
-                } else {
-                    *entry = PairEntry::invalid((a, b));
-                }
-                let rest = more.as_slice().get(1..).unwrap_or_default();
-                out.extend(m.into_iter().chain(rest).map(to_contact));
+                (all.first(), all.as_slice())
             } else {
-                // One manifold at most, straight from the narrow phase.
-                let m = narrowphase::contact_with_rotations(
+                one = narrowphase::contact_with_rotations(
                     &ba.shape,
                     &ba.pose,
                     &bb.shape,
@@ -577,14 +571,19 @@ impl World {
                     tol,
                     settings.narrow_phase,
                 );
-                let m = m.as_ref().filter(|m| !m.is_empty());
-                if cached {
-                    make.push(slot, (a, b), &ba.pose, &bb.pose, m);
-                } else {
-                    *entry = PairEntry::invalid((a, b));
-                }
-                out.extend(m.map(to_contact));
+                (one.as_ref(), &[])
+            };
+            let m = first.filter(|m| !m.is_empty());
+            let rest = more.get(1..).unwrap_or_default();
+            // The cache keeps one manifold: a mesh pair with more is tested every step. Its
+            // entry is made with the batch's others.
+            if cached && rest.is_empty() {
+                make.push(slot, (a, b), &ba.pose, &bb.pose, m);
+            } else {
+                *entry = PairEntry::invalid((a, b));
             }
+            out.extend(m.map(to_contact));
+            out.extend(rest.iter().map(to_contact));
             false
         };
         let old_cache = &self.pair_cache;
