@@ -35,6 +35,7 @@ pub use dispatch::{
 };
 pub use explain::{PairTrace, explain, explain_with_edges};
 pub use gjk::distance::{DistanceResult, GjkEpaTrace, distance, distance_traced, intersect_gjk};
+pub(crate) use gjk::near_part::near_part_within;
 pub use gjk::ray::ray_cast_gjk;
 pub use manifold::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
 pub use mesh::{MeshRef, closest_segment_triangle, contact_mesh_shape, contact_shape_triangle};

@@ -4,7 +4,7 @@
 pub(super) mod boolean;
 pub(super) mod closest;
 pub(super) mod distance;
-pub(super) mod near_part;
+pub(crate) mod near_part;
 pub(super) mod ray;
 pub(super) mod seed;
 pub(super) mod voronoi;

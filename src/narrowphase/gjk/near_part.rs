@@ -15,13 +15,25 @@ use crate::math::{Pose, Real, Vec3};
 /// the depth is at most `|s| + r`, while escaping through a face the cut made would take at
 /// least `R - r > |s| + r`: the cut never wins.
 pub(crate) fn near_part(big: &Shape, pbig: &Pose, other: &Shape, pother: &Pose) -> Option<(Shape, Pose)> {
+    near_part_within(big, pbig, other, pother, 0.0)
+}
+
+/// [`near_part`] keeping `extra` metres more all round: what the other shape can reach of `big`
+/// as the two close by up to `extra` (a speculative contact's margin).
+pub(crate) fn near_part_within(
+    big: &Shape,
+    pbig: &Pose,
+    other: &Shape,
+    pother: &Pose,
+    extra: Real,
+) -> Option<(Shape, Pose)> {
     let Shape::Cuboid(c) = big else { return None };
     let h = c.half_extents;
     let r = other.bounding_radius();
     let centre = pbig.inverse_transform_point(pother.translation);
     let q = centre.abs() - h;
     let signed = q.max(Vec3::ZERO).length() + q.max_element().min(0.0);
-    let reach = signed.abs() + 3.0 * r;
+    let reach = signed.abs() + 3.0 * r + extra.max(0.0);
     if !reach.is_finite() || h.max_element() <= NEAR_PART_RATIO * reach {
         return None;
     }

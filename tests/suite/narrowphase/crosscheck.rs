@@ -188,3 +188,45 @@ proptest! {
         }
     }
 }
+
+/// A rock 0.2 mm above a 24 m floor (the default scene's hull at step 173): f32 GJK on the
+/// whole floor stopped with a normal 8° off vertical, and the speculative contact built on it
+/// was 2.4 m deep. The floor is measured by its part near the rock, so both methods give the
+/// floor's normal and the gap, for the rock at many turns and places on the floor.
+#[test]
+fn a_hull_just_above_a_large_floor_gets_the_floors_normal() {
+    let rock = hull_from(vec![
+        Vec3::new(-0.381, 0.008, 0.098),
+        Vec3::new(0.069, 0.058, -0.402),
+        Vec3::new(0.019, -0.342, 0.048),
+        Vec3::new(0.369, -0.042, -0.002),
+        Vec3::new(-0.031, 0.338, -0.002),
+        Vec3::new(-0.031, -0.042, 0.328),
+        Vec3::new(-0.231, 0.208, -0.202),
+        Vec3::new(0.219, -0.242, 0.248),
+    ]);
+    let floor = Shape::cuboid(Vec3::new(12.0, 0.5, 12.0));
+    let pf = Pose::new(Vec3::new(0.0, -0.5, 0.0), Quat::IDENTITY);
+    let tol = Tolerance { margin: 0.02, epsilon: EPS };
+    let mut worst: (Real, String) = (0.0, String::new());
+    for k in 0..200 {
+        let u = k as Real;
+        let rotation = Quat::from_euler(glam::EulerRot::XYZ, 0.37 * u, 1.13 * u, 0.71 * u)
+            * Quat::from_xyzw(-0.0453, 0.5641, 0.4574, 0.6860).normalize();
+        let gap = 2e-4;
+        // Lowest point of the turned rock on the floor's top (y = 0) plus the gap.
+        let low = rock.support(rotation.inverse() * Vec3::NEG_Y);
+        let at = Vec3::new(0.17 + 0.05 * (u * 0.3).sin() * 10.0, gap - (rotation * low).y, 0.18 - 0.04 * u);
+        let pr = Pose::new(at, rotation);
+        for method in [NarrowPhaseKind::Analytic, NarrowPhaseKind::Gjk] {
+            let m = contact(&floor, &pf, &rock, &pr, tol, method).expect("a contact within the margin");
+            let angle = m.normal.angle_between(Vec3::Y).to_degrees();
+            let depth_err = (m.max_depth() + gap).abs();
+            if angle > worst.0 {
+                worst = (angle, format!("{method:?} at turn {k}: normal {:?}, depth {}", m.normal, m.max_depth()));
+            }
+            assert!(depth_err < 1e-4, "{method:?} at turn {k}: depth {} for a gap of {gap}", m.max_depth());
+        }
+    }
+    assert!(worst.0 < 0.1, "normal {:.3}° off the floor's: {}", worst.0, worst.1);
+}
