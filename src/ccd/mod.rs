@@ -75,6 +75,68 @@ pub fn turns_past_rows(body: &Body, start_spin: Real, settings: &Settings) -> bo
         && angular_reach(&body.shape, turn) > 0.0
 }
 
+/// Marks (in `out`, per body) each awake dynamic body that the solver moved where its rows
+/// no longer describe it, so that the time-of-impact pass sweeps it against static bodies
+/// from its start pose (`starts`), as it does bodies turning past their rows:
+/// - one it drove through its rows with a static body toward crossing it: a contact whose
+///   deepest point ends the step more than `slop` deeper than it started, and deeper than
+///   half the body's inner radius (plus `slop`). Its rows held it when solved, but rows solved
+///   after them (another fast body striking it, a pile pressing on it) drove it on. A
+///   shallower push is the next step's contact's to undo: sweeping it would replay the step's
+///   motion without its rows;
+/// - one that ends the step outside the box the broad phase found its pairs in (`aabbs`),
+///   having moved more than half its inner radius: a fast body struck it and threw it farther
+///   than anything it could meet was looked for, so a wall in its new path has no row at all.
+///
+/// A body driven far enough either way crosses a thin wall or floor within the step.
+pub fn left_their_rows(
+    bodies: &[Body],
+    starts: &[crate::math::Pose],
+    contacts: &[crate::dynamics::solver::Contact],
+    aabbs: &[Aabb],
+    slop: Real,
+    out: &mut [bool],
+) {
+    // A body a kinematic body touches is its push's to carry (pushed reach and pinned rows):
+    // an impact with the floor on the way would leave it behind the paddle.
+    let kinematic = |i: u32| bodies[i as usize].kind == crate::dynamics::BodyKind::Kinematic;
+    let mut by_kinematic = vec![false; bodies.len()];
+    for c in contacts.iter().filter(|c| kinematic(c.a) || kinematic(c.b)) {
+        by_kinematic[c.a as usize] = true;
+        by_kinematic[c.b as usize] = true;
+    }
+    let sweeps = |i: usize, b: &Body| b.is_dynamic() && !b.is_asleep() && !by_kinematic[i];
+    for (i, b) in bodies.iter().enumerate() {
+        let far = || b.pose.translation.distance(starts[i].translation) > 0.5 * b.shape.inner_radius();
+        if sweeps(i, b) && aabbs.get(i).is_some_and(|indexed| !indexed.contains(&b.aabb())) && far() {
+            out[i] = true;
+        }
+    }
+    let is_static = |b: &Body| b.kind == crate::dynamics::BodyKind::Static;
+    for c in contacts {
+        let (a, b) = (c.a as usize, c.b as usize);
+        // The moving body and the sign of its motion along the normal (A to B) that opens the gap.
+        let (i, opens) = match (is_static(&bodies[a]), is_static(&bodies[b])) {
+            (true, false) => (b, 1.0),
+            (false, true) => (a, -1.0),
+            _ => continue,
+        };
+        let body = &bodies[i];
+        if out[i] || !sweeps(i, body) {
+            continue;
+        }
+        // How far the body's surface moved along the normal: its farthest point toward the
+        // static body at the end against the start (a spinning sphere's surface stays put).
+        let n = c.manifold.normal * opens;
+        let lowest = |pose: &crate::math::Pose| {
+            n.dot(pose.transform_point(body.shape.support(pose.inverse_transform_vector(-n))))
+        };
+        let start = c.manifold.max_depth();
+        let depth = start + lowest(&starts[i]) - lowest(&body.pose);
+        out[i] = depth > slop + 0.5 * body.shape.inner_radius() && depth > start + slop;
+    }
+}
+
 fn moves(body: &Body) -> bool {
     body.kind != crate::dynamics::BodyKind::Static && !body.is_asleep()
 }

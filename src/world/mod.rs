@@ -707,6 +707,10 @@ impl World {
             let settings = &self.settings;
             st.turning
                 .extend(self.bodies.iter().zip(&st.start_spins).map(|(b, &s)| ccd::turns_past_rows(b, s, settings)));
+            // And bodies the solver drove through their rows against static bodies, or out of
+            // the box their pairs were found in.
+            let (contacts, aabbs, starts) = (&self.contacts, &self.aabbs, &st.toi_starts);
+            ccd::left_their_rows(&self.bodies, starts, contacts, aabbs, settings.slop, &mut st.turning);
         }
         if !st.toi_starts.is_empty() && self.fast.iter().chain(&st.turning).any(|&f| f) {
             let _t = PhaseTimer::new(&mut p.ccd_ms);

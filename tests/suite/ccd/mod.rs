@@ -2,6 +2,7 @@
 
 mod bullet;
 pub mod common;
+mod crowds;
 mod every_shape;
 mod mesh_shots;
 mod random_shots;

@@ -1,0 +1,267 @@
+//! Crowds, not lone bullets: fast bodies that strike each other in front of thin walls, piles
+//! dropped on floors, rains on hilly terrain, and a heavy body pinching a small one against a
+//! thin floor. Nothing may end where it cannot be, at the default settings and (where the
+//! scene allows it) with CCD off. Fixed seeds; every failure names the body, its shape, where it
+//! started and where it ended. Larger runs: `cargo run --release --example crowd_probe`.
+
+use super::common::{settings, world};
+use collidoscope::ccd::CcdMode;
+use collidoscope::geometry::{ConvexHull, HeightField, TriangleMesh};
+use collidoscope::math::{Pose, Quat, Real, Vec3};
+use collidoscope::rng::SplitMix64;
+use collidoscope::{Body, BodyKind, Material, Settings, Shape, World};
+use std::sync::Arc;
+
+/// A small mixed body (sphere, thin box, capsule, rock) of about `size` metres.
+fn mixed_shape(k: usize, size: Real, rng: &mut SplitMix64) -> Shape {
+    match k % 4 {
+        0 => Shape::sphere(0.5 * size),
+        1 => Shape::cuboid(Vec3::new(0.5 * size, 0.05 * size, 0.35 * size)),
+        2 => Shape::capsule(0.35 * size, 0.17 * size),
+        _ => {
+            let pts: Vec<Vec3> = (0..8).map(|_| rng.unit_vector() * (0.5 * size * rng.range(0.6, 1.0))).collect();
+            Shape::ConvexHull(Arc::new(ConvexHull::new(&pts).expect("a rock of eight points")))
+        }
+    }
+}
+
+fn static_box(half: Vec3, at: Vec3) -> Body {
+    Body::new(BodyKind::Static, Shape::cuboid(half), Pose::new(at, Quat::IDENTITY), Material::default())
+}
+
+fn dynamic(shape: Shape, pose: Pose, material: Material) -> Body {
+    Body::new(BodyKind::Dynamic, shape, pose, material)
+}
+
+/// What a lost body looks like in a failure message.
+fn describe(w: &World, i: usize, start: Vec3) -> String {
+    let b = &w.bodies()[i];
+    format!("body {i} ({:?}) from {start:?} to {:?}, moving {:?}", b.shape.kind(), b.pose.translation, b.linvel)
+}
+
+/// `count` bodies of 2–6 cm fired at 60–400 m/s, spinning, from up to 6 m in front of a wall
+/// `thickness` thick (its faces x = ±thickness/2, 3 m each way) at points on it within 1.2 m
+/// of its centre, so that their paths cross near the wall and they strike each other there.
+fn spray(seed: u64, count: usize, thickness: Real, ccd: CcdMode) -> World {
+    let mut rng = SplitMix64::new(seed);
+    let mut bodies = vec![static_box(Vec3::new(0.5 * thickness, 3.0, 3.0), Vec3::ZERO)];
+    let material = Material { restitution: 0.2, friction: 0.4, density: 2000.0 };
+    for k in 0..count {
+        let shape = mixed_shape(k, rng.range(0.02, 0.06), &mut rng);
+        let from = Vec3::new(rng.range(-6.0, -0.5), rng.range(-1.5, 1.5), rng.range(-1.5, 1.5));
+        let aim = Vec3::new(0.0, rng.range(-1.2, 1.2), rng.range(-1.2, 1.2));
+        let v = (aim - from).normalize() * rng.range(60.0, 400.0);
+        let w = Vec3::new(rng.range(-40.0, 40.0), rng.range(-40.0, 40.0), rng.range(-40.0, 40.0));
+        bodies.push(dynamic(shape, Pose::new(from, rng.rotation()), material).with_velocity(v, w));
+    }
+    world(settings(ccd, false), bodies)
+}
+
+/// Steps `w` and returns every dynamic body whose centre crossed the plane x = 0 from the front
+/// (x < 0) within the wall's extent (|y|, |z| < `half`) in one step.
+fn crossings(w: &mut World, steps: usize, half: Real) -> Vec<String> {
+    let start: Vec<Vec3> = w.bodies().iter().map(|b| b.pose.translation).collect();
+    let mut lost = Vec::new();
+    let mut gone = vec![false; w.bodies().len()];
+    for k in 0..steps {
+        let before: Vec<Vec3> = w.bodies().iter().map(|b| b.pose.translation).collect();
+        w.step();
+        for (i, b) in w.bodies().iter().enumerate() {
+            let (p0, p1) = (before[i], b.pose.translation);
+            let mid = (p0 + p1) * 0.5;
+            if b.is_dynamic() && !gone[i] && p0.x < 0.0 && p1.x > 0.0 && mid.y.abs() < half && mid.z.abs() < half {
+                gone[i] = true;
+                lost.push(format!("step {}: {}", k + 1, describe(w, i, start[i])));
+            }
+        }
+    }
+    lost
+}
+
+/// 120 mixed bodies that strike each other near a 1 cm wall and near a 1 mm wall, in both CCD
+/// modes: a sphere struck from behind after its contact with the wall was solved, or thrown
+/// into the wall from outside the box its pairs were found in, must still stop at the wall.
+#[test]
+fn fast_bodies_that_strike_each_other_near_a_wall_stay_in_front_of_it() {
+    let mut failures = Vec::new();
+    for ccd in [CcdMode::Speculative, CcdMode::Toi] {
+        for (seed, thickness) in [(1, 0.01), (2, 0.001), (3, 0.01)] {
+            let mut w = spray(seed, 120, thickness, ccd);
+            for lost in crossings(&mut w, 40, 3.0) {
+                failures.push(format!("{ccd:?}, seed {seed}, wall {thickness} m: {lost}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "bodies behind the wall:\n{}", failures.join("\n"));
+}
+
+/// A walled bin on a floor `thickness` thick (its top at y = 0) and `count` mixed bodies of
+/// 0.3–0.5 m dropped into it from 1 to `top` m.
+fn pile(seed: u64, count: usize, thickness: Real, top: Real, settings: Settings) -> World {
+    let mut rng = SplitMix64::new(seed);
+    let mut bodies = vec![static_box(Vec3::new(4.0, 0.5 * thickness, 4.0), Vec3::new(0.0, -0.5 * thickness, 0.0))];
+    for (x, z, hx, hz) in [(0.0, -4.2, 4.4, 0.2), (0.0, 4.2, 4.4, 0.2), (-4.2, 0.0, 0.2, 4.0), (4.2, 0.0, 0.2, 4.0)] {
+        bodies.push(static_box(Vec3::new(hx, 3.0, hz), Vec3::new(x, 3.0, z)));
+    }
+    let material = Material { restitution: 0.2, friction: 0.5, density: 1000.0 };
+    for k in 0..count {
+        let shape = mixed_shape(k, rng.range(0.3, 0.5), &mut rng);
+        let at = Vec3::new(rng.range(-3.6, 3.6), rng.range(1.0, top), rng.range(-3.6, 3.6));
+        bodies.push(dynamic(shape, Pose::new(at, rng.rotation()), material));
+    }
+    world(settings, bodies)
+}
+
+/// Steps `w` and returns every dynamic body whose centre ends below `floor` inside |x|, |z| <
+/// `half`, and how fast the fastest such body fell in its last step before (m per step).
+fn below(w: &mut World, steps: usize, floor: Real, half: Real) -> Vec<String> {
+    let start: Vec<Vec3> = w.bodies().iter().map(|b| b.pose.translation).collect();
+    for _ in 0..steps {
+        w.step();
+    }
+    (0..w.bodies().len())
+        .filter(|&i| {
+            let (b, p) = (&w.bodies()[i], w.bodies()[i].pose.translation);
+            b.is_dynamic() && (!p.is_finite() || (p.y < floor && p.x.abs() < half && p.z.abs() < half))
+        })
+        .map(|i| describe(w, i, start[i]))
+        .collect()
+}
+
+/// A pile of mixed bodies (hulls among them) dropped from up to 10 m into a bin: at the
+/// defaults none gets through a 1 m or a 0.2 m floor; with CCD off none gets through the 1 m
+/// floor, which no falling body crosses more than a quarter of in a step (14 m/s at 60 Hz).
+#[test]
+fn a_pile_dropped_on_a_floor_keeps_every_body() {
+    let mut failures = Vec::new();
+    let runs = [
+        (1, 1.0, Settings::default()),
+        (2, 0.2, Settings::default()),
+        (3, 1.0, Settings { ccd: CcdMode::Off, ..Settings::default() }),
+    ];
+    for (seed, thickness, s) in runs {
+        let ccd = s.ccd;
+        let mut w = pile(seed, 300, thickness, 10.0, s);
+        for lost in below(&mut w, 150, -thickness - 0.05, 4.0) {
+            failures.push(format!("{ccd:?}, seed {seed}, floor {thickness} m: {lost}"));
+        }
+    }
+    assert!(failures.is_empty(), "bodies through the floor:\n{}", failures.join("\n"));
+}
+
+/// Hills: height at (x, z), m.
+fn hill(x: Real, z: Real) -> Real {
+    1.5 * (x * 0.23).sin() * (z * 0.19).cos()
+        + 0.8 * (x * 0.07 + z * 0.11).sin()
+        + 0.3 * (x * 0.9 + 1.0).sin() * (z * 0.7).sin()
+}
+
+/// `n` × `n` samples `cell` apart, centred on the origin, as a height field or a triangle mesh.
+fn terrain(n: usize, cell: Real, mesh: bool) -> Shape {
+    let half = (n - 1) as Real * cell * 0.5;
+    let at = |r: usize, c: usize| {
+        let (x, z) = (c as Real * cell - half, r as Real * cell - half);
+        Vec3::new(x, hill(x, z), z)
+    };
+    if !mesh {
+        let heights = (0..n).flat_map(|r| (0..n).map(move |c| at(r, c).y)).collect();
+        return Shape::HeightField(Arc::new(HeightField::new(n, n, cell, heights).expect("a height field")));
+    }
+    let vertices = (0..n).flat_map(|r| (0..n).map(move |c| at(r, c))).collect();
+    let mut triangles = Vec::new();
+    for r in 0..n as u32 - 1 {
+        for c in 0..n as u32 - 1 {
+            let i = r * n as u32 + c;
+            triangles.push([i, i + n as u32, i + n as u32 + 1]);
+            triangles.push([i, i + n as u32 + 1, i + 1]);
+        }
+    }
+    Shape::TriangleMesh(Arc::new(TriangleMesh::new(vertices, triangles).expect("a triangle mesh")))
+}
+
+/// 200 mixed bodies dropped 4–18 m onto hills (64 × 64 samples 0.5 m apart), as a height field
+/// and as a triangle mesh, at the default settings: none ends under the surface.
+#[test]
+fn a_rain_on_hilly_terrain_stays_on_it() {
+    let mut failures = Vec::new();
+    for mesh in [false, true] {
+        let mut rng = SplitMix64::new(7);
+        let ground = terrain(64, 0.5, mesh);
+        let mut bodies = vec![Body::new(BodyKind::Static, ground, Pose::IDENTITY, Material::default())];
+        let material = Material { restitution: 0.2, friction: 0.5, density: 1000.0 };
+        for k in 0..200 {
+            let shape = mixed_shape(k, rng.range(0.3, 0.6), &mut rng);
+            let (x, z) = (rng.range(-13.0, 13.0), rng.range(-13.0, 13.0));
+            let at = Vec3::new(x, hill(x, z) + rng.range(4.0, 18.0), z);
+            bodies.push(dynamic(shape, Pose::new(at, rng.rotation()), material));
+        }
+        let mut w = world(Settings::default(), bodies);
+        let start: Vec<Vec3> = w.bodies().iter().map(|b| b.pose.translation).collect();
+        for _ in 0..150 {
+            w.step();
+        }
+        for (i, b) in w.bodies().iter().enumerate().filter(|(_, b)| b.is_dynamic()) {
+            let p = b.pose.translation;
+            // Within the hills (a body that rolled off their edge has not gone through), its
+            // centre more than its own size under the surface.
+            let inside = p.x.abs() < 15.0 && p.z.abs() < 15.0;
+            if !p.is_finite() || (inside && p.y < hill(p.x, p.z) - 0.6) {
+                failures.push(format!("{}: {}", if mesh { "mesh" } else { "height field" }, describe(&w, i, start[i])));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "bodies under the terrain:\n{}", failures.join("\n"));
+}
+
+/// A heavy dynamic box (2 t) driven down at 8 m/s onto a small box and a sphere lying on a
+/// floor 2 cm thick: the small bodies are pinched between a dynamic body and a static one,
+/// and their rows with the floor must hold whatever the pusher's mass, in every CCD mode.
+#[test]
+fn a_heavy_body_pinching_small_ones_against_a_thin_floor_leaves_them_on_it() {
+    for ccd in [CcdMode::Off, CcdMode::Speculative, CcdMode::Toi] {
+        let floor = static_box(Vec3::new(3.0, 0.01, 3.0), Vec3::new(0.0, -0.01, 0.0));
+        let light = Material { restitution: 0.0, friction: 0.5, density: 500.0 };
+        let small = dynamic(
+            Shape::cuboid(Vec3::new(0.05, 0.02, 0.05)),
+            Pose::new(Vec3::new(0.0, 0.02, 0.0), Quat::IDENTITY),
+            light,
+        );
+        let ball = dynamic(Shape::sphere(0.03), Pose::new(Vec3::new(0.3, 0.03, 0.1), Quat::IDENTITY), light);
+        let heavy_material = Material { restitution: 0.0, friction: 0.5, density: 2000.0 };
+        let heavy = dynamic(
+            Shape::cuboid(Vec3::new(0.5, 0.5, 0.5)),
+            Pose::new(Vec3::new(0.1, 0.7, 0.0), Quat::IDENTITY),
+            heavy_material,
+        )
+        .with_velocity(Vec3::new(0.0, -8.0, 0.0), Vec3::ZERO);
+        let mut w = world(Settings { ccd, ..Settings::default() }, [floor, small, ball, heavy]);
+        for step in 1..=120 {
+            w.step();
+            for i in [1, 2] {
+                let y = w.bodies()[i].pose.translation.y;
+                assert!(y > 0.0, "{ccd:?}, step {step}: the pinched body {i} is at y = {y}, under the floor's top");
+            }
+        }
+    }
+}
+
+/// The default scene (180 bodies raining 20 m onto slabs), 600 steps at its defaults: no contact
+/// deeper than 10 cm. A narrow-phase normal a little off for a hull on its 24 m floor once made
+/// a speculative contact 2.4 m deep (the floor's far corner on that plane) and launched the hull.
+#[test]
+fn the_default_scene_never_reports_a_deep_contact() {
+    let scene = collidoscope::Scene::load(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/default.ron")).unwrap();
+    let mut w = scene.build().unwrap();
+    assert_eq!(w.settings.ccd, CcdMode::Speculative, "the default scene runs at the default CCD mode");
+    let mut deepest = (0.0, 0, 0, 0);
+    for step in 1..=600 {
+        w.step();
+        for c in w.contacts() {
+            if c.manifold.max_depth() > deepest.0 {
+                deepest = (c.manifold.max_depth(), step, c.a, c.b);
+            }
+        }
+    }
+    let (depth, step, a, b) = deepest;
+    assert!(depth < 0.10, "a contact {depth} m deep at step {step} between bodies {a} and {b}");
+}
