@@ -10,11 +10,12 @@ use serde::{Deserialize, Serialize};
 /// How fast bodies are kept from tunneling.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CcdMode {
-    /// Discrete collision only: fast, thin obstacles can be missed.
-    #[default]
+    /// Discrete collision only: fast, thin obstacles can be missed (the tunneling lessons set it
+    /// to show that).
     Off,
     /// Every moving body's contacts reach as far as it can move this step (linear motion plus
-    /// turn times reach); the solver stops it at the surface.
+    /// turn times reach); the solver stops it at the surface. The default.
+    #[default]
     Speculative,
     /// Bullets and bodies faster than `ccd_speed_threshold` are swept against the world after
     /// the solver and stopped at the time of impact; the other moving bodies get speculative

@@ -2,6 +2,7 @@
 //! elastic balls passes the striker's momentum to the last one, and elastic spheres in a closed
 //! box gain no energy.
 
+use collidoscope::ccd::CcdMode;
 use collidoscope::math::{Pose, Vec3};
 use collidoscope::{Body, BodyKind, Material, Scene, Settings, Shape, World};
 
@@ -42,21 +43,40 @@ fn rebound(settings: Settings, e: f32, drop: f32) -> f32 {
     top
 }
 
+/// Discrete contacts: the ball touches the floor in the step of its impact, at its speed there.
+fn discrete() -> Settings {
+    Settings { ccd: CcdMode::Off, ..Settings::default() }
+}
+
 #[test]
 fn half_restitution_rebounds_to_a_quarter_of_the_drop() {
-    let h = rebound(Settings::default(), 0.5, 1.0);
+    let h = rebound(discrete(), 0.5, 1.0);
     println!("e = 0.5 from 1 m rebounds to {h:.4} m");
     assert!((h - 0.25).abs() <= 0.25 * 0.05, "rebound {h} m, expected 0.25 m ± 5%");
     // Other coefficients follow the same law (e² h), within 5% of the drop height.
     for e in [0.3, 0.8] {
-        let h = rebound(Settings::default(), e, 1.0);
+        let h = rebound(discrete(), e, 1.0);
         assert!((h - e * e).abs() <= 0.05, "e = {e}: rebound {h} m, expected {}", e * e);
+    }
+}
+
+/// With speculative contacts (the default) the ball is stopped at the floor in the step before
+/// it would touch, and leaves at e times its speed at the start of that step: short of the
+/// speed gravity would have added by the impact (up to g·dt), so the rebound is up to about a
+/// tenth low (docs/ccd.md, Limits). Measured: 0.226 m for e = 0.5 from 1 m.
+#[test]
+fn speculative_contacts_rebound_within_a_tenth_of_the_law() {
+    for e in [0.5, 0.8, 1.0] {
+        let h = rebound(Settings::default(), e, 1.0);
+        println!("speculative, e = {e} from 1 m rebounds to {h:.4} m");
+        assert!(h <= e * e * 1.01 && h >= e * e * 0.88, "e = {e}: rebound {h} m, expected {} − 12%", e * e);
     }
 }
 
 #[test]
 fn restitution_scene_orders_the_bounces() {
     let mut w = load("restitution.ron");
+    w.set_settings(discrete());
     let mut top = [0.0f32; 5];
     let mut bounced = [false; 5];
     for _ in 0..70 {
