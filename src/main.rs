@@ -341,6 +341,10 @@ fn default_scene() -> PathBuf {
 #[cfg(feature = "gui")]
 fn open_app(args: AppArgs) -> Result<(), String> {
     let AppArgs { scene, screenshot, frames, compare, show, presentation, select, layers, sets, camera } = args;
+    // The screenshot is written after the frames are rendered: a path it cannot go to fails now.
+    if let Some(out) = &screenshot {
+        AtomicFile::check(out).map_err(|e| e.to_string())?;
+    }
     let reopen_last = scene.is_none() && screenshot.is_none();
     let scene = scene.unwrap_or_else(default_scene);
     let show =

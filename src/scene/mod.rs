@@ -117,7 +117,7 @@ impl Scene {
 /// Reads a text file: UTF-8, with or without a byte-order mark. Bytes that are not UTF-8 are
 /// an error at their line and column.
 pub fn read_text(path: &Path) -> Result<String, SceneError> {
-    let bytes = std::fs::read(path).map_err(|source| SceneError::Io { path: path.into(), source })?;
+    let bytes = import::read_regular(path).map_err(|source| SceneError::Io { path: path.into(), source })?;
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     match std::str::from_utf8(bytes) {
         Ok(text) => Ok(text.to_string()),
@@ -147,44 +147,118 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SceneError> {
 
 /// A file written through a temporary file beside it and renamed over it by
 /// [`AtomicFile::commit`], so a crash or an error never leaves a half-written file. Dropped
-/// without a commit, it removes the temporary file and leaves `path` as it was. It refuses a
-/// target the user cannot write (a read-only file), which a rename would otherwise replace.
+/// without a commit, it removes the temporary file and leaves `path` as it was. It replaces only
+/// a regular file the user may write: a folder, a device node, a FIFO or a socket is refused
+/// (a rename would put a regular file in its place), and so is a read-only file. A symbolic
+/// link is followed: the regular file it points to is replaced and the link stays; a link to
+/// nothing is refused. Every output of the command line and the app is written through it.
 pub struct AtomicFile {
     path: PathBuf,
     tmp: PathBuf,
     out: Option<std::io::BufWriter<std::fs::File>>,
 }
 
+/// Why `path` cannot be replaced by an output, without touching it; `Ok` with the file a write
+/// replaces (the link's target for a symbolic link) and its metadata when it exists.
+fn output_target(path: &Path) -> Result<(PathBuf, Option<std::fs::Metadata>), SceneError> {
+    let refuse =
+        |kind, message: String| SceneError::Io { path: path.into(), source: std::io::Error::new(kind, message) };
+    use std::io::ErrorKind;
+    if path.as_os_str().is_empty() {
+        return Err(refuse(ErrorKind::InvalidInput, "an empty path is not a file name".into()));
+    }
+    let link = std::fs::symlink_metadata(path).ok().is_some_and(|m| m.file_type().is_symlink());
+    let target = match std::fs::canonicalize(path) {
+        Ok(t) => t,
+        Err(_) if link => {
+            let to = std::fs::read_link(path).map(|t| t.display().to_string()).unwrap_or_default();
+            return Err(refuse(
+                ErrorKind::NotFound,
+                format!("is a symbolic link to {to}, which does not exist; name the file itself"),
+            ));
+        }
+        Err(_) => path.to_path_buf(),
+    };
+    let meta = match std::fs::metadata(&target) {
+        Ok(m) => m,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok((target, None)),
+        Err(e) => {
+            let dir = target.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            return Err(refuse(e.kind(), format!("cannot write in its folder {}: {e}", dir.display())));
+        }
+    };
+    let what = file_kind(&meta);
+    if meta.is_dir() {
+        return Err(refuse(ErrorKind::IsADirectory, "is a folder, not a file; it is left as it is".into()));
+    }
+    if !meta.is_file() {
+        return Err(refuse(
+            ErrorKind::InvalidInput,
+            format!("is {what}, not a regular file; outputs replace only regular files, so it is left as it is"),
+        ));
+    }
+    let writable = std::fs::OpenOptions::new().append(true).open(&target).is_ok();
+    if meta.permissions().readonly() || !writable {
+        return Err(refuse(ErrorKind::PermissionDenied, "the file is read-only; it is left as it is".into()));
+    }
+    Ok((target, Some(meta)))
+}
+
+/// What a file is, in words, for messages.
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a folder"
+    } else if t.is_file() {
+        "a regular file"
+    } else {
+        "a special file"
+    }
+}
+
 impl AtomicFile {
-    /// Starts writing `path` through a temporary file beside it; nothing changes at `path` until [`AtomicFile::commit`].
+    /// Starts writing `path` through a temporary file beside it; nothing changes at `path` until
+    /// [`AtomicFile::commit`]. Refuses (see [`AtomicFile`]) anything but a writable regular file
+    /// or a new name in a folder that can be written.
     pub fn create(path: &Path) -> Result<AtomicFile, SceneError> {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let io = |source| SceneError::Io { path: path.into(), source };
-        // A link is followed: the file it points to is replaced, the link stays.
-        let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        let existing = std::fs::metadata(&target).ok();
-        if let Some(meta) = &existing {
-            if meta.is_dir() {
-                return Err(io(std::io::Error::other("is a folder, not a file")));
-            }
-            let writable = std::fs::OpenOptions::new().append(true).open(&target).is_ok();
-            if meta.permissions().readonly() || !writable {
-                return Err(io(std::io::Error::new(
-                    std::io::ErrorKind::PermissionDenied,
-                    "the file is read-only; it is left as it is",
-                )));
-            }
-        }
+        let (target, existing) = output_target(path)?;
         let dir = target.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
         let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "scene".into());
         let unique = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let tmp = dir.join(format!(".{name}.{}.{unique}.tmp", std::process::id()));
-        let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(io)?;
+        let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(|e| {
+            io(std::io::Error::new(e.kind(), format!("cannot write in its folder {}: {e}", dir.display())))
+        })?;
         // The replacement keeps the permissions of the file it replaces.
         if let Some(meta) = existing {
             let _ = file.set_permissions(meta.permissions());
         }
         Ok(AtomicFile { path: target, tmp, out: Some(std::io::BufWriter::new(file)) })
+    }
+
+    /// Whether `path` could be written as [`AtomicFile::create`] would, leaving nothing behind:
+    /// for outputs written at the end of a long run, checked before it starts.
+    pub fn check(path: &Path) -> Result<(), SceneError> {
+        drop(AtomicFile::create(path)?);
+        Ok(())
     }
 
     /// The file this will replace.

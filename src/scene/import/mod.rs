@@ -168,7 +168,18 @@ struct Part {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, ImportError> {
-    std::fs::read(path).map_err(|source| ImportError::Read { path: path.into(), source })
+    read_regular(path).map_err(|source| ImportError::Read { path: path.into(), source })
+}
+
+/// The bytes of a regular file. A folder, a device (`/dev/zero` never ends), a FIFO (it
+/// blocks) or a socket is refused before it is opened for reading.
+pub(crate) fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() { "a folder" } else { "a device, FIFO or socket" };
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("it is {what}, not a regular file")));
+    }
+    std::fs::read(path)
 }
 
 /// The objects named `object` among `names`, or all of them; not found lists the names there are.
