@@ -13,7 +13,7 @@ pub use schema::{
 };
 
 use crate::dynamics::{Body, BodyKind};
-use crate::geometry::{Compound, CompoundChild, ConvexHull, HeightField, Shape, TriangleMesh};
+use crate::geometry::{Compound, CompoundChild, ConvexHull, HeightField, Shape};
 use crate::math::{Pose, Real, Vec3};
 use crate::rules;
 use std::collections::BTreeMap;
@@ -30,6 +30,9 @@ impl Scene {
     /// Parses and checks scene text; `path` only names the source in errors.
     pub fn parse(text: &str, path: impl AsRef<Path>) -> Result<Scene, SceneError> {
         let path: PathBuf = path.as_ref().into();
+        // The shapes built while checking stay shared until the load ends, so bodies that name
+        // the same file (or list the same points) are built once.
+        let _pins = shared::Pins::start();
         let options = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
         let mut scene: Scene = options.from_str(text).map_err(|e| SceneError::Parse {
             path: path.clone(),
@@ -39,6 +42,7 @@ impl Scene {
         })?;
         import::resolve_files(&mut scene, &path)?;
         scene.validate(&path)?;
+        scene.file = SceneFile(Some(path));
         Ok(scene)
     }
 
@@ -299,6 +303,163 @@ impl Drop for AtomicFile {
 /// Hulls already built, keyed by their points' bits, so that equal point lists share one hull.
 pub type HullCache = BTreeMap<Vec<[u32; 3]>, Arc<ConvexHull>>;
 
+/// The file a scene was loaded from, for messages about it made after loading (building a
+/// world); `None` for a scene made in code. Not part of the scene: it is never written, and
+/// any two compare equal.
+#[derive(Clone, Debug, Default)]
+pub struct SceneFile(pub Option<PathBuf>);
+
+impl PartialEq for SceneFile {
+    fn eq(&self, _: &SceneFile) -> bool {
+        true
+    }
+}
+
+impl Scene {
+    /// The scene's file as messages name it: its path, else its name, else "scene".
+    pub fn file_label(&self) -> PathBuf {
+        match &self.file.0 {
+            Some(p) => p.clone(),
+            None if !self.name.is_empty() => PathBuf::from(&self.name),
+            None => PathBuf::from("scene"),
+        }
+    }
+}
+
+/// Triangle meshes and hulls built from scene descriptions, shared by content: a description
+/// whose vertices and triangles (or points) have the bits of one already built and still in use
+/// gets that shape, so a scene whose bodies name one mesh file builds its mesh once. Shapes are
+/// immutable once built (welding copies a shared mesh first), so sharing changes no result.
+mod shared {
+    use crate::geometry::{ConvexHull, HullError, MeshError, TriangleMesh};
+    use crate::math::Vec3;
+    use std::any::Any;
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use std::hash::{Hash, Hasher};
+    use std::sync::{Arc, Mutex, Weak};
+
+    type Meshes = HashMap<u64, Vec<Weak<TriangleMesh>>>;
+    type Hulls = HashMap<u64, Vec<(Vec<[u32; 3]>, Weak<ConvexHull>)>>;
+    static MESHES: Mutex<Option<Meshes>> = Mutex::new(None);
+    static HULLS: Mutex<Option<Hulls>> = Mutex::new(None);
+
+    thread_local! {
+        /// Shapes kept alive while a scene loads on this thread (see [`Pins`]).
+        static PINNED: RefCell<Option<Vec<Arc<dyn Any + Send + Sync>>>> = const { RefCell::new(None) };
+    }
+
+    /// Keeps every shape built on this thread alive until dropped (the checks of one scene load
+    /// build and drop each shape; pinned, the next body naming the same file finds it).
+    pub(super) struct Pins(bool);
+
+    impl Pins {
+        pub(super) fn start() -> Pins {
+            Pins(PINNED.with(|p| {
+                let mut p = p.borrow_mut();
+                let outermost = p.is_none();
+                p.get_or_insert_with(Vec::new);
+                outermost
+            }))
+        }
+    }
+
+    impl Drop for Pins {
+        fn drop(&mut self) {
+            // The outermost load ends: release what it pinned.
+            if self.0 {
+                PINNED.with(|p| *p.borrow_mut() = None);
+            }
+        }
+    }
+
+    fn pin<T: Any + Send + Sync>(shape: &Arc<T>) {
+        PINNED.with(|p| {
+            if let Some(v) = p.borrow_mut().as_mut() {
+                v.push(shape.clone());
+            }
+        });
+    }
+
+    fn bits(points: &[Vec3]) -> Vec<[u32; 3]> {
+        points.iter().map(|p| p.to_array().map(f32::to_bits)).collect()
+    }
+
+    /// The mesh of these vertices and triangles, built or shared.
+    pub(super) fn mesh(vertices: &[Vec3], triangles: &[[u32; 3]]) -> Result<Arc<TriangleMesh>, MeshError> {
+        // The key samples the data (hashing all of it for every body would cost more than the
+        // comparison that confirms a match); equal keys are compared in full.
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (vertices.len(), triangles.len()).hash(&mut h);
+        let step = |n: usize| (n / 16).max(1);
+        for v in vertices.iter().step_by(step(vertices.len())) {
+            v.to_array().map(f32::to_bits).hash(&mut h);
+        }
+        for t in triangles.iter().step_by(step(triangles.len())) {
+            t.hash(&mut h);
+        }
+        let key = h.finish();
+        let same = |m: &TriangleMesh| {
+            m.triangles() == triangles
+                && m.vertices().len() == vertices.len()
+                && m.vertices()
+                    .iter()
+                    .zip(vertices)
+                    .all(|(a, b)| a.to_array().map(f32::to_bits) == b.to_array().map(f32::to_bits))
+        };
+        let found = {
+            let mut lock = MESHES.lock().unwrap_or_else(|e| e.into_inner());
+            let map = lock.get_or_insert_with(HashMap::new);
+            map.get(&key).and_then(|v| v.iter().filter_map(Weak::upgrade).find(|m| same(m)))
+        };
+        let m = match found {
+            Some(m) => m,
+            None => {
+                let m = Arc::new(TriangleMesh::new(vertices.to_vec(), triangles.to_vec())?);
+                let mut lock = MESHES.lock().unwrap_or_else(|e| e.into_inner());
+                let map = lock.get_or_insert_with(HashMap::new);
+                map.retain(|_, v| {
+                    v.retain(|w| w.strong_count() > 0);
+                    !v.is_empty()
+                });
+                map.entry(key).or_default().push(Arc::downgrade(&m));
+                m
+            }
+        };
+        pin(&m);
+        Ok(m)
+    }
+
+    /// The hull of these points, built or shared.
+    pub(super) fn hull(points: &[Vec3]) -> Result<Arc<ConvexHull>, HullError> {
+        let key_bits = bits(points);
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        key_bits.hash(&mut h);
+        let key = h.finish();
+        let found = {
+            let mut lock = HULLS.lock().unwrap_or_else(|e| e.into_inner());
+            let map = lock.get_or_insert_with(HashMap::new);
+            map.get(&key).and_then(|v| v.iter().find(|(b, _)| *b == key_bits).and_then(|(_, w)| w.upgrade()))
+        };
+        let hull = match found {
+            Some(hull) => hull,
+            None => {
+                let hull = Arc::new(ConvexHull::new(points)?);
+                let mut lock = HULLS.lock().unwrap_or_else(|e| e.into_inner());
+                let map = lock.get_or_insert_with(HashMap::new);
+                map.retain(|_, v| {
+                    v.retain(|(_, w)| w.strong_count() > 0);
+                    !v.is_empty()
+                });
+                map.entry(key).or_default().push((key_bits, Arc::downgrade(&hull)));
+                hull
+            }
+        };
+        pin(&hull);
+        Ok(hull)
+    }
+}
+
 impl BodyDesc {
     /// The description of a body as it is now: exact pose and velocities.
     pub fn from_body(b: &Body) -> BodyDesc {
@@ -365,7 +526,7 @@ pub(crate) fn shape_check(s: &ShapeDesc) -> Result<(), String> {
                 rules::within(size, 2.0 * lo, 2.0 * hi, " m").map_err(|e| format!("the points span {e}"))?;
             }
         }
-        ConvexHull::new(points).map_err(|e| e.to_string())?;
+        shared::hull(points).map_err(|e| e.to_string())?;
     }
     match s {
         ShapeDesc::TriangleMesh { vertices, indices, .. } => {
@@ -374,7 +535,7 @@ pub(crate) fn shape_check(s: &ShapeDesc) -> Result<(), String> {
             {
                 return Err(format!("vertices[{i}]: {e}"));
             }
-            TriangleMesh::new(vertices.clone(), indices.clone()).map_err(|e| e.to_string())?;
+            shared::mesh(vertices, indices).map_err(|e| e.to_string())?;
         }
         ShapeDesc::HeightField { cell, heights } => {
             height_field(*cell, heights)?;
@@ -454,14 +615,14 @@ pub(crate) fn make_shape(d: &ShapeDesc, hulls: &mut HullCache) -> Result<Shape, 
             if let Some(h) = hulls.get(&key) {
                 Shape::ConvexHull(h.clone())
             } else {
-                let h = Arc::new(ConvexHull::new(points).map_err(|e| e.to_string())?);
+                let h = shared::hull(points).map_err(|e| e.to_string())?;
                 hulls.insert(key, h.clone());
                 Shape::ConvexHull(h)
             }
         }
-        ShapeDesc::TriangleMesh { vertices, indices, .. } => Shape::TriangleMesh(Arc::new(
-            TriangleMesh::new(vertices.clone(), indices.clone()).map_err(|e| e.to_string())?,
-        )),
+        ShapeDesc::TriangleMesh { vertices, indices, .. } => {
+            Shape::TriangleMesh(shared::mesh(vertices, indices).map_err(|e| e.to_string())?)
+        }
         ShapeDesc::HeightField { cell, heights } => Shape::HeightField(Arc::new(height_field(*cell, heights)?)),
         ShapeDesc::Compound { children, .. } => Shape::Compound(Arc::new(compound(children, hulls)?)),
     })

@@ -225,8 +225,24 @@ pub(crate) fn resolve_files(scene: &mut Scene, scene_path: &Path) -> Result<(), 
     Ok(())
 }
 
-/// Files already read during one scene load: (path, object, scale bits) to mesh.
-type Cache = BTreeMap<(PathBuf, Option<String>, u32), ImportedMesh>;
+/// A file's selection: (path, object, scale bits).
+type Key = (PathBuf, Option<String>, u32);
+
+/// What one scene load has read and worked out, so that a file named by many shapes is read,
+/// checked and decomposed once: meshes by selection, the selections already checked for
+/// degenerate triangles, and V-HACD's parts by selection and parameters.
+#[derive(Default)]
+struct Cache {
+    meshes: BTreeMap<Key, ImportedMesh>,
+    sound: std::collections::BTreeSet<Key>,
+    parts: BTreeMap<(Key, u32, u32), Vec<Vec<Vec3>>>,
+}
+
+impl Cache {
+    fn new() -> Cache {
+        Cache::default()
+    }
+}
 
 /// The mesh of file `name` (relative to `base`), its `object` or all of it, scaled (1 when
 /// `None`, checked against [`SCALE`]), read once per scene load; with the file's path.
@@ -236,17 +252,16 @@ fn read_cached(
     object: Option<String>,
     scale: Option<Real>,
     cache: &mut Cache,
-) -> Result<(PathBuf, ImportedMesh), String> {
+) -> Result<Key, String> {
     let scale = scale.unwrap_or(1.0);
     rules::within(scale, SCALE.0, SCALE.1, "").map_err(|e| format!("scale: {e}"))?;
     let path = base.join(name);
     let key = (path.clone(), object, scale.to_bits());
-    if let Some(m) = cache.get(&key) {
-        return Ok((path, m.clone()));
+    if !cache.meshes.contains_key(&key) {
+        let m = import_mesh(&path, key.1.as_deref(), scale).map_err(|e| format!("file \"{name}\": {e}"))?;
+        cache.meshes.insert(key.clone(), m);
     }
-    let m = import_mesh(&path, key.1.as_deref(), scale).map_err(|e| format!("file \"{name}\": {e}"))?;
-    cache.insert(key, m.clone());
-    Ok((path, m))
+    Ok(key)
 }
 
 fn resolve(shape: &mut ShapeDesc, base: &Path, cache: &mut Cache) -> Result<(), String> {
@@ -266,15 +281,20 @@ fn resolve(shape: &mut ShapeDesc, base: &Path, cache: &mut Cache) -> Result<(), 
     if inline {
         return Err(format!("file: give either a file or {what}, not both"));
     }
-    let (path, mesh) = read_cached(base, &name, object.take(), scale.take(), cache)?;
-    if is_mesh {
-        degenerate(&path, &mesh).map_err(|e| format!("file \"{name}\": {e}"))?;
+    let key = read_cached(base, &name, object.take(), scale.take(), cache)?;
+    let path = key.0.clone();
+    let mesh = &cache.meshes[&key];
+    if is_mesh && !cache.sound.contains(&key) {
+        degenerate(&path, mesh).map_err(|e| format!("file \"{name}\": {e}"))?;
     }
     *shape = if is_mesh {
-        ShapeDesc::triangle_mesh(mesh.vertices, mesh.triangles)
+        ShapeDesc::triangle_mesh(mesh.vertices.clone(), mesh.triangles.clone())
     } else {
         ShapeDesc::convex_hull(distinct(&mesh.vertices))
     };
+    if is_mesh {
+        cache.sound.insert(key);
+    }
     // The checks validation makes again, here so their message names the file.
     super::shape_check(shape).map_err(|e| format!("file \"{name}\": {}: {e}", path.display()))
 }
@@ -311,8 +331,18 @@ fn resolve_compound(shape: &mut ShapeDesc, base: &Path, cache: &mut Cache) -> Re
     let d = decomposition.take().unwrap_or_default();
     rules::within(d.resolution as Real, 8.0, 256.0, "").map_err(|e| format!("decomposition.resolution: {e}"))?;
     rules::within(d.max_hulls as Real, 1.0, 256.0, "").map_err(|e| format!("decomposition.max_hulls: {e}"))?;
-    let (path, mesh) = read_cached(base, &name, object.take(), scale.take(), cache)?;
-    let parts = decompose(&mesh, d.resolution, d.max_hulls);
+    let key = read_cached(base, &name, object.take(), scale.take(), cache)?;
+    let path = key.0.clone();
+    let mesh = &cache.meshes[&key];
+    let at = (key, d.resolution, d.max_hulls);
+    let parts = match cache.parts.get(&at) {
+        Some(p) => p.clone(),
+        None => {
+            let p = decompose(mesh, d.resolution, d.max_hulls);
+            cache.parts.insert(at, p.clone());
+            p
+        }
+    };
     if parts.is_empty() {
         return Err(format!("file \"{name}\": {}: the decomposition found no convex part", path.display()));
     }
