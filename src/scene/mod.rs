@@ -6,7 +6,7 @@ pub mod import;
 mod schema;
 
 pub use crate::rng::SplitMix64;
-pub use error::SceneError;
+pub use error::{SceneError, one_line};
 pub use generate::MAX_BODIES;
 pub use schema::{
     BodyDesc, CameraDesc, ChildDesc, Decomposition, Generator, Lesson, Rotation, SCENE_VERSION, Scene, ShapeDesc,

@@ -65,7 +65,7 @@ pub(super) fn read(path: &Path, bytes: Vec<u8>, object: Option<&str>) -> Result<
             continue;
         }
         let mesh_name = match mesh.name() {
-            Some(n) => format!("\"{n}\""),
+            Some(n) => format!("\"{}\"", n.escape_debug()),
             None => mesh.index().to_string(),
         };
         for (p, prim) in mesh.primitives().enumerate() {
@@ -89,7 +89,8 @@ pub(super) fn read(path: &Path, bytes: Vec<u8>, object: Option<&str>) -> Result<
                     "the primitives placed hold more than {MAX_VERTICES} vertices in all, the most an import takes"
                 )));
             }
-            let name = if node.is_empty() { format!("mesh {mesh_name}") } else { format!("node \"{node}\"") };
+            let name =
+                if node.is_empty() { format!("mesh {mesh_name}") } else { format!("node \"{}\"", node.escape_debug()) };
             let name = format!("{name} primitive {p}");
             // As the file has it: a transform would smear one infinity over the other components.
             if let Some((index, v)) = raw.iter().enumerate().find(|(_, v)| !v.is_finite()) {
@@ -262,7 +263,7 @@ impl Data<'_> {
                 "buffer view {v} has a byte stride of {stride}, smaller than one element ({size} bytes)"
             ));
         }
-        if stride > MAX_STRIDE.max(size) || (stride % 4 != 0 && stride != size) {
+        if stride > MAX_STRIDE.max(size) || (!stride.is_multiple_of(4) && stride != size) {
             return Err(format!(
                 "buffer view {v} has a byte stride of {stride}: glTF allows multiples of 4 up to {MAX_STRIDE}"
             ));

@@ -86,7 +86,7 @@ pub enum ImportError {
         object: String,
     },
     /// No object has the name asked for.
-    #[error("{}: no object named \"{name}\"; the file has {}", path.display(), list(.names))]
+    #[error("{}: no object named \"{}\"; the file has {}", path.display(), .name.escape_debug(), list(.names))]
     NotFound {
         /// The file.
         path: PathBuf,
@@ -130,18 +130,36 @@ fn list(names: &[String]) -> String {
     if names.is_empty() {
         "no named objects".into()
     } else {
-        names.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ")
+        names.iter().map(|n| format!("\"{}\"", n.escape_debug())).collect::<Vec<_>>().join(", ")
     }
 }
 
 /// Reads the mesh in `path` (by its extension): every object merged, or the one named
 /// `object`, each vertex multiplied by `scale`.
 pub fn import_mesh(path: &Path, object: Option<&str>, scale: Real) -> Result<ImportedMesh, ImportError> {
-    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
-    let parts = match ext.as_str() {
-        "obj" => obj::read(path, read(path)?, object)?,
-        "gltf" | "glb" => gltf::read(path, read(path)?, object)?,
-        _ => return Err(ImportError::Format { path: path.into(), ext }),
+    let ext = extension(path);
+    if !matches!(ext.as_str(), "obj" | "gltf" | "glb") {
+        return Err(ImportError::Format { path: path.into(), ext });
+    }
+    import_mesh_bytes(path, read(path)?, object, scale)
+}
+
+fn extension(path: &Path) -> String {
+    path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default()
+}
+
+/// As [`import_mesh`], from the file's bytes: `path` gives the format (by its extension), the
+/// folder external glTF buffers are read from, and the name errors give.
+pub fn import_mesh_bytes(
+    path: &Path,
+    bytes: Vec<u8>,
+    object: Option<&str>,
+    scale: Real,
+) -> Result<ImportedMesh, ImportError> {
+    let parts = match extension(path).as_str() {
+        "obj" => obj::read(path, bytes, object)?,
+        "gltf" | "glb" => gltf::read(path, bytes, object)?,
+        ext => return Err(ImportError::Format { path: path.into(), ext: ext.into() }),
     };
     let mut mesh = ImportedMesh { vertices: Vec::new(), triangles: Vec::new(), objects: Vec::new() };
     for part in parts {
@@ -154,7 +172,7 @@ pub fn import_mesh(path: &Path, object: Option<&str>, scale: Real) -> Result<Imp
         mesh.triangles.extend(part.triangles.iter().map(|t| t.map(|i| i + base)));
     }
     if mesh.triangles.is_empty() {
-        let object = object.map_or_else(|| "the file".to_string(), |n| format!("\"{n}\""));
+        let object = object.map_or_else(|| "the file".to_string(), |n| format!("\"{}\"", n.escape_debug()));
         return Err(ImportError::NoTriangles { path: path.into(), object });
     }
     Ok(mesh)

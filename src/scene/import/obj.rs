@@ -101,6 +101,9 @@ fn non_finite(bytes: &[u8]) -> Result<(), (usize, String)> {
 /// only elements are points and polylines (it has no surface to collide with).
 pub(super) fn statements(bytes: &[u8]) -> Result<(), (usize, String)> {
     let (mut faces, mut first_other) = (0usize, None);
+    // Vertices, texture coordinates and normals defined so far: references count back from
+    // these (negative indices) or up to them.
+    let mut defined = [0i64; 3];
     for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
         let text = String::from_utf8_lossy(line);
         let text = text.split('#').next().unwrap_or_default();
@@ -108,6 +111,7 @@ pub(super) fn statements(bytes: &[u8]) -> Result<(), (usize, String)> {
         let Some(head) = words.next() else { continue };
         let args: Vec<&str> = words.collect();
         let n = i + 1;
+        let n_line = n;
         let refs = |least: usize, what: &str| -> Result<(), (usize, String)> {
             if args.len() < least {
                 return Err((
@@ -137,6 +141,22 @@ pub(super) fn statements(bytes: &[u8]) -> Result<(), (usize, String)> {
                         ),
                     ));
                 }
+                // Each index names an element defined above: 1 to n, or -n to -1.
+                for (k, p) in parts.iter().enumerate().filter(|(_, p)| !p.is_empty()) {
+                    let (what, whats) =
+                        [("vertex", "vertices"), ("texture coordinate", "texture coordinates"), ("normal", "normals")]
+                            [k.min(2)];
+                    let n = defined[k.min(2)];
+                    if let Ok(i) = p.parse::<i64>()
+                        && i != 0
+                        && (i > n || i < -n)
+                    {
+                        return Err((
+                            n_line,
+                            format!("{head} refers to {what} {i}, but {n} {whats} are defined before this line"),
+                        ));
+                    }
+                }
             }
             Ok(())
         };
@@ -149,7 +169,10 @@ pub(super) fn statements(bytes: &[u8]) -> Result<(), (usize, String)> {
                 ));
             }
             "vt" | "vp" if args.is_empty() => return Err((n, format!("{head} has no coordinates"))),
-            "v" | "vn" | "vt" | "vp" | "o" | "g" | "s" | "mtllib" | "usemtl" => {}
+            "v" => defined[0] += 1,
+            "vt" => defined[1] += 1,
+            "vn" => defined[2] += 1,
+            "vp" | "o" | "g" | "s" | "mtllib" | "usemtl" => {}
             "f" => {
                 refs(3, "face")?;
                 faces += 1;
@@ -200,7 +223,7 @@ pub(super) fn statements(bytes: &[u8]) -> Result<(), (usize, String)> {
                     n,
                     format!(
                         "\"{}\" {what}; the statements read are v, vt, vn, vp, f, l, p, o, g, s, mtllib and usemtl",
-                        other.chars().take(40).collect::<String>()
+                        other.chars().take(40).collect::<String>().escape_debug()
                     ),
                 ));
             }
