@@ -590,8 +590,21 @@ fn compound(children: &[ChildDesc], hulls: &mut HullCache) -> Result<Compound, S
 }
 
 /// A height field from rows of heights; rows of unequal length are an error naming the row.
+/// The cell is a size (1e-4 to 1e4 m) and the field's extent, `cell` times its rows or columns
+/// less one, must keep its corners within the coordinate limit on either side of its centre.
 fn height_field(cell: Real, heights: &[Vec<Real>]) -> Result<HeightField, String> {
+    let (lo, hi) = rules::limits::SIZE;
+    rules::within(cell, lo, hi, " m").map_err(|e| format!("cell: {e}"))?;
     let cols = heights.first().map_or(0, Vec::len);
+    let span = cell as f64 * (heights.len().max(cols).saturating_sub(1)) as f64;
+    let limit = 2.0 * rules::limits::COORDINATE as f64;
+    if span > limit {
+        return Err(format!(
+            "the field spans {span:e} m ({} x {cols} heights {cell} m apart), more than the {limit:e} m that keeps its corners within ±{} m",
+            heights.len(),
+            rules::limits::COORDINATE
+        ));
+    }
     if let Some((r, row)) = heights.iter().enumerate().find(|(_, row)| row.len() != cols) {
         return Err(format!("heights[{r}] has {} values, heights[0] has {cols}", row.len()));
     }
