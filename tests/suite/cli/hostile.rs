@@ -297,3 +297,34 @@ fn outputs_in_folders_that_cannot_be_written_fail_before_the_run() {
     let err = one_line(&["run", SCENE, "--steps", "1000000", "--csv", missing.to_str().unwrap()]);
     assert!(err.contains("cannot write in its folder"), "{err}");
 }
+
+#[test]
+fn edge_case_meshes_run_in_both_engines_and_compare() {
+    // A fin (an edge shared by three triangles, accepted) and a height field at the smallest
+    // cell, under a sphere each: every engine steps them without a panic, and compare runs both.
+    let dir = scratch("engines");
+    let scene = dir.join("fin.ron");
+    std::fs::write(
+        &scene,
+        "(bodies: [
+            (kind: Static, shape: TriangleMesh(vertices: [(0,0,0),(1,0,0),(0.5,0,1),(0.5,0,-1),(0.5,1,0)],
+                                               indices: [(0,2,1),(1,3,0),(0,1,4)])),
+            (shape: Sphere(radius: 0.2), position: (0.5, 2, 0.3)),
+            (kind: Static, shape: HeightField(cell: 1e-4, heights: [[0,0],[0,0]]), position: (5,0,0)),
+            (shape: Sphere(radius: 0.2), position: (5, 1, 0)),
+        ])",
+    )
+    .unwrap();
+    let s = scene.to_str().unwrap();
+    let engines: &[&str] = if cfg!(feature = "rapier") { &["collidoscope", "rapier"] } else { &["collidoscope"] };
+    for engine in engines {
+        let out = bin().args(["run", s, "--steps", "120", "--engine", engine]).output().unwrap();
+        assert!(out.status.success(), "{engine}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("hash: "), "{engine}");
+    }
+    if cfg!(feature = "rapier") {
+        let out = bin().args(["compare", s, "--steps", "60", "--threads", "2"]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("divergence after 60 steps"));
+    }
+}

@@ -158,7 +158,10 @@ fn obj_errors_name_the_file_the_line_and_the_object() {
     write("bad.obj", "o a\nv 0 0 0\nv 1 0 x\nv 0 0 1\nf 1 2 3\n");
     assert_err(load_with(&dir, "TriangleMesh(file: \"bad.obj\")"), &["bad.obj:3: position parse error"]);
     write("face.obj", "v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 3\nf 1 2 9\n");
-    assert_err(load_with(&dir, "TriangleMesh(file: \"face.obj\")"), &["face.obj:5: face vertex index out of bounds"]);
+    assert_err(
+        load_with(&dir, "TriangleMesh(file: \"face.obj\")"),
+        &["face.obj:5: f refers to vertex 9, but 3 vertices are defined before this line"],
+    );
     write("points.obj", "v 0 0 0\nv 1 0 0\nv 0 0 1\n");
     assert_err(load_with(&dir, "TriangleMesh(file: \"points.obj\")"), &["points.obj: the file has no triangles"]);
     write("inf.obj", "o lump\nv 0 0 0\nv 1 inf 0\nv 0 0 1\nf 1 2 3\n");
