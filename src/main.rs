@@ -37,7 +37,7 @@ struct AppArgs {
     #[arg(long, value_name = "OUT.png")]
     screenshot: Option<PathBuf>,
     /// Frames to simulate and render before the screenshot.
-    #[arg(long, default_value_t = 120)]
+    #[arg(long, default_value_t = 120, allow_negative_numbers = true, value_parser = parse_frames)]
     frames: u32,
     /// Open side by side from the scene's start: B with this setting changed (RON value, as for
     /// `run --set`), A as the scene has it. Repeat for several settings, e.g.
@@ -53,7 +53,7 @@ struct AppArgs {
     #[arg(long)]
     presentation: bool,
     /// Select this body (its index in the scene) when the app opens.
-    #[arg(long, value_name = "INDEX")]
+    #[arg(long, value_name = "INDEX", allow_negative_numbers = true, value_parser = parse_select)]
     select: Option<usize>,
     /// Turn a debug layer on (aabbs, contact_points, contact_normals, velocities, broad_phase,
     /// candidate_pairs, ccd, narrow_phase, mesh, grid, axes, trails); repeat for several.
@@ -65,7 +65,7 @@ struct AppArgs {
     sets: Vec<(String, String)>,
     /// Start the camera at an eye looking at a target, over the scene's camera:
     /// `--camera EX,EY,EZ,TX,TY,TZ` (metres).
-    #[arg(long, value_name = "EYE,TARGET", value_parser = parse_camera)]
+    #[arg(long, value_name = "EYE,TARGET", allow_hyphen_values = true, value_parser = parse_camera)]
     camera: Option<collidoscope::scene::CameraDesc>,
 }
 
@@ -124,7 +124,7 @@ struct SweepArgs {
     #[command(flatten)]
     overrides: Overrides,
     /// Threads to run points on (default: every core). Each point's result does not depend on it.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_threads)]
     threads: Option<u32>,
     /// Write the table as CSV.
     #[arg(short, long, value_name = "FILE")]
@@ -144,14 +144,14 @@ struct SweepArgs {
 #[derive(clap::Args)]
 struct CompareArgs {
     scene: PathBuf,
-    /// Steps to simulate in each engine.
-    #[arg(long, default_value_t = 600)]
+    /// Steps to simulate in each engine (at most 1,000,000).
+    #[arg(long, default_value_t = 600, allow_negative_numbers = true, value_parser = parse_steps)]
     steps: u64,
     #[command(flatten)]
     overrides: Overrides,
     /// Threads Collidoscope steps on (default: one, as rapier3d here). The results are the same for
     /// any count.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_threads)]
     threads: Option<u32>,
 }
 
@@ -165,12 +165,12 @@ struct RecordArgs {
     #[arg(short, long, value_name = "REC.ron")]
     output: PathBuf,
     /// Take a keyframe snapshot every this many steps.
-    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 60, allow_negative_numbers = true, value_parser = parse_keyframe_every)]
     keyframe_every: u32,
     #[command(flatten)]
     overrides: Overrides,
     /// Threads to step on (default: every core). The results are the same for any count.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_threads)]
     threads: Option<u32>,
 }
 
@@ -242,7 +242,7 @@ struct RunArgs {
     #[command(flatten)]
     overrides: Overrides,
     /// Threads to step on (default: every core). The results are the same for any count.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_threads)]
     threads: Option<u32>,
     /// Write one CSV row of timings and counters per step.
     #[arg(long, value_name = "FILE")]
@@ -264,20 +264,81 @@ struct RunArgs {
     bumps: bool,
 }
 
-/// Most steps one `run` or `record` may ask for: 4.6 hours of simulated time at 60 Hz. Memory
-/// and time grow with the steps; the bound keeps a typo from running for days.
+/// Most steps one `run`, `record`, `compare` or `sweep` point may ask for: 4.6 hours of
+/// simulated time at 60 Hz. Memory and time grow with the steps; the bound keeps a typo from
+/// running for days.
 const MAX_STEPS: u64 = 1_000_000;
 
 /// Most body states the keyframes of one `record` may hold (about 250 MB in memory).
 const MAX_KEYFRAME_STATES: u64 = 2_000_000;
 
 fn parse_steps(s: &str) -> Result<u64, String> {
-    let n: i128 = s.trim().parse().map_err(|_| format!("{s:?} is not a whole number of steps"))?;
-    if (0..=MAX_STEPS as i128).contains(&n) {
-        Ok(n as u64)
+    whole(s, 0, MAX_STEPS, "steps")
+}
+
+/// Most threads `--threads` takes.
+const MAX_THREADS: u64 = 1024;
+
+fn parse_threads(s: &str) -> Result<u32, String> {
+    whole(s, 1, MAX_THREADS, "threads").map(|n| n as u32)
+}
+
+fn parse_frames(s: &str) -> Result<u32, String> {
+    whole(s, 0, u32::MAX as u64, "frames").map(|n| n as u32)
+}
+
+fn parse_keyframe_every(s: &str) -> Result<u32, String> {
+    whole(s, 1, u32::MAX as u64, "steps").map(|n| n as u32)
+}
+
+fn parse_select(s: &str) -> Result<usize, String> {
+    whole(s, 0, collidoscope::scene::MAX_BODIES - 1, "(a body's index)").map(|n| n as usize)
+}
+
+/// A whole number from `lo` to `hi`; a negative one, a fraction or a word says what to give.
+fn whole(s: &str, lo: u64, hi: u64, unit: &str) -> Result<u64, String> {
+    let give = format!("give a whole number from {lo} to {hi} {unit}");
+    let n: i128 = s.trim().parse().map_err(|_| format!("{s:?} is not a whole number: {give}"))?;
+    if n < 0 {
+        Err(format!("{n} is negative: the value must be non-negative; {give}"))
+    } else if n < lo as i128 || n > hi as i128 {
+        Err(format!("{n} is out of range: {give}"))
     } else {
-        Err(format!("{n} is out of range: give 0 to {MAX_STEPS} steps"))
+        Ok(n as u64)
     }
+}
+
+/// The subcommands, for the check of a mistyped one.
+const COMMANDS: [&str; 6] = ["run", "check", "record", "replay", "compare", "sweep"];
+
+/// A first word that is no subcommand and no file, but a subcommand's name mistyped (at most two
+/// letters off, e.g. `runn`): the message naming it, since clap would take it for the app's scene.
+fn mistyped_command(args: &[std::ffi::OsString]) -> Option<String> {
+    let word = args.get(1)?.to_str()?;
+    if word.starts_with('-') || COMMANDS.contains(&word) || Path::new(word).exists() {
+        return None;
+    }
+    let near = COMMANDS.iter().filter(|c| edit_distance(word, c) <= 2).min_by_key(|c| edit_distance(word, c))?;
+    Some(format!(
+        "unknown command '{word}': did you mean '{near}'? (commands: {}; a scene to open in the app must be an existing file)",
+        COMMANDS.join(", ")
+    ))
+}
+
+/// Levenshtein distance, by characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 /// `FIELD=VALUE`, trimmed.
@@ -306,7 +367,12 @@ fn parse_ccd(s: &str) -> Result<CcdMode, String> {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(message) = mistyped_command(&argv) {
+        eprintln!("error: {message}");
+        return ExitCode::from(1);
+    }
+    let cli = match Cli::try_parse_from(&argv) {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { 1 } else { 0 };
@@ -341,6 +407,10 @@ fn default_scene() -> PathBuf {
 #[cfg(feature = "gui")]
 fn open_app(args: AppArgs) -> Result<(), String> {
     let AppArgs { scene, screenshot, frames, compare, show, presentation, select, layers, sets, camera } = args;
+    // The screenshot is written after the frames are rendered: a path it cannot go to fails now.
+    if let Some(out) = &screenshot {
+        AtomicFile::check(out).map_err(|e| e.to_string())?;
+    }
     let reopen_last = scene.is_none() && screenshot.is_none();
     let scene = scene.unwrap_or_else(default_scene);
     let show =

@@ -259,10 +259,10 @@ fn pairs_with_outsiders(outside: &[u32], aabbs: &[Aabb], pairs: &mut canonical::
     m * inside.len() as u64 + m * (m - 1) / 2
 }
 
-/// Whether more than `limit` pairs of the boxes overlap: a sweep along x that stops counting
-/// as soon as the limit is passed, so a pile-up of any size is found in about `limit` tests
-/// past the sort, without storing a pair.
-pub fn overlaps_exceed(aabbs: &[Aabb], limit: usize) -> bool {
+/// Whether more than `limit` pairs of the boxes that `counts` accepts (by their indices)
+/// overlap: a sweep along x that stops counting as soon as the limit is passed, so a pile-up of
+/// any size is found in about `limit` tests past the sort, without storing a pair.
+pub fn overlaps_exceed(aabbs: &[Aabb], limit: usize, counts: impl Fn(usize, usize) -> bool) -> bool {
     let mut order: Vec<u32> = (0..aabbs.len() as u32).filter(|&i| aabbs[i as usize].is_valid()).collect();
     order.sort_unstable_by(|&a, &b| aabbs[a as usize].min.x.total_cmp(&aabbs[b as usize].min.x));
     let (mut active, mut count) = (Vec::<u32>::new(), 0usize);
@@ -270,7 +270,7 @@ pub fn overlaps_exceed(aabbs: &[Aabb], limit: usize) -> bool {
         let b = &aabbs[i as usize];
         active.retain(|&a| aabbs[a as usize].max.x >= b.min.x);
         for &a in &active {
-            if aabbs[a as usize].overlaps(b) {
+            if aabbs[a as usize].overlaps(b) && counts(a as usize, i as usize) {
                 count += 1;
                 if count > limit {
                     return true;

@@ -118,6 +118,12 @@ fn emit_jobs(jobs: &Path, scene: &Path, args: &SweepArgs, points: &[sweep::Point
     let mut common = vec![quote(&exe.to_string_lossy()), "run".into(), quote(&absolute(scene)?.to_string_lossy())];
     common.extend(["--steps".into(), args.steps.to_string()]);
     common.extend(args.overrides.words().iter().map(|w| quote(w)));
+    // Each job writes its point file when it runs, perhaps much later on another machine: a
+    // point file that could not be replaced (read-only, a folder, a device) fails here, now.
+    AtomicFile::check(jobs).map_err(|e| e.to_string())?;
+    for k in 0..points.len() {
+        AtomicFile::check(&dir.join(point_file(k))).map_err(|e| e.to_string())?;
+    }
     let mut text = String::new();
     for (k, p) in points.iter().enumerate() {
         let mut words = common.clone();

@@ -284,17 +284,15 @@ fn adjacency(triangles: &[[u32; 3]]) -> Result<Vec<[u32; 3]>, MeshError> {
         while j < edges.len() && (edges[j].0, edges[j].1) == (edges[i].0, edges[i].1) {
             j += 1;
         }
-        for x in i..j {
-            for y in x + 1..j {
-                let (p, q) = (edges[x], edges[y]);
-                if p.4 == q.4 && p.2 != q.2 {
-                    let (from, to) = if p.4 { (p.0, p.1) } else { (p.1, p.0) };
-                    return Err(MeshError::InconsistentWinding { first: p.2 as usize, second: q.2 as usize, from, to });
-                }
-            }
-        }
+        // Two triangles on an edge are neighbours and must run it opposite ways. Three or more
+        // (a fin, a T-junction of surfaces) cannot all disagree pairwise: the edge gets no
+        // neighbour on any of them, as a boundary does, and no winding is asked of it.
         if j - i == 2 {
             let (p, q) = (edges[i], edges[i + 1]);
+            if p.4 == q.4 {
+                let (from, to) = if p.4 { (p.0, p.1) } else { (p.1, p.0) };
+                return Err(MeshError::InconsistentWinding { first: p.2 as usize, second: q.2 as usize, from, to });
+            }
             adj[p.2 as usize][p.3 as usize] = q.2;
             adj[q.2 as usize][q.3 as usize] = p.2;
         }

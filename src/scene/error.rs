@@ -2,11 +2,13 @@ use std::path::PathBuf;
 use thiserror::Error;
 
 /// Why a scene could not be read, checked or written. Messages start with where the problem is:
-/// `FILE:LINE:COL` from the parser, or `FILE: field.path` for checks made after parsing.
+/// `FILE:LINE:COL` from the parser, or `FILE: field.path` for checks made after parsing. Each is
+/// one line: control characters that names, paths or strings in a file may hold (a newline in
+/// a glTF node's name) are written as escapes.
 #[derive(Debug, Error)]
 pub enum SceneError {
     /// The file could not be read or written.
-    #[error("{}: {source}", path.display())]
+    #[error("{}", one_line(format!("{}: {}", .path.display(), .source)))]
     Io {
         /// The file.
         path: PathBuf,
@@ -14,7 +16,7 @@ pub enum SceneError {
         source: std::io::Error,
     },
     /// The text is not a valid scene (or recording).
-    #[error("{}:{line}:{col}: {message}", path.display())]
+    #[error("{}", one_line(format!("{}:{}:{}: {}", .path.display(), .line, .col, .message)))]
     Parse {
         /// The file.
         path: PathBuf,
@@ -26,7 +28,7 @@ pub enum SceneError {
         message: String,
     },
     /// A value is out of range or inconsistent.
-    #[error("{}: {field}: {message}", path.display())]
+    #[error("{}", one_line(format!("{}: {}: {}", .path.display(), .field, .message)))]
     Invalid {
         /// The file.
         path: PathBuf,
@@ -45,4 +47,12 @@ impl SceneError {
             _ => None,
         }
     }
+}
+
+/// `text` with its control characters escaped (`\n`, `\u{1b}`), so a message stays one line.
+pub fn one_line(text: String) -> String {
+    if !text.chars().any(char::is_control) {
+        return text;
+    }
+    text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }

@@ -6,14 +6,14 @@ pub mod import;
 mod schema;
 
 pub use crate::rng::SplitMix64;
-pub use error::SceneError;
+pub use error::{SceneError, one_line};
 pub use generate::MAX_BODIES;
 pub use schema::{
     BodyDesc, CameraDesc, ChildDesc, Decomposition, Generator, Lesson, Rotation, SCENE_VERSION, Scene, ShapeDesc,
 };
 
 use crate::dynamics::{Body, BodyKind};
-use crate::geometry::{Compound, CompoundChild, ConvexHull, HeightField, Shape, TriangleMesh};
+use crate::geometry::{Compound, CompoundChild, ConvexHull, HeightField, Shape};
 use crate::math::{Pose, Real, Vec3};
 use crate::rules;
 use std::collections::BTreeMap;
@@ -30,6 +30,9 @@ impl Scene {
     /// Parses and checks scene text; `path` only names the source in errors.
     pub fn parse(text: &str, path: impl AsRef<Path>) -> Result<Scene, SceneError> {
         let path: PathBuf = path.as_ref().into();
+        // The shapes built while checking stay shared until the load ends, so bodies that name
+        // the same file (or list the same points) are built once.
+        let _pins = shared::Pins::start();
         let options = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
         let mut scene: Scene = options.from_str(text).map_err(|e| SceneError::Parse {
             path: path.clone(),
@@ -39,6 +42,7 @@ impl Scene {
         })?;
         import::resolve_files(&mut scene, &path)?;
         scene.validate(&path)?;
+        scene.file = SceneFile(Some(path));
         Ok(scene)
     }
 
@@ -117,7 +121,7 @@ impl Scene {
 /// Reads a text file: UTF-8, with or without a byte-order mark. Bytes that are not UTF-8 are
 /// an error at their line and column.
 pub fn read_text(path: &Path) -> Result<String, SceneError> {
-    let bytes = std::fs::read(path).map_err(|source| SceneError::Io { path: path.into(), source })?;
+    let bytes = import::read_regular(path).map_err(|source| SceneError::Io { path: path.into(), source })?;
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     match std::str::from_utf8(bytes) {
         Ok(text) => Ok(text.to_string()),
@@ -147,44 +151,118 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SceneError> {
 
 /// A file written through a temporary file beside it and renamed over it by
 /// [`AtomicFile::commit`], so a crash or an error never leaves a half-written file. Dropped
-/// without a commit, it removes the temporary file and leaves `path` as it was. It refuses a
-/// target the user cannot write (a read-only file), which a rename would otherwise replace.
+/// without a commit, it removes the temporary file and leaves `path` as it was. It replaces only
+/// a regular file the user may write: a folder, a device node, a FIFO or a socket is refused
+/// (a rename would put a regular file in its place), and so is a read-only file. A symbolic
+/// link is followed: the regular file it points to is replaced and the link stays; a link to
+/// nothing is refused. Every output of the command line and the app is written through it.
 pub struct AtomicFile {
     path: PathBuf,
     tmp: PathBuf,
     out: Option<std::io::BufWriter<std::fs::File>>,
 }
 
+/// Why `path` cannot be replaced by an output, without touching it; `Ok` with the file a write
+/// replaces (the link's target for a symbolic link) and its metadata when it exists.
+fn output_target(path: &Path) -> Result<(PathBuf, Option<std::fs::Metadata>), SceneError> {
+    let refuse =
+        |kind, message: String| SceneError::Io { path: path.into(), source: std::io::Error::new(kind, message) };
+    use std::io::ErrorKind;
+    if path.as_os_str().is_empty() {
+        return Err(refuse(ErrorKind::InvalidInput, "an empty path is not a file name".into()));
+    }
+    let link = std::fs::symlink_metadata(path).ok().is_some_and(|m| m.file_type().is_symlink());
+    let target = match std::fs::canonicalize(path) {
+        Ok(t) => t,
+        Err(_) if link => {
+            let to = std::fs::read_link(path).map(|t| t.display().to_string()).unwrap_or_default();
+            return Err(refuse(
+                ErrorKind::NotFound,
+                format!("is a symbolic link to {to}, which does not exist; name the file itself"),
+            ));
+        }
+        Err(_) => path.to_path_buf(),
+    };
+    let meta = match std::fs::metadata(&target) {
+        Ok(m) => m,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok((target, None)),
+        Err(e) => {
+            let dir = target.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            return Err(refuse(e.kind(), format!("cannot write in its folder {}: {e}", dir.display())));
+        }
+    };
+    let what = file_kind(&meta);
+    if meta.is_dir() {
+        return Err(refuse(ErrorKind::IsADirectory, "is a folder, not a file; it is left as it is".into()));
+    }
+    if !meta.is_file() {
+        return Err(refuse(
+            ErrorKind::InvalidInput,
+            format!("is {what}, not a regular file; outputs replace only regular files, so it is left as it is"),
+        ));
+    }
+    let writable = std::fs::OpenOptions::new().append(true).open(&target).is_ok();
+    if meta.permissions().readonly() || !writable {
+        return Err(refuse(ErrorKind::PermissionDenied, "the file is read-only; it is left as it is".into()));
+    }
+    Ok((target, Some(meta)))
+}
+
+/// What a file is, in words, for messages.
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a folder"
+    } else if t.is_file() {
+        "a regular file"
+    } else {
+        "a special file"
+    }
+}
+
 impl AtomicFile {
-    /// Starts writing `path` through a temporary file beside it; nothing changes at `path` until [`AtomicFile::commit`].
+    /// Starts writing `path` through a temporary file beside it; nothing changes at `path` until
+    /// [`AtomicFile::commit`]. Refuses (see [`AtomicFile`]) anything but a writable regular file
+    /// or a new name in a folder that can be written.
     pub fn create(path: &Path) -> Result<AtomicFile, SceneError> {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let io = |source| SceneError::Io { path: path.into(), source };
-        // A link is followed: the file it points to is replaced, the link stays.
-        let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        let existing = std::fs::metadata(&target).ok();
-        if let Some(meta) = &existing {
-            if meta.is_dir() {
-                return Err(io(std::io::Error::other("is a folder, not a file")));
-            }
-            let writable = std::fs::OpenOptions::new().append(true).open(&target).is_ok();
-            if meta.permissions().readonly() || !writable {
-                return Err(io(std::io::Error::new(
-                    std::io::ErrorKind::PermissionDenied,
-                    "the file is read-only; it is left as it is",
-                )));
-            }
-        }
+        let (target, existing) = output_target(path)?;
         let dir = target.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
         let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "scene".into());
         let unique = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let tmp = dir.join(format!(".{name}.{}.{unique}.tmp", std::process::id()));
-        let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(io)?;
+        let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(|e| {
+            io(std::io::Error::new(e.kind(), format!("cannot write in its folder {}: {e}", dir.display())))
+        })?;
         // The replacement keeps the permissions of the file it replaces.
         if let Some(meta) = existing {
             let _ = file.set_permissions(meta.permissions());
         }
         Ok(AtomicFile { path: target, tmp, out: Some(std::io::BufWriter::new(file)) })
+    }
+
+    /// Whether `path` could be written as [`AtomicFile::create`] would, leaving nothing behind:
+    /// for outputs written at the end of a long run, checked before it starts.
+    pub fn check(path: &Path) -> Result<(), SceneError> {
+        drop(AtomicFile::create(path)?);
+        Ok(())
     }
 
     /// The file this will replace.
@@ -224,6 +302,163 @@ impl Drop for AtomicFile {
 
 /// Hulls already built, keyed by their points' bits, so that equal point lists share one hull.
 pub type HullCache = BTreeMap<Vec<[u32; 3]>, Arc<ConvexHull>>;
+
+/// The file a scene was loaded from, for messages about it made after loading (building a
+/// world); `None` for a scene made in code. Not part of the scene: it is never written, and
+/// any two compare equal.
+#[derive(Clone, Debug, Default)]
+pub struct SceneFile(pub Option<PathBuf>);
+
+impl PartialEq for SceneFile {
+    fn eq(&self, _: &SceneFile) -> bool {
+        true
+    }
+}
+
+impl Scene {
+    /// The scene's file as messages name it: its path, else its name, else "scene".
+    pub fn file_label(&self) -> PathBuf {
+        match &self.file.0 {
+            Some(p) => p.clone(),
+            None if !self.name.is_empty() => PathBuf::from(&self.name),
+            None => PathBuf::from("scene"),
+        }
+    }
+}
+
+/// Triangle meshes and hulls built from scene descriptions, shared by content: a description
+/// whose vertices and triangles (or points) have the bits of one already built and still in use
+/// gets that shape, so a scene whose bodies name one mesh file builds its mesh once. Shapes are
+/// immutable once built (welding copies a shared mesh first), so sharing changes no result.
+mod shared {
+    use crate::geometry::{ConvexHull, HullError, MeshError, TriangleMesh};
+    use crate::math::Vec3;
+    use std::any::Any;
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use std::hash::{Hash, Hasher};
+    use std::sync::{Arc, Mutex, Weak};
+
+    type Meshes = HashMap<u64, Vec<Weak<TriangleMesh>>>;
+    type Hulls = HashMap<u64, Vec<(Vec<[u32; 3]>, Weak<ConvexHull>)>>;
+    static MESHES: Mutex<Option<Meshes>> = Mutex::new(None);
+    static HULLS: Mutex<Option<Hulls>> = Mutex::new(None);
+
+    thread_local! {
+        /// Shapes kept alive while a scene loads on this thread (see [`Pins`]).
+        static PINNED: RefCell<Option<Vec<Arc<dyn Any + Send + Sync>>>> = const { RefCell::new(None) };
+    }
+
+    /// Keeps every shape built on this thread alive until dropped (the checks of one scene load
+    /// build and drop each shape; pinned, the next body naming the same file finds it).
+    pub(super) struct Pins(bool);
+
+    impl Pins {
+        pub(super) fn start() -> Pins {
+            Pins(PINNED.with(|p| {
+                let mut p = p.borrow_mut();
+                let outermost = p.is_none();
+                p.get_or_insert_with(Vec::new);
+                outermost
+            }))
+        }
+    }
+
+    impl Drop for Pins {
+        fn drop(&mut self) {
+            // The outermost load ends: release what it pinned.
+            if self.0 {
+                PINNED.with(|p| *p.borrow_mut() = None);
+            }
+        }
+    }
+
+    fn pin<T: Any + Send + Sync>(shape: &Arc<T>) {
+        PINNED.with(|p| {
+            if let Some(v) = p.borrow_mut().as_mut() {
+                v.push(shape.clone());
+            }
+        });
+    }
+
+    fn bits(points: &[Vec3]) -> Vec<[u32; 3]> {
+        points.iter().map(|p| p.to_array().map(f32::to_bits)).collect()
+    }
+
+    /// The mesh of these vertices and triangles, built or shared.
+    pub(super) fn mesh(vertices: &[Vec3], triangles: &[[u32; 3]]) -> Result<Arc<TriangleMesh>, MeshError> {
+        // The key samples the data (hashing all of it for every body would cost more than the
+        // comparison that confirms a match); equal keys are compared in full.
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (vertices.len(), triangles.len()).hash(&mut h);
+        let step = |n: usize| (n / 16).max(1);
+        for v in vertices.iter().step_by(step(vertices.len())) {
+            v.to_array().map(f32::to_bits).hash(&mut h);
+        }
+        for t in triangles.iter().step_by(step(triangles.len())) {
+            t.hash(&mut h);
+        }
+        let key = h.finish();
+        let same = |m: &TriangleMesh| {
+            m.triangles() == triangles
+                && m.vertices().len() == vertices.len()
+                && m.vertices()
+                    .iter()
+                    .zip(vertices)
+                    .all(|(a, b)| a.to_array().map(f32::to_bits) == b.to_array().map(f32::to_bits))
+        };
+        let found = {
+            let mut lock = MESHES.lock().unwrap_or_else(|e| e.into_inner());
+            let map = lock.get_or_insert_with(HashMap::new);
+            map.get(&key).and_then(|v| v.iter().filter_map(Weak::upgrade).find(|m| same(m)))
+        };
+        let m = match found {
+            Some(m) => m,
+            None => {
+                let m = Arc::new(TriangleMesh::new(vertices.to_vec(), triangles.to_vec())?);
+                let mut lock = MESHES.lock().unwrap_or_else(|e| e.into_inner());
+                let map = lock.get_or_insert_with(HashMap::new);
+                map.retain(|_, v| {
+                    v.retain(|w| w.strong_count() > 0);
+                    !v.is_empty()
+                });
+                map.entry(key).or_default().push(Arc::downgrade(&m));
+                m
+            }
+        };
+        pin(&m);
+        Ok(m)
+    }
+
+    /// The hull of these points, built or shared.
+    pub(super) fn hull(points: &[Vec3]) -> Result<Arc<ConvexHull>, HullError> {
+        let key_bits = bits(points);
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        key_bits.hash(&mut h);
+        let key = h.finish();
+        let found = {
+            let mut lock = HULLS.lock().unwrap_or_else(|e| e.into_inner());
+            let map = lock.get_or_insert_with(HashMap::new);
+            map.get(&key).and_then(|v| v.iter().find(|(b, _)| *b == key_bits).and_then(|(_, w)| w.upgrade()))
+        };
+        let hull = match found {
+            Some(hull) => hull,
+            None => {
+                let hull = Arc::new(ConvexHull::new(points)?);
+                let mut lock = HULLS.lock().unwrap_or_else(|e| e.into_inner());
+                let map = lock.get_or_insert_with(HashMap::new);
+                map.retain(|_, v| {
+                    v.retain(|(_, w)| w.strong_count() > 0);
+                    !v.is_empty()
+                });
+                map.entry(key).or_default().push((key_bits, Arc::downgrade(&hull)));
+                hull
+            }
+        };
+        pin(&hull);
+        Ok(hull)
+    }
+}
 
 impl BodyDesc {
     /// The description of a body as it is now: exact pose and velocities.
@@ -291,7 +526,7 @@ pub(crate) fn shape_check(s: &ShapeDesc) -> Result<(), String> {
                 rules::within(size, 2.0 * lo, 2.0 * hi, " m").map_err(|e| format!("the points span {e}"))?;
             }
         }
-        ConvexHull::new(points).map_err(|e| e.to_string())?;
+        shared::hull(points).map_err(|e| e.to_string())?;
     }
     match s {
         ShapeDesc::TriangleMesh { vertices, indices, .. } => {
@@ -300,7 +535,7 @@ pub(crate) fn shape_check(s: &ShapeDesc) -> Result<(), String> {
             {
                 return Err(format!("vertices[{i}]: {e}"));
             }
-            TriangleMesh::new(vertices.clone(), indices.clone()).map_err(|e| e.to_string())?;
+            shared::mesh(vertices, indices).map_err(|e| e.to_string())?;
         }
         ShapeDesc::HeightField { cell, heights } => {
             height_field(*cell, heights)?;
@@ -355,8 +590,21 @@ fn compound(children: &[ChildDesc], hulls: &mut HullCache) -> Result<Compound, S
 }
 
 /// A height field from rows of heights; rows of unequal length are an error naming the row.
+/// The cell is a size (1e-4 to 1e4 m) and the field's extent, `cell` times its rows or columns
+/// less one, must keep its corners within the coordinate limit on either side of its centre.
 fn height_field(cell: Real, heights: &[Vec<Real>]) -> Result<HeightField, String> {
+    let (lo, hi) = rules::limits::SIZE;
+    rules::within(cell, lo, hi, " m").map_err(|e| format!("cell: {e}"))?;
     let cols = heights.first().map_or(0, Vec::len);
+    let span = cell as f64 * (heights.len().max(cols).saturating_sub(1)) as f64;
+    let limit = 2.0 * rules::limits::COORDINATE as f64;
+    if span > limit {
+        return Err(format!(
+            "the field spans {span:e} m ({} x {cols} heights {cell} m apart), more than the {limit:e} m that keeps its corners within ±{} m",
+            heights.len(),
+            rules::limits::COORDINATE
+        ));
+    }
     if let Some((r, row)) = heights.iter().enumerate().find(|(_, row)| row.len() != cols) {
         return Err(format!("heights[{r}] has {} values, heights[0] has {cols}", row.len()));
     }
@@ -380,14 +628,14 @@ pub(crate) fn make_shape(d: &ShapeDesc, hulls: &mut HullCache) -> Result<Shape, 
             if let Some(h) = hulls.get(&key) {
                 Shape::ConvexHull(h.clone())
             } else {
-                let h = Arc::new(ConvexHull::new(points).map_err(|e| e.to_string())?);
+                let h = shared::hull(points).map_err(|e| e.to_string())?;
                 hulls.insert(key, h.clone());
                 Shape::ConvexHull(h)
             }
         }
-        ShapeDesc::TriangleMesh { vertices, indices, .. } => Shape::TriangleMesh(Arc::new(
-            TriangleMesh::new(vertices.clone(), indices.clone()).map_err(|e| e.to_string())?,
-        )),
+        ShapeDesc::TriangleMesh { vertices, indices, .. } => {
+            Shape::TriangleMesh(shared::mesh(vertices, indices).map_err(|e| e.to_string())?)
+        }
         ShapeDesc::HeightField { cell, heights } => Shape::HeightField(Arc::new(height_field(*cell, heights)?)),
         ShapeDesc::Compound { children, .. } => Shape::Compound(Arc::new(compound(children, hulls)?)),
     })

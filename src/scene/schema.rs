@@ -42,6 +42,9 @@ pub struct Scene {
     /// The teaching tool the app opens with this scene.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lesson: Option<Lesson>,
+    /// The file it was loaded from (set by [`Scene::load`] and [`Scene::parse`]), for messages.
+    #[serde(skip)]
+    pub file: super::SceneFile,
 }
 
 /// A teaching tool of the app that a scene is built for.
@@ -76,6 +79,7 @@ impl Default for Scene {
             generators: Vec::new(),
             camera: None,
             lesson: None,
+            file: Default::default(),
         }
     }
 }

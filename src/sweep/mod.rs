@@ -94,6 +94,21 @@ pub const MAX_POINTS: usize = 10_000;
 
 /// Every combination of the varied values (the first setting varies slowest).
 pub fn points(base: &Settings, varies: &[Vary]) -> Result<Vec<Point>, String> {
+    for (k, v) in varies.iter().enumerate() {
+        if varies[..k].iter().any(|u| u.field == v.field) {
+            return Err(format!(
+                "{} is varied twice: give all its values in one --vary (e.g. {}={})",
+                v.field,
+                v.field,
+                varies
+                    .iter()
+                    .filter(|u| u.field == v.field)
+                    .flat_map(|u| u.values.iter().cloned())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ));
+        }
+    }
     let total = varies.iter().try_fold(1usize, |n, v| n.checked_mul(v.values.len())).unwrap_or(usize::MAX);
     if total > MAX_POINTS {
         return Err(format!("the grid has {total} points, more than the limit of {MAX_POINTS}: vary fewer values"));
@@ -208,6 +223,9 @@ impl Requirement {
         let op = ["<=", ">=", "<", ">"].into_iter().find(|op| rest.starts_with(op)).unwrap_or("<");
         let value =
             rest[op.len()..].trim().parse::<f64>().map_err(|_| format!("{text:?}: the bound is not a number"))?;
+        if !value.is_finite() {
+            return Err(format!("{text:?}: the bound {value} is not a finite number"));
+        }
         let name = match name.trim() {
             "jitter" => "jitter_max",
             "ms" => "ms_per_step",
@@ -303,8 +321,22 @@ pub fn parse_csv(text: &str) -> Result<(Vec<String>, Vec<(Vec<String>, Metrics, 
         if cells.len() != header.len() {
             return Err(format!("row {}: {} cells, expected {}", k + 1, cells.len(), header.len()));
         }
-        let num =
-            |i: usize| cells[i].parse::<f64>().map_err(|_| format!("row {}: {:?} is not a number", k + 1, cells[i]));
+        // Every metric a run writes is finite (and the counts whole and non-negative): anything
+        // else was not written by `run --metrics`, or the file was damaged.
+        let num = |i: usize| {
+            let v = cells[i].parse::<f64>().map_err(|_| format!("row {}: {:?} is not a number", k + 1, cells[i]))?;
+            let name = header[i].as_str();
+            if !(v as f32).is_finite() {
+                return Err(format!("row {}: {name} is {}, not a finite number", k + 1, cells[i].trim()));
+            }
+            if v < 0.0 && name != "energy_rise" {
+                return Err(format!("row {}: {name} is {v}, but it cannot be negative", k + 1));
+            }
+            if matches!(name, "tunneled" | "asleep") && (v.fract() != 0.0 || v > u32::MAX as f64) {
+                return Err(format!("row {}: {name} is {v}, not a whole count", k + 1));
+            }
+            Ok(v)
+        };
         let m = Metrics {
             ms_per_step: num(nfields)?,
             jitter_max: num(nfields + 1)? as f32,
@@ -360,6 +392,36 @@ mod tests {
         assert_eq!(cheapest(&outcomes, std::slice::from_ref(&r)), Some(2));
         assert_eq!(cheapest(&outcomes, &[]), Some(3));
         assert_eq!(cheapest(&outcomes, &[Requirement::parse("jitter<0").unwrap()]), None);
+    }
+
+    #[test]
+    fn a_field_varied_twice_and_bounds_that_are_not_finite_are_refused() {
+        let s = Settings::default();
+        let v = [parse_vary("slop=0..0.01:2", &s).unwrap(), parse_vary("slop=0.02", &s).unwrap()];
+        let e = points(&s, &v).unwrap_err();
+        assert!(e.contains("slop is varied twice") && e.contains("slop=0,0.01,0.02"), "{e}");
+        for bad in ["jitter<NaN", "jitter<inf", "ms>-inf", "asleep>=nan"] {
+            assert!(Requirement::parse(bad).unwrap_err().contains("not a finite number"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn merged_rows_must_hold_finite_metrics_and_whole_counts() {
+        let m = Metrics { ms_per_step: 0.25, asleep: 7, ..Default::default() };
+        let text = csv(&["slop".to_string()], &[(vec!["0.005".to_string()], m, 1)]);
+        assert!(parse_csv(&text).is_ok());
+        let row = text.lines().nth(1).unwrap().to_string();
+        for (cell, what) in
+            [("NaN", "not a finite number"), ("inf", "not a finite number"), ("1e39", "not a finite number")]
+        {
+            let bad = text.replace(&row, &row.replacen("0.25", cell, 1));
+            let e = parse_csv(&bad).unwrap_err();
+            assert!(e.contains("row 1: ms_per_step is") && e.contains(what), "{cell}: {e}");
+        }
+        let bad = text.replace(&row, &row.replacen(",7,", ",7.5,", 1));
+        assert!(parse_csv(&bad).unwrap_err().contains("asleep is 7.5, not a whole count"));
+        let bad = text.replace(&row, &row.replacen(",7,", ",-7,", 1));
+        assert!(parse_csv(&bad).unwrap_err().contains("asleep is -7, but it cannot be negative"));
     }
 
     #[test]

@@ -52,6 +52,12 @@ use crate::parallel::{Crew, SharedMut, Threads};
 /// are dropped for that step and counted in [`StepProfile::pairs_dropped`].
 pub const MAX_PAIRS: usize = 1_000_000;
 
+/// Most pairs of overlapping boxes a scene may start with, whatever their bodies' kinds. The
+/// broad phase lists every overlapping pair of boxes before it drops those that can never
+/// collide (two static or kinematic bodies), at about 40 bytes and some sorting each: 20,000
+/// static spheres at one point (2e8 pairs) would take 7.8 GB and 50 s a step.
+pub const MAX_OVERLAPS: usize = 4 * MAX_PAIRS;
+
 /// Steps with fewer candidate pairs run on one thread (see [`World::set_parallel_min_pairs`]):
 /// the default scene (about 350 pairs) is 2.3 times slower on two threads than on one, the
 /// 1,000-body rain (2,760) a little faster.

@@ -1,8 +1,7 @@
 //! A scene becomes a world, and a world's state a scene.
 
-use super::{MAX_PAIRS, World};
+use super::{MAX_OVERLAPS, MAX_PAIRS, World};
 use crate::scene::{BodyDesc, HullCache, SCENE_VERSION, Scene, SceneError};
-use std::path::PathBuf;
 
 impl Scene {
     /// Builds the world this scene describes. Call [`Scene::validate`] first (load and parse do).
@@ -12,7 +11,7 @@ impl Scene {
         let mut hulls = HullCache::new();
         for (i, d) in self.expanded_bodies().iter().enumerate() {
             let body = d.to_body(&mut hulls).map_err(|message| SceneError::Invalid {
-                path: PathBuf::from(&self.name),
+                path: self.file_label(),
                 field: format!("body {i} shape"),
                 message,
             })?;
@@ -20,14 +19,35 @@ impl Scene {
         }
         // A scene that starts with its bodies piled together would need more pairs than a step
         // takes (`MAX_PAIRS`) before it could push them apart.
+        // Pairs of two static or two kinematic bodies (or a static and a kinematic one) never
+        // become pairs, so only overlaps that involve a dynamic body count.
         let n = world.bodies().len();
-        if n * n.saturating_sub(1) / 2 > MAX_PAIRS && crate::broadphase::overlaps_exceed(world.aabbs(), MAX_PAIRS) {
+        let dynamic: Vec<bool> = world.bodies().iter().map(|b| b.is_dynamic()).collect();
+        let dynamics = dynamic.iter().filter(|&&d| d).count();
+        let most = dynamics * dynamics.saturating_sub(1) / 2 + dynamics * (n - dynamics);
+        if most > MAX_PAIRS
+            && crate::broadphase::overlaps_exceed(world.aabbs(), MAX_PAIRS, |a, b| dynamic[a] || dynamic[b])
+        {
             return Err(SceneError::Invalid {
-                path: PathBuf::from(&self.name),
+                path: self.file_label(),
                 field: "bodies".into(),
                 message: format!(
                     "more than {} pairs of the scene's {n} bodies overlap at the start (bodies piled together): spread them out",
                     MAX_PAIRS
+                ),
+            });
+        }
+        // Boxes that overlap without making pairs still cost the broad phase, which lists them.
+        if n * n.saturating_sub(1) / 2 > MAX_OVERLAPS
+            && crate::broadphase::overlaps_exceed(world.aabbs(), MAX_OVERLAPS, |_, _| true)
+        {
+            return Err(SceneError::Invalid {
+                path: self.file_label(),
+                field: "bodies".into(),
+                message: format!(
+                    "more than {MAX_OVERLAPS} pairs of the boxes of the scene's {n} bodies overlap at the start: static or \
+                     kinematic bodies piled together never collide, but the broad phase lists every overlapping pair \
+                     each step; spread them out or make them one body"
                 ),
             });
         }
@@ -47,6 +67,7 @@ impl Scene {
             generators: Vec::new(),
             camera: template.camera,
             lesson: template.lesson,
+            file: template.file.clone(),
         }
     }
 }

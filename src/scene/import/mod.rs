@@ -86,7 +86,7 @@ pub enum ImportError {
         object: String,
     },
     /// No object has the name asked for.
-    #[error("{}: no object named \"{name}\"; the file has {}", path.display(), list(.names))]
+    #[error("{}: no object named \"{}\"; the file has {}", path.display(), .name.escape_debug(), list(.names))]
     NotFound {
         /// The file.
         path: PathBuf,
@@ -130,18 +130,36 @@ fn list(names: &[String]) -> String {
     if names.is_empty() {
         "no named objects".into()
     } else {
-        names.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ")
+        names.iter().map(|n| format!("\"{}\"", n.escape_debug())).collect::<Vec<_>>().join(", ")
     }
 }
 
 /// Reads the mesh in `path` (by its extension): every object merged, or the one named
 /// `object`, each vertex multiplied by `scale`.
 pub fn import_mesh(path: &Path, object: Option<&str>, scale: Real) -> Result<ImportedMesh, ImportError> {
-    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
-    let parts = match ext.as_str() {
-        "obj" => obj::read(path, read(path)?, object)?,
-        "gltf" | "glb" => gltf::read(path, read(path)?, object)?,
-        _ => return Err(ImportError::Format { path: path.into(), ext }),
+    let ext = extension(path);
+    if !matches!(ext.as_str(), "obj" | "gltf" | "glb") {
+        return Err(ImportError::Format { path: path.into(), ext });
+    }
+    import_mesh_bytes(path, read(path)?, object, scale)
+}
+
+fn extension(path: &Path) -> String {
+    path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default()
+}
+
+/// As [`import_mesh`], from the file's bytes: `path` gives the format (by its extension), the
+/// folder external glTF buffers are read from, and the name errors give.
+pub fn import_mesh_bytes(
+    path: &Path,
+    bytes: Vec<u8>,
+    object: Option<&str>,
+    scale: Real,
+) -> Result<ImportedMesh, ImportError> {
+    let parts = match extension(path).as_str() {
+        "obj" => obj::read(path, bytes, object)?,
+        "gltf" | "glb" => gltf::read(path, bytes, object)?,
+        ext => return Err(ImportError::Format { path: path.into(), ext: ext.into() }),
     };
     let mut mesh = ImportedMesh { vertices: Vec::new(), triangles: Vec::new(), objects: Vec::new() };
     for part in parts {
@@ -154,7 +172,7 @@ pub fn import_mesh(path: &Path, object: Option<&str>, scale: Real) -> Result<Imp
         mesh.triangles.extend(part.triangles.iter().map(|t| t.map(|i| i + base)));
     }
     if mesh.triangles.is_empty() {
-        let object = object.map_or_else(|| "the file".to_string(), |n| format!("\"{n}\""));
+        let object = object.map_or_else(|| "the file".to_string(), |n| format!("\"{}\"", n.escape_debug()));
         return Err(ImportError::NoTriangles { path: path.into(), object });
     }
     Ok(mesh)
@@ -168,7 +186,18 @@ struct Part {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, ImportError> {
-    std::fs::read(path).map_err(|source| ImportError::Read { path: path.into(), source })
+    read_regular(path).map_err(|source| ImportError::Read { path: path.into(), source })
+}
+
+/// The bytes of a regular file. A folder, a device (`/dev/zero` never ends), a FIFO (it
+/// blocks) or a socket is refused before it is opened for reading.
+pub(crate) fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() { "a folder" } else { "a device, FIFO or socket" };
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("it is {what}, not a regular file")));
+    }
+    std::fs::read(path)
 }
 
 /// The objects named `object` among `names`, or all of them; not found lists the names there are.
@@ -214,8 +243,24 @@ pub(crate) fn resolve_files(scene: &mut Scene, scene_path: &Path) -> Result<(), 
     Ok(())
 }
 
-/// Files already read during one scene load: (path, object, scale bits) to mesh.
-type Cache = BTreeMap<(PathBuf, Option<String>, u32), ImportedMesh>;
+/// A file's selection: (path, object, scale bits).
+type Key = (PathBuf, Option<String>, u32);
+
+/// What one scene load has read and worked out, so that a file named by many shapes is read,
+/// checked and decomposed once: meshes by selection, the selections already checked for
+/// degenerate triangles, and V-HACD's parts by selection and parameters.
+#[derive(Default)]
+struct Cache {
+    meshes: BTreeMap<Key, ImportedMesh>,
+    sound: std::collections::BTreeSet<Key>,
+    parts: BTreeMap<(Key, u32, u32), Vec<Vec<Vec3>>>,
+}
+
+impl Cache {
+    fn new() -> Cache {
+        Cache::default()
+    }
+}
 
 /// The mesh of file `name` (relative to `base`), its `object` or all of it, scaled (1 when
 /// `None`, checked against [`SCALE`]), read once per scene load; with the file's path.
@@ -225,17 +270,16 @@ fn read_cached(
     object: Option<String>,
     scale: Option<Real>,
     cache: &mut Cache,
-) -> Result<(PathBuf, ImportedMesh), String> {
+) -> Result<Key, String> {
     let scale = scale.unwrap_or(1.0);
     rules::within(scale, SCALE.0, SCALE.1, "").map_err(|e| format!("scale: {e}"))?;
     let path = base.join(name);
     let key = (path.clone(), object, scale.to_bits());
-    if let Some(m) = cache.get(&key) {
-        return Ok((path, m.clone()));
+    if !cache.meshes.contains_key(&key) {
+        let m = import_mesh(&path, key.1.as_deref(), scale).map_err(|e| format!("file \"{name}\": {e}"))?;
+        cache.meshes.insert(key.clone(), m);
     }
-    let m = import_mesh(&path, key.1.as_deref(), scale).map_err(|e| format!("file \"{name}\": {e}"))?;
-    cache.insert(key, m.clone());
-    Ok((path, m))
+    Ok(key)
 }
 
 fn resolve(shape: &mut ShapeDesc, base: &Path, cache: &mut Cache) -> Result<(), String> {
@@ -255,15 +299,20 @@ fn resolve(shape: &mut ShapeDesc, base: &Path, cache: &mut Cache) -> Result<(), 
     if inline {
         return Err(format!("file: give either a file or {what}, not both"));
     }
-    let (path, mesh) = read_cached(base, &name, object.take(), scale.take(), cache)?;
-    if is_mesh {
-        degenerate(&path, &mesh).map_err(|e| format!("file \"{name}\": {e}"))?;
+    let key = read_cached(base, &name, object.take(), scale.take(), cache)?;
+    let path = key.0.clone();
+    let mesh = &cache.meshes[&key];
+    if is_mesh && !cache.sound.contains(&key) {
+        degenerate(&path, mesh).map_err(|e| format!("file \"{name}\": {e}"))?;
     }
     *shape = if is_mesh {
-        ShapeDesc::triangle_mesh(mesh.vertices, mesh.triangles)
+        ShapeDesc::triangle_mesh(mesh.vertices.clone(), mesh.triangles.clone())
     } else {
         ShapeDesc::convex_hull(distinct(&mesh.vertices))
     };
+    if is_mesh {
+        cache.sound.insert(key);
+    }
     // The checks validation makes again, here so their message names the file.
     super::shape_check(shape).map_err(|e| format!("file \"{name}\": {}: {e}", path.display()))
 }
@@ -300,8 +349,18 @@ fn resolve_compound(shape: &mut ShapeDesc, base: &Path, cache: &mut Cache) -> Re
     let d = decomposition.take().unwrap_or_default();
     rules::within(d.resolution as Real, 8.0, 256.0, "").map_err(|e| format!("decomposition.resolution: {e}"))?;
     rules::within(d.max_hulls as Real, 1.0, 256.0, "").map_err(|e| format!("decomposition.max_hulls: {e}"))?;
-    let (path, mesh) = read_cached(base, &name, object.take(), scale.take(), cache)?;
-    let parts = decompose(&mesh, d.resolution, d.max_hulls);
+    let key = read_cached(base, &name, object.take(), scale.take(), cache)?;
+    let path = key.0.clone();
+    let mesh = &cache.meshes[&key];
+    let at = (key, d.resolution, d.max_hulls);
+    let parts = match cache.parts.get(&at) {
+        Some(p) => p.clone(),
+        None => {
+            let p = decompose(mesh, d.resolution, d.max_hulls);
+            cache.parts.insert(at, p.clone());
+            p
+        }
+    };
     if parts.is_empty() {
         return Err(format!("file \"{name}\": {}: the decomposition found no convex part", path.display()));
     }

@@ -73,7 +73,7 @@ fn scene_checks_name_the_mesh_problem() {
     let e = check("(kind: Static, shape: HeightField(cell: 0.5, heights: [[0, 0, 0], [0, 0]]))");
     assert!(e.contains("heights[1] has 2 values"), "{e}");
     let e = check("(kind: Static, shape: HeightField(cell: 0, heights: [[0, 0], [0, 0]]))");
-    assert!(e.contains("cell size"), "{e}");
+    assert!(e.contains("cell: 0 m is out of range"), "{e}");
     let e = check("(kind: Static, shape: HeightField(cell: 1, heights: [[0, 0], [0, 1e9]]))");
     assert!(e.contains("heights[1][1]"), "{e}");
     let ok =

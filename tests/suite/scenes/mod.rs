@@ -1,6 +1,7 @@
 //! Scene files: loading and errors, hostile input, and the lessons' claims checked headless.
 
 mod ghost_lab;
+mod hostile_import;
 mod hostile_input;
 mod lesson_claims;
 mod load;
