@@ -13,6 +13,7 @@ mod layering;
 mod narrowphase;
 mod record;
 mod scenes;
+mod scratch;
 mod seeded;
 mod sweep;
 mod world;

@@ -4,9 +4,8 @@
 //! cannot be written). Each case exits 1 with an `error:` line naming the problem and changes
 //! nothing on disk.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_collidoscope"));
@@ -14,14 +13,9 @@ fn bin() -> Command {
     c
 }
 
-/// A fresh folder for one case's files.
-fn scratch(test: &str) -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("collidoscope-h38cli-{}-{test}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder for one case's files, removed when the case ends.
+fn scratch(test: &str) -> crate::scratch::Scratch {
+    crate::scratch::Scratch::new("collidoscope-h38cli", test)
 }
 
 /// Runs the binary, which must fail with exit status 1, print an `error:` line first and no

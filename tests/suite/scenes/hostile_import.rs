@@ -10,16 +10,10 @@ use collidoscope::scene::Scene;
 use collidoscope::scene::import::import_mesh_bytes;
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// A fresh folder for one case's files.
-fn scratch(test: &str) -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("collidoscope-h38-{}-{test}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder for one case's files, removed when the case ends.
+fn scratch(test: &str) -> crate::scratch::Scratch {
+    crate::scratch::Scratch::new("collidoscope-h38", test)
 }
 
 /// Loads a scene in `dir` whose only body is a static `shape`.
