@@ -91,7 +91,7 @@ pub fn tunneled(world: &World, before: &[Vec3]) -> Option<String> {
         let Some(&from) = before.get(i) else { continue };
         let d = b.pose.translation - from;
         let len = d.length();
-        if !b.is_dynamic() || !(len > 1e-6) || !len.is_finite() {
+        if !b.is_dynamic() || len <= 1e-6 || !len.is_finite() {
             continue;
         }
         let Some((j, hit)) = world.ray_cast(&Ray::new(from, d / len), len) else { continue };

@@ -149,7 +149,9 @@ fn title(world: &World, i: usize) -> String {
 fn material_rows(ui: &mut Ui, world: &World, i: usize, b: &Body, out: &mut Vec<Command>) {
     let mut m = b.material;
     let overridden = |v: Option<f32>, name: &str| v.map(|v| format!("the {name} setting overrides it: {v:.2}"));
-    let rows: [(&str, &mut f32, std::ops::RangeInclusive<f32>, f64, Option<String>); 3] = [
+    // (name, value, range, drag speed, what overrides it)
+    type Row<'a> = (&'a str, &'a mut f32, std::ops::RangeInclusive<f32>, f64, Option<String>);
+    let rows: [Row; 3] = [
         ("restitution", &mut m.restitution, 0.0..=1.0, 0.01, overridden(world.settings.restitution, "restitution")),
         ("friction", &mut m.friction, 0.0..=100.0, 0.01, overridden(world.settings.friction, "friction")),
         ("density", &mut m.density, 1e-3..=1e6, 10.0, None),

@@ -60,7 +60,7 @@ fn r_during_ab_resets_both_worlds_to_its_start_and_keeps_the_lockstep() {
     let p = sim(&h).record.partner.as_ref().unwrap();
     assert!(!p.out_of_step && sim(&h).record.side_by_side, "still side by side, in lockstep");
     assert_eq!((p.steps(), p.first_divergent), (0, None));
-    assert_eq!(p.world.settings.ccd, Scene::load(&sim(&h).path.clone().unwrap()).unwrap().settings.ccd);
+    assert_eq!(p.world.settings.ccd, Scene::load(sim(&h).path.clone().unwrap()).unwrap().settings.ccd);
     assert_eq!(sim(&h).world.settings.ccd, CcdMode::Toi, "each side keeps its settings");
 
     // Step replays the same run on both sides.

@@ -71,7 +71,7 @@ fn partner_ccd(h: &Harness<'static, App>) -> CcdMode {
 
 #[test]
 fn compare_after_a_remembered_edit_starts_a_from_the_file_and_b_with_the_change() {
-    let file = Scene::load(&tunneling()).unwrap().settings;
+    let file = Scene::load(tunneling()).unwrap().settings;
     assert_ne!(file.ccd, CcdMode::Toi, "the lesson's file leaves the bullet unprotected");
     // Run 1: CCD set to Toi on tunneling.ron, then the window closes.
     let mut h = launch(&options(tunneling(), &[]), None);
@@ -103,7 +103,7 @@ fn compare_after_a_remembered_edit_starts_a_from_the_file_and_b_with_the_change(
 
 #[test]
 fn edits_are_kept_for_a_scene_only_by_choice_and_the_badge_shows_them_in_every_layout() {
-    let file = Scene::load(&tunneling()).unwrap().settings;
+    let file = Scene::load(tunneling()).unwrap().settings;
     let mut h = launch(&options(tunneling(), &[]), None);
     assert!(h.query_by_label_contains("✏ edited").is_none(), "the file's settings: no badge");
     edit_ccd_to_toi(&mut h);
@@ -158,5 +158,5 @@ fn another_scene_opens_with_its_file_settings_not_the_last_ones() {
     // Back to the tunneling scene: its file again, the edit not kept.
     h.state_mut().apply(collidoscope::app::Command::OpenScene(tunneling()));
     h.run();
-    assert_eq!(h.state().world().settings, Scene::load(&tunneling()).unwrap().settings);
+    assert_eq!(h.state().world().settings, Scene::load(tunneling()).unwrap().settings);
 }
