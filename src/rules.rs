@@ -156,4 +156,20 @@ pub(crate) mod de {
     pub(crate) fn friction<'de, D: Deserializer<'de>>(d: D) -> Result<Real, D::Error> {
         checked(d, super::friction)
     }
+    pub(crate) fn opt_unit_interval<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Real>, D::Error> {
+        optional(d, super::unit_interval)
+    }
+    pub(crate) fn opt_friction<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Real>, D::Error> {
+        optional(d, super::friction)
+    }
+    fn optional<'de, D: Deserializer<'de>>(
+        d: D,
+        rule: fn(Real) -> Result<(), String>,
+    ) -> Result<Option<Real>, D::Error> {
+        let v = Option::<Real>::deserialize(d)?;
+        if let Some(v) = v {
+            rule(v).map_err(D::Error::custom)?;
+        }
+        Ok(v)
+    }
 }

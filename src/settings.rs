@@ -95,7 +95,10 @@ macro_rules! settings {
                 let mut next = self.clone();
                 match name {
                     $(stringify!($name) => {
-                        next.$name = ron::from_str(value)
+                        // `0.3` as well as `Some(0.3)` for the optional settings.
+                        let ron = ron::Options::default()
+                            .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
+                        next.$name = ron.from_str(value)
                             .map_err(|e| format!("{name}: cannot read {value:?}: {}", e.code))?;
                     })*
                     _ => {
@@ -183,6 +186,14 @@ settings! {
     /// How long an island must rest before it sleeps, s.
     #[serde(deserialize_with = "de::non_negative")]
     sleep_time: Real = 0.5,
+    /// Restitution of every body, 0–1, over each body's own material; unset (`None`), each
+    /// body keeps its own.
+    #[serde(deserialize_with = "de::opt_unit_interval", skip_serializing_if = "Option::is_none")]
+    restitution: Option<Real> = None,
+    /// Friction coefficient of every body, 0–100, over each body's own material; unset
+    /// (`None`), each body keeps its own.
+    #[serde(deserialize_with = "de::opt_friction", skip_serializing_if = "Option::is_none")]
+    friction: Option<Real> = None,
 }
 
 impl Settings {
@@ -230,6 +241,12 @@ impl Settings {
         for (name, v, lo, hi, unit) in ranges {
             rules::within(v, lo, hi, unit).map_err(|e| format!("{name}: {e}"))?;
         }
+        if let Some(e) = self.restitution {
+            field("restitution", e, rules::unit_interval)?;
+        }
+        if let Some(f) = self.friction {
+            field("friction", f, rules::friction)?;
+        }
         Ok(())
     }
 }
@@ -254,5 +271,21 @@ mod tests {
         t.set_field("substeps", "8").unwrap();
         assert_eq!(s.changes(&t), ["substeps 4 -> 8"]);
         assert!(s.changes(&s).is_empty());
+    }
+
+    #[test]
+    fn material_overrides_read_bare_or_optional_values_and_are_checked() {
+        let mut s = Settings::default();
+        assert_eq!((s.restitution, s.friction), (None, None), "unset by default");
+        s.set_field("restitution", "0.3").unwrap();
+        s.set_field("friction", "Some(0)").unwrap();
+        assert_eq!((s.restitution, s.friction), (Some(0.3), Some(0.0)));
+        assert!(s.set_field("restitution", "1.5").unwrap_err().contains("restitution"));
+        assert!(s.set_field("friction", "-1").unwrap_err().contains("friction"));
+        assert_eq!(Settings::numeric("restitution"), Some(false), "a sweep can vary it");
+        s.set_field("restitution", "None").unwrap();
+        assert_eq!(s.restitution, None);
+        let text = ron::to_string(&Settings::default()).unwrap();
+        assert!(!text.contains("restitution:") && !text.contains("friction"), "unset is not written: {text}");
     }
 }

@@ -131,6 +131,24 @@ impl CompareView {
                     commands.push(Command::Record(RecordCommand::SideBySide(false)));
                 }
             });
+            ui.horizontal(|ui| {
+                if ui
+                    .button("⟲ Both to the start")
+                    .on_hover_text(
+                        "Both worlds back to the A/B's start, each keeping its settings, still in lockstep (R)",
+                    )
+                    .clicked()
+                {
+                    commands.push(Command::Reset);
+                }
+                if ui
+                    .add_enabled(p.back_steps() > 0, egui::Button::new("◀ Back"))
+                    .on_hover_text("Both worlds one step back (←)")
+                    .clicked()
+                {
+                    commands.push(Command::Record(RecordCommand::StepBack));
+                }
+            });
             ui.label(format!("since step {}: {} steps in lockstep", p.start, p.steps()));
             if p.out_of_step {
                 ui.colored_label(colors::WARN, "B was reset or replaced: A no longer steps with it");

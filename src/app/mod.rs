@@ -16,7 +16,7 @@ pub mod viewport;
 
 pub use crate::session::Simulation;
 pub use layout::{Dock, OpenPanels, PanelId};
-pub use panels::Command;
-pub use run::{AppOptions, PngShot, run, setup_style, write_png};
+pub use panels::{Command, SweepAxis};
+pub use run::{AppOptions, PngShot, build_app, run, setup_style, write_png};
 pub use script::{Cue, Script, run_script};
 pub use shell::{App, PRESENTATION_ZOOM, Persisted, default_scene_dir};

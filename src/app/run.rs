@@ -74,68 +74,15 @@ pub fn run(opts: AppOptions) -> Result<(), String> {
         persist_window: persist,
         ..Default::default()
     };
-    let scene = opts.scene.clone();
-    let reopen_last = opts.reopen_last && opts.compare.is_empty();
-    let compare = opts.compare.clone();
-    let (show, presentation, select) = (opts.show.clone(), opts.presentation, opts.select);
-    let (layers, sets, camera) = (opts.layers.clone(), opts.sets.clone(), opts.camera);
+    let opts_for_app = opts.clone();
     eframe::run_native(
         "Collidoscope",
         native,
         Box::new(move |cc| {
             let stored = if persist { cc.storage.and_then(|s| s.get_string(STORAGE_KEY)) } else { None };
             let (saved, unreadable) = Persisted::parse(stored.as_deref());
-            let last = saved.as_ref().and_then(|p| p.last_scene.clone()).filter(|_| reopen_last);
             let viewport = || Viewport::new(cc.wgpu_render_state.as_ref());
-            // A scene that cannot be loaded opens the default scene (or an empty one) with the
-            // error shown, rather than no window at all.
-            let mut failed = None;
-            let mut app = match last.and_then(|path| App::open(&path, viewport()).ok()) {
-                Some(app) => app,
-                None => App::open(&scene, viewport()).unwrap_or_else(|e| {
-                    failed = Some(e);
-                    let fallback = super::shell::default_scene_dir(&scene).join("default.ron");
-                    App::open(&fallback, viewport()).unwrap_or_else(|_| {
-                        let sim = Simulation::new(Scene::default(), None).expect("an empty scene builds");
-                        App::new(sim, viewport(), super::shell::default_scene_dir(&scene))
-                    })
-                }),
-            };
-            if let Some(p) = saved {
-                app.restore(p);
-            }
-            for &p in &show {
-                app.open_panels_mut().show(p);
-            }
-            if presentation {
-                app.open_panels_mut().presenting = show.first().copied();
-                app.set_presentation(&cc.egui_ctx, true);
-            }
-            if let Some(i) = select {
-                app.apply(super::panels::Command::Select(Some(i)));
-            }
-            if let Some(c) = camera {
-                app.set_start_camera(c);
-            }
-            for name in &layers {
-                app.view_mut().layers.set(name, true).map_err(|e| format!("--layer: {e}"))?;
-            }
-            if !sets.is_empty() {
-                let mut settings = app.world().settings.clone();
-                for (field, value) in &sets {
-                    settings.set_field(field, value).map_err(|e| format!("--set {field}={value}: {e}"))?;
-                }
-                app.apply(super::panels::Command::SetSettings(Box::new(settings)));
-            }
-            if let Some(e) = unreadable {
-                app.announce(e);
-            }
-            if let Some(e) = failed {
-                app.show_error(e);
-            }
-            if !compare.is_empty() {
-                app.simulation_mut().start_compare(&compare).map_err(|e| format!("--compare {e}"))?;
-            }
+            let mut app = build_app(&opts_for_app, saved, unreadable, &viewport)?;
             // The app opens on the scene's first step, paused, unless autoplay is on.
             app.simulation_mut().playing = app.autoplay;
             setup_style(&cc.egui_ctx);
@@ -159,6 +106,69 @@ pub fn run(opts: AppOptions) -> Result<(), String> {
             .take()
             .unwrap_or_else(|| Err("the window closed before the screenshot was taken".into())),
     }
+}
+
+/// The app as the command line opens it, before its window: the scene (the last one when asked
+/// and it still loads), what the last run remembered, the panels, selection, camera, layers,
+/// `--set` edits and the `--compare` A/B. A scene that cannot be loaded opens the default scene
+/// (or an empty one) with the error shown.
+pub fn build_app(
+    opts: &AppOptions,
+    saved: Option<Persisted>,
+    unreadable: Option<String>,
+    viewport: &dyn Fn() -> Viewport,
+) -> Result<App, String> {
+    let scene = &opts.scene;
+    let reopen_last = opts.reopen_last && opts.compare.is_empty();
+    let last = saved.as_ref().and_then(|p| p.last_scene.clone()).filter(|_| reopen_last);
+    let mut failed = None;
+    let mut app = match last.and_then(|path| App::open(&path, viewport()).ok()) {
+        Some(app) => app,
+        None => App::open(scene, viewport()).unwrap_or_else(|e| {
+            failed = Some(e);
+            let fallback = super::shell::default_scene_dir(scene).join("default.ron");
+            App::open(&fallback, viewport()).unwrap_or_else(|_| {
+                let sim = Simulation::new(Scene::default(), None).expect("an empty scene builds");
+                App::new(sim, viewport(), super::shell::default_scene_dir(scene))
+            })
+        }),
+    };
+    if let Some(p) = saved {
+        app.restore(p);
+    }
+    for &p in &opts.show {
+        app.open_panels_mut().show(p);
+    }
+    if opts.presentation {
+        app.open_panels_mut().presenting = opts.show.first().copied();
+        app.set_presentation_flag(true);
+    }
+    if let Some(i) = opts.select {
+        app.apply(super::panels::Command::Select(Some(i)));
+    }
+    if let Some(c) = opts.camera {
+        app.set_start_camera(c);
+    }
+    for name in &opts.layers {
+        app.view_mut().layers.set(name, true).map_err(|e| format!("--layer: {e}"))?;
+    }
+    if !opts.sets.is_empty() {
+        let mut settings = app.world().settings.clone();
+        for (field, value) in &opts.sets {
+            settings.set_field(field, value).map_err(|e| format!("--set {field}={value}: {e}"))?;
+        }
+        app.apply(super::panels::Command::SetSettings(Box::new(settings)));
+    }
+    if let Some(e) = unreadable {
+        app.announce(e);
+    }
+    if let Some(e) = failed {
+        app.show_error(e);
+    }
+    if !opts.compare.is_empty() {
+        app.simulation_mut().start_compare(&opts.compare).map_err(|e| format!("--compare {e}"))?;
+    }
+    Ok(app)
 }
 
 /// The eframe side of the app.

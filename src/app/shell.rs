@@ -8,11 +8,17 @@ use super::panels::{
 };
 use super::viewport::{Camera, ViewAction, ViewOptions, Viewport};
 use crate::scene::{Scene, write_atomic};
+use crate::session::pause::PauseAt;
 use crate::session::sim::{SPEED_RANGE, Simulation};
 use crate::world::{Settings, World};
 use eframe::egui::{self, Key, Modifiers, RichText, Ui};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// Horizontal padding of the toolbar's panel toggles (narrower than other buttons, so that they
+/// all fit on the row of a 1600-px window).
+const TOGGLE_PADDING: f32 = 4.0;
 
 /// The zoom factor of presentation mode, for a room watching a projector.
 pub const PRESENTATION_ZOOM: f32 = 1.6;
@@ -26,9 +32,12 @@ pub struct Persisted {
     pub camera: Option<Camera>,
     pub speed: f32,
     pub presentation: bool,
-    /// The scene open when the app last closed, and its settings as they were then.
+    /// The scene open when the app last closed.
     pub last_scene: Option<PathBuf>,
-    pub settings: Option<Settings>,
+    /// Settings the user chose to keep for a scene ("Keep my edits for this scene"), by the
+    /// scene file's path: opening that scene applies them, and the toolbar's edited badge shows
+    /// it. Any other scene opens with its file's settings.
+    pub kept_edits: BTreeMap<PathBuf, Settings>,
     pub recent: Vec<PathBuf>,
     pub scene_dir: Option<PathBuf>,
     pub profiler: ProfilerPrefs,
@@ -45,7 +54,7 @@ impl Default for Persisted {
             speed: 1.0,
             presentation: false,
             last_scene: None,
-            settings: None,
+            kept_edits: BTreeMap::new(),
             recent: Vec::new(),
             scene_dir: None,
             profiler: ProfilerPrefs::default(),
@@ -101,6 +110,10 @@ pub struct App {
     pub fixed_frame_steps: bool,
     /// While A and B are side by side: the docks' collapsed flags and the profiler's before.
     ab_layout: Option<(bool, bool, bool)>,
+    /// Settings kept per scene file by the user's choice (see [`Persisted::kept_edits`]).
+    kept: BTreeMap<PathBuf, Settings>,
+    /// Which moving bodies were in the view last frame, for "pause at a body leaving the view".
+    in_view: Vec<bool>,
 }
 
 impl App {
@@ -131,6 +144,8 @@ impl App {
             autoplay: false,
             fixed_frame_steps: false,
             ab_layout: None,
+            kept: BTreeMap::new(),
+            in_view: Vec::new(),
         }
     }
 
@@ -140,8 +155,6 @@ impl App {
         Ok(App::new(sim, viewport, default_scene_dir(path)))
     }
 
-    /// Applies what was remembered from the last run. Settings are restored only when the same
-    /// scene is open again.
     /// Starts the camera at `c` (and makes it the scene's, where Reset puts it back), over
     /// the scene's camera and the one remembered from the last run.
     pub fn set_start_camera(&mut self, c: crate::scene::CameraDesc) {
@@ -149,11 +162,16 @@ impl App {
         self.frame_pending = true;
     }
 
+    /// Applies what was remembered from the last run. The scene keeps its file's settings
+    /// unless the user chose to keep edits for it.
     pub fn restore(&mut self, p: Persisted) {
         self.open = p.open;
         self.view = p.view;
         self.view.selected = None;
-        if let Some(c) = p.camera {
+        // The view the last run left, only on the scene it was looking at: any other scene opens
+        // framed (its own camera, or all its bodies).
+        let same_scene = matches!((&p.last_scene, &self.sim.path), (Some(l), Some(n)) if scene_key(l) == scene_key(n));
+        if let Some(c) = p.camera.filter(|_| same_scene) {
             let c = c.sanitized();
             *self.viewport.camera_mut() = c.clone();
             self.home_camera = Some(c);
@@ -162,12 +180,8 @@ impl App {
         self.autoplay = p.autoplay;
         self.sim.speed = p.speed.clamp(*SPEED_RANGE.start(), *SPEED_RANGE.end());
         self.presentation = p.presentation;
-        if let (Some(last), Some(settings), Some(now)) = (&p.last_scene, p.settings, &self.sim.path)
-            && same_path(last, now)
-            && settings.validate().is_ok()
-        {
-            self.sim.world.set_settings(settings);
-        }
+        self.kept = p.kept_edits.into_iter().filter(|(_, s)| s.validate().is_ok()).collect();
+        self.apply_kept_edits();
         let current = self.scenes.recent.clone();
         self.scenes.recent = p.recent.into_iter().filter(|r| r.exists()).collect();
         for r in current.iter().rev() {
@@ -178,6 +192,92 @@ impl App {
         }
         self.sim.history.set_capacity(p.profiler.history);
         self.profiler.prefs = p.profiler;
+    }
+
+    /// The key of the open scene's file, while the world is the file's scene (no recording or
+    /// A/B has replaced it).
+    fn kept_key(&self) -> Option<PathBuf> {
+        let r = &self.sim.record;
+        let plain = r.partner.is_none() && r.tape.is_none() && r.review.is_none();
+        self.sim.path.as_deref().filter(|_| plain).map(scene_key)
+    }
+
+    /// Applies the edits kept for the open scene, if the user chose to keep some.
+    fn apply_kept_edits(&mut self) {
+        if let Some(s) = self.sim.path.as_deref().and_then(|p| self.kept.get(&scene_key(p))) {
+            self.sim.world.set_settings(s.clone());
+        }
+    }
+
+    /// Whether edits are kept for the open scene.
+    pub fn keeps_edits(&self) -> bool {
+        self.sim.path.as_deref().is_some_and(|p| self.kept.contains_key(&scene_key(p)))
+    }
+
+    /// Keeps the current settings for the open scene's file (they are applied whenever it
+    /// opens), or forgets them.
+    pub fn set_keep_edits(&mut self, on: bool) {
+        let Some(key) = self.sim.path.as_deref().map(scene_key) else { return };
+        if on && self.sim.world.settings != self.sim.scene.settings {
+            self.kept.insert(key, self.sim.world.settings.clone());
+        } else {
+            self.kept.remove(&key);
+        }
+    }
+
+    /// While edits are kept for the open scene, later edits are kept too; back at the file's
+    /// values, nothing is kept.
+    fn follow_kept_edits(&mut self) {
+        let Some(key) = self.kept_key() else { return };
+        let now = &self.sim.world.settings;
+        if *now == self.sim.scene.settings {
+            self.kept.remove(&key);
+        } else if let Some(k) = self.kept.get_mut(&key)
+            && k != now
+        {
+            *k = now.clone();
+        }
+    }
+
+    /// The toolbar's badge when the settings are not the scene file's: how many differ, what
+    /// they are, Revert, and "Keep my edits for this scene".
+    fn edits_badge(&mut self, ui: &mut Ui, commands: &mut Vec<Command>) {
+        let file = self.sim.scene.settings.clone();
+        let changes = file.changes(&self.sim.world.settings);
+        if changes.is_empty() {
+            return;
+        }
+        let n = changes.len();
+        let kept = self.keeps_edits();
+        let text =
+            format!("✏ edited: {n} setting{}{}", if n == 1 { "" } else { "s" }, if kept { " · kept" } else { "" });
+        ui.menu_button(RichText::new(text).color(colors::WARN).strong(), |ui| {
+            ui.label(RichText::new("Settings that differ from the scene file:").strong());
+            for c in &changes {
+                ui.label(RichText::new(c).monospace());
+            }
+            ui.separator();
+            if ui
+                .button("⟲ Revert to the file")
+                .on_hover_text("Every setting back to the scene file's value; the world keeps its state")
+                .clicked()
+            {
+                commands.push(Command::SetSettings(Box::new(file)));
+                self.set_keep_edits(false);
+                ui.close();
+            }
+            let mut keep = kept;
+            if self.sim.path.is_some()
+                && ui
+                    .checkbox(&mut keep, "Keep my edits for this scene")
+                    .on_hover_text("Open this scene with these settings in later runs too (this badge shows it)")
+                    .changed()
+            {
+                self.set_keep_edits(keep);
+            }
+        })
+        .response
+        .on_hover_text("The settings are not the scene file's: click for what differs, Revert, or Keep");
     }
 
     /// The state to remember for the next run.
@@ -193,7 +293,7 @@ impl App {
             speed: self.sim.speed,
             presentation: self.presentation,
             last_scene: self.sim.path.as_ref().map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())),
-            settings: Some(self.sim.world.settings.clone()),
+            kept_edits: self.kept.clone(),
             recent: self.scenes.recent.clone(),
             scene_dir: Some(self.scenes.dir().to_path_buf()),
             profiler: self.profiler.prefs.clone(),
@@ -288,6 +388,7 @@ impl App {
         } else {
             self.sim.advance(frame_dt);
         }
+        self.watch_view();
         if self.sim.history.capacity() != self.profiler.prefs.history {
             self.sim.history.set_capacity(self.profiler.prefs.history);
         }
@@ -303,10 +404,13 @@ impl App {
         self.follow_ab_layout();
         // The tools' panels open and close with the dock's; a lesson scene opens its tool.
         (self.teach.open_ray, self.teach.open_tests) = (self.open.ray, self.open.tests);
-        self.teach.sync(&self.sim);
-        for (now, p) in [(self.teach.open_ray, PanelId::Ray), (self.teach.open_tests, PanelId::Tests)] {
-            if now && !self.open.is_open(p) {
-                self.open.show(p);
+        if self.teach.sync(&self.sim) {
+            for (now, p) in [(self.teach.open_ray, PanelId::Ray), (self.teach.open_tests, PanelId::Tests)] {
+                if now {
+                    self.open.show(p);
+                } else {
+                    self.open.set_open(p, false);
+                }
             }
         }
         self.viewport.set_tool(self.teach.owns_drag());
@@ -355,7 +459,7 @@ impl App {
         if std::mem::take(&mut self.frame_pending) {
             match self.sim.scene.camera {
                 Some(c) => *self.viewport.camera_mut() = Camera::looking(c.eye, c.target),
-                None => self.viewport.frame_all(&self.sim.world),
+                None => self.viewport.frame_start(&self.sim.world),
             }
             self.home_camera = Some(self.viewport.camera().clone());
             ctx.request_repaint();
@@ -366,6 +470,7 @@ impl App {
         for c in commands {
             self.apply(c);
         }
+        self.follow_kept_edits();
         if self.sim.playing {
             ctx.request_repaint();
         }
@@ -487,12 +592,12 @@ impl App {
                 .on_hover_text("Run or stop the simulation (Space)")
                 .clicked()
             {
-                self.sim.playing = !self.sim.playing;
+                self.toggle_play();
             }
             if ui.button("⏭ Step").on_hover_text("Advance exactly one fixed step, then stay paused (S or the right arrow key)").clicked() {
                 self.step_once();
             }
-            if ui.button("⟲ Reset").on_hover_text("Rebuild the scene from its file, keeping the current settings, and put the camera back (R)").clicked() {
+            if ui.button("⟲ Reset").on_hover_text("Rebuild the scene from its file, keeping the current settings, and put the camera back (R). During an A/B: both worlds back to its start, still in lockstep").clicked() {
                 self.reset();
             }
             ui.separator();
@@ -504,6 +609,16 @@ impl App {
                     .custom_parser(|t| t.trim().trim_end_matches('×').trim().parse().ok()),
             )
             .on_hover_text("Speed: simulated time per real second. The step dt stays fixed; only how many steps run per frame changes.");
+            ui.menu_button("⏸ at", |ui| {
+                for at in PauseAt::ALL {
+                    ui.radio_value(&mut self.sim.pause.at, at, at.label());
+                }
+            })
+            .response
+            .on_hover_text(format!(
+                "Pause at the next event: the clock stops on the step it happens (now: {})",
+                self.sim.pause.at.label()
+            ));
             ui.separator();
             // Counters in slots of fixed width (wide enough for 9,999,999 steps, 11 days of
             // simulated time and 999 ms), so nothing after them moves as they grow.
@@ -538,14 +653,16 @@ impl App {
                 // the toggles fold into a menu. (The real-time warning comes last, when there is
                 // one.)
                 let font = egui::TextStyle::Button.resolve(ui.style());
-                let pad = 2.0 * ui.spacing().button_padding.x + ui.spacing().item_spacing.x;
-                let text_width = |t: &str| {
+                let width = |t: &str, padding: f32| {
                     ui.fonts_mut(|f| f.layout_no_wrap(t.to_string(), font.clone(), egui::Color32::WHITE).size().x)
-                        + pad
+                        + 2.0 * padding
+                        + ui.spacing().item_spacing.x
                 };
-                let toggles: f32 =
-                    PanelId::ALL.iter().filter(|p| !PanelId::TOOLS.contains(p)).map(|p| text_width(p.label())).sum();
-                let rest: f32 = ["Frame all", "📽 Presentation"].iter().map(|t| text_width(t)).sum();
+                let toggles: f32 = (PanelId::ALL.iter().filter(|p| !PanelId::TOOLS.contains(p)))
+                    .map(|p| width(p.label(), TOGGLE_PADDING))
+                    .sum();
+                let padding = ui.spacing().button_padding.x;
+                let rest: f32 = ["Frame all", "📽 Presentation"].iter().map(|t| width(t, padding)).sum();
                 if ui.available_width() >= toggles + rest + 24.0 {
                     self.panel_toggles(ui, false);
                 } else {
@@ -559,6 +676,11 @@ impl App {
             let mut p = self.presentation;
             if ui.toggle_value(&mut p, "📽 Presentation").on_hover_text("Enlarge everything for a projector and show only the view, the play controls and one chosen panel (P)").changed() {
                 self.set_presentation(ui.ctx(), p);
+            }
+            // Last on the row, so that it appearing moves no other control.
+            self.edits_badge(ui, &mut commands);
+            if let Some(why) = self.sim.paused_by.as_ref().filter(|_| !self.sim.playing) {
+                ui.colored_label(colors::WARN, format!("⏸ {why}")).on_hover_text("Paused by itself at the event chosen in ⏸ at");
             }
             if self.sim.behind {
                 ui.colored_label(colors::WARN, "⚠ slower than real time").on_hover_text(
@@ -574,6 +696,7 @@ impl App {
     /// The panels' buttons; the teaching tools' only in the folded menu (the row has no room for
     /// them: they open from the View panel).
     fn panel_toggles(&mut self, ui: &mut Ui, tools: bool) {
+        ui.spacing_mut().button_padding.x = TOGGLE_PADDING;
         for p in PanelId::ALL.into_iter().filter(|p| tools || !PanelId::TOOLS.contains(p)) {
             if ui.selectable_label(self.open.visible(p), p.label()).on_hover_text(p.hint()).clicked() {
                 self.open.toggle(p);
@@ -594,7 +717,7 @@ impl App {
         }
         let pressed = |key| ctx.input_mut(|i| i.consume_key(Modifiers::NONE, key));
         if pressed(Key::Space) {
-            self.sim.playing = !self.sim.playing;
+            self.toggle_play();
         }
         if pressed(Key::S) | pressed(Key::ArrowRight) {
             self.step_once();
@@ -610,6 +733,36 @@ impl App {
         }
         if pressed(Key::C) {
             self.view.follow = !self.view.follow;
+        }
+    }
+
+    /// "Pause at a body leaving the view": stops the clock when a moving body that was in the
+    /// view last frame is out of it now.
+    fn watch_view(&mut self) {
+        if self.sim.pause.at != PauseAt::LeavingView || !self.sim.playing {
+            self.in_view.clear();
+            return;
+        }
+        let (camera, rect) = (self.viewport.camera(), self.viewport.rect());
+        let now: Vec<bool> = (self.sim.world.bodies().iter())
+            .map(|b| b.is_dynamic() && camera.project(b.pose.translation, rect).is_some_and(|p| rect.contains(p)))
+            .collect();
+        if let Some(i) = (0..now.len()).find(|&i| self.in_view.get(i) == Some(&true) && !now[i]) {
+            let b = &self.sim.world.bodies()[i];
+            let name = b.name.clone().unwrap_or_else(|| format!("body {i}"));
+            self.sim.playing = false;
+            self.sim.paused_by = Some(format!("step {}: {name} left the view", self.sim.world.step_count()));
+            self.in_view.clear();
+            return;
+        }
+        self.in_view = now;
+    }
+
+    /// Starts or stops the clock; starting clears the last automatic pause's note.
+    fn toggle_play(&mut self) {
+        self.sim.playing = !self.sim.playing;
+        if self.sim.playing {
+            self.sim.paused_by = None;
         }
     }
 
@@ -645,8 +798,13 @@ impl App {
     }
 
     pub fn set_presentation(&mut self, ctx: &egui::Context, on: bool) {
-        self.presentation = on;
+        self.set_presentation_flag(on);
         ctx.set_zoom_factor(if on { PRESENTATION_ZOOM } else { 1.0 });
+    }
+
+    /// Turns presentation mode on or off without a context: [`App::apply_zoom`] then sets the zoom.
+    pub fn set_presentation_flag(&mut self, on: bool) {
+        self.presentation = on;
     }
 
     /// Applies the presentation zoom remembered from the last run.
@@ -663,6 +821,7 @@ impl App {
                 self.scenes.notice =
                     self.sim.record.status.clone().filter(|_| self.sim.record.review.is_some()).and_then(Result::ok);
                 self.scenes.remember(path);
+                self.apply_kept_edits();
                 self.view.selected = None;
                 self.frame_pending = true;
                 self.sim.playing = self.autoplay;
@@ -709,10 +868,21 @@ impl App {
                 });
             }
             Command::Select(i) => self.select(i),
-            Command::FrameAll => self.viewport.frame_all(&self.sim.world),
+            Command::FrameAll => match self.sim.record.partner.as_ref().filter(|_| self.sim.record.side_by_side) {
+                // Both views share the camera: frame A's bodies and B's together.
+                Some(p) => self.viewport.frame_worlds(&[p.other(), &self.sim.world]),
+                None => self.viewport.frame_all(&self.sim.world),
+            },
+            Command::Reset => self.reset(),
             Command::ShowPanel(p) => self.open.show(p),
             Command::TakeDrag(p) => self.teach.take_drag(p),
             Command::Pin(i, on) => self.sim.pin(i, on),
+            Command::SetMaterial(i, material) => {
+                let action = crate::record::Action::Material { body: i as u32, material };
+                if let Err(e) = self.sim.user_action(action) {
+                    self.sim.record.status = Some(Err(e));
+                }
+            }
         }
     }
 
@@ -758,6 +928,7 @@ pub fn default_scene_dir(scene: &Path) -> PathBuf {
     scene.parent().filter(|p| !p.as_os_str().is_empty()).map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))
 }
 
-fn same_path(a: &Path, b: &Path) -> bool {
-    a == b || matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
+/// The key a scene file's kept edits are stored under: its canonical path where it has one.
+fn scene_key(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }

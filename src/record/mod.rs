@@ -42,6 +42,13 @@ pub enum Action {
     },
     /// Add a body (a shot from the camera).
     AddBody(BodyDesc),
+    /// Change a body's material (from the inspector); a new density gives it a new mass.
+    Material {
+        /// The body's index.
+        body: u32,
+        /// Its new material.
+        material: crate::dynamics::Material,
+    },
 }
 
 impl World {
@@ -76,6 +83,15 @@ impl World {
             Action::AddBody(desc) => {
                 let body = desc.to_body(&mut HullCache::new())?;
                 self.add_body(body);
+            }
+            Action::Material { body, material: m } => {
+                let i = check(*body, self.bodies().len())?;
+                crate::rules::field("restitution", m.restitution, crate::rules::unit_interval)?;
+                crate::rules::field("friction", m.friction, crate::rules::friction)?;
+                crate::rules::field("density", m.density, crate::rules::density)?;
+                let b = self.body_mut(i);
+                b.material = *m;
+                b.update_mass();
             }
         }
         Ok(())

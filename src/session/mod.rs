@@ -3,6 +3,7 @@
 //! finished recording, the lockstep partner of an A/B comparison, and motion trails. It
 //! builds and is tested without the `gui` feature; the app only draws it and sends it commands.
 
+pub mod pause;
 pub mod record;
 pub mod sim;
 pub mod trails;

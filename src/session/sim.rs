@@ -19,7 +19,7 @@ const STEP_BUDGET: Duration = Duration::from_millis(40);
 const MAX_FRAME_DT: f64 = 0.25;
 
 /// The playback speeds offered, as a multiple of real time.
-pub const SPEED_RANGE: std::ops::RangeInclusive<f32> = 0.1..=4.0;
+pub const SPEED_RANGE: std::ops::RangeInclusive<f32> = 0.01..=4.0;
 
 /// Natural frequency (Hz) and damping ratio of the mouse spring; the spring is mass-normalised,
 /// so every body follows the cursor the same way whatever its mass.
@@ -77,6 +77,10 @@ pub struct Simulation {
     pub pinned: Vec<crate::record::BodyTrace>,
     /// Trails behind fast bodies and the selected one.
     pub trails: super::trails::Trails,
+    /// "Pause at the next event": what the clock waits for.
+    pub pause: super::pause::PauseWatch,
+    /// Why the clock last paused by itself, shown until it plays again.
+    pub paused_by: Option<String>,
 }
 
 impl Simulation {
@@ -98,6 +102,8 @@ impl Simulation {
             trace: crate::record::BodyTrace::new(TRACE_STEPS),
             pinned: Vec::new(),
             trails: Default::default(),
+            pause: Default::default(),
+            paused_by: None,
         })
     }
 
@@ -116,22 +122,30 @@ impl Simulation {
         next.playing = self.playing;
         next.history = History::new(self.history.capacity());
         next.record = self.take_recording_for_new_scene();
+        next.pause.at = self.pause.at;
         *self = next;
         Ok(())
     }
 
     /// Rebuilds the world from the scene, keeping the settings as they are now (so a tuned
-    /// setting can be tried from the start).
+    /// setting can be tried from the start). During an A/B both worlds go back to the A/B's
+    /// start and stay in lockstep.
     pub fn reset(&mut self) -> Result<(), String> {
-        let mut world = self.scene.build().map_err(|e| e.to_string())?;
-        world.set_settings(self.world.settings.clone());
-        self.world = world;
+        if self.record.partner.is_some() {
+            self.reset_ab()?;
+        } else {
+            let mut world = self.scene.build().map_err(|e| e.to_string())?;
+            world.set_settings(self.world.settings.clone());
+            self.world = world;
+        }
         self.accumulator = 0.0;
         self.drag = None;
         self.history.clear();
         self.trace.clear();
         self.pinned.iter_mut().for_each(crate::record::BodyTrace::clear);
         self.trails.clear();
+        self.pause.clear();
+        self.paused_by = None;
         Ok(())
     }
 
@@ -148,7 +162,7 @@ impl Simulation {
             frame_dt.clamp(0.0, MAX_FRAME_DT) * self.speed.clamp(*SPEED_RANGE.start(), *SPEED_RANGE.end()) as f64;
         let start = Instant::now();
         let mut steps = 0;
-        while self.accumulator >= dt {
+        while self.accumulator >= dt && self.playing {
             if steps >= MAX_STEPS_PER_FRAME || (steps > 0 && start.elapsed() > STEP_BUDGET) {
                 // Drop the debt rather than carry it: the simulation runs slower than real time.
                 self.accumulator = 0.0;
@@ -162,13 +176,22 @@ impl Simulation {
         steps
     }
 
-    /// One fixed step, with the mouse spring applied first, recorded in the history.
+    /// One fixed step, with the mouse spring applied first, recorded in the history. While
+    /// playing, the event waited for (see [`super::pause`]) stops the clock after its step.
     pub fn step_once(&mut self) {
         if let Some(drag) = self.drag {
             apply_drag(&mut self.world, &drag);
             self.record_drag(drag.body);
         }
+        self.pause.before_step(&self.world);
         self.record_step();
+        if let Some(what) = self.pause.after_step(&self.world) {
+            if self.playing {
+                self.playing = false;
+                self.accumulator = 0.0;
+            }
+            self.paused_by = Some(format!("step {}: {what}", self.world.step_count()));
+        }
         self.history.push(self.world.step_count(), *self.world.profile());
         self.trace.observe(&self.world);
         for t in &mut self.pinned {

@@ -94,3 +94,11 @@ Too large: slowly moving bodies freeze in mid-motion.";
 pub(super) const SLEEP_TIME: &str = "How long (s) an island must rest before it sleeps.\n\
 Too small: bodies freeze at the top of a bounce.\n\
 Too large: piles stay awake and cost time long after they settled.";
+
+pub(super) const RESTITUTION: &str = "Restitution (0–1) of every body, over each body's own material: the fraction of the approach speed an impact gives back. A pair bounces with the larger of its two values.\n\
+Unset: each body keeps the restitution its scene gives it (see the Inspector).\n\
+Impacts slower than the restitution threshold never bounce.";
+
+pub(super) const FRICTION: &str = "Coulomb friction coefficient of every body, over each body's own material. A pair rubs with the geometric mean of its two values.\n\
+Unset: each body keeps the friction its scene gives it (see the Inspector).\n\
+0: everything slides; large: nothing slides, boxes tip instead.";

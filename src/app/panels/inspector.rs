@@ -96,7 +96,7 @@ impl InspectorPanel {
                         commands.push(Command::Select(None));
                     }
                 });
-                body_details(ui, world, i, body, dragging == Some(i));
+                body_details(ui, world, i, body, dragging == Some(i), &mut commands);
                 self.trace_plot(ui, trace, pinned, &mut commands);
             }
             None => {
@@ -144,7 +144,37 @@ fn title(world: &World, i: usize) -> String {
     }
 }
 
-fn body_details(ui: &mut Ui, world: &World, i: usize, b: &Body, dragging: bool) {
+/// The body's restitution, friction and density, each editable (a change is a user action);
+/// a material setting that overrides a value for every body is named beside it.
+fn material_rows(ui: &mut Ui, world: &World, i: usize, b: &Body, out: &mut Vec<Command>) {
+    let mut m = b.material;
+    let overridden = |v: Option<f32>, name: &str| v.map(|v| format!("the {name} setting overrides it: {v:.2}"));
+    // (name, value, range, drag speed, what overrides it)
+    type Row<'a> = (&'a str, &'a mut f32, std::ops::RangeInclusive<f32>, f64, Option<String>);
+    let rows: [Row; 3] = [
+        ("restitution", &mut m.restitution, 0.0..=1.0, 0.01, overridden(world.settings.restitution, "restitution")),
+        ("friction", &mut m.friction, 0.0..=100.0, 0.01, overridden(world.settings.friction, "friction")),
+        ("density", &mut m.density, 1e-3..=1e6, 10.0, None),
+    ];
+    for (name, v, range, speed, note) in rows {
+        let l = ui.label(name);
+        ui.horizontal(|ui| {
+            let suffix = if name == "density" { " kg/m³" } else { "" };
+            ui.add(egui::DragValue::new(v).range(range).speed(speed).suffix(suffix))
+                .on_hover_text(format!("Drag or type to change this body's {name}"))
+                .labelled_by(l.id);
+            if let Some(n) = note {
+                ui.weak(n);
+            }
+        });
+        ui.end_row();
+    }
+    if m != b.material {
+        out.push(Command::SetMaterial(i, m));
+    }
+}
+
+fn body_details(ui: &mut Ui, world: &World, i: usize, b: &Body, dragging: bool, out: &mut Vec<Command>) {
     let state = if b.is_asleep() {
         "asleep"
     } else if b.is_dynamic() {
@@ -162,13 +192,12 @@ fn body_details(ui: &mut Ui, world: &World, i: usize, b: &Body, dragging: bool) 
         kv("kind", format!("{:?} {state}{}", b.kind, if b.bullet { ", bullet" } else { "" }));
         kv("shape", b.shape.describe());
         kv("mass", if b.is_dynamic() { format!("{:.4} kg", b.mass()) } else { "∞ (not moved by contacts)".into() });
-        kv(
-            "material",
-            format!(
-                "restitution {:.2}, friction {:.2}, density {}",
-                b.material.restitution, b.material.friction, b.material.density
-            ),
-        );
+        material_rows(ui, world, i, b, out);
+        let mut kv = |k: &str, v: String| {
+            ui.label(k);
+            ui.monospace(v);
+            ui.end_row();
+        };
         kv("position", vec3(b.pose.translation));
         let (ex, ey, ez) = b.pose.rotation.to_euler(glam::EulerRot::XYZ);
         kv("rotation", format!("({:.1}°, {:.1}°, {:.1}°) XYZ", ex.to_degrees(), ey.to_degrees(), ez.to_degrees()));

@@ -17,6 +17,7 @@ pub(super) use pair::PairPanel;
 pub(super) use profiler::{ProfilerPanel, ProfilerPrefs};
 pub(super) use scenes::ScenePanel;
 pub(super) use settings::SettingsPanel;
+pub use sweep::Axis as SweepAxis;
 pub(super) use sweep::SweepPanel;
 pub(super) use timeline::TimelinePanel;
 pub(super) use view::ViewPanel;
@@ -50,6 +51,8 @@ pub enum Command {
     ExportCsv(PathBuf),
     Select(Option<usize>),
     FrameAll,
+    /// Reset as R does (during an A/B: both worlds to its start).
+    Reset,
     /// Pin a body to the inspector's plot beside the selected one (`true`), or unpin it.
     Pin(usize, bool),
     /// Open a panel and bring it forward in its dock.
@@ -57,6 +60,8 @@ pub enum Command {
     /// Give the plain left-drag in the view to a teaching tool (`Ray` or `Tests`), switching
     /// the other off.
     TakeDrag(crate::app::PanelId),
+    /// Give body `.0` this material (a user action: recorded, replayed).
+    SetMaterial(usize, crate::dynamics::Material),
     /// Recording, timeline and A/B comparison.
     Record(crate::session::record::RecordCommand),
 }

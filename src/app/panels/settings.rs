@@ -147,6 +147,12 @@ impl SettingsPanel {
             row(ui, "", help::WARM_STARTING, |ui| ui.checkbox(&mut s.warm_starting, "Warm starting"));
         });
 
+        section(ui, "Materials (every body)");
+        egui::Grid::new("settings_materials").num_columns(2).striped(true).show(ui, |ui| {
+            override_row(ui, "Restitution", help::RESTITUTION, &mut s.restitution, 0.0..=1.0, 0.3);
+            override_row(ui, "Friction", help::FRICTION, &mut s.friction, 0.0..=2.0, 0.5);
+        });
+
         section(ui, "Algorithms");
         egui::Grid::new("settings_algorithms").num_columns(2).striped(true).show(ui, |ui| {
             row(ui, "Broad phase", help::BROAD_PHASE, |ui| {
@@ -259,6 +265,35 @@ fn row(ui: &mut Ui, label: &str, help: &str, add: impl FnOnce(&mut Ui) -> Respon
     if !label.is_empty() {
         r.labelled_by(label_response.id);
     }
+    ui.end_row();
+}
+
+/// A grid row of an optional override: a checkbox ("all bodies") and, while it is set, a
+/// slider for the value (labelled `label`); unset, each body keeps its own material. Turning it
+/// on starts from `start`.
+fn override_row(
+    ui: &mut Ui,
+    label: &str,
+    help: &str,
+    value: &mut Option<f32>,
+    range: std::ops::RangeInclusive<f32>,
+    start: f32,
+) {
+    let l = ui.label(label).on_hover_text(help);
+    ui.horizontal(|ui| {
+        let mut on = value.is_some();
+        if ui.checkbox(&mut on, "all bodies").on_hover_text(help).changed() {
+            *value = on.then_some(start);
+        }
+        match value {
+            Some(v) => {
+                ui.add(slider(v, range)).on_hover_text(help).labelled_by(l.id);
+            }
+            None => {
+                ui.weak("each body's own");
+            }
+        }
+    });
     ui.end_row();
 }
 

@@ -13,7 +13,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 
-/// One varied setting as the user typed it.
+/// One varied setting as the user typed it: a numeric one over a range, a choice (an algorithm,
+/// a switch) over a list of its values.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Axis {
     pub field: String,
@@ -21,13 +22,47 @@ pub struct Axis {
     pub to: String,
     pub count: usize,
     pub geometric: bool,
+    /// The values of a choice, separated by commas, e.g. `Off, Speculative, Toi`.
+    pub values: String,
 }
 
 impl Axis {
     fn spec(&self) -> String {
+        if choices(&self.field).is_some() {
+            return format!("{}={}", self.field, self.values.trim());
+        }
         let sep = if self.geometric { "x" } else { ":" };
         format!("{}={}..{}{sep}{}", self.field, self.from.trim(), self.to.trim(), self.count)
     }
+
+    /// Switches to `field`; a choice starts with all its values.
+    fn set_field(&mut self, field: &str) {
+        if let Some(all) = choices(field) {
+            self.values = all.join(", ");
+        }
+        self.field = field.to_string();
+    }
+}
+
+/// Every value of a setting that is a choice rather than a number (RON, as `--set` reads it).
+pub(super) fn choices(field: &str) -> Option<Vec<String>> {
+    use crate::broadphase::BroadPhaseKind;
+    use crate::ccd::CcdMode;
+    use crate::narrowphase::NarrowPhaseKind;
+    use crate::narrowphase::mesh::InternalEdges;
+    use crate::world::PositionCorrection;
+    fn names<T: serde::Serialize>(all: &[T]) -> Vec<String> {
+        all.iter().filter_map(|v| ron::to_string(v).ok()).collect()
+    }
+    Some(match field {
+        "ccd" => names(CcdMode::ALL),
+        "broad_phase" => names(BroadPhaseKind::ALL),
+        "narrow_phase" => names(NarrowPhaseKind::ALL),
+        "internal_edges" => names(InternalEdges::ALL),
+        "position_correction" => names(&[PositionCorrection::Soft, PositionCorrection::Baumgarte]),
+        "warm_starting" | "sleeping" => names(&[true, false]),
+        _ => return None,
+    })
 }
 
 /// A sweep running on background threads.
@@ -63,8 +98,22 @@ impl Default for SweepPanel {
     fn default() -> Self {
         SweepPanel {
             axes: [
-                Axis { field: "slop".into(), from: "0".into(), to: "0.01".into(), count: 6, geometric: false },
-                Axis { field: "substeps".into(), from: "1".into(), to: "8".into(), count: 4, geometric: false },
+                Axis {
+                    field: "slop".into(),
+                    from: "0".into(),
+                    to: "0.01".into(),
+                    count: 6,
+                    geometric: false,
+                    values: String::new(),
+                },
+                Axis {
+                    field: "substeps".into(),
+                    from: "1".into(),
+                    to: "8".into(),
+                    count: 4,
+                    geometric: false,
+                    values: String::new(),
+                },
             ],
             two: false,
             steps: 240,
@@ -77,9 +126,10 @@ impl Default for SweepPanel {
     }
 }
 
-/// The settings a sweep can vary over a range: those that read a number.
-fn numeric_fields() -> Vec<&'static str> {
-    Settings::FIELD_NAMES.iter().copied().filter(|f| Settings::numeric(f).is_some()).collect()
+/// The settings a sweep can vary: those that read a number (over a range) and the choices
+/// (over a list).
+fn sweep_fields() -> Vec<&'static str> {
+    Settings::FIELD_NAMES.iter().copied().filter(|f| Settings::numeric(f).is_some() || choices(f).is_some()).collect()
 }
 
 impl SweepPanel {
@@ -151,7 +201,7 @@ impl SweepPanel {
         let (scene, live) = (&cx.sim.scene, &cx.sim.world.settings);
         let mut out = Vec::new();
         self.poll();
-        let fields = numeric_fields();
+        let fields = sweep_fields();
         let running = self.job.is_some();
         ui.add_enabled_ui(!running, |ui| {
             egui::Grid::new("sweep_axes").num_columns(2).show(ui, |ui| {
@@ -241,16 +291,25 @@ impl SweepPanel {
     fn axis_ui(&mut self, ui: &mut Ui, k: usize, fields: &[&'static str], label: egui::Id) {
         let a = &mut self.axes[k];
         ui.horizontal(|ui| {
+            let mut field = a.field.clone();
             egui::ComboBox::from_id_salt(("sweep_field", k))
                 .selected_text(a.field.as_str())
                 .width(150.0)
                 .show_ui(ui, |ui| {
                     for f in fields {
-                        ui.selectable_value(&mut a.field, f.to_string(), *f);
+                        ui.selectable_value(&mut field, f.to_string(), *f);
                     }
                 })
                 .response
                 .labelled_by(label);
+            if field != a.field {
+                a.set_field(&field);
+            }
+            if choices(&a.field).is_some() {
+                ui.add(egui::TextEdit::singleline(&mut a.values).desired_width(220.0))
+                    .on_hover_text("The values to try, separated by commas");
+                return;
+            }
             ui.add(egui::TextEdit::singleline(&mut a.from).desired_width(50.0)).on_hover_text("From");
             ui.label("to");
             ui.add(egui::TextEdit::singleline(&mut a.to).desired_width(50.0)).on_hover_text("To");

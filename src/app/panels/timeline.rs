@@ -110,7 +110,7 @@ impl TimelinePanel {
                     }
                     if ui
                         .button("A/B from start")
-                        .on_hover_text("Both worlds start from the scene with the current settings; change B's settings")
+                        .on_hover_text("Both worlds start from the scene: A with the scene file's settings, B with the current ones; change B's settings")
                         .clicked()
                     {
                         out.push(rec(RecordCommand::StartAb { from_start: true }));

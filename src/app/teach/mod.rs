@@ -31,13 +31,21 @@ pub struct Teach {
 }
 
 impl Teach {
-    /// Opens (and switches on) the tool a newly opened scene is built for. Call every frame.
-    pub fn sync(&mut self, sim: &Simulation) {
+    /// On a newly opened scene: clears what the tools drew on the last one (their drawings
+    /// belong to the scene they were made on), closes them, and opens (and switches on) the tool
+    /// the new scene is built for. Call every frame; returns whether the tools' panels changed.
+    pub fn sync(&mut self, sim: &Simulation) -> bool {
         let now = (sim.path.clone(), sim.scene.name.clone());
         if self.seen.as_ref() == Some(&now) {
-            return;
+            return false;
         }
-        self.seen = Some(now);
+        // The first scene seen keeps the tools as the last run left them.
+        if self.seen.replace(now).is_some() {
+            self.ray = RayTool::default();
+            self.tests = TestsLesson::default();
+            self.open_ray = false;
+            self.open_tests = false;
+        }
         match sim.scene.lesson {
             Some(Lesson::RaySlab) => {
                 self.open_ray = true;
@@ -49,6 +57,7 @@ impl Teach {
             }
             None => self.set_active(false, false),
         }
+        true
     }
 
     /// Switches the tools on or off; at most one owns the drag.

@@ -271,8 +271,22 @@ impl Viewport {
     /// Aims the camera so every moving body is in view (every body if none moves: a large
     /// static floor would otherwise shrink the interesting part to a speck).
     pub fn frame_all(&mut self, world: &World) {
+        self.frame_worlds(&[world]);
+    }
+
+    /// Frames the bodies of several worlds seen through this one camera (A and B of an A/B).
+    pub fn frame_worlds(&mut self, worlds: &[&World]) {
         let aspect = self.last_rect.aspect_ratio();
-        if let Some(b) = frame_box(world) {
+        if let Some(b) = frame_box_of(worlds, true) {
+            self.camera.frame_box(&b, aspect);
+        }
+    }
+
+    /// Frames every moving body (all bodies if none moves), none left out: how a scene without
+    /// a camera of its own opens.
+    pub fn frame_start(&mut self, world: &World) {
+        let aspect = self.last_rect.aspect_ratio();
+        if let Some(b) = frame_box_of(&[world], false) {
             self.camera.frame_box(&b, aspect);
         }
     }
@@ -352,14 +366,15 @@ impl Drop for Viewport {
     }
 }
 
-/// The box `frame_all` aims at: moving bodies if any, else all bodies; leaving out bodies that
+/// The box `frame_all` aims at (over every world given): moving bodies if any, else all bodies; leaving out bodies that
 /// flew far from the rest (farther from the median centre than 20 m and four times the median
 /// distance), so one escaped ball does not shrink the scene to a speck.
-pub(crate) fn frame_box(world: &World) -> Option<crate::geometry::Aabb> {
+/// With `leave_out_far` off every body counts.
+pub(crate) fn frame_box_of(worlds: &[&World], leave_out_far: bool) -> Option<crate::geometry::Aabb> {
     let pick = |moving: bool| -> Vec<crate::geometry::Aabb> {
-        world
-            .bodies()
+        worlds
             .iter()
+            .flat_map(|w| w.bodies())
             .filter(|b| !moving || b.kind != crate::BodyKind::Static)
             .map(|b| b.aabb())
             .filter(|a| a.min.is_finite() && a.max.is_finite())
@@ -368,6 +383,9 @@ pub(crate) fn frame_box(world: &World) -> Option<crate::geometry::Aabb> {
     let mut boxes = pick(true);
     if boxes.is_empty() {
         boxes = pick(false);
+    }
+    if !leave_out_far {
+        return boxes.into_iter().reduce(|a, b| a.merge(&b));
     }
     let median = |mut v: Vec<f32>| {
         v.sort_by(f32::total_cmp);

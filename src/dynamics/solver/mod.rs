@@ -288,7 +288,7 @@ impl Solver {
         let inv_h = 1.0 / h;
 
         let t_prepare = PhaseTimer::new(&mut times.solve_ms);
-        self.prepare_bodies(bodies, rotations, crew);
+        self.prepare_bodies(bodies, rotations, settings, crew);
         self.match_cache(contacts, settings, cache, crew);
         self.assign_slots(cache);
         let mut recycled = std::mem::take(&mut self.recycled);
@@ -471,7 +471,9 @@ impl Solver {
         }
     }
 
-    fn prepare_bodies(&mut self, bodies: &[Body], rotations: &Rotations, crew: Option<&Crew>) {
+    /// Each body's solver state and mass; the `restitution` and `friction` settings, when set,
+    /// stand in for every body's own material in the pair combine.
+    fn prepare_bodies(&mut self, bodies: &[Body], rotations: &Rotations, settings: &Settings, crew: Option<&Crew>) {
         let entry = |i: usize, b: &Body| {
             let dynamic = b.is_dynamic() && !b.asleep && b.inv_mass > 0.0;
             let moves = (b.is_dynamic() && !b.asleep) || b.kind == BodyKind::Kinematic;
@@ -485,8 +487,8 @@ impl Solver {
                     [0.0; 9]
                 },
                 pos: b.pose.translation,
-                friction: b.material.friction,
-                restitution: b.material.restitution,
+                friction: settings.friction.unwrap_or(b.material.friction),
+                restitution: settings.restitution.unwrap_or(b.material.restitution),
             };
             let state = BodyState { v, w, dp: Vec3::ZERO, dtheta: Vec3::ZERO };
             let (q, x) = (b.pose.rotation, b.pose.translation);

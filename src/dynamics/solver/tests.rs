@@ -178,7 +178,7 @@ fn bundles_built_eight_at_a_time_match_the_one_by_one_rows_bit_for_bit() {
         let mut solver = Solver::with_isa(isa);
         let mut rotations = Rotations::default();
         rotations.build(&bodies, |_| true);
-        solver.prepare_bodies(&bodies, &rotations, None);
+        solver.prepare_bodies(&bodies, &rotations, &settings, None);
         solver.match_cache(&contacts, &settings, &cache, None);
         // Recycling writes the contacts it makes again into the cache's pool: each code path
         // starts from the same cache.

@@ -10,6 +10,11 @@ use std::sync::Arc;
 
 /// Profiles kept for the comparison plot.
 const PROFILE_HISTORY: usize = 600;
+/// Most steps Back can undo in an A/B.
+const BACK_STEPS: usize = 600;
+/// Bodies (summed over the kept steps of both worlds) Back may hold copies of: a large scene
+/// keeps fewer steps.
+const BACK_BODY_BUDGET: usize = 400_000;
 
 /// The other side of an A/B comparison.
 pub struct Partner {
@@ -32,6 +37,10 @@ pub struct Partner {
     pub profiles: VecDeque<(u64, StepProfile, StepProfile)>,
     /// Set when A and B stopped being at the same step (B was reset or replaced).
     pub out_of_step: bool,
+    /// Both worlds as the comparison began (A, B): Reset puts them back.
+    start_worlds: Box<(World, World)>,
+    /// Both worlds before each of the last lockstep steps (A, B), newest last: Back takes one.
+    back: VecDeque<(World, World)>,
 }
 
 impl Partner {
@@ -40,12 +49,18 @@ impl Partner {
         Partner::new(b.clone(), None, b)
     }
 
+    /// A is `a`, stepped beside `b` (B); B's later setting changes make any further difference.
+    pub fn beside(a: World, b: &World) -> Partner {
+        Partner::new(a, None, b)
+    }
+
     /// A continues `original` from `a` (its world at `a.step_count()`), replaying its actions.
     pub fn replaying(a: World, original: Arc<Recording>, b: &World) -> Partner {
         Partner::new(a, Some(original), b)
     }
 
     fn new(world: World, script: Option<Arc<Recording>>, b: &World) -> Partner {
+        let start_worlds = Box::new((world.clone(), b.clone()));
         let mut p = Partner {
             start: world.step_count(),
             at: world.step_count(),
@@ -57,9 +72,53 @@ impl Partner {
             divergence: Vec::new(),
             profiles: VecDeque::new(),
             out_of_step: false,
+            start_worlds,
+            back: VecDeque::new(),
         };
         p.measure(b);
         p
+    }
+
+    /// World B as the comparison began.
+    pub fn start_b(&self) -> &World {
+        &self.start_worlds.1
+    }
+
+    /// The same comparison started over: both worlds back at its start, A with the settings it
+    /// has now (and a rapier partner rebuilt from B's start). Returns the partner and B's start.
+    pub fn restarted(&self) -> (Partner, World) {
+        let (a, b) = (&self.start_worlds.0, &self.start_worlds.1);
+        let settings = self.other().settings.clone();
+        #[cfg(feature = "rapier")]
+        if self.peer.is_some() {
+            let mut p = Partner::rapier_of(b);
+            p.set_settings(settings);
+            return (p, b.clone());
+        }
+        let mut a = a.clone();
+        a.set_settings(settings);
+        let mut p = Partner::new(a, self.script.clone(), b);
+        p.start_worlds = self.start_worlds.clone();
+        (p, b.clone())
+    }
+
+    /// Takes both worlds one lockstep step back: A is put back here, B's world is returned.
+    /// `None` when no earlier step is kept (or A is rapier3d, which cannot be copied).
+    pub fn step_back(&mut self) -> Option<World> {
+        let (a, b) = self.back.pop_back()?;
+        self.world = a;
+        self.at -= 1;
+        self.profiles.pop_back();
+        if self.first_divergent.is_some_and(|s| s > self.at) {
+            self.first_divergent = None;
+        }
+        self.measure(&b);
+        Some(b)
+    }
+
+    /// Steps Back can still undo.
+    pub fn back_steps(&self) -> usize {
+        self.back.len()
     }
 
     /// rapier3d from the state of `b`, stepped beside it; it is shown on the B side.
@@ -102,11 +161,29 @@ impl Partner {
         self.world.set_settings(s);
     }
 
+    /// Keeps both worlds as they are before a lockstep step, for Back; call just before B steps.
+    pub fn keep_for_back(&mut self, b: &World) {
+        if self.out_of_step || self.is_rapier() || b.step_count() != self.at {
+            return;
+        }
+        // A step that did not happen (playback stopped at a recording's end) keeps no second copy.
+        if self.back.back().is_some_and(|(_, kept)| kept.step_count() == b.step_count()) {
+            self.back.pop_back();
+        }
+        let bodies = (self.world.bodies().len() + b.bodies().len()).max(1);
+        let keep = (BACK_BODY_BUDGET / bodies).clamp(1, BACK_STEPS);
+        while self.back.len() >= keep {
+            self.back.pop_front();
+        }
+        self.back.push_back((self.world.clone(), b.clone()));
+    }
+
     /// Steps A once, after B has stepped, and compares them.
     pub fn step_after(&mut self, b: &World) {
         let s = self.at;
         if self.out_of_step || b.step_count() != s + 1 {
             self.out_of_step = true;
+            self.back.clear();
             return;
         }
         #[cfg(feature = "rapier")]

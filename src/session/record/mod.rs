@@ -218,6 +218,9 @@ impl Simulation {
     /// an A/B comparison steps too.
     pub fn record_step(&mut self) {
         self.check_tape();
+        if let Some(p) = &mut self.record.partner {
+            p.keep_for_back(&self.world);
+        }
         if let Some(t) = &mut self.record.tape {
             t.step(&mut self.world);
         } else if let Some(r) = self.record.review.as_mut().filter(|r| r.follows(&self.world)) {
@@ -298,7 +301,9 @@ impl Simulation {
             RecordCommand::Seek(s) => self.seek(s),
             RecordCommand::StepBack => {
                 self.playing = false;
-                if let Some(r) = &self.record.review {
+                if self.record.partner.is_some() && self.record.tape.is_none() {
+                    self.ab_step_back();
+                } else if let Some(r) = &self.record.review {
                     let at = if r.follows(&self.world) { r.cursor } else { self.world.step_count().min(r.steps()) };
                     self.seek(at.saturating_sub(1));
                 }
@@ -346,14 +351,15 @@ impl Simulation {
     }
 
     /// Starts an A/B comparison from the scene's start in which B (the app's world) runs with
-    /// `changes` (setting name, RON value) applied over the current settings and A without them.
+    /// `changes` (setting name, RON value) applied over the scene file's settings and A with the
+    /// file's settings: edits made before do not carry into either side.
     /// On error (an unknown setting or a bad value, named) nothing changes.
     /// `engine=rapier` among the changes puts rapier3d on the B side instead, with the app's
     /// world (A) running the other changes.
     pub fn start_compare(&mut self, changes: &[(String, String)]) -> Result<(), String> {
         let (rapier, changes) = split_engine(changes)?;
         if rapier {
-            let a = changed_settings(&self.world.settings, &changes)?;
+            let a = changed_settings(&self.scene.settings, &changes)?;
             self.start_ab_rapier(true)?;
             self.user_settings(a.clone());
             if let Some(p) = &mut self.record.partner {
@@ -365,7 +371,7 @@ impl Simulation {
             return Ok(());
         }
         let changes = &changes[..];
-        let b = changed_settings(&self.world.settings, changes)?;
+        let b = changed_settings(&self.scene.settings, changes)?;
         self.start_ab(true)?;
         self.user_settings(b);
         let what: Vec<String> = changes.iter().map(|(f, v)| format!("{f} = {v}")).collect();
@@ -373,16 +379,22 @@ impl Simulation {
         Ok(())
     }
 
-    /// Starts an A/B comparison with A a copy of the world now, or from the scene's start
-    /// (both worlds rebuilt with the current settings). On error nothing changes.
+    /// Starts an A/B comparison with A a copy of the world now, or from the scene's start: A
+    /// with the scene file's settings, B (the app's world) with the settings it has now. On
+    /// error nothing changes.
     pub fn start_ab(&mut self, from_start: bool) -> Result<(), String> {
         if from_start {
-            let mut w = self.scene.build().map_err(|e| e.to_string())?;
+            let a = self.scene.build().map_err(|e| e.to_string())?;
             self.stop_recording();
-            w.set_settings(self.world.settings.clone());
-            self.world = w;
+            let mut b = a.clone();
+            b.set_settings(self.world.settings.clone());
+            self.world = b;
             self.history.clear();
             self.drag = None;
+            self.record.partner = Some(Partner::beside(a, &self.world));
+            self.record.side_by_side = true;
+            self.record.status = Some(Ok("A/B: change B's settings; both step together".into()));
+            return Ok(());
         }
         self.record.partner = Some(Partner::copy_of(&self.world));
         self.record.side_by_side = true;
@@ -405,6 +417,51 @@ impl Simulation {
         {
             let _ = from_start;
             Err("this build has no rapier3d (built without the `rapier` feature)".into())
+        }
+    }
+
+    /// Puts both worlds of the A/B back at its start, each keeping the settings it has now, and
+    /// keeps them in lockstep. A fork starts over from its branch point, B with its settings.
+    pub(crate) fn reset_ab(&mut self) -> Result<(), String> {
+        let Some(p) = &self.record.partner else { return Err("no A/B to reset".into()) };
+        let settings = self.world.settings.clone();
+        let fork = self.record.review.as_ref().and_then(|r| r.fork_from).filter(|_| self.record.tape.is_some());
+        if let Some(n) = fork {
+            self.record.tape = None;
+            if let Some(r) = &mut self.record.review {
+                r.cursor = n;
+            }
+            self.fork()?;
+            self.user_settings(settings);
+        } else {
+            let (partner, mut b) = p.restarted();
+            b.set_settings(settings);
+            self.world = b;
+            self.record.partner = Some(partner);
+            // The partner measured against B's start; measure against B now (its settings set).
+            if let Some(p) = &mut self.record.partner {
+                p.measure(&self.world);
+            }
+        }
+        self.record.status = Some(Ok("A/B reset: both worlds back at its start, still in lockstep".into()));
+        Ok(())
+    }
+
+    /// One lockstep step back for both A and B.
+    fn ab_step_back(&mut self) {
+        let Some(p) = &mut self.record.partner else { return };
+        match p.step_back() {
+            Some(b) => {
+                self.world = b;
+                self.drag = None;
+            }
+            None => {
+                self.record.status = Some(Err(if p.is_rapier() {
+                    "Back is not available with rapier3d on the B side: R starts both over".into()
+                } else {
+                    "No earlier step of the A/B is kept: R starts both over".into()
+                }))
+            }
         }
     }
 

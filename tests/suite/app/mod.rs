@@ -1,7 +1,12 @@
 //! The app through egui_kittest: panels, the pair view, the timeline, the teaching tools.
 
+mod ab_reset;
+mod framing;
+mod materials;
+mod pacing;
 mod pair;
 mod panels;
 mod rapier_ab;
 mod record_timeline;
+mod scene_file;
 mod teach;

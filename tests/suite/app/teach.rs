@@ -177,3 +177,36 @@ fn the_view_panel_opens_the_teaching_tools_on_any_scene() {
     let t = h.state().teach();
     assert!(t.tests.active && !t.ray.active, "one tool owns the drag at a time");
 }
+
+#[test]
+fn overlays_belong_to_their_scene_and_opening_another_clears_them() {
+    // Issue 31: the Ray and Tests drawings stayed over the next scene.
+    let mut h = harness("ray_slab.ron");
+    let a = screen(&h, Vec3::new(-1.5, 0.5, -0.5));
+    let b = screen(&h, Vec3::new(1.0, 0.5, 1.0));
+    drag(&mut h, a, b);
+    let drawn = h.state().teach().ray.origin;
+    assert_ne!(drawn, collidoscope::app::teach::RayTool::default().origin, "a ray was drawn on this scene");
+    // The tests lesson opened by hand on the same scene, its handle moved.
+    h.state_mut().open_panels_mut().show(collidoscope::app::PanelId::Tests);
+    h.state_mut().teach_mut().tests.point = Vec2::new(3.0, 3.0);
+    h.run();
+    assert!(h.state().teach().open_ray && h.state().teach().open_tests);
+
+    let jitter = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/jitter.ron");
+    h.state_mut().apply(collidoscope::app::Command::OpenScene(jitter));
+    h.run();
+    let t = h.state().teach();
+    assert!(!t.open_ray && !t.open_tests && !t.owns_drag(), "the tools close with the scene they drew on");
+    let open = h.state().open_panels();
+    assert!(!open.ray && !open.tests, "their panels too");
+    assert_eq!(t.ray.origin, collidoscope::app::teach::RayTool::default().origin, "the ray is gone");
+    assert_ne!(t.tests.point, Vec2::new(3.0, 3.0), "the moved handle is gone");
+
+    // Reopening the tool on the new scene starts it afresh; a reset keeps it.
+    h.state_mut().open_panels_mut().show(collidoscope::app::PanelId::Ray);
+    h.run();
+    h.key_press(egui::Key::R);
+    h.run();
+    assert!(h.state().teach().open_ray, "a reset is the same scene: the tool stays");
+}

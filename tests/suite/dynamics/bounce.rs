@@ -130,3 +130,51 @@ fn energy_box_gains_no_energy_over_a_minute() {
     assert!(peak <= e0 * 1.01, "kinetic energy rose from {e0} to {peak}");
     assert!(e1 > 0.5 * e0, "elastic spheres keep most of their energy: {e0} -> {e1}");
 }
+
+#[test]
+fn the_restitution_setting_overrides_every_bodys_material_by_the_closed_form() {
+    // Issue 31: materials tunable for all bodies. The ball's own material does not bounce
+    // (e = 0); the setting e = 0.5 makes it rebound to e² of the drop, like a ball of e = 0.5.
+    let with = |e: Option<f32>| Settings { restitution: e, ..Settings::default() };
+    let h = rebound(with(Some(0.5)), 0.0, 1.0);
+    assert!((h - 0.25).abs() <= 0.25 * 0.05, "rebound {h} m, expected 0.25 m ± 5%");
+    assert_eq!(h, rebound(Settings::default(), 0.5, 1.0), "the same as a ball whose own material has e = 0.5");
+    let h = rebound(with(Some(0.8)), 0.0, 1.0);
+    assert!((h - 0.64).abs() <= 0.05, "e = 0.8: rebound {h} m, expected 0.64 m");
+    // Over a bouncy material, the setting 0 stops the bounce.
+    let mut w = World::new(with(Some(0.0)));
+    w.add_body(Body::new(
+        BodyKind::Static,
+        Shape::cuboid(Vec3::new(2.0, 0.5, 2.0)),
+        Pose::from_translation(Vec3::Y * -0.5),
+        Material::default(),
+    ));
+    let m = Material { restitution: 0.9, ..Default::default() };
+    let ball = w.add_body(Body::new(BodyKind::Dynamic, Shape::sphere(0.1), Pose::from_translation(Vec3::Y * 1.1), m));
+    let top = (0..120).fold(0.0f32, |top, k| {
+        w.step();
+        if k > 40 { top.max(w.bodies()[ball].pose.translation.y - 0.1) } else { top }
+    });
+    assert!(top < 0.01, "no bounce with restitution 0 set: rose to {top} m");
+}
+
+#[test]
+fn material_settings_are_unset_by_default_and_act_when_set() {
+    let run = |settings: Option<Settings>| {
+        let mut w = load("restitution.ron");
+        if let Some(s) = settings {
+            w.set_settings(s);
+        }
+        (0..120)
+            .map(|_| {
+                w.step();
+                w.hash()
+            })
+            .collect::<Vec<_>>()
+    };
+    let scene = Scene::load(format!("{}/scenes/restitution.ron", env!("CARGO_MANIFEST_DIR"))).unwrap().settings;
+    assert_eq!((scene.restitution, scene.friction), (None, None));
+    let explicit: Settings = ron::from_str("(restitution: None, friction: None)").unwrap();
+    assert_eq!(explicit, Settings::default());
+    assert_ne!(run(None), run(Some(Settings { restitution: Some(0.0), ..scene.clone() })), "set, it acts");
+}

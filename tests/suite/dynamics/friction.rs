@@ -50,3 +50,23 @@ fn ramp_scene_shows_both_cases() {
     assert!(moved(2) < 0.005, "the box on the 20° ramp stays: moved {}", moved(2));
     assert!(moved(4) > 0.5, "the box on the 33° ramp slides: moved {}", moved(4));
 }
+
+#[test]
+fn the_friction_setting_overrides_every_bodys_material() {
+    // Issue 31: with friction 0 set for every body, the box on the 20° ramp of ramp.ron slides
+    // (a = g sin θ) although its own material holds it.
+    let run = |friction: Option<f32>| {
+        let mut w = Scene::load(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/ramp.ron")).unwrap().build().unwrap();
+        let s = Settings { friction, ..w.settings.clone() };
+        w.set_settings(s);
+        let start = w.bodies()[2].pose.translation;
+        for _ in 0..60 {
+            w.step();
+        }
+        w.bodies()[2].pose.translation.distance(start)
+    };
+    assert!(run(None) < 0.005, "its own material holds it");
+    let d = run(Some(0.0));
+    let expected = 0.5 * G * 20f32.to_radians().sin();
+    assert!((d - expected).abs() < 0.1 * expected, "frictionless: slid {d} m in 1 s, expected {expected} m");
+}
