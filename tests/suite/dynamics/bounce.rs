@@ -135,10 +135,11 @@ fn energy_box_gains_no_energy_over_a_minute() {
 fn the_restitution_setting_overrides_every_bodys_material_by_the_closed_form() {
     // Issue 31: materials tunable for all bodies. The ball's own material does not bounce
     // (e = 0); the setting e = 0.5 makes it rebound to e² of the drop, like a ball of e = 0.5.
-    let with = |e: Option<f32>| Settings { restitution: e, ..Settings::default() };
+    // Discrete contacts, as the closed form assumes (speculative ones rebound a little low).
+    let with = |e: Option<f32>| Settings { restitution: e, ..discrete() };
     let h = rebound(with(Some(0.5)), 0.0, 1.0);
     assert!((h - 0.25).abs() <= 0.25 * 0.05, "rebound {h} m, expected 0.25 m ± 5%");
-    assert_eq!(h, rebound(Settings::default(), 0.5, 1.0), "the same as a ball whose own material has e = 0.5");
+    assert_eq!(h, rebound(discrete(), 0.5, 1.0), "the same as a ball whose own material has e = 0.5");
     let h = rebound(with(Some(0.8)), 0.0, 1.0);
     assert!((h - 0.64).abs() <= 0.05, "e = 0.8: rebound {h} m, expected 0.64 m");
     // Over a bouncy material, the setting 0 stops the bounce.
