@@ -620,7 +620,8 @@ fn fuzz_finds_names_with_newlines_kept_on_one_line() {
 
 // ---- fuzzing ----
 
-/// Cases per fuzz target: `HOSTILE_FUZZ_CASES`, or a CI-sized default.
+/// Cases per fuzz target: `HOSTILE_FUZZ_CASES`, or a CI-sized default; a fixed seed, which
+/// `HOSTILE_FUZZ_SEED` changes for a longer hunt.
 fn fuzz_cases() -> u32 {
     std::env::var("HOSTILE_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(48)
 }
@@ -693,7 +694,7 @@ fn statements_obj() -> Vec<u8> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: fuzz_cases(), failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(crate::seeded::config(fuzz_cases(), 0x5eed_0038, None, Some("HOSTILE_FUZZ_SEED")))]
 
     /// Mutated OBJ files: ramp.obj and the every-statement file.
     #[test]
