@@ -137,8 +137,9 @@ fn inspector_material_edits_are_recorded_and_replayed() {
     assert_eq!(sim.world.bodies()[1].pose.translation.y, bounced);
 }
 
-/// Clicks Run sweep and steps frames until it has finished.
-fn run_sweep(h: &mut Harness<'static, App>) {
+/// Clicks Run sweep and steps frames until it has finished (the panel repaints while the sweep
+/// runs, so the harness steps frame by frame meanwhile).
+pub(super) fn run_sweep(h: &mut Harness<'static, App>) {
     h.get_by_label("▶ Run sweep").scroll_to_me();
     h.run();
     h.get_by_label("▶ Run sweep").click();

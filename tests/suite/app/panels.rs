@@ -265,21 +265,7 @@ fn the_sweep_panel_runs_in_the_background_and_applies_a_point() {
     app.sweep_panel_mut().steps = 30;
     let mut h = harness(app);
     h.run();
-    // The panel repaints while the sweep runs, so the harness steps frame by frame meanwhile.
-    let run_sweep = |h: &mut Harness<'static, App>| {
-        h.get_by_label("▶ Run sweep").scroll_to_me();
-        h.run();
-        h.get_by_label("▶ Run sweep").click();
-        let start = std::time::Instant::now();
-        h.step();
-        while h.state_mut().sweep_panel_mut().is_running() {
-            assert!(start.elapsed().as_secs() < 120, "the sweep did not finish");
-            std::thread::sleep(std::time::Duration::from_millis(20));
-            h.step();
-        }
-        h.run();
-    };
-    run_sweep(&mut h);
+    super::materials::run_sweep(&mut h);
     let n = h.state_mut().sweep_panel_mut().result.as_ref().map(|r| r.outcomes.len());
     assert_eq!(n, Some(6), "six points of slop 0..0.01");
     h.get_by_label_contains("Cheapest meeting the bounds: slop=");
@@ -306,7 +292,7 @@ fn the_sweep_panel_runs_in_the_background_and_applies_a_point() {
         panel.axes[0].count = 3;
         panel.axes[1].count = 2;
     }
-    run_sweep(&mut h);
+    super::materials::run_sweep(&mut h);
     let r = h.state_mut().sweep_panel_mut().result.as_ref().map(|r| (r.fields.clone(), r.outcomes.len()));
     assert_eq!(r, Some((vec!["slop".to_string(), "substeps".to_string()], 6)));
     h.get_by_label_contains("(columns) × substeps (rows)");
