@@ -136,6 +136,25 @@ pub fn overlap_along(a: &Core, b: &Core, n: DVec3) -> f64 {
     a.support(n) + b.support(-n)
 }
 
+/// How far B must move along unit `n` to stop overlapping A, for two polytopes (cores without
+/// radius): a translation along `n` moves B's projection on each SAT axis `m` by its cosine
+/// `m·n`, and the pair is apart once one axis separates, so the depth is the least overlap over
+/// cosine of the axes that `n` moves apart. Never more than [`overlap_along`] `n`, equal to it
+/// when B's deepest point along `n` lies over A's face; less when that point hangs past it.
+pub fn directional_depth(a: &Core, b: &Core, n: DVec3) -> f64 {
+    assert!(a.radius == 0.0 && b.radius == 0.0, "directional depth is for polytopes");
+    let mut best = f64::INFINITY;
+    for m in sat_axes(a, b) {
+        for m in [m, -m] {
+            let c = m.dot(n);
+            if c > 1e-12 {
+                best = best.min(overlap_along(a, b, m) / c);
+            }
+        }
+    }
+    best
+}
+
 /// Closest points of segments `p1 q1` and `p2 q2` (Ericson 5.1.9), degenerate segments allowed.
 pub fn closest_segments(p1: DVec3, q1: DVec3, p2: DVec3, q2: DVec3) -> (DVec3, DVec3) {
     let (d1, d2, r) = (q1 - p1, q2 - p2, p1 - p2);
