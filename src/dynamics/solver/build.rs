@@ -6,7 +6,7 @@
 
 use super::lanes::{F, Lane, Portable, V3, W, check_indices};
 use super::prepare::{BodyMass, SLIP_SPEED, find_point};
-use super::rows::BodyState;
+use super::rows::{BodyState, Fall};
 use super::wide::{Bounce, Bundle, Isa, put};
 use super::{Contact, Lanes, WarmCache};
 use crate::math::Vec3;
@@ -26,6 +26,7 @@ pub(super) struct Sources<'a> {
     pub responds: &'a [bool],
     pub cache: &'a WarmCache,
     pub dummy: u32,
+    pub fall: Fall,
 }
 
 /// A bundle's inputs, lane by lane. Points past a manifold's count are zero. Every lane in use
@@ -289,6 +290,12 @@ fn build_bundle<L: Lane>(
         ib_cbt.store(&mut c.ib_cbt[k]);
         inverse(ma + mb + cat.dot(ia_cat) + cbt.dot(ib_cbt)).store(&mut c.tangent_mass[k]);
     }
+    // The approach's acceleration along the normal and the speed at impact, as
+    // `Fall::along` and `Fall::impact_velocity` compute them.
+    let g = src.fall.gravity;
+    let gn = n.x * L::splat(g.x) + n.y * L::splat(g.y) + n.z * L::splat(g.z);
+    let accel = ma.gt_select(zero, gn, zero) - mb.gt_select(zero, gn, zero);
+    let (two, dt) = (L::splat(2.0), L::splat(src.fall.dt));
     for (k, &p) in p.iter().enumerate() {
         let (ra, rb) = (p - pa, arm_b[k] - pb);
         let (ran, rbn) = (ra.cross(n), rb.cross(n));
@@ -304,7 +311,9 @@ fn build_bundle<L: Lane>(
         mass.store(&mut q.mass);
         q.impulse = inp.warm_normal[k];
         bounce.max_impulse[k] = F::default();
-        rel_v.store(&mut bounce.relative_velocity[k]);
+        let (u, a, gap) = (rel_v.neg().max(zero), accel.max(zero), depth[k].neg().max(zero));
+        let ui = (u * u + two * a * gap).sqrt().min(u + a * dt);
+        zero.gt_select(rel_v, ui.neg(), rel_v).store(&mut bounce.relative_velocity[k]);
     }
     let warm_tangent = inp.warm_tangent.load::<L>();
     warm_tangent.dot(t[0]).store(&mut c.tangent_impulse[0]);

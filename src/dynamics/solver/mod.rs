@@ -25,7 +25,7 @@ use colour::Colouring;
 use lanes::W;
 use passes::{BODY_BLOCK, Passes};
 use prepare::BodyMass;
-use rows::{BodyState, ManifoldRows, PassParams, PointInfo, Softness};
+use rows::{BodyState, Fall, ManifoldRows, PassParams, PointInfo, Softness};
 use wide::{Bounce, Bundle, Isa};
 
 /// A contact between two bodies: indices and manifold, as the narrow phase produced it.
@@ -296,8 +296,9 @@ impl Solver {
         let contacts = &recycled[..];
         self.mark_driven(bodies, contacts);
         let isa = *self.isa.get_or_insert_with(Isa::best);
-        self.prepare_rows(isa, bodies, contacts, cache, crew);
-        self.prepare_pinned(contacts);
+        let fall = Fall { gravity: settings.gravity, dt: settings.dt };
+        self.prepare_rows(isa, bodies, contacts, cache, fall, crew);
+        self.prepare_pinned(contacts, fall);
         // Where position correction stops pushing. Soft contacts aim at half the slop so that
         // their sag under load still settles within it; Baumgarte pushes only beyond it.
         let rest_depth = match settings.position_correction {
@@ -588,6 +589,7 @@ impl Solver {
         bodies: &[Body],
         contacts: &[Contact],
         cache: &WarmCache,
+        fall: Fall,
         crew: Option<&Crew>,
     ) {
         let dummy = bodies.len() as u32;
@@ -603,6 +605,7 @@ impl Solver {
                 (&self.masses[ib], &self.states[ib]),
                 (cached != u32::MAX).then(|| &cache[cached as usize].1),
                 &self.arm_b[m as usize],
+                fall,
                 info,
             )
         };
@@ -619,6 +622,7 @@ impl Solver {
             responds: &self.responds,
             cache,
             dummy,
+            fall,
         };
         let order = &self.colouring.order;
         match crew {
@@ -687,7 +691,7 @@ impl Solver {
 
     /// The second copy of the driven bodies' rows against bodies that do not respond
     /// (`pinned`), in contact order, starting from no impulse.
-    fn prepare_pinned(&mut self, contacts: &[Contact]) {
+    fn prepare_pinned(&mut self, contacts: &[Contact], fall: Fall) {
         self.pinned.clear();
         if !self.driven.contains(&true) {
             return;
@@ -699,7 +703,7 @@ impl Solver {
             }
             let mut info = [PointInfo::default(); MAX_MANIFOLD_POINTS];
             let (a, b) = ((&self.masses[ia], &self.states[ia]), (&self.masses[ib], &self.states[ib]));
-            self.pinned.push(prepare::manifold_rows(c, a, b, None, &self.arm_b[m], &mut info));
+            self.pinned.push(prepare::manifold_rows(c, a, b, None, &self.arm_b[m], fall, &mut info));
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Building the step's rows from the contacts: anchors, Jacobians, effective masses, friction
 //! basis, and warm-start impulses matched by pair and feature id.
 
-use super::rows::{BodyState, ManifoldRows, NormalRow, PointInfo};
+use super::rows::{BodyState, Fall, ManifoldRows, NormalRow, PointInfo};
 use super::{CachedImpulse, Contact, WarmCache};
 use crate::math::{Real, Vec3, orthonormal_basis};
 use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS};
@@ -38,6 +38,7 @@ pub(super) fn manifold_rows(
     (mb, sb): Side,
     cached: Option<&[CachedImpulse; MAX_MANIFOLD_POINTS]>,
     arm_b: &[Vec3; MAX_MANIFOLD_POINTS],
+    fall: Fall,
     info: &mut [PointInfo; MAX_MANIFOLD_POINTS],
 ) -> ManifoldRows {
     let n = Vec3A::from(c.manifold.normal);
@@ -52,6 +53,7 @@ pub(super) fn manifold_rows(
     let (va, wa, vb, wb) = (Vec3A::from(sa.v), Vec3A::from(sa.w), Vec3A::from(sb.v), Vec3A::from(sb.w));
     let slip = (vb + wb.cross(cb)) - (va + wa.cross(ca));
     let (t1, t2) = friction_basis(n.into(), slip.into(), !pts.is_empty());
+    let accel = fall.along(n.into(), ma.inv_mass) - fall.along(n.into(), mb.inv_mass);
     let friction = (ma.friction * mb.friction).sqrt();
     let twist_radius = pts.iter().map(|p| (Vec3A::from(p.point) - centre).length()).sum::<Real>() / count;
     let (ia_n, ib_n) = (ia_m * n, ib_m * n);
@@ -109,7 +111,7 @@ pub(super) fn manifold_rows(
             impulse: warm.map_or(0.0, |w| w.normal),
             max_impulse: 0.0,
         };
-        info[k] = PointInfo { relative_velocity: rel_v, id: mp.id };
+        info[k] = PointInfo { relative_velocity: fall.impact_velocity(rel_v, mp.depth, accel), id: mp.id };
     }
     // Projected on this step's tangents: a normal that turned a little leaves the part along it.
     rows.tangent_impulse = [tangent.dot(t1.into()), tangent.dot(t2.into())];

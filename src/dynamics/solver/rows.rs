@@ -71,8 +71,39 @@ pub(super) struct ManifoldRows {
     pub twist_limit: Real,
 }
 
-/// Data of a contact point that the passes do not need: the approach speed before solving
-/// (for restitution) and the feature id (for the warm-start cache).
+/// What restitution needs to know of the step to estimate a point's speed at impact: gravity
+/// and the step.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Fall {
+    pub gravity: Vec3,
+    pub dt: Real,
+}
+
+impl Fall {
+    /// Gravity along `n` on a body of inverse mass `inv_mass` (none on a body that does not
+    /// move), summed in a fixed order so that the lanes' copy (`build`) rounds alike.
+    pub(super) fn along(&self, n: Vec3, inv_mass: Real) -> Real {
+        let g = self.gravity;
+        if inv_mass > 0.0 { n.x * g.x + n.y * g.y + n.z * g.z } else { 0.0 }
+    }
+
+    /// The normal velocity a point approaching at `rel` (< 0) from `depth` (< 0: a gap) will
+    /// have when it meets the other body, with `accel` the approach's acceleration along the
+    /// normal (gravity on A less gravity on B): a speculative point meets the surface within
+    /// the step, after gravity added to its speed over the gap, `√(u² + 2 a s)`, and never more
+    /// than a whole step's worth, `u + a dt`. Restitution bounces that speed. Separating and
+    /// touching points keep `rel`.
+    pub(super) fn impact_velocity(&self, rel: Real, depth: Real, accel: Real) -> Real {
+        let u = (-rel).max(0.0);
+        let a = accel.max(0.0);
+        let gap = (-depth).max(0.0);
+        let ui = (u * u + 2.0 * a * gap).sqrt().min(u + a * self.dt);
+        if 0.0 > rel { -ui } else { rel }
+    }
+}
+
+/// Data of a contact point that the passes do not need: the approach speed at impact (for
+/// restitution, [`Fall::impact_velocity`]) and the feature id (for the warm-start cache).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct PointInfo {
     pub relative_velocity: Real,
@@ -248,7 +279,7 @@ fn solve_manifold(c: &mut ManifoldRows, states: &mut [BodyState], k: &PassParams
 }
 
 /// Bounces the points that approached faster than `threshold` and pushed in the step: the
-/// target normal velocity is −e × the approach speed measured before solving.
+/// target normal velocity is −e × the approach speed at impact ([`Fall::impact_velocity`]).
 pub(super) fn restitution(
     rows: &mut [ManifoldRows],
     info: &[[PointInfo; MAX_MANIFOLD_POINTS]],

@@ -187,7 +187,9 @@ fn bundles_built_eight_at_a_time_match_the_one_by_one_rows_bit_for_bit() {
         let mut contacts = Vec::new();
         let original = contacts_in.clone();
         solver.recycle(&bodies, &original, &mut cache, &mut contacts, None);
-        solver.prepare_rows(isa, &bodies, &contacts, &cache, None);
+        // Gravity off every axis, so that each lane's impact speed sums all three terms.
+        let fall = Fall { gravity: Vec3::new(0.7, -9.81, 0.4), dt: settings.dt };
+        solver.prepare_rows(isa, &bodies, &contacts, &cache, fall, None);
         assert!(solver.warm.iter().any(|&w| w != u32::MAX), "some contacts must be warm-started");
         let dummy = bodies.len() as u32;
         let mut partial = 0;
@@ -210,6 +212,7 @@ fn bundles_built_eight_at_a_time_match_the_one_by_one_rows_bit_for_bit() {
                     (&solver.masses[b], &solver.states[b]),
                     (cached != u32::MAX).then(|| &cache[cached as usize].1),
                     &solver.arm_b[m as usize],
+                    fall,
                     &mut info,
                 );
                 expect.set(i, &rows, &info, [solver.responds[a], solver.responds[b]], &mut bounce);
