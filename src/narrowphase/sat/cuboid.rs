@@ -402,11 +402,19 @@ fn sat_contact<T: SatRecorder>(fa: &Frame, fb: &Frame, tol: Tolerance, rec: &mut
     let face_tol = 0.005 * scale;
     let edge_tol = 0.02 * scale;
     let face_best = best_face_a.0.max(best_face_b.0);
+    // The face preference does not report an overlap the boxes do not have: where the faces
+    // overlap (face_best <= 0), an edge axis along which the boxes are apart (s > 0) wins once
+    // it separates more than `face_tol` beyond them, so a phantom depth is at most that.
+    // (Along the face preference alone it reached 2% of the smaller half extent, 4 mm in
+    // `scenes/default.ron`, pushing apart boxes that did not touch.)
+    let overlapping_faces = face_best <= 0.0;
+    let edge_wins = |s: Real| s > face_best + edge_tol || (overlapping_faces && s > 0.0 && s > face_best + face_tol);
     // An edge axis with separation s <= thr can neither separate (s > margin) nor win
-    // (s > face_best + edge_tol), so it is skipped before its normalisation: when
-    // gap <= 0 and gap² >= thr² len² (with 0.1% to spare for rounding), s = gap / len <= thr.
+    // (`edge_wins`), so it is skipped before its normalisation: when gap <= 0 and
+    // gap² >= thr² len² (with 0.1% to spare for rounding), s = gap / len <= thr.
     // Resting stacks are all such edges, and then the whole loop is skipped.
-    let thr = tol.margin.min(face_best + edge_tol);
+    let apart_thr = if overlapping_faces { (face_best + face_tol).max(0.0) } else { Real::INFINITY };
+    let thr = tol.margin.min(face_best + edge_tol).min(apart_thr);
     let thr2 = if thr >= 0.0 {
         0.0
     } else if thr < -1e-12 {
@@ -452,7 +460,7 @@ fn sat_contact<T: SatRecorder>(fa: &Frame, fb: &Frame, tol: Tolerance, rec: &mut
     // (Edges are left out: the untraced path skips the ones that cannot win, so it does not
     // know the best edge, and both paths must choose alike.)
     let mut best_face_a = best_face_a;
-    let prefer_edge = best_edge.0 > face_best + edge_tol;
+    let prefer_edge = edge_wins(best_edge.0);
     if !prefer_edge && best_face_b.0 > best_face_a.0 && best_face_b.0 <= best_face_a.0 + face_tol {
         let face_axis = |f: (Real, usize), r: &Frame, towards: Vec3A| {
             let n = r.axes[f.1];
@@ -590,6 +598,29 @@ mod tests {
 
     fn tol() -> Tolerance {
         Tolerance { margin: 0.0, epsilon: 1e-6 }
+    }
+
+    /// Two boxes of `scenes/default.ron` 3.7 mm apart along an edge axis while their best face
+    /// axes overlap by 0.1 mm: the face preference reported a 0.12 mm contact that the solver
+    /// pushed on. The edge, along which they are apart, wins.
+    #[test]
+    fn the_face_preference_reports_no_overlap_of_boxes_apart_along_an_edge() {
+        let a = Cuboid { half_extents: Vec3::new(0.5, 0.2, 0.35) };
+        let pa = Pose::new(
+            Vec3::new(1.2281475, 2.598082, 1.0919213),
+            Quat::from_xyzw(0.0072921184, 0.47034603, 0.6762237, -0.56695944),
+        );
+        let b = Cuboid { half_extents: Vec3::splat(0.3) };
+        let pb = Pose::new(
+            Vec3::new(1.9285718, 2.2625766, 1.395103),
+            Quat::from_xyzw(-0.3291997, 0.47908333, -0.80650437, 0.10796961),
+        );
+        let shape = crate::geometry::Shape::Cuboid;
+        let d = crate::narrowphase::distance(&shape(a), &pa, &shape(b), &pb).distance;
+        assert!(d > 0.003, "the boxes are {d} m apart");
+        let m = contact_cuboid_cuboid(&a, &pa, &b, &pb, Tolerance { margin: 0.02, epsilon: 1e-6 })
+            .expect("within the margin");
+        assert!((m.max_depth() + d).abs() < 1e-4, "depth {} for boxes {d} m apart", m.max_depth());
     }
 
     #[test]

@@ -10,3 +10,4 @@ mod mesh;
 mod mesh_edges;
 mod raycast;
 mod reference;
+mod whole_runs;
