@@ -1,10 +1,25 @@
 //! `run --engine` and `compare`: a scene stepped by Collidoscope or by rapier3d, and both
 //! engines' figures side by side.
 
-use super::super::CompareArgs;
+use super::{Overrides, parse_steps, parse_threads};
 use collidoscope::{StepProfile, World};
+use std::path::PathBuf;
 #[cfg(feature = "rapier")]
-use {super::super::median_max, collidoscope::Scene, collidoscope::math::Real};
+use {super::run::median_max, collidoscope::Scene, collidoscope::math::Real};
+
+#[derive(clap::Args)]
+pub struct CompareArgs {
+    pub scene: PathBuf,
+    /// Steps to simulate in each engine (at most 1,000,000).
+    #[arg(long, default_value_t = 600, allow_negative_numbers = true, value_parser = parse_steps)]
+    pub steps: u64,
+    #[command(flatten)]
+    pub overrides: Overrides,
+    /// Threads Collidoscope steps on (default: one, as rapier3d here). The results are the same for
+    /// any count.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_threads)]
+    pub threads: Option<u32>,
+}
 
 /// One engine stepping a scene.
 pub enum Stepper {

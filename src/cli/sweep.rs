@@ -2,13 +2,45 @@
 //! point that meets the bounds; or the same work as one `run` command per point for a batch
 //! system (`--emit-jobs`), merged back afterwards (`--merge`).
 
-use crate::{Overrides, SweepArgs};
+use super::{Overrides, parse_steps, parse_threads};
 use collidoscope::Scene;
 use collidoscope::scene::AtomicFile;
 use collidoscope::sweep::{self, METRIC_NAMES, Metrics, Requirement};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
+
+#[derive(clap::Args)]
+pub struct SweepArgs {
+    /// The scene to sweep (not with --merge).
+    #[arg(required_unless_present = "merge")]
+    pub scene: Option<PathBuf>,
+    /// A setting and its values: FIELD=A..B (5 points), FIELD=A..B:N (N evenly spaced),
+    /// FIELD=A..BxN (N spaced geometrically) or FIELD=V1,V2,... Repeat for a grid.
+    #[arg(long = "vary", value_name = "FIELD=A..B[:N|xN]")]
+    pub vary: Vec<String>,
+    /// Steps each point runs (at most 1,000,000).
+    #[arg(long, default_value_t = 300, allow_negative_numbers = true, value_parser = parse_steps)]
+    pub steps: u64,
+    #[command(flatten)]
+    pub overrides: Overrides,
+    /// Threads to run points on (default: every core). Each point's result does not depend on it.
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_threads)]
+    pub threads: Option<u32>,
+    /// Write the table as CSV.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// A bound the chosen point must meet, e.g. `jitter<1e-3` or `asleep>=10`. Repeatable.
+    #[arg(long = "require", value_name = "METRIC<VALUE")]
+    pub require: Vec<String>,
+    /// Instead of running, write one `collidoscope run` command per point to this file (for GNU
+    /// parallel, a Slurm array or any scheduler); each writes point-NNNN.csv beside it.
+    #[arg(long, value_name = "jobs.txt", conflicts_with = "merge")]
+    pub emit_jobs: Option<PathBuf>,
+    /// Merge the point-*.csv files that emitted jobs wrote in DIR into one table.
+    #[arg(long, value_name = "DIR", conflicts_with = "vary")]
+    pub merge: Option<PathBuf>,
+}
 
 type Row = (Vec<String>, Metrics, u64);
 
