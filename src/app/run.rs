@@ -163,7 +163,7 @@ pub fn build_app(
         app.announce(e);
     }
     if let Some(e) = failed {
-        app.show_error(e);
+        app.show_error(e.to_string());
     }
     if !opts.compare.is_empty() {
         app.simulation_mut().start_compare(&opts.compare).map_err(|e| format!("--compare {e}"))?;

@@ -1,6 +1,6 @@
 //! No subcommand: the app, opened on a scene.
 
-use super::{parse_assignment, whole};
+use super::{CliError, parse_assignment, whole};
 #[cfg(feature = "gui")]
 use collidoscope::scene::AtomicFile;
 use std::path::{Path, PathBuf};
@@ -78,11 +78,11 @@ fn default_scene() -> PathBuf {
 }
 
 #[cfg(feature = "gui")]
-pub fn open_app(args: AppArgs) -> Result<(), String> {
+pub fn open_app(args: AppArgs) -> Result<(), CliError> {
     let AppArgs { scene, screenshot, frames, compare, show, presentation, select, layers, sets, camera } = args;
     // The screenshot is written after the frames are rendered: a path it cannot go to fails now.
     if let Some(out) = &screenshot {
-        AtomicFile::check(out).map_err(|e| e.to_string())?;
+        AtomicFile::check(out)?;
     }
     let reopen_last = scene.is_none() && screenshot.is_none();
     let scene = scene.unwrap_or_else(default_scene);
@@ -101,10 +101,11 @@ pub fn open_app(args: AppArgs) -> Result<(), String> {
         sets,
         camera,
     })
+    .map_err(CliError::Usage)
 }
 
 #[cfg(not(feature = "gui"))]
-pub fn open_app(_args: AppArgs) -> Result<(), String> {
+pub fn open_app(_args: AppArgs) -> Result<(), CliError> {
     let _ = default_scene;
     Err("this build has no window (built without the `gui` feature); use `collidoscope run SCENE`".into())
 }

@@ -1,9 +1,10 @@
 //! `collidoscope check`: scene files loaded and checked, one line each.
 
+use super::CliError;
 use collidoscope::Scene;
 use std::path::PathBuf;
 
-pub fn check(files: &[PathBuf]) -> Result<(), String> {
+pub fn check(files: &[PathBuf]) -> Result<(), CliError> {
     let mut failed = 0;
     for f in files {
         match Scene::load(f) {
@@ -14,5 +15,5 @@ pub fn check(files: &[PathBuf]) -> Result<(), String> {
             }
         }
     }
-    if failed > 0 { Err(format!("{failed} of {} scene files failed the check", files.len())) } else { Ok(()) }
+    if failed > 0 { Err(format!("{failed} of {} scene files failed the check", files.len()).into()) } else { Ok(()) }
 }

@@ -12,6 +12,59 @@ pub mod sweep;
 use collidoscope::broadphase::BroadPhaseKind;
 use collidoscope::ccd::CcdMode;
 use collidoscope::narrowphase::NarrowPhaseKind;
+use collidoscope::scene::SceneError;
+use collidoscope::sweep::{CsvError, SweepError};
+use std::path::{Path, PathBuf};
+
+/// Why a command failed; `main` prints it after `error: `.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// A scene, recording or output file could not be read, checked or written.
+    #[error(transparent)]
+    Scene(#[from] SceneError),
+    /// A sweep could not be set up or run.
+    #[error(transparent)]
+    Sweep(#[from] SweepError),
+    /// A sweep's point file could not be read.
+    #[error("{}: {error}", .path.display())]
+    Csv {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong in it.
+        error: CsvError,
+    },
+    /// The system refused a read or write.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The command line asks for something this build or the inputs cannot do, or some of
+    /// several files failed (each already reported); the message says which and what to give.
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl CliError {
+    /// An I/O error on `path`.
+    pub fn io(path: &Path) -> impl FnOnce(std::io::Error) -> CliError + '_ {
+        move |source| CliError::Io { path: path.to_path_buf(), source }
+    }
+}
+
+impl From<String> for CliError {
+    fn from(message: String) -> Self {
+        CliError::Usage(message)
+    }
+}
+
+impl From<&str> for CliError {
+    fn from(message: &str) -> Self {
+        CliError::Usage(message.to_string())
+    }
+}
 
 /// Settings given on the command line, applied over the scene's.
 #[derive(clap::Args)]
@@ -32,8 +85,8 @@ pub struct Overrides {
 
 impl Overrides {
     /// The `--set` assignments as `(field, value)`.
-    pub fn assignments(&self) -> Result<Vec<(String, String)>, String> {
-        self.sets.iter().map(|s| parse_assignment(s).map_err(|e| format!("--set {s:?}: {e}"))).collect()
+    pub fn assignments(&self) -> Result<Vec<(String, String)>, CliError> {
+        self.sets.iter().map(|s| parse_assignment(s).map_err(|e| format!("--set {s:?}: {e}").into())).collect()
     }
 
     /// The overrides as command-line words, to pass them on to another run.
@@ -54,7 +107,7 @@ impl Overrides {
         w
     }
 
-    pub fn apply(&self, settings: &mut collidoscope::Settings) -> Result<(), String> {
+    pub fn apply(&self, settings: &mut collidoscope::Settings) -> Result<(), CliError> {
         for s in &self.sets {
             let (field, value) = parse_assignment(s).map_err(|e| format!("--set {s:?}: {e}"))?;
             settings.set_field(&field, &value).map_err(|e| format!("--set {s:?}: {e}"))?;

@@ -1,6 +1,6 @@
 //! `collidoscope record`: a scene stepped into a recording of keyframes and step hashes.
 
-use super::{Overrides, parse_steps, parse_threads, whole};
+use super::{CliError, Overrides, parse_steps, parse_threads, whole};
 use collidoscope::Scene;
 use collidoscope::record::Recorder;
 use collidoscope::scene::AtomicFile;
@@ -32,10 +32,10 @@ fn parse_keyframe_every(s: &str) -> Result<u32, String> {
     whole(s, 1, u32::MAX as u64, "steps").map(|n| n as u32)
 }
 
-pub fn record(args: &RecordArgs) -> Result<(), String> {
-    let mut scene = Scene::load(&args.scene).map_err(|e| e.to_string())?;
+pub fn record(args: &RecordArgs) -> Result<(), CliError> {
+    let mut scene = Scene::load(&args.scene)?;
     args.overrides.apply(&mut scene.settings)?;
-    let mut world = scene.build().map_err(|e| e.to_string())?;
+    let mut world = scene.build()?;
     world.set_threads(args.threads.map_or(0, |n| n as usize));
     let keyframes = args.steps / args.keyframe_every as u64 + 1;
     let states = keyframes.saturating_mul(world.bodies().len() as u64);
@@ -48,15 +48,16 @@ pub fn record(args: &RecordArgs) -> Result<(), String> {
             args.steps,
             world.bodies().len(),
             args.keyframe_every
-        ));
+        )
+        .into());
     }
-    let output = AtomicFile::create(&args.output).map_err(|e| e.to_string())?;
+    let output = AtomicFile::create(&args.output)?;
     let mut recorder = Recorder::new(&scene, &world, args.keyframe_every);
     for _ in 0..args.steps {
         recorder.step(&mut world);
     }
     let rec = recorder.finish();
-    rec.write(output).map_err(|e| e.to_string())?;
+    rec.write(output)?;
     println!("recorded {} steps ({} keyframes) to {}", rec.steps(), rec.keyframes.len(), args.output.display());
     println!("hash: {:016x}", world.hash());
     Ok(())

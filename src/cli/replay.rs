@@ -1,9 +1,10 @@
 //! `collidoscope replay`: recordings re-run, every step's hash checked against them.
 
+use super::CliError;
 use collidoscope::record::Recording;
 use std::path::PathBuf;
 
-pub fn replay(files: &[PathBuf]) -> Result<(), String> {
+pub fn replay(files: &[PathBuf]) -> Result<(), CliError> {
     let mut failed = 0;
     for f in files {
         let outcome = Recording::load(f)
@@ -17,5 +18,5 @@ pub fn replay(files: &[PathBuf]) -> Result<(), String> {
             }
         }
     }
-    if failed > 0 { Err(format!("{failed} of {} recordings failed to replay", files.len())) } else { Ok(()) }
+    if failed > 0 { Err(format!("{failed} of {} recordings failed to replay", files.len()).into()) } else { Ok(()) }
 }

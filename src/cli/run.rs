@@ -2,13 +2,13 @@
 //! hash printed; CSV, final state and sweep metrics written on request.
 
 use super::compare::Stepper;
-use super::{Overrides, parse_steps, parse_threads};
+use super::{CliError, Overrides, parse_steps, parse_threads};
 use collidoscope::broadphase::BroadPhaseKind;
 use collidoscope::scene::AtomicFile;
 use collidoscope::world::PHASES;
 use collidoscope::{Scene, StepProfile, World};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct RunArgs {
@@ -41,27 +41,26 @@ pub struct RunArgs {
     pub bumps: bool,
 }
 
-pub fn run(args: &RunArgs) -> Result<(), String> {
-    let scene = Scene::load(&args.scene).map_err(|e| e.to_string())?;
+pub fn run(args: &RunArgs) -> Result<(), CliError> {
+    let scene = Scene::load(&args.scene)?;
     let mut settings = scene.settings.clone();
     args.overrides.apply(&mut settings)?;
-    let mut world = scene.build().map_err(|e| e.to_string())?;
+    let mut world = scene.build()?;
     world.set_settings(settings);
     world.set_threads(args.threads.map_or(0, |n| n as usize));
 
     // Outputs are opened before the run, so a path that cannot be written fails at once; rows
     // stream to a temporary file that replaces the target only when the run completes.
-    let io = |e: std::io::Error, path: &Path| format!("{}: {e}", path.display());
     let mut csv = match &args.csv {
         Some(path) => {
-            let mut f = AtomicFile::create(path).map_err(|e| e.to_string())?;
-            writeln!(f, "{}", StepProfile::CSV_HEADER).map_err(|e| io(e, path))?;
+            let mut f = AtomicFile::create(path)?;
+            writeln!(f, "{}", StepProfile::CSV_HEADER).map_err(CliError::io(path))?;
             Some((f, path))
         }
         None => None,
     };
-    let final_state = args.final_state.as_deref().map(AtomicFile::create).transpose().map_err(|e| e.to_string())?;
-    let metrics = args.metrics.as_deref().map(AtomicFile::create).transpose().map_err(|e| e.to_string())?;
+    let final_state = args.final_state.as_deref().map(AtomicFile::create).transpose()?;
+    let metrics = args.metrics.as_deref().map(AtomicFile::create).transpose()?;
     if metrics.is_some() && args.engine != "collidoscope" {
         return Err("--metrics measures Collidoscope's own contacts: use it with --engine collidoscope".into());
     }
@@ -92,7 +91,7 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
             );
         }
         if let Some((f, path)) = csv.as_mut() {
-            writeln!(f, "{}", p.csv_row(step)).map_err(|e| io(e, path))?;
+            writeln!(f, "{}", p.csv_row(step)).map_err(CliError::io(path))?;
         }
         summary.add(&p);
         if let Some(probe) = probe.as_mut() {
@@ -108,11 +107,11 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
         super::sweep::write_metrics(out, &args.overrides, &m, world.hash())?;
     }
     if let Some((f, _)) = csv {
-        f.commit().map_err(|e| e.to_string())?;
+        f.commit()?;
     }
     if let (Some(mut f), Some(path)) = (final_state, &args.final_state) {
-        f.write_all(final_state_csv(world).as_bytes()).map_err(|e| io(e, path))?;
-        f.commit().map_err(|e| e.to_string())?;
+        f.write_all(final_state_csv(world).as_bytes()).map_err(CliError::io(path))?;
+        f.commit()?;
     }
     print_summary(&scene, world, engine.label(), &summary);
     if let Some(b) = &bumps {

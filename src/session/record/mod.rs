@@ -12,6 +12,7 @@ pub use lockstep::Partner;
 pub use review::{Review, replay_events};
 pub use tape::{KEYFRAME_INTERVAL, Tape};
 
+use super::SessionError;
 use super::sim::{SPEED_RANGE, Simulation};
 use crate::dynamics::Body;
 use crate::record::{Action, Recording};
@@ -85,7 +86,7 @@ impl Simulation {
     /// Starts recording from the world as it is. A world that has run, or that differs from
     /// its scene, becomes a new scene at step 0 (same bodies and velocities), since a
     /// recording replays from a scene.
-    pub fn start_recording(&mut self) -> Result<(), String> {
+    pub fn start_recording(&mut self) -> Result<(), SessionError> {
         let pristine = self.world.step_count() == 0
             && self
                 .scene
@@ -95,7 +96,7 @@ impl Simulation {
             Scene { settings: self.world.settings.clone(), ..self.scene.clone() }
         } else {
             let scene = Scene::from_world(&self.world, &self.scene);
-            let world = scene.build().map_err(|e| e.to_string())?;
+            let world = scene.build()?;
             self.world = world;
             self.history.clear();
             scene
@@ -157,15 +158,16 @@ impl Simulation {
 
     /// Applies a user action: recorded while recording; while the world follows the reviewed
     /// recording it first forks it there.
-    pub fn user_action(&mut self, action: Action) -> Result<(), String> {
+    pub fn user_action(&mut self, action: Action) -> Result<(), SessionError> {
         self.check_tape();
         if self.record.tape.is_none() && self.record.review.as_ref().is_some_and(|r| r.follows(&self.world)) {
             self.fork()?;
         }
         match &mut self.record.tape {
-            Some(t) => t.apply(&mut self.world, action),
-            None => self.world.apply(&action),
+            Some(t) => t.apply(&mut self.world, action)?,
+            None => action.apply(&mut self.world)?,
         }
+        Ok(())
     }
 
     /// New settings from a panel; an error is shown in the timeline.
@@ -174,7 +176,7 @@ impl Simulation {
             return;
         }
         if let Err(e) = self.user_action(Action::Settings(settings)) {
-            self.record.status = Some(Err(e));
+            self.record.status = Some(Err(e.to_string()));
         }
     }
 
@@ -184,7 +186,7 @@ impl Simulation {
             return self.world.add_body(body);
         }
         if let Err(e) = self.user_action(Action::AddBody(BodyDesc::from_body(&body))) {
-            self.record.status = Some(Err(e));
+            self.record.status = Some(Err(e.to_string()));
         }
         self.world.bodies().len() - 1
     }
@@ -198,7 +200,7 @@ impl Simulation {
         }
         let action = Action::Velocity { body: i as u32, linvel: b.linvel, angvel: b.angvel };
         if let Err(e) = self.user_action(action) {
-            self.record.status = Some(Err(e));
+            self.record.status = Some(Err(e.to_string()));
         }
     }
 
@@ -210,7 +212,7 @@ impl Simulation {
         let Some(b) = self.world.bodies().get(body) else { return };
         let action = Action::Velocity { body: body as u32, linvel: b.linvel, angvel: b.angvel };
         if let Err(e) = self.user_action(action) {
-            self.record.status = Some(Err(e));
+            self.record.status = Some(Err(e.to_string()));
         }
     }
 
@@ -226,7 +228,7 @@ impl Simulation {
         } else if let Some(r) = self.record.review.as_mut().filter(|r| r.follows(&self.world)) {
             if r.cursor < r.steps() {
                 if let Err(e) = r.step(&mut self.world) {
-                    self.record.status = Some(Err(e));
+                    self.record.status = Some(Err(e.to_string()));
                 }
             } else if self.playing && r.looping {
                 self.seek(0);
@@ -249,11 +251,11 @@ impl Simulation {
 
     /// Branches the reviewed recording at its cursor: the world becomes the fork (recorded from
     /// there on) and world A replays the original beside it.
-    pub fn fork(&mut self) -> Result<(), String> {
+    pub fn fork(&mut self) -> Result<(), SessionError> {
         if self.record.tape.is_some() {
-            return Err("Stop recording before forking".into());
+            return Err(SessionError::ForkWhileRecording);
         }
-        let Some(review) = &mut self.record.review else { return Err("Nothing to fork: record first".into()) };
+        let Some(review) = &mut self.record.review else { return Err(SessionError::NothingToFork) };
         let n = review.cursor;
         let (tape, world) = Tape::fork(&review.recording, &review.events, n)?;
         review.attached = false;
@@ -281,7 +283,7 @@ impl Simulation {
                 self.drag = None;
                 self.record.partner = None;
             }
-            Err(e) => self.record.status = Some(Err(e)),
+            Err(e) => self.record.status = Some(Err(e.to_string())),
         }
     }
 
@@ -292,7 +294,7 @@ impl Simulation {
                 if self.is_recording() {
                     self.stop_recording();
                 } else if let Err(e) = self.start_recording() {
-                    self.record.status = Some(Err(e));
+                    self.record.status = Some(Err(e.to_string()));
                 }
             }
             RecordCommand::Save(p) => self.save_recording(&p),
@@ -316,17 +318,17 @@ impl Simulation {
             RecordCommand::SetSpeed(s) => self.speed = s.clamp(*SPEED_RANGE.start(), *SPEED_RANGE.end()),
             RecordCommand::Fork => {
                 if let Err(e) = self.fork() {
-                    self.record.status = Some(Err(e));
+                    self.record.status = Some(Err(e.to_string()));
                 }
             }
             RecordCommand::StartAb { from_start } => {
                 if let Err(e) = self.start_ab(from_start) {
-                    self.record.status = Some(Err(e));
+                    self.record.status = Some(Err(e.to_string()));
                 }
             }
             RecordCommand::StartAbRapier { from_start } => {
                 if let Err(e) = self.start_ab_rapier(from_start) {
-                    self.record.status = Some(Err(e));
+                    self.record.status = Some(Err(e.to_string()));
                 }
             }
             RecordCommand::CloseAb => {
@@ -338,7 +340,7 @@ impl Simulation {
             RecordCommand::SideBySide(on) => self.record.side_by_side = on,
             RecordCommand::PartnerSettings(s) => match (s.validate(), &mut self.record.partner) {
                 (Ok(()), Some(p)) => p.set_settings(*s),
-                (Err(e), _) => self.record.status = Some(Err(e)),
+                (Err(e), _) => self.record.status = Some(Err(e.to_string())),
                 _ => {}
             },
             RecordCommand::CloseReview => {
@@ -356,7 +358,7 @@ impl Simulation {
     /// On error (an unknown setting or a bad value, named) nothing changes.
     /// `engine=rapier` among the changes puts rapier3d on the B side instead, with the app's
     /// world (A) running the other changes.
-    pub fn start_compare(&mut self, changes: &[(String, String)]) -> Result<(), String> {
+    pub fn start_compare(&mut self, changes: &[(String, String)]) -> Result<(), SessionError> {
         let (rapier, changes) = split_engine(changes)?;
         if rapier {
             let a = changed_settings(&self.scene.settings, &changes)?;
@@ -382,9 +384,9 @@ impl Simulation {
     /// Starts an A/B comparison with A a copy of the world now, or from the scene's start: A
     /// with the scene file's settings, B (the app's world) with the settings it has now. On
     /// error nothing changes.
-    pub fn start_ab(&mut self, from_start: bool) -> Result<(), String> {
+    pub fn start_ab(&mut self, from_start: bool) -> Result<(), SessionError> {
         if from_start {
-            let a = self.scene.build().map_err(|e| e.to_string())?;
+            let a = self.scene.build()?;
             self.stop_recording();
             let mut b = a.clone();
             b.set_settings(self.world.settings.clone());
@@ -404,7 +406,7 @@ impl Simulation {
 
     /// Starts an A/B comparison with rapier3d on the B side, from the world now or from the
     /// scene's start; the app's world is A. On error nothing changes.
-    pub fn start_ab_rapier(&mut self, from_start: bool) -> Result<(), String> {
+    pub fn start_ab_rapier(&mut self, from_start: bool) -> Result<(), SessionError> {
         #[cfg(feature = "rapier")]
         {
             self.start_ab(from_start)?;
@@ -416,14 +418,14 @@ impl Simulation {
         #[cfg(not(feature = "rapier"))]
         {
             let _ = from_start;
-            Err("this build has no rapier3d (built without the `rapier` feature)".into())
+            Err(SessionError::NoRapier)
         }
     }
 
     /// Puts both worlds of the A/B back at its start, each keeping the settings it has now, and
     /// keeps them in lockstep. A fork starts over from its branch point, B with its settings.
-    pub(crate) fn reset_ab(&mut self) -> Result<(), String> {
-        let Some(p) = &self.record.partner else { return Err("no A/B to reset".into()) };
+    pub(crate) fn reset_ab(&mut self) -> Result<(), SessionError> {
+        let Some(p) = &self.record.partner else { return Err(SessionError::NoAb) };
         let settings = self.world.settings.clone();
         let fork = self.record.review.as_ref().and_then(|r| r.fork_from).filter(|_| self.record.tape.is_some());
         if let Some(n) = fork {
@@ -488,7 +490,7 @@ impl Simulation {
     /// Opens a recording onto the timeline, at step 0. On error the current state stays and the
     /// error (with `FILE:LINE:COL`) is shown.
     pub fn open_recording(&mut self, path: &Path) {
-        let opened = Recording::load(path).map_err(|e| e.to_string()).and_then(|rec| {
+        let opened = Recording::load(path).and_then(|rec| {
             let scene = rec.scene.clone();
             Review::open(rec, crate::session::file_label(path)).map(|(r, w, problem)| (r, w, problem, scene))
         });
@@ -509,7 +511,7 @@ impl Simulation {
                     Some(p) => Err(format!("{}: {p}", path.display())),
                 });
             }
-            Err(e) => self.record.status = Some(Err(e)),
+            Err(e) => self.record.status = Some(Err(e.to_string())),
         }
     }
 
@@ -529,7 +531,7 @@ impl Simulation {
 }
 
 /// Takes `engine=NAME` out of `--compare` changes: whether it asks for rapier, and the rest.
-pub fn split_engine(changes: &[(String, String)]) -> Result<(bool, Vec<(String, String)>), String> {
+pub fn split_engine(changes: &[(String, String)]) -> Result<(bool, Vec<(String, String)>), SessionError> {
     let mut rapier = false;
     let mut rest = Vec::new();
     for (field, value) in changes {
@@ -537,7 +539,7 @@ pub fn split_engine(changes: &[(String, String)]) -> Result<(bool, Vec<(String, 
             rapier = match value.as_str() {
                 "rapier" => true,
                 "collidoscope" => false,
-                other => return Err(format!("engine={other}: choose rapier or collidoscope")),
+                other => return Err(SessionError::Engine(other.to_string())),
             };
         } else {
             rest.push((field.clone(), value.clone()));
@@ -547,10 +549,14 @@ pub fn split_engine(changes: &[(String, String)]) -> Result<(bool, Vec<(String, 
 }
 
 /// `base` with each (setting name, RON value) of `changes` applied; an error names the change.
-pub fn changed_settings(base: &Settings, changes: &[(String, String)]) -> Result<Settings, String> {
+pub fn changed_settings(base: &Settings, changes: &[(String, String)]) -> Result<Settings, SessionError> {
     let mut s = base.clone();
     for (field, value) in changes {
-        s.set_field(field, value).map_err(|e| format!("{field}={value}: {e}"))?;
+        s.set_field(field, value).map_err(|e| SessionError::Change {
+            field: field.clone(),
+            value: value.clone(),
+            error: Box::new(e),
+        })?;
     }
     Ok(s)
 }
