@@ -708,7 +708,7 @@ impl App {
         if ctx.text_edit_focused() {
             return;
         }
-        use crate::session::record::RecordCommand;
+        use crate::session::timeline::RecordCommand;
         if ctx.input_mut(|i| i.consume_key(Modifiers::COMMAND, Key::R)) {
             self.apply(Command::Record(RecordCommand::ToggleRecording));
         }

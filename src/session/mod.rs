@@ -5,8 +5,8 @@
 
 mod error;
 pub mod pause;
-pub mod record;
 pub mod sim;
+pub mod timeline;
 pub mod trails;
 
 pub use error::SessionError;

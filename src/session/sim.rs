@@ -70,8 +70,8 @@ pub struct Simulation {
     /// The profiles of the last steps, for the profiler.
     pub history: History,
     shots: u32,
-    /// Recording, the timeline's recording and an A/B partner (see [`super::record`]).
-    pub record: super::record::RecordState,
+    /// Recording, the timeline's recording and an A/B partner (see [`super::timeline`]).
+    pub record: super::timeline::RecordState,
     /// The selected body's history, for the inspector's plot.
     pub trace: crate::record::BodyTrace,
     /// Bodies pinned to the inspector's plot beside the selected one, each with its history.

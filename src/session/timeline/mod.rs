@@ -1,4 +1,5 @@
-//! Recording, replay and comparison in the app. While recording, every step of the app's world
+//! The session's timeline (distinct from the engine's [`crate::record`], whose recordings it
+//! makes and replays): recording, replay and comparison in the app. While recording, every step of the app's world
 //! goes through the engine's `Recorder` and every user action (settings, drag velocities,
 //! shots) is an `Action`. A finished or opened recording sits on the timeline; the world can
 //! follow it step by step, and any user action there forks it. A second world can run in
