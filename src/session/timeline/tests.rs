@@ -3,8 +3,9 @@
 use super::*;
 use crate::BodyKind;
 use crate::math::Vec3;
-use crate::record::Divergence;
-use crate::scene::{Rotation, ShapeDesc};
+use crate::record::{Action, Divergence};
+use crate::scene::{BodyDesc, Rotation, Scene, ShapeDesc};
+use crate::session::Simulation;
 
 /// A floor, three boxes dropped onto it at angles, and a sphere rolling into them.
 fn scene() -> Scene {

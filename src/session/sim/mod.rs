@@ -1,6 +1,8 @@
 //! The simulation the app drives: the world, the scene it came from, the fixed-step accumulator,
 //! the mouse spring and the history of step profiles.
 
+mod recording;
+
 use super::SessionError;
 use crate::dynamics::{Body, BodyKind, Material};
 use crate::geometry::Shape;
