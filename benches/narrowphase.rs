@@ -7,9 +7,7 @@
 
 use collidoscope::geometry::{Aabb, Cuboid, Ray, Shape, Sphere};
 use collidoscope::math::{Pose, Real, Vec3};
-use collidoscope::narrowphase::bench_kernels::batch::{
-    self, AabbSoa, Backend, ObbSoa, QuatSoa, Vec3Soa, spheres_vs_obbs,
-};
+use collidoscope::narrowphase::batch::{self, AabbSoa, Backend, ObbSoa, QuatSoa, Vec3Soa, spheres_vs_obbs};
 use collidoscope::narrowphase::{
     Tolerance, contact_cuboid_cuboid, distance, intersect_gjk, intersect_sphere_aabb, intersect_sphere_cuboid,
     intersect_sphere_sphere,

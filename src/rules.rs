@@ -4,31 +4,103 @@
 use crate::math::{Real, Vec3};
 use serde::de::{Deserialize, Deserializer, Error};
 
-pub(crate) fn finite(v: Real) -> Result<(), String> {
-    if v.is_finite() { Ok(()) } else { Err(format!("{v} is not a finite number")) }
+/// What is wrong with one number or vector; the message starts with the value.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ValueError {
+    /// NaN or infinite.
+    #[error("{0} is not a finite number")]
+    NotFinite(Real),
+    /// Zero or negative where only a positive number will do.
+    #[error("{0} must be greater than 0")]
+    NotPositive(Real),
+    /// Negative where zero or more will do.
+    #[error("{0} must not be negative")]
+    Negative(Real),
+    /// Outside `[0, 1]`.
+    #[error("{0} must lie between 0 and 1")]
+    NotUnit(Real),
+    /// A vector with a NaN or infinite component.
+    #[error("({}, {}, {}) has a component that is not a finite number", .0.x, .0.y, .0.z)]
+    VectorNotFinite(Vec3),
+    /// A number outside `[lo, hi]`; `unit` follows each number.
+    #[error("{value}{unit} is out of range: it must lie between {lo} and {hi}{unit}")]
+    OutOfRange {
+        /// The number given.
+        value: Real,
+        /// The least allowed.
+        lo: Real,
+        /// The most allowed.
+        hi: Real,
+        /// The unit, with its leading space (`" m"`), or empty.
+        unit: &'static str,
+    },
+    /// A vector with a component beyond `±max`.
+    #[error("({}, {}, {}): {what} beyond ±{max}{unit} is out of range", .value.x, .value.y, .value.z)]
+    Beyond {
+        /// The vector given.
+        value: Vec3,
+        /// The largest magnitude allowed.
+        max: Real,
+        /// What the vector is (`a coordinate`, `a speed`).
+        what: &'static str,
+        /// The unit, with its leading space.
+        unit: &'static str,
+    },
+    /// A vector one of whose components breaks the rule.
+    #[error("({}, {}, {}): {component}", .value.x, .value.y, .value.z)]
+    Component {
+        /// The vector given.
+        value: Vec3,
+        /// What is wrong with the first bad component.
+        component: Box<ValueError>,
+    },
+    /// A time step outside what the solver handles.
+    #[error("{0} s is out of range: the step must lie between 1e-5 s and 1 s")]
+    Step(Real),
+    /// A count outside `[1, max]`.
+    #[error("{value} must lie between 1 and {max}")]
+    Count {
+        /// The count given.
+        value: u32,
+        /// The most allowed.
+        max: u32,
+    },
 }
 
-pub(crate) fn positive(v: Real) -> Result<(), String> {
+/// A value that breaks its rule, with the name of its field: `friction: -1 must not be negative`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{field}: {error}")]
+pub struct FieldError {
+    /// The field's name.
+    pub field: &'static str,
+    /// What is wrong with its value.
+    pub error: ValueError,
+}
+
+/// What a rule returns: nothing, or what is wrong.
+pub(crate) type Rule = Result<(), ValueError>;
+
+pub(crate) fn finite(v: Real) -> Rule {
+    if v.is_finite() { Ok(()) } else { Err(ValueError::NotFinite(v)) }
+}
+
+pub(crate) fn positive(v: Real) -> Rule {
     finite(v)?;
-    if v > 0.0 { Ok(()) } else { Err(format!("{v} must be greater than 0")) }
+    if v > 0.0 { Ok(()) } else { Err(ValueError::NotPositive(v)) }
 }
 
-pub(crate) fn non_negative(v: Real) -> Result<(), String> {
+pub(crate) fn non_negative(v: Real) -> Rule {
     finite(v)?;
-    if v >= 0.0 { Ok(()) } else { Err(format!("{v} must not be negative")) }
+    if v >= 0.0 { Ok(()) } else { Err(ValueError::Negative(v)) }
 }
 
-pub(crate) fn unit_interval(v: Real) -> Result<(), String> {
+pub(crate) fn unit_interval(v: Real) -> Rule {
     finite(v)?;
-    if (0.0..=1.0).contains(&v) { Ok(()) } else { Err(format!("{v} must lie between 0 and 1")) }
+    if (0.0..=1.0).contains(&v) { Ok(()) } else { Err(ValueError::NotUnit(v)) }
 }
 
-pub(crate) fn finite_vec3(v: Vec3) -> Result<(), String> {
-    if v.is_finite() {
-        Ok(())
-    } else {
-        Err(format!("({}, {}, {}) has a component that is not a finite number", v.x, v.y, v.z))
-    }
+pub(crate) fn finite_vec3(v: Vec3) -> Rule {
+    if v.is_finite() { Ok(()) } else { Err(ValueError::VectorNotFinite(v)) }
 }
 
 /// The physical range of every number a scene may hold. Inside these bounds the engine's `f32`
@@ -53,67 +125,56 @@ pub(crate) mod limits {
 }
 
 /// `v` within `[lo, hi]`, as a finite number; `unit` follows the number in the message.
-pub(crate) fn within(v: Real, lo: Real, hi: Real, unit: &str) -> Result<(), String> {
+pub(crate) fn within(v: Real, lo: Real, hi: Real, unit: &'static str) -> Rule {
     finite(v)?;
-    if (lo..=hi).contains(&v) {
-        Ok(())
-    } else {
-        Err(format!("{v}{unit} is out of range: it must lie between {lo} and {hi}{unit}"))
-    }
+    if (lo..=hi).contains(&v) { Ok(()) } else { Err(ValueError::OutOfRange { value: v, lo, hi, unit }) }
 }
 
 /// A length of the vector at most `max`.
-fn vec3_at_most(v: Vec3, max: Real, what: &str, unit: &str) -> Result<(), String> {
+fn vec3_at_most(v: Vec3, max: Real, what: &'static str, unit: &'static str) -> Rule {
     finite_vec3(v)?;
-    if v.abs().max_element() <= max {
-        Ok(())
-    } else {
-        Err(format!("({}, {}, {}): {what} beyond ±{max}{unit} is out of range", v.x, v.y, v.z))
-    }
+    if v.abs().max_element() <= max { Ok(()) } else { Err(ValueError::Beyond { value: v, max, what, unit }) }
 }
 
-pub(crate) fn size(v: Real) -> Result<(), String> {
+pub(crate) fn size(v: Real) -> Rule {
     within(v, limits::SIZE.0, limits::SIZE.1, " m")
 }
 
-pub(crate) fn size_vec3(v: Vec3) -> Result<(), String> {
+pub(crate) fn size_vec3(v: Vec3) -> Rule {
     finite_vec3(v)?;
-    v.to_array().into_iter().try_for_each(size).map_err(|e| format!("({}, {}, {}): {e}", v.x, v.y, v.z))
+    v.to_array().into_iter().try_for_each(size).map_err(|e| ValueError::Component { value: v, component: Box::new(e) })
 }
 
-pub(crate) fn coordinate_vec3(v: Vec3) -> Result<(), String> {
+pub(crate) fn coordinate_vec3(v: Vec3) -> Rule {
     vec3_at_most(v, limits::COORDINATE, "a coordinate", " m")
 }
 
-pub(crate) fn velocity_vec3(v: Vec3) -> Result<(), String> {
+pub(crate) fn velocity_vec3(v: Vec3) -> Rule {
     vec3_at_most(v, limits::SPEED, "a speed", " m/s")
 }
 
-pub(crate) fn spin_vec3(v: Vec3) -> Result<(), String> {
+pub(crate) fn spin_vec3(v: Vec3) -> Rule {
     vec3_at_most(v, limits::SPIN, "a spin", " rad/s")
 }
 
-pub(crate) fn gravity_vec3(v: Vec3) -> Result<(), String> {
+pub(crate) fn gravity_vec3(v: Vec3) -> Rule {
     vec3_at_most(v, limits::GRAVITY, "gravity", " m/s²")
 }
 
-pub(crate) fn density(v: Real) -> Result<(), String> {
+pub(crate) fn density(v: Real) -> Rule {
     within(v, limits::DENSITY.0, limits::DENSITY.1, " kg/m³")
 }
 
-pub(crate) fn friction(v: Real) -> Result<(), String> {
+pub(crate) fn friction(v: Real) -> Rule {
     within(v, 0.0, limits::FRICTION, "")
 }
 
 /// Checks `v` against `rule`, naming `field` in the message.
-pub(crate) fn field<T>(field: &str, v: T, rule: fn(T) -> Result<(), String>) -> Result<(), String> {
-    rule(v).map_err(|e| format!("{field}: {e}"))
+pub(crate) fn field<T>(field: &'static str, v: T, rule: fn(T) -> Rule) -> Result<(), FieldError> {
+    rule(v).map_err(|error| FieldError { field, error })
 }
 
-fn checked<'de, D: Deserializer<'de>, T: Deserialize<'de> + Copy>(
-    d: D,
-    rule: fn(T) -> Result<(), String>,
-) -> Result<T, D::Error> {
+fn checked<'de, D: Deserializer<'de>, T: Deserialize<'de> + Copy>(d: D, rule: fn(T) -> Rule) -> Result<T, D::Error> {
     let v = T::deserialize(d)?;
     rule(v).map_err(D::Error::custom)?;
     Ok(v)
@@ -162,10 +223,7 @@ pub(crate) mod de {
     pub(crate) fn opt_friction<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Real>, D::Error> {
         optional(d, super::friction)
     }
-    fn optional<'de, D: Deserializer<'de>>(
-        d: D,
-        rule: fn(Real) -> Result<(), String>,
-    ) -> Result<Option<Real>, D::Error> {
+    fn optional<'de, D: Deserializer<'de>>(d: D, rule: fn(Real) -> Rule) -> Result<Option<Real>, D::Error> {
         let v = Option::<Real>::deserialize(d)?;
         if let Some(v) = v {
             rule(v).map_err(D::Error::custom)?;

@@ -5,6 +5,7 @@ use crate::math::{Real, Vec3};
 use crate::narrowphase::NarrowPhaseKind;
 use crate::narrowphase::mesh::InternalEdges;
 use crate::rules::{self, de};
+pub use crate::rules::{FieldError, ValueError};
 use serde::{Deserialize, Serialize};
 
 /// How fast bodies are kept from tunneling.
@@ -91,7 +92,7 @@ macro_rules! settings {
             /// Sets one field from its RON text, e.g. `("slop", "0.01")` or
             /// `("broad_phase", "BruteForce")`, and validates the result. On error nothing
             /// changes.
-            pub fn set_field(&mut self, name: &str, value: &str) -> Result<(), String> {
+            pub fn set_field(&mut self, name: &str, value: &str) -> Result<(), SettingsError> {
                 let mut next = self.clone();
                 match name {
                     $(stringify!($name) => {
@@ -99,13 +100,14 @@ macro_rules! settings {
                         let ron = ron::Options::default()
                             .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
                         next.$name = ron.from_str(value)
-                            .map_err(|e| format!("{name}: cannot read {value:?}: {}", e.code))?;
+                            .map_err(|e| SettingsError::Unreadable {
+                                name: name.to_string(),
+                                value: value.to_string(),
+                                error: e.code,
+                            })?;
                     })*
                     _ => {
-                        return Err(format!(
-                            "unknown setting {name:?}; known settings: {}",
-                            Self::FIELD_NAMES.join(", ")
-                        ))
+                        return Err(SettingsError::Unknown { name: name.to_string() })
                     }
                 }
                 next.validate()?;
@@ -209,18 +211,24 @@ impl Settings {
     pub const MAX_ITERATIONS: u32 = 256;
 
     /// Checks every field; the error names the first bad one.
-    pub fn validate(&self) -> Result<(), String> {
-        use rules::field;
+    pub fn validate(&self) -> Result<(), FieldError> {
+        use rules::{ValueError, field};
         field("gravity", self.gravity, rules::gravity_vec3)?;
         field("dt", self.dt, rules::positive)?;
         if !(1e-5..=1.0).contains(&self.dt) {
-            return Err(format!("dt: {} s is out of range: the step must lie between 1e-5 s and 1 s", self.dt));
+            return Err(FieldError { field: "dt", error: ValueError::Step(self.dt) });
         }
         if !(1..=Self::MAX_SUBSTEPS).contains(&self.substeps) {
-            return Err(format!("substeps: {} must lie between 1 and {}", self.substeps, Self::MAX_SUBSTEPS));
+            return Err(FieldError {
+                field: "substeps",
+                error: ValueError::Count { value: self.substeps, max: Self::MAX_SUBSTEPS },
+            });
         }
         if !(1..=Self::MAX_ITERATIONS).contains(&self.iterations) {
-            return Err(format!("iterations: {} must lie between 1 and {}", self.iterations, Self::MAX_ITERATIONS));
+            return Err(FieldError {
+                field: "iterations",
+                error: ValueError::Count { value: self.iterations, max: Self::MAX_ITERATIONS },
+            });
         }
         // Upper bounds far beyond any useful value, so that no product of them overflows.
         let ranges: [(&str, Real, Real, Real, &str); 13] = [
@@ -239,7 +247,7 @@ impl Settings {
             ("baumgarte", self.baumgarte, 0.0, 1.0, ""),
         ];
         for (name, v, lo, hi, unit) in ranges {
-            rules::within(v, lo, hi, unit).map_err(|e| format!("{name}: {e}"))?;
+            rules::within(v, lo, hi, unit).map_err(|error| FieldError { field: name, error })?;
         }
         if let Some(e) = self.restitution {
             field("restitution", e, rules::unit_interval)?;
@@ -249,6 +257,30 @@ impl Settings {
         }
         Ok(())
     }
+}
+
+/// Why a setting could not be set from its name and RON text.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SettingsError {
+    /// No setting has this name.
+    #[error("unknown setting {name:?}; known settings: {}", Settings::FIELD_NAMES.join(", "))]
+    Unknown {
+        /// The name given.
+        name: String,
+    },
+    /// The text is not a value of the setting's type.
+    #[error("{name}: cannot read {value:?}: {error}")]
+    Unreadable {
+        /// The setting.
+        name: String,
+        /// The text given.
+        value: String,
+        /// What the RON parser said.
+        error: ron::Error,
+    },
+    /// The value breaks the setting's rule.
+    #[error(transparent)]
+    Invalid(#[from] FieldError),
 }
 
 #[cfg(test)]
@@ -262,10 +294,10 @@ mod tests {
         assert_eq!(s.slop, 0.01);
         s.set_field("gravity", "(0, -1.62, 0)").unwrap();
         assert_eq!(s.gravity, Vec3::new(0.0, -1.62, 0.0));
-        assert!(s.set_field("dt", "-1").unwrap_err().contains("dt"));
-        assert!(s.set_field("substeps", "0").unwrap_err().contains("substeps"));
-        assert!(s.set_field("nope", "1").unwrap_err().contains("unknown setting"));
-        assert!(s.set_field("broad_phase", "Quadtree").unwrap_err().contains("broad_phase"));
+        assert!(s.set_field("dt", "-1").unwrap_err().to_string().contains("dt"));
+        assert!(s.set_field("substeps", "0").unwrap_err().to_string().contains("substeps"));
+        assert!(s.set_field("nope", "1").unwrap_err().to_string().contains("unknown setting"));
+        assert!(s.set_field("broad_phase", "Quadtree").unwrap_err().to_string().contains("broad_phase"));
         assert_eq!(s.dt, 1.0 / 60.0, "a failed set changes nothing");
         let mut t = s.clone();
         t.set_field("substeps", "8").unwrap();
@@ -280,8 +312,8 @@ mod tests {
         s.set_field("restitution", "0.3").unwrap();
         s.set_field("friction", "Some(0)").unwrap();
         assert_eq!((s.restitution, s.friction), (Some(0.3), Some(0.0)));
-        assert!(s.set_field("restitution", "1.5").unwrap_err().contains("restitution"));
-        assert!(s.set_field("friction", "-1").unwrap_err().contains("friction"));
+        assert!(s.set_field("restitution", "1.5").unwrap_err().to_string().contains("restitution"));
+        assert!(s.set_field("friction", "-1").unwrap_err().to_string().contains("friction"));
         assert_eq!(Settings::numeric("restitution"), Some(false), "a sweep can vary it");
         s.set_field("restitution", "None").unwrap();
         assert_eq!(s.restitution, None);

@@ -16,7 +16,7 @@ fn main() -> Result<(), String> {
     use collidoscope::app::{App, Command, Cue, OpenPanels, Persisted, Script, run_script};
     use collidoscope::ccd::CcdMode;
     use collidoscope::math::Vec3;
-    use collidoscope::session::record::RecordCommand;
+    use collidoscope::session::timeline::RecordCommand;
     use std::path::PathBuf;
 
     let args: Vec<String> = std::env::args().skip(1).collect();

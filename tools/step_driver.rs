@@ -27,7 +27,7 @@ fn main() -> Result<(), String> {
     if let Some(path) = option("--from") {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
         let snap: Snapshot = ron::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
-        world.restore(&snap)?;
+        world.restore(&snap).map_err(|e| e.to_string())?;
     }
     if let Some(path) = option("--save") {
         let asleep = |w: &collidoscope::World| w.bodies().iter().all(|b| !b.is_dynamic() || b.is_asleep());

@@ -56,8 +56,9 @@ pub fn run(opts: AppOptions) -> Result<(), String> {
     if opts.screenshot.is_some() || !opts.compare.is_empty() {
         // Fail early, with the file and line, before a window appears.
         let scene_file = crate::scene::Scene::load(&opts.scene).map_err(|e| e.to_string())?;
-        let (_, changes) = crate::session::record::split_engine(&opts.compare).map_err(|e| format!("--compare {e}"))?;
-        crate::session::record::changed_settings(&scene_file.settings, &changes)
+        let (_, changes) =
+            crate::session::timeline::split_engine(&opts.compare).map_err(|e| format!("--compare {e}"))?;
+        crate::session::timeline::changed_settings(&scene_file.settings, &changes)
             .map_err(|e| format!("--compare {e}"))?;
     }
     let shot = opts.screenshot.clone().map(|path| Screenshot::new(path, opts.frames));
@@ -163,7 +164,7 @@ pub fn build_app(
         app.announce(e);
     }
     if let Some(e) = failed {
-        app.show_error(e);
+        app.show_error(e.to_string());
     }
     if !opts.compare.is_empty() {
         app.simulation_mut().start_compare(&opts.compare).map_err(|e| format!("--compare {e}"))?;

@@ -150,7 +150,7 @@ impl App {
     }
 
     /// Loads `path` into a new app; the error names the file and line.
-    pub fn open(path: &Path, viewport: Viewport) -> Result<Self, String> {
+    pub fn open(path: &Path, viewport: Viewport) -> Result<Self, crate::scene::SceneError> {
         let sim = Simulation::load(path)?;
         Ok(App::new(sim, viewport, default_scene_dir(path)))
     }
@@ -708,7 +708,7 @@ impl App {
         if ctx.text_edit_focused() {
             return;
         }
-        use crate::session::record::RecordCommand;
+        use crate::session::timeline::RecordCommand;
         if ctx.input_mut(|i| i.consume_key(Modifiers::COMMAND, Key::R)) {
             self.apply(Command::Record(RecordCommand::ToggleRecording));
         }
@@ -776,7 +776,7 @@ impl App {
     /// scene opened, and plays only if autoplay is on.
     pub fn reset(&mut self) {
         if let Err(e) = self.sim.reset() {
-            self.scenes.error = Some(e);
+            self.scenes.error = Some(e.to_string());
         }
         if let Some(c) = &self.home_camera {
             *self.viewport.camera_mut() = c.clone();
@@ -828,7 +828,7 @@ impl App {
                 self.sweep.stop();
             }
             Err(e) => {
-                self.scenes.error = Some(e);
+                self.scenes.error = Some(e.to_string());
                 self.open.show(PanelId::Scenes);
             }
         }
@@ -880,7 +880,7 @@ impl App {
             Command::SetMaterial(i, material) => {
                 let action = crate::record::Action::Material { body: i as u32, material };
                 if let Err(e) = self.sim.user_action(action) {
-                    self.sim.record.status = Some(Err(e));
+                    self.sim.record.status = Some(Err(e.to_string()));
                 }
             }
         }

@@ -1,5 +1,6 @@
 use super::{BroadPhase, BroadPhaseDrawOptions, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, create};
 use crate::debug_draw::DebugDraw;
+use crate::geometry::InvariantError;
 use crate::geometry::{Aabb, Ray};
 use crate::math::Real;
 
@@ -83,7 +84,7 @@ impl BroadPhase for Auto {
         self.inner.query_ray(aabbs, ray, max_t, out)
     }
 
-    fn validate(&self, aabbs: &[Aabb]) -> Result<(), String> {
+    fn validate(&self, aabbs: &[Aabb]) -> Result<(), InvariantError> {
         self.inner.validate(aabbs)
     }
 

@@ -20,6 +20,7 @@ use super::{
     pairs_with_outsiders,
 };
 use crate::debug_draw::{DebugDraw, DrawCategory};
+use crate::geometry::InvariantError;
 use crate::geometry::{Aabb, Ray};
 use crate::math::{Real, Vec3};
 use candidates::Candidates;
@@ -384,13 +385,13 @@ impl BroadPhase for Grid {
         self.query_ray_impl(aabbs, ray, max_t, out);
     }
 
-    fn validate(&self, aabbs: &[Aabb]) -> Result<(), String> {
+    fn validate(&self, aabbs: &[Aabb]) -> Result<(), InvariantError> {
         if self.cell_rows.len() != aabbs.len() {
-            return Err(format!("{} bodies but {} cell ranges", aabbs.len(), self.cell_rows.len()));
+            return Err(InvariantError(format!("{} bodies but {} cell ranges", aabbs.len(), self.cell_rows.len())));
         }
         self.table.validate()?;
         if self.candidates.keys != self.candidates_from_cells() {
-            return Err("the candidate list disagrees with the cells".into());
+            return Err(InvariantError("the candidate list disagrees with the cells".into()));
         }
         let mut listed = vec![0u32; aabbs.len()];
         for (key, e) in self.table.slots() {
@@ -398,14 +399,14 @@ impl BroadPhase for Grid {
             for &x in e {
                 let body = (x & BODY_MASK) as usize;
                 let Some(r) = self.cell_rows.get(body).map(CellRange::of_rows) else {
-                    return Err(format!("cell {cell:?} lists body {body}, which does not exist"));
+                    return Err(InvariantError(format!("cell {cell:?} lists body {body}, which does not exist")));
                 };
                 if (0..3).any(|a| cell[a] < r.lo[a] || cell[a] > r.hi[a]) {
-                    return Err(format!("body {body} is listed in cell {cell:?} outside its range"));
+                    return Err(InvariantError(format!("body {body} is listed in cell {cell:?} outside its range")));
                 }
                 let first = (0..3).fold(0, |f, a| f | ((cell[a] == r.lo[a]) as u32) << a);
                 if x >> FIRST_SHIFT != first {
-                    return Err(format!("body {body} in cell {cell:?}: wrong first-cell flags"));
+                    return Err(InvariantError(format!("body {body} in cell {cell:?}: wrong first-cell flags")));
                 }
                 listed[body] += 1;
             }
@@ -413,10 +414,16 @@ impl BroadPhase for Grid {
         for (i, (rows, b)) in self.cell_rows.iter().zip(aabbs).enumerate() {
             let (r, expect) = (CellRange::of_rows(rows), self.table_range(i, b));
             if r != expect || listed[i] != r.cells {
-                return Err(format!("body {i}: listed in {} cells, its box covers {}", listed[i], expect.cells));
+                return Err(InvariantError(format!(
+                    "body {i}: listed in {} cells, its box covers {}",
+                    listed[i], expect.cells
+                )));
             }
             if (r.cells == 0) != self.oversized.binary_search(&(i as u32)).is_ok() {
-                return Err(format!("body {i}: the oversized list disagrees with its {} cells", r.cells));
+                return Err(InvariantError(format!(
+                    "body {i}: the oversized list disagrees with its {} cells",
+                    r.cells
+                )));
             }
         }
         Ok(())

@@ -23,6 +23,7 @@ pub use octree::{Octree, OctreeParams};
 pub use sap::SweepAndPrune;
 
 use crate::debug_draw::DebugDraw;
+use crate::geometry::InvariantError;
 use crate::geometry::{Aabb, Ray};
 use crate::math::Real;
 use serde::{Deserialize, Serialize};
@@ -176,7 +177,7 @@ pub trait BroadPhase: Send {
 
     /// Checks the structure's invariants against the boxes of the last update. Run after every
     /// update in debug builds.
-    fn validate(&self, _aabbs: &[Aabb]) -> Result<(), String> {
+    fn validate(&self, _aabbs: &[Aabb]) -> Result<(), InvariantError> {
         Ok(())
     }
 

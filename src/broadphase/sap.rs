@@ -10,6 +10,7 @@ use super::{
     scan_aabb, scan_ray,
 };
 use crate::debug_draw::{DebugDraw, DrawCategory};
+use crate::geometry::InvariantError;
 use crate::geometry::{Aabb, Ray};
 use crate::math::{Real, Vec3};
 use crate::simd::boxes::SoaBoxes;
@@ -188,22 +189,22 @@ impl BroadPhase for SweepAndPrune {
         );
     }
 
-    fn validate(&self, aabbs: &[Aabb]) -> Result<(), String> {
+    fn validate(&self, aabbs: &[Aabb]) -> Result<(), InvariantError> {
         let n = aabbs.len();
         if self.order.len() != n || self.keys.len() != n || self.sorted.len() != n {
-            return Err(format!("{} bodies but {} in the sweep order", n, self.order.len()));
+            return Err(InvariantError(format!("{} bodies but {} in the sweep order", n, self.order.len())));
         }
         let mut seen = vec![false; n];
         for (k, (&i, &key)) in self.order.iter().zip(&self.keys).enumerate() {
             let i = i as usize;
             if i >= n || std::mem::replace(&mut seen[i], true) {
-                return Err(format!("position {k}: body {i} is out of range or listed twice"));
+                return Err(InvariantError(format!("position {k}: body {i} is out of range or listed twice")));
             }
             if key.to_bits() != aabbs[i].min[self.axis].to_bits() {
-                return Err(format!("position {k}: key {key} is not body {i}'s minimum"));
+                return Err(InvariantError(format!("position {k}: key {key} is not body {i}'s minimum")));
             }
             if k > 0 && self.keys[k - 1].total_cmp(&key) == Ordering::Greater {
-                return Err(format!("positions {} and {k} are out of order", k - 1));
+                return Err(InvariantError(format!("positions {} and {k} are out of order", k - 1)));
             }
         }
         Ok(())

@@ -1,10 +1,25 @@
 //! `run --engine` and `compare`: a scene stepped by Collidoscope or by rapier3d, and both
 //! engines' figures side by side.
 
-use super::super::CompareArgs;
+use super::{CliError, Overrides, parse_steps, parse_threads};
 use collidoscope::{StepProfile, World};
+use std::path::PathBuf;
 #[cfg(feature = "rapier")]
-use {super::super::median_max, collidoscope::Scene, collidoscope::math::Real};
+use {super::run::median_max, collidoscope::Scene, collidoscope::math::Real};
+
+#[derive(clap::Args)]
+pub struct CompareArgs {
+    pub scene: PathBuf,
+    /// Steps to simulate in each engine (at most 1,000,000).
+    #[arg(long, default_value_t = 600, allow_negative_numbers = true, value_parser = parse_steps)]
+    pub steps: u64,
+    #[command(flatten)]
+    pub overrides: Overrides,
+    /// Threads Collidoscope steps on (default: one, as rapier3d here). The results are the same for
+    /// any count.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_threads)]
+    pub threads: Option<u32>,
+}
 
 /// One engine stepping a scene.
 pub enum Stepper {
@@ -15,14 +30,14 @@ pub enum Stepper {
 
 impl Stepper {
     /// `engine` is a `--engine` name; `world` is the scene built with its settings.
-    pub fn new(engine: &str, world: World) -> Result<Stepper, String> {
+    pub fn new(engine: &str, world: World) -> Result<Stepper, CliError> {
         match engine {
             "collidoscope" => Ok(Stepper::Collidoscope(Box::new(world))),
             #[cfg(feature = "rapier")]
             "rapier" => Ok(Stepper::Rapier(Box::new(collidoscope::peer::RapierWorld::from_world(&world)))),
             #[cfg(not(feature = "rapier"))]
             "rapier" => Err("this build has no rapier3d (built without the `rapier` feature)".into()),
-            other => Err(format!("unknown engine {other:?}; choose collidoscope or rapier")),
+            other => Err(format!("unknown engine {other:?}; choose collidoscope or rapier").into()),
         }
     }
 
@@ -78,7 +93,7 @@ fn quantile(v: &[f64], q: f64) -> f64 {
 }
 
 #[cfg(not(feature = "rapier"))]
-pub fn compare(_args: &CompareArgs) -> Result<(), String> {
+pub fn compare(_args: &CompareArgs) -> Result<(), CliError> {
     Err("this build has no rapier3d (built without the `rapier` feature)".into())
 }
 
@@ -106,11 +121,11 @@ fn simulate(mut engine: Stepper, steps: u64) -> Outcome {
 }
 
 #[cfg(feature = "rapier")]
-pub fn compare(args: &CompareArgs) -> Result<(), String> {
-    let scene = Scene::load(&args.scene).map_err(|e| e.to_string())?;
+pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
+    let scene = Scene::load(&args.scene)?;
     let mut settings = scene.settings.clone();
     args.overrides.apply(&mut settings)?;
-    let mut world = scene.build().map_err(|e| e.to_string())?;
+    let mut world = scene.build()?;
     world.set_settings(settings);
     // One thread unless asked: rapier3d runs on one here, so the times compare like for like.
     world.set_threads(args.threads.map_or(1, |n| n as usize));

@@ -2,6 +2,7 @@
 //! splits along the longest axis of the centroids, queried by box and by ray.
 
 use super::{Aabb, Ray};
+use crate::geometry::InvariantError;
 use crate::math::{Real, Vec3};
 
 /// Most triangles in a leaf.
@@ -170,7 +171,7 @@ impl MeshBvh {
 
     /// Checks the tree: every child box inside its parent, every leaf item's box inside its
     /// leaf, every item in exactly one leaf.
-    pub fn validate(&self, boxes: &[Aabb]) -> Result<(), String> {
+    pub fn validate(&self, boxes: &[Aabb]) -> Result<(), InvariantError> {
         let mut seen = vec![false; boxes.len()];
         let mut stack = if self.nodes.is_empty() { vec![] } else { vec![0usize] };
         while let Some(n) = stack.pop() {
@@ -178,23 +179,23 @@ impl MeshBvh {
             if node.count > 0 {
                 for &i in &self.items[node.first as usize..(node.first + node.count) as usize] {
                     if !node.aabb.contains(&boxes[i as usize]) {
-                        return Err(format!("item {i} sticks out of leaf {n}"));
+                        return Err(InvariantError(format!("item {i} sticks out of leaf {n}")));
                     }
                     if std::mem::replace(&mut seen[i as usize], true) {
-                        return Err(format!("item {i} is in two leaves"));
+                        return Err(InvariantError(format!("item {i} is in two leaves")));
                     }
                 }
             } else {
                 for c in [node.first as usize, node.first as usize + 1] {
                     if !node.aabb.contains(&self.nodes[c].aabb) {
-                        return Err(format!("child {c} sticks out of node {n}"));
+                        return Err(InvariantError(format!("child {c} sticks out of node {n}")));
                     }
                     stack.push(c);
                 }
             }
         }
         match seen.iter().position(|s| !s) {
-            Some(i) => Err(format!("item {i} is in no leaf")),
+            Some(i) => Err(InvariantError(format!("item {i} is in no leaf"))),
             None => Ok(()),
         }
     }

@@ -27,3 +27,9 @@ pub use raycast::{ray_aabb, ray_capsule, ray_cast, ray_cuboid, ray_hull, ray_sph
 pub use shape::{Capsule, Cuboid, Shape, ShapeKind, Sphere};
 pub use slab::{SlabAxis, SlabTrace, direction_from_degrees, slab_axis};
 pub use trimesh::{MeshError, NO_NEIGHBOUR, TriangleMesh, degenerate_area, ray_triangle};
+
+/// A broken invariant of an acceleration structure (a tree, a grid, a sorted list) as its
+/// `validate` finds it: what does not hold, in words. Tests and debug builds run the checks.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InvariantError(pub String);

@@ -6,11 +6,12 @@
 //! `epa/` (penetration depth), `clip/` (manifolds by clipping support features); `dispatch`
 //! picks the test for a pair of shapes and a method, `manifold` holds the answer, `explain`
 //! records how it was reached for the app's teaching views; `mesh/` answers convex shapes
-//! against triangle meshes and height fields. [`bench_kernels`] holds kernels
-//! the step does not call, kept for the benches.
+//! against triangle meshes and height fields. [`batch`] holds batch pair tests over arrays
+//! of pairs (structure-of-arrays layout) that the step does not call; the benches and tests
+//! run them.
 
 mod analytic;
-pub mod bench_kernels;
+pub mod batch;
 mod clip;
 pub mod compound;
 mod dispatch;
@@ -34,6 +35,8 @@ pub use dispatch::{
     distance_analytic, intersect, intersect_analytic,
 };
 pub use explain::{PairTrace, explain, explain_with_edges};
+pub use gjk::boolean::intersect_gjk_warm;
+pub use gjk::closest::{MinkowskiPair, gjk};
 pub use gjk::distance::{DistanceResult, GjkEpaTrace, distance, distance_traced, intersect_gjk};
 pub(crate) use gjk::near_part::near_part_within;
 pub use gjk::ray::ray_cast_gjk;

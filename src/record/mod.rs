@@ -8,8 +8,9 @@ pub use events::{Event, EventDetector, EventKind};
 pub use trace::{BodyTrace, TRACE_SERIES};
 
 use crate::math::{Quat, Vec3};
-use crate::scene::{AtomicFile, BodyDesc, HullCache, Scene, SceneError};
-use crate::world::{Settings, Snapshot, World};
+use crate::scene::{AtomicFile, BodyDesc, HullCache, Scene, SceneError, ShapeError};
+use crate::settings::FieldError;
+use crate::world::{Settings, Snapshot, SnapshotError, World};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -51,45 +52,114 @@ pub enum Action {
     },
 }
 
-impl World {
-    /// Applies a user action. Bodies it touches wake. On error nothing changes.
-    pub fn apply(&mut self, action: &Action) -> Result<(), String> {
-        let check = |body: u32, n: usize| {
-            if (body as usize) < n { Ok(body as usize) } else { Err(format!("no body {body}: the world has {n}")) }
+/// Why an action could not be applied to a world.
+#[derive(Debug, thiserror::Error)]
+pub enum ActionError {
+    /// The action names a body the world does not have.
+    #[error("no body {body}: the world has {bodies}")]
+    NoBody {
+        /// The body named.
+        body: u32,
+        /// The world's bodies.
+        bodies: usize,
+    },
+    /// A velocity with a NaN or infinite component.
+    #[error("velocity is not finite")]
+    Velocity,
+    /// A position or rotation that is not finite, or a zero rotation.
+    #[error("pose is not finite")]
+    Pose,
+    /// A setting or material value out of its range.
+    #[error(transparent)]
+    Field(#[from] FieldError),
+    /// A body whose shape builds nothing.
+    #[error(transparent)]
+    Shape(Box<ShapeError>),
+}
+
+impl From<ShapeError> for ActionError {
+    fn from(error: ShapeError) -> Self {
+        ActionError::Shape(Box::new(error))
+    }
+}
+
+/// Why a recording could not be replayed to a step, or continued.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// The recording's scene builds no world.
+    #[error(transparent)]
+    Scene(#[from] SceneError),
+    /// A keyframe cannot be restored.
+    #[error(transparent)]
+    Keyframe(#[from] SnapshotError),
+    /// A recorded action could not be applied.
+    #[error(transparent)]
+    Action(#[from] ActionError),
+    /// A recorded action could not be applied at this step.
+    #[error("step {step}: recorded action failed: {error}")]
+    ActionAt {
+        /// The step the action belongs to.
+        step: u64,
+        /// Why it failed.
+        error: ActionError,
+    },
+    /// The world to go on from is not where the recording ends.
+    #[error("the world is not the recording's state after step {0}")]
+    NotAtEnd(u64),
+    /// A replay of the recording hashes differently from it after `step`.
+    #[error("the recording does not replay: step {step} hashed {got:016x}, recorded {expected:016x}")]
+    DoesNotReplay {
+        /// The step after which the hashes differ.
+        step: u64,
+        /// The replay's hash.
+        got: u64,
+        /// The recorded hash.
+        expected: u64,
+    },
+    /// A replay's state after this step hashes differently from the recording's.
+    #[error("the replay left the recording at step {0}: its hash differs")]
+    Diverged(u64),
+}
+
+impl Action {
+    /// Applies the action to `world`. Bodies it touches wake. On error nothing changes.
+    pub fn apply(&self, world: &mut World) -> Result<(), ActionError> {
+        let check = |body: u32, bodies: usize| {
+            if (body as usize) < bodies { Ok(body as usize) } else { Err(ActionError::NoBody { body, bodies }) }
         };
-        match action {
+        match self {
             Action::Settings(s) => {
                 s.validate()?;
-                self.set_settings(s.clone());
+                world.set_settings(s.clone());
             }
             Action::Velocity { body, linvel, angvel } => {
-                let i = check(*body, self.bodies().len())?;
+                let i = check(*body, world.bodies().len())?;
                 if !linvel.is_finite() || !angvel.is_finite() {
-                    return Err("velocity is not finite".into());
+                    return Err(ActionError::Velocity);
                 }
-                let b = self.body_mut(i);
+                let b = world.body_mut(i);
                 b.linvel = *linvel;
                 b.angvel = *angvel;
             }
             Action::Pose { body, translation, rotation } => {
-                let i = check(*body, self.bodies().len())?;
+                let i = check(*body, world.bodies().len())?;
                 if !translation.is_finite() || !rotation.is_finite() || rotation.length_squared() < 1e-12 {
-                    return Err("pose is not finite".into());
+                    return Err(ActionError::Pose);
                 }
-                let b = self.body_mut(i);
+                let b = world.body_mut(i);
                 b.pose.translation = *translation;
                 b.pose.rotation = rotation.normalize();
             }
             Action::AddBody(desc) => {
                 let body = desc.to_body(&mut HullCache::new())?;
-                self.add_body(body);
+                world.add_body(body);
             }
             Action::Material { body, material: m } => {
-                let i = check(*body, self.bodies().len())?;
+                let i = check(*body, world.bodies().len())?;
                 crate::rules::field("restitution", m.restitution, crate::rules::unit_interval)?;
                 crate::rules::field("friction", m.friction, crate::rules::friction)?;
                 crate::rules::field("density", m.density, crate::rules::density)?;
-                let b = self.body_mut(i);
+                let b = world.body_mut(i);
                 b.material = *m;
                 b.update_mass();
             }
@@ -188,8 +258,8 @@ impl Recorder {
     }
 
     /// Applies `action` to `world` and records it.
-    pub fn apply(&mut self, world: &mut World, action: Action) -> Result<(), String> {
-        world.apply(&action)?;
+    pub fn apply(&mut self, world: &mut World, action: Action) -> Result<(), ActionError> {
+        action.apply(world)?;
         self.rec.actions.push(TimedAction { step: world.step_count(), action });
         Ok(())
     }
@@ -204,13 +274,13 @@ impl Recorder {
     }
 
     /// Goes on recording after `rec`, whose last step `world` must be in (a fork of a prefix).
-    pub fn resume(rec: Recording, world: &World) -> Result<Self, String> {
+    pub fn resume(rec: Recording, world: &World) -> Result<Self, ReplayError> {
         let expected = match rec.hashes.last() {
             Some(&h) => h,
             None => rec.world_at(0)?.hash(),
         };
         if world.step_count() != rec.steps() || world.hash() != expected {
-            return Err(format!("the world is not the recording's state after step {}", rec.steps()));
+            return Err(ReplayError::NotAtEnd(rec.steps()));
         }
         Ok(Recorder { rec })
     }
@@ -272,7 +342,7 @@ impl Recording {
             let step = k as u64;
             check_keyframe(&world, step)?;
             while let Some(a) = actions.next_if(|a| a.step == step) {
-                world.apply(&a.action).map_err(|message| Divergence::Action { step, message })?;
+                a.action.apply(&mut world).map_err(|e| Divergence::Action { step, message: e.to_string() })?;
             }
             world.step();
             let got = world.hash();
@@ -300,15 +370,15 @@ impl Recording {
 
     /// The world as it was after `step` steps: restores the nearest keyframe at or before it and
     /// re-simulates with the recorded actions.
-    pub fn world_at(&self, step: u64) -> Result<World, String> {
-        let mut world = self.scene.build().map_err(|e| e.to_string())?;
+    pub fn world_at(&self, step: u64) -> Result<World, ReplayError> {
+        let mut world = self.scene.build()?;
         if let Some(kf) = self.keyframes.iter().rev().find(|kf| kf.step <= step) {
             world.restore(kf)?;
         }
         let from = world.step_count();
         for s in from..step.min(self.steps()) {
             for a in self.actions.iter().filter(|a| a.step == s) {
-                world.apply(&a.action)?;
+                a.action.apply(&mut world)?;
             }
             world.step();
         }
@@ -330,8 +400,11 @@ impl Recording {
             col: e.span.start.col,
             message: e.code.to_string(),
         })?;
-        let invalid =
-            |field: &str, message: String| SceneError::Invalid { path: path.clone(), field: field.into(), message };
+        let invalid = |field: &str, message: String| SceneError::Invalid {
+            path: path.clone(),
+            field: field.into(),
+            message: message.into(),
+        };
         if rec.version != RECORDING_VERSION {
             return Err(invalid(
                 "version",

@@ -200,15 +200,15 @@ pub(super) fn expand(g: &Generator, out: &mut Vec<BodyDesc>) {
 
 #[cfg(test)]
 mod tests {
-    use crate::scene::Scene;
+    use crate::scene::{Scene, SceneError};
 
-    fn rain(count: u32, max: &str, separated: bool) -> Result<Scene, String> {
+    fn rain(count: u32, max: &str, separated: bool) -> Result<Scene, SceneError> {
         let text = format!(
             "(version: 1, name: \"r\", description: \"\", generators: [Rain(count: {count}, seed: 3, min: (0, 0, 0), max: {max},
               shapes: [Sphere(radius: 0.3), Cuboid(half_extents: (0.5, 0.2, 0.3)), Capsule(half_height: 0.3, radius: 0.2)],
               separated: {separated})])"
         );
-        Scene::parse(&text, "rain.ron").map_err(|e| e.to_string())
+        Scene::parse(&text, "rain.ron")
     }
 
     /// A separated rain starts with no two bounding spheres overlapping (the same box without it
@@ -229,7 +229,7 @@ mod tests {
         };
         assert_eq!(overlaps(&rain(300, "(8, 8, 8)", true).unwrap()), 0);
         assert!(overlaps(&rain(300, "(8, 8, 8)", false).unwrap()) > 10);
-        let e = rain(300, "(2, 2, 2)", true).unwrap_err();
+        let e = rain(300, "(2, 2, 2)", true).unwrap_err().to_string();
         assert!(e.contains("generators[0].separated") && e.contains("enlarge the box"), "{e}");
     }
 }

@@ -6,10 +6,11 @@ pub mod import;
 mod schema;
 
 pub use crate::rng::SplitMix64;
-pub use error::{SceneError, one_line};
+pub use error::{Problem, SceneError, ShapeError, one_line};
 pub use generate::MAX_BODIES;
 pub use schema::{
-    BodyDesc, CameraDesc, ChildDesc, Decomposition, Generator, Lesson, Rotation, SCENE_VERSION, Scene, ShapeDesc,
+    BodyDesc, CameraDesc, ChildDesc, Decomposition, Generator, Lesson, Rotation, RotationError, SCENE_VERSION, Scene,
+    ShapeDesc,
 };
 
 use crate::dynamics::{Body, BodyKind};
@@ -48,16 +49,23 @@ impl Scene {
 
     /// The checks parsing cannot make. Errors name the field path.
     pub fn validate(&self, path: &Path) -> Result<(), SceneError> {
-        let invalid = |field: String, message: String| SceneError::Invalid { path: path.into(), field, message };
+        let invalid =
+            |field: String, message: String| SceneError::Invalid { path: path.into(), field, message: message.into() };
         if self.version != SCENE_VERSION {
             return Err(invalid(
                 "version".into(),
                 format!("unsupported scene version {} (this build reads version {SCENE_VERSION})", self.version),
             ));
         }
-        self.settings.validate().map_err(|m| invalid("settings".into(), m))?;
+        let bad_shape =
+            |field: String, error: ShapeError| SceneError::Invalid { path: path.into(), field, message: error.into() };
+        self.settings.validate().map_err(|e| SceneError::Invalid {
+            path: path.into(),
+            field: "settings".into(),
+            message: e.into(),
+        })?;
         for (i, b) in self.bodies.iter().enumerate() {
-            shape_check(&b.shape).map_err(|m| invalid(format!("bodies[{i}].shape"), m))?;
+            shape_check(&b.shape).map_err(|e| bad_shape(format!("bodies[{i}].shape"), e))?;
             if b.kind == BodyKind::Dynamic && is_mesh(&b.shape) {
                 let name = b.name.as_deref().map(|n| format!(" ({n})")).unwrap_or_default();
                 return Err(invalid(
@@ -67,7 +75,7 @@ impl Scene {
                     ),
                 ));
             }
-            b.rotation.validate().map_err(|m| invalid(format!("bodies[{i}]"), m))?;
+            b.rotation.validate().map_err(|e| bad_shape(format!("bodies[{i}]"), e.into()))?;
         }
         // The count first: it is exact for any counts, and the most basic of the checks.
         let total = self.bodies.len() as u128 + self.generators.iter().map(generate::count).sum::<u128>();
@@ -82,12 +90,12 @@ impl Scene {
             match g {
                 Generator::Grid { shape, .. } => shape_check(shape)
                     .and_then(|_| convex_only(shape))
-                    .map_err(|m| invalid(format!("generators[{i}].shape"), m))?,
+                    .map_err(|e| bad_shape(format!("generators[{i}].shape"), e))?,
                 Generator::Rain { shapes, .. } => {
                     for (k, s) in shapes.iter().enumerate() {
                         shape_check(s)
                             .and_then(|_| convex_only(s))
-                            .map_err(|m| invalid(format!("generators[{i}].shapes[{k}]"), m))?;
+                            .map_err(|e| bad_shape(format!("generators[{i}].shapes[{k}]"), e))?;
                     }
                 }
                 Generator::Pyramid { .. } => {}
@@ -478,7 +486,7 @@ impl BodyDesc {
     }
 
     /// Makes the body this description gives; `hulls` shares hulls between bodies.
-    pub(crate) fn to_body(&self, hulls: &mut HullCache) -> Result<Body, String> {
+    pub(crate) fn to_body(&self, hulls: &mut HullCache) -> Result<Body, ShapeError> {
         let shape = make_shape(&self.shape, hulls)?;
         let rotation = self.rotation.to_quat();
         // A hull or compound is re-centred on its centre of mass; the body moves with it.
@@ -501,21 +509,17 @@ fn is_mesh(s: &ShapeDesc) -> bool {
 }
 
 /// Generators make dynamic bodies, which cannot be meshes.
-fn convex_only(s: &ShapeDesc) -> Result<(), String> {
-    if is_mesh(s) {
-        Err("generators make dynamic bodies: a triangle mesh or height field cannot be one".into())
-    } else {
-        Ok(())
-    }
+fn convex_only(s: &ShapeDesc) -> Result<(), ShapeError> {
+    if is_mesh(s) { Err(ShapeError::MeshInGenerator) } else { Ok(()) }
 }
 
-pub(crate) fn shape_check(s: &ShapeDesc) -> Result<(), String> {
+pub(crate) fn shape_check(s: &ShapeDesc) -> Result<(), ShapeError> {
     import::unresolved(s)?;
     if let ShapeDesc::ConvexHull { points, .. } = s {
         if let Some((i, e)) =
             points.iter().enumerate().find_map(|(i, p)| rules::coordinate_vec3(*p).err().map(|e| (i, e)))
         {
-            return Err(format!("points[{i}]: {e}"));
+            return Err(ShapeError::at(format!("points[{i}]"), e));
         }
         if points.len() >= 4 {
             let bounds = crate::geometry::Aabb::from_points(points.iter().copied());
@@ -523,39 +527,37 @@ pub(crate) fn shape_check(s: &ShapeDesc) -> Result<(), String> {
             // A cloud of one repeated point is reported as such by the hull below.
             if size > 0.0 {
                 let (lo, hi) = rules::limits::SIZE;
-                rules::within(size, 2.0 * lo, 2.0 * hi, " m").map_err(|e| format!("the points span {e}"))?;
+                rules::within(size, 2.0 * lo, 2.0 * hi, " m").map_err(ShapeError::Span)?;
             }
         }
-        shared::hull(points).map_err(|e| e.to_string())?;
+        shared::hull(points)?;
     }
     match s {
         ShapeDesc::TriangleMesh { vertices, indices, .. } => {
             if let Some((i, e)) =
                 vertices.iter().enumerate().find_map(|(i, p)| rules::coordinate_vec3(*p).err().map(|e| (i, e)))
             {
-                return Err(format!("vertices[{i}]: {e}"));
+                return Err(ShapeError::at(format!("vertices[{i}]"), e));
             }
-            shared::mesh(vertices, indices).map_err(|e| e.to_string())?;
+            shared::mesh(vertices, indices)?;
         }
         ShapeDesc::HeightField { cell, heights } => {
             height_field(*cell, heights)?;
         }
         ShapeDesc::Compound { children, decomposition, .. } => {
             if decomposition.is_some() {
-                return Err("object, scale and decomposition select from a mesh file: give a file too".into());
+                return Err(ShapeError::DecompositionWithoutFile);
             }
             for (i, c) in children.iter().enumerate() {
-                let at = |e: String| format!("children[{i}].{e}");
+                let at = |field: &str, e: ShapeError| ShapeError::at(format!("children[{i}].{field}"), e);
                 match &c.shape {
                     ShapeDesc::Compound { .. } | ShapeDesc::TriangleMesh { .. } | ShapeDesc::HeightField { .. } => {
-                        return Err(at(
-                            "shape: a compound's children are spheres, cuboids, capsules and convex hulls".into()
-                        ));
+                        return Err(at("shape", ShapeError::ChildNotConvex));
                     }
-                    child => shape_check(child).map_err(|e| at(format!("shape: {e}")))?,
+                    child => shape_check(child).map_err(|e| at("shape", e))?,
                 }
-                rules::coordinate_vec3(c.position).map_err(|e| at(format!("position: {e}")))?;
-                c.rotation.validate().map_err(|e| at(format!("rotation: {e}")))?;
+                rules::coordinate_vec3(c.position).map_err(|e| at("position", e.into()))?;
+                c.rotation.validate().map_err(|e| at("rotation", e.into()))?;
             }
             compound(children, &mut HullCache::new())?;
         }
@@ -565,10 +567,10 @@ pub(crate) fn shape_check(s: &ShapeDesc) -> Result<(), String> {
 }
 
 /// The compound these children make; its errors name the child (`children[i]`).
-fn compound(children: &[ChildDesc], hulls: &mut HullCache) -> Result<Compound, String> {
+fn compound(children: &[ChildDesc], hulls: &mut HullCache) -> Result<Compound, ShapeError> {
     let mut kids = Vec::with_capacity(children.len());
     for (i, c) in children.iter().enumerate() {
-        let shape = make_shape(&c.shape, hulls).map_err(|e| format!("children[{i}].shape: {e}"))?;
+        let shape = make_shape(&c.shape, hulls).map_err(|e| ShapeError::at(format!("children[{i}].shape"), e))?;
         // A hull child is re-centred on its centre of mass: its pose moves with it.
         let shift = match &shape {
             Shape::ConvexHull(h) => -h.shift(),
@@ -577,48 +579,42 @@ fn compound(children: &[ChildDesc], hulls: &mut HullCache) -> Result<Compound, S
         let rotation = c.rotation.to_quat();
         kids.push(CompoundChild { shape, pose: Pose::new(c.position + rotation * shift, rotation) });
     }
-    Compound::new(kids).map_err(|e| match e {
-        crate::geometry::CompoundError::Empty => "children: the compound is empty: give at least one child".into(),
-        other => {
-            let s = other.to_string();
-            match s.strip_prefix("child ").and_then(|r| r.split_once(' ')) {
-                Some((i, rest)) => format!("children[{i}]: {rest}"),
-                None => s,
-            }
-        }
-    })
+    Compound::new(kids).map_err(ShapeError::Compound)
 }
 
 /// A height field from rows of heights; rows of unequal length are an error naming the row.
 /// The cell is a size (1e-4 to 1e4 m) and the field's extent, `cell` times its rows or columns
 /// less one, must keep its corners within the coordinate limit on either side of its centre.
-fn height_field(cell: Real, heights: &[Vec<Real>]) -> Result<HeightField, String> {
+fn height_field(cell: Real, heights: &[Vec<Real>]) -> Result<HeightField, ShapeError> {
     let (lo, hi) = rules::limits::SIZE;
-    rules::within(cell, lo, hi, " m").map_err(|e| format!("cell: {e}"))?;
+    rules::within(cell, lo, hi, " m").map_err(|e| ShapeError::at("cell", e))?;
     let cols = heights.first().map_or(0, Vec::len);
     let span = cell as f64 * (heights.len().max(cols).saturating_sub(1)) as f64;
     let limit = 2.0 * rules::limits::COORDINATE as f64;
     if span > limit {
-        return Err(format!(
-            "the field spans {span:e} m ({} x {cols} heights {cell} m apart), more than the {limit:e} m that keeps its corners within ±{} m",
-            heights.len(),
-            rules::limits::COORDINATE
-        ));
+        return Err(ShapeError::FieldSpan {
+            span,
+            rows: heights.len(),
+            cols,
+            cell,
+            limit,
+            coordinate: rules::limits::COORDINATE,
+        });
     }
     if let Some((r, row)) = heights.iter().enumerate().find(|(_, row)| row.len() != cols) {
-        return Err(format!("heights[{r}] has {} values, heights[0] has {cols}", row.len()));
+        return Err(ShapeError::RaggedRow { row: r, len: row.len(), cols });
     }
     if let Some((r, c, e)) = heights.iter().enumerate().find_map(|(r, row)| {
         row.iter()
             .enumerate()
             .find_map(|(c, &h)| rules::coordinate_vec3(Vec3::new(0.0, h, 0.0)).err().map(|e| (r, c, e)))
     }) {
-        return Err(format!("heights[{r}][{c}]: {e}"));
+        return Err(ShapeError::at(format!("heights[{r}][{c}]"), e));
     }
-    HeightField::new(heights.len(), cols, cell, heights.concat()).map_err(|e| e.to_string())
+    Ok(HeightField::new(heights.len(), cols, cell, heights.concat())?)
 }
 
-pub(crate) fn make_shape(d: &ShapeDesc, hulls: &mut HullCache) -> Result<Shape, String> {
+pub(crate) fn make_shape(d: &ShapeDesc, hulls: &mut HullCache) -> Result<Shape, ShapeError> {
     Ok(match d {
         ShapeDesc::Sphere { radius } => Shape::sphere(*radius),
         ShapeDesc::Cuboid { half_extents } => Shape::cuboid(*half_extents),
@@ -628,14 +624,12 @@ pub(crate) fn make_shape(d: &ShapeDesc, hulls: &mut HullCache) -> Result<Shape, 
             if let Some(h) = hulls.get(&key) {
                 Shape::ConvexHull(h.clone())
             } else {
-                let h = shared::hull(points).map_err(|e| e.to_string())?;
+                let h = shared::hull(points)?;
                 hulls.insert(key, h.clone());
                 Shape::ConvexHull(h)
             }
         }
-        ShapeDesc::TriangleMesh { vertices, indices, .. } => {
-            Shape::TriangleMesh(shared::mesh(vertices, indices).map_err(|e| e.to_string())?)
-        }
+        ShapeDesc::TriangleMesh { vertices, indices, .. } => Shape::TriangleMesh(shared::mesh(vertices, indices)?),
         ShapeDesc::HeightField { cell, heights } => Shape::HeightField(Arc::new(height_field(*cell, heights)?)),
         ShapeDesc::Compound { children, .. } => Shape::Compound(Arc::new(compound(children, hulls)?)),
     })

@@ -256,9 +256,26 @@ enum RotationRaw {
     AxisAngle(Vec3, Real),
 }
 
+/// A rotation whose numbers are not finite or describe no rotation.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RotationError {
+    /// An Euler angle that is not finite or beyond a million degrees.
+    #[error("rotation: Euler angles must be finite numbers of at most ±1e6 degrees")]
+    Euler,
+    /// A quaternion that is not finite, zero, or too long to square.
+    #[error(
+        "rotation: the quaternion ({}, {}, {}, {}) must be finite, not zero, and of a length whose square is finite (components within about ±1e19)",
+        .0[0], .0[1], .0[2], .0[3]
+    )]
+    Quat([Real; 4]),
+    /// An axis that is not finite or zero, or an angle that is not finite or too large.
+    #[error("rotation: the axis must be a finite non-zero vector and the angle finite, at most ±1e6 degrees")]
+    AxisAngle,
+}
+
 impl TryFrom<RotationRaw> for Rotation {
-    type Error = String;
-    fn try_from(r: RotationRaw) -> Result<Self, String> {
+    type Error = RotationError;
+    fn try_from(r: RotationRaw) -> Result<Self, RotationError> {
         let rot = match r {
             RotationRaw::Euler(x, y, z) => Rotation::Euler(x, y, z),
             RotationRaw::Quat(x, y, z, w) => Rotation::Quat(x, y, z, w),
@@ -287,28 +304,26 @@ impl Default for Rotation {
 
 impl Rotation {
     /// Checks that the rotation's numbers are finite and describe a rotation.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), RotationError> {
         // Angles beyond a million degrees lose every digit of their fraction of a turn in f32.
         let angle = |d: Real| d.is_finite() && d.abs() <= 1e6;
         match *self {
             Rotation::Euler(x, y, z) => {
                 if !(angle(x) && angle(y) && angle(z)) {
-                    return Err("rotation: Euler angles must be finite numbers of at most ±1e6 degrees".into());
+                    return Err(RotationError::Euler);
                 }
             }
             Rotation::Quat(x, y, z, w) => {
                 let q = Quat::from_xyzw(x, y, z, w);
                 let len2 = q.length_squared();
                 if !q.is_finite() || !len2.is_finite() || len2 < 1e-12 {
-                    return Err(format!(
-                        "rotation: the quaternion ({x}, {y}, {z}, {w}) must be finite, not zero, and of a length whose square is finite (components within about ±1e19)"
-                    ));
+                    return Err(RotationError::Quat([x, y, z, w]));
                 }
             }
             Rotation::AxisAngle(a, d) => {
                 let len2 = a.length_squared();
                 if !a.is_finite() || !len2.is_finite() || len2 < 1e-12 || !angle(d) {
-                    return Err("rotation: the axis must be a finite non-zero vector and the angle finite, at most ±1e6 degrees".into());
+                    return Err(RotationError::AxisAngle);
                 }
             }
         }

@@ -3,11 +3,13 @@
 //! finished recording, the lockstep partner of an A/B comparison, and motion trails. It
 //! builds and is tested without the `gui` feature; the app only draws it and sends it commands.
 
+mod error;
 pub mod pause;
-pub mod record;
 pub mod sim;
+pub mod timeline;
 pub mod trails;
 
+pub use error::SessionError;
 pub use sim::{SPEED_RANGE, Simulation};
 
 /// A file's name for labels (the whole path when it has none).

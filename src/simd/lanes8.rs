@@ -2,7 +2,7 @@
 //! the first point, which never changes an extreme), and the support query on them: the first
 //! lane holding the largest (or smallest) dot product with a direction. GJK's Minkowski pair
 //! ([`crate::narrowphase::gjk::closest::closest`], used by the distance GJK, the seed search and EPA) and the boolean hull8
-//! GJK ([`crate::narrowphase::gjk_bool_hull8`]) both query these. Every form gives the same lane on
+//! GJK (`narrowphase::gjk::hull8`) both query these. Every form gives the same lane on
 //! NaN-free dot products: plain Rust (other CPUs, and the tests' reference), SSE2 (the x86-64
 //! baseline) and AVX (one 256-bit register per coordinate, [`avx`]). When some lanes' dot
 //! products are NaN (an infinite direction against a zero coordinate), SSE2 and AVX still

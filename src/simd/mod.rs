@@ -170,6 +170,41 @@ impl Kernels for Compiled {
     const LADDER: &'static [(Self, Level)] = &[(Compiled::V3, Level::V3), (Compiled::Baseline, Level::Baseline)];
 }
 
+/// Writes a routine compiled twice ([`Compiled`]) once: `compiled_twice! { #[attrs] vis fn
+/// name(arg: Type, …) -> Ret = body, name_v3; }` emits `name`, which runs `body` in its
+/// x86-64-v3 copy where the CPU has every feature of it and in the baseline copy elsewhere, and
+/// that copy, `name_v3`: an `unsafe fn` with the features enabled whose one statement calls
+/// `body` (the tests compare the copies bit for bit). `body` must be `#[inline(always)]`, so that
+/// each copy compiles the same operations in the same order, for its own target.
+macro_rules! compiled_twice {
+    (
+        $(#[$attr:meta])*
+        $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty = $body:path, $v3:ident;
+    ) => {
+        $(#[$attr])*
+        $vis fn $name($($arg: $ty),*) -> $ret {
+            match <$crate::simd::Compiled as $crate::simd::Kernels>::best() {
+                // SAFETY: `best` answers `V3` only where the CPU runs every feature the copy
+                // enables (`simd::x86_64_v3` checks each of them).
+                #[cfg(target_arch = "x86_64")]
+                $crate::simd::Compiled::V3 => unsafe { $v3($($arg),*) },
+                _ => $body($($arg),*),
+            }
+        }
+
+        #[doc = concat!("The x86-64-v3 copy of [`", stringify!($body), "`] ([`crate::simd::Compiled`]).")]
+        ///
+        /// # Safety
+        /// The CPU must run every enabled feature ([`crate::simd::x86_64_v3`]).
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
+        unsafe fn $v3($($arg: $ty),*) -> $ret {
+            $body($($arg),*)
+        }
+    };
+}
+pub(crate) use compiled_twice;
+
 /// A kernel on 256-bit AVX registers, or its portable (SSE2) twin: the same bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Avx {

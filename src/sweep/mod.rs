@@ -10,7 +10,8 @@ pub use bumps::{Bump, BumpKind, BumpProbe, BumpRow, FLIP_COS, SPIKE_DV};
 pub use metrics::{METRIC_NAMES, Metrics, Probe, mechanical_energy};
 
 use crate::math::Vec3;
-use crate::scene::Scene;
+use crate::scene::{Scene, SceneError};
+use crate::settings::SettingsError;
 use crate::world::Settings;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -24,6 +25,163 @@ pub struct Vary {
     pub values: Vec<String>,
 }
 
+/// Why a sweep could not be set up or run.
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    /// A `--vary` without `=`.
+    #[error("expected FIELD=A..B[:N|xN] or FIELD=V1,V2,...")]
+    VaryForm,
+    /// A `--vary` with an empty list.
+    #[error("{0}: no values")]
+    NoValues(String),
+    /// A range end that is not a number.
+    #[error("{field}: {text:?} is not a number")]
+    NotANumber {
+        /// The setting.
+        field: String,
+        /// The text given.
+        text: String,
+    },
+    /// A range's count that is not a whole number.
+    #[error("{field}: {text:?} is not a count of points")]
+    NotACount {
+        /// The setting.
+        field: String,
+        /// The text given.
+        text: String,
+    },
+    /// A range's count outside 1 to 1000.
+    #[error("{field}: {points} points; give 1 to 1000")]
+    Count {
+        /// The setting.
+        field: String,
+        /// The count given.
+        points: usize,
+    },
+    /// A geometric range with an end at or below zero.
+    #[error("{0}: a geometric range (xN) needs both ends greater than 0")]
+    Geometric(String),
+    /// A value the setting does not take.
+    #[error(transparent)]
+    Setting(Box<SettingsError>),
+    /// One setting in two `--vary`s.
+    #[error("{field} is varied twice: give all its values in one --vary (e.g. {field}={values})")]
+    VariedTwice {
+        /// The setting.
+        field: String,
+        /// All the values given for it.
+        values: String,
+    },
+    /// More points than [`MAX_POINTS`].
+    #[error("the grid has {0} points, more than the limit of {MAX_POINTS}: vary fewer values")]
+    TooManyPoints(usize),
+    /// A `--require` bound that cannot be read.
+    #[error("{text:?}: {problem}")]
+    Requirement {
+        /// The text given.
+        text: String,
+        /// What is wrong with it.
+        problem: RequirementProblem,
+    },
+    /// The scene builds no world.
+    #[error(transparent)]
+    Scene(#[from] SceneError),
+    /// The threads could not be started.
+    #[error(transparent)]
+    Threads(#[from] rayon::ThreadPoolBuildError),
+    /// The run was cancelled.
+    #[error("cancelled")]
+    Cancelled,
+}
+
+impl From<SettingsError> for SweepError {
+    fn from(error: SettingsError) -> Self {
+        SweepError::Setting(Box::new(error))
+    }
+}
+
+/// What is wrong with a `--require` bound.
+#[derive(Debug, thiserror::Error)]
+pub enum RequirementProblem {
+    /// No comparison.
+    #[error("expected METRIC<VALUE or METRIC>VALUE")]
+    Form,
+    /// The bound is not a number.
+    #[error("the bound is not a number")]
+    NotANumber,
+    /// The bound is infinite or NaN.
+    #[error("the bound {0} is not a finite number")]
+    NotFinite(f64),
+    /// No metric of this name.
+    #[error("unknown metric {0:?}; known: {known}", known = METRIC_NAMES.join(", "))]
+    Metric(String),
+}
+
+/// Why a sweep CSV (a point file of emitted jobs) could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum CsvError {
+    /// No lines.
+    #[error("empty file")]
+    Empty,
+    /// Fewer columns than the metrics and the hash.
+    #[error("too few columns")]
+    FewColumns,
+    /// Columns that are not the metrics'.
+    #[error("the columns are not a sweep's")]
+    Columns,
+    /// A row of another width than the header.
+    #[error("row {row}: {cells} cells, expected {expected}")]
+    Cells {
+        /// The row, from 1.
+        row: usize,
+        /// Its cells.
+        cells: usize,
+        /// The header's.
+        expected: usize,
+    },
+    /// A cell that is not a number.
+    #[error("row {row}: {text:?} is not a number")]
+    NotANumber {
+        /// The row, from 1.
+        row: usize,
+        /// The cell.
+        text: String,
+    },
+    /// A metric that is not finite.
+    #[error("row {row}: {metric} is {text}, not a finite number")]
+    NotFinite {
+        /// The row, from 1.
+        row: usize,
+        /// The metric's column.
+        metric: String,
+        /// The cell.
+        text: String,
+    },
+    /// A negative metric that cannot be.
+    #[error("row {row}: {metric} is {value}, but it cannot be negative")]
+    Negative {
+        /// The row, from 1.
+        row: usize,
+        /// The metric's column.
+        metric: String,
+        /// Its value.
+        value: f64,
+    },
+    /// A count that is not whole.
+    #[error("row {row}: {metric} is {value}, not a whole count")]
+    NotWhole {
+        /// The row, from 1.
+        row: usize,
+        /// The metric's column.
+        metric: String,
+        /// Its value.
+        value: f64,
+    },
+    /// A hash that is not hexadecimal.
+    #[error("row {0}: bad hash")]
+    Hash(usize),
+}
+
 /// Points a range gives when it names no count.
 pub const DEFAULT_POINTS: usize = 5;
 
@@ -31,15 +189,15 @@ pub const DEFAULT_POINTS: usize = 5;
 /// `FIELD=A..BxN` (N spaced geometrically, A and B > 0), or `FIELD=V1,V2,...` (a list of RON
 /// values, e.g. `broad_phase=Grid,Bvh`). Whole-number settings get whole numbers, without repeats.
 /// Every value is checked against `base`.
-pub fn parse_vary(text: &str, base: &Settings) -> Result<Vary, String> {
-    let (field, spec) = text.split_once('=').ok_or("expected FIELD=A..B[:N|xN] or FIELD=V1,V2,...")?;
+pub fn parse_vary(text: &str, base: &Settings) -> Result<Vary, SweepError> {
+    let (field, spec) = text.split_once('=').ok_or(SweepError::VaryForm)?;
     let (field, spec) = (field.trim().to_string(), spec.trim());
     let values = match spec.split_once("..") {
         Some((a, rest)) => range_values(&field, a, rest)?,
         None => spec.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect(),
     };
     if values.is_empty() {
-        return Err(format!("{field}: no values"));
+        return Err(SweepError::NoValues(field));
     }
     for v in &values {
         base.clone().set_field(&field, v)?;
@@ -47,7 +205,7 @@ pub fn parse_vary(text: &str, base: &Settings) -> Result<Vary, String> {
     Ok(Vary { field, values })
 }
 
-fn range_values(field: &str, a: &str, rest: &str) -> Result<Vec<String>, String> {
+fn range_values(field: &str, a: &str, rest: &str) -> Result<Vec<String>, SweepError> {
     let (b, count, geometric) = if let Some((b, n)) = rest.split_once(':') {
         (b, Some(n), false)
     } else if let Some((b, n)) = rest.split_once('x') {
@@ -55,17 +213,20 @@ fn range_values(field: &str, a: &str, rest: &str) -> Result<Vec<String>, String>
     } else {
         (rest, None, false)
     };
-    let num = |s: &str| s.trim().parse::<f64>().map_err(|_| format!("{field}: {s:?} is not a number"));
+    let num =
+        |s: &str| s.trim().parse::<f64>().map_err(|_| SweepError::NotANumber { field: field.into(), text: s.into() });
     let (a, b) = (num(a)?, num(b)?);
     let n = match count {
-        Some(n) => n.trim().parse::<usize>().map_err(|_| format!("{field}: {n:?} is not a count of points"))?,
+        Some(n) => {
+            n.trim().parse::<usize>().map_err(|_| SweepError::NotACount { field: field.into(), text: n.into() })?
+        }
         None => DEFAULT_POINTS,
     };
     if !(1..=1000).contains(&n) {
-        return Err(format!("{field}: {n} points; give 1 to 1000"));
+        return Err(SweepError::Count { field: field.into(), points: n });
     }
     if geometric && !(a > 0.0 && b > 0.0) {
-        return Err(format!("{field}: a geometric range (xN) needs both ends greater than 0"));
+        return Err(SweepError::Geometric(field.into()));
     }
     let whole = Settings::numeric(field) == Some(true);
     let mut out: Vec<String> = Vec::new();
@@ -93,25 +254,23 @@ pub struct Point {
 pub const MAX_POINTS: usize = 10_000;
 
 /// Every combination of the varied values (the first setting varies slowest).
-pub fn points(base: &Settings, varies: &[Vary]) -> Result<Vec<Point>, String> {
+pub fn points(base: &Settings, varies: &[Vary]) -> Result<Vec<Point>, SweepError> {
     for (k, v) in varies.iter().enumerate() {
         if varies[..k].iter().any(|u| u.field == v.field) {
-            return Err(format!(
-                "{} is varied twice: give all its values in one --vary (e.g. {}={})",
-                v.field,
-                v.field,
-                varies
+            return Err(SweepError::VariedTwice {
+                field: v.field.clone(),
+                values: varies
                     .iter()
                     .filter(|u| u.field == v.field)
                     .flat_map(|u| u.values.iter().cloned())
                     .collect::<Vec<_>>()
-                    .join(",")
-            ));
+                    .join(","),
+            });
         }
     }
     let total = varies.iter().try_fold(1usize, |n, v| n.checked_mul(v.values.len())).unwrap_or(usize::MAX);
     if total > MAX_POINTS {
-        return Err(format!("the grid has {total} points, more than the limit of {MAX_POINTS}: vary fewer values"));
+        return Err(SweepError::TooManyPoints(total));
     }
     let mut out = vec![Point { assignments: Vec::new(), settings: base.clone() }];
     for v in varies {
@@ -147,7 +306,7 @@ pub fn run_point(
     settings: &Settings,
     steps: u64,
     reference: Option<&[Vec3]>,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, SweepError> {
     run_point_until(scene, settings, steps, reference, &AtomicBool::new(false))
 }
 
@@ -158,13 +317,13 @@ fn run_point_until(
     steps: u64,
     reference: Option<&[Vec3]>,
     cancel: &AtomicBool,
-) -> Result<Outcome, String> {
-    let mut world = scene.build().map_err(|e| e.to_string())?;
+) -> Result<Outcome, SweepError> {
+    let mut world = scene.build()?;
     world.set_settings(settings.clone());
     let mut probe = Probe::new(&world, steps);
     for _ in 0..steps {
         if cancel.load(Ordering::Relaxed) {
-            return Err("cancelled".into());
+            return Err(SweepError::Cancelled);
         }
         world.step();
         probe.observe(&world);
@@ -184,12 +343,12 @@ pub fn run(
     threads: Option<usize>,
     done: &(dyn Fn() + Sync),
     cancel: &AtomicBool,
-) -> Result<Vec<Outcome>, String> {
+) -> Result<Vec<Outcome>, SweepError> {
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = threads {
         pool = pool.num_threads(n.max(1));
     }
-    let pool = pool.build().map_err(|e| e.to_string())?;
+    let pool = pool.build()?;
     pool.install(|| {
         let reference = run_point_until(scene, base, steps, None, cancel)?;
         points
@@ -217,14 +376,14 @@ pub struct Requirement {
 impl Requirement {
     /// Reads `jitter_max<1e-3`; `jitter`, `ms` and `penetration` stand for `jitter_max`,
     /// `ms_per_step` and `penetration_max`.
-    pub fn parse(text: &str) -> Result<Requirement, String> {
-        let at = text.find(['<', '>']).ok_or_else(|| format!("{text:?}: expected METRIC<VALUE or METRIC>VALUE"))?;
+    pub fn parse(text: &str) -> Result<Requirement, SweepError> {
+        let bad = |problem| SweepError::Requirement { text: text.into(), problem };
+        let at = text.find(['<', '>']).ok_or_else(|| bad(RequirementProblem::Form))?;
         let (name, rest) = text.split_at(at);
         let op = ["<=", ">=", "<", ">"].into_iter().find(|op| rest.starts_with(op)).unwrap_or("<");
-        let value =
-            rest[op.len()..].trim().parse::<f64>().map_err(|_| format!("{text:?}: the bound is not a number"))?;
+        let value = rest[op.len()..].trim().parse::<f64>().map_err(|_| bad(RequirementProblem::NotANumber))?;
         if !value.is_finite() {
-            return Err(format!("{text:?}: the bound {value} is not a finite number"));
+            return Err(bad(RequirementProblem::NotFinite(value)));
         }
         let name = match name.trim() {
             "jitter" => "jitter_max",
@@ -232,10 +391,8 @@ impl Requirement {
             "penetration" => "penetration_max",
             n => n,
         };
-        let metric = METRIC_NAMES
-            .iter()
-            .find(|m| **m == name)
-            .ok_or_else(|| format!("{text:?}: unknown metric {name:?}; known: {}", METRIC_NAMES.join(", ")))?;
+        let metric =
+            METRIC_NAMES.iter().find(|m| **m == name).ok_or_else(|| bad(RequirementProblem::Metric(name.into())))?;
         Ok(Requirement { metric, op, value })
     }
 
@@ -307,33 +464,37 @@ pub fn csv_cells(line: &str) -> Vec<String> {
 /// Reads the rows of a sweep CSV written by [`csv`]: the varied fields, and per row their
 /// values, metrics and hash.
 #[allow(clippy::type_complexity)]
-pub fn parse_csv(text: &str) -> Result<(Vec<String>, Vec<(Vec<String>, Metrics, u64)>), String> {
+pub fn parse_csv(text: &str) -> Result<(Vec<String>, Vec<(Vec<String>, Metrics, u64)>), CsvError> {
     let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-    let header = csv_cells(lines.next().ok_or("empty file")?);
-    let nfields = header.len().checked_sub(METRIC_NAMES.len() + 1).ok_or("too few columns")?;
+    let header = csv_cells(lines.next().ok_or(CsvError::Empty)?);
+    let nfields = header.len().checked_sub(METRIC_NAMES.len() + 1).ok_or(CsvError::FewColumns)?;
     if header[nfields..nfields + METRIC_NAMES.len()] != METRIC_NAMES.map(String::from) {
-        return Err("the columns are not a sweep's".into());
+        return Err(CsvError::Columns);
     }
     let fields = header[..nfields].to_vec();
     let mut rows = Vec::new();
     for (k, line) in lines.enumerate() {
         let cells = csv_cells(line);
         if cells.len() != header.len() {
-            return Err(format!("row {}: {} cells, expected {}", k + 1, cells.len(), header.len()));
+            return Err(CsvError::Cells { row: k + 1, cells: cells.len(), expected: header.len() });
         }
         // Every metric a run writes is finite (and the counts whole and non-negative): anything
         // else was not written by `run --metrics`, or the file was damaged.
         let num = |i: usize| {
-            let v = cells[i].parse::<f64>().map_err(|_| format!("row {}: {:?} is not a number", k + 1, cells[i]))?;
+            let v = cells[i].parse::<f64>().map_err(|_| CsvError::NotANumber { row: k + 1, text: cells[i].clone() })?;
             let name = header[i].as_str();
             if !(v as f32).is_finite() {
-                return Err(format!("row {}: {name} is {}, not a finite number", k + 1, cells[i].trim()));
+                return Err(CsvError::NotFinite {
+                    row: k + 1,
+                    metric: header[i].clone(),
+                    text: cells[i].trim().into(),
+                });
             }
             if v < 0.0 && name != "energy_rise" {
-                return Err(format!("row {}: {name} is {v}, but it cannot be negative", k + 1));
+                return Err(CsvError::Negative { row: k + 1, metric: header[i].clone(), value: v });
             }
             if matches!(name, "tunneled" | "asleep") && (v.fract() != 0.0 || v > u32::MAX as f64) {
-                return Err(format!("row {}: {name} is {v}, not a whole count", k + 1));
+                return Err(CsvError::NotWhole { row: k + 1, metric: header[i].clone(), value: v });
             }
             Ok(v)
         };
@@ -347,7 +508,7 @@ pub fn parse_csv(text: &str) -> Result<(Vec<String>, Vec<(Vec<String>, Metrics, 
             asleep: num(nfields + 6)? as u32,
             divergence: num(nfields + 7)? as f32,
         };
-        let hash = u64::from_str_radix(cells.last().unwrap(), 16).map_err(|_| format!("row {}: bad hash", k + 1))?;
+        let hash = u64::from_str_radix(cells.last().unwrap(), 16).map_err(|_| CsvError::Hash(k + 1))?;
         rows.push((cells[..nfields].to_vec(), m, hash));
     }
     Ok((fields, rows))
@@ -398,10 +559,10 @@ mod tests {
     fn a_field_varied_twice_and_bounds_that_are_not_finite_are_refused() {
         let s = Settings::default();
         let v = [parse_vary("slop=0..0.01:2", &s).unwrap(), parse_vary("slop=0.02", &s).unwrap()];
-        let e = points(&s, &v).unwrap_err();
+        let e = points(&s, &v).unwrap_err().to_string();
         assert!(e.contains("slop is varied twice") && e.contains("slop=0,0.01,0.02"), "{e}");
         for bad in ["jitter<NaN", "jitter<inf", "ms>-inf", "asleep>=nan"] {
-            assert!(Requirement::parse(bad).unwrap_err().contains("not a finite number"), "{bad}");
+            assert!(Requirement::parse(bad).unwrap_err().to_string().contains("not a finite number"), "{bad}");
         }
     }
 
@@ -415,13 +576,13 @@ mod tests {
             [("NaN", "not a finite number"), ("inf", "not a finite number"), ("1e39", "not a finite number")]
         {
             let bad = text.replace(&row, &row.replacen("0.25", cell, 1));
-            let e = parse_csv(&bad).unwrap_err();
+            let e = parse_csv(&bad).unwrap_err().to_string();
             assert!(e.contains("row 1: ms_per_step is") && e.contains(what), "{cell}: {e}");
         }
         let bad = text.replace(&row, &row.replacen(",7,", ",7.5,", 1));
-        assert!(parse_csv(&bad).unwrap_err().contains("asleep is 7.5, not a whole count"));
+        assert!(parse_csv(&bad).unwrap_err().to_string().contains("asleep is 7.5, not a whole count"));
         let bad = text.replace(&row, &row.replacen(",7,", ",-7,", 1));
-        assert!(parse_csv(&bad).unwrap_err().contains("asleep is -7, but it cannot be negative"));
+        assert!(parse_csv(&bad).unwrap_err().to_string().contains("asleep is -7, but it cannot be negative"));
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub use hash::state_hash;
 pub use mesh_debug::{BVH_INNER_COLOR, BVH_LEAF_COLOR, CORRECTED_NORMAL_COLOR, RAW_NORMAL_COLOR};
 pub use pair_cache::{CachedPoint, PAIR_CACHE_MAX_TURN, PairEntry};
 pub use profile::{PHASES, StepProfile};
-pub use snapshot::{BodySnapshot, PairSnapshot, Snapshot, WarmEntry};
+pub use snapshot::{BodySnapshot, PairSnapshot, Snapshot, SnapshotError, WarmEntry};
 
 use crate::broadphase::{self, BroadPhase, BroadPhaseParams};
 use crate::ccd::{self, CcdMode, CcdSweep, ToiEvent};

@@ -10,10 +10,10 @@ impl Scene {
         // Generators repeat shapes: build each distinct hull once and share it.
         let mut hulls = HullCache::new();
         for (i, d) in self.expanded_bodies().iter().enumerate() {
-            let body = d.to_body(&mut hulls).map_err(|message| SceneError::Invalid {
+            let body = d.to_body(&mut hulls).map_err(|error| SceneError::Invalid {
                 path: self.file_label(),
                 field: format!("body {i} shape"),
-                message,
+                message: error.into(),
             })?;
             world.add_body(body);
         }
@@ -34,7 +34,8 @@ impl Scene {
                 message: format!(
                     "more than {} pairs of the scene's {n} bodies overlap at the start (bodies piled together): spread them out",
                     MAX_PAIRS
-                ),
+                )
+                .into(),
             });
         }
         // Boxes that overlap without making pairs still cost the broad phase, which lists them.
@@ -48,7 +49,8 @@ impl Scene {
                     "more than {MAX_OVERLAPS} pairs of the boxes of the scene's {n} bodies overlap at the start: static or \
                      kinematic bodies piled together never collide, but the broad phase lists every overlapping pair \
                      each step; spread them out or make them one body"
-                ),
+                )
+                .into(),
             });
         }
         Ok(world)

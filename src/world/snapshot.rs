@@ -203,17 +203,18 @@ impl World {
     /// Puts the world in the snapshot's state. Shapes that match the current bodies' are kept
     /// (shared hulls stay shared and bit-exact); others are built from the snapshot. On error
     /// the world is unchanged.
-    pub fn restore(&mut self, snap: &Snapshot) -> Result<(), String> {
-        snap.settings.validate().map_err(|e| format!("settings: {e}"))?;
+    pub fn restore(&mut self, snap: &Snapshot) -> Result<(), SnapshotError> {
+        snap.settings.validate().map_err(SnapshotError::Settings)?;
         let mut hulls = crate::scene::HullCache::new();
         let mut bodies = Vec::with_capacity(snap.bodies.len());
         for (i, s) in snap.bodies.iter().enumerate() {
             if !(s.translation.is_finite() && s.rotation.is_finite() && s.linvel.is_finite() && s.angvel.is_finite()) {
-                return Err(format!("bodies[{i}]: a pose or velocity is not finite"));
+                return Err(SnapshotError::NotFinite(i));
             }
             let shape = match self.bodies.get(i) {
                 Some(b) if shape_desc(&b.shape) == s.shape => b.shape.clone(),
-                _ => make_shape(&s.shape, &mut hulls).map_err(|e| format!("bodies[{i}].shape: {e}"))?,
+                _ => make_shape(&s.shape, &mut hulls)
+                    .map_err(|e| SnapshotError::Shape { body: i, error: Box::new(e) })?,
             };
             let mut body = Body::new(s.kind, shape, Pose::new(s.translation, s.rotation), s.material)
                 .with_velocity(s.linvel, s.angvel);
@@ -235,13 +236,13 @@ impl World {
                 || !(e.kept.is_empty() || e.kept.len() == e.points.len())
                 || !e.kept.iter().flatten().all(|v| v.is_finite())
             {
-                return Err(format!("warm_cache: bad entry for pair ({}, {})", e.a, e.b));
+                return Err(SnapshotError::WarmEntry(e.a, e.b));
             }
             let mut imp = [CachedImpulse { id: u32::MAX, ..Default::default() }; MAX_MANIFOLD_POINTS];
             let mut kept_points = [Kept::default(); MAX_MANIFOLD_POINTS];
             for (k, &(id, normal, tangent, twist)) in e.points.iter().enumerate() {
                 if !(normal.is_finite() && tangent.is_finite() && twist.is_finite()) {
-                    return Err(format!("warm_cache: an impulse of pair ({}, {}) is not finite", e.a, e.b));
+                    return Err(SnapshotError::WarmImpulse(e.a, e.b));
                 }
                 let point = e.at.get(k).copied().unwrap_or(Vec3::splat(Real::INFINITY));
                 let kept = e.kept.get(k).map_or(Kept::default(), |&[anchor_a, anchor_b, arm_a, arm_b, normal]| Kept {
@@ -258,7 +259,7 @@ impl World {
             kept_cache.push(kept_points);
         }
         if !cache.is_sorted_by_key(|c| c.0) {
-            return Err("warm_cache: entries must be sorted by pair".into());
+            return Err(SnapshotError::Unsorted("warm_cache"));
         }
         let mut pair_cache = Vec::with_capacity(snap.pair_cache.len());
         for e in &snap.pair_cache {
@@ -267,7 +268,7 @@ impl World {
                 && e.normal.is_finite()
                 && e.points.iter().all(|(a, b, _)| a.is_finite() && b.is_finite());
             if e.a >= e.b || e.b as usize >= bodies.len() || e.points.len() > MAX_MANIFOLD_POINTS || !finite {
-                return Err(format!("pair_cache: bad entry for pair ({}, {})", e.a, e.b));
+                return Err(SnapshotError::PairEntry(e.a, e.b));
             }
             let mut entry = PairEntry {
                 offset: e.offset,
@@ -283,7 +284,7 @@ impl World {
             pair_cache.push(entry);
         }
         if !pair_cache.is_sorted_by_key(|e| e.pair) {
-            return Err("pair_cache: entries must be sorted by pair".into());
+            return Err(SnapshotError::Unsorted("pair_cache"));
         }
         self.set_settings(snap.settings.clone());
         self.bodies = bodies;
@@ -325,4 +326,35 @@ mod tests {
         }
         assert_eq!(a.hash(), b.hash());
     }
+}
+
+/// Why a snapshot cannot be restored: the field of the snapshot and what is wrong with it.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    /// A setting out of range.
+    #[error("settings: {0}")]
+    Settings(crate::settings::FieldError),
+    /// A body whose pose or velocity is not finite.
+    #[error("bodies[{0}]: a pose or velocity is not finite")]
+    NotFinite(usize),
+    /// A body whose shape builds nothing.
+    #[error("bodies[{body}].shape: {error}")]
+    Shape {
+        /// The body.
+        body: usize,
+        /// What is wrong with its shape.
+        error: Box<crate::scene::ShapeError>,
+    },
+    /// A warm-start entry naming bodies out of order or range, or with bad points.
+    #[error("warm_cache: bad entry for pair ({0}, {1})")]
+    WarmEntry(u32, u32),
+    /// A warm-start impulse that is not finite.
+    #[error("warm_cache: an impulse of pair ({0}, {1}) is not finite")]
+    WarmImpulse(u32, u32),
+    /// A pair-cache entry naming bodies out of order or range.
+    #[error("pair_cache: bad entry for pair ({0}, {1})")]
+    PairEntry(u32, u32),
+    /// A cache (`warm_cache`, `pair_cache`) not sorted by pair.
+    #[error("{0}: entries must be sorted by pair")]
+    Unsorted(&'static str),
 }

@@ -63,7 +63,7 @@ pub enum Command {
     /// Give body `.0` this material (a user action: recorded, replayed).
     SetMaterial(usize, crate::dynamics::Material),
     /// Recording, timeline and A/B comparison.
-    Record(crate::session::record::RecordCommand),
+    Record(crate::session::timeline::RecordCommand),
 }
 
 /// Colours shared by the panels: large, high-contrast text for a projector.

@@ -217,7 +217,7 @@ impl SettingsPanel {
                 vec![Command::SetSettings(Box::new(s))]
             }
             Err(e) => {
-                self.error = Some(e);
+                self.error = Some(e.to_string());
                 Vec::new()
             }
         }

@@ -5,7 +5,7 @@
 use super::PanelCx;
 use super::{Command, colors};
 use crate::scene::Scene;
-use crate::sweep::{self, METRIC_NAMES, Outcome, Point, Requirement};
+use crate::sweep::{self, METRIC_NAMES, Outcome, Point, Requirement, SweepError};
 use crate::world::Settings;
 use eframe::egui::{self, Color32, RichText, Sense, Ui, pos2, vec2};
 use egui_plot::{Line, Plot, PlotPoints, Points};
@@ -70,7 +70,7 @@ struct Job {
     done: Arc<AtomicUsize>,
     cancel: Arc<AtomicBool>,
     points: Vec<Point>,
-    handle: JoinHandle<Result<Vec<Outcome>, String>>,
+    handle: JoinHandle<Result<Vec<Outcome>, SweepError>>,
 }
 
 /// What a finished sweep measured.
@@ -151,13 +151,13 @@ impl SweepPanel {
     pub fn start(&mut self, scene: &Scene, live: &Settings) {
         self.error = None;
         let n = if self.two { 2 } else { 1 };
-        let varies: Result<Vec<_>, String> =
+        let varies: Result<Vec<_>, SweepError> =
             self.axes[..n].iter().map(|a| sweep::parse_vary(&a.spec(), live)).collect();
         let points = varies.and_then(|v| sweep::points(live, &v));
         let points = match points {
             Ok(p) => p,
             Err(e) => {
-                self.error = Some(e);
+                self.error = Some(e.to_string());
                 return;
             }
         };
@@ -187,13 +187,13 @@ impl SweepPanel {
                 let fields = job.points[0].assignments.iter().take(n).map(|(f, _)| f.clone()).collect();
                 self.result = Some(SweepResult { fields, points: job.points, outcomes });
             }
-            Ok(Err(e)) => self.error = Some(e),
+            Ok(Err(e)) => self.error = Some(e.to_string()),
             Err(_) => self.error = Some("the sweep stopped with an internal error".into()),
         }
         true
     }
 
-    fn requirements(&self) -> Result<Vec<Requirement>, String> {
+    fn requirements(&self) -> Result<Vec<Requirement>, SweepError> {
         self.require.split(',').map(str::trim).filter(|r| !r.is_empty()).map(Requirement::parse).collect()
     }
 
@@ -264,7 +264,7 @@ impl SweepPanel {
             let best = match &reqs {
                 Ok(reqs) => sweep::cheapest(&r.outcomes, reqs),
                 Err(e) => {
-                    ui.colored_label(colors::ERROR, e);
+                    ui.colored_label(colors::ERROR, e.to_string());
                     None
                 }
             };

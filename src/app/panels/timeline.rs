@@ -4,8 +4,8 @@
 use super::PanelCx;
 use super::{Command, colors};
 use crate::record::{Event, EventKind};
-use crate::session::record::{RecordCommand, Review};
 use crate::session::sim::{SPEED_RANGE, Simulation};
+use crate::session::timeline::{RecordCommand, Review};
 use eframe::egui::{self, Color32, Pos2, Rect, RichText, Sense, Stroke, Ui, pos2, vec2};
 
 /// The marker colour of each event kind, in the order of [`EventKind::ALL`].

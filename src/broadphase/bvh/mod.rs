@@ -12,6 +12,7 @@ use super::{
     pairs_with_outsiders,
 };
 use crate::debug_draw::{DebugDraw, DrawCategory};
+use crate::geometry::InvariantError;
 use crate::geometry::{Aabb, Ray};
 use crate::math::{Real, Vec3};
 use tree::{NULL, Tree};
@@ -225,21 +226,26 @@ impl BroadPhase for Bvh {
         hierarchy::query_ray(self, aabbs, ray, max_t, out);
     }
 
-    fn validate(&self, aabbs: &[Aabb]) -> Result<(), String> {
+    fn validate(&self, aabbs: &[Aabb]) -> Result<(), InvariantError> {
         if self.leaf_of.len() != aabbs.len() {
-            return Err(format!("{} bodies but {} leaves", aabbs.len(), self.leaf_of.len()));
+            return Err(InvariantError(format!("{} bodies but {} leaves", aabbs.len(), self.leaf_of.len())));
         }
         let leaves = self.tree.validate()?;
         for &(body, leaf) in &leaves {
             if self.leaf_of.get(body as usize) != Some(&leaf) {
-                return Err(format!("leaf {leaf} holds body {body}, whose leaf is recorded elsewhere"));
+                return Err(InvariantError(format!("leaf {leaf} holds body {body}, whose leaf is recorded elsewhere")));
             }
             if !self.tree.node(leaf).aabb.contains(&aabbs[body as usize]) {
-                return Err(format!("body {body} has left its fat box"));
+                return Err(InvariantError(format!("body {body} has left its fat box")));
             }
         }
         if leaves.len() + self.outside.len() != aabbs.len() {
-            return Err(format!("{} leaves + {} outside != {} bodies", leaves.len(), self.outside.len(), aabbs.len()));
+            return Err(InvariantError(format!(
+                "{} leaves + {} outside != {} bodies",
+                leaves.len(),
+                self.outside.len(),
+                aabbs.len()
+            )));
         }
         Ok(())
     }

@@ -2,6 +2,7 @@
 //! rotations that keep its surface-area cost low as leaves come and go.
 
 use crate::geometry::Aabb;
+use crate::geometry::InvariantError;
 use crate::math::Real;
 
 pub(super) const NULL: u32 = u32::MAX;
@@ -237,22 +238,22 @@ impl Tree {
     }
 
     /// Checks links, heights, boxes and the free list; returns the leaves reached, as bodies.
-    pub(super) fn validate(&self) -> Result<Vec<(u32, u32)>, String> {
+    pub(super) fn validate(&self) -> Result<Vec<(u32, u32)>, InvariantError> {
         let mut leaves = Vec::new();
         let mut seen = 0usize;
         if self.root != NULL {
             if self.node(self.root).parent != NULL {
-                return Err("the root has a parent".into());
+                return Err(InvariantError("the root has a parent".into()));
             }
             let mut stack = vec![self.root];
             while let Some(i) = stack.pop() {
                 seen += 1;
                 if seen > self.nodes.len() {
-                    return Err("the tree has a cycle".into());
+                    return Err(InvariantError("the tree has a cycle".into()));
                 }
                 let n = self.node(i);
                 if n.height == u32::MAX {
-                    return Err(format!("node {i} is reachable but free"));
+                    return Err(InvariantError(format!("node {i} is reachable but free")));
                 }
                 if n.is_leaf() {
                     leaves.push((n.child[1], i));
@@ -260,19 +261,26 @@ impl Tree {
                 }
                 let (a, b) = (self.node(n.child[0]), self.node(n.child[1]));
                 if a.parent != i || b.parent != i {
-                    return Err(format!("a child of node {i} does not point back to it"));
+                    return Err(InvariantError(format!("a child of node {i} does not point back to it")));
                 }
                 if n.height != 1 + a.height.max(b.height) {
-                    return Err(format!("node {i} has height {} but children {} and {}", n.height, a.height, b.height));
+                    return Err(InvariantError(format!(
+                        "node {i} has height {} but children {} and {}",
+                        n.height, a.height, b.height
+                    )));
                 }
                 if !n.aabb.contains(&a.aabb) || !n.aabb.contains(&b.aabb) {
-                    return Err(format!("node {i}'s box does not contain its children's"));
+                    return Err(InvariantError(format!("node {i}'s box does not contain its children's")));
                 }
                 stack.extend(n.child);
             }
         }
         if seen + self.free.len() != self.nodes.len() {
-            return Err(format!("{seen} reachable + {} free != {} nodes", self.free.len(), self.nodes.len()));
+            return Err(InvariantError(format!(
+                "{seen} reachable + {} free != {} nodes",
+                self.free.len(),
+                self.nodes.len()
+            )));
         }
         Ok(leaves)
     }

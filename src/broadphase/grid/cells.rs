@@ -2,6 +2,7 @@
 //! entries. Cells live from step to step, so a body is only moved when its cell range changes.
 
 use super::unpack;
+use crate::geometry::InvariantError;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -293,18 +294,24 @@ impl CellTable {
     }
 
     /// Checks that the map and the slots agree.
-    pub(super) fn validate(&self) -> Result<(), String> {
+    pub(super) fn validate(&self) -> Result<(), InvariantError> {
         let mut used = 0;
         for (s, (key, e)) in self.slots().enumerate() {
             if e.len() != self.cells[s].len as usize {
-                return Err(format!("slot {s} holds {} entries, its length says {}", e.len(), self.cells[s].len));
+                return Err(InvariantError(format!(
+                    "slot {s} holds {} entries, its length says {}",
+                    e.len(),
+                    self.cells[s].len
+                )));
             }
             if e.is_empty() {
                 continue;
             }
             used += 1;
             if self.find(key) != Some(s as u32) {
-                return Err(format!("slot {s} holds cell {key:#x}, but the index does not point to it"));
+                return Err(InvariantError(format!(
+                    "slot {s} holds cell {key:#x}, but the index does not point to it"
+                )));
             }
         }
         let mut sizes = vec![0u32; 1];
@@ -316,15 +323,15 @@ impl CellTable {
         }
         let trimmed = &self.sizes[..self.sizes.iter().rposition(|&c| c != 0).map_or(0, |k| k + 1)];
         if sizes[..] != *trimmed && !(sizes.len() == 1 && trimmed.is_empty()) {
-            return Err(format!("cell size counts {trimmed:?}, but the cells give {sizes:?}"));
+            return Err(InvariantError(format!("cell size counts {trimmed:?}, but the cells give {sizes:?}")));
         }
         let indexed = self.map.len() + self.dense.slot.iter().filter(|&&s| s != NO_SLOT).count();
         if used != indexed || used != self.used as usize || used + self.free.len() != self.cells.len() {
-            return Err(format!(
+            return Err(InvariantError(format!(
                 "{used} occupied slots, {indexed} indexed cells, {} free of {} slots",
                 self.free.len(),
                 self.cells.len()
-            ));
+            )));
         }
         Ok(())
     }

@@ -16,6 +16,7 @@ use super::{
     pairs_with_outsiders,
 };
 use crate::debug_draw::{DebugDraw, DrawCategory};
+use crate::geometry::InvariantError;
 use crate::geometry::{Aabb, Ray};
 use crate::math::{Real, Vec3};
 
@@ -400,7 +401,7 @@ impl BroadPhase for Octree {
         hierarchy::query_ray(self, aabbs, ray, max_t, out);
     }
 
-    fn validate(&self, aabbs: &[Aabb]) -> Result<(), String> {
+    fn validate(&self, aabbs: &[Aabb]) -> Result<(), InvariantError> {
         self.validate_impl(aabbs)
     }
 

@@ -3,6 +3,7 @@
 use super::{NULL, Octree};
 use crate::broadphase::canonical::PairKeys;
 use crate::geometry::Aabb;
+use crate::geometry::InvariantError;
 
 /// Marks a traversal item as a body rather than a node.
 const BODY: u32 = 1 << 31;
@@ -91,13 +92,13 @@ impl Octree {
         (candidates, tests)
     }
 
-    pub(super) fn validate_impl(&self, aabbs: &[Aabb]) -> Result<(), String> {
+    pub(super) fn validate_impl(&self, aabbs: &[Aabb]) -> Result<(), InvariantError> {
         let n = aabbs.len();
         if self.node_of.len() != n || self.next.len() != n || self.prev.len() != n {
-            return Err(format!("{n} bodies but {} body slots", self.node_of.len()));
+            return Err(InvariantError(format!("{n} bodies but {} body slots", self.node_of.len())));
         }
         if self.nodes.is_empty() || self.bounds.len() != self.nodes.len() {
-            return Err("the tree has no root or stale bounds".into());
+            return Err(InvariantError("the tree has no root or stale bounds".into()));
         }
         let mut listed = vec![false; n];
         for (i, node) in self.nodes.iter().enumerate() {
@@ -113,7 +114,10 @@ impl Octree {
                         if k & 4 == 0 { -h } else { h },
                     );
                 if node.parent >= id || k >= 8 || node.depth != p.depth + 1 || node.half != h || node.center != expect {
-                    return Err(format!("node {i} does not sit where its parent {} puts it", node.parent));
+                    return Err(InvariantError(format!(
+                        "node {i} does not sit where its parent {} puts it",
+                        node.parent
+                    )));
                 }
             }
             let loose = self.loose(id);
@@ -123,36 +127,36 @@ impl Octree {
                 count += 1;
                 let bi = b as usize;
                 if count > n || std::mem::replace(&mut listed[bi], true) {
-                    return Err(format!("body {b} is listed twice"));
+                    return Err(InvariantError(format!("body {b} is listed twice")));
                 }
                 if self.node_of[bi] != id || self.prev[bi] != prev {
-                    return Err(format!("body {b}'s links disagree with node {i}'s list"));
+                    return Err(InvariantError(format!("body {b}'s links disagree with node {i}'s list")));
                 }
                 if !loose.contains(&aabbs[bi]) || !self.bounds[i].contains(&aabbs[bi]) {
-                    return Err(format!("body {b} sticks out of node {i}"));
+                    return Err(InvariantError(format!("body {b} sticks out of node {i}")));
                 }
                 prev = b;
             }
             let below: u32 = self.occupied_children(id).map(|c| self.nodes[c as usize].subtree).sum();
             if count as u32 != node.count || node.count + below != node.subtree {
-                return Err(format!(
+                return Err(InvariantError(format!(
                     "node {i} counts {} bodies, {} below, but lists {count}",
                     node.count, node.subtree
-                ));
+                )));
             }
             for c in self.occupied_children(id) {
                 if !self.bounds[i].contains(&self.bounds[c as usize]) {
-                    return Err(format!("node {i}'s bounds do not contain child {c}'s"));
+                    return Err(InvariantError(format!("node {i}'s bounds do not contain child {c}'s")));
                 }
             }
         }
         for (i, b) in aabbs.iter().enumerate() {
             if listed[i] != b.is_valid() || self.outside.binary_search(&(i as u32)).is_ok() == b.is_valid() {
-                return Err(format!(
+                return Err(InvariantError(format!(
                     "body {i} is listed {} times but its box validity is {}",
                     listed[i] as u8,
                     b.is_valid()
-                ));
+                )));
             }
         }
         Ok(())

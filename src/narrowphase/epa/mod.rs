@@ -7,7 +7,6 @@ pub(super) mod polytope;
 use crate::math::{Real, Vec3};
 use crate::narrowphase::epa::polytope::{EpaPolytope, Expanded, MAX_VERTS};
 use crate::narrowphase::gjk::closest::{MinkowskiPair, Simplex, SupportPoint};
-use crate::simd::{Compiled, Kernels};
 
 /// Most EPA iterations; each adds one vertex (the polytope holds at most 64).
 pub(super) const MAX_EPA_ITERATIONS: usize = MAX_VERTS - 4;
@@ -54,38 +53,17 @@ pub(super) fn epa(pair: &MinkowskiPair, simplex: &Simplex, trace: Option<&mut Ve
     })
 }
 
-/// [`epa_in`] in its x86-64-v3 copy when the CPU runs it ([`crate::simd::Compiled`]), else in
-/// the baseline copy: the same bits either way.
-#[inline(always)]
-fn epa_dispatch(
-    pair: &MinkowskiPair,
-    simplex: &Simplex,
-    trace: Option<&mut Vec<EpaSnapshot>>,
-    seed: &mut Vec<SupportPoint>,
-    poly: &mut EpaPolytope,
-) -> Option<EpaOutput> {
-    match Compiled::best() {
-        // SAFETY: `best` answers `V3` only where the CPU runs every feature the copy enables.
-        #[cfg(target_arch = "x86_64")]
-        Compiled::V3 => unsafe { epa_in_v3(pair, simplex, trace, seed, poly) },
-        _ => epa_in(pair, simplex, trace, seed, poly),
-    }
-}
-
-/// The x86-64-v3 copy of [`epa_in`] ([`crate::simd::Compiled`]).
-///
-/// # Safety
-/// The CPU must run every enabled feature ([`crate::simd::x86_64_v3`]).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn epa_in_v3(
-    pair: &MinkowskiPair,
-    simplex: &Simplex,
-    trace: Option<&mut Vec<EpaSnapshot>>,
-    seed: &mut Vec<SupportPoint>,
-    poly: &mut EpaPolytope,
-) -> Option<EpaOutput> {
-    epa_in(pair, simplex, trace, seed, poly)
+crate::simd::compiled_twice! {
+    /// [`epa_in`] in its x86-64-v3 copy when the CPU runs it ([`crate::simd::Compiled`]), else
+    /// in the baseline copy: the same bits either way.
+    #[inline(always)]
+    fn epa_dispatch(
+        pair: &MinkowskiPair,
+        simplex: &Simplex,
+        trace: Option<&mut Vec<EpaSnapshot>>,
+        seed: &mut Vec<SupportPoint>,
+        poly: &mut EpaPolytope,
+    ) -> Option<EpaOutput> = epa_in, epa_in_v3;
 }
 
 /// Reusable buffers of [`epa`].

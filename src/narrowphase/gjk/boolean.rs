@@ -182,7 +182,7 @@ fn intersect_local(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real, start:
         && let (Some(la), Some(lb)) = (ha.vertex_lanes(), hb.vertex_lanes())
     {
         // Small hulls (boxes, wedges): 8-lane support queries, SIMD where the CPU has it.
-        return crate::narrowphase::bench_kernels::hull8::intersect_hull8(la, lb, pa, pb, start, eps);
+        return super::hull8::intersect_hull8(la, lb, pa, pb, start, eps);
     }
     let rel = pa.inv_mul(pb);
     let r = rounding(a) + rounding(b);

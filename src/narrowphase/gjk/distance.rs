@@ -5,7 +5,6 @@ use crate::math::{Pose, Real, Vec3};
 use crate::narrowphase::epa::{EpaSnapshot, epa};
 use crate::narrowphase::gjk::closest::{GjkOutput, MinkowskiPair, Simplex, gjk};
 use crate::narrowphase::gjk::seed::overlap_tetrahedron;
-use crate::simd::{Compiled, Kernels};
 
 /// Signed distance between two posed shapes and the points that realise it (world space).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -43,26 +42,17 @@ pub fn distance(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose) -> DistanceResult {
     distance_traced(a, pa, b, pb, None)
 }
 
-/// [`distance`] with the GJK simplices and EPA polytopes recorded into `trace` (A's frame).
-/// Runs in its x86-64-v3 copy where the CPU has it (`simd::Compiled`).
-#[inline(always)]
-pub fn distance_traced(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, trace: Option<&mut GjkEpaTrace>) -> DistanceResult {
-    match Compiled::best() {
-        // SAFETY: `best` answers `V3` only where the CPU runs every feature the copy enables.
-        #[cfg(target_arch = "x86_64")]
-        Compiled::V3 => unsafe { distance_v3(a, pa, b, pb, trace) },
-        _ => distance_in(a, pa, b, pb, trace),
-    }
-}
-
-/// The x86-64-v3 copy of [`distance_in`] ([`crate::simd::Compiled`]).
-///
-/// # Safety
-/// The CPU must run every enabled feature ([`crate::simd::x86_64_v3`]).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn distance_v3(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, trace: Option<&mut GjkEpaTrace>) -> DistanceResult {
-    distance_in(a, pa, b, pb, trace)
+crate::simd::compiled_twice! {
+    /// [`distance`] with the GJK simplices and EPA polytopes recorded into `trace` (A's frame).
+    /// Runs in its x86-64-v3 copy where the CPU has it (`simd::Compiled`).
+    #[inline(always)]
+    pub fn distance_traced(
+        a: &Shape,
+        pa: &Pose,
+        b: &Shape,
+        pb: &Pose,
+        trace: Option<&mut GjkEpaTrace>,
+    ) -> DistanceResult = distance_in, distance_v3;
 }
 
 /// [`distance_traced`]; inlined into both copies, with the pair's set-up and the seeded path

@@ -4,6 +4,7 @@
 pub(super) mod boolean;
 pub(super) mod closest;
 pub(super) mod distance;
+pub(super) mod hull8;
 pub(crate) mod near_part;
 pub(super) mod ray;
 pub(super) mod seed;

@@ -7,7 +7,6 @@ use crate::math::{Pose, Real, Vec3};
 use crate::narrowphase::clip::ClipTrace;
 use crate::narrowphase::clip::face_rect::{ClipRecorder, IncFace, NoTrace, RefFace, clip_box_faces};
 use crate::narrowphase::{Manifold, Tolerance, apart};
-use crate::simd::{Compiled, Kernels};
 use glam::{Mat3A, Vec3A, Vec3Swizzles};
 
 /// Which kind of axis SAT tested.
@@ -252,44 +251,21 @@ fn check_distance(m: Manifold, a: &Cuboid, pa: &Pose, b: &Cuboid, pb: &Pose, tol
     (d <= 0.0 || !apart(d, tol.margin, tol.epsilon)).then_some(m)
 }
 
-/// [`contact_cuboid_cuboid`] given each pose's rotation matrix, `Mat3A::from_quat(p.rotation)`,
-/// so that a body in many pairs converts its quaternion once (the world does, once per step).
-/// Same answer, bit for bit. Runs in its x86-64-v3 copy where the CPU has it
-/// (`simd::Compiled`).
-#[inline(always)]
-pub fn contact_cuboid_cuboid_rotated(
-    a: &Cuboid,
-    pa: &Pose,
-    ma: &Mat3A,
-    b: &Cuboid,
-    pb: &Pose,
-    mb: &Mat3A,
-    tol: Tolerance,
-) -> Option<Manifold> {
-    match Compiled::best() {
-        // SAFETY: `best` answers `V3` only where the CPU runs every feature the copy enables.
-        #[cfg(target_arch = "x86_64")]
-        Compiled::V3 => unsafe { rotated_v3(a, pa, ma, b, pb, mb, tol) },
-        _ => rotated_in(a, pa, ma, b, pb, mb, tol),
-    }
-}
-
-/// The x86-64-v3 copy of [`rotated_in`] ([`crate::simd::Compiled`]).
-///
-/// # Safety
-/// The CPU must run every enabled feature ([`crate::simd::x86_64_v3`]).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn rotated_v3(
-    a: &Cuboid,
-    pa: &Pose,
-    ma: &Mat3A,
-    b: &Cuboid,
-    pb: &Pose,
-    mb: &Mat3A,
-    tol: Tolerance,
-) -> Option<Manifold> {
-    rotated_in(a, pa, ma, b, pb, mb, tol)
+crate::simd::compiled_twice! {
+    /// [`contact_cuboid_cuboid`] given each pose's rotation matrix, `Mat3A::from_quat(p.rotation)`,
+    /// so that a body in many pairs converts its quaternion once (the world does, once per step).
+    /// Same answer, bit for bit. Runs in its x86-64-v3 copy where the CPU has it
+    /// (`simd::Compiled`).
+    #[inline(always)]
+    pub fn contact_cuboid_cuboid_rotated(
+        a: &Cuboid,
+        pa: &Pose,
+        ma: &Mat3A,
+        b: &Cuboid,
+        pb: &Pose,
+        mb: &Mat3A,
+        tol: Tolerance,
+    ) -> Option<Manifold> = rotated_in, rotated_v3;
 }
 
 /// [`contact_cuboid_cuboid_rotated`]; inlined into both copies.

@@ -12,7 +12,7 @@ use gltf::mesh::Mode;
 use std::path::Path;
 
 pub(super) fn read(path: &Path, bytes: Vec<u8>, object: Option<&str>) -> Result<Vec<Part>, ImportError> {
-    let doc = document(&bytes).map_err(|message| ImportError::Parse { path: path.into(), line: None, message })?;
+    let doc = document(&bytes).map_err(|m| ImportError::Parse { path: path.into(), line: None, message: m.0 })?;
     let buffers = doc.buffers().map(|b| buffer(path, &doc, b)).collect::<Result<Vec<_>, _>>()?;
     let parse = |message: String| ImportError::Parse { path: path.into(), line: None, message };
 
@@ -136,30 +136,33 @@ pub(super) fn read(path: &Path, bytes: Vec<u8>, object: Option<&str>) -> Result<
 /// The file parsed and validated by the `gltf` crate, after the checks its own parsing and
 /// validation rely on without making: a GLB header's length, and the accessor each primitive's
 /// attributes name (the validation looks POSITION's up by index).
-fn document(bytes: &[u8]) -> Result<gltf::Gltf, String> {
+fn document(bytes: &[u8]) -> Result<gltf::Gltf, Malformed> {
     if bytes.starts_with(b"glTF") {
-        let header =
-            bytes.get(..12).ok_or_else(|| format!("the GLB header is cut short ({} of 12 bytes)", bytes.len()))?;
+        let header = bytes
+            .get(..12)
+            .ok_or_else(|| Malformed(format!("the GLB header is cut short ({} of 12 bytes)", bytes.len())))?;
         let declared = u32::from_le_bytes([header[8], header[9], header[10], header[11]]);
         if declared < 12 {
-            return Err(format!("the GLB header declares {declared} bytes in all, fewer than its own 12"));
+            return Err(Malformed(format!("the GLB header declares {declared} bytes in all, fewer than its own 12")));
         }
     }
-    let gltf = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| format!("not valid glTF: {e}"))?;
+    let gltf =
+        gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| Malformed(format!("not valid glTF: {e}")))?;
     let root = gltf.document.as_json();
     for (m, mesh) in root.meshes.iter().enumerate() {
         for (p, prim) in mesh.primitives.iter().enumerate() {
             let named = prim.attributes.values().map(|a| a.value()).chain(prim.indices.map(|a| a.value()));
             if let Some(a) = named.into_iter().find(|&a| a >= root.accessors.len()) {
-                return Err(format!(
+                return Err(Malformed(format!(
                     "mesh {m} primitive {p} refers to accessor {a}, but the file has {}",
                     root.accessors.len()
-                ));
+                )));
             }
         }
     }
     let gltf::Gltf { document, blob } = gltf;
-    let document = gltf::Document::from_json(document.into_json()).map_err(|e| format!("not valid glTF: {e}"))?;
+    let document =
+        gltf::Document::from_json(document.into_json()).map_err(|e| Malformed(format!("not valid glTF: {e}")))?;
     Ok(gltf::Gltf { document, blob })
 }
 
@@ -233,13 +236,14 @@ struct Data<'a> {
 
 impl Data<'_> {
     /// The bytes of buffer view `v`, checked to lie inside its buffer, and its stride.
-    fn view(&self, v: usize) -> Result<(&[u8], Option<u64>), String> {
-        let view = self.root.buffer_views.get(v).ok_or_else(|| format!("buffer view {v} does not exist"))?;
+    fn view(&self, v: usize) -> Result<(&[u8], Option<u64>), Malformed> {
+        let view = self.root.buffer_views.get(v).ok_or_else(|| Malformed(format!("buffer view {v} does not exist")))?;
         let b = view.buffer.value();
-        let buf = self.buffers.get(b).ok_or_else(|| format!("buffer view {v}: buffer {b} does not exist"))?;
+        let buf =
+            self.buffers.get(b).ok_or_else(|| Malformed(format!("buffer view {v}: buffer {b} does not exist")))?;
         let (off, len) = (view.byte_offset.map_or(0, |o| o.0), view.byte_length.0);
         let end = off.checked_add(len).filter(|&e| e <= buf.len() as u64).ok_or_else(|| {
-            format!("buffer view {v} (bytes {off} + {len}) runs past the {} bytes of buffer {b}", buf.len())
+            Malformed(format!("buffer view {v} (bytes {off} + {len}) runs past the {} bytes of buffer {b}", buf.len()))
         })?;
         let stride = view.byte_stride.map(|s| s.0 as u64).filter(|&s| s != 0);
         Ok((&buf[off as usize..end as usize], stride))
@@ -255,28 +259,28 @@ impl Data<'_> {
         size: u64,
         stride: Option<u64>,
         decode: &impl Fn(&[u8]) -> T,
-    ) -> Result<Vec<T>, String> {
+    ) -> Result<Vec<T>, Malformed> {
         let (bytes, view_stride) = self.view(v)?;
         let stride = stride.or(view_stride).unwrap_or(size);
         if stride < size {
-            return Err(format!(
+            return Err(Malformed(format!(
                 "buffer view {v} has a byte stride of {stride}, smaller than one element ({size} bytes)"
-            ));
+            )));
         }
         if stride > MAX_STRIDE.max(size) || (!stride.is_multiple_of(4) && stride != size) {
-            return Err(format!(
+            return Err(Malformed(format!(
                 "buffer view {v} has a byte stride of {stride}: glTF allows multiples of 4 up to {MAX_STRIDE}"
-            ));
+            )));
         }
         if count == 0 {
             return Ok(Vec::new());
         }
         let end = stride.checked_mul(count - 1).and_then(|x| x.checked_add(offset)).and_then(|x| x.checked_add(size));
         if end.is_none_or(|e| e > bytes.len() as u64) {
-            return Err(format!(
+            return Err(Malformed(format!(
                 "{count} elements of {size} bytes, {stride} apart from byte {offset}, do not fit in the {} bytes of buffer view {v}",
                 bytes.len()
-            ));
+            )));
         }
         // Every element lies inside `bytes`, so `count` is at most its length: the allocation
         // is bounded by the file.
@@ -290,10 +294,15 @@ impl Data<'_> {
 
     /// Accessor `a`, which must hold elements of kind `kind`, read whole (its sparse
     /// substitutions applied).
-    fn read<T: Copy + Default>(&self, a: usize, kind: Element, decode: impl Fn(&[u8]) -> T) -> Result<Vec<T>, String> {
-        let acc = self.root.accessors.get(a).ok_or_else(|| format!("accessor {a} does not exist"))?;
+    fn read<T: Copy + Default>(
+        &self,
+        a: usize,
+        kind: Element,
+        decode: impl Fn(&[u8]) -> T,
+    ) -> Result<Vec<T>, Malformed> {
+        let acc = self.root.accessors.get(a).ok_or_else(|| Malformed(format!("accessor {a} does not exist")))?;
         let Checked::Valid(component) = &acc.component_type else {
-            return Err("the component type is unknown".into());
+            return Err(Malformed("the component type is unknown".into()));
         };
         let component = component.0;
         use json::accessor::{ComponentType, Type};
@@ -306,12 +315,12 @@ impl Data<'_> {
                 Element::Vec3F32 => "VEC3 of FLOAT",
                 Element::Index(_) => "SCALAR of UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT",
             };
-            return Err(format!(
+            return Err(Malformed(format!(
                 "holds {} of {}{}, but must hold {want}",
                 type_name(&acc.type_),
                 component_name(component),
                 if acc.normalized { " (normalized)" } else { "" }
-            ));
+            )));
         }
         let count = acc.count.0;
         let size = kind.size();
@@ -319,10 +328,10 @@ impl Data<'_> {
             Some(v) => self.elements(v.value(), acc.byte_offset.map_or(0, |o| o.0), count, size, None, &decode)?,
             None => {
                 if count > self.file_bytes as u64 {
-                    return Err(format!(
+                    return Err(Malformed(format!(
                         "has no buffer view and {count} elements, more than the file's {} bytes can justify",
                         self.file_bytes
-                    ));
+                    )));
                 }
                 vec![T::default(); count as usize]
             }
@@ -330,7 +339,7 @@ impl Data<'_> {
         if let Some(sparse) = &acc.sparse {
             let n = sparse.count.0;
             if n > count {
-                return Err(format!("its sparse part substitutes {n} elements of its {count}"));
+                return Err(Malformed(format!("its sparse part substitutes {n} elements of its {count}")));
             }
             let isize = match &sparse.indices.component_type {
                 Checked::Valid(json::accessor::IndexComponentType(c)) => match *c {
@@ -338,10 +347,13 @@ impl Data<'_> {
                     ComponentType::U16 => 2,
                     ComponentType::U32 => 4,
                     other => {
-                        return Err(format!("its sparse indices are {}, not unsigned integers", component_name(other)));
+                        return Err(Malformed(format!(
+                            "its sparse indices are {}, not unsigned integers",
+                            component_name(other)
+                        )));
                     }
                 },
-                Checked::Invalid => return Err("its sparse indices have an unknown component type".into()),
+                Checked::Invalid => return Err(Malformed("its sparse indices have an unknown component type".into())),
             };
             let at = self
                 .elements(
@@ -352,14 +364,14 @@ impl Data<'_> {
                     Some(isize),
                     &uint,
                 )
-                .map_err(|e| format!("sparse indices: {e}"))?;
+                .map_err(|e| Malformed(format!("sparse indices: {e}")))?;
             let values = self
                 .elements(sparse.values.buffer_view.value(), sparse.values.byte_offset.0, n, size, Some(size), &decode)
-                .map_err(|e| format!("sparse values: {e}"))?;
+                .map_err(|e| Malformed(format!("sparse values: {e}")))?;
             for (i, v) in at.into_iter().zip(values) {
                 let slot = out
                     .get_mut(i as usize)
-                    .ok_or_else(|| format!("sparse index {i} is beyond its {count} elements"))?;
+                    .ok_or_else(|| Malformed(format!("sparse index {i} is beyond its {count} elements")))?;
                 *slot = v;
             }
         }
@@ -367,8 +379,8 @@ impl Data<'_> {
     }
 
     /// An indices accessor: unsigned bytes, shorts or ints.
-    fn read_indices(&self, a: usize) -> Result<Vec<u32>, String> {
-        let acc = self.root.accessors.get(a).ok_or_else(|| format!("accessor {a} does not exist"))?;
+    fn read_indices(&self, a: usize) -> Result<Vec<u32>, Malformed> {
+        let acc = self.root.accessors.get(a).ok_or_else(|| Malformed(format!("accessor {a} does not exist")))?;
         use json::accessor::ComponentType;
         let size = match &acc.component_type {
             Checked::Valid(json::accessor::GenericComponentType(ComponentType::U8)) => 1,
@@ -376,12 +388,12 @@ impl Data<'_> {
             Checked::Valid(json::accessor::GenericComponentType(ComponentType::U32)) => 4,
             Checked::Valid(json::accessor::GenericComponentType(other)) => {
                 let other = *other;
-                return Err(format!(
+                return Err(Malformed(format!(
                     "the indices are {}: they must be UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT",
                     component_name(other)
-                ));
+                )));
             }
-            Checked::Invalid => return Err("the component type is unknown".into()),
+            Checked::Invalid => return Err(Malformed("the component type is unknown".into())),
         };
         self.read(a, Element::Index(size), uint)
     }
@@ -444,3 +456,9 @@ fn percent_decode(uri: &str) -> String {
     }
     String::from_utf8_lossy(&out).into_owned()
 }
+
+/// What a glTF file breaks (its header, an accessor, a buffer view), in words; the import
+/// reports it as a parse error of the file, prefixed with the mesh and primitive.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct Malformed(String);

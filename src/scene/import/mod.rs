@@ -7,7 +7,7 @@ mod obj;
 
 pub use decompose::decompose;
 
-use super::{Generator, Scene, SceneError, ShapeDesc, rules};
+use super::{Generator, Scene, SceneError, ShapeDesc, ShapeError, rules};
 use crate::math::{Real, Vec3};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -223,7 +223,11 @@ fn select(path: &Path, object: Option<&str>, names: &[String]) -> Result<Vec<boo
 pub(crate) fn resolve_files(scene: &mut Scene, scene_path: &Path) -> Result<(), SceneError> {
     let base = scene_path.parent().unwrap_or(Path::new(""));
     let mut cache = Cache::new();
-    let invalid = |field: String, message: String| SceneError::Invalid { path: scene_path.into(), field, message };
+    let invalid = |field: String, error: ShapeError| SceneError::Invalid {
+        path: scene_path.into(),
+        field,
+        message: error.into(),
+    };
     for (i, b) in scene.bodies.iter_mut().enumerate() {
         resolve(&mut b.shape, base, &mut cache).map_err(|m| invalid(format!("bodies[{i}].shape"), m))?;
     }
@@ -270,19 +274,20 @@ fn read_cached(
     object: Option<String>,
     scale: Option<Real>,
     cache: &mut Cache,
-) -> Result<Key, String> {
+) -> Result<Key, ShapeError> {
     let scale = scale.unwrap_or(1.0);
-    rules::within(scale, SCALE.0, SCALE.1, "").map_err(|e| format!("scale: {e}"))?;
+    rules::within(scale, SCALE.0, SCALE.1, "").map_err(|e| ShapeError::at("scale", e))?;
     let path = base.join(name);
     let key = (path.clone(), object, scale.to_bits());
     if !cache.meshes.contains_key(&key) {
-        let m = import_mesh(&path, key.1.as_deref(), scale).map_err(|e| format!("file \"{name}\": {e}"))?;
+        let m = import_mesh(&path, key.1.as_deref(), scale)
+            .map_err(|error| ShapeError::Import { name: name.to_string(), error })?;
         cache.meshes.insert(key.clone(), m);
     }
     Ok(key)
 }
 
-fn resolve(shape: &mut ShapeDesc, base: &Path, cache: &mut Cache) -> Result<(), String> {
+fn resolve(shape: &mut ShapeDesc, base: &Path, cache: &mut Cache) -> Result<(), ShapeError> {
     if let ShapeDesc::Compound { .. } = shape {
         return resolve_compound(shape, base, cache);
     }
@@ -297,13 +302,13 @@ fn resolve(shape: &mut ShapeDesc, base: &Path, cache: &mut Cache) -> Result<(), 
     let Some(name) = file.take() else { return Ok(()) };
     let what = if is_mesh { "vertices and indices" } else { "points" };
     if inline {
-        return Err(format!("file: give either a file or {what}, not both"));
+        return Err(ShapeError::FileAndInline(what));
     }
     let key = read_cached(base, &name, object.take(), scale.take(), cache)?;
     let path = key.0.clone();
     let mesh = &cache.meshes[&key];
     if is_mesh && !cache.sound.contains(&key) {
-        degenerate(&path, mesh).map_err(|e| format!("file \"{name}\": {e}"))?;
+        degenerate(&path, mesh).map_err(|error| ShapeError::Import { name: name.clone(), error })?;
     }
     *shape = if is_mesh {
         ShapeDesc::triangle_mesh(mesh.vertices.clone(), mesh.triangles.clone())
@@ -314,7 +319,7 @@ fn resolve(shape: &mut ShapeDesc, base: &Path, cache: &mut Cache) -> Result<(), 
         cache.sound.insert(key);
     }
     // The checks validation makes again, here so their message names the file.
-    super::shape_check(shape).map_err(|e| format!("file \"{name}\": {}: {e}", path.display()))
+    super::shape_check(shape).map_err(|e| ShapeError::InFile { name, path, error: Box::new(e) })
 }
 
 /// The first degenerate triangle of an imported mesh ([`crate::geometry::degenerate_area`], the
@@ -331,24 +336,24 @@ fn degenerate(path: &Path, mesh: &ImportedMesh) -> Result<(), ImportError> {
 }
 
 /// A compound read from a file: its mesh cut into convex hulls, each a child.
-fn resolve_compound(shape: &mut ShapeDesc, base: &Path, cache: &mut Cache) -> Result<(), String> {
+fn resolve_compound(shape: &mut ShapeDesc, base: &Path, cache: &mut Cache) -> Result<(), ShapeError> {
     let ShapeDesc::Compound { children, file, object, scale, decomposition } = shape else { return Ok(()) };
     let Some(name) = file.take() else {
         if object.is_some() || scale.is_some() || decomposition.is_some() {
-            return Err("object, scale and decomposition select from a mesh file: give a file too".into());
+            return Err(ShapeError::DecompositionWithoutFile);
         }
         // Hull children may name their own files.
         for (i, c) in children.iter_mut().enumerate() {
-            resolve(&mut c.shape, base, cache).map_err(|e| format!("children[{i}].shape: {e}"))?;
+            resolve(&mut c.shape, base, cache).map_err(|e| ShapeError::at(format!("children[{i}].shape"), e))?;
         }
         return Ok(());
     };
     if !children.is_empty() {
-        return Err("file: give either a file or children, not both".into());
+        return Err(ShapeError::FileAndInline("children"));
     }
     let d = decomposition.take().unwrap_or_default();
-    rules::within(d.resolution as Real, 8.0, 256.0, "").map_err(|e| format!("decomposition.resolution: {e}"))?;
-    rules::within(d.max_hulls as Real, 1.0, 256.0, "").map_err(|e| format!("decomposition.max_hulls: {e}"))?;
+    rules::within(d.resolution as Real, 8.0, 256.0, "").map_err(|e| ShapeError::at("decomposition.resolution", e))?;
+    rules::within(d.max_hulls as Real, 1.0, 256.0, "").map_err(|e| ShapeError::at("decomposition.max_hulls", e))?;
     let key = read_cached(base, &name, object.take(), scale.take(), cache)?;
     let path = key.0.clone();
     let mesh = &cache.meshes[&key];
@@ -362,7 +367,7 @@ fn resolve_compound(shape: &mut ShapeDesc, base: &Path, cache: &mut Cache) -> Re
         }
     };
     if parts.is_empty() {
-        return Err(format!("file \"{name}\": {}: the decomposition found no convex part", path.display()));
+        return Err(ShapeError::NoConvexPart { name, path });
     }
     *children = parts
         .into_iter()
@@ -372,7 +377,7 @@ fn resolve_compound(shape: &mut ShapeDesc, base: &Path, cache: &mut Cache) -> Re
             rotation: Default::default(),
         })
         .collect();
-    super::shape_check(shape).map_err(|e| format!("file \"{name}\": {}: {e}", path.display()))
+    super::shape_check(shape).map_err(|e| ShapeError::InFile { name, path, error: Box::new(e) })
 }
 
 /// The range of a file's `scale`.
@@ -386,7 +391,7 @@ fn distinct(vertices: &[Vec3]) -> Vec<Vec3> {
 
 /// A shape that still names a file was not loaded from a scene file (which reads it), or has a
 /// selector without a file: an error naming the field.
-pub(crate) fn unresolved(shape: &ShapeDesc) -> Result<(), String> {
+pub(crate) fn unresolved(shape: &ShapeDesc) -> Result<(), ShapeError> {
     let (file, object, scale) = match shape {
         ShapeDesc::TriangleMesh { file, object, scale, .. }
         | ShapeDesc::ConvexHull { file, object, scale, .. }
@@ -394,12 +399,10 @@ pub(crate) fn unresolved(shape: &ShapeDesc) -> Result<(), String> {
         _ => return Ok(()),
     };
     if let Some(f) = file {
-        return Err(format!(
-            "file \"{f}\": mesh files are read when a scene is loaded from its file; this scene was not"
-        ));
+        return Err(ShapeError::Unread(f.clone()));
     }
     if object.is_some() || scale.is_some() {
-        return Err("object and scale select from a mesh file: give a file too".into());
+        return Err(ShapeError::SelectorWithoutFile);
     }
     Ok(())
 }

@@ -132,7 +132,7 @@ fn inspector_material_edits_are_recorded_and_replayed() {
     let path = dir.join("material.ron");
     rec.save(&path).unwrap();
     sim.open_recording(&path);
-    sim.apply_record(collidoscope::session::record::RecordCommand::Seek(60));
+    sim.apply_record(collidoscope::session::timeline::RecordCommand::Seek(60));
     assert_eq!(sim.world.bodies()[1].material.restitution, 0.7);
     assert_eq!(sim.world.bodies()[1].pose.translation.y, bounced);
 }

@@ -66,6 +66,6 @@ fn compare_engine_rapier_starts_from_the_scene_with_the_other_changes_on_both() 
     assert!(p.is_rapier());
     assert_eq!((sim.world.settings.substeps, p.other().settings.substeps), (8, 8));
     let bad = [("engine".to_string(), "bullet".to_string())];
-    let err = Simulation::new(scene(), None).unwrap().start_compare(&bad).unwrap_err();
+    let err = Simulation::new(scene(), None).unwrap().start_compare(&bad).unwrap_err().to_string();
     assert!(err.contains("engine=bullet"), "{err}");
 }

@@ -3,8 +3,8 @@
 
 use collidoscope::geometry::{Aabb, ConvexHull, Cuboid, Shape, Sphere};
 use collidoscope::math::{Pose, Real, Vec3};
-use collidoscope::narrowphase::bench_kernels::batch::{self, AabbSoa, Backend, QuatSoa, Vec3Soa};
-use collidoscope::narrowphase::bench_kernels::{MinkowskiPair, gjk, intersect_gjk_warm};
+use collidoscope::narrowphase::batch::{self, AabbSoa, Backend, QuatSoa, Vec3Soa};
+use collidoscope::narrowphase::{MinkowskiPair, gjk, intersect_gjk_warm};
 use collidoscope::narrowphase::{
     distance, intersect_gjk, intersect_sphere_aabb, intersect_sphere_cuboid, intersect_sphere_sphere,
 };

@@ -105,7 +105,7 @@ fn setting_is_validated_and_named() {
     assert_eq!(s.internal_edges, InternalEdges::VoidedFeatures);
     s.set_field("internal_edges", "AdjacencyNormals").unwrap();
     assert_eq!(s.internal_edges, InternalEdges::AdjacencyNormals);
-    let e = s.set_field("internal_edges", "Smooth").unwrap_err();
+    let e = s.set_field("internal_edges", "Smooth").unwrap_err().to_string();
     assert!(e.contains("internal_edges") && e.contains("Smooth"), "{e}");
     assert_eq!(s.internal_edges, InternalEdges::AdjacencyNormals, "a bad value changes nothing");
 }

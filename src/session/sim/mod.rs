@@ -1,10 +1,13 @@
 //! The simulation the app drives: the world, the scene it came from, the fixed-step accumulator,
 //! the mouse spring and the history of step profiles.
 
+mod recording;
+
+use super::SessionError;
 use crate::dynamics::{Body, BodyKind, Material};
 use crate::geometry::Shape;
 use crate::math::{Mat3, Pose, Real, Vec3};
-use crate::scene::Scene;
+use crate::scene::{Scene, SceneError};
 use crate::world::{Settings, StepProfile, World};
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -69,8 +72,8 @@ pub struct Simulation {
     /// The profiles of the last steps, for the profiler.
     pub history: History,
     shots: u32,
-    /// Recording, the timeline's recording and an A/B partner (see [`super::record`]).
-    pub record: super::record::RecordState,
+    /// Recording, the timeline's recording and an A/B partner (see [`super::timeline`]).
+    pub record: super::timeline::RecordState,
     /// The selected body's history, for the inspector's plot.
     pub trace: crate::record::BodyTrace,
     /// Bodies pinned to the inspector's plot beside the selected one, each with its history.
@@ -85,8 +88,8 @@ pub struct Simulation {
 
 impl Simulation {
     /// Builds the scene's world; paused, at speed 1.
-    pub fn new(scene: Scene, path: Option<PathBuf>) -> Result<Self, String> {
-        let world = scene.build().map_err(|e| e.to_string())?;
+    pub fn new(scene: Scene, path: Option<PathBuf>) -> Result<Self, SceneError> {
+        let world = scene.build()?;
         Ok(Simulation {
             world,
             scene,
@@ -108,15 +111,15 @@ impl Simulation {
     }
 
     /// Reads a scene file and builds its world.
-    pub fn load(path: &Path) -> Result<Self, String> {
-        let scene = Scene::load(path).map_err(|e| e.to_string())?;
+    pub fn load(path: &Path) -> Result<Self, SceneError> {
+        let scene = Scene::load(path)?;
         Simulation::new(scene, Some(path.to_path_buf()))
     }
 
     /// Replaces the scene with another, keeping play state, speed, the history length and the
     /// recording (a recording in progress stops and stays on the timeline, so it can still be
     /// scrubbed and saved). On error nothing changes.
-    pub fn open(&mut self, path: &Path) -> Result<(), String> {
+    pub fn open(&mut self, path: &Path) -> Result<(), SceneError> {
         let mut next = Simulation::load(path)?;
         next.speed = self.speed;
         next.playing = self.playing;
@@ -130,11 +133,11 @@ impl Simulation {
     /// Rebuilds the world from the scene, keeping the settings as they are now (so a tuned
     /// setting can be tried from the start). During an A/B both worlds go back to the A/B's
     /// start and stay in lockstep.
-    pub fn reset(&mut self) -> Result<(), String> {
+    pub fn reset(&mut self) -> Result<(), SessionError> {
         if self.record.partner.is_some() {
             self.reset_ab()?;
         } else {
-            let mut world = self.scene.build().map_err(|e| e.to_string())?;
+            let mut world = self.scene.build()?;
             world.set_settings(self.world.settings.clone());
             self.world = world;
         }

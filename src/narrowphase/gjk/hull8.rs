@@ -12,7 +12,7 @@ use glam::Vec3A;
 
 /// Which instruction set the support queries run on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Hull8Kernel {
+pub(crate) enum Hull8Kernel {
     /// Plain Rust (whatever the compiler vectorises it to).
     Portable,
     /// 8 lanes in one 256-bit AVX2 register; only offered when the CPU has it.
@@ -22,13 +22,6 @@ pub enum Hull8Kernel {
 impl Kernels for Hull8Kernel {
     const LADDER: &'static [(Hull8Kernel, Level)] =
         &[(Hull8Kernel::Avx2, Level::Avx2), (Hull8Kernel::Portable, Level::Baseline)];
-}
-
-impl Hull8Kernel {
-    /// The fastest kernel this CPU runs.
-    pub fn best() -> Hull8Kernel {
-        <Hull8Kernel as Kernels>::best()
-    }
 }
 
 /// The pair for the portable kernel.
@@ -102,15 +95,22 @@ unsafe fn intersect_avx2(la: &Rows, lb: &Rows, pa: &Pose, pb: &Pose, start: Opti
 /// `sqrt(eps)` of each other? `start` is the first search direction in A's frame (`None` for
 /// the centre difference). Returns the answer and the last direction (A's frame).
 #[inline]
-pub fn intersect_hull8(la: &Rows, lb: &Rows, pa: &Pose, pb: &Pose, start: Option<Vec3>, eps: Real) -> (bool, Vec3) {
+pub(crate) fn intersect_hull8(
+    la: &Rows,
+    lb: &Rows,
+    pa: &Pose,
+    pb: &Pose,
+    start: Option<Vec3>,
+    eps: Real,
+) -> (bool, Vec3) {
     // AVX2 where the CPU has it (checked inside), else the portable kernel.
     intersect_hull8_with(Hull8Kernel::Avx2, la, lb, pa, pb, start, eps)
 }
 
-/// [`intersect_hull8`] on a chosen kernel (for tests and benchmarks); AVX2 falls back to the
+/// [`intersect_hull8`] on a chosen kernel (the tests run both); AVX2 falls back to the
 /// portable kernel on CPUs without it.
 #[inline(always)]
-pub fn intersect_hull8_with(
+pub(crate) fn intersect_hull8_with(
     kernel: Hull8Kernel,
     la: &Rows,
     lb: &Rows,

@@ -1,80 +1,16 @@
-//! Recording, replay and comparison in the app. While recording, every step of the app's world
-//! goes through the engine's `Recorder` and every user action (settings, drag velocities,
-//! shots) is an `Action`. A finished or opened recording sits on the timeline; the world can
-//! follow it step by step, and any user action there forks it. A second world can run in
-//! lockstep beside the app's world for an A/B comparison.
+//! The recording, review, fork and A/B commands of a [`Simulation`], on the state the
+//! session's [`timeline`](crate::session::timeline) holds.
 
-mod lockstep;
-mod review;
-mod tape;
-
-pub use lockstep::Partner;
-pub use review::{Review, replay_events};
-pub use tape::{KEYFRAME_INTERVAL, Tape};
-
-use super::sim::{SPEED_RANGE, Simulation};
+use super::{SPEED_RANGE, Simulation};
 use crate::dynamics::Body;
 use crate::record::{Action, Recording};
 use crate::scene::{BodyDesc, Scene};
+use crate::session::SessionError;
+use crate::session::timeline::{
+    KEYFRAME_INTERVAL, Partner, RecordCommand, RecordState, Review, Tape, changed_settings, split_engine,
+};
 use crate::world::Settings;
-use std::path::{Path, PathBuf};
-
-/// The recording state of a [`Simulation`].
-#[derive(Default)]
-pub struct RecordState {
-    /// The recording in progress (a fresh one, or a fork of the reviewed one).
-    pub tape: Option<Tape>,
-    /// The recording on the timeline.
-    pub review: Option<Review>,
-    /// World A of an A/B comparison, stepped with the app's world (B).
-    pub partner: Option<Partner>,
-    /// Show A and B side by side while there is a partner.
-    pub side_by_side: bool,
-    /// The outcome of the last recording command, shown in the timeline.
-    pub status: Option<Result<String, String>>,
-}
-
-/// What the timeline and comparison panels ask of the simulation.
-#[derive(Clone, Debug, PartialEq)]
-pub enum RecordCommand {
-    /// Start recording, or stop and put the recording on the timeline.
-    ToggleRecording,
-    /// Save the recording on the timeline to a file.
-    Save(PathBuf),
-    /// Open a recording file onto the timeline.
-    Open(PathBuf),
-    /// Replay the recording on the timeline and check every hash.
-    Verify,
-    /// Move the world to the recording's state after this many steps.
-    Seek(u64),
-    /// Move the world one step back along the recording.
-    StepBack,
-    /// Start playback over at the end instead of stopping.
-    SetLooping(bool),
-    /// Playback speed, simulated seconds per real second.
-    SetSpeed(f32),
-    /// Branch the reviewed recording at the cursor and compare with the original.
-    Fork,
-    /// Start an A/B comparison: A is a copy of the world now, or both start from the scene.
-    StartAb {
-        /// Both worlds from the scene's start rather than from the world now.
-        from_start: bool,
-    },
-    /// Start an A/B comparison with rapier3d on the B side, from the world now or the scene's
-    /// start; the app's world is A.
-    StartAbRapier {
-        /// Both worlds from the scene's start rather than from the world now.
-        from_start: bool,
-    },
-    /// End the A/B comparison.
-    CloseAb,
-    /// Show A and B side by side (true) or B alone.
-    SideBySide(bool),
-    /// Replace world A's settings.
-    PartnerSettings(Box<Settings>),
-    /// Take the recording off the timeline.
-    CloseReview,
-}
+use std::path::Path;
 
 impl Simulation {
     /// Whether a recording is being made.
@@ -85,7 +21,7 @@ impl Simulation {
     /// Starts recording from the world as it is. A world that has run, or that differs from
     /// its scene, becomes a new scene at step 0 (same bodies and velocities), since a
     /// recording replays from a scene.
-    pub fn start_recording(&mut self) -> Result<(), String> {
+    pub fn start_recording(&mut self) -> Result<(), SessionError> {
         let pristine = self.world.step_count() == 0
             && self
                 .scene
@@ -95,7 +31,7 @@ impl Simulation {
             Scene { settings: self.world.settings.clone(), ..self.scene.clone() }
         } else {
             let scene = Scene::from_world(&self.world, &self.scene);
-            let world = scene.build().map_err(|e| e.to_string())?;
+            let world = scene.build()?;
             self.world = world;
             self.history.clear();
             scene
@@ -157,15 +93,16 @@ impl Simulation {
 
     /// Applies a user action: recorded while recording; while the world follows the reviewed
     /// recording it first forks it there.
-    pub fn user_action(&mut self, action: Action) -> Result<(), String> {
+    pub fn user_action(&mut self, action: Action) -> Result<(), SessionError> {
         self.check_tape();
         if self.record.tape.is_none() && self.record.review.as_ref().is_some_and(|r| r.follows(&self.world)) {
             self.fork()?;
         }
         match &mut self.record.tape {
-            Some(t) => t.apply(&mut self.world, action),
-            None => self.world.apply(&action),
+            Some(t) => t.apply(&mut self.world, action)?,
+            None => action.apply(&mut self.world)?,
         }
+        Ok(())
     }
 
     /// New settings from a panel; an error is shown in the timeline.
@@ -174,7 +111,7 @@ impl Simulation {
             return;
         }
         if let Err(e) = self.user_action(Action::Settings(settings)) {
-            self.record.status = Some(Err(e));
+            self.record.status = Some(Err(e.to_string()));
         }
     }
 
@@ -184,7 +121,7 @@ impl Simulation {
             return self.world.add_body(body);
         }
         if let Err(e) = self.user_action(Action::AddBody(BodyDesc::from_body(&body))) {
-            self.record.status = Some(Err(e));
+            self.record.status = Some(Err(e.to_string()));
         }
         self.world.bodies().len() - 1
     }
@@ -198,7 +135,7 @@ impl Simulation {
         }
         let action = Action::Velocity { body: i as u32, linvel: b.linvel, angvel: b.angvel };
         if let Err(e) = self.user_action(action) {
-            self.record.status = Some(Err(e));
+            self.record.status = Some(Err(e.to_string()));
         }
     }
 
@@ -210,7 +147,7 @@ impl Simulation {
         let Some(b) = self.world.bodies().get(body) else { return };
         let action = Action::Velocity { body: body as u32, linvel: b.linvel, angvel: b.angvel };
         if let Err(e) = self.user_action(action) {
-            self.record.status = Some(Err(e));
+            self.record.status = Some(Err(e.to_string()));
         }
     }
 
@@ -226,7 +163,7 @@ impl Simulation {
         } else if let Some(r) = self.record.review.as_mut().filter(|r| r.follows(&self.world)) {
             if r.cursor < r.steps() {
                 if let Err(e) = r.step(&mut self.world) {
-                    self.record.status = Some(Err(e));
+                    self.record.status = Some(Err(e.to_string()));
                 }
             } else if self.playing && r.looping {
                 self.seek(0);
@@ -249,11 +186,11 @@ impl Simulation {
 
     /// Branches the reviewed recording at its cursor: the world becomes the fork (recorded from
     /// there on) and world A replays the original beside it.
-    pub fn fork(&mut self) -> Result<(), String> {
+    pub fn fork(&mut self) -> Result<(), SessionError> {
         if self.record.tape.is_some() {
-            return Err("Stop recording before forking".into());
+            return Err(SessionError::ForkWhileRecording);
         }
-        let Some(review) = &mut self.record.review else { return Err("Nothing to fork: record first".into()) };
+        let Some(review) = &mut self.record.review else { return Err(SessionError::NothingToFork) };
         let n = review.cursor;
         let (tape, world) = Tape::fork(&review.recording, &review.events, n)?;
         review.attached = false;
@@ -281,7 +218,7 @@ impl Simulation {
                 self.drag = None;
                 self.record.partner = None;
             }
-            Err(e) => self.record.status = Some(Err(e)),
+            Err(e) => self.record.status = Some(Err(e.to_string())),
         }
     }
 
@@ -292,7 +229,7 @@ impl Simulation {
                 if self.is_recording() {
                     self.stop_recording();
                 } else if let Err(e) = self.start_recording() {
-                    self.record.status = Some(Err(e));
+                    self.record.status = Some(Err(e.to_string()));
                 }
             }
             RecordCommand::Save(p) => self.save_recording(&p),
@@ -316,17 +253,17 @@ impl Simulation {
             RecordCommand::SetSpeed(s) => self.speed = s.clamp(*SPEED_RANGE.start(), *SPEED_RANGE.end()),
             RecordCommand::Fork => {
                 if let Err(e) = self.fork() {
-                    self.record.status = Some(Err(e));
+                    self.record.status = Some(Err(e.to_string()));
                 }
             }
             RecordCommand::StartAb { from_start } => {
                 if let Err(e) = self.start_ab(from_start) {
-                    self.record.status = Some(Err(e));
+                    self.record.status = Some(Err(e.to_string()));
                 }
             }
             RecordCommand::StartAbRapier { from_start } => {
                 if let Err(e) = self.start_ab_rapier(from_start) {
-                    self.record.status = Some(Err(e));
+                    self.record.status = Some(Err(e.to_string()));
                 }
             }
             RecordCommand::CloseAb => {
@@ -338,7 +275,7 @@ impl Simulation {
             RecordCommand::SideBySide(on) => self.record.side_by_side = on,
             RecordCommand::PartnerSettings(s) => match (s.validate(), &mut self.record.partner) {
                 (Ok(()), Some(p)) => p.set_settings(*s),
-                (Err(e), _) => self.record.status = Some(Err(e)),
+                (Err(e), _) => self.record.status = Some(Err(e.to_string())),
                 _ => {}
             },
             RecordCommand::CloseReview => {
@@ -356,7 +293,7 @@ impl Simulation {
     /// On error (an unknown setting or a bad value, named) nothing changes.
     /// `engine=rapier` among the changes puts rapier3d on the B side instead, with the app's
     /// world (A) running the other changes.
-    pub fn start_compare(&mut self, changes: &[(String, String)]) -> Result<(), String> {
+    pub fn start_compare(&mut self, changes: &[(String, String)]) -> Result<(), SessionError> {
         let (rapier, changes) = split_engine(changes)?;
         if rapier {
             let a = changed_settings(&self.scene.settings, &changes)?;
@@ -382,9 +319,9 @@ impl Simulation {
     /// Starts an A/B comparison with A a copy of the world now, or from the scene's start: A
     /// with the scene file's settings, B (the app's world) with the settings it has now. On
     /// error nothing changes.
-    pub fn start_ab(&mut self, from_start: bool) -> Result<(), String> {
+    pub fn start_ab(&mut self, from_start: bool) -> Result<(), SessionError> {
         if from_start {
-            let a = self.scene.build().map_err(|e| e.to_string())?;
+            let a = self.scene.build()?;
             self.stop_recording();
             let mut b = a.clone();
             b.set_settings(self.world.settings.clone());
@@ -404,7 +341,7 @@ impl Simulation {
 
     /// Starts an A/B comparison with rapier3d on the B side, from the world now or from the
     /// scene's start; the app's world is A. On error nothing changes.
-    pub fn start_ab_rapier(&mut self, from_start: bool) -> Result<(), String> {
+    pub fn start_ab_rapier(&mut self, from_start: bool) -> Result<(), SessionError> {
         #[cfg(feature = "rapier")]
         {
             self.start_ab(from_start)?;
@@ -416,14 +353,14 @@ impl Simulation {
         #[cfg(not(feature = "rapier"))]
         {
             let _ = from_start;
-            Err("this build has no rapier3d (built without the `rapier` feature)".into())
+            Err(SessionError::NoRapier)
         }
     }
 
     /// Puts both worlds of the A/B back at its start, each keeping the settings it has now, and
     /// keeps them in lockstep. A fork starts over from its branch point, B with its settings.
-    pub(crate) fn reset_ab(&mut self) -> Result<(), String> {
-        let Some(p) = &self.record.partner else { return Err("no A/B to reset".into()) };
+    pub(crate) fn reset_ab(&mut self) -> Result<(), SessionError> {
+        let Some(p) = &self.record.partner else { return Err(SessionError::NoAb) };
         let settings = self.world.settings.clone();
         let fork = self.record.review.as_ref().and_then(|r| r.fork_from).filter(|_| self.record.tape.is_some());
         if let Some(n) = fork {
@@ -488,7 +425,7 @@ impl Simulation {
     /// Opens a recording onto the timeline, at step 0. On error the current state stays and the
     /// error (with `FILE:LINE:COL`) is shown.
     pub fn open_recording(&mut self, path: &Path) {
-        let opened = Recording::load(path).map_err(|e| e.to_string()).and_then(|rec| {
+        let opened = Recording::load(path).and_then(|rec| {
             let scene = rec.scene.clone();
             Review::open(rec, crate::session::file_label(path)).map(|(r, w, problem)| (r, w, problem, scene))
         });
@@ -509,7 +446,7 @@ impl Simulation {
                     Some(p) => Err(format!("{}: {p}", path.display())),
                 });
             }
-            Err(e) => self.record.status = Some(Err(e)),
+            Err(e) => self.record.status = Some(Err(e.to_string())),
         }
     }
 
@@ -527,33 +464,3 @@ impl Simulation {
         });
     }
 }
-
-/// Takes `engine=NAME` out of `--compare` changes: whether it asks for rapier, and the rest.
-pub fn split_engine(changes: &[(String, String)]) -> Result<(bool, Vec<(String, String)>), String> {
-    let mut rapier = false;
-    let mut rest = Vec::new();
-    for (field, value) in changes {
-        if field == "engine" {
-            rapier = match value.as_str() {
-                "rapier" => true,
-                "collidoscope" => false,
-                other => return Err(format!("engine={other}: choose rapier or collidoscope")),
-            };
-        } else {
-            rest.push((field.clone(), value.clone()));
-        }
-    }
-    Ok((rapier, rest))
-}
-
-/// `base` with each (setting name, RON value) of `changes` applied; an error names the change.
-pub fn changed_settings(base: &Settings, changes: &[(String, String)]) -> Result<Settings, String> {
-    let mut s = base.clone();
-    for (field, value) in changes {
-        s.set_field(field, value).map_err(|e| format!("{field}={value}: {e}"))?;
-    }
-    Ok(s)
-}
-
-#[cfg(test)]
-mod tests;

@@ -1,7 +1,7 @@
 //! A recording in progress: every step through [`Recorder::step`], every user action through
 //! [`Recorder::apply`], and the timeline events the steps produced.
 
-use crate::record::{Action, Event, EventDetector, Recorder, Recording};
+use crate::record::{Action, ActionError, Event, EventDetector, Recorder, Recording, ReplayError};
 use crate::scene::Scene;
 use crate::world::World;
 
@@ -40,9 +40,9 @@ impl Tape {
     /// and the world as it was after them. The world comes from the nearest keyframe and at most
     /// one keyframe interval of replay (each replayed step's hash checked), so forking late in a
     /// long recording costs no more than forking early.
-    pub fn fork(original: &Recording, events: &[Event], step: u64) -> Result<(Tape, World), String> {
+    pub fn fork(original: &Recording, events: &[Event], step: u64) -> Result<(Tape, World), ReplayError> {
         let step = step.min(original.steps());
-        let mut world = original.scene.build().map_err(|e| e.to_string())?;
+        let mut world = original.scene.build()?;
         let initial_hash = world.hash();
         if let Some(kf) = original.keyframes.iter().rev().find(|kf| kf.step <= step) {
             world.restore(kf)?;
@@ -53,17 +53,13 @@ impl Tape {
         for s in world.step_count()..step {
             let mut acted = false;
             for a in original.actions.iter().filter(|a| a.step == s) {
-                world.apply(&a.action).map_err(|e| format!("step {s}: recorded action failed: {e}"))?;
+                a.action.apply(&mut world).map_err(|error| ReplayError::ActionAt { step: s, error })?;
                 acted = true;
             }
             world.step();
             let expected = original.hashes[s as usize];
             if world.hash() != expected {
-                return Err(format!(
-                    "the recording does not replay: step {} hashed {:016x}, recorded {expected:016x}",
-                    s + 1,
-                    world.hash()
-                ));
+                return Err(ReplayError::DoesNotReplay { step: s + 1, got: world.hash(), expected });
             }
             detector.observe(&world, acted);
         }
@@ -80,7 +76,7 @@ impl Tape {
     }
 
     /// Applies a user action to `world` and records it; on error nothing changes.
-    pub fn apply(&mut self, world: &mut World, action: Action) -> Result<(), String> {
+    pub fn apply(&mut self, world: &mut World, action: Action) -> Result<(), ActionError> {
         self.recorder.apply(world, action)?;
         self.acted = true;
         self.bodies = world.bodies().len();

@@ -197,7 +197,7 @@ impl Partner {
             let from = acts.partition_point(|a| a.step < s);
             for a in acts[from..].iter().take_while(|a| a.step == s) {
                 // An action that fails here failed when recorded too; the recording checked it.
-                let _ = self.world.apply(&a.action);
+                let _ = a.action.apply(&mut self.world);
             }
         }
         self.world.step();

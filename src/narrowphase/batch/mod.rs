@@ -141,7 +141,7 @@ pub(crate) use avx_wrapper;
 macro_rules! run_on {
     ($backend:expr, $portable:ident, $avx:ident, ($($a:expr),* $(,)?)) => {{
         #[cfg(target_arch = "x86_64")]
-        let avx = $backend == $crate::narrowphase::bench_kernels::batch::Backend::Avx && $crate::simd::avx();
+        let avx = $backend == $crate::narrowphase::batch::Backend::Avx && $crate::simd::avx();
         #[cfg(not(target_arch = "x86_64"))]
         let avx = $backend != $backend;
         if avx {

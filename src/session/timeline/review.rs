@@ -1,7 +1,8 @@
 //! A finished recording on the timeline: a cursor over its steps that the app's world follows,
 //! the events of every step, and playback by replaying the recorded actions.
 
-use crate::record::{Event, EventDetector, EventKind, Recording};
+use crate::record::{Event, EventDetector, EventKind, Recording, ReplayError};
+use crate::scene::SceneError;
 use crate::world::World;
 use std::sync::Arc;
 
@@ -45,8 +46,8 @@ impl Review {
     /// Reviews a recording read from a file: replays it once to find its events and check it.
     /// Returns the review, attached at step 0, and the world there. A recording that does not
     /// replay still opens; the error says where it broke and the events stop there.
-    pub fn open(recording: Recording, name: String) -> Result<(Review, World, Option<String>), String> {
-        let start = recording.scene.build().map_err(|e| e.to_string())?;
+    pub fn open(recording: Recording, name: String) -> Result<(Review, World, Option<String>), SceneError> {
+        let start = recording.scene.build()?;
         let (events, problem) = replay_events(&recording, start.clone());
         let mut review = Review::new(recording, events, start.hash(), name);
         review.cursor = 0;
@@ -73,7 +74,7 @@ impl Review {
 
     /// The world after `step` steps (clamped to the recording): from the nearest keyframe, or by
     /// stepping on from `current` when that is the attached world a little before `step`.
-    pub fn seek(&mut self, step: u64, current: &World) -> Result<World, String> {
+    pub fn seek(&mut self, step: u64, current: &World) -> Result<World, ReplayError> {
         let step = step.min(self.steps());
         let near = self.follows(current)
             && step >= self.cursor
@@ -91,11 +92,11 @@ impl Review {
     }
 
     /// Replays recorded steps on `world` (at the cursor) until it is after `until` steps.
-    fn replay_steps(&self, world: &mut World, until: u64) -> Result<(), String> {
+    fn replay_steps(&self, world: &mut World, until: u64) -> Result<(), ReplayError> {
         while world.step_count() < until {
             let s = world.step_count();
             for a in self.actions_at(s) {
-                world.apply(&a.action).map_err(|e| format!("step {s}: recorded action failed: {e}"))?;
+                a.action.apply(world).map_err(|error| ReplayError::ActionAt { step: s, error })?;
             }
             world.step();
         }
@@ -110,13 +111,13 @@ impl Review {
 
     /// One replayed step of the attached world: the recorded actions, the step, and a check of
     /// the recorded hash. On a mismatch the world stays stepped but is detached.
-    pub fn step(&mut self, world: &mut World) -> Result<(), String> {
+    pub fn step(&mut self, world: &mut World) -> Result<(), ReplayError> {
         let s = self.cursor;
         self.replay_steps(world, s + 1)?;
         self.cursor = s + 1;
         if self.hash_at(s + 1) != Some(world.hash()) {
             self.attached = false;
-            return Err(format!("the replay left the recording at step {}: its hash differs", s + 1));
+            return Err(ReplayError::Diverged(s + 1));
         }
         Ok(())
     }
@@ -142,7 +143,7 @@ pub fn replay_events(rec: &Recording, mut world: World) -> (Vec<Event>, Option<S
         let s = k as u64;
         let mut acted = false;
         while let Some(a) = actions.next_if(|a| a.step == s) {
-            if let Err(e) = world.apply(&a.action) {
+            if let Err(e) = a.action.apply(&mut world) {
                 return (events, Some(format!("step {s}: recorded action failed: {e}")));
             }
             acted = true;

@@ -3,8 +3,9 @@
 use super::*;
 use crate::BodyKind;
 use crate::math::Vec3;
-use crate::record::Divergence;
-use crate::scene::{Rotation, ShapeDesc};
+use crate::record::{Action, Divergence};
+use crate::scene::{BodyDesc, Rotation, Scene, ShapeDesc};
+use crate::session::Simulation;
 
 /// A floor, three boxes dropped onto it at angles, and a sphere rolling into them.
 fn scene() -> Scene {
@@ -309,7 +310,7 @@ fn a_late_fork_starts_from_the_nearest_keyframe_and_keeps_the_original_prefix() 
     // A recording that no longer replays in the window is refused.
     let mut broken = (*original).clone();
     broken.hashes[125] ^= 1;
-    let err = Tape::fork(&broken, &review.events, 130).err().unwrap();
+    let err = Tape::fork(&broken, &review.events, 130).err().unwrap().to_string();
     assert!(err.contains("step 126"), "{err}");
 }
 
@@ -329,7 +330,7 @@ fn compare_from_the_command_line_starts_ab_with_b_changed() {
     assert_eq!(a.hash(), sim.scene.build().unwrap().hash());
 
     let before = sim.world.settings.clone();
-    let err = sim.start_compare(&[("nope".to_string(), "1".to_string())]).unwrap_err();
+    let err = sim.start_compare(&[("nope".to_string(), "1".to_string())]).unwrap_err().to_string();
     assert!(err.contains("nope"), "{err}");
     assert_eq!(sim.world.settings, before, "a bad change changes nothing");
 }

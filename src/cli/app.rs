@@ -1,0 +1,111 @@
+//! No subcommand: the app, opened on a scene.
+
+use super::{CliError, parse_assignment, whole};
+#[cfg(feature = "gui")]
+use collidoscope::scene::AtomicFile;
+use std::path::{Path, PathBuf};
+
+/// What opens the app (no subcommand).
+#[derive(clap::Args)]
+pub struct AppArgs {
+    /// Scene to open in the app (default: scenes/default.ron).
+    pub scene: Option<PathBuf>,
+    /// Render, save a PNG of the window to this file, and exit.
+    #[arg(long, value_name = "OUT.png")]
+    pub screenshot: Option<PathBuf>,
+    /// Frames to simulate and render before the screenshot.
+    #[arg(long, default_value_t = 120, allow_negative_numbers = true, value_parser = parse_frames)]
+    pub frames: u32,
+    /// Open side by side from the scene's start: B with this setting changed (RON value, as for
+    /// `run --set`), A as the scene has it. Repeat for several settings, e.g.
+    /// `--compare ccd=Toi --compare substeps=8`. `--compare engine=rapier` puts rapier3d on the
+    /// B side instead (the other changes then apply to both).
+    #[arg(long = "compare", value_name = "FIELD=VALUE", value_parser = parse_assignment)]
+    pub compare: Vec<(String, String)>,
+    /// Bring a panel forward (scenes, settings, profiler, inspector, view, sweep, pair,
+    /// timeline); repeat for several.
+    #[arg(long = "show", value_name = "PANEL")]
+    pub show: Vec<String>,
+    /// Open in presentation mode: the view, the play controls and the first `--show` panel.
+    #[arg(long)]
+    pub presentation: bool,
+    /// Select this body (its index in the scene) when the app opens.
+    #[arg(long, value_name = "INDEX", allow_negative_numbers = true, value_parser = parse_select)]
+    pub select: Option<usize>,
+    /// Turn a debug layer on (aabbs, contact_points, contact_normals, velocities, broad_phase,
+    /// candidate_pairs, ccd, narrow_phase, mesh, grid, axes, trails); repeat for several.
+    #[arg(long = "layer", value_name = "NAME")]
+    pub layers: Vec<String>,
+    /// Change a setting of the opened scene, as `run --set` does, e.g. `--set
+    /// internal_edges=None`; repeat for several. With `--compare`, both sides start from it.
+    #[arg(long = "set", value_name = "FIELD=VALUE", value_parser = parse_assignment)]
+    pub sets: Vec<(String, String)>,
+    /// Start the camera at an eye looking at a target, over the scene's camera:
+    /// `--camera EX,EY,EZ,TX,TY,TZ` (metres).
+    #[arg(long, value_name = "EYE,TARGET", allow_hyphen_values = true, value_parser = parse_camera)]
+    pub camera: Option<collidoscope::scene::CameraDesc>,
+}
+
+/// `EX,EY,EZ,TX,TY,TZ` as a camera: six finite numbers, the eye apart from the target.
+fn parse_camera(s: &str) -> Result<collidoscope::scene::CameraDesc, String> {
+    let v: Vec<f32> = s
+        .split(',')
+        .map(|x| x.trim().parse::<f32>().map_err(|e| format!("{x:?} is not a number: {e}")))
+        .collect::<Result<_, _>>()?;
+    if v.len() != 6 || v.iter().any(|x| !x.is_finite()) {
+        return Err(format!("expected six finite numbers EX,EY,EZ,TX,TY,TZ, got {s:?}"));
+    }
+    use collidoscope::math::Vec3;
+    let (eye, target) = (Vec3::new(v[0], v[1], v[2]), Vec3::new(v[3], v[4], v[5]));
+    if eye.distance(target) < 1e-3 {
+        return Err(format!("the eye {eye} is at the target"));
+    }
+    Ok(collidoscope::scene::CameraDesc { eye, target })
+}
+
+fn parse_frames(s: &str) -> Result<u32, String> {
+    whole(s, 0, u32::MAX as u64, "frames").map(|n| n as u32)
+}
+
+fn parse_select(s: &str) -> Result<usize, String> {
+    whole(s, 0, collidoscope::scene::MAX_BODIES - 1, "(a body's index)").map(|n| n as usize)
+}
+
+/// `scenes/default.ron` in the working directory, or else beside the crate's manifest.
+fn default_scene() -> PathBuf {
+    let local = PathBuf::from("scenes/default.ron");
+    if local.exists() { local } else { Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/default.ron") }
+}
+
+#[cfg(feature = "gui")]
+pub fn open_app(args: AppArgs) -> Result<(), CliError> {
+    let AppArgs { scene, screenshot, frames, compare, show, presentation, select, layers, sets, camera } = args;
+    // The screenshot is written after the frames are rendered: a path it cannot go to fails now.
+    if let Some(out) = &screenshot {
+        AtomicFile::check(out)?;
+    }
+    let reopen_last = scene.is_none() && screenshot.is_none();
+    let scene = scene.unwrap_or_else(default_scene);
+    let show =
+        show.iter().map(|p| p.parse()).collect::<Result<Vec<_>, String>>().map_err(|e| format!("--show: {e}"))?;
+    collidoscope::app::run(collidoscope::app::AppOptions {
+        scene,
+        screenshot,
+        frames,
+        reopen_last,
+        compare,
+        show,
+        presentation,
+        select,
+        layers,
+        sets,
+        camera,
+    })
+    .map_err(CliError::Usage)
+}
+
+#[cfg(not(feature = "gui"))]
+pub fn open_app(_args: AppArgs) -> Result<(), CliError> {
+    let _ = default_scene;
+    Err("this build has no window (built without the `gui` feature); use `collidoscope run SCENE`".into())
+}

@@ -1,0 +1,22 @@
+//! `collidoscope replay`: recordings re-run, every step's hash checked against them.
+
+use super::CliError;
+use collidoscope::record::Recording;
+use std::path::PathBuf;
+
+pub fn replay(files: &[PathBuf]) -> Result<(), CliError> {
+    let mut failed = 0;
+    for f in files {
+        let outcome = Recording::load(f)
+            .map_err(|e| e.to_string())
+            .and_then(|rec| rec.verify().map_err(|d| format!("{}: {d}", f.display())));
+        match outcome {
+            Ok(n) => println!("{}: verified {n} steps", f.display()),
+            Err(e) => {
+                println!("{e}");
+                failed += 1;
+            }
+        }
+    }
+    if failed > 0 { Err(format!("{failed} of {} recordings failed to replay", files.len()).into()) } else { Ok(()) }
+}

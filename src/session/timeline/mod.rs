@@ -1,0 +1,110 @@
+//! The session's timeline (apart from the engine's [`crate::record`], whose recordings it
+//! makes and replays): the recording state of the app. While recording, every step of the
+//! app's world goes through the engine's `Recorder` and every user action (settings, drag
+//! velocities, shots) is an `Action`. A finished or opened recording sits on the timeline; the
+//! world can follow it step by step, and any user action there forks it. A second world can
+//! run in lockstep beside the app's world for an A/B comparison. The commands that drive it
+//! are `Simulation`'s, in `session/sim/recording.rs`.
+
+mod lockstep;
+mod review;
+mod tape;
+
+pub use lockstep::Partner;
+pub use review::{Review, replay_events};
+pub use tape::{KEYFRAME_INTERVAL, Tape};
+
+use super::SessionError;
+use crate::world::Settings;
+use std::path::PathBuf;
+
+/// The recording state of a [`Simulation`](super::Simulation).
+#[derive(Default)]
+pub struct RecordState {
+    /// The recording in progress (a fresh one, or a fork of the reviewed one).
+    pub tape: Option<Tape>,
+    /// The recording on the timeline.
+    pub review: Option<Review>,
+    /// World A of an A/B comparison, stepped with the app's world (B).
+    pub partner: Option<Partner>,
+    /// Show A and B side by side while there is a partner.
+    pub side_by_side: bool,
+    /// The outcome of the last recording command, shown in the timeline.
+    pub status: Option<Result<String, String>>,
+}
+
+/// What the timeline and comparison panels ask of the simulation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RecordCommand {
+    /// Start recording, or stop and put the recording on the timeline.
+    ToggleRecording,
+    /// Save the recording on the timeline to a file.
+    Save(PathBuf),
+    /// Open a recording file onto the timeline.
+    Open(PathBuf),
+    /// Replay the recording on the timeline and check every hash.
+    Verify,
+    /// Move the world to the recording's state after this many steps.
+    Seek(u64),
+    /// Move the world one step back along the recording.
+    StepBack,
+    /// Start playback over at the end instead of stopping.
+    SetLooping(bool),
+    /// Playback speed, simulated seconds per real second.
+    SetSpeed(f32),
+    /// Branch the reviewed recording at the cursor and compare with the original.
+    Fork,
+    /// Start an A/B comparison: A is a copy of the world now, or both start from the scene.
+    StartAb {
+        /// Both worlds from the scene's start rather than from the world now.
+        from_start: bool,
+    },
+    /// Start an A/B comparison with rapier3d on the B side, from the world now or the scene's
+    /// start; the app's world is A.
+    StartAbRapier {
+        /// Both worlds from the scene's start rather than from the world now.
+        from_start: bool,
+    },
+    /// End the A/B comparison.
+    CloseAb,
+    /// Show A and B side by side (true) or B alone.
+    SideBySide(bool),
+    /// Replace world A's settings.
+    PartnerSettings(Box<Settings>),
+    /// Take the recording off the timeline.
+    CloseReview,
+}
+
+/// Takes `engine=NAME` out of `--compare` changes: whether it asks for rapier, and the rest.
+pub fn split_engine(changes: &[(String, String)]) -> Result<(bool, Vec<(String, String)>), SessionError> {
+    let mut rapier = false;
+    let mut rest = Vec::new();
+    for (field, value) in changes {
+        if field == "engine" {
+            rapier = match value.as_str() {
+                "rapier" => true,
+                "collidoscope" => false,
+                other => return Err(SessionError::Engine(other.to_string())),
+            };
+        } else {
+            rest.push((field.clone(), value.clone()));
+        }
+    }
+    Ok((rapier, rest))
+}
+
+/// `base` with each (setting name, RON value) of `changes` applied; an error names the change.
+pub fn changed_settings(base: &Settings, changes: &[(String, String)]) -> Result<Settings, SessionError> {
+    let mut s = base.clone();
+    for (field, value) in changes {
+        s.set_field(field, value).map_err(|e| SessionError::Change {
+            field: field.clone(),
+            value: value.clone(),
+            error: Box::new(e),
+        })?;
+    }
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests;
