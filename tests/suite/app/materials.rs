@@ -151,6 +151,8 @@ pub(super) fn run_sweep(h: &mut Harness<'static, App>) {
         h.step();
     }
     h.run();
+    let panel = h.state_mut().sweep_panel_mut();
+    assert!(panel.result.is_some(), "the sweep gave no result: {:?}", panel.error());
 }
 
 fn swept(h: &mut Harness<'static, App>) -> Vec<String> {
