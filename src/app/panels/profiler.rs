@@ -120,7 +120,13 @@ impl ProfilerPanel {
             let plot_width = (ui.available_width() - table_width - 12.0).max(120.0);
             ui.allocate_ui(egui::vec2(plot_width, ui.available_height()), |ui| plot(ui, shown, prefs, reset_zoom));
             ui.separator();
-            ui.vertical(|ui| table(ui, shown));
+            // The table scrolls within the panel's height, so a first step (which fills it)
+            // never makes the panel taller.
+            let h = ui.available_height();
+            egui::ScrollArea::vertical()
+                .id_salt("profile_table_scroll")
+                .max_height(h)
+                .show(ui, |ui| ui.vertical(|ui| table(ui, shown)));
         });
         commands
     }

@@ -49,6 +49,9 @@ pub struct ViewOptions {
     pub trails: Vec<crate::session::trails::Trail>,
     /// Keep the camera's target on the selected body as it moves (key C).
     pub follow: bool,
+    /// A narrow view (one of A/B's): the legend and the help each on one line. Not persisted.
+    #[serde(skip)]
+    pub folded: bool,
 }
 
 /// Debug-draw layers, each toggled on its own; `grid` and `axes` are the viewer's own.
@@ -203,6 +206,8 @@ pub struct FrameStats {
     pub draw_batches: usize,
     pub lines: usize,
     pub points: usize,
+    /// Legend entries a folded legend had no room for.
+    pub legend_hidden: usize,
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -310,6 +315,7 @@ impl Viewport {
             draw_batches: frame.batches.len(),
             lines: frame.line_count(),
             points: frame.points.len(),
+            legend_hidden: 0,
         };
         let painter = ui.painter_at(rect);
         match self.texture_for(size_px) {
@@ -326,7 +332,7 @@ impl Viewport {
             }
         }
         trails::draw(&painter, rect, &self.camera, world, view);
-        input::draw_overlay(&painter, rect, view, world, self.tool);
+        self.stats.legend_hidden = input::draw_overlay(&painter, rect, view, world, self.tool);
         actions
     }
 

@@ -2,6 +2,7 @@
 
 mod ab_reset;
 mod framing;
+mod layout;
 mod materials;
 mod pacing;
 mod pair;
@@ -9,4 +10,5 @@ mod panels;
 mod rapier_ab;
 mod record_timeline;
 mod scene_file;
+mod sweep_table;
 mod teach;
