@@ -55,7 +55,7 @@ struct AppArgs {
     /// Select this body (its index in the scene) when the app opens.
     #[arg(long, value_name = "INDEX", allow_negative_numbers = true, value_parser = parse_select)]
     select: Option<usize>,
-    /// Turn a debug layer on (aabbs, contact_points, contact_normals, velocities, broad_phase,
+    /// Turn a debug layer on (aabbs, contact_points, contact_normals, contact_forces, velocities, broad_phase,
     /// candidate_pairs, ccd, narrow_phase, mesh, grid, axes, trails); repeat for several.
     #[arg(long = "layer", value_name = "NAME")]
     layers: Vec<String>,

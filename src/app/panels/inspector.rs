@@ -212,14 +212,15 @@ fn body_details(ui: &mut Ui, world: &World, i: usize, b: &Body, dragging: bool, 
     });
 
     let idx = i as u32;
-    let contacts: Vec<_> = world.contacts().iter().filter(|c| c.a == idx || c.b == idx).collect();
+    let contacts: Vec<_> = world.contacts().iter().enumerate().filter(|(_, c)| c.a == idx || c.b == idx).collect();
     ui.add_space(4.0);
     ui.label(RichText::new(format!("Contacts ({})", contacts.len())).strong());
     if contacts.is_empty() {
         ui.weak("None in the last step.");
     }
     egui::ScrollArea::vertical().max_height(280.0).id_salt("inspector_contacts").show(ui, |ui| {
-        for c in contacts {
+        for (k, c) in contacts {
+            let impulses = world.contact_impulses(k);
             let other = if c.a == idx { c.b } else { c.a };
             let other_name = world
                 .bodies()
@@ -233,14 +234,22 @@ fn body_details(ui: &mut Ui, world: &World, i: usize, b: &Body, dragging: bool, 
                 c.a,
                 c.b
             ));
-            egui::Grid::new(("contact", c.a, c.b)).num_columns(3).show(ui, |ui| {
+            egui::Grid::new(("contact", c.a, c.b)).num_columns(5).show(ui, |ui| {
                 ui.weak("point");
                 ui.weak("depth");
+                let per = "over the last step (its last substep's impulse times the substeps)";
+                ui.weak("normal impulse").on_hover_text(format!("Push along the normal, N·s, {per}"));
+                ui.weak("friction impulse").on_hover_text(format!("Size of the friction impulse, N·s, {per}"));
                 ui.weak("");
                 ui.end_row();
-                for p in c.manifold.points() {
+                for (j, p) in c.manifold.points().iter().enumerate() {
+                    // Per step: the last substep's impulse times the substeps.
+                    let per_step = world.settings.substeps as f32;
+                    let imp = impulses.map(|m| (m[j].normal * per_step, m[j].tangent.length() * per_step));
                     ui.monospace(vec3(p.point));
                     ui.monospace(format!("{:+.5} m", p.depth));
+                    ui.monospace(imp.map_or("—".into(), |(n, _)| format!("{n:.4} N·s")));
+                    ui.monospace(imp.map_or("—".into(), |(_, t)| format!("{t:.4} N·s")));
                     ui.weak(if p.depth >= 0.0 { "overlap" } else { "speculative" });
                     ui.end_row();
                 }

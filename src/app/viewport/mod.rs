@@ -61,6 +61,8 @@ pub struct Layers {
     pub aabbs: bool,
     pub contact_points: bool,
     pub contact_normals: bool,
+    /// Each contact point's normal and friction impulse of the last step, as arrows.
+    pub contact_forces: bool,
     pub velocities: bool,
     pub broad_phase: bool,
     pub candidate_pairs: bool,
@@ -80,6 +82,7 @@ impl Default for Layers {
             aabbs: false,
             contact_points: true,
             contact_normals: false,
+            contact_forces: false,
             velocities: false,
             broad_phase: false,
             candidate_pairs: false,
@@ -95,10 +98,11 @@ impl Default for Layers {
 
 impl Layers {
     /// The layers' names, as `--layer` takes them.
-    pub const NAMES: [&'static str; 12] = [
+    pub const NAMES: [&'static str; 13] = [
         "aabbs",
         "contact_points",
         "contact_normals",
+        "contact_forces",
         "velocities",
         "broad_phase",
         "candidate_pairs",
@@ -116,6 +120,7 @@ impl Layers {
             "aabbs" => &mut self.aabbs,
             "contact_points" => &mut self.contact_points,
             "contact_normals" => &mut self.contact_normals,
+            "contact_forces" => &mut self.contact_forces,
             "velocities" => &mut self.velocities,
             "broad_phase" => &mut self.broad_phase,
             "candidate_pairs" => &mut self.candidate_pairs,

@@ -1,6 +1,7 @@
 //! The app through egui_kittest: panels, the pair view, the timeline, the teaching tools.
 
 mod ab_reset;
+mod contact_forces;
 mod framing;
 mod layout;
 mod materials;
