@@ -96,8 +96,8 @@ impl PanelId {
         }
     }
 
-    /// A side panel's starting width and the range it can be dragged to: each panel keeps its
-    /// own, so a dock is as wide as what it shows.
+    /// A side panel's starting width (at most a quarter of the window) and the range it can be
+    /// dragged to: each panel keeps its own, so a dock is as wide as what it shows.
     pub fn width(self) -> (f32, std::ops::RangeInclusive<f32>) {
         match self {
             PanelId::Scenes => (340.0, 260.0..=600.0),

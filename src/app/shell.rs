@@ -120,6 +120,8 @@ pub struct App {
     window_size: Option<egui::Vec2>,
     /// Whether the Pair panel was on screen last frame: opening it turns its 3D layer on.
     pair_shown: bool,
+    /// A width for the next side dock drawn, as if dragged there (scripts and screenshots).
+    dock_width: Option<f32>,
 }
 
 impl App {
@@ -154,6 +156,7 @@ impl App {
             in_view: Vec::new(),
             window_size: None,
             pair_shown: false,
+            dock_width: None,
         }
     }
 
@@ -351,6 +354,17 @@ impl App {
 
     pub fn sweep_panel_mut(&mut self) -> &mut super::panels::SweepPanel {
         &mut self.sweep
+    }
+
+    /// Sets the width of the next side dock drawn, as a drag of its edge would (clamped to the
+    /// panel's range).
+    pub fn set_dock_width(&mut self, width: f32) {
+        self.dock_width = Some(width);
+    }
+
+    /// The value range the Inspector's history plot showed last frame.
+    pub fn inspector_plot_range(&self) -> Option<(f64, f64)> {
+        self.inspector.shown_range
     }
 
     /// Which series the Inspector's history plot shows (an index into `record::TRACE_SERIES`).
@@ -569,10 +583,15 @@ impl App {
             });
             return;
         }
+        // It opens at most `max_width` wide and can be dragged wider, to the panel's own limit;
+        // its content scrolls rather than widen it.
         let (default, range) = active.width();
-        let max = range.end().min(max_width);
-        let min = range.start().min(max);
-        let panel = panel(("dock", Some(active))).resizable(true).default_size(default.min(max)).size_range(min..=max);
+        let open = default.min(max_width);
+        let panel = panel(("dock", Some(active))).resizable(true).size_range(range.start().min(open)..=*range.end());
+        let panel = match self.dock_width.take() {
+            Some(w) => panel.exact_size(w.clamp(range.start().min(open), *range.end())),
+            None => panel.default_size(open),
+        };
         panel.show(ui, |ui| {
             ui.add_space(4.0);
             ui.horizontal(|ui| {

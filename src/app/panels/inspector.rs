@@ -15,7 +15,13 @@ pub(crate) struct InspectorPanel {
     filter: String,
     /// The series of the history plot, an index into [`TRACE_SERIES`].
     series: usize,
+    /// The value range the history plot showed last frame (for tests).
+    pub(crate) shown_range: Option<(f64, f64)>,
 }
+
+/// The smallest value range the history plot shows for each of [`TRACE_SERIES`]: noise smaller
+/// than this (10 µm on a resting body) stays a flat line instead of filling the plot.
+const MIN_SPAN: [f64; 5] = [0.1, 0.1, 0.1, 4.0, 0.005];
 
 impl InspectorPanel {
     /// Plots series `k` of [`TRACE_SERIES`] (out of range: the first).
@@ -63,8 +69,16 @@ impl InspectorPanel {
         }
         let k = self.series;
         let others: Vec<&BodyTrace> = pinned.iter().filter(|t| t.body() != selected).collect();
-        Plot::new("trace_plot")
+        let (lo, hi) = std::iter::once(trace)
+            .chain(others.iter().copied())
+            .flat_map(|t| t.series(k))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), [_, y]| (lo.min(y), hi.max(y)));
+        let mid = if lo.is_finite() && hi.is_finite() { 0.5 * (lo + hi) } else { 0.0 };
+        let half = MIN_SPAN[k.min(MIN_SPAN.len() - 1)] * 0.5;
+        let response = Plot::new("trace_plot")
             .height(160.0)
+            .include_y(mid - half)
+            .include_y(mid + half)
             .x_axis_label("step")
             .y_axis_label(TRACE_SERIES[k])
             .legend(egui_plot::Legend::default())
@@ -79,6 +93,8 @@ impl InspectorPanel {
                     plot.line(Line::new(format!("{} (pinned)", name(t)), pts).width(1.5));
                 }
             });
+        let b = response.transform.bounds();
+        self.shown_range = Some((b.min()[1], b.max()[1]));
         ui.label(format!("contact changes since selected: {}", trace.contact_changes())).on_hover_text(
             "Contacts of this body that started or ended: a resting body whose count climbs is flickering (jitter).",
         );

@@ -35,6 +35,7 @@ fn options(scene: &str, sets: &[(&str, &str)], compare: &[(&str, &str)]) -> AppO
         layers: Vec::new(),
         sets: pairs(sets),
         camera: None,
+        size: None,
     }
 }
 

@@ -8,6 +8,7 @@ mod materials;
 mod pacing;
 mod pair;
 mod panels;
+mod plots;
 mod rapier_ab;
 mod record_timeline;
 mod scene_file;

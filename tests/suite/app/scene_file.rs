@@ -30,6 +30,7 @@ fn options(scene: PathBuf, compare: &[(&str, &str)]) -> AppOptions {
         layers: Vec::new(),
         sets: Vec::new(),
         camera: None,
+        size: None,
     }
 }
 
