@@ -116,7 +116,7 @@ impl CompareView {
         ui.horizontal_top(|ui| {
             let down = egui::Layout::top_down(egui::Align::Min);
             let width = ui.available_width();
-            let (report_w, grid_w) = ((width * 0.3).clamp(220.0, 340.0), (width * 0.34).clamp(260.0, 420.0));
+            let (report_w, grid_w) = ((width * 0.27).clamp(220.0, 340.0), (width * 0.4).clamp(300.0, 460.0));
             ui.allocate_ui_with_layout(egui::vec2(report_w, strip), down, |ui| {
                 egui::ScrollArea::vertical()
                     .id_salt("ab_report")
@@ -126,7 +126,7 @@ impl CompareView {
             ui.separator();
             ui.allocate_ui_with_layout(egui::vec2(grid_w, strip), down, |ui| {
                 egui::ScrollArea::both().id_salt("ab_grid").auto_shrink([false, true]).show(ui, |ui| {
-                    ui.spacing_mut().slider_width = (grid_w - 260.0).clamp(50.0, 80.0);
+                    ui.spacing_mut().slider_width = (grid_w - 380.0).clamp(40.0, 80.0);
                     ui.spacing_mut().item_spacing.y = 2.0;
                     ui.spacing_mut().interact_size.y = 20.0;
                     settings_grid(ui, partner, &sim.world.settings, commands)

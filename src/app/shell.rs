@@ -290,7 +290,13 @@ impl App {
     fn badge_text(&self) -> Option<String> {
         let n = self.sim.scene.settings.changes(&self.sim.world.settings).len();
         let kept = if self.keeps_edits() { " · kept" } else { "" };
-        (n > 0).then(|| format!("✏ edited: {n} setting{}{kept}", if n == 1 { "" } else { "s" }))
+        // Presentation mode's row has less room: the count alone.
+        let what = match (self.presentation, n) {
+            (true, _) => String::new(),
+            (false, 1) => " setting".into(),
+            (false, _) => " settings".into(),
+        };
+        (n > 0).then(|| format!("✏ edited: {n}{what}{kept}"))
     }
 
     /// The state to remember for the next run.
