@@ -95,6 +95,7 @@ fn bench(c: &mut Criterion) {
             aabbs: true,
             contact_points: true,
             contact_normals: true,
+            contact_forces: true,
             velocities: true,
             broad_phase: true,
             candidate_pairs: true,

@@ -13,6 +13,9 @@ pub enum DrawCategory {
     ContactPoint,
     /// Contact normals, their length showing depth.
     ContactNormal,
+    /// Each contact point's normal impulse and friction impulse of the last step, as arrows
+    /// whose length is the impulse over the largest one drawn.
+    ContactForce,
     /// Linear velocities.
     Velocity,
     /// The broad phase's structure: cells, nodes, intervals.
@@ -33,10 +36,11 @@ pub enum DrawCategory {
 
 impl DrawCategory {
     /// Every category, in the order the viewer lists them.
-    pub const ALL: [DrawCategory; 10] = [
+    pub const ALL: [DrawCategory; 11] = [
         DrawCategory::Aabb,
         DrawCategory::ContactPoint,
         DrawCategory::ContactNormal,
+        DrawCategory::ContactForce,
         DrawCategory::Velocity,
         DrawCategory::BroadPhase,
         DrawCategory::CandidatePair,

@@ -48,6 +48,8 @@ fn main() -> Result<(), String> {
         panel.metric = 3; // penetration_max
         panel.require = "penetration<0.005".into();
         panel.two = two;
+        // Wide enough for every metric's column of the table.
+        app.set_dock_width(760.0);
         let (scene, live) = (app.simulation().scene.clone(), app.world().settings.clone());
         app.sweep_panel_mut().start(&scene, &live);
         Ok(Box::new(Shot { settled: 0 }))

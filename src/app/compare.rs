@@ -39,6 +39,11 @@ impl Default for CompareView {
 }
 
 impl CompareView {
+    /// The view of world A, once A/B has been shown side by side.
+    pub(super) fn a_view(&self) -> Option<&Viewport> {
+        self.a_view.as_ref()
+    }
+
     /// Draws the central area: the app's viewport alone, or A and B side by side with the
     /// comparison below. Returns what the user did in B's view (the app's world).
     pub(super) fn ui(
@@ -53,9 +58,11 @@ impl CompareView {
             return main.ui(ui, &sim.world, view);
         };
         let a_view = self.a_view.get_or_insert_with(|| main.sibling());
+        // Each view has half the width: its legend and help fold to one line.
         let colored = ViewOptions {
             body_colors: Some(divergence_colors(partner, &sim.world, self.full_scale)),
-            legend: Some(divergence_legend(self.full_scale, partner)),
+            legend: Some(folded_legend(self.full_scale, partner)),
+            folded: true,
             ..view.clone()
         };
         let strip = 250.0_f32.min(ui.available_height() * 0.4);
@@ -103,16 +110,30 @@ impl CompareView {
             }
         });
         ui.separator();
+        // The strip below: the report, the settings grid and the plot, each in its own column
+        // that scrolls rather than clip when the window is small.
+        let strip = ui.available_height().max(80.0);
         ui.horizontal_top(|ui| {
             let down = egui::Layout::top_down(egui::Align::Min);
-            ui.allocate_ui_with_layout(egui::vec2(250.0, strip), down, |ui| self.report(ui, partner, sim, commands));
-            ui.separator();
-            ui.allocate_ui_with_layout(egui::vec2(400.0, strip), down, |ui| {
-                ui.spacing_mut().slider_width = 80.0;
-                settings_grid(ui, partner, &sim.world.settings, commands)
+            let width = ui.available_width();
+            let (report_w, grid_w) = ((width * 0.27).clamp(220.0, 340.0), (width * 0.4).clamp(300.0, 460.0));
+            ui.allocate_ui_with_layout(egui::vec2(report_w, strip), down, |ui| {
+                egui::ScrollArea::vertical()
+                    .id_salt("ab_report")
+                    .auto_shrink([false, true])
+                    .show(ui, |ui| self.report(ui, partner, sim, commands));
             });
             ui.separator();
-            ui.allocate_ui_with_layout(egui::vec2(ui.available_width().max(200.0), strip), down, |ui| {
+            ui.allocate_ui_with_layout(egui::vec2(grid_w, strip), down, |ui| {
+                egui::ScrollArea::both().id_salt("ab_grid").auto_shrink([false, true]).show(ui, |ui| {
+                    ui.spacing_mut().slider_width = (grid_w - 380.0).clamp(40.0, 80.0);
+                    ui.spacing_mut().item_spacing.y = 2.0;
+                    ui.spacing_mut().interact_size.y = 20.0;
+                    settings_grid(ui, partner, &sim.world.settings, commands)
+                });
+            });
+            ui.separator();
+            ui.allocate_ui_with_layout(egui::vec2(ui.available_width().max(160.0), strip), down, |ui| {
                 self.plot(ui, partner)
             });
         });
@@ -121,7 +142,7 @@ impl CompareView {
 
     fn report(&mut self, ui: &mut Ui, p: &Partner, sim: &Simulation, commands: &mut Vec<Command>) {
         ui.vertical(|ui| {
-            ui.horizontal(|ui| {
+            ui.horizontal_wrapped(|ui| {
                 ui.strong("A/B");
                 if ui.button("✖ Close").on_hover_text("End the comparison; B (the app's world) carries on").clicked()
                 {
@@ -130,8 +151,6 @@ impl CompareView {
                 if ui.button("Single view").on_hover_text("Show B alone; A keeps stepping").clicked() {
                     commands.push(Command::Record(RecordCommand::SideBySide(false)));
                 }
-            });
-            ui.horizontal(|ui| {
                 if ui
                     .button("⟲ Both to the start")
                     .on_hover_text(
@@ -161,13 +180,13 @@ impl CompareView {
             if let Some((i, d)) = p.max_divergence() {
                 let name =
                     sim.world.bodies().get(i).and_then(|b| b.name.clone()).unwrap_or_else(|| format!("body {i}"));
-                ui.horizontal(|ui| {
+                ui.horizontal_wrapped(|ui| {
                     ui.label(format!("max Δ {d:.4} m:"));
                     if ui.link(name).on_hover_text("Select it").clicked() {
                         commands.push(Command::Select(Some(i)));
                     }
+                    ui.label(format!("mean Δ {:.4} m", p.mean_divergence()));
                 });
-                ui.label(format!("mean Δ {:.4} m", p.mean_divergence()));
             }
             let extra = sim.world.bodies().len().saturating_sub(p.other().bodies().len());
             if extra > 0 {
@@ -176,6 +195,7 @@ impl CompareView {
             }
             ui.horizontal(|ui| {
                 let l = ui.label("Colour scale").id;
+                ui.spacing_mut().slider_width = (ui.available_width() - 90.0).clamp(40.0, 120.0);
                 ui.add(
                     egui::Slider::new(&mut self.full_scale, 0.001..=10.0)
                         .logarithmic(true)
@@ -185,7 +205,6 @@ impl CompareView {
                 .on_hover_text("Position difference drawn fully red; blue is none")
                 .labelled_by(l);
             });
-            color_bar(ui);
         });
     }
 
@@ -262,6 +281,19 @@ pub(super) fn divergence_legend(full_scale: Real, p: &Partner) -> Vec<(String, [
     entries
 }
 
+/// [`divergence_legend`] for one line across a view: the scale's steps and the other colours,
+/// without the engines (each view's header names them).
+pub(super) fn folded_legend(full_scale: Real, p: &Partner) -> Vec<(String, [f32; 3])> {
+    let mut entries = divergence_legend(full_scale, p);
+    entries.remove(0);
+    entries[0].0 = "same".into();
+    for (k, e) in entries.iter_mut().enumerate().take(5).skip(1) {
+        let t = k as Real / 4.0;
+        e.0 = if k == 4 { format!("≥ {}", length_text(full_scale)) } else { length_text(t * full_scale) };
+    }
+    entries
+}
+
 /// `view` without the layers only Collidoscope's pipeline can fill.
 fn bodies_only(view: &ViewOptions) -> ViewOptions {
     let l = &view.layers;
@@ -315,10 +347,13 @@ fn side_label(ui: &mut Ui, name: &str, color: Color32, what: String, w: &World, 
         }
         line
     };
-    ui.horizontal_wrapped(|ui| {
-        ui.label(RichText::new(name).color(color).heading().strong());
-        ui.label(what);
-        ui.label(RichText::new(line).monospace().small());
+    // One line, the same height on both sides so the two views line up; what does not fit is
+    // cut and shown whole on hover.
+    ui.horizontal(|ui| {
+        ui.set_width(ui.available_width());
+        ui.label(RichText::new(name).color(color).strong().size(20.0));
+        let text = format!("{line} · {what}");
+        ui.add(egui::Label::new(RichText::new(&text).monospace().small()).truncate()).on_hover_text(text);
     });
 }
 
@@ -412,17 +447,6 @@ fn color32(c: [f32; 3]) -> Color32 {
     Color32::from_rgb((c[0] * 255.0) as u8, (c[1] * 255.0) as u8, (c[2] * 255.0) as u8)
 }
 
-/// The divergence colour scale, none to full.
-fn color_bar(ui: &mut Ui) {
-    let (rect, _) = ui.allocate_exact_size(egui::vec2(ui.available_width().min(220.0), 10.0), egui::Sense::hover());
-    let n = 32;
-    let w = rect.width() / n as f32;
-    for k in 0..n {
-        let r = egui::Rect::from_min_size(rect.min + egui::vec2(k as f32 * w, 0.0), egui::vec2(w + 0.5, rect.height()));
-        ui.painter().rect_filled(r, 0.0, color32(speed_color(k as f32 / (n - 1) as f32)));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -452,6 +476,9 @@ mod tests {
         assert_eq!(legend[6].1, ONLY_IN_B);
         assert_eq!(legend[7].1, STATIC);
         assert_eq!(divergence_legend(2.0, &copy)[5].0, "≥ 2.00 m apart");
+        let folded: Vec<String> = folded_legend(0.5, &copy).into_iter().map(|(l, _)| l).collect();
+        assert_eq!(folded, ["same", "125 mm", "250 mm", "375 mm", "≥ 500 mm", "only in B", "static"]);
+        assert_eq!(folded_legend(0.5, &copy)[1].1, legend[2].1, "the same swatches");
         #[cfg(feature = "rapier")]
         {
             let rapier = Partner::rapier_of(&World::new(Settings::default()));

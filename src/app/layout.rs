@@ -96,8 +96,8 @@ impl PanelId {
         }
     }
 
-    /// A side panel's starting width and the range it can be dragged to: each panel keeps its
-    /// own, so a dock is as wide as what it shows.
+    /// A side panel's starting width (at most a quarter of the window) and the range it can be
+    /// dragged to: each panel keeps its own, so a dock is as wide as what it shows.
     pub fn width(self) -> (f32, std::ops::RangeInclusive<f32>) {
         match self {
             PanelId::Scenes => (340.0, 260.0..=600.0),
@@ -140,7 +140,7 @@ impl std::str::FromStr for PanelId {
 
 /// Which panels are open, which tab each side dock shows and whether it is collapsed. The first
 /// run opens the scene browser only, so the 3D view has most of the window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct OpenPanels {
     pub scenes: bool,
@@ -165,6 +165,9 @@ pub struct OpenPanels {
     pub right_collapsed: bool,
     /// The one panel presentation mode shows beside the view, if any.
     pub presenting: Option<PanelId>,
+    /// Side panels shown in the other side's dock (the Inspector joins an open left dock as a
+    /// tab rather than opening a new column).
+    pub moved: Vec<PanelId>,
 }
 
 impl Default for OpenPanels {
@@ -185,6 +188,7 @@ impl Default for OpenPanels {
             left_collapsed: false,
             right_collapsed: false,
             presenting: Some(PanelId::Scenes),
+            moved: Vec::new(),
         }
     }
 }
@@ -221,6 +225,28 @@ impl OpenPanels {
         *flag = on;
     }
 
+    /// The dock `p` shows in: its own, or the other side's when it was moved there.
+    pub fn dock_of(&self, p: PanelId) -> Dock {
+        match p.dock() {
+            Dock::Left if self.moved.contains(&p) => Dock::Right,
+            Dock::Right if self.moved.contains(&p) => Dock::Left,
+            d => d,
+        }
+    }
+
+    /// Shows `p` in the other side's dock from now on (or back in its own).
+    pub fn move_to(&mut self, p: PanelId, dock: Dock) {
+        self.moved.retain(|m| *m != p);
+        if dock != p.dock() && dock != Dock::Bottom && p.dock() != Dock::Bottom {
+            self.moved.push(p);
+        }
+    }
+
+    /// Whether a side dock is on screen, expanded, with a panel in it.
+    pub fn expanded(&self, dock: Dock) -> bool {
+        dock != Dock::Bottom && !self.collapsed(dock) && self.active(dock).is_some()
+    }
+
     fn tab_mut(&mut self, dock: Dock) -> Option<(&mut Option<PanelId>, &mut bool)> {
         match dock {
             Dock::Left => Some((&mut self.left_tab, &mut self.left_collapsed)),
@@ -250,20 +276,18 @@ impl OpenPanels {
             Dock::Right => self.right_tab,
             Dock::Bottom => None,
         };
-        chosen
-            .filter(|p| p.dock() == dock && self.is_open(*p))
-            .or_else(|| PanelId::in_dock(dock).find(|p| self.is_open(*p)))
+        chosen.filter(|p| self.dock_of(*p) == dock && self.is_open(*p)).or_else(|| self.tabs(dock).into_iter().next())
     }
 
     /// The open panels of a dock, in tab order.
     pub fn tabs(&self, dock: Dock) -> Vec<PanelId> {
-        PanelId::in_dock(dock).filter(|p| self.is_open(*p)).collect()
+        PanelId::ALL.into_iter().filter(|p| self.dock_of(*p) == dock && self.is_open(*p)).collect()
     }
 
     /// Opens `p` and brings it to the front of its dock, expanding the dock.
     pub fn show(&mut self, p: PanelId) {
         self.set_open(p, true);
-        if let Some((tab, collapsed)) = self.tab_mut(p.dock()) {
+        if let Some((tab, collapsed)) = self.tab_mut(self.dock_of(p)) {
             *tab = Some(p);
             *collapsed = false;
         }
@@ -272,7 +296,8 @@ impl OpenPanels {
     /// Whether `p`'s content is on screen (outside presentation mode): open and, in a side dock,
     /// the dock's active tab with the dock expanded.
     pub fn visible(&self, p: PanelId) -> bool {
-        self.is_open(p) && (p.dock() == Dock::Bottom || (self.active(p.dock()) == Some(p) && !self.collapsed(p.dock())))
+        let dock = self.dock_of(p);
+        self.is_open(p) && (dock == Dock::Bottom || (self.active(dock) == Some(p) && !self.collapsed(dock)))
     }
 
     /// A toolbar click on `p`: hides it when it is on screen, else shows it.
@@ -282,6 +307,19 @@ impl OpenPanels {
         } else {
             self.show(p);
         }
+    }
+
+    /// Brings `p` forward without adding a column to the window when a side dock is already on
+    /// screen: a panel that is not open joins the expanded dock as a tab (its own dock first).
+    /// With no dock on screen it opens in its own.
+    pub fn show_as_tab(&mut self, p: PanelId) {
+        let home = p.dock();
+        if home != Dock::Bottom && !self.is_open(p) {
+            let other = if home == Dock::Left { Dock::Right } else { Dock::Left };
+            let dock = if self.expanded(home) || !self.expanded(other) { home } else { other };
+            self.move_to(p, dock);
+        }
+        self.show(p);
     }
 }
 
@@ -317,6 +355,26 @@ mod tests {
         o.toggle(PanelId::Sweep);
         assert!(!o.sweep);
         assert_eq!(o.active(Dock::Left), Some(PanelId::Settings), "the next open tab takes over");
+    }
+
+    #[test]
+    fn a_panel_shown_as_a_tab_joins_the_dock_on_screen() {
+        let mut o = OpenPanels::default();
+        assert!(o.expanded(Dock::Left) && !o.expanded(Dock::Right));
+        o.show_as_tab(PanelId::Inspector);
+        assert_eq!(o.dock_of(PanelId::Inspector), Dock::Left);
+        assert_eq!(o.tabs(Dock::Left), vec![PanelId::Scenes, PanelId::Inspector]);
+        assert!(o.visible(PanelId::Inspector) && !o.expanded(Dock::Right), "no new column");
+        // Closed and shown again with its own dock open: it goes home.
+        o.set_open(PanelId::Inspector, false);
+        o.show(PanelId::View);
+        o.show_as_tab(PanelId::Inspector);
+        assert_eq!(o.dock_of(PanelId::Inspector), Dock::Right);
+        assert_eq!(o.tabs(Dock::Right), vec![PanelId::Inspector, PanelId::View]);
+        // No dock on screen: its own dock opens.
+        let mut o = OpenPanels { scenes: false, ..Default::default() };
+        o.show_as_tab(PanelId::Inspector);
+        assert_eq!(o.dock_of(PanelId::Inspector), Dock::Right);
     }
 
     #[test]

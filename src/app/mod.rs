@@ -19,4 +19,4 @@ pub use layout::{Dock, OpenPanels, PanelId};
 pub use panels::{Command, SweepAxis};
 pub use run::{AppOptions, PngShot, build_app, run, setup_style, write_png};
 pub use script::{Cue, Script, run_script};
-pub use shell::{App, PRESENTATION_ZOOM, Persisted, default_scene_dir};
+pub use shell::{App, PRESENTATION_ZOOM, Persisted, default_scene_dir, presentation_zoom};

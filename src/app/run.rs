@@ -37,6 +37,8 @@ pub struct AppOptions {
     pub sets: Vec<(String, String)>,
     /// Where the camera starts, over the scene's own.
     pub camera: Option<crate::scene::CameraDesc>,
+    /// The window's inner size in points (`None`: 1600×1000).
+    pub size: Option<[f32; 2]>,
 }
 
 const STORAGE_KEY: &str = "collidoscope";
@@ -69,7 +71,7 @@ pub fn run(opts: AppOptions) -> Result<(), String> {
         viewport: egui::ViewportBuilder::default()
             .with_title("Collidoscope")
             .with_app_id("collidoscope")
-            .with_inner_size([1600.0, 1000.0])
+            .with_inner_size(opts.size.unwrap_or([1600.0, 1000.0]))
             .with_min_inner_size([800.0, 500.0]),
         renderer: eframe::Renderer::Wgpu,
         persist_window: persist,

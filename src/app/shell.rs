@@ -18,7 +18,9 @@ use std::path::{Path, PathBuf};
 
 /// Horizontal padding of the toolbar's panel toggles (narrower than other buttons, so that they
 /// all fit on the row of a 1600-px window).
-const TOGGLE_PADDING: f32 = 4.0;
+const TOGGLE_PADDING: f32 = 3.0;
+/// The gap between the toolbar's panel toggles.
+const TOGGLE_SPACING: f32 = 2.0;
 
 /// The zoom factor of presentation mode, for a room watching a projector.
 pub const PRESENTATION_ZOOM: f32 = 1.6;
@@ -114,6 +116,12 @@ pub struct App {
     kept: BTreeMap<PathBuf, Settings>,
     /// Which moving bodies were in the view last frame, for "pause at a body leaving the view".
     in_view: Vec<bool>,
+    /// The window's size in native points last frame, for presentation mode's zoom.
+    window_size: Option<egui::Vec2>,
+    /// Whether the Pair panel was on screen last frame: opening it turns its 3D layer on.
+    pair_shown: bool,
+    /// A width for the next side dock drawn, as if dragged there (scripts and screenshots).
+    dock_width: Option<f32>,
 }
 
 impl App {
@@ -146,6 +154,9 @@ impl App {
             ab_layout: None,
             kept: BTreeMap::new(),
             in_view: Vec::new(),
+            window_size: None,
+            pair_shown: false,
+            dock_width: None,
         }
     }
 
@@ -244,13 +255,8 @@ impl App {
     fn edits_badge(&mut self, ui: &mut Ui, commands: &mut Vec<Command>) {
         let file = self.sim.scene.settings.clone();
         let changes = file.changes(&self.sim.world.settings);
-        if changes.is_empty() {
-            return;
-        }
-        let n = changes.len();
+        let Some(text) = self.badge_text() else { return };
         let kept = self.keeps_edits();
-        let text =
-            format!("✏ edited: {n} setting{}{}", if n == 1 { "" } else { "s" }, if kept { " · kept" } else { "" });
         ui.menu_button(RichText::new(text).color(colors::WARN).strong(), |ui| {
             ui.label(RichText::new("Settings that differ from the scene file:").strong());
             for c in &changes {
@@ -280,9 +286,22 @@ impl App {
         .on_hover_text("The settings are not the scene file's: click for what differs, Revert, or Keep");
     }
 
+    /// The edited badge's text, when the settings are not the scene file's.
+    fn badge_text(&self) -> Option<String> {
+        let n = self.sim.scene.settings.changes(&self.sim.world.settings).len();
+        let kept = if self.keeps_edits() { " · kept" } else { "" };
+        // Presentation mode's row has less room: the count alone.
+        let what = match (self.presentation, n) {
+            (true, _) => String::new(),
+            (false, 1) => " setting".into(),
+            (false, _) => " settings".into(),
+        };
+        (n > 0).then(|| format!("✏ edited: {n}{what}{kept}"))
+    }
+
     /// The state to remember for the next run.
     pub fn persisted(&self) -> Persisted {
-        let mut open = self.open;
+        let mut open = self.open.clone();
         if let Some((l, r, p)) = self.ab_layout {
             (open.left_collapsed, open.right_collapsed, open.profiler) = (l, r, p);
         }
@@ -325,6 +344,11 @@ impl App {
         &self.viewport
     }
 
+    /// The view of world A while A and B are side by side (the app's viewport is B's).
+    pub fn partner_viewport(&self) -> Option<&Viewport> {
+        self.compare.a_view().filter(|_| self.side_by_side())
+    }
+
     /// The pair panel, with the trace it showed last frame.
     pub fn pair_panel(&self) -> &super::panels::PairPanel {
         &self.pair
@@ -336,6 +360,17 @@ impl App {
 
     pub fn sweep_panel_mut(&mut self) -> &mut super::panels::SweepPanel {
         &mut self.sweep
+    }
+
+    /// Sets the width of the next side dock drawn, as a drag of its edge would (clamped to the
+    /// panel's range).
+    pub fn set_dock_width(&mut self, width: f32) {
+        self.dock_width = Some(width);
+    }
+
+    /// The value range the Inspector's history plot showed last frame.
+    pub fn inspector_plot_range(&self) -> Option<(f64, f64)> {
+        self.inspector.shown_range
     }
 
     /// Which series the Inspector's history plot shows (an index into `record::TRACE_SERIES`).
@@ -420,13 +455,21 @@ impl App {
             commands.extend(self.toolbar(ui));
             ui.add_space(3.0);
         });
-        let presenting = self.presentation.then_some(self.open.presenting);
+        if self.presentation {
+            self.fit_zoom(&ctx);
+        }
+        // Presentation mode with A and B side by side gives the two views the whole width: the
+        // A/B strip under them has the settings and the plot.
+        let presenting = self.presentation.then_some(self.open.presenting.filter(|_| !self.side_by_side()));
+        // A side dock is at most a quarter of the window wide, the profiler under half its height.
+        let window = ui.max_rect().size();
         let bottom_shown = |p: PanelId, open: bool| match presenting {
             Some(chosen) => chosen == Some(p),
             None => open,
         };
         if bottom_shown(PanelId::Profiler, self.open.profiler) {
-            egui::Panel::bottom("profiler").resizable(true).default_size(270.0).min_size(140.0).show(ui, |ui| {
+            let range = 140.0..=(window.y * 0.45).max(160.0);
+            egui::Panel::bottom("profiler").resizable(true).default_size(270.0).size_range(range).show(ui, |ui| {
                 let mut cx = PanelCx { sim: &self.sim, view: &mut self.view, camera: self.viewport.camera_mut() };
                 commands.extend(self.profiler.ui(ui, &mut cx));
             });
@@ -446,9 +489,18 @@ impl App {
         {
             self.viewport.camera_mut().target = b.pose.translation;
         }
+        // The Pair panel draws its trace in the view as soon as it opens.
+        let pair = match presenting {
+            Some(chosen) => chosen == Some(PanelId::Pair),
+            None => self.open.visible(PanelId::Pair),
+        };
+        if pair && !self.pair_shown {
+            self.view.layers.narrow_phase = true;
+        }
+        self.pair_shown = pair;
         for dock in [Dock::Left, Dock::Right] {
-            let only = presenting.map(|chosen| chosen.filter(|p| p.dock() == dock));
-            self.dock(ui, dock, only, &mut commands);
+            let only = presenting.map(|chosen| chosen.filter(|p| self.open.dock_of(*p) == dock));
+            self.dock(ui, dock, only, window.x / 4.0, &mut commands);
         }
         let actions = egui::CentralPanel::no_frame()
             .show(ui, |ui| self.compare.ui(ui, &mut self.viewport, &self.sim, &self.view, &mut commands))
@@ -500,7 +552,15 @@ impl App {
     /// One side dock: a tab per open panel above the active one, or (collapsed) a narrow strip
     /// of the tabs; nothing at all when collapsed during A/B. `only`: presentation mode's one
     /// panel (`Some(None)`: none in this dock).
-    fn dock(&mut self, ui: &mut Ui, dock: Dock, only: Option<Option<PanelId>>, commands: &mut Vec<Command>) {
+    /// A dock is at most `max_width` wide; content wider than that scrolls.
+    fn dock(
+        &mut self,
+        ui: &mut Ui,
+        dock: Dock,
+        only: Option<Option<PanelId>>,
+        max_width: f32,
+        commands: &mut Vec<Command>,
+    ) {
         let (tabs, active) = match only {
             Some(p) => (p.into_iter().collect(), p),
             None => (self.open.tabs(dock), self.open.active(dock)),
@@ -529,8 +589,16 @@ impl App {
             });
             return;
         }
+        // It opens at most `max_width` wide and can be dragged wider, to the panel's own limit;
+        // its content scrolls rather than widen it.
         let (default, range) = active.width();
-        panel(("dock", Some(active))).resizable(true).default_size(default).size_range(range).show(ui, |ui| {
+        let open = default.min(max_width);
+        let panel = panel(("dock", Some(active))).resizable(true).size_range(range.start().min(open)..=*range.end());
+        let panel = match self.dock_width.take() {
+            Some(w) => panel.exact_size(w.clamp(range.start().min(open), *range.end())),
+            None => panel.default_size(open),
+        };
+        panel.show(ui, |ui| {
             ui.add_space(4.0);
             ui.horizontal(|ui| {
                 for &p in &tabs {
@@ -553,9 +621,16 @@ impl App {
                 });
             });
             ui.separator();
-            egui::ScrollArea::vertical().id_salt(("dock_scroll", active)).show(ui, |ui| {
+            // The scene list sizes itself to the dock; the other panels scroll in it, sideways
+            // too, so wide content never widens the dock.
+            ui.spacing_mut().slider_width = (ui.available_width() - 250.0).clamp(60.0, 170.0);
+            if active == PanelId::Scenes {
                 self.panel_body(ui, active, commands);
-            });
+            } else {
+                egui::ScrollArea::both().id_salt(("dock_scroll", active)).auto_shrink([false, true]).show(ui, |ui| {
+                    self.panel_body(ui, active, commands);
+                });
+            }
         });
     }
 
@@ -601,7 +676,7 @@ impl App {
                 self.reset();
             }
             ui.separator();
-            ui.spacing_mut().slider_width = 100.0;
+            ui.spacing_mut().slider_width = 70.0;
             ui.add(
                 egui::Slider::new(&mut self.sim.speed, SPEED_RANGE)
                     .logarithmic(true)
@@ -620,7 +695,7 @@ impl App {
                 self.sim.pause.at.label()
             ));
             ui.separator();
-            // Counters in slots of fixed width (wide enough for 9,999,999 steps, 11 days of
+            // Counters in slots of fixed width (wide enough for 9,999,999 steps, a day of
             // simulated time and 999 ms), so nothing after them moves as they grow.
             let w = &self.sim.world;
             let slot = |ui: &mut Ui, chars: usize, text: RichText| {
@@ -629,9 +704,9 @@ impl App {
                 ui.add_sized([width * chars as f32, height], egui::Label::new(text.monospace()).truncate())
             };
             slot(ui, 12, RichText::new(format!("step {}", w.step_count())).strong());
-            slot(ui, 14, RichText::new(format!("t {:.2} s", w.time())));
+            slot(ui, 10, RichText::new(format!("{:.2} s", w.time()))).on_hover_text("Simulated time");
             if !self.presentation {
-                slot(ui, 14, RichText::new(format!("{:.2} ms/step", w.profile().total_ms)))
+                slot(ui, 8, RichText::new(format!("{:.2} ms", w.profile().total_ms)))
                     .on_hover_text("Wall time of the last step");
             }
             ui.separator();
@@ -659,18 +734,33 @@ impl App {
                         + ui.spacing().item_spacing.x
                 };
                 let toggles: f32 = (PanelId::ALL.iter().filter(|p| !PanelId::TOOLS.contains(p)))
-                    .map(|p| width(p.label(), TOGGLE_PADDING))
+                    .map(|p| width(p.label(), TOGGLE_PADDING) - ui.spacing().item_spacing.x + TOGGLE_SPACING)
                     .sum();
                 let padding = ui.spacing().button_padding.x;
-                let rest: f32 = ["Frame all", "📽 Presentation"].iter().map(|t| width(t, padding)).sum();
-                if ui.available_width() >= toggles + rest + 24.0 {
-                    self.panel_toggles(ui, false);
-                } else {
-                    ui.menu_button("Panels…", |ui| self.panel_toggles(ui, true));
+                // Frame all, Presentation, the separator before them, and the edited badge when
+                // there is one: the row must hold them too.
+                let mut rest: f32 = ["Frame all", "📽 Presentation"].iter().map(|t| width(t, padding)).sum();
+                rest += ui.spacing().item_spacing.x + 6.0;
+                if let Some(badge) = self.badge_text() {
+                    rest += width(&badge, padding);
                 }
-                ui.separator();
-                if ui.button("Frame all").on_hover_text("Fit the scene's bodies in the view, leaving out those that flew far away (F)").clicked() {
-                    commands.push(Command::FrameAll);
+                let frame_hint = "Fit the scene's bodies in the view, leaving out those that flew far away (F)";
+                if ui.available_width() >= toggles + rest {
+                    ui.scope(|ui| self.panel_toggles(ui, false));
+                    ui.separator();
+                    if ui.button("Frame all").on_hover_text(frame_hint).clicked() {
+                        commands.push(Command::FrameAll);
+                    }
+                } else {
+                    // A narrow window: Frame all goes into the menu too (F does the same).
+                    ui.menu_button("Panels…", |ui| {
+                        self.panel_toggles(ui, true);
+                        ui.separator();
+                        if ui.button("Frame all").on_hover_text(frame_hint).clicked() {
+                            commands.push(Command::FrameAll);
+                            ui.close();
+                        }
+                    });
                 }
             }
             let mut p = self.presentation;
@@ -697,6 +787,9 @@ impl App {
     /// them: they open from the View panel).
     fn panel_toggles(&mut self, ui: &mut Ui, tools: bool) {
         ui.spacing_mut().button_padding.x = TOGGLE_PADDING;
+        if !tools {
+            ui.spacing_mut().item_spacing.x = TOGGLE_SPACING;
+        }
         for p in PanelId::ALL.into_iter().filter(|p| tools || !PanelId::TOOLS.contains(p)) {
             if ui.selectable_label(self.open.visible(p), p.label()).on_hover_text(p.hint()).clicked() {
                 self.open.toggle(p);
@@ -799,7 +892,7 @@ impl App {
 
     pub fn set_presentation(&mut self, ctx: &egui::Context, on: bool) {
         self.set_presentation_flag(on);
-        ctx.set_zoom_factor(if on { PRESENTATION_ZOOM } else { 1.0 });
+        self.apply_zoom(ctx);
     }
 
     /// Turns presentation mode on or off without a context: [`App::apply_zoom`] then sets the zoom.
@@ -808,8 +901,26 @@ impl App {
     }
 
     /// Applies the presentation zoom remembered from the last run.
-    pub fn apply_zoom(&self, ctx: &egui::Context) {
-        ctx.set_zoom_factor(if self.presentation { PRESENTATION_ZOOM } else { 1.0 });
+    pub fn apply_zoom(&mut self, ctx: &egui::Context) {
+        if self.presentation {
+            self.window_size = None;
+            let size = ctx.content_rect().size() * ctx.zoom_factor();
+            ctx.set_zoom_factor(presentation_zoom(size));
+        } else {
+            ctx.set_zoom_factor(1.0);
+        }
+    }
+
+    /// Sets presentation mode's zoom for the window's size, once that size has held for two
+    /// frames (the pass after a zoom change can see the old size at the new scale).
+    fn fit_zoom(&mut self, ctx: &egui::Context) {
+        let native = ctx.native_pixels_per_point().unwrap_or(1.0);
+        let size = ctx.content_rect().size() * ctx.pixels_per_point() / native;
+        let settled = self.window_size.replace(size).is_some_and(|last| (last - size).length() < 1.0);
+        let zoom = presentation_zoom(size);
+        if settled && (zoom - ctx.zoom_factor()).abs() > 1e-3 {
+            ctx.set_zoom_factor(zoom);
+        }
     }
 
     /// Opens a scene file. On failure the error is shown and the current scene stays.
@@ -896,7 +1007,7 @@ impl App {
             if self.ab_layout.is_some() {
                 self.open.inspector = true;
             } else {
-                self.open.show(PanelId::Inspector);
+                self.open.show_as_tab(PanelId::Inspector);
             }
         }
     }
@@ -926,6 +1037,13 @@ pub fn default_scene_dir(scene: &Path) -> PathBuf {
         return local;
     }
     scene.parent().filter(|p| !p.as_os_str().is_empty()).map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// The zoom of presentation mode in a window of `size` (points at zoom 1): up to
+/// [`PRESENTATION_ZOOM`], less in a window too small to hold the enlarged controls (a 1280×720
+/// projector gets about 1.15), never below 1.
+pub fn presentation_zoom(size: egui::Vec2) -> f32 {
+    (size.x / 1000.0).min(size.y / 625.0).clamp(1.0, PRESENTATION_ZOOM)
 }
 
 /// The key a scene file's kept edits are stored under: its canonical path where it has one.

@@ -32,7 +32,7 @@ pub struct AppArgs {
     /// Select this body (its index in the scene) when the app opens.
     #[arg(long, value_name = "INDEX", allow_negative_numbers = true, value_parser = parse_select)]
     pub select: Option<usize>,
-    /// Turn a debug layer on (aabbs, contact_points, contact_normals, velocities, broad_phase,
+    /// Turn a debug layer on (aabbs, contact_points, contact_normals, contact_forces, velocities, broad_phase,
     /// candidate_pairs, ccd, narrow_phase, mesh, grid, axes, trails); repeat for several.
     #[arg(long = "layer", value_name = "NAME")]
     pub layers: Vec<String>,
@@ -44,6 +44,24 @@ pub struct AppArgs {
     /// `--camera EX,EY,EZ,TX,TY,TZ` (metres).
     #[arg(long, value_name = "EYE,TARGET", allow_hyphen_values = true, value_parser = parse_camera)]
     pub camera: Option<collidoscope::scene::CameraDesc>,
+    /// The window's inner size in points, e.g. `--size 1280x720` for a projector (default
+    /// 1600x1000).
+    #[arg(long, value_name = "WIDTHxHEIGHT", value_parser = parse_size)]
+    pub size: Option<[f32; 2]>,
+}
+
+/// `1280x720` as a window size: two whole numbers, at least the window's smallest (800x500)
+/// and at most 16384 each.
+fn parse_size(s: &str) -> Result<[f32; 2], String> {
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("`{s}`: expected WIDTHxHEIGHT, e.g. 1280x720"))?;
+    let dim = |t: &str, name: &str, min: u32| {
+        let v: u32 = t.trim().parse().map_err(|_| format!("`{s}`: the {name} `{t}` is not a whole number"))?;
+        if !(min..=16384).contains(&v) {
+            return Err(format!("`{s}`: the {name} {v} is outside {min}..=16384"));
+        }
+        Ok(v as f32)
+    };
+    Ok([dim(w, "width", 800)?, dim(h, "height", 500)?])
 }
 
 /// `EX,EY,EZ,TX,TY,TZ` as a camera: six finite numbers, the eye apart from the target.
@@ -79,7 +97,7 @@ fn default_scene() -> PathBuf {
 
 #[cfg(feature = "gui")]
 pub fn open_app(args: AppArgs) -> Result<(), CliError> {
-    let AppArgs { scene, screenshot, frames, compare, show, presentation, select, layers, sets, camera } = args;
+    let AppArgs { scene, screenshot, frames, compare, show, presentation, select, layers, sets, camera, size } = args;
     // The screenshot is written after the frames are rendered: a path it cannot go to fails now.
     if let Some(out) = &screenshot {
         AtomicFile::check(out)?;
@@ -100,6 +118,7 @@ pub fn open_app(args: AppArgs) -> Result<(), CliError> {
         layers,
         sets,
         camera,
+        size,
     })
     .map_err(CliError::Usage)
 }

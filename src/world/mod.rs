@@ -39,11 +39,11 @@ pub use snapshot::{BodySnapshot, PairSnapshot, Snapshot, SnapshotError, WarmEntr
 use crate::broadphase::{self, BroadPhase, BroadPhaseParams};
 use crate::ccd::{self, CcdMode, CcdSweep, ToiEvent};
 use crate::debug_draw::{DebugDraw, DrawCategory};
-use crate::dynamics::solver::{Contact, Solver, WarmCache};
+use crate::dynamics::solver::{CachedImpulse, Contact, Solver, WarmCache};
 use crate::dynamics::{Body, BodyKind, Rotations};
 use crate::geometry::{Aabb, Ray, RayHit, Shape};
-use crate::math::{Pose, Real};
-use crate::narrowphase::{self, Manifold, NarrowPhaseKind, Tolerance};
+use crate::math::{Pose, Real, Vec3};
+use crate::narrowphase::{self, MAX_MANIFOLD_POINTS, Manifold, NarrowPhaseKind, Tolerance};
 use crate::parallel::{Crew, SharedMut, Threads};
 
 /// Most candidate pairs one step takes to the narrow phase. A step's memory grows with its pairs
@@ -268,6 +268,17 @@ impl World {
     /// The contacts found in the last step, sorted by pair.
     pub fn contacts(&self) -> &[Contact] {
         &self.contacts
+    }
+
+    /// The impulses the solver applied at contact `k` of [`World::contacts`] in the last
+    /// substep of the last step, one per manifold point in the manifold's order: normal impulse
+    /// (N·s) and friction impulse (world space, N·s). Over a whole step of resting contact that
+    /// is `substeps` times as much. `None` for a contact the solver kept no impulses for.
+    pub fn contact_impulses(&self, k: usize) -> Option<&[CachedImpulse; MAX_MANIFOLD_POINTS]> {
+        let c = self.contacts.get(k)?;
+        let pair = (c.a, c.b);
+        let entry = self.warm_cache.get(k).filter(|e| e.0 == pair);
+        entry.or_else(|| self.warm_cache.iter().find(|e| e.0 == pair)).map(|e| &e.1)
     }
 
     /// The candidate pairs of the last step's broad phase, sorted.
@@ -812,6 +823,9 @@ impl World {
                 }
             }
         }
+        if draw.wants(DrawCategory::ContactForce) {
+            self.debug_draw_forces(draw);
+        }
         if draw.wants(DrawCategory::CandidatePair) {
             for &(a, b) in &self.pairs {
                 let (pa, pb) = (self.bodies[a as usize].pose.translation, self.bodies[b as usize].pose.translation);
@@ -849,6 +863,34 @@ impl World {
     }
 
     /// Swept volumes of the fast bodies, their paths, and the impacts that stopped them.
+    /// Each contact point's last normal impulse (along the normal, from A to B) and friction
+    /// impulse, the longest arrow half a metre.
+    fn debug_draw_forces(&self, draw: &mut DebugDraw) {
+        let arrows: Vec<(Vec3, Vec3, Vec3)> = (0..self.contacts.len())
+            .filter_map(|k| Some((&self.contacts[k], self.contact_impulses(k)?)))
+            .flat_map(|(c, imp)| {
+                c.manifold
+                    .points()
+                    .iter()
+                    .zip(imp.iter())
+                    .map(|(p, i)| (p.point, c.manifold.normal * i.normal, i.tangent))
+            })
+            .collect();
+        let largest = arrows.iter().map(|(_, n, t)| n.length().max(t.length())).fold(0.0, Real::max);
+        if largest <= 0.0 || !largest.is_finite() {
+            return;
+        }
+        let scale = 0.5 / largest;
+        for (p, n, t) in arrows {
+            if n.length() > 0.0 {
+                draw.line(DrawCategory::ContactForce, p, p + n * scale, [1.0, 0.55, 0.1, 1.0]);
+            }
+            if t.length() > 0.0 {
+                draw.line(DrawCategory::ContactForce, p, p + t * scale, [0.3, 0.95, 0.95, 1.0]);
+            }
+        }
+    }
+
     fn debug_draw_ccd(&self, draw: &mut DebugDraw) {
         const SWEEP: [f32; 4] = [1.0, 0.55, 0.0, 0.8];
         const IMPACT: [f32; 4] = [1.0, 0.1, 0.1, 1.0];

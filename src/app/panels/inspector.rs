@@ -15,7 +15,13 @@ pub(crate) struct InspectorPanel {
     filter: String,
     /// The series of the history plot, an index into [`TRACE_SERIES`].
     series: usize,
+    /// The value range the history plot showed last frame (for tests).
+    pub(crate) shown_range: Option<(f64, f64)>,
 }
+
+/// The smallest value range the history plot shows for each of [`TRACE_SERIES`]: noise smaller
+/// than this (10 µm on a resting body) stays a flat line instead of filling the plot.
+const MIN_SPAN: [f64; 5] = [0.1, 0.1, 0.1, 4.0, 0.005];
 
 impl InspectorPanel {
     /// Plots series `k` of [`TRACE_SERIES`] (out of range: the first).
@@ -63,8 +69,16 @@ impl InspectorPanel {
         }
         let k = self.series;
         let others: Vec<&BodyTrace> = pinned.iter().filter(|t| t.body() != selected).collect();
-        Plot::new("trace_plot")
+        let (lo, hi) = std::iter::once(trace)
+            .chain(others.iter().copied())
+            .flat_map(|t| t.series(k))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), [_, y]| (lo.min(y), hi.max(y)));
+        let mid = if lo.is_finite() && hi.is_finite() { 0.5 * (lo + hi) } else { 0.0 };
+        let half = MIN_SPAN[k.min(MIN_SPAN.len() - 1)] * 0.5;
+        let response = Plot::new("trace_plot")
             .height(160.0)
+            .include_y(mid - half)
+            .include_y(mid + half)
             .x_axis_label("step")
             .y_axis_label(TRACE_SERIES[k])
             .legend(egui_plot::Legend::default())
@@ -79,6 +93,8 @@ impl InspectorPanel {
                     plot.line(Line::new(format!("{} (pinned)", name(t)), pts).width(1.5));
                 }
             });
+        let b = response.transform.bounds();
+        self.shown_range = Some((b.min()[1], b.max()[1]));
         ui.label(format!("contact changes since selected: {}", trace.contact_changes())).on_hover_text(
             "Contacts of this body that started or ended: a resting body whose count climbs is flickering (jitter).",
         );
@@ -212,14 +228,15 @@ fn body_details(ui: &mut Ui, world: &World, i: usize, b: &Body, dragging: bool, 
     });
 
     let idx = i as u32;
-    let contacts: Vec<_> = world.contacts().iter().filter(|c| c.a == idx || c.b == idx).collect();
+    let contacts: Vec<_> = world.contacts().iter().enumerate().filter(|(_, c)| c.a == idx || c.b == idx).collect();
     ui.add_space(4.0);
     ui.label(RichText::new(format!("Contacts ({})", contacts.len())).strong());
     if contacts.is_empty() {
         ui.weak("None in the last step.");
     }
     egui::ScrollArea::vertical().max_height(280.0).id_salt("inspector_contacts").show(ui, |ui| {
-        for c in contacts {
+        for (k, c) in contacts {
+            let impulses = world.contact_impulses(k);
             let other = if c.a == idx { c.b } else { c.a };
             let other_name = world
                 .bodies()
@@ -233,14 +250,22 @@ fn body_details(ui: &mut Ui, world: &World, i: usize, b: &Body, dragging: bool, 
                 c.a,
                 c.b
             ));
-            egui::Grid::new(("contact", c.a, c.b)).num_columns(3).show(ui, |ui| {
+            egui::Grid::new(("contact", c.a, c.b)).num_columns(5).show(ui, |ui| {
                 ui.weak("point");
                 ui.weak("depth");
+                let per = "over the last step (its last substep's impulse times the substeps)";
+                ui.weak("normal impulse").on_hover_text(format!("Push along the normal, N·s, {per}"));
+                ui.weak("friction impulse").on_hover_text(format!("Size of the friction impulse, N·s, {per}"));
                 ui.weak("");
                 ui.end_row();
-                for p in c.manifold.points() {
+                for (j, p) in c.manifold.points().iter().enumerate() {
+                    // Per step: the last substep's impulse times the substeps.
+                    let per_step = world.settings.substeps as f32;
+                    let imp = impulses.map(|m| (m[j].normal * per_step, m[j].tangent.length() * per_step));
                     ui.monospace(vec3(p.point));
                     ui.monospace(format!("{:+.5} m", p.depth));
+                    ui.monospace(imp.map_or("—".into(), |(n, _)| format!("{n:.4} N·s")));
+                    ui.monospace(imp.map_or("—".into(), |(_, t)| format!("{t:.4} N·s")));
                     ui.weak(if p.depth >= 0.0 { "overlap" } else { "speculative" });
                     ui.end_row();
                 }

@@ -34,6 +34,8 @@ pub struct PairPanel {
     pub clip_stage: usize,
     /// The last trace, kept for tests and for the table.
     pub trace: Option<PairTrace>,
+    /// The points the Minkowski plot drew last frame (for tests).
+    pub plotted: usize,
 }
 
 impl PairPanel {
@@ -41,6 +43,7 @@ impl PairPanel {
     pub fn ui(&mut self, ui: &mut Ui, cx: &mut PanelCx) -> Vec<Command> {
         let (world, selected, draw) = (&cx.sim.world, cx.view.selected, &mut cx.view.extra);
         self.trace = None;
+        self.plotted = 0;
         let n = world.bodies().len();
         let Some(a) = selected.filter(|&a| a < n) else {
             ui.label("Select a body (click it) to explain how it collides with another.");
@@ -85,6 +88,7 @@ impl PairPanel {
         let (ba, bb) = (&world.bodies()[a], &world.bodies()[b]);
         let trace = explain_with_edges(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, self.method, s.internal_edges);
         self.show_result(ui, &trace);
+        self.plotted = self.minkowski_plot(ui, &trace);
         self.show_gjk(ui, &trace, draw);
         self.show_epa(ui, &trace, draw);
         show_sat(ui, &trace, (ba.pose.translation + bb.pose.translation) * 0.5, draw);
@@ -127,6 +131,70 @@ impl PairPanel {
         if t.swapped {
             ui.weak("Traced with the shapes in canonical order (B - A); the answer above is A to B.");
         }
+    }
+
+    /// The Minkowski difference A − B in the panel, on the plane of the two world axes it spreads
+    /// most along, scaled to fill the plot: its points, the GJK simplex shown, the EPA face
+    /// nearest the origin, the origin and the answer's normal. Returns the points drawn.
+    fn minkowski_plot(&self, ui: &mut Ui, t: &PairTrace) -> usize {
+        use egui_plot::{Arrows, Legend, Line, Plot, PlotPoints, Points, Polygon};
+        if t.minkowski.is_empty() {
+            return 0;
+        }
+        let (lo, hi) = t
+            .minkowski
+            .iter()
+            .fold((Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)), |(l, h), p| (l.min(*p), h.max(*p)));
+        let spread = hi - lo;
+        let mut axes = [0usize, 1, 2];
+        axes.sort_by(|a, b| spread[*b].total_cmp(&spread[*a]));
+        let (u, v) = (axes[0].min(axes[1]), axes[0].max(axes[1]));
+        let names = ["x", "y", "z"];
+        let flat = |p: Vec3| [p[u] as f64, p[v] as f64];
+        ui.add_space(4.0);
+        ui.strong(format!("Minkowski difference A − B, seen along {}", names[3 - u - v]));
+        let line = |w: f32| egui::Stroke::new(w, rgb(SIMPLEX));
+        Plot::new("pair_minkowski")
+            .height(ui.available_width().clamp(220.0, 420.0))
+            .data_aspect(1.0)
+            .include_x(0.0)
+            .include_y(0.0)
+            .x_axis_label(names[u])
+            .y_axis_label(names[v])
+            .legend(Legend::default().position(egui_plot::Corner::LeftTop))
+            .show(ui, |plot| {
+                let cloud: PlotPoints = t.minkowski.iter().map(|p| flat(*p)).collect();
+                plot.points(Points::new("A − B", cloud).radius(3.5).color(rgb(MINKOWSKI)));
+                if let Some(simplex) =
+                    t.gjk_simplices.get(self.gjk_iteration.min(t.gjk_simplices.len().saturating_sub(1)))
+                {
+                    let mut ring: Vec<[f64; 2]> = simplex.iter().map(|p| flat(*p)).collect();
+                    if let Some(&first) = ring.first() {
+                        ring.push(first);
+                    }
+                    plot.line(Line::new("GJK simplex", PlotPoints::from(ring.clone())).stroke(line(3.0)));
+                    plot.points(Points::new("GJK simplex", PlotPoints::from(ring)).radius(6.0).color(rgb(SIMPLEX)));
+                }
+                if let Some(snap) = t.epa.get(self.epa_iteration.min(t.epa.len().saturating_sub(1)))
+                    && let Some(f) = snap.faces.get(snap.nearest)
+                {
+                    let face: Vec<[f64; 2]> =
+                        f.iter().filter_map(|&i| snap.vertices.get(i as usize)).map(|p| flat(*p)).collect();
+                    plot.polygon(
+                        Polygon::new("EPA nearest face", PlotPoints::from(face))
+                            .fill_color(rgb(EPA_NEAREST).gamma_multiply(0.3))
+                            .stroke(egui::Stroke::new(2.5, rgb(EPA_NEAREST))),
+                    );
+                }
+                if let Some(d) = &t.distance {
+                    let tip = flat(-d.normal * d.distance);
+                    if tip[0].hypot(tip[1]) > 1e-9 {
+                        plot.arrows(Arrows::new("normal × distance", vec![[0.0, 0.0]], vec![tip]).color(rgb(AXIS)));
+                    }
+                }
+                plot.points(Points::new("origin", vec![[0.0, 0.0]]).radius(7.0).color(rgb(ORIGIN)));
+            });
+        t.minkowski.len()
     }
 
     fn show_gjk(&mut self, ui: &mut Ui, t: &PairTrace, draw: &mut DebugDraw) {

@@ -120,7 +120,13 @@ impl ProfilerPanel {
             let plot_width = (ui.available_width() - table_width - 12.0).max(120.0);
             ui.allocate_ui(egui::vec2(plot_width, ui.available_height()), |ui| plot(ui, shown, prefs, reset_zoom));
             ui.separator();
-            ui.vertical(|ui| table(ui, shown));
+            // The table scrolls within the panel's height, so a first step (which fills it)
+            // never makes the panel taller.
+            let h = ui.available_height();
+            egui::ScrollArea::vertical()
+                .id_salt("profile_table_scroll")
+                .max_height(h)
+                .show(ui, |ui| ui.vertical(|ui| table(ui, shown)));
         });
         commands
     }
@@ -177,13 +183,20 @@ fn plot(ui: &mut Ui, history: &History, prefs: &ProfilerPrefs, reset_zoom: bool)
         }
         // Where a setting changed: a dashed line, and the change written beside it.
         let top = history.iter().map(|(_, p)| p.total_ms).fold(0.0, f64::max);
-        for (step, what) in history.markers() {
+        for (step, what) in plotted_markers(history) {
             let x = step as f64 + 0.5;
             plot_ui.vline(VLine::new("setting changed", x).color(MARKER).style(LineStyle::dashed_dense()));
             plot_ui
                 .text(Text::new("change", PlotPoint::new(x, top), what).color(MARKER).anchor(egui::Align2::LEFT_TOP));
         }
     });
+}
+
+/// The settings changes within the plotted steps: older ones would stretch the axis back to
+/// steps no longer shown.
+fn plotted_markers(history: &History) -> Vec<(u64, &str)> {
+    let (Some((first, _)), Some((last, _))) = (history.iter().next(), history.last()) else { return Vec::new() };
+    history.markers().filter(|(s, _)| (*first..=*last).contains(s)).collect()
 }
 
 /// Now, average and max per phase over the history, then the last step's counters.
@@ -265,4 +278,28 @@ fn table(ui: &mut Ui, history: &History) {
             ui.end_row();
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::Settings;
+
+    #[test]
+    fn only_markers_within_the_plotted_steps_are_drawn() {
+        let mut h = History::new(10);
+        let (a, mut b) = (Settings::default(), Settings::default());
+        b.slop = 0.01;
+        h.push(1, StepProfile::default());
+        h.mark(1, &a, &b);
+        for s in 2..=30 {
+            h.push(s, StepProfile::default());
+        }
+        assert_eq!(h.markers().count(), 1, "the history keeps its last marker");
+        assert!(plotted_markers(&h).is_empty(), "step 1 is no longer plotted (21..=30 are)");
+        h.mark(25, &b, &a);
+        let shown: Vec<u64> = plotted_markers(&h).into_iter().map(|(s, _)| s).collect();
+        assert_eq!(shown, [25]);
+        assert!(plotted_markers(&History::new(10)).is_empty());
+    }
 }

@@ -29,6 +29,8 @@ pub struct ScenePanel {
     pub typed_path: String,
     /// The last "Open file…" came back without a file: say the path field exists.
     dialog_hint: bool,
+    /// Shows only the scenes whose file name, name, description or topic contains this.
+    pub filter: String,
 }
 
 impl ScenePanel {
@@ -41,6 +43,7 @@ impl ScenePanel {
             notice: None,
             typed_path: String::new(),
             dialog_hint: false,
+            filter: String::new(),
         }
     }
 
@@ -136,30 +139,61 @@ impl ScenePanel {
 
         ui.add_space(4.0);
         ui.label(RichText::new(format!("Scenes in {}", self.dir.display())).strong());
+        ui.horizontal(|ui| {
+            let l = ui.label("Filter");
+            ui.add(
+                egui::TextEdit::singleline(&mut self.filter).hint_text("tunnel, pyramid, SAT…").desired_width(180.0),
+            )
+            .labelled_by(l.id)
+            .on_hover_text("Show the scenes whose file, name, description or topic contains this");
+            if !self.filter.is_empty() && ui.small_button("✖ Clear").on_hover_text("Show every scene").clicked() {
+                self.filter.clear();
+            }
+        });
         let entries = self.entries.get_or_insert_with(|| scan(&self.dir));
         if entries.is_empty() {
             ui.weak("(no .ron files here)");
         }
-        egui::ScrollArea::vertical().id_salt("scene_list").max_height(240.0).show(ui, |ui| {
-            for e in entries.iter() {
-                let is_current = current.is_some_and(|c| same_file(c, &e.path));
-                let hover = match &e.info {
-                    Ok((_, desc)) if !desc.is_empty() => format!("{}\n\n{desc}", e.path.display()),
-                    Ok(_) => e.path.display().to_string(),
-                    Err(msg) => msg.clone(),
-                };
-                ui.horizontal_wrapped(|ui| {
-                    let button = egui::Button::new(file_label(&e.path)).selected(is_current);
-                    if ui.add(button).on_hover_text(&hover).clicked() {
-                        commands.push(Command::OpenScene(e.path.clone()));
+        let needle = self.filter.trim().to_lowercase();
+        let shown: Vec<&Entry> = entries.iter().filter(|e| e.matches(&needle)).collect();
+        if shown.is_empty() && !entries.is_empty() {
+            ui.weak(format!("No scene matches \"{}\"", self.filter.trim()));
+        }
+        // The list takes the dock's height, less room for the messages and the recent files.
+        let messages = [self.dialog_hint, self.notice.is_some()].iter().filter(|m| **m).count() as f32;
+        let reserve = 3.0 * 34.0 + messages * 26.0 + if self.error.is_some() { 150.0 } else { 0.0 };
+        let height = (ui.available_height() - reserve).max(160.0);
+        egui::ScrollArea::vertical().id_salt("scene_list").max_height(height).auto_shrink([false, true]).show(
+            ui,
+            |ui| {
+                for topic in TOPICS {
+                    let group: Vec<&&Entry> = shown.iter().filter(|e| topic_of(&e.path) == topic).collect();
+                    if group.is_empty() {
+                        continue;
                     }
-                    match &e.info {
-                        Ok((name, _)) => ui.label(name).on_hover_text(&hover),
-                        Err(_) => ui.colored_label(colors::ERROR, "cannot be read").on_hover_text(&hover),
-                    };
-                });
-            }
-        });
+                    ui.add_space(4.0);
+                    ui.label(RichText::new(topic).strong().color(ui.visuals().weak_text_color()));
+                    for e in group {
+                        let is_current = current.is_some_and(|c| same_file(c, &e.path));
+                        let hover = match &e.info {
+                            Ok((_, desc)) if !desc.is_empty() => format!("{}\n\n{desc}", e.path.display()),
+                            Ok(_) => e.path.display().to_string(),
+                            Err(msg) => msg.clone(),
+                        };
+                        ui.horizontal_wrapped(|ui| {
+                            let button = egui::Button::new(file_label(&e.path)).selected(is_current);
+                            if ui.add(button).on_hover_text(&hover).clicked() {
+                                commands.push(Command::OpenScene(e.path.clone()));
+                            }
+                            match &e.info {
+                                Ok((name, _)) => ui.label(name).on_hover_text(&hover),
+                                Err(_) => ui.colored_label(colors::ERROR, "cannot be read").on_hover_text(&hover),
+                            };
+                        });
+                    }
+                }
+            },
+        );
 
         // Messages go below the list, so a load error never moves the entries under the cursor.
         if self.dialog_hint {
@@ -184,24 +218,63 @@ impl ScenePanel {
         }
 
         if !self.recent.is_empty() {
-            ui.add_space(6.0);
-            ui.label(RichText::new("Recent files").strong());
             let mut forget = None;
-            for (i, p) in self.recent.iter().enumerate() {
-                ui.horizontal(|ui| {
-                    if ui.link(file_label(p)).on_hover_text(p.display().to_string()).clicked() {
-                        commands.push(Command::OpenScene(p.clone()));
-                    }
-                    if ui.small_button("✖").on_hover_text("Forget this file").clicked() {
-                        forget = Some(i);
+            egui::CollapsingHeader::new(RichText::new(format!("Recent files ({})", self.recent.len())).strong())
+                .id_salt("recent_files")
+                .show(ui, |ui| {
+                    for (i, p) in self.recent.iter().enumerate() {
+                        ui.horizontal(|ui| {
+                            if ui.link(file_label(p)).on_hover_text(p.display().to_string()).clicked() {
+                                commands.push(Command::OpenScene(p.clone()));
+                            }
+                            if ui.small_button("✖").on_hover_text("Forget this file").clicked() {
+                                forget = Some(i);
+                            }
+                        });
                     }
                 });
-            }
             if let Some(i) = forget {
                 self.recent.remove(i);
             }
         }
         commands
+    }
+}
+
+impl Entry {
+    /// Whether the file name, scene name, description or topic contains `needle` (lower case).
+    fn matches(&self, needle: &str) -> bool {
+        if needle.is_empty() {
+            return true;
+        }
+        let (name, desc) = self.info.as_ref().map(|(n, d)| (n.as_str(), d.as_str())).unwrap_or(("", ""));
+        [file_label(&self.path).as_str(), name, desc, topic_of(&self.path)]
+            .iter()
+            .any(|t| t.to_lowercase().contains(needle))
+    }
+}
+
+/// The topics the scene list is grouped under, in order.
+pub(super) const TOPICS: [&str; 8] =
+    ["Lessons", "Broad phase", "Narrow phase", "CCD", "Stacking", "Materials and motion", "Meshes", "Other"];
+
+/// The topic a scene file is listed under, from its file name.
+pub(super) fn topic_of(path: &Path) -> &'static str {
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    let starts = |p: &str| stem.starts_with(p);
+    match stem {
+        _ if starts("broadphase") => "Broad phase",
+        _ if starts("narrowphase") => "Narrow phase",
+        _ if starts("tunneling") => "CCD",
+        _ if starts("mesh") => "Meshes",
+        "rain_1000" => "Broad phase",
+        "sphere_vs_rotated_box" => "Narrow phase",
+        "ghost_lab" => "Meshes",
+        "box_stack" | "pyramid" | "large_pyramid" | "many_pyramids" | "tower" | "mixed_stack" | "thin_column"
+        | "staggered_wall" | "jitter" => "Stacking",
+        "restitution" | "frictionless_pair" | "energy_box" | "newtons_cradle" | "ramp" => "Materials and motion",
+        "default" | "ray_slab" | "geometric_tests" | "compounds" => "Lessons",
+        _ => "Other",
     }
 }
 

@@ -10,6 +10,35 @@ use crate::narrowphase::mesh::InternalEdges;
 use crate::world::{PositionCorrection, Settings, World};
 use eframe::egui::{self, Response, Ui};
 
+/// The range of each numeric setting's slider: (field, low, high, logarithmic, smallest positive
+/// value on a logarithmic scale). The Sweep panel starts a varied setting from the same range.
+pub(super) const RANGES: &[(&str, f64, f64, bool, f64)] = &[
+    ("dt", 0.001, 0.1, true, 0.0),
+    ("substeps", 1.0, Settings::MAX_SUBSTEPS as f64, true, 0.0),
+    ("iterations", 1.0, Settings::MAX_ITERATIONS as f64, true, 0.0),
+    ("contact_epsilon", 0.0, 1e-2, true, 1e-12),
+    ("slop", 0.0, 0.1, true, 1e-5),
+    ("speculative_distance", 0.0, 0.5, true, 1e-4),
+    ("restitution_threshold", 0.0, 10.0, false, 0.0),
+    ("baumgarte", 0.0, 1.0, false, 0.0),
+    ("contact_hertz", 1.0, 240.0, true, 0.0),
+    ("damping_ratio", 0.0, 20.0, false, 0.0),
+    ("max_correction_velocity", 0.01, 100.0, true, 0.0),
+    ("restitution", 0.0, 1.0, false, 0.0),
+    ("friction", 0.0, 2.0, false, 0.0),
+    ("grid_cell_size", 0.05, 50.0, true, 0.0),
+    ("pair_cache_distance", 0.0, 0.05, true, 1e-5),
+    ("ccd_speed_threshold", 0.1, 500.0, true, 0.0),
+    ("sleep_speed", 0.0, 1.0, false, 0.0),
+    ("sleep_time", 0.0, 5.0, false, 0.0),
+];
+
+/// The slider range of `field` from [`RANGES`].
+fn range(field: &str) -> std::ops::RangeInclusive<f32> {
+    let &(_, lo, hi, ..) = RANGES.iter().find(|r| r.0 == field).expect("every slider's field has a range");
+    lo as f32..=hi as f32
+}
+
 /// Edits a copy of the world's settings and hands back a [`Command::SetSettings`] on change.
 #[derive(Default)]
 pub(crate) struct SettingsPanel {
@@ -64,7 +93,7 @@ impl SettingsPanel {
         section(ui, "Time stepping");
         egui::Grid::new("settings_time").num_columns(2).striped(true).show(ui, |ui| {
             row(ui, "dt", help::DT, |ui| {
-                let r = ui.add(slider(&mut s.dt, 0.001..=0.1).logarithmic(true).fixed_decimals(4).suffix(" s"));
+                let r = ui.add(slider(&mut s.dt, range("dt")).logarithmic(true).fixed_decimals(4).suffix(" s"));
                 ui.label(format!("{:.0} steps/s", 1.0 / s.dt));
                 r
             });
@@ -89,7 +118,7 @@ impl SettingsPanel {
         egui::Grid::new("settings_contacts").num_columns(2).striped(true).show(ui, |ui| {
             row(ui, "Contact epsilon", help::CONTACT_EPSILON, |ui| {
                 let r = ui.add(
-                    slider(&mut s.contact_epsilon, 0.0..=1e-2)
+                    slider(&mut s.contact_epsilon, range("contact_epsilon"))
                         .logarithmic(true)
                         .smallest_positive(1e-12)
                         .custom_formatter(|v, _| format!("{v:.2e}"))
@@ -105,11 +134,11 @@ impl SettingsPanel {
                 r
             });
             row(ui, "Slop", help::SLOP, |ui| {
-                ui.add(slider(&mut s.slop, 0.0..=0.1).logarithmic(true).smallest_positive(1e-5).suffix(" m"))
+                ui.add(slider(&mut s.slop, range("slop")).logarithmic(true).smallest_positive(1e-5).suffix(" m"))
             });
             row(ui, "Speculative distance", help::SPECULATIVE_DISTANCE, |ui| {
                 ui.add(
-                    slider(&mut s.speculative_distance, 0.0..=0.5)
+                    slider(&mut s.speculative_distance, range("speculative_distance"))
                         .logarithmic(true)
                         .smallest_positive(1e-4)
                         .suffix(" m"),
@@ -121,7 +150,7 @@ impl SettingsPanel {
                 ui.end_row();
             }
             row(ui, "Restitution threshold", help::RESTITUTION_THRESHOLD, |ui| {
-                ui.add(slider(&mut s.restitution_threshold, 0.0..=10.0).suffix(" m/s"))
+                ui.add(slider(&mut s.restitution_threshold, range("restitution_threshold")).suffix(" m/s"))
             });
             row(ui, "Position correction", help::POSITION_CORRECTION, |ui| {
                 combo(
@@ -133,24 +162,31 @@ impl SettingsPanel {
             });
             let soft = s.position_correction == PositionCorrection::Soft;
             row(ui, "Baumgarte factor", help::BAUMGARTE, |ui| {
-                ui.add_enabled(!soft, slider(&mut s.baumgarte, 0.0..=1.0))
+                ui.add_enabled(!soft, slider(&mut s.baumgarte, range("baumgarte")))
             });
             row(ui, "Contact hertz", help::CONTACT_HERTZ, |ui| {
-                ui.add_enabled(soft, slider(&mut s.contact_hertz, 1.0..=240.0).logarithmic(true).suffix(" Hz"))
+                ui.add_enabled(
+                    soft,
+                    slider(&mut s.contact_hertz, range("contact_hertz")).logarithmic(true).suffix(" Hz"),
+                )
             });
             row(ui, "Damping ratio", help::DAMPING_RATIO, |ui| {
-                ui.add_enabled(soft, slider(&mut s.damping_ratio, 0.0..=20.0))
+                ui.add_enabled(soft, slider(&mut s.damping_ratio, range("damping_ratio")))
             });
             row(ui, "Max correction velocity", help::MAX_CORRECTION_VELOCITY, |ui| {
-                ui.add(slider(&mut s.max_correction_velocity, 0.01..=100.0).logarithmic(true).suffix(" m/s"))
+                ui.add(
+                    slider(&mut s.max_correction_velocity, range("max_correction_velocity"))
+                        .logarithmic(true)
+                        .suffix(" m/s"),
+                )
             });
             row(ui, "", help::WARM_STARTING, |ui| ui.checkbox(&mut s.warm_starting, "Warm starting"));
         });
 
         section(ui, "Materials (every body)");
         egui::Grid::new("settings_materials").num_columns(2).striped(true).show(ui, |ui| {
-            override_row(ui, "Restitution", help::RESTITUTION, &mut s.restitution, 0.0..=1.0, 0.3);
-            override_row(ui, "Friction", help::FRICTION, &mut s.friction, 0.0..=2.0, 0.5);
+            override_row(ui, "Restitution", help::RESTITUTION, &mut s.restitution, range("restitution"), 0.3);
+            override_row(ui, "Friction", help::FRICTION, &mut s.friction, range("friction"), 0.5);
         });
 
         section(ui, "Algorithms");
@@ -161,7 +197,8 @@ impl SettingsPanel {
             row(ui, "Grid cell size", help::GRID_CELL_SIZE, |ui| {
                 ui.horizontal(|ui| {
                     // The range grows to hold a size from the scene or from "auto" (huge bodies).
-                    let range = s.grid_cell_size.min(0.05)..=s.grid_cell_size.max(50.0);
+                    let (lo, hi) = range("grid_cell_size").into_inner();
+                    let range = s.grid_cell_size.min(lo)..=s.grid_cell_size.max(hi);
                     let mut r = ui.add(slider(&mut s.grid_cell_size, range).logarithmic(true).suffix(" m"));
                     let auto = ui
                         .button("auto")
@@ -182,7 +219,7 @@ impl SettingsPanel {
             });
             row(ui, "Pair cache distance", help::PAIR_CACHE_DISTANCE, |ui| {
                 ui.add(
-                    slider(&mut s.pair_cache_distance, 0.0..=0.05)
+                    slider(&mut s.pair_cache_distance, range("pair_cache_distance"))
                         .logarithmic(true)
                         .smallest_positive(1e-5)
                         .suffix(" m"),
@@ -190,7 +227,9 @@ impl SettingsPanel {
             });
             row(ui, "CCD", help::CCD, |ui| combo(ui, "ccd", &mut s.ccd, CcdMode::ALL));
             row(ui, "CCD speed threshold", help::CCD_SPEED_THRESHOLD, |ui| {
-                ui.add(slider(&mut s.ccd_speed_threshold, 0.1..=500.0).logarithmic(true).suffix(" m/s"))
+                ui.add(
+                    slider(&mut s.ccd_speed_threshold, range("ccd_speed_threshold")).logarithmic(true).suffix(" m/s"),
+                )
             });
         });
 
@@ -198,10 +237,10 @@ impl SettingsPanel {
         egui::Grid::new("settings_sleep").num_columns(2).striped(true).show(ui, |ui| {
             row(ui, "", help::SLEEPING, |ui| ui.checkbox(&mut s.sleeping, "Sleeping"));
             row(ui, "Sleep speed", help::SLEEP_SPEED, |ui| {
-                ui.add_enabled(s.sleeping, slider(&mut s.sleep_speed, 0.0..=1.0).suffix(" m/s"))
+                ui.add_enabled(s.sleeping, slider(&mut s.sleep_speed, range("sleep_speed")).suffix(" m/s"))
             });
             row(ui, "Sleep time", help::SLEEP_TIME, |ui| {
-                ui.add_enabled(s.sleeping, slider(&mut s.sleep_time, 0.0..=5.0).suffix(" s"))
+                ui.add_enabled(s.sleeping, slider(&mut s.sleep_time, range("sleep_time")).suffix(" s"))
             });
         });
 

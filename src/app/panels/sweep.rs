@@ -35,10 +35,14 @@ impl Axis {
         format!("{}={}..{}{sep}{}", self.field, self.from.trim(), self.to.trim(), self.count)
     }
 
-    /// Switches to `field`; a choice starts with all its values.
-    fn set_field(&mut self, field: &str) {
+    /// Switches to `field`; a choice starts with all its values, a number with the range of
+    /// its slider in the Settings panel (geometric where the slider is logarithmic).
+    pub fn set_field(&mut self, field: &str) {
         if let Some(all) = choices(field) {
             self.values = all.join(", ");
+        } else if let Some(&(_, lo, hi, log, smallest)) = super::settings::RANGES.iter().find(|r| r.0 == field) {
+            let lo = if log && lo <= 0.0 { smallest } else { lo };
+            (self.from, self.to, self.geometric) = (format!("{lo}"), format!("{hi}"), log);
         }
         self.field = field.to_string();
     }
@@ -70,6 +74,8 @@ struct Job {
     done: Arc<AtomicUsize>,
     cancel: Arc<AtomicBool>,
     points: Vec<Point>,
+    /// Runs in all: points × runs per point.
+    total: usize,
     handle: JoinHandle<Result<Vec<Outcome>, SweepError>>,
 }
 
@@ -89,6 +95,8 @@ pub struct SweepPanel {
     pub metric: usize,
     /// Bounds the chosen point must meet, e.g. `jitter<1e-3`, separated by commas.
     pub require: String,
+    /// Runs per point: ms/step is their median (the other metrics are the same every run).
+    pub runs: usize,
     job: Option<Job>,
     pub result: Option<SweepResult>,
     error: Option<String>,
@@ -119,6 +127,7 @@ impl Default for SweepPanel {
             steps: 240,
             metric: 1,
             require: String::new(),
+            runs: 3,
             job: None,
             result: None,
             error: None,
@@ -135,6 +144,11 @@ fn sweep_fields() -> Vec<&'static str> {
 impl SweepPanel {
     pub fn is_running(&self) -> bool {
         self.job.is_some()
+    }
+
+    /// Why the last sweep could not run or finish, if it could not.
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
     }
 
     /// Cancels a running sweep and forgets the last result (a new scene was opened).
@@ -162,7 +176,7 @@ impl SweepPanel {
             }
         };
         let (done, cancel) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicBool::new(false)));
-        let (scene, steps, job_points) = (scene.clone(), self.steps, points.clone());
+        let (scene, steps, job_points, runs) = (scene.clone(), self.steps, points.clone(), self.runs.max(1));
         let (d, c) = (done.clone(), cancel.clone());
         // Leave a core to the window.
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1));
@@ -170,9 +184,13 @@ impl SweepPanel {
             let inc = || {
                 d.fetch_add(1, Ordering::Relaxed);
             };
-            sweep::run(&scene, &scene.settings, &job_points, steps, Some(threads), &inc, &c)
+            let all = (0..runs)
+                .map(|_| sweep::run(&scene, &scene.settings, &job_points, steps, Some(threads), &inc, &c))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(median_runs(all))
         });
-        self.job = Some(Job { done, cancel, points, handle });
+        let total = points.len() * self.runs.max(1);
+        self.job = Some(Job { done, cancel, points, total, handle });
     }
 
     /// Collects a finished job. Returns whether one finished.
@@ -213,15 +231,20 @@ impl SweepPanel {
                 let l = ui.label("Steps");
                 ui.add(egui::DragValue::new(&mut self.steps).range(1..=100_000)).labelled_by(l.id);
                 ui.end_row();
+                let l = ui.label("Runs per point");
+                ui.add(egui::DragValue::new(&mut self.runs).range(1..=9))
+                    .labelled_by(l.id)
+                    .on_hover_text("ms/step is the median of these runs; the other metrics are the same every run");
+                ui.end_row();
             });
         });
         ui.horizontal(|ui| {
             if let Some(job) = &self.job {
-                let (done, total) = (job.done.load(Ordering::Relaxed), job.points.len());
+                let (done, total) = (job.done.load(Ordering::Relaxed), job.total);
                 ui.add(
                     egui::ProgressBar::new(done as f32 / total.max(1) as f32)
                         .desired_width(180.0)
-                        .text(format!("{done}/{total} points")),
+                        .text(format!("{done}/{total} runs")),
                 );
                 if ui.button("Cancel").clicked() {
                     job.cancel.store(true, Ordering::Relaxed);
@@ -235,6 +258,16 @@ impl SweepPanel {
                 self.start(scene, live);
             }
         });
+        let edits = scene.settings.changes(live);
+        ui.label(RichText::new(if edits.is_empty() {
+            "Around the scene file's settings.".to_string()
+        } else {
+            format!("Around the scene file's settings with your {} edit(s): {}.", edits.len(), edits.join(", "))
+        }))
+        .on_hover_text(
+            "Every point starts from these settings and changes only the varied ones; divergence is measured \
+             from a run with the file's own settings.",
+        );
         if let Some(e) = &self.error {
             ui.colored_label(colors::ERROR, e);
         }
@@ -280,10 +313,15 @@ impl SweepPanel {
                         out.extend(apply(live, &r.points[i]));
                     }
                 });
-            } else if reqs.is_ok() {
+            } else if let Ok(reqs) = &reqs {
                 ui.colored_label(colors::WARN, "No point meets the bounds");
+                for (req, n) in reqs.iter().map(|q| (q, r.outcomes.iter().filter(|o| !q.holds(&o.metrics)).count())) {
+                    if n > 0 {
+                        ui.label(format!("{} broken by {n} of {} points", bound_text(req), r.outcomes.len()));
+                    }
+                }
             }
-            out.extend(table(ui, r, self.metric, best, live));
+            out.extend(table(ui, r, reqs.as_deref().unwrap_or(&[]), best, live));
         }
         out
     }
@@ -406,21 +444,60 @@ fn apply(live: &Settings, p: &Point) -> Option<Command> {
     Some(Command::SetSettings(Box::new(s)))
 }
 
-fn table(ui: &mut Ui, r: &SweepResult, metric: usize, best: Option<usize>, live: &Settings) -> Vec<Command> {
+/// Every run's figures combined: the first run's metrics with ms/step the median over the runs.
+fn median_runs(mut all: Vec<Vec<Outcome>>) -> Vec<Outcome> {
+    let mut out = all.remove(0);
+    for (p, o) in out.iter_mut().enumerate() {
+        let mut ms: Vec<f64> =
+            std::iter::once(o.metrics.ms_per_step).chain(all.iter().map(|run| run[p].metrics.ms_per_step)).collect();
+        ms.sort_by(f64::total_cmp);
+        o.metrics.ms_per_step = ms[ms.len() / 2];
+    }
+    out
+}
+
+/// `jitter_max<0.001`.
+fn bound_text(r: &Requirement) -> String {
+    format!("{}{}{}", r.metric, r.op, r.value)
+}
+
+/// Short column heads of [`METRIC_NAMES`].
+const HEADS: [&str; 8] =
+    ["ms/step", "jitter", "jitter p99", "penetration", "energy rise", "tunneled", "asleep", "divergence"];
+
+/// One row per point: the varied values, every metric (a bound it breaks in colour), the
+/// bounds it breaks, and Apply.
+fn table(ui: &mut Ui, r: &SweepResult, reqs: &[Requirement], best: Option<usize>, live: &Settings) -> Vec<Command> {
     let mut out = Vec::new();
-    egui::ScrollArea::vertical().id_salt("sweep_table").max_height(220.0).show(ui, |ui| {
-        egui::Grid::new("sweep_rows").num_columns(4).striped(true).show(ui, |ui| {
+    egui::ScrollArea::both().id_salt("sweep_table").max_height(320.0).show(ui, |ui| {
+        egui::Grid::new("sweep_rows").num_columns(METRIC_NAMES.len() + 3).striped(true).show(ui, |ui| {
             ui.strong("point");
-            ui.strong(METRIC_NAMES[metric]);
-            ui.strong("ms/step");
+            for (name, head) in METRIC_NAMES.iter().zip(HEADS) {
+                ui.strong(head).on_hover_text(*name);
+            }
+            ui.strong("breaks");
             ui.label("");
             ui.end_row();
-            for (p, o) in r.points.iter().zip(&r.outcomes) {
+            for (k, (p, o)) in r.points.iter().zip(&r.outcomes).enumerate() {
                 let label = point_label(p);
-                let chosen = best.is_some_and(|b| std::ptr::eq(&r.points[b], p));
-                ui.label(if chosen { RichText::new(label).color(colors::OK) } else { RichText::new(label) });
-                ui.monospace(format!("{:.3e}", o.metrics.values()[metric]));
-                ui.monospace(format!("{:.3}", o.metrics.ms_per_step));
+                ui.label(if best == Some(k) { RichText::new(label).color(colors::OK) } else { RichText::new(label) });
+                let broken: Vec<&Requirement> = reqs.iter().filter(|q| !q.holds(&o.metrics)).collect();
+                for (name, v) in METRIC_NAMES.iter().zip(o.metrics.values()) {
+                    let text = match *name {
+                        "tunneled" | "asleep" => format!("{v:.0}"),
+                        "ms_per_step" => format!("{v:.3}"),
+                        _ => format!("{v:.2e}"),
+                    };
+                    let bad = broken.iter().any(|q| q.metric == *name);
+                    let text = RichText::new(text).monospace();
+                    ui.label(if bad { text.color(colors::ERROR) } else { text });
+                }
+                let breaks: Vec<String> = broken.iter().map(|q| bound_text(q)).collect();
+                if breaks.is_empty() {
+                    ui.label(if reqs.is_empty() { "" } else { "—" });
+                } else {
+                    ui.colored_label(colors::ERROR, breaks.join(", "));
+                }
                 if ui.small_button("Apply").clicked() {
                     out.extend(apply(live, p));
                 }
@@ -429,4 +506,50 @@ fn table(ui: &mut Ui, r: &SweepResult, metric: usize, best: Option<usize>, live:
         });
     });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::Metrics;
+
+    fn outcome(ms: f64, jitter: f32) -> Outcome {
+        Outcome {
+            metrics: Metrics { ms_per_step: ms, jitter_max: jitter, ..Default::default() },
+            hash: 7,
+            positions: vec![],
+        }
+    }
+
+    #[test]
+    fn ms_per_step_is_the_median_of_the_runs_and_the_rest_the_first_runs() {
+        let runs = vec![
+            vec![outcome(5.0, 0.1), outcome(1.0, 0.2)],
+            vec![outcome(1.0, 0.1), outcome(9.0, 0.2)],
+            vec![outcome(2.0, 0.1), outcome(2.0, 0.2)],
+        ];
+        let m = median_runs(runs);
+        assert_eq!(m.iter().map(|o| o.metrics.ms_per_step).collect::<Vec<_>>(), [2.0, 2.0]);
+        assert_eq!(m[1].metrics.jitter_max, 0.2);
+    }
+
+    #[test]
+    fn a_numeric_field_starts_from_its_slider_range() {
+        let mut a = SweepPanel::default().axes[0].clone();
+        a.set_field("substeps");
+        assert_eq!((a.from.as_str(), a.to.as_str(), a.geometric), ("1", "64", true));
+        a.set_field("slop");
+        assert_eq!(
+            (a.from.as_str(), a.to.as_str(), a.geometric),
+            ("0.00001", "0.1", true),
+            "log from its smallest step"
+        );
+        a.set_field("restitution");
+        assert_eq!((a.from.as_str(), a.to.as_str(), a.geometric), ("0", "1", false));
+        // Every numeric field the sweep offers has a range.
+        for f in sweep_fields().into_iter().filter(|f| choices(f).is_none()) {
+            let known = super::super::settings::RANGES.iter().any(|r| r.0 == f);
+            assert!(known, "{f} has no range");
+        }
+    }
 }

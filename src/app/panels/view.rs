@@ -23,6 +23,11 @@ impl ViewPanel {
                 .on_hover_text("From body A to body B; the longer the arrow, the deeper the penetration.");
             ui.checkbox(&mut l.velocities, "Velocities").on_hover_text("Linear velocity of awake bodies.");
             ui.end_row();
+            ui.checkbox(&mut l.contact_forces, "Contact forces").on_hover_text(
+                "Each contact point's normal impulse (orange) and friction impulse (cyan) of the last step; \
+                 the longest arrow is half a metre, the others in proportion",
+            );
+            ui.end_row();
             ui.checkbox(&mut l.broad_phase, "Broad phase")
                 .on_hover_text("The broad phase's structure: grid cells, tree nodes, sorted axes.");
             ui.checkbox(&mut l.candidate_pairs, "Candidate pairs")

@@ -352,6 +352,7 @@ impl Layers {
             DrawCategory::Aabb => self.aabbs,
             DrawCategory::ContactPoint => self.contact_points,
             DrawCategory::ContactNormal => self.contact_normals,
+            DrawCategory::ContactForce => self.contact_forces,
             DrawCategory::Velocity => self.velocities,
             DrawCategory::BroadPhase => self.broad_phase,
             DrawCategory::CandidatePair => self.candidate_pairs,
@@ -367,6 +368,7 @@ impl Layers {
         self.aabbs
             || self.contact_points
             || self.contact_normals
+            || self.contact_forces
             || self.velocities
             || self.broad_phase
             || self.candidate_pairs

@@ -194,7 +194,14 @@ impl Viewport {
 
 /// Help line at the bottom, colour legend at the top right.
 /// `tool`: a teaching tool owns the plain drag (it says what the drag does at the top left).
-pub(super) fn draw_overlay(painter: &egui::Painter, rect: Rect, view: &ViewOptions, world: &World, tool: bool) {
+/// Returns how many legend entries had no room (a folded legend leaves out what does not fit).
+pub(super) fn draw_overlay(
+    painter: &egui::Painter,
+    rect: Rect,
+    view: &ViewOptions,
+    world: &World,
+    tool: bool,
+) -> usize {
     let font = FontId::proportional(12.0);
     let dim = Color32::from_rgba_unmultiplied(225, 228, 235, 200);
     let drag = if tool { "drag: the tool (top left)" } else { "drag: orbit or pull a body" };
@@ -202,7 +209,13 @@ pub(super) fn draw_overlay(painter: &egui::Painter, rect: Rect, view: &ViewOptio
         "{drag} · right-drag: orbit · middle or shift-drag: pan · wheel: zoom · F: frame all · C: follow selected · \
          B: shoot · I J K L: orbit keys"
     );
-    let galley = painter.layout(help, font.clone(), dim, (rect.width() - 16.0).max(40.0));
+    let galley = if view.folded {
+        let mut job = egui::text::LayoutJob::simple_singleline(help, font.clone(), dim);
+        job.wrap = egui::text::TextWrapping::truncate_at_width((rect.width() - 16.0).max(40.0));
+        painter.layout_job(job)
+    } else {
+        painter.layout(help, font.clone(), dim, (rect.width() - 16.0).max(40.0))
+    };
     let pos = rect.left_bottom() + egui::vec2(8.0, -6.0 - galley.size().y);
     painter.rect_filled(
         Rect::from_min_size(pos, galley.size()).expand(3.0),
@@ -236,6 +249,9 @@ pub(super) fn draw_overlay(painter: &egui::Painter, rect: Rect, view: &ViewOptio
             })
             .collect(),
     };
+    if view.folded {
+        return legend_row(painter, rect, entries, &font, dim);
+    }
     let mut y = rect.top() + 8.0;
     for (label, color) in entries {
         let right = rect.right() - 8.0;
@@ -249,6 +265,48 @@ pub(super) fn draw_overlay(painter: &egui::Painter, rect: Rect, view: &ViewOptio
         painter.galley(text_pos, galley, dim);
         y += 16.0;
     }
+    0
+}
+
+/// The legend on one line along the top of `rect`, right-aligned; entries that do not fit are
+/// left out and an ellipsis says so.
+/// Returns how many entries were left out.
+fn legend_row(
+    painter: &egui::Painter,
+    rect: Rect,
+    entries: Vec<(String, Color32)>,
+    font: &FontId,
+    dim: Color32,
+) -> usize {
+    let (swatch, gap) = (14.0, 10.0);
+    let n = entries.len();
+    let galleys: Vec<_> =
+        entries.into_iter().map(|(label, c)| (painter.layout_no_wrap(label, font.clone(), dim), c)).collect();
+    let room = rect.width() - 16.0;
+    let ellipsis = painter.layout_no_wrap("…".into(), font.clone(), dim);
+    let mut shown = galleys.len();
+    let width = |n: usize| galleys[..n].iter().map(|(g, _)| swatch + g.size().x + gap).sum::<f32>();
+    while shown > 0 && width(shown) + if shown < galleys.len() { ellipsis.size().x } else { 0.0 } > room {
+        shown -= 1;
+    }
+    let total = width(shown) + if shown < galleys.len() { ellipsis.size().x } else { 0.0 };
+    let mut x = rect.right() - 8.0 - total;
+    let y = rect.top() + 8.0;
+    painter.rect_filled(
+        Rect::from_min_size(Pos2::new(x - 4.0, y - 2.0), egui::vec2(total + 4.0, 18.0)),
+        3.0,
+        Color32::from_rgba_unmultiplied(10, 12, 16, 150),
+    );
+    for (galley, color) in galleys.into_iter().take(shown) {
+        painter.rect_filled(Rect::from_min_size(Pos2::new(x, y + 2.0), egui::vec2(10.0, 10.0)), 2.0, color);
+        let w = galley.size().x;
+        painter.galley(Pos2::new(x + swatch, y), galley, dim);
+        x += swatch + w + gap;
+    }
+    if shown < n {
+        painter.galley(Pos2::new(x, y), ellipsis, dim);
+    }
+    n - shown
 }
 
 fn count_islands(world: &World) -> usize {

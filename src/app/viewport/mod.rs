@@ -49,6 +49,9 @@ pub struct ViewOptions {
     pub trails: Vec<crate::session::trails::Trail>,
     /// Keep the camera's target on the selected body as it moves (key C).
     pub follow: bool,
+    /// A narrow view (one of A/B's): the legend and the help each on one line. Not persisted.
+    #[serde(skip)]
+    pub folded: bool,
 }
 
 /// Debug-draw layers, each toggled on its own; `grid` and `axes` are the viewer's own.
@@ -58,6 +61,8 @@ pub struct Layers {
     pub aabbs: bool,
     pub contact_points: bool,
     pub contact_normals: bool,
+    /// Each contact point's normal and friction impulse of the last step, as arrows.
+    pub contact_forces: bool,
     pub velocities: bool,
     pub broad_phase: bool,
     pub candidate_pairs: bool,
@@ -77,6 +82,7 @@ impl Default for Layers {
             aabbs: false,
             contact_points: true,
             contact_normals: false,
+            contact_forces: false,
             velocities: false,
             broad_phase: false,
             candidate_pairs: false,
@@ -92,10 +98,11 @@ impl Default for Layers {
 
 impl Layers {
     /// The layers' names, as `--layer` takes them.
-    pub const NAMES: [&'static str; 12] = [
+    pub const NAMES: [&'static str; 13] = [
         "aabbs",
         "contact_points",
         "contact_normals",
+        "contact_forces",
         "velocities",
         "broad_phase",
         "candidate_pairs",
@@ -113,6 +120,7 @@ impl Layers {
             "aabbs" => &mut self.aabbs,
             "contact_points" => &mut self.contact_points,
             "contact_normals" => &mut self.contact_normals,
+            "contact_forces" => &mut self.contact_forces,
             "velocities" => &mut self.velocities,
             "broad_phase" => &mut self.broad_phase,
             "candidate_pairs" => &mut self.candidate_pairs,
@@ -203,6 +211,8 @@ pub struct FrameStats {
     pub draw_batches: usize,
     pub lines: usize,
     pub points: usize,
+    /// Legend entries a folded legend had no room for.
+    pub legend_hidden: usize,
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -310,6 +320,7 @@ impl Viewport {
             draw_batches: frame.batches.len(),
             lines: frame.line_count(),
             points: frame.points.len(),
+            legend_hidden: 0,
         };
         let painter = ui.painter_at(rect);
         match self.texture_for(size_px) {
@@ -326,7 +337,7 @@ impl Viewport {
             }
         }
         trails::draw(&painter, rect, &self.camera, world, view);
-        input::draw_overlay(&painter, rect, view, world, self.tool);
+        self.stats.legend_hidden = input::draw_overlay(&painter, rect, view, world, self.tool);
         actions
     }
 

@@ -45,6 +45,7 @@ fn bare() -> ViewOptions {
         aabbs: false,
         contact_points: false,
         contact_normals: false,
+        contact_forces: false,
         velocities: false,
         broad_phase: false,
         candidate_pairs: false,

@@ -35,6 +35,7 @@ fn options(scene: &str, sets: &[(&str, &str)], compare: &[(&str, &str)]) -> AppO
         layers: Vec::new(),
         sets: pairs(sets),
         camera: None,
+        size: None,
     }
 }
 
@@ -151,6 +152,8 @@ pub(super) fn run_sweep(h: &mut Harness<'static, App>) {
         h.step();
     }
     h.run();
+    let panel = h.state_mut().sweep_panel_mut();
+    assert!(panel.result.is_some(), "the sweep gave no result: {:?}", panel.error());
 }
 
 fn swept(h: &mut Harness<'static, App>) -> Vec<String> {

@@ -1,12 +1,16 @@
 //! The app through egui_kittest: panels, the pair view, the timeline, the teaching tools.
 
 mod ab_reset;
+mod contact_forces;
 mod framing;
+mod layout;
 mod materials;
 mod pacing;
 mod pair;
 mod panels;
+mod plots;
 mod rapier_ab;
 mod record_timeline;
 mod scene_file;
+mod sweep_table;
 mod teach;

@@ -134,3 +134,30 @@ fn depth_limit_draws_the_structure_to_that_depth_and_extra_lines_follow_their_la
     view.layers.narrow_phase = true;
     assert_eq!(lines(&view), shallow + 1);
 }
+
+/// Issue 31, point 9: the Pair panel draws as soon as it opens, before any step: the narrow phase
+/// runs on demand for the chosen pair, its Minkowski difference fills a plot in the panel, and
+/// the view's narrow-phase layer comes on.
+#[test]
+fn the_pair_panel_draws_on_open_before_any_step() {
+    let mut app = lesson();
+    assert_eq!(app.world().step_count(), 0);
+    assert!(!app.view().layers.narrow_phase);
+    app.view_mut().selected = Some(1);
+    {
+        let open = app.open_panels_mut();
+        open.inspector = false;
+        open.view = false;
+    }
+    app.open_panels_mut().show(collidoscope::app::PanelId::Pair);
+    let mut h = harness(app);
+    h.run();
+    assert_eq!(h.state().world().step_count(), 0, "nothing stepped");
+    let trace = h.state().pair_panel().trace.clone().expect("a trace on open");
+    assert!(trace.manifold.is_some(), "the lesson's boxes overlap at the start");
+    assert_eq!(h.state().pair_panel().plotted, trace.minkowski.len());
+    assert!(trace.minkowski.len() >= 64, "8 × 8 corner differences");
+    h.get_by_label_contains("Minkowski difference A − B, seen along");
+    assert!(h.state().view().layers.narrow_phase, "the trace shows in the view");
+    assert!(!h.state().view().extra.lines.is_empty());
+}

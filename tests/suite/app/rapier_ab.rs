@@ -32,9 +32,9 @@ fn the_timeline_puts_rapier_on_the_b_side_in_lockstep() {
     h.get_by_label("A/B vs rapier3d").click();
     h.run();
     assert!(h.state().simulation().record.partner.as_ref().is_some_and(|p| p.is_rapier()));
-    // The side labels and the legend line say which engine each side is.
-    h.get_by_label("rapier3d 0.36: the scene mapped onto rapier (bodies only)");
-    h.get_by_label("Collidoscope: the app's world (drag, shoot, edit here)");
+    // Each side's one-line header says which engine it is.
+    h.get_by_label_contains("rapier3d 0.36: the scene mapped onto rapier (bodies only)");
+    h.get_by_label_contains("Collidoscope: the app's world (drag, shoot, edit here)");
     for _ in 0..40 {
         h.key_press(Key::S);
         h.run();

@@ -30,6 +30,7 @@ fn options(scene: PathBuf, compare: &[(&str, &str)]) -> AppOptions {
         layers: Vec::new(),
         sets: Vec::new(),
         camera: None,
+        size: None,
     }
 }
 
@@ -115,7 +116,7 @@ fn edits_are_kept_for_a_scene_only_by_choice_and_the_badge_shows_them_in_every_l
     h.get_by_label("✏ edited: 1 setting");
     h.state_mut().set_presentation_flag(true);
     h.run();
-    h.get_by_label("✏ edited: 1 setting");
+    h.get_by_label("✏ edited: 1");
     h.state_mut().set_presentation_flag(false);
     h.run();
 

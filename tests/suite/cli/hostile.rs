@@ -322,3 +322,16 @@ fn edge_case_meshes_run_in_both_engines_and_compare() {
         assert!(String::from_utf8_lossy(&out.stdout).contains("divergence after 60 steps"));
     }
 }
+
+#[test]
+fn a_bad_window_size_is_refused_before_any_window() {
+    for (size, says) in [
+        ("1280", "expected WIDTHxHEIGHT"),
+        ("wide x 720", "the width `wide ` is not a whole number"),
+        ("640x480", "the width 640 is outside 800..=16384"),
+        ("1280x100", "the height 100 is outside 500..=16384"),
+    ] {
+        let err = refused(&[SCENE, "--size", size]);
+        assert!(err.contains("--size") && err.contains(says), "{size}: {err}");
+    }
+}
