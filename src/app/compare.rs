@@ -2,7 +2,7 @@
 //! coloured by how far they have diverged, both step profiles in one plot, and the settings
 //! that make them differ.
 
-use super::panels::widgets::{self, combo};
+use super::panels::widgets::combo;
 use super::panels::{Command, colors, humanize, length_text};
 use super::viewport::colors::{STATIC, speed_color};
 use super::viewport::{Layers, ViewAction, ViewOptions, Viewport};
@@ -126,7 +126,6 @@ impl CompareView {
             ui.separator();
             ui.allocate_ui_with_layout(egui::vec2(grid_w, strip), down, |ui| {
                 egui::ScrollArea::both().id_salt("ab_grid").auto_shrink([false, true]).show(ui, |ui| {
-                    ui.spacing_mut().slider_width = (grid_w - 380.0).clamp(40.0, 80.0);
                     ui.spacing_mut().item_spacing.y = 2.0;
                     ui.spacing_mut().interact_size.y = 20.0;
                     settings_grid(ui, partner, &sim.world.settings, commands)
@@ -399,15 +398,15 @@ fn settings_grid(ui: &mut Ui, p: &Partner, app: &Settings, commands: &mut Vec<Co
         ui.add(egui::DragValue::new(&mut sb.substeps).range(1..=Settings::MAX_SUBSTEPS)).labelled_by(l);
         ui.end_row();
         let l = ui.label("Slop").id;
-        ui.add(slider(&mut sa.slop, 0.0..=0.1, 1e-5, " m")).labelled_by(l);
-        ui.add(slider(&mut sb.slop, 0.0..=0.1, 1e-5, " m")).labelled_by(l);
+        ui.add(sci_value(&mut sa.slop, 0.0..=0.1, 1e-5, " m")).labelled_by(l);
+        ui.add(sci_value(&mut sb.slop, 0.0..=0.1, 1e-5, " m")).labelled_by(l);
         ui.end_row();
         let l = ui.label("Contact ε").id;
-        ui.add(slider(&mut sa.contact_epsilon, 0.0..=1e-2, 1e-12, " m²")).labelled_by(l);
+        ui.add(sci_value(&mut sa.contact_epsilon, 0.0..=1e-2, 1e-12, " m²")).labelled_by(l);
         if swap {
             none(ui)
         } else {
-            ui.add(slider(&mut sb.contact_epsilon, 0.0..=1e-2, 1e-12, " m²")).labelled_by(l);
+            ui.add(sci_value(&mut sb.contact_epsilon, 0.0..=1e-2, 1e-12, " m²")).labelled_by(l);
         }
         ui.end_row();
         if has_mesh {
@@ -430,13 +429,16 @@ fn settings_grid(ui: &mut Ui, p: &Partner, app: &Settings, commands: &mut Vec<Co
     }
 }
 
-/// A logarithmic slider in scientific notation.
-fn slider<'a>(v: &'a mut f32, range: std::ops::RangeInclusive<f32>, smallest: f64, suffix: &str) -> egui::Slider<'a> {
-    widgets::slider(v, range)
-        .logarithmic(true)
-        .smallest_positive(smallest)
-        .custom_formatter(|v, _| format!("{v:.1e}"))
-        .suffix(suffix)
+/// A value in scientific notation that a drag changes by a tenth of itself per 10 points (a
+/// slider's rail and value box side by side ran into B's column in a narrow strip).
+fn sci_value<'a>(
+    v: &'a mut f32,
+    range: std::ops::RangeInclusive<f32>,
+    smallest: f64,
+    suffix: &str,
+) -> egui::DragValue<'a> {
+    let speed = (*v as f64).abs().max(smallest) * 0.01;
+    egui::DragValue::new(v).range(range).speed(speed).custom_formatter(|v, _| format!("{v:.1e}")).suffix(suffix)
 }
 
 fn rgb(c: Color32) -> [f32; 3] {
