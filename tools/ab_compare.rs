@@ -73,4 +73,5 @@ fn main() -> Result<(), String> {
         app.simulation_mut().playing = true;
         Ok(Box::new(Walkthrough { frames: 0 }))
     })
+    .map_err(|e| e.to_string())
 }

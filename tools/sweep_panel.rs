@@ -54,4 +54,5 @@ fn main() -> Result<(), String> {
         app.sweep_panel_mut().start(&scene, &live);
         Ok(Box::new(Shot { settled: 0 }))
     })
+    .map_err(|e| e.to_string())
 }

@@ -70,4 +70,5 @@ fn main() -> Result<(), String> {
         }
         Ok(Box::new(Shot { frames, seen: 0 }))
     })
+    .map_err(|e| e.to_string())
 }

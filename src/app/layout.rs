@@ -127,14 +127,14 @@ impl PanelId {
 }
 
 impl std::str::FromStr for PanelId {
-    type Err = String;
+    type Err = super::UnknownPanel;
 
     /// A panel by its name, any case (`scenes`, `settings`, `profiler`, ...).
-    fn from_str(s: &str) -> Result<Self, String> {
-        PanelId::ALL.into_iter().find(|p| p.label().eq_ignore_ascii_case(s.trim())).ok_or_else(|| {
-            let names: Vec<String> = PanelId::ALL.iter().map(|p| p.label().to_lowercase()).collect();
-            format!("unknown panel `{s}`; the panels are {}", names.join(", "))
-        })
+    fn from_str(s: &str) -> Result<Self, super::UnknownPanel> {
+        PanelId::ALL
+            .into_iter()
+            .find(|p| p.label().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| super::UnknownPanel { name: s.to_string() })
     }
 }
 
@@ -331,7 +331,7 @@ mod tests {
     fn panels_parse_by_name_and_an_unknown_name_lists_them() {
         assert_eq!("profiler".parse::<PanelId>(), Ok(PanelId::Profiler));
         assert_eq!("Pair".parse::<PanelId>(), Ok(PanelId::Pair));
-        let e = "graphs".parse::<PanelId>().unwrap_err();
+        let e = "graphs".parse::<PanelId>().unwrap_err().to_string();
         assert!(e.contains("`graphs`") && e.contains("scenes, settings, profiler"), "{e}");
     }
 

@@ -6,6 +6,7 @@
 #![allow(missing_docs)]
 
 mod compare;
+mod error;
 mod layout;
 mod panels;
 mod run;
@@ -15,6 +16,7 @@ pub mod teach;
 pub mod viewport;
 
 pub use crate::session::Simulation;
+pub use error::{AppError, UnknownLayer, UnknownPanel};
 pub use layout::{Dock, OpenPanels, PanelId};
 pub use panels::{Command, SweepAxis};
 pub use run::{AppOptions, PngShot, build_app, run, setup_style, write_png};

@@ -1,5 +1,6 @@
 //! Opening the window: eframe set-up, persistence, the style, and the screenshot mode.
 
+use super::AppError;
 use super::layout::PanelId;
 use super::shell::{App, Persisted};
 use super::viewport::Viewport;
@@ -43,25 +44,28 @@ pub struct AppOptions {
 
 const STORAGE_KEY: &str = "collidoscope";
 
+/// A `--set` the settings refuse, with the field and value given.
+fn set_error(field: &str, value: &str, source: crate::settings::SettingsError) -> AppError {
+    AppError::Set { field: field.to_string(), value: value.to_string(), source: Box::new(source) }
+}
+
 /// Opens the app window and returns when it closes. A scene that cannot be loaded opens the
 /// window on the default scene with the error shown; in screenshot mode, or with `--compare`,
 /// it is an error before any window opens, as is a PNG that could not be written. An unknown
 /// layer or a bad `--set` is an error before any window opens.
-pub fn run(opts: AppOptions) -> Result<(), String> {
+pub fn run(opts: AppOptions) -> Result<(), AppError> {
     for name in &opts.layers {
-        super::viewport::Layers::default().set(name, true).map_err(|e| format!("--layer: {e}"))?;
+        super::viewport::Layers::default().set(name, true)?;
     }
     let mut settings = crate::world::Settings::default();
     for (field, value) in &opts.sets {
-        settings.set_field(field, value).map_err(|e| format!("--set {field}={value}: {e}"))?;
+        settings.set_field(field, value).map_err(|source| set_error(field, value, source))?;
     }
     if opts.screenshot.is_some() || !opts.compare.is_empty() {
         // Fail early, with the file and line, before a window appears.
-        let scene_file = crate::scene::Scene::load(&opts.scene).map_err(|e| e.to_string())?;
-        let (_, changes) =
-            crate::session::timeline::split_engine(&opts.compare).map_err(|e| format!("--compare {e}"))?;
-        crate::session::timeline::changed_settings(&scene_file.settings, &changes)
-            .map_err(|e| format!("--compare {e}"))?;
+        let scene_file = crate::scene::Scene::load(&opts.scene)?;
+        let (_, changes) = crate::session::timeline::split_engine(&opts.compare)?;
+        crate::session::timeline::changed_settings(&scene_file.settings, &changes)?;
     }
     let shot = opts.screenshot.clone().map(|path| Screenshot::new(path, opts.frames));
     let outcome = shot.as_ref().map(|s| s.outcome.clone());
@@ -99,15 +103,13 @@ pub fn run(opts: AppOptions) -> Result<(), String> {
             Ok(Box::new(Window { app, shot, persist }))
         }),
     )
-    .map_err(|e| format!("cannot open the window: {e}"))?;
+    .map_err(|e| AppError::Window(e.to_string()))?;
 
     match outcome {
         None => Ok(()),
-        Some(o) => o
-            .lock()
-            .map_err(|_| "screenshot state poisoned".to_string())?
-            .take()
-            .unwrap_or_else(|| Err("the window closed before the screenshot was taken".into())),
+        Some(o) => {
+            o.lock().map_or(Err(AppError::NoScreenshot), |mut o| o.take().unwrap_or(Err(AppError::NoScreenshot)))
+        }
     }
 }
 
@@ -120,7 +122,7 @@ pub fn build_app(
     saved: Option<Persisted>,
     unreadable: Option<String>,
     viewport: &dyn Fn() -> Viewport,
-) -> Result<App, String> {
+) -> Result<App, AppError> {
     let scene = &opts.scene;
     let reopen_last = opts.reopen_last && opts.compare.is_empty();
     let last = saved.as_ref().and_then(|p| p.last_scene.clone()).filter(|_| reopen_last);
@@ -153,12 +155,12 @@ pub fn build_app(
         app.set_start_camera(c);
     }
     for name in &opts.layers {
-        app.view_mut().layers.set(name, true).map_err(|e| format!("--layer: {e}"))?;
+        app.view_mut().layers.set(name, true)?;
     }
     if !opts.sets.is_empty() {
         let mut settings = app.world().settings.clone();
         for (field, value) in &opts.sets {
-            settings.set_field(field, value).map_err(|e| format!("--set {field}={value}: {e}"))?;
+            settings.set_field(field, value).map_err(|source| set_error(field, value, source))?;
         }
         app.apply(super::panels::Command::SetSettings(Box::new(settings)));
     }
@@ -169,7 +171,7 @@ pub fn build_app(
         app.show_error(e.to_string());
     }
     if !opts.compare.is_empty() {
-        app.simulation_mut().start_compare(&opts.compare).map_err(|e| format!("--compare {e}"))?;
+        app.simulation_mut().start_compare(&opts.compare)?;
     }
     Ok(app)
 }
@@ -226,7 +228,7 @@ struct Screenshot {
     seen: u32,
     requested: bool,
     image: Arc<Mutex<Option<Arc<egui::ColorImage>>>>,
-    outcome: Arc<Mutex<Option<Result<(), String>>>>,
+    outcome: Arc<Mutex<Option<Result<(), AppError>>>>,
 }
 
 impl Screenshot {
@@ -306,7 +308,7 @@ impl PngShot {
     }
 }
 
-pub fn write_png(path: &Path, image: &egui::ColorImage) -> Result<(), String> {
+pub fn write_png(path: &Path, image: &egui::ColorImage) -> Result<(), AppError> {
     let [w, h] = image.size;
     let mut rgba = Vec::with_capacity(w * h * 4);
     for c in &image.pixels {
@@ -318,8 +320,9 @@ pub fn write_png(path: &Path, image: &egui::ColorImage) -> Result<(), String> {
         let mut enc = png::Encoder::new(&mut bytes, w as u32, h as u32);
         enc.set_color(png::ColorType::Rgba);
         enc.set_depth(png::BitDepth::Eight);
-        let mut writer = enc.write_header().map_err(|e| format!("{}: {e}", path.display()))?;
-        writer.write_image_data(&rgba).map_err(|e| format!("{}: {e}", path.display()))?;
+        let png = |e: png::EncodingError| AppError::Png { path: path.to_path_buf(), message: e.to_string() };
+        let mut writer = enc.write_header().map_err(png)?;
+        writer.write_image_data(&rgba).map_err(png)?;
     }
-    crate::scene::write_atomic(path, &bytes).map_err(|e| e.to_string())
+    Ok(crate::scene::write_atomic(path, &bytes)?)
 }

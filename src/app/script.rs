@@ -1,6 +1,7 @@
 //! Scripted windows for the screenshot tools (`tools/`): the app on a scene, set up by a script,
 //! with one step per frame until the script asks for the picture.
 
+use super::AppError;
 use super::run::{PngShot, setup_style};
 use super::shell::App;
 use super::viewport::Viewport;
@@ -32,8 +33,8 @@ pub fn run_script(
     title: &str,
     scene: &Path,
     out: PathBuf,
-    setup: impl FnOnce(&mut App) -> Result<Box<dyn Script>, String> + 'static,
-) -> Result<(), String> {
+    setup: impl FnOnce(&mut App) -> Result<Box<dyn Script>, AppError> + 'static,
+) -> Result<(), AppError> {
     let native = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default().with_title(title).with_inner_size([1600.0, 1000.0]),
         renderer: eframe::Renderer::Wgpu,
@@ -52,7 +53,7 @@ pub fn run_script(
             Ok(Box::new(Scripted { app, script, shot: PngShot::new(out) }))
         }),
     )
-    .map_err(|e| e.to_string())
+    .map_err(|e| AppError::Window(e.to_string()))
 }
 
 /// The eframe side of a scripted run.

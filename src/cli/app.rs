@@ -2,7 +2,7 @@
 
 use super::{CliError, parse_assignment, whole};
 #[cfg(feature = "gui")]
-use collidoscope::scene::AtomicFile;
+use collidoscope::{app::AppError, scene::AtomicFile};
 use std::path::{Path, PathBuf};
 
 /// What opens the app (no subcommand).
@@ -104,8 +104,11 @@ pub fn open_app(args: AppArgs) -> Result<(), CliError> {
     }
     let reopen_last = scene.is_none() && screenshot.is_none();
     let scene = scene.unwrap_or_else(default_scene);
-    let show =
-        show.iter().map(|p| p.parse()).collect::<Result<Vec<_>, String>>().map_err(|e| format!("--show: {e}"))?;
+    let show = show
+        .iter()
+        .map(|p| p.parse())
+        .collect::<Result<Vec<_>, collidoscope::app::UnknownPanel>>()
+        .map_err(AppError::from)?;
     collidoscope::app::run(collidoscope::app::AppOptions {
         scene,
         screenshot,
@@ -120,7 +123,7 @@ pub fn open_app(args: AppArgs) -> Result<(), CliError> {
         camera,
         size,
     })
-    .map_err(CliError::Usage)
+    .map_err(CliError::from)
 }
 
 #[cfg(not(feature = "gui"))]

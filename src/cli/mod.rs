@@ -41,6 +41,10 @@ pub enum CliError {
         /// What the system said.
         source: std::io::Error,
     },
+    /// The app could not open, or could not write the picture asked for.
+    #[cfg(feature = "gui")]
+    #[error(transparent)]
+    App(#[from] collidoscope::app::AppError),
     /// The command line asks for something this build or the inputs cannot do, or some of
     /// several files failed (each already reported); the message says which and what to give.
     #[error("{0}")]

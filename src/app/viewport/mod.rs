@@ -115,7 +115,7 @@ impl Layers {
     ];
 
     /// Turns the layer named `name` (one of [`Layers::NAMES`]) on or off.
-    pub fn set(&mut self, name: &str, on: bool) -> Result<(), String> {
+    pub fn set(&mut self, name: &str, on: bool) -> Result<(), super::UnknownLayer> {
         let flag = match name {
             "aabbs" => &mut self.aabbs,
             "contact_points" => &mut self.contact_points,
@@ -130,7 +130,7 @@ impl Layers {
             "grid" => &mut self.grid,
             "axes" => &mut self.axes,
             "trails" => &mut self.trails,
-            _ => return Err(format!("unknown layer {name:?}; the layers are {}", Self::NAMES.join(", "))),
+            _ => return Err(super::UnknownLayer { name: name.to_string() }),
         };
         *flag = on;
         Ok(())

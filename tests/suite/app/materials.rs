@@ -54,8 +54,10 @@ fn material_settings_work_from_the_command_line_like_any_setting() {
     assert_eq!(a.settings.friction, None, "A keeps each body's own friction");
     assert_eq!(h.state().world().settings.friction, Some(0.0), "B has friction 0 for all");
 
-    let err =
-        build_app(&options("ramp.ron", &[("friction", "-1")], &[]), None, None, &|| Viewport::new(None)).err().unwrap();
+    let err = build_app(&options("ramp.ron", &[("friction", "-1")], &[]), None, None, &|| Viewport::new(None))
+        .err()
+        .unwrap()
+        .to_string();
     assert!(err.contains("--set friction=-1") && err.contains("friction"), "{err}");
 }
 
