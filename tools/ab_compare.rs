@@ -13,7 +13,7 @@ fn main() {
 #[cfg(feature = "gui")]
 fn main() -> Result<(), String> {
     use collidoscope::app::viewport::Camera;
-    use collidoscope::app::{App, Command, Cue, OpenPanels, Persisted, Script, run_script};
+    use collidoscope::app::{App, AppError, Command, Cue, OpenPanels, Persisted, Script, run_script};
     use collidoscope::ccd::CcdMode;
     use collidoscope::math::Vec3;
     use collidoscope::session::timeline::RecordCommand;
@@ -57,10 +57,13 @@ fn main() -> Result<(), String> {
         app.apply(Command::Record(RecordCommand::ToggleRecording));
 
         // 2. Scrub back to the step before the bullet is past the wall (x > 0).
-        let rec = app.simulation().record.review.as_ref().ok_or("no recording")?.recording.clone();
+        let rec =
+            app.simulation().record.review.as_ref().ok_or(AppError::Script("no recording".into()))?.recording.clone();
         let bullet = app.world().bodies().iter().position(|b| b.name.as_deref() == Some("bullet")).unwrap_or(2);
         let past = |step: u64| rec.world_at(step).map(|w| w.bodies()[bullet].pose.translation.x > 0.0);
-        let miss = (1..=rec.steps()).find(|&s| past(s).unwrap_or(false)).ok_or("the bullet never passed the wall")?;
+        let miss = (1..=rec.steps())
+            .find(|&s| past(s).unwrap_or(false))
+            .ok_or(AppError::Script("the bullet never passed the wall".into()))?;
         app.apply(Command::Record(RecordCommand::Seek(miss - 1)));
 
         // 3. Fork with CCD on: B continues with it, A replays the original beside it.

@@ -77,15 +77,3 @@ impl From<SessionError> for AppError {
         AppError::Compare(Box::new(e))
     }
 }
-
-impl From<&str> for AppError {
-    fn from(e: &str) -> Self {
-        AppError::Script(e.to_string())
-    }
-}
-
-impl From<String> for AppError {
-    fn from(e: String) -> Self {
-        AppError::Script(e)
-    }
-}
