@@ -251,7 +251,11 @@ fn a_heavy_body_pinching_small_ones_against_a_thin_floor_leaves_them_on_it() {
 #[test]
 fn the_default_scene_never_reports_a_deep_contact() {
     let scene = collidoscope::Scene::load(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/default.ron")).unwrap();
-    assert_eq!(scene.build().unwrap().settings.ccd, CcdMode::Speculative, "the default scene runs at the default CCD mode");
+    assert_eq!(
+        scene.build().unwrap().settings.ccd,
+        CcdMode::Speculative,
+        "the default scene runs at the default CCD mode"
+    );
     for mode in [CcdMode::Speculative, CcdMode::Toi] {
         let mut w = scene.build().unwrap();
         let s = Settings { ccd: mode, ..w.settings.clone() };
