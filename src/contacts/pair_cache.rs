@@ -149,17 +149,17 @@ fn within(moved: Real, turn: Quat, radius: Real, distance: Real) -> bool {
 }
 
 /// [`BodyInfo::kinds`]: a mesh (triangle mesh or height field).
-pub(super) const MESH: u8 = 1;
+pub(crate) const MESH: u8 = 1;
 /// [`BodyInfo::kinds`]: a compound.
-pub(super) const COMPOUND: u8 = 2;
+pub(crate) const COMPOUND: u8 = 2;
 /// [`BodyInfo::kinds`]: its contacts reach as far as it can move this step, or a body with
 /// reach can push it (`World::reach`, `World::pushed`).
-pub(super) const REACH: u8 = 4;
+pub(crate) const REACH: u8 = 4;
 
 /// What a body's pairs' tests depend on, made once a step for each body, so that each pair
 /// reads two of these instead of both bodies' shapes and their reach.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct BodyInfo {
+pub(crate) struct BodyInfo {
     /// [`MESH`], [`COMPOUND`] and [`REACH`].
     pub kinds: u8,
     /// The shape's bounding radius about the body's origin.
@@ -167,20 +167,12 @@ pub(super) struct BodyInfo {
 }
 
 impl BodyInfo {
-    pub(super) fn new(b: &crate::dynamics::Body, reach: bool, pushed: Real) -> Self {
+    pub(crate) fn new(b: &crate::dynamics::Body, reach: bool, pushed: Real) -> Self {
         let kinds = (b.shape.is_mesh() as u8 * MESH)
             | (b.shape.is_compound() as u8 * COMPOUND)
             | ((reach || pushed > 0.0) as u8 * REACH);
         BodyInfo { kinds, radius: b.shape.bounding_radius() }
     }
-}
-
-/// The entry of `pair` in `cache` (sorted by pair), walking on from `cursor`.
-pub(super) fn find<'a>(cache: &'a [PairEntry], cursor: &mut usize, pair: (u32, u32)) -> Option<&'a PairEntry> {
-    while *cursor < cache.len() && cache[*cursor].pair < pair {
-        *cursor += 1;
-    }
-    cache.get(*cursor).filter(|e| e.pair == pair)
 }
 
 /// Lanes a [`Rebuild`] and a [`Make`] hold.
@@ -191,7 +183,7 @@ const LANES: usize = crate::simd::f32x8::W;
 /// compiler vectorises: the same bits). Each waits in its slot of the contacts as a placeholder
 /// until its batch is full or the run ends.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Rebuild {
+pub(crate) struct Rebuild {
     len: usize,
     /// Per lane: the slot of the contacts to fill, the point count and the feature ids.
     slot: [usize; LANES],
@@ -220,7 +212,7 @@ fn rotate(q: &[[Real; LANES]; 4], v: &Lanes3) -> Lanes3 {
 impl Rebuild {
     /// Queues entry `e` (with points) for bodies at `a` and `b`, its manifold to go to slot
     /// `slot`; true when the batch is full.
-    pub(super) fn push(&mut self, slot: usize, e: &PairEntry, a: &Pose, b: &Pose) -> bool {
+    pub(crate) fn push(&mut self, slot: usize, e: &PairEntry, a: &Pose, b: &Pose) -> bool {
         let i = self.len;
         self.slot[i] = slot;
         self.count[i] = e.len;
@@ -249,7 +241,7 @@ impl Rebuild {
     }
 
     /// Writes the queued manifolds into their slots of `out` and empties the batch.
-    pub(super) fn finish<T>(&mut self, out: &mut [T], manifold: impl Fn(&mut T) -> &mut Manifold) {
+    pub(crate) fn finish<T>(&mut self, out: &mut [T], manifold: impl Fn(&mut T) -> &mut Manifold) {
         self.finish_on(crate::simd::avx(), out, manifold)
     }
 
@@ -339,7 +331,7 @@ fn quat_mul(l: &[[Real; LANES]; 4], r: &[[Real; LANES]; 4]) -> [[Real; LANES]; 4
 /// compiler vectorises: the same bits). Each waits for its slot of the entries until its batch
 /// is full or the run ends.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Make {
+pub(crate) struct Make {
     len: usize,
     /// Per lane: the slot of the entries to fill, the pair, the point count and the ids.
     slot: [usize; LANES],
@@ -369,7 +361,7 @@ struct Made {
 impl Make {
     /// Queues the entry of `pair` for bodies at `a` and `b` with the narrow phase's manifold
     /// `m` (or none), to go to slot `slot` (then see [`Make::is_full`]).
-    pub(super) fn push(&mut self, slot: usize, pair: (u32, u32), a: &Pose, b: &Pose, m: Option<&Manifold>) {
+    pub(crate) fn push(&mut self, slot: usize, pair: (u32, u32), a: &Pose, b: &Pose, m: Option<&Manifold>) {
         let i = self.len;
         self.slot[i] = slot;
         self.pair[i] = pair;
@@ -400,12 +392,12 @@ impl Make {
     }
 
     /// Whether the batch is full (then [`Make::finish`] it).
-    pub(super) fn is_full(&self) -> bool {
+    pub(crate) fn is_full(&self) -> bool {
         self.len == LANES
     }
 
     /// Writes the queued entries into their slots of `out` and empties the batch.
-    pub(super) fn finish(&mut self, out: &mut [PairEntry]) {
+    pub(crate) fn finish(&mut self, out: &mut [PairEntry]) {
         self.finish_on(crate::simd::avx(), out)
     }
 
