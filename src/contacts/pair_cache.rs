@@ -242,21 +242,21 @@ impl Rebuild {
 
     /// Writes the queued manifolds into their slots of `out` and empties the batch.
     pub(crate) fn finish<T>(&mut self, out: &mut [T], manifold: impl Fn(&mut T) -> &mut Manifold) {
-        self.finish_on(crate::simd::avx(), out, manifold)
+        self.finish_with(rebuilt, out, manifold)
     }
 
-    /// [`Rebuild::finish`], with the lanes' arithmetic compiled for AVX when `avx` (which the
-    /// CPU must run).
-    fn finish_on<T>(&mut self, avx: bool, out: &mut [T], manifold: impl Fn(&mut T) -> &mut Manifold) {
+    /// [`Rebuild::finish`], with the lanes' arithmetic `rebuilt` (one copy of
+    /// [`Rebuild::rebuilt`]).
+    fn finish_with<T>(
+        &mut self,
+        rebuilt: fn(&Rebuild) -> Rebuilt,
+        out: &mut [T],
+        manifold: impl Fn(&mut T) -> &mut Manifold,
+    ) {
         if self.len == 0 {
             return;
         }
-        let r = match avx {
-            // SAFETY: `avx` only when the CPU runs AVX.
-            #[cfg(target_arch = "x86_64")]
-            true => unsafe { self.rebuilt_avx() },
-            _ => self.rebuilt(),
-        };
+        let r = rebuilt(self);
         let Rebuilt { n, point, depth } = &r;
         for i in 0..self.len {
             // Every slot at once (those past the count empty, as `Manifold::new` leaves them),
@@ -296,14 +296,13 @@ impl Rebuild {
         }
         Rebuilt { n, point, depth }
     }
+}
 
-    /// [`Rebuild::rebuilt`] compiled for AVX: eight lanes to an instruction instead of four,
-    /// the same operations in the same order (no fused multiply-add), so the same bits.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx")]
-    fn rebuilt_avx(&self) -> Rebuilt {
-        self.rebuilt()
-    }
+crate::simd::compiled_twice! {
+    /// A batch's rebuilt manifolds, in the copy the CPU runs best: in the x86-64-v3 copy eight
+    /// lanes to an instruction instead of four, the same operations in the same order (no fused
+    /// multiply-add), so the same bits.
+    fn rebuilt(r: &Rebuild) -> Rebuilt = Rebuild::rebuilt, rebuilt_v3;
 }
 
 /// `l * r` per lane as glam computes it (SSE2 `Quat::mul_quat`, after rtm's `quat_mul`): two
@@ -398,21 +397,15 @@ impl Make {
 
     /// Writes the queued entries into their slots of `out` and empties the batch.
     pub(crate) fn finish(&mut self, out: &mut [PairEntry]) {
-        self.finish_on(crate::simd::avx(), out)
+        self.finish_with(made, out)
     }
 
-    /// [`Make::finish`], with the lanes' arithmetic compiled for AVX when `avx` (which the CPU
-    /// must run).
-    fn finish_on(&mut self, avx: bool, out: &mut [PairEntry]) {
+    /// [`Make::finish`], with the lanes' arithmetic `made` (one copy of [`Make::made`]).
+    fn finish_with(&mut self, made: fn(&Make) -> Made, out: &mut [PairEntry]) {
         if self.len == 0 {
             return;
         }
-        let r = match avx {
-            // SAFETY: `avx` only when the CPU runs AVX.
-            #[cfg(target_arch = "x86_64")]
-            true => unsafe { self.made_avx() },
-            _ => self.made(),
-        };
+        let r = made(self);
         let lane3 = |v: &Lanes3, i: usize| Vec3::new(v[0][i], v[1][i], v[2][i]);
         for i in 0..self.len {
             let n = self.count[i] as usize;
@@ -454,14 +447,11 @@ impl Make {
         }
         Made { offset: rotate(&ia, &d), turn: quat_mul(&ia, &self.qb), normal: rotate(&ia, n), on_a, on_b }
     }
+}
 
-    /// [`Make::made`] compiled for AVX: eight lanes to an instruction instead of four, the
-    /// same operations in the same order (no fused multiply-add), so the same bits.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx")]
-    fn made_avx(&self) -> Made {
-        self.made()
-    }
+crate::simd::compiled_twice! {
+    /// A batch's made entries, in the copy the CPU runs best (the same bits in each).
+    fn made(m: &Make) -> Made = Make::made, made_v3;
 }
 
 /// A batch's rebuilt lanes: the normals, and per point its position and depth.
@@ -504,21 +494,17 @@ mod tests {
                 make.push(slot, pair, &a, &b, m.as_ref());
                 assert_eq!(make.is_full(), slot + 1 == LANES);
             }
-            let mut avx_out = out.clone();
-            let mut avx_make = make.clone();
-            make.finish_on(false, &mut out);
-            if crate::simd::avx() {
-                avx_make.finish_on(true, &mut avx_out);
-            } else {
-                avx_out = out.clone();
-            }
+            let mut best_out = out.clone();
+            let mut best_make = make.clone();
+            make.finish_with(Make::made, &mut out);
+            best_make.finish_with(made, &mut best_out);
             for (slot, e) in expect.iter().enumerate() {
                 assert_eq!(bits(&out[slot]), bits(e), "case {case}, slot {slot}: {:?} against {e:?}", out[slot]);
                 assert_eq!(
-                    bits(&avx_out[slot]),
+                    bits(&best_out[slot]),
                     bits(e),
                     "case {case}, slot {slot}, AVX: {:?} against {e:?}",
-                    avx_out[slot]
+                    best_out[slot]
                 );
             }
             assert_eq!(out[queued], PairEntry::invalid((7, 7)), "case {case}: a slot past the queue was written");
@@ -546,14 +532,10 @@ mod tests {
                 expect.push(e.manifold(&a, &b).unwrap());
                 assert_eq!(rebuild.push(slot, &e, &a, &b), slot + 1 == LANES);
             }
-            let mut avx_out = out.clone();
-            let mut avx_rebuild = rebuild.clone();
-            rebuild.finish_on(false, &mut out, |m| m);
-            if crate::simd::avx() {
-                avx_rebuild.finish_on(true, &mut avx_out, |m| m);
-            } else {
-                avx_out = out.clone();
-            }
+            let mut best_out = out.clone();
+            let mut best_rebuild = rebuild.clone();
+            rebuild.finish_with(Rebuild::rebuilt, &mut out, |m| m);
+            best_rebuild.finish_with(rebuilt, &mut best_out, |m| m);
             let bits = |m: &Manifold| {
                 let p = m.points().iter().map(|p| (p.point.to_array().map(f32::to_bits), p.depth.to_bits(), p.id));
                 (m.normal.to_array().map(f32::to_bits), p.collect::<Vec<_>>())
@@ -561,10 +543,10 @@ mod tests {
             for (slot, e) in expect.iter().enumerate() {
                 assert_eq!(bits(&out[slot]), bits(e), "case {case}, slot {slot}: {:?} against {e:?}", out[slot]);
                 assert_eq!(
-                    bits(&avx_out[slot]),
+                    bits(&best_out[slot]),
                     bits(e),
                     "case {case}, slot {slot}, AVX: {:?} against {e:?}",
-                    avx_out[slot]
+                    best_out[slot]
                 );
             }
             assert_eq!(out[queued], Manifold::default(), "case {case}: a slot past the queue was written");
