@@ -8,6 +8,7 @@
 pub mod app;
 pub mod broadphase;
 pub mod ccd;
+pub mod contacts;
 pub mod debug_draw;
 pub mod dynamics;
 pub mod geometry;

@@ -3,6 +3,11 @@
 //! step's parallel parts; and a runner for a fixed sequence of jobs whose blocks the crew's
 //! threads claim in turn. Which thread runs a block never changes what the block computes, so
 //! results do not depend on the thread count (docs/parallel.md).
+//!
+//! A phase is written once, as a block kernel, and run through [`for_blocks`], [`fill`] or
+//! [`run_jobs`]: on a crew's threads when the step has one, else inline on this thread, where
+//! one block covers every item (the serial case is the one-thread case, as with Box2D's
+//! `b2ParallelFor`). The disjoint writes the threads share are made here, not by the phases.
 
 use rayon::ThreadPool;
 use std::marker::PhantomData;
@@ -304,6 +309,91 @@ impl Drop for FailOnUnwind<'_> {
     }
 }
 
+/// How many threads a step's phases share: the crew's, or one.
+pub fn threads(crew: Option<&Crew>) -> usize {
+    crew.map_or(1, Crew::threads)
+}
+
+/// Runs `exec(range)` over `items` items: in blocks of at least `min_block` shared among the
+/// crew's threads, or inline as one block of every item without a crew.
+pub fn for_blocks(crew: Option<&Crew>, items: usize, min_block: usize, exec: impl Fn(Range<usize>) + Sync) {
+    match crew {
+        Some(crew) => crew.for_blocks(items, min_block, exec),
+        None if items > 0 => exec(0..items),
+        None => {}
+    }
+}
+
+/// Runs `jobs` in order ([`Crew::run_jobs`]) on the crew's threads, or inline without a crew:
+/// each job as one block, in order.
+pub fn run_jobs<K: Sync>(crew: Option<&Crew>, jobs: &[Job<K>], exec: impl Fn(&K, Range<usize>) + Sync) {
+    match crew {
+        Some(crew) => crew.run_jobs(jobs, exec),
+        None => jobs.iter().filter(|j| j.items > 0).for_each(|j| exec(&j.kind, 0..j.items)),
+    }
+}
+
+/// Writes `out` (a slice, or a tuple of slices of one length) block by block: `exec(range,
+/// part)` gets each block's part of every slice, its own, as [`for_blocks`] cuts them.
+pub fn fill<P: Disjoint>(crew: Option<&Crew>, out: P, min_block: usize, exec: impl Fn(Range<usize>, P::Part) + Sync) {
+    let (shared, len) = out.share();
+    for_blocks(crew, len, min_block, |r| {
+        // SAFETY: `for_blocks` hands out each item in one block only.
+        exec(r.clone(), unsafe { P::part(&shared, r) })
+    });
+}
+
+/// Slices that [`fill`] cuts into disjoint parts: `&mut [T]`, and tuples of them (of one
+/// length).
+pub trait Disjoint {
+    /// What the threads share while the parts are out.
+    type Shared: Sync;
+    /// One block's part.
+    type Part;
+    /// The shared form and the number of items.
+    fn share(self) -> (Self::Shared, usize);
+    /// Items `r`.
+    ///
+    /// # Safety
+    /// No other part of these items is out while this one lives.
+    unsafe fn part(shared: &Self::Shared, r: Range<usize>) -> Self::Part;
+}
+
+impl<'a, T: Send> Disjoint for &'a mut [T] {
+    type Shared = SharedMut<'a, T>;
+    type Part = &'a mut [T];
+    fn share(self) -> (Self::Shared, usize) {
+        let len = self.len();
+        (SharedMut::new(self), len)
+    }
+    unsafe fn part(shared: &Self::Shared, r: Range<usize>) -> Self::Part {
+        // SAFETY: the caller's contract.
+        unsafe { shared.range(r) }
+    }
+}
+
+macro_rules! disjoint_tuple {
+    ($($p:ident $i:tt),+) => {
+        impl<$($p: Disjoint),+> Disjoint for ($($p,)+) {
+            type Shared = ($($p::Shared,)+);
+            type Part = ($($p::Part,)+);
+            fn share(self) -> (Self::Shared, usize) {
+                let parts = ($(self.$i.share(),)+);
+                let len = parts.0.1;
+                $(assert_eq!(parts.$i.1, len, "slices of different lengths");)+
+                (($(parts.$i.0,)+), len)
+            }
+            unsafe fn part(shared: &Self::Shared, r: Range<usize>) -> Self::Part {
+                // SAFETY: the caller's contract, for each slice.
+                unsafe { ($($p::part(&shared.$i, r.clone()),)+) }
+            }
+        }
+    };
+}
+disjoint_tuple!(A 0, B 1);
+disjoint_tuple!(A 0, B 1, C 2);
+disjoint_tuple!(A 0, B 1, C 2, D 3, E 4);
+
 /// A slice that threads write in disjoint parts: each part is borrowed on its own, through
 /// [`SharedMut::range`] or [`SharedMut::get`], while the slice stays borrowed.
 pub struct SharedMut<'a, T> {
@@ -332,6 +422,13 @@ impl<'a, T> SharedMut<'a, T> {
     /// Whether the slice is empty.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// The address of element `i` (to prefetch: reading or writing through it is for the
+    /// unsafe methods).
+    pub fn ptr(&self, i: usize) -> *const T {
+        assert!(i < self.len, "index {i} out of {}", self.len);
+        self.ptr.wrapping_add(i).cast_const()
     }
 
     /// Elements `r`.

@@ -189,6 +189,17 @@ impl Mask4 {
     }
 }
 
+/// A box's min and max as two rows ([`rows_of_six`] on its six floats).
+#[inline(always)]
+pub(crate) fn rows_of_box(b: &crate::geometry::Aabb) -> [Row4; 2] {
+    use crate::geometry::Aabb;
+    use std::mem::{offset_of, size_of};
+    // `rows_of_six` reads an `Aabb` as six consecutive floats.
+    const _: () = assert!(offset_of!(Aabb, min) == 0 && offset_of!(Aabb, max) == 12 && size_of::<Aabb>() == 24);
+    // SAFETY: an `Aabb` is six consecutive `f32`s (checked above), with `f32`'s alignment.
+    rows_of_six(unsafe { &*(b as *const Aabb).cast::<[f32; 6]>() })
+}
+
 /// Six consecutive floats as two rows of three, lane 3 zero: `(f0, f1, f2, 0)` and
 /// `(f3, f4, f5, 0)` (a box's min and max), with two loads and two lane moves on x86-64.
 #[inline(always)]

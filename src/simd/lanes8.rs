@@ -146,6 +146,18 @@ impl Lanes {
         self.point((mask.trailing_zeros() & 7) as usize)
     }
 
+    /// This set's farthest point along `d` and `b`'s along `-d`, on `kernel`: 8 lanes per
+    /// register on AVX, else [`Self::support`] each; the same bits.
+    #[inline(always)]
+    pub(crate) fn support_pair(&self, b: &Lanes, d: Vec3, kernel: super::Avx) -> (Vec3, Vec3) {
+        match kernel {
+            // SAFETY: `Avx::Avx` is only chosen where the CPU runs AVX ([`super::Kernels`]).
+            #[cfg(target_arch = "x86_64")]
+            super::Avx::Avx => unsafe { support_pair_avx(self, b, d) },
+            _ => (self.support(d), b.support(-d)),
+        }
+    }
+
     /// [`Self::support`] in plain Rust (other CPUs, and the reference in tests).
     #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
     #[inline(always)]
@@ -156,3 +168,21 @@ impl Lanes {
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx;
+
+/// A's farthest point along `d` and B's along `-d` (its first nearest along `d`: the same
+/// lane, as negating the dot products is exact), 8 lanes per register.
+///
+/// # Safety
+/// The CPU must support AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+#[inline]
+unsafe fn support_pair_avx(a: &Lanes, b: &Lanes, d: Vec3) -> (Vec3, Vec3) {
+    use avx::{Regs, first_extreme_sse2};
+    let d = d.into();
+    // SAFETY: AVX is enabled on this function.
+    let (ia, ib) = unsafe {
+        (first_extreme_sse2::<true>(Regs::load(&a.0).dots(d)), first_extreme_sse2::<false>(Regs::load(&b.0).dots(d)))
+    };
+    (a.point(ia), b.point(ib))
+}

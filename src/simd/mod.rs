@@ -205,6 +205,41 @@ macro_rules! compiled_twice {
 }
 pub(crate) use compiled_twice;
 
+/// Defines `$wrapper`, the kernel `$kernel` compiled for AVX (8 lanes): an `unsafe fn` with
+/// the feature enabled whose one statement calls the kernel, which must be `#[inline(always)]`
+/// so that its loops are vectorised inside the wrapper. [`run_on`] calls it.
+macro_rules! avx_wrapper {
+    ($wrapper:ident => $kernel:ident($($arg:ident: $ty:ty),* $(,)?)) => {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx")]
+        unsafe fn $wrapper($($arg: $ty),*) {
+            $kernel($($arg),*)
+        }
+    };
+}
+pub(crate) use avx_wrapper;
+
+/// Calls `$avx` (an [`avx_wrapper`]) when `$wanted` and the CPU has AVX, else `$portable`,
+/// with `$args`.
+macro_rules! run_on {
+    ($wanted:expr, $portable:ident, $avx:ident, ($($a:expr),* $(,)?)) => {{
+        #[cfg(target_arch = "x86_64")]
+        let avx = $wanted && $crate::simd::avx();
+        #[cfg(not(target_arch = "x86_64"))]
+        let avx = { let _ = $wanted; false };
+        if avx {
+            // SAFETY: the CPU supports AVX, checked just above.
+            #[cfg(target_arch = "x86_64")]
+            unsafe {
+                $avx($($a),*)
+            }
+        } else {
+            $portable($($a),*)
+        }
+    }};
+}
+pub(crate) use run_on;
+
 /// A kernel on 256-bit AVX registers, or its portable (SSE2) twin: the same bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Avx {

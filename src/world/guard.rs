@@ -2,7 +2,6 @@
 //! number is reported and frozen where it last was, so that one bad body never turns its
 //! neighbours into NaN in the steps that follow.
 
-use crate::dynamics::solver::WarmCache;
 use crate::dynamics::{Body, BodyKind};
 use crate::math::Pose;
 
@@ -74,14 +73,9 @@ impl Guard {
         }
     }
 
-    /// Drops the warm-start impulses of every pair with a body frozen in this step: they came
-    /// from its non-finite state and would carry it into its neighbours at the next step.
-    pub(super) fn forget_impulses(&self, cache: &mut WarmCache) {
-        if self.faults.is_empty() {
-            return;
-        }
-        let frozen = |i: u32| self.faults.iter().any(|f| f.body == i);
-        cache.retain(|(a, b)| !frozen(a) && !frozen(b));
+    /// The bodies frozen in this step (whose pairs' impulses came from a non-finite state).
+    pub(super) fn frozen(&self) -> Vec<u32> {
+        self.faults.iter().map(|f| f.body).collect()
     }
 }
 
@@ -130,12 +124,14 @@ mod tests {
         g.check(&mut bodies, 1, "solve");
         let imp =
             [CachedImpulse { id: 0, normal: f32::NAN, ..Default::default() }; crate::narrowphase::MAX_MANIFOLD_POINTS];
-        let mut cache = crate::dynamics::solver::WarmCache::new(
+        let cache = crate::dynamics::solver::WarmCache::new(
             vec![((0, 1), imp), ((0, 2), imp), ((1, 2), imp)],
             vec![Default::default(); 3],
         );
-        g.forget_impulses(&mut cache);
-        assert_eq!(cache.iter().map(|e| e.0).collect::<Vec<_>>(), [(0, 2)]);
+        let mut store = crate::contacts::ContactStore::default();
+        store.restore(cache, Vec::new());
+        store.forget_impulses_of(&g.frozen());
+        assert_eq!(store.warm_cache().iter().map(|e| e.0).collect::<Vec<_>>(), [(0, 2)]);
         assert_eq!((g.faults.len(), bodies[1].kind), (1, BodyKind::Static));
     }
 }

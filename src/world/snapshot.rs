@@ -164,10 +164,10 @@ impl World {
                 island: b.sleep_island,
             })
             .collect();
-        let warm_cache = self
-            .warm_cache
+        let warm = self.contacts.warm_cache();
+        let warm_cache = warm
             .iter()
-            .zip(self.warm_cache.kept())
+            .zip(warm.kept())
             .map(|(((a, b), pts), kept)| WarmEntry {
                 a: *a,
                 b: *b,
@@ -185,7 +185,8 @@ impl World {
             })
             .collect();
         let pair_cache = self
-            .pair_cache
+            .contacts
+            .pair_cache()
             .iter()
             .filter(|e| e.valid)
             .map(|e| PairSnapshot {
@@ -289,10 +290,8 @@ impl World {
         self.set_settings(snap.settings.clone());
         self.bodies = bodies;
         self.aabbs = self.bodies.iter().map(Body::aabb).collect();
-        self.warm_cache = WarmCache::new(cache, kept_cache);
-        self.pair_cache = pair_cache;
+        self.contacts.restore(WarmCache::new(cache, kept_cache), pair_cache);
         self.pairs.clear();
-        self.contacts.clear();
         // The structure describes the old bodies: rebuild it at the next step.
         self.broad_phase = crate::broadphase::create(self.settings.broad_phase);
         self.indexed = 0;

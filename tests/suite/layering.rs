@@ -179,6 +179,26 @@ fn no_cycle_among_the_engines_top_level_modules() {
     }
 }
 
+/// `contacts/`, the owner of per-pair state, is the layer between the world and what it calls
+/// per pair: the world uses it, it uses the solver and CCD, and neither they nor anything below
+/// them reaches up to it.
+#[test]
+fn the_contacts_layer_sits_between_the_world_and_the_solver_and_ccd() {
+    let graph = module_graph();
+    let uses = |from: &str, to: &str| graph.get(from).is_some_and(|t| t.contains(to));
+    assert!(uses("world", "contacts"), "world does not use contacts: {:?}", graph.get("world"));
+    for below in ["dynamics", "ccd", "narrowphase"] {
+        assert!(uses("contacts", below), "contacts does not use {below}: {:?}", graph.get("contacts"));
+    }
+    let below = ["dynamics", "ccd", "narrowphase", "broadphase", "settings", "geometry", "simd", "parallel", "math"];
+    for m in below {
+        assert!(!uses(m, "contacts"), "{m} uses contacts, a layer above it");
+    }
+    for above in ["world", "scene", "record", "session", "sweep"] {
+        assert!(!uses("contacts", above), "contacts uses {above}, a layer above it");
+    }
+}
+
 #[test]
 fn the_cycle_finder_finds_cycles_and_groups() {
     let code = "use crate::{geometry::Shape, math::{Real, Vec3}};\nlet x = crate::world::MAX;\n// crate::app\n";

@@ -5,7 +5,7 @@
 //! compares instead of a floor.
 
 use crate::geometry::Aabb;
-use crate::simd::f32x4::{F32x4, Row4, rows_of_six};
+use crate::simd::f32x4::{F32x4, Row4, rows_of_box};
 
 /// One body's box, SSE-ready. Lane 3 is zero in both rows, except that `lo[3]` is set to
 /// [`MOVED`] for a body that changed cells: the overlap mask's bit 3 is then clear.
@@ -23,14 +23,10 @@ impl PackedBox {
         PackedBox { lo: Row4([b.min.x, b.min.y, b.min.z, 0.0]), hi: Row4([b.max.x, b.max.y, b.max.z, 0.0]) }
     }
 
-    /// [`PackedBox::of_scalar`], the box read as six floats ([`rows_of_six`]).
+    /// [`PackedBox::of_scalar`], the box read as six floats ([`rows_of_box`]).
     #[inline(always)]
     pub(super) fn of(b: &Aabb) -> PackedBox {
-        use std::mem::{offset_of, size_of};
-        // `rows_of_six` reads an `Aabb` as six consecutive floats.
-        const _: () = assert!(offset_of!(Aabb, min) == 0 && offset_of!(Aabb, max) == 12 && size_of::<Aabb>() == 24);
-        // SAFETY: an `Aabb` is six consecutive `f32`s (checked above), with `f32`'s alignment.
-        let [lo, hi] = rows_of_six(unsafe { &*(b as *const Aabb).cast::<[f32; 6]>() });
+        let [lo, hi] = rows_of_box(b);
         PackedBox { lo, hi }
     }
 

@@ -7,6 +7,7 @@
 
 mod build;
 mod colour;
+mod context;
 mod lanes;
 mod passes;
 mod prepare;
@@ -17,15 +18,15 @@ mod wide;
 use super::{Body, BodyKind, Rotations};
 use crate::math::{Quat, Real, Vec3};
 use crate::narrowphase::{MAX_MANIFOLD_POINTS, Manifold};
-use crate::parallel::{Crew, SharedMut};
-use crate::settings::{PositionCorrection, Settings};
+use crate::parallel::{self, Crew, SharedMut};
 use crate::simd::Kernels;
 use crate::timer::PhaseTimer;
 use colour::Colouring;
+pub use context::StepContext;
 use lanes::W;
-use passes::{BODY_BLOCK, Passes};
+use passes::BODY_BLOCK;
 use prepare::BodyMass;
-use rows::{BodyState, Fall, ManifoldRows, PassParams, PointInfo, Softness};
+use rows::{BodyState, Fall, ManifoldRows, PointInfo};
 use wide::{Bounce, Bundle, Isa};
 
 /// A contact between two bodies: indices and manifold, as the narrow phase produced it.
@@ -204,8 +205,6 @@ pub struct Solver {
     poses: Vec<[f32; 8]>,
     /// Per body: the solver changes its velocity (dynamic and awake).
     responds: Vec<bool>,
-    /// Per contact: its entry in last step's warm-start cache (`u32::MAX`: none).
-    warm: Vec<u32>,
     /// The step's contacts as the rows are built from: kept ones where still valid, else the
     /// narrow phase's; per contact the points' B-side lever-arm ends (world) and the slot of
     /// its kept points in the warm-start cache's pool.
@@ -215,6 +214,8 @@ pub struct Solver {
     /// Per slot of the pool: a contact has it (scratch of `assign_slots`).
     taken: Vec<bool>,
     colouring: Colouring,
+    /// Per bundle, its contacts' range of the colouring's order.
+    chunks: Vec<std::ops::Range<usize>>,
     /// The coloured contacts, eight to a bundle, colour after colour.
     bundles: Vec<Bundle>,
     /// Some bundle has a lane with restitution (else the restitution pass is skipped).
@@ -241,125 +242,54 @@ pub struct Solver {
 /// A dynamic body touching one at least this many times heavier is pinched (`Solver::mark_driven`).
 const PINCH_MASS_RATIO: Real = 10.0;
 
-/// Largest rotation (rad) a body may turn through in one substep.
-const MAX_ROTATION_PER_SUBSTEP: Real = 0.25 * std::f32::consts::PI;
-
-/// The softness of contacts whose bodies both move, and of contacts against a body that does
-/// not (static, kinematic or asleep): those are twice as stiff, as only one side gives.
-fn softness(settings: &Settings, h: Real) -> [Softness; 2] {
-    [soft_at(settings, settings.contact_hertz, h), soft_at(settings, 2.0 * settings.contact_hertz, h)]
-}
-
-fn soft_at(settings: &Settings, hertz: Real, h: Real) -> Softness {
-    match settings.position_correction {
-        PositionCorrection::Soft => {
-            // Stiffer than a quarter of the substep rate would be unstable.
-            let hz = hertz.min(0.25 / h);
-            let omega = 2.0 * std::f32::consts::PI * hz;
-            let zeta = settings.damping_ratio;
-            let a1 = 2.0 * zeta + h * omega;
-            let a2 = h * omega * a1;
-            let a3 = 1.0 / (1.0 + a2);
-            Softness { bias_rate: omega / a1, mass_scale: a2 * a3, impulse_scale: a3 }
-        }
-        PositionCorrection::Baumgarte => {
-            Softness { bias_rate: settings.baumgarte / h, mass_scale: 1.0, impulse_scale: 0.0 }
-        }
-    }
-}
-
 impl Solver {
-    /// Solves `contacts` and integrates every body over one step of `settings.dt`. `cache`
-    /// holds last step's impulses sorted by pair and is replaced with this step's. `rotations`
-    /// holds the matrices of the awake dynamic bodies, built since they last moved. With a
-    /// `crew`, the work is shared among its threads with the same results, bit for bit.
+    /// Solves `contacts` and integrates every body over one step of `ctx.dt`. `cache` holds
+    /// last step's impulses sorted by pair, `matched` each contact's entry in it (`u32::MAX`:
+    /// none); the cache is replaced with this step's. `rotations` holds the matrices of the
+    /// awake dynamic bodies, built since they last moved. With a `crew`, the work is shared
+    /// among its threads with the same results, bit for bit.
     pub fn step(
         &mut self,
         bodies: &mut [Body],
-        contacts: &[Contact],
-        settings: &Settings,
-        cache: &mut WarmCache,
+        (contacts, cache, matched): (&[Contact], &mut WarmCache, &[u32]),
+        ctx: &StepContext,
         rotations: &Rotations,
         crew: Option<&Crew>,
     ) -> SolverTimes {
         let mut times = SolverTimes::default();
-        let substeps = settings.substeps.max(1);
-        let h = settings.dt / substeps as Real;
-        let inv_h = 1.0 / h;
-
         let t_prepare = PhaseTimer::new(&mut times.solve_ms);
-        self.prepare_bodies(bodies, rotations, settings, crew);
-        self.match_cache(contacts, settings, cache, crew);
-        self.assign_slots(cache);
+        self.prepare_bodies(bodies, rotations, ctx, crew);
+        self.assign_slots(cache, matched);
         let mut recycled = std::mem::take(&mut self.recycled);
-        self.recycle(bodies, contacts, cache, &mut recycled, crew);
+        self.recycle(bodies, contacts, cache, matched, &mut recycled, crew);
         let contacts = &recycled[..];
         self.mark_driven(bodies, contacts);
         let isa = *self.isa.get_or_insert_with(Isa::best);
-        let fall = Fall { gravity: settings.gravity, dt: settings.dt };
-        self.prepare_rows(isa, bodies, contacts, cache, fall, crew);
-        self.prepare_pinned(contacts, fall);
-        // Where position correction stops pushing. Soft contacts aim at half the slop so that
-        // their sag under load still settles within it; Baumgarte pushes only beyond it.
-        let rest_depth = match settings.position_correction {
-            PositionCorrection::Soft => 0.5 * settings.slop,
-            PositionCorrection::Baumgarte => settings.slop,
-        };
-        let solve = PassParams {
-            soft: softness(settings, h),
-            inv_h,
-            rest_depth,
-            max_push: settings.max_correction_velocity,
-            use_bias: true,
-            first_point: 0,
-        };
-        let relax = PassParams { use_bias: false, ..solve };
-        // Rotation per substep is capped so that fast spin cannot wrap the quaternion update.
-        let max_w = MAX_ROTATION_PER_SUBSTEP * inv_h;
+        self.prepare_rows(isa, bodies, contacts, (cache, matched), ctx.fall(), crew);
+        self.prepare_pinned(contacts, ctx.fall());
         drop(t_prepare);
-
-        let params = Passes { isa, substeps: substeps as usize, h, max_w, solve, relax };
-        match crew {
-            None => self.passes(settings, &params, &mut times),
-            Some(crew) => {
-                {
-                    let _t = PhaseTimer::new(&mut times.solve_ms);
-                    self.passes_parallel(crew, settings, &params);
-                    // The substeps' integration runs among the passes: it is counted with them.
-                }
-            }
-        }
-
         {
+            // The substeps' integration runs among the passes: it is counted with them.
             let _t = PhaseTimer::new(&mut times.solve_ms);
+            self.passes(crew, isa, ctx);
             self.store_cache(contacts, cache, crew);
         }
-
         {
             let _t = PhaseTimer::new(&mut times.integrate_ms);
-            let write_back = |((s, m), b): ((&BodyState, &Motion), &mut Body)| {
-                if !m.moves {
-                    return;
+            let (states, motion) = (&self.states, &self.motion);
+            parallel::fill(crew, bodies, BODY_BLOCK, |r, out| {
+                for ((s, m), b) in states[r.clone()].iter().zip(&motion[r]).zip(out) {
+                    if !m.moves {
+                        continue;
+                    }
+                    b.pose.translation += s.dp;
+                    b.pose.rotation = (m.dq * b.pose.rotation).normalize();
+                    if m.dynamic {
+                        b.linvel = s.v;
+                        b.angvel = s.w;
+                    }
                 }
-                b.pose.translation += s.dp;
-                b.pose.rotation = (m.dq * b.pose.rotation).normalize();
-                if m.dynamic {
-                    b.linvel = s.v;
-                    b.angvel = s.w;
-                }
-            };
-            match crew {
-                None => self.states.iter().zip(self.motion.iter()).zip(bodies.iter_mut()).for_each(write_back),
-                Some(crew) => {
-                    let (states, motion, n) = (&self.states, &self.motion, bodies.len());
-                    let bodies = SharedMut::new(bodies);
-                    crew.for_blocks(n, BODY_BLOCK, |r| {
-                        // SAFETY: each block writes back its own bodies.
-                        let out = unsafe { bodies.range(r.clone()) };
-                        states[r.clone()].iter().zip(&motion[r]).zip(out).for_each(write_back);
-                    });
-                }
-            }
+            });
         }
         self.recycled = recycled;
         times
@@ -368,10 +298,10 @@ impl Solver {
     /// Gives each contact the pool slot of its kept points: a pair with a cache entry keeps the
     /// entry's slot (a recycled contact's points stay where they are), a new pair takes a slot
     /// no such pair has (a gone pair's) or a new one at the end of the pool.
-    fn assign_slots(&mut self, cache: &mut WarmCache) {
+    fn assign_slots(&mut self, cache: &mut WarmCache, matched: &[u32]) {
         self.taken.clear();
         self.taken.resize(cache.pool.len(), false);
-        for &w in &self.warm {
+        for &w in matched {
             if w != u32::MAX {
                 let s = cache.slots[w as usize] as usize;
                 // `recycle` writes each contact's slot, on any thread: they must differ.
@@ -381,7 +311,7 @@ impl Solver {
         }
         self.slots.clear();
         let mut free = 0;
-        for &w in &self.warm {
+        for &w in matched {
             let s = if w != u32::MAX {
                 cache.slots[w as usize]
             } else {
@@ -409,6 +339,7 @@ impl Solver {
         bodies: &[Body],
         contacts: &[Contact],
         cache: &mut WarmCache,
+        matched: &[u32],
         out: &mut Vec<Contact>,
         crew: Option<&Crew>,
     ) {
@@ -419,29 +350,13 @@ impl Solver {
         self.arm_b.truncate(n);
         let isa = *self.isa.get_or_insert_with(Isa::best);
         let (entries, pool) = (&cache.entries, SharedMut::new(&mut cache.pool));
-        let (warm, poses, slot) = (&self.warm, &self.poses, &self.slots);
-        match crew {
-            None => {
-                let slots = recycle::Slots { out, arm_b: &mut self.arm_b, slot, pool: &pool };
-                recycle::run(isa, bodies, poses, contacts, warm, entries, slots);
-            }
-            Some(crew) => {
-                let (out, arm_b) = (SharedMut::new(out), SharedMut::new(&mut self.arm_b));
-                crew.for_blocks(n, 64, |r| {
-                    // SAFETY: each block writes its own contacts' slots (and their pool slots,
-                    // which no other contact has: `assign_slots`).
-                    let slots = unsafe {
-                        recycle::Slots {
-                            out: out.range(r.clone()),
-                            arm_b: arm_b.range(r.clone()),
-                            slot: &slot[r.clone()],
-                            pool: &pool,
-                        }
-                    };
-                    recycle::run(isa, bodies, poses, &contacts[r.clone()], &warm[r], entries, slots);
-                });
-            }
-        }
+        let (poses, slot) = (&self.poses, &self.slots);
+        parallel::fill(crew, (&mut out[..], &mut self.arm_b[..]), 64, |r, (out, arm_b)| {
+            // Each block writes its own contacts' slots, and their pool slots, which no other
+            // contact has (`assign_slots`).
+            let slots = recycle::Slots { out, arm_b, slot: &slot[r.clone()], pool: &pool };
+            recycle::run(isa, bodies, poses, &contacts[r.clone()], &matched[r], entries, slots);
+        });
     }
 
     /// Marks the moving kinematic bodies that touch something and what they touch, and the
@@ -474,7 +389,7 @@ impl Solver {
 
     /// Each body's solver state and mass; the `restitution` and `friction` settings, when set,
     /// stand in for every body's own material in the pair combine.
-    fn prepare_bodies(&mut self, bodies: &[Body], rotations: &Rotations, settings: &Settings, crew: Option<&Crew>) {
+    fn prepare_bodies(&mut self, bodies: &[Body], rotations: &Rotations, ctx: &StepContext, crew: Option<&Crew>) {
         let entry = |i: usize, b: &Body| {
             let dynamic = b.is_dynamic() && !b.asleep && b.inv_mass > 0.0;
             let moves = (b.is_dynamic() && !b.asleep) || b.kind == BodyKind::Kinematic;
@@ -488,97 +403,37 @@ impl Solver {
                     [0.0; 9]
                 },
                 pos: b.pose.translation,
-                friction: settings.friction.unwrap_or(b.material.friction),
-                restitution: settings.restitution.unwrap_or(b.material.restitution),
+                friction: ctx.friction.unwrap_or(b.material.friction),
+                restitution: ctx.restitution.unwrap_or(b.material.restitution),
             };
             let state = BodyState { v, w, dp: Vec3::ZERO, dtheta: Vec3::ZERO };
             let (q, x) = (b.pose.rotation, b.pose.translation);
             let pose = [q.x, q.y, q.z, q.w, x.x, x.y, x.z, 0.0];
             (state, Motion { dq: Quat::IDENTITY, dynamic, moves }, mass, awake_dynamic, pose)
         };
-        match crew {
-            None => {
-                self.states.clear();
-                self.motion.clear();
-                self.masses.clear();
-                self.responds.clear();
-                self.poses.clear();
-                for (i, b) in bodies.iter().enumerate() {
-                    let (state, motion, mass, responds, pose) = entry(i, b);
-                    self.states.push(state);
-                    self.motion.push(motion);
-                    self.masses.push(mass);
-                    self.responds.push(responds);
-                    self.poses.push(pose);
-                }
+        let n = bodies.len();
+        self.states.resize(n, BodyState::default());
+        self.states.truncate(n);
+        self.motion.resize(n, Motion { dq: Quat::IDENTITY, dynamic: false, moves: false });
+        self.motion.truncate(n);
+        self.masses.resize(n, BodyMass::default());
+        self.masses.truncate(n);
+        self.responds.resize(n, false);
+        self.responds.truncate(n);
+        self.poses.resize(n, [0.0; 8]);
+        self.poses.truncate(n);
+        let out = (
+            &mut self.states[..],
+            &mut self.motion[..],
+            &mut self.masses[..],
+            &mut self.responds[..],
+            &mut self.poses[..],
+        );
+        parallel::fill(crew, out, BODY_BLOCK, |r, (s, m, ms, rs, ps)| {
+            for (k, i) in r.enumerate() {
+                (s[k], m[k], ms[k], rs[k], ps[k]) = entry(i, &bodies[i]);
             }
-            Some(crew) => {
-                let n = bodies.len();
-                self.states.resize(n, BodyState::default());
-                self.states.truncate(n);
-                self.motion.resize(n, Motion { dq: Quat::IDENTITY, dynamic: false, moves: false });
-                self.masses.resize(n, BodyMass::default());
-                self.responds.resize(n, false);
-                self.poses.resize(n, [0.0; 8]);
-                let (s, m) = (SharedMut::new(&mut self.states), SharedMut::new(&mut self.motion));
-                let (ms, rs) = (SharedMut::new(&mut self.masses), SharedMut::new(&mut self.responds));
-                let ps = SharedMut::new(&mut self.poses);
-                crew.for_blocks(n, BODY_BLOCK, |r| {
-                    for i in r {
-                        // SAFETY: each block writes its own bodies' slots.
-                        unsafe { (*s.get(i), *m.get(i), *ms.get(i), *rs.get(i), *ps.get(i)) = entry(i, &bodies[i]) };
-                    }
-                });
-            }
-        }
-    }
-
-    /// Finds each contact's entry in last step's cache: both are sorted by pair, so one walk (on
-    /// a pool, one walk per run of contacts, each starting where a binary search puts it: the
-    /// same entries).
-    fn match_cache(&mut self, contacts: &[Contact], settings: &Settings, cache: &WarmCache, crew: Option<&Crew>) {
-        const RUN: usize = 1024;
-        // A pair with several manifolds (a mesh pair across a crease) has them side by side in
-        // both lists: the n-th of them takes the pair's n-th entry, if it has one.
-        let walk = |start: usize, warm: &mut [u32]| {
-            let run = &contacts[start..start + warm.len()];
-            let Some(first) = run.first() else { return };
-            let mut cursor = cache.partition_point(|e| e.0 < (first.a, first.b));
-            let same = |c: &Contact, d: &Contact| (c.a, c.b) == (d.a, d.b);
-            let mut nth = contacts[..start].iter().rev().take_while(|c| same(c, first)).count();
-            for (k, (w, c)) in warm.iter_mut().zip(run).enumerate() {
-                nth = if k > 0 && same(c, &run[k - 1]) {
-                    nth + 1
-                } else if k > 0 {
-                    0
-                } else {
-                    nth
-                };
-                *w = if settings.warm_starting {
-                    prepare::find_cached(cache, &mut cursor, (c.a, c.b))
-                        .map(|e| e + nth)
-                        .filter(|&e| cache.get(e).is_some_and(|e| e.0 == (c.a, c.b)))
-                        .map_or(u32::MAX, |e| e as u32)
-                } else {
-                    u32::MAX
-                };
-            }
-        };
-        self.warm.resize(contacts.len(), u32::MAX);
-        self.warm.truncate(contacts.len());
-        match crew {
-            None => walk(0, &mut self.warm),
-            Some(crew) => {
-                let warm = SharedMut::new(&mut self.warm);
-                crew.for_blocks(contacts.len().div_ceil(RUN), 1, |r| {
-                    for k in r {
-                        let run = k * RUN..((k + 1) * RUN).min(contacts.len());
-                        // SAFETY: each block walks its own runs.
-                        walk(run.start, unsafe { warm.range(run) });
-                    }
-                });
-            }
-        }
+        });
     }
 
     /// Colours the contacts, then builds each one's rows straight into its bundle lane (or the
@@ -588,28 +443,20 @@ impl Solver {
         isa: Isa,
         bodies: &[Body],
         contacts: &[Contact],
-        cache: &WarmCache,
+        (cache, warm): (&WarmCache, &[u32]),
         fall: Fall,
         crew: Option<&Crew>,
     ) {
         let dummy = bodies.len() as u32;
         self.states.push(BodyState::default());
         self.colouring.build(contacts, &self.responds);
-        let rows_of = |m: u32, info: &mut [PointInfo; MAX_MANIFOLD_POINTS]| {
-            let c = &contacts[m as usize];
-            let (ia, ib) = (c.a as usize, c.b as usize);
-            let cached = self.warm[m as usize];
-            prepare::manifold_rows(
-                c,
-                (&self.masses[ia], &self.states[ia]),
-                (&self.masses[ib], &self.states[ib]),
-                (cached != u32::MAX).then(|| &cache[cached as usize].1),
-                &self.arm_b[m as usize],
-                fall,
-                info,
-            )
-        };
-        let count: usize = (0..self.colouring.colours()).map(|c| self.colouring.colour(c).len().div_ceil(W)).sum();
+        // Each bundle is built from its own contacts alone: side by side, in any order.
+        self.chunks.clear();
+        for c in 0..self.colouring.colours() {
+            let (start, len) = (self.colouring.starts[c], self.colouring.colour(c).len());
+            self.chunks.extend((start..start + len).step_by(W).map(|at| at..(at + W).min(start + len)));
+        }
+        let count = self.chunks.len();
         self.bundles.resize(count, Bundle::default());
         self.bounces.resize(count, Bounce::default());
         self.lanes.resize(count, Lanes::default());
@@ -618,73 +465,61 @@ impl Solver {
             arm_b: &self.arm_b,
             masses: &self.masses,
             states: &self.states,
-            warm: &self.warm,
+            warm,
             responds: &self.responds,
             cache,
             dummy,
             fall,
         };
-        let order = &self.colouring.order;
-        match crew {
-            Some(crew) => {
-                // Each bundle is built from its own contacts alone: side by side, in any order.
-                let mut chunks = Vec::with_capacity(count);
-                for c in 0..self.colouring.colours() {
-                    let (start, len) = (self.colouring.starts[c], self.colouring.colour(c).len());
-                    chunks.extend((start..start + len).step_by(W).map(|at| at..(at + W).min(start + len)));
-                }
-                let (bundles, bounces) = (SharedMut::new(&mut self.bundles), SharedMut::new(&mut self.bounces));
-                let lanes = SharedMut::new(&mut self.lanes);
-                crew.for_blocks(count, 16, |r| {
-                    let mut inputs = build::Inputs::default();
-                    for k in r {
-                        // SAFETY: each block builds its own bundles.
-                        let (bundle, bounce, lanes) = unsafe { (bundles.get(k), bounces.get(k), lanes.get(k)) };
-                        build::bundle(isa, &src, &mut inputs, &order[chunks[k].clone()], bundle, bounce, lanes);
-                    }
-                });
-                self.any_bounce = self.bundles.iter().any(|b| b.bounces);
-            }
-            None => {
-                let mut inputs = build::Inputs::default();
-                let mut any_bounce = false;
-                let mut next = 0;
-                for c in 0..self.colouring.colours() {
-                    let colour = self.colouring.colour(c);
-                    for (k, chunk) in colour.chunks(W).enumerate() {
-                        // Rows are built in colour order, which jumps through the contacts, the
-                        // cache and the bodies: ask for the contacts two bundles ahead, and for
-                        // the bodies of the next bundle, whose contacts were asked for one
-                        // bundle ago.
-                        let at = self.colouring.starts[c] + k * W;
-                        for &m in order.iter().skip(at + 2 * W).take(W) {
-                            prepare::prefetch(&contacts[m as usize]);
-                            if let Some(e) = cache.get(self.warm[m as usize] as usize) {
-                                prepare::prefetch(e);
-                            }
-                        }
-                        for &m in order.iter().skip(at + W).take(W) {
-                            let contact = &contacts[m as usize];
-                            for body in [contact.a as usize, contact.b as usize] {
-                                crate::simd::prefetch(&self.masses[body]);
-                                crate::simd::prefetch(&self.states[body]);
-                            }
-                        }
-                        let (bundle, lanes, bounce) =
-                            (&mut self.bundles[next], &mut self.lanes[next], &mut self.bounces[next]);
-                        next += 1;
-                        build::bundle(isa, &src, &mut inputs, chunk, bundle, bounce, lanes);
-                        any_bounce |= bundle.bounces;
+        let (order, chunks) = (&self.colouring.order, &self.chunks);
+        let out = (&mut self.bundles[..count], &mut self.bounces[..count], &mut self.lanes[..count]);
+        parallel::fill(crew, out, 16, |r, (bundles, bounces, lanes)| {
+            let mut inputs = build::Inputs::default();
+            for (i, k) in r.clone().enumerate() {
+                // Rows are built in colour order, which jumps through the contacts, the cache
+                // and the bodies: ask for the contacts two bundles ahead, and for the bodies of
+                // the next bundle, whose contacts were asked for one bundle ago.
+                for &m in chunks.get(k + 2).map_or(&[][..], |c| &order[c.clone()]) {
+                    prepare::prefetch(&contacts[m as usize]);
+                    if let Some(e) = cache.get(warm[m as usize] as usize) {
+                        prepare::prefetch(e);
                     }
                 }
-                self.any_bounce = any_bounce;
+                for &m in chunks.get(k + 1).map_or(&[][..], |c| &order[c.clone()]) {
+                    let contact = &contacts[m as usize];
+                    for body in [contact.a as usize, contact.b as usize] {
+                        crate::simd::prefetch(&src.masses[body]);
+                        crate::simd::prefetch(&src.states[body]);
+                    }
+                }
+                build::bundle(
+                    isa,
+                    &src,
+                    &mut inputs,
+                    &order[chunks[k].clone()],
+                    &mut bundles[i],
+                    &mut bounces[i],
+                    &mut lanes[i],
+                );
             }
-        }
+        });
+        self.any_bounce = self.bundles[..count].iter().any(|b| b.bounces);
         self.overflow.clear();
         self.overflow_info.clear();
         for &m in &self.colouring.overflow {
             let mut info = [PointInfo::default(); MAX_MANIFOLD_POINTS];
-            self.overflow.push(rows_of(m, &mut info));
+            let c = &contacts[m as usize];
+            let (ia, ib) = (c.a as usize, c.b as usize);
+            let cached = warm[m as usize];
+            self.overflow.push(prepare::manifold_rows(
+                c,
+                (&self.masses[ia], &self.states[ia]),
+                (&self.masses[ib], &self.states[ib]),
+                (cached != u32::MAX).then(|| &cache[cached as usize].1),
+                &self.arm_b[m as usize],
+                fall,
+                &mut info,
+            ));
             self.overflow_info.push(info);
         }
     }

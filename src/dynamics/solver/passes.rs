@@ -6,30 +6,17 @@
 
 use super::lanes::{States, W};
 use super::rows::{self, BodyState, PassParams};
-use super::{Body, CacheEntry, CachedImpulse, Contact, Motion, Solver, WarmCache, prepare, wide};
+use super::{Body, CacheEntry, CachedImpulse, Contact, Motion, Solver, StepContext, WarmCache, prepare, wide};
 use crate::math::{Real, Vec3};
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
-use crate::parallel::{Crew, Job, SharedMut};
-use crate::settings::Settings;
-use crate::timer::PhaseTimer;
+use crate::parallel::{self, Crew, Job, SharedMut};
 
 /// Bodies per block of the per-body work.
 pub(super) const BODY_BLOCK: usize = 512;
 /// Fewest bundles per block of a colour's pass.
 const BUNDLE_BLOCK: usize = 8;
 
-/// What the passes need besides the solver's buffers.
-pub(super) struct Passes {
-    pub isa: wide::Isa,
-    pub substeps: usize,
-    pub h: Real,
-    /// Fastest turn per substep.
-    pub max_w: Real,
-    pub solve: PassParams,
-    pub relax: PassParams,
-}
-
-/// One job of the parallel passes.
+/// One job of the passes.
 #[derive(Clone, Copy)]
 enum Work {
     Gravity(Vec3),
@@ -91,66 +78,10 @@ impl Solver {
         ranges
     }
 
-    /// Every substep's passes, then restitution, on this thread.
-    pub(super) fn passes(&mut self, settings: &Settings, p: &Passes, times: &mut super::SolverTimes) {
-        let (states, motion) = (&mut self.states, &mut self.motion);
-        let (bundles, bounces, overflow) = (&mut self.bundles, &mut self.bounces, &mut self.overflow);
-        let pinned = &mut self.pinned;
-        let isa = p.isa;
-        for substep in 0..p.substeps {
-            {
-                let _t = PhaseTimer::new(&mut times.integrate_ms);
-                gravity(states, motion, settings.gravity * p.h);
-            }
-
-            {
-                let _t = PhaseTimer::new(&mut times.solve_ms);
-                let all = States::new(states);
-                // SAFETY (every wide pass below): one thread, `all` is used only while `states`
-                // is not otherwise borrowed, and `build::bundle` checked each bundle's indices
-                // against these states.
-                if settings.warm_starting {
-                    unsafe { wide::warm_start(isa, bundles, all) };
-                    rows::warm_start(overflow, states);
-                    rows::warm_start(pinned, states);
-                }
-                for it in 0..settings.iterations as usize {
-                    let solve = PassParams { first_point: substep + it, ..p.solve };
-                    let all = States::new(states);
-                    unsafe { wide::solve(isa, bundles, bounces, all, &solve) };
-                    rows::solve(overflow, states, &solve);
-                    rows::solve(pinned, states, &solve);
-                }
-            }
-
-            {
-                let _t = PhaseTimer::new(&mut times.integrate_ms);
-                integrate(states, motion, p.h, p.max_w);
-            }
-
-            {
-                let _t = PhaseTimer::new(&mut times.solve_ms);
-                let relax = PassParams { first_point: substep + 2, ..p.relax };
-                let all = States::new(states);
-                unsafe { wide::solve(isa, bundles, bounces, all, &relax) };
-                rows::solve(overflow, states, &relax);
-                rows::solve(pinned, states, &relax);
-            }
-        }
-        {
-            let _t = PhaseTimer::new(&mut times.solve_ms);
-            if self.any_bounce {
-                let all = States::new(states);
-                // SAFETY: as above.
-                unsafe { wide::restitution(isa, bundles, bounces, all, settings.restitution_threshold) };
-            }
-            rows::restitution(overflow, &self.overflow_info, states, settings.restitution_threshold);
-        }
-    }
-
-    /// The same passes as [`Solver::passes`], in the same order, on the threads of `crew`.
-    pub(super) fn passes_parallel(&mut self, crew: &Crew, settings: &Settings, p: &Passes) {
-        let threads = crew.threads();
+    /// Every substep's passes, then restitution: a sequence of jobs, each finished before the
+    /// next starts, whose blocks the threads of `crew` share (one block per job without a crew).
+    pub(super) fn passes(&mut self, crew: Option<&Crew>, isa: wide::Isa, p: &StepContext) {
+        let threads = parallel::threads(crew);
         let ranges = self.colour_ranges();
         let bodies = self.motion.len();
         let overflow = !self.overflow.is_empty();
@@ -162,8 +93,8 @@ impl Solver {
             }
         };
         for substep in 0..p.substeps {
-            jobs.push(Job::new(Work::Gravity(settings.gravity * p.h), bodies, BODY_BLOCK, threads));
-            if settings.warm_starting {
+            jobs.push(Job::new(Work::Gravity(p.gravity * p.h), bodies, BODY_BLOCK, threads));
+            if p.warm_starting {
                 colours(&mut jobs, &|first| Work::WarmStart { first });
                 if overflow {
                     jobs.push(Job::new(Work::OverflowWarmStart, 1, 1, 1));
@@ -172,7 +103,7 @@ impl Solver {
                     jobs.push(Job::new(Work::PinnedWarmStart, 1, 1, 1));
                 }
             }
-            for it in 0..settings.iterations as usize {
+            for it in 0..p.iterations {
                 let k = PassParams { first_point: substep + it, ..p.solve };
                 colours(&mut jobs, &|first| Work::Solve { first, k });
                 if overflow {
@@ -192,7 +123,7 @@ impl Solver {
                 jobs.push(Job::new(Work::PinnedSolve(k), 1, 1, 1));
             }
         }
-        let threshold = settings.restitution_threshold;
+        let threshold = p.restitution_threshold;
         if self.any_bounce {
             colours(&mut jobs, &|first| Work::Restitution { first, threshold });
         }
@@ -200,7 +131,6 @@ impl Solver {
             jobs.push(Job::new(Work::OverflowRestitution(threshold), 1, 1, 1));
         }
 
-        let isa = p.isa;
         let (h, max_w) = (p.h, p.max_w);
         // The body states, and after them the dummy of empty lanes (which no pass writes).
         let all = States::new(&mut self.states);
@@ -215,7 +145,7 @@ impl Solver {
         // of their own; bundles of one colour, which share no moving body and write no state of
         // a body that does not move (`wide::solve`'s contract); the overflow is one block, alone
         // in its job. The runner starts a job only once the one before it has finished.
-        crew.run_jobs(&jobs, |work, r| unsafe {
+        parallel::run_jobs(crew, &jobs, |work, r| unsafe {
             match *work {
                 Work::Gravity(dv) => gravity(all.range(r.clone()), motion.range(r), dv),
                 Work::Integrate => integrate(all.range(r.clone()), motion.range(r), h, max_w),
@@ -261,33 +191,22 @@ impl Solver {
             let points = contacts[m].manifold.points();
             bundle.ended(i, lanes.len[i] as usize).write_cached(&lanes.ids[i], points, &mut e.1);
         };
-        match crew {
-            None => {
-                for k in 0..self.bundles.len() {
-                    // The entries are written in colour order, which jumps through the cache:
-                    // ask for those of the bundle after next while this one is written.
-                    if let Some(ahead) = self.lanes.get(k + 2) {
-                        for e in ahead.contact.iter().filter_map(|&m| entries.get(m as usize)) {
-                            prepare::prefetch(e);
-                        }
-                    }
-                    for (i, m) in used(k) {
-                        write(k, i, m, &mut entries[m]);
+        let shared = SharedMut::new(entries);
+        parallel::for_blocks(crew, self.bundles.len(), 32, |r| {
+            for k in r {
+                // The entries are written in colour order, which jumps through the cache: ask
+                // for those of the bundle after next while this one is written.
+                if let Some(ahead) = self.lanes.get(k + 2) {
+                    for &m in ahead.contact.iter().filter(|&&m| (m as usize) < shared.len()) {
+                        prepare::prefetch_at(shared.ptr(m as usize));
                     }
                 }
+                for (i, m) in used(k) {
+                    // SAFETY: each contact sits in one lane of one bundle.
+                    write(k, i, m, unsafe { shared.get(m) });
+                }
             }
-            Some(crew) => {
-                let shared = SharedMut::new(entries);
-                crew.for_blocks(self.bundles.len(), 32, |r| {
-                    for k in r {
-                        for (i, m) in used(k) {
-                            // SAFETY: each contact sits in one lane of one bundle.
-                            write(k, i, m, unsafe { shared.get(m) });
-                        }
-                    }
-                });
-            }
-        }
+        });
         for (k, &m) in self.colouring.overflow.iter().enumerate() {
             let rows = &self.overflow[k];
             let points = contacts[m as usize].manifold.points();

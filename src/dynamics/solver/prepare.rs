@@ -2,7 +2,7 @@
 //! basis, and warm-start impulses matched by pair and feature id.
 
 use super::rows::{BodyState, Fall, ManifoldRows, NormalRow, PointInfo};
-use super::{CachedImpulse, Contact, WarmCache};
+use super::{CachedImpulse, Contact};
 use crate::math::{Real, Vec3, orthonormal_basis};
 use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS};
 use glam::{Mat3A, Vec3A};
@@ -239,15 +239,6 @@ impl Ended {
     }
 }
 
-/// Looks up a pair in the sorted cache, walking forward from `*cursor` (contacts come sorted
-/// too): the index of its entry.
-pub(super) fn find_cached(cache: &WarmCache, cursor: &mut usize, pair: (u32, u32)) -> Option<usize> {
-    while *cursor < cache.len() && cache[*cursor].0 < pair {
-        *cursor += 1;
-    }
-    cache.get(*cursor).filter(|e| e.0 == pair).map(|_| *cursor)
-}
-
 /// Tangent directions for friction. When the surfaces slip, the first follows the slip, so the
 /// clamp to the friction cone acts straight against it (per-direction solves in a basis at an
 /// angle to the slip would turn the friction sideways and weaken it). Otherwise any basis.
@@ -273,7 +264,13 @@ pub(super) const SLIP_SPEED: Real = 1e-3;
 /// order, which jumps through the contacts and the cache.
 #[inline(always)]
 pub(super) fn prefetch<T>(r: &T) {
-    let p = (r as *const T).cast::<u8>();
+    prefetch_at(r as *const T);
+}
+
+/// [`prefetch`] by address (a prefetch reads nothing, whatever the address).
+#[inline(always)]
+pub(super) fn prefetch_at<T>(r: *const T) {
+    let p = r.cast::<u8>();
     crate::simd::prefetch(p);
     crate::simd::prefetch(p.wrapping_add(64));
 }

@@ -3,6 +3,29 @@ use crate::dynamics::Material;
 use crate::geometry::Shape;
 use crate::math::Pose;
 use crate::scene::Scene;
+use crate::settings::Settings;
+
+/// Each contact's entry in `cache`, as the world finds them before the solver runs.
+fn matched(contacts: &[Contact], cache: &WarmCache, settings: &Settings) -> Vec<u32> {
+    let mut m = vec![u32::MAX; contacts.len()];
+    if settings.warm_starting {
+        crate::contacts::matching(contacts, cache, 0, &mut m);
+    }
+    m
+}
+
+/// One solver step as the world runs it, from these settings.
+fn solve(
+    solver: &mut Solver,
+    (bodies, contacts): (&mut [Body], &[Contact]),
+    settings: &Settings,
+    cache: &mut WarmCache,
+    rotations: &Rotations,
+    crew: Option<&Crew>,
+) -> SolverTimes {
+    let m = matched(contacts, cache, settings);
+    solver.step(bodies, (contacts, cache, &m), &StepContext::new(settings), rotations, crew)
+}
 
 /// A pyramid a few steps into its fall, with its contacts and warm-start cache.
 fn settled_pyramid() -> (Vec<Body>, Vec<Contact>, WarmCache, Settings) {
@@ -11,7 +34,7 @@ fn settled_pyramid() -> (Vec<Body>, Vec<Contact>, WarmCache, Settings) {
     for _ in 0..20 {
         w.step();
     }
-    let cache = w.warm_cache.clone();
+    let cache = w.contact_store().warm_cache().clone();
     (w.bodies().to_vec(), w.contacts().to_vec(), cache, w.settings.clone())
 }
 
@@ -32,7 +55,7 @@ fn portable_and_detected_code_paths_give_identical_bits() {
         for _ in 0..3 {
             let mut rotations = Rotations::default();
             rotations.build(&bodies, |_| true);
-            solver.step(&mut bodies, &contacts, &settings, &mut cache, &rotations, None);
+            solve(&mut solver, (&mut bodies, &contacts), &settings, &mut cache, &rotations, None);
         }
         results.push((bodies.iter().map(bits).collect::<Vec<_>>(), cache));
     }
@@ -45,7 +68,7 @@ fn the_warm_start_cache_comes_out_sorted_with_one_entry_per_contact() {
     let (mut bodies, contacts, mut cache, settings) = settled_pyramid();
     let mut rotations = Rotations::default();
     rotations.build(&bodies, |_| true);
-    Solver::default().step(&mut bodies, &contacts, &settings, &mut cache, &rotations, None);
+    solve(&mut Solver::default(), (&mut bodies, &contacts), &settings, &mut cache, &rotations, None);
     assert_eq!(cache.len(), contacts.len());
     assert!(cache.iter().zip(&contacts).all(|(e, c)| e.0 == (c.a, c.b)));
     assert!(cache.iter().any(|e| e.1[0].normal > 0.0));
@@ -59,7 +82,7 @@ fn a_body_with_more_contacts_than_colours_still_carries_its_load() {
     let mut overflowed = 0;
     for _ in 0..120 {
         w.step();
-        overflowed = overflowed.max(w.solver.overflow.len());
+        overflowed = overflowed.max(w.solver().overflow.len());
     }
     assert!(overflowed > 0, "the scene must exercise the overflow path");
     for b in &w.bodies()[2..] {
@@ -88,7 +111,7 @@ fn steps_on_a_pool_give_the_serial_bits() {
         for _ in 0..3 {
             let mut rotations = Rotations::default();
             rotations.build(&bodies, |_| true);
-            solver.step(&mut bodies, &contacts, &settings, &mut cache, &rotations, threads.crew().as_ref());
+            solve(&mut solver, (&mut bodies, &contacts), &settings, &mut cache, &rotations, threads.crew().as_ref());
         }
         assert!(solver.any_bounce, "the restitution pass must run");
         results.push((bodies.iter().map(bits).collect::<Vec<_>>(), cache));
@@ -110,7 +133,7 @@ fn the_overflow_on_a_pool_gives_the_serial_bits() {
         for _ in 0..40 {
             w.step();
             hashes.push(w.hash());
-            overflowed = overflowed.max(w.solver.overflow.len());
+            overflowed = overflowed.max(w.solver().overflow.len());
         }
         assert!(overflowed > 0, "the scene must exercise the overflow path");
         hashes
@@ -178,19 +201,19 @@ fn bundles_built_eight_at_a_time_match_the_one_by_one_rows_bit_for_bit() {
         let mut solver = Solver::with_isa(isa);
         let mut rotations = Rotations::default();
         rotations.build(&bodies, |_| true);
-        solver.prepare_bodies(&bodies, &rotations, &settings, None);
-        solver.match_cache(&contacts, &settings, &cache, None);
+        solver.prepare_bodies(&bodies, &rotations, &StepContext::new(&settings), None);
+        let warm = matched(&contacts, &cache, &settings);
         // Recycling writes the contacts it makes again into the cache's pool: each code path
         // starts from the same cache.
         let mut cache = cache.clone();
-        solver.assign_slots(&mut cache);
+        solver.assign_slots(&mut cache, &warm);
         let mut contacts = Vec::new();
         let original = contacts_in.clone();
-        solver.recycle(&bodies, &original, &mut cache, &mut contacts, None);
+        solver.recycle(&bodies, &original, &mut cache, &warm, &mut contacts, None);
         // Gravity off every axis, so that each lane's impact speed sums all three terms.
         let fall = Fall { gravity: Vec3::new(0.7, -9.81, 0.4), dt: settings.dt };
-        solver.prepare_rows(isa, &bodies, &contacts, &cache, fall, None);
-        assert!(solver.warm.iter().any(|&w| w != u32::MAX), "some contacts must be warm-started");
+        solver.prepare_rows(isa, &bodies, &contacts, (&cache, &warm), fall, None);
+        assert!(warm.iter().any(|&w| w != u32::MAX), "some contacts must be warm-started");
         let dummy = bodies.len() as u32;
         let mut partial = 0;
         for (k, lanes) in solver.lanes.iter().enumerate() {
@@ -204,7 +227,7 @@ fn bundles_built_eight_at_a_time_match_the_one_by_one_rows_bit_for_bit() {
                 }
                 let c = &contacts[m as usize];
                 let (a, b) = (c.a as usize, c.b as usize);
-                let cached = solver.warm[m as usize];
+                let cached = warm[m as usize];
                 let mut info = [PointInfo::default(); MAX_MANIFOLD_POINTS];
                 let rows = prepare::manifold_rows(
                     c,
@@ -263,10 +286,15 @@ fn kept_contacts_stay_in_their_slots_and_the_pool_does_not_grow() {
     let (mut most, mut changes, mut kept_slots) = (0, 0, 0);
     let mut last: Vec<(u32, u32)> = Vec::new();
     for _ in 0..240 {
-        let before: std::collections::HashMap<(u32, u32), u32> =
-            w.warm_cache.iter().map(|e| e.0).zip(w.warm_cache.slots.iter().copied()).collect();
+        let before: std::collections::HashMap<(u32, u32), u32> = w
+            .contact_store()
+            .warm_cache()
+            .iter()
+            .map(|e| e.0)
+            .zip(w.contact_store().warm_cache().slots.iter().copied())
+            .collect();
         w.step();
-        let cache = &w.warm_cache;
+        let cache = w.contact_store().warm_cache();
         most = most.max(cache.len());
         let pairs: Vec<(u32, u32)> = cache.iter().map(|e| e.0).collect();
         changes += usize::from(pairs != last);

@@ -77,7 +77,7 @@ pub fn spheres_vs_obbs_with(
     pretest: bool,
     out: &mut Vec<(u32, u32)>,
 ) {
-    run_on!(backend, portable, wide_avx, (spheres, boxes, eps, pretest, out))
+    run_on!(backend == Backend::Avx, portable, wide_avx, (spheres, boxes, eps, pretest, out))
 }
 
 /// Mask of the lanes of chunk `base` that hold real boxes.

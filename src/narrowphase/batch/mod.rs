@@ -124,35 +124,4 @@ impl FromIterator<Quat> for QuatSoa {
     }
 }
 
-/// Defines `$wrapper`, the kernel `$kernel` compiled for AVX (8 lanes). The kernel must be
-/// `#[inline(always)]` so that its loops are vectorised inside the wrapper.
-macro_rules! avx_wrapper {
-    ($wrapper:ident => $kernel:ident($($arg:ident: $ty:ty),* $(,)?)) => {
-        #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx")]
-        unsafe fn $wrapper($($arg: $ty),*) {
-            $kernel($($arg),*)
-        }
-    };
-}
-pub(crate) use avx_wrapper;
-
-/// Calls `$avx` when `$backend` is AVX and the CPU has it, else `$portable`, with `$args`.
-macro_rules! run_on {
-    ($backend:expr, $portable:ident, $avx:ident, ($($a:expr),* $(,)?)) => {{
-        #[cfg(target_arch = "x86_64")]
-        let avx = $backend == $crate::narrowphase::batch::Backend::Avx && $crate::simd::avx();
-        #[cfg(not(target_arch = "x86_64"))]
-        let avx = $backend != $backend;
-        if avx {
-            // SAFETY: the CPU supports AVX, checked just above.
-            #[cfg(target_arch = "x86_64")]
-            unsafe {
-                $avx($($a),*)
-            }
-        } else {
-            $portable($($a),*)
-        }
-    }};
-}
-pub(crate) use run_on;
+pub(crate) use crate::simd::{avx_wrapper, run_on};

@@ -90,7 +90,7 @@ pub fn intersect_sphere_sphere(
     check_v("cb", cb, n)?;
     check_len("ra", ra.len(), n)?;
     check_len("rb", rb.len(), n)?;
-    run_on!(backend, sphere_sphere, sphere_sphere_avx, (ca, ra, cb, rb, eps, out));
+    run_on!(backend == Backend::Avx, sphere_sphere, sphere_sphere_avx, (ca, ra, cb, rb, eps, out));
     Ok(())
 }
 
@@ -122,7 +122,7 @@ pub fn intersect_sphere_aabb(
     check_v("c", c, n)?;
     check_len("r", r.len(), n)?;
     check_boxes("boxes.min", "boxes.max", boxes, n)?;
-    run_on!(backend, sphere_aabb, sphere_aabb_avx, (c, r, boxes, eps, out));
+    run_on!(backend == Backend::Avx, sphere_aabb, sphere_aabb_avx, (c, r, boxes, eps, out));
     Ok(())
 }
 
@@ -164,7 +164,12 @@ pub fn intersect_sphere_cuboid(
     for q in [&box_rotation.x, &box_rotation.y, &box_rotation.z, &box_rotation.w] {
         check_len("box_rotation", q.len(), n)?;
     }
-    run_on!(backend, sphere_obb, sphere_obb_avx, (c, r, box_centre, box_rotation, half_extents, eps, out));
+    run_on!(
+        backend == Backend::Avx,
+        sphere_obb,
+        sphere_obb_avx,
+        (c, r, box_centre, box_rotation, half_extents, eps, out)
+    );
     Ok(())
 }
 
@@ -200,7 +205,7 @@ pub fn intersect_aabb_aabb(a: &AabbSoa, b: &AabbSoa, backend: Backend, out: &mut
     let n = out.len();
     check_boxes("a.min", "a.max", a, n)?;
     check_boxes("b.min", "b.max", b, n)?;
-    run_on!(backend, aabb_aabb, aabb_aabb_avx, (a, b, out));
+    run_on!(backend == Backend::Avx, aabb_aabb, aabb_aabb_avx, (a, b, out));
     Ok(())
 }
 
@@ -239,7 +244,7 @@ pub fn ray_interval_aabb(
     check_v("origin", origin, n)?;
     check_v("dir", dir, n)?;
     check_boxes("boxes.min", "boxes.max", boxes, n)?;
-    run_on!(backend, ray_aabb, ray_aabb_avx, (origin, dir, max_t, boxes, out));
+    run_on!(backend == Backend::Avx, ray_aabb, ray_aabb_avx, (origin, dir, max_t, boxes, out));
     Ok(())
 }
 

@@ -130,31 +130,8 @@ impl<'s> MinkowskiPair<'s> {
 /// SSE2); the same bits.
 #[inline(always)]
 fn lanes_support(l: &(Lanes, Lanes), d: Vec3, kernel: Avx) -> SupportPoint {
-    let (a, b) = match kernel {
-        // SAFETY: `Avx::Avx` is only chosen where the CPU runs AVX ([`crate::simd::Kernels`]).
-        #[cfg(target_arch = "x86_64")]
-        Avx::Avx => unsafe { support_pair_avx(&l.0, &l.1, d) },
-        _ => (l.0.support(d), l.1.support(-d)),
-    };
+    let (a, b) = l.0.support_pair(&l.1, d, kernel);
     SupportPoint { w: a - b, a, b }
-}
-
-/// A's farthest point along `d` and B's along `-d` (its first nearest along `d`: the same
-/// lane, as negating the dot products is exact), 8 lanes per register.
-///
-/// # Safety
-/// The CPU must support AVX.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx")]
-#[inline]
-unsafe fn support_pair_avx(a: &Lanes, b: &Lanes, d: Vec3) -> (Vec3, Vec3) {
-    use crate::simd::lanes8::avx::{Regs, first_extreme_sse2};
-    let d = d.into();
-    // SAFETY: AVX is enabled on this function.
-    let (ia, ib) = unsafe {
-        (first_extreme_sse2::<true>(Regs::load(&a.0).dots(d)), first_extreme_sse2::<false>(Regs::load(&b.0).dots(d)))
-    };
-    (a.point(ia), b.point(ib))
 }
 
 /// The radius a shape's core is rounded by (no support query needed).

@@ -149,17 +149,17 @@ fn within(moved: Real, turn: Quat, radius: Real, distance: Real) -> bool {
 }
 
 /// [`BodyInfo::kinds`]: a mesh (triangle mesh or height field).
-pub(super) const MESH: u8 = 1;
+pub(crate) const MESH: u8 = 1;
 /// [`BodyInfo::kinds`]: a compound.
-pub(super) const COMPOUND: u8 = 2;
+pub(crate) const COMPOUND: u8 = 2;
 /// [`BodyInfo::kinds`]: its contacts reach as far as it can move this step, or a body with
 /// reach can push it (`World::reach`, `World::pushed`).
-pub(super) const REACH: u8 = 4;
+pub(crate) const REACH: u8 = 4;
 
 /// What a body's pairs' tests depend on, made once a step for each body, so that each pair
 /// reads two of these instead of both bodies' shapes and their reach.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct BodyInfo {
+pub(crate) struct BodyInfo {
     /// [`MESH`], [`COMPOUND`] and [`REACH`].
     pub kinds: u8,
     /// The shape's bounding radius about the body's origin.
@@ -167,20 +167,12 @@ pub(super) struct BodyInfo {
 }
 
 impl BodyInfo {
-    pub(super) fn new(b: &crate::dynamics::Body, reach: bool, pushed: Real) -> Self {
+    pub(crate) fn new(b: &crate::dynamics::Body, reach: bool, pushed: Real) -> Self {
         let kinds = (b.shape.is_mesh() as u8 * MESH)
             | (b.shape.is_compound() as u8 * COMPOUND)
             | ((reach || pushed > 0.0) as u8 * REACH);
         BodyInfo { kinds, radius: b.shape.bounding_radius() }
     }
-}
-
-/// The entry of `pair` in `cache` (sorted by pair), walking on from `cursor`.
-pub(super) fn find<'a>(cache: &'a [PairEntry], cursor: &mut usize, pair: (u32, u32)) -> Option<&'a PairEntry> {
-    while *cursor < cache.len() && cache[*cursor].pair < pair {
-        *cursor += 1;
-    }
-    cache.get(*cursor).filter(|e| e.pair == pair)
 }
 
 /// Lanes a [`Rebuild`] and a [`Make`] hold.
@@ -191,7 +183,7 @@ const LANES: usize = crate::simd::f32x8::W;
 /// compiler vectorises: the same bits). Each waits in its slot of the contacts as a placeholder
 /// until its batch is full or the run ends.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Rebuild {
+pub(crate) struct Rebuild {
     len: usize,
     /// Per lane: the slot of the contacts to fill, the point count and the feature ids.
     slot: [usize; LANES],
@@ -220,7 +212,7 @@ fn rotate(q: &[[Real; LANES]; 4], v: &Lanes3) -> Lanes3 {
 impl Rebuild {
     /// Queues entry `e` (with points) for bodies at `a` and `b`, its manifold to go to slot
     /// `slot`; true when the batch is full.
-    pub(super) fn push(&mut self, slot: usize, e: &PairEntry, a: &Pose, b: &Pose) -> bool {
+    pub(crate) fn push(&mut self, slot: usize, e: &PairEntry, a: &Pose, b: &Pose) -> bool {
         let i = self.len;
         self.slot[i] = slot;
         self.count[i] = e.len;
@@ -249,22 +241,22 @@ impl Rebuild {
     }
 
     /// Writes the queued manifolds into their slots of `out` and empties the batch.
-    pub(super) fn finish<T>(&mut self, out: &mut [T], manifold: impl Fn(&mut T) -> &mut Manifold) {
-        self.finish_on(crate::simd::avx(), out, manifold)
+    pub(crate) fn finish<T>(&mut self, out: &mut [T], manifold: impl Fn(&mut T) -> &mut Manifold) {
+        self.finish_with(rebuilt, out, manifold)
     }
 
-    /// [`Rebuild::finish`], with the lanes' arithmetic compiled for AVX when `avx` (which the
-    /// CPU must run).
-    fn finish_on<T>(&mut self, avx: bool, out: &mut [T], manifold: impl Fn(&mut T) -> &mut Manifold) {
+    /// [`Rebuild::finish`], with the lanes' arithmetic `rebuilt` (one copy of
+    /// [`Rebuild::rebuilt`]).
+    fn finish_with<T>(
+        &mut self,
+        rebuilt: fn(&Rebuild) -> Rebuilt,
+        out: &mut [T],
+        manifold: impl Fn(&mut T) -> &mut Manifold,
+    ) {
         if self.len == 0 {
             return;
         }
-        let r = match avx {
-            // SAFETY: `avx` only when the CPU runs AVX.
-            #[cfg(target_arch = "x86_64")]
-            true => unsafe { self.rebuilt_avx() },
-            _ => self.rebuilt(),
-        };
+        let r = rebuilt(self);
         let Rebuilt { n, point, depth } = &r;
         for i in 0..self.len {
             // Every slot at once (those past the count empty, as `Manifold::new` leaves them),
@@ -304,14 +296,13 @@ impl Rebuild {
         }
         Rebuilt { n, point, depth }
     }
+}
 
-    /// [`Rebuild::rebuilt`] compiled for AVX: eight lanes to an instruction instead of four,
-    /// the same operations in the same order (no fused multiply-add), so the same bits.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx")]
-    fn rebuilt_avx(&self) -> Rebuilt {
-        self.rebuilt()
-    }
+crate::simd::compiled_twice! {
+    /// A batch's rebuilt manifolds, in the copy the CPU runs best: in the x86-64-v3 copy eight
+    /// lanes to an instruction instead of four, the same operations in the same order (no fused
+    /// multiply-add), so the same bits.
+    fn rebuilt(r: &Rebuild) -> Rebuilt = Rebuild::rebuilt, rebuilt_v3;
 }
 
 /// `l * r` per lane as glam computes it (SSE2 `Quat::mul_quat`, after rtm's `quat_mul`): two
@@ -339,7 +330,7 @@ fn quat_mul(l: &[[Real; LANES]; 4], r: &[[Real; LANES]; 4]) -> [[Real; LANES]; 4
 /// compiler vectorises: the same bits). Each waits for its slot of the entries until its batch
 /// is full or the run ends.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Make {
+pub(crate) struct Make {
     len: usize,
     /// Per lane: the slot of the entries to fill, the pair, the point count and the ids.
     slot: [usize; LANES],
@@ -369,7 +360,7 @@ struct Made {
 impl Make {
     /// Queues the entry of `pair` for bodies at `a` and `b` with the narrow phase's manifold
     /// `m` (or none), to go to slot `slot` (then see [`Make::is_full`]).
-    pub(super) fn push(&mut self, slot: usize, pair: (u32, u32), a: &Pose, b: &Pose, m: Option<&Manifold>) {
+    pub(crate) fn push(&mut self, slot: usize, pair: (u32, u32), a: &Pose, b: &Pose, m: Option<&Manifold>) {
         let i = self.len;
         self.slot[i] = slot;
         self.pair[i] = pair;
@@ -400,27 +391,21 @@ impl Make {
     }
 
     /// Whether the batch is full (then [`Make::finish`] it).
-    pub(super) fn is_full(&self) -> bool {
+    pub(crate) fn is_full(&self) -> bool {
         self.len == LANES
     }
 
     /// Writes the queued entries into their slots of `out` and empties the batch.
-    pub(super) fn finish(&mut self, out: &mut [PairEntry]) {
-        self.finish_on(crate::simd::avx(), out)
+    pub(crate) fn finish(&mut self, out: &mut [PairEntry]) {
+        self.finish_with(made, out)
     }
 
-    /// [`Make::finish`], with the lanes' arithmetic compiled for AVX when `avx` (which the CPU
-    /// must run).
-    fn finish_on(&mut self, avx: bool, out: &mut [PairEntry]) {
+    /// [`Make::finish`], with the lanes' arithmetic `made` (one copy of [`Make::made`]).
+    fn finish_with(&mut self, made: fn(&Make) -> Made, out: &mut [PairEntry]) {
         if self.len == 0 {
             return;
         }
-        let r = match avx {
-            // SAFETY: `avx` only when the CPU runs AVX.
-            #[cfg(target_arch = "x86_64")]
-            true => unsafe { self.made_avx() },
-            _ => self.made(),
-        };
+        let r = made(self);
         let lane3 = |v: &Lanes3, i: usize| Vec3::new(v[0][i], v[1][i], v[2][i]);
         for i in 0..self.len {
             let n = self.count[i] as usize;
@@ -462,14 +447,11 @@ impl Make {
         }
         Made { offset: rotate(&ia, &d), turn: quat_mul(&ia, &self.qb), normal: rotate(&ia, n), on_a, on_b }
     }
+}
 
-    /// [`Make::made`] compiled for AVX: eight lanes to an instruction instead of four, the
-    /// same operations in the same order (no fused multiply-add), so the same bits.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx")]
-    fn made_avx(&self) -> Made {
-        self.made()
-    }
+crate::simd::compiled_twice! {
+    /// A batch's made entries, in the copy the CPU runs best (the same bits in each).
+    fn made(m: &Make) -> Made = Make::made, made_v3;
 }
 
 /// A batch's rebuilt lanes: the normals, and per point its position and depth.
@@ -512,21 +494,17 @@ mod tests {
                 make.push(slot, pair, &a, &b, m.as_ref());
                 assert_eq!(make.is_full(), slot + 1 == LANES);
             }
-            let mut avx_out = out.clone();
-            let mut avx_make = make.clone();
-            make.finish_on(false, &mut out);
-            if crate::simd::avx() {
-                avx_make.finish_on(true, &mut avx_out);
-            } else {
-                avx_out = out.clone();
-            }
+            let mut best_out = out.clone();
+            let mut best_make = make.clone();
+            make.finish_with(Make::made, &mut out);
+            best_make.finish_with(made, &mut best_out);
             for (slot, e) in expect.iter().enumerate() {
                 assert_eq!(bits(&out[slot]), bits(e), "case {case}, slot {slot}: {:?} against {e:?}", out[slot]);
                 assert_eq!(
-                    bits(&avx_out[slot]),
+                    bits(&best_out[slot]),
                     bits(e),
                     "case {case}, slot {slot}, AVX: {:?} against {e:?}",
-                    avx_out[slot]
+                    best_out[slot]
                 );
             }
             assert_eq!(out[queued], PairEntry::invalid((7, 7)), "case {case}: a slot past the queue was written");
@@ -554,14 +532,10 @@ mod tests {
                 expect.push(e.manifold(&a, &b).unwrap());
                 assert_eq!(rebuild.push(slot, &e, &a, &b), slot + 1 == LANES);
             }
-            let mut avx_out = out.clone();
-            let mut avx_rebuild = rebuild.clone();
-            rebuild.finish_on(false, &mut out, |m| m);
-            if crate::simd::avx() {
-                avx_rebuild.finish_on(true, &mut avx_out, |m| m);
-            } else {
-                avx_out = out.clone();
-            }
+            let mut best_out = out.clone();
+            let mut best_rebuild = rebuild.clone();
+            rebuild.finish_with(Rebuild::rebuilt, &mut out, |m| m);
+            best_rebuild.finish_with(rebuilt, &mut best_out, |m| m);
             let bits = |m: &Manifold| {
                 let p = m.points().iter().map(|p| (p.point.to_array().map(f32::to_bits), p.depth.to_bits(), p.id));
                 (m.normal.to_array().map(f32::to_bits), p.collect::<Vec<_>>())
@@ -569,10 +543,10 @@ mod tests {
             for (slot, e) in expect.iter().enumerate() {
                 assert_eq!(bits(&out[slot]), bits(e), "case {case}, slot {slot}: {:?} against {e:?}", out[slot]);
                 assert_eq!(
-                    bits(&avx_out[slot]),
+                    bits(&best_out[slot]),
                     bits(e),
                     "case {case}, slot {slot}, AVX: {:?} against {e:?}",
-                    avx_out[slot]
+                    best_out[slot]
                 );
             }
             assert_eq!(out[queued], Manifold::default(), "case {case}: a slot past the queue was written");

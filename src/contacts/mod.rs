@@ -1,0 +1,138 @@
+//! The one owner of what a pair of bodies keeps from one step to the next (after rapier's
+//! `NarrowPhase`, Box2D v3's `b2ContactSim` and Jolt's `ContactConstraintManager`): the
+//! body-pair cache (`pair_cache`), the step's contacts, the warm-start impulses and kept
+//! contacts the solver reads and writes ([`WarmCache`]), and what each body's pairs' tests
+//! depend on. Pairs are looked up one way ([`seek`]: both lists are sorted by pair, as the
+//! contacts are) and forgotten one way, by the reason: a body edited
+//! ([`ContactStore::forget_body`]), settings changed ([`ContactStore::forget_pairs`]), bodies
+//! frozen ([`ContactStore::forget_impulses_of`]), the world still ([`ContactStore::still`]).
+//! One kernel, `narrow::PairTest::process_pair`, tests a pair on whichever thread runs it.
+
+mod narrow;
+mod pair_cache;
+mod warm;
+
+pub use narrow::NarrowInput;
+pub use pair_cache::{CachedPoint, PAIR_CACHE_MAX_TURN, PairEntry};
+#[cfg(test)]
+pub(crate) use warm::matching;
+
+use crate::dynamics::solver::{CachedImpulse, Contact, WarmCache};
+use crate::math::Real;
+use crate::narrowphase::MAX_MANIFOLD_POINTS;
+
+/// The index of `pair`'s entry in `entries` (sorted by pair, each entry's pair given by `key`),
+/// walking on from `*cursor`, which it leaves there: lists walked in pair order are searched in
+/// one pass.
+#[inline(always)]
+pub(crate) fn seek<T>(
+    entries: &[T],
+    cursor: &mut usize,
+    pair: (u32, u32),
+    key: impl Fn(&T) -> (u32, u32),
+) -> Option<usize> {
+    while *cursor < entries.len() && key(&entries[*cursor]) < pair {
+        *cursor += 1;
+    }
+    entries.get(*cursor).filter(|e| key(e) == pair).map(|_| *cursor)
+}
+
+/// Every pair's state between steps, and the step's contacts.
+#[derive(Debug, Default)]
+pub struct ContactStore {
+    /// The contacts found in the last step, in pair order.
+    contacts: Vec<Contact>,
+    /// Per candidate pair of the last step, sorted: its last narrow-phase result and the
+    /// relative pose it was made at (the body-pair cache).
+    pair_cache: Vec<PairEntry>,
+    /// This step's entries, one per pair, swapped with `pair_cache` after the narrow phase.
+    pair_cache_next: Vec<PairEntry>,
+    /// Last step's impulses per pair and each pair's kept contact, which the solver replaces.
+    warm: WarmCache,
+    /// Per contact: its entry in `warm` (`u32::MAX`: none), found before the solver runs.
+    matched: Vec<u32>,
+    /// The contacts of each run of pairs that a block tests.
+    runs: Vec<Vec<Contact>>,
+    /// Per body, made at the start of the narrow phase: what its pairs' tests depend on.
+    pair_info: Vec<pair_cache::BodyInfo>,
+    /// Per body: how far a body with reach that meets it can set it moving this step, m.
+    pushed: Vec<Real>,
+}
+
+/// A copy keeps the contacts, the body-pair cache and the warm-start cache; the buffers of a
+/// step start empty.
+impl Clone for ContactStore {
+    fn clone(&self) -> Self {
+        ContactStore {
+            contacts: self.contacts.clone(),
+            pair_cache: self.pair_cache.clone(),
+            warm: self.warm.clone(),
+            ..ContactStore::default()
+        }
+    }
+}
+
+impl ContactStore {
+    /// The contacts found in the last step, sorted by pair.
+    pub fn contacts(&self) -> &[Contact] {
+        &self.contacts
+    }
+
+    /// The impulses the solver applied at contact `k` of [`ContactStore::contacts`] in the last
+    /// substep of the last step, one per manifold point in the manifold's order. `None` for a
+    /// contact the solver kept no impulses for.
+    pub fn impulses(&self, k: usize) -> Option<&[CachedImpulse; MAX_MANIFOLD_POINTS]> {
+        let c = self.contacts.get(k)?;
+        let pair = (c.a, c.b);
+        let entry = self.warm.get(k).filter(|e| e.0 == pair);
+        entry.or_else(|| self.warm.iter().find(|e| e.0 == pair)).map(|e| &e.1)
+    }
+
+    /// The warm-start cache: last step's impulses and kept contacts.
+    pub fn warm_cache(&self) -> &WarmCache {
+        &self.warm
+    }
+
+    /// The body-pair cache, sorted by pair.
+    pub fn pair_cache(&self) -> &[PairEntry] {
+        &self.pair_cache
+    }
+
+    /// Replaces both caches (a snapshot restored; each must be sorted by pair) and drops the
+    /// contacts, which the next step finds.
+    pub fn restore(&mut self, warm: WarmCache, pair_cache: Vec<PairEntry>) {
+        self.contacts.clear();
+        self.warm = warm;
+        self.pair_cache = pair_cache;
+    }
+
+    /// What the solver solves and updates: the contacts, last step's warm-start cache (which it
+    /// replaces) and each contact's entry in it ([`ContactStore::match_warm`]).
+    pub fn for_solver(&mut self) -> (&[Contact], &mut WarmCache, &[u32]) {
+        (&self.contacts, &mut self.warm, &self.matched)
+    }
+
+    /// A body was edited (moved, reshaped): its pairs are tested afresh.
+    pub fn forget_body(&mut self, body: u32) {
+        self.pair_cache.retain(|e| e.pair.0 != body && e.pair.1 != body);
+    }
+
+    /// The settings changed (margins, methods): every pair is tested afresh.
+    pub fn forget_pairs(&mut self) {
+        self.pair_cache.clear();
+    }
+
+    /// `bodies` were frozen with a non-finite state: the impulses of their pairs came from it
+    /// and would carry it into their neighbours at the next step.
+    pub fn forget_impulses_of(&mut self, bodies: &[u32]) {
+        if !bodies.is_empty() {
+            self.warm.retain(|(a, b)| !bodies.contains(&a) && !bodies.contains(&b));
+        }
+    }
+
+    /// Nothing could move in the step and there are no contacts: the solver does not run, and
+    /// the impulses it would have dropped are dropped.
+    pub fn still(&mut self) {
+        self.warm.clear();
+    }
+}

@@ -1,0 +1,226 @@
+//! The narrow phase over a step's candidate pairs: one kernel ([`PairTest::process_pair`])
+//! answers a pair from its body-pair cache entry or tests it afresh; runs of pairs are tested
+//! on whichever thread takes them and their contacts laid side by side in pair order.
+
+use super::pair_cache::{self, BodyInfo, Make, PairEntry, Rebuild};
+use super::{ContactStore, seek};
+use crate::ccd;
+use crate::dynamics::solver::Contact;
+use crate::dynamics::{Body, Rotations};
+use crate::math::Real;
+use crate::narrowphase::{self, Manifold, Tolerance};
+use crate::parallel::{self, Crew};
+use crate::settings::Settings;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// What a step's narrow phase reads.
+#[derive(Clone, Copy)]
+pub struct NarrowInput<'a> {
+    /// The bodies.
+    pub bodies: &'a [Body],
+    /// Per body: its contacts reach as far as it can move this step (speculative CCD).
+    pub reach: &'a [bool],
+    /// The candidate pairs, sorted.
+    pub pairs: &'a [(u32, u32)],
+    /// The cuboids' rotation matrices, where built.
+    pub rotations: &'a Rotations,
+    /// The settings of the step.
+    pub settings: &'a Settings,
+}
+
+/// One step's pair test: everything [`PairTest::process_pair`] reads besides the pair.
+struct PairTest<'a> {
+    bodies: &'a [Body],
+    info: &'a [BodyInfo],
+    pushed: &'a [Real],
+    rotations: &'a Rotations,
+    settings: &'a Settings,
+    tol: Tolerance,
+    /// Pairs may reuse their cache entry (with warm starting, a positive distance).
+    caching: bool,
+}
+
+impl PairTest<'_> {
+    /// One pair's contacts (pushed to `out`: a mesh pair may have several manifolds) and its
+    /// body-pair cache entry (written to `entry`), from the pair and its last entry alone:
+    /// pairs can be tested in any order, on any thread, and the contacts kept in pair order.
+    /// Whether the cache answered: the caller then rebuilds the entry's manifold. A tested
+    /// pair's new entry is queued in `make` for slot `slot`, made eight at a time.
+    #[inline(always)]
+    fn process_pair(
+        &self,
+        (a, b): (u32, u32),
+        old: Option<&PairEntry>,
+        (slot, entry): (usize, &mut PairEntry),
+        make: &mut Make,
+        out: &mut Vec<Contact>,
+    ) -> bool {
+        let (settings, dt) = (self.settings, self.settings.dt);
+        let (ia, ib) = (&self.info[a as usize], &self.info[b as usize]);
+        let kinds = ia.kinds | ib.kinds;
+        let mesh = kinds & pair_cache::MESH != 0;
+        let compound = kinds & pair_cache::COMPOUND != 0;
+        // Either body's own reach, or a push from a body with reach.
+        let reach = kinds & pair_cache::REACH != 0;
+        // Pairs with reach (whose margin changes with their speed) and compound pairs are tested
+        // every step; others reuse their last result while the body that is not a mesh stays
+        // near where it was relative to the other. Only with warm starting, where the solver
+        // keeps contacts (contact recycling) and the narrow phase's manifold mostly checks them:
+        // without it, every step's rows come straight from the narrow phase.
+        let cached = !reach && !compound && self.caching;
+        let (ba, bb) = (&self.bodies[a as usize], &self.bodies[b as usize]);
+        let distance = settings.pair_cache_distance;
+        let holds = |e: &PairEntry| match ib.kinds & pair_cache::MESH != 0 {
+            false => e.holds(&ba.pose, &bb.pose, ib.radius, distance),
+            true => e.holds_for_a(&ba.pose, &bb.pose, ia.radius, distance),
+        };
+        if let Some(e) = old.filter(|e| cached && holds(e)) {
+            // Its manifold is rebuilt by the caller, eight entries at a time.
+            *entry = *e;
+            return true;
+        }
+        let mut tol = self.tol;
+        let pushed = if reach { self.pushed[a as usize].max(self.pushed[b as usize]) } else { 0.0 };
+        if reach {
+            // Reach as far as the pair can close in this step.
+            tol.margin += ccd::pair_reach(ba, bb, dt) + pushed;
+        }
+        // Every leading corner gets its own speculative point.
+        let to_contact = |m: &Manifold| Contact {
+            a,
+            b,
+            manifold: if reach {
+                ccd::speculative_contact(m, ba, bb, dt, tol.margin, settings.slop, pushed)
+            } else {
+                *m
+            },
+        };
+        // The pair's manifolds: a mesh pair's, one per direction its triangles push; one at most
+        // for any other, a convex pair's straight from the narrow phase.
+        let (all, one);
+        let (first, more): (Option<&Manifold>, &[Manifold]) = if compound || mesh {
+            let (method, edges) = (settings.narrow_phase, settings.internal_edges);
+            all =
+                narrowphase::contact_manifolds_with_edges(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, method, edges);
+            (all.first(), all.as_slice())
+        } else {
+            let rotations = || (self.rotations.get(a as usize, ba), self.rotations.get(b as usize, bb));
+            let method = settings.narrow_phase;
+            one = narrowphase::contact_with_rotations(&ba.shape, &ba.pose, &bb.shape, &bb.pose, rotations, tol, method);
+            (one.as_ref(), &[])
+        };
+        let m = first.filter(|m| !m.is_empty());
+        let rest = more.get(1..).unwrap_or_default();
+        // The cache keeps one manifold: a mesh pair with more is tested every step. Its entry is
+        // made with the batch's others.
+        if cached && rest.is_empty() {
+            make.push(slot, (a, b), &ba.pose, &bb.pose, m);
+        } else {
+            *entry = PairEntry::invalid((a, b));
+        }
+        out.extend(m.map(to_contact));
+        out.extend(rest.iter().map(to_contact));
+        false
+    }
+
+    /// The contacts of a run of pairs (into `out`), with their cache entries written to
+    /// `entries`, from last step's entries `old`: how many the cache answered.
+    fn run(&self, old: &[PairEntry], pairs: &[(u32, u32)], entries: &mut [PairEntry], out: &mut Vec<Contact>) -> u32 {
+        let Some(first) = pairs.first() else { return 0 };
+        let mut cursor = old.partition_point(|e| e.pair < *first);
+        let mut hits = 0;
+        let mut rebuild = Rebuild::default();
+        let mut make = Make::default();
+        for (k, pair) in pairs.iter().enumerate() {
+            // B jumps through the bodies: ask for the pose and shape of the B a few pairs on.
+            if let Some(&(_, b)) = pairs.get(k + 4) {
+                let body = &self.bodies[b as usize];
+                crate::simd::prefetch(&body.pose);
+                crate::simd::prefetch(&body.shape);
+            }
+            let last = seek(old, &mut cursor, *pair, |e| e.pair).map(|i| &old[i]);
+            let hit = self.process_pair(*pair, last, (k, &mut entries[k]), &mut make, out);
+            hits += hit as u32;
+            if hit && entries[k].len > 0 {
+                let (a, b) = (&self.bodies[pair.0 as usize].pose, &self.bodies[pair.1 as usize].pose);
+                out.push(Contact { a: pair.0, b: pair.1, manifold: Manifold::default() });
+                if rebuild.push(out.len() - 1, &entries[k], a, b) {
+                    rebuild.finish(out, |c| &mut c.manifold);
+                }
+            }
+            if make.is_full() {
+                make.finish(entries);
+            }
+        }
+        rebuild.finish(out, |c| &mut c.manifold);
+        make.finish(entries);
+        hits
+    }
+}
+
+impl ContactStore {
+    /// The contact manifold of every candidate pair (with speculative points for pairs that
+    /// close fast), in pair order whichever thread tested each, and the pairs' new cache
+    /// entries; with a crew, runs of pairs are shared among its threads. How many pairs the
+    /// body-pair cache answered.
+    pub fn find(&mut self, input: NarrowInput<'_>, crew: Option<&Crew>) -> u32 {
+        let NarrowInput { bodies, reach, pairs, rotations, settings } = input;
+        ccd::pushed_reach(bodies, reach, pairs, settings.dt, &mut self.pushed);
+        self.pair_info.clear();
+        let info = bodies.iter().zip(reach).zip(&self.pushed);
+        self.pair_info.extend(info.map(|((b, &reach), &pushed)| BodyInfo::new(b, reach, pushed)));
+        let test = PairTest {
+            bodies,
+            info: &self.pair_info,
+            pushed: &self.pushed,
+            rotations,
+            settings,
+            tol: Tolerance { margin: settings.speculative_distance, epsilon: settings.contact_epsilon },
+            caching: settings.pair_cache_distance > 0.0 && settings.warm_starting,
+        };
+        // Runs of pairs, each tested into its own buffer (kept from step to step): one run on
+        // one thread, about four per thread on more.
+        let threads = parallel::threads(crew);
+        let run = if threads == 1 { pairs.len().max(1) } else { pairs.len().div_ceil(4 * threads).max(64) };
+        let runs = pairs.len().div_ceil(run);
+        self.runs.resize_with(runs.max(self.runs.len()), Vec::new);
+        self.pair_cache_next.resize(pairs.len(), PairEntry::invalid((0, 0)));
+        self.pair_cache_next.truncate(pairs.len());
+        let mut entries: Vec<&mut [PairEntry]> = self.pair_cache_next.chunks_mut(run).collect();
+        let (old, hits) = (&self.pair_cache, AtomicU32::new(0));
+        parallel::fill(crew, (&mut self.runs[..runs], &mut entries[..]), 1, |r, (outs, entries)| {
+            for ((out, entries), k) in outs.iter_mut().zip(entries.iter_mut()).zip(r) {
+                let range = k * run..((k + 1) * run).min(pairs.len());
+                out.clear();
+                hits.fetch_add(test.run(old, &pairs[range], entries, out), Ordering::Relaxed);
+            }
+        });
+        self.gather(runs, crew);
+        std::mem::swap(&mut self.pair_cache, &mut self.pair_cache_next);
+        hits.into_inner()
+    }
+
+    /// The contacts of the first `runs` runs, side by side in run order (which is pair order).
+    fn gather(&mut self, runs: usize, crew: Option<&Crew>) {
+        self.contacts.clear();
+        if runs == 1 {
+            std::mem::swap(&mut self.contacts, &mut self.runs[0]);
+            return;
+        }
+        let found = &self.runs[..runs];
+        let total = found.iter().map(Vec::len).sum();
+        self.contacts.resize(total, Contact { a: 0, b: 0, manifold: Manifold::default() });
+        let mut places = Vec::with_capacity(runs);
+        let mut rest = &mut self.contacts[..];
+        for f in found {
+            let (place, after) = rest.split_at_mut(f.len());
+            places.push(place);
+            rest = after;
+        }
+        parallel::fill(crew, &mut places[..], 1, |r, places| {
+            for (place, k) in places.iter_mut().zip(r) {
+                place.copy_from_slice(&found[k]);
+            }
+        });
+    }
+}

@@ -1,0 +1,93 @@
+//! The step's continuous collision detection: which bodies are swept and which get
+//! speculative reach (before the broad phase), and the time-of-impact pass (after the solver).
+
+use super::{StepProfile, StepState, World};
+use crate::ccd::{self, CcdMode, CcdSweep, ToiEvent};
+use crate::debug_draw::{DebugDraw, DrawCategory};
+use crate::timer::PhaseTimer;
+
+/// Which bodies CCD handles this step, and what it did in the last.
+#[derive(Clone, Debug, Default)]
+pub(super) struct CcdState {
+    /// Per body: swept by the time-of-impact pass this step.
+    pub fast: Vec<bool>,
+    /// Per body: its contacts reach as far as it can move this step (speculative CCD).
+    pub reach: Vec<bool>,
+    /// The sweeps of the bodies CCD handled in the last step.
+    pub sweeps: Vec<CcdSweep>,
+    /// The impacts the time-of-impact pass resolved in the last step.
+    pub events: Vec<ToiEvent>,
+}
+
+impl World {
+    /// Which bodies are swept by time of impact and which get speculative reach; with CCD on,
+    /// every body's pose and spin at the start of the step, for the time-of-impact pass.
+    pub(super) fn prepare_ccd(&mut self, st: &mut StepState, p: &mut StepProfile) {
+        let ccd_mode = self.settings.ccd;
+        let _t = PhaseTimer::new(&mut p.ccd_ms);
+        self.ccd.fast.clear();
+        self.ccd.fast.extend(self.bodies.iter().map(|b| ccd::needs_ccd(b, &self.settings)));
+        self.ccd.reach.clear();
+        self.ccd.reach.extend(self.bodies.iter().map(|b| ccd::needs_reach(b, &self.settings)));
+        // With CCD on, a body that turns faster than its speculative rows describe is swept
+        // too (`ccd::turns_past_rows`), also one slow enough to have no reach (a small body
+        // spinning against a wall).
+        if ccd_mode != CcdMode::Off {
+            st.toi_starts.extend(self.bodies.iter().map(|b| b.pose));
+            st.start_spins.extend(self.bodies.iter().map(|b| b.angvel.length()));
+        }
+    }
+
+    /// Sweeps the fast and fast-turning bodies from their start poses and stops them at their
+    /// first impact.
+    pub(super) fn time_of_impact(&mut self, st: &mut StepState, p: &mut StepProfile) {
+        if !st.toi_starts.is_empty() {
+            let _t = PhaseTimer::new(&mut p.ccd_ms);
+            let settings = &self.settings;
+            st.turning
+                .extend(self.bodies.iter().zip(&st.start_spins).map(|(b, &s)| ccd::turns_past_rows(b, s, settings)));
+            // And bodies the solver drove through their rows against static bodies, or out of
+            // the box their pairs were found in.
+            let (contacts, aabbs, starts) = (self.contacts.contacts(), &self.aabbs, &st.toi_starts);
+            ccd::left_their_rows(&self.bodies, starts, contacts, aabbs, settings.slop, &mut st.turning);
+        }
+        if !st.toi_starts.is_empty() && self.ccd.fast.iter().chain(&st.turning).any(|&f| f) {
+            let _t = PhaseTimer::new(&mut p.ccd_ms);
+            p.toi_events = ccd::resolve_toi(
+                &mut self.bodies,
+                &st.toi_starts,
+                &self.ccd.fast,
+                &st.turning,
+                self.broad_phase.as_ref(),
+                &self.aabbs,
+                &self.settings,
+                &mut self.ccd.sweeps,
+                &mut self.ccd.events,
+            );
+            self.guard.check(&mut self.bodies, self.step_count + 1, "ccd");
+            self.contacts.forget_impulses_of(&self.guard.frozen());
+        }
+    }
+
+    /// Swept volumes of the fast bodies, their paths, and the impacts that stopped them.
+    pub(super) fn debug_draw_ccd(&self, draw: &mut DebugDraw) {
+        const SWEEP: [f32; 4] = [1.0, 0.55, 0.0, 0.8];
+        const IMPACT: [f32; 4] = [1.0, 0.1, 0.1, 1.0];
+        const SWEEP_BOX: [f32; 4] = [1.0, 0.55, 0.0, 0.35];
+        for s in &self.ccd.sweeps {
+            // The shape where the sweep starts and where it would end, the path of its centre
+            // between, and the box the sweep was tested in.
+            let shape = &self.bodies[s.body as usize].shape;
+            ccd::shape_outline(draw, DrawCategory::Ccd, shape, &s.from, SWEEP);
+            ccd::shape_outline(draw, DrawCategory::Ccd, shape, &s.to, SWEEP);
+            draw.aabb(DrawCategory::Ccd, &s.aabb, SWEEP_BOX);
+            draw.line(DrawCategory::Ccd, s.from.translation, s.to.translation, SWEEP);
+            draw.point(DrawCategory::Ccd, s.from.translation, 5.0, SWEEP);
+        }
+        for e in &self.ccd.events {
+            draw.point(DrawCategory::Ccd, e.point, 9.0, IMPACT);
+            draw.point(DrawCategory::Ccd, e.center, 6.0, IMPACT);
+            draw.line(DrawCategory::Ccd, e.point, e.point - e.normal * 0.25, IMPACT);
+        }
+    }
+}
