@@ -163,15 +163,18 @@ impl SettingsPanel {
             let soft = s.position_correction == PositionCorrection::Soft;
             row(ui, "Baumgarte factor", help::BAUMGARTE, |ui| {
                 ui.add_enabled(!soft, slider(&mut s.baumgarte, range("baumgarte")))
+                    .on_disabled_hover_text("Only Baumgarte position correction uses it.")
             });
             row(ui, "Contact hertz", help::CONTACT_HERTZ, |ui| {
                 ui.add_enabled(
                     soft,
                     slider(&mut s.contact_hertz, range("contact_hertz")).logarithmic(true).suffix(" Hz"),
                 )
+                .on_disabled_hover_text("Only soft position correction uses it.")
             });
             row(ui, "Damping ratio", help::DAMPING_RATIO, |ui| {
                 ui.add_enabled(soft, slider(&mut s.damping_ratio, range("damping_ratio")))
+                    .on_disabled_hover_text("Only soft position correction uses it.")
             });
             row(ui, "Max correction velocity", help::MAX_CORRECTION_VELOCITY, |ui| {
                 ui.add(
@@ -199,10 +202,15 @@ impl SettingsPanel {
                     // The range grows to hold a size from the scene or from "auto" (huge bodies).
                     let (lo, hi) = range("grid_cell_size").into_inner();
                     let range = s.grid_cell_size.min(lo)..=s.grid_cell_size.max(hi);
-                    let mut r = ui.add(slider(&mut s.grid_cell_size, range).logarithmic(true).suffix(" m"));
+                    let grid = s.broad_phase == BroadPhaseKind::Grid;
+                    let why = "Only the Grid broad phase uses it (Auto sizes its own grid).";
+                    let mut r = ui
+                        .add_enabled(grid, slider(&mut s.grid_cell_size, range).logarithmic(true).suffix(" m"))
+                        .on_disabled_hover_text(why);
                     let auto = ui
-                        .button("auto")
-                        .on_hover_text("Set from the bodies' current boxes (about twice the typical size).");
+                        .add_enabled(grid, egui::Button::new("auto"))
+                        .on_hover_text("Set from the bodies' current boxes (about twice the typical size).")
+                        .on_disabled_hover_text(why);
                     if auto.clicked() {
                         s.grid_cell_size = suggest_cell_size(world.aabbs());
                         r.mark_changed();
@@ -227,9 +235,11 @@ impl SettingsPanel {
             });
             row(ui, "CCD", help::CCD, |ui| combo(ui, "ccd", &mut s.ccd, CcdMode::ALL));
             row(ui, "CCD speed threshold", help::CCD_SPEED_THRESHOLD, |ui| {
-                ui.add(
+                ui.add_enabled(
+                    s.ccd == CcdMode::Toi,
                     slider(&mut s.ccd_speed_threshold, range("ccd_speed_threshold")).logarithmic(true).suffix(" m/s"),
                 )
+                .on_disabled_hover_text("Only CCD Toi sweeps bodies faster than this.")
             });
         });
 
@@ -238,9 +248,11 @@ impl SettingsPanel {
             row(ui, "", help::SLEEPING, |ui| ui.checkbox(&mut s.sleeping, "Sleeping"));
             row(ui, "Sleep speed", help::SLEEP_SPEED, |ui| {
                 ui.add_enabled(s.sleeping, slider(&mut s.sleep_speed, range("sleep_speed")).suffix(" m/s"))
+                    .on_disabled_hover_text("Sleeping is off.")
             });
             row(ui, "Sleep time", help::SLEEP_TIME, |ui| {
                 ui.add_enabled(s.sleeping, slider(&mut s.sleep_time, range("sleep_time")).suffix(" s"))
+                    .on_disabled_hover_text("Sleeping is off.")
             });
         });
 

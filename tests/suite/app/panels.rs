@@ -10,7 +10,7 @@ use collidoscope::scene::{BodyDesc, Scene, ShapeDesc};
 use collidoscope::{BodyKind, World};
 use eframe::egui;
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use std::path::PathBuf;
 
 /// A floor, a box resting on it and a ball above it, with gravity so the ball is moving.
@@ -115,6 +115,25 @@ fn changing_settings_keeps_the_world_running_state() {
     click(&mut h, "⟲ Back to the scene's values");
     assert_eq!(h.state().world().settings, scene_settings);
     assert_eq!(h.state().world().step_count(), 21);
+}
+
+/// A control that does nothing under the current choice is disabled: the grid's cell size
+/// unless the broad phase is the grid, the CCD speed threshold unless CCD is Toi.
+#[test]
+fn controls_that_do_nothing_under_the_current_choice_are_disabled() {
+    let mut h = harness(showing(app_with(small_scene()), &[PanelId::Settings]));
+    let disabled = |h: &Harness<'static, App>, label: &str| {
+        h.get_by_role_and_label(egui::accesskit::Role::Slider, label).accesskit_node().is_disabled()
+    };
+    assert!(disabled(&h, "Grid cell size"), "Auto sizes its own grid");
+    assert!(disabled(&h, "CCD speed threshold"), "the default CCD sweeps nothing");
+    let mut s = h.state().world().settings.clone();
+    s.broad_phase = collidoscope::broadphase::BroadPhaseKind::Grid;
+    s.ccd = collidoscope::ccd::CcdMode::Toi;
+    h.state_mut().apply(collidoscope::app::Command::SetSettings(Box::new(s)));
+    h.run();
+    assert!(!disabled(&h, "Grid cell size"), "the grid uses it");
+    assert!(!disabled(&h, "CCD speed threshold"), "Toi uses it");
 }
 
 #[test]
