@@ -11,6 +11,7 @@ pub mod ccd;
 pub mod debug_draw;
 pub mod dynamics;
 pub mod geometry;
+pub mod lesson;
 pub mod math;
 pub mod narrowphase;
 pub mod parallel;

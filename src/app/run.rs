@@ -40,6 +40,8 @@ pub struct AppOptions {
     pub camera: Option<crate::scene::CameraDesc>,
     /// The window's inner size in points (`None`: 1600×1000).
     pub size: Option<[f32; 2]>,
+    /// A lesson to open, and its step to start at (from 0); its scene replaces `scene`.
+    pub lesson: Option<(PathBuf, usize)>,
 }
 
 const STORAGE_KEY: &str = "collidoscope";
@@ -60,6 +62,18 @@ pub fn run(opts: AppOptions) -> Result<(), AppError> {
     let mut settings = crate::world::Settings::default();
     for (field, value) in &opts.sets {
         settings.set_field(field, value).map_err(|source| set_error(field, value, source))?;
+    }
+    if let Some((path, step)) = &opts.lesson {
+        // A lesson that does not load, or a step it does not have, fails before a window opens.
+        let (lesson, _) = super::load_lesson(path)?;
+        if *step >= lesson.steps.len() {
+            return Err(AppError::Script(format!(
+                "--step {}: {} has {} steps (from 1)",
+                step + 1,
+                path.display(),
+                lesson.steps.len()
+            )));
+        }
     }
     if opts.screenshot.is_some() || !opts.compare.is_empty() {
         // Fail early, with the file and line, before a window appears.
@@ -163,6 +177,9 @@ pub fn build_app(
             settings.set_field(field, value).map_err(|source| set_error(field, value, source))?;
         }
         app.apply(super::panels::Command::SetSettings(Box::new(settings)));
+    }
+    if let Some((path, step)) = &opts.lesson {
+        app.open_lesson(path, *step)?;
     }
     if let Some(e) = unreadable {
         app.announce(e);

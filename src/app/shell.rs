@@ -16,6 +16,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+mod lessons;
+pub use lessons::load_lesson;
+
 /// Horizontal padding of the toolbar's panel toggles (narrower than other buttons, so that they
 /// all fit on the row of a 1600-px window).
 const TOGGLE_PADDING: f32 = 3.0;
@@ -122,6 +125,8 @@ pub struct App {
     pair_shown: bool,
     /// A width for the next side dock drawn, as if dragged there (scripts and screenshots).
     dock_width: Option<f32>,
+    /// The guided lesson being played, and its panel.
+    lesson: lessons::LessonState,
 }
 
 impl App {
@@ -157,6 +162,7 @@ impl App {
             window_size: None,
             pair_shown: false,
             dock_width: None,
+            lesson: Default::default(),
         }
     }
 
@@ -416,6 +422,7 @@ impl App {
         let ctx = ui.ctx().clone();
         self.handle_keys(&ctx);
         let frame_dt = ui.input(|i| i.unstable_dt) as f64;
+        self.lesson_frame();
         if self.fixed_frame_steps {
             if self.sim.playing {
                 self.sim.step_once();
@@ -498,6 +505,7 @@ impl App {
             self.view.layers.narrow_phase = true;
         }
         self.pair_shown = pair;
+        self.lesson_panel(ui);
         for dock in [Dock::Left, Dock::Right] {
             let only = presenting.map(|chosen| chosen.filter(|p| self.open.dock_of(*p) == dock));
             self.dock(ui, dock, only, window.x / 4.0, &mut commands);
