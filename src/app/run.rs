@@ -222,6 +222,13 @@ impl eframe::App for Window {
 /// Larger text and controls than egui's defaults, readable from the back of a classroom.
 pub fn setup_style(ctx: &egui::Context) {
     use egui::{FontFamily, FontId, TextStyle};
+    // Hack after the proportional fonts: the arrows and superscripts lessons write in formulas
+    // (→, ⁻) that Ubuntu-Light lacks.
+    let mut fonts = egui::FontDefinitions::default();
+    if let Some(p) = fonts.families.get_mut(&FontFamily::Proportional) {
+        p.push("Hack".to_owned());
+    }
+    ctx.set_fonts(fonts);
     ctx.all_styles_mut(|style| {
         style.text_styles = [
             (TextStyle::Heading, FontId::new(22.0, FontFamily::Proportional)),

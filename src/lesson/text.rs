@@ -175,6 +175,13 @@ fn superscript(c: char) -> char {
     }
 }
 
+/// Every symbol [`math`] writes, for a check that the app's fonts draw them all.
+pub fn symbols() -> String {
+    let mut s: String = SYMBOLS.iter().chain(GREEK.iter()).map(|(_, g)| *g).collect();
+    s.extend("-0123456789".chars().map(superscript));
+    s
+}
+
 /// The text without markup, as one plain string (for lists and labels).
 pub fn plain(text: &str) -> String {
     match spans(text) {

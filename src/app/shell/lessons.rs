@@ -337,12 +337,13 @@ impl App {
         egui::CollapsingHeader::new("Author: add a step").id_salt("lesson_author").show(ui, |ui| {
             ui.label("Captures the camera, settings, layers, open panels, selection and the world's state into a new step after this one, and saves the lesson file.");
             ui.horizontal(|ui| {
-                ui.label("Title");
-                ui.text_edit_singleline(&mut self.lesson.draft_title);
+                let l = ui.label("Title");
+                ui.text_edit_singleline(&mut self.lesson.draft_title).labelled_by(l.id);
             });
-            ui.label("Text (**strong**, *emphasis*, `code`, $d^2 <= r^2 + eps$)");
-            ui.add(egui::TextEdit::multiline(&mut self.lesson.draft_text).desired_rows(3).desired_width(f32::INFINITY));
-            egui::ComboBox::from_id_salt("lesson_draft_run").selected_text(self.lesson.draft_run.describe()).show_ui(
+            let l = ui.label("Text (**strong**, *emphasis*, `code`, $d^2 <= r^2 + eps$)");
+            ui.add(egui::TextEdit::multiline(&mut self.lesson.draft_text).desired_rows(3).desired_width(f32::INFINITY))
+                .labelled_by(l.id);
+            egui::ComboBox::from_label("Run").selected_text(self.lesson.draft_run.describe()).show_ui(
                 ui,
                 |ui| {
                     for r in [Run::Paused, Run::Free, Run::FirstContact, Run::Toi, Run::AllAsleep, Run::Steps(120), Run::Seconds(2.0)] {
