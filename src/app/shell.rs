@@ -294,6 +294,10 @@ impl App {
 
     /// The edited badge's text, when the settings are not the scene file's.
     fn badge_text(&self) -> Option<String> {
+        // Presenting a lesson: its panel lists the step's settings, and the row has no room.
+        if self.presentation && self.lesson.player.is_some() {
+            return None;
+        }
         let n = self.sim.scene.settings.changes(&self.sim.world.settings).len();
         let kept = if self.keeps_edits() { " · kept" } else { "" };
         // Presentation mode's row has less room: the count alone.
@@ -474,6 +478,7 @@ impl App {
             Some(chosen) => chosen == Some(p),
             None => open,
         };
+        self.lesson_panel(ui);
         if bottom_shown(PanelId::Profiler, self.open.profiler) {
             let range = 140.0..=(window.y * 0.45).max(160.0);
             egui::Panel::bottom("profiler").resizable(true).default_size(270.0).size_range(range).show(ui, |ui| {
@@ -505,7 +510,6 @@ impl App {
             self.view.layers.narrow_phase = true;
         }
         self.pair_shown = pair;
-        self.lesson_panel(ui);
         for dock in [Dock::Left, Dock::Right] {
             let only = presenting.map(|chosen| chosen.filter(|p| self.open.dock_of(*p) == dock));
             self.dock(ui, dock, only, window.x / 4.0, &mut commands);
@@ -777,7 +781,9 @@ impl App {
             }
             // Last on the row, so that it appearing moves no other control.
             self.edits_badge(ui, &mut commands);
-            if let Some(why) = self.sim.paused_by.as_ref().filter(|_| !self.sim.playing) {
+            // Presenting a lesson, its panel says why the run stopped.
+            let lesson_says = self.presentation && self.lesson.player.is_some();
+            if let Some(why) = self.sim.paused_by.as_ref().filter(|_| !self.sim.playing && !lesson_says) {
                 ui.colored_label(colors::WARN, format!("⏸ {why}")).on_hover_text("Paused by itself at the event chosen in ⏸ at");
             }
             if self.sim.behind {

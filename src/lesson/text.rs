@@ -115,8 +115,9 @@ const SYMBOLS: [(&str, &str); 9] = [
     ("inf", "∞"),
 ];
 
-/// Greek letters by name, replaced as whole words.
-const GREEK: [(&str, &str); 10] = [
+/// Greek letters by name, and `in` as ∈, replaced as whole words.
+const GREEK: [(&str, &str); 11] = [
+    ("in", "∈"),
     ("epsilon", "ε"),
     ("eps", "ε"),
     ("delta", "δ"),

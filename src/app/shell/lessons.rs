@@ -118,7 +118,9 @@ impl App {
         }
         self.select(v.highlight);
         if let Some(b) = v.partner {
+            // The Pair panel explains the pair with the method the step's settings use.
             self.pair.partner = Some(b);
+            self.pair.method = self.sim.world.settings.narrow_phase;
         }
         if let Some(k) = v.plot {
             self.inspector.set_series(k);
@@ -143,17 +145,25 @@ impl App {
             return;
         }
         let window = ui.max_rect().width();
-        // A third of the window in presentation mode (its text is the class's), less otherwise.
-        let (default, max) = if self.presentation { (window * 0.3, window * 0.4) } else { (380.0, window * 0.35) };
         let mut acts = Vec::new();
-        egui::Panel::left("lesson").resizable(true).default_size(default).size_range(260.0..=max.max(300.0)).show(
-            ui,
-            |ui| {
-                egui::ScrollArea::vertical().id_salt("lesson_scroll").auto_shrink([false, true]).show(ui, |ui| {
-                    self.lesson_ui(ui, &mut acts);
-                });
-            },
-        );
+        let panel = egui::Panel::left("lesson");
+        // Presenting, the widths follow the window (and its zoom) every frame: the lesson a bit
+        // under a third, the one panel shown a little less, the view the rest.
+        let panel = if self.presentation {
+            if self.open.presenting.is_some_and(|p| p.dock() != crate::app::layout::Dock::Bottom) {
+                self.dock_width = Some(window * 0.22);
+            }
+            panel.exact_size(window * 0.3)
+        } else {
+            panel.resizable(true).default_size(380.0_f32.min(window * 0.3)).size_range(240.0..=window * 0.4)
+        };
+        panel.show(ui, |ui| {
+            // Back, Restart and Next stay at the panel's foot however long the step's text.
+            egui::Panel::bottom("lesson_nav").show(ui, |ui| self.nav_row(ui, &mut acts));
+            egui::ScrollArea::vertical().id_salt("lesson_scroll").auto_shrink([false, false]).show(ui, |ui| {
+                self.lesson_ui(ui, &mut acts);
+            });
+        });
         for a in acts {
             self.lesson_act(a);
         }
@@ -197,17 +207,17 @@ impl App {
 
     fn lesson_ui(&mut self, ui: &mut Ui, acts: &mut Vec<Act>) {
         let Some(player) = self.lesson.player.as_ref() else { return };
-        let big = if self.presentation { 1.25 } else { 1.1 };
+        let big = self.text_scale(ui);
         let body = egui::TextStyle::Body.resolve(ui.style()).size * big;
+        ui.add(egui::Label::new(RichText::new(&player.lesson.title).heading().strong()).wrap());
         ui.horizontal(|ui| {
-            ui.label(RichText::new(&player.lesson.title).heading().strong());
+            progress_strip(ui, player, acts);
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 if ui.small_button("✖").on_hover_text("Close the lesson (the scene stays)").clicked() {
                     acts.push(Act::Close);
                 }
             });
         });
-        progress_strip(ui, player, acts);
         ui.separator();
         let k = player.step();
         let step = player.current();
@@ -262,8 +272,36 @@ impl App {
         }
         ui.add_space(6.0);
         self.run_row(ui, player, body, acts);
-        ui.add_space(6.0);
-        ui.horizontal(|ui| {
+        if let Some(e) = &self.lesson.error {
+            ui.colored_label(colors::ERROR, e);
+        }
+        if !self.presentation {
+            ui.add_space(8.0);
+            self.authoring_ui(ui, acts);
+        }
+    }
+
+    /// How much larger than body text the step's text is: most when presenting in a large
+    /// window, where the class reads it from afar; less where the panel is narrow.
+    fn text_scale(&self, ui: &Ui) -> f32 {
+        match (self.presentation, ui.ctx().content_rect().width() >= 1000.0) {
+            (true, true) => 1.25,
+            (true, false) => 1.1,
+            (false, _) => 1.1,
+        }
+    }
+
+    /// Back, Restart step and Next.
+    fn nav_row(&self, ui: &mut Ui, acts: &mut Vec<Act>) {
+        let Some(player) = self.lesson.player.as_ref() else { return };
+        // The buttons' own size: three must fit on one row of the panel.
+        let body = egui::TextStyle::Body.resolve(ui.style()).size;
+        let k = player.step();
+        let step = player.current();
+        ui.add_space(4.0);
+        ui.horizontal_wrapped(|ui| {
+            ui.spacing_mut().item_spacing.x = 4.0;
+            ui.spacing_mut().button_padding.x = 6.0;
             let size = egui::vec2(0.0, body * 1.8);
             let label = |t: &str| RichText::new(t).size(body).strong();
             if ui
@@ -274,7 +312,7 @@ impl App {
                 acts.push(Act::Back);
             }
             if ui
-                .add(egui::Button::new(label("⟲ Restart step")).min_size(size))
+                .add(egui::Button::new(label("⟲ Restart")).min_size(size))
                 .on_hover_text("This step again from its start (the same state, bit for bit)")
                 .clicked()
             {
@@ -292,13 +330,7 @@ impl App {
                 acts.push(Act::Next);
             }
         });
-        if let Some(e) = &self.lesson.error {
-            ui.colored_label(colors::ERROR, e);
-        }
-        if !self.presentation {
-            ui.add_space(8.0);
-            self.authoring_ui(ui, acts);
-        }
+        ui.add_space(2.0);
     }
 
     fn run_row(&self, ui: &mut Ui, player: &Player, body: f32, acts: &mut Vec<Act>) {
@@ -465,6 +497,7 @@ fn letter(i: usize) -> String {
 /// (or forward through Next).
 fn progress_strip(ui: &mut Ui, player: &Player, acts: &mut Vec<Act>) {
     ui.horizontal_wrapped(|ui| {
+        ui.set_max_width(ui.available_width() - 30.0);
         ui.spacing_mut().item_spacing.x = 3.0;
         for (i, s) in player.lesson.steps.iter().enumerate() {
             let current = i == player.step();

@@ -118,7 +118,7 @@ fn every_shipped_lesson_walks_from_first_step_to_last_in_the_app() {
                     );
                     assert!(h.query_by_label(&verdict).is_some(), "{at}: {verdict}");
                 }
-                click(&mut h, "⟲ Restart step");
+                click(&mut h, "⟲ Restart");
                 assert_eq!(h.state().world().hash(), hash, "{at}: Restart step is exact");
                 assert_eq!(h.state().lesson_player().unwrap().phase(), Phase::Ready);
             }
