@@ -198,3 +198,67 @@ fn an_inline_scene_and_a_saved_lesson_load_back_the_same() {
     assert!(player.stopped_by.as_deref().unwrap().contains("reached step 10"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The state at the end of each step's run, for the claims below.
+fn ends(name: &str) -> Vec<collidoscope::session::Simulation> {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons").join(name);
+    let (lesson, scene) = Lesson::load(&f).unwrap();
+    let mut player = Player::new(lesson.clone(), scene.clone());
+    let (mut sim, _) = player.start(0).unwrap();
+    let mut out = Vec::new();
+    for k in 0..lesson.steps.len() {
+        player.finish(&mut sim).unwrap();
+        // A copy of the end state: the scene rebuilt and the snapshot restored.
+        let mut copy = collidoscope::session::Simulation::new(scene.clone(), None).unwrap();
+        copy.world.restore(&sim.world.snapshot()).unwrap();
+        out.push(copy);
+        if k + 1 < lesson.steps.len() {
+            player.next(&mut sim).unwrap();
+        }
+    }
+    out
+}
+
+fn at<'a>(sim: &'a collidoscope::session::Simulation, name: &str) -> &'a collidoscope::Body {
+    sim.world.bodies().iter().find(|b| b.name.as_deref() == Some(name)).unwrap()
+}
+
+/// What the predictions' answers and explanations say happens, checked on the engine: a
+/// failure means a lesson no longer tells the truth.
+#[test]
+fn the_predictions_answers_are_what_the_engine_does() {
+    let j = ends("jitter.ron");
+    assert!(j[0].world.step_count() <= 60, "the stack sleeps within a second: {}", j[0].world.step_count());
+    let off = at(&j[1], "top box").linvel.length();
+    assert!(off > 0.005 && !j[1].world.bodies().iter().all(|b| b.is_asleep()), "warm starting off jitters: {off}");
+    let s = ends("stacking.ron");
+    assert!(s[1].world.step_count() <= 120, "asleep within two seconds: {}", s[1].world.step_count());
+    let sag = at(&s[1], "slab").pose.translation.y - at(&s[2], "slab").pose.translation.y;
+    assert!((0.04..0.1).contains(&sag), "one substep sags a few centimetres: {sag}");
+    assert!(at(&s[3], "slab").pose.translation.distance(at(&s[1], "slab").pose.translation) > 1.0, "it falls");
+    let t = ends("tunneling.ron");
+    assert!(at(&t[1], "bullet").pose.translation.x > 0.0, "Off: beyond the wall");
+    assert!(at(&t[2], "bullet").pose.translation.x < 0.0, "Speculative: stopped at the near face");
+    assert!(t[4].world.step_count() <= 3, "the TOI event at the wall: step {}", t[4].world.step_count());
+    let g = ends("ghost_collisions.ron");
+    let (raw, fixed) = (at(&g[1], "flat box"), at(&g[2], "flat box"));
+    assert!(raw.linvel.length() < 0.5 && (raw.pose.translation.z + 6.2).abs() > 0.3, "raw: slowed and veered");
+    assert!(fixed.linvel.length() > 0.8 && (fixed.pose.translation.z + 6.2).abs() < 0.05, "corrected: straight on");
+}
+
+#[test]
+fn the_broad_phase_lesson_counts_what_it_says() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons/broad_phase.ron");
+    let (lesson, scene) = Lesson::load(&f).unwrap();
+    let mut player = Player::new(lesson, scene);
+    let (mut sim, _) = player.start(1).unwrap();
+    player.finish(&mut sim).unwrap();
+    assert_eq!(sim.world.profile().broad.aabb_tests, 601 * 600 / 2, "brute force: every pair");
+    let overlaps = sim.world.profile().broad.true_overlaps;
+    player.next(&mut sim).unwrap();
+    player.next(&mut sim).unwrap();
+    player.finish(&mut sim).unwrap();
+    let grid = sim.world.profile().broad;
+    assert!(grid.aabb_tests * 20 < 601 * 600 / 2, "the grid: a few percent: {}", grid.aabb_tests);
+    assert_eq!(grid.true_overlaps, overlaps, "the same overlaps");
+}
