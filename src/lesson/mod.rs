@@ -190,26 +190,10 @@ pub struct ViewNames<'a> {
 /// line and column from the parser or the field (`steps[2].settings.slop`) for later checks.
 #[derive(Debug, thiserror::Error)]
 pub enum LessonError {
-    /// The file could not be read or written.
-    #[error("{}", one_line(format!("{}: {}", .path.display(), .source)))]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// What the system said.
-        source: std::io::Error,
-    },
-    /// The text is not a lesson.
-    #[error("{}", one_line(format!("{}:{}:{}: {}", .path.display(), .line, .col, .message)))]
-    Parse {
-        /// The file.
-        path: PathBuf,
-        /// Line of the problem, from 1.
-        line: usize,
-        /// Column, from 1.
-        col: usize,
-        /// What the parser expected.
-        message: String,
-    },
+    /// The file could not be read or written, or its text is not a lesson (the parser's
+    /// `FILE:LINE:COL: …`, as for scenes).
+    #[error(transparent)]
+    File(SceneError),
     /// A field is out of range or names something that does not exist.
     #[error("{}", one_line(format!("{}: {}: {}", .path.display(), .field, .message)))]
     Invalid {
@@ -234,10 +218,7 @@ impl Lesson {
     /// Reads and checks a lesson file and the scene it uses.
     pub fn load(path: impl AsRef<Path>) -> Result<(Lesson, Scene), LessonError> {
         let path = path.as_ref();
-        let text = crate::scene::read_text(path).map_err(|e| match e {
-            SceneError::Io { path, source } => LessonError::Io { path, source },
-            other => LessonError::Invalid { path: path.into(), field: "(file)".into(), message: other.to_string() },
-        })?;
+        let text = crate::scene::read_text(path).map_err(LessonError::File)?;
         Lesson::parse(&text, path)
     }
 
@@ -245,16 +226,32 @@ impl Lesson {
     /// path starts from.
     pub fn parse(text: &str, path: &Path) -> Result<(Lesson, Scene), LessonError> {
         let options = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
-        let mut lesson: Lesson = options.from_str(text).map_err(|e| LessonError::Parse {
-            path: path.into(),
-            line: e.span.start.line,
-            col: e.span.start.col,
-            message: e.code.to_string(),
+        let mut lesson: Lesson = options.from_str(text).map_err(|e| {
+            LessonError::File(SceneError::Parse {
+                path: path.into(),
+                line: e.span.start.line,
+                col: e.span.start.col,
+                message: e.code.to_string(),
+            })
         })?;
         lesson.file = Some(path.to_path_buf());
         let scene = lesson.load_scene()?;
         lesson.validate(&scene)?;
         Ok((lesson, scene))
+    }
+
+    /// The lesson files (`*.ron`) in `dir`, sorted by name.
+    pub fn files_in(dir: &Path) -> Result<Vec<PathBuf>, LessonError> {
+        let io = |source| LessonError::File(SceneError::Io { path: dir.into(), source });
+        let mut files = Vec::new();
+        for e in std::fs::read_dir(dir).map_err(io)? {
+            let p = e.map_err(io)?.path();
+            if p.extension().is_some_and(|x| x == "ron") {
+                files.push(p);
+            }
+        }
+        files.sort();
+        Ok(files)
     }
 
     /// Whether `text` is a lesson rather than a scene: a struct with a `steps` field.
@@ -438,10 +435,7 @@ impl Lesson {
 
     /// Writes the lesson atomically (as scenes are saved).
     pub fn save(&self, path: &Path) -> Result<(), LessonError> {
-        crate::scene::write_atomic(path, self.to_ron().as_bytes()).map_err(|e| match e {
-            SceneError::Io { path, source } => LessonError::Io { path, source },
-            other => self.invalid("(file)", other.to_string()),
-        })
+        crate::scene::write_atomic(path, self.to_ron().as_bytes()).map_err(LessonError::File)
     }
 }
 

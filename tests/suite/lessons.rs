@@ -6,14 +6,7 @@ use collidoscope::lesson::{Lesson, LessonError, Phase, Player, Run, Start, apply
 use std::path::{Path, PathBuf};
 
 fn shipped() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "ron"))
-        .collect();
-    files.sort();
-    files
+    Lesson::files_in(&Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons")).unwrap()
 }
 
 #[test]
@@ -111,7 +104,7 @@ fn a_step_given_on_the_command_line_starts_where_the_lesson_brings_it() {
 fn parse_err(text: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons/bad.ron");
     match Lesson::parse(text, &path) {
-        Err(e @ (LessonError::Parse { .. } | LessonError::Invalid { .. } | LessonError::Scene { .. })) => {
+        Err(e @ (LessonError::File(_) | LessonError::Invalid { .. } | LessonError::Scene { .. })) => {
             let s = e.to_string();
             assert!(s.starts_with(&path.display().to_string()), "{s}");
             s

@@ -13,14 +13,7 @@ use egui_kittest::kittest::Queryable;
 use std::path::{Path, PathBuf};
 
 fn lessons() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "ron"))
-        .collect();
-    files.sort();
-    files
+    Lesson::files_in(&Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons")).unwrap()
 }
 
 fn harness(lesson: &Path, size: egui::Vec2) -> Harness<'static, App> {
