@@ -12,6 +12,7 @@ pub mod contacts;
 pub mod debug_draw;
 pub mod dynamics;
 pub mod geometry;
+pub mod lesson;
 pub mod math;
 pub mod narrowphase;
 pub mod parallel;

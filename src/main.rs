@@ -26,7 +26,7 @@ struct Cli {
 enum Command {
     /// Simulate a scene without a window and print per-phase timings, counters and a state hash.
     Run(RunArgs),
-    /// Validate scene files.
+    /// Validate scene and lesson files.
     Check {
         #[arg(required = true)]
         files: Vec<PathBuf>,

@@ -61,6 +61,9 @@ pub enum AppError {
     /// The window closed before the screenshot was taken.
     #[error("the window closed before the screenshot was taken")]
     NoScreenshot,
+    /// `--lesson` names a lesson that cannot be loaded, or `--step` a step it does not have.
+    #[error("--lesson: {0}")]
+    Lesson(Box<crate::lesson::LessonError>),
     /// A scripted run's setup refused (the tools' scripts say why in their own words).
     #[error("{0}")]
     Script(String),
@@ -75,5 +78,11 @@ impl From<SceneError> for AppError {
 impl From<SessionError> for AppError {
     fn from(e: SessionError) -> Self {
         AppError::Compare(Box::new(e))
+    }
+}
+
+impl From<crate::lesson::LessonError> for AppError {
+    fn from(e: crate::lesson::LessonError) -> Self {
+        AppError::Lesson(Box::new(e))
     }
 }

@@ -40,6 +40,8 @@ pub struct AppOptions {
     pub camera: Option<crate::scene::CameraDesc>,
     /// The window's inner size in points (`None`: 1600×1000).
     pub size: Option<[f32; 2]>,
+    /// A lesson to open, and its step to start at (from 0); its scene replaces `scene`.
+    pub lesson: Option<(PathBuf, usize)>,
 }
 
 const STORAGE_KEY: &str = "collidoscope";
@@ -60,6 +62,18 @@ pub fn run(opts: AppOptions) -> Result<(), AppError> {
     let mut settings = crate::world::Settings::default();
     for (field, value) in &opts.sets {
         settings.set_field(field, value).map_err(|source| set_error(field, value, source))?;
+    }
+    if let Some((path, step)) = &opts.lesson {
+        // A lesson that does not load, or a step it does not have, fails before a window opens.
+        let (lesson, _) = super::load_lesson(path)?;
+        if *step >= lesson.steps.len() {
+            return Err(AppError::Script(format!(
+                "--step {}: {} has {} steps (from 1)",
+                step + 1,
+                path.display(),
+                lesson.steps.len()
+            )));
+        }
     }
     if opts.screenshot.is_some() || !opts.compare.is_empty() {
         // Fail early, with the file and line, before a window appears.
@@ -164,6 +178,9 @@ pub fn build_app(
         }
         app.apply(super::panels::Command::SetSettings(Box::new(settings)));
     }
+    if let Some((path, step)) = &opts.lesson {
+        app.open_lesson(path, *step)?;
+    }
     if let Some(e) = unreadable {
         app.announce(e);
     }
@@ -205,6 +222,13 @@ impl eframe::App for Window {
 /// Larger text and controls than egui's defaults, readable from the back of a classroom.
 pub fn setup_style(ctx: &egui::Context) {
     use egui::{FontFamily, FontId, TextStyle};
+    // Hack after the proportional fonts: the arrows and superscripts lessons write in formulas
+    // (→, ⁻) that Ubuntu-Light lacks.
+    let mut fonts = egui::FontDefinitions::default();
+    if let Some(p) = fonts.families.get_mut(&FontFamily::Proportional) {
+        p.push("Hack".to_owned());
+    }
+    ctx.set_fonts(fonts);
     ctx.all_styles_mut(|style| {
         style.text_styles = [
             (TextStyle::Heading, FontId::new(22.0, FontFamily::Proportional)),

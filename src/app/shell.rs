@@ -16,6 +16,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+mod lessons;
+pub use lessons::load_lesson;
+
 /// Horizontal padding of the toolbar's panel toggles (narrower than other buttons, so that they
 /// all fit on the row of a 1600-px window).
 const TOGGLE_PADDING: f32 = 3.0;
@@ -122,6 +125,8 @@ pub struct App {
     pair_shown: bool,
     /// A width for the next side dock drawn, as if dragged there (scripts and screenshots).
     dock_width: Option<f32>,
+    /// The guided lesson being played, and its panel.
+    lesson: lessons::LessonState,
 }
 
 impl App {
@@ -157,6 +162,7 @@ impl App {
             window_size: None,
             pair_shown: false,
             dock_width: None,
+            lesson: Default::default(),
         }
     }
 
@@ -288,6 +294,10 @@ impl App {
 
     /// The edited badge's text, when the settings are not the scene file's.
     fn badge_text(&self) -> Option<String> {
+        // Presenting a lesson: its panel lists the step's settings, and the row has no room.
+        if self.presentation && self.lesson.player.is_some() {
+            return None;
+        }
         let n = self.sim.scene.settings.changes(&self.sim.world.settings).len();
         let kept = if self.keeps_edits() { " · kept" } else { "" };
         // Presentation mode's row has less room: the count alone.
@@ -416,6 +426,7 @@ impl App {
         let ctx = ui.ctx().clone();
         self.handle_keys(&ctx);
         let frame_dt = ui.input(|i| i.unstable_dt) as f64;
+        self.lesson_frame();
         if self.fixed_frame_steps {
             if self.sim.playing {
                 self.sim.step_once();
@@ -467,6 +478,7 @@ impl App {
             Some(chosen) => chosen == Some(p),
             None => open,
         };
+        self.lesson_panel(ui);
         if bottom_shown(PanelId::Profiler, self.open.profiler) {
             let range = 140.0..=(window.y * 0.45).max(160.0);
             egui::Panel::bottom("profiler").resizable(true).default_size(270.0).size_range(range).show(ui, |ui| {
@@ -769,7 +781,9 @@ impl App {
             }
             // Last on the row, so that it appearing moves no other control.
             self.edits_badge(ui, &mut commands);
-            if let Some(why) = self.sim.paused_by.as_ref().filter(|_| !self.sim.playing) {
+            // Presenting a lesson, its panel says why the run stopped.
+            let lesson_says = self.presentation && self.lesson.player.is_some();
+            if let Some(why) = self.sim.paused_by.as_ref().filter(|_| !self.sim.playing && !lesson_says) {
                 ui.colored_label(colors::WARN, format!("⏸ {why}")).on_hover_text("Paused by itself at the event chosen in ⏸ at");
             }
             if self.sim.behind {

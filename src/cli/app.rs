@@ -48,6 +48,16 @@ pub struct AppArgs {
     /// 1600x1000).
     #[arg(long, value_name = "WIDTHxHEIGHT", value_parser = parse_size)]
     pub size: Option<[f32; 2]>,
+    /// Open a guided lesson (lessons/*.ron) instead of a scene: its scene, its first step.
+    #[arg(long, value_name = "FILE", conflicts_with = "scene")]
+    pub lesson: Option<PathBuf>,
+    /// With --lesson: start at this step (from 1), the earlier steps run to their stops.
+    #[arg(long, value_name = "N", requires = "lesson", value_parser = parse_step)]
+    pub step: Option<usize>,
+}
+
+fn parse_step(s: &str) -> Result<usize, String> {
+    whole(s, 1, collidoscope::lesson::MAX_STEPS as u64, "(a step, from 1)").map(|n| n as usize)
 }
 
 /// `1280x720` as a window size: two whole numbers, at least the window's smallest (800x500)
@@ -97,12 +107,26 @@ fn default_scene() -> PathBuf {
 
 #[cfg(feature = "gui")]
 pub fn open_app(args: AppArgs) -> Result<(), CliError> {
-    let AppArgs { scene, screenshot, frames, compare, show, presentation, select, layers, sets, camera, size } = args;
+    let AppArgs {
+        scene,
+        screenshot,
+        frames,
+        compare,
+        show,
+        presentation,
+        select,
+        layers,
+        sets,
+        camera,
+        size,
+        lesson,
+        step,
+    } = args;
     // The screenshot is written after the frames are rendered: a path it cannot go to fails now.
     if let Some(out) = &screenshot {
         AtomicFile::check(out)?;
     }
-    let reopen_last = scene.is_none() && screenshot.is_none();
+    let reopen_last = scene.is_none() && screenshot.is_none() && lesson.is_none();
     let scene = scene.unwrap_or_else(default_scene);
     let show = show
         .iter()
@@ -122,6 +146,7 @@ pub fn open_app(args: AppArgs) -> Result<(), CliError> {
         sets,
         camera,
         size,
+        lesson: lesson.map(|l| (l, step.unwrap_or(1) - 1)),
     })
     .map_err(CliError::from)
 }

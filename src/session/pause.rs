@@ -41,6 +41,32 @@ impl PauseAt {
     }
 }
 
+/// A stop the clock waits for besides [`PauseAt`]'s events: a lesson step's run (see
+/// `Simulation::until`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Until {
+    /// The world has taken this many steps in all.
+    Step(u64),
+    /// Every moving body is asleep.
+    AllAsleep,
+}
+
+impl Until {
+    /// What was reached, if `world` has reached it.
+    pub fn reached(self, world: &World) -> Option<String> {
+        match self {
+            Until::Step(n) => (world.step_count() >= n).then(|| format!("reached step {n}")),
+            Until::AllAsleep => all_asleep(world).then(|| "every body is asleep".to_string()),
+        }
+    }
+}
+
+/// Whether the world has moving bodies and all of them sleep.
+pub fn all_asleep(world: &World) -> bool {
+    let mut dynamic = world.bodies().iter().filter(|b| b.is_dynamic()).peekable();
+    dynamic.peek().is_some() && dynamic.all(|b| b.is_asleep())
+}
+
 /// Watches each step for the event [`PauseAt`] names.
 #[derive(Default)]
 pub struct PauseWatch {

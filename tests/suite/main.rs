@@ -10,6 +10,7 @@ mod compound;
 mod dynamics;
 mod geometry;
 mod layering;
+mod lessons;
 mod narrowphase;
 mod record;
 mod scenes;

@@ -24,6 +24,11 @@ pub(crate) struct InspectorPanel {
 const MIN_SPAN: [f64; 5] = [0.1, 0.1, 0.1, 4.0, 0.005];
 
 impl InspectorPanel {
+    /// The series plotted, an index into [`TRACE_SERIES`].
+    pub(crate) fn series(&self) -> usize {
+        self.series
+    }
+
     /// Plots series `k` of [`TRACE_SERIES`] (out of range: the first).
     pub(crate) fn set_series(&mut self, k: usize) {
         self.series = if k < TRACE_SERIES.len() { k } else { 0 };

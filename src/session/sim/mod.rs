@@ -84,6 +84,8 @@ pub struct Simulation {
     pub pause: super::pause::PauseWatch,
     /// Why the clock last paused by itself, shown until it plays again.
     pub paused_by: Option<String>,
+    /// A lesson step's stop: the clock stops after the step that reaches it, which clears it.
+    pub until: Option<super::pause::Until>,
 }
 
 impl Simulation {
@@ -107,6 +109,7 @@ impl Simulation {
             trails: Default::default(),
             pause: Default::default(),
             paused_by: None,
+            until: None,
         })
     }
 
@@ -149,6 +152,7 @@ impl Simulation {
         self.trails.clear();
         self.pause.clear();
         self.paused_by = None;
+        self.until = None;
         Ok(())
     }
 
@@ -193,6 +197,12 @@ impl Simulation {
                 self.playing = false;
                 self.accumulator = 0.0;
             }
+            self.paused_by = Some(format!("step {}: {what}", self.world.step_count()));
+        }
+        if let Some(what) = self.until.and_then(|u| u.reached(&self.world)) {
+            self.until = None;
+            self.playing = false;
+            self.accumulator = 0.0;
             self.paused_by = Some(format!("step {}: {what}", self.world.step_count()));
         }
         self.history.push(self.world.step_count(), *self.world.profile());

@@ -36,6 +36,7 @@ fn options(scene: &str, sets: &[(&str, &str)], compare: &[(&str, &str)]) -> AppO
         sets: pairs(sets),
         camera: None,
         size: None,
+        lesson: None,
     }
 }
 

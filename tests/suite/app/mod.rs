@@ -4,6 +4,7 @@ mod ab_reset;
 mod contact_forces;
 mod framing;
 mod layout;
+mod lessons;
 mod materials;
 mod pacing;
 mod pair;

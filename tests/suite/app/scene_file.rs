@@ -31,6 +31,7 @@ fn options(scene: PathBuf, compare: &[(&str, &str)]) -> AppOptions {
         sets: Vec::new(),
         camera: None,
         size: None,
+        lesson: None,
     }
 }
 

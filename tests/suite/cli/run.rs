@@ -128,3 +128,41 @@ fn bad_app_layers_sets_and_cameras_fail_before_a_window_opens() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+#[test]
+fn check_takes_lessons_and_names_the_field_of_a_broken_one() {
+    let dir = std::env::temp_dir().join(format!("collidoscope-check-lesson-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad_lesson.ron");
+    let scene = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/jitter.ron");
+    let text = format!(
+        "(title: \"T\", scene: File({:?}), steps: [(text: \"a\", layers: [\"aabs\"])])",
+        scene.display().to_string()
+    );
+    std::fs::write(&bad, text).unwrap();
+    let out = bin().args(["check", "lessons/jitter.ron", "scenes/jitter.ron"]).arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("ok: lessons/jitter.ron (lesson: 5 steps on lessons/../scenes/jitter.ron with 5 bodies"),
+        "{text}"
+    );
+    assert!(text.contains("ok: scenes/jitter.ron (5 bodies)"), "{text}");
+    #[cfg(feature = "gui")]
+    assert!(text.contains(&format!("{}: steps[0].layers[0]: unknown layer \"aabs\"", bad.display())), "{text}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 of 3 files failed the check"));
+    // The app refuses a step the lesson does not have before any window opens.
+    let out = bin()
+        .args(["--lesson", "lessons/jitter.ron", "--step", "9", "--screenshot"])
+        .arg(dir.join("x.png"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    #[cfg(feature = "gui")]
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--step 9: lessons/jitter.ron has 5 steps"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

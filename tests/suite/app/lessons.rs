@@ -1,0 +1,241 @@
+//! Every shipped lesson walked in the app (egui_kittest) from its first step to its last with the
+//! lesson panel's own buttons: each step's settings, camera, layers and panels in force; a
+//! prediction answered before its run and the outcome shown after; Restart step and Back
+//! giving the step's start again, bit for bit (same state hash).
+#![cfg(feature = "gui")]
+
+use collidoscope::app::viewport::{Camera, Viewport};
+use collidoscope::app::{App, PanelId, setup_style};
+use collidoscope::lesson::{Lesson, Phase, Start, apply_settings, text};
+use eframe::egui;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use std::path::{Path, PathBuf};
+
+fn lessons() -> Vec<PathBuf> {
+    Lesson::files_in(&Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons")).unwrap()
+}
+
+fn harness(lesson: &Path, size: egui::Vec2) -> Harness<'static, App> {
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/default.ron");
+    let mut app = App::open(&scene, Viewport::new(None)).unwrap();
+    app.open_lesson(lesson, 0).unwrap_or_else(|e| panic!("{e}"));
+    app.fixed_frame_steps = true;
+    let mut h = Harness::builder().with_size(size).build_ui_state(|ui, app: &mut App| app.show(ui), app);
+    setup_style(&h.ctx);
+    h.run();
+    h
+}
+
+/// A few frames: the app repaints without end while it plays, so `run` would not settle.
+fn frames(h: &mut Harness<'static, App>) {
+    h.run_steps(3);
+}
+
+fn click(h: &mut Harness<'static, App>, label: &str) {
+    h.get_by_label(label).click();
+    frames(h);
+}
+
+fn step(h: &Harness<'static, App>) -> usize {
+    h.state().lesson_player().unwrap().step()
+}
+
+#[test]
+fn every_shipped_lesson_walks_from_first_step_to_last_in_the_app() {
+    for file in lessons() {
+        let (lesson, scene) = Lesson::load(&file).unwrap();
+        let mut h = harness(&file, egui::vec2(1600.0, 1000.0));
+        let mut expected = scene.settings.clone();
+        let mut entered = Vec::new();
+        for (k, s) in lesson.steps.iter().enumerate() {
+            let at = format!("{} step {}", file.display(), k + 1);
+            assert_eq!(step(&h), k, "{at}");
+            match &s.start {
+                Start::SceneStart => expected = scene.settings.clone(),
+                Start::Snapshot(snap) => expected = snap.settings.clone(),
+                Start::Continue => {}
+            }
+            expected = apply_settings(&expected, &s.settings).unwrap();
+            let app = h.state();
+            assert_eq!(app.world().settings, expected, "{at}: settings in force");
+            if let Some(c) = s.camera {
+                let want = Camera::looking(c.eye, c.target);
+                let cam = app.viewport().camera();
+                assert!(cam.eye().distance(want.eye()) < 1e-3 && cam.target == want.target, "{at}: camera");
+            }
+            for p in &s.panels {
+                let p: PanelId = p.parse().unwrap();
+                assert!(app.open_panels().visible(p), "{at}: panel {p:?} on screen");
+            }
+            if let Some(layers) = &s.layers {
+                for name in collidoscope::app::viewport::Layers::NAMES {
+                    let mut l = app.view().layers.clone();
+                    l.set(name, !layers.iter().any(|x| x == name)).unwrap();
+                    assert_ne!(l, app.view().layers, "{at}: layer {name} as the step says");
+                }
+            }
+            if let Some(name) = &s.highlight {
+                let i = app.view().selected.expect("a body is highlighted");
+                assert_eq!(app.world().bodies()[i].name.as_ref(), Some(name), "{at}");
+            }
+            h.get_by_label_contains(&format!("Step {} of {}", k + 1, lesson.steps.len()));
+            let hash = h.state().world().hash();
+            entered.push(hash);
+            if let Some(p) = &s.prediction {
+                // The run waits for the answer: Play is held.
+                click(&mut h, "▶ Play");
+                assert!(!h.state().simulation().playing, "{at}: no run before the answer");
+                let wrong = (p.answer + 1) % p.choices.len();
+                let letter = char::from(b'A' + wrong as u8);
+                h.get_by_label(&format!("{letter} {}", text::plain(&p.choices[wrong]))).click();
+                frames(&mut h);
+                assert_eq!(h.state().lesson_player().unwrap().answer(), Some(wrong), "{at}");
+            }
+            if s.run.stops() {
+                click(&mut h, &format!("▶ Run {}", s.run.describe()));
+                let mut frames = 0;
+                while h.state().lesson_player().unwrap().phase() != Phase::Done {
+                    h.step();
+                    frames += 1;
+                    assert!(frames < 2000, "{at}: the run stops");
+                }
+                assert!(!h.state().simulation().playing, "{at}");
+                assert!(h.query_by_label_contains("Stopped at step").is_some(), "{at}: the stop is named");
+                if let Some(p) = &s.prediction {
+                    let letter = |i: usize| char::from(b'A' + i as u8);
+                    let verdict = format!(
+                        "You predicted {}; what happened is {}.",
+                        letter((p.answer + 1) % p.choices.len()),
+                        letter(p.answer)
+                    );
+                    assert!(h.query_by_label(&verdict).is_some(), "{at}: {verdict}");
+                }
+                click(&mut h, "⟲ Restart");
+                assert_eq!(h.state().world().hash(), hash, "{at}: Restart step is exact");
+                assert_eq!(h.state().lesson_player().unwrap().phase(), Phase::Ready);
+            }
+            if k + 1 < lesson.steps.len() {
+                click(&mut h, "Next ▶");
+                if k > 0 {
+                    // Back from here and Next again: the previous start exactly, then this one.
+                    let here = h.state().world().hash();
+                    click(&mut h, "◀ Back");
+                    assert_eq!((step(&h), h.state().world().hash()), (k, hash), "{at}: Back is exact");
+                    click(&mut h, "Next ▶");
+                    assert_eq!(h.state().world().hash(), here, "{at}: Next again, the same start");
+                }
+            }
+        }
+        // From the last step back to the first, each step's start as it was entered.
+        for k in (0..lesson.steps.len() - 1).rev() {
+            click(&mut h, "◀ Back");
+            assert_eq!(
+                (step(&h), h.state().world().hash()),
+                (k, entered[k]),
+                "{}: Back to step {}",
+                file.display(),
+                k + 1
+            );
+        }
+    }
+}
+
+/// A glyph the fonts lack panics when drawn: every symbol math spans write is drawn once.
+#[test]
+fn the_apps_fonts_draw_every_symbol_of_the_math_markup() {
+    let symbols = text::symbols();
+    // The fonts set take effect from the next frame: the symbols are drawn from the second.
+    let mut h = Harness::builder().build_ui_state(
+        move |ui, shown: &mut bool| {
+            if *shown {
+                ui.label(symbols.as_str());
+                ui.label(egui::RichText::new("✔ ◀ ▶ ⟲ ➕ ⚠ … – ° é").strong());
+            }
+        },
+        false,
+    );
+    setup_style(&h.ctx);
+    h.run();
+    *h.state_mut() = true;
+    h.run();
+}
+
+#[test]
+fn a_lesson_opens_at_a_step_and_a_bad_one_keeps_the_current_scene() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons/jitter.ron");
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/default.ron");
+    let mut app = App::open(&scene, Viewport::new(None)).unwrap();
+    app.open_lesson(&file, 2).unwrap();
+    assert_eq!(app.lesson_player().unwrap().step(), 2);
+    assert!(!app.world().settings.warm_starting && app.world().settings.iterations == 8);
+    let dir = std::env::temp_dir().join(format!("collidoscope_badlesson_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.ron");
+    std::fs::write(&bad, "(title: \"x\", scene: File(\"nope.ron\"), steps: [(text: \"a\")])").unwrap();
+    let before = app.world().hash();
+    let e = app.open_lesson(&bad, 0).unwrap_err().to_string();
+    assert!(e.contains("bad.ron: scene:"), "{e}");
+    assert_eq!(app.world().hash(), before, "the current state stays");
+    assert_eq!(app.lesson_player().unwrap().step(), 2, "and the open lesson");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn add_step_from_current_state_captures_the_view_and_saves_the_lesson() {
+    let dir = std::env::temp_dir().join(format!("collidoscope_author_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("mine.ron");
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/jitter.ron");
+    std::fs::write(
+        &file,
+        format!("(title: \"Mine\", scene: File({:?}), steps: [(text: \"Look.\")])", scene.display().to_string()),
+    )
+    .unwrap();
+    let mut h = harness(&file, egui::vec2(1600.0, 1000.0));
+    // Some state worth capturing: a few steps, a changed setting, a layer, a body, a panel.
+    for _ in 0..5 {
+        click(&mut h, "⏭ Step");
+    }
+    let mut s = h.state().world().settings.clone();
+    s.iterations = 6;
+    h.state_mut().apply(collidoscope::app::Command::SetSettings(Box::new(s)));
+    h.state_mut().view_mut().layers.aabbs = true;
+    h.state_mut().apply(collidoscope::app::Command::Select(Some(4)));
+    h.state_mut().open_panels_mut().show(PanelId::Profiler);
+    frames(&mut h);
+    let hash = h.state().world().hash();
+    let camera = h.state().viewport().camera().clone();
+    h.get_by_label("Author: add a step").click();
+    frames(&mut h);
+    h.get_by_label("Title").click();
+    frames(&mut h);
+    h.get_by_label("Title").type_text("Six iterations");
+    frames(&mut h);
+    let multiline = egui::accesskit::Role::MultilineTextInput;
+    h.get_by_role(multiline).click();
+    frames(&mut h);
+    h.get_by_role(multiline).type_text("The stack after five steps, with **six** iterations.");
+    frames(&mut h);
+    click(&mut h, "➕ Add step from current state");
+    assert!(h.state().lesson_error().is_none(), "{:?}", h.state().lesson_error());
+    let (saved, _) = Lesson::load(&file).unwrap();
+    assert_eq!(saved.steps.len(), 2);
+    let st = &saved.steps[1];
+    assert_eq!(
+        (st.title.as_str(), st.text.as_str()),
+        ("Six iterations", "The stack after five steps, with **six** iterations.")
+    );
+    assert_eq!(st.settings.get("iterations").map(String::as_str), Some("6"));
+    assert_eq!(st.highlight.as_deref(), Some("top box"));
+    assert!(st.layers.as_ref().unwrap().iter().any(|l| l == "aabbs"));
+    assert!(st.panels.iter().any(|p| p == "profiler"));
+    let c = st.camera.unwrap();
+    assert!(c.eye.distance(camera.eye()) < 1e-4 && c.target == camera.target);
+    // Going to the new step restores the captured state exactly.
+    click(&mut h, "Next ▶");
+    assert_eq!(step(&h), 1);
+    assert_eq!(h.state().world().hash(), hash);
+    assert_eq!(h.state().world().step_count(), 5);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
