@@ -78,6 +78,10 @@ fn pair_panel_switches_to_gjk_without_sat() {
 #[test]
 fn auto_cell_size_changes_the_setting_without_reset() {
     let mut app = lesson();
+    // The cell size is the grid's alone (the panel disables it under any other broad phase).
+    let mut grid = app.world().settings.clone();
+    grid.broad_phase = collidoscope::broadphase::BroadPhaseKind::Grid;
+    app.apply(collidoscope::app::Command::SetSettings(Box::new(grid)));
     for _ in 0..5 {
         app.simulation_mut().step_once();
     }
