@@ -1,8 +1,12 @@
 //! Recordings: a scene, every user action by step, keyframes and the hash of every step, so a
 //! run can be replayed bit for bit, verified, scrubbed and forked.
 
+mod binary;
+mod codec;
 mod events;
 mod trace;
+
+pub use binary::{BINARY_VERSION, BinaryWriter, EXTENSION, MAGIC, StreamRecorder, is_binary};
 
 pub use events::{Event, EventDetector, EventKind};
 pub use trace::{BodyTrace, TRACE_SERIES};
@@ -385,9 +389,16 @@ impl Recording {
         Ok(world)
     }
 
-    /// Reads a recording; errors say `FILE:LINE:COL` for syntax and truncation.
+    /// Reads a recording in either format: the binary one (told by its magic bytes) or RON.
+    /// Errors say `FILE:LINE:COL` for RON syntax and truncation, `FILE: byte N` for a damaged
+    /// binary file.
     pub fn load(path: impl AsRef<Path>) -> Result<Recording, SceneError> {
         let path = path.as_ref();
+        let bytes =
+            crate::scene::import::read_regular(path).map_err(|source| SceneError::Io { path: path.into(), source })?;
+        if is_binary(&bytes) {
+            return Recording::from_binary(&bytes, path);
+        }
         Recording::parse(&crate::scene::read_text(path)?, path)
     }
 
@@ -400,8 +411,15 @@ impl Recording {
             col: e.span.start.col,
             message: e.code.to_string(),
         })?;
+        rec.check(&path)?;
+        Ok(rec)
+    }
+
+    /// The checks every loaded recording passes, whatever its format.
+    fn check(&self, path: &Path) -> Result<(), SceneError> {
+        let rec = self;
         let invalid = |field: &str, message: String| SceneError::Invalid {
-            path: path.clone(),
+            path: path.into(),
             field: field.into(),
             message: message.into(),
         };
@@ -411,7 +429,7 @@ impl Recording {
                 format!("unsupported recording version {} (this build reads {RECORDING_VERSION})", rec.version),
             ));
         }
-        rec.scene.validate(&path)?;
+        rec.scene.validate(path)?;
         if rec.keyframe_interval == 0 {
             return Err(invalid("keyframe_interval", "must be at least 1".into()));
         }
@@ -421,12 +439,18 @@ impl Recording {
         if !rec.keyframes.is_sorted_by_key(|k| k.step) {
             return Err(invalid("keyframes", "keyframes must be in step order".into()));
         }
-        Ok(rec)
+        Ok(())
     }
 
-    /// Writes the recording atomically.
+    /// Writes the recording atomically: in the binary format if the file name ends in
+    /// `.cdrec` ([`EXTENSION`]), as RON otherwise.
     pub fn save(&self, path: impl AsRef<Path>) -> Result<(), SceneError> {
-        self.write(AtomicFile::create(path.as_ref())?)
+        let path = path.as_ref();
+        if path.extension().is_some_and(|e| e == EXTENSION) {
+            crate::scene::write_atomic(path, &self.to_binary())
+        } else {
+            self.write(AtomicFile::create(path)?)
+        }
     }
 
     /// Writes the recording to `out` (opened before the run, so a bad path fails early) and
