@@ -33,9 +33,9 @@ enum Command {
     },
     /// Simulate a scene and save a recording: the scene, keyframes and every step's hash.
     Record(RecordArgs),
-    /// Re-run recordings and check every step's hash against them.
+    /// Re-run recordings (binary or RON) and check every step's hash against them.
     Replay {
-        #[arg(required = true, value_name = "REC.ron")]
+        #[arg(required = true, value_name = "REC")]
         files: Vec<PathBuf>,
     },
     /// Run a scene in Collidoscope and in rapier3d, one after the other in this process, and

@@ -2,7 +2,7 @@
 
 use super::{CliError, Overrides, parse_steps, parse_threads, whole};
 use collidoscope::Scene;
-use collidoscope::record::{EXTENSION, Recorder, StreamRecorder};
+use collidoscope::record::{EXTENSION, KeyframeStorage, Recorder, StreamRecorder};
 use collidoscope::scene::{AtomicFile, SceneError};
 use std::path::PathBuf;
 
@@ -11,7 +11,7 @@ use std::path::PathBuf;
 pub enum Format {
     /// Compact, checksummed and compressed, streamed to the file as the run goes.
     Binary,
-    /// Readable text (about 20 to 60 times larger).
+    /// Readable text, keyframes in full (thousands of times larger).
     Ron,
 }
 
@@ -27,6 +27,10 @@ pub struct RecordArgs {
     /// The file format [default: ron for an output ending in .ron, binary otherwise].
     #[arg(long, value_enum)]
     pub format: Option<Format>,
+    /// In the binary format, store each keyframe in full (opens without a re-run, but hundreds
+    /// of times larger) rather than a digest that reading the file checks a re-run against.
+    #[arg(long)]
+    pub full_keyframes: bool,
     /// Take a keyframe snapshot every this many steps.
     #[arg(long, default_value_t = 60, allow_negative_numbers = true, value_parser = parse_keyframe_every)]
     pub keyframe_every: u32,
@@ -58,8 +62,9 @@ pub fn record(args: &RecordArgs) -> Result<(), CliError> {
     let keyframes = args.steps / args.keyframe_every as u64 + 1;
     let output = AtomicFile::create(&args.output)?;
     if format == Format::Binary {
+        let storage = if args.full_keyframes { KeyframeStorage::Full } else { KeyframeStorage::Digest };
         let io = |source| SceneError::Io { path: args.output.clone(), source };
-        let mut recorder = StreamRecorder::new(output, &scene, &world, args.keyframe_every).map_err(io)?;
+        let mut recorder = StreamRecorder::new(output, &scene, &world, args.keyframe_every, storage).map_err(io)?;
         for _ in 0..args.steps {
             recorder.step(&mut world).map_err(io)?;
         }

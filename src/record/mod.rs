@@ -6,7 +6,7 @@ mod codec;
 mod events;
 mod trace;
 
-pub use binary::{BINARY_VERSION, BinaryWriter, EXTENSION, MAGIC, StreamRecorder, is_binary};
+pub use binary::{BINARY_VERSION, BinaryWriter, EXTENSION, KeyframeStorage, MAGIC, StreamRecorder, is_binary};
 
 pub use events::{Event, EventDetector, EventKind};
 pub use trace::{BodyTrace, TRACE_SERIES};
@@ -333,18 +333,25 @@ impl Recording {
                 message: format!("the action lies after the last recorded step, {steps}"),
             });
         }
-        let mut world = self.scene.build().map_err(|e| Divergence::Action { step: 0, message: e.to_string() })?;
-        let mut actions = self.actions.iter().peekable();
         let mut keyframes = self.keyframes.iter().peekable();
-        let mut check_keyframe = |world: &World, step: u64| match keyframes.next_if(|kf| kf.step == step) {
+        self.rerun(|world, step| match keyframes.next_if(|kf| kf.step == step) {
             Some(kf) => {
                 kf.difference(&world.snapshot()).map_or(Ok(()), |what| Err(Divergence::Keyframe { step, what }))
             }
             None => Ok(()),
-        };
+        })
+    }
+
+    /// Re-runs the recording from its scene with its actions, checking every step's hash, and
+    /// calls `at` with the world after each step `0..=steps` (before that step's actions).
+    /// Returns the number of steps run.
+    pub(crate) fn rerun(&self, mut at: impl FnMut(&World, u64) -> Result<(), Divergence>) -> Result<u64, Divergence> {
+        let steps = self.steps();
+        let mut world = self.scene.build().map_err(|e| Divergence::Action { step: 0, message: e.to_string() })?;
+        let mut actions = self.actions.iter().peekable();
         for (k, &expected) in self.hashes.iter().enumerate() {
             let step = k as u64;
-            check_keyframe(&world, step)?;
+            at(&world, step)?;
             while let Some(a) = actions.next_if(|a| a.step == step) {
                 a.action.apply(&mut world).map_err(|e| Divergence::Action { step, message: e.to_string() })?;
             }
@@ -354,7 +361,7 @@ impl Recording {
                 return Err(Divergence::Hash { step: step + 1, expected, got });
             }
         }
-        check_keyframe(&world, steps)?;
+        at(&world, steps)?;
         Ok(steps)
     }
 
@@ -447,7 +454,7 @@ impl Recording {
     pub fn save(&self, path: impl AsRef<Path>) -> Result<(), SceneError> {
         let path = path.as_ref();
         if path.extension().is_some_and(|e| e == EXTENSION) {
-            crate::scene::write_atomic(path, &self.to_binary())
+            crate::scene::write_atomic(path, &self.to_binary(KeyframeStorage::default()))
         } else {
             self.write(AtomicFile::create(path)?)
         }
