@@ -9,6 +9,7 @@ pub mod app;
 pub mod broadphase;
 pub mod ccd;
 pub mod debug_draw;
+pub mod diagnose;
 pub mod dynamics;
 pub mod geometry;
 pub mod math;

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 mod cli;
 use cli::app::AppArgs;
 use cli::compare::CompareArgs;
+use cli::diagnose::DiagnoseArgs;
 use cli::record::RecordArgs;
 use cli::run::RunArgs;
 use cli::sweep::SweepArgs;
@@ -43,10 +44,13 @@ enum Command {
     Compare(CompareArgs),
     /// Run a scene once per point of a grid of settings, in parallel, and tabulate the metrics.
     Sweep(SweepArgs),
+    /// Run a scene or recording, find its events (tunneling, jitter, explosions...), measure
+    /// each one's cause and try the fixes it suggests from the snapshot before it.
+    Diagnose(DiagnoseArgs),
 }
 
 /// The subcommands, for the check of a mistyped one.
-const COMMANDS: [&str; 6] = ["run", "check", "record", "replay", "compare", "sweep"];
+const COMMANDS: [&str; 7] = ["run", "check", "record", "replay", "compare", "sweep", "diagnose"];
 
 /// A first word that is no subcommand and no file, but a subcommand's name mistyped (at most two
 /// letters off, e.g. `runn`): the message naming it, since clap would take it for the app's scene.
@@ -99,6 +103,7 @@ fn main() -> ExitCode {
         Some(Command::Replay { files }) => cli::replay::replay(&files),
         Some(Command::Sweep(args)) => cli::sweep::sweep(&args),
         Some(Command::Compare(args)) => cli::compare::compare(&args),
+        Some(Command::Diagnose(args)) => cli::diagnose::run(&args),
         None => cli::app::open_app(cli.app),
     };
     match result {

@@ -4,6 +4,7 @@
 pub mod app;
 pub mod check;
 pub mod compare;
+pub mod diagnose;
 pub mod record;
 pub mod replay;
 pub mod run;
