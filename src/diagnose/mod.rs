@@ -35,7 +35,7 @@ pub enum DiagnoseError {
         /// Its value, as RON.
         value: String,
         /// Why.
-        error: SettingsError,
+        error: Box<SettingsError>,
     },
 }
 
@@ -171,7 +171,7 @@ impl Change {
                 s.set_field(field, value).map_err(|error| DiagnoseError::Setting {
                     field: field.clone(),
                     value: value.clone(),
-                    error,
+                    error: Box::new(error),
                 })?;
                 world.set_settings(s);
             }

@@ -19,7 +19,8 @@ pub struct Metrics {
     /// Largest rise of mechanical energy (kinetic plus gravitational) above its start, J: a
     /// stable run only loses energy.
     pub energy_rise: Real,
-    /// Dynamic bodies whose centre passed through a static body in one step (tunneling).
+    /// Dynamic bodies whose centre passed through a static body, within one step or over a
+    /// few (tunneling; see [`Crossings`]).
     pub tunneled: u32,
     /// Bodies asleep after the last step.
     pub asleep: u32,
