@@ -11,6 +11,7 @@ use cli::compare::CompareArgs;
 use cli::diagnose::DiagnoseArgs;
 use cli::record::RecordArgs;
 use cli::run::RunArgs;
+use cli::shrink::ShrinkArgs;
 use cli::sweep::SweepArgs;
 
 #[derive(Parser)]
@@ -47,10 +48,12 @@ enum Command {
     /// Run a scene or recording, find its events (tunneling, jitter, explosions...), measure
     /// each one's cause and try the fixes it suggests from the snapshot before it.
     Diagnose(DiagnoseArgs),
+    /// Remove bodies from a scene while an event still happens, and write the smallest scene.
+    Shrink(ShrinkArgs),
 }
 
 /// The subcommands, for the check of a mistyped one.
-const COMMANDS: [&str; 7] = ["run", "check", "record", "replay", "compare", "sweep", "diagnose"];
+const COMMANDS: [&str; 8] = ["run", "check", "record", "replay", "compare", "sweep", "diagnose", "shrink"];
 
 /// A first word that is no subcommand and no file, but a subcommand's name mistyped (at most two
 /// letters off, e.g. `runn`): the message naming it, since clap would take it for the app's scene.
@@ -104,6 +107,7 @@ fn main() -> ExitCode {
         Some(Command::Sweep(args)) => cli::sweep::sweep(&args),
         Some(Command::Compare(args)) => cli::compare::compare(&args),
         Some(Command::Diagnose(args)) => cli::diagnose::run(&args),
+        Some(Command::Shrink(args)) => cli::shrink::run(&args),
         None => cli::app::open_app(cli.app),
     };
     match result {

@@ -13,6 +13,9 @@ use crate::sweep::Crossings;
 use crate::world::{Snapshot, SnapshotError, World};
 use serde::Serialize;
 
+mod shrink;
+pub use shrink::{ShrinkError, Shrunk, shrink};
+
 /// Why a case could not be diagnosed.
 #[derive(Debug, thiserror::Error)]
 pub enum DiagnoseError {
@@ -62,6 +65,32 @@ pub enum Symptom {
 }
 
 impl Symptom {
+    /// Every symptom.
+    pub const ALL: [Symptom; 8] = [
+        Symptom::Tunneling,
+        Symptom::Jitter,
+        Symptom::EnergyGain,
+        Symptom::DeepPenetration,
+        Symptom::Explosion,
+        Symptom::NonFinite,
+        Symptom::GhostBump,
+        Symptom::FarFromOrigin,
+    ];
+
+    /// The symptom's name on the command line and in JSON.
+    pub fn cli_name(self) -> &'static str {
+        match self {
+            Symptom::Tunneling => "tunneling",
+            Symptom::Jitter => "jitter",
+            Symptom::EnergyGain => "energy_gain",
+            Symptom::DeepPenetration => "deep_penetration",
+            Symptom::Explosion => "explosion",
+            Symptom::NonFinite => "non_finite",
+            Symptom::GhostBump => "ghost_bump",
+            Symptom::FarFromOrigin => "far_from_origin",
+        }
+    }
+
     /// The symptom's name in reports.
     pub fn label(self) -> &'static str {
         match self {

@@ -110,3 +110,30 @@ fn the_command_prints_text_and_json_and_reads_recordings() {
     assert!(text.contains("20 steps") && text.contains("tunneling"), "{text}");
     let _ = std::fs::remove_file(&rec);
 }
+
+#[test]
+fn shrink_writes_the_smallest_scene_that_still_tunnels() {
+    let out = std::env::temp_dir().join(format!("collidoscope-shrunk-{}.ron", std::process::id()));
+    let run = Command::new(env!("CARGO_BIN_EXE_collidoscope"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["shrink", "scenes/bugs/crowd_tunneling.ron", "--event", "tunneling", "--steps", "60", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{text}{}", String::from_utf8_lossy(&run.stderr));
+    assert!(text.contains("bodies of 190 keep the tunneling event"), "{text}");
+    let small = Scene::load(&out).unwrap();
+    assert!(small.bodies.len() <= 3 && small.generators.is_empty(), "{:?}", small.bodies.len());
+    let report = diagnose(&small, 60).unwrap();
+    assert!(report.diagnoses.iter().any(|d| d.event.symptom == Symptom::Tunneling), "{}", report.to_text());
+    let _ = std::fs::remove_file(&out);
+    // An unknown kind names the choices.
+    let bad = Command::new(env!("CARGO_BIN_EXE_collidoscope"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["shrink", "scenes/bugs/crowd_tunneling.ron", "--event", "tunnel", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("far_from_origin"));
+}
