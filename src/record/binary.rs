@@ -607,24 +607,8 @@ fn hash_block_head(payload: &[u8]) -> Option<(u64, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::math::Vec3;
-    use crate::record::{Action, Recorder};
-    use crate::scene::{BodyDesc, ShapeDesc};
-
-    fn recorded(steps: u64) -> Recording {
-        let scene = Scene::load(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/box_stack.ron")).unwrap();
-        let mut world = scene.build().unwrap();
-        let mut rec = Recorder::new(&scene, &world, 10);
-        for s in 0..steps {
-            if s == 12 {
-                let mut shot = BodyDesc::new(ShapeDesc::Sphere { radius: 0.2 }, Vec3::new(-5.0, 4.0, 0.0));
-                shot.linear_velocity = Vec3::new(30.0, 0.0, 0.0);
-                rec.apply(&mut world, Action::AddBody(shot)).unwrap();
-            }
-            rec.step(&mut world);
-        }
-        rec.finish()
-    }
+    use crate::record::Recorder;
+    use crate::record::tests::recorded;
 
     #[test]
     fn a_recording_that_does_not_replay_is_refused_at_its_step() {

@@ -476,7 +476,8 @@ mod tests {
     use super::*;
     use crate::scene::ShapeDesc;
 
-    fn recorded(steps: u64) -> Recording {
+    /// `steps` of the box stack, with a shot added at step 12 and a setting changed at step 20.
+    pub(super) fn recorded(steps: u64) -> Recording {
         let scene = Scene::load(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/box_stack.ron")).unwrap();
         let mut world = scene.build().unwrap();
         let mut rec = Recorder::new(&scene, &world, 10);
