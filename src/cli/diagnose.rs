@@ -4,8 +4,8 @@
 use super::{CliError, Overrides, parse_steps};
 use collidoscope::Scene;
 use collidoscope::diagnose::diagnose;
-use collidoscope::record::{Recording, is_binary};
-use collidoscope::scene::write_atomic;
+use collidoscope::record::Recording;
+use collidoscope::scene::{SceneError, write_atomic};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -29,33 +29,44 @@ pub struct DiagnoseArgs {
 const DEFAULT_STEPS: u64 = 300;
 
 pub fn run(args: &DiagnoseArgs) -> Result<(), CliError> {
-    let bytes = std::fs::read(&args.case).map_err(CliError::io(&args.case))?;
-    let is_recording = is_binary(&bytes) || {
-        let text = String::from_utf8_lossy(&bytes);
-        text.contains("keyframe_interval") && text.contains("hashes")
-    };
-    let (mut scene, recorded) = if is_recording {
-        let rec = Recording::load(&args.case)?;
-        if !rec.actions.is_empty() {
-            return Err(format!(
-                "{}: the recording holds {} user actions; diagnose replays a scene without actions, so give the \
-                 scene file",
-                args.case.display(),
-                rec.actions.len()
-            )
-            .into());
+    // A scene, or failing that a recording in either format. When neither reads, the error
+    // reported is the recording's for a file that is not text (a binary recording), the
+    // scene's otherwise.
+    let rec = match Scene::load(&args.case) {
+        Ok(mut scene) => {
+            args.overrides.apply(&mut scene.settings)?;
+            return report(args, &scene, None);
         }
-        let steps = rec.steps();
-        (rec.scene, Some(steps))
-    } else {
-        (Scene::load(&args.case)?, None)
+        Err(scene_error) => match Recording::load(&args.case) {
+            Ok(rec) => rec,
+            Err(rec_error) => {
+                let binary = matches!(&scene_error, SceneError::Parse { message, .. } if message.contains("not UTF-8"));
+                return Err(if binary { rec_error } else { scene_error }.into());
+            }
+        },
     };
+    if !rec.actions.is_empty() {
+        return Err(format!(
+            "{}: the recording holds {} user actions; diagnose runs a scene without actions, so give the scene file",
+            args.case.display(),
+            rec.actions.len()
+        )
+        .into());
+    }
+    let steps = rec.steps();
+    let mut scene = rec.scene;
     args.overrides.apply(&mut scene.settings)?;
+    report(args, &scene, Some(steps))
+}
+
+/// Diagnoses `scene` for `--steps`, else the recording's `recorded` steps, else the default,
+/// and prints (and writes) the report.
+fn report(args: &DiagnoseArgs, scene: &Scene, recorded: Option<u64>) -> Result<(), CliError> {
     let steps = args.steps.or(recorded).unwrap_or(DEFAULT_STEPS);
     if let Some(path) = &args.report {
         collidoscope::scene::AtomicFile::check(path)?;
     }
-    let report = diagnose(&scene, steps).map_err(|e| CliError::Usage(format!("{}: {e}", args.case.display())))?;
+    let report = diagnose(scene, steps).map_err(|e| CliError::Usage(format!("{}: {e}", args.case.display())))?;
     let json = serde_json::to_string_pretty(&report).expect("a report always serialises");
     if let Some(path) = &args.report {
         write_atomic(path, json.as_bytes())?;
