@@ -10,6 +10,7 @@ pub mod broadphase;
 pub mod ccd;
 pub mod contacts;
 pub mod debug_draw;
+pub mod diagnose;
 pub mod dynamics;
 pub mod geometry;
 pub mod lesson;

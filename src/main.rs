@@ -8,8 +8,10 @@ use std::process::ExitCode;
 mod cli;
 use cli::app::AppArgs;
 use cli::compare::CompareArgs;
+use cli::diagnose::DiagnoseArgs;
 use cli::record::RecordArgs;
 use cli::run::RunArgs;
+use cli::shrink::ShrinkArgs;
 use cli::sweep::SweepArgs;
 
 #[derive(Parser)]
@@ -33,9 +35,9 @@ enum Command {
     },
     /// Simulate a scene and save a recording: the scene, keyframes and every step's hash.
     Record(RecordArgs),
-    /// Re-run recordings and check every step's hash against them.
+    /// Re-run recordings (binary or RON) and check every step's hash against them.
     Replay {
-        #[arg(required = true, value_name = "REC.ron")]
+        #[arg(required = true, value_name = "REC")]
         files: Vec<PathBuf>,
     },
     /// Run a scene in Collidoscope and in rapier3d, one after the other in this process, and
@@ -43,10 +45,15 @@ enum Command {
     Compare(CompareArgs),
     /// Run a scene once per point of a grid of settings, in parallel, and tabulate the metrics.
     Sweep(SweepArgs),
+    /// Run a scene or recording, find its events (tunneling, jitter, explosions...), measure
+    /// each one's cause and try the fixes it suggests from the snapshot before it.
+    Diagnose(DiagnoseArgs),
+    /// Remove bodies from a scene while an event still happens, and write the smallest scene.
+    Shrink(ShrinkArgs),
 }
 
 /// The subcommands, for the check of a mistyped one.
-const COMMANDS: [&str; 6] = ["run", "check", "record", "replay", "compare", "sweep"];
+const COMMANDS: [&str; 8] = ["run", "check", "record", "replay", "compare", "sweep", "diagnose", "shrink"];
 
 /// A first word that is no subcommand and no file, but a subcommand's name mistyped (at most two
 /// letters off, e.g. `runn`): the message naming it, since clap would take it for the app's scene.
@@ -99,6 +106,8 @@ fn main() -> ExitCode {
         Some(Command::Replay { files }) => cli::replay::replay(&files),
         Some(Command::Sweep(args)) => cli::sweep::sweep(&args),
         Some(Command::Compare(args)) => cli::compare::compare(&args),
+        Some(Command::Diagnose(args)) => cli::diagnose::run(&args),
+        Some(Command::Shrink(args)) => cli::shrink::run(&args),
         None => cli::app::open_app(cli.app),
     };
     match result {

@@ -4,9 +4,11 @@
 pub mod app;
 pub mod check;
 pub mod compare;
+pub mod diagnose;
 pub mod record;
 pub mod replay;
 pub mod run;
+pub mod shrink;
 pub mod sweep;
 
 use collidoscope::broadphase::BroadPhaseKind;
@@ -164,7 +166,7 @@ pub fn parse_assignment(s: &str) -> Result<(String, String), String> {
     Ok((field.trim().to_string(), value.trim().to_string()))
 }
 
-fn parse_choice<T: Copy>(all: &[T], name: fn(T) -> &'static str, s: &str) -> Result<T, String> {
+pub fn parse_choice<T: Copy>(all: &[T], name: fn(T) -> &'static str, s: &str) -> Result<T, String> {
     all.iter().copied().find(|&k| name(k) == s).ok_or_else(|| {
         let names: Vec<&str> = all.iter().map(|&k| name(k)).collect();
         format!("unknown name {s:?}; choose one of: {}", names.join(", "))

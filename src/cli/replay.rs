@@ -7,9 +7,7 @@ use std::path::PathBuf;
 pub fn replay(files: &[PathBuf]) -> Result<(), CliError> {
     let mut failed = 0;
     for f in files {
-        let outcome = Recording::load(f)
-            .map_err(|e| e.to_string())
-            .and_then(|rec| rec.verify().map_err(|d| format!("{}: {d}", f.display())));
+        let outcome = Recording::load_verified(f);
         match outcome {
             Ok(n) => println!("{}: verified {n} steps", f.display()),
             Err(e) => {

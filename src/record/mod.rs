@@ -1,8 +1,12 @@
 //! Recordings: a scene, every user action by step, keyframes and the hash of every step, so a
 //! run can be replayed bit for bit, verified, scrubbed and forked.
 
+mod binary;
+mod codec;
 mod events;
 mod trace;
+
+pub use binary::{BINARY_VERSION, BinaryWriter, EXTENSION, KeyframeStorage, MAGIC, StreamRecorder, is_binary};
 
 pub use events::{Event, EventDetector, EventKind};
 pub use trace::{BodyTrace, TRACE_SERIES};
@@ -329,18 +333,25 @@ impl Recording {
                 message: format!("the action lies after the last recorded step, {steps}"),
             });
         }
-        let mut world = self.scene.build().map_err(|e| Divergence::Action { step: 0, message: e.to_string() })?;
-        let mut actions = self.actions.iter().peekable();
         let mut keyframes = self.keyframes.iter().peekable();
-        let mut check_keyframe = |world: &World, step: u64| match keyframes.next_if(|kf| kf.step == step) {
+        self.rerun(|world, step| match keyframes.next_if(|kf| kf.step == step) {
             Some(kf) => {
                 kf.difference(&world.snapshot()).map_or(Ok(()), |what| Err(Divergence::Keyframe { step, what }))
             }
             None => Ok(()),
-        };
+        })
+    }
+
+    /// Re-runs the recording from its scene with its actions, checking every step's hash, and
+    /// calls `at` with the world after each step `0..=steps` (before that step's actions).
+    /// Returns the number of steps run.
+    pub(crate) fn rerun(&self, mut at: impl FnMut(&World, u64) -> Result<(), Divergence>) -> Result<u64, Divergence> {
+        let steps = self.steps();
+        let mut world = self.scene.build().map_err(|e| Divergence::Action { step: 0, message: e.to_string() })?;
+        let mut actions = self.actions.iter().peekable();
         for (k, &expected) in self.hashes.iter().enumerate() {
             let step = k as u64;
-            check_keyframe(&world, step)?;
+            at(&world, step)?;
             while let Some(a) = actions.next_if(|a| a.step == step) {
                 a.action.apply(&mut world).map_err(|e| Divergence::Action { step, message: e.to_string() })?;
             }
@@ -350,7 +361,7 @@ impl Recording {
                 return Err(Divergence::Hash { step: step + 1, expected, got });
             }
         }
-        check_keyframe(&world, steps)?;
+        at(&world, steps)?;
         Ok(steps)
     }
 
@@ -385,9 +396,16 @@ impl Recording {
         Ok(world)
     }
 
-    /// Reads a recording; errors say `FILE:LINE:COL` for syntax and truncation.
+    /// Reads a recording in either format: the binary one (told by its magic bytes) or RON.
+    /// Errors say `FILE:LINE:COL` for RON syntax and truncation, `FILE: byte N` for a damaged
+    /// binary file.
     pub fn load(path: impl AsRef<Path>) -> Result<Recording, SceneError> {
         let path = path.as_ref();
+        let bytes =
+            crate::scene::import::read_regular(path).map_err(|source| SceneError::Io { path: path.into(), source })?;
+        if is_binary(&bytes) {
+            return Recording::from_binary(&bytes, path);
+        }
         Recording::parse(&crate::scene::read_text(path)?, path)
     }
 
@@ -400,8 +418,15 @@ impl Recording {
             col: e.span.start.col,
             message: e.code.to_string(),
         })?;
+        rec.check(&path)?;
+        Ok(rec)
+    }
+
+    /// The checks every loaded recording passes, whatever its format.
+    fn check(&self, path: &Path) -> Result<(), SceneError> {
+        let rec = self;
         let invalid = |field: &str, message: String| SceneError::Invalid {
-            path: path.clone(),
+            path: path.into(),
             field: field.into(),
             message: message.into(),
         };
@@ -411,7 +436,7 @@ impl Recording {
                 format!("unsupported recording version {} (this build reads {RECORDING_VERSION})", rec.version),
             ));
         }
-        rec.scene.validate(&path)?;
+        rec.scene.validate(path)?;
         if rec.keyframe_interval == 0 {
             return Err(invalid("keyframe_interval", "must be at least 1".into()));
         }
@@ -421,12 +446,18 @@ impl Recording {
         if !rec.keyframes.is_sorted_by_key(|k| k.step) {
             return Err(invalid("keyframes", "keyframes must be in step order".into()));
         }
-        Ok(rec)
+        Ok(())
     }
 
-    /// Writes the recording atomically.
+    /// Writes the recording atomically: in the binary format if the file name ends in
+    /// `.cdrec` ([`EXTENSION`]), as RON otherwise.
     pub fn save(&self, path: impl AsRef<Path>) -> Result<(), SceneError> {
-        self.write(AtomicFile::create(path.as_ref())?)
+        let path = path.as_ref();
+        if path.extension().is_some_and(|e| e == EXTENSION) {
+            crate::scene::write_atomic(path, &self.to_binary(KeyframeStorage::default()))
+        } else {
+            self.write(AtomicFile::create(path)?)
+        }
     }
 
     /// Writes the recording to `out` (opened before the run, so a bad path fails early) and
@@ -445,7 +476,8 @@ mod tests {
     use super::*;
     use crate::scene::ShapeDesc;
 
-    fn recorded(steps: u64) -> Recording {
+    /// `steps` of the box stack, with a shot added at step 12 and a setting changed at step 20.
+    pub(super) fn recorded(steps: u64) -> Recording {
         let scene = Scene::load(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/box_stack.ron")).unwrap();
         let mut world = scene.build().unwrap();
         let mut rec = Recorder::new(&scene, &world, 10);

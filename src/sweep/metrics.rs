@@ -19,7 +19,8 @@ pub struct Metrics {
     /// Largest rise of mechanical energy (kinetic plus gravitational) above its start, J: a
     /// stable run only loses energy.
     pub energy_rise: Real,
-    /// Dynamic bodies whose centre passed through a static body in one step (tunneling).
+    /// Dynamic bodies whose centre passed through a static body, within one step or over a
+    /// few (tunneling; see [`Crossings`]).
     pub tunneled: u32,
     /// Bodies asleep after the last step.
     pub asleep: u32,
@@ -61,7 +62,7 @@ pub struct Probe {
     total_ms: f64,
     energy0: Real,
     speeds: SpeedHistogram,
-    previous: Vec<Vec3>,
+    crossings: Crossings,
     tunneled: Vec<bool>,
     m: Metrics,
 }
@@ -86,7 +87,7 @@ impl Probe {
             total_ms: 0.0,
             energy0: mechanical_energy(world),
             speeds: SpeedHistogram::default(),
-            previous: world.bodies().iter().map(|b| b.pose.translation).collect(),
+            crossings: Crossings::new(world),
             tunneled: vec![false; world.bodies().len()],
             m: Metrics::default(),
         }
@@ -116,31 +117,10 @@ impl Probe {
         self.count_crossings(world);
     }
 
-    /// A dynamic body's centre crossed a static body when the segment it moved along in the step
-    /// enters the static shape and leaves it again before its end (for a mesh or height field,
-    /// a surface: when the segment crosses it).
     fn count_crossings(&mut self, world: &World) {
-        let bodies = world.bodies();
-        self.previous.resize(bodies.len(), Vec3::ZERO);
-        self.tunneled.resize(bodies.len(), false);
-        let statics: Vec<usize> = (0..bodies.len()).filter(|&i| bodies[i].kind == crate::BodyKind::Static).collect();
-        for (i, b) in bodies.iter().enumerate() {
-            let (from, to) = (self.previous[i], b.pose.translation);
-            self.previous[i] = to;
-            if !b.is_dynamic() || self.tunneled[i] || from == to {
-                continue;
-            }
-            let crossed = statics.iter().any(|&s| {
-                let (shape, pose) = (&bodies[s].shape, &bodies[s].pose);
-                let enter = ray_cast(shape, pose, &Ray::new(from, to - from), 1.0).map(|h| h.t);
-                // A mesh is a surface: crossing it once is passing through.
-                if shape.is_mesh() {
-                    return enter.is_some_and(|e| e > 0.0 && e < 1.0);
-                }
-                let leave = ray_cast(shape, pose, &Ray::new(to, from - to), 1.0).map(|h| h.t);
-                matches!((enter, leave), (Some(e), Some(l)) if e > 0.0 && l > 0.0 && e < 1.0 - l)
-            });
-            self.tunneled[i] = crossed;
+        self.tunneled.resize(world.bodies().len(), false);
+        for (body, _) in self.crossings.observe(world) {
+            self.tunneled[body] = true;
         }
     }
 
@@ -157,6 +137,65 @@ impl Probe {
                 world.bodies().iter().zip(r).map(|(b, p)| b.pose.translation.distance(*p)).fold(0.0, Real::max);
         }
         self.m
+    }
+}
+
+/// Finds dynamic bodies whose centre passes through a static body: the straight path from
+/// where the body was last outside every static body to where it is enters a static shape and
+/// leaves it again. A crossing within one step is found at that step; one spread over several
+/// (the centre ends a step inside a wall and leaves it the next) at the step it leaves. For a
+/// mesh or height field, a surface, crossing it within one step is passing through.
+pub struct Crossings {
+    /// Per body: where its path starts (its centre when last outside every static body) and
+    /// the steps since.
+    anchors: Vec<(Vec3, u32)>,
+}
+
+/// Steps a centre may stay inside a static body and still count as passing through it when it
+/// leaves on the far side (a body stuck longer was pushed through, not tunneling).
+const MAX_STEPS_INSIDE: u32 = 8;
+
+impl Crossings {
+    /// Starts watching `world`'s bodies where they are.
+    pub fn new(world: &World) -> Self {
+        Crossings { anchors: world.bodies().iter().map(|b| (b.pose.translation, 0)).collect() }
+    }
+
+    /// The `(body, static body)` crossings completed in the step just taken.
+    pub fn observe(&mut self, world: &World) -> Vec<(usize, usize)> {
+        let bodies = world.bodies();
+        self.anchors.extend(bodies[self.anchors.len().min(bodies.len())..].iter().map(|b| (b.pose.translation, 0)));
+        let statics: Vec<usize> = (0..bodies.len()).filter(|&i| bodies[i].kind == crate::BodyKind::Static).collect();
+        let mut found = Vec::new();
+        for (i, b) in bodies.iter().enumerate() {
+            let (from, age) = self.anchors[i];
+            let to = b.pose.translation;
+            if !b.is_dynamic() || from == to {
+                self.anchors[i] = (to, 0);
+                continue;
+            }
+            let mut inside = false;
+            let crossed = statics.iter().copied().find(|&s| {
+                let (shape, pose) = (&bodies[s].shape, &bodies[s].pose);
+                let enter = ray_cast(shape, pose, &Ray::new(from, to - from), 1.0).map(|h| h.t);
+                let enters = enter.is_some_and(|e| e > 0.0 && e < 1.0);
+                // A mesh is a surface: crossing it once is passing through.
+                if shape.is_mesh() {
+                    return age == 0 && enters;
+                }
+                let leave = ray_cast(shape, pose, &Ray::new(to, from - to), 1.0).map(|h| h.t);
+                let through = matches!((enter, leave), (Some(e), Some(l)) if e > 0.0 && l > 0.0 && e < 1.0 - l);
+                // Entered and not left: the centre ends this step inside the shape.
+                inside |= enters && !through;
+                through
+            });
+            if let Some(s) = crossed {
+                found.push((i, s));
+            }
+            self.anchors[i] =
+                if inside && crossed.is_none() && age < MAX_STEPS_INSIDE { (from, age + 1) } else { (to, 0) };
+        }
+        found
     }
 }
 

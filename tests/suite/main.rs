@@ -7,6 +7,7 @@ mod broadphase;
 mod ccd;
 mod cli;
 mod compound;
+mod diagnose;
 mod dynamics;
 mod geometry;
 mod layering;

@@ -23,6 +23,19 @@ fn the_tunneling_bullet_counts_one_crossing_without_ccd_and_none_with_toi() {
 }
 
 #[test]
+fn a_crossing_spread_over_two_steps_counts_as_tunneling() {
+    // The plate's centre ends one step inside the 3 cm wall and leaves it the next.
+    let s = scene("bugs/thin_plate_ccd_off.ron");
+    assert_eq!(sweep::run_point(&s, &s.settings, 60, None).unwrap().metrics.tunneled, 1);
+    let mut toi = s.settings.clone();
+    toi.set_field("ccd", "Toi").unwrap();
+    assert_eq!(sweep::run_point(&s, &toi, 60, None).unwrap().metrics.tunneled, 0);
+    // A body pushed into a floor and back out on its own side never passed through it.
+    let stack = scene("bugs/heavy_on_light.ron");
+    assert_eq!(sweep::run_point(&stack, &stack.settings, 240, None).unwrap().metrics.tunneled, 0);
+}
+
+#[test]
 fn a_resting_stack_has_no_energy_rise_and_sleeps_and_its_own_settings_do_not_diverge() {
     let s = scene("box_stack.ron");
     let own = sweep::run_point(&s, &s.settings, 240, None).unwrap();

@@ -76,7 +76,7 @@ impl TimelinePanel {
                 out.push(rec(RecordCommand::ToggleRecording));
             }
             if ui.button("📂 Open recording…").on_hover_text("Open a .ron recording onto the timeline").clicked()
-                && let Some(p) = rfd::FileDialog::new().add_filter("Recording", &["ron"]).pick_file()
+                && let Some(p) = rfd::FileDialog::new().add_filter("Recording", &["cdrec", "ron"]).pick_file()
             {
                 out.push(rec(RecordCommand::Open(p)));
                 out.push(Command::FrameAll);
@@ -87,7 +87,7 @@ impl TimelinePanel {
                 .on_hover_text("Write the recording (atomically) as .ron; `collidoscope replay` checks it")
                 .clicked()
                 && let Some(p) =
-                    rfd::FileDialog::new().add_filter("Recording", &["ron"]).set_file_name("recording.ron").save_file()
+                    rfd::FileDialog::new().add_filter("Recording", &["cdrec", "ron"]).set_file_name("recording.cdrec").save_file()
             {
                 out.push(rec(RecordCommand::Save(p)));
             }

@@ -81,3 +81,32 @@ fn shipped_recordings_replay() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+#[test]
+fn binary_recordings_replay_and_damage_is_a_clear_error() {
+    for (name, extra) in [("stack.cdrec", None), ("stack-full.cdrec", Some("--full-keyframes"))] {
+        let rec = temp(name);
+        let out = bin()
+            .args(["record", "scenes/box_stack.ron", "--steps", "90", "--keyframe-every", "30", "-o"])
+            .arg(&rec)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let ok = bin().arg("replay").arg(&rec).output().unwrap();
+        assert!(String::from_utf8_lossy(&ok.stdout).contains("verified 90 steps"), "{ok:?}");
+        let bytes = std::fs::read(&rec).unwrap();
+        assert!(bytes.starts_with(b"\x89CDREC"));
+        // A flipped byte in the middle and a file cut short: one line naming the file and byte.
+        let mut flipped = bytes.clone();
+        flipped[bytes.len() / 2] ^= 0x40;
+        for damaged in [flipped, bytes[..bytes.len() * 2 / 3].to_vec()] {
+            std::fs::write(&rec, damaged).unwrap();
+            let bad = bin().arg("replay").arg(&rec).output().unwrap();
+            assert_eq!(bad.status.code(), Some(1));
+            let msg = String::from_utf8_lossy(&bad.stdout);
+            assert!(msg.contains(&format!("{}: byte ", rec.display())) && !msg.contains("panicked"), "{msg}");
+        }
+        let _ = std::fs::remove_file(&rec);
+    }
+}

@@ -1,0 +1,722 @@
+//! From a symptom to its cause and a fix that was tried: runs a case, finds the events worth a
+//! bug report (tunneling, jitter, energy gained, deep penetration, an explosion, a non-finite
+//! body, ghost bumps on a mesh, bodies far from the origin), measures the cause of each, and
+//! re-runs the case from the snapshot before the event with each fix the cause suggests,
+//! reporting whether the event went away and what the fix costs per step.
+
+use crate::BodyKind;
+use crate::math::{Real, Vec3};
+use crate::record::{EventDetector, EventKind};
+use crate::scene::{Scene, SceneError};
+use crate::settings::SettingsError;
+use crate::sweep::Crossings;
+use crate::world::{Snapshot, SnapshotError, World};
+use serde::Serialize;
+
+mod shrink;
+pub use shrink::{ShrinkError, Shrunk, shrink};
+
+/// Why a case could not be diagnosed.
+#[derive(Debug, thiserror::Error)]
+pub enum DiagnoseError {
+    /// The scene builds no world.
+    #[error(transparent)]
+    Scene(#[from] SceneError),
+    /// A snapshot taken during the run could not be restored.
+    #[error("restoring the snapshot of step {step}: {error}")]
+    Snapshot {
+        /// The snapshot's step.
+        step: u64,
+        /// Why.
+        error: SnapshotError,
+    },
+    /// A fix's setting could not be applied.
+    #[error("fix {field}={value}: {error}")]
+    Setting {
+        /// The setting.
+        field: String,
+        /// Its value, as RON.
+        value: String,
+        /// Why.
+        error: Box<SettingsError>,
+    },
+}
+
+/// What went wrong in a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Symptom {
+    /// A dynamic body's centre passed through a static body.
+    Tunneling,
+    /// A contact switched on and off repeatedly: a resting body jitters.
+    Jitter,
+    /// Mechanical energy rose with nothing acting.
+    EnergyGain,
+    /// Two bodies overlap far beyond the slop.
+    DeepPenetration,
+    /// A body's speed jumped within one step beyond what gravity gives.
+    Explosion,
+    /// A body's state became NaN or infinite.
+    NonFinite,
+    /// A body touching a mesh was kicked up, or its contact normal jumped.
+    GhostBump,
+    /// A body so far from the origin that f32 positions are coarser than the slop.
+    FarFromOrigin,
+}
+
+impl Symptom {
+    /// Every symptom.
+    pub const ALL: [Symptom; 8] = [
+        Symptom::Tunneling,
+        Symptom::Jitter,
+        Symptom::EnergyGain,
+        Symptom::DeepPenetration,
+        Symptom::Explosion,
+        Symptom::NonFinite,
+        Symptom::GhostBump,
+        Symptom::FarFromOrigin,
+    ];
+
+    /// The symptom's name on the command line and in JSON.
+    pub fn cli_name(self) -> &'static str {
+        match self {
+            Symptom::Tunneling => "tunneling",
+            Symptom::Jitter => "jitter",
+            Symptom::EnergyGain => "energy_gain",
+            Symptom::DeepPenetration => "deep_penetration",
+            Symptom::Explosion => "explosion",
+            Symptom::NonFinite => "non_finite",
+            Symptom::GhostBump => "ghost_bump",
+            Symptom::FarFromOrigin => "far_from_origin",
+        }
+    }
+
+    /// The symptom's name in reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            Symptom::Tunneling => "tunneling",
+            Symptom::Jitter => "jitter",
+            Symptom::EnergyGain => "energy gained",
+            Symptom::DeepPenetration => "deep penetration",
+            Symptom::Explosion => "explosion",
+            Symptom::NonFinite => "non-finite state",
+            Symptom::GhostBump => "ghost bump",
+            Symptom::FarFromOrigin => "far from the origin",
+        }
+    }
+}
+
+/// One occurrence of a symptom.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Event {
+    /// What went wrong.
+    pub symptom: Symptom,
+    /// The step that ended with it (0: the scene as built).
+    pub step: u64,
+    /// The bodies involved, the one it happened to first.
+    pub bodies: Vec<u32>,
+    /// What was seen, in words.
+    pub detail: String,
+}
+
+/// What a measured cause is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CauseKind {
+    /// A body moves farther in a step than the thinner shape is thick, with CCD off.
+    FastAndThinWithoutCcd,
+    /// A body below the CCD speed threshold moves farther in a step than the thinner shape.
+    UnderCcdThreshold,
+    /// Warm starting is off, so impulses restart from zero every step in a stack.
+    WarmStartingOff,
+    /// A heavy body rests on much lighter ones.
+    MassRatio,
+    /// Too few solver iterations for the height of the stack.
+    TooFewIterations,
+    /// Raw triangle contacts on a mesh's internal edges.
+    InternalEdges,
+    /// Bodies were placed overlapping.
+    SpawnOverlap,
+    /// Positions far from the origin are coarser than the slop.
+    FarFromOrigin,
+    /// No cause the tool knows fits.
+    Unknown,
+}
+
+/// A change to try: a setting, or an edit of the case.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    /// Set a setting (its scene-file name and RON value).
+    Set {
+        /// The setting.
+        field: String,
+        /// Its new value, as RON.
+        value: String,
+    },
+    /// Move a body.
+    Move {
+        /// The body.
+        body: u32,
+        /// By how much, m.
+        by: [Real; 3],
+    },
+    /// Give a body a new density (and so a new mass).
+    Density {
+        /// The body.
+        body: u32,
+        /// Its new density, kg/m³.
+        density: Real,
+    },
+    /// Move every body by the same offset (the scene's origin to its centre).
+    Recentre {
+        /// The offset, m.
+        by: [Real; 3],
+    },
+}
+
+impl Change {
+    fn set(field: &str, value: impl ToString) -> Change {
+        Change::Set { field: field.into(), value: value.to_string() }
+    }
+
+    /// The change in words (`ccd=Toi`, `move body 2 by (0, 0.41, 0)`).
+    pub fn describe(&self) -> String {
+        match self {
+            Change::Set { field, value } => format!("{field}={value}"),
+            Change::Move { body, by } => format!("move body {body} by ({:.3}, {:.3}, {:.3}) m", by[0], by[1], by[2]),
+            Change::Density { body, density } => format!("density of body {body} to {density:.0} kg/m³"),
+            Change::Recentre { by } => {
+                format!("move the scene by ({:.0}, {:.0}, {:.0}) m, to the origin", by[0], by[1], by[2])
+            }
+        }
+    }
+
+    /// Applies the change to `world`.
+    pub fn apply(&self, world: &mut World) -> Result<(), DiagnoseError> {
+        match self {
+            Change::Set { field, value } => {
+                let mut s = world.settings.clone();
+                s.set_field(field, value).map_err(|error| DiagnoseError::Setting {
+                    field: field.clone(),
+                    value: value.clone(),
+                    error: Box::new(error),
+                })?;
+                world.set_settings(s);
+            }
+            Change::Move { body, by } => {
+                if (*body as usize) < world.bodies().len() {
+                    world.body_mut(*body as usize).pose.translation += Vec3::from_array(*by);
+                }
+            }
+            Change::Density { body, density } => {
+                if (*body as usize) < world.bodies().len() {
+                    let b = world.body_mut(*body as usize);
+                    b.material.density = *density;
+                    b.update_mass();
+                }
+            }
+            Change::Recentre { by } => {
+                for i in 0..world.bodies().len() {
+                    world.body_mut(i).pose.translation += Vec3::from_array(*by);
+                }
+            }
+        }
+        world.wake_all();
+        Ok(())
+    }
+}
+
+/// A fix, tried.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Trial {
+    /// What was changed.
+    pub change: Change,
+    /// Whether the re-run from the snapshot was free of the event.
+    pub removed: bool,
+    /// Median time of a step over the re-run with the change, ms.
+    pub ms_per_step: f64,
+}
+
+/// One event, its measured cause and the fixes tried.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Diagnosis {
+    /// The event.
+    pub event: Event,
+    /// The cause's kind.
+    pub cause: CauseKind,
+    /// The cause, with the figures measured.
+    pub explanation: String,
+    /// The step of the snapshot the re-runs start from.
+    pub rerun_from: u64,
+    /// Whether the re-run from that snapshot without a change shows the event again (else the
+    /// trials prove nothing and are left out).
+    pub reproduced: bool,
+    /// Median time of a step over the re-run without a change, ms.
+    pub baseline_ms_per_step: f64,
+    /// The fixes tried: those that removed the event first, cheapest first.
+    pub fixes: Vec<Trial>,
+}
+
+impl Diagnosis {
+    /// The cheapest fix that removed the event.
+    pub fn best_fix(&self) -> Option<&Trial> {
+        self.fixes.first().filter(|t| t.removed)
+    }
+}
+
+/// What [`diagnose`] found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    /// The scene's name.
+    pub scene: String,
+    /// Steps run.
+    pub steps: u64,
+    /// Every event seen, the first of each symptom and body.
+    pub events: Vec<Event>,
+    /// The first event of each symptom, diagnosed.
+    pub diagnoses: Vec<Diagnosis>,
+}
+
+impl Report {
+    /// The report as text for a terminal.
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        let _ = writeln!(out, "{}: {} steps, {} events", self.scene, self.steps, self.events.len());
+        if self.diagnoses.is_empty() {
+            let _ = writeln!(out, "no symptoms found");
+        }
+        for d in &self.diagnoses {
+            let e = &d.event;
+            let _ = writeln!(out, "\nstep {}: {} — {}", e.step, e.symptom.label(), e.detail);
+            let _ = writeln!(out, "  cause: {}", d.explanation);
+            if !d.reproduced {
+                let _ = writeln!(
+                    out,
+                    "  the event does not recur from the snapshot of step {}: no fix tried",
+                    d.rerun_from
+                );
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "  fixes tried from the snapshot of step {} (as is: {:.3} ms/step):",
+                d.rerun_from, d.baseline_ms_per_step
+            );
+            for t in &d.fixes {
+                let verdict = if t.removed { "removes it" } else { "does not remove it" };
+                let _ = writeln!(out, "    {:<44} {verdict:<18} {:.3} ms/step", t.change.describe(), t.ms_per_step);
+            }
+        }
+        out
+    }
+}
+
+/// Steps between the snapshots kept for re-runs.
+const SNAPSHOT_EVERY: u64 = 10;
+/// Re-runs start at least this many steps before the event, so a cause that builds up (a
+/// stack coming apart) is caught while it builds.
+const LEAD: u64 = 60;
+/// Re-runs go on this many steps past the event.
+const HORIZON: u64 = 60;
+/// A rise of speed in one step beyond gravity's, m/s, that counts as an explosion.
+const EXPLOSION_DV: Real = 5.0;
+/// A mass ratio above this, heavier on lighter, strains the solver.
+const MASS_RATIO: Real = 10.0;
+
+/// Watches a world step by step for every symptom.
+struct Watch {
+    events: EventDetector,
+    crossings: Crossings,
+    speeds: Vec<Real>,
+}
+
+impl Watch {
+    fn new(world: &World) -> Self {
+        Watch {
+            events: EventDetector::new(),
+            crossings: Crossings::new(world),
+            speeds: world.bodies().iter().map(|b| b.linvel.length()).collect(),
+        }
+    }
+
+    fn observe(&mut self, world: &World) -> Vec<Event> {
+        let step = world.step_count();
+        let bodies = world.bodies();
+        let mut out: Vec<Event> = Vec::new();
+        for e in self.events.observe(world, false) {
+            let symptom = match e.kind {
+                EventKind::ContactFlicker => Symptom::Jitter,
+                EventKind::EnergySpike => Symptom::EnergyGain,
+                EventKind::DeepPenetration => Symptom::DeepPenetration,
+                EventKind::NonFinite => Symptom::NonFinite,
+                EventKind::GhostBump => Symptom::GhostBump,
+                _ => continue,
+            };
+            // The dynamic body first: the static one of a pair is never the one to watch.
+            let mut b = e.bodies.clone();
+            b.sort_by_key(|&i| bodies.get(i as usize).is_none_or(|b| !b.is_dynamic()));
+            out.push(Event { symptom, step, bodies: b, detail: e.detail });
+        }
+        for (body, wall) in self.crossings.observe(world) {
+            out.push(Event {
+                symptom: Symptom::Tunneling,
+                step,
+                bodies: vec![body as u32, wall as u32],
+                detail: format!("{} passed through {}", name(world, body), name(world, wall)),
+            });
+        }
+        let g = world.settings.gravity.length() * world.settings.dt;
+        self.speeds.resize(bodies.len(), 0.0);
+        for (i, b) in bodies.iter().enumerate() {
+            let v = b.linvel.length();
+            if b.is_dynamic() && v - self.speeds[i] > EXPLOSION_DV + g {
+                out.push(Event {
+                    symptom: Symptom::Explosion,
+                    step,
+                    bodies: vec![i as u32],
+                    detail: format!("{} sped up from {:.2} to {v:.2} m/s in one step", name(world, i), self.speeds[i]),
+                });
+            }
+            self.speeds[i] = v;
+        }
+        out
+    }
+}
+
+fn name(world: &World, i: usize) -> String {
+    match &world.bodies()[i].name {
+        Some(n) => format!("body {i} ({n})"),
+        None => format!("body {i}"),
+    }
+}
+
+/// The spacing of f32 values at `x`: the smallest step a coordinate there can take.
+fn spacing(x: Real) -> Real {
+    let x = x.abs();
+    if x == 0.0 { 0.0 } else { (f32::from_bits(x.to_bits() + 1) - x).max(0.0) }
+}
+
+/// Dynamic bodies whose position is coarser than the slop.
+fn far_bodies(world: &World) -> Vec<Event> {
+    let slop = world.settings.slop;
+    let mut out = Vec::new();
+    for (i, b) in world.bodies().iter().enumerate().filter(|(_, b)| b.is_dynamic()) {
+        let s = b.pose.translation.abs().max_element();
+        let sp = spacing(s);
+        if sp > slop {
+            out.push(Event {
+                symptom: Symptom::FarFromOrigin,
+                step: world.step_count(),
+                bodies: vec![i as u32],
+                detail: format!(
+                    "{} is {:.0} m from the origin, where f32 positions move in steps of {:.2} mm",
+                    name(world, i),
+                    s,
+                    sp * 1000.0
+                ),
+            });
+        }
+    }
+    out
+}
+
+/// The thickness of a body's shape: the smallest extent of its local bounding box, m.
+fn thickness(world: &World, i: usize) -> Real {
+    world.bodies()[i].shape.local_aabb().extents().min_element()
+}
+
+/// Runs `scene` for `steps` steps and diagnoses each symptom's first event.
+pub fn diagnose(scene: &Scene, steps: u64) -> Result<Report, DiagnoseError> {
+    let mut world = scene.build()?;
+    let mut snapshots: Vec<Snapshot> = vec![world.snapshot()];
+    let mut events = far_bodies(&world);
+    let mut watch = Watch::new(&world);
+    // The contacts of the first step, as the bodies were placed, for spawn overlaps.
+    let mut first_contacts: Vec<(u32, u32, Real, Vec3)> = Vec::new();
+    for _ in 0..steps {
+        world.step();
+        if world.step_count() == 1 {
+            first_contacts =
+                world.contacts().iter().map(|c| (c.a, c.b, c.manifold.max_depth(), c.manifold.normal)).collect();
+        }
+        for e in watch.observe(&world) {
+            let seen = events.iter().any(|o| o.symptom == e.symptom && o.bodies.first() == e.bodies.first());
+            if !seen {
+                events.push(e);
+            }
+        }
+        if world.step_count().is_multiple_of(SNAPSHOT_EVERY) {
+            snapshots.push(world.snapshot());
+        }
+    }
+    let mut firsts: Vec<&Event> = Vec::new();
+    for e in &events {
+        if !firsts.iter().any(|f| f.symptom == e.symptom) {
+            firsts.push(e);
+        }
+    }
+    let mut diagnoses = Vec::new();
+    for event in firsts {
+        let start = snapshots.iter().rev().find(|s| s.step <= event.step.saturating_sub(LEAD)).unwrap_or(&snapshots[0]);
+        // The cause is measured on the world as the event left it.
+        let near = snapshots.iter().rev().find(|s| s.step <= event.step).unwrap_or(&snapshots[0]);
+        let mut at = world_at(scene, near)?;
+        while at.step_count() < event.step {
+            at.step();
+        }
+        let (cause, explanation, fixes) = cause_of(event, &at, &first_contacts);
+        let until = (event.step + HORIZON).min(steps.max(event.step + 1));
+        let (seen, baseline) = rerun(scene, start, None, event, until)?;
+        let mut trials = Vec::new();
+        if seen {
+            for change in fixes {
+                let (again, ms) = rerun(scene, start, Some(&change), event, until)?;
+                trials.push(Trial { change, removed: !again, ms_per_step: ms });
+            }
+        }
+        trials.sort_by(|a, b| b.removed.cmp(&a.removed).then(a.ms_per_step.total_cmp(&b.ms_per_step)));
+        diagnoses.push(Diagnosis {
+            event: event.clone(),
+            cause,
+            explanation,
+            rerun_from: start.step,
+            reproduced: seen,
+            baseline_ms_per_step: baseline,
+            fixes: trials,
+        });
+    }
+    Ok(Report { scene: scene.name.clone(), steps, events, diagnoses })
+}
+
+fn world_at(scene: &Scene, snap: &Snapshot) -> Result<World, DiagnoseError> {
+    let mut w = scene.build()?;
+    w.restore(snap).map_err(|error| DiagnoseError::Snapshot { step: snap.step, error })?;
+    Ok(w)
+}
+
+/// Re-runs from `start` to `until` with `change` applied: whether `event`'s symptom happened to
+/// its first body again, and the median ms per step.
+fn rerun(
+    scene: &Scene,
+    start: &Snapshot,
+    change: Option<&Change>,
+    event: &Event,
+    until: u64,
+) -> Result<(bool, f64), DiagnoseError> {
+    let mut w = world_at(scene, start)?;
+    if let Some(c) = change {
+        c.apply(&mut w)?;
+    }
+    let same =
+        |e: &Event| e.symptom == event.symptom && (event.bodies.is_empty() || e.bodies.first() == event.bodies.first());
+    let mut seen = far_bodies(&w).iter().any(same);
+    let mut watch = Watch::new(&w);
+    let mut ms = Vec::new();
+    while w.step_count() < until {
+        w.step();
+        ms.push(w.profile().total_ms);
+        seen |= watch.observe(&w).iter().any(same);
+    }
+    // The median step: a step the machine paused in does not swing the cost.
+    ms.sort_by(f64::total_cmp);
+    Ok((seen, ms.get(ms.len() / 2).copied().unwrap_or(0.0)))
+}
+
+/// The dynamic bodies in contact with `body`, directly or through other dynamic bodies.
+fn island(world: &World, body: u32) -> Vec<u32> {
+    let dynamic = |i: u32| world.bodies()[i as usize].is_dynamic();
+    let mut found = vec![body];
+    let mut k = 0;
+    while k < found.len() {
+        let at = found[k];
+        for c in world.contacts() {
+            let other = if c.a == at {
+                c.b
+            } else if c.b == at {
+                c.a
+            } else {
+                continue;
+            };
+            if dynamic(other) && !found.contains(&other) {
+                found.push(other);
+            }
+        }
+        k += 1;
+    }
+    found
+}
+
+/// The measured cause of `event` in the world `at` (the snapshot the re-runs start from), and
+/// the fixes it suggests.
+fn cause_of(event: &Event, at: &World, first: &[(u32, u32, Real, Vec3)]) -> (CauseKind, String, Vec<Change>) {
+    let s = &at.settings;
+    let bodies = at.bodies();
+    let b0 = event.bodies.first().map(|&b| b as usize);
+    match event.symptom {
+        Symptom::Tunneling => {
+            let (i, wall) = (event.bodies[0] as usize, event.bodies[1] as usize);
+            let v = bodies[i].linvel.length();
+            let travel = v * s.dt;
+            let (ti, tw) = (thickness(at, i), thickness(at, wall));
+            let thin = ti.min(tw);
+            let which = if ti <= tw { name(at, i) } else { name(at, wall) };
+            if s.ccd == crate::ccd::CcdMode::Off {
+                let explanation = format!(
+                    "{} moves {travel:.3} m per step ({v:.1} m/s × {:.4} s), {:.0}× the thinner shape's thickness \
+                     ({thin:.3} m, {which}), with ccd Off",
+                    name(at, i),
+                    s.dt,
+                    travel / thin
+                );
+                let fixes = vec![Change::set("ccd", "Speculative"), Change::set("ccd", "Toi")];
+                (CauseKind::FastAndThinWithoutCcd, explanation, fixes)
+            } else {
+                let explanation = format!(
+                    "{} moves {travel:.3} m per step against a thinnest shape of {thin:.3} m, at {v:.1} m/s, \
+                     under ccd_speed_threshold {:.1} m/s (ccd {:?})",
+                    name(at, i),
+                    s.ccd_speed_threshold,
+                    s.ccd
+                );
+                let fixes = vec![
+                    Change::set("ccd_speed_threshold", format!("{:?}", (v * 0.5).max(0.1))),
+                    Change::set("ccd", "Toi"),
+                ];
+                (CauseKind::UnderCcdThreshold, explanation, fixes)
+            }
+        }
+        Symptom::GhostBump => {
+            let none = s.internal_edges == crate::narrowphase::mesh::InternalEdges::None;
+            if none {
+                let explanation = format!(
+                    "internal_edges None: contacts on the edges between a mesh's triangles keep their own normals, \
+                     and {} is kicked by them",
+                    b0.map_or("a body".into(), |i| name(at, i))
+                );
+                let fixes = vec![
+                    Change::set("internal_edges", "VoidedFeatures"),
+                    Change::set("internal_edges", "AdjacencyNormals"),
+                ];
+                (CauseKind::InternalEdges, explanation, fixes)
+            } else {
+                let explanation =
+                    format!("internal_edges {:?} is on; the bump's cause is not one this tool knows", s.internal_edges);
+                (CauseKind::Unknown, explanation, vec![Change::set("substeps", s.substeps * 2)])
+            }
+        }
+        Symptom::FarFromOrigin => {
+            let centre = bodies.iter().map(|b| b.pose.translation).sum::<Vec3>() / bodies.len().max(1) as Real;
+            let sp = b0.map_or(0.0, |i| spacing(bodies[i].pose.translation.abs().max_element()));
+            let explanation = format!(
+                "at {:.0} m from the origin f32 positions move in steps of {:.2} mm, {:.1}× the slop of {:.2} mm",
+                centre.length(),
+                sp * 1000.0,
+                sp / s.slop,
+                s.slop * 1000.0
+            );
+            (CauseKind::FarFromOrigin, explanation, vec![Change::Recentre { by: (-centre).to_array() }])
+        }
+        Symptom::NonFinite => {
+            (CauseKind::Unknown, "the step froze a non-finite body; no cause this tool knows fits".into(), vec![])
+        }
+        Symptom::DeepPenetration | Symptom::Explosion | Symptom::EnergyGain | Symptom::Jitter => {
+            // Bodies placed overlapping: the first step finds them deep in each other.
+            let overlap = first
+                .iter()
+                .filter(|c| c.2 > 10.0 * s.slop.max(1e-3))
+                .filter(|c| event.bodies.is_empty() || event.bodies.contains(&c.0) || event.bodies.contains(&c.1))
+                .max_by(|x, y| x.2.total_cmp(&y.2));
+            if event.step <= 2
+                && let Some(&(a, b, depth, normal)) = overlap
+            {
+                let explanation = format!(
+                    "{} and {} were placed overlapping by {depth:.3} m ({:.0}× the slop): the first step pushes them apart",
+                    name(at, a as usize),
+                    name(at, b as usize),
+                    depth / s.slop
+                );
+                // Move the dynamic one of the pair out along the normal (A to B).
+                let (body, dir) = if bodies[b as usize].is_dynamic() { (b, normal) } else { (a, -normal) };
+                let by = (dir * (depth + s.slop)).to_array();
+                let fixes = vec![Change::Move { body, by }, Change::set("max_correction_velocity", 0.5)];
+                return (CauseKind::SpawnOverlap, explanation, fixes);
+            }
+            stack_cause(event, at)
+        }
+    }
+}
+
+/// The cause of trouble in a stack: warm starting, mass ratio, or iterations for its height;
+/// or, for a body on a mesh, its internal edges.
+fn stack_cause(event: &Event, at: &World) -> (CauseKind, String, Vec<Change>) {
+    let s = &at.settings;
+    let bodies = at.bodies();
+    let on_mesh = event.bodies.iter().any(|&b| bodies[b as usize].shape.is_mesh());
+    if on_mesh && s.internal_edges == crate::narrowphase::mesh::InternalEdges::None {
+        return cause_of(&Event { symptom: Symptom::GhostBump, ..event.clone() }, at, &[]);
+    }
+    let start = event.bodies.iter().copied().find(|&b| bodies[b as usize].is_dynamic());
+    let group = start.map(|b| island(at, b)).unwrap_or_else(|| {
+        (0..bodies.len() as u32).filter(|&i| bodies[i as usize].kind == BodyKind::Dynamic).collect()
+    });
+    // Heavier on lighter: over every contact of two dynamic bodies, the upper's mass over the lower's.
+    let up = -s.gravity.normalize_or_zero();
+    let mut ratio: Real = 1.0;
+    let mut pair = (0, 0);
+    for c in at.contacts() {
+        let (a, b) = (&bodies[c.a as usize], &bodies[c.b as usize]);
+        if !a.is_dynamic() || !b.is_dynamic() || !group.contains(&c.a) {
+            continue;
+        }
+        let (upper, lower, iu, il) =
+            if a.pose.translation.dot(up) > b.pose.translation.dot(up) { (a, b, c.a, c.b) } else { (b, a, c.b, c.a) };
+        let r = upper.mass() / lower.mass();
+        if r > ratio {
+            ratio = r;
+            pair = (iu, il);
+        }
+    }
+    let height = group.len();
+    let passes = s.iterations as usize * s.substeps as usize;
+    let more_iterations = Change::set("iterations", (s.iterations * 4).max(4));
+    let more_substeps = Change::set("substeps", (s.substeps * 4).max(4));
+    if !s.warm_starting && height >= 2 {
+        let explanation = format!(
+            "warm_starting is off: a stack of {height} bodies starts its impulses from zero every step, and \
+             {} iteration(s) × {} substeps cannot carry the weight down it",
+            s.iterations, s.substeps
+        );
+        return (
+            CauseKind::WarmStartingOff,
+            explanation,
+            vec![Change::set("warm_starting", true), more_iterations, more_substeps],
+        );
+    }
+    if ratio > MASS_RATIO {
+        let explanation = format!(
+            "{} rests on {}, {ratio:.0}× lighter (above the {MASS_RATIO:.0}× the solver handles): the light body \
+             cannot hold it off the ones below",
+            name(at, pair.0 as usize),
+            name(at, pair.1 as usize)
+        );
+        // The scene's own fix: the upper body at half the ratio the solver handles.
+        let (upper, lower) = (&bodies[pair.0 as usize], &bodies[pair.1 as usize]);
+        let lighter = upper.material.density * (0.5 * MASS_RATIO * lower.mass() / upper.mass());
+        let density = Change::Density { body: pair.0, density: lighter.max(1.0) };
+        return (CauseKind::MassRatio, explanation, vec![more_substeps, more_iterations, density]);
+    }
+    if height > 2 * passes {
+        let explanation = format!(
+            "a stack of {height} bodies with {} iteration(s) × {} substeps: fewer solver passes than half its height",
+            s.iterations, s.substeps
+        );
+        return (CauseKind::TooFewIterations, explanation, vec![more_iterations, more_substeps]);
+    }
+    let explanation = format!(
+        "no cause this tool knows fits (slop {:.4} m, contact_hertz {:.0}, {} iteration(s) × {} substeps)",
+        s.slop, s.contact_hertz, s.iterations, s.substeps
+    );
+    (CauseKind::Unknown, explanation, vec![more_substeps, Change::set("slop", s.slop * 4.0)])
+}

@@ -1,0 +1,145 @@
+//! Delta debugging: the smallest set of a scene's bodies (generators expanded into their
+//! members) whose run still shows an event.
+
+use super::{DiagnoseError, Symptom, Watch, far_bodies};
+use crate::scene::Scene;
+
+/// The smallest case [`shrink`] found.
+#[derive(Clone, Debug)]
+pub struct Shrunk {
+    /// The scene with only the bodies kept, generators expanded.
+    pub scene: Scene,
+    /// The original index of each body kept, in order.
+    pub kept: Vec<u32>,
+    /// The step the event happens at in the smaller scene.
+    pub step: u64,
+    /// The body the event happened to, as an index into the smaller scene.
+    pub body: Option<u32>,
+    /// Runs made to find it.
+    pub runs: u32,
+}
+
+/// Why a scene could not be shrunk.
+#[derive(Debug, thiserror::Error)]
+pub enum ShrinkError {
+    /// The scene does not build, or a run failed.
+    #[error(transparent)]
+    Diagnose(#[from] DiagnoseError),
+    /// The whole scene does not show the event within the steps.
+    #[error("the scene shows no {symptom} event{} within {steps} steps: nothing to shrink", body.map(|b| format!(" for body {b}")).unwrap_or_default())]
+    NoEvent {
+        /// The symptom asked for.
+        symptom: &'static str,
+        /// The body asked for.
+        body: Option<u32>,
+        /// The steps run.
+        steps: u64,
+    },
+}
+
+/// The step and body of the first `symptom` event in a scene made of `all[keep]`, if any (for
+/// `body`, one that happens to that body: an index into `all`).
+fn first_event(
+    scene: &Scene,
+    all: &[crate::scene::BodyDesc],
+    keep: &[usize],
+    symptom: Symptom,
+    body: Option<u32>,
+    steps: u64,
+) -> Result<Option<(u64, Option<u32>)>, DiagnoseError> {
+    let mut case = scene.clone();
+    case.generators.clear();
+    case.bodies = keep.iter().map(|&i| all[i].clone()).collect();
+    let mut world = case.build()?;
+    let wanted = |e: &super::Event| {
+        e.symptom == symptom
+            && body.is_none_or(|b| e.bodies.first().is_some_and(|&k| keep.get(k as usize) == Some(&(b as usize))))
+    };
+    if let Some(e) = far_bodies(&world).iter().find(|e| wanted(e)) {
+        return Ok(Some((0, e.bodies.first().copied())));
+    }
+    let mut watch = Watch::new(&world);
+    for _ in 0..steps {
+        world.step();
+        if let Some(e) = watch.observe(&world).iter().find(|e| wanted(e)) {
+            return Ok(Some((world.step_count(), e.bodies.first().copied())));
+        }
+    }
+    Ok(None)
+}
+
+/// Removes bodies from `scene` while its run still shows a `symptom` event (to `body`, an index
+/// into the expanded scene, if given) within `steps` steps: Zeller's ddmin over the bodies,
+/// removing ever smaller chunks, then one body at a time until no single removal keeps the
+/// event.
+pub fn shrink(scene: &Scene, symptom: Symptom, body: Option<u32>, steps: u64) -> Result<Shrunk, ShrinkError> {
+    let all = scene.expanded_bodies();
+    let mut runs = 0u32;
+    let mut test = |keep: &[usize]| {
+        runs += 1;
+        first_event(scene, &all, keep, symptom, body, steps)
+    };
+    let mut keep: Vec<usize> = (0..all.len()).collect();
+    let Some(mut found) = test(&keep)? else {
+        return Err(ShrinkError::NoEvent { symptom: symptom.label(), body, steps });
+    };
+    let mut n = 2usize;
+    while keep.len() >= 2 {
+        let chunk = keep.len().div_ceil(n);
+        let mut reduced = false;
+        for start in (0..keep.len()).step_by(chunk) {
+            let rest: Vec<usize> =
+                keep[..start].iter().chain(&keep[(start + chunk).min(keep.len())..]).copied().collect();
+            if rest.is_empty() {
+                continue;
+            }
+            if let Some(f) = test(&rest)? {
+                keep = rest;
+                found = f;
+                n = (n - 1).max(2);
+                reduced = true;
+                break;
+            }
+        }
+        if !reduced {
+            if n >= keep.len() {
+                break;
+            }
+            n = (n * 2).min(keep.len());
+        }
+    }
+    let mut case = scene.clone();
+    case.generators.clear();
+    case.bodies = keep.iter().map(|&i| all[i].clone()).collect();
+    case.name = format!("{} (minimal: {})", scene.name, symptom.label());
+    Ok(Shrunk { scene: case, kept: keep.iter().map(|&i| i as u32).collect(), step: found.0, body: found.1, runs })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_crowd_with_one_tunneling_plate_shrinks_to_the_plate_and_the_wall() {
+        let scene = Scene::load(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/bugs/crowd_tunneling.ron")).unwrap();
+        assert_eq!(scene.expanded_bodies().len(), 190);
+        let s = shrink(&scene, Symptom::Tunneling, None, 60).unwrap();
+        assert!(s.scene.bodies.len() <= 3, "kept {:?}", s.kept);
+        let names: Vec<_> = s.scene.bodies.iter().filter_map(|b| b.name.clone()).collect();
+        assert!(names.contains(&"plate".to_string()) && names.contains(&"wall".to_string()), "{names:?}");
+        // The smaller scene still tunnels, at the step reported.
+        let mut w = s.scene.build().unwrap();
+        let mut watch = Watch::new(&w);
+        let mut at = None;
+        for _ in 0..60 {
+            w.step();
+            if watch.observe(&w).iter().any(|e| e.symptom == Symptom::Tunneling) {
+                at = Some(w.step_count());
+                break;
+            }
+        }
+        assert_eq!(at, Some(s.step));
+        // Asking for a body that never tunnels is an error, not an empty scene.
+        assert!(matches!(shrink(&scene, Symptom::Tunneling, Some(0), 60), Err(ShrinkError::NoEvent { .. })));
+    }
+}

@@ -1,0 +1,139 @@
+//! `diagnose` on the seeded bug scenes in scenes/bugs/: each names the right cause, and a fix it
+//! suggests, re-run from the snapshot before the event, removes the event.
+
+use collidoscope::Scene;
+use collidoscope::diagnose::{CauseKind, Change, Diagnosis, Symptom, diagnose};
+use std::path::Path;
+use std::process::Command;
+
+fn bug(name: &str) -> Scene {
+    Scene::load(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/bugs").join(name)).unwrap()
+}
+
+/// The diagnosis of the first event with `symptom`, checked to have `cause`, to have been
+/// reproduced from its snapshot, and to list a working fix first.
+fn diagnosed(scene: &str, steps: u64, symptom: Symptom, cause: CauseKind) -> Diagnosis {
+    let report = diagnose(&bug(scene), steps).unwrap();
+    let d = report
+        .diagnoses
+        .iter()
+        .find(|d| d.event.symptom == symptom)
+        .unwrap_or_else(|| panic!("{scene}: no {symptom:?} event\n{}", report.to_text()))
+        .clone();
+    assert_eq!(d.cause, cause, "{scene}\n{}", report.to_text());
+    assert!(d.reproduced, "{scene}: the event does not recur from its snapshot\n{}", report.to_text());
+    assert!(d.best_fix().is_some(), "{scene}: no fix removed the event\n{}", report.to_text());
+    // Working fixes come first.
+    assert!(d.fixes.windows(2).all(|w| w[0].removed >= w[1].removed), "{}", report.to_text());
+    d
+}
+
+fn set(field: &str, value: &str) -> Change {
+    Change::Set { field: field.into(), value: value.into() }
+}
+
+fn removes(d: &Diagnosis, change: &Change) -> bool {
+    d.fixes.iter().any(|t| t.removed && &t.change == change)
+}
+
+#[test]
+fn a_thin_plate_through_a_wall_is_speed_against_thickness_with_ccd_off() {
+    let d = diagnosed("thin_plate_ccd_off.ron", 60, Symptom::Tunneling, CauseKind::FastAndThinWithoutCcd);
+    assert_eq!(d.event.bodies, vec![2, 1], "the plate through the wall");
+    assert!(d.explanation.contains("1.000 m per step") && d.explanation.contains("0.020 m"), "{}", d.explanation);
+    assert!(removes(&d, &set("ccd", "Speculative")) && removes(&d, &set("ccd", "Toi")), "{d:?}");
+}
+
+#[test]
+fn a_stack_without_warm_starting_is_told_to_warm_start() {
+    let d = diagnosed("stack_no_warm_start.ron", 300, Symptom::Jitter, CauseKind::WarmStartingOff);
+    assert!(removes(&d, &set("warm_starting", "true")), "{d:?}");
+}
+
+#[test]
+fn a_heavy_box_on_light_boxes_is_its_mass_ratio() {
+    let d = diagnosed("heavy_on_light.ron", 120, Symptom::DeepPenetration, CauseKind::MassRatio);
+    assert!(d.explanation.contains("390×"), "{}", d.explanation);
+    assert!(matches!(d.best_fix().unwrap().change, Change::Density { body: 4, .. }), "{d:?}");
+}
+
+#[test]
+fn a_sphere_bumping_on_a_mesh_is_its_internal_edges() {
+    let d = diagnosed("sphere_on_mesh_edges.ron", 120, Symptom::GhostBump, CauseKind::InternalEdges);
+    assert!(removes(&d, &set("internal_edges", "VoidedFeatures")), "{d:?}");
+}
+
+#[test]
+fn bodies_spawned_overlapping_are_moved_apart() {
+    let d = diagnosed("spawn_overlap.ron", 60, Symptom::DeepPenetration, CauseKind::SpawnOverlap);
+    assert_eq!(d.event.step, 1);
+    match &d.best_fix().unwrap().change {
+        Change::Move { body: 2, by } => assert!((by[1] - 0.401).abs() < 0.01, "{by:?}"),
+        other => panic!("expected the upper box moved up, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_body_50_km_out_is_recentred() {
+    let d = diagnosed("far_from_origin.ron", 30, Symptom::FarFromOrigin, CauseKind::FarFromOrigin);
+    assert!(d.explanation.contains("3.91 mm"), "{}", d.explanation);
+    assert!(matches!(d.best_fix().unwrap().change, Change::Recentre { by } if (by[0] + 50000.0).abs() < 1.0));
+}
+
+#[test]
+fn a_scene_without_trouble_reports_no_symptom() {
+    let scene = Scene::load(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/box_stack.ron")).unwrap();
+    let report = diagnose(&scene, 120).unwrap();
+    assert!(report.diagnoses.is_empty(), "{}", report.to_text());
+}
+
+#[test]
+fn the_command_prints_text_and_json_and_reads_recordings() {
+    let bin = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_collidoscope"));
+        c.current_dir(env!("CARGO_MANIFEST_DIR"));
+        c
+    };
+    let out = bin().args(["diagnose", "scenes/bugs/thin_plate_ccd_off.ron", "--steps", "30"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains("tunneling") && text.contains("ccd=Toi"), "{text}");
+    let out =
+        bin().args(["diagnose", "scenes/bugs/thin_plate_ccd_off.ron", "--steps", "30", "--json"]).output().unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["diagnoses"][0]["cause"], "fast_and_thin_without_ccd");
+    let rec = std::env::temp_dir().join(format!("collidoscope-diag-{}.cdrec", std::process::id()));
+    let out =
+        bin().args(["record", "scenes/bugs/thin_plate_ccd_off.ron", "--steps", "20", "-o"]).arg(&rec).output().unwrap();
+    assert!(out.status.success());
+    let out = bin().arg("diagnose").arg(&rec).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("20 steps") && text.contains("tunneling"), "{text}");
+    let _ = std::fs::remove_file(&rec);
+}
+
+#[test]
+fn shrink_writes_the_smallest_scene_that_still_tunnels() {
+    let out = std::env::temp_dir().join(format!("collidoscope-shrunk-{}.ron", std::process::id()));
+    let run = Command::new(env!("CARGO_BIN_EXE_collidoscope"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["shrink", "scenes/bugs/crowd_tunneling.ron", "--event", "tunneling", "--steps", "60", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{text}{}", String::from_utf8_lossy(&run.stderr));
+    assert!(text.contains("bodies of 190 keep the tunneling event"), "{text}");
+    let small = Scene::load(&out).unwrap();
+    assert!(small.bodies.len() <= 3 && small.generators.is_empty(), "{:?}", small.bodies.len());
+    let report = diagnose(&small, 60).unwrap();
+    assert!(report.diagnoses.iter().any(|d| d.event.symptom == Symptom::Tunneling), "{}", report.to_text());
+    let _ = std::fs::remove_file(&out);
+    // An unknown kind names the choices.
+    let bad = Command::new(env!("CARGO_BIN_EXE_collidoscope"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["shrink", "scenes/bugs/crowd_tunneling.ron", "--event", "tunnel", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("far_from_origin"));
+}
