@@ -17,9 +17,10 @@ pub use pair_cache::{CachedPoint, PAIR_CACHE_MAX_TURN, PairEntry};
 #[cfg(test)]
 pub(crate) use warm::matching;
 
-use crate::dynamics::solver::{CachedImpulse, Contact, WarmCache};
+use crate::dynamics::solver::{CachedImpulse, Contact, StepContext, WarmCache};
 use crate::math::Real;
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
+use crate::parallel::Crew;
 
 /// The index of `pair`'s entry in `entries` (sorted by pair, each entry's pair given by `key`),
 /// walking on from `*cursor`, which it leaves there: lists walked in pair order are searched in
@@ -107,8 +108,9 @@ impl ContactStore {
     }
 
     /// What the solver solves and updates: the contacts, last step's warm-start cache (which it
-    /// replaces) and each contact's entry in it ([`ContactStore::match_warm`]).
-    pub fn for_solver(&mut self) -> (&[Contact], &mut WarmCache, &[u32]) {
+    /// replaces) and each contact's entry in it, found here (none without warm starting).
+    pub fn for_solver(&mut self, ctx: &StepContext, crew: Option<&Crew>) -> (&[Contact], &mut WarmCache, &[u32]) {
+        self.match_warm(ctx.warm_starting(), crew);
         (&self.contacts, &mut self.warm, &self.matched)
     }
 

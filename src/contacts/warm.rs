@@ -11,10 +11,9 @@ impl ContactStore {
     /// Finds each contact's entry in last step's warm-start cache (none without warm
     /// starting): both are sorted by pair, so one walk per block of contacts, each starting
     /// where a binary search puts it (the same entries on any thread count).
-    pub fn match_warm(&mut self, warm_starting: bool, crew: Option<&Crew>) {
+    pub(super) fn match_warm(&mut self, warm_starting: bool, crew: Option<&Crew>) {
         let n = self.contacts.len();
         self.matched.resize(n, u32::MAX);
-        self.matched.truncate(n);
         if !warm_starting {
             self.matched.fill(u32::MAX);
             return;

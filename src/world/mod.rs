@@ -250,8 +250,10 @@ impl World {
         &self.solver
     }
 
-    /// Every pair's state between steps: the body-pair cache, the warm-start cache.
-    pub fn contact_store(&self) -> &ContactStore {
+    /// Every pair's state between steps: the body-pair cache, the warm-start cache (the
+    /// solver's tests read it).
+    #[cfg(test)]
+    pub(crate) fn contact_store(&self) -> &ContactStore {
         &self.contacts
     }
 
@@ -418,7 +420,6 @@ impl World {
         } else {
             let aabb = |b: &Body| b.aabb().expanded(margin);
             self.aabbs.resize(bodies.len(), Aabb::EMPTY);
-            self.aabbs.truncate(bodies.len());
             parallel::fill(st.crew.as_ref(), &mut self.aabbs[..], 512, |r, out| {
                 for (o, b) in out.iter_mut().zip(&bodies[r]) {
                     *o = aabb(b);
@@ -499,12 +500,11 @@ impl World {
             self.rotations.build(&self.bodies, |b| b.is_dynamic() && !b.asleep && !built(b));
         }
         let crew = st.shared(self.pairs.len(), self.parallel_min_pairs);
-        {
-            let _t = PhaseTimer::new(&mut p.solve_ms);
-            self.contacts.match_warm(self.settings.warm_starting, crew);
-        }
         let ctx = StepContext::new(&self.settings);
-        let input = self.contacts.for_solver();
+        let input = {
+            let _t = PhaseTimer::new(&mut p.solve_ms);
+            self.contacts.for_solver(&ctx, crew)
+        };
         let times = self.solver.step(&mut self.bodies, input, &ctx, &self.rotations, crew);
         p.solve_ms += times.solve_ms;
         p.integrate_ms += times.integrate_ms;

@@ -68,6 +68,11 @@ impl StepContext {
         }
     }
 
+    /// Whether contacts start from last step's impulses.
+    pub fn warm_starting(&self) -> bool {
+        self.warm_starting
+    }
+
     /// What row building reads of gravity and the step.
     pub(super) fn fall(&self) -> Fall {
         Fall { gravity: self.gravity, dt: self.dt }
