@@ -185,7 +185,6 @@ impl ContactStore {
         let runs = pairs.len().div_ceil(run);
         self.runs.resize_with(runs.max(self.runs.len()), Vec::new);
         self.pair_cache_next.resize(pairs.len(), PairEntry::invalid((0, 0)));
-        self.pair_cache_next.truncate(pairs.len());
         let mut entries: Vec<&mut [PairEntry]> = self.pair_cache_next.chunks_mut(run).collect();
         let (old, hits) = (&self.pair_cache, AtomicU32::new(0));
         parallel::fill(crew, (&mut self.runs[..runs], &mut entries[..]), 1, |r, (outs, entries)| {

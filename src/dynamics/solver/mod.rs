@@ -161,9 +161,10 @@ impl std::ops::Deref for WarmCache {
 /// Time spent in the solver's parts, ms.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SolverTimes {
-    /// Velocity passes and position correction, ms.
+    /// Body and row setup, velocity passes, position correction and the substeps' integration
+    /// (which runs among the passes), ms.
     pub solve_ms: f64,
-    /// Position integration, ms.
+    /// The final write-back of poses and velocities to the bodies, ms.
     pub integrate_ms: f64,
 }
 
@@ -345,9 +346,7 @@ impl Solver {
     ) {
         let n = contacts.len();
         out.resize(n, Contact { a: 0, b: 0, manifold: Manifold::default() });
-        out.truncate(n);
         self.arm_b.resize(n, [Vec3::ZERO; MAX_MANIFOLD_POINTS]);
-        self.arm_b.truncate(n);
         let isa = *self.isa.get_or_insert_with(Isa::best);
         let (entries, pool) = (&cache.entries, SharedMut::new(&mut cache.pool));
         let (poses, slot) = (&self.poses, &self.slots);
@@ -413,15 +412,10 @@ impl Solver {
         };
         let n = bodies.len();
         self.states.resize(n, BodyState::default());
-        self.states.truncate(n);
         self.motion.resize(n, Motion { dq: Quat::IDENTITY, dynamic: false, moves: false });
-        self.motion.truncate(n);
         self.masses.resize(n, BodyMass::default());
-        self.masses.truncate(n);
         self.responds.resize(n, false);
-        self.responds.truncate(n);
         self.poses.resize(n, [0.0; 8]);
-        self.poses.truncate(n);
         let out = (
             &mut self.states[..],
             &mut self.motion[..],
