@@ -153,7 +153,7 @@ pub(crate) const MESH: u8 = 1;
 /// [`BodyInfo::kinds`]: a compound.
 pub(crate) const COMPOUND: u8 = 2;
 /// [`BodyInfo::kinds`]: its contacts reach as far as it can move this step, or a body with
-/// reach can push it (`World::reach`, `World::pushed`).
+/// reach can push it (`NarrowInput::reach`, `ContactStore`'s `pushed`).
 pub(crate) const REACH: u8 = 4;
 
 /// What a body's pairs' tests depend on, made once a step for each body, so that each pair
@@ -482,12 +482,7 @@ mod tests {
             let mut out = vec![PairEntry::invalid((7, 7)); queued + 1];
             let mut expect = Vec::new();
             for slot in 0..queued {
-                let a = Pose::new(rng.vec3(-50.0, 50.0), rng.rotation());
-                let b = Pose::new(rng.vec3(-50.0, 50.0), rng.rotation());
-                let mut m = Manifold::new(rng.unit_vector());
-                for id in 0..1 + (rng.next_u64() % MAX_MANIFOLD_POINTS as u64) as u32 {
-                    m.push(ContactPoint { point: rng.vec3(-50.0, 50.0), depth: rng.range(-0.02, 0.02), id });
-                }
+                let (a, b, m) = random_case(&mut rng);
                 let m = (!rng.next_u64().is_multiple_of(5)).then_some(m);
                 let pair = (slot as u32, case as u32);
                 expect.push(PairEntry::new(pair, &a, &b, m.as_ref()));
@@ -503,12 +498,23 @@ mod tests {
                 assert_eq!(
                     bits(&best_out[slot]),
                     bits(e),
-                    "case {case}, slot {slot}, AVX: {:?} against {e:?}",
+                    "case {case}, slot {slot}, best kernel: {:?} against {e:?}",
                     best_out[slot]
                 );
             }
             assert_eq!(out[queued], PairEntry::invalid((7, 7)), "case {case}: a slot past the queue was written");
         }
+    }
+
+    /// Two random poses and a manifold of 1 to 4 random points between them.
+    fn random_case(rng: &mut SplitMix64) -> (Pose, Pose, Manifold) {
+        let a = Pose::new(rng.vec3(-50.0, 50.0), rng.rotation());
+        let b = Pose::new(rng.vec3(-50.0, 50.0), rng.rotation());
+        let mut m = Manifold::new(rng.unit_vector());
+        for id in 0..1 + (rng.next_u64() % MAX_MANIFOLD_POINTS as u64) as u32 {
+            m.push(ContactPoint { point: rng.vec3(-50.0, 50.0), depth: rng.range(-0.02, 0.02), id });
+        }
+        (a, b, m)
     }
 
     /// Rebuilt eight at a time, every manifold has `PairEntry::manifold`'s bits, whatever the
@@ -522,12 +528,7 @@ mod tests {
             let mut out = vec![Manifold::default(); queued + 1];
             let mut expect = Vec::new();
             for slot in 0..queued {
-                let a = Pose::new(rng.vec3(-50.0, 50.0), rng.rotation());
-                let b = Pose::new(rng.vec3(-50.0, 50.0), rng.rotation());
-                let mut m = Manifold::new(rng.unit_vector());
-                for id in 0..1 + (rng.next_u64() % MAX_MANIFOLD_POINTS as u64) as u32 {
-                    m.push(ContactPoint { point: rng.vec3(-50.0, 50.0), depth: rng.range(-0.02, 0.02), id });
-                }
+                let (a, b, m) = random_case(&mut rng);
                 let e = PairEntry::new((0, 1), &a, &b, Some(&m));
                 expect.push(e.manifold(&a, &b).unwrap());
                 assert_eq!(rebuild.push(slot, &e, &a, &b), slot + 1 == LANES);
@@ -545,7 +546,7 @@ mod tests {
                 assert_eq!(
                     bits(&best_out[slot]),
                     bits(e),
-                    "case {case}, slot {slot}, AVX: {:?} against {e:?}",
+                    "case {case}, slot {slot}, best kernel: {:?} against {e:?}",
                     best_out[slot]
                 );
             }
