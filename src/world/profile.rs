@@ -11,9 +11,10 @@ pub struct StepProfile {
     pub narrow_phase_ms: f64,
     /// CCD preparation and time of impact, ms.
     pub ccd_ms: f64,
-    /// Solver, ms.
+    /// Solver, ms: warm-start matching, setup, passes and the substeps' integration (which runs
+    /// among the passes).
     pub solve_ms: f64,
-    /// Position integration, ms.
+    /// The solver's final write-back of poses and velocities to the bodies, ms.
     pub integrate_ms: f64,
     /// Bodies in the world.
     pub bodies: u32,

@@ -121,10 +121,11 @@ pub(crate) fn sat_polytopes(
             }
         }
     }
-    // Prefer faces (stable, many points), as for boxes: a B face must separate more than A's
+    // Prefer faces (stable, many points): a B face must separate more than A's
     // best by 0.5% of the smaller shape's radius, an edge more than the best face by 1%. So the
     // chosen axis is at most 1.5% of that radius shallower than the deepest-separating one:
-    // that much extra depth is the price of the preference.
+    // that much extra depth is the price of the preference. (Box–box SAT also lets an edge win
+    // when it overlaps a quarter or less of the best face's overlap; this test does not.)
     let radius = |p: &Polytope| p.verts.iter().map(|v| v.distance(p.centre)).fold(0.0, Real::max);
     let scale = radius(a).min(radius(b)).max(1e-6);
     let best_face = if face_b.0 > face.0 + FACE_B_PREFERENCE * scale { face_b } else { face };
