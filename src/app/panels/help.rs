@@ -80,9 +80,11 @@ Voided features: such a contact is dropped when a neighbour's contact covers it,
 pub(super) const CCD: &str = "Continuous collision detection: how fast bodies are kept from passing through thin ones.\n\
 Off: a body that moves more than a thin obstacle's thickness in one step can tunnel (press B to shoot one).";
 
-pub(super) const CCD_SPEED_THRESHOLD: &str = "Bodies faster than this (m/s) are swept by CCD even without the bullet flag.\n\
+pub(super) const CCD_SPEED_THRESHOLD: &str = "Toi: bodies faster than this (m/s) are swept by CCD even without the bullet flag.\n\
 Too small: CCD runs for ordinary bodies and costs time.\n\
-Too large: fast non-bullet bodies tunnel.";
+Too large: fast non-bullet bodies tunnel.\n\
+Speculative: Collidoscope does not use it (every moving body's contacts reach as far as it moves); \
+rapier3d's side of an A/B does, as its soft-CCD distance (threshold × dt).";
 
 pub(super) const SLEEPING: &str = "Let resting islands fall asleep: they skip the solver until something touches them.\n\
 Off: every body is simulated every step (slower, and resting piles may creep).";

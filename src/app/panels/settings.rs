@@ -236,10 +236,10 @@ impl SettingsPanel {
             row(ui, "CCD", help::CCD, |ui| combo(ui, "ccd", &mut s.ccd, CcdMode::ALL));
             row(ui, "CCD speed threshold", help::CCD_SPEED_THRESHOLD, |ui| {
                 ui.add_enabled(
-                    s.ccd == CcdMode::Toi,
+                    s.ccd != CcdMode::Off,
                     slider(&mut s.ccd_speed_threshold, range("ccd_speed_threshold")).logarithmic(true).suffix(" m/s"),
                 )
-                .on_disabled_hover_text("Only CCD Toi sweeps bodies faster than this.")
+                .on_disabled_hover_text("CCD is off: no body is swept, whatever its speed.")
             });
         });
 

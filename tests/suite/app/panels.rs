@@ -118,7 +118,7 @@ fn changing_settings_keeps_the_world_running_state() {
 }
 
 /// A control that does nothing under the current choice is disabled: the grid's cell size
-/// unless the broad phase is the grid, the CCD speed threshold unless CCD is Toi.
+/// unless the broad phase is the grid, the CCD speed threshold while CCD is off.
 #[test]
 fn controls_that_do_nothing_under_the_current_choice_are_disabled() {
     let mut h = harness(showing(app_with(small_scene()), &[PanelId::Settings]));
@@ -126,12 +126,19 @@ fn controls_that_do_nothing_under_the_current_choice_are_disabled() {
         h.get_by_role_and_label(egui::accesskit::Role::Slider, label).accesskit_node().is_disabled()
     };
     assert!(disabled(&h, "Grid cell size"), "Auto sizes its own grid");
-    assert!(disabled(&h, "CCD speed threshold"), "the default CCD sweeps nothing");
-    let mut s = h.state().world().settings.clone();
-    s.broad_phase = collidoscope::broadphase::BroadPhaseKind::Grid;
-    s.ccd = collidoscope::ccd::CcdMode::Toi;
-    h.state_mut().apply(collidoscope::app::Command::SetSettings(Box::new(s)));
-    h.run();
+    assert!(!disabled(&h, "CCD speed threshold"), "rapier3d's side of an A/B uses it under the default Speculative");
+    let set = |h: &mut Harness<'static, App>, edit: &dyn Fn(&mut collidoscope::settings::Settings)| {
+        let mut s = h.state().world().settings.clone();
+        edit(&mut s);
+        h.state_mut().apply(collidoscope::app::Command::SetSettings(Box::new(s)));
+        h.run();
+    };
+    set(&mut h, &|s| s.ccd = collidoscope::ccd::CcdMode::Off);
+    assert!(disabled(&h, "CCD speed threshold"), "CCD off sweeps nothing");
+    set(&mut h, &|s| {
+        s.broad_phase = collidoscope::broadphase::BroadPhaseKind::Grid;
+        s.ccd = collidoscope::ccd::CcdMode::Toi;
+    });
     assert!(!disabled(&h, "Grid cell size"), "the grid uses it");
     assert!(!disabled(&h, "CCD speed threshold"), "Toi uses it");
 }
