@@ -18,9 +18,9 @@ pub fn check(files: &[PathBuf]) -> Result<(), CliError> {
                 .map_err(|e| e.to_string())
         };
         match outcome {
-            Ok(line) => println!("{line}"),
+            Ok(line) => outln!("{line}"),
             Err(e) => {
-                println!("{e}");
+                outln!("{e}");
                 failed += 1;
             }
         }

@@ -136,7 +136,7 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
     let a = simulate(Stepper::new("collidoscope", world.clone())?, args.steps);
     let b = simulate(Stepper::new("rapier", world)?, args.steps);
 
-    println!(
+    outln!(
         "scene: {} ({n} bodies), {} steps of {:.4} s = {:.2} s simulated, {} substeps x {} iterations",
         if scene.name.is_empty() { "unnamed" } else { &scene.name },
         args.steps,
@@ -145,26 +145,26 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         s.substeps,
         s.iterations
     );
-    println!("collidoscope on {threads} thread{}, rapier3d on one", if threads == 1 { "" } else { "s" });
-    println!("{:<30} {:>14} {:>14} {:>14}", "", "collidoscope", "rapier", "rapier/collid.");
+    outln!("collidoscope on {threads} thread{}, rapier3d on one", if threads == 1 { "" } else { "s" });
+    outln!("{:<30} {:>14} {:>14} {:>14}", "", "collidoscope", "rapier", "rapier/collid.");
     let row3 = |name: &str, x: f64, y: f64| {
         let ratio = if x > 0.0 { format!("{:.2}", y / x) } else { "-".into() };
-        println!("{name:<30} {x:>14.4} {y:>14.4} {ratio:>14}");
+        outln!("{name:<30} {x:>14.4} {y:>14.4} {ratio:>14}");
     };
     row3("ms per step, median", median_max(&mut a.ms.clone()).0, median_max(&mut b.ms.clone()).0);
     row3("ms per step, p90", quantile(&a.ms, 0.9), quantile(&b.ms, 0.9));
     let (sa, sb) = (a.stability, b.stability);
-    let row = |name: &str, x: Real, y: Real| println!("{name:<30} {x:>14.6} {y:>14.6}");
+    let row = |name: &str, x: Real, y: Real| outln!("{name:<30} {x:>14.6} {y:>14.6}");
     row("max displacement m", sa.max_displacement, sb.max_displacement);
     row("max horizontal drift m", sa.max_horizontal_drift, sb.max_horizontal_drift);
     row("max out-of-plane drift m", sa.max_out_of_plane, sb.max_out_of_plane);
     row("max tilt deg", sa.max_tilt_deg, sb.max_tilt_deg);
     let asleep = |t: Option<f64>| t.map_or("never".to_string(), |t| format!("{t:.4}"));
-    println!("{:<30} {:>14} {:>14}", "all asleep at s", asleep(sa.all_asleep_at), asleep(sb.all_asleep_at));
+    outln!("{:<30} {:>14} {:>14}", "all asleep at s", asleep(sa.all_asleep_at), asleep(sb.all_asleep_at));
     row("resting speed m/s", sa.resting_speed, sb.resting_speed);
     row("max penetration m", sa.max_penetration, sb.max_penetration);
-    println!("{:<30} {:>14} {:>14}", "hash", format!("{:016x}", a.hash), format!("{:016x}", b.hash));
+    outln!("{:<30} {:>14} {:>14}", "hash", format!("{:016x}", a.hash), format!("{:016x}", b.hash));
     let (max, mean) = collidoscope::peer::divergence(&a.end, &b.end);
-    println!("divergence after {} steps: max {max:.6} m, mean {mean:.6} m", args.steps);
+    outln!("divergence after {} steps: max {max:.6} m, mean {mean:.6} m", args.steps);
     Ok(())
 }

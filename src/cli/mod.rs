@@ -1,6 +1,14 @@
 //! The subcommands, one module each, and the flags they share: the settings overrides and the
 //! checked whole numbers.
 
+/// `println!` for the commands' output: a closed pipe (`collidoscope run … | head`) ends the
+/// process quietly, as a shell tool does, instead of panicking.
+macro_rules! outln {
+    ($($t:tt)*) => {
+        $crate::cli::write_line(format_args!($($t)*))
+    };
+}
+
 pub mod app;
 pub mod check;
 pub mod compare;
@@ -183,4 +191,17 @@ fn parse_narrow_phase(s: &str) -> Result<NarrowPhaseKind, String> {
 
 fn parse_ccd(s: &str) -> Result<CcdMode, String> {
     parse_choice(CcdMode::ALL, CcdMode::cli_name, s)
+}
+
+/// Writes one line to standard output. The reader gone (a closed pipe) ends the process with
+/// success, as `SIGPIPE` ends a shell tool; any other write error ends it with the error.
+pub(crate) fn write_line(args: std::fmt::Arguments) {
+    use std::io::Write;
+    if let Err(e) = writeln!(std::io::stdout().lock(), "{args}") {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: standard output: {e}");
+        std::process::exit(1);
+    }
 }

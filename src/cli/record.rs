@@ -74,7 +74,7 @@ pub fn record(args: &RecordArgs) -> Result<(), CliError> {
         } else {
             format!(" (binary format; .{EXTENSION} is its usual extension)")
         };
-        println!("recorded {} steps ({keyframes} keyframes) to {}{note}", args.steps, args.output.display());
+        outln!("recorded {} steps ({keyframes} keyframes) to {}{note}", args.steps, args.output.display());
     } else {
         let states = keyframes.saturating_mul(world.bodies().len() as u64);
         if states > MAX_KEYFRAME_STATES {
@@ -96,8 +96,8 @@ pub fn record(args: &RecordArgs) -> Result<(), CliError> {
         }
         let rec = recorder.finish();
         rec.write(output)?;
-        println!("recorded {} steps ({} keyframes) to {}", rec.steps(), rec.keyframes.len(), args.output.display());
+        outln!("recorded {} steps ({} keyframes) to {}", rec.steps(), rec.keyframes.len(), args.output.display());
     }
-    println!("hash: {:016x}", world.hash());
+    outln!("hash: {:016x}", world.hash());
     Ok(())
 }

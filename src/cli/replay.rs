@@ -9,9 +9,9 @@ pub fn replay(files: &[PathBuf]) -> Result<(), CliError> {
     for f in files {
         let outcome = Recording::load_verified(f);
         match outcome {
-            Ok(n) => println!("{}: verified {n} steps", f.display()),
+            Ok(n) => outln!("{}: verified {n} steps", f.display()),
             Err(e) => {
-                println!("{e}");
+                outln!("{e}");
                 failed += 1;
             }
         }

@@ -115,13 +115,13 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     }
     print_summary(&scene, world, engine.label(), &summary);
     if let Some(b) = &bumps {
-        println!("bumps ({:?}):", world.settings.internal_edges);
-        println!("  {:<16} {:>8} {:>7} {:>6} {:>10}", "body", "metres", "spikes", "flips", "bumps/m");
+        outln!("bumps ({:?}):", world.settings.internal_edges);
+        outln!("  {:<16} {:>8} {:>7} {:>6} {:>10}", "body", "metres", "spikes", "flips", "bumps/m");
         for r in b.rows() {
-            println!("  {:<16} {:>8.2} {:>7} {:>6} {:>10.3}", r.name, r.metres, r.spikes, r.flips, r.per_metre());
+            outln!("  {:<16} {:>8.2} {:>7} {:>6} {:>10.3}", r.name, r.metres, r.spikes, r.flips, r.per_metre());
         }
     }
-    println!("hash: {:016x}", world.hash());
+    outln!("hash: {:016x}", world.hash());
     Ok(())
 }
 
@@ -195,7 +195,7 @@ pub fn median_max<T: Copy + Default + PartialOrd>(v: &mut [T]) -> (T, T) {
 
 fn print_summary(scene: &Scene, world: &World, engine: &str, summary: &Summary) {
     let s = &world.settings;
-    println!(
+    outln!(
         "scene: {} ({} bodies), {} steps of {:.4} s = {:.2} s simulated",
         if scene.name.is_empty() { "unnamed" } else { &scene.name },
         world.bodies().len(),
@@ -205,11 +205,11 @@ fn print_summary(scene: &Scene, world: &World, engine: &str, summary: &Summary) 
     );
     if engine == "Collidoscope" {
         let n = world.threads();
-        println!("engine: {engine}, {n} thread{}", if n == 1 { "" } else { "s" });
+        outln!("engine: {engine}, {n} thread{}", if n == 1 { "" } else { "s" });
     } else {
-        println!("engine: {engine}");
+        outln!("engine: {engine}");
     }
-    println!(
+    outln!(
         "settings: broad phase {}, narrow phase {}, ccd {}, {} substeps x {} iterations",
         match (s.broad_phase, world.broad_phase().resolved()) {
             (BroadPhaseKind::Auto, used) => format!("auto ({})", used.cli_name()),
@@ -220,24 +220,24 @@ fn print_summary(scene: &Scene, world: &World, engine: &str, summary: &Summary) 
         s.substeps,
         s.iterations
     );
-    println!("{:<14} {:>10} {:>10}", "phase", "median ms", "max ms");
+    outln!("{:<14} {:>10} {:>10}", "phase", "median ms", "max ms");
     for (name, times) in PHASES.iter().chain(&["total"]).zip(&summary.times) {
         let (med, max) = median_max(&mut times.clone());
-        println!("{name:<14} {med:>10.4} {max:>10.4}");
+        outln!("{name:<14} {med:>10.4} {max:>10.4}");
     }
     let steps = summary.steps().max(1) as f64;
     let [pairs, tests, manifolds, contacts] = summary.sums.map(|v| v as f64 / steps);
-    println!(
+    outln!(
         "counters (mean per step): pairs {pairs:.1}, narrow tests {tests:.1}, manifolds {manifolds:.1}, contacts {contacts:.1}; toi events {} in all",
         summary.toi_events,
     );
     if let Some(last) = summary.last {
-        println!("final: {} bodies, {} asleep, {} contacts", last.bodies, last.sleeping_bodies, last.contacts);
+        outln!("final: {} bodies, {} asleep, {} contacts", last.bodies, last.sleeping_bodies, last.contacts);
     }
     if summary.pairs_dropped > 0 {
-        println!("pairs dropped over the budget: {} in all", summary.pairs_dropped);
+        outln!("pairs dropped over the budget: {} in all", summary.pairs_dropped);
     }
     if summary.faults > 0 {
-        println!("bodies frozen with non-finite state: {}", summary.faults);
+        outln!("bodies frozen with non-finite state: {}", summary.faults);
     }
 }

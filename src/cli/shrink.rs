@@ -40,7 +40,7 @@ pub fn run(args: &ShrinkArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::Usage(format!("{}: {e}", args.scene.display())))?;
     s.scene.save(&args.output)?;
     let kept: Vec<String> = s.kept.iter().map(|k| k.to_string()).collect();
-    println!(
+    outln!(
         "{} bodies of {before} keep the {} event (at step {}) after {} runs: bodies {} of the original",
         s.scene.bodies.len(),
         args.event.label(),
@@ -48,6 +48,6 @@ pub fn run(args: &ShrinkArgs) -> Result<(), CliError> {
         s.runs,
         kept.join(", ")
     );
-    println!("wrote {}", args.output.display());
+    outln!("wrote {}", args.output.display());
     Ok(())
 }

@@ -91,9 +91,9 @@ pub fn sweep(args: &SweepArgs) -> Result<(), CliError> {
     match sweep::cheapest(&outcomes, &requirements) {
         Some(i) => {
             let point: Vec<String> = fields.iter().zip(&rows[i].0).map(|(f, v)| format!("{f}={v}")).collect();
-            println!("cheapest point meeting the bounds: {} ({:.4} ms/step)", point.join(" "), rows[i].1.ms_per_step);
+            outln!("cheapest point meeting the bounds: {} ({:.4} ms/step)", point.join(" "), rows[i].1.ms_per_step);
         }
-        None => println!("no point meets the bounds"),
+        None => outln!("no point meets the bounds"),
     }
     if let (Some(mut out), Some(path)) = (output, &args.output) {
         out.write_all(sweep::csv(&fields, &rows).as_bytes()).map_err(CliError::io(path))?;
@@ -120,9 +120,9 @@ fn print_table(fields: &[String], rows: &[Row]) {
         .map(|k| cells.iter().map(|r| r[k].len()).chain([header[k].len()]).max().unwrap_or(0))
         .collect();
     let line = |c: &[String]| c.iter().zip(&widths).map(|(s, w)| format!("{s:>w$}")).collect::<Vec<_>>().join("  ");
-    println!("{}", line(&header));
+    outln!("{}", line(&header));
     for c in &cells {
-        println!("{}", line(c));
+        outln!("{}", line(c));
     }
 }
 
@@ -176,7 +176,7 @@ fn emit_jobs(jobs: &Path, scene: &Path, args: &SweepArgs, points: &[sweep::Point
     let mut m = AtomicFile::create(&manifest)?;
     m.write_all(names.as_bytes()).map_err(CliError::io(&manifest))?;
     m.commit()?;
-    println!(
+    outln!(
         "wrote {} jobs to {}; each writes {}/point-NNNN.csv; then: collidoscope sweep --merge {}",
         points.len(),
         jobs.display(),

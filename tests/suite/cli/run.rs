@@ -166,3 +166,20 @@ fn check_takes_lessons_and_names_the_field_of_a_broken_one() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A reader that stops early (`collidoscope run … | head -1`) ends the command quietly: no
+/// panic, success.
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::process::Stdio;
+    let mut child = bin()
+        .args(["run", "scenes/box_stack.ron", "--steps", "30"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !err.contains("panicked"), "{:?}: {err}", out.status);
+}
