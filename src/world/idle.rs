@@ -15,6 +15,10 @@ pub(super) struct IdlePairs {
     stats: BroadPhaseStats,
     /// The settings of that update while no body can have moved since; `None` otherwise.
     valid_for: Option<Settings>,
+    /// The last step was still (no contact, no kinematic body: neither the solver nor the sleep
+    /// update ran) after a still step or one that emptied the caches: the world is at a fixed
+    /// point of the step, and while it holds a step changes nothing but the step count.
+    at_rest: bool,
 }
 
 /// Whether no dynamic body is awake, so that only kinematic bodies can move in the step.
@@ -32,6 +36,7 @@ impl IdlePairs {
     /// Forgets the kept update: a body or the settings may have changed.
     pub(super) fn forget(&mut self) {
         self.valid_for = None;
+        self.at_rest = false;
     }
 
     /// Keeps an update made in a quiet step: `pairs` as the structure returned them.
@@ -44,14 +49,26 @@ impl IdlePairs {
     /// At the end of a step: the kept update still describes the bodies if the step was quiet
     /// (sleeping, static and kinematic bodies only; kinematic boxes are checked at reuse) and
     /// woke nobody, since a body woken and put back to sleep within the step may have moved.
-    pub(super) fn end_step(&mut self, quiet: bool, woke: bool, settings: &Settings) {
+    /// A still step (`still`) leaves the world at the fixed point [`IdlePairs::at_rest`] names.
+    pub(super) fn end_step(&mut self, quiet: bool, woke: bool, still: bool, settings: &Settings) {
         if quiet && !woke {
             if self.valid_for.as_ref() != Some(settings) {
                 self.valid_for = Some(settings.clone());
+                self.at_rest = false;
+            } else {
+                self.at_rest = still;
             }
         } else {
             self.valid_for = None;
+            self.at_rest = false;
         }
+    }
+
+    /// Whether the world is at rest with these settings: the last step was still and so was
+    /// its reuse of the kept update, no edit came since, and the settings are the same, so
+    /// the next step would find no pair, no contact and move nothing.
+    pub(super) fn at_rest(&self, settings: &Settings) -> bool {
+        self.at_rest && self.valid_for.as_ref() == Some(settings)
     }
 
     /// Whether a quiet step may reuse the kept update: same settings, every body indexed, and

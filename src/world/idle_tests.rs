@@ -81,15 +81,18 @@ struct Lockstep {
     reused: usize,
     /// Steps that ran neither the solver nor the sleep update.
     still: usize,
+    /// Steps of a world at rest, which ran no phase at all.
+    at_rest: usize,
 }
 
 impl Lockstep {
     fn new(kind: BroadPhaseKind, ccd: CcdMode, kinematic: bool) -> Self {
         let (world, reference) = (pit(kind, ccd, kinematic), pit(kind, ccd, kinematic));
-        Lockstep { world, reference, reused: 0, still: 0 }
+        Lockstep { world, reference, reused: 0, still: 0, at_rest: 0 }
     }
 
     fn step(&mut self, what: &str) {
+        self.at_rest += self.world.idle.at_rest(&self.world.settings) as usize;
         self.world.step();
         self.reference.idle.forget();
         self.reference.step();
@@ -186,6 +189,7 @@ fn reuse_matches_the_full_pipeline_for_every_broad_phase() {
     for &kind in BroadPhaseKind::ALL {
         let l = reuse_matches_the_full_pipeline(kind, CcdMode::Off, true);
         assert_eq!(l.still, 0, "{}: kinematic bodies always run the solver", kind.label());
+        assert_eq!(l.at_rest, 0, "{}: a world with kinematic bodies is never at rest", kind.label());
     }
 }
 
@@ -196,13 +200,17 @@ fn reuse_matches_the_full_pipeline_with_nothing_kinematic() {
     for kind in [BroadPhaseKind::BruteForce, BroadPhaseKind::Grid] {
         let l = reuse_matches_the_full_pipeline(kind, CcdMode::Off, false);
         assert!(l.still >= 19, "{}: only {} steps skipped the solver", kind.label(), l.still);
+        assert!(l.at_rest >= 18, "{}: only {} steps of the world at rest skipped every phase", kind.label(), l.at_rest);
     }
 }
 
 #[test]
 fn reuse_matches_the_full_pipeline_with_ccd() {
     reuse_matches_the_full_pipeline(BroadPhaseKind::Bvh, CcdMode::Speculative, true);
-    reuse_matches_the_full_pipeline(BroadPhaseKind::Grid, CcdMode::Toi, false);
+    for ccd in [CcdMode::Speculative, CcdMode::Toi] {
+        let l = reuse_matches_the_full_pipeline(BroadPhaseKind::Grid, ccd, false);
+        assert!(l.at_rest >= 18, "{ccd:?}: only {} steps of the world at rest skipped every phase", l.at_rest);
+    }
 }
 
 /// A kinematic box creeping too slowly to change its box's bits keeps the island it touches
