@@ -397,22 +397,19 @@ impl App {
     pub fn capture_lesson_step(&self, title: &str, text: &str, run: Run) -> Step {
         let scene_settings = self.lesson.player.as_ref().map_or(&self.sim.scene.settings, |p| &p.scene().settings);
         let cam = self.viewport.camera();
-        let layers = Layers::NAMES
-            .iter()
-            .filter(|n| {
-                let mut off = self.view.layers.clone();
-                let _ = off.set(n, false);
-                off != self.view.layers
-            })
-            .map(|n| n.to_string())
-            .collect();
+        let layers =
+            Layers::NAMES.iter().filter(|n| self.view.layers.get(n) == Some(true)).map(|n| n.to_string()).collect();
         let name = |i: usize| self.sim.world.bodies().get(i).and_then(|b| b.name.clone());
         let highlight = self.view.selected.and_then(name);
         Step {
             title: title.trim().to_string(),
             text: text.trim().to_string(),
             start: Start::Snapshot(Box::new(self.sim.world.snapshot())),
-            settings: settings_changes(scene_settings, &self.sim.world.settings),
+            settings: scene_settings
+                .changed_values(&self.sim.world.settings)
+                .into_iter()
+                .map(|(name, _, value)| (name.to_string(), value))
+                .collect(),
             camera: Some(CameraDesc { eye: cam.eye(), target: cam.target }),
             layers: Some(layers),
             panels: PanelId::ALL
@@ -451,42 +448,6 @@ impl App {
             Err(e) => self.lesson.error = Some(e.to_string()),
         }
     }
-}
-
-/// The settings in `now` that differ from `base`, by name, as RON values.
-fn settings_changes(
-    base: &crate::settings::Settings,
-    now: &crate::settings::Settings,
-) -> std::collections::BTreeMap<String, String> {
-    let fields =
-        |s: &crate::settings::Settings| match ron::to_string(s).ok().and_then(|t| ron::from_str::<ron::Value>(&t).ok())
-        {
-            Some(ron::Value::Map(m)) => m.into_iter().collect::<Vec<_>>(),
-            _ => Vec::new(),
-        };
-    let before = fields(base);
-    let mut out = std::collections::BTreeMap::new();
-    for (k, v) in fields(now) {
-        if !before.iter().any(|(bk, bv)| *bk == k && *bv == v)
-            && let ron::Value::String(name) = &k
-        {
-            let text = now.clone();
-            // The value's RON text as the field serialises it (enums by name).
-            if let Some(value) = field_text(&text, name) {
-                out.insert(name.clone(), value);
-            }
-        }
-    }
-    out
-}
-
-/// One setting's value as RON text: the settings written out, the field's entry read back.
-fn field_text(s: &crate::settings::Settings, name: &str) -> Option<String> {
-    let text = ron::ser::to_string_pretty(s, ron::ser::PrettyConfig::new().struct_names(false)).ok()?;
-    text.lines().find_map(|l| {
-        let l = l.trim();
-        l.strip_prefix(name).and_then(|r| r.strip_prefix(':')).map(|v| v.trim().trim_end_matches(',').to_string())
-    })
 }
 
 fn letter(i: usize) -> String {
