@@ -58,20 +58,24 @@ fn view_names<R>(f: impl FnOnce(&ViewNames) -> R) -> R {
 /// Loads and checks a lesson file, with the app's layer and panel names.
 pub fn load_lesson(path: &Path) -> Result<(Lesson, crate::scene::Scene), LessonError> {
     let (lesson, scene) = Lesson::load(path)?;
-    view_names(|n| lesson.check_view(n))?;
+    check_lesson_view(&lesson)?;
     Ok((lesson, scene))
 }
 
+/// Checks a lesson's layer and panel names against the app's.
+pub fn check_lesson_view(lesson: &Lesson) -> Result<(), LessonError> {
+    view_names(|n| lesson.check_view(n))
+}
+
 impl App {
-    /// Opens a lesson at step `step` (from 0): its scene replaces the open one. On error the
-    /// current scene and lesson stay.
+    /// Opens a lesson at step `step` (from 0): its scene replaces the open one, as opening a
+    /// scene does (the speed, "pause at" and a recording are kept). On error the current scene
+    /// and lesson stay.
     pub fn open_lesson(&mut self, path: &Path, step: usize) -> Result<(), LessonError> {
         let (lesson, scene) = load_lesson(path)?;
         let mut player = Player::new(lesson, scene);
-        let (mut sim, view) = player.start(step)?;
-        sim.speed = self.sim.speed;
-        sim.history.set_capacity(self.sim.history.capacity());
-        self.sim = sim;
+        let (sim, view) = player.start(step)?;
+        self.sim.adopt(sim);
         self.view.selected = None;
         self.sweep.stop();
         self.frame_pending = true;

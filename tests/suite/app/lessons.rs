@@ -7,6 +7,7 @@
 use collidoscope::app::viewport::{Camera, Viewport};
 use collidoscope::app::{App, PanelId, setup_style};
 use collidoscope::lesson::{Lesson, Phase, Start, apply_settings, text};
+use collidoscope::session::pause::PauseAt;
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -159,6 +160,27 @@ fn the_apps_fonts_draw_every_symbol_of_the_math_markup() {
     h.run();
     *h.state_mut() = true;
     h.run();
+}
+
+/// Opening a lesson replaces the scene as opening a scene does: a recording in progress stops
+/// and stays on the timeline, and the speed and "pause at" choice stay.
+#[test]
+fn opening_a_lesson_keeps_the_recording_speed_and_pause_choice() {
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/default.ron");
+    let mut app = App::open(&scene, Viewport::new(None)).unwrap();
+    let sim = app.simulation_mut();
+    sim.speed = 0.5;
+    sim.pause.at = PauseAt::Tunneling;
+    sim.start_recording().unwrap();
+    for _ in 0..7 {
+        sim.step_once();
+    }
+    app.open_lesson(&lessons()[0], 0).unwrap_or_else(|e| panic!("{e}"));
+    let sim = app.simulation();
+    assert!(app.lesson_player().is_some());
+    assert!(!sim.is_recording());
+    assert_eq!(sim.record.review.as_ref().map(|r| r.steps()), Some(7), "the recording stays on the timeline");
+    assert_eq!((sim.speed, sim.pause.at), (0.5, PauseAt::Tunneling));
 }
 
 #[test]
