@@ -225,15 +225,7 @@ impl Lesson {
     /// Parses and checks lesson text; `path` names it in errors and is where a scene file's
     /// path starts from.
     pub fn parse(text: &str, path: &Path) -> Result<(Lesson, Scene), LessonError> {
-        let options = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
-        let mut lesson: Lesson = options.from_str(text).map_err(|e| {
-            LessonError::File(SceneError::Parse {
-                path: path.into(),
-                line: e.span.start.line,
-                col: e.span.start.col,
-                message: e.code.to_string(),
-            })
-        })?;
+        let mut lesson: Lesson = crate::scene::parse_ron(text, path).map_err(LessonError::File)?;
         lesson.file = Some(path.to_path_buf());
         let scene = lesson.load_scene()?;
         lesson.validate(&scene)?;
@@ -276,13 +268,7 @@ impl Lesson {
         let wrap = |e: SceneError| LessonError::Scene { path: path.clone(), source: Box::new(e) };
         match (&self.scene, self.scene_path()) {
             (_, Some(p)) => Scene::load(&p).map_err(wrap),
-            (SceneSource::Inline(s), None) => {
-                let mut scene = (**s).clone();
-                crate::scene::import::resolve_files(&mut scene, &path).map_err(wrap)?;
-                scene.validate(&path).map_err(wrap)?;
-                scene.file = crate::scene::SceneFile(Some(path.clone()));
-                Ok(scene)
-            }
+            (SceneSource::Inline(s), None) => (**s).clone().finish(&path).map_err(wrap),
             (SceneSource::File(_), None) => unreachable!("a file source always has a path"),
         }
     }
