@@ -66,14 +66,10 @@ pub fn run(opts: AppOptions) -> Result<(), AppError> {
     if let Some((path, step)) = &opts.lesson {
         // A lesson that does not load, or a step it does not have, fails before a window opens.
         let (lesson, _) = super::load_lesson(path)?;
-        if *step >= lesson.steps.len() {
-            return Err(AppError::Script(format!(
-                "--step {}: {} has {} steps (from 1)",
-                step + 1,
-                path.display(),
-                lesson.steps.len()
-            )));
-        }
+        lesson.check_step(*step).map_err(|_| {
+            let (n, file) = (lesson.steps.len(), path.display());
+            AppError::Script(format!("--step {}: {file} has {n} steps (from 1)", step + 1))
+        })?;
     }
     if opts.screenshot.is_some() || !opts.compare.is_empty() {
         // Fail early, with the file and line, before a window appears.

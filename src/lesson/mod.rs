@@ -273,6 +273,17 @@ impl Lesson {
         }
     }
 
+    /// Whether the lesson has step `k` (from 0); the error names the step from 1.
+    pub fn check_step(&self, k: usize) -> Result<(), LessonError> {
+        if k < self.steps.len() {
+            return Ok(());
+        }
+        Err(self.invalid(
+            "steps",
+            format!("there is no step {} (the lesson has {} steps, from 1)", k + 1, self.steps.len()),
+        ))
+    }
+
     fn invalid(&self, field: impl Into<String>, message: impl Into<String>) -> LessonError {
         LessonError::Invalid {
             path: self.file.clone().unwrap_or_default(),

@@ -128,12 +128,7 @@ impl Player {
     /// A simulation of the lesson's scene at step `k` (from 0): the earlier steps are entered
     /// and run to their stops on the way, so the step starts where the lesson brings it.
     pub fn start(&mut self, k: usize) -> Result<(Simulation, ViewChange), LessonError> {
-        if k >= self.len() {
-            return Err(self.lesson.invalid(
-                "steps",
-                format!("there is no step {} (the lesson has {} steps, from 1)", k + 1, self.len()),
-            ));
-        }
+        self.lesson.check_step(k)?;
         let mut sim = Simulation::new(self.scene.clone(), self.lesson.scene_path()).map_err(|e| self.scene_error(e))?;
         self.starts.iter_mut().for_each(|s| *s = None);
         self.answers.iter_mut().for_each(|a| *a = None);
