@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod lessons;
-pub use lessons::load_lesson;
+pub use lessons::{check_lesson_view, load_lesson};
 
 /// Horizontal padding of the toolbar's panel toggles (narrower than other buttons, so that they
 /// all fit on the row of a 1600-px window).
