@@ -102,11 +102,6 @@ impl Player {
         self.answers[self.step]
     }
 
-    /// Whether a step has been entered (its start is kept).
-    pub fn visited(&self, k: usize) -> bool {
-        self.starts.get(k).is_some_and(Option::is_some)
-    }
-
     /// The start state of step `k`, once visited.
     pub fn start_of(&self, k: usize) -> Option<&Snapshot> {
         self.starts.get(k).and_then(Option::as_ref)
