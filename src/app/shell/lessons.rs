@@ -19,6 +19,10 @@ const CODE: Color32 = Color32::from_rgb(255, 210, 140);
 const STRONG: Color32 = Color32::from_rgb(255, 255, 255);
 const TEXT: Color32 = Color32::from_rgb(225, 225, 225);
 
+/// Presenting, a window narrower than this (in unzoomed points, pixels on most screens) gives
+/// the lesson panel a larger share (a 1280×720 projector).
+const SMALL_WINDOW: f32 = 1400.0;
+
 /// The open lesson, if any, and what the panel shows besides it.
 #[derive(Default)]
 pub(super) struct LessonState {
@@ -151,19 +155,23 @@ impl App {
         let window = ui.max_rect().width();
         let mut acts = Vec::new();
         let panel = egui::Panel::left("lesson");
-        // Presenting, the widths follow the window (and its zoom) every frame: the lesson a bit
-        // under a third, the one panel shown a little less, the view the rest.
-        let panel = if self.presentation {
-            if self.open.presenting.is_some_and(|p| p.dock() != crate::app::layout::Dock::Bottom) {
-                self.dock_width = Some(window * 0.22);
-            }
-            panel.exact_size(window * 0.3)
+        let panel = if let Some(width) = self.presented_lesson_width(ui, window) {
+            panel.exact_size(width)
         } else {
             panel.resizable(true).default_size(380.0_f32.min(window * 0.3)).size_range(240.0..=window * 0.4)
         };
         panel.show(ui, |ui| {
-            // Back, Restart and Next stay at the panel's foot however long the step's text.
+            // Back, Restart and Next stay at the panel's foot however long the step's text; a
+            // prediction before its run, with Run, just above them, so the class sees the
+            // question and every choice without scrolling.
             egui::Panel::bottom("lesson_nav").show(ui, |ui| self.nav_row(ui, &mut acts));
+            if self.lesson.player.as_ref().is_some_and(pins_prediction) {
+                egui::Panel::bottom("lesson_predict").show(ui, |ui| {
+                    ui.add_space(4.0);
+                    self.prediction_and_run(ui, &mut acts);
+                    ui.add_space(2.0);
+                });
+            }
             egui::ScrollArea::vertical().id_salt("lesson_scroll").auto_shrink([false, false]).show(ui, |ui| {
                 self.lesson_ui(ui, &mut acts);
             });
@@ -171,6 +179,30 @@ impl App {
         for a in acts {
             self.lesson_act(a);
         }
+    }
+
+    /// Whether a lesson is open in presentation mode.
+    pub(super) fn presenting_lesson(&self) -> bool {
+        self.presentation && self.lesson.player.is_some()
+    }
+
+    /// Presenting a lesson, the shares of the window's width (`window`, in points, at the
+    /// presentation's zoom) of the lesson panel and of the side dock showing the presented
+    /// panel; the view has the rest. They follow the window every frame. In a window under
+    /// [`SMALL_WINDOW`] the enlarged text needs more room: the lesson takes more, the dock less.
+    fn presented_shares(&self, ui: &Ui, window: f32) -> Option<(f32, f32)> {
+        let small = window * ui.ctx().zoom_factor() < SMALL_WINDOW;
+        self.presenting_lesson().then_some(if small { (0.36, 0.2) } else { (0.3, 0.22) })
+    }
+
+    /// Presenting a lesson, its panel's width in a window `window` wide.
+    fn presented_lesson_width(&self, ui: &Ui, window: f32) -> Option<f32> {
+        self.presented_shares(ui, window).map(|(lesson, _)| window * lesson)
+    }
+
+    /// Presenting a lesson, the width of the side dock showing the presented panel.
+    pub(super) fn presented_dock_width(&self, ui: &Ui, window: f32) -> Option<f32> {
+        self.presented_shares(ui, window).map(|(_, dock)| window * dock)
     }
 
     fn lesson_act(&mut self, a: Act) {
@@ -239,7 +271,23 @@ impl App {
             ui.label(RichText::new(format!("Settings: {}", list.join(", "))).monospace().color(CODE))
                 .on_hover_text("Set when this step starts, as `--set` sets them");
         }
-        if let Some(p) = &step.prediction {
+        if !pins_prediction(player) {
+            self.prediction_and_run(ui, acts);
+        }
+        if let Some(e) = &self.lesson.error {
+            ui.colored_label(colors::ERROR, e);
+        }
+        if !self.presentation {
+            ui.add_space(8.0);
+            self.authoring_ui(ui, acts);
+        }
+    }
+
+    /// The step's prediction, if any, and the Run row under it.
+    fn prediction_and_run(&self, ui: &mut Ui, acts: &mut Vec<Act>) {
+        let Some(player) = self.lesson.player.as_ref() else { return };
+        let body = egui::TextStyle::Body.resolve(ui.style()).size * self.text_scale(ui);
+        if let Some(p) = &player.current().prediction {
             ui.add_space(6.0);
             egui::Frame::group(ui.style()).show(ui, |ui| {
                 ui.label(RichText::new("Predict").strong().color(colors::WARN).size(body));
@@ -276,23 +324,12 @@ impl App {
         }
         ui.add_space(6.0);
         self.run_row(ui, player, body, acts);
-        if let Some(e) = &self.lesson.error {
-            ui.colored_label(colors::ERROR, e);
-        }
-        if !self.presentation {
-            ui.add_space(8.0);
-            self.authoring_ui(ui, acts);
-        }
     }
 
     /// How much larger than body text the step's text is: most when presenting in a large
     /// window, where the class reads it from afar; less where the panel is narrow.
     fn text_scale(&self, ui: &Ui) -> f32 {
-        match (self.presentation, ui.ctx().content_rect().width() >= 1000.0) {
-            (true, true) => 1.25,
-            (true, false) => 1.1,
-            (false, _) => 1.1,
-        }
+        if self.presentation && ui.ctx().content_rect().width() >= 1000.0 { 1.25 } else { 1.1 }
     }
 
     /// Back, Restart step and Next.
@@ -517,4 +554,10 @@ fn rich_text(ui: &mut Ui, text: &str, size: f32) {
     }
     job.wrap.max_width = ui.available_width();
     ui.label(job);
+}
+
+/// Whether the step's prediction (and Run) is pinned above the navigation: from the step's
+/// start until its run is over, when the verdict and explanation take the scrolling text.
+fn pins_prediction(player: &Player) -> bool {
+    player.current().prediction.is_some() && player.phase() != Phase::Done
 }
