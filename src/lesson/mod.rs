@@ -143,6 +143,7 @@ impl Run {
     pub fn describe(self) -> String {
         match self {
             Run::Paused => "paused".into(),
+            Run::Steps(1) => "for 1 step".into(),
             Run::Steps(n) => format!("for {n} steps"),
             Run::Seconds(s) => format!("for {s} s"),
             Run::FirstContact => "until first contact".into(),

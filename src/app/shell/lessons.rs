@@ -160,12 +160,14 @@ impl App {
         } else {
             panel.resizable(true).default_size(380.0_f32.min(window * 0.3)).size_range(240.0..=window * 0.4)
         };
+        // A prediction before its run, with Run, is pinned so that the class sees the question
+        // and every choice without scrolling: presenting, in a strip under the view (the
+        // enlarged step text keeps the panel's height); else above the navigation.
+        let pinned = self.lesson.player.as_ref().is_some_and(pins_prediction);
         panel.show(ui, |ui| {
-            // Back, Restart and Next stay at the panel's foot however long the step's text; a
-            // prediction before its run, with Run, just above them, so the class sees the
-            // question and every choice without scrolling.
+            // Back, Restart and Next stay at the panel's foot however long the step's text.
             egui::Panel::bottom("lesson_nav").show(ui, |ui| self.nav_row(ui, &mut acts));
-            if self.lesson.player.as_ref().is_some_and(pins_prediction) {
+            if pinned && !self.presentation {
                 egui::Panel::bottom("lesson_predict").show(ui, |ui| {
                     ui.add_space(4.0);
                     self.prediction_and_run(ui, &mut acts);
@@ -176,6 +178,9 @@ impl App {
                 self.lesson_ui(ui, &mut acts);
             });
         });
+        if pinned && self.presentation {
+            egui::Panel::bottom("lesson_predict").show(ui, |ui| self.prediction_strip(ui, &mut acts));
+        }
         for a in acts {
             self.lesson_act(a);
         }
@@ -293,18 +298,8 @@ impl App {
                 ui.label(RichText::new("Predict").strong().color(colors::WARN).size(body));
                 rich_text(ui, &p.question, body);
                 let answer = player.answer();
-                let open = player.phase() == Phase::Ready;
-                for (i, c) in p.choices.iter().enumerate() {
-                    let mark = match (player.phase() == Phase::Done, i == p.answer) {
-                        (true, true) => "  ✔ what happened",
-                        _ => "",
-                    };
-                    let text =
-                        RichText::new(format!("{} {}{mark}", letter(i), crate::lesson::text::plain(c))).size(body);
-                    let r = ui.add_enabled(open, egui::RadioButton::new(answer == Some(i), text));
-                    if r.clicked() {
-                        acts.push(Act::Answer(i));
-                    }
+                for i in 0..p.choices.len() {
+                    self.choice(ui, player, i, body, acts);
                 }
                 if player.phase() == Phase::Done {
                     let verdict = match answer {
@@ -324,6 +319,39 @@ impl App {
         }
         ui.add_space(6.0);
         self.run_row(ui, player, body, acts);
+    }
+
+    /// Presenting, the step's prediction across the strip under the view: the question, the
+    /// choices side by side, and the Run row.
+    fn prediction_strip(&self, ui: &mut Ui, acts: &mut Vec<Act>) {
+        let Some(player) = self.lesson.player.as_ref() else { return };
+        let Some(p) = &player.current().prediction else { return };
+        let body = egui::TextStyle::Body.resolve(ui.style()).size * self.text_scale(ui);
+        ui.add_space(4.0);
+        ui.horizontal_top(|ui| {
+            ui.label(RichText::new("Predict").strong().color(colors::WARN).size(body));
+            rich_text(ui, &p.question, body);
+        });
+        ui.columns(p.choices.len(), |columns| {
+            for (i, ui) in columns.iter_mut().enumerate() {
+                self.choice(ui, player, i, body, acts);
+            }
+        });
+        self.run_row(ui, player, body, acts);
+        ui.add_space(2.0);
+    }
+
+    /// Choice `i` of the step's prediction: a radio button, open until the run starts.
+    fn choice(&self, ui: &mut Ui, player: &Player, i: usize, body: f32, acts: &mut Vec<Act>) {
+        let Some(p) = &player.current().prediction else { return };
+        let done = player.phase() == Phase::Done;
+        let mark = if done && i == p.answer { "  ✔ what happened" } else { "" };
+        let text =
+            RichText::new(format!("{} {}{mark}", letter(i), crate::lesson::text::plain(&p.choices[i]))).size(body);
+        let open = player.phase() == Phase::Ready;
+        if ui.add_enabled(open, egui::RadioButton::new(player.answer() == Some(i), text)).clicked() {
+            acts.push(Act::Answer(i));
+        }
     }
 
     /// How much larger than body text the step's text is: most when presenting in a large
@@ -380,7 +408,8 @@ impl App {
             ui.label(RichText::new("This step does not run: look, or step with S.").italics());
             return;
         }
-        ui.horizontal(|ui| {
+        // The button and what the run waits for or where it stopped, on one row while they fit.
+        ui.horizontal_wrapped(|ui| {
             let waiting = player.awaits_answer();
             let label = match player.phase() {
                 Phase::Ready => format!("▶ Run {}", run.describe()),
@@ -394,15 +423,15 @@ impl App {
             if r.clicked() {
                 acts.push(Act::Run);
             }
+            if let Some(why) = self.lesson.refused.filter(|_| player.phase() == Phase::Ready) {
+                ui.colored_label(colors::WARN, format!("⚠ {why}"));
+            } else if waiting {
+                ui.label(RichText::new("Answer the prediction, then run.").italics());
+            }
+            if let Some(why) = &player.stopped_by {
+                ui.label(RichText::new(format!("Stopped at {why}")).color(colors::OK));
+            }
         });
-        if let Some(why) = self.lesson.refused.filter(|_| player.phase() == Phase::Ready) {
-            ui.colored_label(colors::WARN, format!("⚠ {why}"));
-        } else if player.awaits_answer() {
-            ui.label(RichText::new("Answer the prediction, then run.").italics());
-        }
-        if let Some(why) = &player.stopped_by {
-            ui.label(RichText::new(format!("Stopped at {why}")).color(colors::OK));
-        }
     }
 
     fn authoring_ui(&mut self, ui: &mut Ui, acts: &mut Vec<Act>) {
