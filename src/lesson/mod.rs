@@ -95,6 +95,10 @@ pub struct Step {
     /// With `highlight`: the body whose contact with it the Pair panel shows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partner: Option<String>,
+    /// With `highlight` and `partner`: the GJK or EPA iteration the Pair panel's slider shows;
+    /// left out, the sliders stay.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pair_iteration: Option<PairIteration>,
     /// The highlighted body's history plotted in the Inspector: `height`, `speed`,
     /// `kinetic energy`, `contact points` or `penetration`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -104,6 +108,33 @@ pub struct Step {
     /// A question answered before the run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prediction: Option<Prediction>,
+}
+
+/// An iteration of the Pair panel's trace, from 0 as its sliders count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PairIteration {
+    /// The GJK simplex after this many iterations.
+    Gjk(usize),
+    /// The EPA polytope after this many iterations.
+    Epa(usize),
+}
+
+impl PairIteration {
+    /// The algorithm's name and the iteration.
+    pub fn parts(self) -> (&'static str, usize) {
+        match self {
+            PairIteration::Gjk(k) => ("GJK", k),
+            PairIteration::Epa(k) => ("EPA", k),
+        }
+    }
+
+    /// How many iterations of this algorithm `trace` holds.
+    pub fn available(self, trace: &crate::narrowphase::PairTrace) -> usize {
+        match self {
+            PairIteration::Gjk(_) => trace.gjk_simplices.len(),
+            PairIteration::Epa(_) => trace.epa.len(),
+        }
+    }
 }
 
 /// The state a step starts from.
@@ -346,6 +377,17 @@ impl Lesson {
             body("partner", &step.partner)?;
             if step.partner.is_some() && step.highlight.is_none() {
                 return Err(self.invalid(at("partner"), "a partner goes with a highlighted body: give `highlight` too"));
+            }
+            if step.pair_iteration.is_some() {
+                if step.highlight.is_none() || step.partner.is_none() {
+                    return Err(self.invalid(
+                        at("pair_iteration"),
+                        "the Pair panel traces a named pair: give `highlight` and `partner` too",
+                    ));
+                }
+                if !step.panels.iter().any(|p| p.trim().eq_ignore_ascii_case("pair")) {
+                    return Err(self.invalid(at("pair_iteration"), "the Pair panel shows it: add \"pair\" to `panels`"));
+                }
             }
             if let Some(p) = &step.plot {
                 if !plot_names().contains(&p.as_str()) {

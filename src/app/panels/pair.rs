@@ -4,7 +4,7 @@
 use super::{Command, PanelCx};
 use crate::debug_draw::{Color, DebugDraw, DrawCategory};
 use crate::math::Vec3;
-use crate::narrowphase::{NarrowPhaseKind, PairTrace, Tolerance, explain_with_edges};
+use crate::narrowphase::{NarrowPhaseKind, PairTrace};
 use crate::world::World;
 use eframe::egui::{self, RichText, Ui};
 
@@ -83,10 +83,8 @@ impl PairPanel {
             ui.end_row();
         });
 
-        let s = &world.settings;
-        let tol = Tolerance { margin: s.speculative_distance, epsilon: s.contact_epsilon };
+        let Some(trace) = world.explain_pair(a, b, self.method) else { return Vec::new() };
         let (ba, bb) = (&world.bodies()[a], &world.bodies()[b]);
-        let trace = explain_with_edges(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, self.method, s.internal_edges);
         self.show_result(ui, &trace);
         self.plotted = self.minkowski_plot(ui, &trace);
         self.show_gjk(ui, &trace, draw);

@@ -8,7 +8,7 @@ use crate::app::layout::PanelId;
 use crate::app::panels::colors;
 use crate::app::viewport::{Camera, Layers};
 use crate::lesson::text::{Span, Style, spans};
-use crate::lesson::{Lesson, LessonError, Phase, Player, Run, Start, Step, ViewChange, ViewNames};
+use crate::lesson::{Lesson, LessonError, PairIteration, Phase, Player, Run, Start, Step, ViewChange, ViewNames};
 use crate::scene::CameraDesc;
 use eframe::egui::{self, Color32, RichText, Ui, text::LayoutJob};
 use std::path::Path;
@@ -133,6 +133,15 @@ impl App {
         if let Some(k) = v.plot {
             self.inspector.set_series(k);
             self.open.show(PanelId::Inspector);
+        }
+        match v.pair_iteration {
+            Some(PairIteration::Gjk(k)) => self.pair.gjk_iteration = k,
+            Some(PairIteration::Epa(k)) => self.pair.epa_iteration = k,
+            None => {}
+        }
+        // An iteration the pair's trace does not have: the slider shows its last, the panel why.
+        if let Some(Err(e)) = self.lesson.player.as_ref().map(|p| p.check_pair_iteration(&self.sim)) {
+            self.lesson.error = Some(e.to_string());
         }
     }
 
@@ -492,6 +501,7 @@ impl App {
                 .and_then(|_| crate::lesson::plot_names().get(self.inspector.series()).map(|s| s.to_string())),
             highlight,
             partner: None,
+            pair_iteration: None,
             run,
             prediction: None,
         }

@@ -6,11 +6,11 @@
 
 use collidoscope::app::viewport::{Camera, Viewport};
 use collidoscope::app::{App, PanelId, setup_style};
-use collidoscope::lesson::{Lesson, Phase, Start, apply_settings, text};
+use collidoscope::lesson::{Lesson, PairIteration, Phase, Start, apply_settings, text};
 use collidoscope::session::pause::PauseAt;
 use eframe::egui;
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use std::path::{Path, PathBuf};
 
 fn lessons() -> Vec<PathBuf> {
@@ -81,6 +81,18 @@ fn every_shipped_lesson_walks_from_first_step_to_last_in_the_app() {
                 assert_eq!(app.world().bodies()[i].name.as_ref(), Some(name), "{at}");
             }
             h.get_by_label_contains(&format!("Step {} of {}", k + 1, lesson.steps.len()));
+            if let Some(it) = s.pair_iteration {
+                // The Pair panel's GJK slider comes first, then EPA's; both read "iteration".
+                let (name, want) = it.parts();
+                let sliders: Vec<f64> = h
+                    .get_all_by_role_and_label(egui::accesskit::Role::Slider, "iteration")
+                    .map(|n| n.accesskit_node().numeric_value().expect("a slider has a value"))
+                    .collect();
+                assert_eq!(sliders.len(), 2, "{at}: the GJK and EPA sliders");
+                let shown = sliders[usize::from(matches!(it, PairIteration::Epa(_)))];
+                assert_eq!(shown, want as f64, "{at}: the {name} slider at the step's iteration");
+                assert!(h.state().lesson_error().is_none(), "{at}: {:?}", h.state().lesson_error());
+            }
             let hash = h.state().world().hash();
             entered.push(hash);
             if let Some(p) = &s.prediction {
