@@ -947,6 +947,8 @@ impl App {
         match self.sim.open(path) {
             Ok(()) => {
                 self.scenes.error = None;
+                // The lesson's steps belong to its scene.
+                self.close_lesson();
                 // A recording survives the open; say where it went.
                 self.scenes.notice =
                     self.sim.record.status.clone().filter(|_| self.sim.record.review.is_some()).and_then(Result::ok);
@@ -988,7 +990,10 @@ impl App {
                 }
             }
             Command::Record(r) => self.sim.apply_record(r),
+            // A lesson chosen as a file (the dialog, the path field, a recent file) opens as one.
+            Command::OpenScene(p) if crate::lesson::Lesson::is_lesson_file(&p) => self.open_lesson_file(&p),
             Command::OpenScene(p) => self.open_scene(&p),
+            Command::OpenLesson(p) => self.open_lesson_file(&p),
             Command::SaveScene(p) => self.save_scene(&p),
             Command::ExportCsv(p) => {
                 let csv = self.profiler.export_source(&self.sim.history).to_csv();

@@ -278,6 +278,11 @@ impl Lesson {
         Ok(files)
     }
 
+    /// Whether the file at `path` reads as a lesson (see [`Lesson::is_lesson_text`]).
+    pub fn is_lesson_file(path: &Path) -> bool {
+        crate::scene::read_text(path).is_ok_and(|t| Lesson::is_lesson_text(&t))
+    }
+
     /// Whether `text` is a lesson rather than a scene: a struct with a `steps` field.
     pub fn is_lesson_text(text: &str) -> bool {
         matches!(ron::from_str::<ron::Value>(text), Ok(ron::Value::Map(m)) if m.keys().any(|k| *k == ron::Value::String("steps".into())))

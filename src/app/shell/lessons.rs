@@ -90,6 +90,27 @@ impl App {
         Ok(())
     }
 
+    /// Opens a lesson file from the Scenes panel at its first step. On failure the current
+    /// scene and lesson stay and the Scenes panel shows the error.
+    pub fn open_lesson_file(&mut self, path: &Path) {
+        match self.open_lesson(path, 0) {
+            Ok(()) => {
+                self.scenes.error = None;
+                self.scenes.notice = None;
+            }
+            Err(e) => {
+                self.scenes.error = Some(e.to_string());
+                self.open.show(PanelId::Scenes);
+            }
+        }
+    }
+
+    /// Closes the lesson panel; the scene stays as it is.
+    pub(super) fn close_lesson(&mut self) {
+        self.lesson.player = None;
+        self.lesson.error = None;
+    }
+
     /// The lesson being played.
     pub fn lesson_player(&self) -> Option<&Player> {
         self.lesson.player.as_ref()
@@ -240,8 +261,7 @@ impl App {
                 Ok(None)
             }
             Act::Close => {
-                self.lesson.player = None;
-                self.lesson.error = None;
+                self.close_lesson();
                 Ok(None)
             }
         };

@@ -7,6 +7,7 @@
 use collidoscope::app::viewport::{Camera, Viewport};
 use collidoscope::app::{App, PanelId, setup_style};
 use collidoscope::lesson::{Lesson, PairIteration, Phase, Start, apply_settings, text};
+use collidoscope::scene::Scene;
 use collidoscope::session::pause::PauseAt;
 use eframe::egui;
 use egui_kittest::Harness;
@@ -272,4 +273,83 @@ fn add_step_from_current_state_captures_the_view_and_saves_the_lesson() {
     assert_eq!(h.state().world().hash(), hash);
     assert_eq!(h.state().world().step_count(), 5);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The Scenes panel lists the shipped lessons by title above the scenes; a click opens one with
+/// the player at its first step. A broken lesson is marked in the list, and opening it shows
+/// its error there while the open lesson and scene stay. A lesson file given where a scene goes
+/// (the path field) opens as a lesson; opening a scene closes the lesson.
+#[test]
+fn the_scenes_panel_opens_a_lesson_by_its_title_and_a_broken_one_keeps_the_current_scene() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut app = App::open(&root.join("scenes/default.ron"), Viewport::new(None)).unwrap();
+    app.set_scene_dir(root.join("scenes"));
+    app.open_panels_mut().show(PanelId::Scenes);
+    let mut h =
+        Harness::builder().with_size(egui::vec2(1600.0, 1000.0)).build_ui_state(|ui, app: &mut App| app.show(ui), app);
+    setup_style(&h.ctx);
+    h.run();
+    let button = |title: &str| format!("📖 {title}");
+    for f in lessons() {
+        let (lesson, _) = Lesson::load(&f).unwrap();
+        h.get_by_role_and_label(egui::accesskit::Role::Button, &button(&lesson.title));
+    }
+    h.get_by_label("📖 Open lesson…");
+    let open = |h: &mut Harness<'static, App>, label: &str| {
+        h.get_by_label(label).scroll_to_me();
+        h.run();
+        click(h, label);
+    };
+    open(&mut h, &button("Jitter: warm starting, iterations, slop"));
+    let jitter = root.join("lessons/jitter.ron");
+    let player = h.state().lesson_player().expect("the lesson opened");
+    assert_eq!((player.lesson.file.as_deref(), player.step()), (Some(jitter.as_path()), 0));
+    assert_eq!(h.state().simulation().scene.name, Scene::load(root.join("scenes/jitter.ron")).unwrap().name);
+    h.get_by_label_contains("Step 1 of 5");
+    assert!(h.state().scene_error().is_none());
+
+    // A broken lesson beside another scenes folder.
+    let dir = std::env::temp_dir().join(format!("collidoscope-lessons-list-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("scenes")).unwrap();
+    std::fs::create_dir_all(dir.join("lessons")).unwrap();
+    let scene = root.join("scenes/jitter.ron");
+    let broken = format!(
+        "(\n    title: \"Broken\",\n    scene: File({:?}),\n    steps: [(text: \"a\", settings: {{\"slopp\": \"1\"}})],\n)\n",
+        scene.display().to_string()
+    );
+    std::fs::write(dir.join("lessons/broken.ron"), broken).unwrap();
+    h.state_mut().set_scene_dir(dir.join("scenes"));
+    // The lesson brought its own panels forward.
+    h.state_mut().open_panels_mut().show(PanelId::Scenes);
+    h.run();
+    h.get_by_label("cannot be read");
+    for _ in 0..3 {
+        h.state_mut().simulation_mut().step_once();
+    }
+    h.run();
+    let before = h.state().world().hash();
+    open(&mut h, &button("broken.ron"));
+    let error = h.state().scene_error().expect("the error is kept").to_string();
+    assert!(error.contains("broken.ron: steps[0].settings.slopp: unknown setting"), "{error}");
+    h.get_by_label("The current scene stays open.");
+    assert_eq!(h.state().lesson_player().and_then(|p| p.lesson.file.as_deref()), Some(jitter.as_path()));
+    assert_eq!((h.state().world().hash(), h.state().world().step_count()), (before, 3), "the world is untouched");
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // The path field takes a lesson as well as a scene.
+    let path = |h: &mut Harness<'static, App>, p: &Path| {
+        h.state_mut().open_panels_mut().show(PanelId::Scenes);
+        h.state_mut().scenes_panel_mut().typed_path = p.to_string_lossy().into_owned();
+        h.run();
+        click(h, "Open");
+    };
+    path(&mut h, &root.join("lessons/tunneling.ron"));
+    let player = h.state().lesson_player().expect("a lesson");
+    assert!(player.lesson.file.as_ref().is_some_and(|f| f.ends_with("lessons/tunneling.ron")));
+    assert!(h.state().scene_error().is_none(), "{:?}", h.state().scene_error());
+    path(&mut h, &root.join("scenes/box_stack.ron"));
+    assert_eq!(h.state().simulation().scene.name, "Box stack");
+    assert!(h.state().lesson_player().is_none(), "a scene opened closes the lesson");
+    assert!(h.query_by_label_contains("Step 1 of").is_none());
 }
