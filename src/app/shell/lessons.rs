@@ -357,10 +357,14 @@ impl App {
         let Some(p) = &player.current().prediction else { return };
         let body = egui::TextStyle::Body.resolve(ui.style()).size * self.text_scale(ui);
         ui.add_space(4.0);
-        ui.horizontal_top(|ui| {
-            ui.label(RichText::new("Predict").strong().color(colors::WARN).size(body));
-            rich_text(ui, &p.question, body);
-        });
+        // "Predict" and the question in one paragraph, wrapped to the strip.
+        let mut question = LayoutJob::default();
+        let predict =
+            egui::TextFormat { font_id: egui::FontId::proportional(body), color: colors::WARN, ..Default::default() };
+        question.append("Predict  ", 0.0, predict);
+        append_markup(&mut question, &p.question, body);
+        question.wrap.max_width = ui.available_width();
+        ui.label(question);
         ui.columns(p.choices.len(), |columns| {
             for (i, ui) in columns.iter_mut().enumerate() {
                 self.choice(ui, player, i, body, acts);
@@ -587,8 +591,15 @@ fn progress_strip(ui: &mut Ui, player: &Player, acts: &mut Vec<Act>) {
 /// Step text with its markup drawn: strong in white on an amber band, emphasis in italics, code in
 /// amber monospace, math in light blue italics.
 fn rich_text(ui: &mut Ui, text: &str, size: f32) {
-    let spans = spans(text).unwrap_or_else(|_| vec![Span { text: text.to_string(), style: Style::Plain }]);
     let mut job = LayoutJob::default();
+    append_markup(&mut job, text, size);
+    job.wrap.max_width = ui.available_width();
+    ui.label(job);
+}
+
+/// Appends the step text's markup to `job`, in the styles' colours at `size`.
+fn append_markup(job: &mut LayoutJob, text: &str, size: f32) {
+    let spans = spans(text).unwrap_or_else(|_| vec![Span { text: text.to_string(), style: Style::Plain }]);
     let prop = egui::FontId::proportional(size);
     for s in spans {
         let mut f = egui::TextFormat { font_id: prop.clone(), color: TEXT, ..Default::default() };
@@ -611,12 +622,11 @@ fn rich_text(ui: &mut Ui, text: &str, size: f32) {
         }
         job.append(&s.text, 0.0, f);
     }
-    job.wrap.max_width = ui.available_width();
-    ui.label(job);
 }
 
-/// Whether the step's prediction (and Run) is pinned above the navigation: from the step's
-/// start until its run is over, when the verdict and explanation take the scrolling text.
+/// Whether the step's prediction (and Run) is pinned where the class sees it without scrolling
+/// (presenting, under the view; else above the navigation): from the step's start until its
+/// run is over, when the verdict and explanation take the scrolling text.
 fn pins_prediction(player: &Player) -> bool {
     player.current().prediction.is_some() && player.phase() != Phase::Done
 }

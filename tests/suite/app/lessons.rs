@@ -353,3 +353,52 @@ fn the_scenes_panel_opens_a_lesson_by_its_title_and_a_broken_one_keeps_the_curre
     assert!(h.state().lesson_player().is_none(), "a scene opened closes the lesson");
     assert!(h.query_by_label_contains("Step 1 of").is_none());
 }
+
+/// Presentation mode on a projector (1280×720) and at 1600×1000: on every step of every shipped
+/// lesson that asks a prediction, the question, each choice and Run are inside the window with
+/// no scrolling, the step's heading and the navigation too, and the view keeps most of the
+/// window's height.
+#[test]
+fn presenting_a_prediction_shows_the_question_every_choice_and_run_without_scrolling() {
+    for size in [egui::vec2(1280.0, 720.0), egui::vec2(1600.0, 1000.0)] {
+        for file in lessons() {
+            let (lesson, _) = Lesson::load(&file).unwrap();
+            for (k, s) in lesson.steps.iter().enumerate() {
+                let Some(p) = &s.prediction else { continue };
+                let at = format!("{} step {} at {size:?}", file.display(), k + 1);
+                let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/default.ron");
+                let app = App::open(&scene, Viewport::new(None)).unwrap();
+                let mut h = Harness::builder().with_size(size).build_ui_state(|ui, app: &mut App| app.show(ui), app);
+                // The app's fonts (with the math symbols) are in place from the frame after this.
+                setup_style(&h.ctx);
+                h.run();
+                h.state_mut().open_lesson(&file, k).unwrap_or_else(|e| panic!("{at}: {e}"));
+                h.state_mut().set_presentation_flag(true);
+                h.run_steps(4);
+                let zoom = h.ctx.zoom_factor();
+                assert!((zoom - collidoscope::app::presentation_zoom(size)).abs() < 1e-3, "{at}: zoom {zoom}");
+                let screen = h.ctx.content_rect();
+                let inside = |label: &str, r: egui::Rect| {
+                    assert!(screen.expand(0.5).contains_rect(r), "{at}: {label} at {r:?} outside {screen:?}");
+                };
+                let mut labels: Vec<String> =
+                    p.choices.iter().enumerate().map(|(i, c)| format!("{} {}", letter(i), text::plain(c))).collect();
+                labels.extend([format!("▶ Run {}", s.run.describe()), "Next ▶".into(), "◀ Back".into()]);
+                for l in &labels {
+                    inside(l, h.get_by_label(l).rect());
+                }
+                inside("the heading", h.get_by_label_contains(&format!("Step {} of", k + 1)).rect());
+                let question = format!("Predict  {}", text::plain(&p.question));
+                inside("the question", h.get_by_label(&question).rect());
+                let view = h.state().viewport().rect();
+                assert!(view.height() >= 0.4 * screen.height(), "{at}: the view {view:?} in {screen:?}");
+                let choice = h.get_by_label(&labels[0]).rect();
+                assert!(choice.top() >= view.bottom() - 0.5, "{at}: the choices are under the view, not over it");
+            }
+        }
+    }
+}
+
+fn letter(i: usize) -> char {
+    char::from(b'A' + i as u8)
+}
