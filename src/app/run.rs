@@ -106,10 +106,10 @@ pub fn run(opts: AppOptions) -> Result<(), AppError> {
             app.apply_zoom(&cc.egui_ctx);
             if shot.is_some() {
                 // Deterministic pictures: one step per frame; the layout and layers a first run has,
-                // plus what the command line asked for. A lesson step's prediction waits for its
-                // answer: the picture shows the question.
+                // plus what the command line asked for. A lesson's step is shown as the class first
+                // sees it, before its run.
                 app.fixed_frame_steps = true;
-                app.simulation_mut().playing = !app.lesson_player().is_some_and(|p| p.awaits_answer());
+                app.simulation_mut().playing = app.lesson_player().is_none();
             }
             Ok(Box::new(Window { app, shot, persist }))
         }),

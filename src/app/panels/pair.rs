@@ -3,6 +3,7 @@
 
 use super::{Command, PanelCx};
 use crate::debug_draw::{Color, DebugDraw, DrawCategory};
+use crate::lesson::PairIteration;
 use crate::math::Vec3;
 use crate::narrowphase::{NarrowPhaseKind, PairTrace};
 use crate::world::World;
@@ -32,6 +33,8 @@ pub struct PairPanel {
     pub epa_iteration: usize,
     /// Clip stage shown: 0 = incident polygon only, k = after the k-th side plane.
     pub clip_stage: usize,
+    /// The GJK or EPA slider to scroll into view when next drawn (a lesson step set it).
+    pub reveal: Option<PairIteration>,
     /// The last trace, kept for tests and for the table.
     pub trace: Option<PairTrace>,
     /// The points the Minkowski plot drew last frame (for tests).
@@ -209,12 +212,21 @@ impl PairPanel {
         }
         let last = t.gjk_simplices.len() - 1;
         self.gjk_iteration = self.gjk_iteration.min(last);
-        ui.add(egui::Slider::new(&mut self.gjk_iteration, 0..=last).text("iteration"));
+        let slider = ui.add(egui::Slider::new(&mut self.gjk_iteration, 0..=last).text("iteration"));
+        self.reveal_if(&slider, |r| matches!(r, PairIteration::Gjk(_)));
         let simplex = &t.gjk_simplices[self.gjk_iteration];
         ui.label(format!("Simplex of {} point(s)", simplex.len()));
         polytope_edges(draw, simplex, SIMPLEX);
         for &p in simplex {
             draw.point(NP, p, 7.0, SIMPLEX);
+        }
+    }
+
+    /// Scrolls `slider` into view, once, when it is the one to reveal.
+    fn reveal_if(&mut self, slider: &egui::Response, is_it: fn(PairIteration) -> bool) {
+        if self.reveal.is_some_and(is_it) {
+            self.reveal = None;
+            slider.scroll_to_me(Some(egui::Align::Center));
         }
     }
 
@@ -227,7 +239,8 @@ impl PairPanel {
         }
         let last = t.epa.len() - 1;
         self.epa_iteration = self.epa_iteration.min(last);
-        ui.add(egui::Slider::new(&mut self.epa_iteration, 0..=last).text("iteration"));
+        let slider = ui.add(egui::Slider::new(&mut self.epa_iteration, 0..=last).text("iteration"));
+        self.reveal_if(&slider, |r| matches!(r, PairIteration::Epa(_)));
         let snap = &t.epa[self.epa_iteration];
         ui.label(format!(
             "{} vertices, {} faces; magenta: the face nearest the origin",

@@ -160,6 +160,7 @@ impl App {
             Some(PairIteration::Epa(k)) => self.pair.epa_iteration = k,
             None => {}
         }
+        self.pair.reveal = v.pair_iteration;
         // An iteration the pair's trace does not have: the slider shows its last, the panel why.
         if let Some(Err(e)) = self.lesson.player.as_ref().map(|p| p.check_pair_iteration(&self.sim)) {
             self.lesson.error = Some(e.to_string());

@@ -85,13 +85,15 @@ fn every_shipped_lesson_walks_from_first_step_to_last_in_the_app() {
             if let Some(it) = s.pair_iteration {
                 // The Pair panel's GJK slider comes first, then EPA's; both read "iteration".
                 let (name, want) = it.parts();
-                let sliders: Vec<f64> = h
+                let sliders: Vec<(f64, egui::Rect)> = h
                     .get_all_by_role_and_label(egui::accesskit::Role::Slider, "iteration")
-                    .map(|n| n.accesskit_node().numeric_value().expect("a slider has a value"))
+                    .map(|n| (n.accesskit_node().numeric_value().expect("a slider has a value"), n.rect()))
                     .collect();
                 assert_eq!(sliders.len(), 2, "{at}: the GJK and EPA sliders");
-                let shown = sliders[usize::from(matches!(it, PairIteration::Epa(_)))];
+                let (shown, rect) = sliders[usize::from(matches!(it, PairIteration::Epa(_)))];
                 assert_eq!(shown, want as f64, "{at}: the {name} slider at the step's iteration");
+                let screen = h.ctx.content_rect();
+                assert!(screen.contains_rect(rect), "{at}: the {name} slider {rect:?} scrolled into view");
                 assert!(h.state().lesson_error().is_none(), "{at}: {:?}", h.state().lesson_error());
             }
             let hash = h.state().world().hash();
@@ -396,6 +398,40 @@ fn presenting_a_prediction_shows_the_question_every_choice_and_run_without_scrol
                 assert!(choice.top() >= view.bottom() - 0.5, "{at}: the choices are under the view, not over it");
             }
         }
+    }
+}
+
+/// Presenting the GJK/EPA lesson, a step that sets the Pair panel's slider scrolls the panel
+/// to it: the slider is in the window, at the step's iteration.
+#[test]
+fn presenting_a_pair_iteration_scrolls_its_slider_into_view() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons/gjk_epa.ron");
+    let (lesson, _) = Lesson::load(&file).unwrap();
+    for size in [egui::vec2(1280.0, 720.0), egui::vec2(1600.0, 1000.0)] {
+        let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/default.ron");
+        let app = App::open(&scene, Viewport::new(None)).unwrap();
+        let mut h = Harness::builder().with_size(size).build_ui_state(|ui, app: &mut App| app.show(ui), app);
+        setup_style(&h.ctx);
+        h.run();
+        h.state_mut().open_lesson(&file, 0).unwrap();
+        h.state_mut().set_presentation_flag(true);
+        h.run_steps(4);
+        let mut checked = 0;
+        for (k, s) in lesson.steps.iter().enumerate() {
+            if k > 0 {
+                click(&mut h, "Next ▶");
+            }
+            let Some(it) = s.pair_iteration else { continue };
+            let (name, want) = it.parts();
+            let n = usize::from(matches!(it, PairIteration::Epa(_)));
+            let slider = h.get_all_by_role_and_label(egui::accesskit::Role::Slider, "iteration").nth(n).unwrap();
+            let (value, rect) = (slider.accesskit_node().numeric_value(), slider.rect());
+            let at = format!("step {} at {size:?}", k + 1);
+            assert_eq!(value, Some(want as f64), "{at}: {name}");
+            assert!(h.ctx.content_rect().contains_rect(rect), "{at}: the {name} slider at {rect:?} is in the window");
+            checked += 1;
+        }
+        assert!(checked >= 3, "the lesson sets the slider on {checked} steps");
     }
 }
 
