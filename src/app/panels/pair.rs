@@ -213,7 +213,7 @@ impl PairPanel {
         let last = t.gjk_simplices.len() - 1;
         self.gjk_iteration = self.gjk_iteration.min(last);
         let slider = ui.add(egui::Slider::new(&mut self.gjk_iteration, 0..=last).text("iteration"));
-        self.reveal_if(&slider, |r| matches!(r, PairIteration::Gjk(_)));
+        self.reveal_if(ui, &slider, |r| matches!(r, PairIteration::Gjk(_)));
         let simplex = &t.gjk_simplices[self.gjk_iteration];
         ui.label(format!("Simplex of {} point(s)", simplex.len()));
         polytope_edges(draw, simplex, SIMPLEX);
@@ -222,10 +222,15 @@ impl PairPanel {
         }
     }
 
-    /// Scrolls `slider` into view, once, when it is the one to reveal.
-    fn reveal_if(&mut self, slider: &egui::Response, is_it: fn(PairIteration) -> bool) {
-        if self.reveal.is_some_and(is_it) {
+    /// Scrolls `slider` into view when it is the one to reveal, until it is in view (the
+    /// first frames of a window or a zoom change move it again).
+    fn reveal_if(&mut self, ui: &Ui, slider: &egui::Response, is_it: fn(PairIteration) -> bool) {
+        if !self.reveal.is_some_and(is_it) {
+            return;
+        }
+        if ui.clip_rect().contains_rect(slider.rect) {
             self.reveal = None;
+        } else {
             slider.scroll_to_me(Some(egui::Align::Center));
         }
     }
@@ -240,7 +245,7 @@ impl PairPanel {
         let last = t.epa.len() - 1;
         self.epa_iteration = self.epa_iteration.min(last);
         let slider = ui.add(egui::Slider::new(&mut self.epa_iteration, 0..=last).text("iteration"));
-        self.reveal_if(&slider, |r| matches!(r, PairIteration::Epa(_)));
+        self.reveal_if(ui, &slider, |r| matches!(r, PairIteration::Epa(_)));
         let snap = &t.epa[self.epa_iteration];
         ui.label(format!(
             "{} vertices, {} faces; magenta: the face nearest the origin",
