@@ -56,6 +56,11 @@ pub enum PositionCorrection {
     Soft,
 }
 
+/// A setting's value as RON text.
+fn ron_text<T: Serialize>(v: &T) -> String {
+    ron::to_string(v).unwrap_or_default()
+}
+
 /// Defines [`Settings`] from one list of its fields (docs, serde attributes, type, default),
 /// and from the same list its field names, its differences and its by-name setter.
 macro_rules! settings {
@@ -79,11 +84,19 @@ macro_rules! settings {
 
             /// The fields that differ from `to`, each as `name old -> new` (RON values).
             pub fn changes(&self, to: &Settings) -> Vec<String> {
+                self.changed_values(to)
+                    .into_iter()
+                    .map(|(name, old, new)| format!("{name} {old} -> {new}"))
+                    .collect()
+            }
+
+            /// The fields that differ from `to`, in declaration order, each as its name, its
+            /// value here and its value in `to` (RON text, as [`Settings::set_field`] reads it).
+            pub fn changed_values(&self, to: &Settings) -> Vec<(&'static str, String, String)> {
                 let mut out = Vec::new();
                 $(
                     if self.$name != to.$name {
-                        let text = |v: &_| ron::to_string(v).unwrap_or_default();
-                        out.push(format!("{} {} -> {}", stringify!($name), text(&self.$name), text(&to.$name)));
+                        out.push((stringify!($name), ron_text(&self.$name), ron_text(&to.$name)));
                     }
                 )*
                 out
@@ -303,6 +316,27 @@ mod tests {
         t.set_field("substeps", "8").unwrap();
         assert_eq!(s.changes(&t), ["substeps 4 -> 8"]);
         assert!(s.changes(&s).is_empty());
+    }
+
+    #[test]
+    fn changed_values_name_each_difference_as_ron_that_sets_it_back() {
+        let base = Settings::default();
+        let mut now = base.clone();
+        now.set_field("gravity", "(0, -1.62, 0)").unwrap();
+        now.set_field("substeps", "8").unwrap();
+        now.set_field("broad_phase", "BruteForce").unwrap();
+        now.set_field("friction", "0.25").unwrap();
+        let changed = base.changed_values(&now);
+        let names: Vec<&str> = changed.iter().map(|c| c.0).collect();
+        assert_eq!(names, ["gravity", "substeps", "broad_phase", "friction"], "{changed:?}");
+        assert_eq!(changed[1], ("substeps", "4".to_string(), "8".to_string()));
+        assert_eq!(changed[3].2, "Some(0.25)");
+        let mut back = base.clone();
+        for (name, _, value) in &changed {
+            back.set_field(name, value).unwrap();
+        }
+        assert_eq!(back, now, "{changed:?}");
+        assert!(now.changed_values(&now).is_empty());
     }
 
     #[test]

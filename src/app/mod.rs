@@ -21,4 +21,6 @@ pub use layout::{Dock, OpenPanels, PanelId};
 pub use panels::{Command, SweepAxis};
 pub use run::{AppOptions, PngShot, build_app, run, setup_style, write_png};
 pub use script::{Cue, Script, run_script};
-pub use shell::{App, PRESENTATION_ZOOM, Persisted, default_scene_dir, load_lesson, presentation_zoom};
+pub use shell::{
+    App, PRESENTATION_ZOOM, Persisted, check_lesson_view, default_scene_dir, load_lesson, presentation_zoom,
+};

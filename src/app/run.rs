@@ -66,14 +66,10 @@ pub fn run(opts: AppOptions) -> Result<(), AppError> {
     if let Some((path, step)) = &opts.lesson {
         // A lesson that does not load, or a step it does not have, fails before a window opens.
         let (lesson, _) = super::load_lesson(path)?;
-        if *step >= lesson.steps.len() {
-            return Err(AppError::Script(format!(
-                "--step {}: {} has {} steps (from 1)",
-                step + 1,
-                path.display(),
-                lesson.steps.len()
-            )));
-        }
+        lesson.check_step(*step).map_err(|_| {
+            let (n, file) = (lesson.steps.len(), path.display());
+            AppError::Script(format!("--step {}: {file} has {n} steps (from 1)", step + 1))
+        })?;
     }
     if opts.screenshot.is_some() || !opts.compare.is_empty() {
         // Fail early, with the file and line, before a window appears.
@@ -110,9 +106,10 @@ pub fn run(opts: AppOptions) -> Result<(), AppError> {
             app.apply_zoom(&cc.egui_ctx);
             if shot.is_some() {
                 // Deterministic pictures: one step per frame; the layout and layers a first run has,
-                // plus what the command line asked for.
+                // plus what the command line asked for. A lesson's step is shown as the class first
+                // sees it, before its run.
                 app.fixed_frame_steps = true;
-                app.simulation_mut().playing = true;
+                app.simulation_mut().playing = app.lesson_player().is_none();
             }
             Ok(Box::new(Window { app, shot, persist }))
         }),

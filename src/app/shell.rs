@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod lessons;
-pub use lessons::load_lesson;
+pub use lessons::{check_lesson_view, load_lesson};
 
 /// Horizontal padding of the toolbar's panel toggles (narrower than other buttons, so that they
 /// all fit on the row of a 1600-px window).
@@ -295,7 +295,7 @@ impl App {
     /// The edited badge's text, when the settings are not the scene file's.
     fn badge_text(&self) -> Option<String> {
         // Presenting a lesson: its panel lists the step's settings, and the row has no room.
-        if self.presentation && self.lesson.player.is_some() {
+        if self.presenting_lesson() {
             return None;
         }
         let n = self.sim.scene.settings.changes(&self.sim.world.settings).len();
@@ -512,7 +512,7 @@ impl App {
         self.pair_shown = pair;
         for dock in [Dock::Left, Dock::Right] {
             let only = presenting.map(|chosen| chosen.filter(|p| self.open.dock_of(*p) == dock));
-            self.dock(ui, dock, only, window.x / 4.0, &mut commands);
+            self.dock(ui, dock, only, window.x, &mut commands);
         }
         let actions = egui::CentralPanel::no_frame()
             .show(ui, |ui| self.compare.ui(ui, &mut self.viewport, &self.sim, &self.view, &mut commands))
@@ -564,15 +564,17 @@ impl App {
     /// One side dock: a tab per open panel above the active one, or (collapsed) a narrow strip
     /// of the tabs; nothing at all when collapsed during A/B. `only`: presentation mode's one
     /// panel (`Some(None)`: none in this dock).
-    /// A dock is at most `max_width` wide; content wider than that scrolls.
+    /// A dock is at most a quarter of the window (`window_width`) wide; content wider than that
+    /// scrolls.
     fn dock(
         &mut self,
         ui: &mut Ui,
         dock: Dock,
         only: Option<Option<PanelId>>,
-        max_width: f32,
+        window_width: f32,
         commands: &mut Vec<Command>,
     ) {
+        let max_width = window_width / 4.0;
         let (tabs, active) = match only {
             Some(p) => (p.into_iter().collect(), p),
             None => (self.open.tabs(dock), self.open.active(dock)),
@@ -606,7 +608,10 @@ impl App {
         let (default, range) = active.width();
         let open = default.min(max_width);
         let panel = panel(("dock", Some(active))).resizable(true).size_range(range.start().min(open)..=*range.end());
-        let panel = match self.dock_width.take() {
+        // Presenting a lesson and one panel, the dock's width is the presentation's; else a
+        // script's, once.
+        let presented = only.flatten().and_then(|_| self.presented_dock_width(ui, window_width));
+        let panel = match presented.or(self.dock_width.take()) {
             Some(w) => panel.exact_size(w.clamp(range.start().min(open), *range.end())),
             None => panel.default_size(open),
         };
@@ -782,7 +787,7 @@ impl App {
             // Last on the row, so that it appearing moves no other control.
             self.edits_badge(ui, &mut commands);
             // Presenting a lesson, its panel says why the run stopped.
-            let lesson_says = self.presentation && self.lesson.player.is_some();
+            let lesson_says = self.presenting_lesson();
             if let Some(why) = self.sim.paused_by.as_ref().filter(|_| !self.sim.playing && !lesson_says) {
                 ui.colored_label(colors::WARN, format!("⏸ {why}")).on_hover_text("Paused by itself at the event chosen in ⏸ at");
             }
@@ -942,6 +947,8 @@ impl App {
         match self.sim.open(path) {
             Ok(()) => {
                 self.scenes.error = None;
+                // The lesson's steps belong to its scene.
+                self.close_lesson();
                 // A recording survives the open; say where it went.
                 self.scenes.notice =
                     self.sim.record.status.clone().filter(|_| self.sim.record.review.is_some()).and_then(Result::ok);
@@ -983,7 +990,10 @@ impl App {
                 }
             }
             Command::Record(r) => self.sim.apply_record(r),
+            // A lesson chosen as a file (the dialog, the path field, a recent file) opens as one.
+            Command::OpenScene(p) if crate::lesson::Lesson::is_lesson_file(&p) => self.open_lesson_file(&p),
             Command::OpenScene(p) => self.open_scene(&p),
+            Command::OpenLesson(p) => self.open_lesson_file(&p),
             Command::SaveScene(p) => self.save_scene(&p),
             Command::ExportCsv(p) => {
                 let csv = self.profiler.export_source(&self.sim.history).to_csv();

@@ -9,13 +9,12 @@ use std::path::{Path, PathBuf};
 pub fn check(files: &[PathBuf]) -> Result<(), CliError> {
     let mut failed = 0;
     for f in files {
-        let is_lesson = collidoscope::scene::read_text(f).is_ok_and(|t| Lesson::is_lesson_text(&t));
-        let outcome = if is_lesson {
-            check_lesson(f)
-        } else {
-            Scene::load(f)
+        let outcome = match collidoscope::scene::read_text(f) {
+            Ok(text) if Lesson::is_lesson_text(&text) => check_lesson(&text, f),
+            text => text
+                .and_then(|t| Scene::parse(&t, f))
                 .map(|scene| format!("ok: {} ({} bodies)", f.display(), scene.expanded_bodies().len()))
-                .map_err(|e| e.to_string())
+                .map_err(|e| e.to_string()),
         };
         match outcome {
             Ok(line) => outln!("{line}"),
@@ -29,11 +28,10 @@ pub fn check(files: &[PathBuf]) -> Result<(), CliError> {
 }
 
 /// A lesson with its scene; with the app built in, its layer and panel names too.
-fn check_lesson(f: &Path) -> Result<String, String> {
+fn check_lesson(text: &str, f: &Path) -> Result<String, String> {
+    let (lesson, scene) = Lesson::parse(text, f).map_err(|e| e.to_string())?;
     #[cfg(feature = "gui")]
-    let (lesson, scene) = collidoscope::app::load_lesson(f).map_err(|e| e.to_string())?;
-    #[cfg(not(feature = "gui"))]
-    let (lesson, scene) = Lesson::load(f).map_err(|e| e.to_string())?;
+    collidoscope::app::check_lesson_view(&lesson).map_err(|e| e.to_string())?;
     let unchecked = if cfg!(feature = "gui") { "" } else { "; layer and panel names need the app build to check" };
     let source = lesson.scene_path().map_or("inline".to_string(), |p| p.display().to_string());
     Ok(format!(

@@ -95,6 +95,10 @@ pub struct Step {
     /// With `highlight`: the body whose contact with it the Pair panel shows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partner: Option<String>,
+    /// With `highlight` and `partner`: the GJK or EPA iteration the Pair panel's slider shows;
+    /// left out, the sliders stay.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pair_iteration: Option<PairIteration>,
     /// The highlighted body's history plotted in the Inspector: `height`, `speed`,
     /// `kinetic energy`, `contact points` or `penetration`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -104,6 +108,33 @@ pub struct Step {
     /// A question answered before the run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prediction: Option<Prediction>,
+}
+
+/// An iteration of the Pair panel's trace, from 0 as its sliders count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PairIteration {
+    /// The GJK simplex after this many iterations.
+    Gjk(usize),
+    /// The EPA polytope after this many iterations.
+    Epa(usize),
+}
+
+impl PairIteration {
+    /// The algorithm's name and the iteration.
+    pub fn parts(self) -> (&'static str, usize) {
+        match self {
+            PairIteration::Gjk(k) => ("GJK", k),
+            PairIteration::Epa(k) => ("EPA", k),
+        }
+    }
+
+    /// How many iterations of this algorithm `trace` holds.
+    pub fn available(self, trace: &crate::narrowphase::PairTrace) -> usize {
+        match self {
+            PairIteration::Gjk(_) => trace.gjk_simplices.len(),
+            PairIteration::Epa(_) => trace.epa.len(),
+        }
+    }
 }
 
 /// The state a step starts from.
@@ -143,6 +174,7 @@ impl Run {
     pub fn describe(self) -> String {
         match self {
             Run::Paused => "paused".into(),
+            Run::Steps(1) => "for 1 step".into(),
             Run::Steps(n) => format!("for {n} steps"),
             Run::Seconds(s) => format!("for {s} s"),
             Run::FirstContact => "until first contact".into(),
@@ -225,15 +257,7 @@ impl Lesson {
     /// Parses and checks lesson text; `path` names it in errors and is where a scene file's
     /// path starts from.
     pub fn parse(text: &str, path: &Path) -> Result<(Lesson, Scene), LessonError> {
-        let options = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
-        let mut lesson: Lesson = options.from_str(text).map_err(|e| {
-            LessonError::File(SceneError::Parse {
-                path: path.into(),
-                line: e.span.start.line,
-                col: e.span.start.col,
-                message: e.code.to_string(),
-            })
-        })?;
+        let mut lesson: Lesson = crate::scene::parse_ron(text, path).map_err(LessonError::File)?;
         lesson.file = Some(path.to_path_buf());
         let scene = lesson.load_scene()?;
         lesson.validate(&scene)?;
@@ -252,6 +276,11 @@ impl Lesson {
         }
         files.sort();
         Ok(files)
+    }
+
+    /// Whether the file at `path` reads as a lesson (see [`Lesson::is_lesson_text`]).
+    pub fn is_lesson_file(path: &Path) -> bool {
+        crate::scene::read_text(path).is_ok_and(|t| Lesson::is_lesson_text(&t))
     }
 
     /// Whether `text` is a lesson rather than a scene: a struct with a `steps` field.
@@ -276,15 +305,20 @@ impl Lesson {
         let wrap = |e: SceneError| LessonError::Scene { path: path.clone(), source: Box::new(e) };
         match (&self.scene, self.scene_path()) {
             (_, Some(p)) => Scene::load(&p).map_err(wrap),
-            (SceneSource::Inline(s), None) => {
-                let mut scene = (**s).clone();
-                crate::scene::import::resolve_files(&mut scene, &path).map_err(wrap)?;
-                scene.validate(&path).map_err(wrap)?;
-                scene.file = crate::scene::SceneFile(Some(path.clone()));
-                Ok(scene)
-            }
+            (SceneSource::Inline(s), None) => (**s).clone().finish(&path).map_err(wrap),
             (SceneSource::File(_), None) => unreachable!("a file source always has a path"),
         }
+    }
+
+    /// Whether the lesson has step `k` (from 0); the error names the step from 1.
+    pub fn check_step(&self, k: usize) -> Result<(), LessonError> {
+        if k < self.steps.len() {
+            return Ok(());
+        }
+        Err(self.invalid(
+            "steps",
+            format!("there is no step {} (the lesson has {} steps, from 1)", k + 1, self.steps.len()),
+        ))
     }
 
     fn invalid(&self, field: impl Into<String>, message: impl Into<String>) -> LessonError {
@@ -348,6 +382,17 @@ impl Lesson {
             body("partner", &step.partner)?;
             if step.partner.is_some() && step.highlight.is_none() {
                 return Err(self.invalid(at("partner"), "a partner goes with a highlighted body: give `highlight` too"));
+            }
+            if step.pair_iteration.is_some() {
+                if step.highlight.is_none() || step.partner.is_none() {
+                    return Err(self.invalid(
+                        at("pair_iteration"),
+                        "the Pair panel traces a named pair: give `highlight` and `partner` too",
+                    ));
+                }
+                if !step.panels.iter().any(|p| p.trim().eq_ignore_ascii_case("pair")) {
+                    return Err(self.invalid(at("pair_iteration"), "the Pair panel shows it: add \"pair\" to `panels`"));
+                }
             }
             if let Some(p) = &step.plot {
                 if !plot_names().contains(&p.as_str()) {

@@ -2,7 +2,7 @@
 //! keeps each step's start as a snapshot so Back and Restart are exact, arms and watches each
 //! step's run, and holds the class's answers to the predictions.
 
-use super::{Lesson, LessonError, Run, Start, Step, apply_settings};
+use super::{Lesson, LessonError, PairIteration, Run, Start, Step, apply_settings};
 use crate::scene::{CameraDesc, Scene};
 use crate::session::Simulation;
 use crate::session::pause::{PauseAt, Until};
@@ -34,6 +34,8 @@ pub struct ViewChange {
     pub partner: Option<usize>,
     /// The Inspector's plot series (an index into `record::TRACE_SERIES`).
     pub plot: Option<usize>,
+    /// The Pair panel's GJK or EPA iteration to show.
+    pub pair_iteration: Option<PairIteration>,
 }
 
 /// A lesson being played.
@@ -102,11 +104,6 @@ impl Player {
         self.answers[self.step]
     }
 
-    /// Whether a step has been entered (its start is kept).
-    pub fn visited(&self, k: usize) -> bool {
-        self.starts.get(k).is_some_and(Option::is_some)
-    }
-
     /// The start state of step `k`, once visited.
     pub fn start_of(&self, k: usize) -> Option<&Snapshot> {
         self.starts.get(k).and_then(Option::as_ref)
@@ -128,12 +125,7 @@ impl Player {
     /// A simulation of the lesson's scene at step `k` (from 0): the earlier steps are entered
     /// and run to their stops on the way, so the step starts where the lesson brings it.
     pub fn start(&mut self, k: usize) -> Result<(Simulation, ViewChange), LessonError> {
-        if k >= self.len() {
-            return Err(self.lesson.invalid(
-                "steps",
-                format!("there is no step {} (the lesson has {} steps, from 1)", k + 1, self.len()),
-            ));
-        }
+        self.lesson.check_step(k)?;
         let mut sim = Simulation::new(self.scene.clone(), self.lesson.scene_path()).map_err(|e| self.scene_error(e))?;
         self.starts.iter_mut().for_each(|s| *s = None);
         self.answers.iter_mut().for_each(|a| *a = None);
@@ -221,7 +213,34 @@ impl Player {
             highlight: find(&step.highlight),
             partner: find(&step.partner),
             plot: step.plot.as_ref().and_then(|p| super::plot_names().iter().position(|n| n == p)),
+            pair_iteration: step.pair_iteration,
         }
+    }
+
+    /// Whether the Pair panel's trace of the step's pair, where the bodies are now (the step's
+    /// start, once entered) and with the world's narrow-phase method, has the step's
+    /// `pair_iteration`. The error names the step, the pair and the iterations there are.
+    pub fn check_pair_iteration(&self, sim: &Simulation) -> Result<(), LessonError> {
+        let view = self.view_change(sim);
+        let (Some(it), Some(a), Some(b)) = (view.pair_iteration, view.highlight, view.partner) else {
+            return Ok(());
+        };
+        let Some(trace) = sim.world.explain_pair(a, b, sim.world.settings.narrow_phase) else { return Ok(()) };
+        let ((name, k), have) = (it.parts(), it.available(&trace));
+        if k < have {
+            return Ok(());
+        }
+        let step = self.current();
+        let pair =
+            format!("{} and {}", step.highlight.as_deref().unwrap_or("?"), step.partner.as_deref().unwrap_or("?"));
+        let there = match have {
+            0 => format!("no {name} iterations"),
+            n => format!("{name} iterations 0 to {}", n - 1),
+        };
+        Err(self.lesson.invalid(
+            format!("steps[{}].pair_iteration", self.step),
+            format!("{name} iteration {k} does not exist: the trace of {pair} at this step's start has {there}"),
+        ))
     }
 
     /// The next step: the current step's run is finished first (headless, to its stop) when the

@@ -30,21 +30,21 @@ impl Scene {
 
     /// Parses and checks scene text; `path` only names the source in errors.
     pub fn parse(text: &str, path: impl AsRef<Path>) -> Result<Scene, SceneError> {
-        let path: PathBuf = path.as_ref().into();
+        let path = path.as_ref();
+        let scene: Scene = parse_ron(text, path)?;
+        scene.finish(path)
+    }
+
+    /// What loading does after parsing: reads the files the scene names (relative to `path`),
+    /// checks the scene and records `path` as its file.
+    pub fn finish(mut self, path: &Path) -> Result<Scene, SceneError> {
         // The shapes built while checking stay shared until the load ends, so bodies that name
         // the same file (or list the same points) are built once.
         let _pins = shared::Pins::start();
-        let options = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
-        let mut scene: Scene = options.from_str(text).map_err(|e| SceneError::Parse {
-            path: path.clone(),
-            line: e.span.start.line,
-            col: e.span.start.col,
-            message: e.code.to_string(),
-        })?;
-        import::resolve_files(&mut scene, &path)?;
-        scene.validate(&path)?;
-        scene.file = SceneFile(Some(path));
-        Ok(scene)
+        import::resolve_files(&mut self, path)?;
+        self.validate(path)?;
+        self.file = SceneFile(Some(path.into()));
+        Ok(self)
     }
 
     /// The checks parsing cannot make. Errors name the field path.
@@ -124,6 +124,18 @@ impl Scene {
     pub fn save(&self, path: impl AsRef<Path>) -> Result<(), SceneError> {
         write_atomic(path.as_ref(), self.to_ron().as_bytes())
     }
+}
+
+/// Parses RON text of the project's files (scenes, lessons): `Some` may be left out of optional
+/// values. Errors name `path`, the line and the column.
+pub fn parse_ron<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -> Result<T, SceneError> {
+    let options = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
+    options.from_str(text).map_err(|e| SceneError::Parse {
+        path: path.into(),
+        line: e.span.start.line,
+        col: e.span.start.col,
+        message: e.code.to_string(),
+    })
 }
 
 /// Reads a text file: UTF-8, with or without a byte-order mark. Bytes that are not UTF-8 are

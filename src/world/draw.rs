@@ -1,10 +1,10 @@
 //! What the world shows of itself: boxes, velocities, contacts and their impulses, candidate
-//! pairs, the broad phase's structure, mesh edges.
+//! pairs, the broad phase's structure, mesh edges; how the narrow phase answers one pair.
 
 use super::World;
 use crate::debug_draw::{DebugDraw, DrawCategory};
 use crate::math::{Real, Vec3};
-use crate::narrowphase;
+use crate::narrowphase::{self, NarrowPhaseKind};
 
 impl World {
     /// Describes the world's state for drawing: AABBs, contacts, velocities, broad phase.
@@ -101,5 +101,15 @@ impl World {
                 draw.line(DrawCategory::ContactForce, p, p + t * scale, [0.3, 0.95, 0.95, 1.0]);
             }
         }
+    }
+
+    /// How the narrow phase answers bodies `a` and `b` (indices) where they are now, stage by
+    /// stage, with `method` and the world's tolerances and internal-edge mode (the Pair panel's
+    /// trace). `None` for an index out of range.
+    pub fn explain_pair(&self, a: usize, b: usize, method: NarrowPhaseKind) -> Option<narrowphase::PairTrace> {
+        let (ba, bb) = (self.bodies.get(a)?, self.bodies.get(b)?);
+        let s = &self.settings;
+        let tol = narrowphase::Tolerance { margin: s.speculative_distance, epsilon: s.contact_epsilon };
+        Some(narrowphase::explain_with_edges(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, method, s.internal_edges))
     }
 }

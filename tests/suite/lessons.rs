@@ -55,6 +55,8 @@ fn every_step_of_every_lesson_runs_to_its_stop_with_its_settings_in_force() {
             expected = apply_settings(&expected, &step.settings).unwrap();
             assert_eq!(sim.world.settings, expected, "{at}: the step's settings are in force");
             let entered = sim.world.hash();
+            // The Pair panel's iteration the step names is in the pair's trace at its start.
+            player.check_pair_iteration(&sim).unwrap_or_else(|e| panic!("{at}: {e}"));
             if let Some(p) = &step.prediction {
                 assert!(player.start_run(&mut sim).is_err(), "{at}: no run before an answer");
                 player.set_answer((p.answer + 1) % p.choices.len());
@@ -154,6 +156,48 @@ fn broken_lessons_name_the_file_and_the_field() {
     assert!(e.contains("title: is empty"), "{e}");
     let e = parse_err(&lesson(r#"(text: "a", nonsense: 1)"#));
     assert!(e.contains("nonsense"), "{e}");
+}
+
+/// A step's Pair panel iteration needs a named pair shown in the Pair panel (checked on
+/// load), and one the pair's trace has where the step starts (checked on entering it).
+#[test]
+fn a_pair_iteration_names_a_shown_pair_and_an_iteration_its_trace_has() {
+    let lesson = |step: &str| {
+        format!(r#"(title: "T", scene: File("../scenes/narrowphase_hulls_gjk.ron"), steps: [(text: "a", {step})])"#)
+    };
+    let pair = r#"highlight: "wedge (drag me)", partner: "gem""#;
+    let e = parse_err(&lesson(r#"panels: ["pair"], highlight: "gem", pair_iteration: Gjk(1)"#));
+    assert!(
+        e.contains("steps[0].pair_iteration: the Pair panel traces a named pair: give `highlight` and `partner`"),
+        "{e}"
+    );
+    let e = parse_err(&lesson(&format!("{pair}, pair_iteration: Epa(0)")));
+    assert!(e.contains("steps[0].pair_iteration: the Pair panel shows it: add \"pair\" to `panels`"), "{e}");
+    let e = parse_err(&lesson(&format!(r#"panels: ["pair"], {pair}, pair_iteration: Simplex(1)"#)));
+    assert!(e.contains("bad.ron:1:") && e.contains("Simplex"), "{e}");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons/bad.ron");
+    let check = |it: &str| {
+        let (lesson, scene) =
+            Lesson::parse(&lesson(&format!(r#"panels: ["pair"], {pair}, pair_iteration: {it}"#)), &path)
+                .unwrap_or_else(|e| panic!("{it}: {e}"));
+        let named = lesson.steps[0].pair_iteration;
+        assert!(named.is_some(), "{it}");
+        let mut player = Player::new(lesson, scene);
+        let (sim, view) = player.start(0).unwrap();
+        assert_eq!(view.pair_iteration, named, "the view change carries it to the panel");
+        player.check_pair_iteration(&sim).map_err(|e| e.to_string())
+    };
+    // The two hulls' trace: GJK iterations 0 to 4, EPA 0 to 2.
+    assert_eq!(check("Gjk(4)"), Ok(()));
+    assert_eq!(check("Epa(2)"), Ok(()));
+    let e = check("Gjk(5)").unwrap_err();
+    assert!(e.starts_with(&path.display().to_string()), "{e}");
+    assert!(
+        e.contains("steps[0].pair_iteration: GJK iteration 5 does not exist: the trace of wedge (drag me) and gem at this step's start has GJK iterations 0 to 4"),
+        "{e}"
+    );
+    let e = check("Epa(3)").unwrap_err();
+    assert!(e.contains("EPA iteration 3 does not exist") && e.contains("has EPA iterations 0 to 2"), "{e}");
 }
 
 #[test]

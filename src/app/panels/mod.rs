@@ -45,6 +45,9 @@ pub enum Command {
     SetSettings(Box<Settings>),
     /// Load a scene file; on failure the current scene stays and the error is shown.
     OpenScene(PathBuf),
+    /// Open a lesson at its first step; on failure the current scene stays and the error is
+    /// shown.
+    OpenLesson(PathBuf),
     /// Save the current state as a scene file.
     SaveScene(PathBuf),
     /// Write the profiler history as CSV.

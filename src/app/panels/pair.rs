@@ -3,8 +3,9 @@
 
 use super::{Command, PanelCx};
 use crate::debug_draw::{Color, DebugDraw, DrawCategory};
+use crate::lesson::PairIteration;
 use crate::math::Vec3;
-use crate::narrowphase::{NarrowPhaseKind, PairTrace, Tolerance, explain_with_edges};
+use crate::narrowphase::{NarrowPhaseKind, PairTrace};
 use crate::world::World;
 use eframe::egui::{self, RichText, Ui};
 
@@ -32,6 +33,8 @@ pub struct PairPanel {
     pub epa_iteration: usize,
     /// Clip stage shown: 0 = incident polygon only, k = after the k-th side plane.
     pub clip_stage: usize,
+    /// The GJK or EPA slider to scroll into view when next drawn (a lesson step set it).
+    pub reveal: Option<PairIteration>,
     /// The last trace, kept for tests and for the table.
     pub trace: Option<PairTrace>,
     /// The points the Minkowski plot drew last frame (for tests).
@@ -83,10 +86,8 @@ impl PairPanel {
             ui.end_row();
         });
 
-        let s = &world.settings;
-        let tol = Tolerance { margin: s.speculative_distance, epsilon: s.contact_epsilon };
+        let Some(trace) = world.explain_pair(a, b, self.method) else { return Vec::new() };
         let (ba, bb) = (&world.bodies()[a], &world.bodies()[b]);
-        let trace = explain_with_edges(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, self.method, s.internal_edges);
         self.show_result(ui, &trace);
         self.plotted = self.minkowski_plot(ui, &trace);
         self.show_gjk(ui, &trace, draw);
@@ -211,12 +212,26 @@ impl PairPanel {
         }
         let last = t.gjk_simplices.len() - 1;
         self.gjk_iteration = self.gjk_iteration.min(last);
-        ui.add(egui::Slider::new(&mut self.gjk_iteration, 0..=last).text("iteration"));
+        let slider = ui.add(egui::Slider::new(&mut self.gjk_iteration, 0..=last).text("iteration"));
+        self.reveal_if(ui, &slider, |r| matches!(r, PairIteration::Gjk(_)));
         let simplex = &t.gjk_simplices[self.gjk_iteration];
         ui.label(format!("Simplex of {} point(s)", simplex.len()));
         polytope_edges(draw, simplex, SIMPLEX);
         for &p in simplex {
             draw.point(NP, p, 7.0, SIMPLEX);
+        }
+    }
+
+    /// Scrolls `slider` into view when it is the one to reveal, until it is in view (the
+    /// first frames of a window or a zoom change move it again).
+    fn reveal_if(&mut self, ui: &Ui, slider: &egui::Response, is_it: fn(PairIteration) -> bool) {
+        if !self.reveal.is_some_and(is_it) {
+            return;
+        }
+        if ui.clip_rect().contains_rect(slider.rect) {
+            self.reveal = None;
+        } else {
+            slider.scroll_to_me(Some(egui::Align::Center));
         }
     }
 
@@ -229,7 +244,8 @@ impl PairPanel {
         }
         let last = t.epa.len() - 1;
         self.epa_iteration = self.epa_iteration.min(last);
-        ui.add(egui::Slider::new(&mut self.epa_iteration, 0..=last).text("iteration"));
+        let slider = ui.add(egui::Slider::new(&mut self.epa_iteration, 0..=last).text("iteration"));
+        self.reveal_if(ui, &slider, |r| matches!(r, PairIteration::Epa(_)));
         let snap = &t.epa[self.epa_iteration];
         ui.label(format!(
             "{} vertices, {} faces; magenta: the face nearest the origin",

@@ -1,4 +1,5 @@
-//! The scene browser: the scene files of a folder with their names and descriptions, any file
+//! The scene browser: the scene files of a folder with their names and descriptions, the
+//! guided lessons in the `lessons/` folder beside it by their titles, any scene or lesson file
 //! through a dialog, saving the current state, recent files, and the last load error.
 
 use super::PanelCx;
@@ -13,13 +14,20 @@ pub(super) const MAX_RECENT: usize = 10;
 /// One `.ron` file of the folder, read once per refresh.
 struct Entry {
     path: PathBuf,
-    /// Name and description, or why the file cannot be read.
+    /// Name and description (a lesson's title and summary), or why the file cannot be read.
     info: Result<(String, String), String>,
+    /// The group it is listed under.
+    topic: &'static str,
 }
+
+/// The group the lessons are listed under, above the scenes' topics.
+const LESSONS: &str = "Guided lessons";
 
 pub struct ScenePanel {
     dir: PathBuf,
     entries: Option<Vec<Entry>>,
+    /// The lessons beside `dir`, read with the scenes.
+    lessons: Option<Vec<Entry>>,
     pub recent: Vec<PathBuf>,
     /// The last failed load or save, with `FILE:LINE:COL` when the parser gave one.
     pub error: Option<String>,
@@ -38,6 +46,7 @@ impl ScenePanel {
         ScenePanel {
             dir,
             entries: None,
+            lessons: None,
             recent,
             error: None,
             notice: None,
@@ -59,7 +68,18 @@ impl ScenePanel {
 
     pub fn set_dir(&mut self, dir: PathBuf) {
         self.dir = dir;
+        self.refresh();
+    }
+
+    /// The lessons folder listed: `lessons/` beside the scenes folder.
+    pub fn lessons_dir(&self) -> PathBuf {
+        self.dir.parent().unwrap_or(Path::new("")).join("lessons")
+    }
+
+    /// Reads the folders again when next shown.
+    fn refresh(&mut self) {
         self.entries = None;
+        self.lessons = None;
     }
 
     /// Puts a file at the top of the recent list.
@@ -95,6 +115,16 @@ impl ScenePanel {
                     None => self.dialog_hint = true,
                 }
             }
+            if ui.button("📖 Open lesson…").on_hover_text("Open a guided lesson (a lessons/*.ron file)").clicked() {
+                let dialog = rfd::FileDialog::new().add_filter("Lesson", &["ron"]).set_directory(self.lessons_dir());
+                match dialog.pick_file() {
+                    Some(p) => {
+                        self.dialog_hint = false;
+                        commands.push(Command::OpenLesson(p));
+                    }
+                    None => self.dialog_hint = true,
+                }
+            }
             if ui
                 .button("💾 Save state as…")
                 .on_hover_text(
@@ -115,7 +145,7 @@ impl ScenePanel {
                 self.set_dir(d);
             }
             if ui.button("⟳ Refresh").clicked() {
-                self.entries = None;
+                self.refresh();
             }
         });
 
@@ -138,24 +168,32 @@ impl ScenePanel {
         });
 
         ui.add_space(4.0);
-        ui.label(RichText::new(format!("Scenes in {}", self.dir.display())).strong());
+        let lessons_dir = self.lessons_dir();
+        let lessons = self.lessons.get_or_insert_with(|| scan(&lessons_dir, read_lesson));
+        let listed = if lessons.is_empty() {
+            format!("Scenes in {}", self.dir.display())
+        } else {
+            format!("Lessons in {}, scenes in {}", lessons_dir.display(), self.dir.display())
+        };
+        ui.label(RichText::new(listed).strong());
         ui.horizontal(|ui| {
             let l = ui.label("Filter");
             ui.add(
                 egui::TextEdit::singleline(&mut self.filter).hint_text("tunnel, pyramid, SAT…").desired_width(180.0),
             )
             .labelled_by(l.id)
-            .on_hover_text("Show the scenes whose file, name, description or topic contains this");
+            .on_hover_text("Show the scenes and lessons whose file, name, description or topic contains this");
             if !self.filter.is_empty() && ui.small_button("✖ Clear").on_hover_text("Show every scene").clicked() {
                 self.filter.clear();
             }
         });
-        let entries = self.entries.get_or_insert_with(|| scan(&self.dir));
+        let lessons = self.lessons.get_or_insert_with(|| scan(&lessons_dir, read_lesson));
+        let entries = self.entries.get_or_insert_with(|| scan(&self.dir, read_scene));
         if entries.is_empty() {
             ui.weak("(no .ron files here)");
         }
         let needle = self.filter.trim().to_lowercase();
-        let shown: Vec<&Entry> = entries.iter().filter(|e| e.matches(&needle)).collect();
+        let shown: Vec<&Entry> = lessons.iter().chain(entries.iter()).filter(|e| e.matches(&needle)).collect();
         if shown.is_empty() && !entries.is_empty() {
             ui.weak(format!("No scene matches \"{}\"", self.filter.trim()));
         }
@@ -166,14 +204,18 @@ impl ScenePanel {
         egui::ScrollArea::vertical().id_salt("scene_list").max_height(height).auto_shrink([false, true]).show(
             ui,
             |ui| {
-                for topic in TOPICS {
-                    let group: Vec<&&Entry> = shown.iter().filter(|e| topic_of(&e.path) == topic).collect();
+                for topic in std::iter::once(LESSONS).chain(TOPICS) {
+                    let group: Vec<&&Entry> = shown.iter().filter(|e| e.topic == topic).collect();
                     if group.is_empty() {
                         continue;
                     }
                     ui.add_space(4.0);
                     ui.label(RichText::new(topic).strong().color(ui.visuals().weak_text_color()));
                     for e in group {
+                        if topic == LESSONS {
+                            lesson_row(ui, e, &mut commands);
+                            continue;
+                        }
                         let is_current = current.is_some_and(|c| same_file(c, &e.path));
                         let hover = match &e.info {
                             Ok((_, desc)) if !desc.is_empty() => format!("{}\n\n{desc}", e.path.display()),
@@ -248,9 +290,7 @@ impl Entry {
             return true;
         }
         let (name, desc) = self.info.as_ref().map(|(n, d)| (n.as_str(), d.as_str())).unwrap_or(("", ""));
-        [file_label(&self.path).as_str(), name, desc, topic_of(&self.path)]
-            .iter()
-            .any(|t| t.to_lowercase().contains(needle))
+        [file_label(&self.path).as_str(), name, desc, self.topic].iter().any(|t| t.to_lowercase().contains(needle))
     }
 }
 
@@ -278,19 +318,44 @@ pub(super) fn topic_of(path: &Path) -> &'static str {
     }
 }
 
-/// The `.ron` files of a folder, sorted by name, each with its name and description.
-fn scan(dir: &Path) -> Vec<Entry> {
-    let Ok(read) = std::fs::read_dir(dir) else { return Vec::new() };
-    let mut paths: Vec<PathBuf> =
-        read.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "ron")).collect();
+/// The `.ron` files of a folder, sorted by name, each read by `read`.
+fn scan(dir: &Path, read: fn(&Path) -> Entry) -> Vec<Entry> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "ron"))
+        .collect();
     paths.sort();
-    paths
-        .into_iter()
-        .map(|path| {
-            let info = Scene::load(&path).map(|s| (s.name, s.description)).map_err(|e| e.to_string());
-            Entry { path, info }
-        })
-        .collect()
+    paths.iter().map(|p| read(p)).collect()
+}
+
+/// A scene file's entry: its name and description, under its topic.
+fn read_scene(path: &Path) -> Entry {
+    let info = Scene::load(path).map(|s| (s.name, s.description)).map_err(|e| e.to_string());
+    Entry { path: path.to_path_buf(), info, topic: topic_of(path) }
+}
+
+/// A lesson file's entry: its title and summary, checked as opening it checks it.
+fn read_lesson(path: &Path) -> Entry {
+    let info = crate::app::load_lesson(path).map(|(l, _)| (l.title, l.summary)).map_err(|e| e.to_string());
+    Entry { path: path.to_path_buf(), info, topic: LESSONS }
+}
+
+/// A lesson of the list: its title, which opens it (a broken one says why on hover, and opening
+/// it shows the error).
+fn lesson_row(ui: &mut Ui, e: &Entry, commands: &mut Vec<Command>) {
+    let (title, hover) = match &e.info {
+        Ok((title, summary)) => (title.clone(), format!("{}\n\n{summary}", e.path.display())),
+        Err(msg) => (file_label(&e.path), msg.clone()),
+    };
+    ui.horizontal_wrapped(|ui| {
+        if ui.button(format!("📖 {title}")).on_hover_text(&hover).clicked() {
+            commands.push(Command::OpenLesson(e.path.clone()));
+        }
+        if e.info.is_err() {
+            ui.colored_label(colors::ERROR, "cannot be read").on_hover_text(&hover);
+        }
+    });
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {

@@ -8,7 +8,7 @@ use crate::app::layout::PanelId;
 use crate::app::panels::colors;
 use crate::app::viewport::{Camera, Layers};
 use crate::lesson::text::{Span, Style, spans};
-use crate::lesson::{Lesson, LessonError, Phase, Player, Run, Start, Step, ViewChange, ViewNames};
+use crate::lesson::{Lesson, LessonError, PairIteration, Phase, Player, Run, Start, Step, ViewChange, ViewNames};
 use crate::scene::CameraDesc;
 use eframe::egui::{self, Color32, RichText, Ui, text::LayoutJob};
 use std::path::Path;
@@ -18,6 +18,10 @@ const MATH: Color32 = Color32::from_rgb(140, 210, 255);
 const CODE: Color32 = Color32::from_rgb(255, 210, 140);
 const STRONG: Color32 = Color32::from_rgb(255, 255, 255);
 const TEXT: Color32 = Color32::from_rgb(225, 225, 225);
+
+/// Presenting, a window narrower than this (in unzoomed points, pixels on most screens) gives
+/// the lesson panel a larger share (a 1280×720 projector).
+const SMALL_WINDOW: f32 = 1400.0;
 
 /// The open lesson, if any, and what the panel shows besides it.
 #[derive(Default)]
@@ -58,20 +62,24 @@ fn view_names<R>(f: impl FnOnce(&ViewNames) -> R) -> R {
 /// Loads and checks a lesson file, with the app's layer and panel names.
 pub fn load_lesson(path: &Path) -> Result<(Lesson, crate::scene::Scene), LessonError> {
     let (lesson, scene) = Lesson::load(path)?;
-    view_names(|n| lesson.check_view(n))?;
+    check_lesson_view(&lesson)?;
     Ok((lesson, scene))
 }
 
+/// Checks a lesson's layer and panel names against the app's.
+pub fn check_lesson_view(lesson: &Lesson) -> Result<(), LessonError> {
+    view_names(|n| lesson.check_view(n))
+}
+
 impl App {
-    /// Opens a lesson at step `step` (from 0): its scene replaces the open one. On error the
-    /// current scene and lesson stay.
+    /// Opens a lesson at step `step` (from 0): its scene replaces the open one, as opening a
+    /// scene does (the speed, "pause at" and a recording are kept). On error the current scene
+    /// and lesson stay.
     pub fn open_lesson(&mut self, path: &Path, step: usize) -> Result<(), LessonError> {
         let (lesson, scene) = load_lesson(path)?;
         let mut player = Player::new(lesson, scene);
-        let (mut sim, view) = player.start(step)?;
-        sim.speed = self.sim.speed;
-        sim.history.set_capacity(self.sim.history.capacity());
-        self.sim = sim;
+        let (sim, view) = player.start(step)?;
+        self.sim.adopt(sim);
         self.view.selected = None;
         self.sweep.stop();
         self.frame_pending = true;
@@ -80,6 +88,27 @@ impl App {
         self.lesson.notice = None;
         self.apply_lesson_view(view);
         Ok(())
+    }
+
+    /// Opens a lesson file from the Scenes panel at its first step. On failure the current
+    /// scene and lesson stay and the Scenes panel shows the error.
+    pub fn open_lesson_file(&mut self, path: &Path) {
+        match self.open_lesson(path, 0) {
+            Ok(()) => {
+                self.scenes.error = None;
+                self.scenes.notice = None;
+            }
+            Err(e) => {
+                self.scenes.error = Some(e.to_string());
+                self.open.show(PanelId::Scenes);
+            }
+        }
+    }
+
+    /// Closes the lesson panel; the scene stays as it is.
+    pub(super) fn close_lesson(&mut self) {
+        self.lesson.player = None;
+        self.lesson.error = None;
     }
 
     /// The lesson being played.
@@ -126,6 +155,16 @@ impl App {
             self.inspector.set_series(k);
             self.open.show(PanelId::Inspector);
         }
+        match v.pair_iteration {
+            Some(PairIteration::Gjk(k)) => self.pair.gjk_iteration = k,
+            Some(PairIteration::Epa(k)) => self.pair.epa_iteration = k,
+            None => {}
+        }
+        self.pair.reveal = v.pair_iteration;
+        // An iteration the pair's trace does not have: the slider shows its last, the panel why.
+        if let Some(Err(e)) = self.lesson.player.as_ref().map(|p| p.check_pair_iteration(&self.sim)) {
+            self.lesson.error = Some(e.to_string());
+        }
     }
 
     /// Call before the simulation advances each frame.
@@ -147,26 +186,59 @@ impl App {
         let window = ui.max_rect().width();
         let mut acts = Vec::new();
         let panel = egui::Panel::left("lesson");
-        // Presenting, the widths follow the window (and its zoom) every frame: the lesson a bit
-        // under a third, the one panel shown a little less, the view the rest.
-        let panel = if self.presentation {
-            if self.open.presenting.is_some_and(|p| p.dock() != crate::app::layout::Dock::Bottom) {
-                self.dock_width = Some(window * 0.22);
-            }
-            panel.exact_size(window * 0.3)
+        let panel = if let Some(width) = self.presented_lesson_width(ui, window) {
+            panel.exact_size(width)
         } else {
             panel.resizable(true).default_size(380.0_f32.min(window * 0.3)).size_range(240.0..=window * 0.4)
         };
+        // A prediction before its run, with Run, is pinned so that the class sees the question
+        // and every choice without scrolling: presenting, in a strip under the view (the
+        // enlarged step text keeps the panel's height); else above the navigation.
+        let pinned = self.lesson.player.as_ref().is_some_and(pins_prediction);
         panel.show(ui, |ui| {
             // Back, Restart and Next stay at the panel's foot however long the step's text.
             egui::Panel::bottom("lesson_nav").show(ui, |ui| self.nav_row(ui, &mut acts));
+            if pinned && !self.presentation {
+                egui::Panel::bottom("lesson_predict").show(ui, |ui| {
+                    ui.add_space(4.0);
+                    self.prediction_and_run(ui, &mut acts);
+                    ui.add_space(2.0);
+                });
+            }
             egui::ScrollArea::vertical().id_salt("lesson_scroll").auto_shrink([false, false]).show(ui, |ui| {
                 self.lesson_ui(ui, &mut acts);
             });
         });
+        if pinned && self.presentation {
+            egui::Panel::bottom("lesson_predict").show(ui, |ui| self.prediction_strip(ui, &mut acts));
+        }
         for a in acts {
             self.lesson_act(a);
         }
+    }
+
+    /// Whether a lesson is open in presentation mode.
+    pub(super) fn presenting_lesson(&self) -> bool {
+        self.presentation && self.lesson.player.is_some()
+    }
+
+    /// Presenting a lesson, the shares of the window's width (`window`, in points, at the
+    /// presentation's zoom) of the lesson panel and of the side dock showing the presented
+    /// panel; the view has the rest. They follow the window every frame. In a window under
+    /// [`SMALL_WINDOW`] the enlarged text needs more room: the lesson takes more, the dock less.
+    fn presented_shares(&self, ui: &Ui, window: f32) -> Option<(f32, f32)> {
+        let small = window * ui.ctx().zoom_factor() < SMALL_WINDOW;
+        self.presenting_lesson().then_some(if small { (0.36, 0.2) } else { (0.3, 0.22) })
+    }
+
+    /// Presenting a lesson, its panel's width in a window `window` wide.
+    fn presented_lesson_width(&self, ui: &Ui, window: f32) -> Option<f32> {
+        self.presented_shares(ui, window).map(|(lesson, _)| window * lesson)
+    }
+
+    /// Presenting a lesson, the width of the side dock showing the presented panel.
+    pub(super) fn presented_dock_width(&self, ui: &Ui, window: f32) -> Option<f32> {
+        self.presented_shares(ui, window).map(|(_, dock)| window * dock)
     }
 
     fn lesson_act(&mut self, a: Act) {
@@ -190,8 +262,7 @@ impl App {
                 Ok(None)
             }
             Act::Close => {
-                self.lesson.player = None;
-                self.lesson.error = None;
+                self.close_lesson();
                 Ok(None)
             }
         };
@@ -235,24 +306,30 @@ impl App {
             ui.label(RichText::new(format!("Settings: {}", list.join(", "))).monospace().color(CODE))
                 .on_hover_text("Set when this step starts, as `--set` sets them");
         }
-        if let Some(p) = &step.prediction {
+        if !pins_prediction(player) {
+            self.prediction_and_run(ui, acts);
+        }
+        if let Some(e) = &self.lesson.error {
+            ui.colored_label(colors::ERROR, e);
+        }
+        if !self.presentation {
+            ui.add_space(8.0);
+            self.authoring_ui(ui, acts);
+        }
+    }
+
+    /// The step's prediction, if any, and the Run row under it.
+    fn prediction_and_run(&self, ui: &mut Ui, acts: &mut Vec<Act>) {
+        let Some(player) = self.lesson.player.as_ref() else { return };
+        let body = egui::TextStyle::Body.resolve(ui.style()).size * self.text_scale(ui);
+        if let Some(p) = &player.current().prediction {
             ui.add_space(6.0);
             egui::Frame::group(ui.style()).show(ui, |ui| {
                 ui.label(RichText::new("Predict").strong().color(colors::WARN).size(body));
                 rich_text(ui, &p.question, body);
                 let answer = player.answer();
-                let open = player.phase() == Phase::Ready;
-                for (i, c) in p.choices.iter().enumerate() {
-                    let mark = match (player.phase() == Phase::Done, i == p.answer) {
-                        (true, true) => "  ✔ what happened",
-                        _ => "",
-                    };
-                    let text =
-                        RichText::new(format!("{} {}{mark}", letter(i), crate::lesson::text::plain(c))).size(body);
-                    let r = ui.add_enabled(open, egui::RadioButton::new(answer == Some(i), text));
-                    if r.clicked() {
-                        acts.push(Act::Answer(i));
-                    }
+                for i in 0..p.choices.len() {
+                    self.choice(ui, player, i, body, acts);
                 }
                 if player.phase() == Phase::Done {
                     let verdict = match answer {
@@ -272,23 +349,49 @@ impl App {
         }
         ui.add_space(6.0);
         self.run_row(ui, player, body, acts);
-        if let Some(e) = &self.lesson.error {
-            ui.colored_label(colors::ERROR, e);
-        }
-        if !self.presentation {
-            ui.add_space(8.0);
-            self.authoring_ui(ui, acts);
+    }
+
+    /// Presenting, the step's prediction across the strip under the view: the question, the
+    /// choices side by side, and the Run row.
+    fn prediction_strip(&self, ui: &mut Ui, acts: &mut Vec<Act>) {
+        let Some(player) = self.lesson.player.as_ref() else { return };
+        let Some(p) = &player.current().prediction else { return };
+        let body = egui::TextStyle::Body.resolve(ui.style()).size * self.text_scale(ui);
+        ui.add_space(4.0);
+        // "Predict" and the question in one paragraph, wrapped to the strip.
+        let mut question = LayoutJob::default();
+        let predict =
+            egui::TextFormat { font_id: egui::FontId::proportional(body), color: colors::WARN, ..Default::default() };
+        question.append("Predict  ", 0.0, predict);
+        append_markup(&mut question, &p.question, body);
+        question.wrap.max_width = ui.available_width();
+        ui.label(question);
+        ui.columns(p.choices.len(), |columns| {
+            for (i, ui) in columns.iter_mut().enumerate() {
+                self.choice(ui, player, i, body, acts);
+            }
+        });
+        self.run_row(ui, player, body, acts);
+        ui.add_space(2.0);
+    }
+
+    /// Choice `i` of the step's prediction: a radio button, open until the run starts.
+    fn choice(&self, ui: &mut Ui, player: &Player, i: usize, body: f32, acts: &mut Vec<Act>) {
+        let Some(p) = &player.current().prediction else { return };
+        let done = player.phase() == Phase::Done;
+        let mark = if done && i == p.answer { "  ✔ what happened" } else { "" };
+        let text =
+            RichText::new(format!("{} {}{mark}", letter(i), crate::lesson::text::plain(&p.choices[i]))).size(body);
+        let open = player.phase() == Phase::Ready;
+        if ui.add_enabled(open, egui::RadioButton::new(player.answer() == Some(i), text)).clicked() {
+            acts.push(Act::Answer(i));
         }
     }
 
     /// How much larger than body text the step's text is: most when presenting in a large
     /// window, where the class reads it from afar; less where the panel is narrow.
     fn text_scale(&self, ui: &Ui) -> f32 {
-        match (self.presentation, ui.ctx().content_rect().width() >= 1000.0) {
-            (true, true) => 1.25,
-            (true, false) => 1.1,
-            (false, _) => 1.1,
-        }
+        if self.presentation && ui.ctx().content_rect().width() >= 1000.0 { 1.25 } else { 1.1 }
     }
 
     /// Back, Restart step and Next.
@@ -339,7 +442,8 @@ impl App {
             ui.label(RichText::new("This step does not run: look, or step with S.").italics());
             return;
         }
-        ui.horizontal(|ui| {
+        // The button and what the run waits for or where it stopped, on one row while they fit.
+        ui.horizontal_wrapped(|ui| {
             let waiting = player.awaits_answer();
             let label = match player.phase() {
                 Phase::Ready => format!("▶ Run {}", run.describe()),
@@ -353,15 +457,15 @@ impl App {
             if r.clicked() {
                 acts.push(Act::Run);
             }
+            if let Some(why) = self.lesson.refused.filter(|_| player.phase() == Phase::Ready) {
+                ui.colored_label(colors::WARN, format!("⚠ {why}"));
+            } else if waiting {
+                ui.label(RichText::new("Answer the prediction, then run.").italics());
+            }
+            if let Some(why) = &player.stopped_by {
+                ui.label(RichText::new(format!("Stopped at {why}")).color(colors::OK));
+            }
         });
-        if let Some(why) = self.lesson.refused.filter(|_| player.phase() == Phase::Ready) {
-            ui.colored_label(colors::WARN, format!("⚠ {why}"));
-        } else if player.awaits_answer() {
-            ui.label(RichText::new("Answer the prediction, then run.").italics());
-        }
-        if let Some(why) = &player.stopped_by {
-            ui.label(RichText::new(format!("Stopped at {why}")).color(colors::OK));
-        }
     }
 
     fn authoring_ui(&mut self, ui: &mut Ui, acts: &mut Vec<Act>) {
@@ -397,22 +501,19 @@ impl App {
     pub fn capture_lesson_step(&self, title: &str, text: &str, run: Run) -> Step {
         let scene_settings = self.lesson.player.as_ref().map_or(&self.sim.scene.settings, |p| &p.scene().settings);
         let cam = self.viewport.camera();
-        let layers = Layers::NAMES
-            .iter()
-            .filter(|n| {
-                let mut off = self.view.layers.clone();
-                let _ = off.set(n, false);
-                off != self.view.layers
-            })
-            .map(|n| n.to_string())
-            .collect();
+        let layers =
+            Layers::NAMES.iter().filter(|n| self.view.layers.get(n) == Some(true)).map(|n| n.to_string()).collect();
         let name = |i: usize| self.sim.world.bodies().get(i).and_then(|b| b.name.clone());
         let highlight = self.view.selected.and_then(name);
         Step {
             title: title.trim().to_string(),
             text: text.trim().to_string(),
             start: Start::Snapshot(Box::new(self.sim.world.snapshot())),
-            settings: settings_changes(scene_settings, &self.sim.world.settings),
+            settings: scene_settings
+                .changed_values(&self.sim.world.settings)
+                .into_iter()
+                .map(|(name, _, value)| (name.to_string(), value))
+                .collect(),
             camera: Some(CameraDesc { eye: cam.eye(), target: cam.target }),
             layers: Some(layers),
             panels: PanelId::ALL
@@ -425,6 +526,7 @@ impl App {
                 .and_then(|_| crate::lesson::plot_names().get(self.inspector.series()).map(|s| s.to_string())),
             highlight,
             partner: None,
+            pair_iteration: None,
             run,
             prediction: None,
         }
@@ -451,42 +553,6 @@ impl App {
             Err(e) => self.lesson.error = Some(e.to_string()),
         }
     }
-}
-
-/// The settings in `now` that differ from `base`, by name, as RON values.
-fn settings_changes(
-    base: &crate::settings::Settings,
-    now: &crate::settings::Settings,
-) -> std::collections::BTreeMap<String, String> {
-    let fields =
-        |s: &crate::settings::Settings| match ron::to_string(s).ok().and_then(|t| ron::from_str::<ron::Value>(&t).ok())
-        {
-            Some(ron::Value::Map(m)) => m.into_iter().collect::<Vec<_>>(),
-            _ => Vec::new(),
-        };
-    let before = fields(base);
-    let mut out = std::collections::BTreeMap::new();
-    for (k, v) in fields(now) {
-        if !before.iter().any(|(bk, bv)| *bk == k && *bv == v)
-            && let ron::Value::String(name) = &k
-        {
-            let text = now.clone();
-            // The value's RON text as the field serialises it (enums by name).
-            if let Some(value) = field_text(&text, name) {
-                out.insert(name.clone(), value);
-            }
-        }
-    }
-    out
-}
-
-/// One setting's value as RON text: the settings written out, the field's entry read back.
-fn field_text(s: &crate::settings::Settings, name: &str) -> Option<String> {
-    let text = ron::ser::to_string_pretty(s, ron::ser::PrettyConfig::new().struct_names(false)).ok()?;
-    text.lines().find_map(|l| {
-        let l = l.trim();
-        l.strip_prefix(name).and_then(|r| r.strip_prefix(':')).map(|v| v.trim().trim_end_matches(',').to_string())
-    })
 }
 
 fn letter(i: usize) -> String {
@@ -526,8 +592,15 @@ fn progress_strip(ui: &mut Ui, player: &Player, acts: &mut Vec<Act>) {
 /// Step text with its markup drawn: strong in white on an amber band, emphasis in italics, code in
 /// amber monospace, math in light blue italics.
 fn rich_text(ui: &mut Ui, text: &str, size: f32) {
-    let spans = spans(text).unwrap_or_else(|_| vec![Span { text: text.to_string(), style: Style::Plain }]);
     let mut job = LayoutJob::default();
+    append_markup(&mut job, text, size);
+    job.wrap.max_width = ui.available_width();
+    ui.label(job);
+}
+
+/// Appends the step text's markup to `job`, in the styles' colours at `size`.
+fn append_markup(job: &mut LayoutJob, text: &str, size: f32) {
+    let spans = spans(text).unwrap_or_else(|_| vec![Span { text: text.to_string(), style: Style::Plain }]);
     let prop = egui::FontId::proportional(size);
     for s in spans {
         let mut f = egui::TextFormat { font_id: prop.clone(), color: TEXT, ..Default::default() };
@@ -550,6 +623,11 @@ fn rich_text(ui: &mut Ui, text: &str, size: f32) {
         }
         job.append(&s.text, 0.0, f);
     }
-    job.wrap.max_width = ui.available_width();
-    ui.label(job);
+}
+
+/// Whether the step's prediction (and Run) is pinned where the class sees it without scrolling
+/// (presenting, under the view; else above the navigation): from the step's start until its
+/// run is over, when the verdict and explanation take the scrolling text.
+fn pins_prediction(player: &Player) -> bool {
+    player.current().prediction.is_some() && player.phase() != Phase::Done
 }

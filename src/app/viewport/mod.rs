@@ -116,7 +116,18 @@ impl Layers {
 
     /// Turns the layer named `name` (one of [`Layers::NAMES`]) on or off.
     pub fn set(&mut self, name: &str, on: bool) -> Result<(), super::UnknownLayer> {
-        let flag = match name {
+        *self.flag(name).ok_or_else(|| super::UnknownLayer { name: name.to_string() })? = on;
+        Ok(())
+    }
+
+    /// Whether the layer named `name` is on; `None` for a name not in [`Layers::NAMES`].
+    pub fn get(&self, name: &str) -> Option<bool> {
+        self.clone().flag(name).map(|f| *f)
+    }
+
+    /// The switch of the layer named `name`.
+    fn flag(&mut self, name: &str) -> Option<&mut bool> {
+        Some(match name {
             "aabbs" => &mut self.aabbs,
             "contact_points" => &mut self.contact_points,
             "contact_normals" => &mut self.contact_normals,
@@ -130,10 +141,8 @@ impl Layers {
             "grid" => &mut self.grid,
             "axes" => &mut self.axes,
             "trails" => &mut self.trails,
-            _ => return Err(super::UnknownLayer { name: name.to_string() }),
-        };
-        *flag = on;
-        Ok(())
+            _ => return None,
+        })
     }
 }
 

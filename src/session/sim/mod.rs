@@ -119,18 +119,26 @@ impl Simulation {
         Simulation::new(scene, Some(path.to_path_buf()))
     }
 
-    /// Replaces the scene with another, keeping play state, speed, the history length and the
-    /// recording (a recording in progress stops and stays on the timeline, so it can still be
-    /// scrubbed and saved). On error nothing changes.
+    /// Replaces the scene with another, keeping play state and what [`Simulation::adopt`]
+    /// keeps. On error nothing changes.
     pub fn open(&mut self, path: &Path) -> Result<(), SceneError> {
-        let mut next = Simulation::load(path)?;
+        let next = Simulation::load(path)?;
+        let playing = self.playing;
+        self.adopt(next);
+        self.playing = playing;
+        Ok(())
+    }
+
+    /// Replaces this simulation with `next`, another scene's, keeping the user's choices:
+    /// speed, the history length, "pause at", and the recording (a recording in progress
+    /// stops and stays on the timeline, so it can still be scrubbed and saved). `next`'s play
+    /// state stays.
+    pub fn adopt(&mut self, mut next: Simulation) {
         next.speed = self.speed;
-        next.playing = self.playing;
-        next.history = History::new(self.history.capacity());
+        next.history.set_capacity(self.history.capacity());
         next.record = self.take_recording_for_new_scene();
         next.pause.at = self.pause.at;
         *self = next;
-        Ok(())
     }
 
     /// Rebuilds the world from the scene, keeping the settings as they are now (so a tuned

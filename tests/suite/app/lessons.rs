@@ -6,10 +6,12 @@
 
 use collidoscope::app::viewport::{Camera, Viewport};
 use collidoscope::app::{App, PanelId, setup_style};
-use collidoscope::lesson::{Lesson, Phase, Start, apply_settings, text};
+use collidoscope::lesson::{Lesson, PairIteration, Phase, Start, apply_settings, text};
+use collidoscope::scene::Scene;
+use collidoscope::session::pause::PauseAt;
 use eframe::egui;
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use std::path::{Path, PathBuf};
 
 fn lessons() -> Vec<PathBuf> {
@@ -80,6 +82,20 @@ fn every_shipped_lesson_walks_from_first_step_to_last_in_the_app() {
                 assert_eq!(app.world().bodies()[i].name.as_ref(), Some(name), "{at}");
             }
             h.get_by_label_contains(&format!("Step {} of {}", k + 1, lesson.steps.len()));
+            if let Some(it) = s.pair_iteration {
+                // The Pair panel's GJK slider comes first, then EPA's; both read "iteration".
+                let (name, want) = it.parts();
+                let sliders: Vec<(f64, egui::Rect)> = h
+                    .get_all_by_role_and_label(egui::accesskit::Role::Slider, "iteration")
+                    .map(|n| (n.accesskit_node().numeric_value().expect("a slider has a value"), n.rect()))
+                    .collect();
+                assert_eq!(sliders.len(), 2, "{at}: the GJK and EPA sliders");
+                let (shown, rect) = sliders[usize::from(matches!(it, PairIteration::Epa(_)))];
+                assert_eq!(shown, want as f64, "{at}: the {name} slider at the step's iteration");
+                let screen = h.ctx.content_rect();
+                assert!(screen.contains_rect(rect), "{at}: the {name} slider {rect:?} scrolled into view");
+                assert!(h.state().lesson_error().is_none(), "{at}: {:?}", h.state().lesson_error());
+            }
             let hash = h.state().world().hash();
             entered.push(hash);
             if let Some(p) = &s.prediction {
@@ -161,6 +177,27 @@ fn the_apps_fonts_draw_every_symbol_of_the_math_markup() {
     h.run();
 }
 
+/// Opening a lesson replaces the scene as opening a scene does: a recording in progress stops
+/// and stays on the timeline, and the speed and "pause at" choice stay.
+#[test]
+fn opening_a_lesson_keeps_the_recording_speed_and_pause_choice() {
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/default.ron");
+    let mut app = App::open(&scene, Viewport::new(None)).unwrap();
+    let sim = app.simulation_mut();
+    sim.speed = 0.5;
+    sim.pause.at = PauseAt::Tunneling;
+    sim.start_recording().unwrap();
+    for _ in 0..7 {
+        sim.step_once();
+    }
+    app.open_lesson(&lessons()[0], 0).unwrap_or_else(|e| panic!("{e}"));
+    let sim = app.simulation();
+    assert!(app.lesson_player().is_some());
+    assert!(!sim.is_recording());
+    assert_eq!(sim.record.review.as_ref().map(|r| r.steps()), Some(7), "the recording stays on the timeline");
+    assert_eq!((sim.speed, sim.pause.at), (0.5, PauseAt::Tunneling));
+}
+
 #[test]
 fn a_lesson_opens_at_a_step_and_a_bad_one_keeps_the_current_scene() {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons/jitter.ron");
@@ -238,4 +275,166 @@ fn add_step_from_current_state_captures_the_view_and_saves_the_lesson() {
     assert_eq!(h.state().world().hash(), hash);
     assert_eq!(h.state().world().step_count(), 5);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The Scenes panel lists the shipped lessons by title above the scenes; a click opens one with
+/// the player at its first step. A broken lesson is marked in the list, and opening it shows
+/// its error there while the open lesson and scene stay. A lesson file given where a scene goes
+/// (the path field) opens as a lesson; opening a scene closes the lesson.
+#[test]
+fn the_scenes_panel_opens_a_lesson_by_its_title_and_a_broken_one_keeps_the_current_scene() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut app = App::open(&root.join("scenes/default.ron"), Viewport::new(None)).unwrap();
+    app.set_scene_dir(root.join("scenes"));
+    app.open_panels_mut().show(PanelId::Scenes);
+    let mut h =
+        Harness::builder().with_size(egui::vec2(1600.0, 1000.0)).build_ui_state(|ui, app: &mut App| app.show(ui), app);
+    setup_style(&h.ctx);
+    h.run();
+    let button = |title: &str| format!("📖 {title}");
+    for f in lessons() {
+        let (lesson, _) = Lesson::load(&f).unwrap();
+        h.get_by_role_and_label(egui::accesskit::Role::Button, &button(&lesson.title));
+    }
+    h.get_by_label("📖 Open lesson…");
+    let open = |h: &mut Harness<'static, App>, label: &str| {
+        h.get_by_label(label).scroll_to_me();
+        h.run();
+        click(h, label);
+    };
+    open(&mut h, &button("Jitter: warm starting, iterations, slop"));
+    let jitter = root.join("lessons/jitter.ron");
+    let player = h.state().lesson_player().expect("the lesson opened");
+    assert_eq!((player.lesson.file.as_deref(), player.step()), (Some(jitter.as_path()), 0));
+    assert_eq!(h.state().simulation().scene.name, Scene::load(root.join("scenes/jitter.ron")).unwrap().name);
+    h.get_by_label_contains("Step 1 of 5");
+    assert!(h.state().scene_error().is_none());
+
+    // A broken lesson beside another scenes folder.
+    let dir = std::env::temp_dir().join(format!("collidoscope-lessons-list-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("scenes")).unwrap();
+    std::fs::create_dir_all(dir.join("lessons")).unwrap();
+    let scene = root.join("scenes/jitter.ron");
+    let broken = format!(
+        "(\n    title: \"Broken\",\n    scene: File({:?}),\n    steps: [(text: \"a\", settings: {{\"slopp\": \"1\"}})],\n)\n",
+        scene.display().to_string()
+    );
+    std::fs::write(dir.join("lessons/broken.ron"), broken).unwrap();
+    h.state_mut().set_scene_dir(dir.join("scenes"));
+    // The lesson brought its own panels forward.
+    h.state_mut().open_panels_mut().show(PanelId::Scenes);
+    h.run();
+    h.get_by_label("cannot be read");
+    for _ in 0..3 {
+        h.state_mut().simulation_mut().step_once();
+    }
+    h.run();
+    let before = h.state().world().hash();
+    open(&mut h, &button("broken.ron"));
+    let error = h.state().scene_error().expect("the error is kept").to_string();
+    assert!(error.contains("broken.ron: steps[0].settings.slopp: unknown setting"), "{error}");
+    h.get_by_label("The current scene stays open.");
+    assert_eq!(h.state().lesson_player().and_then(|p| p.lesson.file.as_deref()), Some(jitter.as_path()));
+    assert_eq!((h.state().world().hash(), h.state().world().step_count()), (before, 3), "the world is untouched");
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // The path field takes a lesson as well as a scene.
+    let path = |h: &mut Harness<'static, App>, p: &Path| {
+        h.state_mut().open_panels_mut().show(PanelId::Scenes);
+        h.state_mut().scenes_panel_mut().typed_path = p.to_string_lossy().into_owned();
+        h.run();
+        click(h, "Open");
+    };
+    path(&mut h, &root.join("lessons/tunneling.ron"));
+    let player = h.state().lesson_player().expect("a lesson");
+    assert!(player.lesson.file.as_ref().is_some_and(|f| f.ends_with("lessons/tunneling.ron")));
+    assert!(h.state().scene_error().is_none(), "{:?}", h.state().scene_error());
+    path(&mut h, &root.join("scenes/box_stack.ron"));
+    assert_eq!(h.state().simulation().scene.name, "Box stack");
+    assert!(h.state().lesson_player().is_none(), "a scene opened closes the lesson");
+    assert!(h.query_by_label_contains("Step 1 of").is_none());
+}
+
+/// Presentation mode on a projector (1280×720) and at 1600×1000: on every step of every shipped
+/// lesson that asks a prediction, the question, each choice and Run are inside the window with
+/// no scrolling, the step's heading and the navigation too, and the view keeps most of the
+/// window's height.
+#[test]
+fn presenting_a_prediction_shows_the_question_every_choice_and_run_without_scrolling() {
+    for size in [egui::vec2(1280.0, 720.0), egui::vec2(1600.0, 1000.0)] {
+        for file in lessons() {
+            let (lesson, _) = Lesson::load(&file).unwrap();
+            for (k, s) in lesson.steps.iter().enumerate() {
+                let Some(p) = &s.prediction else { continue };
+                let at = format!("{} step {} at {size:?}", file.display(), k + 1);
+                let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/default.ron");
+                let app = App::open(&scene, Viewport::new(None)).unwrap();
+                let mut h = Harness::builder().with_size(size).build_ui_state(|ui, app: &mut App| app.show(ui), app);
+                // The app's fonts (with the math symbols) are in place from the frame after this.
+                setup_style(&h.ctx);
+                h.run();
+                h.state_mut().open_lesson(&file, k).unwrap_or_else(|e| panic!("{at}: {e}"));
+                h.state_mut().set_presentation_flag(true);
+                h.run_steps(4);
+                let zoom = h.ctx.zoom_factor();
+                assert!((zoom - collidoscope::app::presentation_zoom(size)).abs() < 1e-3, "{at}: zoom {zoom}");
+                let screen = h.ctx.content_rect();
+                let inside = |label: &str, r: egui::Rect| {
+                    assert!(screen.expand(0.5).contains_rect(r), "{at}: {label} at {r:?} outside {screen:?}");
+                };
+                let mut labels: Vec<String> =
+                    p.choices.iter().enumerate().map(|(i, c)| format!("{} {}", letter(i), text::plain(c))).collect();
+                labels.extend([format!("▶ Run {}", s.run.describe()), "Next ▶".into(), "◀ Back".into()]);
+                for l in &labels {
+                    inside(l, h.get_by_label(l).rect());
+                }
+                inside("the heading", h.get_by_label_contains(&format!("Step {} of", k + 1)).rect());
+                let question = format!("Predict  {}", text::plain(&p.question));
+                inside("the question", h.get_by_label(&question).rect());
+                let view = h.state().viewport().rect();
+                assert!(view.height() >= 0.4 * screen.height(), "{at}: the view {view:?} in {screen:?}");
+                let choice = h.get_by_label(&labels[0]).rect();
+                assert!(choice.top() >= view.bottom() - 0.5, "{at}: the choices are under the view, not over it");
+            }
+        }
+    }
+}
+
+/// Presenting the GJK/EPA lesson, a step that sets the Pair panel's slider scrolls the panel
+/// to it: the slider is in the window, at the step's iteration.
+#[test]
+fn presenting_a_pair_iteration_scrolls_its_slider_into_view() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons/gjk_epa.ron");
+    let (lesson, _) = Lesson::load(&file).unwrap();
+    for size in [egui::vec2(1280.0, 720.0), egui::vec2(1600.0, 1000.0)] {
+        let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/default.ron");
+        let app = App::open(&scene, Viewport::new(None)).unwrap();
+        let mut h = Harness::builder().with_size(size).build_ui_state(|ui, app: &mut App| app.show(ui), app);
+        setup_style(&h.ctx);
+        h.run();
+        h.state_mut().open_lesson(&file, 0).unwrap();
+        h.state_mut().set_presentation_flag(true);
+        h.run_steps(4);
+        let mut checked = 0;
+        for (k, s) in lesson.steps.iter().enumerate() {
+            if k > 0 {
+                click(&mut h, "Next ▶");
+            }
+            let Some(it) = s.pair_iteration else { continue };
+            let (name, want) = it.parts();
+            let n = usize::from(matches!(it, PairIteration::Epa(_)));
+            let slider = h.get_all_by_role_and_label(egui::accesskit::Role::Slider, "iteration").nth(n).unwrap();
+            let (value, rect) = (slider.accesskit_node().numeric_value(), slider.rect());
+            let at = format!("step {} at {size:?}", k + 1);
+            assert_eq!(value, Some(want as f64), "{at}: {name}");
+            assert!(h.ctx.content_rect().contains_rect(rect), "{at}: the {name} slider at {rect:?} is in the window");
+            checked += 1;
+        }
+        assert!(checked >= 3, "the lesson sets the slider on {checked} steps");
+    }
+}
+
+fn letter(i: usize) -> char {
+    char::from(b'A' + i as u8)
 }
