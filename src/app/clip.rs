@@ -99,7 +99,7 @@ pub fn record_clip(opts: &ClipOptions) -> Result<ClipSummary, AppError> {
     if !display_available() {
         return Err(AppError::NoDisplay);
     }
-    let frames = render_frames(&case, range, opts.camera, opts.size, &opts.layers)?;
+    let frames = render_frames(&case, range, opts.camera, opts.size, &opts.layers, None)?;
     match &opts.output {
         ClipOutput::Gif(path) => write_gif(path, &frames, delay_cs)?,
         ClipOutput::Pngs(dir) => {
@@ -113,13 +113,15 @@ pub fn record_clip(opts: &ClipOptions) -> Result<ClipSummary, AppError> {
 
 /// Opens a window of `size` pixels showing only the 3D view with `layers` on, steps `case`
 /// through `range` and returns one frame per step of it. The camera is `camera`, else the
-/// scene's, else the moving bodies framed at the first and last frames.
+/// scene's, else the moving bodies framed as they are at the first frame and at `framed_at`
+/// (default: the last frame).
 pub fn render_frames(
     case: &Case,
     range: ClipRange,
     camera: Option<CameraDesc>,
     size: [u32; 2],
     layers: &[String],
+    framed_at: Option<u64>,
 ) -> Result<Vec<Image>, AppError> {
     if !display_available() {
         return Err(AppError::NoDisplay);
@@ -128,10 +130,10 @@ pub fn render_frames(
     for name in layers {
         view.layers.set(name, true)?;
     }
-    // The world at the first and last frames, to frame what moves over the clip.
+    // The world at the first frame and at `framed_at`, to frame what moves over the clip.
     let run = CaseRun::new(case, range.from)?;
     let mut last = CaseRun::new(case, range.from)?;
-    last.advance_to(range.last())?;
+    last.advance_to(framed_at.unwrap_or(range.last()).clamp(range.from, range.last()))?;
     let camera = camera.or(case.scene().camera);
     let frames: Arc<Mutex<Vec<Image>>> = Arc::default();
     let failure: Arc<Mutex<Option<AppError>>> = Arc::default();
@@ -193,7 +195,7 @@ struct ClipWindow {
     run: Box<CaseRun>,
     /// The fast bodies' trails, as the app keeps them.
     trails: crate::session::trails::Trails,
-    /// The world at the clip's last frame, until the camera is framed.
+    /// The world the camera frames with the first frame's, until it is framed.
     last: Option<CaseRun>,
     camera: Option<CameraDesc>,
     range: ClipRange,

@@ -69,10 +69,10 @@ pub enum AppError {
     NoDisplay,
     /// The clip's range, rate, frames or output are refused.
     #[error(transparent)]
-    Clip(#[from] crate::clip::ClipError),
+    Clip(Box<crate::clip::ClipError>),
     /// The recording being clipped does not replay.
     #[error(transparent)]
-    Replay(#[from] crate::record::ReplayError),
+    Replay(Box<crate::record::ReplayError>),
     /// A scripted run's setup refused (the tools' scripts say why in their own words).
     #[error("{0}")]
     Script(String),
@@ -81,6 +81,18 @@ pub enum AppError {
 impl From<SceneError> for AppError {
     fn from(e: SceneError) -> Self {
         AppError::Scene(Box::new(e))
+    }
+}
+
+impl From<crate::clip::ClipError> for AppError {
+    fn from(e: crate::clip::ClipError) -> Self {
+        AppError::Clip(Box::new(e))
+    }
+}
+
+impl From<crate::record::ReplayError> for AppError {
+    fn from(e: crate::record::ReplayError) -> Self {
+        AppError::Replay(Box::new(e))
     }
 }
 

@@ -65,14 +65,14 @@ pub fn make(case: &Path, scene: &Scene, steps: u64, report: &Report) -> Result<(
         Some(s) => (s.saturating_sub(CLIP_BEFORE), (s + CLIP_AFTER).min(rec_steps)),
         None => (0, rec_steps.min(collidoscope::clip::MAX_FRAMES as u64 - 1)),
     };
-    let clip = clip(&recording, from, to);
+    let clip = clip(&recording, from, to, event);
     let clip_line = match &clip {
         Ok(_) => format!("Clip ({CLIP}): steps {from} to {to} of the recording."),
         Err(why) => format!("No clip ({NO_CLIP}): {why}"),
     };
     let about = format!(
         "Collidoscope case bundle\n\n\
-         Case: {} (\"{}\"), diagnosed over {steps} steps: {} events.\n\
+         Case: {} (\"{}\"), diagnosed over {steps} steps; events found: {}.\n\
          Scene ({SCENE}): {shrunk}.\n\
          Recording ({RECORDING}): {rec_steps} steps of that scene; `collidoscope replay {RECORDING}` checks every step's hash.\n\
          Report ({REPORT_TEXT}, {REPORT_JSON}): that scene diagnosed over those steps.\n\
@@ -94,9 +94,10 @@ pub fn make(case: &Path, scene: &Scene, steps: u64, report: &Report) -> Result<(
     Ok((bundle, summary))
 }
 
-/// The recording's steps `from..=to` as a GIF, or why there is none.
+/// The recording's steps `from..=to` as a GIF (the camera framing the bodies at `from` and at the
+/// event), or why there is none.
 #[cfg(feature = "gui")]
-fn clip(recording: &Recording, from: u64, to: u64) -> Result<Vec<u8>, String> {
+fn clip(recording: &Recording, from: u64, to: u64, event: Option<u64>) -> Result<Vec<u8>, String> {
     use collidoscope::app::clip::{DEFAULT_SIZE, display_available, render_frames};
     use collidoscope::clip::{ClipRange, encode_gif, frame_delay};
     let rerun = format!("`collidoscope clip {RECORDING} -o {CLIP} --from {from} --to {to}`");
@@ -108,14 +109,14 @@ fn clip(recording: &Recording, from: u64, to: u64) -> Result<Vec<u8>, String> {
     let made = || -> Result<Vec<u8>, collidoscope::app::AppError> {
         let range = ClipRange::new(from, to, 1, Some(recording.steps()))?;
         let case = collidoscope::record::Case::Recording(Box::new(recording.clone()));
-        let frames = render_frames(&case, range, None, DEFAULT_SIZE, &[])?;
+        let frames = render_frames(&case, range, None, DEFAULT_SIZE, &[], event)?;
         Ok(encode_gif(&frames, frame_delay(None, recording.scene.settings.dt as f64, 1)?)?)
     };
     made().map_err(|e| format!("the clip could not be rendered ({e}); make it with {rerun}"))
 }
 
 #[cfg(not(feature = "gui"))]
-fn clip(_recording: &Recording, from: u64, to: u64) -> Result<Vec<u8>, String> {
+fn clip(_recording: &Recording, from: u64, to: u64, _event: Option<u64>) -> Result<Vec<u8>, String> {
     Err(format!(
         "this build has no window (built without the `gui` feature); make the clip with `collidoscope clip {RECORDING} -o {CLIP} --from {from} --to {to}` in a build with one"
     ))

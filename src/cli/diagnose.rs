@@ -35,7 +35,7 @@ const DEFAULT_STEPS: u64 = 300;
 
 pub fn run(args: &DiagnoseArgs) -> Result<(), CliError> {
     let (mut scene, recorded) = match Case::load(&args.case)? {
-        Case::Scene(scene) => (scene, None),
+        Case::Scene(scene) => (*scene, None),
         Case::Recording(rec) => {
             if !rec.actions.is_empty() {
                 return Err(format!(

@@ -9,7 +9,7 @@ use std::path::Path;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Case {
     /// A scene, run from its start.
-    Scene(Scene),
+    Scene(Box<Scene>),
     /// A recording, replayed with its actions.
     Recording(Box<Recording>),
 }
@@ -20,7 +20,7 @@ impl Case {
     /// otherwise.
     pub fn load(path: &Path) -> Result<Case, SceneError> {
         let scene_error = match Scene::load(path) {
-            Ok(scene) => return Ok(Case::Scene(scene)),
+            Ok(scene) => return Ok(Case::Scene(Box::new(scene))),
             Err(e) => e,
         };
         match Recording::load(path) {

@@ -122,3 +122,33 @@ fn with_a_display_clip_writes_the_frames_asked_for() {
     }
     assert!(!pngs.join("frame_0005.png").exists());
 }
+
+/// The words the timeline's "Export clip…" passes to `collidoscope clip` parse, and render the
+/// recording's every step when a display exists.
+#[test]
+fn the_timelines_export_words_make_a_clip_of_the_whole_recording() {
+    use collidoscope::app::clip::export_args;
+    use collidoscope::app::viewport::Camera;
+    use collidoscope::math::Vec3;
+    let dir = Scratch::new("clip", "export");
+    let gif = dir.join("export.gif");
+    let rec = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/recordings/tunneling_ccd_toi.ron");
+    let steps = collidoscope::record::Recording::load(&rec).unwrap().steps();
+    let camera = Camera::looking(Vec3::new(-1.0, 1.6, 12.5), Vec3::new(-1.0, 0.8, 0.0));
+    let words = export_args(&rec, &gif, steps, &camera, &["trails", "ccd"]);
+    let shown = display();
+    let mut c = bin();
+    c.args(&words).arg("--size").arg("96x54");
+    if !shown {
+        c.env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY");
+    }
+    let out = c.output().unwrap();
+    if !shown {
+        assert!(error(&out).contains("clip needs a display"));
+        return;
+    }
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let d = gif::DecodeOptions::new().read_info(std::fs::File::open(&gif).unwrap()).unwrap();
+    let frames = d.into_iter().count() as u64;
+    assert_eq!(frames, steps + 1);
+}
