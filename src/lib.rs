@@ -7,7 +7,9 @@
 #[cfg(feature = "gui")]
 pub mod app;
 pub mod broadphase;
+pub mod bundle;
 pub mod ccd;
+pub mod clip;
 pub mod contacts;
 pub mod debug_draw;
 pub mod diagnose;

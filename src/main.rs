@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 mod cli;
 use cli::app::AppArgs;
+use cli::clip::ClipArgs;
 use cli::compare::CompareArgs;
 use cli::diagnose::DiagnoseArgs;
 use cli::record::RecordArgs;
@@ -50,10 +51,21 @@ enum Command {
     Diagnose(DiagnoseArgs),
     /// Remove bodies from a scene while an event still happens, and write the smallest scene.
     Shrink(ShrinkArgs),
+    /// Render a scene or recording over a range of steps into an animated GIF or PNG sequence
+    /// (needs a display: run it under xvfb-run or xshot on a machine without one).
+    Clip(ClipArgs),
+    /// Open a case bundle (from `diagnose --bundle`) in the app: its scene, its recording on the
+    /// timeline.
+    Open {
+        /// The bundle: a .zip file or a folder.
+        #[arg(value_name = "BUNDLE")]
+        bundle: PathBuf,
+    },
 }
 
 /// The subcommands, for the check of a mistyped one.
-const COMMANDS: [&str; 8] = ["run", "check", "record", "replay", "compare", "sweep", "diagnose", "shrink"];
+const COMMANDS: [&str; 10] =
+    ["run", "check", "record", "replay", "compare", "sweep", "diagnose", "shrink", "clip", "open"];
 
 /// A first word that is no subcommand and no file, but a subcommand's name mistyped (at most two
 /// letters off, e.g. `runn`): the message naming it, since clap would take it for the app's scene.
@@ -108,6 +120,8 @@ fn main() -> ExitCode {
         Some(Command::Compare(args)) => cli::compare::compare(&args),
         Some(Command::Diagnose(args)) => cli::diagnose::run(&args),
         Some(Command::Shrink(args)) => cli::shrink::run(&args),
+        Some(Command::Clip(args)) => cli::clip::run(&args),
+        Some(Command::Open { bundle }) => cli::app::open_bundle(&bundle),
         None => cli::app::open_app(cli.app),
     };
     match result {

@@ -64,6 +64,15 @@ pub enum AppError {
     /// `--lesson` names a lesson that cannot be loaded, or `--step` a step it does not have.
     #[error("--lesson: {0}")]
     Lesson(Box<crate::lesson::LessonError>),
+    /// A clip needs a window, and no display is named.
+    #[error("clip needs a display; run it under xvfb-run or xshot (no DISPLAY or WAYLAND_DISPLAY is set)")]
+    NoDisplay,
+    /// The clip's range, rate, frames or output are refused.
+    #[error(transparent)]
+    Clip(Box<crate::clip::ClipError>),
+    /// The recording being clipped does not replay.
+    #[error(transparent)]
+    Replay(Box<crate::record::ReplayError>),
     /// A scripted run's setup refused (the tools' scripts say why in their own words).
     #[error("{0}")]
     Script(String),
@@ -72,6 +81,18 @@ pub enum AppError {
 impl From<SceneError> for AppError {
     fn from(e: SceneError) -> Self {
         AppError::Scene(Box::new(e))
+    }
+}
+
+impl From<crate::clip::ClipError> for AppError {
+    fn from(e: crate::clip::ClipError) -> Self {
+        AppError::Clip(Box::new(e))
+    }
+}
+
+impl From<crate::record::ReplayError> for AppError {
+    fn from(e: crate::record::ReplayError) -> Self {
+        AppError::Replay(Box::new(e))
     }
 }
 

@@ -5,6 +5,7 @@
 // tests (egui_kittest) and tools, so rustdoc for each is not required here.
 #![allow(missing_docs)]
 
+pub mod clip;
 mod compare;
 mod error;
 mod layout;
@@ -19,7 +20,7 @@ pub use crate::session::Simulation;
 pub use error::{AppError, UnknownLayer, UnknownPanel};
 pub use layout::{Dock, OpenPanels, PanelId};
 pub use panels::{Command, SweepAxis};
-pub use run::{AppOptions, PngShot, build_app, run, setup_style, write_png};
+pub use run::{AppOptions, PngShot, build_app, run, setup_style, write_png, write_png_rgba};
 pub use script::{Cue, Script, run_script};
 pub use shell::{
     App, PRESENTATION_ZOOM, Persisted, check_lesson_view, default_scene_dir, load_lesson, presentation_zoom,

@@ -42,6 +42,8 @@ pub struct AppOptions {
     pub size: Option<[f32; 2]>,
     /// A lesson to open, and its step to start at (from 0); its scene replaces `scene`.
     pub lesson: Option<(PathBuf, usize)>,
+    /// A recording to open onto the timeline (a case bundle's).
+    pub recording: Option<PathBuf>,
 }
 
 const STORAGE_KEY: &str = "collidoscope";
@@ -178,6 +180,10 @@ pub fn build_app(
     if let Some((path, step)) = &opts.lesson {
         app.open_lesson(path, *step)?;
     }
+    if let Some(r) = &opts.recording {
+        app.apply(super::panels::Command::Record(crate::session::timeline::RecordCommand::Open(r.clone())));
+        app.open_panels_mut().show(PanelId::Timeline);
+    }
     if let Some(e) = unreadable {
         app.announce(e);
     }
@@ -291,7 +297,6 @@ impl Screenshot {
     }
 }
 
-/// Writes an image as an opaque RGBA PNG, atomically.
 /// A screenshot of the window to be written as a PNG: asked for once with
 /// [`PngShot::request`], written by [`PngShot::write_when_ready`] on the frame egui hands it back.
 pub struct PngShot {
@@ -329,6 +334,7 @@ impl PngShot {
     }
 }
 
+/// Writes an image as an opaque RGBA PNG, atomically.
 pub fn write_png(path: &Path, image: &egui::ColorImage) -> Result<(), AppError> {
     let [w, h] = image.size;
     let mut rgba = Vec::with_capacity(w * h * 4);
@@ -336,14 +342,19 @@ pub fn write_png(path: &Path, image: &egui::ColorImage) -> Result<(), AppError> 
         let [r, g, b, _] = c.to_srgba_unmultiplied();
         rgba.extend_from_slice(&[r, g, b, 255]);
     }
+    write_png_rgba(path, w as u32, h as u32, &rgba)
+}
+
+/// Writes `w × h` RGBA pixels as a PNG, atomically.
+pub fn write_png_rgba(path: &Path, w: u32, h: u32, rgba: &[u8]) -> Result<(), AppError> {
     let mut bytes = Vec::new();
     {
-        let mut enc = png::Encoder::new(&mut bytes, w as u32, h as u32);
+        let mut enc = png::Encoder::new(&mut bytes, w, h);
         enc.set_color(png::ColorType::Rgba);
         enc.set_depth(png::BitDepth::Eight);
         let png = |e: png::EncodingError| AppError::Png { path: path.to_path_buf(), message: e.to_string() };
         let mut writer = enc.write_header().map_err(png)?;
-        writer.write_image_data(&rgba).map_err(png)?;
+        writer.write_image_data(rgba).map_err(png)?;
     }
     Ok(crate::scene::write_atomic(path, &bytes)?)
 }

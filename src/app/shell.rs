@@ -127,6 +127,8 @@ pub struct App {
     dock_width: Option<f32>,
     /// The guided lesson being played, and its panel.
     lesson: lessons::LessonState,
+    /// The timeline's clip being exported, in a child process.
+    clip_export: Option<super::clip::ClipExport>,
 }
 
 impl App {
@@ -163,6 +165,7 @@ impl App {
             pair_shown: false,
             dock_width: None,
             lesson: Default::default(),
+            clip_export: None,
         }
     }
 
@@ -435,6 +438,12 @@ impl App {
             self.sim.advance(frame_dt);
         }
         self.watch_view();
+        if let Some(done) = self.clip_export.as_mut().and_then(|job| job.poll()) {
+            self.sim.record.status = Some(done);
+            self.clip_export = None;
+        } else if self.clip_export.is_some() {
+            ctx.request_repaint_after(std::time::Duration::from_millis(250));
+        }
         if self.sim.history.capacity() != self.profiler.prefs.history {
             self.sim.history.set_capacity(self.profiler.prefs.history);
         }
@@ -1000,6 +1009,19 @@ impl App {
                 self.profiler.status = Some(match write_atomic(&p, csv.as_bytes()) {
                     Ok(()) => Ok(format!("Wrote {}", p.display())),
                     Err(e) => Err(e.to_string()),
+                });
+            }
+            Command::ExportClip(p) => {
+                let Some(review) = &self.sim.record.review else { return };
+                let layers = self.view.layers.names_on();
+                let started = super::clip::ClipExport::start(&review.recording, p, self.viewport.camera(), &layers);
+                self.sim.record.status = Some(match started {
+                    Ok(job) => {
+                        let line = format!("Exporting the clip to {}…", job.out().display());
+                        self.clip_export = Some(job);
+                        Ok(line)
+                    }
+                    Err(e) => Err(e),
                 });
             }
             Command::Select(i) => self.select(i),

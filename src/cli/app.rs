@@ -60,22 +60,13 @@ fn parse_step(s: &str) -> Result<usize, String> {
     whole(s, 1, collidoscope::lesson::MAX_STEPS as u64, "(a step, from 1)").map(|n| n as usize)
 }
 
-/// `1280x720` as a window size: two whole numbers, at least the window's smallest (800x500)
-/// and at most 16384 each.
+/// `1280x720` as a window size: at least the window's smallest (800x500), at most 16384 a side.
 fn parse_size(s: &str) -> Result<[f32; 2], String> {
-    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("`{s}`: expected WIDTHxHEIGHT, e.g. 1280x720"))?;
-    let dim = |t: &str, name: &str, min: u32| {
-        let v: u32 = t.trim().parse().map_err(|_| format!("`{s}`: the {name} `{t}` is not a whole number"))?;
-        if !(min..=16384).contains(&v) {
-            return Err(format!("`{s}`: the {name} {v} is outside {min}..=16384"));
-        }
-        Ok(v as f32)
-    };
-    Ok([dim(w, "width", 800)?, dim(h, "height", 500)?])
+    super::parse_dims(s, [800, 500], 16384).map(|[w, h]| [w as f32, h as f32])
 }
 
 /// `EX,EY,EZ,TX,TY,TZ` as a camera: six finite numbers, the eye apart from the target.
-fn parse_camera(s: &str) -> Result<collidoscope::scene::CameraDesc, String> {
+pub(super) fn parse_camera(s: &str) -> Result<collidoscope::scene::CameraDesc, String> {
     let v: Vec<f32> = s
         .split(',')
         .map(|x| x.trim().parse::<f32>().map_err(|e| format!("{x:?} is not a number: {e}")))
@@ -122,6 +113,14 @@ pub fn open_app(args: AppArgs) -> Result<(), CliError> {
         lesson,
         step,
     } = args;
+    // A case bundle given as the scene opens as `collidoscope open` does.
+    if let Some(p) = scene.as_ref().filter(|p| collidoscope::bundle::is_bundle(p))
+        && screenshot.is_none()
+        && lesson.is_none()
+        && compare.is_empty()
+    {
+        return open_bundle(p);
+    }
     // The screenshot is written after the frames are rendered: a path it cannot go to fails now.
     if let Some(out) = &screenshot {
         AtomicFile::check(out)?;
@@ -147,8 +146,59 @@ pub fn open_app(args: AppArgs) -> Result<(), CliError> {
         camera,
         size,
         lesson: lesson.map(|l| (l, step.unwrap_or(1) - 1)),
+        recording: None,
     })
     .map_err(CliError::from)
+}
+
+/// `collidoscope open BUNDLE`: the bundle read and checked, then the app with its scene and its
+/// recording on the timeline. A zip's two files are unpacked into a temporary folder that is
+/// removed when the app closes.
+#[cfg(feature = "gui")]
+pub fn open_bundle(path: &Path) -> Result<(), CliError> {
+    let bundle = collidoscope::bundle::Bundle::read(path).map_err(|e| CliError::Usage(e.to_string()))?;
+    let (dir, temporary) = if path.is_dir() {
+        (path.to_path_buf(), false)
+    } else {
+        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "case".into());
+        (std::env::temp_dir().join(format!("collidoscope-{stem}-{}", std::process::id())), true)
+    };
+    let (scene, recording) = if temporary {
+        bundle.unpack(&dir).map_err(|e| CliError::Usage(e.to_string()))?
+    } else {
+        (dir.join(collidoscope::bundle::SCENE), dir.join(collidoscope::bundle::RECORDING))
+    };
+    println!("{}", bundle.about.trim_end());
+    let opened = collidoscope::app::run(collidoscope::app::AppOptions {
+        scene,
+        screenshot: None,
+        frames: 0,
+        reopen_last: false,
+        compare: Vec::new(),
+        show: Vec::new(),
+        presentation: false,
+        select: None,
+        layers: Vec::new(),
+        sets: Vec::new(),
+        camera: None,
+        size: None,
+        lesson: None,
+        recording: Some(recording),
+    });
+    if temporary {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    opened.map_err(CliError::from)
+}
+
+#[cfg(not(feature = "gui"))]
+pub fn open_bundle(path: &Path) -> Result<(), CliError> {
+    collidoscope::bundle::Bundle::read(path).map_err(|e| CliError::Usage(e.to_string()))?;
+    Err(format!(
+        "{} is a readable case bundle, but this build has no window (built without the `gui` feature); `collidoscope replay` checks a recording",
+        path.display()
+    )
+    .into())
 }
 
 #[cfg(not(feature = "gui"))]

@@ -3,9 +3,9 @@
 
 use super::{CliError, Overrides, parse_steps};
 use collidoscope::Scene;
-use collidoscope::diagnose::diagnose;
-use collidoscope::record::Recording;
-use collidoscope::scene::{SceneError, write_atomic};
+use collidoscope::diagnose::{Report, diagnose};
+use collidoscope::record::Case;
+use collidoscope::scene::write_atomic;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -21,6 +21,11 @@ pub struct DiagnoseArgs {
     /// Also write the JSON report to this file.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// Also write a case bundle, a zip file (`case.zip`) or a folder: the minimal scene (shrunk
+    /// for the first event), its binary recording, the report (text and JSON) and a clip
+    /// around the event (when a display is available). `collidoscope open` opens it.
+    #[arg(long, value_name = "case.zip|DIR/")]
+    pub bundle: Option<PathBuf>,
     #[command(flatten)]
     pub overrides: Overrides,
 }
@@ -29,45 +34,36 @@ pub struct DiagnoseArgs {
 const DEFAULT_STEPS: u64 = 300;
 
 pub fn run(args: &DiagnoseArgs) -> Result<(), CliError> {
-    // A scene, or failing that a recording in either format. When neither reads, the error
-    // reported is the recording's for a file that is not text (a binary recording), the
-    // scene's otherwise.
-    let rec = match Scene::load(&args.case) {
-        Ok(mut scene) => {
-            args.overrides.apply(&mut scene.settings)?;
-            return report(args, &scene, None);
-        }
-        Err(scene_error) => match Recording::load(&args.case) {
-            Ok(rec) => rec,
-            Err(rec_error) => {
-                let binary = matches!(&scene_error, SceneError::Parse { message, .. } if message.contains("not UTF-8"));
-                return Err(if binary { rec_error } else { scene_error }.into());
+    let (mut scene, recorded) = match Case::load(&args.case)? {
+        Case::Scene(scene) => (*scene, None),
+        Case::Recording(rec) => {
+            if !rec.actions.is_empty() {
+                return Err(format!(
+                    "{}: the recording holds {} user actions; diagnose runs a scene without actions, so give the scene file",
+                    args.case.display(),
+                    rec.actions.len()
+                )
+                .into());
             }
-        },
+            (rec.scene.clone(), Some(rec.steps()))
+        }
     };
-    if !rec.actions.is_empty() {
-        return Err(format!(
-            "{}: the recording holds {} user actions; diagnose runs a scene without actions, so give the scene file",
-            args.case.display(),
-            rec.actions.len()
-        )
-        .into());
-    }
-    let steps = rec.steps();
-    let mut scene = rec.scene;
     args.overrides.apply(&mut scene.settings)?;
-    report(args, &scene, Some(steps))
+    report(args, &scene, recorded)
 }
 
 /// Diagnoses `scene` for `--steps`, else the recording's `recorded` steps, else the default,
-/// and prints (and writes) the report.
+/// and prints (and writes) the report and the bundle.
 fn report(args: &DiagnoseArgs, scene: &Scene, recorded: Option<u64>) -> Result<(), CliError> {
     let steps = args.steps.or(recorded).unwrap_or(DEFAULT_STEPS);
     if let Some(path) = &args.report {
         collidoscope::scene::AtomicFile::check(path)?;
     }
+    if let Some(path) = &args.bundle {
+        super::bundle::check(path)?;
+    }
     let report = diagnose(scene, steps).map_err(|e| CliError::Usage(format!("{}: {e}", args.case.display())))?;
-    let json = serde_json::to_string_pretty(&report).expect("a report always serialises");
+    let json = to_json(&report);
     if let Some(path) = &args.report {
         write_atomic(path, json.as_bytes())?;
     }
@@ -75,5 +71,16 @@ fn report(args: &DiagnoseArgs, scene: &Scene, recorded: Option<u64>) -> Result<(
     use std::io::Write;
     let text = if args.json { json + "\n" } else { report.to_text() };
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    if let Some(path) = &args.bundle {
+        let (bundle, summary) = super::bundle::make(&args.case, scene, steps, &report)?;
+        bundle.write(path).map_err(|e| CliError::Usage(e.to_string()))?;
+        eprintln!("{summary}");
+        eprintln!("wrote {} (open it with `collidoscope open {}`)", path.display(), path.display());
+    }
     Ok(())
+}
+
+/// The report as JSON.
+pub fn to_json(report: &Report) -> String {
+    serde_json::to_string_pretty(report).expect("a report always serialises")
 }

@@ -10,7 +10,9 @@ macro_rules! outln {
 }
 
 pub mod app;
+pub mod bundle;
 pub mod check;
+pub mod clip;
 pub mod compare;
 pub mod diagnose;
 pub mod record;
@@ -166,6 +168,19 @@ pub fn whole(s: &str, lo: u64, hi: u64, unit: &str) -> Result<u64, String> {
     } else {
         Ok(n as u64)
     }
+}
+
+/// `WIDTHxHEIGHT`: two whole numbers, each from its `min` to `max`.
+pub fn parse_dims(s: &str, min: [u32; 2], max: u32) -> Result<[u32; 2], String> {
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("`{s}`: expected WIDTHxHEIGHT, e.g. 1280x720"))?;
+    let dim = |t: &str, name: &str, min: u32| {
+        let v: u32 = t.trim().parse().map_err(|_| format!("`{s}`: the {name} `{t}` is not a whole number"))?;
+        if !(min..=max).contains(&v) {
+            return Err(format!("`{s}`: the {name} {v} is outside {min}..={max}"));
+        }
+        Ok(v)
+    };
+    Ok([dim(w, "width", min[0])?, dim(h, "height", min[1])?])
 }
 
 /// `FIELD=VALUE`, trimmed.

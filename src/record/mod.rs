@@ -2,12 +2,14 @@
 //! run can be replayed bit for bit, verified, scrubbed and forked.
 
 mod binary;
+mod case;
 mod codec;
 mod events;
 mod trace;
 
 pub use binary::{BINARY_VERSION, BinaryWriter, EXTENSION, KeyframeStorage, MAGIC, StreamRecorder, is_binary};
 
+pub use case::{Case, CaseRun};
 pub use events::{Event, EventDetector, EventKind};
 pub use trace::{BodyTrace, TRACE_SERIES};
 

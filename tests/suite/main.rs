@@ -4,8 +4,11 @@
 #[cfg(feature = "gui")]
 mod app;
 mod broadphase;
+mod bundle;
 mod ccd;
 mod cli;
+#[cfg(feature = "gui")]
+mod clip;
 mod compound;
 mod diagnose;
 mod dynamics;

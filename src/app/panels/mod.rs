@@ -52,6 +52,8 @@ pub enum Command {
     SaveScene(PathBuf),
     /// Write the profiler history as CSV.
     ExportCsv(PathBuf),
+    /// Render the recording on the timeline, all its steps, as a GIF clip.
+    ExportClip(PathBuf),
     Select(Option<usize>),
     FrameAll,
     /// Reset as R does (during an A/B: both worlds to its start).

@@ -92,6 +92,14 @@ impl TimelinePanel {
                 out.push(rec(RecordCommand::Save(p)));
             }
             if ui
+                .add_enabled(sim.record.review.is_some(), egui::Button::new("🎞 Export clip…"))
+                .on_hover_text("Render the recording's steps, as this view shows them, into an animated GIF (`collidoscope clip`)")
+                .clicked()
+                && let Some(p) = rfd::FileDialog::new().add_filter("GIF", &["gif"]).set_file_name("clip.gif").save_file()
+            {
+                out.push(Command::ExportClip(p));
+            }
+            if ui
                 .add_enabled(has, egui::Button::new("✔ Verify"))
                 .on_hover_text("Replay the recording from its scene and check the state hash of every step")
                 .clicked()

@@ -209,20 +209,22 @@ pub(super) fn draw_overlay(
         "{drag} · right-drag: orbit · middle or shift-drag: pan · wheel: zoom · F: frame all · C: follow selected · \
          B: shoot · I J K L: orbit keys"
     );
-    let galley = if view.folded {
-        let mut job = egui::text::LayoutJob::simple_singleline(help, font.clone(), dim);
-        job.wrap = egui::text::TextWrapping::truncate_at_width((rect.width() - 16.0).max(40.0));
-        painter.layout_job(job)
-    } else {
-        painter.layout(help, font.clone(), dim, (rect.width() - 16.0).max(40.0))
-    };
-    let pos = rect.left_bottom() + egui::vec2(8.0, -6.0 - galley.size().y);
-    painter.rect_filled(
-        Rect::from_min_size(pos, galley.size()).expand(3.0),
-        3.0,
-        Color32::from_rgba_unmultiplied(10, 12, 16, 150),
-    );
-    painter.galley(pos, galley, dim);
+    if !view.bare {
+        let galley = if view.folded {
+            let mut job = egui::text::LayoutJob::simple_singleline(help, font.clone(), dim);
+            job.wrap = egui::text::TextWrapping::truncate_at_width((rect.width() - 16.0).max(40.0));
+            painter.layout_job(job)
+        } else {
+            painter.layout(help, font.clone(), dim, (rect.width() - 16.0).max(40.0))
+        };
+        let pos = rect.left_bottom() + egui::vec2(8.0, -6.0 - galley.size().y);
+        painter.rect_filled(
+            Rect::from_min_size(pos, galley.size()).expand(3.0),
+            3.0,
+            Color32::from_rgba_unmultiplied(10, 12, 16, 150),
+        );
+        painter.galley(pos, galley, dim);
+    }
     let swatch = |c: [f32; 3]| Color32::from_rgb((c[0] * 255.0) as u8, (c[1] * 255.0) as u8, (c[2] * 255.0) as u8);
     let entries: Vec<(String, Color32)> = match (&view.legend, view.color_mode) {
         (Some(legend), _) => legend.iter().map(|(label, c)| (label.clone(), swatch(*c))).collect(),

@@ -52,6 +52,9 @@ pub struct ViewOptions {
     /// A narrow view (one of A/B's): the legend and the help each on one line. Not persisted.
     #[serde(skip)]
     pub folded: bool,
+    /// No help line under the view (a clip's frames). Not persisted.
+    #[serde(skip)]
+    pub bare: bool,
 }
 
 /// Debug-draw layers, each toggled on its own; `grid` and `axes` are the viewer's own.
@@ -143,6 +146,15 @@ impl Layers {
             "trails" => &mut self.trails,
             _ => return None,
         })
+    }
+
+    /// The names of the layers that are on, as `--layer` takes them.
+    pub fn names_on(&self) -> Vec<&'static str> {
+        let off = |name: &str| {
+            let mut l = self.clone();
+            l.set(name, false).is_ok() && &l == self
+        };
+        Layers::NAMES.into_iter().filter(|n| !off(n)).collect()
     }
 }
 

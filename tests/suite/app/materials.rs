@@ -37,6 +37,7 @@ fn options(scene: &str, sets: &[(&str, &str)], compare: &[(&str, &str)]) -> AppO
         camera: None,
         size: None,
         lesson: None,
+        recording: None,
     }
 }
 

@@ -9,7 +9,7 @@ use collidoscope::scene::{BodyDesc, Scene, ShapeDesc};
 use collidoscope::{BodyKind, Settings};
 use eframe::egui::{self, Key, Modifiers};
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 
 /// A floor, two boxes falling onto it and a ball rolling at them.
 fn scene() -> Scene {
@@ -154,4 +154,14 @@ fn the_timeline_can_be_hidden_and_shows_itself_while_recording() {
     assert!(h.query_by_label("⏺ Record").is_none(), "hidden again once recording stops");
     toggle(&mut h);
     h.get_by_label("⏺ Record");
+}
+
+/// "Export clip…" is offered for a recording on the timeline only.
+#[test]
+fn export_clip_waits_for_a_recording_on_the_timeline() {
+    let mut h = harness();
+    let disabled = |h: &Harness<'_, App>| h.get_by_label("🎞 Export clip…").accesskit_node().is_disabled();
+    assert!(disabled(&h), "nothing to export before a recording");
+    record(&mut h, 5);
+    assert!(!disabled(&h), "the finished recording can be exported");
 }

@@ -32,6 +32,7 @@ fn options(scene: PathBuf, compare: &[(&str, &str)]) -> AppOptions {
         camera: None,
         size: None,
         lesson: None,
+        recording: None,
     }
 }
 

@@ -1,0 +1,123 @@
+//! `diagnose --bundle`: the case cut down to its minimal scene, recorded, diagnosed again and
+//! clipped, as a [`Bundle`].
+
+use super::CliError;
+use collidoscope::Scene;
+use collidoscope::bundle::{Bundle, CLIP, NO_CLIP, RECORDING, REPORT_JSON, REPORT_TEXT, SCENE};
+use collidoscope::diagnose::{Report, diagnose, shrink};
+use collidoscope::record::{Recorder, Recording};
+use std::path::Path;
+
+/// Steps recorded after the event, and shown around it in the clip.
+const AFTER_EVENT: u64 = 60;
+const CLIP_BEFORE: u64 = 30;
+const CLIP_AFTER: u64 = 30;
+/// Keyframes of the bundle's recording, as `record` takes them.
+const KEYFRAME_EVERY: u32 = 60;
+
+/// Whether the bundle could be written to `path` after the run.
+pub fn check(path: &Path) -> Result<(), CliError> {
+    collidoscope::bundle::check(path).map_err(|e| CliError::Usage(e.to_string()))
+}
+
+/// The bundle of `scene` (read from `case`, diagnosed over `steps` into `report`), and a line
+/// saying what it holds.
+pub fn make(case: &Path, scene: &Scene, steps: u64, report: &Report) -> Result<(Bundle, String), CliError> {
+    let first = report.events.iter().min_by_key(|e| e.step);
+    let before = scene.expanded_bodies().len();
+    let (minimal, event, shrunk) = match first {
+        Some(e) => match shrink(scene, e.symptom, e.bodies.first().copied(), steps) {
+            Ok(s) => {
+                let kept: Vec<String> = s.kept.iter().map(|k| k.to_string()).collect();
+                let line = format!(
+                    "{} of {before} bodies (bodies {} of the original) keep the {} event, at step {}; shrunk in {} runs",
+                    s.scene.bodies.len(),
+                    kept.join(", "),
+                    e.symptom.label(),
+                    s.step,
+                    s.runs
+                );
+                (s.scene, Some(s.step), line)
+            }
+            Err(err) => (
+                scene.clone(),
+                Some(e.step),
+                format!(
+                    "the scene as given ({before} bodies): shrinking for the {} event failed: {err}",
+                    e.symptom.label()
+                ),
+            ),
+        },
+        None => {
+            (scene.clone(), None, format!("the scene as given ({before} bodies): no event was found to shrink for"))
+        }
+    };
+    let rec_steps = event.map_or(steps, |s| (s + AFTER_EVENT).min(steps).max(s));
+    let mut world = minimal.build()?;
+    let mut recorder = Recorder::new(&minimal, &world, KEYFRAME_EVERY);
+    for _ in 0..rec_steps {
+        recorder.step(&mut world);
+    }
+    let recording = recorder.finish();
+    let small = diagnose(&minimal, rec_steps)
+        .map_err(|e| CliError::Usage(format!("{}: the minimal scene: {e}", case.display())))?;
+    let (from, to) = match event {
+        Some(s) => (s.saturating_sub(CLIP_BEFORE), (s + CLIP_AFTER).min(rec_steps)),
+        None => (0, rec_steps.min(collidoscope::clip::MAX_FRAMES as u64 - 1)),
+    };
+    let clip = clip(&recording, from, to, event);
+    let clip_line = match &clip {
+        Ok(_) => format!("Clip ({CLIP}): steps {from} to {to} of the recording."),
+        Err(why) => format!("No clip ({NO_CLIP}): {why}"),
+    };
+    let about = format!(
+        "Collidoscope case bundle\n\n\
+         Case: {} (\"{}\"), diagnosed over {steps} steps; events found: {}.\n\
+         Scene ({SCENE}): {shrunk}.\n\
+         Recording ({RECORDING}): {rec_steps} steps of that scene; `collidoscope replay {RECORDING}` checks every step's hash.\n\
+         Report ({REPORT_TEXT}, {REPORT_JSON}): that scene diagnosed over those steps.\n\
+         {clip_line}\n\n\
+         Open it with `collidoscope open BUNDLE`: the app with the scene, the recording on the timeline.\n",
+        case.display(),
+        scene.name,
+        report.events.len(),
+    );
+    let summary = format!("bundle: {shrunk}; {rec_steps} steps recorded; {clip_line}");
+    let bundle = Bundle {
+        scene: minimal,
+        recording,
+        report_text: small.to_text(),
+        report_json: super::diagnose::to_json(&small),
+        clip,
+        about,
+    };
+    Ok((bundle, summary))
+}
+
+/// The recording's steps `from..=to` as a GIF (the camera framing the bodies at `from` and at the
+/// event), or why there is none.
+#[cfg(feature = "gui")]
+fn clip(recording: &Recording, from: u64, to: u64, event: Option<u64>) -> Result<Vec<u8>, String> {
+    use collidoscope::app::clip::{DEFAULT_SIZE, display_available, render_frames};
+    use collidoscope::clip::{ClipRange, encode_gif, frame_delay};
+    let rerun = format!("`collidoscope clip {RECORDING} -o {CLIP} --from {from} --to {to}`");
+    if !display_available() {
+        return Err(format!(
+            "no display was available when the bundle was made (DISPLAY and WAYLAND_DISPLAY are unset); make the clip with {rerun} under xvfb-run or xshot"
+        ));
+    }
+    let made = || -> Result<Vec<u8>, collidoscope::app::AppError> {
+        let range = ClipRange::new(from, to, 1, Some(recording.steps()))?;
+        let case = collidoscope::record::Case::Recording(Box::new(recording.clone()));
+        let frames = render_frames(&case, range, None, DEFAULT_SIZE, &[], event)?;
+        Ok(encode_gif(&frames, frame_delay(None, recording.scene.settings.dt as f64, 1)?)?)
+    };
+    made().map_err(|e| format!("the clip could not be rendered ({e}); make it with {rerun}"))
+}
+
+#[cfg(not(feature = "gui"))]
+fn clip(_recording: &Recording, from: u64, to: u64, _event: Option<u64>) -> Result<Vec<u8>, String> {
+    Err(format!(
+        "this build has no window (built without the `gui` feature); make the clip with `collidoscope clip {RECORDING} -o {CLIP} --from {from} --to {to}` in a build with one"
+    ))
+}
