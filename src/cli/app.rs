@@ -168,7 +168,7 @@ pub fn open_bundle(path: &Path) -> Result<(), CliError> {
     } else {
         (dir.join(collidoscope::bundle::SCENE), dir.join(collidoscope::bundle::RECORDING))
     };
-    println!("{}", bundle.about.trim_end());
+    outln!("{}", bundle.about.trim_end());
     let opened = collidoscope::app::run(collidoscope::app::AppOptions {
         scene,
         screenshot: None,

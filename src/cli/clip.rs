@@ -71,7 +71,7 @@ pub fn run(args: &ClipArgs) -> Result<(), CliError> {
         sets: args.sets.clone(),
     };
     let s = collidoscope::app::clip::record_clip(&opts)?;
-    println!(
+    outln!(
         "wrote {} frames (steps {} to {}, every {}; {} ms apart) to {}",
         s.frames,
         s.range.from,
