@@ -4,8 +4,8 @@
 use super::{CliError, Overrides, parse_steps};
 use collidoscope::Scene;
 use collidoscope::diagnose::diagnose;
-use collidoscope::record::Recording;
-use collidoscope::scene::{SceneError, write_atomic};
+use collidoscope::record::{Recording, is_binary};
+use collidoscope::scene::{decode_text, read_file, write_atomic};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -29,21 +29,22 @@ pub struct DiagnoseArgs {
 const DEFAULT_STEPS: u64 = 300;
 
 pub fn run(args: &DiagnoseArgs) -> Result<(), CliError> {
-    // A scene, or failing that a recording in either format. When neither reads, the error
-    // reported is the recording's for a file that is not text (a binary recording), the
-    // scene's otherwise.
-    let rec = match Scene::load(&args.case) {
-        Ok(mut scene) => {
-            args.overrides.apply(&mut scene.settings)?;
-            return report(args, &scene, None);
-        }
-        Err(scene_error) => match Recording::load(&args.case) {
-            Ok(rec) => rec,
-            Err(rec_error) => {
-                let binary = matches!(&scene_error, SceneError::Parse { message, .. } if message.contains("not UTF-8"));
-                return Err(if binary { rec_error } else { scene_error }.into());
+    // The file is read once: a binary recording (told by its magic bytes) is decoded without
+    // re-running it, since diagnose runs its scene anyway; text is a scene, or failing that a
+    // RON recording. When neither reads, the scene's error is reported.
+    let path = args.case.as_path();
+    let bytes = read_file(path)?;
+    let rec = if is_binary(&bytes) {
+        Recording::from_binary_unreplayed(&bytes, path)?
+    } else {
+        let text = decode_text(&bytes, path)?;
+        match Scene::parse(text, path) {
+            Ok(mut scene) => {
+                args.overrides.apply(&mut scene.settings)?;
+                return report(args, &scene, None);
             }
-        },
+            Err(scene_error) => Recording::parse(text, path).map_err(|_| scene_error)?,
+        }
     };
     if !rec.actions.is_empty() {
         return Err(format!(

@@ -274,6 +274,19 @@ impl Recording {
     /// [`Recording::from_binary`], and the steps verified on the way if its keyframes were
     /// rebuilt by a re-run (so a replay need not run it again).
     pub fn from_binary_verified(bytes: &[u8], path: &Path) -> Result<(Recording, Option<u64>), SceneError> {
+        Recording::read_binary(bytes, path, true)
+    }
+
+    /// Reads a binary recording's scene, actions, hashes and stored keyframes without re-running
+    /// it: a recording that holds keyframe digests comes back without keyframes, its replay not
+    /// checked. For a caller that needs only the scene and the actions (and re-runs them itself).
+    pub fn from_binary_unreplayed(bytes: &[u8], path: &Path) -> Result<Recording, SceneError> {
+        Recording::read_binary(bytes, path, false).map(|(rec, _)| rec)
+    }
+
+    /// The body of [`Recording::from_binary_verified`]; `rebuild` says whether keyframe digests
+    /// are turned back into keyframes by a re-run.
+    fn read_binary(bytes: &[u8], path: &Path, rebuild: bool) -> Result<(Recording, Option<u64>), SceneError> {
         let bad = |at: usize, message: String| SceneError::Invalid {
             path: path.into(),
             field: format!("byte {at}"),
@@ -410,6 +423,9 @@ impl Recording {
         }
         if !digests.is_sorted_by_key(|d| d.0) || digests.last().is_some_and(|d| d.0 > rec.steps()) {
             return Err(bad(pos, "the keyframe digests are out of step order or past the last step".into()));
+        }
+        if !rebuild {
+            return Ok((rec, None));
         }
         let mut pending = digests.iter().peekable();
         let mut keyframes = Vec::new();
@@ -630,6 +646,18 @@ mod tests {
             assert_eq!(back, rec, "{storage:?}");
             assert_eq!(back.verify(), Ok(45));
         }
+    }
+
+    #[test]
+    fn read_without_a_replay_a_digest_recording_lacks_only_its_keyframes() {
+        let mut rec = recorded(30);
+        let full = Recording::from_binary_unreplayed(&rec.to_binary(KeyframeStorage::Full), Path::new("r.cdrec"));
+        assert_eq!(full.unwrap(), rec);
+        // A recording that does not replay still reads: nothing is re-run.
+        rec.hashes[17] ^= 1;
+        let back = Recording::from_binary_unreplayed(&rec.to_binary(KeyframeStorage::Digest), Path::new("r.cdrec"));
+        rec.keyframes.clear();
+        assert_eq!(back.unwrap(), rec);
     }
 
     #[test]
