@@ -458,17 +458,12 @@ impl Recording {
     /// Reads a recording in either format and re-runs it, checking every step's hash and every
     /// keyframe: the steps verified, or what failed, in words naming the file.
     pub fn load_verified(path: &Path) -> Result<u64, String> {
-        let bytes = crate::scene::import::read_regular(path)
-            .map_err(|source| SceneError::Io { path: path.into(), source }.to_string())?;
-        if is_binary(&bytes) {
-            let (rec, verified) = Recording::from_binary_verified(&bytes, path).map_err(|e| e.to_string())?;
-            if let Some(n) = verified {
-                return Ok(n);
-            }
-            return rec.verify().map_err(|d| format!("{}: {d}", path.display()));
+        let bytes = crate::scene::read_file(path).map_err(|e| e.to_string())?;
+        let (rec, verified) = Recording::from_bytes(&bytes, path).map_err(|e| e.to_string())?;
+        match verified {
+            Some(n) => Ok(n),
+            None => rec.verify().map_err(|d| format!("{}: {d}", path.display())),
         }
-        let rec = Recording::load(path).map_err(|e| e.to_string())?;
-        rec.verify().map_err(|d| format!("{}: {d}", path.display()))
     }
 }
 
