@@ -25,7 +25,7 @@
 use super::codec;
 use super::{RECORDING_VERSION, Recording, TimedAction};
 use crate::scene::{Scene, SceneError};
-use crate::world::{BodySnapshot, PairSnapshot, Snapshot, WarmEntry, World};
+use crate::world::{BodySnapshot, Fnv1a, PairSnapshot, Snapshot, WarmEntry, World};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
@@ -65,12 +65,9 @@ pub enum KeyframeStorage {
 
 /// A 64-bit digest (FNV-1a) of a keyframe's encoded state.
 fn digest(snapshot: &Snapshot) -> Result<u64, codec::CodecError> {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in codec::to_bytes(snapshot)? {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    Ok(h)
+    let mut h = Fnv1a::default();
+    h.write(&codec::to_bytes(snapshot)?);
+    Ok(h.finish())
 }
 
 /// Whether `bytes` start as a binary recording does.
