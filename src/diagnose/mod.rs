@@ -427,19 +427,33 @@ fn thickness(world: &World, i: usize) -> Real {
     world.bodies()[i].shape.local_aabb().extents().min_element()
 }
 
+/// A contact of the first step, as the bodies were placed: what tells a spawn overlap.
+#[derive(Clone, Copy, Debug)]
+struct FirstContact {
+    /// The pair's bodies.
+    a: u32,
+    b: u32,
+    /// The manifold's deepest point, m.
+    depth: Real,
+    /// The contact normal, from `a` to `b`.
+    normal: Vec3,
+}
+
 /// Runs `scene` for `steps` steps and diagnoses each symptom's first event.
 pub fn diagnose(scene: &Scene, steps: u64) -> Result<Report, DiagnoseError> {
     let mut world = scene.build()?;
     let mut snapshots: Vec<Snapshot> = vec![world.snapshot()];
     let mut events = far_bodies(&world);
     let mut watch = Watch::new(&world);
-    // The contacts of the first step, as the bodies were placed, for spawn overlaps.
-    let mut first_contacts: Vec<(u32, u32, Real, Vec3)> = Vec::new();
+    let mut first_contacts: Vec<FirstContact> = Vec::new();
     for _ in 0..steps {
         world.step();
         if world.step_count() == 1 {
-            first_contacts =
-                world.contacts().iter().map(|c| (c.a, c.b, c.manifold.max_depth(), c.manifold.normal)).collect();
+            first_contacts = world
+                .contacts()
+                .iter()
+                .map(|c| FirstContact { a: c.a, b: c.b, depth: c.manifold.max_depth(), normal: c.manifold.normal })
+                .collect();
         }
         for e in watch.observe(&world) {
             let seen = events.iter().any(|o| o.symptom == e.symptom && o.bodies.first() == e.bodies.first());
@@ -548,9 +562,9 @@ fn island(world: &World, body: u32) -> Vec<u32> {
     found
 }
 
-/// The measured cause of `event` in the world `at` (the snapshot the re-runs start from), and
-/// the fixes it suggests.
-fn cause_of(event: &Event, at: &World, first: &[(u32, u32, Real, Vec3)]) -> (CauseKind, String, Vec<Change>) {
+/// The measured cause of `event` in the world `at` (the run as the event's step left it), and
+/// the fixes it suggests; `first` holds the contacts of the first step, for spawn overlaps.
+fn cause_of(event: &Event, at: &World, first: &[FirstContact]) -> (CauseKind, String, Vec<Change>) {
     let s = &at.settings;
     let bodies = at.bodies();
     let b0 = event.bodies.first().map(|&b| b as usize);
@@ -625,11 +639,11 @@ fn cause_of(event: &Event, at: &World, first: &[(u32, u32, Real, Vec3)]) -> (Cau
             // Bodies placed overlapping: the first step finds them deep in each other.
             let overlap = first
                 .iter()
-                .filter(|c| c.2 > 10.0 * s.slop.max(1e-3))
-                .filter(|c| event.bodies.is_empty() || event.bodies.contains(&c.0) || event.bodies.contains(&c.1))
-                .max_by(|x, y| x.2.total_cmp(&y.2));
+                .filter(|c| c.depth > 10.0 * s.slop.max(1e-3))
+                .filter(|c| event.bodies.is_empty() || event.bodies.contains(&c.a) || event.bodies.contains(&c.b))
+                .max_by(|x, y| x.depth.total_cmp(&y.depth));
             if event.step <= 2
-                && let Some(&(a, b, depth, normal)) = overlap
+                && let Some(&FirstContact { a, b, depth, normal }) = overlap
             {
                 let explanation = format!(
                     "{} and {} were placed overlapping by {depth:.3} m ({:.0}× the slop): the first step pushes them apart",

@@ -32,9 +32,9 @@ use std::path::Path;
 
 /// The first bytes of a binary recording: a high byte (no text file starts with it), the name,
 /// and a newline a text-mode transfer would mangle.
-pub const MAGIC: [u8; 8] = *b"\x89CDREC\r\n";
+const MAGIC: [u8; 8] = *b"\x89CDREC\r\n";
 /// The container version this build reads and writes.
-pub const BINARY_VERSION: u32 = 2;
+const BINARY_VERSION: u32 = 2;
 /// The file extension that asks for the binary format.
 pub const EXTENSION: &str = "cdrec";
 /// Step hashes per `S` chunk.
@@ -77,7 +77,7 @@ pub fn is_binary(bytes: &[u8]) -> bool {
 
 /// Writes a binary recording chunk by chunk to `out`, as the run goes: only the hashes of the
 /// steps since the last chunk are held in memory.
-pub struct BinaryWriter<W: Write> {
+struct BinaryWriter<W: Write> {
     out: W,
     storage: KeyframeStorage,
     deltas: KeyframeDeltas,
@@ -91,7 +91,7 @@ pub struct BinaryWriter<W: Write> {
 
 impl<W: Write> BinaryWriter<W> {
     /// Starts a recording of `scene` (with the settings the run starts with) in `out`.
-    pub fn new(mut out: W, scene: &Scene, keyframe_interval: u32, storage: KeyframeStorage) -> std::io::Result<Self> {
+    fn new(mut out: W, scene: &Scene, keyframe_interval: u32, storage: KeyframeStorage) -> std::io::Result<Self> {
         out.write_all(&MAGIC)?;
         out.write_all(&BINARY_VERSION.to_le_bytes())?;
         let text = ron::ser::to_string(scene).map_err(std::io::Error::other)?;
@@ -141,7 +141,7 @@ impl<W: Write> BinaryWriter<W> {
     }
 
     /// Records a keyframe (taken after the hashes already given).
-    pub fn keyframe(&mut self, snapshot: &Snapshot) -> std::io::Result<()> {
+    fn keyframe(&mut self, snapshot: &Snapshot) -> std::io::Result<()> {
         self.flush_hashes()?;
         self.keyframes += 1;
         match self.storage {
@@ -159,7 +159,7 @@ impl<W: Write> BinaryWriter<W> {
     }
 
     /// Records an action (applied after the hashes already given).
-    pub fn action(&mut self, action: &TimedAction) -> std::io::Result<()> {
+    fn action(&mut self, action: &TimedAction) -> std::io::Result<()> {
         self.flush_hashes()?;
         self.actions += 1;
         let text = ron::ser::to_string(action).map_err(std::io::Error::other)?;
@@ -167,14 +167,14 @@ impl<W: Write> BinaryWriter<W> {
     }
 
     /// Records the hash of the next step.
-    pub fn hash(&mut self, hash: u64) -> std::io::Result<()> {
+    fn hash(&mut self, hash: u64) -> std::io::Result<()> {
         self.hashes.push(hash);
         self.steps += 1;
         if self.hashes.len() >= HASH_BLOCK { self.flush_hashes() } else { Ok(()) }
     }
 
     /// Writes the end chunk and hands back the output.
-    pub fn finish(mut self) -> std::io::Result<W> {
+    fn finish(mut self) -> std::io::Result<W> {
         self.flush_hashes()?;
         let mut p = Vec::new();
         for n in [self.steps, self.keyframes, self.actions] {
@@ -232,7 +232,7 @@ impl<W: Write> StreamRecorder<W> {
 
 impl Recording {
     /// The recording in the binary format.
-    pub fn to_binary(&self, storage: KeyframeStorage) -> Vec<u8> {
+    pub(crate) fn to_binary(&self, storage: KeyframeStorage) -> Vec<u8> {
         let write = || -> std::io::Result<Vec<u8>> {
             let mut w = BinaryWriter::new(Vec::new(), &self.scene, self.keyframe_interval, storage)?;
             let mut actions = self.actions.iter().peekable();
@@ -270,7 +270,7 @@ impl Recording {
 
     /// [`Recording::from_binary`], and the steps verified on the way if its keyframes were
     /// rebuilt by a re-run (so a replay need not run it again).
-    pub fn from_binary_verified(bytes: &[u8], path: &Path) -> Result<(Recording, Option<u64>), SceneError> {
+    pub(crate) fn from_binary_verified(bytes: &[u8], path: &Path) -> Result<(Recording, Option<u64>), SceneError> {
         Recording::read_binary(bytes, path, true)
     }
 

@@ -6,7 +6,7 @@ mod codec;
 mod events;
 mod trace;
 
-pub use binary::{BINARY_VERSION, BinaryWriter, EXTENSION, KeyframeStorage, MAGIC, StreamRecorder, is_binary};
+pub use binary::{EXTENSION, KeyframeStorage, StreamRecorder, is_binary};
 
 pub use events::{Event, EventDetector, EventKind};
 pub use trace::{BodyTrace, TRACE_SERIES};

@@ -75,7 +75,7 @@ impl TimelinePanel {
             {
                 out.push(rec(RecordCommand::ToggleRecording));
             }
-            if ui.button("📂 Open recording…").on_hover_text("Open a .ron recording onto the timeline").clicked()
+            if ui.button("📂 Open recording…").on_hover_text("Open a recording (binary .cdrec or RON) onto the timeline").clicked()
                 && let Some(p) = rfd::FileDialog::new().add_filter("Recording", &["cdrec", "ron"]).pick_file()
             {
                 out.push(rec(RecordCommand::Open(p)));
@@ -84,7 +84,9 @@ impl TimelinePanel {
             let has = sim.record.tape.is_some() || sim.record.review.is_some();
             if ui
                 .add_enabled(has, egui::Button::new("💾 Save recording…"))
-                .on_hover_text("Write the recording (atomically) as .ron; `collidoscope replay` checks it")
+                .on_hover_text(
+                    "Write the recording (atomically): binary if the name ends in .cdrec, else RON; `collidoscope replay` checks it",
+                )
                 .clicked()
                 && let Some(p) =
                     rfd::FileDialog::new().add_filter("Recording", &["cdrec", "ron"]).set_file_name("recording.cdrec").save_file()
