@@ -9,7 +9,7 @@ use crate::math::{Real, Vec3};
 use crate::record::{EventDetector, EventKind};
 use crate::scene::{Scene, SceneError};
 use crate::settings::SettingsError;
-use crate::sweep::Crossings;
+use crate::sweep::{Crossings, Passings};
 use crate::world::{Snapshot, SnapshotError, World};
 use serde::Serialize;
 
@@ -48,6 +48,8 @@ pub enum DiagnoseError {
 pub enum Symptom {
     /// A dynamic body's centre passed through a static body.
     Tunneling,
+    /// A dynamic body's centre passed through another dynamic body.
+    Passing,
     /// A contact switched on and off repeatedly: a resting body jitters.
     Jitter,
     /// Mechanical energy rose with nothing acting.
@@ -66,8 +68,9 @@ pub enum Symptom {
 
 impl Symptom {
     /// Every symptom.
-    pub const ALL: [Symptom; 8] = [
+    pub const ALL: [Symptom; 9] = [
         Symptom::Tunneling,
+        Symptom::Passing,
         Symptom::Jitter,
         Symptom::EnergyGain,
         Symptom::DeepPenetration,
@@ -81,6 +84,7 @@ impl Symptom {
     pub fn cli_name(self) -> &'static str {
         match self {
             Symptom::Tunneling => "tunneling",
+            Symptom::Passing => "passing",
             Symptom::Jitter => "jitter",
             Symptom::EnergyGain => "energy_gain",
             Symptom::DeepPenetration => "deep_penetration",
@@ -95,6 +99,7 @@ impl Symptom {
     pub fn label(self) -> &'static str {
         match self {
             Symptom::Tunneling => "tunneling",
+            Symptom::Passing => "passing another body",
             Symptom::Jitter => "jitter",
             Symptom::EnergyGain => "energy gained",
             Symptom::DeepPenetration => "deep penetration",
@@ -127,6 +132,9 @@ pub enum CauseKind {
     FastAndThinWithoutCcd,
     /// A body below the CCD speed threshold moves farther in a step than the thinner shape.
     UnderCcdThreshold,
+    /// Two dynamic bodies close on each other farther in a step than the thinner is thick,
+    /// and the CCD mode does not stop them.
+    FastRelativeMotion,
     /// Warm starting is off, so impulses restart from zero every step in a stack.
     WarmStartingOff,
     /// A heavy body rests on much lighter ones.
@@ -329,6 +337,7 @@ const MASS_RATIO: Real = 10.0;
 struct Watch {
     events: EventDetector,
     crossings: Crossings,
+    passings: Passings,
     speeds: Vec<Real>,
 }
 
@@ -337,6 +346,7 @@ impl Watch {
         Watch {
             events: EventDetector::new(),
             crossings: Crossings::new(world),
+            passings: Passings::new(world),
             speeds: world.bodies().iter().map(|b| b.linvel.length()).collect(),
         }
     }
@@ -365,6 +375,14 @@ impl Watch {
                 step,
                 bodies: vec![body as u32, wall as u32],
                 detail: format!("{} passed through {}", name(world, body), name(world, wall)),
+            });
+        }
+        for (body, other) in self.passings.observe(world) {
+            out.push(Event {
+                symptom: Symptom::Passing,
+                step,
+                bodies: vec![body as u32, other as u32],
+                detail: format!("{} passed through {}", name(world, body), name(world, other)),
             });
         }
         let g = world.settings.gravity.length() * world.settings.dt;
@@ -600,6 +618,41 @@ fn cause_of(event: &Event, at: &World, first: &[FirstContact]) -> (CauseKind, St
                 ];
                 (CauseKind::UnderCcdThreshold, explanation, fixes)
             }
+        }
+        Symptom::Passing => {
+            let (i, j) = (event.bodies[0] as usize, event.bodies[1] as usize);
+            let v = (bodies[i].linvel - bodies[j].linvel).length();
+            let travel = v * s.dt;
+            let (ti, tj) = (thickness(at, i), thickness(at, j));
+            let thin = ti.min(tj);
+            let which = if ti <= tj { name(at, i) } else { name(at, j) };
+            let explanation = format!(
+                "{} and {} close at {v:.1} m/s: {travel:.3} m per step ({v:.1} m/s × {:.4} s), {:.0}× the thinner \
+                 body's thickness ({thin:.3} m, {which}), with ccd {:?}{}",
+                name(at, i),
+                name(at, j),
+                s.dt,
+                travel / thin,
+                s.ccd,
+                if s.ccd == crate::ccd::CcdMode::Toi {
+                    format!(" and ccd_speed_threshold {:.1} m/s", s.ccd_speed_threshold)
+                } else {
+                    String::new()
+                }
+            );
+            // Substeps enough that the bodies close by half the thinner one's thickness in each.
+            let substeps =
+                ((travel / (0.5 * thin)).ceil() as u32).max(s.substeps * 2).min(crate::Settings::MAX_SUBSTEPS);
+            let mut fixes = vec![Change::set("substeps", substeps)];
+            fixes.push(if s.ccd == crate::ccd::CcdMode::Toi {
+                Change::set("ccd_speed_threshold", format!("{:?}", (v * 0.25).max(0.1)))
+            } else {
+                Change::set("ccd", "Toi")
+            });
+            if s.ccd == crate::ccd::CcdMode::Off {
+                fixes.push(Change::set("ccd", "Speculative"));
+            }
+            (CauseKind::FastRelativeMotion, explanation, fixes)
         }
         Symptom::GhostBump => {
             let none = s.internal_edges == crate::narrowphase::mesh::InternalEdges::None;
