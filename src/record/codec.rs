@@ -71,12 +71,12 @@ mod tests {
         let f32s = [
             -0.0f32,
             0.0,
-            0.5,                // a half-precision float
-            -65504.0,           // the largest half
+            0.5,                         // a half-precision float
+            -65504.0,                    // the largest half
             f32::from_bits(0x3380_0000), // 2^-24, the smallest half subnormal
-            1.0 / 3.0,          // single precision only
-            f32::MIN_POSITIVE,  // below the half range
-            f32::from_bits(1),  // the smallest f32 subnormal
+            1.0 / 3.0,                   // single precision only
+            f32::MIN_POSITIVE,           // below the half range
+            f32::from_bits(1),           // the smallest f32 subnormal
             f32::MAX,
             f32::INFINITY,
             f32::NEG_INFINITY,

@@ -31,7 +31,8 @@ pub fn state_hash(bodies: &[Body]) -> u64 {
     let mut h = Fnv1a::default();
     for b in bodies {
         let (p, q) = (b.pose.translation, b.pose.rotation);
-        for x in [p.x, p.y, p.z, q.x, q.y, q.z, q.w, b.linvel.x, b.linvel.y, b.linvel.z, b.angvel.x, b.angvel.y, b.angvel.z]
+        for x in
+            [p.x, p.y, p.z, q.x, q.y, q.z, q.w, b.linvel.x, b.linvel.y, b.linvel.z, b.angvel.x, b.angvel.y, b.angvel.z]
         {
             h.write(&x.to_bits().to_le_bytes());
         }
