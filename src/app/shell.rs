@@ -102,6 +102,7 @@ pub struct App {
     pair: super::panels::PairPanel,
     timeline: super::panels::TimelinePanel,
     sweep: super::panels::SweepPanel,
+    diagnose: super::panels::DiagnosePanel,
     compare: super::compare::CompareView,
     /// The Ray tool and the geometric tests lesson.
     teach: super::teach::Teach,
@@ -150,6 +151,7 @@ impl App {
             pair: Default::default(),
             timeline: Default::default(),
             sweep: Default::default(),
+            diagnose: Default::default(),
             compare: Default::default(),
             teach: Default::default(),
             frame_pending: true,
@@ -370,6 +372,10 @@ impl App {
 
     pub fn sweep_panel_mut(&mut self) -> &mut super::panels::SweepPanel {
         &mut self.sweep
+    }
+
+    pub fn diagnose_panel_mut(&mut self) -> &mut super::panels::DiagnosePanel {
+        &mut self.diagnose
     }
 
     /// Sets the width of the next side dock drawn, as a drag of its edge would (clamped to the
@@ -658,6 +664,7 @@ impl App {
             }
             PanelId::Settings => commands.extend(self.settings_panel.ui(ui, &mut cx)),
             PanelId::Sweep => commands.extend(self.sweep.ui(ui, &mut cx)),
+            PanelId::Diagnose => commands.extend(self.diagnose.ui(ui, &mut cx)),
             PanelId::Inspector => commands.extend(self.inspector.ui(ui, &mut cx)),
             PanelId::View => commands.extend(self.view_panel.ui(ui, &mut cx)),
             PanelId::Pair => commands.extend(self.pair.ui(ui, &mut cx)),
@@ -951,6 +958,7 @@ impl App {
                 self.frame_pending = true;
                 self.sim.playing = self.autoplay;
                 self.sweep.stop();
+                self.diagnose.stop();
             }
             Err(e) => {
                 self.scenes.error = Some(e.to_string());
@@ -983,6 +991,20 @@ impl App {
                 }
             }
             Command::Record(r) => self.sim.apply_record(r),
+            Command::Reduce { symptom, body, step } => {
+                // The case the event came from: the run on the timeline, else the open scene
+                // as it is set now.
+                let scene = match &self.sim.record.review {
+                    Some(r) => r.recording.scene.clone(),
+                    None => {
+                        let mut s = self.sim.scene.clone();
+                        s.settings = self.sim.world.settings.clone();
+                        s
+                    }
+                };
+                self.diagnose.start_shrink(&scene, symptom, body, step + crate::diagnose::HORIZON);
+                self.open.show(PanelId::Diagnose);
+            }
             Command::OpenScene(p) => self.open_scene(&p),
             Command::SaveScene(p) => self.save_scene(&p),
             Command::ExportCsv(p) => {

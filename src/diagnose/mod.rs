@@ -95,6 +95,19 @@ impl Symptom {
         }
     }
 
+    /// The symptom a timeline event shows, if it is one (a new contact or a body falling
+    /// asleep is not; a large jump only suspects tunneling).
+    pub fn of_event(kind: EventKind) -> Option<Symptom> {
+        Some(match kind {
+            EventKind::ContactFlicker => Symptom::Jitter,
+            EventKind::EnergySpike => Symptom::EnergyGain,
+            EventKind::DeepPenetration => Symptom::DeepPenetration,
+            EventKind::NonFinite => Symptom::NonFinite,
+            EventKind::GhostBump => Symptom::GhostBump,
+            EventKind::Toi | EventKind::FellAsleep | EventKind::NewContact | EventKind::LargeJump => return None,
+        })
+    }
+
     /// The symptom's name in reports.
     pub fn label(self) -> &'static str {
         match self {
@@ -327,7 +340,7 @@ const SNAPSHOT_EVERY: u64 = 10;
 /// stack coming apart) is caught while it builds.
 const LEAD: u64 = 60;
 /// Re-runs go on this many steps past the event.
-const HORIZON: u64 = 60;
+pub const HORIZON: u64 = 60;
 /// A rise of speed in one step beyond gravity's, m/s, that counts as an explosion.
 const EXPLOSION_DV: Real = 5.0;
 /// A mass ratio above this, heavier on lighter, strains the solver.
@@ -356,14 +369,7 @@ impl Watch {
         let bodies = world.bodies();
         let mut out: Vec<Event> = Vec::new();
         for e in self.events.observe(world, false) {
-            let symptom = match e.kind {
-                EventKind::ContactFlicker => Symptom::Jitter,
-                EventKind::EnergySpike => Symptom::EnergyGain,
-                EventKind::DeepPenetration => Symptom::DeepPenetration,
-                EventKind::NonFinite => Symptom::NonFinite,
-                EventKind::GhostBump => Symptom::GhostBump,
-                _ => continue,
-            };
+            let Some(symptom) = Symptom::of_event(e.kind) else { continue };
             // The dynamic body first: the static one of a pair is never the one to watch.
             let mut b = e.bodies.clone();
             b.sort_by_key(|&i| bodies.get(i as usize).is_none_or(|b| !b.is_dynamic()));

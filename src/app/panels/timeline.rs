@@ -246,6 +246,17 @@ impl TimelinePanel {
                     {
                         out.push(Command::Select(Some(b as usize)));
                     }
+                    if let Some(symptom) = crate::diagnose::Symptom::of_event(e.kind)
+                        && ui
+                            .small_button("Reduce to a minimal case")
+                            .on_hover_text("Remove bodies while this event still happens (in the Diagnose panel)")
+                            .clicked()
+                    {
+                        // Diagnose names the dynamic body of a pair first.
+                        let dynamic = |b: &&u32| sim.world.bodies().get(**b as usize).is_some_and(|b| b.is_dynamic());
+                        let body = e.bodies.iter().find(dynamic).copied();
+                        out.push(Command::Reduce { symptom, body, step: e.step });
+                    }
                 }
                 if here.len() > 6 {
                     ui.label(format!("… and {} more", here.len() - 6));
