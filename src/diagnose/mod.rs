@@ -375,21 +375,18 @@ impl Watch {
             b.sort_by_key(|&i| bodies.get(i as usize).is_none_or(|b| !b.is_dynamic()));
             out.push(Event { symptom, step, bodies: b, detail: e.detail });
         }
-        for (body, wall) in self.crossings.observe(world) {
-            out.push(Event {
-                symptom: Symptom::Tunneling,
-                step,
-                bodies: vec![body as u32, wall as u32],
-                detail: format!("{} passed through {}", name(world, body), name(world, wall)),
-            });
-        }
-        for (body, other) in self.passings.observe(world) {
-            out.push(Event {
-                symptom: Symptom::Passing,
-                step,
-                bodies: vec![body as u32, other as u32],
-                detail: format!("{} passed through {}", name(world, body), name(world, other)),
-            });
+        // A body through a static one, and through a dynamic one.
+        let through =
+            [(Symptom::Tunneling, self.crossings.observe(world)), (Symptom::Passing, self.passings.observe(world))];
+        for (symptom, pairs) in through {
+            for (body, other) in pairs {
+                out.push(Event {
+                    symptom,
+                    step,
+                    bodies: vec![body as u32, other as u32],
+                    detail: format!("{} passed through {}", name(world, body), name(world, other)),
+                });
+            }
         }
         let g = world.settings.gravity.length() * world.settings.dt;
         self.speeds.resize(bodies.len(), 0.0);
