@@ -51,6 +51,11 @@ impl PanelId {
     /// The teaching tools, switched from the toolbar's "Tools…" menu.
     pub const TOOLS: [PanelId; 2] = [PanelId::Ray, PanelId::Tests];
 
+    /// Panels without a button on the toolbar's row (the row holds the others at 1600 px): the
+    /// teaching tools, and Diagnose, opened from the Timeline. All are in the folded
+    /// "Panels…" menu.
+    pub const OFF_ROW: [PanelId; 3] = [PanelId::Ray, PanelId::Tests, PanelId::Diagnose];
+
     pub fn label(self) -> &'static str {
         match self {
             PanelId::Scenes => "Scenes",

@@ -752,7 +752,7 @@ impl App {
                         + 2.0 * padding
                         + ui.spacing().item_spacing.x
                 };
-                let toggles: f32 = (PanelId::ALL.iter().filter(|p| !PanelId::TOOLS.contains(p)))
+                let toggles: f32 = (PanelId::ALL.iter().filter(|p| !PanelId::OFF_ROW.contains(p)))
                     .map(|p| width(p.label(), TOGGLE_PADDING) - ui.spacing().item_spacing.x + TOGGLE_SPACING)
                     .sum();
                 let padding = ui.spacing().button_padding.x;
@@ -804,14 +804,14 @@ impl App {
 
     /// One button per panel, lit while it is on screen: a click hides a shown panel and brings
     /// a closed or hidden one forward.
-    /// The panels' buttons; the teaching tools' only in the folded menu (the row has no room for
-    /// them: they open from the View panel).
+    /// The panels' buttons; those of [`PanelId::OFF_ROW`] only in the folded menu (the row has no
+    /// room for them: the teaching tools open from the View panel, Diagnose from the Timeline).
     fn panel_toggles(&mut self, ui: &mut Ui, tools: bool) {
         ui.spacing_mut().button_padding.x = TOGGLE_PADDING;
         if !tools {
             ui.spacing_mut().item_spacing.x = TOGGLE_SPACING;
         }
-        for p in PanelId::ALL.into_iter().filter(|p| tools || !PanelId::TOOLS.contains(p)) {
+        for p in PanelId::ALL.into_iter().filter(|p| tools || !PanelId::OFF_ROW.contains(p)) {
             if ui.selectable_label(self.open.visible(p), p.label()).on_hover_text(p.hint()).clicked() {
                 self.open.toggle(p);
             }

@@ -100,6 +100,9 @@ impl TimelinePanel {
             {
                 out.push(rec(RecordCommand::Verify));
             }
+            if ui.button("🔬 Diagnose…").on_hover_text(crate::app::PanelId::Diagnose.hint()).clicked() {
+                out.push(Command::ShowPanel(crate::app::PanelId::Diagnose));
+            }
             ui.separator();
             match &sim.record.partner {
                 None => {

@@ -115,3 +115,18 @@ fn a_timeline_event_reduces_to_a_minimal_case() {
     let case = &p.reduced.as_ref().expect("a minimal case").shrunk;
     assert!(case.scene.bodies.len() <= 3 && case.step <= 2, "{:?} at {}", case.kept, case.step);
 }
+
+#[test]
+fn the_timeline_opens_the_diagnose_panel() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/bugs/plate_through_plate.ron");
+    let mut app = App::open(&path, Viewport::new(None)).unwrap();
+    app.open_panels_mut().show(PanelId::Timeline);
+    let mut h =
+        Harness::builder().with_size(egui::vec2(1600.0, 1000.0)).build_ui_state(|ui, app: &mut App| app.show(ui), app);
+    h.run();
+    assert!(!h.state().open_panels().is_open(PanelId::Diagnose));
+    h.get_by_label("🔬 Diagnose…").click();
+    h.run();
+    assert!(h.state().open_panels().is_open(PanelId::Diagnose));
+    h.get_by_label("🔬 Diagnose");
+}
