@@ -11,6 +11,8 @@ pub enum PanelId {
     Scenes,
     Settings,
     Sweep,
+    /// Events of a run, their causes and the fixes tried.
+    Diagnose,
     Inspector,
     View,
     Pair,
@@ -32,13 +34,14 @@ pub enum Dock {
 
 impl PanelId {
     /// In toolbar order.
-    pub const ALL: [PanelId; 10] = [
+    pub const ALL: [PanelId; 11] = [
         PanelId::Scenes,
         PanelId::Settings,
         PanelId::Profiler,
         PanelId::Inspector,
         PanelId::View,
         PanelId::Sweep,
+        PanelId::Diagnose,
         PanelId::Pair,
         PanelId::Ray,
         PanelId::Tests,
@@ -48,11 +51,17 @@ impl PanelId {
     /// The teaching tools, switched from the toolbar's "Tools…" menu.
     pub const TOOLS: [PanelId; 2] = [PanelId::Ray, PanelId::Tests];
 
+    /// Panels without a button on the toolbar's row (the row holds the others at 1600 px): the
+    /// teaching tools, and Diagnose, opened from the Timeline. All are in the folded
+    /// "Panels…" menu.
+    pub const OFF_ROW: [PanelId; 3] = [PanelId::Ray, PanelId::Tests, PanelId::Diagnose];
+
     pub fn label(self) -> &'static str {
         match self {
             PanelId::Scenes => "Scenes",
             PanelId::Settings => "Settings",
             PanelId::Sweep => "Sweep",
+            PanelId::Diagnose => "Diagnose",
             PanelId::Inspector => "Inspector",
             PanelId::View => "View",
             PanelId::Pair => "Pair",
@@ -68,6 +77,7 @@ impl PanelId {
             PanelId::Scenes => "Open, save and reload scene files",
             PanelId::Settings => "The world's settings, changed live",
             PanelId::Sweep => "Run the scene over a range of settings and plot the results",
+            PanelId::Diagnose => "Run the scene, find what goes wrong, its cause, and the fixes that remove it",
             PanelId::Inspector => "The selected body: its state and its history over time",
             PanelId::View => "Debug layers, colours and the camera",
             PanelId::Pair => "How the narrow phase answers the selected body and a partner, step by step",
@@ -86,6 +96,7 @@ impl PanelId {
             PanelId::Scenes => "📂",
             PanelId::Settings => "⚙",
             PanelId::Sweep => "📈",
+            PanelId::Diagnose => "🔬",
             PanelId::Inspector => "🔍",
             PanelId::View => "👁",
             PanelId::Pair => "⚔",
@@ -103,6 +114,7 @@ impl PanelId {
             PanelId::Scenes => (340.0, 260.0..=600.0),
             PanelId::Settings => (400.0, 300.0..=640.0),
             PanelId::Sweep => (440.0, 320.0..=760.0),
+            PanelId::Diagnose => (460.0, 320.0..=760.0),
             PanelId::Inspector => (360.0, 260.0..=600.0),
             PanelId::View => (300.0, 240.0..=480.0),
             PanelId::Pair => (440.0, 300.0..=760.0),
@@ -114,7 +126,7 @@ impl PanelId {
 
     pub fn dock(self) -> Dock {
         match self {
-            PanelId::Scenes | PanelId::Settings | PanelId::Sweep => Dock::Left,
+            PanelId::Scenes | PanelId::Settings | PanelId::Sweep | PanelId::Diagnose => Dock::Left,
             PanelId::Inspector | PanelId::View | PanelId::Pair | PanelId::Ray | PanelId::Tests => Dock::Right,
             PanelId::Profiler | PanelId::Timeline => Dock::Bottom,
         }
@@ -154,6 +166,8 @@ pub struct OpenPanels {
     pub timeline: bool,
     /// Parameter sweeps of the open scene.
     pub sweep: bool,
+    /// Diagnosis of the open scene.
+    pub diagnose: bool,
     /// The teaching tools' panels.
     pub ray: bool,
     pub tests: bool,
@@ -181,6 +195,7 @@ impl Default for OpenPanels {
             pair: false,
             timeline: false,
             sweep: false,
+            diagnose: false,
             ray: false,
             tests: false,
             left_tab: None,
@@ -199,6 +214,7 @@ impl OpenPanels {
             PanelId::Scenes => self.scenes,
             PanelId::Settings => self.settings,
             PanelId::Sweep => self.sweep,
+            PanelId::Diagnose => self.diagnose,
             PanelId::Inspector => self.inspector,
             PanelId::View => self.view,
             PanelId::Pair => self.pair,
@@ -214,6 +230,7 @@ impl OpenPanels {
             PanelId::Scenes => &mut self.scenes,
             PanelId::Settings => &mut self.settings,
             PanelId::Sweep => &mut self.sweep,
+            PanelId::Diagnose => &mut self.diagnose,
             PanelId::Inspector => &mut self.inspector,
             PanelId::View => &mut self.view,
             PanelId::Pair => &mut self.pair,

@@ -102,6 +102,7 @@ pub struct App {
     pair: super::panels::PairPanel,
     timeline: super::panels::TimelinePanel,
     sweep: super::panels::SweepPanel,
+    diagnose: super::panels::DiagnosePanel,
     compare: super::compare::CompareView,
     /// The Ray tool and the geometric tests lesson.
     teach: super::teach::Teach,
@@ -152,6 +153,7 @@ impl App {
             pair: Default::default(),
             timeline: Default::default(),
             sweep: Default::default(),
+            diagnose: Default::default(),
             compare: Default::default(),
             teach: Default::default(),
             frame_pending: true,
@@ -373,6 +375,10 @@ impl App {
 
     pub fn sweep_panel_mut(&mut self) -> &mut super::panels::SweepPanel {
         &mut self.sweep
+    }
+
+    pub fn diagnose_panel_mut(&mut self) -> &mut super::panels::DiagnosePanel {
+        &mut self.diagnose
     }
 
     /// Sets the width of the next side dock drawn, as a drag of its edge would (clamped to the
@@ -672,6 +678,7 @@ impl App {
             }
             PanelId::Settings => commands.extend(self.settings_panel.ui(ui, &mut cx)),
             PanelId::Sweep => commands.extend(self.sweep.ui(ui, &mut cx)),
+            PanelId::Diagnose => commands.extend(self.diagnose.ui(ui, &mut cx)),
             PanelId::Inspector => commands.extend(self.inspector.ui(ui, &mut cx)),
             PanelId::View => commands.extend(self.view_panel.ui(ui, &mut cx)),
             PanelId::Pair => commands.extend(self.pair.ui(ui, &mut cx)),
@@ -759,7 +766,7 @@ impl App {
                         + 2.0 * padding
                         + ui.spacing().item_spacing.x
                 };
-                let toggles: f32 = (PanelId::ALL.iter().filter(|p| !PanelId::TOOLS.contains(p)))
+                let toggles: f32 = (PanelId::ALL.iter().filter(|p| !PanelId::OFF_ROW.contains(p)))
                     .map(|p| width(p.label(), TOGGLE_PADDING) - ui.spacing().item_spacing.x + TOGGLE_SPACING)
                     .sum();
                 let padding = ui.spacing().button_padding.x;
@@ -811,14 +818,14 @@ impl App {
 
     /// One button per panel, lit while it is on screen: a click hides a shown panel and brings
     /// a closed or hidden one forward.
-    /// The panels' buttons; the teaching tools' only in the folded menu (the row has no room for
-    /// them: they open from the View panel).
+    /// The panels' buttons; those of [`PanelId::OFF_ROW`] only in the folded menu (the row has no
+    /// room for them: the teaching tools open from the View panel, Diagnose from the Timeline).
     fn panel_toggles(&mut self, ui: &mut Ui, tools: bool) {
         ui.spacing_mut().button_padding.x = TOGGLE_PADDING;
         if !tools {
             ui.spacing_mut().item_spacing.x = TOGGLE_SPACING;
         }
-        for p in PanelId::ALL.into_iter().filter(|p| tools || !PanelId::TOOLS.contains(p)) {
+        for p in PanelId::ALL.into_iter().filter(|p| tools || !PanelId::OFF_ROW.contains(p)) {
             if ui.selectable_label(self.open.visible(p), p.label()).on_hover_text(p.hint()).clicked() {
                 self.open.toggle(p);
             }
@@ -967,6 +974,7 @@ impl App {
                 self.frame_pending = true;
                 self.sim.playing = self.autoplay;
                 self.sweep.stop();
+                self.diagnose.stop();
             }
             Err(e) => {
                 self.scenes.error = Some(e.to_string());
@@ -1001,6 +1009,20 @@ impl App {
             Command::Record(r) => self.sim.apply_record(r),
             // A lesson chosen as a file (the dialog, the path field, a recent file) opens as one.
             Command::OpenScene(p) if crate::lesson::Lesson::is_lesson_file(&p) => self.open_lesson_file(&p),
+            Command::Reduce { symptom, body, step } => {
+                // The case the event came from: the run on the timeline, else the open scene
+                // as it is set now.
+                let scene = match &self.sim.record.review {
+                    Some(r) => r.recording.scene.clone(),
+                    None => {
+                        let mut s = self.sim.scene.clone();
+                        s.settings = self.sim.world.settings.clone();
+                        s
+                    }
+                };
+                self.diagnose.start_shrink(&scene, symptom, body, step + crate::diagnose::HORIZON);
+                self.open.show(PanelId::Diagnose);
+            }
             Command::OpenScene(p) => self.open_scene(&p),
             Command::OpenLesson(p) => self.open_lesson_file(&p),
             Command::SaveScene(p) => self.save_scene(&p),

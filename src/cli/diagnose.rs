@@ -34,7 +34,7 @@ pub struct DiagnoseArgs {
 const DEFAULT_STEPS: u64 = 300;
 
 pub fn run(args: &DiagnoseArgs) -> Result<(), CliError> {
-    let (mut scene, recorded) = match Case::load(&args.case)? {
+    let (mut scene, recorded) = match Case::load_for_rerun(&args.case)? {
         Case::Scene(scene) => (*scene, None),
         Case::Recording(rec) => {
             if !rec.actions.is_empty() {

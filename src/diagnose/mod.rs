@@ -9,7 +9,7 @@ use crate::math::{Real, Vec3};
 use crate::record::{EventDetector, EventKind};
 use crate::scene::{Scene, SceneError};
 use crate::settings::SettingsError;
-use crate::sweep::Crossings;
+use crate::sweep::{Crossings, Passings};
 use crate::world::{Snapshot, SnapshotError, World};
 use serde::Serialize;
 
@@ -48,6 +48,8 @@ pub enum DiagnoseError {
 pub enum Symptom {
     /// A dynamic body's centre passed through a static body.
     Tunneling,
+    /// A dynamic body's centre passed through another dynamic body.
+    Passing,
     /// A contact switched on and off repeatedly: a resting body jitters.
     Jitter,
     /// Mechanical energy rose with nothing acting.
@@ -66,8 +68,9 @@ pub enum Symptom {
 
 impl Symptom {
     /// Every symptom.
-    pub const ALL: [Symptom; 8] = [
+    pub const ALL: [Symptom; 9] = [
         Symptom::Tunneling,
+        Symptom::Passing,
         Symptom::Jitter,
         Symptom::EnergyGain,
         Symptom::DeepPenetration,
@@ -81,6 +84,7 @@ impl Symptom {
     pub fn cli_name(self) -> &'static str {
         match self {
             Symptom::Tunneling => "tunneling",
+            Symptom::Passing => "passing",
             Symptom::Jitter => "jitter",
             Symptom::EnergyGain => "energy_gain",
             Symptom::DeepPenetration => "deep_penetration",
@@ -91,10 +95,24 @@ impl Symptom {
         }
     }
 
+    /// The symptom a timeline event shows, if it is one (a new contact or a body falling
+    /// asleep is not; a large jump only suspects tunneling).
+    pub fn of_event(kind: EventKind) -> Option<Symptom> {
+        Some(match kind {
+            EventKind::ContactFlicker => Symptom::Jitter,
+            EventKind::EnergySpike => Symptom::EnergyGain,
+            EventKind::DeepPenetration => Symptom::DeepPenetration,
+            EventKind::NonFinite => Symptom::NonFinite,
+            EventKind::GhostBump => Symptom::GhostBump,
+            EventKind::Toi | EventKind::FellAsleep | EventKind::NewContact | EventKind::LargeJump => return None,
+        })
+    }
+
     /// The symptom's name in reports.
     pub fn label(self) -> &'static str {
         match self {
             Symptom::Tunneling => "tunneling",
+            Symptom::Passing => "passing another body",
             Symptom::Jitter => "jitter",
             Symptom::EnergyGain => "energy gained",
             Symptom::DeepPenetration => "deep penetration",
@@ -127,6 +145,9 @@ pub enum CauseKind {
     FastAndThinWithoutCcd,
     /// A body below the CCD speed threshold moves farther in a step than the thinner shape.
     UnderCcdThreshold,
+    /// Two dynamic bodies close on each other farther in a step than the thinner is thick,
+    /// and the CCD mode does not stop them.
+    FastRelativeMotion,
     /// Warm starting is off, so impulses restart from zero every step in a stack.
     WarmStartingOff,
     /// A heavy body rests on much lighter ones.
@@ -319,7 +340,7 @@ const SNAPSHOT_EVERY: u64 = 10;
 /// stack coming apart) is caught while it builds.
 const LEAD: u64 = 60;
 /// Re-runs go on this many steps past the event.
-const HORIZON: u64 = 60;
+pub const HORIZON: u64 = 60;
 /// A rise of speed in one step beyond gravity's, m/s, that counts as an explosion.
 const EXPLOSION_DV: Real = 5.0;
 /// A mass ratio above this, heavier on lighter, strains the solver.
@@ -329,6 +350,7 @@ const MASS_RATIO: Real = 10.0;
 struct Watch {
     events: EventDetector,
     crossings: Crossings,
+    passings: Passings,
     speeds: Vec<Real>,
 }
 
@@ -337,6 +359,7 @@ impl Watch {
         Watch {
             events: EventDetector::new(),
             crossings: Crossings::new(world),
+            passings: Passings::new(world),
             speeds: world.bodies().iter().map(|b| b.linvel.length()).collect(),
         }
     }
@@ -346,26 +369,24 @@ impl Watch {
         let bodies = world.bodies();
         let mut out: Vec<Event> = Vec::new();
         for e in self.events.observe(world, false) {
-            let symptom = match e.kind {
-                EventKind::ContactFlicker => Symptom::Jitter,
-                EventKind::EnergySpike => Symptom::EnergyGain,
-                EventKind::DeepPenetration => Symptom::DeepPenetration,
-                EventKind::NonFinite => Symptom::NonFinite,
-                EventKind::GhostBump => Symptom::GhostBump,
-                _ => continue,
-            };
+            let Some(symptom) = Symptom::of_event(e.kind) else { continue };
             // The dynamic body first: the static one of a pair is never the one to watch.
             let mut b = e.bodies.clone();
             b.sort_by_key(|&i| bodies.get(i as usize).is_none_or(|b| !b.is_dynamic()));
             out.push(Event { symptom, step, bodies: b, detail: e.detail });
         }
-        for (body, wall) in self.crossings.observe(world) {
-            out.push(Event {
-                symptom: Symptom::Tunneling,
-                step,
-                bodies: vec![body as u32, wall as u32],
-                detail: format!("{} passed through {}", name(world, body), name(world, wall)),
-            });
+        // A body through a static one, and through a dynamic one.
+        let through =
+            [(Symptom::Tunneling, self.crossings.observe(world)), (Symptom::Passing, self.passings.observe(world))];
+        for (symptom, pairs) in through {
+            for (body, other) in pairs {
+                out.push(Event {
+                    symptom,
+                    step,
+                    bodies: vec![body as u32, other as u32],
+                    detail: format!("{} passed through {}", name(world, body), name(world, other)),
+                });
+            }
         }
         let g = world.settings.gravity.length() * world.settings.dt;
         self.speeds.resize(bodies.len(), 0.0);
@@ -427,19 +448,33 @@ fn thickness(world: &World, i: usize) -> Real {
     world.bodies()[i].shape.local_aabb().extents().min_element()
 }
 
+/// A contact of the first step, as the bodies were placed: what tells a spawn overlap.
+#[derive(Clone, Copy, Debug)]
+struct FirstContact {
+    /// The pair's bodies.
+    a: u32,
+    b: u32,
+    /// The manifold's deepest point, m.
+    depth: Real,
+    /// The contact normal, from `a` to `b`.
+    normal: Vec3,
+}
+
 /// Runs `scene` for `steps` steps and diagnoses each symptom's first event.
 pub fn diagnose(scene: &Scene, steps: u64) -> Result<Report, DiagnoseError> {
     let mut world = scene.build()?;
     let mut snapshots: Vec<Snapshot> = vec![world.snapshot()];
     let mut events = far_bodies(&world);
     let mut watch = Watch::new(&world);
-    // The contacts of the first step, as the bodies were placed, for spawn overlaps.
-    let mut first_contacts: Vec<(u32, u32, Real, Vec3)> = Vec::new();
+    let mut first_contacts: Vec<FirstContact> = Vec::new();
     for _ in 0..steps {
         world.step();
         if world.step_count() == 1 {
-            first_contacts =
-                world.contacts().iter().map(|c| (c.a, c.b, c.manifold.max_depth(), c.manifold.normal)).collect();
+            first_contacts = world
+                .contacts()
+                .iter()
+                .map(|c| FirstContact { a: c.a, b: c.b, depth: c.manifold.max_depth(), normal: c.manifold.normal })
+                .collect();
         }
         for e in watch.observe(&world) {
             let seen = events.iter().any(|o| o.symptom == e.symptom && o.bodies.first() == e.bodies.first());
@@ -548,9 +583,9 @@ fn island(world: &World, body: u32) -> Vec<u32> {
     found
 }
 
-/// The measured cause of `event` in the world `at` (the snapshot the re-runs start from), and
-/// the fixes it suggests.
-fn cause_of(event: &Event, at: &World, first: &[(u32, u32, Real, Vec3)]) -> (CauseKind, String, Vec<Change>) {
+/// The measured cause of `event` in the world `at` (the run as the event's step left it), and
+/// the fixes it suggests; `first` holds the contacts of the first step, for spawn overlaps.
+fn cause_of(event: &Event, at: &World, first: &[FirstContact]) -> (CauseKind, String, Vec<Change>) {
     let s = &at.settings;
     let bodies = at.bodies();
     let b0 = event.bodies.first().map(|&b| b as usize);
@@ -586,6 +621,41 @@ fn cause_of(event: &Event, at: &World, first: &[(u32, u32, Real, Vec3)]) -> (Cau
                 ];
                 (CauseKind::UnderCcdThreshold, explanation, fixes)
             }
+        }
+        Symptom::Passing => {
+            let (i, j) = (event.bodies[0] as usize, event.bodies[1] as usize);
+            let v = (bodies[i].linvel - bodies[j].linvel).length();
+            let travel = v * s.dt;
+            let (ti, tj) = (thickness(at, i), thickness(at, j));
+            let thin = ti.min(tj);
+            let which = if ti <= tj { name(at, i) } else { name(at, j) };
+            let explanation = format!(
+                "{} and {} close at {v:.1} m/s: {travel:.3} m per step ({v:.1} m/s × {:.4} s), {:.0}× the thinner \
+                 body's thickness ({thin:.3} m, {which}), with ccd {:?}{}",
+                name(at, i),
+                name(at, j),
+                s.dt,
+                travel / thin,
+                s.ccd,
+                if s.ccd == crate::ccd::CcdMode::Toi {
+                    format!(" and ccd_speed_threshold {:.1} m/s", s.ccd_speed_threshold)
+                } else {
+                    String::new()
+                }
+            );
+            // Substeps enough that the bodies close by half the thinner one's thickness in each.
+            let substeps =
+                ((travel / (0.5 * thin)).ceil() as u32).max(s.substeps * 2).min(crate::Settings::MAX_SUBSTEPS);
+            let mut fixes = vec![Change::set("substeps", substeps)];
+            fixes.push(if s.ccd == crate::ccd::CcdMode::Toi {
+                Change::set("ccd_speed_threshold", format!("{:?}", (v * 0.25).max(0.1)))
+            } else {
+                Change::set("ccd", "Toi")
+            });
+            if s.ccd == crate::ccd::CcdMode::Off {
+                fixes.push(Change::set("ccd", "Speculative"));
+            }
+            (CauseKind::FastRelativeMotion, explanation, fixes)
         }
         Symptom::GhostBump => {
             let none = s.internal_edges == crate::narrowphase::mesh::InternalEdges::None;
@@ -625,11 +695,11 @@ fn cause_of(event: &Event, at: &World, first: &[(u32, u32, Real, Vec3)]) -> (Cau
             // Bodies placed overlapping: the first step finds them deep in each other.
             let overlap = first
                 .iter()
-                .filter(|c| c.2 > 10.0 * s.slop.max(1e-3))
-                .filter(|c| event.bodies.is_empty() || event.bodies.contains(&c.0) || event.bodies.contains(&c.1))
-                .max_by(|x, y| x.2.total_cmp(&y.2));
+                .filter(|c| c.depth > 10.0 * s.slop.max(1e-3))
+                .filter(|c| event.bodies.is_empty() || event.bodies.contains(&c.a) || event.bodies.contains(&c.b))
+                .max_by(|x, y| x.depth.total_cmp(&y.depth));
             if event.step <= 2
-                && let Some(&(a, b, depth, normal)) = overlap
+                && let Some(&FirstContact { a, b, depth, normal }) = overlap
             {
                 let explanation = format!(
                     "{} and {} were placed overlapping by {depth:.3} m ({:.0}× the slop): the first step pushes them apart",

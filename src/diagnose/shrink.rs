@@ -37,6 +37,14 @@ pub enum ShrinkError {
     },
 }
 
+/// `scene` with only the bodies `all[keep]` (`all`: its bodies, generators expanded).
+fn subset(scene: &Scene, all: &[crate::scene::BodyDesc], keep: &[usize]) -> Scene {
+    let mut case = scene.clone();
+    case.generators.clear();
+    case.bodies = keep.iter().map(|&i| all[i].clone()).collect();
+    case
+}
+
 /// The step and body of the first `symptom` event in a scene made of `all[keep]`, if any (for
 /// `body`, one that happens to that body: an index into `all`).
 fn first_event(
@@ -47,10 +55,7 @@ fn first_event(
     body: Option<u32>,
     steps: u64,
 ) -> Result<Option<(u64, Option<u32>)>, DiagnoseError> {
-    let mut case = scene.clone();
-    case.generators.clear();
-    case.bodies = keep.iter().map(|&i| all[i].clone()).collect();
-    let mut world = case.build()?;
+    let mut world = subset(scene, all, keep).build()?;
     let wanted = |e: &super::Event| {
         e.symptom == symptom
             && body.is_none_or(|b| e.bodies.first().is_some_and(|&k| keep.get(k as usize) == Some(&(b as usize))))
@@ -108,9 +113,7 @@ pub fn shrink(scene: &Scene, symptom: Symptom, body: Option<u32>, steps: u64) ->
             n = (n * 2).min(keep.len());
         }
     }
-    let mut case = scene.clone();
-    case.generators.clear();
-    case.bodies = keep.iter().map(|&i| all[i].clone()).collect();
+    let mut case = subset(scene, &all, &keep);
     case.name = format!("{} (minimal: {})", scene.name, symptom.label());
     Ok(Shrunk { scene: case, kept: keep.iter().map(|&i| i as u32).collect(), step: found.0, body: found.1, runs })
 }

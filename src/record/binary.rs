@@ -22,19 +22,19 @@
 //!
 //! Chunks follow step order, so a reader rebuilds the recording as the writer saw it.
 
-use super::codec::{self, put_varint};
+use super::codec;
 use super::{RECORDING_VERSION, Recording, TimedAction};
 use crate::scene::{Scene, SceneError};
-use crate::world::{BodySnapshot, PairSnapshot, Snapshot, WarmEntry, World};
+use crate::world::{BodySnapshot, Fnv1a, PairSnapshot, Snapshot, WarmEntry, World};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
 /// The first bytes of a binary recording: a high byte (no text file starts with it), the name,
 /// and a newline a text-mode transfer would mangle.
-pub const MAGIC: [u8; 8] = *b"\x89CDREC\r\n";
+const MAGIC: [u8; 8] = *b"\x89CDREC\r\n";
 /// The container version this build reads and writes.
-pub const BINARY_VERSION: u32 = 1;
+const BINARY_VERSION: u32 = 2;
 /// The file extension that asks for the binary format.
 pub const EXTENSION: &str = "cdrec";
 /// Step hashes per `S` chunk.
@@ -59,18 +59,15 @@ pub enum KeyframeStorage {
     #[default]
     Digest,
     /// Each keyframe in full, XOR-ed against the one before: opens without a re-run; about a
-    /// sixth to a tenth of the RON file's size.
+    /// fifth to an eighth of the RON file's size.
     Full,
 }
 
 /// A 64-bit digest (FNV-1a) of a keyframe's encoded state.
 fn digest(snapshot: &Snapshot) -> Result<u64, codec::CodecError> {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in codec::to_bytes(snapshot)? {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    Ok(h)
+    let mut h = Fnv1a::default();
+    h.write(&codec::to_bytes(snapshot)?);
+    Ok(h.finish())
 }
 
 /// Whether `bytes` start as a binary recording does.
@@ -80,7 +77,7 @@ pub fn is_binary(bytes: &[u8]) -> bool {
 
 /// Writes a binary recording chunk by chunk to `out`, as the run goes: only the hashes of the
 /// steps since the last chunk are held in memory.
-pub struct BinaryWriter<W: Write> {
+struct BinaryWriter<W: Write> {
     out: W,
     storage: KeyframeStorage,
     deltas: KeyframeDeltas,
@@ -94,7 +91,7 @@ pub struct BinaryWriter<W: Write> {
 
 impl<W: Write> BinaryWriter<W> {
     /// Starts a recording of `scene` (with the settings the run starts with) in `out`.
-    pub fn new(mut out: W, scene: &Scene, keyframe_interval: u32, storage: KeyframeStorage) -> std::io::Result<Self> {
+    fn new(mut out: W, scene: &Scene, keyframe_interval: u32, storage: KeyframeStorage) -> std::io::Result<Self> {
         out.write_all(&MAGIC)?;
         out.write_all(&BINARY_VERSION.to_le_bytes())?;
         let text = ron::ser::to_string(scene).map_err(std::io::Error::other)?;
@@ -144,7 +141,7 @@ impl<W: Write> BinaryWriter<W> {
     }
 
     /// Records a keyframe (taken after the hashes already given).
-    pub fn keyframe(&mut self, snapshot: &Snapshot) -> std::io::Result<()> {
+    fn keyframe(&mut self, snapshot: &Snapshot) -> std::io::Result<()> {
         self.flush_hashes()?;
         self.keyframes += 1;
         match self.storage {
@@ -162,7 +159,7 @@ impl<W: Write> BinaryWriter<W> {
     }
 
     /// Records an action (applied after the hashes already given).
-    pub fn action(&mut self, action: &TimedAction) -> std::io::Result<()> {
+    fn action(&mut self, action: &TimedAction) -> std::io::Result<()> {
         self.flush_hashes()?;
         self.actions += 1;
         let text = ron::ser::to_string(action).map_err(std::io::Error::other)?;
@@ -170,14 +167,14 @@ impl<W: Write> BinaryWriter<W> {
     }
 
     /// Records the hash of the next step.
-    pub fn hash(&mut self, hash: u64) -> std::io::Result<()> {
+    fn hash(&mut self, hash: u64) -> std::io::Result<()> {
         self.hashes.push(hash);
         self.steps += 1;
         if self.hashes.len() >= HASH_BLOCK { self.flush_hashes() } else { Ok(()) }
     }
 
     /// Writes the end chunk and hands back the output.
-    pub fn finish(mut self) -> std::io::Result<W> {
+    fn finish(mut self) -> std::io::Result<W> {
         self.flush_hashes()?;
         let mut p = Vec::new();
         for n in [self.steps, self.keyframes, self.actions] {
@@ -235,7 +232,7 @@ impl<W: Write> StreamRecorder<W> {
 
 impl Recording {
     /// The recording in the binary format.
-    pub fn to_binary(&self, storage: KeyframeStorage) -> Vec<u8> {
+    pub(crate) fn to_binary(&self, storage: KeyframeStorage) -> Vec<u8> {
         let write = || -> std::io::Result<Vec<u8>> {
             let mut w = BinaryWriter::new(Vec::new(), &self.scene, self.keyframe_interval, storage)?;
             let mut actions = self.actions.iter().peekable();
@@ -273,7 +270,20 @@ impl Recording {
 
     /// [`Recording::from_binary`], and the steps verified on the way if its keyframes were
     /// rebuilt by a re-run (so a replay need not run it again).
-    pub fn from_binary_verified(bytes: &[u8], path: &Path) -> Result<(Recording, Option<u64>), SceneError> {
+    pub(crate) fn from_binary_verified(bytes: &[u8], path: &Path) -> Result<(Recording, Option<u64>), SceneError> {
+        Recording::read_binary(bytes, path, true)
+    }
+
+    /// Reads a binary recording's scene, actions, hashes and stored keyframes without re-running
+    /// it: a recording that holds keyframe digests comes back without keyframes, its replay not
+    /// checked. For a caller that needs only the scene and the actions (and re-runs them itself).
+    pub fn from_binary_unreplayed(bytes: &[u8], path: &Path) -> Result<Recording, SceneError> {
+        Recording::read_binary(bytes, path, false).map(|(rec, _)| rec)
+    }
+
+    /// The body of [`Recording::from_binary_verified`]; `rebuild` says whether keyframe digests
+    /// are turned back into keyframes by a re-run.
+    fn read_binary(bytes: &[u8], path: &Path, rebuild: bool) -> Result<(Recording, Option<u64>), SceneError> {
         let bad = |at: usize, message: String| SceneError::Invalid {
             path: path.into(),
             field: format!("byte {at}"),
@@ -411,6 +421,9 @@ impl Recording {
         if !digests.is_sorted_by_key(|d| d.0) || digests.last().is_some_and(|d| d.0 > rec.steps()) {
             return Err(bad(pos, "the keyframe digests are out of step order or past the last step".into()));
         }
+        if !rebuild {
+            return Ok((rec, None));
+        }
         let mut pending = digests.iter().peekable();
         let mut keyframes = Vec::new();
         let verified = rec.rerun(|world, step| {
@@ -442,17 +455,12 @@ impl Recording {
     /// Reads a recording in either format and re-runs it, checking every step's hash and every
     /// keyframe: the steps verified, or what failed, in words naming the file.
     pub fn load_verified(path: &Path) -> Result<u64, String> {
-        let bytes = crate::scene::import::read_regular(path)
-            .map_err(|source| SceneError::Io { path: path.into(), source }.to_string())?;
-        if is_binary(&bytes) {
-            let (rec, verified) = Recording::from_binary_verified(&bytes, path).map_err(|e| e.to_string())?;
-            if let Some(n) = verified {
-                return Ok(n);
-            }
-            return rec.verify().map_err(|d| format!("{}: {d}", path.display()));
+        let bytes = crate::scene::read_file(path).map_err(|e| e.to_string())?;
+        let (rec, verified) = Recording::from_bytes(&bytes, path).map_err(|e| e.to_string())?;
+        match verified {
+            Some(n) => Ok(n),
+            None => rec.verify().map_err(|d| format!("{}: {d}", path.display())),
         }
-        let rec = Recording::load(path).map_err(|e| e.to_string())?;
-        rec.verify().map_err(|d| format!("{}: {d}", path.display()))
     }
 }
 
@@ -583,6 +591,20 @@ impl KeyframeDeltas {
     }
 }
 
+/// Appends `v` as an unsigned LEB128 varint.
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    loop {
+        let byte = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+/// Reads what [`put_varint`] wrote.
 fn read_varint(d: &mut &[u8]) -> Option<u64> {
     let mut v = 0u64;
     for shift in (0..64).step_by(7) {
@@ -633,6 +655,18 @@ mod tests {
     }
 
     #[test]
+    fn read_without_a_replay_a_digest_recording_lacks_only_its_keyframes() {
+        let mut rec = recorded(30);
+        let full = Recording::from_binary_unreplayed(&rec.to_binary(KeyframeStorage::Full), Path::new("r.cdrec"));
+        assert_eq!(full.unwrap(), rec);
+        // A recording that does not replay still reads: nothing is re-run.
+        rec.hashes[17] ^= 1;
+        let back = Recording::from_binary_unreplayed(&rec.to_binary(KeyframeStorage::Digest), Path::new("r.cdrec"));
+        rec.keyframes.clear();
+        assert_eq!(back.unwrap(), rec);
+    }
+
+    #[test]
     fn the_streamed_file_equals_the_whole_recording_written_at_once() {
         let scene = Scene::load(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/box_stack.ron")).unwrap();
         let mut a = scene.build().unwrap();
@@ -669,5 +703,10 @@ mod tests {
         later[8] = 9;
         let err = Recording::from_binary(&later, path).unwrap_err().to_string();
         assert!(err.contains("version 9"), "{err}");
+        // A file of the first format (its chunks in the hand-written codec) is named as such.
+        let mut older = bytes.to_vec();
+        older[8..12].copy_from_slice(&1u32.to_le_bytes());
+        let err = Recording::from_binary(&older, path).unwrap_err().to_string();
+        assert!(err.ends_with("binary recording version 1: this build reads version 2"), "{err}");
     }
 }

@@ -15,19 +15,35 @@ pub enum Case {
 }
 
 impl Case {
-    /// Reads a scene, or failing that a recording in either format. When neither reads, the
-    /// error is the recording's for a file that is not text (a binary recording), the scene's
-    /// otherwise.
+    /// Reads a scene, or a recording in either format. The file is read once: a binary
+    /// recording is told by its magic bytes (its keyframes rebuilt by a verified re-run); text
+    /// that is no scene is tried as a RON recording, and when neither reads, the scene's error
+    /// is the one reported.
     pub fn load(path: &Path) -> Result<Case, SceneError> {
-        let scene_error = match Scene::load(path) {
-            Ok(scene) => return Ok(Case::Scene(Box::new(scene))),
-            Err(e) => e,
-        };
-        match Recording::load(path) {
-            Ok(rec) => Ok(Case::Recording(Box::new(rec))),
-            Err(rec_error) => {
-                let binary = matches!(&scene_error, SceneError::Parse { message, .. } if message.contains("not UTF-8"));
-                Err(if binary { rec_error } else { scene_error })
+        Case::read(path, true)
+    }
+
+    /// As [`Case::load`], without rebuilding a binary recording's keyframes (no re-run): for a
+    /// tool that only runs the recording's scene from its start, as `diagnose` does.
+    pub fn load_for_rerun(path: &Path) -> Result<Case, SceneError> {
+        Case::read(path, false)
+    }
+
+    fn read(path: &Path, keyframes: bool) -> Result<Case, SceneError> {
+        let bytes = crate::scene::read_file(path)?;
+        if super::is_binary(&bytes) {
+            let rec = if keyframes {
+                Recording::from_bytes(&bytes, path)?.0
+            } else {
+                Recording::from_binary_unreplayed(&bytes, path)?
+            };
+            return Ok(Case::Recording(Box::new(rec)));
+        }
+        let text = crate::scene::decode_text(&bytes, path)?;
+        match Scene::parse(text, path) {
+            Ok(scene) => Ok(Case::Scene(Box::new(scene))),
+            Err(scene_error) => {
+                Recording::parse(text, path).map(|rec| Case::Recording(Box::new(rec))).map_err(|_| scene_error)
             }
         }
     }

@@ -7,7 +7,7 @@ mod codec;
 mod events;
 mod trace;
 
-pub use binary::{BINARY_VERSION, BinaryWriter, EXTENSION, KeyframeStorage, MAGIC, StreamRecorder, is_binary};
+pub use binary::{EXTENSION, KeyframeStorage, StreamRecorder, is_binary};
 
 pub use case::{Case, CaseRun};
 pub use events::{Event, EventDetector, EventKind};
@@ -403,12 +403,16 @@ impl Recording {
     /// binary file.
     pub fn load(path: impl AsRef<Path>) -> Result<Recording, SceneError> {
         let path = path.as_ref();
-        let bytes =
-            crate::scene::import::read_regular(path).map_err(|source| SceneError::Io { path: path.into(), source })?;
-        if is_binary(&bytes) {
-            return Recording::from_binary(&bytes, path);
+        Recording::from_bytes(&crate::scene::read_file(path)?, path).map(|(rec, _)| rec)
+    }
+
+    /// A recording from a file's bytes in either format, and the steps verified on the way if
+    /// its keyframes were rebuilt by a re-run; `path` is for messages.
+    pub(crate) fn from_bytes(bytes: &[u8], path: &Path) -> Result<(Recording, Option<u64>), SceneError> {
+        if is_binary(bytes) {
+            return Recording::from_binary_verified(bytes, path);
         }
-        Recording::parse(&crate::scene::read_text(path)?, path)
+        Recording::parse(crate::scene::decode_text(bytes, path)?, path).map(|rec| (rec, None))
     }
 
     /// Reads a recording from RON text; errors name `path`, line and column.

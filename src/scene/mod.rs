@@ -141,24 +141,31 @@ pub fn parse_ron<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -> Res
 /// Reads a text file: UTF-8, with or without a byte-order mark. Bytes that are not UTF-8 are
 /// an error at their line and column.
 pub fn read_text(path: &Path) -> Result<String, SceneError> {
-    let bytes = import::read_regular(path).map_err(|source| SceneError::Io { path: path.into(), source })?;
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    match std::str::from_utf8(bytes) {
-        Ok(text) => Ok(text.to_string()),
-        Err(e) => {
-            let good = &bytes[..e.valid_up_to()];
-            let line = 1 + good.iter().filter(|&&b| b == b'\n').count();
-            let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-            // Columns count characters, as the parser's do.
-            let col = 1 + String::from_utf8_lossy(&good[line_start..]).chars().count();
-            Err(SceneError::Parse {
-                path: path.into(),
-                line,
-                col,
-                message: format!("byte 0x{:02x} is not UTF-8: save the file as UTF-8 text", bytes[e.valid_up_to()]),
-            })
+    decode_text(&read_file(path)?, path).map(str::to_string)
+}
+
+/// The bytes of a regular file (a folder, device, FIFO or socket is refused); errors name `path`.
+pub fn read_file(path: &Path) -> Result<Vec<u8>, SceneError> {
+    import::read_regular(path).map_err(|source| SceneError::Io { path: path.into(), source })
+}
+
+/// `bytes` as UTF-8 text, a leading byte-order mark dropped. Bytes that are not UTF-8 are an
+/// error at their line and column in `path`.
+pub fn decode_text<'a>(bytes: &'a [u8], path: &Path) -> Result<&'a str, SceneError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    std::str::from_utf8(bytes).map_err(|e| {
+        let good = &bytes[..e.valid_up_to()];
+        let line = 1 + good.iter().filter(|&&b| b == b'\n').count();
+        let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        // Columns count characters, as the parser's do.
+        let col = 1 + String::from_utf8_lossy(&good[line_start..]).chars().count();
+        SceneError::Parse {
+            path: path.into(),
+            line,
+            col,
+            message: format!("byte 0x{:02x} is not UTF-8: save the file as UTF-8 text", bytes[e.valid_up_to()]),
         }
-    }
+    })
 }
 
 /// Writes `bytes` to `path` through a temporary file and a rename.

@@ -1,7 +1,7 @@
 //! What a parameter tuner judges a run by, measured step by step on a world.
 
-use crate::geometry::{Ray, ray_cast};
-use crate::math::{Real, Vec3};
+use crate::geometry::{Aabb, Ray, ray_cast};
+use crate::math::{Pose, Real, Vec3};
 use crate::world::World;
 
 /// The figures of one run. Lower is better for all but `asleep`.
@@ -177,23 +177,123 @@ impl Crossings {
             let mut inside = false;
             let crossed = statics.iter().copied().find(|&s| {
                 let (shape, pose) = (&bodies[s].shape, &bodies[s].pose);
-                let enter = ray_cast(shape, pose, &Ray::new(from, to - from), 1.0).map(|h| h.t);
-                let enters = enter.is_some_and(|e| e > 0.0 && e < 1.0);
-                // A mesh is a surface: crossing it once is passing through.
-                if shape.is_mesh() {
-                    return age == 0 && enters;
+                match passage(shape, pose, from, to) {
+                    // A mesh is a surface: crossing it once is passing through.
+                    Passage::Through => age == 0 || !shape.is_mesh(),
+                    Passage::EndsInside => {
+                        inside = true;
+                        false
+                    }
+                    Passage::Misses => false,
                 }
-                let leave = ray_cast(shape, pose, &Ray::new(to, from - to), 1.0).map(|h| h.t);
-                let through = matches!((enter, leave), (Some(e), Some(l)) if e > 0.0 && l > 0.0 && e < 1.0 - l);
-                // Entered and not left: the centre ends this step inside the shape.
-                inside |= enters && !through;
-                through
             });
             if let Some(s) = crossed {
                 found.push((i, s));
             }
             self.anchors[i] =
                 if inside && crossed.is_none() && age < MAX_STEPS_INSIDE { (from, age + 1) } else { (to, 0) };
+        }
+        found
+    }
+}
+
+/// How a straight path meets a shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Passage {
+    /// It does not enter the shape between its ends.
+    Misses,
+    /// It enters the shape and ends inside it.
+    EndsInside,
+    /// It enters the shape and leaves it again before its end; for a mesh or height field (a
+    /// surface), it crosses it.
+    Through,
+}
+
+/// How the path `from → to` meets `shape` at `pose`.
+fn passage(shape: &crate::geometry::Shape, pose: &Pose, from: Vec3, to: Vec3) -> Passage {
+    let enter = ray_cast(shape, pose, &Ray::new(from, to - from), 1.0).map(|h| h.t);
+    let Some(e) = enter.filter(|&e| e > 0.0 && e < 1.0) else {
+        return Passage::Misses;
+    };
+    if shape.is_mesh() {
+        return Passage::Through;
+    }
+    let leave = ray_cast(shape, pose, &Ray::new(to, from - to), 1.0).map(|h| h.t);
+    if leave.is_some_and(|l| l > 0.0 && e < 1.0 - l) { Passage::Through } else { Passage::EndsInside }
+}
+
+/// Finds dynamic bodies whose centre passes through another dynamic body: the relative
+/// analogue of [`Crossings`]. The path is taken in the frame of the body passed through (its
+/// motion over the step undone), so two bodies flying at each other are caught as well as a
+/// fast one through a slow one. A crossing within one step is found at that step; one over two
+/// steps (the centre ends a step inside the other body and leaves it on the far side the next)
+/// at the step it leaves. A centre that stays inside longer was pushed through, not carried.
+pub struct Passings {
+    /// Per body, its pose after the last step.
+    last: Vec<Pose>,
+    /// `(body, other, start)`: a centre that entered `other` in the last step and ended it
+    /// inside, with where its path started, in `other`'s frame.
+    inside: Vec<(usize, usize, Vec3)>,
+}
+
+impl Passings {
+    /// Starts watching `world`'s bodies where they are.
+    pub fn new(world: &World) -> Self {
+        Passings { last: world.bodies().iter().map(|b| b.pose).collect(), inside: Vec::new() }
+    }
+
+    /// The `(body, other)` passings completed in the step just taken: `body`'s centre went
+    /// through `other`, both dynamic.
+    pub fn observe(&mut self, world: &World) -> Vec<(usize, usize)> {
+        let bodies = world.bodies();
+        self.last.extend(bodies[self.last.len().min(bodies.len())..].iter().map(|b| b.pose));
+        // Candidates: the box of a body's centre path, widened by its bounding radius, holds
+        // wherever the body was in the step (taken as moving straight), so a centre can only
+        // pass through a body whose box its own box meets.
+        let mut boxes: Vec<(usize, Aabb)> = bodies
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.is_dynamic())
+            .map(|(i, b)| {
+                let path = Aabb::from_points([self.last[i].translation, b.pose.translation]);
+                (i, path.expanded(b.shape.bounding_radius()))
+            })
+            .collect();
+        boxes.sort_by(|a, b| a.1.min.x.total_cmp(&b.1.min.x));
+        let was_inside = std::mem::take(&mut self.inside);
+        let mut found = Vec::new();
+        for (k, &(i, bi)) in boxes.iter().enumerate() {
+            for &(j, bj) in &boxes[k + 1..] {
+                if bj.min.x > bi.max.x {
+                    break;
+                }
+                if !bi.overlaps(&bj) {
+                    continue;
+                }
+                let moved = |n: usize| self.last[n] != bodies[n].pose;
+                if !moved(i) && !moved(j) {
+                    continue;
+                }
+                // The faster body first: it is the one that passed through the other.
+                let faster_i = bodies[i].linvel.length_squared() >= bodies[j].linvel.length_squared();
+                for (a, b) in if faster_i { [(i, j), (j, i)] } else { [(j, i), (i, j)] } {
+                    let earlier = was_inside.iter().find(|e| e.0 == a && e.1 == b).map(|e| e.2);
+                    let start =
+                        earlier.unwrap_or_else(|| self.last[b].inverse_transform_point(self.last[a].translation));
+                    let pose = &bodies[b].pose;
+                    match passage(&bodies[b].shape, pose, pose.transform_point(start), bodies[a].pose.translation) {
+                        Passage::Through => {
+                            found.push((a, b));
+                            break;
+                        }
+                        Passage::EndsInside if earlier.is_none() => self.inside.push((a, b, start)),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        for (l, b) in self.last.iter_mut().zip(bodies) {
+            *l = b.pose;
         }
         found
     }
@@ -245,6 +345,33 @@ impl SpeedHistogram {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two 2 cm plates flying at each other, 1 m apart per step, weightless and with ccd Off,
+    /// offset by `dy`: the first pair's centres cross in one step.
+    fn plates(dy: Real) -> World {
+        let text = format!(
+            "(version: 1, name: \"plates\", settings: (ccd: Off, gravity: (0, 0, 0)), bodies: [
+                (shape: Cuboid(half_extents: (0.01, 0.3, 0.3)), position: (-0.6, 0, 0), linear_velocity: (40, 0, 0)),
+                (shape: Cuboid(half_extents: (0.01, 0.3, 0.3)), position: (0.61, {dy}, 0), linear_velocity: (-20, 0, 0)),
+            ])"
+        );
+        crate::scene::Scene::parse(&text, "plates.ron").unwrap().build().unwrap()
+    }
+
+    #[test]
+    fn two_bodies_flying_through_each_other_are_one_passing_and_a_miss_is_none() {
+        for (dy, expected) in [(0.1, vec![(2, (0, 1))]), (0.7, vec![])] {
+            let mut w = plates(dy);
+            let mut p = Passings::new(&w);
+            let mut found = Vec::new();
+            for _ in 0..10 {
+                w.step();
+                found.extend(p.observe(&w).into_iter().map(|pair| (w.step_count(), pair)));
+            }
+            // The faster plate is the one named as passing.
+            assert_eq!(found, expected, "offset {dy}");
+        }
+    }
 
     #[test]
     fn the_histogram_finds_quantiles_to_one_percent() {

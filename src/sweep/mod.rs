@@ -7,7 +7,7 @@ mod bumps;
 mod metrics;
 
 pub use bumps::{Bump, BumpKind, BumpProbe, BumpRow, FLIP_COS, SPIKE_DV};
-pub use metrics::{Crossings, METRIC_NAMES, Metrics, Probe, mechanical_energy};
+pub use metrics::{Crossings, METRIC_NAMES, Metrics, Passings, Probe, mechanical_energy};
 
 use crate::math::Vec3;
 use crate::scene::{Scene, SceneError};

@@ -32,6 +32,7 @@ pub enum AddBodyError {
     },
 }
 pub use crate::contacts::{CachedPoint, ContactStore, PAIR_CACHE_MAX_TURN, PairEntry};
+pub(crate) use hash::Fnv1a;
 pub use hash::state_hash;
 pub use mesh_debug::{BVH_INNER_COLOR, BVH_LEAF_COLOR, CORRECTED_NORMAL_COLOR, RAW_NORMAL_COLOR};
 pub use profile::{PHASES, StepProfile};

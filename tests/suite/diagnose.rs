@@ -3,6 +3,7 @@
 
 use collidoscope::Scene;
 use collidoscope::diagnose::{CauseKind, Change, Diagnosis, Symptom, diagnose};
+use rayon::prelude::*;
 use std::path::Path;
 use std::process::Command;
 
@@ -136,4 +137,46 @@ fn shrink_writes_the_smallest_scene_that_still_tunnels() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&bad.stderr).contains("far_from_origin"));
+}
+
+#[test]
+fn a_plate_through_a_floating_slab_is_relative_speed_against_thickness() {
+    let d = diagnosed("plate_through_plate.ron", 60, Symptom::Passing, CauseKind::FastRelativeMotion);
+    assert_eq!(d.event.bodies, vec![1, 0], "the plate through the slab");
+    assert!(d.explanation.contains("1.000 m per step") && d.explanation.contains("0.020 m"), "{}", d.explanation);
+    assert!(d.explanation.contains("ccd Off"), "{}", d.explanation);
+    assert!(removes(&d, &set("ccd", "Toi")), "{d:?}");
+}
+
+/// The shipped scenes as they open, each run for its whole first 5 s (the pyramids of thousands
+/// of boxes, which settle sooner and cost tens of ms a step, for 1 s): no dynamic body passes
+/// through another.
+#[test]
+fn no_body_of_a_shipped_scene_passes_through_another() {
+    use collidoscope::sweep::Passings;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".ron"))
+        .collect();
+    names.sort();
+    assert!(names.len() > 30, "{names:?}");
+    let found: Vec<String> = names
+        .par_iter()
+        .flat_map_iter(|name| {
+            let mut w = Scene::load(dir.join(name)).unwrap().build().unwrap();
+            let steps = if w.bodies().len() > 2_000 { 60 } else { 300 };
+            let mut passings = Passings::new(&w);
+            let mut seen = Vec::new();
+            for _ in 0..steps {
+                w.step();
+                for (a, b) in passings.observe(&w) {
+                    seen.push(format!("{name} step {}: body {a} through body {b}", w.step_count()));
+                }
+            }
+            seen
+        })
+        .collect();
+    assert!(found.is_empty(), "{}", found.join("\n"));
 }

@@ -1,6 +1,7 @@
 //! The app's side panels. Each reads the simulation and returns [`Command`]s; the app applies
 //! them, so no panel changes the world behind the others' backs.
 
+mod diagnose;
 mod help;
 mod inspector;
 mod pair;
@@ -12,6 +13,7 @@ mod timeline;
 mod view;
 pub(super) mod widgets;
 
+pub(super) use diagnose::DiagnosePanel;
 pub(super) use inspector::InspectorPanel;
 pub(super) use pair::PairPanel;
 pub(super) use profiler::{ProfilerPanel, ProfilerPrefs};
@@ -69,6 +71,16 @@ pub enum Command {
     SetMaterial(usize, crate::dynamics::Material),
     /// Recording, timeline and A/B comparison.
     Record(crate::session::timeline::RecordCommand),
+    /// Shrink the case on the timeline (else the open scene) to the fewest bodies that still
+    /// show `symptom` (to `body`) by `step` or a little after, in the Diagnose panel.
+    Reduce {
+        /// The event to keep.
+        symptom: crate::diagnose::Symptom,
+        /// The body it happens to.
+        body: Option<u32>,
+        /// The step it happened at.
+        step: u64,
+    },
 }
 
 /// Colours shared by the panels: large, high-contrast text for a projector.

@@ -75,7 +75,7 @@ impl TimelinePanel {
             {
                 out.push(rec(RecordCommand::ToggleRecording));
             }
-            if ui.button("📂 Open recording…").on_hover_text("Open a .ron recording onto the timeline").clicked()
+            if ui.button("📂 Open recording…").on_hover_text("Open a recording (binary .cdrec or RON) onto the timeline").clicked()
                 && let Some(p) = rfd::FileDialog::new().add_filter("Recording", &["cdrec", "ron"]).pick_file()
             {
                 out.push(rec(RecordCommand::Open(p)));
@@ -84,7 +84,9 @@ impl TimelinePanel {
             let has = sim.record.tape.is_some() || sim.record.review.is_some();
             if ui
                 .add_enabled(has, egui::Button::new("💾 Save recording…"))
-                .on_hover_text("Write the recording (atomically) as .ron; `collidoscope replay` checks it")
+                .on_hover_text(
+                    "Write the recording (atomically): binary if the name ends in .cdrec, else RON; `collidoscope replay` checks it",
+                )
                 .clicked()
                 && let Some(p) =
                     rfd::FileDialog::new().add_filter("Recording", &["cdrec", "ron"]).set_file_name("recording.cdrec").save_file()
@@ -105,6 +107,9 @@ impl TimelinePanel {
                 .clicked()
             {
                 out.push(rec(RecordCommand::Verify));
+            }
+            if ui.button("🔬 Diagnose…").on_hover_text(crate::app::PanelId::Diagnose.hint()).clicked() {
+                out.push(Command::ShowPanel(crate::app::PanelId::Diagnose));
             }
             ui.separator();
             match &sim.record.partner {
@@ -251,6 +256,17 @@ impl TimelinePanel {
                         && let Some(&b) = e.bodies.first()
                     {
                         out.push(Command::Select(Some(b as usize)));
+                    }
+                    if let Some(symptom) = crate::diagnose::Symptom::of_event(e.kind)
+                        && ui
+                            .small_button("Reduce to a minimal case")
+                            .on_hover_text("Remove bodies while this event still happens (in the Diagnose panel)")
+                            .clicked()
+                    {
+                        // Diagnose names the dynamic body of a pair first.
+                        let dynamic = |b: &&u32| sim.world.bodies().get(**b as usize).is_some_and(|b| b.is_dynamic());
+                        let body = e.bodies.iter().find(dynamic).copied();
+                        out.push(Command::Reduce { symptom, body, step: e.step });
                     }
                 }
                 if here.len() > 6 {

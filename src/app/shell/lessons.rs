@@ -82,6 +82,7 @@ impl App {
         self.sim.adopt(sim);
         self.view.selected = None;
         self.sweep.stop();
+        self.diagnose.stop();
         self.frame_pending = true;
         self.lesson.player = Some(player);
         self.lesson.error = None;

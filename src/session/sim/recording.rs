@@ -278,6 +278,19 @@ impl Simulation {
                 (Err(e), _) => self.record.status = Some(Err(e.to_string())),
                 _ => {}
             },
+            RecordCommand::Show { recording, events, initial_hash, name } => {
+                if self.record.tape.is_some() {
+                    self.record.status = Some(Err("Stop recording to put another run on the timeline".into()));
+                    return;
+                }
+                let n = recording.steps();
+                let mut review = Review::new(recording, events, initial_hash, name.clone());
+                review.attached = false;
+                self.record.review = Some(review);
+                self.record.partner = None;
+                self.record.side_by_side = false;
+                self.record.status = Some(Ok(format!("{name} ({n} steps) is on the timeline")));
+            }
             RecordCommand::CloseReview => {
                 self.record.review = None;
                 self.record.partner = None;

@@ -73,6 +73,18 @@ pub enum RecordCommand {
     PartnerSettings(Box<Settings>),
     /// Take the recording off the timeline.
     CloseReview,
+    /// Put a run recorded elsewhere (the Diagnose panel's, of the open scene) on the timeline,
+    /// detached: a seek then moves the world into it.
+    Show {
+        /// The run.
+        recording: std::sync::Arc<crate::record::Recording>,
+        /// Its timeline events, in step order.
+        events: Vec<crate::record::Event>,
+        /// The state hash before its first step.
+        initial_hash: u64,
+        /// What the timeline calls it.
+        name: String,
+    },
 }
 
 /// Takes `engine=NAME` out of `--compare` changes: whether it asks for rapier, and the rest.

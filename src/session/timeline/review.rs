@@ -29,18 +29,10 @@ pub struct Review {
 
 impl Review {
     /// Reviews `recording` with known `events`; the world stays where the recording ended.
-    pub fn new(recording: Recording, events: Vec<Event>, initial_hash: u64, name: String) -> Review {
+    pub fn new(recording: impl Into<Arc<Recording>>, events: Vec<Event>, initial_hash: u64, name: String) -> Review {
+        let recording = recording.into();
         let cursor = recording.steps();
-        Review {
-            recording: Arc::new(recording),
-            events,
-            cursor,
-            attached: true,
-            looping: false,
-            fork_from: None,
-            name,
-            initial_hash,
-        }
+        Review { recording, events, cursor, attached: true, looping: false, fork_from: None, name, initial_hash }
     }
 
     /// Reviews a recording read from a file: replays it once to find its events and check it.

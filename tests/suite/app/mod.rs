@@ -2,6 +2,7 @@
 
 mod ab_reset;
 mod contact_forces;
+mod diagnose;
 mod framing;
 mod layout;
 mod lessons;
