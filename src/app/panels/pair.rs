@@ -101,34 +101,29 @@ impl PairPanel {
     fn show_result(&self, ui: &mut Ui, t: &PairTrace) {
         ui.add_space(4.0);
         ui.strong("Answer");
-        egui::Grid::new("pair_result").num_columns(2).show(ui, |ui| {
-            if let Some(d) = &t.distance {
-                let (what, value) = if d.distance >= 0.0 { ("Distance", d.distance) } else { ("Depth", -d.distance) };
+        // Each fact on its own line, wrapping within the panel: a grid's cells do not wrap, and
+        // at presentation scale its numbers ran past the dock.
+        let fact = |ui: &mut Ui, what: &str, value: String| {
+            ui.horizontal_wrapped(|ui| {
                 ui.label(what);
-                ui.monospace(format!("{value:.4} m"));
-                ui.end_row();
-                ui.label("Normal (A to B)");
-                ui.monospace(vec_text(d.normal));
-                ui.end_row();
-            }
-            ui.label("Manifold");
-            match &t.manifold {
-                Some(m) => ui.monospace(format!("{} point(s), deepest {:.4} m", m.len(), m.max_depth())),
-                None => ui.monospace("none (apart beyond the margin)"),
-            };
-            ui.end_row();
-            // A mesh pair across a crease: one manifold per direction its triangles push.
-            for (k, m) in t.more.iter().enumerate() {
-                ui.label(format!("Manifold {}", k + 2));
-                ui.monospace(format!(
-                    "{} point(s), deepest {:.4} m, normal {}",
-                    m.len(),
-                    m.max_depth(),
-                    vec_text(m.normal)
-                ));
-                ui.end_row();
-            }
-        });
+                ui.monospace(value);
+            });
+        };
+        if let Some(d) = &t.distance {
+            let (what, value) = if d.distance >= 0.0 { ("Distance", d.distance) } else { ("Depth", -d.distance) };
+            fact(ui, what, format!("{value:.4} m"));
+            fact(ui, "Normal (A to B)", vec_text(d.normal));
+        }
+        let manifold = match &t.manifold {
+            Some(m) => format!("{} point(s), deepest {:.4} m", m.len(), m.max_depth()),
+            None => "none (apart beyond the margin)".into(),
+        };
+        fact(ui, "Manifold", manifold);
+        // A mesh pair across a crease: one manifold per direction its triangles push.
+        for (k, m) in t.more.iter().enumerate() {
+            let text = format!("{} point(s), deepest {:.4} m, normal {}", m.len(), m.max_depth(), vec_text(m.normal));
+            fact(ui, &format!("Manifold {}", k + 2), text);
+        }
         if t.swapped {
             ui.weak("Traced with the shapes in canonical order (B - A); the answer above is A to B.");
         }
