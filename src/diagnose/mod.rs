@@ -205,11 +205,9 @@ impl Change {
     pub fn describe(&self) -> String {
         match self {
             Change::Set { field, value } => format!("{field}={value}"),
-            Change::Move { body, by } => format!("move body {body} by ({:.3}, {:.3}, {:.3}) m", by[0], by[1], by[2]),
+            Change::Move { body, by } => format!("move body {body} by {} m", vector_text(by, 3)),
             Change::Density { body, density } => format!("density of body {body} to {density:.0} kg/m³"),
-            Change::Recentre { by } => {
-                format!("move the scene by ({:.0}, {:.0}, {:.0}) m, to the origin", by[0], by[1], by[2])
-            }
+            Change::Recentre { by } => format!("move the scene by {} m, to the origin", vector_text(by, 0)),
         }
     }
 
@@ -789,4 +787,11 @@ fn stack_cause(event: &Event, at: &World) -> (CauseKind, String, Vec<Change>) {
         s.slop, s.contact_hertz, s.iterations, s.substeps
     );
     (CauseKind::Unknown, explanation, vec![more_substeps, Change::set("slop", s.slop * 4.0)])
+}
+
+/// `(x, y, z)` with `decimals` places, a value that rounds to zero written `0`, not `-0`.
+fn vector_text(v: &[Real; 3], decimals: usize) -> String {
+    let scale = 10f64.powi(decimals as i32);
+    let [x, y, z] = v.map(|c| (f64::from(c) * scale).round() / scale + 0.0);
+    format!("({x:.decimals$}, {y:.decimals$}, {z:.decimals$})")
 }
