@@ -4,7 +4,7 @@
 use super::CliError;
 use collidoscope::Scene;
 use collidoscope::bundle::{Bundle, CLIP, NO_CLIP, RECORDING, REPORT_JSON, REPORT_TEXT, SCENE};
-use collidoscope::diagnose::{Report, diagnose, shrink};
+use collidoscope::diagnose::{Report, diagnose_stepping, shrink};
 use collidoscope::record::{Recorder, Recording};
 use std::path::Path;
 
@@ -53,14 +53,16 @@ pub fn make(case: &Path, scene: &Scene, steps: u64, report: &Report) -> Result<(
         }
     };
     let rec_steps = event.map_or(steps, |s| (s + AFTER_EVENT).min(steps).max(s));
-    let mut world = minimal.build()?;
-    let mut recorder = Recorder::new(&minimal, &world, KEYFRAME_EVERY);
-    for _ in 0..rec_steps {
-        recorder.step(&mut world);
-    }
-    let recording = recorder.finish();
-    let small = diagnose(&minimal, rec_steps)
-        .map_err(|e| CliError::Usage(format!("{}: the minimal scene: {e}", case.display())))?;
+    // The minimal scene's diagnosis runs it once, and that run is the one recorded.
+    let mut recorder = None;
+    let small = diagnose_stepping(&minimal, rec_steps, |world| {
+        recorder.get_or_insert_with(|| Recorder::new(&minimal, world, KEYFRAME_EVERY)).step(world);
+    })
+    .map_err(|e| CliError::Usage(format!("{}: the minimal scene: {e}", case.display())))?;
+    let recording = match recorder {
+        Some(recorder) => recorder.finish(),
+        None => Recorder::new(&minimal, &minimal.build()?, KEYFRAME_EVERY).finish(),
+    };
     let (from, to) = match event {
         Some(s) => (s.saturating_sub(CLIP_BEFORE), (s + CLIP_AFTER).min(rec_steps)),
         None => (0, rec_steps.min(collidoscope::clip::MAX_FRAMES as u64 - 1)),

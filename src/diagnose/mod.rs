@@ -460,13 +460,20 @@ struct FirstContact {
 
 /// Runs `scene` for `steps` steps and diagnoses each symptom's first event.
 pub fn diagnose(scene: &Scene, steps: u64) -> Result<Report, DiagnoseError> {
+    diagnose_stepping(scene, steps, World::step)
+}
+
+/// As [`diagnose`], with the run's steps taken by `step`, which must step the world once as
+/// [`World::step`] does: a caller that records the run (the app's timeline, a case bundle)
+/// records this run instead of a second one. The fixes' re-runs step on their own.
+pub fn diagnose_stepping(scene: &Scene, steps: u64, mut step: impl FnMut(&mut World)) -> Result<Report, DiagnoseError> {
     let mut world = scene.build()?;
     let mut snapshots: Vec<Snapshot> = vec![world.snapshot()];
     let mut events = far_bodies(&world);
     let mut watch = Watch::new(&world);
     let mut first_contacts: Vec<FirstContact> = Vec::new();
     for _ in 0..steps {
-        world.step();
+        step(&mut world);
         if world.step_count() == 1 {
             first_contacts = world
                 .contacts()

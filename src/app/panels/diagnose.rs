@@ -106,13 +106,17 @@ impl Default for DiagnosePanel {
 
 /// Diagnoses `scene` for `steps` steps, then records the same run for the timeline.
 fn diagnose_and_record(scene: &Scene, steps: u64) -> Result<Diagnosed, String> {
-    let report = diagnose::diagnose(scene, steps).map_err(|e| e.to_string())?;
-    let mut world = scene.build().map_err(|e| e.to_string())?;
-    let mut tape = Tape::new(scene, &world, KEYFRAME_INTERVAL);
+    // The diagnosis's own run is the one recorded for the timeline.
+    let mut tape = None;
+    let report = diagnose::diagnose_stepping(scene, steps, |world| {
+        tape.get_or_insert_with(|| Tape::new(scene, world, KEYFRAME_INTERVAL)).step(world);
+    })
+    .map_err(|e| e.to_string())?;
+    let tape = match tape {
+        Some(tape) => tape,
+        None => Tape::new(scene, &scene.build().map_err(|e| e.to_string())?, KEYFRAME_INTERVAL),
+    };
     let initial_hash = tape.initial_hash();
-    for _ in 0..steps {
-        tape.step(&mut world);
-    }
     let (run, events) = tape.finish();
     Ok(Diagnosed { report, run: Arc::new(run), events, initial_hash })
 }
