@@ -12,7 +12,7 @@ fn main() {
 
 #[cfg(feature = "gui")]
 fn main() -> Result<(), String> {
-    use collidoscope::app::{App, Cue, OpenPanels, Persisted, Script, run_script};
+    use collidoscope::app::{App, Cue, OpenPanels, PanelId, Persisted, Script, run_script};
     use collidoscope::diagnose::HORIZON;
     use std::path::PathBuf;
 
@@ -49,16 +49,7 @@ fn main() -> Result<(), String> {
     }
 
     run_script("Collidoscope — Diagnose", &scene, out, move |app| {
-        let open = OpenPanels {
-            diagnose: true,
-            scenes: false,
-            settings: false,
-            inspector: false,
-            view: false,
-            profiler: false,
-            ..OpenPanels::default()
-        };
-        app.restore(Persisted { open, ..Persisted::default() });
+        app.restore(Persisted { open: OpenPanels::only(PanelId::Diagnose), ..Persisted::default() });
         app.set_dock_width(640.0);
         app.diagnose_panel_mut().steps = steps;
         let (scene, live) = (app.simulation().scene.clone(), app.world().settings.clone());

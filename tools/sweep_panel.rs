@@ -11,7 +11,7 @@ fn main() {
 
 #[cfg(feature = "gui")]
 fn main() -> Result<(), String> {
-    use collidoscope::app::{App, Cue, OpenPanels, Persisted, Script, run_script};
+    use collidoscope::app::{App, Cue, OpenPanels, PanelId, Persisted, Script, run_script};
     use std::path::PathBuf;
 
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -33,16 +33,7 @@ fn main() -> Result<(), String> {
     }
 
     run_script("Collidoscope — Sweep", &scene, out, move |app| {
-        let open = OpenPanels {
-            sweep: true,
-            scenes: false,
-            settings: false,
-            inspector: false,
-            view: false,
-            profiler: false,
-            ..OpenPanels::default()
-        };
-        app.restore(Persisted { open, ..Persisted::default() });
+        app.restore(Persisted { open: OpenPanels::only(PanelId::Sweep), ..Persisted::default() });
         let panel = app.sweep_panel_mut();
         panel.steps = 240;
         panel.metric = 3; // penetration_max

@@ -209,6 +209,13 @@ impl Default for OpenPanels {
 }
 
 impl OpenPanels {
+    /// Only `p` open, the first-run layout otherwise (a scripted screenshot's).
+    pub fn only(p: PanelId) -> Self {
+        let mut open = OpenPanels { scenes: false, ..OpenPanels::default() };
+        open.set_open(p, true);
+        open
+    }
+
     pub fn is_open(&self, p: PanelId) -> bool {
         match p {
             PanelId::Scenes => self.scenes,

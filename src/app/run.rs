@@ -10,8 +10,8 @@ use eframe::egui;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// What the command line asks of the app.
-#[derive(Clone, Debug, PartialEq)]
+/// What the command line asks of the app (`Default`: nothing but the scene, which is empty).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct AppOptions {
     /// The scene to open.
     pub scene: PathBuf,

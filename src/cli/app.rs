@@ -171,19 +171,8 @@ pub fn open_bundle(path: &Path) -> Result<(), CliError> {
     outln!("{}", bundle.about.trim_end());
     let opened = collidoscope::app::run(collidoscope::app::AppOptions {
         scene,
-        screenshot: None,
-        frames: 0,
-        reopen_last: false,
-        compare: Vec::new(),
-        show: Vec::new(),
-        presentation: false,
-        select: None,
-        layers: Vec::new(),
-        sets: Vec::new(),
-        camera: None,
-        size: None,
-        lesson: None,
         recording: Some(recording),
+        ..Default::default()
     });
     if temporary {
         let _ = std::fs::remove_dir_all(&dir);

@@ -25,19 +25,9 @@ fn options(scene: &str, sets: &[(&str, &str)], compare: &[(&str, &str)]) -> AppO
     let pairs = |v: &[(&str, &str)]| v.iter().map(|(f, x)| (f.to_string(), x.to_string())).collect();
     AppOptions {
         scene: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes").join(scene),
-        screenshot: None,
-        frames: 0,
-        reopen_last: false,
         compare: pairs(compare),
-        show: Vec::new(),
-        presentation: false,
-        select: None,
-        layers: Vec::new(),
         sets: pairs(sets),
-        camera: None,
-        size: None,
-        lesson: None,
-        recording: None,
+        ..AppOptions::default()
     }
 }
 

@@ -20,19 +20,8 @@ fn tunneling() -> PathBuf {
 fn options(scene: PathBuf, compare: &[(&str, &str)]) -> AppOptions {
     AppOptions {
         scene,
-        screenshot: None,
-        frames: 0,
-        reopen_last: false,
         compare: compare.iter().map(|(f, v)| (f.to_string(), v.to_string())).collect(),
-        show: Vec::new(),
-        presentation: false,
-        select: None,
-        layers: Vec::new(),
-        sets: Vec::new(),
-        camera: None,
-        size: None,
-        lesson: None,
-        recording: None,
+        ..AppOptions::default()
     }
 }
 
