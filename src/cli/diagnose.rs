@@ -67,10 +67,8 @@ fn report(args: &DiagnoseArgs, scene: &Scene, recorded: Option<u64>) -> Result<(
     if let Some(path) = &args.report {
         write_atomic(path, json.as_bytes())?;
     }
-    // A closed pipe (`| head`) ends the output quietly.
-    use std::io::Write;
     let text = if args.json { json + "\n" } else { report.to_text() };
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    super::write_out(format_args!("{text}"));
     if let Some(path) = &args.bundle {
         let (bundle, summary) = super::bundle::make(&args.case, scene, steps, &report)?;
         bundle.write(path).map_err(|e| CliError::Usage(e.to_string()))?;

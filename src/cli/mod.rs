@@ -1,11 +1,11 @@
 //! The subcommands, one module each, and the flags they share: the settings overrides and the
 //! checked whole numbers.
 
-/// `println!` for the commands' output: a closed pipe (`collidoscope run … | head`) ends the
-/// process quietly, as a shell tool does, instead of panicking.
+/// `println!` for the commands' output: after the reader closes the pipe (`collidoscope run … |
+/// head`) the output is dropped quietly instead of panicking ([`write_out`]).
 macro_rules! outln {
     ($($t:tt)*) => {
-        $crate::cli::write_line(format_args!($($t)*))
+        $crate::cli::write_out(format_args!("{}\n", format_args!($($t)*)))
     };
 }
 
@@ -208,13 +208,20 @@ fn parse_ccd(s: &str) -> Result<CcdMode, String> {
     parse_choice(CcdMode::ALL, CcdMode::cli_name, s)
 }
 
-/// Writes one line to standard output. The reader gone (a closed pipe) ends the process with
-/// success, as `SIGPIPE` ends a shell tool; any other write error ends it with the error.
-pub(crate) fn write_line(args: std::fmt::Arguments) {
+/// Writes to standard output. Once the reader is gone (a closed pipe) the rest of the output
+/// is dropped and the command goes on with what it still has to do (files to write); any other
+/// write error ends the process with the error.
+pub(crate) fn write_out(args: std::fmt::Arguments) {
     use std::io::Write;
-    if let Err(e) = writeln!(std::io::stdout().lock(), "{args}") {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static GONE: AtomicBool = AtomicBool::new(false);
+    if GONE.load(Ordering::Relaxed) {
+        return;
+    }
+    if let Err(e) = std::io::stdout().lock().write_fmt(args) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
+            GONE.store(true, Ordering::Relaxed);
+            return;
         }
         eprintln!("error: standard output: {e}");
         std::process::exit(1);
