@@ -1,5 +1,6 @@
-//! CPU cost of preparing one viewport frame (instances, lines, points) at 5,000 bodies.
-//! Target: ≤ 2 ms per frame with the default layers. Times are this thread's CPU time.
+//! CPU cost of preparing one viewport frame (instances, lines, points) at 5,000, 20,000 and
+//! 100,000 bodies. Targets with the default layers: ≤ 2 ms at 20,000 bodies, ≤ 8 ms at 100,000.
+//! Times are this thread's CPU time (frame preparation runs on the calling thread).
 //!
 //! `cargo bench --bench frame -- --warm-up-time 1 --measurement-time 3`
 
@@ -13,11 +14,10 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-const BODIES: u32 = 5_000;
-
-/// A floor and four touching blocks (boxes, spheres, capsules, hulls), 5,000 bodies in all,
-/// stepped once so contacts, pairs and velocities exist for the debug layers.
-fn world() -> World {
+/// A floor and four touching blocks (boxes, spheres, capsules, hulls), `5,000 × k` bodies in
+/// all (each block `25 × k` rows deep), stepped once so contacts, pairs and velocities exist for
+/// the debug layers.
+fn world(k: u32) -> World {
     let grid = |counts: (u32, u32, u32), shape: ShapeDesc, origin: Vec3, spacing: Vec3| Generator::Grid {
         counts,
         shape,
@@ -32,31 +32,35 @@ fn world() -> World {
         .map(|i| Vec3::new((i & 1) as f32 - 0.5, ((i >> 1) & 1) as f32 * 0.8, ((i >> 2) & 1) as f32 - 0.5))
         .chain([Vec3::new(0.0, 1.1, 0.0)])
         .collect();
-    let mut floor =
-        BodyDesc::new(ShapeDesc::Cuboid { half_extents: Vec3::new(60.0, 0.5, 60.0) }, Vec3::new(0.0, -0.5, 0.0));
+    let depth = 25 * k;
+    let half_z = 60.0f32.max(depth as f32 * 0.55 + 2.0);
+    let mut floor = BodyDesc::new(
+        ShapeDesc::Cuboid { half_extents: Vec3::new(60.0, 0.5, half_z) },
+        Vec3::new(0.0, -0.5, depth as f32 * 0.5 - 12.0),
+    );
     floor.kind = BodyKind::Static;
     let scene = Scene {
         bodies: vec![floor],
         generators: vec![
             grid(
-                (25, 4, 25),
+                (25, 4, depth),
                 ShapeDesc::Cuboid { half_extents: Vec3::splat(0.5) },
                 Vec3::new(-40.0, 0.5, -12.0),
                 Vec3::ONE,
             ),
-            grid((20, 3, 25), ShapeDesc::Sphere { radius: 0.5 }, Vec3::new(-10.0, 0.5, -12.0), Vec3::ONE),
+            grid((20, 3, depth), ShapeDesc::Sphere { radius: 0.5 }, Vec3::new(-10.0, 0.5, -12.0), Vec3::ONE),
             grid(
-                (20, 1, 25),
+                (20, 1, depth),
                 ShapeDesc::Capsule { half_height: 0.4, radius: 0.4 },
                 Vec3::new(12.0, 0.8, -12.0),
                 Vec3::splat(0.8),
             ),
-            grid((20, 1, 25), ShapeDesc::convex_hull(hull), Vec3::new(30.0, 0.0, -12.0), Vec3::splat(1.05)),
+            grid((20, 1, depth), ShapeDesc::convex_hull(hull), Vec3::new(30.0, 0.0, -12.0), Vec3::splat(1.05)),
         ],
         ..Scene::default()
     };
     let mut w = scene.build().expect("the benchmark scene is valid");
-    assert_eq!(w.bodies().len() as u32, BODIES + 1);
+    assert_eq!(w.bodies().len() as u32, 5_000 * k + 1);
     w.step();
     w
 }
@@ -81,12 +85,8 @@ fn time_calls(iters: u64, mut f: impl FnMut()) -> Duration {
 }
 
 fn bench(c: &mut Criterion) {
-    let w = world();
     let camera = Camera { distance: 90.0, ..Camera::default() };
     let size = [1600.0, 1000.0];
-    let mut scratch = FrameScratch::default();
-    let mut group = c.benchmark_group("frame_5000_cpu");
-
     let default = ViewOptions { selected: Some(17), ..ViewOptions::default() };
     let bodies_only =
         ViewOptions { layers: Layers { contact_points: false, ccd: false, ..Layers::default() }, ..default.clone() };
@@ -111,33 +111,46 @@ fn bench(c: &mut Criterion) {
     let islands = ViewOptions { color_mode: ColorMode::Island, ..default.clone() };
     let speed = ViewOptions { color_mode: ColorMode::Speed, ..default.clone() };
 
-    for (name, view) in [
-        ("bodies_grid_axes", &bodies_only),
-        ("default_layers", &default),
-        ("island_colors", &islands),
-        ("speed_colors", &speed),
-        ("all_layers", &all),
-    ] {
-        group.bench_function(name, |b| {
-            b.iter_custom(|iters| {
-                time_calls(iters, || {
-                    let f = build_frame_into(black_box(&w), view, &camera, size, 1.0, &mut scratch);
-                    scratch.recycle(black_box(f));
+    for k in [1, 4, 20] {
+        let w = world(k);
+        let mut scratch = FrameScratch::default();
+        let mut group = c.benchmark_group(format!("frame_{}_cpu", 5_000 * k));
+        // Every variant at 5,000 bodies; the default layers and bodies alone at the larger sizes.
+        let views: &[(&str, &ViewOptions)] = if k == 1 {
+            &[
+                ("bodies_grid_axes", &bodies_only),
+                ("default_layers", &default),
+                ("island_colors", &islands),
+                ("speed_colors", &speed),
+                ("all_layers", &all),
+            ]
+        } else {
+            &[("bodies_grid_axes", &bodies_only), ("default_layers", &default)]
+        };
+        for &(name, view) in views {
+            group.bench_function(name, |b| {
+                b.iter_custom(|iters| {
+                    time_calls(iters, || {
+                        let f = build_frame_into(black_box(&w), view, &camera, size, 1.0, &mut scratch);
+                        scratch.recycle(black_box(f));
+                    })
                 })
-            })
-        });
+            });
+        }
+        if k == 1 {
+            // The engine's share: describing every debug primitive, before the viewer converts it.
+            group.bench_function("engine_debug_draw_all", |b| {
+                let mut d = DebugDraw::default();
+                b.iter_custom(|iters| {
+                    time_calls(iters, || {
+                        d.clear();
+                        black_box(&w).debug_draw(&mut d);
+                    })
+                })
+            });
+        }
+        group.finish();
     }
-    // The engine's share: describing every debug primitive, before the viewer converts it.
-    group.bench_function("engine_debug_draw_all", |b| {
-        let mut d = DebugDraw::default();
-        b.iter_custom(|iters| {
-            time_calls(iters, || {
-                d.clear();
-                black_box(&w).debug_draw(&mut d);
-            })
-        })
-    });
-    group.finish();
 }
 
 criterion_group!(benches, bench);
