@@ -35,6 +35,9 @@ pub struct PairPanel {
     pub clip_stage: usize,
     /// The GJK or EPA slider to scroll into view when next drawn (a lesson step set it).
     pub reveal: Option<PairIteration>,
+    /// The slider last moved, by hand or by a lesson step: what "Add step from current state"
+    /// records as the step's `pair_iteration`.
+    pub moved: Option<PairIteration>,
     /// The last trace, kept for tests and for the table.
     pub trace: Option<PairTrace>,
     /// The points the Minkowski plot drew last frame (for tests).
@@ -208,6 +211,9 @@ impl PairPanel {
         let last = t.gjk_simplices.len() - 1;
         self.gjk_iteration = self.gjk_iteration.min(last);
         let slider = ui.add(egui::Slider::new(&mut self.gjk_iteration, 0..=last).text("iteration"));
+        if slider.changed() {
+            self.moved = Some(PairIteration::Gjk(self.gjk_iteration));
+        }
         self.reveal_if(ui, &slider, |r| matches!(r, PairIteration::Gjk(_)));
         let simplex = &t.gjk_simplices[self.gjk_iteration];
         ui.label(format!("Simplex of {} point(s)", simplex.len()));
@@ -240,6 +246,9 @@ impl PairPanel {
         let last = t.epa.len() - 1;
         self.epa_iteration = self.epa_iteration.min(last);
         let slider = ui.add(egui::Slider::new(&mut self.epa_iteration, 0..=last).text("iteration"));
+        if slider.changed() {
+            self.moved = Some(PairIteration::Epa(self.epa_iteration));
+        }
         self.reveal_if(ui, &slider, |r| matches!(r, PairIteration::Epa(_)));
         let snap = &t.epa[self.epa_iteration];
         ui.label(format!(

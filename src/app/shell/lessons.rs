@@ -162,6 +162,7 @@ impl App {
             None => {}
         }
         self.pair.reveal = v.pair_iteration;
+        self.pair.moved = v.pair_iteration;
         // An iteration the pair's trace does not have: the slider shows its last, the panel why.
         if let Some(Err(e)) = self.lesson.player.as_ref().map(|p| p.check_pair_iteration(&self.sim)) {
             self.lesson.error = Some(e.to_string());
@@ -506,6 +507,10 @@ impl App {
             Layers::NAMES.iter().filter(|n| self.view.layers.get(n) == Some(true)).map(|n| n.to_string()).collect();
         let name = |i: usize| self.sim.world.bodies().get(i).and_then(|b| b.name.clone());
         let highlight = self.view.selected.and_then(name);
+        // The Pair panel's pair and slider, when it is open on a named pair.
+        let pair_open = highlight.is_some() && self.open.visible(PanelId::Pair);
+        let partner = self.pair.partner.filter(|_| pair_open).and_then(name);
+        let pair_iteration = self.pair.moved.filter(|_| partner.is_some());
         Step {
             title: title.trim().to_string(),
             text: text.trim().to_string(),
@@ -522,12 +527,15 @@ impl App {
                 .filter(|p| self.open.visible(*p))
                 .map(|p| p.label().to_lowercase())
                 .collect(),
+            // The plotted series only when the Inspector is on screen: a step's plot shows the
+            // Inspector, which would cover the panel that was on top in its dock.
             plot: highlight
                 .as_ref()
+                .filter(|_| self.open.visible(PanelId::Inspector))
                 .and_then(|_| crate::lesson::plot_names().get(self.inspector.series()).map(|s| s.to_string())),
             highlight,
-            partner: None,
-            pair_iteration: None,
+            partner,
+            pair_iteration,
             run,
             prediction: None,
         }

@@ -277,6 +277,60 @@ fn add_step_from_current_state_captures_the_view_and_saves_the_lesson() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// With the Pair panel open on a named pair, "Add step" records the partner and the GJK/EPA
+/// slider last moved; the new step opens the panel on that pair at that iteration.
+#[test]
+fn add_step_captures_the_pair_panels_partner_and_slider() {
+    let dir = std::env::temp_dir().join(format!("collidoscope_author_pair_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("pair.ron");
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/narrowphase_hulls_gjk.ron");
+    std::fs::write(
+        &file,
+        format!(
+            "(title: \"Pair\", scene: File({:?}), steps: [(text: \"Look.\", panels: [\"pair\"], \
+             highlight: \"wedge (drag me)\", partner: \"gem\", pair_iteration: Gjk(0))])",
+            scene.display().to_string()
+        ),
+    )
+    .unwrap();
+    let mut h = harness(&file, egui::vec2(1600.0, 1000.0));
+    let gjk = |h: &Harness<'static, App>| {
+        h.get_all_by_role_and_label(egui::accesskit::Role::Slider, "iteration")
+            .next()
+            .unwrap()
+            .accesskit_node()
+            .numeric_value()
+    };
+    assert_eq!(gjk(&h), Some(0.0));
+    h.get_all_by_role_and_label(egui::accesskit::Role::Slider, "iteration").next().unwrap().set_value_accesskit(2.0);
+    frames(&mut h);
+    assert_eq!(gjk(&h), Some(2.0));
+    h.get_by_label("Author: add a step").click();
+    frames(&mut h);
+    let multiline = egui::accesskit::Role::MultilineTextInput;
+    h.get_by_role(multiline).click();
+    frames(&mut h);
+    h.get_by_role(multiline).type_text("Two iterations in.");
+    frames(&mut h);
+    click(&mut h, "➕ Add step from current state");
+    assert!(h.state().lesson_error().is_none(), "{:?}", h.state().lesson_error());
+    let (saved, _) = Lesson::load(&file).unwrap();
+    assert_eq!(saved.steps.len(), 2, "the step is added");
+    let st = &saved.steps[1];
+    assert_eq!((st.highlight.as_deref(), st.partner.as_deref()), (Some("wedge (drag me)"), Some("gem")));
+    assert_eq!(st.pair_iteration, Some(PairIteration::Gjk(2)));
+    assert_eq!(st.plot, None, "the Inspector was not on screen");
+    // Back to the first step (slider reset by hand), then Next: the captured slider returns.
+    click(&mut h, "◀ Back");
+    h.get_all_by_role_and_label(egui::accesskit::Role::Slider, "iteration").next().unwrap().set_value_accesskit(0.0);
+    frames(&mut h);
+    click(&mut h, "Next ▶");
+    assert_eq!(step(&h), 1);
+    assert_eq!(gjk(&h), Some(2.0));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// The Scenes panel lists the shipped lessons by title above the scenes; a click opens one with
 /// the player at its first step. A broken lesson is marked in the list, and opening it shows
 /// its error there while the open lesson and scene stay. A lesson file given where a scene goes
