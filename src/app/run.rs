@@ -65,14 +65,19 @@ pub fn run(opts: AppOptions) -> Result<(), AppError> {
     for (field, value) in &opts.sets {
         settings.set_field(field, value).map_err(|source| set_error(field, value, source))?;
     }
-    if let Some((path, step)) = &opts.lesson {
-        // A lesson that does not load, or a step it does not have, fails before a window opens.
-        let (lesson, _) = super::load_lesson(path)?;
-        lesson.check_step(*step).map_err(|_| {
-            let (n, file) = (lesson.steps.len(), path.display());
-            AppError::Script(format!("--step {}: {file} has {n} steps (from 1)", step + 1))
-        })?;
-    }
+    // A lesson that does not load, or a step it does not have, fails before a window opens; the
+    // lesson read here is the one the app opens.
+    let mut lesson = match &opts.lesson {
+        Some((path, step)) => {
+            let (lesson, scene) = super::load_lesson(path)?;
+            lesson.check_step(*step).map_err(|_| {
+                let (n, file) = (lesson.steps.len(), path.display());
+                AppError::Script(format!("--step {}: {file} has {n} steps (from 1)", step + 1))
+            })?;
+            Some((lesson, scene))
+        }
+        None => None,
+    };
     if opts.screenshot.is_some() || !opts.compare.is_empty() {
         // Fail early, with the file and line, before a window appears.
         let scene_file = crate::scene::Scene::load(&opts.scene)?;
@@ -101,7 +106,7 @@ pub fn run(opts: AppOptions) -> Result<(), AppError> {
             let stored = if persist { cc.storage.and_then(|s| s.get_string(STORAGE_KEY)) } else { None };
             let (saved, unreadable) = Persisted::parse(stored.as_deref());
             let viewport = || Viewport::new(cc.wgpu_render_state.as_ref());
-            let mut app = build_app(&opts_for_app, saved, unreadable, &viewport)?;
+            let mut app = build_app_with(&opts_for_app, lesson.take(), saved, unreadable, &viewport)?;
             // The app opens on the scene's first step, paused, unless autoplay is on.
             app.simulation_mut().playing = app.autoplay;
             setup_style(&cc.egui_ctx);
@@ -132,6 +137,17 @@ pub fn run(opts: AppOptions) -> Result<(), AppError> {
 /// (or an empty one) with the error shown.
 pub fn build_app(
     opts: &AppOptions,
+    saved: Option<Persisted>,
+    unreadable: Option<String>,
+    viewport: &dyn Fn() -> Viewport,
+) -> Result<App, AppError> {
+    build_app_with(opts, None, saved, unreadable, viewport)
+}
+
+/// [`build_app`] with `opts.lesson` already read and checked (`None`: read it here).
+fn build_app_with(
+    opts: &AppOptions,
+    lesson: Option<(crate::lesson::Lesson, Scene)>,
     saved: Option<Persisted>,
     unreadable: Option<String>,
     viewport: &dyn Fn() -> Viewport,
@@ -177,8 +193,10 @@ pub fn build_app(
         }
         app.apply(super::panels::Command::SetSettings(Box::new(settings)));
     }
-    if let Some((path, step)) = &opts.lesson {
-        app.open_lesson(path, *step)?;
+    match (&opts.lesson, lesson) {
+        (Some((_, step)), Some((lesson, scene))) => app.open_loaded_lesson(lesson, scene, *step)?,
+        (Some((path, step)), None) => app.open_lesson(path, *step)?,
+        (None, _) => {}
     }
     if let Some(r) = &opts.recording {
         app.apply(super::panels::Command::Record(crate::session::timeline::RecordCommand::Open(r.clone())));

@@ -9,7 +9,7 @@ use crate::app::panels::colors;
 use crate::app::viewport::{Camera, Layers};
 use crate::lesson::text::{Span, Style, spans};
 use crate::lesson::{Lesson, LessonError, PairIteration, Phase, Player, Run, Start, Step, ViewChange, ViewNames};
-use crate::scene::CameraDesc;
+use crate::scene::{CameraDesc, Scene};
 use eframe::egui::{self, Color32, RichText, Ui, text::LayoutJob};
 use std::path::Path;
 
@@ -77,6 +77,11 @@ impl App {
     /// and lesson stay.
     pub fn open_lesson(&mut self, path: &Path, step: usize) -> Result<(), LessonError> {
         let (lesson, scene) = load_lesson(path)?;
+        self.open_loaded_lesson(lesson, scene, step)
+    }
+
+    /// [`App::open_lesson`] with a lesson already read and checked by [`load_lesson`].
+    pub fn open_loaded_lesson(&mut self, lesson: Lesson, scene: Scene, step: usize) -> Result<(), LessonError> {
         let mut player = Player::new(lesson, scene);
         let (sim, view) = player.start(step)?;
         self.sim.adopt(sim);
