@@ -58,6 +58,18 @@ impl DrawCategory {
 /// RGBA colour, components in [0, 1].
 pub type Color = [f32; 4];
 
+/// How a contact point is marked ([`DrawCategory::ContactPoint`]): its size in pixels.
+pub const CONTACT_POINT_SIZE: f32 = 6.0;
+
+/// Contact point colours, by [`contact_point_kind`]: red where the bodies overlap, blue for a
+/// speculative point (a gap the solver may close).
+pub const CONTACT_POINT_COLORS: [Color; 2] = [[1.0, 0.2, 0.2, 1.0], [0.3, 0.6, 1.0, 1.0]];
+
+/// 0 for a point of penetration `depth` ≥ 0, 1 for a gap: its index in [`CONTACT_POINT_COLORS`].
+pub fn contact_point_kind(depth: f32) -> usize {
+    usize::from(depth < 0.0)
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 /// A line segment.
 pub struct DebugLine {

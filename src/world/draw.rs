@@ -2,7 +2,7 @@
 //! pairs, the broad phase's structure, mesh edges; how the narrow phase answers one pair.
 
 use super::World;
-use crate::debug_draw::{DebugDraw, DrawCategory};
+use crate::debug_draw::{CONTACT_POINT_COLORS, CONTACT_POINT_SIZE, DebugDraw, DrawCategory, contact_point_kind};
 use crate::math::{Real, Vec3};
 use crate::narrowphase::{self, NarrowPhaseKind};
 
@@ -26,8 +26,8 @@ impl World {
         if draw.wants(DrawCategory::ContactPoint) || draw.wants(DrawCategory::ContactNormal) {
             for c in self.contacts.contacts() {
                 for cp in c.manifold.points() {
-                    let color = if cp.depth >= 0.0 { [1.0, 0.2, 0.2, 1.0] } else { [0.3, 0.6, 1.0, 1.0] };
-                    draw.point(DrawCategory::ContactPoint, cp.point, 6.0, color);
+                    let color = CONTACT_POINT_COLORS[contact_point_kind(cp.depth)];
+                    draw.point(DrawCategory::ContactPoint, cp.point, CONTACT_POINT_SIZE, color);
                     // Length shows depth: a fixed stem plus ten times the penetration.
                     let len = 0.1 + 10.0 * cp.depth.max(0.0);
                     let tip = cp.point + c.manifold.normal * len;

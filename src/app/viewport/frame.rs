@@ -4,7 +4,7 @@
 use super::camera::Camera;
 use super::colors::{BodyColors, pack_rgba};
 use super::{Layers, ViewOptions};
-use crate::debug_draw::{DebugDraw, DrawCategory};
+use crate::debug_draw::{CONTACT_POINT_COLORS, CONTACT_POINT_SIZE, DebugDraw, DrawCategory, contact_point_kind};
 use crate::geometry::Shape;
 use crate::math::{Pose, Quat, Vec3};
 use crate::world::World;
@@ -163,20 +163,26 @@ pub fn build_frame_into(
     if view.layers.axes {
         axis_lines(&mut lines);
     }
+    if view.layers.contact_points {
+        contact_points(world, &mut points);
+    }
     if view.layers.any_debug() {
         let debug = &mut scratch.debug;
         debug.clear();
+        // Contact points, the most numerous primitive, were written above straight from the
+        // contacts; the world describes the rest.
+        let shows = |c: DrawCategory| c != DrawCategory::ContactPoint && view.layers.shows(c);
         match view.broad_phase_depth.filter(|_| view.layers.broad_phase) {
             // The world draws its structure whole: draw it here with the depth limit instead.
             Some(depth) => {
-                debug.set_filter(|c| c != DrawCategory::BroadPhase && view.layers.shows(c));
+                debug.set_filter(|c| c != DrawCategory::BroadPhase && shows(c));
                 world.debug_draw(debug);
-                debug.set_filter(|c| view.layers.shows(c));
+                debug.set_filter(shows);
                 let opts = crate::broadphase::BroadPhaseDrawOptions { max_depth: Some(depth) };
                 world.broad_phase().debug_draw_with(world.aabbs(), &opts, debug);
             }
             None => {
-                debug.set_filter(|c| view.layers.shows(c));
+                debug.set_filter(shows);
                 world.debug_draw(debug);
             }
         }
@@ -203,6 +209,22 @@ pub fn build_frame_into(
         }));
     }
     FrameData { uniforms, instances, batches, custom, lines, points }
+}
+
+/// A marker per contact point of the last step, as [`World::debug_draw`] describes them
+/// ([`CONTACT_POINT_COLORS`], [`CONTACT_POINT_SIZE`]), written without the intermediate list.
+fn contact_points(world: &World, out: &mut Vec<PointInstance>) {
+    let colors = CONTACT_POINT_COLORS.map(pack_rgba);
+    out.reserve(world.contacts().iter().map(|c| c.manifold.len()).sum());
+    for c in world.contacts() {
+        for cp in c.manifold.points() {
+            out.push(PointInstance {
+                position: cp.point.to_array(),
+                size: CONTACT_POINT_SIZE,
+                color: colors[contact_point_kind(cp.depth)],
+            });
+        }
+    }
 }
 
 /// One instance per sphere, cuboid and hull; three per capsule (side + two end spheres),
