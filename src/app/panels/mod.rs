@@ -2,7 +2,6 @@
 //! them, so no panel changes the world behind the others' backs.
 
 mod diagnose;
-mod help;
 mod inspector;
 mod pair;
 mod profiler;
