@@ -491,7 +491,7 @@ pub struct StepSettingError {
     /// The setting, as the step names it.
     pub name: String,
     /// Why the settings refuse its value.
-    pub source: crate::settings::SettingsError,
+    pub source: Box<crate::settings::SettingsError>,
 }
 
 /// `settings` with `changes` applied by name, as `--set` applies them; the error names the
@@ -499,7 +499,7 @@ pub struct StepSettingError {
 pub fn apply_settings(settings: &Settings, changes: &BTreeMap<String, String>) -> Result<Settings, StepSettingError> {
     let mut s = settings.clone();
     for (name, value) in changes {
-        s.set_field(name, value).map_err(|source| StepSettingError { name: name.clone(), source })?;
+        s.set_field(name, value).map_err(|e| StepSettingError { name: name.clone(), source: Box::new(e) })?;
     }
     Ok(s)
 }

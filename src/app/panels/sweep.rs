@@ -531,7 +531,7 @@ mod tests {
         assert_eq!((a.from.as_str(), a.to.as_str(), a.geometric), ("0", "1", false));
         // Every numeric field the sweep offers has a range.
         for f in sweep_fields().into_iter().filter(|f| choices(f).is_none()) {
-            let known = Settings::facts(&f).is_some_and(|f| f.range.is_some());
+            let known = Settings::facts(f).is_some_and(|f| f.range.is_some());
             assert!(known, "{f} has no range");
         }
     }
