@@ -308,6 +308,26 @@ pub struct ClipExport {
     recording: PathBuf,
 }
 
+/// Why the timeline's clip export did not start or did not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum ClipExportError {
+    /// The recording could not be copied for the child process.
+    #[error(transparent)]
+    Copy(#[from] crate::scene::SceneError),
+    /// The running program's own path is unknown.
+    #[error("cannot find the collidoscope program: {0}")]
+    NoProgram(std::io::Error),
+    /// The child process did not start.
+    #[error("cannot start the clip: {0}")]
+    Start(std::io::Error),
+    /// The child process could not be waited for.
+    #[error("The clip failed: {0}")]
+    Lost(std::io::Error),
+    /// `collidoscope clip` failed: what it said.
+    #[error("The clip failed: {0}")]
+    Failed(String),
+}
+
 impl ClipExport {
     /// Starts the export of `recording`'s whole range to `out` (a .gif).
     pub fn start(
@@ -315,12 +335,12 @@ impl ClipExport {
         out: PathBuf,
         camera: &Camera,
         layers: &[&str],
-    ) -> Result<ClipExport, String> {
+    ) -> Result<ClipExport, ClipExportError> {
         static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let tmp = std::env::temp_dir().join(format!("collidoscope-clip-{}-{n}.cdrec", std::process::id()));
-        crate::scene::write_atomic(&tmp, &recording.to_binary(Default::default())).map_err(|e| e.to_string())?;
-        let exe = std::env::current_exe().map_err(|e| format!("cannot find the collidoscope program: {e}"))?;
+        crate::scene::write_atomic(&tmp, &recording.to_binary(Default::default()))?;
+        let exe = std::env::current_exe().map_err(ClipExportError::NoProgram)?;
         let child = std::process::Command::new(exe)
             .args(export_args(&tmp, &out, recording.steps(), camera, layers))
             .stdin(std::process::Stdio::null())
@@ -329,7 +349,7 @@ impl ClipExport {
             .spawn()
             .map_err(|e| {
                 let _ = std::fs::remove_file(&tmp);
-                format!("cannot start the clip: {e}")
+                ClipExportError::Start(e)
             })?;
         Ok(ClipExport { child, out, recording: tmp })
     }
@@ -339,12 +359,12 @@ impl ClipExport {
         &self.out
     }
 
-    /// `None` while the export runs; then what it wrote, or why it failed.
-    pub fn poll(&mut self) -> Option<Result<String, String>> {
+    /// `None` while the export runs; then the clip written, or why it failed.
+    pub fn poll(&mut self) -> Option<Result<&std::path::Path, ClipExportError>> {
         let status = match self.child.try_wait() {
             Ok(None) => return None,
-            Ok(Some(status)) => Ok(status),
-            Err(e) => Err(e.to_string()),
+            Ok(Some(status)) => status,
+            Err(e) => return Some(Err(ClipExportError::Lost(e))),
         };
         let _ = std::fs::remove_file(&self.recording);
         let mut said = String::new();
@@ -352,10 +372,10 @@ impl ClipExport {
             use std::io::Read;
             let _ = err.read_to_string(&mut said);
         }
-        Some(match status {
-            Ok(s) if s.success() => Ok(format!("Wrote the clip {}", self.out.display())),
-            Ok(_) => Err(format!("The clip failed: {}", said.trim().trim_start_matches("error: "))),
-            Err(e) => Err(format!("The clip failed: {e}")),
+        Some(if status.success() {
+            Ok(&self.out)
+        } else {
+            Err(ClipExportError::Failed(said.trim().trim_start_matches("error: ").to_string()))
         })
     }
 }

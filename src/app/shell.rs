@@ -8,6 +8,7 @@ use super::panels::{
 };
 use super::viewport::{Camera, ViewAction, ViewOptions, Viewport};
 use crate::scene::{Scene, write_atomic};
+use crate::session::Status;
 use crate::session::pause::PauseAt;
 use crate::session::sim::{SPEED_RANGE, Simulation};
 use crate::world::{Settings, World};
@@ -445,7 +446,7 @@ impl App {
         }
         self.watch_view();
         if let Some(done) = self.clip_export.as_mut().and_then(|job| job.poll()) {
-            self.sim.record.status = Some(done);
+            self.sim.record.status = Some(Status::of(done, |out| format!("Wrote the clip {}", out.display())));
             self.clip_export = None;
         } else if self.clip_export.is_some() {
             ctx.request_repaint_after(std::time::Duration::from_millis(250));
@@ -966,8 +967,13 @@ impl App {
                 // The lesson's steps belong to its scene.
                 self.close_lesson();
                 // A recording survives the open; say where it went.
-                self.scenes.notice =
-                    self.sim.record.status.clone().filter(|_| self.sim.record.review.is_some()).and_then(Result::ok);
+                self.scenes.notice = self
+                    .sim
+                    .record
+                    .status
+                    .clone()
+                    .filter(|s| s.is_done() && self.sim.record.review.is_some())
+                    .map(|s| s.message().to_string());
                 self.scenes.remember(path);
                 self.apply_kept_edits();
                 self.view.selected = None;
@@ -1028,23 +1034,18 @@ impl App {
             Command::SaveScene(p) => self.save_scene(&p),
             Command::ExportCsv(p) => {
                 let csv = self.profiler.export_source(&self.sim.history).to_csv();
-                self.profiler.status = Some(match write_atomic(&p, csv.as_bytes()) {
-                    Ok(()) => Ok(format!("Wrote {}", p.display())),
-                    Err(e) => Err(e.to_string()),
-                });
+                self.profiler.status =
+                    Some(Status::of(write_atomic(&p, csv.as_bytes()), |()| format!("Wrote {}", p.display())));
             }
             Command::ExportClip(p) => {
                 let Some(review) = &self.sim.record.review else { return };
                 let layers = self.view.layers.names_on();
                 let started = super::clip::ClipExport::start(&review.recording, p, self.viewport.camera(), &layers);
-                self.sim.record.status = Some(match started {
-                    Ok(job) => {
-                        let line = format!("Exporting the clip to {}…", job.out().display());
-                        self.clip_export = Some(job);
-                        Ok(line)
-                    }
-                    Err(e) => Err(e),
-                });
+                self.sim.record.status = Some(Status::of(started, |job| {
+                    let line = format!("Exporting the clip to {}…", job.out().display());
+                    self.clip_export = Some(job);
+                    line
+                }));
             }
             Command::Select(i) => self.select(i),
             Command::FrameAll => match self.sim.record.partner.as_ref().filter(|_| self.sim.record.side_by_side) {
@@ -1059,7 +1060,7 @@ impl App {
             Command::SetMaterial(i, material) => {
                 let action = crate::record::Action::Material { body: i as u32, material };
                 if let Err(e) = self.sim.user_action(action) {
-                    self.sim.record.status = Some(Err(e.to_string()));
+                    self.sim.record.status = Some(Status::failed(e));
                 }
             }
         }

@@ -52,6 +52,55 @@ pub enum BundleError {
     Scene(#[from] SceneError),
 }
 
+/// Why a bundle holds no clip: what its `no_clip.txt` says, with the command that makes the
+/// clip from the bundle's recording.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum NoClip {
+    /// No display to render on when the bundle was made.
+    #[error(
+        "no display was available when the bundle was made (DISPLAY and WAYLAND_DISPLAY are unset); make the clip with {} under xvfb-run or xshot",
+        clip_command(*.from, *.to)
+    )]
+    NoDisplay {
+        /// The clip's first step.
+        from: u64,
+        /// Its last step.
+        to: u64,
+    },
+    /// Rendering or encoding failed.
+    #[error("the clip could not be rendered ({message}); make it with {}", clip_command(*.from, *.to))]
+    NotRendered {
+        /// The clip's first step.
+        from: u64,
+        /// Its last step.
+        to: u64,
+        /// Why, in the renderer's words.
+        message: String,
+    },
+    /// The program was built without a window.
+    #[error(
+        "this build has no window (built without the `gui` feature); make the clip with {} in a build with one",
+        clip_command(*.from, *.to)
+    )]
+    NoWindow {
+        /// The clip's first step.
+        from: u64,
+        /// Its last step.
+        to: u64,
+    },
+    /// A bundle read back: the reason its `no_clip.txt` gives.
+    #[error("{0}")]
+    Noted(String),
+    /// A bundle read back with neither a clip nor a reason.
+    #[error("the bundle has no clip")]
+    Absent,
+}
+
+/// The command that makes a bundle's clip of steps `from..=to` from its recording.
+fn clip_command(from: u64, to: u64) -> String {
+    format!("`collidoscope clip {RECORDING} -o {CLIP} --from {from} --to {to}`")
+}
+
 /// Everything a bundle holds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bundle {
@@ -64,7 +113,7 @@ pub struct Bundle {
     /// The report as JSON.
     pub report_json: String,
     /// The clip as a GIF, or why there is none.
-    pub clip: Result<Vec<u8>, String>,
+    pub clip: Result<Vec<u8>, NoClip>,
     /// What the bundle holds, where it came from and how to open it.
     pub about: String,
 }
@@ -171,9 +220,7 @@ impl Bundle {
         let recording = Recording::from_binary(get(RECORDING)?, &inside(RECORDING))?;
         let clip = match get(CLIP) {
             Ok(gif) => Ok(gif.to_vec()),
-            Err(_) => {
-                Err(text(NO_CLIP).map(|t| t.trim().to_string()).unwrap_or_else(|_| "the bundle has no clip".into()))
-            }
+            Err(_) => Err(text(NO_CLIP).map_or(NoClip::Absent, |t| NoClip::Noted(t.trim().to_string()))),
         };
         Ok(Bundle {
             scene,

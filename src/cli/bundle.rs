@@ -3,7 +3,7 @@
 
 use super::CliError;
 use collidoscope::Scene;
-use collidoscope::bundle::{Bundle, CLIP, NO_CLIP, RECORDING, REPORT_JSON, REPORT_TEXT, SCENE};
+use collidoscope::bundle::{Bundle, CLIP, NO_CLIP, NoClip, RECORDING, REPORT_JSON, REPORT_TEXT, SCENE};
 use collidoscope::diagnose::{Report, diagnose_stepping, shrink};
 use collidoscope::record::{Recorder, Recording};
 use std::path::Path;
@@ -99,14 +99,11 @@ pub fn make(case: &Path, scene: &Scene, steps: u64, report: &Report) -> Result<(
 /// The recording's steps `from..=to` as a GIF (the camera framing the bodies at `from` and at the
 /// event), or why there is none.
 #[cfg(feature = "gui")]
-fn clip(recording: &Recording, from: u64, to: u64, event: Option<u64>) -> Result<Vec<u8>, String> {
+fn clip(recording: &Recording, from: u64, to: u64, event: Option<u64>) -> Result<Vec<u8>, NoClip> {
     use collidoscope::app::clip::{DEFAULT_SIZE, display_available, render_frames};
     use collidoscope::clip::{ClipRange, encode_gif, frame_delay};
-    let rerun = format!("`collidoscope clip {RECORDING} -o {CLIP} --from {from} --to {to}`");
     if !display_available() {
-        return Err(format!(
-            "no display was available when the bundle was made (DISPLAY and WAYLAND_DISPLAY are unset); make the clip with {rerun} under xvfb-run or xshot"
-        ));
+        return Err(NoClip::NoDisplay { from, to });
     }
     let made = || -> Result<Vec<u8>, collidoscope::app::AppError> {
         let range = ClipRange::new(from, to, 1, Some(recording.steps()))?;
@@ -114,12 +111,10 @@ fn clip(recording: &Recording, from: u64, to: u64, event: Option<u64>) -> Result
         let frames = render_frames(&case, range, None, DEFAULT_SIZE, &[], event)?;
         Ok(encode_gif(&frames, frame_delay(None, recording.scene.settings.dt as f64, 1)?)?)
     };
-    made().map_err(|e| format!("the clip could not be rendered ({e}); make it with {rerun}"))
+    made().map_err(|e| NoClip::NotRendered { from, to, message: e.to_string() })
 }
 
 #[cfg(not(feature = "gui"))]
-fn clip(_recording: &Recording, from: u64, to: u64, _event: Option<u64>) -> Result<Vec<u8>, String> {
-    Err(format!(
-        "this build has no window (built without the `gui` feature); make the clip with `collidoscope clip {RECORDING} -o {CLIP} --from {from} --to {to}` in a build with one"
-    ))
+fn clip(_recording: &Recording, from: u64, to: u64, _event: Option<u64>) -> Result<Vec<u8>, NoClip> {
+    Err(NoClip::NoWindow { from, to })
 }

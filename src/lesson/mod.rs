@@ -8,7 +8,7 @@
 mod player;
 pub mod text;
 
-pub use player::{Phase, Player, ViewChange};
+pub use player::{Phase, Player, RunDidNotStop, ViewChange};
 
 use crate::math::Real;
 use crate::scene::{CameraDesc, Scene, SceneError, one_line};
@@ -351,7 +351,7 @@ impl Lesson {
             let at = |f: &str| format!("steps[{i}].{f}");
             check_len(self, &at("title"), &step.title, MAX_TITLE, true)?;
             check_len(self, &at("text"), &step.text, MAX_TEXT, false)?;
-            text::spans(&step.text).map_err(|e| self.invalid(at("text"), e))?;
+            text::spans(&step.text).map_err(|e| self.invalid(at("text"), e.to_string()))?;
             match &step.start {
                 Start::Continue => {}
                 Start::SceneStart => settings = scene.settings.clone(),
@@ -362,7 +362,7 @@ impl Lesson {
                 }
             }
             settings = apply_settings(&settings, &step.settings)
-                .map_err(|(name, e)| self.invalid(at(&format!("settings.{name}")), e))?;
+                .map_err(|e| self.invalid(at(&format!("settings.{}", e.name)), e.source.to_string()))?;
             if let Some(c) = &step.camera
                 && c.eye.distance(c.target) < 1e-3
             {
@@ -419,7 +419,7 @@ impl Lesson {
             }
             if let Some(p) = &step.prediction {
                 check_len(self, &at("prediction.question"), &p.question, MAX_TEXT, false)?;
-                text::spans(&p.question).map_err(|e| self.invalid(at("prediction.question"), e))?;
+                text::spans(&p.question).map_err(|e| self.invalid(at("prediction.question"), e.to_string()))?;
                 if !(2..=MAX_CHOICES).contains(&p.choices.len()) {
                     return Err(self.invalid(
                         at("prediction.choices"),
@@ -428,7 +428,7 @@ impl Lesson {
                 }
                 for (k, c) in p.choices.iter().enumerate() {
                     check_len(self, &at(&format!("prediction.choices[{k}]")), c, MAX_TITLE * 2, false)?;
-                    text::spans(c).map_err(|e| self.invalid(at(&format!("prediction.choices[{k}]")), e))?;
+                    text::spans(c).map_err(|e| self.invalid(at(&format!("prediction.choices[{k}]")), e.to_string()))?;
                 }
                 if p.answer >= p.choices.len() {
                     return Err(self.invalid(
@@ -437,7 +437,7 @@ impl Lesson {
                     ));
                 }
                 check_len(self, &at("prediction.explain"), &p.explain, MAX_TEXT, true)?;
-                text::spans(&p.explain).map_err(|e| self.invalid(at("prediction.explain"), e))?;
+                text::spans(&p.explain).map_err(|e| self.invalid(at("prediction.explain"), e.to_string()))?;
                 if step.run == Run::Paused {
                     return Err(self.invalid(
                         at("prediction"),
@@ -484,12 +484,22 @@ impl Lesson {
     }
 }
 
+/// A step's setting change that the settings refuse.
+#[derive(Debug, thiserror::Error)]
+#[error("settings.{name}: {source}")]
+pub struct StepSettingError {
+    /// The setting, as the step names it.
+    pub name: String,
+    /// Why the settings refuse its value.
+    pub source: Box<crate::settings::SettingsError>,
+}
+
 /// `settings` with `changes` applied by name, as `--set` applies them; the error names the
 /// setting.
-pub fn apply_settings(settings: &Settings, changes: &BTreeMap<String, String>) -> Result<Settings, (String, String)> {
+pub fn apply_settings(settings: &Settings, changes: &BTreeMap<String, String>) -> Result<Settings, StepSettingError> {
     let mut s = settings.clone();
     for (name, value) in changes {
-        s.set_field(name, value).map_err(|e| (name.clone(), e.to_string()))?;
+        s.set_field(name, value).map_err(|e| StepSettingError { name: name.clone(), source: Box::new(e) })?;
     }
     Ok(s)
 }

@@ -38,6 +38,16 @@ pub struct ViewChange {
     pub pair_iteration: Option<PairIteration>,
 }
 
+/// A step's run that did not reach its stop within the steps a run may take.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("the run {} did not stop within {steps} steps", .run.describe())]
+pub struct RunDidNotStop {
+    /// The run.
+    pub run: Run,
+    /// The steps it was given ([`super::MAX_RUN_STEPS`]).
+    pub steps: u64,
+}
+
 /// A lesson being played.
 pub struct Player {
     /// The lesson.
@@ -174,7 +184,7 @@ impl Player {
             }
         }
         let settings = apply_settings(&sim.world.settings, &step.settings)
-            .map_err(|(name, e)| self.lesson.invalid(format!("steps[{k}].settings.{name}"), e))?;
+            .map_err(|e| self.lesson.invalid(format!("steps[{k}].settings.{}", e.name), e.source.to_string()))?;
         sim.world.set_settings(settings);
         self.starts[k] = Some(sim.world.snapshot());
         self.step = k;
@@ -250,7 +260,7 @@ impl Player {
             return Ok(None);
         }
         if self.lesson.steps[self.step + 1].start == Start::Continue && self.phase != Phase::Done {
-            self.finish(sim).map_err(|e| self.lesson.invalid(format!("steps[{}].run", self.step), e))?;
+            self.finish(sim).map_err(|e| self.lesson.invalid(format!("steps[{}].run", self.step), e.to_string()))?;
         }
         self.enter(sim, self.step + 1).map(Some)
     }
@@ -368,7 +378,7 @@ impl Player {
     /// Runs the step to its stop without a window (Next does so before a step that continues
     /// from this one). A step that does not run, or runs freely, is left as it is. Errors when
     /// the stop is not reached within [`super::MAX_RUN_STEPS`] steps.
-    pub fn finish(&mut self, sim: &mut Simulation) -> Result<(), String> {
+    pub fn finish(&mut self, sim: &mut Simulation) -> Result<(), RunDidNotStop> {
         let run = self.current().run;
         if !run.stops() || self.phase == Phase::Done {
             return Ok(());
@@ -380,7 +390,7 @@ impl Player {
         while !self.reached(sim) {
             if sim.world.step_count() >= limit {
                 self.settle(sim);
-                return Err(format!("the run {} did not stop within {} steps", run.describe(), super::MAX_RUN_STEPS));
+                return Err(RunDidNotStop { run, steps: super::MAX_RUN_STEPS });
             }
             sim.step_once();
         }

@@ -28,9 +28,34 @@ pub struct Span {
     pub style: Style,
 }
 
+/// A marker of step text that is not closed where it must be; offsets count characters from 0.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MarkupError {
+    /// A marker opened inside another one that is still open.
+    #[error("{} opened at character {at} inside {} opened at character {outer_at}: close the first one before", marker_name(*.marker), marker_name(*.outer))]
+    Crossed {
+        /// The inner marker.
+        marker: Style,
+        /// Where it opens.
+        at: usize,
+        /// The marker still open.
+        outer: Style,
+        /// Where that one opened.
+        outer_at: usize,
+    },
+    /// A marker the text never closes.
+    #[error("{} opened at character {at} is never closed", marker_name(*.marker))]
+    Unclosed {
+        /// The marker.
+        marker: Style,
+        /// Where it opened.
+        at: usize,
+    },
+}
+
 /// The spans of `text`; an unclosed marker is an error naming it and where it opened
 /// (character offset from 0).
-pub fn spans(text: &str) -> Result<Vec<Span>, String> {
+pub fn spans(text: &str) -> Result<Vec<Span>, MarkupError> {
     let chars: Vec<char> = text.chars().collect();
     let mut out: Vec<Span> = Vec::new();
     let mut style = Style::Plain;
@@ -77,16 +102,12 @@ pub fn spans(text: &str) -> Result<Vec<Span>, String> {
             style = marker;
             opened_at = i;
         } else {
-            return Err(format!(
-                "{} opened at character {i} inside {} opened at character {opened_at}: close the first one before",
-                marker_name(marker),
-                marker_name(style)
-            ));
+            return Err(MarkupError::Crossed { marker, at: i, outer: style, outer_at: opened_at });
         }
         i += len;
     }
     if style != Style::Plain {
-        return Err(format!("{} opened at character {opened_at} is never closed", marker_name(style)));
+        return Err(MarkupError::Unclosed { marker: style, at: opened_at });
     }
     flush(&mut buf, style, &mut out);
     Ok(out)
@@ -225,9 +246,9 @@ mod tests {
 
     #[test]
     fn an_unclosed_or_crossed_marker_says_which_and_where() {
-        let e = spans("ok **bold").unwrap_err();
+        let e = spans("ok **bold").unwrap_err().to_string();
         assert!(e.contains("`**` (strong) opened at character 3 is never closed"), "{e}");
-        let e = spans("*a $b$ c*").unwrap_err();
+        let e = spans("*a $b$ c*").unwrap_err().to_string();
         assert!(e.contains("`$` (math) opened at character 3 inside `*` (emphasis)"), "{e}");
         assert_eq!(styles("$a * b$"), vec![(Style::Math, "a · b".into())], "a product, not emphasis");
     }

@@ -454,12 +454,12 @@ impl Recording {
 
     /// Reads a recording in either format and re-runs it, checking every step's hash and every
     /// keyframe: the steps verified, or what failed, in words naming the file.
-    pub fn load_verified(path: &Path) -> Result<u64, String> {
-        let bytes = crate::scene::read_file(path).map_err(|e| e.to_string())?;
-        let (rec, verified) = Recording::from_bytes(&bytes, path).map_err(|e| e.to_string())?;
+    pub fn load_verified(path: &Path) -> Result<u64, super::VerifyError> {
+        let bytes = crate::scene::read_file(path)?;
+        let (rec, verified) = Recording::from_bytes(&bytes, path)?;
         match verified {
             Some(n) => Ok(n),
-            None => rec.verify().map_err(|d| format!("{}: {d}", path.display())),
+            None => rec.verify().map_err(|divergence| super::VerifyError::Diverged { path: path.into(), divergence }),
         }
     }
 }

@@ -202,6 +202,22 @@ pub struct Recording {
     pub hashes: Vec<u64>,
 }
 
+/// Why a recording file failed [`Recording::load_verified`].
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// The file cannot be read or is not a recording.
+    #[error(transparent)]
+    Load(#[from] SceneError),
+    /// The re-run left the recording.
+    #[error("{}: {divergence}", .path.display())]
+    Diverged {
+        /// The recording file.
+        path: std::path::PathBuf,
+        /// Where the re-run first disagreed with it.
+        divergence: Divergence,
+    },
+}
+
 /// Where a replay first disagreed with its recording.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Divergence {

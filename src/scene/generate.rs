@@ -18,19 +18,46 @@ pub(super) fn count(g: &Generator) -> u128 {
     }
 }
 
+/// What [`validate`] refuses in a generator; [`GeneratorError::field`] names the field.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum GeneratorError {
+    #[error("every component of min must be at most the same one of max")]
+    MinAboveMax,
+    #[error("rain needs at least one shape")]
+    NoShapes,
+    #[error(
+        "{count} bodies need about {need:.3} m³ of bounding spheres but the box holds {have:.3} m³; at most a quarter of it can be filled clear of overlaps: enlarge the box, lower the count or turn separated off"
+    )]
+    Crowded { count: u32, need: f64, have: f64 },
+    #[error("the farthest body would be at {error}")]
+    OutOfRange { field: &'static str, error: rules::ValueError },
+}
+
+impl GeneratorError {
+    /// The generator's field at fault.
+    pub(super) fn field(&self) -> &'static str {
+        match self {
+            GeneratorError::MinAboveMax => "min",
+            GeneratorError::NoShapes => "shapes",
+            GeneratorError::Crowded { .. } => "separated",
+            GeneratorError::OutOfRange { field, .. } => field,
+        }
+    }
+}
+
 /// Checks what parsing cannot: the rain's box and shape list, and that every generated body
 /// lies within the coordinate range.
-pub(super) fn validate(g: &Generator) -> Result<(), (String, String)> {
-    let within = |field: &str, far: Vec3| {
-        rules::coordinate_vec3(far).map_err(|e| (field.to_string(), format!("the farthest body would be at {e}")))
+pub(super) fn validate(g: &Generator) -> Result<(), GeneratorError> {
+    let within = |field: &'static str, far: Vec3| {
+        rules::coordinate_vec3(far).map_err(|error| GeneratorError::OutOfRange { field, error })
     };
     match g {
         Generator::Rain { min, max, shapes, count, separated, .. } => {
             if !min.cmple(*max).all() {
-                return Err(("min".into(), "every component of min must be at most the same one of max".into()));
+                return Err(GeneratorError::MinAboveMax);
             }
             if shapes.is_empty() {
-                return Err(("shapes".into(), "rain needs at least one shape".into()));
+                return Err(GeneratorError::NoShapes);
             }
             if *separated {
                 // Random placement stalls as the spheres fill about a third of the space.
@@ -42,14 +69,7 @@ pub(super) fn validate(g: &Generator) -> Result<(), (String, String)> {
                 let room = (*max - *min + Vec3::splat(2.0 * r_max)).as_dvec3();
                 let (need, have) = (*count as f64 * mean_volume, room.x * room.y * room.z);
                 if need > SEPARATED_FILL * have {
-                    return Err((
-                        "separated".into(),
-                        format!(
-                            "{count} bodies need about {need:.3} m³ of bounding spheres but the box holds {have:.3} m³; \
-                             at most a quarter of it can be filled clear of overlaps: enlarge the box, lower the count \
-                             or turn separated off"
-                        ),
-                    ));
+                    return Err(GeneratorError::Crowded { count: *count, need, have });
                 }
             }
         }

@@ -86,7 +86,7 @@ impl Scene {
             ));
         }
         for (i, g) in self.generators.iter().enumerate() {
-            generate::validate(g).map_err(|(f, m)| invalid(format!("generators[{i}].{f}"), m))?;
+            generate::validate(g).map_err(|e| invalid(format!("generators[{i}].{}", e.field()), e.to_string()))?;
             match g {
                 Generator::Grid { shape, .. } => shape_check(shape)
                     .and_then(|_| convex_only(shape))

@@ -9,7 +9,8 @@
 use super::{Command, PanelCx, colors};
 use crate::diagnose::{self, Change, Diagnosis, Event, HORIZON, Report, Shrunk, Symptom};
 use crate::record::Recording;
-use crate::scene::Scene;
+use crate::scene::{Scene, SceneError};
+use crate::session::Status;
 use crate::session::timeline::{KEYFRAME_INTERVAL, RecordCommand, Tape};
 use crate::world::Settings;
 use eframe::egui::{self, RichText, Ui};
@@ -30,6 +31,26 @@ pub struct Diagnosed {
     initial_hash: u64,
 }
 
+/// Why the panel's diagnosis, shrink or save did not give a result.
+#[derive(Debug, thiserror::Error)]
+pub enum DiagnosePanelError {
+    /// The background work panicked (its name, as the progress line says it).
+    #[error("{0} stopped with an internal error")]
+    Panicked(String),
+    /// The diagnosis refused the scene.
+    #[error(transparent)]
+    Diagnose(#[from] diagnose::DiagnoseError),
+    /// The shrink found no smaller case, or refused the scene.
+    #[error(transparent)]
+    Shrink(#[from] diagnose::ShrinkError),
+    /// The scene builds no world, or the case could not be written.
+    #[error(transparent)]
+    Scene(#[from] SceneError),
+    /// Save asked for before a shrink found a case.
+    #[error("no minimal case to save")]
+    NoCase,
+}
+
 /// Work on a background thread: what it is, since when.
 struct Job<T> {
     what: String,
@@ -43,12 +64,12 @@ impl<T: Send + 'static> Job<T> {
     }
 
     /// The result, once the thread is done (a panic in it is an error, not the app's).
-    fn take(slot: &mut Option<Self>) -> Option<Result<T, String>> {
+    fn take(slot: &mut Option<Self>) -> Option<Result<T, DiagnosePanelError>> {
         if !slot.as_ref().is_some_and(|j| j.handle.is_finished()) {
             return None;
         }
         let job = slot.take().expect("checked above");
-        Some(job.handle.join().map_err(|_| format!("{} stopped with an internal error", job.what)))
+        Some(job.handle.join().map_err(|_| DiagnosePanelError::Panicked(job.what)))
     }
 
     /// A progress line with a Cancel button; returns whether Cancel was clicked.
@@ -72,22 +93,22 @@ pub struct Reduced {
     /// The bodies the scene had, generators expanded.
     pub before: usize,
     /// What the last save did.
-    pub saved: Option<Result<String, String>>,
+    pub saved: Option<Status>,
 }
 
 pub struct DiagnosePanel {
     /// Steps to run.
     pub steps: u64,
-    diagnosing: Option<Job<Result<Diagnosed, String>>>,
+    diagnosing: Option<Job<Result<Diagnosed, DiagnosePanelError>>>,
     /// The last run diagnosed.
     pub result: Option<Diagnosed>,
     /// Why the last diagnosis could not run.
-    pub error: Option<String>,
-    shrinking: Option<Job<Result<Reduced, String>>>,
+    pub error: Option<DiagnosePanelError>,
+    shrinking: Option<Job<Result<Reduced, DiagnosePanelError>>>,
     /// The last minimal case found.
     pub reduced: Option<Reduced>,
     /// Why the last shrink found nothing.
-    pub shrink_error: Option<String>,
+    pub shrink_error: Option<DiagnosePanelError>,
 }
 
 impl Default for DiagnosePanel {
@@ -105,16 +126,15 @@ impl Default for DiagnosePanel {
 }
 
 /// Diagnoses `scene` for `steps` steps, then records the same run for the timeline.
-fn diagnose_and_record(scene: &Scene, steps: u64) -> Result<Diagnosed, String> {
+fn diagnose_and_record(scene: &Scene, steps: u64) -> Result<Diagnosed, DiagnosePanelError> {
     // The diagnosis's own run is the one recorded for the timeline.
     let mut tape = None;
     let report = diagnose::diagnose_stepping(scene, steps, |world| {
         tape.get_or_insert_with(|| Tape::new(scene, world, KEYFRAME_INTERVAL)).step(world);
-    })
-    .map_err(|e| e.to_string())?;
+    })?;
     let tape = match tape {
         Some(tape) => tape,
-        None => Tape::new(scene, &scene.build().map_err(|e| e.to_string())?, KEYFRAME_INTERVAL),
+        None => Tape::new(scene, &scene.build()?, KEYFRAME_INTERVAL),
     };
     let initial_hash = tape.initial_hash();
     let (run, events) = tape.finish();
@@ -153,17 +173,17 @@ impl DiagnosePanel {
             None => symptom.label().to_string(),
         };
         self.shrinking = Some(Job::spawn(format!("Reducing to a minimal case: {what}"), move || {
-            let shrunk = diagnose::shrink(&scene, symptom, body, steps).map_err(|e| e.to_string())?;
+            let shrunk = diagnose::shrink(&scene, symptom, body, steps)?;
             Ok(Reduced { what, shrunk, before, saved: None })
         }));
     }
 
     /// Writes the minimal case found to `path` (atomically); the outcome is also shown.
-    pub fn save_case(&mut self, path: &Path) -> Result<(), String> {
-        let Some(r) = &mut self.reduced else { return Err("no minimal case to save".into()) };
-        let saved = r.shrunk.scene.save(path).map_err(|e| e.to_string());
-        r.saved = Some(saved.clone().map(|()| format!("Saved {}", crate::session::file_label(path))));
-        saved
+    pub fn save_case(&mut self, path: &Path) -> Result<(), DiagnosePanelError> {
+        let Some(r) = &mut self.reduced else { return Err(DiagnosePanelError::NoCase) };
+        let saved = r.shrunk.scene.save(path);
+        r.saved = Some(Status::of(saved.as_ref(), |()| format!("Saved {}", crate::session::file_label(path))));
+        Ok(saved?)
     }
 
     /// Collects finished work; returns whether any finished.
@@ -207,7 +227,7 @@ impl DiagnosePanel {
             self.diagnosing = None;
         }
         if let Some(e) = &self.error {
-            ui.colored_label(colors::ERROR, e);
+            ui.colored_label(colors::ERROR, e.to_string());
         }
         self.shrink_ui(ui, &mut out);
         let mut reduce = None;
@@ -227,7 +247,7 @@ impl DiagnosePanel {
             self.shrinking = None;
         }
         if let Some(e) = &self.shrink_error {
-            ui.colored_label(colors::ERROR, e);
+            ui.colored_label(colors::ERROR, e.to_string());
         }
         let Some(r) = &self.reduced else { return };
         let s = &r.shrunk;
@@ -266,12 +286,7 @@ impl DiagnosePanel {
         {
             out.push(Command::OpenScene(path));
         }
-        if let Some(Some(saved)) = self.reduced.as_ref().map(|r| &r.saved) {
-            match saved {
-                Ok(m) => ui.colored_label(colors::OK, m),
-                Err(e) => ui.colored_label(colors::ERROR, e),
-            };
-        }
+        super::status_line(ui, self.reduced.as_ref().and_then(|r| r.saved.as_ref()));
     }
 }
 

@@ -2,7 +2,6 @@
 //! them, so no panel changes the world behind the others' backs.
 
 mod diagnose;
-mod help;
 mod inspector;
 mod pair;
 mod profiler;
@@ -92,6 +91,15 @@ pub(super) mod colors {
 }
 
 pub(super) use crate::session::file_label;
+
+/// A panel's status line: what the last action did in green, why it failed in red.
+pub(super) fn status_line(ui: &mut eframe::egui::Ui, status: Option<&crate::session::Status>) {
+    match status {
+        Some(s @ crate::session::Status::Done(_)) => ui.colored_label(colors::OK, s.message()),
+        Some(s @ crate::session::Status::Failed(_)) => ui.colored_label(colors::ERROR, s.message()),
+        None => return,
+    };
+}
 
 /// `SweepAndPrune` → `Sweep and prune`: an enum variant's name as words.
 /// A length in a unit that suits it: metres with two decimals from 1 m, else millimetres (to

@@ -1,8 +1,8 @@
 //! The profiler panel: ms per step for each phase over the last steps, and a table of the phase
 //! times and counters.
 
+use super::Command;
 use super::PanelCx;
-use super::{Command, colors};
 use crate::session::sim::History;
 use crate::world::{PHASES, StepProfile};
 use eframe::egui::{self, Color32, RichText, Ui};
@@ -60,7 +60,7 @@ pub(crate) struct ProfilerPanel {
     frozen: Option<History>,
     reset_zoom: bool,
     /// The outcome of the last export, shown under the buttons.
-    pub status: Option<Result<String, String>>,
+    pub status: Option<crate::session::Status>,
 }
 
 impl ProfilerPanel {
@@ -102,15 +102,7 @@ impl ProfilerPanel {
                 commands.push(Command::ExportCsv(path));
             }
         });
-        match &self.status {
-            Some(Ok(m)) => {
-                ui.colored_label(colors::OK, m);
-            }
-            Some(Err(m)) => {
-                ui.colored_label(colors::ERROR, m);
-            }
-            None => {}
-        }
+        super::status_line(ui, self.status.as_ref());
 
         let reset_zoom = std::mem::take(&mut self.reset_zoom);
         let prefs = &self.prefs;

@@ -15,9 +15,18 @@ pub(super) const MAX_RECENT: usize = 10;
 struct Entry {
     path: PathBuf,
     /// Name and description (a lesson's title and summary), or why the file cannot be read.
-    info: Result<(String, String), String>,
+    info: Result<(String, String), Unreadable>,
     /// The group it is listed under.
     topic: &'static str,
+}
+
+/// Why a listed file cannot be read: its load error, which names the file and the line.
+#[derive(Debug, thiserror::Error)]
+enum Unreadable {
+    #[error(transparent)]
+    Scene(Box<crate::scene::SceneError>),
+    #[error(transparent)]
+    Lesson(Box<crate::lesson::LessonError>),
 }
 
 /// The group the lessons are listed under, above the scenes' topics.
@@ -220,7 +229,7 @@ impl ScenePanel {
                         let hover = match &e.info {
                             Ok((_, desc)) if !desc.is_empty() => format!("{}\n\n{desc}", e.path.display()),
                             Ok(_) => e.path.display().to_string(),
-                            Err(msg) => msg.clone(),
+                            Err(e) => e.to_string(),
                         };
                         ui.horizontal_wrapped(|ui| {
                             let button = egui::Button::new(file_label(&e.path)).selected(is_current);
@@ -331,13 +340,14 @@ fn scan(dir: &Path, read: fn(&Path) -> Entry) -> Vec<Entry> {
 
 /// A scene file's entry: its name and description, under its topic.
 fn read_scene(path: &Path) -> Entry {
-    let info = Scene::load(path).map(|s| (s.name, s.description)).map_err(|e| e.to_string());
+    let info = Scene::load(path).map(|s| (s.name, s.description)).map_err(|e| Unreadable::Scene(Box::new(e)));
     Entry { path: path.to_path_buf(), info, topic: topic_of(path) }
 }
 
 /// A lesson file's entry: its title and summary, checked as opening it checks it.
 fn read_lesson(path: &Path) -> Entry {
-    let info = crate::app::load_lesson(path).map(|(l, _)| (l.title, l.summary)).map_err(|e| e.to_string());
+    let info =
+        crate::app::load_lesson(path).map(|(l, _)| (l.title, l.summary)).map_err(|e| Unreadable::Lesson(Box::new(e)));
     Entry { path: path.to_path_buf(), info, topic: LESSONS }
 }
 
@@ -346,7 +356,7 @@ fn read_lesson(path: &Path) -> Entry {
 fn lesson_row(ui: &mut Ui, e: &Entry, commands: &mut Vec<Command>) {
     let (title, hover) = match &e.info {
         Ok((title, summary)) => (title.clone(), format!("{}\n\n{summary}", e.path.display())),
-        Err(msg) => (file_label(&e.path), msg.clone()),
+        Err(why) => (file_label(&e.path), why.to_string()),
     };
     ui.horizontal_wrapped(|ui| {
         if ui.button(format!("📖 {title}")).on_hover_text(&hover).clicked() {

@@ -40,9 +40,8 @@ impl Axis {
     pub fn set_field(&mut self, field: &str) {
         if let Some(all) = choices(field) {
             self.values = all.join(", ");
-        } else if let Some(&(_, lo, hi, log, smallest)) = super::settings::RANGES.iter().find(|r| r.0 == field) {
-            let lo = if log && lo <= 0.0 { smallest } else { lo };
-            (self.from, self.to, self.geometric) = (format!("{lo}"), format!("{hi}"), log);
+        } else if let Some(r) = Settings::facts(field).and_then(|f| f.range) {
+            (self.from, self.to, self.geometric) = (format!("{}", r.positive_lo()), format!("{}", r.hi), r.log);
         }
         self.field = field.to_string();
     }
@@ -50,23 +49,7 @@ impl Axis {
 
 /// Every value of a setting that is a choice rather than a number (RON, as `--set` reads it).
 pub(super) fn choices(field: &str) -> Option<Vec<String>> {
-    use crate::broadphase::BroadPhaseKind;
-    use crate::ccd::CcdMode;
-    use crate::narrowphase::NarrowPhaseKind;
-    use crate::narrowphase::mesh::InternalEdges;
-    use crate::world::PositionCorrection;
-    fn names<T: serde::Serialize>(all: &[T]) -> Vec<String> {
-        all.iter().filter_map(|v| ron::to_string(v).ok()).collect()
-    }
-    Some(match field {
-        "ccd" => names(CcdMode::ALL),
-        "broad_phase" => names(BroadPhaseKind::ALL),
-        "narrow_phase" => names(NarrowPhaseKind::ALL),
-        "internal_edges" => names(InternalEdges::ALL),
-        "position_correction" => names(&[PositionCorrection::Soft, PositionCorrection::Baumgarte]),
-        "warm_starting" | "sleeping" => names(&[true, false]),
-        _ => return None,
-    })
+    Settings::choices(field)
 }
 
 /// A sweep running on background threads.
@@ -548,7 +531,7 @@ mod tests {
         assert_eq!((a.from.as_str(), a.to.as_str(), a.geometric), ("0", "1", false));
         // Every numeric field the sweep offers has a range.
         for f in sweep_fields().into_iter().filter(|f| choices(f).is_none()) {
-            let known = super::super::settings::RANGES.iter().any(|r| r.0 == f);
+            let known = Settings::facts(f).is_some_and(|f| f.range.is_some());
             assert!(known, "{f} has no range");
         }
     }

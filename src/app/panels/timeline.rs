@@ -150,15 +150,7 @@ impl TimelinePanel {
                     }
                 }
             }
-            match &sim.record.status {
-                Some(Ok(m)) => {
-                    ui.colored_label(colors::OK, m);
-                }
-                Some(Err(m)) => {
-                    ui.colored_label(colors::ERROR, m);
-                }
-                None => {}
-            }
+            super::status_line(ui, sim.record.status.as_ref());
         });
         if let Some(review) = &sim.record.review {
             self.review_ui(ui, sim, review, &mut out);

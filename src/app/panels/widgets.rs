@@ -27,3 +27,19 @@ pub(crate) fn combo<T: Copy + PartialEq + std::fmt::Debug>(
         })
         .response
 }
+
+/// A combo box over a setting's choices, named after their Rust names.
+pub(crate) fn combo_names(ui: &mut Ui, id: &str, choice: &mut dyn crate::settings::Choice) -> Response {
+    let names = choice.names();
+    let mut selected = choice.selected();
+    let r = egui::ComboBox::from_id_salt(id)
+        .selected_text(humanize(&names[selected]))
+        .show_ui(ui, |ui| {
+            for (i, n) in names.iter().enumerate() {
+                ui.selectable_value(&mut selected, i, humanize(n));
+            }
+        })
+        .response;
+    choice.select(selected);
+    r
+}

@@ -5,10 +5,10 @@ use super::{SPEED_RANGE, Simulation};
 use crate::dynamics::Body;
 use crate::record::{Action, Recording};
 use crate::scene::{BodyDesc, Scene};
-use crate::session::SessionError;
 use crate::session::timeline::{
     KEYFRAME_INTERVAL, Partner, RecordCommand, RecordState, Review, Tape, changed_settings, split_engine,
 };
+use crate::session::{SessionError, Status};
 use crate::world::Settings;
 use std::path::Path;
 
@@ -41,7 +41,7 @@ impl Simulation {
             r.attached = false;
         }
         self.record.tape = Some(Tape::new(&scene, &self.world, KEYFRAME_INTERVAL));
-        self.record.status = Some(Ok(if pristine {
+        self.record.status = Some(Status::Done(if pristine {
             "Recording from the scene's start".into()
         } else {
             "Recording from the current state (now step 0)".into()
@@ -60,7 +60,7 @@ impl Simulation {
         review.fork_from = fork_from;
         review.attached = review.follows(&self.world);
         self.record.review = Some(review);
-        self.record.status = Some(Ok(format!("Recorded {n} steps: scrub the timeline, or save it")));
+        self.record.status = Some(Status::Done(format!("Recorded {n} steps: scrub the timeline, or save it")));
     }
 
     /// The recording state to carry into a newly opened scene: a recording in progress stops
@@ -74,7 +74,7 @@ impl Simulation {
         state.side_by_side = false;
         if let Some(r) = &mut state.review {
             r.attached = false;
-            state.status = Some(Ok(format!(
+            state.status = Some(Status::Done(format!(
                 "{} kept on the timeline ({} steps): scrub it to go back to it, or save it",
                 if recording { "Recording stopped and" } else { "The recording is" },
                 r.steps()
@@ -87,7 +87,7 @@ impl Simulation {
     fn check_tape(&mut self) {
         if self.record.tape.as_ref().is_some_and(|t| !t.follows(&self.world)) {
             self.stop_recording();
-            self.record.status = Some(Err("Recording stopped: the world was reset or replaced".into()));
+            self.record.status = Some(Status::Failed("Recording stopped: the world was reset or replaced".into()));
         }
     }
 
@@ -111,7 +111,7 @@ impl Simulation {
             return;
         }
         if let Err(e) = self.user_action(Action::Settings(settings)) {
-            self.record.status = Some(Err(e.to_string()));
+            self.record.status = Some(Status::failed(e));
         }
     }
 
@@ -121,7 +121,7 @@ impl Simulation {
             return self.world.add_body(body);
         }
         if let Err(e) = self.user_action(Action::AddBody(BodyDesc::from_body(&body))) {
-            self.record.status = Some(Err(e.to_string()));
+            self.record.status = Some(Status::failed(e));
         }
         self.world.bodies().len() - 1
     }
@@ -135,7 +135,7 @@ impl Simulation {
         }
         let action = Action::Velocity { body: i as u32, linvel: b.linvel, angvel: b.angvel };
         if let Err(e) = self.user_action(action) {
-            self.record.status = Some(Err(e.to_string()));
+            self.record.status = Some(Status::failed(e));
         }
     }
 
@@ -147,7 +147,7 @@ impl Simulation {
         let Some(b) = self.world.bodies().get(body) else { return };
         let action = Action::Velocity { body: body as u32, linvel: b.linvel, angvel: b.angvel };
         if let Err(e) = self.user_action(action) {
-            self.record.status = Some(Err(e.to_string()));
+            self.record.status = Some(Status::failed(e));
         }
     }
 
@@ -163,7 +163,7 @@ impl Simulation {
         } else if let Some(r) = self.record.review.as_mut().filter(|r| r.follows(&self.world)) {
             if r.cursor < r.steps() {
                 if let Err(e) = r.step(&mut self.world) {
-                    self.record.status = Some(Err(e.to_string()));
+                    self.record.status = Some(Status::failed(e));
                 }
             } else if self.playing && r.looping {
                 self.seek(0);
@@ -174,7 +174,7 @@ impl Simulation {
             } else {
                 r.attached = false;
                 self.world.step();
-                self.record.status = Some(Ok("Past the end of the recording: running live".into()));
+                self.record.status = Some(Status::Done("Past the end of the recording: running live".into()));
             }
         } else {
             self.world.step();
@@ -201,14 +201,15 @@ impl Simulation {
         self.world = world;
         self.drag = None;
         self.record.tape = Some(tape);
-        self.record.status = Some(Ok(format!("Forked at step {n}: B is the fork (recording), A replays the original")));
+        self.record.status =
+            Some(Status::Done(format!("Forked at step {n}: B is the fork (recording), A replays the original")));
         Ok(())
     }
 
     /// Moves the world to the reviewed recording's state after `step` steps.
     pub fn seek(&mut self, step: u64) {
         if self.record.tape.is_some() {
-            self.record.status = Some(Err("Stop recording to scrub the timeline".into()));
+            self.record.status = Some(Status::Failed("Stop recording to scrub the timeline".into()));
             return;
         }
         let Some(r) = &mut self.record.review else { return };
@@ -218,7 +219,7 @@ impl Simulation {
                 self.drag = None;
                 self.record.partner = None;
             }
-            Err(e) => self.record.status = Some(Err(e.to_string())),
+            Err(e) => self.record.status = Some(Status::failed(e)),
         }
     }
 
@@ -229,7 +230,7 @@ impl Simulation {
                 if self.is_recording() {
                     self.stop_recording();
                 } else if let Err(e) = self.start_recording() {
-                    self.record.status = Some(Err(e.to_string()));
+                    self.record.status = Some(Status::failed(e));
                 }
             }
             RecordCommand::Save(p) => self.save_recording(&p),
@@ -253,17 +254,17 @@ impl Simulation {
             RecordCommand::SetSpeed(s) => self.speed = s.clamp(*SPEED_RANGE.start(), *SPEED_RANGE.end()),
             RecordCommand::Fork => {
                 if let Err(e) = self.fork() {
-                    self.record.status = Some(Err(e.to_string()));
+                    self.record.status = Some(Status::failed(e));
                 }
             }
             RecordCommand::StartAb { from_start } => {
                 if let Err(e) = self.start_ab(from_start) {
-                    self.record.status = Some(Err(e.to_string()));
+                    self.record.status = Some(Status::failed(e));
                 }
             }
             RecordCommand::StartAbRapier { from_start } => {
                 if let Err(e) = self.start_ab_rapier(from_start) {
-                    self.record.status = Some(Err(e.to_string()));
+                    self.record.status = Some(Status::failed(e));
                 }
             }
             RecordCommand::CloseAb => {
@@ -275,12 +276,13 @@ impl Simulation {
             RecordCommand::SideBySide(on) => self.record.side_by_side = on,
             RecordCommand::PartnerSettings(s) => match (s.validate(), &mut self.record.partner) {
                 (Ok(()), Some(p)) => p.set_settings(*s),
-                (Err(e), _) => self.record.status = Some(Err(e.to_string())),
+                (Err(e), _) => self.record.status = Some(Status::failed(e)),
                 _ => {}
             },
             RecordCommand::Show { recording, events, initial_hash, name } => {
                 if self.record.tape.is_some() {
-                    self.record.status = Some(Err("Stop recording to put another run on the timeline".into()));
+                    self.record.status =
+                        Some(Status::Failed("Stop recording to put another run on the timeline".into()));
                     return;
                 }
                 let n = recording.steps();
@@ -289,7 +291,7 @@ impl Simulation {
                 self.record.review = Some(review);
                 self.record.partner = None;
                 self.record.side_by_side = false;
-                self.record.status = Some(Ok(format!("{name} ({n} steps) is on the timeline")));
+                self.record.status = Some(Status::Done(format!("{name} ({n} steps) is on the timeline")));
             }
             RecordCommand::CloseReview => {
                 self.record.review = None;
@@ -315,7 +317,7 @@ impl Simulation {
             if let Some(p) = &mut self.record.partner {
                 p.set_settings(a);
             }
-            self.record.status = Some(Ok(
+            self.record.status = Some(Status::Done(
                 "A/B from the start: A is Collidoscope (the app's world), B is rapier3d on the same scene".into(),
             ));
             return Ok(());
@@ -325,7 +327,7 @@ impl Simulation {
         self.start_ab(true)?;
         self.user_settings(b);
         let what: Vec<String> = changes.iter().map(|(f, v)| format!("{f} = {v}")).collect();
-        self.record.status = Some(Ok(format!("A/B from the start: B has {}", what.join(", "))));
+        self.record.status = Some(Status::Done(format!("A/B from the start: B has {}", what.join(", "))));
         Ok(())
     }
 
@@ -343,12 +345,12 @@ impl Simulation {
             self.drag = None;
             self.record.partner = Some(Partner::beside(a, &self.world));
             self.record.side_by_side = true;
-            self.record.status = Some(Ok("A/B: change B's settings; both step together".into()));
+            self.record.status = Some(Status::Done("A/B: change B's settings; both step together".into()));
             return Ok(());
         }
         self.record.partner = Some(Partner::copy_of(&self.world));
         self.record.side_by_side = true;
-        self.record.status = Some(Ok("A/B: change B's settings; both step together".into()));
+        self.record.status = Some(Status::Done("A/B: change B's settings; both step together".into()));
         Ok(())
     }
 
@@ -359,8 +361,9 @@ impl Simulation {
         {
             self.start_ab(from_start)?;
             self.record.partner = Some(Partner::rapier_of(&self.world));
-            self.record.status =
-                Some(Ok("A/B: A is Collidoscope (the app's world), B is rapier3d; both step together".into()));
+            self.record.status = Some(Status::Done(
+                "A/B: A is Collidoscope (the app's world), B is rapier3d; both step together".into(),
+            ));
             Ok(())
         }
         #[cfg(not(feature = "rapier"))]
@@ -393,7 +396,7 @@ impl Simulation {
                 p.measure(&self.world);
             }
         }
-        self.record.status = Some(Ok("A/B reset: both worlds back at its start, still in lockstep".into()));
+        self.record.status = Some(Status::Done("A/B reset: both worlds back at its start, still in lockstep".into()));
         Ok(())
     }
 
@@ -406,7 +409,7 @@ impl Simulation {
                 self.drag = None;
             }
             None => {
-                self.record.status = Some(Err(if p.is_rapier() {
+                self.record.status = Some(Status::Failed(if p.is_rapier() {
                     "Back is not available with rapier3d on the B side: R starts both over".into()
                 } else {
                     "No earlier step of the A/B is kept: R starts both over".into()
@@ -422,17 +425,18 @@ impl Simulation {
             (None, Some(r)) => Some(&r.recording),
             _ => None,
         };
-        let saved = match rec {
-            None => Err("Nothing to save: record first".into()),
-            Some(rec) => rec.save(path).map(|()| rec.steps()).map_err(|e| e.to_string()),
+        let Some(rec) = rec else {
+            self.record.status = Some(Status::Failed("Nothing to save: record first".into()));
+            return;
         };
+        let saved = rec.save(path).map(|()| rec.steps());
         if saved.is_ok()
             && self.record.tape.is_none()
             && let Some(r) = &mut self.record.review
         {
             r.name = crate::session::file_label(path);
         }
-        self.record.status = Some(saved.map(|n| format!("Saved {n} steps to {}", path.display())));
+        self.record.status = Some(Status::of(saved, |n| format!("Saved {n} steps to {}", path.display())));
     }
 
     /// Opens a recording onto the timeline, at step 0. On error the current state stays and the
@@ -455,11 +459,11 @@ impl Simulation {
                 self.drag = None;
                 self.history.clear();
                 self.record.status = Some(match problem {
-                    None => Ok(format!("Opened {} ({n} steps)", path.display())),
-                    Some(p) => Err(format!("{}: {p}", path.display())),
+                    None => Status::Done(format!("Opened {} ({n} steps)", path.display())),
+                    Some(p) => Status::Failed(format!("{}: {p}", path.display())),
                 });
             }
-            Err(e) => self.record.status = Some(Err(e.to_string())),
+            Err(e) => self.record.status = Some(Status::failed(e)),
         }
     }
 
@@ -471,9 +475,8 @@ impl Simulation {
             _ => None,
         };
         self.record.status = Some(match result {
-            None => Err("Nothing to verify: record or open a recording first".into()),
-            Some(Ok(n)) => Ok(format!("verified {n} steps")),
-            Some(Err(d)) => Err(d.to_string()),
+            None => Status::Failed("Nothing to verify: record or open a recording first".into()),
+            Some(verified) => Status::of(verified, |n| format!("verified {n} steps")),
         });
     }
 }

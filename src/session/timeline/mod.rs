@@ -30,7 +30,7 @@ pub struct RecordState {
     /// Show A and B side by side while there is a partner.
     pub side_by_side: bool,
     /// The outcome of the last recording command, shown in the timeline.
-    pub status: Option<Result<String, String>>,
+    pub status: Option<crate::session::Status>,
 }
 
 /// What the timeline and comparison panels ask of the simulation.

@@ -5,7 +5,7 @@ use crate::BodyKind;
 use crate::math::Vec3;
 use crate::record::{Action, Divergence};
 use crate::scene::{BodyDesc, Rotation, Scene, ShapeDesc};
-use crate::session::Simulation;
+use crate::session::{Simulation, Status};
 
 /// A floor, three boxes dropped onto it at angles, and a sphere rolling into them.
 fn scene() -> Scene {
@@ -66,7 +66,7 @@ fn a_recording_made_in_the_app_verifies_and_holds_every_action() {
     // One wake when grabbed, then the spring's velocities on each of the 18 held steps.
     assert_eq!(kinds(|a| matches!(a, Action::Velocity { body: 2, .. })), 19);
     sim.verify_recording();
-    assert_eq!(sim.record.status, Some(Ok("verified 50 steps".into())));
+    assert_eq!(sim.record.status, Some(Status::Done("verified 50 steps".into())));
 
     // The drags matter: without them the replay leaves the recording where the first one was.
     let mut edited = (*rec).clone();
@@ -99,7 +99,7 @@ fn scrubbing_back_reproduces_the_recorded_hash_and_playback_follows_the_recordin
     }
     assert!(sim.record.review.as_ref().unwrap().follows(&sim.world));
     assert!(sim.record.tape.is_none(), "replaying records nothing");
-    assert!(sim.record.status.as_ref().is_none_or(|s| s.is_ok()), "{:?}", sim.record.status);
+    assert!(sim.record.status.as_ref().is_none_or(|s| s.is_done()), "{:?}", sim.record.status);
 
     // At the end playback stops, or starts over when looping.
     sim.seek(129);
@@ -188,11 +188,11 @@ fn saved_recordings_open_and_broken_ones_keep_the_state() {
     let path = dir.join("run.ron");
     let mut sim = recorded(20);
     sim.save_recording(&path);
-    assert!(matches!(&sim.record.status, Some(Ok(m)) if m.contains("20 steps")), "{:?}", sim.record.status);
+    assert!(matches!(&sim.record.status, Some(Status::Done(m)) if m.contains("20 steps")), "{:?}", sim.record.status);
 
     let mut other = Simulation::new(Scene::default(), None).unwrap();
     other.open_recording(&path);
-    assert_eq!(other.record.status, Some(Ok(format!("Opened {} (20 steps)", path.display()))));
+    assert_eq!(other.record.status, Some(Status::Done(format!("Opened {} (20 steps)", path.display()))));
     let r = other.record.review.as_ref().unwrap();
     assert_eq!((r.cursor, other.world.step_count()), (0, 0));
     assert!(r.events.iter().any(|e| e.kind == crate::record::EventKind::NewContact));
@@ -203,7 +203,7 @@ fn saved_recordings_open_and_broken_ones_keep_the_state() {
     std::fs::write(&broken, &text[..text.len() / 3]).unwrap();
     let before = other.world.hash();
     other.open_recording(&broken);
-    let Some(Err(e)) = &other.record.status else { panic!("{:?}", other.record.status) };
+    let Some(Status::Failed(e)) = &other.record.status else { panic!("{:?}", other.record.status) };
     assert!(e.starts_with(&format!("{}:", broken.display())), "names the file: {e}");
     assert!(e.split(':').nth(1).is_some_and(|l| l.parse::<usize>().is_ok()), "and the line: {e}");
     assert_eq!(other.world.hash(), before);
@@ -221,7 +221,7 @@ fn a_reset_while_recording_stops_the_recording() {
     sim.reset().unwrap();
     sim.step_once();
     assert!(!sim.is_recording());
-    assert!(matches!(&sim.record.status, Some(Err(m)) if m.contains("reset")));
+    assert!(matches!(&sim.record.status, Some(Status::Failed(m)) if m.contains("reset")));
     assert_eq!(sim.record.review.as_ref().unwrap().steps(), 10);
     assert_eq!(sim.record.review.as_ref().unwrap().recording.verify(), Ok(10));
 }
@@ -261,7 +261,7 @@ fn opening_a_scene_while_recording_keeps_the_recording_on_the_timeline() {
     assert!(!sim.is_recording());
     assert_eq!(sim.world.step_count(), 0);
     assert_eq!(sim.world.bodies().len(), Scene::default().build().unwrap().bodies().len(), "the new scene is open");
-    assert!(matches!(&sim.record.status, Some(Ok(m)) if m.contains("12 steps")), "{:?}", sim.record.status);
+    assert!(matches!(&sim.record.status, Some(Status::Done(m)) if m.contains("12 steps")), "{:?}", sim.record.status);
     let review = sim.record.review.as_ref().unwrap();
     assert_eq!(review.steps(), 12);
     assert!(!review.follows(&sim.world), "the new world is not the recording's");

@@ -141,6 +141,24 @@ fn controls_that_do_nothing_under_the_current_choice_are_disabled() {
     });
     assert!(!disabled(&h, "Grid cell size"), "the grid uses it");
     assert!(!disabled(&h, "CCD speed threshold"), "Toi uses it");
+    // Position correction: each mode's own parameters.
+    assert!(disabled(&h, "Baumgarte factor"), "Soft ignores the Baumgarte factor");
+    assert!(!disabled(&h, "Contact hertz") && !disabled(&h, "Damping ratio"));
+    set(&mut h, &|s| s.position_correction = collidoscope::world::PositionCorrection::Baumgarte);
+    assert!(!disabled(&h, "Baumgarte factor"));
+    assert!(disabled(&h, "Contact hertz") && disabled(&h, "Damping ratio"), "Baumgarte ignores the spring");
+    // The body-pair cache is kept only with warm starting; the sleep thresholds only while sleeping.
+    assert!(!disabled(&h, "Pair cache distance") && !disabled(&h, "Sleep speed") && !disabled(&h, "Sleep time"));
+    set(&mut h, &|s| {
+        s.warm_starting = false;
+        s.sleeping = false;
+    });
+    assert!(disabled(&h, "Pair cache distance"), "no pair cache without warm starting");
+    assert!(disabled(&h, "Sleep speed") && disabled(&h, "Sleep time"), "sleeping is off");
+    // Every row the panel shows is a setting's, under its label from the settings' facts.
+    for f in collidoscope::settings::Settings::FACTS {
+        assert!(h.query_all_by_label(f.label).next().is_some(), "no row for {} ({})", f.name, f.label);
+    }
 }
 
 #[test]
