@@ -166,6 +166,12 @@ settings! {
     /// Damping ratio of soft contacts.
     #[serde(deserialize_with = "de::non_negative")]
     damping_ratio: Real = 10.0,
+    /// Stiffness of joints' position correction, Hz (at most a quarter of the substep rate).
+    #[serde(deserialize_with = "de::positive")]
+    joint_hertz: Real = 60.0,
+    /// Damping ratio of joints' position correction.
+    #[serde(deserialize_with = "de::non_negative")]
+    joint_damping_ratio: Real = 2.0,
     /// Fastest push-out velocity of position correction, m/s.
     #[serde(deserialize_with = "de::positive")]
     max_correction_velocity: Real = 3.0,
