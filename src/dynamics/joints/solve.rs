@@ -320,7 +320,7 @@ impl JointSolver {
     /// One pass over the rows, with position correction when `bias`.
     pub(crate) fn solve(&self, joints: &mut [JointState], states: &mut [BodyState], dq: &impl Fn(usize) -> Quat, bias: bool) {
         let Some(soft_bias) = self.soft else { return };
-        let soft = if bias { Soft { mass_scale: 1.0, impulse_scale: 0.0, ..soft_bias } } else { Soft::RIGID };
+        let soft = if bias { soft_bias } else { Soft::RIGID };
         let inv_h = 1.0 / self.h;
         for p in &self.rows {
             let s = &mut joints[p.index];
