@@ -2,8 +2,8 @@
 //! the conversion to the engine's joints, and the chain and ragdoll generators' joints.
 
 use super::schema::{BodyDesc, Rotation, ShapeDesc};
-use crate::dynamics::joints::{DistanceMode, Joint, JointKind, Motor, joint_label};
 use crate::dynamics::Material;
+use crate::dynamics::joints::{DistanceMode, Joint, JointKind, Motor, joint_label};
 use crate::math::{Pose, Quat, Real, Vec3};
 use serde::{Deserialize, Serialize};
 
@@ -205,7 +205,9 @@ impl JointDesc {
                     let mut found = names.iter().enumerate().filter(|(_, m)| **m == Some(n.as_str()));
                     match (found.next(), found.next()) {
                         (Some((i, _)), None) => Ok(Some(i as u32)),
-                        (None, _) => Err((field.into(), format!("joint {label} names body \"{n}\", which no body is called"))),
+                        (None, _) => {
+                            Err((field.into(), format!("joint {label} names body \"{n}\", which no body is called")))
+                        }
                         (Some(_), Some(_)) => Err((
                             field.into(),
                             format!("joint {label} names body \"{n}\", which more than one body is called"),
@@ -223,7 +225,8 @@ impl JointDesc {
         let world_anchor = pa.transform_point(self.anchor_a);
         let anchor_b = self.anchor_b.unwrap_or_else(|| pb.inverse_transform_point(world_anchor));
         let axis_a = self.axis_a;
-        let axis_b = self.axis_b.unwrap_or_else(|| pb.rotation.conjugate() * (pa.rotation * axis_a.normalize_or_zero()));
+        let axis_b =
+            self.axis_b.unwrap_or_else(|| pb.rotation.conjugate() * (pa.rotation * axis_a.normalize_or_zero()));
         let rest = match &self.rest {
             Some(r) => {
                 r.validate().map_err(|e| ("rest".to_string(), format!("joint {label}: {e}")))?;
@@ -309,7 +312,7 @@ pub(super) fn chain(c: &ChainParams, first: u32, bodies: &mut Vec<BodyDesc>, joi
     let (top, bottom) = (Vec3::new(0.0, -half, 0.0), Vec3::new(0.0, half, 0.0));
     for k in 0..c.links {
         let mut b = BodyDesc::new(shape.clone(), c.origin + dir * (half + k as Real * c.link_length));
-        b.rotation = rotation.clone();
+        b.rotation = rotation;
         b.material = c.material;
         bodies.push(b);
         let i = first + k;
@@ -331,14 +334,11 @@ pub(super) fn chain(c: &ChainParams, first: u32, bodies: &mut Vec<BodyDesc>, joi
             ShapeDesc::Sphere { radius: c.end_radius },
             c.origin + dir * (c.links as Real * c.link_length + c.end_radius),
         );
-        b.material = Material {
-            density: c.material.density * c.end_mass_ratio * link_volume / ball_volume,
-            ..c.material
-        };
+        b.material =
+            Material { density: c.material.density * c.end_mass_ratio * link_volume / ball_volume, ..c.material };
         bodies.push(b);
         let last = first + c.links - 1;
-        let mut j =
-            JointDesc::new(JointKindDesc::Ball { cone: None, twist: None }, Some(last), Some(last + 1), bottom);
+        let mut j = JointDesc::new(JointKindDesc::Ball { cone: None, twist: None }, Some(last), Some(last + 1), bottom);
         // The ball is not turned: its anchor is on its surface, towards the chain.
         j.anchor_b = Some(-dir * c.end_radius);
         joints.push(j);
@@ -354,24 +354,31 @@ pub(super) fn chain_count(links: u32, end_radius: Real) -> u128 {
 /// a 1.8 m person: hips, belly, chest, head, upper and lower arms and legs; ball joints with
 /// cones at the neck, shoulders and hips, hinges with limits at the elbows and knees, the spine
 /// in two ball joints with small cones.
-pub(super) fn ragdoll(origin: Vec3, scale: Real, material: Material, first: u32, bodies: &mut Vec<BodyDesc>, joints: &mut Vec<JointDesc>) {
+pub(super) fn ragdoll(
+    origin: Vec3,
+    scale: Real,
+    material: Material,
+    first: u32,
+    bodies: &mut Vec<BodyDesc>,
+    joints: &mut Vec<JointDesc>,
+) {
     let s = scale;
     let capsule = |h: Real, r: Real| ShapeDesc::Capsule { half_height: h * s, radius: r * s };
     let cuboid = |x: Real, y: Real, z: Real| ShapeDesc::Cuboid { half_extents: Vec3::new(x, y, z) * s };
     // (shape, centre above the feet), in the order of the indices below.
     let parts = [
-        (cuboid(0.15, 0.1, 0.1), Vec3::new(0.0, 0.95, 0.0)),      // 0 hips
-        (cuboid(0.14, 0.1, 0.09), Vec3::new(0.0, 1.15, 0.0)),     // 1 belly
-        (cuboid(0.18, 0.13, 0.1), Vec3::new(0.0, 1.39, 0.0)),     // 2 chest
+        (cuboid(0.15, 0.1, 0.1), Vec3::new(0.0, 0.95, 0.0)),  // 0 hips
+        (cuboid(0.14, 0.1, 0.09), Vec3::new(0.0, 1.15, 0.0)), // 1 belly
+        (cuboid(0.18, 0.13, 0.1), Vec3::new(0.0, 1.39, 0.0)), // 2 chest
         (ShapeDesc::Sphere { radius: 0.11 * s }, Vec3::new(0.0, 1.67, 0.0)), // 3 head
-        (capsule(0.1, 0.06), Vec3::new(-0.1, 0.7, 0.0)),          // 4 left thigh
-        (capsule(0.1, 0.05), Vec3::new(-0.1, 0.3, 0.0)),          // 5 left shin
-        (capsule(0.1, 0.06), Vec3::new(0.1, 0.7, 0.0)),           // 6 right thigh
-        (capsule(0.1, 0.05), Vec3::new(0.1, 0.3, 0.0)),           // 7 right shin
-        (capsule(0.08, 0.045), Vec3::new(-0.26, 1.35, 0.0)),      // 8 left upper arm
-        (capsule(0.08, 0.04), Vec3::new(-0.26, 1.05, 0.0)),       // 9 left forearm
-        (capsule(0.08, 0.045), Vec3::new(0.26, 1.35, 0.0)),       // 10 right upper arm
-        (capsule(0.08, 0.04), Vec3::new(0.26, 1.05, 0.0)),        // 11 right forearm
+        (capsule(0.1, 0.06), Vec3::new(-0.1, 0.7, 0.0)),      // 4 left thigh
+        (capsule(0.1, 0.05), Vec3::new(-0.1, 0.3, 0.0)),      // 5 left shin
+        (capsule(0.1, 0.06), Vec3::new(0.1, 0.7, 0.0)),       // 6 right thigh
+        (capsule(0.1, 0.05), Vec3::new(0.1, 0.3, 0.0)),       // 7 right shin
+        (capsule(0.08, 0.045), Vec3::new(-0.26, 1.35, 0.0)),  // 8 left upper arm
+        (capsule(0.08, 0.04), Vec3::new(-0.26, 1.05, 0.0)),   // 9 left forearm
+        (capsule(0.08, 0.045), Vec3::new(0.26, 1.35, 0.0)),   // 10 right upper arm
+        (capsule(0.08, 0.04), Vec3::new(0.26, 1.05, 0.0)),    // 11 right forearm
     ];
     for (shape, at) in &parts {
         let mut b = BodyDesc::new(shape.clone(), origin + *at * s);

@@ -8,8 +8,8 @@ mod schema;
 
 pub use crate::rng::SplitMix64;
 pub use error::{Problem, SceneError, ShapeError, one_line};
-pub use joints::{BodyRef, JointDesc, JointKindDesc, MotorDesc};
 pub use generate::MAX_BODIES;
+pub use joints::{BodyRef, JointDesc, JointKindDesc, MotorDesc};
 pub use schema::{
     BodyDesc, CameraDesc, ChildDesc, Decomposition, Generator, Lesson, Rotation, RotationError, SCENE_VERSION, Scene,
     ShapeDesc,

@@ -41,8 +41,8 @@ pub use snapshot::{BodySnapshot, PairSnapshot, Snapshot, SnapshotError, WarmEntr
 use crate::broadphase::{self, BroadPhase, BroadPhaseParams};
 use crate::ccd::{self, CcdMode, CcdSweep, ToiEvent};
 use crate::contacts::NarrowInput;
-use crate::dynamics::solver::{CachedImpulse, Contact, Solver, StepContext};
 use crate::dynamics::joints::{Joint, JointError, JointReport, JointState, Joints};
+use crate::dynamics::solver::{CachedImpulse, Contact, Solver, StepContext};
 use crate::dynamics::{Body, BodyKind, Rotations};
 use crate::geometry::{Aabb, Ray, RayHit, Shape};
 use crate::math::{Pose, Real};

@@ -298,7 +298,8 @@ impl World {
         if let Some(k) = snap.joints.iter().position(|j| !j.is_finite()) {
             return Err(SnapshotError::JointImpulse(k));
         }
-        let missing = |j: &crate::dynamics::joints::Joint| [j.a, j.b].iter().flatten().any(|&b| b as usize >= bodies.len());
+        let missing =
+            |j: &crate::dynamics::joints::Joint| [j.a, j.b].iter().flatten().any(|&b| b as usize >= bodies.len());
         if let Some(k) = self.joints.list().iter().position(missing) {
             return Err(SnapshotError::JointBody(k));
         }

@@ -192,7 +192,8 @@ impl Joint {
     /// springs non-negative; and its bodies against a world of `bodies` bodies. `index` names it.
     pub fn check(&self, index: usize, bodies: usize) -> Result<(), JointError> {
         let joint = joint_label(index, self.name.as_deref());
-        let invalid = |field: &'static str, message: String| JointError::Invalid { joint: joint.clone(), field, message };
+        let invalid =
+            |field: &'static str, message: String| JointError::Invalid { joint: joint.clone(), field, message };
         for (field, side) in [("a", self.a), ("b", self.b)] {
             if let Some(body) = side.filter(|&i| i as usize >= bodies) {
                 return Err(JointError::UnknownBody { joint: joint.clone(), field, body, count: bodies });
@@ -200,7 +201,10 @@ impl Joint {
         }
         match (self.a, self.b) {
             (None, None) => {
-                return Err(JointError::SameBody { joint, what: "both sides are the world: name at least one body".into() });
+                return Err(JointError::SameBody {
+                    joint,
+                    what: "both sides are the world: name at least one body".into(),
+                });
             }
             (Some(a), Some(b)) if a == b => {
                 return Err(JointError::SameBody { joint, what: format!("body {a} is jointed to itself") });
@@ -309,10 +313,10 @@ impl Joints {
 
     /// Adds a checked joint.
     pub fn push(&mut self, joint: Joint) {
-        if let Some(p) = joint.pair().filter(|_| !joint.collide) {
-            if let Err(at) = self.no_collide.binary_search(&p) {
-                self.no_collide.insert(at, p);
-            }
+        if let Some(p) = joint.pair().filter(|_| !joint.collide)
+            && let Err(at) = self.no_collide.binary_search(&p)
+        {
+            self.no_collide.insert(at, p);
         }
         self.list.push(joint);
         self.state.push(JointState::default());

@@ -91,7 +91,9 @@ impl Joint {
                 };
                 (x, d.length(), beyond, limit)
             }
-            JointKind::Hinge { limits, .. } => (twist_angle(err, axis), d.length(), apart, on(twist_angle(err, axis), limits)),
+            JointKind::Hinge { limits, .. } => {
+                (twist_angle(err, axis), d.length(), apart, on(twist_angle(err, axis), limits))
+            }
             JointKind::Prismatic { limits, .. } => {
                 let x = d.dot(axis);
                 (x, (d - x * axis).length(), whole, on(x, limits))

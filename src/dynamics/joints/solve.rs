@@ -190,7 +190,7 @@ fn rotation_error(q: Quat) -> Vec3 {
 
 /// A lower limit on a coordinate `c` ahead of it (`c ≥ 0` allowed) whose rate is `j`'s: a
 /// speculative row while apart, soft while past it. Keeps `acc ≥ 0`.
-fn limit(p: &Prepared, v: &mut Pair, j: Jac, c: Real, acc: &mut Real, soft: Soft, inv_h: Real, bias: bool) {
+fn limit(p: &Prepared, v: &mut Pair, j: Jac, c: Real, acc: &mut Real, (soft, inv_h, bias): (Soft, Real, bool)) {
     let k = j.k(p);
     if k <= 0.0 {
         return;
@@ -318,7 +318,13 @@ impl JointSolver {
     }
 
     /// One pass over the rows, with position correction when `bias`.
-    pub(crate) fn solve(&self, joints: &mut [JointState], states: &mut [BodyState], dq: &impl Fn(usize) -> Quat, bias: bool) {
+    pub(crate) fn solve(
+        &self,
+        joints: &mut [JointState],
+        states: &mut [BodyState],
+        dq: &impl Fn(usize) -> Quat,
+        bias: bool,
+    ) {
         let Some(soft_bias) = self.soft else { return };
         let soft = if bias { soft_bias } else { Soft::RIGID };
         let inv_h = 1.0 / self.h;
@@ -392,8 +398,8 @@ fn cone(p: &Prepared, n: &Now) -> Option<(Jac, Real)> {
 /// The limits on the axial coordinate `x` with rate `j`.
 fn limits(p: &Prepared, s: &mut JointState, v: &mut Pair, j: Jac, x: Real, range: (Real, Real), k: (Soft, Real, bool)) {
     let (soft, inv_h, bias) = k;
-    limit(p, v, j, x - range.0, &mut s.lower, soft, inv_h, bias);
-    limit(p, v, j.neg(), range.1 - x, &mut s.upper, soft, inv_h, bias);
+    limit(p, v, j, x - range.0, &mut s.lower, (soft, inv_h, bias));
+    limit(p, v, j.neg(), range.1 - x, &mut s.upper, (soft, inv_h, bias));
 }
 
 fn solve_one(p: &Prepared, s: &mut JointState, n: &Now, v: &mut Pair, k: (Soft, Soft, Real, bool), h: Real) {
@@ -408,7 +414,7 @@ fn solve_one(p: &Prepared, s: &mut JointState, n: &Now, v: &mut Pair, k: (Soft, 
                 limits(p, s, v, j, twist_angle(n.err, n.axis_a), range, (soft_bias, inv_h, bias));
             }
             if let (Some(_), Some((j, room))) = (c, cone(p, n)) {
-                limit(p, v, j, room, &mut s.cone, soft_bias, inv_h, bias);
+                limit(p, v, j, room, &mut s.cone, (soft_bias, inv_h, bias));
             }
             point(p, s, n, v, soft);
         }
@@ -460,7 +466,7 @@ fn solve_one(p: &Prepared, s: &mut JointState, n: &Now, v: &mut Pair, k: (Soft, 
                 DistanceMode::Rope => {
                     // The limit row's impulse pushes the length down: the negative of `acc`.
                     let mut pull = -acc;
-                    limit(p, v, j.neg(), -c, &mut pull, soft_bias, inv_h, bias);
+                    limit(p, v, j.neg(), -c, &mut pull, (soft_bias, inv_h, bias));
                     acc = -pull;
                 }
                 DistanceMode::Spring { stiffness, damping } => spring(p, v, j, c, &mut acc, (stiffness, damping), h),
@@ -510,7 +516,7 @@ fn hinge_align(p: &Prepared, s: &mut JointState, n: &Now, v: &mut Pair, soft: So
     let i = p.ia + p.ib;
     let (k11, k12, k22) = (t1.dot(i * t1), t1.dot(i * t2), t2.dot(i * t2));
     let det = k11 * k22 - k12 * k12;
-    if !(det.abs() > 1e-12) {
+    if det.abs() <= 1e-12 || det.is_nan() {
         return;
     }
     let e = n.axis_a.cross(n.axis_b);

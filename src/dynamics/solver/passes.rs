@@ -7,8 +7,8 @@
 use super::lanes::{States, W};
 use super::rows::{self, BodyState, PassParams};
 use super::{Body, CacheEntry, CachedImpulse, Contact, Motion, Solver, StepContext, WarmCache, prepare, wide};
-use crate::math::{Real, Vec3};
 use crate::dynamics::joints::JointState;
+use crate::math::{Real, Vec3};
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
 use crate::parallel::{self, Crew, Job, SharedMut};
 
@@ -84,7 +84,13 @@ impl Solver {
 
     /// Every substep's passes, then restitution: a sequence of jobs, each finished before the
     /// next starts, whose blocks the threads of `crew` share (one block per job without a crew).
-    pub(super) fn passes(&mut self, crew: Option<&Crew>, isa: wide::Isa, p: &StepContext, joint_states: &mut [JointState]) {
+    pub(super) fn passes(
+        &mut self,
+        crew: Option<&Crew>,
+        isa: wide::Isa,
+        p: &StepContext,
+        joint_states: &mut [JointState],
+    ) {
         let threads = parallel::threads(crew);
         let ranges = self.colour_ranges();
         let bodies = self.motion.len();

@@ -38,7 +38,8 @@ fn pendulum(settings: Settings, length: Real, angle: Real) -> World {
     let pivot = Vec3::new(0.0, 3.0, 0.0);
     let a = angle.to_radians();
     let at = pivot + length * Vec3::new(a.sin(), -a.cos(), 0.0);
-    let ball = w.add_body(Body::new(BodyKind::Dynamic, Shape::sphere(0.02), Pose::from_translation(at), frictionless()));
+    let ball =
+        w.add_body(Body::new(BodyKind::Dynamic, Shape::sphere(0.02), Pose::from_translation(at), frictionless()));
     let rod = JointKind::Distance { length, mode: DistanceMode::Rod };
     w.add_joint(to_world(rod, pivot, ball, Vec3::ZERO)).unwrap();
     w
@@ -144,7 +145,8 @@ fn hinge_motor_reaches_its_target_speed() {
 #[test]
 fn hinge_limit_holds_within_a_degree_against_motor_and_gravity() {
     // A motor pushing at its full 200 N·m against a ±30° limit, then a bar hanging on a limit.
-    let mut w = turntable(Some(Motor { speed: 5.0, max_force: 200.0 }), Some((-30f32.to_radians(), 30f32.to_radians())));
+    let mut w =
+        turntable(Some(Motor { speed: 5.0, max_force: 200.0 }), Some((-30f32.to_radians(), 30f32.to_radians())));
     let mut worst: Real = 0.0;
     for _ in 0..300 {
         w.step();
@@ -164,8 +166,13 @@ fn hinge_limit_holds_within_a_degree_against_motor_and_gravity() {
         Material::default(),
     ));
     let limits = Some((-10f32.to_radians(), 10f32.to_radians()));
-    w.add_joint(to_world(JointKind::Hinge { limits, motor: None }, Vec3::new(0.0, 2.0, 0.0), bar, Vec3::new(-0.5, 0.0, 0.0)))
-        .unwrap();
+    w.add_joint(to_world(
+        JointKind::Hinge { limits, motor: None },
+        Vec3::new(0.0, 2.0, 0.0),
+        bar,
+        Vec3::new(-0.5, 0.0, 0.0),
+    ))
+    .unwrap();
     let mut lowest: Real = 0.0;
     for _ in 0..600 {
         w.step();
@@ -235,7 +242,8 @@ fn rope_never_stretches_past_its_length() {
     // A slack rope does not pull: without gravity, a ball inside its reach stays put.
     let mut w = World::new(Settings { gravity: Vec3::ZERO, ..Settings::default() });
     let at = pivot + Vec3::new(0.5, 0.0, 0.0);
-    let ball = w.add_body(Body::new(BodyKind::Dynamic, Shape::sphere(0.078), Pose::from_translation(at), Material::default()));
+    let ball =
+        w.add_body(Body::new(BodyKind::Dynamic, Shape::sphere(0.078), Pose::from_translation(at), Material::default()));
     w.add_joint(to_world(JointKind::Distance { length: 1.0, mode: DistanceMode::Rope }, pivot, ball, Vec3::ZERO))
         .unwrap();
     for _ in 0..10 {
@@ -265,7 +273,11 @@ fn heavy_chain_stays_in_one_piece() {
         stretch = stretch.max((w.joint_report(links).anchor_b - origin).length() / length - 1.0);
         gap = (0..=links).map(|k| w.joint_report(k).linear_error).fold(gap, Real::max);
     }
-    println!("20-link chain, 10:1 ball, 10 s: largest stretch {:.3}%, widest joint gap {:.2} mm", stretch * 100.0, gap * 1e3);
+    println!(
+        "20-link chain, 10:1 ball, 10 s: largest stretch {:.3}%, widest joint gap {:.2} mm",
+        stretch * 100.0,
+        gap * 1e3
+    );
     assert!(stretch < 0.2, "stretched {:.3}%", stretch * 100.0);
     assert!(gap < 0.05, "a joint opened {gap} m");
 }

@@ -30,7 +30,9 @@ fn joints_name_bodies_by_name_or_index_and_the_world_by_leaving_a_side_out() {
     assert_eq!((j.a, j.b), (Some(0), Some(1)));
     // B's anchor and axis default to where A's start: the door's left edge, its y axis.
     assert!((j.anchor_b - collidoscope::math::Vec3::new(-0.5, 0.0, 0.0)).length() < 1e-6, "{}", j.anchor_b);
-    assert!(matches!(j.kind, JointKind::Hinge { limits: Some((lo, hi)), .. } if lo == 0.0 && (hi - 1.570_796_4).abs() < 1e-6));
+    assert!(
+        matches!(j.kind, JointKind::Hinge { limits: Some((lo, hi)), .. } if lo == 0.0 && (hi - 1.570_796_4).abs() < 1e-6)
+    );
     assert_eq!((w.joints()[1].a, w.joints()[1].b), (None, Some(2)));
 }
 
@@ -72,7 +74,10 @@ fn a_saved_world_keeps_its_joints_and_reloads_to_the_same_run() {
     let w2 = reloaded.build().unwrap();
     assert_eq!(w2.joints().len(), 1);
     let (a, b) = (&w.joints()[0], &w2.joints()[0]);
-    assert_eq!((a.a, a.b, a.anchor_a, a.anchor_b, a.axis_a, a.axis_b, a.rest), (b.a, b.b, b.anchor_a, b.anchor_b, b.axis_a, b.axis_b, b.rest));
+    assert_eq!(
+        (a.a, a.b, a.anchor_a, a.anchor_b, a.axis_a, a.axis_b, a.rest),
+        (b.a, b.b, b.anchor_a, b.anchor_b, b.axis_a, b.axis_b, b.rest)
+    );
     assert_eq!(w.joint_report(0).coordinate, w2.joint_report(0).coordinate);
 }
 
@@ -99,11 +104,8 @@ fn snapshots_carry_joint_impulses_so_a_restored_run_continues_bit_for_bit() {
 
 #[test]
 fn generators_make_a_chain_and_a_ragdoll_with_their_joints() {
-    let s = Scene::parse(
-        "(generators: [Chain(links: 5, end_radius: 0.05), Ragdoll(origin: (3, 0, 0))])",
-        "gen.ron",
-    )
-    .unwrap();
+    let s = Scene::parse("(generators: [Chain(links: 5, end_radius: 0.05), Ragdoll(origin: (3, 0, 0))])", "gen.ron")
+        .unwrap();
     let w = s.build().unwrap();
     assert_eq!(w.bodies().len(), 6 + 12);
     assert_eq!(w.joints().len(), 6 + 11);
