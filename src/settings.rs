@@ -79,12 +79,20 @@ pub enum Section {
     Algorithms,
     /// Islands falling asleep.
     Sleeping,
+    /// The soft constraints of joints.
+    Joints,
 }
 
 impl Section {
     /// Every section, in the panel's order.
-    pub const ALL: &'static [Section] =
-        &[Section::Time, Section::Contacts, Section::Materials, Section::Algorithms, Section::Sleeping];
+    pub const ALL: &'static [Section] = &[
+        Section::Time,
+        Section::Contacts,
+        Section::Joints,
+        Section::Materials,
+        Section::Algorithms,
+        Section::Sleeping,
+    ];
 
     /// The section's heading.
     pub fn title(self) -> &'static str {
@@ -94,6 +102,7 @@ impl Section {
             Section::Materials => "Materials (every body)",
             Section::Algorithms => "Algorithms",
             Section::Sleeping => "Sleeping",
+            Section::Joints => "Joints",
         }
     }
 }
@@ -499,6 +508,20 @@ Too large: above about a quarter of the substep rate (1 / (4·dt/substeps)) the 
         .help("Damping of soft contacts (Soft correction only); 1 is critical damping.\n\
 Too small: contacts ring and bodies bob on each other.\n\
 Too large: push-out becomes slow and sluggish (the default is strongly over-damped on purpose)."),
+    /// Stiffness of joints' position correction, Hz (at most a quarter of the substep rate).
+    #[serde(deserialize_with = "de::positive")]
+    joint_hertz: Real = 60.0;
+    Facts::new("Joint stiffness", Section::Joints).unit("Hz").log(1.0, 500.0, 0.0)
+        .help("How hard joints pull their bodies back together (the spring of the soft step, Hz; the solver uses at most a quarter of the substep rate).\n\
+Too small: chains stretch and hinges sag under load.\n\
+Too large: no stiffer than a quarter of the substep rate; raise substeps for stiffer joints."),
+    /// Damping ratio of joints' position correction.
+    #[serde(deserialize_with = "de::non_negative")]
+    joint_damping_ratio: Real = 2.0;
+    Facts::new("Joint damping ratio", Section::Joints).range(0.0, 20.0)
+        .help("Damping of joints' position correction; 1 is critical damping.\n\
+Too small: joints ring and chains bounce.\n\
+Too large: a stretched joint comes back slowly."),
     /// Fastest push-out velocity of position correction, m/s.
     #[serde(deserialize_with = "de::positive")]
     max_correction_velocity: Real = 3.0;
@@ -643,7 +666,7 @@ impl Settings {
             });
         }
         // Upper bounds far beyond any useful value, so that no product of them overflows.
-        let ranges: [(&str, Real, Real, Real, &str); 13] = [
+        let ranges: [(&str, Real, Real, Real, &str); 15] = [
             ("restitution_threshold", self.restitution_threshold, 0.0, 1e4, " m/s"),
             ("slop", self.slop, 0.0, 1.0, " m"),
             ("contact_epsilon", self.contact_epsilon, 0.0, 1.0, " m²"),
@@ -651,6 +674,8 @@ impl Settings {
             ("pair_cache_distance", self.pair_cache_distance, 0.0, 1.0, " m"),
             ("contact_hertz", self.contact_hertz, 1e-3, 1e4, " Hz"),
             ("damping_ratio", self.damping_ratio, 0.0, 1e4, ""),
+            ("joint_hertz", self.joint_hertz, 1e-3, 1e4, " Hz"),
+            ("joint_damping_ratio", self.joint_damping_ratio, 0.0, 1e4, ""),
             ("max_correction_velocity", self.max_correction_velocity, 1e-6, 1e4, " m/s"),
             ("grid_cell_size", self.grid_cell_size, 1e-3, 1e5, " m"),
             ("ccd_speed_threshold", self.ccd_speed_threshold, 1e-3, 1e6, " m/s"),

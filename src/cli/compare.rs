@@ -33,6 +33,14 @@ impl Stepper {
     pub fn new(engine: &str, world: World) -> Result<Stepper, CliError> {
         match engine {
             "collidoscope" => Ok(Stepper::Collidoscope(Box::new(world))),
+            // rapier3d would run the scene without its joints: refuse rather than compare unlike
+            // worlds.
+            #[cfg(feature = "rapier")]
+            "rapier" if !world.joints().is_empty() => Err(format!(
+                "the scene has {} joints, and joints are not mapped onto rapier3d: run it with --engine collidoscope",
+                world.joints().len()
+            )
+            .into()),
             #[cfg(feature = "rapier")]
             "rapier" => Ok(Stepper::Rapier(Box::new(collidoscope::peer::RapierWorld::from_world(&world)))),
             #[cfg(not(feature = "rapier"))]

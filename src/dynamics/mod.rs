@@ -1,6 +1,7 @@
-//! Bodies, the sequential-impulse contact solver and integration.
+//! Bodies, the sequential-impulse contact solver, joints and integration.
 
 mod body;
+pub mod joints;
 mod rotations;
 pub mod solver;
 

@@ -587,7 +587,7 @@ impl KeyframeDeltas {
             return Err(bad("end"));
         }
         *self = next;
-        Ok(Snapshot { step, settings, bodies, warm_cache, pair_cache })
+        Ok(Snapshot { step, settings, bodies, warm_cache, pair_cache, joints: Vec::new() })
     }
 }
 

@@ -15,6 +15,8 @@ pub(super) fn count(g: &Generator) -> u128 {
         Generator::Pyramid { base, .. } => (*base as u128) * (*base as u128 + 1) / 2,
         Generator::Grid { counts, .. } => counts.0 as u128 * counts.1 as u128 * counts.2 as u128,
         Generator::Rain { count, .. } => *count as u128,
+        Generator::Chain { links, end_radius, .. } => super::joints::chain_count(*links, *end_radius),
+        Generator::Ragdoll { .. } => super::joints::RAGDOLL_BODIES,
     }
 }
 
@@ -31,6 +33,8 @@ pub(super) enum GeneratorError {
     Crowded { count: u32, need: f64, have: f64 },
     #[error("the farthest body would be at {error}")]
     OutOfRange { field: &'static str, error: rules::ValueError },
+    #[error("the direction {0} has no length")]
+    NoDirection(Vec3),
 }
 
 impl GeneratorError {
@@ -41,6 +45,7 @@ impl GeneratorError {
             GeneratorError::NoShapes => "shapes",
             GeneratorError::Crowded { .. } => "separated",
             GeneratorError::OutOfRange { field, .. } => field,
+            GeneratorError::NoDirection(_) => "direction",
         }
     }
 }
@@ -83,6 +88,14 @@ pub(super) fn validate(g: &Generator) -> Result<(), GeneratorError> {
             within("base", *origin + Vec3::new(half_width, 2.0 * h * n, 0.0))?;
             within("base", *origin - Vec3::new(half_width, 0.0, 0.0))?;
         }
+        Generator::Chain { links, origin, direction, link_length, end_radius, .. } => {
+            if !direction.is_finite() || direction.length() < 1e-6 {
+                return Err(GeneratorError::NoDirection(*direction));
+            }
+            let far = *links as Real * link_length + 2.0 * end_radius;
+            within("links", *origin + direction.normalize() * far)?;
+        }
+        Generator::Ragdoll { origin, scale, .. } => within("scale", *origin + Vec3::splat(2.0 * scale))?,
     }
     Ok(())
 }
@@ -142,9 +155,27 @@ impl Clearance {
     }
 }
 
-/// Appends the generator's bodies to `out`.
-pub(super) fn expand(g: &Generator, out: &mut Vec<BodyDesc>) {
+/// Appends the generator's bodies to `out`, and its joints (chain, ragdoll) to `joints`.
+pub(super) fn expand(g: &Generator, out: &mut Vec<BodyDesc>, joints: &mut Vec<super::JointDesc>) {
     match g {
+        Generator::Chain { links, origin, direction, link_length, radius, end_radius, end_mass_ratio, material } => {
+            let c = super::joints::ChainParams {
+                links: *links,
+                origin: *origin,
+                direction: *direction,
+                link_length: *link_length,
+                radius: *radius,
+                end_radius: *end_radius,
+                end_mass_ratio: *end_mass_ratio,
+                material: *material,
+            };
+            let first = out.len() as u32;
+            super::joints::chain(&c, first, out, joints);
+        }
+        Generator::Ragdoll { origin, scale, material } => {
+            let first = out.len() as u32;
+            super::joints::ragdoll(*origin, *scale, *material, first, out, joints);
+        }
         Generator::Pyramid { base, half_extent, origin, gap, material } => {
             let (h, step) = (*half_extent, 2.0 * half_extent + gap);
             for row in 0..*base {

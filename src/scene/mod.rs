@@ -3,11 +3,13 @@
 mod error;
 mod generate;
 pub mod import;
+mod joints;
 mod schema;
 
 pub use crate::rng::SplitMix64;
 pub use error::{Problem, SceneError, ShapeError, one_line};
 pub use generate::MAX_BODIES;
+pub use joints::{BodyRef, JointDesc, JointKindDesc, MotorDesc};
 pub use schema::{
     BodyDesc, CameraDesc, ChildDesc, Decomposition, Generator, Lesson, Rotation, RotationError, SCENE_VERSION, Scene,
     ShapeDesc,
@@ -98,17 +100,59 @@ impl Scene {
                             .map_err(|e| bad_shape(format!("generators[{i}].shapes[{k}]"), e))?;
                     }
                 }
-                Generator::Pyramid { .. } => {}
+                Generator::Pyramid { .. } | Generator::Chain { .. } | Generator::Ragdoll { .. } => {}
             }
         }
+        if !self.joints.is_empty() || self.generators.iter().any(Generator::makes_joints) {
+            let bodies = self.expanded_bodies();
+            self.resolve_joints(&bodies, |i| {
+                let b = &bodies[i];
+                Pose::new(b.position, b.rotation.to_quat())
+            })
+            .map_err(|(field, message)| invalid(field, message))?;
+        }
         Ok(())
+    }
+
+    /// The joints of the scene: each generator's, in file order, then the listed ones, with
+    /// their bodies found among `bodies` (the expanded ones) and defaults taken from the poses
+    /// `pose(i)` gives. Errors name the field (`joints[2].axis_a`) and the problem.
+    pub fn resolve_joints(
+        &self,
+        bodies: &[BodyDesc],
+        pose: impl Fn(usize) -> Pose,
+    ) -> Result<Vec<crate::dynamics::joints::Joint>, (String, String)> {
+        let names: Vec<Option<&str>> = bodies.iter().map(|b| b.name.as_deref()).collect();
+        let poses: Vec<Pose> = (0..bodies.len()).map(pose).collect();
+        let generated = self.generated_joints();
+        let mut out = Vec::with_capacity(generated.len() + self.joints.len());
+        for (k, j) in generated.iter().enumerate() {
+            out.push(j.to_joint(k, &names, &poses).map_err(|(f, m)| (format!("generators (joint {k}).{f}"), m))?);
+        }
+        for (i, j) in self.joints.iter().enumerate() {
+            let k = generated.len() + i;
+            out.push(j.to_joint(k, &names, &poses).map_err(|(f, m)| (format!("joints[{i}].{f}"), m))?);
+        }
+        Ok(out)
+    }
+
+    /// The joints the generators make, in file order.
+    fn generated_joints(&self) -> Vec<JointDesc> {
+        let mut bodies = self.bodies.clone();
+        let mut joints = Vec::new();
+        for g in &self.generators {
+            // Every generator's bodies, for the indices of the later ones'.
+            generate::expand(g, &mut bodies, &mut joints);
+        }
+        joints
     }
 
     /// Every body: the explicit ones, then each generator's, in file order.
     pub fn expanded_bodies(&self) -> Vec<BodyDesc> {
         let mut out = self.bodies.clone();
+        let mut joints = Vec::new();
         for g in &self.generators {
-            generate::expand(g, &mut out);
+            generate::expand(g, &mut out, &mut joints);
         }
         out
     }

@@ -35,6 +35,9 @@ pub struct Scene {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     /// Generators that add many bodies each, after the listed ones.
     pub generators: Vec<Generator>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// Joints between the bodies (listed and generated), after the generators' own.
+    pub joints: Vec<super::JointDesc>,
     /// Where the app's camera starts (and where Reset puts it back); framed on the bodies if
     /// omitted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -77,6 +80,7 @@ impl Default for Scene {
             settings: Settings::default(),
             bodies: Vec::new(),
             generators: Vec::new(),
+            joints: Vec::new(),
             camera: None,
             lesson: None,
             file: Default::default(),
@@ -471,6 +475,70 @@ pub enum Generator {
         #[serde(default)]
         separated: bool,
     },
+    /// A chain of `links` capsules, each `link_length` long, ball-jointed end to end from a point
+    /// fixed in the world at `origin` along `direction`; with `end_radius`, a ball at its end
+    /// `end_mass_ratio` times as heavy as a link.
+    Chain {
+        /// Links.
+        links: u32,
+        /// The fixed point, m.
+        #[serde(default, deserialize_with = "de::coordinate_vec3")]
+        origin: Vec3,
+        /// Which way the chain runs from it (down when omitted).
+        #[serde(default = "down")]
+        direction: Vec3,
+        /// Each link's length, m.
+        #[serde(default = "tenth", deserialize_with = "de::size")]
+        link_length: Real,
+        /// The links' radius, m.
+        #[serde(default = "hundredth", deserialize_with = "de::size")]
+        radius: Real,
+        /// The end ball's radius (0: none), m.
+        #[serde(default, deserialize_with = "de::non_negative")]
+        end_radius: Real,
+        /// The end ball's mass over a link's.
+        #[serde(default = "one", deserialize_with = "de::positive")]
+        end_mass_ratio: Real,
+        #[serde(default)]
+        /// The links' material (the ball's density follows the ratio).
+        material: Material,
+    },
+    /// A ragdoll of 12 bodies with ball joints (cone limits) and hinged knees and elbows,
+    /// standing with its feet at `origin`, `scale` times a 1.8 m person.
+    Ragdoll {
+        /// Where its feet are, m.
+        #[serde(default, deserialize_with = "de::coordinate_vec3")]
+        origin: Vec3,
+        /// Size over a 1.8 m person's.
+        #[serde(default = "one", deserialize_with = "de::positive")]
+        scale: Real,
+        #[serde(default)]
+        /// Every part's material.
+        material: Material,
+    },
+}
+
+impl Generator {
+    /// Whether it makes joints as well as bodies.
+    pub fn makes_joints(&self) -> bool {
+        matches!(self, Generator::Chain { .. } | Generator::Ragdoll { .. })
+    }
+}
+
+fn down() -> Vec3 {
+    Vec3::NEG_Y
+}
+
+fn tenth() -> Real {
+    0.1
+}
+
+fn hundredth() -> Real {
+    0.01
+}
+
+fn one() -> Real {
+    1.0
 }
 
 fn half() -> Real {

@@ -41,6 +41,7 @@ pub use snapshot::{BodySnapshot, PairSnapshot, Snapshot, SnapshotError, WarmEntr
 use crate::broadphase::{self, BroadPhase, BroadPhaseParams};
 use crate::ccd::{self, CcdMode, CcdSweep, ToiEvent};
 use crate::contacts::NarrowInput;
+use crate::dynamics::joints::{Joint, JointError, JointReport, JointState, Joints};
 use crate::dynamics::solver::{CachedImpulse, Contact, Solver, StepContext};
 use crate::dynamics::{Body, BodyKind, Rotations};
 use crate::geometry::{Aabb, Ray, RayHit, Shape};
@@ -83,6 +84,8 @@ pub struct World {
     /// Per body: its rotation matrix this step, shared by its box–box pairs and the solver.
     rotations: Rotations,
     solver: Solver,
+    /// The joints and their kept impulses.
+    joints: Joints,
     /// Which bodies CCD handles this step, and what it did in the last.
     ccd: ccd_step::CcdState,
     /// Bodies whose state became non-finite in the last step, frozen.
@@ -110,6 +113,7 @@ impl Clone for World {
             contacts: self.contacts.clone(),
             rotations: Rotations::default(),
             solver: Solver::default(),
+            joints: self.joints.clone(),
             ccd: self.ccd.clone(),
             guard: guard::Guard::default(),
             profile: self.profile,
@@ -163,6 +167,7 @@ impl World {
             contacts: ContactStore::default(),
             rotations: Rotations::default(),
             solver: Solver::default(),
+            joints: Joints::default(),
             ccd: ccd_step::CcdState::default(),
             guard: guard::Guard::default(),
             profile: StepProfile::default(),
@@ -222,6 +227,34 @@ impl World {
                 }
             }
         }
+    }
+
+    /// Adds a joint between bodies already in the world and returns its index, or refuses one
+    /// that names a missing body, joins a body to itself or has a bad number. Its bodies wake.
+    pub fn add_joint(&mut self, joint: Joint) -> Result<usize, JointError> {
+        joint.check(self.joints.list().len(), self.bodies.len())?;
+        for i in [joint.a, joint.b].into_iter().flatten() {
+            self.bodies[i as usize].wake();
+        }
+        self.idle.forget();
+        self.joints.push(joint);
+        Ok(self.joints.list().len() - 1)
+    }
+
+    /// The joints, in the order they were added.
+    pub fn joints(&self) -> &[Joint] {
+        self.joints.list()
+    }
+
+    /// Each joint's kept impulses and whether it broke.
+    pub fn joint_states(&self) -> &[JointState] {
+        self.joints.states()
+    }
+
+    /// What joint `k` is doing now ([`Joint::report`]).
+    pub fn joint_report(&self, k: usize) -> JointReport {
+        let h = self.settings.dt / self.settings.substeps.max(1) as Real;
+        self.joints.list()[k].report(&self.bodies, &self.joints.states()[k], h)
     }
 
     /// The bodies, in the order they were added (a body's index is its id).
@@ -409,8 +442,13 @@ impl World {
         // No dynamic body awake: only kinematic bodies can move in this step.
         st.quiet = idle::quiet(&self.bodies);
         let bodies = &self.bodies;
-        // Pairs that can never interact: neither moves, or both sleep.
+        let joints = &self.joints;
+        // Pairs that can never interact: neither moves, or both sleep; and jointed pairs whose
+        // joint turns their collision off.
         let active = |&(a, b): &(u32, u32)| {
+            if joints.filters((a, b)) {
+                return false;
+            }
             let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
             let a_active = ba.kind != BodyKind::Static && !ba.asleep;
             let b_active = bb.kind != BodyKind::Static && !bb.asleep;
@@ -488,7 +526,7 @@ impl World {
     /// Wakes islands touched by moving bodies, then solves the contacts and integrates, unless
     /// nothing can move.
     fn solve(&mut self, st: &mut StepState, p: &mut StepProfile) {
-        st.woke = sleep::wake_touched(&mut self.bodies, self.contacts.contacts());
+        st.woke = sleep::wake_touched(&mut self.bodies, self.contacts.contacts(), &self.joints);
         // Reused pairs, no contact and no kinematic body: nothing can move, so the solver would
         // only empty the warm-start cache, and the sleep update would change nothing.
         st.still = p.broad_phase_reused
@@ -510,11 +548,12 @@ impl World {
             let _t = PhaseTimer::new(&mut p.solve_ms);
             self.contacts.for_solver(&ctx, crew)
         };
-        let times = self.solver.step(&mut self.bodies, input, &ctx, &self.rotations, crew);
+        let times = self.solver.step(&mut self.bodies, input, &ctx, &self.rotations, crew, &mut self.joints);
         p.solve_ms += times.solve_ms;
         p.integrate_ms += times.integrate_ms;
         self.guard.check(&mut self.bodies, self.step_count + 1, "solve");
         self.contacts.forget_impulses_of(&self.guard.frozen());
+        self.joints.forget_impulses_of(&self.guard.frozen());
     }
 
     /// Puts resting islands to sleep (or wakes every body when sleeping is off), and tells the
@@ -522,7 +561,7 @@ impl World {
     fn update_sleep(&mut self, st: &StepState) {
         if self.settings.sleeping {
             if !st.still {
-                sleep::update(&mut self.bodies, self.contacts.contacts(), &self.settings);
+                sleep::update(&mut self.bodies, self.contacts.contacts(), &self.joints, &self.settings);
             }
         } else {
             self.bodies.iter_mut().filter(|b| b.asleep).for_each(Body::wake);

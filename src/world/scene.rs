@@ -1,7 +1,7 @@
 //! A scene becomes a world, and a world's state a scene.
 
 use super::{MAX_OVERLAPS, MAX_PAIRS, World};
-use crate::scene::{BodyDesc, HullCache, SCENE_VERSION, Scene, SceneError};
+use crate::scene::{BodyDesc, HullCache, JointDesc, SCENE_VERSION, Scene, SceneError};
 
 impl Scene {
     /// Builds the world this scene describes. Call [`Scene::validate`] first (load and parse do).
@@ -16,6 +16,19 @@ impl Scene {
                 message: error.into(),
             })?;
             world.add_body(body);
+        }
+        if !self.joints.is_empty() || self.generators.iter().any(crate::scene::Generator::makes_joints) {
+            let bodies = self.expanded_bodies();
+            let joints = self.resolve_joints(&bodies, |i| world.bodies()[i].pose).map_err(|(field, message)| {
+                SceneError::Invalid { path: self.file_label(), field, message: message.into() }
+            })?;
+            for j in joints {
+                world.add_joint(j).map_err(|e| SceneError::Invalid {
+                    path: self.file_label(),
+                    field: "joints".into(),
+                    message: e.to_string().into(),
+                })?;
+            }
         }
         // A scene that starts with its bodies piled together would need more pairs than a step
         // takes (`MAX_PAIRS`) before it could push them apart.
@@ -67,6 +80,7 @@ impl Scene {
             settings: world.settings.clone(),
             bodies,
             generators: Vec::new(),
+            joints: world.joints().iter().map(JointDesc::from_joint).collect(),
             camera: template.camera,
             lesson: template.lesson,
             file: template.file.clone(),

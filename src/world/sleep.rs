@@ -1,6 +1,7 @@
 //! Islands of touching dynamic bodies fall asleep together once all of them have rested long
 //! enough, and wake together.
 
+use crate::dynamics::joints::Joints;
 use crate::dynamics::solver::Contact;
 use crate::dynamics::{Body, BodyKind};
 use crate::math::Vec3;
@@ -14,15 +15,14 @@ fn find(parent: &mut [u32], mut i: u32) -> u32 {
     i
 }
 
-/// Union-find over contacts between non-static bodies: each body's island root.
-fn islands(bodies: &[Body], contacts: &[Contact]) -> Vec<u32> {
+/// Union-find over contacts and joints between non-static bodies: each body's island root.
+fn islands(bodies: &[Body], contacts: &[Contact], joints: &Joints) -> Vec<u32> {
     let mut parent: Vec<u32> = (0..bodies.len() as u32).collect();
-    for c in contacts {
-        let (a, b) = (c.a as usize, c.b as usize);
-        if bodies[a].kind == BodyKind::Static || bodies[b].kind == BodyKind::Static {
+    for (a, b) in contacts.iter().map(|c| (c.a, c.b)).chain(joints.links()) {
+        if bodies[a as usize].kind == BodyKind::Static || bodies[b as usize].kind == BodyKind::Static {
             continue;
         }
-        let (ra, rb) = (find(&mut parent, c.a), find(&mut parent, c.b));
+        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
         if ra != rb {
             // The smaller root wins, so the result does not depend on contact order.
             let (lo, hi) = (ra.min(rb), ra.max(rb));
@@ -41,9 +41,9 @@ fn disturbs(b: &Body) -> bool {
     }
 }
 
-/// Wakes every sleeping body that touches a disturbing body, with the whole island it fell
-/// asleep with. Returns whether it woke any.
-pub(super) fn wake_touched(bodies: &mut [Body], contacts: &[Contact]) -> bool {
+/// Wakes every sleeping body that touches a disturbing body or is jointed to one, with the
+/// whole island it fell asleep with. Returns whether it woke any.
+pub(super) fn wake_touched(bodies: &mut [Body], contacts: &[Contact], joints: &Joints) -> bool {
     // With nobody asleep there is nothing to wake, and the contacts (which would each read two
     // bodies) need not be looked at.
     if !bodies.iter().any(|b| b.asleep) {
@@ -51,9 +51,9 @@ pub(super) fn wake_touched(bodies: &mut [Body], contacts: &[Contact]) -> bool {
     }
     // Islands to wake, by the id they fell asleep with (or the body itself when it has none).
     let mut wake: Vec<u32> = Vec::new();
-    for c in contacts {
-        let (a, b) = (&bodies[c.a as usize], &bodies[c.b as usize]);
-        for (sleeper, other, i) in [(a, b, c.a), (b, a, c.b)] {
+    for (ia, ib) in contacts.iter().map(|c| (c.a, c.b)).chain(joints.links()) {
+        let (a, b) = (&bodies[ia as usize], &bodies[ib as usize]);
+        for (sleeper, other, i) in [(a, b, ia), (b, a, ib)] {
             if sleeper.asleep && disturbs(other) {
                 wake.push(sleeper.sleep_island.unwrap_or(i));
             }
@@ -73,7 +73,7 @@ pub(super) fn wake_touched(bodies: &mut [Body], contacts: &[Contact]) -> bool {
 }
 
 /// Advances sleep timers and puts islands whose every body has rested `sleep_time` to sleep.
-pub(super) fn update(bodies: &mut [Body], contacts: &[Contact], settings: &Settings) {
+pub(super) fn update(bodies: &mut [Body], contacts: &[Contact], joints: &Joints, settings: &Settings) {
     let dt = settings.dt;
     for b in bodies.iter_mut().filter(|b| b.is_dynamic() && !b.asleep) {
         // Spin counts by the speed it gives the body's farthest point, so a large slow roll and a
@@ -82,7 +82,7 @@ pub(super) fn update(bodies: &mut [Body], contacts: &[Contact], settings: &Setti
         let resting = b.linvel.length() < settings.sleep_speed && spin < settings.sleep_speed;
         b.sleep_time = if resting { b.sleep_time + dt } else { 0.0 };
     }
-    let root = islands(bodies, contacts);
+    let root = islands(bodies, contacts, joints);
     // An island may sleep only if every member rests; a moving kinematic member keeps it awake.
     let mut min_time = vec![f32::INFINITY; bodies.len()];
     for (i, b) in bodies.iter().enumerate() {

@@ -79,6 +79,9 @@ pub struct Snapshot {
     /// without it test every pair afresh at the next step.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pair_cache: Vec<PairSnapshot>,
+    /// Each joint's warm-start impulses and whether it broke, in the world's joint order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub joints: Vec<crate::dynamics::joints::JointState>,
 }
 
 /// One pair's last narrow-phase result (see `PairEntry`).
@@ -198,7 +201,8 @@ impl World {
                 points: e.points[..e.len as usize].iter().map(|p| (p.on_a, p.on_b, p.id)).collect(),
             })
             .collect();
-        Snapshot { step: self.step_count, settings: self.settings.clone(), bodies, warm_cache, pair_cache }
+        let joints = self.joints.states().to_vec();
+        Snapshot { step: self.step_count, settings: self.settings.clone(), bodies, warm_cache, pair_cache, joints }
     }
 
     /// Puts the world in the snapshot's state. Shapes that match the current bodies' are kept
@@ -287,6 +291,19 @@ impl World {
         if !pair_cache.is_sorted_by_key(|e| e.pair) {
             return Err(SnapshotError::Unsorted("pair_cache"));
         }
+        let joint_count = self.joints.list().len();
+        if snap.joints.len() != joint_count {
+            return Err(SnapshotError::Joints { snapshot: snap.joints.len(), world: joint_count });
+        }
+        if let Some(k) = snap.joints.iter().position(|j| !j.is_finite()) {
+            return Err(SnapshotError::JointImpulse(k));
+        }
+        let missing =
+            |j: &crate::dynamics::joints::Joint| [j.a, j.b].iter().flatten().any(|&b| b as usize >= bodies.len());
+        if let Some(k) = self.joints.list().iter().position(missing) {
+            return Err(SnapshotError::JointBody(k));
+        }
+        self.joints.set_states(&snap.joints);
         self.set_settings(snap.settings.clone());
         self.bodies = bodies;
         self.aabbs = self.bodies.iter().map(Body::aabb).collect();
@@ -353,6 +370,21 @@ pub enum SnapshotError {
     /// A pair-cache entry naming bodies out of order or range.
     #[error("pair_cache: bad entry for pair ({0}, {1})")]
     PairEntry(u32, u32),
+    /// The snapshot's joint count is not the world's (a snapshot is restored into a world built
+    /// from the same scene).
+    #[error("joints: the snapshot has {snapshot} joint states, the world {world} joints")]
+    Joints {
+        /// Joint states in the snapshot.
+        snapshot: usize,
+        /// Joints in the world.
+        world: usize,
+    },
+    /// A joint of the world names a body the snapshot does not have.
+    #[error("joints[{0}]: names a body the snapshot does not have")]
+    JointBody(usize),
+    /// A joint impulse that is not finite.
+    #[error("joints[{0}]: an impulse is not finite")]
+    JointImpulse(usize),
     /// A cache (`warm_cache`, `pair_cache`) not sorted by pair.
     #[error("{0}: entries must be sorted by pair")]
     Unsorted(&'static str),

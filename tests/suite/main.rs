@@ -13,6 +13,7 @@ mod compound;
 mod diagnose;
 mod dynamics;
 mod geometry;
+mod joints;
 mod layering;
 mod lessons;
 mod narrowphase;

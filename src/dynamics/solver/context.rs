@@ -2,6 +2,7 @@
 //! `b2StepContext`): the substep, the softness of the rows, where position correction stops.
 
 use super::rows::{Fall, PassParams, Softness};
+use crate::dynamics::joints::Soft;
 use crate::math::{Real, Vec3};
 use crate::settings::{PositionCorrection, Settings};
 
@@ -30,6 +31,8 @@ pub struct StepContext {
     /// The solve passes' constants (with position correction) and the relax passes'.
     pub(super) solve: PassParams,
     pub(super) relax: PassParams,
+    /// The joints' softness in the solve passes.
+    joint_soft: Soft,
 }
 
 impl StepContext {
@@ -65,12 +68,18 @@ impl StepContext {
             restitution: settings.restitution,
             solve,
             relax: PassParams { use_bias: false, ..solve },
+            joint_soft: Soft::new(settings.joint_hertz, settings.joint_damping_ratio, h),
         }
     }
 
     /// Whether contacts start from last step's impulses.
     pub fn warm_starting(&self) -> bool {
         self.warm_starting
+    }
+
+    /// The joints' softness in the solve passes, and the substep.
+    pub(super) fn joint_softness(&self) -> (Soft, Real) {
+        (self.joint_soft, self.h)
     }
 
     /// What row building reads of gravity and the step.

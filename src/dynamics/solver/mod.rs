@@ -15,6 +15,7 @@ mod recycle;
 mod rows;
 mod wide;
 
+use super::joints::{JointSolver, Joints};
 use super::{Body, BodyKind, Rotations};
 use crate::math::{Quat, Real, Vec3};
 use crate::narrowphase::{MAX_MANIFOLD_POINTS, Manifold};
@@ -26,7 +27,8 @@ pub use context::StepContext;
 use lanes::W;
 use passes::BODY_BLOCK;
 use prepare::BodyMass;
-use rows::{BodyState, Fall, ManifoldRows, PointInfo};
+pub(crate) use rows::BodyState;
+use rows::{Fall, ManifoldRows, PointInfo};
 use wide::{Bounce, Bundle, Isa};
 
 /// A contact between two bodies: indices and manifold, as the narrow phase produced it.
@@ -237,6 +239,8 @@ pub struct Solver {
     /// 9 mm into the floor in one step and passed under the paddle). Its impulses only add to
     /// the first copy's, so they stop what that copy let through and nothing else.
     pinned: Vec<ManifoldRows>,
+    /// The joints' rows of the step (`crate::dynamics::joints`).
+    joints: JointSolver,
     isa: Option<Isa>,
 }
 
@@ -247,8 +251,9 @@ impl Solver {
     /// Solves `contacts` and integrates every body over one step of `ctx.dt`. `cache` holds
     /// last step's impulses sorted by pair, `matched` each contact's entry in it (`u32::MAX`:
     /// none); the cache is replaced with this step's. `rotations` holds the matrices of the
-    /// awake dynamic bodies, built since they last moved. With a `crew`, the work is shared
-    /// among its threads with the same results, bit for bit.
+    /// awake dynamic bodies, built since they last moved. `joints` are solved with the contacts
+    /// and keep their impulses. With a `crew`, the work is shared among its threads with the
+    /// same results, bit for bit.
     pub fn step(
         &mut self,
         bodies: &mut [Body],
@@ -256,6 +261,7 @@ impl Solver {
         ctx: &StepContext,
         rotations: &Rotations,
         crew: Option<&Crew>,
+        joints: &mut Joints,
     ) -> SolverTimes {
         let mut times = SolverTimes::default();
         let t_prepare = PhaseTimer::new(&mut times.solve_ms);
@@ -268,11 +274,16 @@ impl Solver {
         let isa = *self.isa.get_or_insert_with(Isa::best);
         self.prepare_rows(isa, bodies, contacts, (cache, matched), ctx.fall(), crew);
         self.prepare_pinned(contacts, ctx.fall());
+        let masses = &self.masses;
+        let mass = |i: usize| (masses[i].inv_mass, crate::math::Mat3::from_cols_array(&masses[i].inv_i));
+        self.joints.prepare((joints.list(), joints.states()), bodies, bodies.len(), mass, ctx.joint_softness());
         drop(t_prepare);
         {
             // The substeps' integration runs among the passes: it is counted with them.
             let _t = PhaseTimer::new(&mut times.solve_ms);
-            self.passes(crew, isa, ctx);
+            let (list, states) = joints.parts_mut();
+            self.passes(crew, isa, ctx, states);
+            self.joints.check_breaks(list, states);
             self.store_cache(contacts, cache, crew);
         }
         {

@@ -7,6 +7,7 @@
 use super::lanes::{States, W};
 use super::rows::{self, BodyState, PassParams};
 use super::{Body, CacheEntry, CachedImpulse, Contact, Motion, Solver, StepContext, WarmCache, prepare, wide};
+use crate::dynamics::joints::JointState;
 use crate::math::{Real, Vec3};
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
 use crate::parallel::{self, Crew, Job, SharedMut};
@@ -38,6 +39,9 @@ enum Work {
     /// The second copy of the driven bodies' one-sided rows (`Solver::pinned`).
     PinnedWarmStart,
     PinnedSolve(PassParams),
+    /// The joints' rows (`crate::dynamics::joints`), with position correction or without.
+    JointsWarmStart,
+    JointsSolve(bool),
     Integrate,
 }
 
@@ -80,12 +84,19 @@ impl Solver {
 
     /// Every substep's passes, then restitution: a sequence of jobs, each finished before the
     /// next starts, whose blocks the threads of `crew` share (one block per job without a crew).
-    pub(super) fn passes(&mut self, crew: Option<&Crew>, isa: wide::Isa, p: &StepContext) {
+    pub(super) fn passes(
+        &mut self,
+        crew: Option<&Crew>,
+        isa: wide::Isa,
+        p: &StepContext,
+        joint_states: &mut [JointState],
+    ) {
         let threads = parallel::threads(crew);
         let ranges = self.colour_ranges();
         let bodies = self.motion.len();
         let overflow = !self.overflow.is_empty();
         let pinned = !self.pinned.is_empty();
+        let joints = !self.joints.is_empty();
         let mut jobs = Vec::new();
         let colours = |jobs: &mut Vec<Job<Work>>, work: &dyn Fn(usize) -> Work| {
             for c in ranges.windows(2) {
@@ -95,6 +106,9 @@ impl Solver {
         for substep in 0..p.substeps {
             jobs.push(Job::new(Work::Gravity(p.gravity * p.h), bodies, BODY_BLOCK, threads));
             if p.warm_starting {
+                if joints {
+                    jobs.push(Job::new(Work::JointsWarmStart, 1, 1, 1));
+                }
                 colours(&mut jobs, &|first| Work::WarmStart { first });
                 if overflow {
                     jobs.push(Job::new(Work::OverflowWarmStart, 1, 1, 1));
@@ -105,6 +119,9 @@ impl Solver {
             }
             for it in 0..p.iterations {
                 let k = PassParams { first_point: substep + it, ..p.solve };
+                if joints {
+                    jobs.push(Job::new(Work::JointsSolve(true), 1, 1, 1));
+                }
                 colours(&mut jobs, &|first| Work::Solve { first, k });
                 if overflow {
                     jobs.push(Job::new(Work::OverflowSolve(k), 1, 1, 1));
@@ -115,6 +132,9 @@ impl Solver {
             }
             jobs.push(Job::new(Work::Integrate, bodies, BODY_BLOCK, threads));
             let k = PassParams { first_point: substep + 2, ..p.relax };
+            if joints {
+                jobs.push(Job::new(Work::JointsSolve(false), 1, 1, 1));
+            }
             colours(&mut jobs, &|first| Work::Solve { first, k });
             if overflow {
                 jobs.push(Job::new(Work::OverflowSolve(k), 1, 1, 1));
@@ -140,11 +160,12 @@ impl Solver {
         let overflow = SharedMut::new(&mut self.overflow);
         let pinned = SharedMut::new(&mut self.pinned);
         let overflow_info = &self.overflow_info;
+        let (joint_rows, joint_states) = (&self.joints, SharedMut::new(joint_states));
         // SAFETY (every block below): `build::bundle` checked each bundle's indices against these
         // states. The blocks of one job touch disjoint parts: body ranges
         // of their own; bundles of one colour, which share no moving body and write no state of
-        // a body that does not move (`wide::solve`'s contract); the overflow is one block, alone
-        // in its job. The runner starts a job only once the one before it has finished.
+        // a body that does not move (`wide::solve`'s contract); the overflow and the joints are
+        // one block each, alone in their job. The runner starts a job only once the one before it has finished.
         parallel::run_jobs(crew, &jobs, |work, r| unsafe {
             match *work {
                 Work::Gravity(dv) => gravity(all.range(r.clone()), motion.range(r), dv),
@@ -164,6 +185,16 @@ impl Solver {
                 Work::OverflowSolve(k) => rows::solve(overflow.range(0..overflow.len()), all.slice(), &k),
                 Work::PinnedWarmStart => rows::warm_start(pinned.range(0..pinned.len()), all.slice()),
                 Work::PinnedSolve(k) => rows::solve(pinned.range(0..pinned.len()), all.slice(), &k),
+                Work::JointsWarmStart | Work::JointsSolve(_) => {
+                    let turns: &[Motion] = motion.range(0..motion.len());
+                    let dq = |i: usize| turns.get(i).map_or(crate::math::Quat::IDENTITY, |m| m.dq);
+                    let states = joint_states.range(0..joint_states.len());
+                    if let Work::JointsSolve(bias) = *work {
+                        joint_rows.solve(states, all.slice(), &dq, bias);
+                    } else {
+                        joint_rows.warm_start(states, all.slice(), &dq);
+                    }
+                }
                 Work::OverflowRestitution(threshold) => {
                     rows::restitution(overflow.range(0..overflow.len()), overflow_info, all.slice(), threshold)
                 }

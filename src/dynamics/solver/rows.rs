@@ -10,7 +10,7 @@ use crate::narrowphase::MAX_MANIFOLD_POINTS;
 /// `repr(C)`: the passes read the fields as floats 0..12, in this order.
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(C)]
-pub(super) struct BodyState {
+pub(crate) struct BodyState {
     pub v: Vec3,
     pub w: Vec3,
     pub dp: Vec3,

@@ -24,7 +24,7 @@ fn solve(
     crew: Option<&Crew>,
 ) -> SolverTimes {
     let m = matched(contacts, cache, settings);
-    solver.step(bodies, (contacts, cache, &m), &StepContext::new(settings), rotations, crew)
+    solver.step(bodies, (contacts, cache, &m), &StepContext::new(settings), rotations, crew, &mut Default::default())
 }
 
 /// A pyramid a few steps into its fall, with its contacts and warm-start cache.

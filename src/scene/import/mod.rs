@@ -241,7 +241,7 @@ pub(crate) fn resolve_files(scene: &mut Scene, scene_path: &Path) -> Result<(), 
                     resolve(s, base, &mut cache).map_err(|m| invalid(format!("generators[{i}].shapes[{k}]"), m))?;
                 }
             }
-            Generator::Pyramid { .. } => {}
+            Generator::Pyramid { .. } | Generator::Chain { .. } | Generator::Ragdoll { .. } => {}
         }
     }
     Ok(())

@@ -1,0 +1,534 @@
+//! The joints' rows: built once a step, warm started and solved in every pass of every substep
+//! (with position correction in the solve passes, without it in the relax pass), on one thread
+//! in joint order, so the result does not depend on the thread count.
+//!
+//! Each row is soft (Box2D v3's soft step): a spring of `joint_hertz` and `joint_damping_ratio`
+//! pulls the position error out, and the relax pass removes the velocity it added. Limits are
+//! speculative: a coordinate short of its limit may close the gap in the substep, no more.
+
+use super::{DistanceMode, Joint, JointKind, JointState};
+use crate::dynamics::Body;
+use crate::dynamics::solver::BodyState;
+use crate::math::{Mat3, Quat, Real, Vec3};
+
+/// Soft-constraint coefficients of one substep.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Soft {
+    bias_rate: Real,
+    mass_scale: Real,
+    impulse_scale: Real,
+}
+
+impl Soft {
+    /// A spring of `hertz` and damping ratio `zeta` over substeps of `h` (capped at a quarter
+    /// of the substep rate, beyond which it would be unstable).
+    pub(crate) fn new(hertz: Real, zeta: Real, h: Real) -> Soft {
+        let hz = hertz.min(0.25 / h);
+        let omega = 2.0 * std::f32::consts::PI * hz;
+        let a1 = 2.0 * zeta + h * omega;
+        let a2 = h * omega * a1;
+        let a3 = 1.0 / (1.0 + a2);
+        Soft { bias_rate: omega / a1, mass_scale: a2 * a3, impulse_scale: a3 }
+    }
+
+    const RIGID: Soft = Soft { bias_rate: 0.0, mass_scale: 1.0, impulse_scale: 0.0 };
+}
+
+/// One joint's constants of the step.
+#[derive(Clone, Copy, Debug)]
+struct Prepared {
+    /// The joint's index in the world.
+    index: usize,
+    /// State indices (the solver's dummy for the world).
+    a: usize,
+    b: usize,
+    ma: Real,
+    mb: Real,
+    ia: Mat3,
+    ib: Mat3,
+    /// Anchors less the centres, world space, at the step's start.
+    ra: Vec3,
+    rb: Vec3,
+    /// Centre of B less centre of A at the step's start (the world's centre is its origin).
+    delta_center: Vec3,
+    /// Orientations at the step's start.
+    qa: Quat,
+    qb: Quat,
+    axis_a: Vec3,
+    axis_b: Vec3,
+    rest_inv: Quat,
+    kind: JointKind,
+}
+
+/// The velocities of a joint's two bodies while its rows are solved.
+struct Pair {
+    va: Vec3,
+    wa: Vec3,
+    vb: Vec3,
+    wb: Vec3,
+}
+
+/// A scalar row: its rate is `lin · (v_B − v_A) + ang_b · ω_B − ang_a · ω_A`.
+#[derive(Clone, Copy)]
+struct Jac {
+    lin: Vec3,
+    ang_a: Vec3,
+    ang_b: Vec3,
+}
+
+impl Jac {
+    fn angular(axis: Vec3) -> Jac {
+        Jac { lin: Vec3::ZERO, ang_a: axis, ang_b: axis }
+    }
+
+    fn neg(self) -> Jac {
+        Jac { lin: -self.lin, ang_a: -self.ang_a, ang_b: -self.ang_b }
+    }
+
+    fn rate(&self, v: &Pair) -> Real {
+        self.lin.dot(v.vb - v.va) + self.ang_b.dot(v.wb) - self.ang_a.dot(v.wa)
+    }
+
+    /// `J M⁻¹ Jᵀ`.
+    fn k(&self, p: &Prepared) -> Real {
+        (p.ma + p.mb) * self.lin.length_squared()
+            + self.ang_a.dot(p.ia * self.ang_a)
+            + self.ang_b.dot(p.ib * self.ang_b)
+    }
+
+    fn apply(&self, p: &Prepared, v: &mut Pair, impulse: Real) {
+        v.va -= p.ma * impulse * self.lin;
+        v.wa -= p.ia * (impulse * self.ang_a);
+        v.vb += p.mb * impulse * self.lin;
+        v.wb += p.ib * (impulse * self.ang_b);
+    }
+}
+
+/// Where the joint is within the substep: anchors, axes and errors from the bodies' motion
+/// since the step began.
+struct Now {
+    ra: Vec3,
+    rb: Vec3,
+    /// B's anchor less A's, world space.
+    d: Vec3,
+    axis_a: Vec3,
+    axis_b: Vec3,
+    /// The rotation from where B would be at rest to where it is, world space, `w ≥ 0`.
+    err: Quat,
+}
+
+impl Prepared {
+    /// The joint within the substep, and its constants with the bodies' inverse inertias turned
+    /// as far as the bodies have turned since the step began: a thin link spinning under load
+    /// would otherwise be pushed about its old long axis, where it is lightest, and blow up.
+    fn now(&self, states: &[BodyState], dq: &impl Fn(usize) -> Quat) -> (Prepared, Now) {
+        let (dqa, dqb) = (dq(self.a), dq(self.b));
+        let turn = |i: Mat3, q: Quat| {
+            let r = Mat3::from_quat(q);
+            r * i * r.transpose()
+        };
+        let p = Prepared { ia: turn(self.ia, dqa), ib: turn(self.ib, dqb), ..*self };
+        (p, self.at(states, dqa, dqb))
+    }
+
+    fn at(&self, states: &[BodyState], dqa: Quat, dqb: Quat) -> Now {
+        let (ra, rb) = (dqa * self.ra, dqb * self.rb);
+        let d = (states[self.b].dp - states[self.a].dp) + self.delta_center + (rb - ra);
+        let (qa, qb) = (dqa * self.qa, dqb * self.qb);
+        let mut err = qb * self.rest_inv * qa.conjugate();
+        if err.w < 0.0 {
+            err = -err;
+        }
+        Now { ra, rb, d, axis_a: dqa * self.axis_a, axis_b: dqb * self.axis_b, err }
+    }
+
+    /// The inverse of the point constraint's 3×3 effective mass with arms `ra`, `rb`.
+    fn point_mass(&self, ra: Vec3, rb: Vec3) -> Option<Mat3> {
+        let (sa, sb) = (skew(ra), skew(rb));
+        let k = Mat3::from_diagonal(Vec3::splat(self.ma + self.mb)) - sa * self.ia * sa - sb * self.ib * sb;
+        invert(k)
+    }
+
+    /// Applies a linear impulse `p` at B's anchor, A's arm reaching it (`ra + d`).
+    fn apply_linear(&self, v: &mut Pair, arm_a: Vec3, rb: Vec3, p: Vec3) {
+        v.va -= self.ma * p;
+        v.wa -= self.ia * arm_a.cross(p);
+        v.vb += self.mb * p;
+        v.wb += self.ib * rb.cross(p);
+    }
+
+    fn apply_angular(&self, v: &mut Pair, l: Vec3) {
+        v.wa -= self.ia * l;
+        v.wb += self.ib * l;
+    }
+}
+
+fn skew(r: Vec3) -> Mat3 {
+    Mat3::from_cols(Vec3::new(0.0, r.z, -r.y), Vec3::new(-r.z, 0.0, r.x), Vec3::new(r.y, -r.x, 0.0))
+}
+
+fn invert(k: Mat3) -> Option<Mat3> {
+    let det = k.determinant();
+    (det.is_finite() && det.abs() > 1e-12).then(|| k.inverse())
+}
+
+/// Two unit vectors perpendicular to unit `n` and to each other.
+pub(crate) fn perpendiculars(n: Vec3) -> (Vec3, Vec3) {
+    let t1 = n.any_orthonormal_vector();
+    (t1, n.cross(t1))
+}
+
+/// The signed angle (rad, in (−π, π]) of rotation `q` (`w ≥ 0`) about unit `axis`: its twist.
+pub(crate) fn twist_angle(q: Quat, axis: Vec3) -> Real {
+    2.0 * Vec3::new(q.x, q.y, q.z).dot(axis).atan2(q.w)
+}
+
+/// The rotation vector of `q` (`w ≥ 0`), small-angle: twice its vector part.
+fn rotation_error(q: Quat) -> Vec3 {
+    2.0 * Vec3::new(q.x, q.y, q.z)
+}
+
+/// A lower limit on a coordinate `c` ahead of it (`c ≥ 0` allowed) whose rate is `j`'s: a
+/// speculative row while apart, soft while past it. Keeps `acc ≥ 0`.
+fn limit(p: &Prepared, v: &mut Pair, j: Jac, c: Real, acc: &mut Real, (soft, inv_h, bias): (Soft, Real, bool)) {
+    let k = j.k(p);
+    if k <= 0.0 {
+        return;
+    }
+    let (b, ms, is) = if c > 0.0 {
+        (c * inv_h, 1.0, 0.0)
+    } else if bias {
+        (soft.bias_rate * c, soft.mass_scale, soft.impulse_scale)
+    } else {
+        (0.0, 1.0, 0.0)
+    };
+    let impulse = -ms * (j.rate(v) + b) / k - is * *acc;
+    let new = (*acc + impulse).max(0.0);
+    j.apply(p, v, new - *acc);
+    *acc = new;
+}
+
+/// An equality row on a coordinate `c` whose rate is `j`'s, soft with `soft`.
+fn equal(p: &Prepared, v: &mut Pair, j: Jac, c: Real, acc: &mut Real, soft: Soft) {
+    let k = j.k(p);
+    if k <= 0.0 {
+        return;
+    }
+    let impulse = -soft.mass_scale * (j.rate(v) + soft.bias_rate * c) / k - soft.impulse_scale * *acc;
+    j.apply(p, v, impulse);
+    *acc += impulse;
+}
+
+/// A motor on a row: drives its rate to `speed` with at most `max` impulse per substep.
+fn motor(p: &Prepared, v: &mut Pair, j: Jac, speed: Real, max: Real, acc: &mut Real) {
+    let k = j.k(p);
+    if k <= 0.0 {
+        return;
+    }
+    let impulse = -(j.rate(v) - speed) / k;
+    let new = (*acc + impulse).clamp(-max, max);
+    j.apply(p, v, new - *acc);
+    *acc = new;
+}
+
+/// The joints' rows of one step.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct JointSolver {
+    rows: Vec<Prepared>,
+    /// The substep, s, and the joints' softness in the solve passes.
+    h: Real,
+    soft: Option<Soft>,
+}
+
+impl JointSolver {
+    /// Builds the rows of the unbroken joints whose bodies move this step: `index(i)` is body
+    /// `i`'s state (the world's is `dummy`), `mass(i)` its inverse mass and world inverse
+    /// inertia (zero for a body that does not move).
+    pub(crate) fn prepare(
+        &mut self,
+        (joints, states): (&[Joint], &[JointState]),
+        bodies: &[Body],
+        dummy: usize,
+        mass: impl Fn(usize) -> (Real, Mat3),
+        (soft, h): (Soft, Real),
+    ) {
+        self.rows.clear();
+        self.h = h;
+        self.soft = Some(soft);
+        for (index, (j, s)) in joints.iter().zip(states).enumerate() {
+            if s.broken {
+                continue;
+            }
+            let side = |i: Option<u32>| match i {
+                Some(i) => {
+                    let (m, inv_i) = mass(i as usize);
+                    let pose = bodies[i as usize].pose;
+                    (i as usize, m, inv_i, pose.rotation, pose.translation)
+                }
+                None => (dummy, 0.0, Mat3::ZERO, Quat::IDENTITY, Vec3::ZERO),
+            };
+            let (a, ma, ia, qa, ca) = side(j.a);
+            let (b, mb, ib, qb, cb) = side(j.b);
+            if ma == 0.0 && mb == 0.0 {
+                continue;
+            }
+            self.rows.push(Prepared {
+                index,
+                a,
+                b,
+                ma,
+                mb,
+                ia,
+                ib,
+                ra: qa * j.anchor_a,
+                rb: qb * j.anchor_b,
+                delta_center: cb - ca,
+                qa,
+                qb,
+                axis_a: qa * j.axis_a.normalize(),
+                axis_b: qb * j.axis_b.normalize(),
+                rest_inv: j.rest.normalize().conjugate(),
+                kind: j.kind,
+            });
+        }
+    }
+
+    /// Whether any joint has rows this step.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Applies last step's impulses.
+    pub(crate) fn warm_start(&self, joints: &[JointState], states: &mut [BodyState], dq: &impl Fn(usize) -> Quat) {
+        for p in &self.rows {
+            let s = &joints[p.index];
+            let (p, n) = p.now(states, dq);
+            let p = &p;
+            let mut v = load(p, states);
+            p.apply_linear(&mut v, n.ra + n.d, n.rb, s.linear);
+            p.apply_angular(&mut v, s.angular);
+            if let Some(j) = axial(p, &n) {
+                j.apply(p, &mut v, s.motor + s.lower - s.upper);
+            }
+            if let Some((j, _)) = cone(p, &n) {
+                j.apply(p, &mut v, s.cone);
+            }
+            store(p, states, v);
+        }
+    }
+
+    /// One pass over the rows, with position correction when `bias`.
+    pub(crate) fn solve(
+        &self,
+        joints: &mut [JointState],
+        states: &mut [BodyState],
+        dq: &impl Fn(usize) -> Quat,
+        bias: bool,
+    ) {
+        let Some(soft_bias) = self.soft else { return };
+        let soft = if bias { soft_bias } else { Soft::RIGID };
+        let inv_h = 1.0 / self.h;
+        for p in &self.rows {
+            let s = &mut joints[p.index];
+            let (p, n) = p.now(states, dq);
+            let p = &p;
+            let mut v = load(p, states);
+            solve_one(p, s, &n, &mut v, (soft, soft_bias, inv_h, bias), self.h);
+            store(p, states, v);
+        }
+    }
+
+    /// Marks broken the joints whose force in the last substep exceeded their break force.
+    pub(crate) fn check_breaks(&self, joints: &[Joint], states: &mut [JointState]) {
+        for p in &self.rows {
+            let (j, s) = (&joints[p.index], &mut states[p.index]);
+            if let Some(limit) = j.break_force {
+                let force = (s.linear.length() + (s.motor + s.lower - s.upper).abs()) / self.h;
+                if force > limit {
+                    *s = JointState { broken: true, ..JointState::default() };
+                }
+            }
+        }
+    }
+}
+
+fn load(p: &Prepared, states: &[BodyState]) -> Pair {
+    let (a, b) = (&states[p.a], &states[p.b]);
+    Pair { va: a.v, wa: a.w, vb: b.v, wb: b.w }
+}
+
+/// Writes back the velocities of the bodies the joint moves (a body that does not respond
+/// keeps its state's bits).
+fn store(p: &Prepared, states: &mut [BodyState], v: Pair) {
+    if p.ma > 0.0 {
+        states[p.a].v = v.va;
+        states[p.a].w = v.wa;
+    }
+    if p.mb > 0.0 {
+        states[p.b].v = v.vb;
+        states[p.b].w = v.wb;
+    }
+}
+
+/// The row along the joint's axis that its motor and limits act on: the hinge's and the ball
+/// twist's angle about A's axis, the slider's offset along it, the distance joint's length.
+fn axial(p: &Prepared, n: &Now) -> Option<Jac> {
+    match p.kind {
+        JointKind::Hinge { .. } | JointKind::Ball { twist: Some(_), .. } => Some(Jac::angular(n.axis_a)),
+        JointKind::Prismatic { .. } => {
+            let u = n.axis_a;
+            Some(Jac { lin: u, ang_a: (n.ra + n.d).cross(u), ang_b: n.rb.cross(u) })
+        }
+        _ => None,
+    }
+}
+
+/// The cone limit's row (its coordinate grows towards the cone's edge) and its room, rad.
+fn cone(p: &Prepared, n: &Now) -> Option<(Jac, Real)> {
+    let JointKind::Ball { cone: Some(half), .. } = p.kind else { return None };
+    let c = n.axis_a.cross(n.axis_b);
+    let sin = c.length();
+    if sin < 1e-6 {
+        return None;
+    }
+    let angle = sin.atan2(n.axis_a.dot(n.axis_b));
+    Some((Jac::angular(c / sin).neg(), half - angle))
+}
+
+/// The limits on the axial coordinate `x` with rate `j`.
+fn limits(p: &Prepared, s: &mut JointState, v: &mut Pair, j: Jac, x: Real, range: (Real, Real), k: (Soft, Real, bool)) {
+    let (soft, inv_h, bias) = k;
+    limit(p, v, j, x - range.0, &mut s.lower, (soft, inv_h, bias));
+    limit(p, v, j.neg(), range.1 - x, &mut s.upper, (soft, inv_h, bias));
+}
+
+fn solve_one(p: &Prepared, s: &mut JointState, n: &Now, v: &mut Pair, k: (Soft, Soft, Real, bool), h: Real) {
+    let (soft, soft_bias, inv_h, bias) = k;
+    match p.kind {
+        JointKind::Fixed => {
+            angular_lock(p, s, n, v, soft);
+            point(p, s, n, v, soft);
+        }
+        JointKind::Ball { cone: c, twist } => {
+            if let (Some(range), Some(j)) = (twist, axial(p, n)) {
+                limits(p, s, v, j, twist_angle(n.err, n.axis_a), range, (soft_bias, inv_h, bias));
+            }
+            if let (Some(_), Some((j, room))) = (c, cone(p, n)) {
+                limit(p, v, j, room, &mut s.cone, (soft_bias, inv_h, bias));
+            }
+            point(p, s, n, v, soft);
+        }
+        JointKind::Hinge { limits: range, motor: m } => {
+            let j = Jac::angular(n.axis_a);
+            if let Some(m) = m {
+                motor(p, v, j, m.speed, m.max_force * h, &mut s.motor);
+            }
+            if let Some(range) = range {
+                limits(p, s, v, j, twist_angle(n.err, n.axis_a), range, (soft_bias, inv_h, bias));
+            }
+            hinge_align(p, s, n, v, soft);
+            point(p, s, n, v, soft);
+        }
+        JointKind::Prismatic { limits: range, motor: m } => {
+            let j = axial(p, n).expect("a slider has an axis");
+            if let Some(m) = m {
+                motor(p, v, j, m.speed, m.max_force * h, &mut s.motor);
+            }
+            if let Some(range) = range {
+                limits(p, s, v, j, n.d.dot(n.axis_a), range, (soft_bias, inv_h, bias));
+            }
+            angular_lock(p, s, n, v, soft);
+            // The impulse kept is the one across the current axis: what lay along an axis
+            // that has turned since would push along the slide.
+            let (t1, t2) = perpendiculars(n.axis_a);
+            let mut kept = Vec3::ZERO;
+            for t in [t1, t2] {
+                let j = Jac { lin: t, ang_a: (n.ra + n.d).cross(t), ang_b: n.rb.cross(t) };
+                let mut acc = s.linear.dot(t);
+                equal(p, v, j, n.d.dot(t), &mut acc, soft);
+                kept += acc * t;
+            }
+            s.linear = kept;
+        }
+        JointKind::Distance { length, mode } => {
+            let len = n.d.length();
+            if len < 1e-6 {
+                return;
+            }
+            let u = n.d / len;
+            let j = Jac { lin: u, ang_a: n.ra.cross(u), ang_b: n.rb.cross(u) };
+            let c = len - length;
+            // The impulse kept is the one along the current direction: a part across it (from
+            // a step when the anchors lay elsewhere) would push the bodies sideways.
+            let mut acc = s.linear.dot(u);
+            match mode {
+                DistanceMode::Rod => equal(p, v, j, c, &mut acc, soft),
+                DistanceMode::Rope => {
+                    // The limit row's impulse pushes the length down: the negative of `acc`.
+                    let mut pull = -acc;
+                    limit(p, v, j.neg(), -c, &mut pull, (soft_bias, inv_h, bias));
+                    acc = -pull;
+                }
+                DistanceMode::Spring { stiffness, damping } => spring(p, v, j, c, &mut acc, (stiffness, damping), h),
+            }
+            s.linear = acc * u;
+        }
+    }
+}
+
+/// A spring of stiffness `k` (N/m) and damping `c` (N·s/m) on row `j` at extension `x`
+/// (implicit in the substep, so stable at any stiffness).
+fn spring(p: &Prepared, v: &mut Pair, j: Jac, x: Real, acc: &mut Real, (k, c): (Real, Real), h: Real) {
+    let kk = j.k(p);
+    let denom = h * (c + h * k);
+    if kk <= 0.0 || denom <= 0.0 {
+        return;
+    }
+    let gamma = 1.0 / denom;
+    let bias = x * k / (c + h * k);
+    let impulse = -(j.rate(v) + bias + gamma * *acc) / (kk + gamma);
+    j.apply(p, v, impulse);
+    *acc += impulse;
+}
+
+/// The anchors together (3×3 block).
+fn point(p: &Prepared, s: &mut JointState, n: &Now, v: &mut Pair, soft: Soft) {
+    let Some(inv_k) = p.point_mass(n.ra, n.rb) else { return };
+    let cdot = (v.vb + v.wb.cross(n.rb)) - (v.va + v.wa.cross(n.ra));
+    let b = inv_k * (cdot + soft.bias_rate * n.d);
+    let impulse = -soft.mass_scale * b - soft.impulse_scale * s.linear;
+    s.linear += impulse;
+    p.apply_linear(v, n.ra, n.rb, impulse);
+}
+
+/// The rotations held at rest (3×3 block).
+fn angular_lock(p: &Prepared, s: &mut JointState, n: &Now, v: &mut Pair, soft: Soft) {
+    let Some(inv_k) = invert(p.ia + p.ib) else { return };
+    let b = inv_k * ((v.wb - v.wa) + soft.bias_rate * rotation_error(n.err));
+    let impulse = -soft.mass_scale * b - soft.impulse_scale * s.angular;
+    s.angular += impulse;
+    p.apply_angular(v, impulse);
+}
+
+/// B's axis held along A's (2×2 block about the axes perpendicular to A's).
+fn hinge_align(p: &Prepared, s: &mut JointState, n: &Now, v: &mut Pair, soft: Soft) {
+    let (t1, t2) = perpendiculars(n.axis_a);
+    let i = p.ia + p.ib;
+    let (k11, k12, k22) = (t1.dot(i * t1), t1.dot(i * t2), t2.dot(i * t2));
+    let det = k11 * k22 - k12 * k12;
+    if det.abs() <= 1e-12 || det.is_nan() {
+        return;
+    }
+    let e = n.axis_a.cross(n.axis_b);
+    let w = v.wb - v.wa;
+    let r1 = w.dot(t1) + soft.bias_rate * e.dot(t1);
+    let r2 = w.dot(t2) + soft.bias_rate * e.dot(t2);
+    let (x1, x2) = ((k22 * r1 - k12 * r2) / det, (k11 * r2 - k12 * r1) / det);
+    let l1 = -soft.mass_scale * x1 - soft.impulse_scale * s.angular.dot(t1);
+    let l2 = -soft.mass_scale * x2 - soft.impulse_scale * s.angular.dot(t2);
+    let impulse = l1 * t1 + l2 * t2;
+    // The impulse kept is the one about the perpendiculars: drop any part along the axis
+    // (from a step when the axis lay elsewhere).
+    s.angular = s.angular - s.angular.dot(n.axis_a) * n.axis_a + impulse;
+    p.apply_angular(v, impulse);
+}

@@ -1,0 +1,5 @@
+//! Joints against closed forms: pendulum period and energy, motors, limits, ropes, a heavy
+//! chain; the scene format's joints and their errors.
+
+mod closed_form;
+mod scene;
