@@ -31,9 +31,9 @@ fn the_timeline_puts_rapier_on_the_b_side_in_lockstep() {
     h.run();
     h.get_by_label("A/B vs rapier3d").click();
     h.run();
-    assert!(h.state().simulation().record.partner.as_ref().is_some_and(|p| p.is_rapier()));
+    assert!(h.state().simulation().record.partner.as_ref().is_some_and(|p| p.is_peer()));
     // Each side's one-line header says which engine it is.
-    h.get_by_label_contains("rapier3d 0.36: the scene mapped onto rapier (bodies only)");
+    h.get_by_label_contains("rapier3d 0.36: the scene mapped onto it (bodies only)");
     h.get_by_label_contains("Collidoscope: the app's world (drag, shoot, edit here)");
     for _ in 0..40 {
         h.key_press(Key::S);
@@ -63,7 +63,7 @@ fn compare_engine_rapier_starts_from_the_scene_with_the_other_changes_on_both() 
     let changes = [("engine".to_string(), "rapier".to_string()), ("substeps".to_string(), "8".to_string())];
     sim.start_compare(&changes).unwrap();
     let p = sim.record.partner.as_ref().unwrap();
-    assert!(p.is_rapier());
+    assert!(p.is_peer());
     assert_eq!((sim.world.settings.substeps, p.other().settings.substeps), (8, 8));
     let bad = [("engine".to_string(), "bullet".to_string())];
     let err = Simulation::new(scene(), None).unwrap().start_compare(&bad).unwrap_err().to_string();
