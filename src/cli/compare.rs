@@ -161,8 +161,8 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         if threads == 1 { "" } else { "s" },
         peers.join(" and ")
     );
-    let cells = |f: &dyn Fn(&Outcome) -> String| runs.iter().map(|(_, o)| format!(" {:>14}", f(o))).collect::<String>();
-    let head: String = runs.iter().map(|(e, _)| format!(" {:>14}", e.cli_name())).collect();
+    let cells = |f: &dyn Fn(&Outcome) -> String| runs.iter().map(|(_, o)| format!(" {:>16}", f(o))).collect::<String>();
+    let head: String = runs.iter().map(|(e, _)| format!(" {:>16}", e.cli_name())).collect();
     outln!("{:<30}{head}", "");
     let ours = median_max(&mut runs[0].1.ms.clone()).0;
     let ms_row = |name: &str, f: &dyn Fn(&Outcome) -> f64| outln!("{name:<30}{}", cells(&|o| format!("{:.4}", f(o))));

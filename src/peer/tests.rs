@@ -1,12 +1,12 @@
 use super::*;
 use crate::Scene;
 
-fn scene(text: &str) -> Scene {
+pub(super) fn scene(text: &str) -> Scene {
     Scene::parse(text, "test.ron").unwrap()
 }
 
 /// Relative difference of two tensors, by the larger one's largest entry.
-fn rel(a: [f32; 9], b: [f32; 9]) -> f32 {
+pub(super) fn rel(a: [f32; 9], b: [f32; 9]) -> f32 {
     let scale = a.iter().chain(&b).fold(0.0f32, |m, x| m.max(x.abs()));
     a.iter().zip(&b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max) / scale
 }

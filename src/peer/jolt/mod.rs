@@ -72,9 +72,10 @@ fn with_err(f: impl FnOnce(*mut c_char, usize) -> *const ffi::JsShape) -> Result
     }
 }
 
-/// The radius Jolt rounds a box by: its default, but never more than the thinnest half extent.
+/// The radius Jolt rounds a box by: its default, but no more than half the thinnest half extent
+/// (Jolt refuses a radius that fills the box).
 fn box_convex_radius(half: Vec3) -> Real {
-    CONVEX_RADIUS.min(half.min_element())
+    CONVEX_RADIUS.min(0.5 * half.min_element())
 }
 
 /// Jolt's shape for `shape` in its body's frame, with `density` (kg/m³). Meshes and height fields
@@ -167,7 +168,6 @@ pub struct JoltWorld {
     states: Vec<JsBodyState>,
     profile: StepProfile,
     penetration: Real,
-    step_count: u64,
 }
 
 // SAFETY: the Jolt world is owned by this value alone and used through `&mut self` (or `&self`
@@ -196,7 +196,6 @@ impl JoltWorld {
             states: vec![JsBodyState::default(); n],
             profile: StepProfile::default(),
             penetration: 0.0,
-            step_count: 0,
         };
         for (i, b) in world.bodies().iter().enumerate() {
             let shape = jolt_shape(&b.shape, b.material.density).map_err(|message| JoltError::Shape {
@@ -250,7 +249,6 @@ impl JoltWorld {
         let mut stats = JsStepStats::default();
         // SAFETY: a live world.
         unsafe { ffi::js_step(self.raw, self.mirror.settings.dt, 1, &mut stats) };
-        self.step_count += 1;
         self.penetration = stats.deepest_penetration.max(0.0);
         self.read_back();
         let bodies = self.mirror.bodies();
@@ -269,31 +267,6 @@ impl JoltWorld {
     /// The bodies as Jolt has them after the last step, in scene order.
     pub fn world(&self) -> &World {
         &self.mirror
-    }
-
-    /// The settings the scene ran with.
-    pub fn settings(&self) -> &Settings {
-        &self.mirror.settings
-    }
-
-    /// The bodies as Collidoscope bodies, with Jolt's poses and velocities.
-    pub fn bodies(&self) -> &[Body] {
-        self.mirror.bodies()
-    }
-
-    /// Steps taken.
-    pub fn step_count(&self) -> u64 {
-        self.step_count
-    }
-
-    /// Simulated time, s.
-    pub fn time(&self) -> f64 {
-        self.step_count as f64 * self.mirror.settings.dt as f64
-    }
-
-    /// The state hash of Jolt's bodies, the same function as [`World::hash`].
-    pub fn hash(&self) -> u64 {
-        self.mirror.hash()
     }
 
     /// Jolt's timing and counters of the last step in Collidoscope's columns.

@@ -1,15 +1,5 @@
 use super::*;
-use crate::Scene;
-
-fn scene(text: &str) -> Scene {
-    Scene::parse(text, "test.ron").unwrap()
-}
-
-/// Relative difference of two tensors, by the larger one's largest entry.
-fn rel(a: [f32; 9], b: [f32; 9]) -> f32 {
-    let scale = a.iter().chain(&b).fold(0.0f32, |m, x| m.max(x.abs()));
-    a.iter().zip(&b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max) / scale
-}
+use crate::peer::tests::{rel, scene};
 
 #[test]
 fn mapped_bodies_have_the_same_masses_and_inertias_in_jolt() {
@@ -38,7 +28,7 @@ fn mapped_bodies_have_the_same_masses_and_inertias_in_jolt() {
         assert!(rel(ci, ji) < 1e-5, "body {i} ({}): inertia {ci:?} vs Jolt {ji:?}", b.shape.describe());
         // Hulls and compounds are re-centred: Jolt finds their centre of mass at the origin.
         assert!(com.length() < 1e-5, "body {i}: Jolt's centre of mass {com:?}");
-        assert_eq!(jw.bodies()[i].pose.translation, b.pose.translation, "body {i}");
+        assert_eq!(jw.world().bodies()[i].pose.translation, b.pose.translation, "body {i}");
     }
 }
 
@@ -57,7 +47,7 @@ fn static_meshes_and_height_fields_carry_bodies_in_jolt() {
     for _ in 0..120 {
         jw.step();
     }
-    let y = |i: usize| jw.bodies()[i].pose.translation.y;
+    let y = |i: usize| jw.world().bodies()[i].pose.translation.y;
     assert!((y(1) - 0.25).abs() < 0.03, "ball on the mesh at {}", y(1));
     assert!((y(3) - 0.2).abs() < 0.03, "box on the height field at {}", y(3));
     assert!(jw.profile().contacts > 0 && jw.profile().total_ms > 0.0);
@@ -73,7 +63,7 @@ fn the_jolt_path_is_deterministic_run_to_run() {
         (0..90)
             .map(|_| {
                 jw.step();
-                jw.hash()
+                jw.world().hash()
             })
             .collect::<Vec<u64>>()
     };
@@ -98,7 +88,7 @@ fn a_bullet_is_swept_by_linear_cast_and_does_not_tunnel_in_jolt() {
         for _ in 0..3 {
             jw.step();
         }
-        jw.bodies()[1].pose.translation.x
+        jw.world().bodies()[1].pose.translation.x
     };
     assert!(end_x("Off") > 5.0, "without CCD the bullet passes the wall: {}", end_x("Off"));
     for ccd in ["Speculative", "Toi"] {
@@ -110,12 +100,12 @@ fn a_bullet_is_swept_by_linear_cast_and_does_not_tunnel_in_jolt() {
 fn settings_changes_reach_jolt() {
     let text = "(settings: (gravity: (0, -9.81, 0)), bodies: [(shape: Sphere(radius: 0.5))])";
     let mut jw = JoltWorld::from_world(&scene(text).build().unwrap()).unwrap();
-    let mut s = jw.settings().clone();
+    let mut s = jw.world().settings.clone();
     s.gravity = Vec3::new(0.0, 0.0, -2.0);
     jw.set_settings(s);
     for _ in 0..60 {
         jw.step();
     }
-    let v = jw.bodies()[0].linvel;
+    let v = jw.world().bodies()[0].linvel;
     assert!((v.z + 2.0).abs() < 0.01 && v.y.abs() < 1e-4, "one second of the new gravity: {v:?}");
 }

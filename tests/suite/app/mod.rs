@@ -4,7 +4,6 @@ mod ab_reset;
 mod contact_forces;
 mod diagnose;
 mod framing;
-mod jolt_ab;
 mod layout;
 mod lessons;
 mod materials;
