@@ -347,17 +347,24 @@ bool js_add_body(JsWorld *w, const Shape *shape, const JsBodyDesc *d, char *err,
 void js_body_configure(JsWorld *w, uint32_t i, bool allow_sleeping, bool linear_cast, float friction,
                        float restitution) {
     BodyID id = w->ids[i];
+    bool moving = false;
     {
         BodyLockWrite lock(w->system.GetBodyLockInterface(), id);
         if (lock.Succeeded()) {
             Body &b = lock.GetBody();
-            b.SetAllowSleeping(allow_sleeping);
             b.SetFriction(friction);
             b.SetRestitution(restitution);
+            // A static body has no motion properties: no sleep flag, no motion quality.
+            moving = !b.IsStatic();
+            if (moving) {
+                b.SetAllowSleeping(allow_sleeping);
+            }
         }
     }
-    w->system.GetBodyInterface().SetMotionQuality(id,
-                                                  linear_cast ? EMotionQuality::LinearCast : EMotionQuality::Discrete);
+    if (moving) {
+        w->system.GetBodyInterface().SetMotionQuality(
+            id, linear_cast ? EMotionQuality::LinearCast : EMotionQuality::Discrete);
+    }
 }
 
 void js_wake_all(JsWorld *w) {
