@@ -98,7 +98,9 @@ fn a_bullet_is_swept_by_linear_cast_and_does_not_tunnel_in_jolt() {
 
 #[test]
 fn settings_changes_reach_jolt() {
-    let text = "(settings: (gravity: (0, -9.81, 0)), bodies: [(shape: Sphere(radius: 0.5))])";
+    // With a static body too, which has no motion properties in Jolt to set.
+    let text = "(settings: (gravity: (0, -9.81, 0)), bodies: [(shape: Sphere(radius: 0.5)),
+        (kind: Static, shape: Cuboid(half_extents: (1, 1, 1)), position: (0, 50, 0))])";
     let mut jw = JoltWorld::from_world(&scene(text).build().unwrap()).unwrap();
     let mut s = jw.world().settings.clone();
     s.gravity = Vec3::new(0.0, 0.0, -2.0);
