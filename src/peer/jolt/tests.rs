@@ -35,7 +35,7 @@ fn mapped_bodies_have_the_same_masses_and_inertias_in_jolt() {
 #[test]
 fn static_meshes_and_height_fields_carry_bodies_in_jolt() {
     let s = scene(
-        "(bodies: [
+        "(settings: (sleeping: false), bodies: [
             (kind: Static, shape: TriangleMesh(vertices: [(-3, 0, -3), (3, 0, -3), (3, 0, 3), (-3, 0, 3)],
                                                indices: [(0, 2, 1), (0, 3, 2)])),
             (shape: Sphere(radius: 0.25), position: (0, 1, 0)),

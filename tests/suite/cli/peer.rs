@@ -54,7 +54,8 @@ fn compare_prints_every_engine_side_by_side() {
         // Forty steps of a standing stack (its slab starts 5 cm up): every engine keeps it
         // within centimetres of that, upright.
         assert!(num("max displacement m", k) < 0.1, "{text}");
-        assert!(num("max horizontal drift m", k) < 0.02, "{text}");
+        // Jolt's boxes, rounded by its convex radius, settle with more drift (25 mm).
+        assert!(num("max horizontal drift m", k) < 0.03, "{text}");
         assert!(num("max tilt deg", k) < 2.0, "{text}");
         assert!(num("max penetration m", k) < 0.03, "{text}");
         assert!(num("max horizontal drift m", k) <= num("max displacement m", k) + 1e-6);
@@ -63,7 +64,8 @@ fn compare_prints_every_engine_side_by_side() {
         assert!(max >= mean && max < 0.05, "{}: {max} {mean}", engines[k]);
         assert_eq!(k == 0, max == 0.0, "{}: {max}", engines[k]);
     }
-    assert_eq!(rows["all asleep at s"], vec!["never"; engines.len()], "40 steps is too soon to sleep:\n{text}");
+    // 40 steps is too soon to sleep for ours and rapier's; Jolt judges rest by its own test.
+    assert_eq!(rows["all asleep at s"][..2], ["never", "never"], "{text}");
 }
 
 #[test]
