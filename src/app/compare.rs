@@ -70,7 +70,7 @@ impl CompareView {
         let half = ((ui.available_width() - 6.0) * 0.5).max(40.0);
         let mut actions = Vec::new();
         // A rapier partner is B, on the right; the app's world is then A, on the left.
-        let swap = partner.is_rapier();
+        let swap = partner.is_peer();
         // rapier's world reads back bodies only: the layers drawn from Collidoscope's pipeline
         // (boxes, contacts, pairs, sweeps, structures) would show stale data there.
         let partner_view = if swap { bodies_only(&colored) } else { colored.clone() };
@@ -82,7 +82,14 @@ impl CompareView {
             let down = egui::Layout::top_down(egui::Align::Min);
             let mut partner_side = |ui: &mut Ui, actions: &mut Vec<ViewAction>| {
                 let (name, color) = if swap { ("B", B_COLOR) } else { ("A", A_COLOR) };
-                side_label(ui, name, color, label_partner(partner), partner.other(), partner.is_rapier());
+                side_label(
+                    ui,
+                    name,
+                    color,
+                    label_partner(partner),
+                    partner.other(),
+                    partner.is_peer().then(|| partner.engine_label()),
+                );
                 for a in a_view.ui(ui, partner.other(), &partner_view) {
                     if let ViewAction::Select(s) = a {
                         actions.push(ViewAction::Select(s));
@@ -92,7 +99,7 @@ impl CompareView {
             let app_label = "Collidoscope: the app's world (drag, shoot, edit here)".to_string();
             if swap {
                 ui.allocate_ui_with_layout(egui::vec2(half, view_h), down, |ui| {
-                    side_label(ui, "A", A_COLOR, app_label.clone(), &sim.world, false);
+                    side_label(ui, "A", A_COLOR, app_label.clone(), &sim.world, None);
                     actions.extend(main.ui(ui, &sim.world, &colored));
                 });
                 ui.allocate_ui_with_layout(egui::vec2(half, view_h), down, |ui| partner_side(ui, &mut actions));
@@ -104,7 +111,7 @@ impl CompareView {
             }
             if !swap {
                 ui.allocate_ui_with_layout(egui::vec2(half, view_h), down, |ui| {
-                    side_label(ui, "B", B_COLOR, app_label, &sim.world, false);
+                    side_label(ui, "B", B_COLOR, app_label, &sim.world, None);
                     actions.extend(main.ui(ui, &sim.world, &colored));
                 });
             }
@@ -189,7 +196,7 @@ impl CompareView {
             }
             let extra = sim.world.bodies().len().saturating_sub(p.other().bodies().len());
             if extra > 0 {
-                let side = if p.is_rapier() { "A" } else { "B" };
+                let side = if p.is_peer() { "A" } else { "B" };
                 ui.colored_label(color32(ONLY_IN_B), format!("{extra} bodies only in {side}"));
             }
             ui.horizontal(|ui| {
@@ -227,7 +234,7 @@ impl CompareView {
             Some(k) => prof.phase_ms()[k],
         };
         // Profiles are (step, partner, app's world); a rapier partner is B.
-        let swap = p.is_rapier();
+        let swap = p.is_peer();
         let (a_name, b_name) = ("A · Collidoscope".to_string(), format!("B · {}", p.engine_label()));
         let a: PlotPoints =
             p.profiles.iter().map(|(s, pa, pb)| [*s as f64, pick(if swap { pb } else { pa })]).collect();
@@ -275,7 +282,7 @@ pub(super) fn divergence_legend(full_scale: Real, p: &Partner) -> Vec<(String, [
         (label, speed_color(t))
     }));
     // Bodies added to the app's world (shots) have no counterpart in the partner.
-    entries.push((if p.is_rapier() { "only in A" } else { "only in B" }.into(), ONLY_IN_B));
+    entries.push((if p.is_peer() { "only in A" } else { "only in B" }.into(), ONLY_IN_B));
     entries.push(("static".into(), STATIC));
     entries
 }
@@ -313,8 +320,8 @@ fn bodies_only(view: &ViewOptions) -> ViewOptions {
 }
 
 fn label_partner(p: &Partner) -> String {
-    if p.is_rapier() {
-        "rapier3d 0.36: the scene mapped onto rapier (bodies only)".into()
+    if p.is_peer() {
+        format!("{}: the scene mapped onto it (bodies only)", p.engine_label())
     } else if p.first_divergent.is_some() || p.steps() > 0 {
         "world A (compared with B)".into()
     } else {
@@ -322,11 +329,12 @@ fn label_partner(p: &Partner) -> String {
     }
 }
 
-fn side_label(ui: &mut Ui, name: &str, color: Color32, what: String, w: &World, rapier: bool) {
+/// `peer`: the peer engine stepping `w`, if one does.
+fn side_label(ui: &mut Ui, name: &str, color: Color32, what: String, w: &World, peer: Option<&str>) {
     let s = &w.settings;
-    let line = if rapier {
+    let line = if let Some(engine) = peer {
         format!(
-            "rapier3d · CCD {} · {} substeps × {} iterations",
+            "{engine} · CCD {} · {} substeps × {} iterations",
             humanize(&format!("{:?}", s.ccd)),
             s.substeps,
             s.iterations
@@ -359,7 +367,7 @@ fn side_label(ui: &mut Ui, name: &str, color: Color32, what: String, w: &World, 
 /// Side-by-side editors of the settings that most often explain a difference. With a rapier
 /// partner (B) the app's world is A, and rows rapier has no counterpart for show a dash.
 fn settings_grid(ui: &mut Ui, p: &Partner, app: &Settings, commands: &mut Vec<Command>) {
-    let swap = p.is_rapier();
+    let swap = p.is_peer();
     let has_mesh = p.other().bodies().iter().any(|b| b.shape.is_mesh());
     let other = &p.other().settings;
     let (a, b) = if swap { (app, other) } else { (other, app) };
@@ -483,7 +491,7 @@ mod tests {
         assert_eq!(folded_legend(0.5, &copy)[1].1, legend[2].1, "the same swatches");
         #[cfg(feature = "rapier")]
         {
-            let rapier = Partner::rapier_of(&World::new(Settings::default()));
+            let rapier = Partner::peer_of(crate::peer::Engine::Rapier, &World::new(Settings::default())).unwrap();
             let legend = divergence_legend(0.5, &rapier);
             assert_eq!(legend[0].0, "A: Collidoscope · B: rapier3d 0.36");
             assert_eq!(legend[6].0, "only in A", "shots land in the app's world, A");

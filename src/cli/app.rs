@@ -18,8 +18,8 @@ pub struct AppArgs {
     pub frames: u32,
     /// Open side by side from the scene's start: B with this setting changed (RON value, as for
     /// `run --set`), A as the scene has it. Repeat for several settings, e.g.
-    /// `--compare ccd=Toi --compare substeps=8`. `--compare engine=rapier` puts rapier3d on the
-    /// B side instead (the other changes then apply to both).
+    /// `--compare ccd=Toi --compare substeps=8`. `--compare engine=rapier` (or `engine=jolt`) puts
+    /// rapier3d (or Jolt Physics) on the B side instead (the other changes then apply to both).
     #[arg(long = "compare", value_name = "FIELD=VALUE", value_parser = parse_assignment)]
     pub compare: Vec<(String, String)>,
     /// Bring a panel forward (scenes, settings, profiler, inspector, view, sweep, pair,

@@ -24,28 +24,27 @@ pub struct CompareArgs {
 /// One engine stepping a scene.
 pub enum Stepper {
     Collidoscope(Box<World>),
+    /// rapier3d or Jolt Physics with the scene mapped onto it.
     #[cfg(feature = "rapier")]
-    Rapier(Box<collidoscope::peer::RapierWorld>),
+    Peer(Box<collidoscope::peer::PeerWorld>),
 }
 
 impl Stepper {
     /// `engine` is a `--engine` name; `world` is the scene built with its settings.
     pub fn new(engine: &str, world: World) -> Result<Stepper, CliError> {
+        if engine == "collidoscope" {
+            return Ok(Stepper::Collidoscope(Box::new(world)));
+        }
+        #[cfg(feature = "rapier")]
+        if let Some(e) = collidoscope::peer::Engine::from_cli_name(engine) {
+            let peer = collidoscope::peer::PeerWorld::new(e, &world).map_err(|e| CliError::from(e.to_string()))?;
+            return Ok(Stepper::Peer(Box::new(peer)));
+        }
         match engine {
-            "collidoscope" => Ok(Stepper::Collidoscope(Box::new(world))),
-            // rapier3d would run the scene without its joints: refuse rather than compare unlike
-            // worlds.
-            #[cfg(feature = "rapier")]
-            "rapier" if !world.joints().is_empty() => Err(format!(
-                "the scene has {} joints, and joints are not mapped onto rapier3d: run it with --engine collidoscope",
-                world.joints().len()
-            )
-            .into()),
-            #[cfg(feature = "rapier")]
-            "rapier" => Ok(Stepper::Rapier(Box::new(collidoscope::peer::RapierWorld::from_world(&world)))),
-            #[cfg(not(feature = "rapier"))]
-            "rapier" => Err("this build has no rapier3d (built without the `rapier` feature)".into()),
-            other => Err(format!("unknown engine {other:?}; choose collidoscope or rapier").into()),
+            "rapier" | "jolt" => {
+                Err(format!("this build has no {engine} engine (built without the `{engine}` feature)").into())
+            }
+            other => Err(format!("unknown engine {other:?}; choose collidoscope, rapier or jolt").into()),
         }
     }
 
@@ -53,7 +52,7 @@ impl Stepper {
         match self {
             Stepper::Collidoscope(w) => w.step(),
             #[cfg(feature = "rapier")]
-            Stepper::Rapier(r) => r.step(),
+            Stepper::Peer(p) => p.step(),
         }
     }
 
@@ -61,24 +60,24 @@ impl Stepper {
         match self {
             Stepper::Collidoscope(w) => w.profile(),
             #[cfg(feature = "rapier")]
-            Stepper::Rapier(r) => r.profile(),
+            Stepper::Peer(p) => p.profile(),
         }
     }
 
-    /// The bodies after the last step (for rapier, its state read back into a world).
+    /// The bodies after the last step (for a peer engine, its state read back into a world).
     pub fn world(&self) -> &World {
         match self {
             Stepper::Collidoscope(w) => w,
             #[cfg(feature = "rapier")]
-            Stepper::Rapier(r) => r.world(),
+            Stepper::Peer(p) => p.world(),
         }
     }
 
-    pub fn label(&self) -> &'static str {
+    pub fn label(&self) -> String {
         match self {
-            Stepper::Collidoscope(_) => "Collidoscope",
+            Stepper::Collidoscope(_) => "Collidoscope".into(),
             #[cfg(feature = "rapier")]
-            Stepper::Rapier(_) => "rapier3d 0.36 (scene mapped onto it)",
+            Stepper::Peer(p) => format!("{} (scene mapped onto it)", p.engine().label()),
         }
     }
 
@@ -87,7 +86,7 @@ impl Stepper {
     fn penetration(&self) -> Real {
         match self {
             Stepper::Collidoscope(w) => collidoscope::peer::collidoscope_penetration(w),
-            Stepper::Rapier(r) => r.max_penetration(),
+            Stepper::Peer(p) => p.max_penetration(),
         }
     }
 }
@@ -130,19 +129,22 @@ fn simulate(mut engine: Stepper, steps: u64) -> Outcome {
 
 #[cfg(feature = "rapier")]
 pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
+    use collidoscope::peer::Engine;
     let scene = Scene::load(&args.scene)?;
     let mut settings = scene.settings.clone();
     args.overrides.apply(&mut settings)?;
     let mut world = scene.build()?;
     world.set_settings(settings);
-    // One thread unless asked: rapier3d runs on one here, so the times compare like for like.
+    // One thread unless asked: the peer engines run on one here, so the times compare like for like.
     world.set_threads(args.threads.map_or(1, |n| n as usize));
     let n = world.bodies().len();
     let threads = world.threads();
     let s = world.settings.clone();
-    // One engine after the other, so neither shares the cores or the caches with the other.
-    let a = simulate(Stepper::new("collidoscope", world.clone())?, args.steps);
-    let b = simulate(Stepper::new("rapier", world)?, args.steps);
+    // One engine after the other, so none shares the cores or the caches with another.
+    let runs: Vec<(Engine, Outcome)> = Engine::ALL
+        .iter()
+        .map(|&e| Ok((e, simulate(Stepper::new(e.cli_name(), world.clone())?, args.steps))))
+        .collect::<Result<_, CliError>>()?;
 
     outln!(
         "scene: {} ({n} bodies), {} steps of {:.4} s = {:.2} s simulated, {} substeps x {} iterations",
@@ -153,26 +155,38 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         s.substeps,
         s.iterations
     );
-    outln!("collidoscope on {threads} thread{}, rapier3d on one", if threads == 1 { "" } else { "s" });
-    outln!("{:<30} {:>14} {:>14} {:>14}", "", "collidoscope", "rapier", "rapier/collid.");
-    let row3 = |name: &str, x: f64, y: f64| {
-        let ratio = if x > 0.0 { format!("{:.2}", y / x) } else { "-".into() };
-        outln!("{name:<30} {x:>14.4} {y:>14.4} {ratio:>14}");
+    let peers: Vec<&str> = runs[1..].iter().map(|(e, _)| e.label()).collect();
+    outln!(
+        "collidoscope on {threads} thread{}, {} on one each",
+        if threads == 1 { "" } else { "s" },
+        peers.join(" and ")
+    );
+    let cells = |f: &dyn Fn(&Outcome) -> String| runs.iter().map(|(_, o)| format!(" {:>16}", f(o))).collect::<String>();
+    let head: String = runs.iter().map(|(e, _)| format!(" {:>16}", e.cli_name())).collect();
+    outln!("{:<30}{head}", "");
+    let ours = median_max(&mut runs[0].1.ms.clone()).0;
+    let ms_row = |name: &str, f: &dyn Fn(&Outcome) -> f64| outln!("{name:<30}{}", cells(&|o| format!("{:.4}", f(o))));
+    ms_row("ms per step, median", &|o| median_max(&mut o.ms.clone()).0);
+    ms_row("ms per step, p90", &|o| quantile(&o.ms, 0.9));
+    let ratio = |o: &Outcome| {
+        let m = median_max(&mut o.ms.clone()).0;
+        if ours > 0.0 { format!("{:.2}", m / ours) } else { "-".into() }
     };
-    row3("ms per step, median", median_max(&mut a.ms.clone()).0, median_max(&mut b.ms.clone()).0);
-    row3("ms per step, p90", quantile(&a.ms, 0.9), quantile(&b.ms, 0.9));
-    let (sa, sb) = (a.stability, b.stability);
-    let row = |name: &str, x: Real, y: Real| outln!("{name:<30} {x:>14.6} {y:>14.6}");
-    row("max displacement m", sa.max_displacement, sb.max_displacement);
-    row("max horizontal drift m", sa.max_horizontal_drift, sb.max_horizontal_drift);
-    row("max out-of-plane drift m", sa.max_out_of_plane, sb.max_out_of_plane);
-    row("max tilt deg", sa.max_tilt_deg, sb.max_tilt_deg);
-    let asleep = |t: Option<f64>| t.map_or("never".to_string(), |t| format!("{t:.4}"));
-    outln!("{:<30} {:>14} {:>14}", "all asleep at s", asleep(sa.all_asleep_at), asleep(sb.all_asleep_at));
-    row("resting speed m/s", sa.resting_speed, sb.resting_speed);
-    row("max penetration m", sa.max_penetration, sb.max_penetration);
-    outln!("{:<30} {:>14} {:>14}", "hash", format!("{:016x}", a.hash), format!("{:016x}", b.hash));
-    let (max, mean) = collidoscope::peer::divergence(&a.end, &b.end);
-    outln!("divergence after {} steps: max {max:.6} m, mean {mean:.6} m", args.steps);
+    outln!("{:<30}{}", "median / collidoscope's", cells(&ratio));
+    let row = |name: &str, f: &dyn Fn(&collidoscope::peer::Stability) -> Real| {
+        outln!("{name:<30}{}", cells(&|o| format!("{:.6}", f(&o.stability))))
+    };
+    row("max displacement m", &|s| s.max_displacement);
+    row("max horizontal drift m", &|s| s.max_horizontal_drift);
+    row("max out-of-plane drift m", &|s| s.max_out_of_plane);
+    row("max tilt deg", &|s| s.max_tilt_deg);
+    let asleep = |o: &Outcome| o.stability.all_asleep_at.map_or("never".to_string(), |t| format!("{t:.4}"));
+    outln!("{:<30}{}", "all asleep at s", cells(&asleep));
+    row("resting speed m/s", &|s| s.resting_speed);
+    row("max penetration m", &|s| s.max_penetration);
+    outln!("{:<30}{}", "hash", cells(&|o| format!("{:016x}", o.hash)));
+    let diverge = |o: &Outcome| collidoscope::peer::divergence(&runs[0].1.end, &o.end);
+    outln!("{:<30}{}", "divergence from ours, max m", cells(&|o| format!("{:.6}", diverge(o).0)));
+    outln!("{:<30}{}", "divergence from ours, mean m", cells(&|o| format!("{:.6}", diverge(o).1)));
     Ok(())
 }

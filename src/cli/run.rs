@@ -27,9 +27,10 @@ pub struct RunArgs {
     /// Write one CSV row per body after the last step.
     #[arg(long, value_name = "FILE")]
     pub final_state: Option<PathBuf>,
-    /// The engine that simulates: Collidoscope, or rapier3d with the scene mapped onto it.
+    /// The engine that simulates: Collidoscope, or rapier3d or Jolt Physics with the scene mapped
+    /// onto it.
     #[arg(long, value_name = "NAME", default_value = "collidoscope",
-          value_parser = clap::builder::PossibleValuesParser::new(["collidoscope", "rapier"]))]
+          value_parser = clap::builder::PossibleValuesParser::new(["collidoscope", "rapier", "jolt"]))]
     pub engine: String,
     /// Write the run's sweep metrics (jitter, penetration, energy, tunneling, sleep, divergence
     /// from the scene's own settings) as a one-row CSV, the format `sweep --merge` reads.
@@ -113,7 +114,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         f.write_all(final_state_csv(world).as_bytes()).map_err(CliError::io(path))?;
         f.commit()?;
     }
-    print_summary(&scene, world, engine.label(), &summary);
+    print_summary(&scene, world, &engine.label(), &summary);
     if let Some(b) = &bumps {
         outln!("bumps ({:?}):", world.settings.internal_edges);
         outln!("  {:<16} {:>8} {:>7} {:>6} {:>10}", "body", "metres", "spikes", "flips", "bumps/m");

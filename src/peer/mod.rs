@@ -4,10 +4,16 @@
 //! hash, the final-state CSV, the viewport, the A/B divergence — reads rapier's result unchanged.
 //! The mapping of each setting is tabled in the README ("rapier3d as a second engine").
 
+#[cfg(feature = "jolt")]
+pub mod jolt;
+mod peer_world;
 mod stats;
 #[cfg(test)]
 mod tests;
 
+#[cfg(feature = "jolt")]
+pub use jolt::{JoltError, JoltWorld};
+pub use peer_world::{PeerError, PeerWorld};
 pub use stats::{Stability, StabilityTracker, collidoscope_penetration, divergence};
 
 use crate::ccd::CcdMode;
@@ -25,25 +31,42 @@ pub enum Engine {
     Collidoscope,
     /// rapier3d, body for body (feature `rapier`).
     Rapier,
+    /// Jolt Physics, body for body (feature `jolt`).
+    #[cfg(feature = "jolt")]
+    Jolt,
 }
 
 impl Engine {
     /// Every engine, in the order the CLI lists them.
-    pub const ALL: &'static [Engine] = &[Engine::Collidoscope, Engine::Rapier];
+    pub const ALL: &'static [Engine] = &[
+        Engine::Collidoscope,
+        Engine::Rapier,
+        #[cfg(feature = "jolt")]
+        Engine::Jolt,
+    ];
 
     /// The name used on the command line.
     pub fn cli_name(self) -> &'static str {
         match self {
             Engine::Collidoscope => "collidoscope",
             Engine::Rapier => "rapier",
+            #[cfg(feature = "jolt")]
+            Engine::Jolt => "jolt",
         }
     }
 
-    /// The name shown to people, with rapier's version.
+    /// The engine whose [`cli_name`](Self::cli_name) is `name`.
+    pub fn from_cli_name(name: &str) -> Option<Engine> {
+        Self::ALL.iter().copied().find(|e| e.cli_name() == name)
+    }
+
+    /// The name shown to people, with the engine's version.
     pub fn label(self) -> &'static str {
         match self {
             Engine::Collidoscope => "Collidoscope",
             Engine::Rapier => "rapier3d 0.36",
+            #[cfg(feature = "jolt")]
+            Engine::Jolt => "Jolt Physics 5.0",
         }
     }
 }

@@ -1,12 +1,12 @@
 use super::*;
 use crate::Scene;
 
-fn scene(text: &str) -> Scene {
+pub(super) fn scene(text: &str) -> Scene {
     Scene::parse(text, "test.ron").unwrap()
 }
 
 /// Relative difference of two tensors, by the larger one's largest entry.
-fn rel(a: [f32; 9], b: [f32; 9]) -> f32 {
+pub(super) fn rel(a: [f32; 9], b: [f32; 9]) -> f32 {
     let scale = a.iter().chain(&b).fold(0.0f32, |m, x| m.max(x.abs()));
     a.iter().zip(&b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max) / scale
 }
@@ -41,30 +41,41 @@ fn mapped_bodies_have_the_same_masses_and_inertias() {
     }
 }
 
-/// Runs `text` in both engines for `steps`, returning each engine's bodies after every step.
-fn both(text: &str, steps: usize) -> [Vec<Vec<crate::Body>>; 2] {
+/// Runs `text` in every engine of this build for `steps`, returning each engine's bodies after
+/// every step.
+fn every_engine(text: &str, steps: usize) -> Vec<(&'static str, Vec<Vec<crate::Body>>)> {
     let s = scene(text);
-    let mut world = s.build().unwrap();
-    let mut rw = RapierWorld::from_world(&world);
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    for _ in 0..steps {
-        world.step();
-        rw.step();
-        a.push(world.bodies().to_vec());
-        b.push(rw.bodies().to_vec());
-    }
-    [a, b]
+    Engine::ALL
+        .iter()
+        .map(|&engine| {
+            let mut world = s.build().unwrap();
+            let mut peer = (engine != Engine::Collidoscope).then(|| PeerWorld::new(engine, &world).unwrap());
+            let run = (0..steps)
+                .map(|_| match &mut peer {
+                    Some(p) => {
+                        p.step();
+                        p.world().bodies().to_vec()
+                    }
+                    None => {
+                        world.step();
+                        world.bodies().to_vec()
+                    }
+                })
+                .collect();
+            (engine.cli_name(), run)
+        })
+        .collect()
 }
 
 #[test]
-fn a_dropped_ball_falls_and_rests_as_the_closed_form_says_in_both_engines() {
+fn a_dropped_ball_falls_and_rests_as_the_closed_form_says_in_every_engine() {
     // 3 m of free fall from the floor's top: lands at t = sqrt(2 h / g) = 0.782 s.
     let text = "(settings: (gravity: (0, -9.81, 0)), bodies: [
         (kind: Static, shape: Cuboid(half_extents: (5, 0.5, 5)), position: (0, -0.5, 0)),
         (shape: Sphere(radius: 0.5), position: (0, 3.5, 0)),
     ])";
     let (g, dt, y0, r) = (9.81f32, 1.0f32 / 60.0, 3.5f32, 0.5f32);
-    for (engine, run) in ["collidoscope", "rapier"].iter().zip(both(text, 150)) {
+    for (engine, run) in every_engine(text, 150) {
         // In flight (the first 40 steps, 0.67 s): y = y0 - g t^2 / 2, within what a first-order
         // integrator loses, g dt t / 2.
         for (n, bodies) in run.iter().enumerate().take(40) {
@@ -81,7 +92,7 @@ fn a_dropped_ball_falls_and_rests_as_the_closed_form_says_in_both_engines() {
 }
 
 #[test]
-fn a_sliding_box_stops_where_coulomb_friction_says_in_both_engines() {
+fn a_sliding_box_stops_where_coulomb_friction_says_in_every_engine() {
     // v0 = 3 m/s, mu = 0.5 on both: decelerates at mu g, stops after v0^2 / (2 mu g) = 0.917 m
     // at t = v0 / (mu g) = 0.612 s.
     let text = "(settings: (gravity: (0, -9.81, 0), sleeping: false), bodies: [
@@ -92,7 +103,7 @@ fn a_sliding_box_stops_where_coulomb_friction_says_in_both_engines() {
     ])";
     let (v0, mu, g, dt) = (3.0f32, 0.5f32, 9.81f32, 1.0f32 / 60.0);
     let stop = v0 * v0 / (2.0 * mu * g);
-    for (engine, run) in ["collidoscope", "rapier"].iter().zip(both(text, 60)) {
+    for (engine, run) in every_engine(text, 60) {
         // Mid-slide (t = 0.3 s): v = v0 - mu g t.
         let mid = &run[17][1];
         let exact_v = v0 - mu * g * 18.0 * dt;
@@ -101,6 +112,27 @@ fn a_sliding_box_stops_where_coulomb_friction_says_in_both_engines() {
         let x = end.pose.translation.x;
         assert!((x - stop).abs() < 0.02 * stop + 0.01, "{engine}: stopped at {x} vs {stop}");
         assert!(end.linvel.length() < 0.01, "{engine}: still moving at {:?}", end.linvel);
+    }
+}
+
+#[test]
+fn a_ball_bounces_back_at_restitution_times_its_impact_speed_in_every_engine() {
+    // Dropped from 2 m onto a floor with e = 0.5 on both (combined by max): it hits at
+    // v = sqrt(2 g h) = 6.26 m/s and leaves at e v = 3.13 m/s, well above the 1 m/s threshold.
+    let text = "(settings: (gravity: (0, -9.81, 0), sleeping: false), bodies: [
+        (kind: Static, shape: Cuboid(half_extents: (5, 0.5, 5)), position: (0, -0.5, 0),
+         material: (restitution: 0.5)),
+        (shape: Sphere(radius: 0.25), position: (0, 2.25, 0), material: (restitution: 0.5)),
+    ])";
+    let e = 0.5f32;
+    for (engine, run) in every_engine(text, 60) {
+        // Fastest fall before the first bounce, fastest rise after it.
+        let vy: Vec<f32> = run.iter().map(|b| b[1].linvel.y).collect();
+        let hit = vy.iter().position(|&v| v > 0.0).unwrap_or_else(|| panic!("{engine}: never bounced: {vy:?}"));
+        let impact = -vy[..hit].iter().copied().fold(0.0, f32::min);
+        let rebound = vy[hit..].iter().copied().fold(0.0, f32::max);
+        assert!((impact - (2.0f32 * 9.81 * 2.0).sqrt()).abs() < 0.2, "{engine}: impact at {impact} m/s");
+        assert!((rebound - e * impact).abs() < 0.06 * e * impact, "{engine}: rebound {rebound} vs {}", e * impact);
     }
 }
 

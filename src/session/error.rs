@@ -25,11 +25,22 @@ pub enum SessionError {
     /// An A/B reset asked for with no A/B running.
     #[error("no A/B to reset")]
     NoAb,
-    /// rapier3d asked for in a build without it.
-    #[error("this build has no rapier3d (built without the `rapier` feature)")]
-    NoRapier,
+    /// A peer engine asked for in a build without it.
+    #[error("this build has no {engine} engine (built without the `{engine}` feature)")]
+    NoEngine {
+        /// The engine's `--engine` name, also its cargo feature.
+        engine: String,
+    },
+    /// A peer engine that could not take the scene (a shape it refused, named).
+    #[error("{engine} cannot run this scene: {error}")]
+    PeerRefused {
+        /// The engine, as shown to people.
+        engine: &'static str,
+        /// What it refused.
+        error: String,
+    },
     /// `engine=NAME` with a name that is no engine.
-    #[error("engine={0}: choose rapier or collidoscope")]
+    #[error("engine={0}: choose rapier, jolt or collidoscope")]
     Engine(String),
     /// A `FIELD=VALUE` change that could not be made.
     #[error("{field}={value}: {error}")]

@@ -137,7 +137,18 @@ impl TimelinePanel {
                             )
                             .clicked()
                     {
-                        out.push(rec(RecordCommand::StartAbRapier { from_start: true }));
+                        out.push(rec(RecordCommand::StartAbPeer { engine: "rapier", from_start: true }));
+                    }
+                    if cfg!(feature = "jolt")
+                        && ui
+                            .button("A/B vs Jolt")
+                            .on_hover_text(
+                                "Run the scene in Jolt Physics beside this world, from the scene's start: \
+                                 A is this world (Collidoscope), B is Jolt with the settings that map",
+                            )
+                            .clicked()
+                    {
+                        out.push(rec(RecordCommand::StartAbPeer { engine: "jolt", from_start: true }));
                     }
                 }
                 Some(_) => {

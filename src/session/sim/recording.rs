@@ -262,8 +262,8 @@ impl Simulation {
                     self.record.status = Some(Status::failed(e));
                 }
             }
-            RecordCommand::StartAbRapier { from_start } => {
-                if let Err(e) = self.start_ab_rapier(from_start) {
+            RecordCommand::StartAbPeer { engine, from_start } => {
+                if let Err(e) = self.start_ab_peer(engine, from_start) {
                     self.record.status = Some(Status::failed(e));
                 }
             }
@@ -306,20 +306,22 @@ impl Simulation {
     /// `changes` (setting name, RON value) applied over the scene file's settings and A with the
     /// file's settings: edits made before do not carry into either side.
     /// On error (an unknown setting or a bad value, named) nothing changes.
-    /// `engine=rapier` among the changes puts rapier3d on the B side instead, with the app's
-    /// world (A) running the other changes.
+    /// `engine=rapier` or `engine=jolt` among the changes puts that engine on the B side
+    /// instead, with the app's world (A) running the other changes.
     pub fn start_compare(&mut self, changes: &[(String, String)]) -> Result<(), SessionError> {
-        let (rapier, changes) = split_engine(changes)?;
-        if rapier {
+        let (peer, changes) = split_engine(changes)?;
+        if let Some(engine) = peer {
             let a = changed_settings(&self.scene.settings, &changes)?;
-            self.start_ab_rapier(true)?;
+            self.start_ab_peer(engine, true)?;
             self.user_settings(a.clone());
+            let mut label = "";
             if let Some(p) = &mut self.record.partner {
                 p.set_settings(a);
+                label = p.engine_label();
             }
-            self.record.status = Some(Status::Done(
-                "A/B from the start: A is Collidoscope (the app's world), B is rapier3d on the same scene".into(),
-            ));
+            self.record.status = Some(Status::Done(format!(
+                "A/B from the start: A is Collidoscope (the app's world), B is {label} on the same scene"
+            )));
             return Ok(());
         }
         let changes = &changes[..];
@@ -354,23 +356,33 @@ impl Simulation {
         Ok(())
     }
 
-    /// Starts an A/B comparison with rapier3d on the B side, from the world now or from the
-    /// scene's start; the app's world is A. On error nothing changes.
-    pub fn start_ab_rapier(&mut self, from_start: bool) -> Result<(), SessionError> {
+    /// Starts an A/B comparison with the peer engine `engine` (`rapier` or `jolt`) on the B
+    /// side, from the world now or from the scene's start; the app's world is A. On error
+    /// nothing changes.
+    pub fn start_ab_peer(&mut self, engine: &str, from_start: bool) -> Result<(), SessionError> {
         #[cfg(feature = "rapier")]
+        if let Some(e) = crate::peer::Engine::from_cli_name(engine).filter(|&e| e != crate::peer::Engine::Collidoscope)
         {
+            // The engine takes B's world as start_ab will leave it, before anything changes.
+            let b = if from_start {
+                let mut b = self.scene.build()?;
+                b.set_settings(self.world.settings.clone());
+                b
+            } else {
+                self.world.clone()
+            };
+            let partner = Partner::peer_of(e, &b)
+                .map_err(|err| SessionError::PeerRefused { engine: e.label(), error: err.to_string() })?;
             self.start_ab(from_start)?;
-            self.record.partner = Some(Partner::rapier_of(&self.world));
-            self.record.status = Some(Status::Done(
-                "A/B: A is Collidoscope (the app's world), B is rapier3d; both step together".into(),
-            ));
-            Ok(())
+            self.record.partner = Some(partner);
+            self.record.status = Some(Status::Done(format!(
+                "A/B: A is Collidoscope (the app's world), B is {}; both step together",
+                e.label()
+            )));
+            return Ok(());
         }
-        #[cfg(not(feature = "rapier"))]
-        {
-            let _ = from_start;
-            Err(SessionError::NoRapier)
-        }
+        let _ = from_start;
+        Err(SessionError::NoEngine { engine: engine.to_string() })
     }
 
     /// Puts both worlds of the A/B back at its start, each keeping the settings it has now, and
@@ -409,8 +421,8 @@ impl Simulation {
                 self.drag = None;
             }
             None => {
-                self.record.status = Some(Status::Failed(if p.is_rapier() {
-                    "Back is not available with rapier3d on the B side: R starts both over".into()
+                self.record.status = Some(Status::Failed(if p.is_peer() {
+                    format!("Back is not available with {} on the B side: R starts both over", p.engine_label())
                 } else {
                     "No earlier step of the A/B is kept: R starts both over".into()
                 }))

@@ -1,6 +1,7 @@
 //! The partner world of an A/B comparison, stepped in lockstep with the app's world: per-body
 //! divergence, the first step whose state hashes differ, and both step profiles. The partner
-//! is Collidoscope's world A, or (feature `rapier`) rapier3d on the B side.
+//! is Collidoscope's world A, or (feature `rapier`) a peer engine on the B side: rapier3d, or
+//! (feature `jolt`) Jolt Physics.
 
 use crate::math::Real;
 use crate::record::Recording;
@@ -18,11 +19,11 @@ const BACK_BODY_BUDGET: usize = 400_000;
 
 /// The other side of an A/B comparison.
 pub struct Partner {
-    /// World A (with a rapier partner, its state before the comparison; read [`Partner::other`]).
+    /// World A (with a peer engine, its state before the comparison; read [`Partner::other`]).
     pub world: World,
-    /// rapier3d stepping the scene instead of `world`.
+    /// A peer engine stepping the scene instead of `world`.
     #[cfg(feature = "rapier")]
-    peer: Option<Box<crate::peer::RapierWorld>>,
+    peer: Option<Box<crate::peer::PeerWorld>>,
     /// The step the partner is at.
     at: u64,
     /// A replays this recording's actions (a fork's original); without one A just steps.
@@ -85,15 +86,17 @@ impl Partner {
     }
 
     /// The same comparison started over: both worlds back at its start, A with the settings it
-    /// has now (and a rapier partner rebuilt from B's start). Returns the partner and B's start.
+    /// has now (and a peer engine rebuilt from B's start). Returns the partner and B's start.
     pub fn restarted(&self) -> (Partner, World) {
         let (a, b) = (&self.start_worlds.0, &self.start_worlds.1);
         let settings = self.other().settings.clone();
         #[cfg(feature = "rapier")]
-        if self.peer.is_some() {
-            let mut p = Partner::rapier_of(b);
-            p.set_settings(settings);
-            return (p, b.clone());
+        if let Some(peer) = &self.peer {
+            // The engine took this scene when the comparison began, so it takes it again.
+            if let Ok(mut p) = Partner::peer_of(peer.engine(), b) {
+                p.set_settings(settings);
+                return (p, b.clone());
+            }
         }
         let mut a = a.clone();
         a.set_settings(settings);
@@ -103,7 +106,7 @@ impl Partner {
     }
 
     /// Takes both worlds one lockstep step back: A is put back here, B's world is returned.
-    /// `None` when no earlier step is kept (or A is rapier3d, which cannot be copied).
+    /// `None` when no earlier step is kept (or A is a peer engine, which cannot be copied).
     pub fn step_back(&mut self) -> Option<World> {
         let (a, b) = self.back.pop_back()?;
         self.world = a;
@@ -121,16 +124,20 @@ impl Partner {
         self.back.len()
     }
 
-    /// rapier3d from the state of `b`, stepped beside it; it is shown on the B side.
+    /// `engine` (rapier3d or Jolt) from the state of `b`, stepped beside it; it is shown on the
+    /// B side. On error (the engine refused a shape, named) there is no partner.
     #[cfg(feature = "rapier")]
-    pub fn rapier_of(b: &World) -> Partner {
+    pub fn peer_of(engine: crate::peer::Engine, b: &World) -> Result<Partner, crate::peer::PeerError> {
+        let peer = crate::peer::PeerWorld::new(engine, b)?;
         let mut p = Partner::new(b.clone(), None, b);
-        p.peer = Some(Box::new(crate::peer::RapierWorld::from_world(b)));
-        p
+        p.peer = Some(Box::new(peer));
+        p.measure(b);
+        Ok(p)
     }
 
-    /// Whether the partner is rapier3d (shown on the B side, the app's world on A).
-    pub fn is_rapier(&self) -> bool {
+    /// Whether the partner is a peer engine, rapier3d or Jolt (shown on the B side, the app's
+    /// world on A).
+    pub fn is_peer(&self) -> bool {
         #[cfg(feature = "rapier")]
         return self.peer.is_some();
         #[cfg(not(feature = "rapier"))]
@@ -139,7 +146,11 @@ impl Partner {
 
     /// The engine that steps the partner, as shown to people.
     pub fn engine_label(&self) -> &'static str {
-        if self.is_rapier() { "rapier3d 0.36" } else { "Collidoscope" }
+        #[cfg(feature = "rapier")]
+        if let Some(peer) = &self.peer {
+            return peer.engine().label();
+        }
+        "Collidoscope"
     }
 
     /// The partner's bodies and settings as they are now, whichever engine steps it.
@@ -151,7 +162,7 @@ impl Partner {
         &self.world
     }
 
-    /// Replaces the partner's settings (rapier takes those with a counterpart).
+    /// Replaces the partner's settings (a peer engine takes those with a counterpart).
     pub fn set_settings(&mut self, s: Settings) {
         #[cfg(feature = "rapier")]
         if let Some(peer) = &mut self.peer {
@@ -163,7 +174,7 @@ impl Partner {
 
     /// Keeps both worlds as they are before a lockstep step, for Back; call just before B steps.
     pub fn keep_for_back(&mut self, b: &World) {
-        if self.out_of_step || self.is_rapier() || b.step_count() != self.at {
+        if self.out_of_step || self.is_peer() || b.step_count() != self.at {
             return;
         }
         // A step that did not happen (playback stopped at a recording's end) keeps no second copy.
@@ -230,7 +241,7 @@ impl Partner {
     /// Recomputes the per-body distances between A and B.
     pub fn measure(&mut self, b: &World) {
         #[cfg(feature = "rapier")]
-        let a = self.peer.as_ref().map_or(self.world.bodies(), |p| p.bodies());
+        let a = self.peer.as_ref().map_or(self.world.bodies(), |p| p.world().bodies());
         #[cfg(not(feature = "rapier"))]
         let a = self.world.bodies();
         self.divergence.clear();

@@ -59,9 +59,11 @@ pub enum RecordCommand {
         /// Both worlds from the scene's start rather than from the world now.
         from_start: bool,
     },
-    /// Start an A/B comparison with rapier3d on the B side, from the world now or the scene's
-    /// start; the app's world is A.
-    StartAbRapier {
+    /// Start an A/B comparison with a peer engine on the B side, from the world now or the
+    /// scene's start; the app's world is A.
+    StartAbPeer {
+        /// The engine's `--engine` name: `rapier` or `jolt`.
+        engine: &'static str,
         /// Both worlds from the scene's start rather than from the world now.
         from_start: bool,
     },
@@ -87,22 +89,27 @@ pub enum RecordCommand {
     },
 }
 
-/// Takes `engine=NAME` out of `--compare` changes: whether it asks for rapier, and the rest.
-pub fn split_engine(changes: &[(String, String)]) -> Result<(bool, Vec<(String, String)>), SessionError> {
-    let mut rapier = false;
+/// `--compare` changes as (setting name, RON value) pairs.
+pub type Changes = Vec<(String, String)>;
+
+/// Takes `engine=NAME` out of `--compare` changes: the peer engine it asks for (`rapier` or
+/// `jolt`; none for `collidoscope`), and the rest.
+pub fn split_engine(changes: &[(String, String)]) -> Result<(Option<&'static str>, Changes), SessionError> {
+    let mut peer = None;
     let mut rest = Vec::new();
     for (field, value) in changes {
         if field == "engine" {
-            rapier = match value.as_str() {
-                "rapier" => true,
-                "collidoscope" => false,
+            peer = match value.as_str() {
+                "rapier" => Some("rapier"),
+                "jolt" => Some("jolt"),
+                "collidoscope" => None,
                 other => return Err(SessionError::Engine(other.to_string())),
             };
         } else {
             rest.push((field.clone(), value.clone()));
         }
     }
-    Ok((rapier, rest))
+    Ok((peer, rest))
 }
 
 /// `base` with each (setting name, RON value) of `changes` applied; an error names the change.

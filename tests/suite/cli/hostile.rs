@@ -310,16 +310,28 @@ fn edge_case_meshes_run_in_both_engines_and_compare() {
     )
     .unwrap();
     let s = scene.to_str().unwrap();
-    let engines: &[&str] = if cfg!(feature = "rapier") { &["collidoscope", "rapier"] } else { &["collidoscope"] };
+    let engines: &[&str] = match (cfg!(feature = "rapier"), cfg!(feature = "jolt")) {
+        (_, true) => &["collidoscope", "rapier", "jolt"],
+        (true, false) => &["collidoscope", "rapier"],
+        _ => &["collidoscope"],
+    };
     for engine in engines {
         let out = bin().args(["run", s, "--steps", "120", "--engine", engine]).output().unwrap();
+        if *engine == "jolt" {
+            // Jolt drops triangles below its size threshold: the 0.1 mm cell leaves none, and it
+            // says so by body rather than crashing.
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains("Jolt cannot build body 2's height field"), "{err}");
+            continue;
+        }
         assert!(out.status.success(), "{engine}: {}", String::from_utf8_lossy(&out.stderr));
         assert!(String::from_utf8_lossy(&out.stdout).contains("hash: "), "{engine}");
     }
-    if cfg!(feature = "rapier") {
+    // (With Jolt, compare stops at Jolt's refusal above.)
+    if cfg!(feature = "rapier") && !cfg!(feature = "jolt") {
         let out = bin().args(["compare", s, "--steps", "60", "--threads", "2"]).output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        assert!(String::from_utf8_lossy(&out.stdout).contains("divergence after 60 steps"));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("divergence from ours, max m"));
     }
 }
 

@@ -16,12 +16,21 @@ fn stdout(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// The engines `compare` runs in this build, in its column order.
+fn engines() -> Vec<&'static str> {
+    let mut e = vec!["collidoscope", "rapier"];
+    if cfg!(feature = "jolt") {
+        e.push("jolt");
+    }
+    e
+}
+
 #[test]
-fn compare_prints_both_engines_side_by_side() {
+fn compare_prints_every_engine_side_by_side() {
     let text = stdout(&["compare", "scenes/box_stack.ron", "--steps", "40"]);
-    // Each figure row: a label, then one value per engine (and the ratio for times).
+    // Each figure row: a label, then one value per engine.
     let mut rows: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for line in text.lines().filter(|l| l.len() > 30 && !l.starts_with("scene:") && !l.starts_with("divergence")) {
+    for line in text.lines().filter(|l| l.len() > 30 && !l.starts_with("scene:")) {
         let (label, values) = line.split_at(30);
         rows.insert(label.trim().to_string(), values.split_whitespace().map(str::to_string).collect());
     }
@@ -29,37 +38,45 @@ fn compare_prints_both_engines_side_by_side() {
         let v = rows.get(label).unwrap_or_else(|| panic!("no row {label:?} in:\n{text}"));
         v[k].parse().unwrap_or_else(|_| panic!("{label:?}[{k}] = {:?} in:\n{text}", v[k]))
     };
-    assert_eq!(rows[""], ["collidoscope", "rapier", "rapier/collid."], "{text}");
-    for label in ["ms per step, median", "ms per step, p90"] {
-        let (a, b, ratio) = (num(label, 0), num(label, 1), num(label, 2));
-        assert!(a > 0.0 && b > 0.0, "{label}: {a} {b}");
-        assert!((ratio - b / a).abs() <= 0.01 * ratio + 0.006, "{label}: ratio {ratio} vs {}", b / a);
-    }
-    assert!(num("ms per step, p90", 0) >= num("ms per step, median", 0));
-    // Forty steps of a standing stack (its slab starts 5 cm up): both engines keep it within
-    // centimetres of that, upright.
-    for k in 0..2 {
+    let engines = engines();
+    assert_eq!(rows[""], engines, "{text}");
+    for (k, engine) in engines.iter().enumerate() {
+        let (ours, theirs) = (num("ms per step, median", 0), num("ms per step, median", k));
+        assert!(ours > 0.0 && theirs > 0.0, "{text}");
+        let ratio = num("median / collidoscope's", k);
+        assert!((ratio - theirs / ours).abs() <= 0.01 * ratio + 0.006, "{engine}: ratio {ratio} vs {}", theirs / ours);
+        assert!(num("ms per step, p90", k) >= num("ms per step, median", k), "{text}");
+        // Forty steps of a standing stack (its slab starts 5 cm up): every engine keeps it
+        // within centimetres of that, upright.
         assert!(num("max displacement m", k) < 0.1, "{text}");
-        assert!(num("max horizontal drift m", k) < 0.02, "{text}");
+        // Jolt's boxes, rounded by its convex radius, settle with more drift (25 mm).
+        assert!(num("max horizontal drift m", k) < 0.03, "{text}");
         assert!(num("max tilt deg", k) < 2.0, "{text}");
-        assert!(num("max penetration m", k) < 0.02, "{text}");
+        assert!(num("max penetration m", k) < 0.03, "{text}");
         assert!(num("max horizontal drift m", k) <= num("max displacement m", k) + 1e-6);
+        // Distances from our run: none for ours, centimetres at most for the others.
+        let (max, mean) = (num("divergence from ours, max m", k), num("divergence from ours, mean m", k));
+        assert!(max >= mean && max < 0.05, "{engine}: {max} {mean}");
+        assert_eq!(k == 0, max == 0.0, "{engine}: {max}");
     }
-    assert_eq!(rows["all asleep at s"], ["never", "never"], "40 steps is too soon to sleep:\n{text}");
-    let div = text.lines().find(|l| l.starts_with("divergence after 40 steps: max ")).expect(&text);
-    let figures: Vec<f64> = div.split([' ', ',']).filter_map(|w| w.parse().ok()).collect();
-    assert_eq!(figures.len(), 3, "{div}");
-    assert!(figures[1] >= figures[2] && figures[1] < 0.05, "{div}");
+    // 40 steps is too soon to sleep for ours and rapier's; Jolt judges rest by its own test.
+    assert_eq!(rows["all asleep at s"][..2], ["never", "never"], "{text}");
 }
 
 #[test]
-fn run_with_rapier_writes_the_same_formats_and_repeats() {
-    let dir = std::env::temp_dir().join(format!("collidoscope-peer-cli-{}", std::process::id()));
+fn run_with_each_peer_engine_writes_the_same_formats_and_repeats() {
+    for engine in &engines()[1..] {
+        run_with(engine);
+    }
+}
+
+fn run_with(engine: &str) {
+    let dir = std::env::temp_dir().join(format!("collidoscope-peer-cli-{engine}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (csv, fin) = (dir.join("steps.csv"), dir.join("final.csv"));
     let run = || {
         let out = bin()
-            .args(["run", "scenes/box_stack.ron", "--steps", "30", "--engine", "rapier", "--csv"])
+            .args(["run", "scenes/box_stack.ron", "--steps", "30", "--engine", engine, "--csv"])
             .arg(&csv)
             .arg("--final-state")
             .arg(&fin)
@@ -71,8 +88,9 @@ fn run_with_rapier_writes_the_same_formats_and_repeats() {
     let (a, b) = (run(), run());
     let hash = |t: &str| t.lines().last().unwrap().to_string();
     assert!(hash(&a).starts_with("hash: ") && hash(&a).len() == 22, "{a}");
-    assert_eq!(hash(&a), hash(&b), "rapier runs repeat");
-    assert!(a.contains("engine: rapier3d"), "{a}");
+    assert_eq!(hash(&a), hash(&b), "{engine} runs repeat");
+    let label = if engine == "rapier" { "engine: rapier3d" } else { "engine: Jolt Physics" };
+    assert!(a.contains(label), "{a}");
     let collid = stdout(&["run", "scenes/box_stack.ron", "--steps", "30"]);
     assert_ne!(hash(&a), hash(&collid), "a different engine, a different state");
     let csv = std::fs::read_to_string(&csv).unwrap();
@@ -83,10 +101,19 @@ fn run_with_rapier_writes_the_same_formats_and_repeats() {
     let last: Vec<&str> = rows[29].split(',').collect();
     assert_eq!(last[0], "30");
     assert_eq!(last[7], "10", "bodies");
-    assert!(last[1].parse::<f64>().unwrap() > 0.0, "rapier's step time: {}", rows[29]);
+    assert!(last[1].parse::<f64>().unwrap() > 0.0, "{engine}'s step time: {}", rows[29]);
     assert!(last[9].parse::<u32>().unwrap() >= 4 * 9, "contacts of nine stacked boxes: {}", rows[29]);
     let fin = std::fs::read_to_string(&fin).unwrap();
     assert!(fin.starts_with("index,name,px,py,pz,qx,qy,qz,qw,vx,vy,vz,wx,wy,wz,asleep\n"));
     assert_eq!(fin.lines().count(), 11);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[cfg(not(feature = "jolt"))]
+#[test]
+fn jolt_asked_of_a_build_without_it_is_refused_by_name() {
+    let out = bin().args(["run", "scenes/box_stack.ron", "--steps", "1", "--engine", "jolt"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no jolt engine (built without the `jolt` feature)"), "{err}");
 }
