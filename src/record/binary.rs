@@ -24,6 +24,7 @@
 
 use super::codec;
 use super::{RECORDING_VERSION, Recording, TimedAction};
+use crate::dynamics::joints::JointState;
 use crate::scene::{Scene, SceneError};
 use crate::world::{BodySnapshot, Fnv1a, PairSnapshot, Snapshot, WarmEntry, World};
 use std::collections::HashMap;
@@ -542,6 +543,16 @@ impl KeyframeDeltas {
                 keep.insert(key, bytes);
             }
         }
+        // Joint states last, whole (a few per scene), and only in jointed worlds: a keyframe
+        // without them reads as it did before joints.
+        if !s.joints.is_empty() {
+            put_varint(&mut out, s.joints.len() as u64);
+            for j in &s.joints {
+                let bytes = codec::to_bytes(j)?;
+                put_varint(&mut out, bytes.len() as u64);
+                out.extend_from_slice(&bytes);
+            }
+        }
         *self = next;
         Ok(out)
     }
@@ -583,11 +594,22 @@ impl KeyframeDeltas {
         for _ in 0..count(&mut d, "pair cache")? {
             pair_cache.push(codec::from_bytes::<PairSnapshot>(&entry(&mut d, &self.pairs, &mut next.pairs)?)?);
         }
+        let mut joints = Vec::new();
+        if !d.is_empty() {
+            for _ in 0..count(&mut d, "joints")? {
+                let n = read_varint(&mut d).ok_or_else(|| bad("joint"))? as usize;
+                if d.len() < n {
+                    return Err(bad("joint"));
+                }
+                joints.push(codec::from_bytes::<JointState>(&d[..n])?);
+                d = &d[n..];
+            }
+        }
         if !d.is_empty() {
             return Err(bad("end"));
         }
         *self = next;
-        Ok(Snapshot { step, settings, bodies, warm_cache, pair_cache, joints: Vec::new() })
+        Ok(Snapshot { step, settings, bodies, warm_cache, pair_cache, joints })
     }
 }
 
