@@ -214,8 +214,8 @@ pub fn build_frame_into(
 /// A marker per contact point of the last step, as [`World::debug_draw`] describes them
 /// ([`CONTACT_POINT_COLORS`], [`CONTACT_POINT_SIZE`]), written without the intermediate list.
 fn contact_points(world: &World, out: &mut Vec<PointInstance>) {
+    // No counting pass to reserve: `out` is the last frame's buffer, already about this size.
     let colors = CONTACT_POINT_COLORS.map(pack_rgba);
-    out.reserve(world.contacts().iter().map(|c| c.manifold.len()).sum());
     for c in world.contacts() {
         for cp in c.manifold.points() {
             out.push(PointInstance {
