@@ -11,17 +11,23 @@ pub(super) fn rel(a: [f32; 9], b: [f32; 9]) -> f32 {
     a.iter().zip(&b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max) / scale
 }
 
+/// One body of each shape whose mass properties a peer engine computes itself, posed off the
+/// origin and rotated: each peer's mass test checks its masses and inertias against ours.
+pub(super) const MASS_SCENE: &str = "(bodies: [
+    (shape: Sphere(radius: 0.3), material: (density: 700)),
+    (shape: Cuboid(half_extents: (0.5, 0.2, 1.5)), rotation: Euler(10, 20, 30)),
+    (shape: Capsule(half_height: 0.6, radius: 0.25), material: (density: 2500)),
+    (shape: ConvexHull(points: [(1, 1, 1), (2, 1, 1), (1, 2.5, 1), (1, 1, 1.7), (1.8, 1.9, 1.4)]),
+     position: (3, 0, 0), rotation: AxisAngle((1, 1, 0), 40)),
+    (shape: Compound(children: [
+        (shape: Cuboid(half_extents: (0.4, 0.1, 0.1))),
+        (shape: Sphere(radius: 0.2), position: (0.5, 0.1, 0)),
+     ]), position: (-3, 1, 0)),
+])";
+
 #[test]
 fn mapped_bodies_have_the_same_masses_and_inertias() {
-    let s = scene(
-        "(bodies: [
-            (shape: Sphere(radius: 0.3), material: (density: 700)),
-            (shape: Cuboid(half_extents: (0.5, 0.2, 1.5)), rotation: Euler(10, 20, 30)),
-            (shape: Capsule(half_height: 0.6, radius: 0.25), material: (density: 2500)),
-            (shape: ConvexHull(points: [(1, 1, 1), (2, 1, 1), (1, 2.5, 1), (1, 1, 1.7), (1.8, 1.9, 1.4)]),
-             position: (3, 0, 0), rotation: AxisAngle((1, 1, 0), 40)),
-        ])",
-    );
+    let s = scene(MASS_SCENE);
     let world = s.build().unwrap();
     let rw = RapierWorld::from_world(&world);
     for (i, b) in world.bodies().iter().enumerate() {
@@ -34,7 +40,7 @@ fn mapped_bodies_have_the_same_masses_and_inertias() {
         let ri = rm.reconstruct_inertia_matrix().to_cols_array();
         let ci = mp.inertia.to_cols_array();
         assert!(rel(ci, ri) < 1e-5, "body {i} ({}): inertia {ci:?} vs rapier {ri:?}", b.shape.describe());
-        // The hull's vertices are re-centred: rapier finds its centre of mass at the origin.
+        // Hulls and compounds are re-centred: rapier finds their centre of mass at the origin.
         assert!(rm.local_com.length() < 1e-5, "body {i}: rapier's centre of mass {:?}", rm.local_com);
         // Same starting pose.
         assert_eq!(rw.bodies()[i].pose, b.pose, "body {i}");

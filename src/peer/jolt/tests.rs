@@ -1,21 +1,9 @@
 use super::*;
-use crate::peer::tests::{rel, scene};
+use crate::peer::tests::{rel, scene, MASS_SCENE};
 
 #[test]
 fn mapped_bodies_have_the_same_masses_and_inertias_in_jolt() {
-    let s = scene(
-        "(bodies: [
-            (shape: Sphere(radius: 0.3), material: (density: 700)),
-            (shape: Cuboid(half_extents: (0.5, 0.2, 1.5)), rotation: Euler(10, 20, 30)),
-            (shape: Capsule(half_height: 0.6, radius: 0.25), material: (density: 2500)),
-            (shape: ConvexHull(points: [(1, 1, 1), (2, 1, 1), (1, 2.5, 1), (1, 1, 1.7), (1.8, 1.9, 1.4)]),
-             position: (3, 0, 0), rotation: AxisAngle((1, 1, 0), 40)),
-            (shape: Compound(children: [
-                (shape: Cuboid(half_extents: (0.4, 0.1, 0.1))),
-                (shape: Sphere(radius: 0.2), position: (0.5, 0.1, 0)),
-             ]), position: (-3, 1, 0)),
-        ])",
-    );
+    let s = scene(MASS_SCENE);
     let world = s.build().unwrap();
     let jw = JoltWorld::from_world(&world).unwrap();
     for (i, b) in world.bodies().iter().enumerate() {
