@@ -137,9 +137,13 @@ unsafe extern "C" {
     fn js_optimize_broad_phase(world: *mut JsWorld);
     fn js_step(world: *mut JsWorld, dt: f32, collision_steps: u32, out: *mut JsStepStats);
     fn js_read(world: *const JsWorld, out: *mut JsBodyState);
-    fn js_body_mass(world: *const JsWorld, i: u32, mass: *mut f32, inertia: *mut f32, com: *mut f32)
-    -> bool;
+    fn js_body_mass(world: *const JsWorld, i: u32, mass: *mut f32, inertia: *mut f32, com: *mut f32) -> bool;
 }
+
+/// Jolt's reason for refusing a shape or a body, as the shim wrote it.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(super) struct Refused(pub(super) String);
 
 /// An owned Jolt shape reference.
 pub(super) struct ShapeRef(*const JsShape);
@@ -152,10 +156,10 @@ impl Drop for ShapeRef {
 }
 
 /// Calls a shim constructor with an error buffer; the message on failure.
-fn with_err(f: impl FnOnce(*mut c_char, usize) -> *const JsShape) -> Result<ShapeRef, String> {
+fn with_err(f: impl FnOnce(*mut c_char, usize) -> *const JsShape) -> Result<ShapeRef, Refused> {
     let mut buf = [0 as c_char; 256];
     let p = f(buf.as_mut_ptr(), buf.len());
-    if p.is_null() { Err(message(&buf)) } else { Ok(ShapeRef(p)) }
+    if p.is_null() { Err(Refused(message(&buf))) } else { Ok(ShapeRef(p)) }
 }
 
 /// The shim's NUL-terminated message in `buf`.
@@ -171,28 +175,28 @@ fn message(buf: &[c_char; 256]) -> String {
 // SAFETY (every constructor below): the pointers are to live slices of the stated lengths, and
 // the error buffer comes from `with_err`.
 impl ShapeRef {
-    pub(super) fn sphere(radius: f32, density: f32) -> Result<ShapeRef, String> {
+    pub(super) fn sphere(radius: f32, density: f32) -> Result<ShapeRef, Refused> {
         with_err(|e, n| unsafe { js_shape_sphere(radius, density, e, n) })
     }
 
-    pub(super) fn cuboid(half: [f32; 3], convex_radius: f32, density: f32) -> Result<ShapeRef, String> {
+    pub(super) fn cuboid(half: [f32; 3], convex_radius: f32, density: f32) -> Result<ShapeRef, Refused> {
         with_err(|e, n| unsafe { js_shape_box(half.as_ptr(), convex_radius, density, e, n) })
     }
 
-    pub(super) fn capsule(half_height: f32, radius: f32, density: f32) -> Result<ShapeRef, String> {
+    pub(super) fn capsule(half_height: f32, radius: f32, density: f32) -> Result<ShapeRef, Refused> {
         with_err(|e, n| unsafe { js_shape_capsule(half_height, radius, density, e, n) })
     }
 
     /// A hull of `points` (x, y, z each).
-    pub(super) fn hull(points: &[[f32; 3]], max_convex_radius: f32, density: f32) -> Result<ShapeRef, String> {
+    pub(super) fn hull(points: &[[f32; 3]], max_convex_radius: f32, density: f32) -> Result<ShapeRef, Refused> {
         let n = points.len() as u32;
         with_err(|e, len| unsafe { js_shape_hull(points.as_ptr().cast(), n, max_convex_radius, density, e, len) })
     }
 
     /// A triangle mesh; every index must name one of `vertices` (checked).
-    pub(super) fn mesh(vertices: &[[f32; 3]], triangles: &[[u32; 3]]) -> Result<ShapeRef, String> {
+    pub(super) fn mesh(vertices: &[[f32; 3]], triangles: &[[u32; 3]]) -> Result<ShapeRef, Refused> {
         if let Some(bad) = triangles.iter().flatten().find(|&&i| i as usize >= vertices.len()) {
-            return Err(format!("triangle index {bad} out of range of {} vertices", vertices.len()));
+            return Err(Refused(format!("triangle index {bad} out of range of {} vertices", vertices.len())));
         }
         let (nv, nt) = (vertices.len() as u32, triangles.len() as u32);
         with_err(|e, n| unsafe { js_shape_mesh(vertices.as_ptr().cast(), nv, triangles.as_ptr().cast(), nt, e, n) })
@@ -200,7 +204,7 @@ impl ShapeRef {
 
     /// A static compound of `children`, each at its pose (x, y, z, then the quaternion's x, y,
     /// z, w).
-    pub(super) fn compound(children: &[ShapeRef], poses: &[[f32; 7]]) -> Result<ShapeRef, String> {
+    pub(super) fn compound(children: &[ShapeRef], poses: &[[f32; 7]]) -> Result<ShapeRef, Refused> {
         assert_eq!(children.len(), poses.len(), "one pose per child");
         let ptrs: Vec<*const JsShape> = children.iter().map(|k| k.0).collect();
         let n = ptrs.len() as u32;
@@ -236,13 +240,13 @@ impl JoltHandle {
     }
 
     /// Adds a body of `shape` described by `desc`; Jolt's message when it refuses.
-    pub(super) fn add_body(&mut self, shape: &ShapeRef, desc: &JsBodyDesc) -> Result<(), String> {
+    pub(super) fn add_body(&mut self, shape: &ShapeRef, desc: &JsBodyDesc) -> Result<(), Refused> {
         let mut buf = [0 as c_char; 256];
         if unsafe { js_add_body(self.raw, shape.0, desc, buf.as_mut_ptr(), buf.len()) } {
             self.bodies += 1;
             Ok(())
         } else {
-            Err(message(&buf))
+            Err(Refused(message(&buf)))
         }
     }
 
@@ -251,7 +255,14 @@ impl JoltHandle {
     }
 
     /// Body `i`'s flags and material.
-    pub(super) fn configure(&mut self, i: usize, allow_sleeping: bool, linear_cast: bool, friction: f32, restitution: f32) {
+    pub(super) fn configure(
+        &mut self,
+        i: usize,
+        allow_sleeping: bool,
+        linear_cast: bool,
+        friction: f32,
+        restitution: f32,
+    ) {
         assert!(i < self.bodies, "body {i} out of range of {}", self.bodies);
         unsafe { js_body_configure(self.raw, i as u32, allow_sleeping, linear_cast, friction, restitution) }
     }

@@ -16,7 +16,7 @@ use crate::dynamics::{Body, BodyKind};
 use crate::geometry::Shape;
 use crate::math::{Mat3, Pose, Quat, Real, Vec3};
 use crate::world::{Settings, StepProfile, World};
-use ffi::{JoltHandle, JsBodyDesc, JsBodyState, JsSettings, ShapeRef};
+use ffi::{JoltHandle, JsBodyDesc, JsBodyState, JsSettings, Refused, ShapeRef};
 
 /// Jolt's default convex radius (`cDefaultConvexRadius`): boxes and hulls are shrunk by it and
 /// swept back out, which rounds their edges and corners by up to this much.
@@ -57,7 +57,7 @@ fn box_convex_radius(half: Vec3) -> Real {
 /// Jolt's shape for `shape` in its body's frame, with `density` (kg/m³). Meshes and height fields
 /// become Jolt mesh shapes of the same triangles (height fields split their cells as Collidoscope
 /// does); a compound is a static compound of the same children at the same poses.
-fn jolt_shape(shape: &Shape, density: Real) -> Result<ShapeRef, String> {
+fn jolt_shape(shape: &Shape, density: Real) -> Result<ShapeRef, Refused> {
     match shape {
         Shape::Sphere(s) => ShapeRef::sphere(s.radius, density),
         Shape::Cuboid(c) => ShapeRef::cuboid(c.half_extents.to_array(), box_convex_radius(c.half_extents), density),
@@ -88,7 +88,7 @@ fn jolt_shape(shape: &Shape, density: Real) -> Result<ShapeRef, String> {
     }
 }
 
-fn mesh(vertices: &[Vec3], triangles: &[[u32; 3]]) -> Result<ShapeRef, String> {
+fn mesh(vertices: &[Vec3], triangles: &[[u32; 3]]) -> Result<ShapeRef, Refused> {
     let v: Vec<[Real; 3]> = vertices.iter().map(|p| p.to_array()).collect();
     ShapeRef::mesh(&v, triangles)
 }
@@ -143,12 +143,12 @@ impl JoltWorld {
         let mut raw = JoltHandle::new(n);
         let mut mirror = World::new(s.clone());
         for (i, b) in world.bodies().iter().enumerate() {
-            let shape = jolt_shape(&b.shape, b.material.density).map_err(|message| JoltError::Shape {
+            let shape = jolt_shape(&b.shape, b.material.density).map_err(|Refused(message)| JoltError::Shape {
                 body: i,
                 shape: b.shape.describe(),
                 message,
             })?;
-            raw.add_body(&shape, &body_desc(b, s)).map_err(|message| JoltError::Body { body: i, message })?;
+            raw.add_body(&shape, &body_desc(b, s)).map_err(|Refused(message)| JoltError::Body { body: i, message })?;
             mirror.add_body(b.clone());
         }
         raw.set_settings(&jolt_settings(s));
