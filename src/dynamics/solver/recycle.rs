@@ -45,7 +45,13 @@ struct Inputs<'a> {
 
 impl Default for Inputs<'_> {
     fn default() -> Self {
-        Inputs { pose_a: [None; W], pose_b: [None; W], normal: Default::default(), real: Default::default(), kept: [None; W] }
+        Inputs {
+            pose_a: [None; W],
+            pose_b: [None; W],
+            normal: Default::default(),
+            real: Default::default(),
+            kept: [None; W],
+        }
     }
 }
 
