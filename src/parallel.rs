@@ -394,6 +394,67 @@ disjoint_tuple!(A 0, B 1);
 disjoint_tuple!(A 0, B 1, C 2);
 disjoint_tuple!(A 0, B 1, C 2, D 3, E 4);
 
+/// Items of a slice reached through an index map that names each item at most once
+/// ([`Scatter::new`] checks), so that [`fill`]'s blocks, each given its own part of the map
+/// ([`ScatterPart`]), reach disjoint items: a block writes the items its entries name, wherever
+/// they lie.
+pub struct Scatter<'a, T> {
+    items: &'a mut [T],
+    map: &'a [u32],
+}
+
+impl<'a, T> Scatter<'a, T> {
+    /// Panics unless every index of `map` names one of `items` and no two name the same.
+    pub fn new(items: &'a mut [T], map: &'a [u32]) -> Self {
+        let mut seen = vec![0u64; items.len().div_ceil(64)];
+        for &i in map {
+            let i = i as usize;
+            assert!(i < items.len(), "index {i} out of {}", items.len());
+            let (word, bit) = (&mut seen[i / 64], 1u64 << (i % 64));
+            assert!(*word & bit == 0, "index {i} named twice");
+            *word |= bit;
+        }
+        Scatter { items, map }
+    }
+}
+
+/// One block's part of a [`Scatter`]: entry `i` names the item [`ScatterPart::get`] and
+/// [`ScatterPart::get_mut`] reach.
+pub struct ScatterPart<'a, T> {
+    ptr: *mut T,
+    map: &'a [u32],
+    _items: PhantomData<&'a mut [T]>,
+}
+
+impl<T> ScatterPart<'_, T> {
+    /// The item entry `i` names.
+    pub fn get(&self, i: usize) -> &T {
+        let k = self.map[i] as usize;
+        // SAFETY: `k` names an item (`Scatter::new` checked) that no other part names; this
+        // part lends it mutably only through `&mut self`.
+        unsafe { &*self.ptr.add(k) }
+    }
+
+    /// The item entry `i` names, to write.
+    pub fn get_mut(&mut self, i: usize) -> &mut T {
+        let k = self.map[i] as usize;
+        // SAFETY: as in `get`, borrowed exclusively through `&mut self`.
+        unsafe { &mut *self.ptr.add(k) }
+    }
+}
+
+impl<'a, T: Send> Disjoint for Scatter<'a, T> {
+    type Shared = (SharedMut<'a, T>, &'a [u32]);
+    type Part = ScatterPart<'a, T>;
+    fn share(self) -> (Self::Shared, usize) {
+        let len = self.map.len();
+        ((SharedMut::new(self.items), self.map), len)
+    }
+    unsafe fn part(shared: &Self::Shared, r: Range<usize>) -> Self::Part {
+        ScatterPart { ptr: shared.0.ptr, map: &shared.1[r], _items: PhantomData }
+    }
+}
+
 /// A slice that threads write in disjoint parts: each part is borrowed on its own, through
 /// [`SharedMut::range`] or [`SharedMut::get`], while the slice stays borrowed.
 pub struct SharedMut<'a, T> {

@@ -20,7 +20,7 @@ pub use brute_force::BruteForce;
 pub use bvh::{Bvh, DEFAULT_BVH_MARGIN};
 pub use grid::{Grid, MAX_CELLS_PER_BODY, suggest_cell_size};
 pub use octree::{Octree, OctreeParams};
-pub use sap::SweepAndPrune;
+pub use sap::Sap;
 
 use crate::debug_draw::DebugDraw;
 use crate::geometry::InvariantError;
@@ -197,7 +197,7 @@ pub fn create(kind: BroadPhaseKind) -> Box<dyn BroadPhase> {
     match kind {
         BroadPhaseKind::Auto => Box::new(Auto::default()),
         BroadPhaseKind::BruteForce => Box::new(BruteForce::default()),
-        BroadPhaseKind::SweepAndPrune => Box::new(SweepAndPrune::default()),
+        BroadPhaseKind::SweepAndPrune => Box::new(Sap::default()),
         BroadPhaseKind::Grid => Box::new(Grid::default()),
         BroadPhaseKind::Bvh => Box::new(Bvh::default()),
         BroadPhaseKind::Octree => Box::new(Octree::default()),

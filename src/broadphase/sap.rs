@@ -22,7 +22,7 @@ const AXIS_HYSTERESIS: Real = 1.25;
 
 /// Sweep and prune on the axis of largest centre variance.
 #[derive(Default)]
-pub struct SweepAndPrune {
+pub struct Sap {
     axis: usize,
     /// Body indices sorted by their minimum on `axis`.
     order: Vec<u32>,
@@ -36,7 +36,7 @@ pub struct SweepAndPrune {
     keys_out: PairKeys,
 }
 
-impl SweepAndPrune {
+impl Sap {
     /// The sweep axis in use: 0 = x, 1 = y, 2 = z.
     pub fn axis(&self) -> usize {
         self.axis
@@ -109,7 +109,7 @@ impl SweepAndPrune {
     }
 }
 
-impl BroadPhase for SweepAndPrune {
+impl BroadPhase for Sap {
     fn kind(&self) -> BroadPhaseKind {
         BroadPhaseKind::SweepAndPrune
     }

@@ -5,14 +5,14 @@
 
 use super::resolve::carried_aabb;
 use super::toi::{
-    Advance, Carried, Probe, Sweep, TimeOfImpact, advance_on, angular_reach, core_at_once, touching_core,
+    Advance, Carried, Motion, Probe, TimeOfImpact, advance_on, angular_reach, core_at_once, touching_core,
 };
 use crate::geometry::{Aabb, Shape};
 use crate::math::{Pose, Real, Vec3};
 use crate::narrowphase::mesh::{MeshRef, gap_shape_triangle};
 
 /// When shape `a` moving along `sa` first comes within `target` of the mesh or height field
-/// `mesh` moving along `sm` (a static mesh: [`Sweep::stationary`]). Like
+/// `mesh` moving along `sm` (a static mesh: [`Motion::stationary`]). Like
 /// [`super::time_of_impact_or_core`]: a shape already within `target` of a triangle at the start
 /// is searched by its core (a ball of a quarter of its [`Shape::inner_radius`]) against every triangle,
 /// which it must not reach (an impact at once when it is within `target` and closing in). The normal
@@ -20,13 +20,18 @@ use crate::narrowphase::mesh::{MeshRef, gap_shape_triangle};
 ///
 /// The triangles searched are those whose boxes overlap the sweep's box, taken in the mesh's
 /// frame at its start and end poses: a mesh that turns is covered at its two ends only.
-pub fn mesh_time_of_impact(a: &Shape, sa: &Sweep, mesh: &Shape, sm: &Sweep, target: Real) -> Option<TimeOfImpact> {
+pub fn mesh_time_of_impact(a: &Shape, sa: &Motion, mesh: &Shape, sm: &Motion, target: Real) -> Option<TimeOfImpact> {
     carried_mesh_time_of_impact(&Carried::body(a, sa), mesh, sm, target)
 }
 
 /// [`mesh_time_of_impact`] for a shape carried by a body (a compound's child): the core is
 /// its body's ([`Carried::core`]).
-pub(crate) fn carried_mesh_time_of_impact(a: &Carried, mesh: &Shape, sm: &Sweep, target: Real) -> Option<TimeOfImpact> {
+pub(crate) fn carried_mesh_time_of_impact(
+    a: &Carried,
+    mesh: &Shape,
+    sm: &Motion,
+    target: Real,
+) -> Option<TimeOfImpact> {
     let m = MeshRef::of(mesh)?;
     let world_box = carried_aabb(a).expanded(2.0 * target + 1e-4);
     let region = local_box(&world_box, &sm.start).merge(&local_box(&world_box, &sm.end));
@@ -40,7 +45,7 @@ pub(crate) fn carried_mesh_time_of_impact(a: &Carried, mesh: &Shape, sm: &Sweep,
         tris.iter().any(|(tri, n)| gap_at(a, sm, tri, *n, 0.0).is_some_and(|(gap, _, _)| gap <= target + tolerance));
     let cores = if touching { a.cores() } else { Vec::new() };
     let searched: Vec<Carried> = if touching {
-        cores.iter().map(|(core, local)| Carried { shape: core, sweep: a.sweep, local: *local, body: core }).collect()
+        cores.iter().map(|(core, local)| Carried { shape: core, motion: a.motion, local: *local, body: core }).collect()
     } else {
         vec![*a]
     };
@@ -79,7 +84,7 @@ fn local_box(b: &Aabb, pose: &Pose) -> Aabb {
 
 /// The triangle's gap to `a` at fraction `t`: `(gap, unit direction from the triangle to the
 /// shape in world space, the shape's nearest point in world space)`.
-fn gap_at(a: &Carried, sm: &Sweep, tri: &[Vec3; 3], n: Vec3, t: Real) -> Option<(Real, Vec3, Vec3)> {
+fn gap_at(a: &Carried, sm: &Motion, tri: &[Vec3; 3], n: Vec3, t: Real) -> Option<(Real, Vec3, Vec3)> {
     let (pa, pm) = (a.at(t), sm.at(t));
     let (gap, dir, point) = gap_shape_triangle(a.shape, &pm.inv_mul(&pa), tri, n)?;
     Some((gap, pm.transform_vector(dir), pm.transform_point(point)))
@@ -93,13 +98,13 @@ fn gap_at(a: &Carried, sm: &Sweep, tri: &[Vec3; 3], n: Vec3, t: Real) -> Option<
 fn advance_triangle(
     a: &Carried,
     mesh: &Shape,
-    sm: &Sweep,
+    sm: &Motion,
     tri: &[Vec3; 3],
     n: Vec3,
     target: Real,
     limit: Real,
 ) -> Advance {
-    let rel = a.sweep.translation() - sm.translation();
+    let rel = a.motion.translation() - sm.translation();
     let spin = a.reach() + angular_reach(mesh, sm.angle());
     let probe = |t: Real| {
         let (gap, dir, point) = gap_at(a, sm, tri, n, t)?;
@@ -110,7 +115,7 @@ fn advance_triangle(
 
 /// A core already within reach of the triangle at the start: an impact at once when it closes
 /// in ([`touching_core`]).
-fn core_closing(core: &Carried, mesh: &Shape, sm: &Sweep, tri: &[Vec3; 3], n: Vec3) -> Option<TimeOfImpact> {
+fn core_closing(core: &Carried, mesh: &Shape, sm: &Motion, tri: &[Vec3; 3], n: Vec3) -> Option<TimeOfImpact> {
     let (d0, dir, _) = gap_at(core, sm, tri, n, 0.0)?;
     let (d1, _, _) = gap_at(core, sm, tri, n, 1.0)?;
     let search = |half| advance_triangle(core, mesh, sm, tri, n, half, 1.0);

@@ -19,11 +19,11 @@ pub use draw::shape_outline;
 pub use mesh::mesh_time_of_impact;
 pub use pair::pair_time_of_impact;
 pub(crate) use resolve::resolve_toi;
-pub use resolve::{CcdSweep, MAX_TOI_ROUNDS, ToiEvent, sweep_aabb, toi_target};
+pub use resolve::{CcdMotion, MAX_TOI_ROUNDS, ToiEvent, motion_aabb, toi_target};
 pub use speculative::{pair_reach, pushed_reach, speculative_contact, speculative_manifold};
 pub use toi::{
-    Advance, Carried, MAX_TOI_ITERATIONS, Sweep, TimeOfImpact, advance, advance_carried, angular_reach, time_of_impact,
-    time_of_impact_or_core,
+    Advance, Carried, MAX_TOI_ITERATIONS, Motion, TimeOfImpact, advance, advance_carried, angular_reach,
+    time_of_impact, time_of_impact_or_core,
 };
 
 use crate::dynamics::Body;
@@ -105,10 +105,10 @@ pub fn left_their_rows(
         by_kinematic[c.a as usize] = true;
         by_kinematic[c.b as usize] = true;
     }
-    let sweeps = |i: usize, b: &Body| b.is_dynamic() && !b.is_asleep() && !by_kinematic[i];
+    let motions = |i: usize, b: &Body| b.is_dynamic() && !b.is_asleep() && !by_kinematic[i];
     for (i, b) in bodies.iter().enumerate() {
         let far = || b.pose.translation.distance(starts[i].translation) > 0.5 * b.shape.inner_radius();
-        if sweeps(i, b) && aabbs.get(i).is_some_and(|indexed| !indexed.contains(&b.aabb())) && far() {
+        if motions(i, b) && aabbs.get(i).is_some_and(|indexed| !indexed.contains(&b.aabb())) && far() {
             out[i] = true;
         }
     }
@@ -122,7 +122,7 @@ pub fn left_their_rows(
             _ => continue,
         };
         let body = &bodies[i];
-        if out[i] || !sweeps(i, body) {
+        if out[i] || !motions(i, body) {
             continue;
         }
         // How far the body's surface moved along the normal: its farthest point toward the
@@ -150,7 +150,7 @@ pub fn speed_bound(body: &Body) -> Real {
 /// The box that holds the body at its pose now and after moving at its velocity for `dt`
 /// (rotation is covered by the bounding sphere when the body spins).
 pub fn swept_aabb(body: &Body, dt: Real) -> Aabb {
-    sweep_aabb(&body.shape, &Sweep::new(body.pose, predicted_pose(body, dt)))
+    motion_aabb(&body.shape, &Motion::new(body.pose, predicted_pose(body, dt)))
 }
 
 /// Where the body's velocity carries it in `dt`.

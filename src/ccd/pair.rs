@@ -5,7 +5,7 @@
 
 use super::mesh::{carried_mesh_time_of_impact, mesh_time_of_impact};
 use super::resolve::carried_aabb;
-use super::toi::{Carried, Sweep, TimeOfImpact, carried_time_of_impact_or_core, time_of_impact_or_core};
+use super::toi::{Carried, Motion, TimeOfImpact, carried_time_of_impact_or_core, time_of_impact_or_core};
 use crate::geometry::Shape;
 use crate::math::Real;
 
@@ -18,9 +18,9 @@ use crate::math::Real;
 /// what it touches.
 pub fn pair_time_of_impact(
     a: &Shape,
-    sa: &Sweep,
+    sa: &Motion,
     b: &Shape,
-    sb: &Sweep,
+    sb: &Motion,
     target: Real,
     b_core: bool,
 ) -> Option<TimeOfImpact> {
@@ -41,7 +41,7 @@ pub fn pair_time_of_impact(
                 continue;
             }
             let hit = if pb.shape.is_mesh() {
-                carried_mesh_time_of_impact(pa, pb.shape, pb.sweep, target)
+                carried_mesh_time_of_impact(pa, pb.shape, pb.motion, target)
             } else {
                 carried_time_of_impact_or_core(pa, pb, target, b_core)
             };
@@ -57,9 +57,9 @@ pub fn pair_time_of_impact(
 
 /// The convex parts of a body's shape along its sweep: a compound's children at their poses in
 /// it, or the shape itself.
-fn parts<'a>(shape: &'a Shape, sweep: &'a Sweep) -> Vec<Carried<'a>> {
+fn parts<'a>(shape: &'a Shape, motion: &'a Motion) -> Vec<Carried<'a>> {
     match shape {
-        Shape::Compound(c) => c.children().iter().map(|k| Carried::part(&k.shape, sweep, &k.pose, shape)).collect(),
-        _ => vec![Carried::body(shape, sweep)],
+        Shape::Compound(c) => c.children().iter().map(|k| Carried::part(&k.shape, motion, &k.pose, shape)).collect(),
+        _ => vec![Carried::body(shape, motion)],
     }
 }

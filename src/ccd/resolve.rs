@@ -3,7 +3,7 @@
 //! resolved there against the contact manifold, and carried on for what is left of the step.
 
 use super::pair::pair_time_of_impact;
-use super::toi::{Carried, Sweep, TimeOfImpact, angular_reach};
+use super::toi::{Carried, Motion, TimeOfImpact, angular_reach};
 use crate::broadphase::BroadPhase;
 use crate::dynamics::{Body, BodyKind};
 use crate::geometry::{Aabb, Shape};
@@ -25,7 +25,7 @@ const IMPACT_ITERATIONS: usize = 8;
 
 /// One body's sweep this step, for drawing.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CcdSweep {
+pub struct CcdMotion {
     /// The swept body's index.
     pub body: u32,
     /// The pose at the start of the sweep.
@@ -56,21 +56,21 @@ pub struct ToiEvent {
 /// Where a body is over the rest of the step: `sweep` from fraction `t_from` of the step to
 /// its end.
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct Motion {
-    sweep: Sweep,
+struct Remaining {
+    motion: Motion,
     t_from: Real,
 }
 
-impl Motion {
+impl Remaining {
     /// The motion over `[t, 1]` of the step, as a sweep over its own `[0, 1]`.
-    fn sweep_from(&self, t: Real) -> Sweep {
+    fn motion_from(&self, t: Real) -> Motion {
         let u = if self.t_from >= 1.0 { 1.0 } else { ((t - self.t_from) / (1.0 - self.t_from)).clamp(0.0, 1.0) };
-        self.sweep.rest_from(u)
+        self.motion.rest_from(u)
     }
 }
 
 /// The box a shape passes through along a sweep (its bounding ball at both ends when it turns).
-pub fn sweep_aabb(shape: &Shape, s: &Sweep) -> Aabb {
+pub fn motion_aabb(shape: &Shape, s: &Motion) -> Aabb {
     let mut b = shape.aabb(&s.start).merge(&shape.aabb(&s.end));
     if angular_reach(shape, s.angle()) > 0.0 {
         let r = shape.bounding_radius();
@@ -81,15 +81,15 @@ pub fn sweep_aabb(shape: &Shape, s: &Sweep) -> Aabb {
     b
 }
 
-/// The box a carried shape passes through ([`sweep_aabb`] for a body's own shape; a part off
+/// The box a carried shape passes through ([`motion_aabb`] for a body's own shape; a part off
 /// the centre of a turning body stays within its distance plus its radius of the body's centre,
 /// which moves in a straight line).
 pub(crate) fn carried_aabb(c: &Carried) -> Aabb {
-    let Some(local) = c.local else { return sweep_aabb(c.shape, c.sweep) };
+    let Some(local) = c.local else { return motion_aabb(c.shape, c.motion) };
     let mut b = c.shape.aabb(&c.start()).merge(&c.shape.aabb(&c.at(1.0)));
     if c.reach() > 0.0 {
         let r = c.shape.bounding_radius() + local.translation.length();
-        for centre in [c.sweep.start.translation, c.sweep.end.translation] {
+        for centre in [c.motion.start.translation, c.motion.end.translation] {
             b = b.merge(&Aabb::from_center_half_extents(centre, Vec3::splat(r)));
         }
     }
@@ -116,17 +116,17 @@ pub(crate) fn resolve_toi(
     broad: &dyn BroadPhase,
     aabbs: &[Aabb],
     settings: &Settings,
-    sweeps: &mut Vec<CcdSweep>,
+    motions: &mut Vec<CcdMotion>,
     events: &mut Vec<ToiEvent>,
 ) -> u32 {
     let target = toi_target(settings);
     let n = bodies.len();
-    let mut motion: Vec<Motion> = (0..n).map(|k| step_motion(&bodies[k], starts[k], settings.dt)).collect();
+    let mut remaining: Vec<Remaining> = (0..n).map(|k| step_motion(&bodies[k], starts[k], settings.dt)).collect();
     // Bodies whose motion this step left the box the broad phase indexed: a query misses them.
     let mut escaped = Escaped { flags: vec![false; n], list: Vec::new() };
     for k in 0..n {
         if bodies[k].kind != BodyKind::Static {
-            escaped.note(k, &bodies[k].shape, &motion[k], aabbs);
+            escaped.note(k, &bodies[k].shape, &remaining[k], aabbs);
         }
     }
     let mut queue: VecDeque<u32> = VecDeque::new();
@@ -147,30 +147,30 @@ pub(crate) fn resolve_toi(
         let i = i as usize;
         queued[i] = false;
         while rounds[i] <= MAX_TOI_ROUNDS + MAX_GLIDE_ROUNDS {
-            let t0 = motion[i].t_from;
-            let sweep = motion[i].sweep_from(t0);
-            let aabb = sweep_aabb(&bodies[i].shape, &sweep);
+            let t0 = remaining[i].t_from;
+            let motion = remaining[i].motion_from(t0);
+            let aabb = motion_aabb(&bodies[i].shape, &motion);
             if rounds[i] == 0 && (fast[i] || turning[i]) {
-                sweeps.push(CcdSweep { body: i as u32, from: sweep.start, to: sweep.end, aabb });
+                motions.push(CcdMotion { body: i as u32, from: motion.start, to: motion.end, aabb });
             }
             candidates.clear();
             broad.query_aabb(aabbs, &aabb, &mut candidates);
             candidates.extend_from_slice(&escaped.list);
             candidates.sort_unstable();
             candidates.dedup();
-            let mut first: Option<(u32, Sweep, TimeOfImpact)> = None;
+            let mut first: Option<(u32, Motion, TimeOfImpact)> = None;
             for &j in &candidates {
                 let ju = j as usize;
                 // A body swept only for its turn is swept against static bodies alone.
                 if ju == i || (!fast[i] && turning[i] && bodies[ju].kind != BodyKind::Static) {
                     continue;
                 }
-                let other = motion[ju].sweep_from(t0);
-                if !sweep_aabb(&bodies[ju].shape, &other).overlaps(&aabb) {
+                let other = remaining[ju].motion_from(t0);
+                if !motion_aabb(&bodies[ju].shape, &other).overlaps(&aabb) {
                     continue;
                 }
                 let (a, b) = (&bodies[i].shape, &bodies[ju].shape);
-                let hit = pair_time_of_impact(a, &sweep, b, &other, target, bodies[ju].is_dynamic())
+                let hit = pair_time_of_impact(a, &motion, b, &other, target, bodies[ju].is_dynamic())
                     // Two dynamic bodies already pressed together are the solver's: stopping one
                     // where it is would leave it behind while the other is carried on.
                     .filter(|h| h.t > 0.0 || !bodies[ju].is_dynamic());
@@ -182,22 +182,23 @@ pub(crate) fn resolve_toi(
             }
             let Some((j, other, hit)) = first else {
                 // The checked path's end (a fast spinner's turn is the one its rate gives).
-                bodies[i].pose = sweep.end;
+                bodies[i].pose = motion.end;
                 break;
             };
             let kinematic = bodies[j as usize].kind == BodyKind::Kinematic;
             if rounds[i] == MAX_TOI_ROUNDS + MAX_GLIDE_ROUNDS || (rounds[i] >= MAX_TOI_ROUNDS && !kinematic) {
                 // Out of rounds: its path without turning was checked, and it stops at what that
                 // path meets first (a kinematic body it meets sets it moving, while it can).
-                bodies[i].pose = sweep.at(hit.t);
-                motion[i] = Motion { sweep: Sweep::stationary(bodies[i].pose), t_from: t0 + hit.t * (1.0 - t0) };
+                bodies[i].pose = motion.at(hit.t);
+                remaining[i] =
+                    Remaining { motion: Motion::stationary(bodies[i].pose), t_from: t0 + hit.t * (1.0 - t0) };
                 break;
             }
             let ju = j as usize;
             count += 1;
             rounds[i] += 1;
             let time = t0 + hit.t * (1.0 - t0);
-            bodies[i].pose = sweep.at(hit.t);
+            bodies[i].pose = motion.at(hit.t);
             let j_moves = bodies[ju].is_dynamic();
             // The impact is resolved where both bodies are then; a kinematic body keeps its course.
             let keep = bodies[ju].pose;
@@ -215,20 +216,20 @@ pub(crate) fn resolve_toi(
                 center: bodies[i].pose.translation,
             });
             let last = if rounds[i] >= MAX_TOI_ROUNDS { Rest::Glide } else { Rest::Move };
-            motion[i] = continue_from(&bodies[i], time, settings.dt, last);
-            bodies[i].pose = motion[i].sweep.end;
+            remaining[i] = continue_from(&bodies[i], time, settings.dt, last);
+            bodies[i].pose = remaining[i].motion.end;
             if j_moves {
                 let rest = if rounds[ju] >= MAX_TOI_ROUNDS { Rest::Stay } else { Rest::Move };
-                motion[ju] = continue_from(&bodies[ju], time, settings.dt, rest);
-                bodies[ju].pose = motion[ju].sweep.end;
-                escaped.note(ju, &bodies[ju].shape, &motion[ju], aabbs);
+                remaining[ju] = continue_from(&bodies[ju], time, settings.dt, rest);
+                bodies[ju].pose = remaining[ju].motion.end;
+                escaped.note(ju, &bodies[ju].shape, &remaining[ju], aabbs);
                 // Its new course has not been checked: sweep it again.
                 if !queued[ju] && rounds[ju] < MAX_TOI_ROUNDS {
                     queued[ju] = true;
                     queue.push_back(j);
                 }
             }
-            escaped.note(i, &bodies[i].shape, &motion[i], aabbs);
+            escaped.note(i, &bodies[i].shape, &remaining[i], aabbs);
         }
     }
     count
@@ -242,11 +243,11 @@ struct Escaped {
 }
 
 impl Escaped {
-    fn note(&mut self, k: usize, shape: &Shape, m: &Motion, aabbs: &[Aabb]) {
+    fn note(&mut self, k: usize, shape: &Shape, m: &Remaining, aabbs: &[Aabb]) {
         if self.flags[k] {
             return;
         }
-        let inside = aabbs.get(k).is_some_and(|b| b.contains(&sweep_aabb(shape, &m.sweep)));
+        let inside = aabbs.get(k).is_some_and(|b| b.contains(&motion_aabb(shape, &m.motion)));
         if !inside {
             self.flags[k] = true;
             self.list.push(k as u32);
@@ -257,15 +258,15 @@ impl Escaped {
 /// A body's motion over the step, from its pose at the start to where the solver left it.
 /// A body turning more than a quarter turn in the step turns at its angular velocity, every
 /// radian of it (the shortest arc between the two rotations would skip whole turns).
-fn step_motion(b: &Body, start: Pose, dt: Real) -> Motion {
-    let sweep = if b.kind == BodyKind::Static {
-        Sweep::stationary(b.pose)
+fn step_motion(b: &Body, start: Pose, dt: Real) -> Remaining {
+    let motion = if b.kind == BodyKind::Static {
+        Motion::stationary(b.pose)
     } else if b.angvel.length() * dt > FAST_TURN {
-        Sweep::turning(start, b.pose.translation, b.angvel * dt)
+        Motion::turning(start, b.pose.translation, b.angvel * dt)
     } else {
-        Sweep::new(start, b.pose)
+        Motion::new(start, b.pose)
     };
-    Motion { sweep, t_from: 0.0 }
+    Remaining { motion, t_from: 0.0 }
 }
 
 /// The turn per step (rad) above which a swept body's rotation follows its angular velocity.
@@ -283,14 +284,14 @@ enum Rest {
 }
 
 /// The rest of the step from the body's pose at fraction `time`.
-fn continue_from(b: &Body, time: Real, dt: Real, rest: Rest) -> Motion {
+fn continue_from(b: &Body, time: Real, dt: Real, rest: Rest) -> Remaining {
     let left = (1.0 - time).max(0.0) * dt;
-    let sweep = match rest {
-        Rest::Stay => Sweep::stationary(b.pose),
-        Rest::Glide => Sweep::turning(b.pose, b.pose.translation + b.linvel * left, Vec3::ZERO),
-        Rest::Move => Sweep::turning(b.pose, b.pose.translation + b.linvel * left, b.angvel * left),
+    let motion = match rest {
+        Rest::Stay => Motion::stationary(b.pose),
+        Rest::Glide => Motion::turning(b.pose, b.pose.translation + b.linvel * left, Vec3::ZERO),
+        Rest::Move => Motion::turning(b.pose, b.pose.translation + b.linvel * left, b.angvel * left),
     };
-    Motion { sweep, t_from: time }
+    Remaining { motion, t_from: time }
 }
 
 /// Resolves the velocities of an impact between body `i` and body `j` at their current poses:

@@ -11,7 +11,7 @@ use crate::narrowphase::{DistanceResult, distance};
 /// constant rate about a fixed axis (`turn`, a rotation vector in world axes: its length is the
 /// angle, which may exceed a half turn for a fast spinner).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Sweep {
+pub struct Motion {
     /// The pose at `t = 0`.
     pub start: Pose,
     /// The pose at `t = 1`.
@@ -20,7 +20,7 @@ pub struct Sweep {
     pub turn: Vec3,
 }
 
-impl Sweep {
+impl Motion {
     /// From `start` to `end` by the shortest arc.
     pub fn new(start: Pose, end: Pose) -> Self {
         let mut q = end.rotation * start.rotation.conjugate();
@@ -53,8 +53,8 @@ impl Sweep {
     }
 
     /// The same motion over `[u, 1]` of this interval, as a sweep over its own `[0, 1]`.
-    pub fn rest_from(&self, u: Real) -> Sweep {
-        Sweep { start: self.at(u), end: self.end, turn: self.turn * (1.0 - u) }
+    pub fn rest_from(&self, u: Real) -> Motion {
+        Motion { start: self.at(u), end: self.end, turn: self.turn * (1.0 - u) }
     }
 
     /// How far the body moves over the interval.
@@ -119,7 +119,7 @@ pub struct Carried<'a> {
     /// The shape.
     pub shape: &'a Shape,
     /// The body's motion.
-    pub sweep: &'a Sweep,
+    pub motion: &'a Motion,
     /// The shape's pose in the body; `None` for the body's own shape.
     pub local: Option<&'a Pose>,
     /// The body's whole shape, whose core ([`Carried::cores`]) keeps its centre from crossing
@@ -129,13 +129,13 @@ pub struct Carried<'a> {
 
 impl<'a> Carried<'a> {
     /// The body's own shape along its sweep.
-    pub fn body(shape: &'a Shape, sweep: &'a Sweep) -> Self {
-        Self { shape, sweep, local: None, body: shape }
+    pub fn body(shape: &'a Shape, motion: &'a Motion) -> Self {
+        Self { shape, motion, local: None, body: shape }
     }
 
     /// A part of the body `body` at `local` in its frame.
-    pub fn part(shape: &'a Shape, sweep: &'a Sweep, local: &'a Pose, body: &'a Shape) -> Self {
-        Self { shape, sweep, local: Some(local), body }
+    pub fn part(shape: &'a Shape, motion: &'a Motion, local: &'a Pose, body: &'a Shape) -> Self {
+        Self { shape, motion, local: Some(local), body }
     }
 
     /// The cores searched in place of a shape that already touches, each a ball of a quarter of
@@ -152,12 +152,12 @@ impl<'a> Carried<'a> {
 
     /// The shape's world pose at fraction `t` of the interval.
     pub fn at(&self, t: Real) -> Pose {
-        self.placed(self.sweep.at(t))
+        self.placed(self.motion.at(t))
     }
 
     /// The shape's world pose at the start of the interval (the sweep's start pose exactly).
     pub fn start(&self) -> Pose {
-        self.placed(self.sweep.start)
+        self.placed(self.motion.start)
     }
 
     fn placed(&self, p: Pose) -> Pose {
@@ -171,7 +171,7 @@ impl<'a> Carried<'a> {
     /// arc at the farthest point from the body's centre of mass ([`angular_reach`] about the
     /// shape's own origin, plus the turn times the origin's distance from the centre).
     pub fn reach(&self) -> Real {
-        let angle = self.sweep.angle();
+        let angle = self.motion.angle();
         let own = angular_reach(self.shape, angle);
         match self.local {
             Some(l) => own + angle * l.translation.length(),
@@ -189,14 +189,14 @@ impl<'a> Carried<'a> {
 /// closing`. The search stops once the gap is within `target + tolerance`, `tolerance =
 /// max(target, 1e-4) / 4`: the reported time is never after the first moment the distance
 /// reaches `target`, and the gap there is at most `target + tolerance`.
-pub fn advance(a: &Shape, sa: &Sweep, b: &Shape, sb: &Sweep, target: Real) -> Advance {
+pub fn advance(a: &Shape, sa: &Motion, b: &Shape, sb: &Motion, target: Real) -> Advance {
     advance_carried(&Carried::body(a, sa), &Carried::body(b, sb), target)
 }
 
 /// [`advance`] for shapes carried by bodies (compound children: [`Carried::reach`] bounds the
 /// arcs of their turns about the bodies' centres).
 pub fn advance_carried(a: &Carried, b: &Carried, target: Real) -> Advance {
-    let rel = a.sweep.translation() - b.sweep.translation();
+    let rel = a.motion.translation() - b.motion.translation();
     let spin = a.reach() + b.reach();
     let probe = |t: Real| {
         let (pa, pb) = (a.at(t), b.at(t));
@@ -271,7 +271,7 @@ pub(super) fn axis_gap(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, n: Vec3) -> R
 /// `None` when they stay farther apart over the whole interval, and also when they are already
 /// within `target` at its start: touching pairs are the discrete contacts' business (see
 /// [`time_of_impact_or_core`] for the sweep that still keeps them from passing through).
-pub fn time_of_impact(a: &Shape, sa: &Sweep, b: &Shape, sb: &Sweep, target: Real) -> Option<TimeOfImpact> {
+pub fn time_of_impact(a: &Shape, sa: &Motion, b: &Shape, sb: &Motion, target: Real) -> Option<TimeOfImpact> {
     match advance(a, sa, b, sb, target) {
         Advance::Hit(h) => Some(h),
         Advance::Miss | Advance::Touching => None,
@@ -285,9 +285,9 @@ pub fn time_of_impact(a: &Shape, sa: &Sweep, b: &Shape, sb: &Sweep, target: Real
 /// when no core comes within `target` either.
 pub fn time_of_impact_or_core(
     a: &Shape,
-    sa: &Sweep,
+    sa: &Motion,
     b: &Shape,
-    sb: &Sweep,
+    sb: &Motion,
     target: Real,
     b_core: bool,
 ) -> Option<TimeOfImpact> {
@@ -327,7 +327,7 @@ pub(crate) fn earliest(x: Option<TimeOfImpact>, y: Option<TimeOfImpact>) -> Opti
 /// The first impact of any of `a`'s cores with `b`.
 fn first_core_impact(a: &Carried, b: &Carried, target: Real) -> Option<TimeOfImpact> {
     a.cores().iter().fold(None, |first, (core, local)| {
-        let c = Carried { shape: core, sweep: a.sweep, local: *local, body: core };
+        let c = Carried { shape: core, motion: a.motion, local: *local, body: core };
         earliest(first, core_impact(&c, b, target))
     })
 }
@@ -346,7 +346,7 @@ const CHILD_CORE_GAP: Real = 1e-4;
 /// [`CHILD_CORE_GAP`] also closes in when its centre moves toward the other shape.
 pub(super) fn touching_core(
     c: &Carried,
-    other: &Sweep,
+    other: &Motion,
     start: Real,
     end: Real,
     normal: Vec3,
@@ -364,10 +364,10 @@ pub(super) fn touching_core(
 
 /// Whether the centre of the core `c` moves along `normal` (from it toward the other body,
 /// moving along `other`) at the start of the sweeps, relative to the other body's point there.
-fn centre_closing(c: &Carried, other: &Sweep, normal: Vec3) -> bool {
-    let rate = |s: &Sweep, p: Vec3| s.translation() + s.turn.cross(p - s.start.translation);
+fn centre_closing(c: &Carried, other: &Motion, normal: Vec3) -> bool {
+    let rate = |s: &Motion, p: Vec3| s.translation() + s.turn.cross(p - s.start.translation);
     let centre = c.start().translation;
-    (rate(c.sweep, centre) - rate(other, centre)).dot(normal) > 0.0
+    (rate(c.motion, centre) - rate(other, centre)).dot(normal) > 0.0
 }
 
 /// When a core ball carried along `c` first comes within `target` of `b`; at once (`t = 0`)
@@ -395,7 +395,7 @@ fn core_impact(c: &Carried, b: &Carried, target: Real) -> Option<TimeOfImpact> {
             // stopped again at once every round, and stays where it is for the step.
             let d = ball(&c.start(), &b.start());
             let end = ball(&c.at(1.0), &b.at(1.0)).distance;
-            match touching_core(c, b.sweep, d.distance, end, d.normal, |half| advance_carried(c, b, half)) {
+            match touching_core(c, b.motion, d.distance, end, d.normal, |half| advance_carried(c, b, half)) {
                 Advance::Hit(h) => Some(at_centre(h)),
                 Advance::Miss => None,
                 Advance::Touching => Some(at_centre(core_at_once(d.distance, d.normal, (d.point_a + d.point_b) * 0.5))),
@@ -465,10 +465,10 @@ mod tests {
         // A 5 cm sphere moving 4 m along x toward a 1 cm wall whose near face is at x = -0.005.
         let ball = Shape::sphere(0.05);
         let wall = Shape::cuboid(Vec3::new(0.005, 1.0, 1.0));
-        let sweep =
-            Sweep::new(Pose::from_translation(Vec3::new(-2.0, 0.0, 0.0)), Pose::from_translation(Vec3::X * 2.0));
+        let motion =
+            Motion::new(Pose::from_translation(Vec3::new(-2.0, 0.0, 0.0)), Pose::from_translation(Vec3::X * 2.0));
         let target = 0.001;
-        let hit = time_of_impact(&ball, &sweep, &wall, &Sweep::stationary(Pose::IDENTITY), target).unwrap();
+        let hit = time_of_impact(&ball, &motion, &wall, &Motion::stationary(Pose::IDENTITY), target).unwrap();
         // Centre at -0.005 - 0.05 - target when it stops.
         let expected = (2.0 - 0.055 - target) / 4.0;
         assert!((hit.t - expected).abs() < 1e-4, "t = {} expected {expected}", hit.t);
@@ -480,17 +480,17 @@ mod tests {
     fn moving_past_or_away_misses() {
         let ball = Shape::sphere(0.05);
         let wall = Shape::cuboid(Vec3::new(0.005, 1.0, 1.0));
-        let still = Sweep::stationary(Pose::IDENTITY);
-        let above = Sweep::new(
+        let still = Motion::stationary(Pose::IDENTITY);
+        let above = Motion::new(
             Pose::from_translation(Vec3::new(-2.0, 1.2, 0.0)),
             Pose::from_translation(Vec3::new(2.0, 1.2, 0.0)),
         );
         assert!(time_of_impact(&ball, &above, &wall, &still, 0.001).is_none());
         let away =
-            Sweep::new(Pose::from_translation(Vec3::new(-1.0, 0.0, 0.0)), Pose::from_translation(Vec3::X * -3.0));
+            Motion::new(Pose::from_translation(Vec3::new(-1.0, 0.0, 0.0)), Pose::from_translation(Vec3::X * -3.0));
         assert!(time_of_impact(&ball, &away, &wall, &still, 0.001).is_none());
         let short =
-            Sweep::new(Pose::from_translation(Vec3::new(-2.0, 0.0, 0.0)), Pose::from_translation(Vec3::X * -1.0));
+            Motion::new(Pose::from_translation(Vec3::new(-2.0, 0.0, 0.0)), Pose::from_translation(Vec3::X * -1.0));
         assert!(time_of_impact(&ball, &short, &wall, &still, 0.001).is_none());
     }
 
@@ -502,12 +502,12 @@ mod tests {
         let wall = Shape::cuboid(Vec3::new(0.05, 2.0, 2.0));
         let start = Pose::new(Vec3::new(-1.6, 0.0, 0.0), Quat::from_rotation_z(std::f32::consts::FRAC_PI_2));
         let end = Pose::new(Vec3::new(-0.9, 0.0, 0.0), Quat::IDENTITY);
-        let sweep = Sweep::new(start, end);
-        let still = Sweep::stationary(Pose::IDENTITY);
-        let hit = time_of_impact(&bar, &sweep, &wall, &still, 0.002).unwrap();
+        let motion = Motion::new(start, end);
+        let still = Motion::stationary(Pose::IDENTITY);
+        let hit = time_of_impact(&bar, &motion, &wall, &still, 0.002).unwrap();
         let first_overlap = (0..=2000)
             .map(|k| k as Real / 2000.0)
-            .find(|&t| distance(&bar, &sweep.at(t), &wall, &Pose::IDENTITY).distance <= 0.0)
+            .find(|&t| distance(&bar, &motion.at(t), &wall, &Pose::IDENTITY).distance <= 0.0)
             .unwrap();
         assert!(hit.t <= first_overlap, "toi {} after the first overlap {first_overlap}", hit.t);
         assert!(first_overlap - hit.t < 0.05, "toi {} far before {first_overlap}", hit.t);

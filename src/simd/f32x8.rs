@@ -165,6 +165,38 @@ impl Lane for Portable {
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx;
 
+/// Code written once over the lane type, which [`run`] runs on the lanes the CPU has.
+pub(crate) trait OnLanes {
+    /// What the code gives back.
+    type Out;
+    /// The code on lanes `L`.
+    fn run<L: Lane>(self) -> Self::Out;
+}
+
+/// Runs `code` on AVX lanes, in a copy compiled with AVX (so the lanes are eight to an
+/// instruction and the code around them is compiled for AVX too), when `avx` is asked for and
+/// the CPU has it; else on [`Portable`] lanes. The same bits either way.
+#[inline(always)]
+pub(crate) fn run<C: OnLanes>(avx: bool, code: C) -> C::Out {
+    #[cfg(target_arch = "x86_64")]
+    if avx && super::avx() {
+        // SAFETY: the CPU runs AVX, checked just above.
+        return unsafe { run_avx(code) };
+    }
+    let _ = avx;
+    code.run::<Portable>()
+}
+
+/// [`run`]'s AVX copy.
+///
+/// # Safety
+/// The CPU must run AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn run_avx<C: OnLanes>(code: C) -> C::Out {
+    code.run::<avx::Avx>()
+}
+
 /// A three-vector per lane.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct V3<L> {

@@ -36,6 +36,50 @@ pub(crate) fn prefetch<T>(p: *const T) {
     let _ = p;
 }
 
+/// Appends to a `Vec` without a branch per item (a compress store, one item at a time): each
+/// item is written to the next free slot, and the length moves past it only when it is kept.
+/// Room for `room` items is reserved when it is made; a push beyond that panics. The `Vec`
+/// takes the kept items when the `Compact` is dropped.
+pub(crate) struct Compact<'v, T: Copy> {
+    vec: &'v mut Vec<T>,
+    start: *mut T,
+    next: *mut T,
+    /// One past the last reserved slot.
+    end: *mut T,
+}
+
+impl<'v, T: Copy> Compact<'v, T> {
+    /// Appends to `vec`, with room for `room` more items.
+    pub(crate) fn new(vec: &'v mut Vec<T>, room: usize) -> Self {
+        vec.reserve(room);
+        let start = vec.spare_capacity_mut().as_mut_ptr().cast::<T>();
+        Compact { start, next: start, end: start.wrapping_add(room), vec }
+    }
+
+    /// Writes `x` to the next slot; keeps it if `keep`.
+    #[inline(always)]
+    pub(crate) fn push(&mut self, x: T, keep: bool) {
+        assert!(self.next < self.end, "more items than the room reserved");
+        // SAFETY: `next` is below `end`, within the capacity reserved in `new`, which the
+        // exclusive borrow of the `Vec` keeps.
+        unsafe {
+            self.next.write(x);
+            self.next = self.next.add(keep as usize);
+        }
+    }
+}
+
+impl<T: Copy> Drop for Compact<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: `next` advanced from `start` (the end of the `Vec`'s items) within the
+        // reserved capacity, and every slot it passed was written.
+        unsafe {
+            let kept = self.next.offset_from(self.start) as usize;
+            self.vec.set_len(self.vec.len() + kept);
+        }
+    }
+}
+
 /// What the CPU runs, one bit per answer, detected on the first question and then read with
 /// one load: std's own cache costs a few instructions per feature, and the pair tests ask once
 /// or twice per pair.

@@ -2,7 +2,7 @@
 //! speculative reach (before the broad phase), and the time-of-impact pass (after the solver).
 
 use super::{StepProfile, StepState, World};
-use crate::ccd::{self, CcdMode, CcdSweep, ToiEvent};
+use crate::ccd::{self, CcdMode, CcdMotion, ToiEvent};
 use crate::debug_draw::{DebugDraw, DrawCategory};
 use crate::timer::PhaseTimer;
 
@@ -14,7 +14,7 @@ pub(super) struct CcdState {
     /// Per body: its contacts reach as far as it can move this step (speculative CCD).
     pub reach: Vec<bool>,
     /// The sweeps of the bodies CCD handled in the last step.
-    pub sweeps: Vec<CcdSweep>,
+    pub motions: Vec<CcdMotion>,
     /// The impacts the time-of-impact pass resolved in the last step.
     pub events: Vec<ToiEvent>,
 }
@@ -61,7 +61,7 @@ impl World {
                 self.broad_phase.as_ref(),
                 &self.aabbs,
                 &self.settings,
-                &mut self.ccd.sweeps,
+                &mut self.ccd.motions,
                 &mut self.ccd.events,
             );
             self.guard.check(&mut self.bodies, self.step_count + 1, "ccd");
@@ -71,18 +71,18 @@ impl World {
 
     /// Swept volumes of the fast bodies, their paths, and the impacts that stopped them.
     pub(super) fn debug_draw_ccd(&self, draw: &mut DebugDraw) {
-        const SWEEP: [f32; 4] = [1.0, 0.55, 0.0, 0.8];
+        const MOTION: [f32; 4] = [1.0, 0.55, 0.0, 0.8];
         const IMPACT: [f32; 4] = [1.0, 0.1, 0.1, 1.0];
-        const SWEEP_BOX: [f32; 4] = [1.0, 0.55, 0.0, 0.35];
-        for s in &self.ccd.sweeps {
+        const MOTION_BOX: [f32; 4] = [1.0, 0.55, 0.0, 0.35];
+        for s in &self.ccd.motions {
             // The shape where the sweep starts and where it would end, the path of its centre
             // between, and the box the sweep was tested in.
             let shape = &self.bodies[s.body as usize].shape;
-            ccd::shape_outline(draw, DrawCategory::Ccd, shape, &s.from, SWEEP);
-            ccd::shape_outline(draw, DrawCategory::Ccd, shape, &s.to, SWEEP);
-            draw.aabb(DrawCategory::Ccd, &s.aabb, SWEEP_BOX);
-            draw.line(DrawCategory::Ccd, s.from.translation, s.to.translation, SWEEP);
-            draw.point(DrawCategory::Ccd, s.from.translation, 5.0, SWEEP);
+            ccd::shape_outline(draw, DrawCategory::Ccd, shape, &s.from, MOTION);
+            ccd::shape_outline(draw, DrawCategory::Ccd, shape, &s.to, MOTION);
+            draw.aabb(DrawCategory::Ccd, &s.aabb, MOTION_BOX);
+            draw.line(DrawCategory::Ccd, s.from.translation, s.to.translation, MOTION);
+            draw.point(DrawCategory::Ccd, s.from.translation, 5.0, MOTION);
         }
         for e in &self.ccd.events {
             draw.point(DrawCategory::Ccd, e.point, 9.0, IMPACT);

@@ -8,6 +8,7 @@ mod idle;
 #[cfg(test)]
 mod idle_tests;
 mod mesh_debug;
+mod pairs;
 mod profile;
 mod scene;
 mod sleep;
@@ -39,7 +40,7 @@ pub use profile::{PHASES, StepProfile};
 pub use snapshot::{BodySnapshot, PairSnapshot, Snapshot, SnapshotError, WarmEntry};
 
 use crate::broadphase::{self, BroadPhase, BroadPhaseParams};
-use crate::ccd::{self, CcdMode, CcdSweep, ToiEvent};
+use crate::ccd::{self, CcdMode, CcdMotion, ToiEvent};
 use crate::contacts::NarrowInput;
 use crate::dynamics::joints::{Joint, JointError, JointReport, JointState, Joints};
 use crate::dynamics::solver::{CachedImpulse, Contact, Solver, StepContext};
@@ -310,8 +311,8 @@ impl World {
     }
 
     /// The sweeps of the bodies CCD handled in the last step.
-    pub fn ccd_sweeps(&self) -> &[CcdSweep] {
-        &self.ccd.sweeps
+    pub fn ccd_motions(&self) -> &[CcdMotion] {
+        &self.ccd.motions
     }
 
     /// The impacts the time-of-impact pass resolved in the last step.
@@ -424,80 +425,11 @@ impl World {
             self.broad_phase = broadphase::create(self.settings.broad_phase);
             self.indexed = 0;
         }
-        self.ccd.sweeps.clear();
+        self.ccd.motions.clear();
         self.ccd.events.clear();
         self.guard.begin(&mut self.bodies, self.step_count + 1);
         let crew = if self.bodies.len() * 2 >= self.parallel_min_pairs { self.threads.crew() } else { None };
         StepState { crew, ..StepState::default() }
-    }
-
-    /// Every body's box (swept along its path for fast bodies), the broad phase's candidate
-    /// pairs, less those that can never interact, in canonical order; or last update's pairs
-    /// while nothing can move.
-    fn find_pairs(&mut self, st: &mut StepState, p: &mut StepProfile) {
-        let dt = self.settings.dt;
-        let ccd_mode = self.settings.ccd;
-        let margin = self.settings.speculative_distance * 0.5;
-        let _t = PhaseTimer::new(&mut p.broad_phase_ms);
-        // No dynamic body awake: only kinematic bodies can move in this step.
-        st.quiet = idle::quiet(&self.bodies);
-        let bodies = &self.bodies;
-        let joints = &self.joints;
-        // Pairs that can never interact: neither moves, or both sleep; and jointed pairs whose
-        // joint turns their collision off.
-        let active = |&(a, b): &(u32, u32)| {
-            if joints.filters((a, b)) {
-                return false;
-            }
-            let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
-            let a_active = ba.kind != BodyKind::Static && !ba.asleep;
-            let b_active = bb.kind != BodyKind::Static && !bb.asleep;
-            (a_active || b_active) && (ba.is_dynamic() || bb.is_dynamic())
-        };
-        if st.quiet && self.idle.reusable(&self.settings, bodies, &self.aabbs, self.indexed, margin) {
-            // Nothing moved since the kept update: its boxes and pairs still hold.
-            self.pairs.clear();
-            self.pairs.extend(self.idle.candidates().iter().copied().filter(active));
-            p.broad = self.idle.reused_stats();
-            p.broad_phase_reused = true;
-        } else {
-            let aabb = |b: &Body| b.aabb().expanded(margin);
-            self.aabbs.resize(bodies.len(), Aabb::EMPTY);
-            parallel::fill(st.crew.as_ref(), &mut self.aabbs[..], 512, |r, out| {
-                for (o, b) in out.iter_mut().zip(&bodies[r]) {
-                    *o = aabb(b);
-                }
-            });
-            if ccd_mode != CcdMode::Off {
-                // Fast bodies are found by everything along the path they may take this step
-                // (the time-of-impact pass queries these boxes for what a sweep can meet).
-                let swept = |i: &usize| self.ccd.fast[*i] || self.ccd.reach[*i];
-                for (i, b) in bodies.iter().enumerate().filter(|(i, _)| swept(i)) {
-                    let aabb = ccd::swept_aabb(b, dt).expanded(margin);
-                    self.aabbs[i] = aabb;
-                    if self.ccd.reach[i] {
-                        let (from, to) = (b.pose, ccd::predicted_pose(b, dt));
-                        self.ccd.sweeps.push(CcdSweep { body: i as u32, from, to, aabb });
-                    }
-                }
-            }
-            let params = BroadPhaseParams { grid_cell_size: self.settings.grid_cell_size };
-            p.broad = self.broad_phase.update(&self.aabbs, &params, &mut self.pairs);
-            self.indexed = self.aabbs.len();
-            if st.quiet {
-                self.idle.keep(&self.pairs, p.broad);
-            }
-            self.pairs.retain(active);
-        }
-        // Every structure returns the pairs in one canonical order (ascending), and the
-        // filter keeps it, so the simulation is the same whichever structure ran.
-        debug_assert!(self.pairs.is_sorted(), "{} returned unsorted pairs", self.broad_phase.kind().label());
-        if self.pairs.len() > MAX_PAIRS {
-            p.pairs_dropped = (self.pairs.len() - MAX_PAIRS) as u32;
-            self.pairs.truncate(MAX_PAIRS);
-        }
-        p.broad_phase = self.broad_phase.resolved();
-        p.pairs = self.pairs.len() as u32;
     }
 
     /// The contact manifold of every candidate pair (with speculative points for pairs that
@@ -574,7 +506,7 @@ impl World {
     /// (`idle_tests` holds this against the full pipeline, bit for bit).
     fn step_at_rest(&mut self, t_total: std::time::Instant) {
         self.guard.faults.clear();
-        self.ccd.sweeps.clear();
+        self.ccd.motions.clear();
         self.ccd.events.clear();
         self.profile = StepProfile {
             broad_phase_ms: 0.0,

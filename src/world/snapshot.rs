@@ -2,7 +2,7 @@
 //! results to a run that never stopped.
 
 use super::{CachedPoint, PairEntry, Settings, World};
-use crate::dynamics::solver::{CachedImpulse, Kept, WarmCache};
+use crate::dynamics::solver::{CacheEntry, CachedImpulse, Kept, WarmCache};
 use crate::dynamics::{Body, BodyKind, Material};
 use crate::math::{Pose, Quat, Real, Vec3};
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
@@ -100,6 +100,96 @@ pub struct PairSnapshot {
     pub normal: Vec3,
     /// Per point: on A's surface (A's frame), on B's surface (B's frame), feature id.
     pub points: Vec<(Vec3, Vec3, u32)>,
+}
+
+impl BodySnapshot {
+    /// Body `i` as the snapshot has it, keeping `current`'s shape (shared hulls stay shared and
+    /// bit-exact) when it is the same, else building it.
+    fn body(
+        &self,
+        i: usize,
+        current: Option<&Body>,
+        hulls: &mut crate::scene::HullCache,
+    ) -> Result<Body, SnapshotError> {
+        let s = self;
+        if !(s.translation.is_finite() && s.rotation.is_finite() && s.linvel.is_finite() && s.angvel.is_finite()) {
+            return Err(SnapshotError::NotFinite(i));
+        }
+        let shape = match current {
+            Some(b) if shape_desc(&b.shape) == s.shape => b.shape.clone(),
+            _ => make_shape(&s.shape, hulls).map_err(|e| SnapshotError::Shape { body: i, error: Box::new(e) })?,
+        };
+        let mut body = Body::new(s.kind, shape, Pose::new(s.translation, s.rotation), s.material)
+            .with_velocity(s.linvel, s.angvel);
+        body.name = s.name.clone();
+        body.bullet = s.bullet;
+        body.sleep_time = s.sleep_time;
+        body.asleep = s.asleep;
+        body.sleep_island = if s.asleep { s.island } else { None };
+        Ok(body)
+    }
+}
+
+impl WarmEntry {
+    /// The warm-start cache's entry and kept points, checked against a world of `bodies`
+    /// bodies.
+    fn entry(&self, bodies: usize) -> Result<(CacheEntry, [Kept; MAX_MANIFOLD_POINTS]), SnapshotError> {
+        let e = self;
+        if e.a >= e.b
+            || e.b as usize >= bodies
+            || e.points.len() > MAX_MANIFOLD_POINTS
+            || !(e.at.is_empty() || e.at.len() == e.points.len())
+            || !e.at.iter().all(|p| p.is_finite())
+            || !(e.kept.is_empty() || e.kept.len() == e.points.len())
+            || !e.kept.iter().flatten().all(|v| v.is_finite())
+        {
+            return Err(SnapshotError::WarmEntry(e.a, e.b));
+        }
+        let mut imp = [CachedImpulse { id: u32::MAX, ..Default::default() }; MAX_MANIFOLD_POINTS];
+        let mut kept_points = [Kept::default(); MAX_MANIFOLD_POINTS];
+        for (k, &(id, normal, tangent, twist)) in e.points.iter().enumerate() {
+            if !(normal.is_finite() && tangent.is_finite() && twist.is_finite()) {
+                return Err(SnapshotError::WarmImpulse(e.a, e.b));
+            }
+            let point = e.at.get(k).copied().unwrap_or(Vec3::splat(Real::INFINITY));
+            let kept = e.kept.get(k).map_or(Kept::default(), |&[anchor_a, anchor_b, arm_a, arm_b, normal]| Kept {
+                anchor_a,
+                anchor_b,
+                arm_a,
+                arm_b,
+                normal,
+            });
+            imp[k] = CachedImpulse { id, normal, tangent, twist, point };
+            kept_points[k] = kept;
+        }
+        Ok((((e.a, e.b), imp), kept_points))
+    }
+}
+
+impl PairSnapshot {
+    /// The body-pair cache's entry, checked against a world of `bodies` bodies.
+    fn entry(&self, bodies: usize) -> Result<PairEntry, SnapshotError> {
+        let e = self;
+        let finite = e.offset.is_finite()
+            && e.turn.is_finite()
+            && e.normal.is_finite()
+            && e.points.iter().all(|(a, b, _)| a.is_finite() && b.is_finite());
+        if e.a >= e.b || e.b as usize >= bodies || e.points.len() > MAX_MANIFOLD_POINTS || !finite {
+            return Err(SnapshotError::PairEntry(e.a, e.b));
+        }
+        let mut entry = PairEntry {
+            offset: e.offset,
+            turn: e.turn,
+            normal: e.normal,
+            len: e.points.len() as u8,
+            valid: true,
+            ..PairEntry::invalid((e.a, e.b))
+        };
+        for (c, &(on_a, on_b, id)) in entry.points.iter_mut().zip(&e.points) {
+            *c = CachedPoint { on_a, on_b, id };
+        }
+        Ok(entry)
+    }
 }
 
 impl Snapshot {
@@ -211,83 +301,15 @@ impl World {
     pub fn restore(&mut self, snap: &Snapshot) -> Result<(), SnapshotError> {
         snap.settings.validate().map_err(SnapshotError::Settings)?;
         let mut hulls = crate::scene::HullCache::new();
-        let mut bodies = Vec::with_capacity(snap.bodies.len());
-        for (i, s) in snap.bodies.iter().enumerate() {
-            if !(s.translation.is_finite() && s.rotation.is_finite() && s.linvel.is_finite() && s.angvel.is_finite()) {
-                return Err(SnapshotError::NotFinite(i));
-            }
-            let shape = match self.bodies.get(i) {
-                Some(b) if shape_desc(&b.shape) == s.shape => b.shape.clone(),
-                _ => make_shape(&s.shape, &mut hulls)
-                    .map_err(|e| SnapshotError::Shape { body: i, error: Box::new(e) })?,
-            };
-            let mut body = Body::new(s.kind, shape, Pose::new(s.translation, s.rotation), s.material)
-                .with_velocity(s.linvel, s.angvel);
-            body.name = s.name.clone();
-            body.bullet = s.bullet;
-            body.sleep_time = s.sleep_time;
-            body.asleep = s.asleep;
-            body.sleep_island = if s.asleep { s.island } else { None };
-            bodies.push(body);
-        }
-        let mut cache = Vec::with_capacity(snap.warm_cache.len());
-        let mut kept_cache = Vec::with_capacity(snap.warm_cache.len());
-        for e in &snap.warm_cache {
-            if e.a >= e.b
-                || e.b as usize >= bodies.len()
-                || e.points.len() > MAX_MANIFOLD_POINTS
-                || !(e.at.is_empty() || e.at.len() == e.points.len())
-                || !e.at.iter().all(|p| p.is_finite())
-                || !(e.kept.is_empty() || e.kept.len() == e.points.len())
-                || !e.kept.iter().flatten().all(|v| v.is_finite())
-            {
-                return Err(SnapshotError::WarmEntry(e.a, e.b));
-            }
-            let mut imp = [CachedImpulse { id: u32::MAX, ..Default::default() }; MAX_MANIFOLD_POINTS];
-            let mut kept_points = [Kept::default(); MAX_MANIFOLD_POINTS];
-            for (k, &(id, normal, tangent, twist)) in e.points.iter().enumerate() {
-                if !(normal.is_finite() && tangent.is_finite() && twist.is_finite()) {
-                    return Err(SnapshotError::WarmImpulse(e.a, e.b));
-                }
-                let point = e.at.get(k).copied().unwrap_or(Vec3::splat(Real::INFINITY));
-                let kept = e.kept.get(k).map_or(Kept::default(), |&[anchor_a, anchor_b, arm_a, arm_b, normal]| Kept {
-                    anchor_a,
-                    anchor_b,
-                    arm_a,
-                    arm_b,
-                    normal,
-                });
-                imp[k] = CachedImpulse { id, normal, tangent, twist, point };
-                kept_points[k] = kept;
-            }
-            cache.push(((e.a, e.b), imp));
-            kept_cache.push(kept_points);
-        }
+        let bodies = (snap.bodies.iter().enumerate())
+            .map(|(i, s)| s.body(i, self.bodies.get(i), &mut hulls))
+            .collect::<Result<Vec<_>, _>>()?;
+        let (cache, kept_cache): (Vec<_>, Vec<_>) =
+            snap.warm_cache.iter().map(|e| e.entry(bodies.len())).collect::<Result<Vec<_>, _>>()?.into_iter().unzip();
         if !cache.is_sorted_by_key(|c| c.0) {
             return Err(SnapshotError::Unsorted("warm_cache"));
         }
-        let mut pair_cache = Vec::with_capacity(snap.pair_cache.len());
-        for e in &snap.pair_cache {
-            let finite = e.offset.is_finite()
-                && e.turn.is_finite()
-                && e.normal.is_finite()
-                && e.points.iter().all(|(a, b, _)| a.is_finite() && b.is_finite());
-            if e.a >= e.b || e.b as usize >= bodies.len() || e.points.len() > MAX_MANIFOLD_POINTS || !finite {
-                return Err(SnapshotError::PairEntry(e.a, e.b));
-            }
-            let mut entry = PairEntry {
-                offset: e.offset,
-                turn: e.turn,
-                normal: e.normal,
-                len: e.points.len() as u8,
-                valid: true,
-                ..PairEntry::invalid((e.a, e.b))
-            };
-            for (c, &(on_a, on_b, id)) in entry.points.iter_mut().zip(&e.points) {
-                *c = CachedPoint { on_a, on_b, id };
-            }
-            pair_cache.push(entry);
-        }
+        let pair_cache = snap.pair_cache.iter().map(|e| e.entry(bodies.len())).collect::<Result<Vec<_>, _>>()?;
         if !pair_cache.is_sorted_by_key(|e| e.pair) {
             return Err(SnapshotError::Unsorted("pair_cache"));
         }

@@ -67,7 +67,9 @@ impl SettingsPanel {
             egui::Grid::new(("settings", section.title())).num_columns(2).striped(true).show(ui, |ui| {
                 for facts in Settings::FACTS.iter().filter(|f| f.section == section) {
                     let unused = (facts.unused)(&s);
-                    row(ui, facts, unused, &mut s, |ui, s| extras(ui, facts.name, s, world, radius));
+                    let readouts = has_extras(facts.name, radius)
+                        .then_some(|ui: &mut Ui, s: &mut Settings| extras(ui, facts.name, s, world, radius));
+                    row(ui, facts, unused, &mut s, readouts);
                     if facts.name == "speculative_distance"
                         && let Some(w) = contact_warning(&s, radius)
                     {
@@ -128,29 +130,20 @@ impl SettingsPanel {
 
 /// One grid row: the label and the setting's control, both carrying its help text, the
 /// control labelled by the label for screen readers and tests and disabled, saying why, when
-/// the other settings make it do nothing; `extras` adds readouts beside the control.
+/// the other settings make it do nothing; `extras`, if any, adds a line of readouts under it.
 fn row(
     ui: &mut Ui,
     facts: &Facts,
     unused: Option<&'static str>,
     s: &mut Settings,
-    extras: impl FnOnce(&mut Ui, &mut Settings) -> bool,
+    extras: Option<impl FnOnce(&mut Ui, &mut Settings)>,
 ) {
     let switch = matches!(s.value_mut(facts.name), Some(ValueMut::Switch(_)));
     // An unset override shows its checkbox alone, which keeps its own name ("all bodies").
     let labelled = !switch && !matches!(s.value_mut(facts.name), Some(ValueMut::Override(None)));
     let label = ui.label(if switch { "" } else { facts.label }).on_hover_text(facts.help);
     let mut r = ui
-        .add_enabled_ui(unused.is_none(), |ui| {
-            ui.horizontal(|ui| {
-                let mut r = control(ui, facts, s);
-                if extras(ui, s) {
-                    r.mark_changed();
-                }
-                r
-            })
-            .inner
-        })
+        .add_enabled_ui(unused.is_none(), |ui| ui.horizontal(|ui| control(ui, facts, s)).inner)
         .inner
         .on_hover_text(facts.help);
     if let Some(why) = unused {
@@ -160,6 +153,17 @@ fn row(
         r.labelled_by(label.id);
     }
     ui.end_row();
+    // Readouts go on a line of their own under the control, which leaves the control the
+    // dock's width.
+    if let Some(extras) = extras {
+        ui.label("");
+        ui.add_enabled_ui(unused.is_none(), |ui| {
+            // Wrapped at the dock's visible edge, word by word.
+            ui.set_max_width(visible_width(ui));
+            ui.horizontal_wrapped(|ui| extras(ui, s))
+        });
+        ui.end_row();
+    }
 }
 
 /// The control of one setting, by the kind of its value, with the range, scale and unit of its
@@ -170,6 +174,7 @@ fn control(ui: &mut Ui, facts: &Facts, s: &mut Settings) -> Response {
         ValueMut::Number(v) => {
             // The range grows to hold a value from the scene or from "auto" (huge bodies).
             let span = v.min(range.lo as f32)..=v.max(range.hi as f32);
+            fit_slider(ui);
             let mut sl = slider(v, span).logarithmic(range.log).suffix(facts.suffix());
             if range.smallest > 0.0 {
                 sl = sl.smallest_positive(range.smallest);
@@ -182,7 +187,10 @@ fn control(ui: &mut Ui, facts: &Facts, s: &mut Settings) -> Response {
             }
             ui.add(sl)
         }
-        ValueMut::Count(v) => ui.add(slider(v, range.lo as u32..=range.hi as u32).logarithmic(range.log)),
+        ValueMut::Count(v) => {
+            fit_slider(ui);
+            ui.add(slider(v, range.lo as u32..=range.hi as u32).logarithmic(range.log))
+        }
         ValueMut::Switch(v) => ui.checkbox(v, facts.label),
         ValueMut::Vector(v) => {
             let mut r = ui.add(axis(&mut v.x, "x ", range));
@@ -197,7 +205,10 @@ fn control(ui: &mut Ui, facts: &Facts, s: &mut Settings) -> Response {
             }
             // The slider, while there is one, is the control the row's label names.
             match value {
-                Some(v) => ui.add(slider(v, range.lo as f32..=range.hi as f32)) | check,
+                Some(v) => {
+                    fit_slider(ui);
+                    ui.add(slider(v, range.lo as f32..=range.hi as f32)) | check
+                }
                 None => {
                     ui.weak("each body's own");
                     check
@@ -208,8 +219,36 @@ fn control(ui: &mut Ui, facts: &Facts, s: &mut Settings) -> Response {
     }
 }
 
-/// Readouts and buttons beside a few settings' controls; true when one changed a setting.
-fn extras(ui: &mut Ui, name: &str, s: &mut Settings, world: &World, radius: Option<f32>) -> bool {
+/// The room a slider's value box takes beside it (the widest value, such as `1.00e-6` or
+/// `1.00e-6 m²`, with the spacing before it).
+const VALUE_BOX: f32 = 100.0;
+
+/// Narrows the next sliders so that their value boxes end where the dock's visible area does
+/// (the dock scrolls sideways, so its content may be wider than it shows): the visible width
+/// left in the row less [`VALUE_BOX`], at most the style's slider width and at least a
+/// usable rail.
+fn fit_slider(ui: &mut Ui) {
+    let fit = visible_width(ui) - VALUE_BOX;
+    ui.spacing_mut().slider_width = fit.clamp(24.0, ui.spacing().slider_width.max(24.0));
+}
+
+/// The width from the cursor to the right edge of what the dock shows.
+fn visible_width(ui: &Ui) -> f32 {
+    ui.clip_rect().right() - ui.cursor().left()
+}
+
+/// Whether [`extras`] shows anything under the setting `name` (the ε readout needs the
+/// scene's typical radius).
+fn has_extras(name: &str, radius: Option<f32>) -> bool {
+    match name {
+        "dt" | "grid_cell_size" => true,
+        "contact_epsilon" => radius.is_some(),
+        _ => false,
+    }
+}
+
+/// Readouts and buttons under a few settings' controls ([`has_extras`]).
+fn extras(ui: &mut Ui, name: &str, s: &mut Settings, world: &World, radius: Option<f32>) {
     match name {
         "dt" => {
             ui.label(format!("{:.0} steps/s", 1.0 / s.dt));
@@ -226,12 +265,10 @@ fn extras(ui: &mut Ui, name: &str, s: &mut Settings, world: &World, radius: Opti
                 ui.button("auto").on_hover_text("Set from the bodies' current boxes (about twice the typical size).");
             if auto.clicked() {
                 s.grid_cell_size = suggest_cell_size(world.aabbs());
-                return true;
             }
         }
         _ => {}
     }
-    false
 }
 
 fn axis<'a>(value: &'a mut f32, prefix: &str, range: crate::settings::Range) -> egui::DragValue<'a> {

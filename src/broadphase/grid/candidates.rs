@@ -7,6 +7,7 @@ use super::cells::{ALL_FIRST, BODY_MASK, CellTable, FIRST_SHIFT};
 use super::packed::{HIT, KEPT, PackedBox, overlap_mask, prefetch};
 use super::{CellRange, Grid};
 use crate::broadphase::canonical::{PairKeys, radix_sort};
+use crate::simd::Compact;
 
 /// Above this fraction of bodies moved (or after a rebuild) the list is regenerated from the
 /// cells rather than patched.
@@ -186,35 +187,22 @@ impl Grid {
         let fresh = &c.fresh[..];
         let total = c.keys.len() + fresh.len();
         c.merged.clear();
-        c.merged.reserve(total);
-        pairs.reserve(total);
         let boxes = &self.packed[..];
-        let start = Writer {
-            merged: c.merged.spare_capacity_mut().as_mut_ptr().cast(),
-            pairs: pairs.spare_capacity_mut().as_mut_ptr().cast(),
-        };
-        let mut w = start;
-        let mut f = 0;
-        let mut next = fresh.first().copied().unwrap_or(u64::MAX);
-        for_each_prefetching(&c.keys, boxes, |k| {
-            let m = overlap_mask(&boxes[(k >> 32) as usize], &boxes[k as u32 as usize]);
-            if m & KEPT == 0 {
-                return;
-            }
-            // SAFETY (both calls): at most `total` keys are written (each old key once, each
-            // fresh key once) and both buffers have room for `total`.
-            if next < k {
-                (w, next) = unsafe { w.fresh_until(fresh, &mut f, k, boxes) };
-            }
-            unsafe { w.write(k, m == KEPT | HIT) };
-        });
-        // SAFETY: as above; the remaining fresh keys complete the `total`.
-        (w, _) = unsafe { w.fresh_until(fresh, &mut f, u64::MAX, boxes) };
-        // SAFETY: both pointers advanced from `start` within the same buffers, over the slots
-        // written above, within the capacity.
-        unsafe {
-            c.merged.set_len(w.merged.offset_from(start.merged) as usize);
-            pairs.set_len(w.pairs.offset_from(start.pairs) as usize);
+        {
+            let mut w = Writer { merged: Compact::new(&mut c.merged, total), pairs: Compact::new(pairs, total) };
+            let mut f = 0;
+            let mut next = fresh.first().copied().unwrap_or(u64::MAX);
+            for_each_prefetching(&c.keys, boxes, |k| {
+                let m = overlap_mask(&boxes[(k >> 32) as usize], &boxes[k as u32 as usize]);
+                if m & KEPT == 0 {
+                    return;
+                }
+                if next < k {
+                    next = w.fresh_until(fresh, &mut f, k, boxes);
+                }
+                w.write(k, m == KEPT | HIT);
+            });
+            w.fresh_until(fresh, &mut f, u64::MAX, boxes);
         }
         std::mem::swap(&mut c.keys, &mut c.merged);
         for &i in &c.moved {
@@ -242,49 +230,35 @@ impl Grid {
     }
 }
 
-/// The fused pass's output: the merged candidate list and the overlapping pairs, written
-/// through raw pointers into reserved capacity (each pointer is the next slot). Passed by value,
-/// so the hot loop keeps it in registers.
-#[derive(Clone, Copy)]
-struct Writer {
-    merged: *mut u64,
-    pairs: *mut (u32, u32),
+/// The fused pass's output: the merged candidate list and the overlapping pairs, each
+/// written without a branch per candidate ([`Compact`]).
+struct Writer<'v> {
+    merged: Compact<'v, u64>,
+    pairs: Compact<'v, (u32, u32)>,
 }
 
-impl Writer {
+impl Writer<'_> {
     /// Appends candidate `k` to the list and, if `hit`, its pair to the pairs.
-    ///
-    /// # Safety
-    /// Both buffers must have room for one more entry.
     #[inline(always)]
-    unsafe fn write(&mut self, k: u64, hit: bool) {
-        // SAFETY: the caller guarantees room for one more entry in both buffers.
-        unsafe {
-            self.merged.write(k);
-            self.pairs.write(((k >> 32) as u32, k as u32));
-            self.merged = self.merged.add(1);
-            self.pairs = self.pairs.add(hit as usize);
-        }
+    fn write(&mut self, k: u64, hit: bool) {
+        self.merged.push(k, true);
+        self.pairs.push(((k >> 32) as u32, k as u32), hit);
     }
 
     /// Writes the fresh candidates from `fresh[*f]` up to (not including) `until`, testing each;
-    /// returns the writer and the next fresh key (`u64::MAX` when none is left). Out of line:
-    /// it runs for few of the candidates.
-    ///
-    /// # Safety
-    /// Both buffers must have room for every fresh key still to be written.
+    /// returns the next fresh key (`u64::MAX` when none is left). Out of line: it runs for few
+    /// of the candidates.
     #[inline(never)]
-    unsafe fn fresh_until(mut self, fresh: &[u64], f: &mut usize, until: u64, boxes: &[PackedBox]) -> (Writer, u64) {
+    fn fresh_until(&mut self, fresh: &[u64], f: &mut usize, until: u64, boxes: &[PackedBox]) -> u64 {
         while let Some(&k) = fresh.get(*f) {
             if k >= until {
-                return (self, k);
+                return k;
             }
             let hit = overlap_mask(&boxes[(k >> 32) as usize], &boxes[k as u32 as usize]) & HIT == HIT;
-            // SAFETY: the caller guarantees room for this fresh key.
-            unsafe { self.write(k, hit) };
+            self.write(k, hit);
             *f += 1;
         }
-        (self, u64::MAX)
+        u64::MAX
     }
 }
 
@@ -304,19 +278,11 @@ fn for_each_prefetching(keys: &[u64], boxes: &[PackedBox], mut f: impl FnMut(u64
 
 /// Writes to `pairs` the candidates (keys `i << 32 | j`) whose boxes overlap, in order.
 fn test_keys(keys: &[u64], boxes: &[PackedBox], pairs: &mut Vec<(u32, u32)>) {
-    pairs.reserve(keys.len());
-    let out = pairs.spare_capacity_mut();
-    let mut np = 0;
+    let mut out = Compact::new(pairs, keys.len());
     for_each_prefetching(keys, boxes, |k| {
         let (i, j) = ((k >> 32) as u32, k as u32);
-        let hit = overlap_mask(&boxes[i as usize], &boxes[j as usize]) & HIT == HIT;
-        // SAFETY: `np` counts hits among the keys seen so far, so `np < keys.len()`, which the
-        // spare capacity holds.
-        unsafe { out.get_unchecked_mut(np).write((i, j)) };
-        np += hit as usize;
+        out.push((i, j), overlap_mask(&boxes[i as usize], &boxes[j as usize]) & HIT == HIT);
     });
-    // SAFETY: the first `np` slots were written above, within the capacity.
-    unsafe { pairs.set_len(pairs.len() + np) };
 }
 
 #[cfg(test)]

@@ -4,13 +4,14 @@
 //! with 8×8 transposes, the other inputs copied lane by lane from the contacts and the
 //! warm-start cache; outputs are stored whole.
 
-use super::lanes::{F, Lane, Portable, V3, W, check_indices};
+use super::lanes::{F, Lane, V3, W, check_indices, load4, load8};
 use super::prepare::{BodyMass, SLIP_SPEED, find_point};
 use super::rows::{BodyState, Fall};
 use super::wide::{Bounce, Bundle, Isa, put};
 use super::{Contact, Lanes, WarmCache};
 use crate::math::Vec3;
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
+use crate::simd::f32x8::{OnLanes, run};
 
 /// Where a bundle's rows come from: the step's contacts, per-body constants and starting
 /// states, each contact's entry in last step's cache (`u32::MAX`: none), and the dummy body
@@ -108,9 +109,6 @@ fn v3_select<L: Lane>(c: L, o: L, yes: V3<L>, no: V3<L>) -> V3<L> {
 
 const _: () = assert!(size_of::<BodyMass>() == 64 && size_of::<BodyState>() == 48);
 
-/// Floats every row of a transposed load may read for an empty lane: all zero.
-static ZERO_ROW: [f32; 16] = [0.0; 16];
-
 /// One side's bodies, lane by lane, as the rows read them: inverse mass, world inverse inertia
 /// (columns), centre of mass, starting velocities and friction.
 struct Side<L> {
@@ -129,15 +127,9 @@ struct Side<L> {
 /// floats as copying them lane by lane.
 #[inline(always)]
 fn side<L: Lane>(src: &Sources, body: [Option<usize>; W]) -> Side<L> {
-    let zero = ZERO_ROW.as_ptr();
-    let mass = body.map(|b| b.map_or(zero, |b| (&src.masses[b] as *const BodyMass).cast::<f32>()));
-    let state = body.map(|b| b.map_or(zero, |b| (&src.states[b] as *const BodyState).cast::<f32>()));
-    // SAFETY: a `BodyMass` is 16 floats (`repr(C)`: inverse inertia 0–8, centre 9–11, inverse
-    // mass 12, friction 13, restitution 14), so floats 0–7 and 7–14 are its own; a `BodyState`
-    // is 12 floats (`repr(C)`); the zero row has 16.
-    let (lo, hi, s) = unsafe {
-        (L::load_transposed(mass), L::load_transposed(mass.map(|p| p.wrapping_add(7))), L::load_transposed(state))
-    };
+    let mass = body.map(|b| b.map(|b| &src.masses[b]));
+    let state = body.map(|b| b.map(|b| &src.states[b]));
+    let (lo, hi, s) = (load8::<L, _>(mass, 0), load8::<L, _>(mass, 7), load8::<L, _>(state, 0));
     Side {
         inv_mass: hi[5],
         inv_i: [lo[0], lo[1], lo[2], lo[3], lo[4], lo[5], lo[6], hi[0], hi[1]],
@@ -160,24 +152,11 @@ fn points<L: Lane>(
     chunk: &[u32],
     lens: &[usize; W],
 ) -> ([V3<L>; MAX_MANIFOLD_POINTS], [L; MAX_MANIFOLD_POINTS], [V3<L>; MAX_MANIFOLD_POINTS]) {
-    let zero_row = ZERO_ROW.as_ptr();
-    let slots: [*const f32; W] = std::array::from_fn(|i| {
-        chunk.get(i).map_or(zero_row, |&m| src.contacts[m as usize].manifold.slots().as_ptr().cast())
-    });
-    let arms: [*const f32; W] =
-        std::array::from_fn(|i| chunk.get(i).map_or(zero_row, |&m| src.arm_b[m as usize].as_ptr().cast()));
-    // SAFETY: a `ContactPoint` is five floats (`repr(C)`: point, depth, id), so floats
-    // 5 k .. 5 k + 4 lie in slot k of the four; a contact's lever-arm ends are twelve floats; the
-    // zero row has sixteen.
-    let (q, lo, hi) = unsafe {
-        (
-            std::array::from_fn::<_, MAX_MANIFOLD_POINTS, _>(|k| {
-                L::load_transposed4(slots.map(|r| if r == zero_row { r } else { r.wrapping_add(5 * k) }))
-            }),
-            L::load_transposed(arms),
-            L::load_transposed(arms.map(|r| if r == zero_row { r } else { r.wrapping_add(4) })),
-        )
-    };
+    // Point k's position and depth are floats 5 k .. 5 k + 4 of the four slots.
+    let slots = std::array::from_fn(|i| chunk.get(i).map(|&m| src.contacts[m as usize].manifold.slots()));
+    let arms = std::array::from_fn(|i| chunk.get(i).map(|&m| &src.arm_b[m as usize]));
+    let q = std::array::from_fn::<_, MAX_MANIFOLD_POINTS, _>(|k| load4::<L, _>(slots, 5 * k));
+    let (lo, hi) = (load8::<L, _>(arms, 0), load8::<L, _>(arms, 4));
     let (zero, half) = (L::splat(0.0), L::splat(0.5));
     let mut p = [V3 { x: zero, y: zero, z: zero }; MAX_MANIFOLD_POINTS];
     let mut depth = [zero; MAX_MANIFOLD_POINTS];
@@ -344,16 +323,13 @@ pub(super) fn bundle(
     bounce: &mut Bounce,
     lanes: &mut Lanes,
 ) {
-    match isa {
-        Isa::Portable => build_bundle::<Portable>(src, inp, chunk, c, bounce, lanes),
-        // SAFETY: `Isa::Avx` is only chosen by `Isa::best` after it found AVX on this CPU.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx => unsafe { with_avx(src, inp, chunk, c, bounce, lanes) },
+    struct Code<'a, 'b>(&'a Sources<'b>, &'a mut Inputs, &'a [u32], &'a mut Bundle, &'a mut Bounce, &'a mut Lanes);
+    impl OnLanes for Code<'_, '_> {
+        type Out = ();
+        #[inline(always)]
+        fn run<L: Lane>(self) {
+            build_bundle::<L>(self.0, self.1, self.2, self.3, self.4, self.5)
+        }
     }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx")]
-fn with_avx(src: &Sources, inp: &mut Inputs, chunk: &[u32], c: &mut Bundle, bounce: &mut Bounce, lanes: &mut Lanes) {
-    build_bundle::<super::lanes::avx::Avx>(src, inp, chunk, c, bounce, lanes)
+    run(isa.avx(), Code(src, inp, chunk, c, bounce, lanes))
 }

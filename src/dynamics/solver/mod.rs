@@ -19,7 +19,7 @@ use super::joints::{JointSolver, Joints};
 use super::{Body, BodyKind, Rotations};
 use crate::math::{Quat, Real, Vec3};
 use crate::narrowphase::{MAX_MANIFOLD_POINTS, Manifold};
-use crate::parallel::{self, Crew, SharedMut};
+use crate::parallel::{self, Crew};
 use crate::simd::Kernels;
 use crate::timer::PhaseTimer;
 use colour::Colouring;
@@ -359,12 +359,13 @@ impl Solver {
         out.resize(n, Contact { a: 0, b: 0, manifold: Manifold::default() });
         self.arm_b.resize(n, [Vec3::ZERO; MAX_MANIFOLD_POINTS]);
         let isa = *self.isa.get_or_insert_with(Isa::best);
-        let (entries, pool) = (&cache.entries, SharedMut::new(&mut cache.pool));
-        let (poses, slot) = (&self.poses, &self.slots);
-        parallel::fill(crew, (&mut out[..], &mut self.arm_b[..]), 64, |r, (out, arm_b)| {
-            // Each block writes its own contacts' slots, and their pool slots, which no other
-            // contact has (`assign_slots`).
-            let slots = recycle::Slots { out, arm_b, slot: &slot[r.clone()], pool: &pool };
+        let entries = &cache.entries;
+        let poses = &self.poses;
+        // Each block writes its own contacts, and their pool slots, which no other contact has
+        // (`assign_slots`; `Scatter` checks).
+        let pool = parallel::Scatter::new(&mut cache.pool, &self.slots);
+        parallel::fill(crew, (&mut out[..], &mut self.arm_b[..], pool), 64, |r, (out, arm_b, pool)| {
+            let slots = recycle::Slots { out, arm_b, pool };
             recycle::run(isa, bodies, poses, &contacts[r.clone()], &matched[r], entries, slots);
         });
     }

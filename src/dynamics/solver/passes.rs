@@ -153,7 +153,9 @@ impl Solver {
 
         let (h, max_w) = (p.h, p.max_w);
         // The body states, and after them the dummy of empty lanes (which no pass writes).
-        let all = States::new(&mut self.states);
+        // SAFETY: `build::bundle` checked each bundle's indices against these states; the
+        // blocks below use them as `States::new` asks (see the runner's argument below).
+        let all = unsafe { States::new(&mut self.states) };
         let motion = SharedMut::new(&mut self.motion);
         let bundles = SharedMut::new(&mut self.bundles);
         let bounces = SharedMut::new(&mut self.bounces);
@@ -164,7 +166,7 @@ impl Solver {
         // SAFETY (every block below): `build::bundle` checked each bundle's indices against these
         // states. The blocks of one job touch disjoint parts: body ranges
         // of their own; bundles of one colour, which share no moving body and write no state of
-        // a body that does not move (`wide::solve`'s contract); the overflow and the joints are
+        // a body that does not move (`States::new`'s contract); the overflow and the joints are
         // one block each, alone in their job. The runner starts a job only once the one before it has finished.
         parallel::run_jobs(crew, &jobs, |work, r| unsafe {
             match *work {

@@ -5,13 +5,14 @@
 //! operation (no fused multiply-add), so the recycled contacts have the same bits as one contact
 //! at a time with glam (a unit test compares).
 
-use super::lanes::{F, Lane, Portable, V3, W};
+use super::lanes::{F, Lane, V3, W, load8, store8};
 use super::wide::{Isa, put};
 use super::{CacheEntry, Contact, Kept, RECYCLE_COS, RECYCLE_DEPTH, RECYCLE_DISTANCE};
 use crate::dynamics::Body;
 use crate::math::{Real, Vec3};
 use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
-use crate::parallel::SharedMut;
+use crate::parallel::ScatterPart;
+use crate::simd::f32x8::{self, OnLanes};
 
 const P: usize = MAX_MANIFOLD_POINTS;
 
@@ -19,46 +20,37 @@ const P: usize = MAX_MANIFOLD_POINTS;
 /// points' B-side lever-arm ends (world); and where its kept points are: its slot in the
 /// warm-start cache's pool, which holds them from last step when the pair had an entry (a
 /// reused contact leaves them there) and is written when the contact is made again.
-pub(super) struct Slots<'a, 'p> {
+pub(super) struct Slots<'a> {
     pub out: &'a mut [Contact],
     pub arm_b: &'a mut [[Vec3; P]],
-    /// Per contact, its slot in `pool`; no two contacts (of any run) share one.
-    pub slot: &'a [u32],
-    pub pool: &'a SharedMut<'p, [Kept; P]>,
+    /// Per contact, its slot in the pool; no two contacts (of any run) share one.
+    pub pool: ScatterPart<'a, [Kept; P]>,
 }
-
-/// Floats a lane without a kept contact reads: all zero, as many as a contact's kept points.
-static ZERO_KEPT: [f32; 15 * P] = [0.0; 15 * P];
-
-const _: () = assert!(size_of::<[Kept; P]>() == 4 * 15 * P);
 
 /// Up to eight contacts' kept points, one contact per lane.
 #[derive(Clone, Copy)]
-struct Inputs {
+struct Inputs<'a> {
     /// Per lane, its bodies' poses (`Solver::poses`: rotation x, y, z, w, translation x, y, z,
-    /// 0), read with 8×8 transposes (`ZERO_POSE` for a lane without a kept contact).
-    pose_a: [*const f32; W],
-    pose_b: [*const f32; W],
+    /// 0), read with 8×8 transposes (zeros for a lane without a kept contact).
+    pose_a: [Option<&'a [f32; 8]>; W],
+    pose_b: [Option<&'a [f32; 8]>; W],
     /// The narrow phase's normal.
     normal: V3<F>,
     /// Per point, 1 where the narrow phase's manifold has it, else 0.
     real: [F; P],
-    /// Per lane, its contact's kept points (`ZERO_KEPT` for a lane without one), read with
-    /// 8×8 transposes.
-    kept: [*const f32; W],
+    /// Per lane, its contact's kept points (zeros for a lane without one), read with 8×8
+    /// transposes.
+    kept: [Option<&'a [Kept; P]>; W],
 }
 
-/// The pose a lane without a kept contact reads.
-static ZERO_POSE: [f32; 8] = [0.0; 8];
-
-impl Default for Inputs {
+impl Default for Inputs<'_> {
     fn default() -> Self {
         Inputs {
-            pose_a: [ZERO_POSE.as_ptr(); W],
-            pose_b: [ZERO_POSE.as_ptr(); W],
+            pose_a: [None; W],
+            pose_b: [None; W],
             normal: Default::default(),
             real: Default::default(),
-            kept: [ZERO_KEPT.as_ptr(); W],
+            kept: [None; W],
         }
     }
 }
@@ -80,27 +72,38 @@ struct Outputs {
 /// One point of one lane's output.
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(C)]
-struct Row {
-    ea: Vec3,
-    eb: Vec3,
-    depth: f32,
-    far: f32,
-}
+struct Row([f32; 8]);
 
-const _: () = assert!(size_of::<Row>() == 32);
+impl Row {
+    /// The lever-arm end on A.
+    fn ea(&self) -> Vec3 {
+        Vec3::new(self.0[0], self.0[1], self.0[2])
+    }
+    /// The lever-arm end on B.
+    fn eb(&self) -> Vec3 {
+        Vec3::new(self.0[3], self.0[4], self.0[5])
+    }
+    /// The depth along the kept normal.
+    fn depth(&self) -> f32 {
+        self.0[6]
+    }
+    /// 1 where the point has left the tolerances, else 0.
+    #[cfg(test)]
+    fn far(&self) -> f32 {
+        self.0[7]
+    }
+}
 
 #[inline(always)]
 fn check<L: Lane>(inp: &Inputs, o: &mut Outputs) {
-    // SAFETY: each lane's pose pointer is to eight floats (`Solver::poses` or ZERO_POSE).
-    let (pa, pb) = unsafe { (L::load_transposed(inp.pose_a), L::load_transposed(inp.pose_b)) };
+    let (pa, pb) = (load8::<L, _>(inp.pose_a, 0), load8::<L, _>(inp.pose_b, 0));
     let (qa, qb) = ([pa[0], pa[1], pa[2], pa[3]], [pb[0], pb[1], pb[2], pb[3]]);
     let (xa, xb) = (V3 { x: pa[4], y: pa[5], z: pa[6] }, V3 { x: pb[4], y: pb[5], z: pb[6] });
     let (zero, one, limit) = (L::splat(0.0), L::splat(1.0), L::splat(RECYCLE_DISTANCE * RECYCLE_DISTANCE));
     let v = |x, y, z| V3 { x, y, z };
     // The kept normal (the same in every kept point: point 0's floats 12–14) turned with A; a
     // lane with nothing kept has a zero normal, and so fails the angle test.
-    // SAFETY: as below, floats 7..15 of point 0.
-    let n0 = unsafe { L::load_transposed(inp.kept.map(|p| p.wrapping_add(7))) };
+    let n0 = load8::<L, _>(inp.kept, 7);
     let n = v(n0[5], n0[6], n0[7]).rotated(&qa);
     // Bit i: lane i's normals are within the angle (clear for NaN, as `>=` would be false).
     let aligned = L::splat(RECYCLE_COS).le_bits(n.dot(inp.normal.load()));
@@ -110,12 +113,7 @@ fn check<L: Lane>(inp: &Inputs, o: &mut Outputs) {
     for k in 0..P {
         // Floats 0–7 and 7–14 of each lane's point k (`Kept` is `repr(C)`: anchor_a, anchor_b,
         // arm_a, arm_b, normal).
-        // SAFETY: each lane's pointer is to P kept points (15 floats each) or to ZERO_KEPT,
-        // as long: floats 15 k .. 15 k + 15 are the point's own.
-        let (lo, hi) = unsafe {
-            let row = inp.kept.map(|p| p.wrapping_add(15 * k));
-            (L::load_transposed(row), L::load_transposed(row.map(|p| p.wrapping_add(7))))
-        };
+        let (lo, hi) = (load8::<L, _>(inp.kept, 15 * k), load8::<L, _>(inp.kept, 15 * k + 7));
         let (anchor_a, anchor_b) = (v(lo[0], lo[1], lo[2]), v(lo[3], lo[4], lo[5]));
         let (arm_a, arm_b) = (v(lo[6], hi[0], hi[1]), v(hi[2], hi[3], hi[4]));
         let pa = xa + anchor_a.rotated(&qa);
@@ -131,9 +129,7 @@ fn check<L: Lane>(inp: &Inputs, o: &mut Outputs) {
         let real = L::load(&inp.real[k]);
         out += real.gt_select(zero, far, zero);
         deepest = real.gt_select(zero, depth.max(deepest), deepest);
-        let rows = std::array::from_fn(|i| (&mut o.rows[i][k] as *mut Row).cast::<f32>());
-        // SAFETY: each row is a `Row`, eight floats (`repr(C)`) in this order.
-        unsafe { L::store_transposed([ea.x, ea.y, ea.z, eb.x, eb.y, eb.z, depth, far], rows, 0xFF) };
+        store8([ea.x, ea.y, ea.z, eb.x, eb.y, eb.z, depth, far], o.rows.each_mut().map(|r| &mut r[k].0));
     }
     n.x.store(&mut o.n.x);
     n.y.store(&mut o.n.y);
@@ -142,10 +138,17 @@ fn check<L: Lane>(inp: &Inputs, o: &mut Outputs) {
     deepest.store(&mut o.deepest);
 }
 
-#[cfg(all(test, target_arch = "x86_64"))]
-#[target_feature(enable = "avx")]
-fn check_avx(inp: &Inputs, o: &mut Outputs) {
-    check::<super::lanes::avx::Avx>(inp, o)
+/// [`check`] on the lanes `isa` names (for the tests: the runs check within `run_on`).
+#[cfg(test)]
+fn check_on(isa: Isa, inp: &Inputs, o: &mut Outputs) {
+    struct Code<'a, 'i>(&'a Inputs<'i>, &'a mut Outputs);
+    impl OnLanes for Code<'_, '_> {
+        type Out = ();
+        fn run<L: Lane>(self) {
+            check::<L>(self.0, self.1)
+        }
+    }
+    f32x8::run(isa.avx(), Code(inp, o))
 }
 
 /// Recycles contacts `contacts` (whose entries in last step's cache `entries` are `warm`) into
@@ -159,27 +162,17 @@ pub(super) fn run(
     entries: &[CacheEntry],
     slots: Slots,
 ) {
-    match isa {
-        Isa::Portable => run_on::<Portable>(bodies, poses, contacts, warm, entries, slots),
-        // SAFETY: `Isa::Avx` is only chosen by `Isa::best` after it found AVX on this CPU.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx => unsafe { run_avx(bodies, poses, contacts, warm, entries, slots) },
+    struct Code<'a>(&'a [Body], &'a [[f32; 8]], &'a [Contact], &'a [u32], &'a [CacheEntry], Slots<'a>);
+    impl OnLanes for Code<'_> {
+        type Out = ();
+        #[inline(always)]
+        fn run<L: Lane>(self) {
+            run_on::<L>(self.0, self.1, self.2, self.3, self.4, self.5)
+        }
     }
-}
-
-/// [`run`] compiled for AVX as a whole: the lanes eight to an instruction. No fused
-/// multiply-add, so the scalar arithmetic has the same bits.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx")]
-fn run_avx(
-    bodies: &[Body],
-    poses: &[[f32; 8]],
-    contacts: &[Contact],
-    warm: &[u32],
-    entries: &[CacheEntry],
-    slots: Slots,
-) {
-    run_on::<super::lanes::avx::Avx>(bodies, poses, contacts, warm, entries, slots)
+    // Compiled for AVX as a whole, the lanes eight to an instruction. No fused multiply-add,
+    // so the scalar arithmetic has the same bits.
+    f32x8::run(isa.avx(), Code(bodies, poses, contacts, warm, entries, slots))
 }
 
 #[inline(always)]
@@ -192,10 +185,7 @@ fn run_on<L: Lane>(
     slots: Slots,
 ) {
     let mut o = Outputs::default();
-    let Slots { out, arm_b, slot, pool } = slots;
-    // A contact's kept points, in its own slot.
-    // SAFETY: no other contact, on this thread or another, has this slot (`Slots::slot`).
-    let kept_of = |m: usize| unsafe { pool.get(slot[m] as usize) };
+    let Slots { out, arm_b, mut pool } = slots;
     for (start, chunk) in (0..contacts.len()).step_by(W).zip(contacts.chunks(W)) {
         // Which lanes hold a kept contact that passes the checks that need no lanes.
         let mut candidate = [false; W];
@@ -211,13 +201,13 @@ fn run_on<L: Lane>(
             if !candidate[i] {
                 continue;
             }
-            inp.pose_a[i] = poses[c.a as usize].as_ptr();
-            inp.pose_b[i] = poses[c.b as usize].as_ptr();
+            inp.pose_a[i] = Some(&poses[c.a as usize]);
+            inp.pose_b[i] = Some(&poses[c.b as usize]);
             put(&mut inp.normal, i, c.manifold.normal);
             for (k, r) in inp.real.iter_mut().enumerate() {
                 r.0[i] = if k < len { 1.0 } else { 0.0 };
             }
-            inp.kept[i] = kept_of(start + i).as_ptr().cast::<f32>();
+            inp.kept[i] = Some(pool.get(start + i));
         }
         if candidate.iter().any(|&c| c) {
             check::<L>(&inp, &mut o);
@@ -228,7 +218,7 @@ fn run_on<L: Lane>(
             if candidate[i] && reuse(c, i, &o, &entries[warm[m] as usize], out, arm_b) {
                 continue;
             }
-            remake(bodies, c, out, arm_b, kept_of(m));
+            remake(bodies, c, out, arm_b, pool.get_mut(m));
         }
     }
 }
@@ -255,8 +245,8 @@ fn reuse(c: &Contact, i: usize, o: &Outputs, entry: &CacheEntry, out: &mut Conta
     out.b = c.b;
     out.manifold = Manifold::new(n);
     for (k, (p, r)) in old[..len].iter().zip(rows).enumerate() {
-        out.manifold.push(ContactPoint { point: r.ea, depth: r.depth, id: p.id });
-        arm_b[k] = r.eb;
+        out.manifold.push(ContactPoint { point: r.ea(), depth: r.depth(), id: p.id });
+        arm_b[k] = r.eb();
     }
     arm_b[len..].fill(Vec3::ZERO);
     true
@@ -356,21 +346,16 @@ mod tests {
                 lane_expect[i] = (n, all_near && n.dot(narrow_n) >= RECYCLE_COS, deepest);
             }
             for (i, (p, k)) in inp.kept.iter_mut().zip(&kept).enumerate() {
-                *p = k.as_ptr().cast();
-                inp.pose_a[i] = poses[i][0].as_ptr();
-                inp.pose_b[i] = poses[i][1].as_ptr();
+                *p = Some(k);
+                inp.pose_a[i] = Some(&poses[i][0]);
+                inp.pose_b[i] = Some(&poses[i][1]);
             }
             // A lane with nothing kept is never kept.
             let empty = case % W;
-            inp.kept[empty] = ZERO_KEPT.as_ptr();
+            inp.kept[empty] = None;
             for &isa in &isas {
                 let mut o = Outputs::default();
-                match isa {
-                    Isa::Portable => check::<Portable>(&inp, &mut o),
-                    #[cfg(target_arch = "x86_64")]
-                    // SAFETY: only pushed when the CPU has AVX.
-                    Isa::Avx => unsafe { check_avx(&inp, &mut o) },
-                }
+                check_on(isa, &inp, &mut o);
                 let bits = |v: Vec3| v.to_array().map(f32::to_bits);
                 for (i, e) in expect.iter().enumerate() {
                     let keep = o.keep & (1 << i) != 0;
@@ -391,7 +376,7 @@ mod tests {
                     }
                     for (k, &(ea, eb, depth, out)) in e.iter().enumerate() {
                         let r = o.rows[i][k];
-                        let got = (r.ea, r.eb, r.depth, r.far != 0.0);
+                        let got = (r.ea(), r.eb(), r.depth(), r.far() != 0.0);
                         assert!(
                             bits(got.0) == bits(ea)
                                 && bits(got.1) == bits(eb)

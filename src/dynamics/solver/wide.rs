@@ -3,11 +3,12 @@
 //! row is solved for all eight in the same instructions. Missing points and lanes are zero rows
 //! against a dummy body and apply nothing.
 
-use super::lanes::{F, Lane, Portable, States, V3, W, state_rows};
+use super::lanes::{F, Lane, StateRows, States, V3, W};
 use super::prepare::Ended;
 use super::rows::{ManifoldRows, NormalRow, PassParams, PointInfo};
 use crate::math::Vec3;
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
+use crate::simd::f32x8::{OnLanes, run};
 use crate::simd::{Kernels, Level};
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -175,22 +176,20 @@ struct Vel<L> {
     dp_a: [L; 2],
     dp_b: [L; 2],
     /// Where each side's states are (gathered from, scattered to).
-    rows_a: [*mut f32; W],
-    rows_b: [*mut f32; W],
+    rows_a: StateRows,
+    rows_b: StateRows,
+    states: States,
 }
 
 impl<L: Lane> Vel<L> {
-    /// # Safety
-    /// The bundle's indices name states of `states`, and no other thread writes them meanwhile.
     #[inline(always)]
-    unsafe fn load(states: States, c: &Bundle) -> Self {
-        let rows = (state_rows(states, &c.a), state_rows(states, &c.b));
-        // SAFETY: the caller's.
-        unsafe { Self::from_cols(L::gather(rows.0), L::gather(rows.1), rows) }
+    fn load(states: States, c: &Bundle) -> Self {
+        let rows = (states.rows(&c.a), states.rows(&c.b));
+        Self::from_cols(states.gather(rows.0), states.gather(rows.1), rows, states)
     }
 
     #[inline(always)]
-    fn from_cols(a0: [L; 8], b0: [L; 8], (rows_a, rows_b): ([*mut f32; W], [*mut f32; W])) -> Self {
+    fn from_cols(a0: [L; 8], b0: [L; 8], (rows_a, rows_b): (StateRows, StateRows), states: States) -> Self {
         Vel {
             va: V3 { x: a0[0], y: a0[1], z: a0[2] },
             wa: V3 { x: a0[3], y: a0[4], z: a0[5] },
@@ -200,24 +199,19 @@ impl<L: Lane> Vel<L> {
             dp_b: [b0[6], b0[7]],
             rows_a,
             rows_b,
+            states,
         }
     }
 
     /// Writes the velocities of the moving bodies back (with the motion floats as loaded).
     /// Lanes never share a moving body; a body that does not move is not written (its
     /// velocity cannot have changed).
-    ///
-    /// # Safety
-    /// The bundle's indices name states of `states`, and no other thread reads or writes the
-    /// states of the bundle's moving bodies meanwhile.
     #[inline(always)]
-    unsafe fn store(&self, c: &Bundle) {
+    fn store(&self, c: &Bundle) {
         let (a, b) = (self.va, self.wa);
-        // SAFETY: the caller's.
-        unsafe { L::scatter([a.x, a.y, a.z, b.x, b.y, b.z, self.dp_a[0], self.dp_a[1]], self.rows_a, c.writes_a) };
+        self.states.scatter([a.x, a.y, a.z, b.x, b.y, b.z, self.dp_a[0], self.dp_a[1]], self.rows_a, c.writes_a);
         let (a, b) = (self.vb, self.wb);
-        // SAFETY: the caller's.
-        unsafe { L::scatter([a.x, a.y, a.z, b.x, b.y, b.z, self.dp_b[0], self.dp_b[1]], self.rows_b, c.writes_b) };
+        self.states.scatter([a.x, a.y, a.z, b.x, b.y, b.z, self.dp_b[0], self.dp_b[1]], self.rows_b, c.writes_b);
     }
 
     #[inline(always)]
@@ -244,32 +238,25 @@ impl<L: Lane> Vel<L> {
     }
 }
 
-/// # Safety
-/// See [`warm_start`].
 #[inline(always)]
-unsafe fn warm_start_bundles<L: Lane>(bundles: &[Bundle], states: States) {
+fn warm_start_bundles<L: Lane>(bundles: &[Bundle], states: States) {
     for c in bundles {
-        // SAFETY: the caller's.
-        let mut s = unsafe { Vel::<L>::load(states, c) };
+        let mut s = Vel::<L>::load(states, c);
         let lin = (c.normal.load::<L>(), L::load(&c.ma), L::load(&c.mb));
         for p in &c.points {
             s.push_normal(lin, p.ia_ran.load(), p.ib_rbn.load(), L::load(&p.impulse));
         }
         s.push_tangent(c, (lin.1, lin.2), [L::load(&c.tangent_impulse[0]), L::load(&c.tangent_impulse[1])]);
         s.push_twist(c, L::load(&c.twist_impulse));
-        // SAFETY: the caller's.
-        unsafe { s.store(c) };
+        s.store(c);
     }
 }
 
 const _: () = assert!(MAX_MANIFOLD_POINTS.is_power_of_two());
 
 /// The same arithmetic as `rows::solve_manifold`, lane by lane, with its branches as selects.
-///
-/// # Safety
-/// See [`solve`].
 #[inline(always)]
-unsafe fn solve_bundles<L: Lane, const BIAS: bool>(
+fn solve_bundles<L: Lane, const BIAS: bool>(
     bundles: &mut [Bundle],
     bounces: &mut [Bounce],
     states: States,
@@ -281,14 +268,13 @@ unsafe fn solve_bundles<L: Lane, const BIAS: bool>(
     let [s0, s1] = k.soft;
     for (c, bounce) in bundles.iter_mut().zip(bounces) {
         let n = c.normal.load::<L>();
-        let rows = (state_rows(states, &c.a), state_rows(states, &c.b));
-        // SAFETY: the caller's.
-        let (a, b) = unsafe { (L::gather_all(rows.0), L::gather_all(rows.1)) };
+        let rows = (states.rows(&c.a), states.rows(&c.b));
+        let (a, b) = (states.gather_all(rows.0), states.gather_all(rows.1));
         let dpa = V3 { x: a[6], y: a[7], z: a[8] };
         let dpb = V3 { x: b[6], y: b[7], z: b[8] };
         let dtha = V3 { x: a[9], y: a[10], z: a[11] };
         let dthb = V3 { x: b[9], y: b[10], z: b[11] };
-        let mut s = Vel::from_cols(std::array::from_fn(|k| a[k]), std::array::from_fn(|k| b[k]), rows);
+        let mut s = Vel::from_cols(std::array::from_fn(|k| a[k]), std::array::from_fn(|k| b[k]), rows, states);
         let dn = n.dot(dpb - dpa);
         let os = L::load(&c.one_sided);
         let bias_rate = os.gt_select(half, L::splat(s1.bias_rate), L::splat(s0.bias_rate));
@@ -354,18 +340,14 @@ unsafe fn solve_bundles<L: Lane, const BIAS: bool>(
         let twist = twist_limit.gt_select(zero, twist, zero);
         twist.store(&mut c.twist_impulse);
         s.push_twist(c, twist - old);
-        // SAFETY: the caller's.
-        unsafe { s.store(c) };
+        s.store(c);
     }
 }
 
 /// `rows::restitution`, lane by lane: points that approached faster than `threshold` and
 /// pushed in the step get the normal velocity −e × their approach speed.
-///
-/// # Safety
-/// See [`restitution`].
 #[inline(always)]
-unsafe fn restitution_bundles<L: Lane>(bundles: &mut [Bundle], bounces: &[Bounce], states: States, threshold: f32) {
+fn restitution_bundles<L: Lane>(bundles: &mut [Bundle], bounces: &[Bounce], states: States, threshold: f32) {
     let zero = L::splat(0.0);
     let neg_threshold = L::splat(-threshold);
     for (c, bounce) in bundles.iter_mut().zip(bounces) {
@@ -374,8 +356,7 @@ unsafe fn restitution_bundles<L: Lane>(bundles: &mut [Bundle], bounces: &[Bounce
         }
         let e = L::load(&bounce.restitution);
         let lin = (c.normal.load::<L>(), L::load(&c.ma), L::load(&c.mb));
-        // SAFETY: the caller's.
-        let mut s = unsafe { Vel::<L>::load(states, c) };
+        let mut s = Vel::<L>::load(states, c);
         for (j, p) in c.points.iter_mut().enumerate() {
             let (ran, rbn) = (p.ran.load::<L>(), p.rbn.load::<L>());
             let rel = L::load(&bounce.relative_velocity[j]);
@@ -395,8 +376,7 @@ unsafe fn restitution_bundles<L: Lane>(bundles: &mut [Bundle], bounces: &[Bounce
             new.store(&mut p.impulse);
             s.push_normal(lin, p.ia_ran.load(), p.ib_rbn.load(), new - impulse);
         }
-        // SAFETY: the caller's.
-        unsafe { s.store(c) };
+        s.store(c);
     }
 }
 
@@ -415,89 +395,52 @@ impl Kernels for Isa {
     const LADDER: &'static [(Isa, Level)] = &[(Isa::Portable, Level::Baseline)];
 }
 
-/// Applies the accumulated impulses of every bundle.
-///
-/// # Safety
-/// Every body index of every bundle names one of `states` ([`check_indices`](super::lanes::check_indices); the
-/// passes check none). While it runs, no other thread reads or writes the states of the
-/// bundles' moving bodies (their `writes_a`/`writes_b` lanes), nor writes any state the
-/// bundles read. Bundles of one colour on different threads meet this: they share no moving
-/// body, and no body that does not move is written.
-pub(super) unsafe fn warm_start(isa: Isa, bundles: &[Bundle], states: States) {
-    match isa {
-        // SAFETY: the caller's.
-        Isa::Portable => unsafe { warm_start_bundles::<Portable>(bundles, states) },
-        // SAFETY: `Isa::Avx` is only chosen by `Isa::best` after it found AVX on this CPU; the
-        // states, the caller's.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx => unsafe { with_avx::warm_start(bundles, states) },
+impl Isa {
+    /// Whether the kernels run on AVX lanes ([`run`] checks the CPU again).
+    pub(super) fn avx(self) -> bool {
+        self != Isa::Portable
     }
 }
 
+/// Applies the accumulated impulses of every bundle.
+pub(super) fn warm_start(isa: Isa, bundles: &[Bundle], states: States) {
+    struct Code<'a>(&'a [Bundle], States);
+    impl OnLanes for Code<'_> {
+        type Out = ();
+        #[inline(always)]
+        fn run<L: Lane>(self) {
+            warm_start_bundles::<L>(self.0, self.1)
+        }
+    }
+    run(isa.avx(), Code(bundles, states))
+}
+
 /// One pass over the bundles, with position correction (`k.use_bias`) or without.
-///
-/// # Safety
-/// As [`warm_start`].
-pub(super) unsafe fn solve(isa: Isa, bundles: &mut [Bundle], bounces: &mut [Bounce], states: States, k: &PassParams) {
-    match (isa, k.use_bias) {
-        // SAFETY: the caller's.
-        (Isa::Portable, true) => unsafe { solve_bundles::<Portable, true>(bundles, bounces, states, k) },
-        // SAFETY: the caller's.
-        (Isa::Portable, false) => unsafe { solve_bundles::<Portable, false>(bundles, bounces, states, k) },
-        // SAFETY: `Isa::Avx` is only chosen by `Isa::best` after it found AVX on this CPU.
-        #[cfg(target_arch = "x86_64")]
-        (Isa::Avx, true) => unsafe { with_avx::solve::<true>(bundles, bounces, states, k) },
-        // SAFETY: as above.
-        #[cfg(target_arch = "x86_64")]
-        (Isa::Avx, false) => unsafe { with_avx::solve::<false>(bundles, bounces, states, k) },
+pub(super) fn solve(isa: Isa, bundles: &mut [Bundle], bounces: &mut [Bounce], states: States, k: &PassParams) {
+    struct Code<'a, const BIAS: bool>(&'a mut [Bundle], &'a mut [Bounce], States, &'a PassParams);
+    impl<const BIAS: bool> OnLanes for Code<'_, BIAS> {
+        type Out = ();
+        #[inline(always)]
+        fn run<L: Lane>(self) {
+            solve_bundles::<L, BIAS>(self.0, self.1, self.2, self.3)
+        }
+    }
+    if k.use_bias {
+        run(isa.avx(), Code::<true>(bundles, bounces, states, k))
+    } else {
+        run(isa.avx(), Code::<false>(bundles, bounces, states, k))
     }
 }
 
 /// Restitution over the bundles.
-///
-/// # Safety
-/// As [`warm_start`].
-pub(super) unsafe fn restitution(isa: Isa, bundles: &mut [Bundle], bounces: &[Bounce], states: States, threshold: f32) {
-    match isa {
-        // SAFETY: the caller's.
-        Isa::Portable => unsafe { restitution_bundles::<Portable>(bundles, bounces, states, threshold) },
-        // SAFETY: `Isa::Avx` is only chosen by `Isa::best` after it found AVX on this CPU.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx => unsafe { with_avx::restitution(bundles, bounces, states, threshold) },
+pub(super) fn restitution(isa: Isa, bundles: &mut [Bundle], bounces: &[Bounce], states: States, threshold: f32) {
+    struct Code<'a>(&'a mut [Bundle], &'a [Bounce], States, f32);
+    impl OnLanes for Code<'_> {
+        type Out = ();
+        #[inline(always)]
+        fn run<L: Lane>(self) {
+            restitution_bundles::<L>(self.0, self.1, self.2, self.3)
+        }
     }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod with_avx {
-    use super::*;
-    use crate::dynamics::solver::lanes::avx::Avx;
-
-    /// # Safety
-    /// AVX present; the states as [`super::warm_start`].
-    #[target_feature(enable = "avx")]
-    pub(super) unsafe fn warm_start(bundles: &[Bundle], states: States) {
-        // SAFETY: the caller's.
-        unsafe { warm_start_bundles::<Avx>(bundles, states) }
-    }
-
-    /// # Safety
-    /// AVX present; the states as [`super::warm_start`].
-    #[target_feature(enable = "avx")]
-    pub(super) unsafe fn solve<const BIAS: bool>(
-        bundles: &mut [Bundle],
-        bounces: &mut [Bounce],
-        states: States,
-        k: &PassParams,
-    ) {
-        // SAFETY: the caller's.
-        unsafe { solve_bundles::<Avx, BIAS>(bundles, bounces, states, k) }
-    }
-
-    /// # Safety
-    /// AVX present; the states as [`super::warm_start`].
-    #[target_feature(enable = "avx")]
-    pub(super) unsafe fn restitution(bundles: &mut [Bundle], bounces: &[Bounce], states: States, threshold: f32) {
-        // SAFETY: the caller's.
-        unsafe { restitution_bundles::<Avx>(bundles, bounces, states, threshold) }
-    }
+    run(isa.avx(), Code(bundles, bounces, states, threshold))
 }

@@ -40,8 +40,23 @@ impl DifferenceSupport<Vec3A> for Portable<'_> {
     }
 }
 
+/// The pair for the AVX2 kernel: lanes in registers for the dot products
+/// ([`lanes8::avx::PairRegs`]), in memory for fetching the chosen point.
 #[cfg(target_arch = "x86_64")]
-mod avx2;
+struct Avx2<'l> {
+    a: &'l Rows,
+    b: &'l Rows,
+    regs: lanes8::avx::PairRegs,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl DifferenceSupport<Vec3A> for Avx2<'_> {
+    #[inline(always)]
+    fn w(&self, d: Vec3A) -> Vec3A {
+        let (ia, ib) = self.regs.extremes(d);
+        point(self.a, ia) - point(self.b, ib)
+    }
+}
 
 /// B's pose relative to A as a rotation matrix and an offset.
 #[inline(always)]
@@ -76,19 +91,18 @@ fn intersect_portable(la: &Rows, lb: &Rows, pa: &Pose, pb: &Pose, start: Option<
     finish(la, &b.0, decided, start, eps)
 }
 
-/// # Safety
-/// The CPU must support AVX2.
+/// [`intersect_portable`] on AVX2 registers, compiled with AVX2 ([`lanes8::avx::with_pair`]);
+/// `None` where the CPU lacks AVX2.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn intersect_avx2(la: &Rows, lb: &Rows, pa: &Pose, pb: &Pose, start: Option<Vec3>, eps: Real) -> (bool, Vec3) {
+#[inline(always)]
+fn intersect_avx2(la: &Rows, lb: &Rows, pa: &Pose, pb: &Pose, start: Option<Vec3>, eps: Real) -> Option<(bool, Vec3)> {
     let (rot, offset) = relative(pa, pb);
     let start = search_start(start.unwrap_or(-offset));
-    let mut b = Lanes([[0.0; 8]; 3]);
-    // SAFETY: this function only runs on AVX2 CPUs (its caller checks).
-    let (ra, rb) =
-        unsafe { (lanes8::avx::Regs::load(la), lanes8::avx::Regs::load(lb).transformed(&rot, offset, &mut b)) };
-    let decided = intersect_regions(avx2::Avx2 { a: la, b: &b.0, ra, rb }, start.into(), eps);
-    finish(la, &b.0, decided, start, eps)
+    let mut moved = Lanes([[0.0; 8]; 3]);
+    lanes8::avx::with_pair(la, lb, &rot, offset, &mut moved, |regs, b| {
+        let decided = intersect_regions(Avx2 { a: la, b: &b.0, regs }, start.into(), eps);
+        finish(la, &b.0, decided, start, eps)
+    })
 }
 
 /// Do hulls A and B (vertex lanes from [`crate::geometry::ConvexHull::vertex_lanes`]) lie within
@@ -120,9 +134,10 @@ pub(crate) fn intersect_hull8_with(
     eps: Real,
 ) -> (bool, Vec3) {
     #[cfg(target_arch = "x86_64")]
-    if kernel == Hull8Kernel::Avx2 && crate::simd::avx2() {
-        // SAFETY: the CPU supports AVX2, checked just above.
-        return unsafe { intersect_avx2(la, lb, pa, pb, start, eps) };
+    if kernel == Hull8Kernel::Avx2
+        && let Some(answer) = intersect_avx2(la, lb, pa, pb, start, eps)
+    {
+        return answer;
     }
     let _ = kernel;
     intersect_portable(la, lb, pa, pb, start, eps)

@@ -1,4 +1,6 @@
-//! The C interface of `shim.cpp`, declared by hand (the shim's structs are plain C data).
+//! The C interface of `shim.cpp`, declared by hand (the shim's structs are plain C data), and
+//! its safe face: [`ShapeRef`] and [`JoltHandle`], which own what the shim hands out and check
+//! every index and length before a call. Every `unsafe` of the Jolt peer is in this file.
 
 use std::ffi::c_char;
 
@@ -73,22 +75,22 @@ pub(super) struct JsStepStats {
 }
 
 unsafe extern "C" {
-    pub(super) fn js_shape_sphere(radius: f32, density: f32, err: *mut c_char, err_len: usize) -> *const JsShape;
-    pub(super) fn js_shape_box(
+    fn js_shape_sphere(radius: f32, density: f32, err: *mut c_char, err_len: usize) -> *const JsShape;
+    fn js_shape_box(
         half: *const f32,
         convex_radius: f32,
         density: f32,
         err: *mut c_char,
         err_len: usize,
     ) -> *const JsShape;
-    pub(super) fn js_shape_capsule(
+    fn js_shape_capsule(
         half_height: f32,
         radius: f32,
         density: f32,
         err: *mut c_char,
         err_len: usize,
     ) -> *const JsShape;
-    pub(super) fn js_shape_hull(
+    fn js_shape_hull(
         points: *const f32,
         n: u32,
         max_convex_radius: f32,
@@ -96,7 +98,7 @@ unsafe extern "C" {
         err: *mut c_char,
         err_len: usize,
     ) -> *const JsShape;
-    pub(super) fn js_shape_mesh(
+    fn js_shape_mesh(
         vertices: *const f32,
         nv: u32,
         indices: *const u32,
@@ -104,26 +106,26 @@ unsafe extern "C" {
         err: *mut c_char,
         err_len: usize,
     ) -> *const JsShape;
-    pub(super) fn js_shape_compound(
+    fn js_shape_compound(
         children: *const *const JsShape,
         poses: *const f32,
         n: u32,
         err: *mut c_char,
         err_len: usize,
     ) -> *const JsShape;
-    pub(super) fn js_shape_release(shape: *const JsShape);
+    fn js_shape_release(shape: *const JsShape);
 
-    pub(super) fn js_world_new(max_bodies: u32) -> *mut JsWorld;
-    pub(super) fn js_world_free(world: *mut JsWorld);
-    pub(super) fn js_set_settings(world: *mut JsWorld, settings: *const JsSettings);
-    pub(super) fn js_add_body(
+    fn js_world_new(max_bodies: u32) -> *mut JsWorld;
+    fn js_world_free(world: *mut JsWorld);
+    fn js_set_settings(world: *mut JsWorld, settings: *const JsSettings);
+    fn js_add_body(
         world: *mut JsWorld,
         shape: *const JsShape,
         desc: *const JsBodyDesc,
         err: *mut c_char,
         err_len: usize,
     ) -> bool;
-    pub(super) fn js_body_configure(
+    fn js_body_configure(
         world: *mut JsWorld,
         i: u32,
         allow_sleeping: bool,
@@ -131,10 +133,168 @@ unsafe extern "C" {
         friction: f32,
         restitution: f32,
     );
-    pub(super) fn js_wake_all(world: *mut JsWorld);
-    pub(super) fn js_optimize_broad_phase(world: *mut JsWorld);
-    pub(super) fn js_step(world: *mut JsWorld, dt: f32, collision_steps: u32, out: *mut JsStepStats);
-    pub(super) fn js_read(world: *const JsWorld, out: *mut JsBodyState);
-    pub(super) fn js_body_mass(world: *const JsWorld, i: u32, mass: *mut f32, inertia: *mut f32, com: *mut f32)
-    -> bool;
+    fn js_wake_all(world: *mut JsWorld);
+    fn js_optimize_broad_phase(world: *mut JsWorld);
+    fn js_step(world: *mut JsWorld, dt: f32, collision_steps: u32, out: *mut JsStepStats);
+    fn js_read(world: *const JsWorld, out: *mut JsBodyState);
+    fn js_body_mass(world: *const JsWorld, i: u32, mass: *mut f32, inertia: *mut f32, com: *mut f32) -> bool;
+}
+
+/// Jolt's reason for refusing a shape or a body, as the shim wrote it.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(super) struct Refused(pub(super) String);
+
+/// An owned Jolt shape reference.
+pub(super) struct ShapeRef(*const JsShape);
+
+impl Drop for ShapeRef {
+    fn drop(&mut self) {
+        // SAFETY: the pointer came from a js_shape_* constructor, which handed us one reference.
+        unsafe { js_shape_release(self.0) }
+    }
+}
+
+/// Calls a shim constructor with an error buffer; the message on failure.
+fn with_err(f: impl FnOnce(*mut c_char, usize) -> *const JsShape) -> Result<ShapeRef, Refused> {
+    let mut buf = [0 as c_char; 256];
+    let p = f(buf.as_mut_ptr(), buf.len());
+    if p.is_null() { Err(Refused(message(&buf))) } else { Ok(ShapeRef(p)) }
+}
+
+/// The shim's NUL-terminated message in `buf`.
+fn message(buf: &[c_char; 256]) -> String {
+    // The shim writes a NUL-terminated message within the buffer on failure; the last byte
+    // is NUL whatever it wrote, so the read ends inside the buffer.
+    let mut b = *buf;
+    b[255] = 0;
+    // SAFETY: `b` ends with a NUL (set just above).
+    unsafe { std::ffi::CStr::from_ptr(b.as_ptr()) }.to_string_lossy().into_owned()
+}
+
+// SAFETY (every constructor below): the pointers are to live slices of the stated lengths, and
+// the error buffer comes from `with_err`.
+impl ShapeRef {
+    pub(super) fn sphere(radius: f32, density: f32) -> Result<ShapeRef, Refused> {
+        with_err(|e, n| unsafe { js_shape_sphere(radius, density, e, n) })
+    }
+
+    pub(super) fn cuboid(half: [f32; 3], convex_radius: f32, density: f32) -> Result<ShapeRef, Refused> {
+        with_err(|e, n| unsafe { js_shape_box(half.as_ptr(), convex_radius, density, e, n) })
+    }
+
+    pub(super) fn capsule(half_height: f32, radius: f32, density: f32) -> Result<ShapeRef, Refused> {
+        with_err(|e, n| unsafe { js_shape_capsule(half_height, radius, density, e, n) })
+    }
+
+    /// A hull of `points` (x, y, z each).
+    pub(super) fn hull(points: &[[f32; 3]], max_convex_radius: f32, density: f32) -> Result<ShapeRef, Refused> {
+        let n = points.len() as u32;
+        with_err(|e, len| unsafe { js_shape_hull(points.as_ptr().cast(), n, max_convex_radius, density, e, len) })
+    }
+
+    /// A triangle mesh; every index must name one of `vertices` (checked).
+    pub(super) fn mesh(vertices: &[[f32; 3]], triangles: &[[u32; 3]]) -> Result<ShapeRef, Refused> {
+        if let Some(bad) = triangles.iter().flatten().find(|&&i| i as usize >= vertices.len()) {
+            return Err(Refused(format!("triangle index {bad} out of range of {} vertices", vertices.len())));
+        }
+        let (nv, nt) = (vertices.len() as u32, triangles.len() as u32);
+        with_err(|e, n| unsafe { js_shape_mesh(vertices.as_ptr().cast(), nv, triangles.as_ptr().cast(), nt, e, n) })
+    }
+
+    /// A static compound of `children`, each at its pose (x, y, z, then the quaternion's x, y,
+    /// z, w).
+    pub(super) fn compound(children: &[ShapeRef], poses: &[[f32; 7]]) -> Result<ShapeRef, Refused> {
+        assert_eq!(children.len(), poses.len(), "one pose per child");
+        let ptrs: Vec<*const JsShape> = children.iter().map(|k| k.0).collect();
+        let n = ptrs.len() as u32;
+        with_err(|e, len| unsafe { js_shape_compound(ptrs.as_ptr(), poses.as_ptr().cast(), n, e, len) })
+    }
+}
+
+/// An owned Jolt world and the number of bodies added to it, against which every body index
+/// and output buffer is checked.
+pub(super) struct JoltHandle {
+    raw: *mut JsWorld,
+    bodies: usize,
+}
+
+// SAFETY: the Jolt world is owned by this value alone and used through `&mut self` (or `&self`
+// for reads); Jolt's objects may move between threads.
+unsafe impl Send for JoltHandle {}
+
+impl Drop for JoltHandle {
+    fn drop(&mut self) {
+        // SAFETY: `raw` came from js_world_new and is freed once.
+        unsafe { js_world_free(self.raw) }
+    }
+}
+
+// SAFETY (every call below): `raw` is a live world (from `new`, freed only on drop), the
+// descriptors and outputs are live values of the stated sizes, and body indices are below
+// `bodies` (checked).
+impl JoltHandle {
+    /// A world with room for `max_bodies` bodies.
+    pub(super) fn new(max_bodies: usize) -> Self {
+        JoltHandle { raw: unsafe { js_world_new(max_bodies as u32) }, bodies: 0 }
+    }
+
+    /// Adds a body of `shape` described by `desc`; Jolt's message when it refuses.
+    pub(super) fn add_body(&mut self, shape: &ShapeRef, desc: &JsBodyDesc) -> Result<(), Refused> {
+        let mut buf = [0 as c_char; 256];
+        if unsafe { js_add_body(self.raw, shape.0, desc, buf.as_mut_ptr(), buf.len()) } {
+            self.bodies += 1;
+            Ok(())
+        } else {
+            Err(Refused(message(&buf)))
+        }
+    }
+
+    pub(super) fn set_settings(&mut self, settings: &JsSettings) {
+        unsafe { js_set_settings(self.raw, settings) }
+    }
+
+    /// Body `i`'s flags and material.
+    pub(super) fn configure(
+        &mut self,
+        i: usize,
+        allow_sleeping: bool,
+        linear_cast: bool,
+        friction: f32,
+        restitution: f32,
+    ) {
+        assert!(i < self.bodies, "body {i} out of range of {}", self.bodies);
+        unsafe { js_body_configure(self.raw, i as u32, allow_sleeping, linear_cast, friction, restitution) }
+    }
+
+    pub(super) fn wake_all(&mut self) {
+        unsafe { js_wake_all(self.raw) }
+    }
+
+    pub(super) fn optimize_broad_phase(&mut self) {
+        unsafe { js_optimize_broad_phase(self.raw) }
+    }
+
+    /// One step of `dt` in `collision_steps` collision steps.
+    pub(super) fn step(&mut self, dt: f32, collision_steps: u32) -> JsStepStats {
+        let mut stats = JsStepStats::default();
+        unsafe { js_step(self.raw, dt, collision_steps, &mut stats) };
+        stats
+    }
+
+    /// Every body's state, in the order added, into `out` (one entry per body).
+    pub(super) fn read(&self, out: &mut [JsBodyState]) {
+        assert_eq!(out.len(), self.bodies, "one state per body");
+        unsafe { js_read(self.raw, out.as_mut_ptr()) }
+    }
+
+    /// Body `i`'s mass, inertia (column-major) and centre of mass, if it is dynamic.
+    pub(super) fn body_mass(&self, i: usize) -> Option<(f32, [f32; 9], [f32; 3])> {
+        if i >= self.bodies {
+            return None;
+        }
+        let (mut mass, mut inertia, mut com) = (0.0, [0.0; 9], [0.0; 3]);
+        let dynamic = unsafe { js_body_mass(self.raw, i as u32, &mut mass, inertia.as_mut_ptr(), com.as_mut_ptr()) };
+        dynamic.then_some((mass, inertia, com))
+    }
 }

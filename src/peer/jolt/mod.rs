@@ -16,8 +16,7 @@ use crate::dynamics::{Body, BodyKind};
 use crate::geometry::Shape;
 use crate::math::{Mat3, Pose, Quat, Real, Vec3};
 use crate::world::{Settings, StepProfile, World};
-use ffi::{JsBodyDesc, JsBodyState, JsSettings, JsStepStats};
-use std::ffi::c_char;
+use ffi::{JoltHandle, JsBodyDesc, JsBodyState, JsSettings, Refused, ShapeRef};
 
 /// Jolt's default convex radius (`cDefaultConvexRadius`): boxes and hulls are shrunk by it and
 /// swept back out, which rounds their edges and corners by up to this much.
@@ -49,29 +48,6 @@ pub enum JoltError {
     },
 }
 
-/// An owned Jolt shape reference.
-struct ShapeRef(*const ffi::JsShape);
-
-impl Drop for ShapeRef {
-    fn drop(&mut self) {
-        // SAFETY: the pointer came from a js_shape_* constructor, which handed us one reference.
-        unsafe { ffi::js_shape_release(self.0) }
-    }
-}
-
-/// Calls a shim constructor with an error buffer; the message on failure.
-fn with_err(f: impl FnOnce(*mut c_char, usize) -> *const ffi::JsShape) -> Result<ShapeRef, String> {
-    let mut buf = [0 as c_char; 256];
-    let p = f(buf.as_mut_ptr(), buf.len());
-    if p.is_null() {
-        // SAFETY: the shim writes a NUL-terminated message within the buffer on failure.
-        let msg = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
-        Err(msg.to_string_lossy().into_owned())
-    } else {
-        Ok(ShapeRef(p))
-    }
-}
-
 /// The radius Jolt rounds a box by: its default, but no more than half the thinnest half extent
 /// (Jolt refuses a radius that fills the box).
 fn box_convex_radius(half: Vec3) -> Real {
@@ -81,21 +57,14 @@ fn box_convex_radius(half: Vec3) -> Real {
 /// Jolt's shape for `shape` in its body's frame, with `density` (kg/m³). Meshes and height fields
 /// become Jolt mesh shapes of the same triangles (height fields split their cells as Collidoscope
 /// does); a compound is a static compound of the same children at the same poses.
-fn jolt_shape(shape: &Shape, density: Real) -> Result<ShapeRef, String> {
-    // SAFETY (every call below): the pointers are to live slices of the stated lengths, and the
-    // error buffer comes from `with_err`.
+fn jolt_shape(shape: &Shape, density: Real) -> Result<ShapeRef, Refused> {
     match shape {
-        Shape::Sphere(s) => with_err(|e, n| unsafe { ffi::js_shape_sphere(s.radius, density, e, n) }),
-        Shape::Cuboid(c) => {
-            let h = c.half_extents.to_array();
-            let r = box_convex_radius(c.half_extents);
-            with_err(|e, n| unsafe { ffi::js_shape_box(h.as_ptr(), r, density, e, n) })
-        }
-        Shape::Capsule(c) => with_err(|e, n| unsafe { ffi::js_shape_capsule(c.half_height, c.radius, density, e, n) }),
+        Shape::Sphere(s) => ShapeRef::sphere(s.radius, density),
+        Shape::Cuboid(c) => ShapeRef::cuboid(c.half_extents.to_array(), box_convex_radius(c.half_extents), density),
+        Shape::Capsule(c) => ShapeRef::capsule(c.half_height, c.radius, density),
         Shape::ConvexHull(h) => {
-            let pts: Vec<Real> = h.vertices().iter().flat_map(|v| v.to_array()).collect();
-            let count = h.vertices().len() as u32;
-            with_err(|e, n| unsafe { ffi::js_shape_hull(pts.as_ptr(), count, CONVEX_RADIUS, density, e, n) })
+            let pts: Vec<[Real; 3]> = h.vertices().iter().map(|v| v.to_array()).collect();
+            ShapeRef::hull(&pts, CONVEX_RADIUS, density)
         }
         Shape::TriangleMesh(m) => mesh(m.vertices(), m.triangles()),
         Shape::HeightField(h) => {
@@ -106,27 +75,22 @@ fn jolt_shape(shape: &Shape, density: Real) -> Result<ShapeRef, String> {
         }
         Shape::Compound(c) => {
             let kids = c.children().iter().map(|k| jolt_shape(&k.shape, density)).collect::<Result<Vec<_>, _>>()?;
-            let ptrs: Vec<*const ffi::JsShape> = kids.iter().map(|k| k.0).collect();
-            let poses: Vec<Real> = c
+            let poses: Vec<[Real; 7]> = c
                 .children()
                 .iter()
-                .flat_map(|k| {
+                .map(|k| {
                     let (t, q) = (k.pose.translation, k.pose.rotation);
                     [t.x, t.y, t.z, q.x, q.y, q.z, q.w]
                 })
                 .collect();
-            with_err(|e, n| unsafe { ffi::js_shape_compound(ptrs.as_ptr(), poses.as_ptr(), ptrs.len() as u32, e, n) })
+            ShapeRef::compound(&kids, &poses)
         }
     }
 }
 
-fn mesh(vertices: &[Vec3], triangles: &[[u32; 3]]) -> Result<ShapeRef, String> {
-    let v: Vec<Real> = vertices.iter().flat_map(|p| p.to_array()).collect();
-    let t: Vec<u32> = triangles.iter().flatten().copied().collect();
-    // SAFETY: as in `jolt_shape`.
-    with_err(|e, n| unsafe {
-        ffi::js_shape_mesh(v.as_ptr(), vertices.len() as u32, t.as_ptr(), triangles.len() as u32, e, n)
-    })
+fn mesh(vertices: &[Vec3], triangles: &[[u32; 3]]) -> Result<ShapeRef, Refused> {
+    let v: Vec<[Real; 3]> = vertices.iter().map(|p| p.to_array()).collect();
+    ShapeRef::mesh(&v, triangles)
 }
 
 /// Jolt's physics settings for `s` (see the README's mapping table).
@@ -162,23 +126,12 @@ fn linear_cast(kind: BodyKind, s: &Settings) -> bool {
 
 /// A Jolt world mirroring a Collidoscope world body for body (same order, same indices).
 pub struct JoltWorld {
-    raw: *mut ffi::JsWorld,
+    raw: JoltHandle,
     /// Bodies as Jolt has them after the last step; never stepped itself.
     mirror: World,
     states: Vec<JsBodyState>,
     profile: StepProfile,
     penetration: Real,
-}
-
-// SAFETY: the Jolt world is owned by this value alone and used through `&mut self` (or `&self`
-// for reads); Jolt's objects may move between threads.
-unsafe impl Send for JoltWorld {}
-
-impl Drop for JoltWorld {
-    fn drop(&mut self) {
-        // SAFETY: `raw` came from js_world_new and is freed once.
-        unsafe { ffi::js_world_free(self.raw) }
-    }
 }
 
 impl JoltWorld {
@@ -187,40 +140,26 @@ impl JoltWorld {
     pub fn from_world(world: &World) -> Result<JoltWorld, JoltError> {
         let s = &world.settings;
         let n = world.bodies().len();
-        // SAFETY: creates a world we own.
-        let raw = unsafe { ffi::js_world_new(n as u32) };
+        let mut raw = JoltHandle::new(n);
         let mut mirror = World::new(s.clone());
-        let mut jw = JoltWorld {
-            raw,
-            mirror: World::new(s.clone()),
-            states: vec![JsBodyState::default(); n],
-            profile: StepProfile::default(),
-            penetration: 0.0,
-        };
         for (i, b) in world.bodies().iter().enumerate() {
-            let shape = jolt_shape(&b.shape, b.material.density).map_err(|message| JoltError::Shape {
+            let shape = jolt_shape(&b.shape, b.material.density).map_err(|Refused(message)| JoltError::Shape {
                 body: i,
                 shape: b.shape.describe(),
                 message,
             })?;
-            let desc = body_desc(b, s);
-            let mut buf = [0 as c_char; 256];
-            // SAFETY: a live world and shape, a filled descriptor, a buffer of the stated size.
-            let ok = unsafe { ffi::js_add_body(raw, shape.0, &desc, buf.as_mut_ptr(), buf.len()) };
-            if !ok {
-                // SAFETY: NUL-terminated by the shim on failure.
-                let message = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }.to_string_lossy().into_owned();
-                return Err(JoltError::Body { body: i, message });
-            }
+            raw.add_body(&shape, &body_desc(b, s)).map_err(|Refused(message)| JoltError::Body { body: i, message })?;
             mirror.add_body(b.clone());
         }
-        jw.mirror = mirror;
-        let settings = jolt_settings(s);
-        // SAFETY: a live world and settings.
-        unsafe {
-            ffi::js_set_settings(raw, &settings);
-            ffi::js_optimize_broad_phase(raw);
-        }
+        raw.set_settings(&jolt_settings(s));
+        raw.optimize_broad_phase();
+        let mut jw = JoltWorld {
+            raw,
+            mirror,
+            states: vec![JsBodyState::default(); n],
+            profile: StepProfile::default(),
+            penetration: 0.0,
+        };
         jw.read_back();
         Ok(jw)
     }
@@ -228,17 +167,14 @@ impl JoltWorld {
     /// Applies the settings that have a Jolt counterpart; the mirror keeps all of them.
     pub fn set_settings(&mut self, s: Settings) {
         let js = jolt_settings(&s);
-        // SAFETY: a live world; indices are in range (one per mirrored body).
-        unsafe {
-            ffi::js_set_settings(self.raw, &js);
-            for (i, b) in self.mirror.bodies().iter().enumerate() {
-                let m = effective_material(b, &s);
-                ffi::js_body_configure(self.raw, i as u32, s.sleeping, linear_cast(b.kind, &s), m.0, m.1);
-            }
-            if s != self.mirror.settings {
-                // As Collidoscope does: a settings change wakes every body.
-                ffi::js_wake_all(self.raw);
-            }
+        self.raw.set_settings(&js);
+        for (i, b) in self.mirror.bodies().iter().enumerate() {
+            let m = effective_material(b, &s);
+            self.raw.configure(i, s.sleeping, linear_cast(b.kind, &s), m.0, m.1);
+        }
+        if s != self.mirror.settings {
+            // As Collidoscope does: a settings change wakes every body.
+            self.raw.wake_all();
         }
         self.mirror.set_settings(s);
         self.read_back();
@@ -246,9 +182,7 @@ impl JoltWorld {
 
     /// Advances Jolt by one step (one collision step, on this thread) and reads its state back.
     pub fn step(&mut self) {
-        let mut stats = JsStepStats::default();
-        // SAFETY: a live world.
-        unsafe { ffi::js_step(self.raw, self.mirror.settings.dt, 1, &mut stats) };
+        let stats = self.raw.step(self.mirror.settings.dt, 1);
         self.penetration = stats.deepest_penetration.max(0.0);
         self.read_back();
         let bodies = self.mirror.bodies();
@@ -282,20 +216,13 @@ impl JoltWorld {
     /// Jolt's mass, inertia about the centre of mass (body frame) and centre of mass of body
     /// `i`, or `None` if it is not dynamic.
     pub fn mass_properties(&self, i: usize) -> Option<(Real, Mat3, Vec3)> {
-        let (mut mass, mut inertia, mut com) = (0.0, [0.0; 9], [0.0; 3]);
-        if i >= self.states.len() {
-            return None;
-        }
-        // SAFETY: a live world, an index in range, outputs of the stated sizes.
-        let dynamic =
-            unsafe { ffi::js_body_mass(self.raw, i as u32, &mut mass, inertia.as_mut_ptr(), com.as_mut_ptr()) };
-        dynamic.then(|| (mass, Mat3::from_cols_array(&inertia), Vec3::from_array(com)))
+        let (mass, inertia, com) = self.raw.body_mass(i)?;
+        Some((mass, Mat3::from_cols_array(&inertia), Vec3::from_array(com)))
     }
 
     /// Copies Jolt's poses, velocities and sleep states into the mirror.
     fn read_back(&mut self) {
-        // SAFETY: `states` holds one entry per body added.
-        unsafe { ffi::js_read(self.raw, self.states.as_mut_ptr()) };
+        self.raw.read(&mut self.states);
         for (i, st) in self.states.iter().enumerate() {
             let b = self.mirror.body_mut(i);
             b.pose = Pose::new(Vec3::from_array(st.position), Quat::from_array(st.rotation));

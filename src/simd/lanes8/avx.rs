@@ -144,3 +144,56 @@ unsafe fn pick<const MAX: bool>(p: __m256, q: __m256) -> __m256 {
     // SAFETY: the caller guarantees AVX.
     unsafe { if MAX { _mm256_max_ps(p, q) } else { _mm256_min_ps(p, q) } }
 }
+
+/// Two lane sets in registers for the support query of their difference: made only by
+/// [`with_pair`], inside a copy compiled with AVX2 on a CPU that runs it, so its query is safe.
+#[derive(Clone, Copy)]
+pub(crate) struct PairRegs {
+    a: Regs,
+    b: Regs,
+}
+
+impl PairRegs {
+    /// The first lane of A holding the largest dot product with `d` and the first of B holding
+    /// the smallest ([`super::first_extreme_portable`]'s answers on NaN-free products).
+    #[inline(always)]
+    pub(crate) fn extremes(&self, d: Vec3A) -> (usize, usize) {
+        // SAFETY: a `PairRegs` exists only inside `pair_avx2`, which runs on AVX2 CPUs.
+        unsafe { (first_extreme::<true>(self.a.dots(d)), first_extreme::<false>(self.b.dots(d))) }
+    }
+}
+
+/// Runs `f` with A's lanes and B's moved by `rot` then `offset` (also stored into `moved`, for
+/// fetching points) in registers, in a copy of `f` compiled with AVX2; `None`, running
+/// nothing, where the CPU lacks AVX2. `f` is inlined into that copy, so the queries it makes
+/// compile to AVX2 code.
+#[inline(always)]
+pub(crate) fn with_pair<R>(
+    a: &Rows,
+    b: &Rows,
+    rot: &Mat3,
+    offset: Vec3,
+    moved: &mut Lanes,
+    f: impl FnOnce(PairRegs, &Lanes) -> R,
+) -> Option<R> {
+    // SAFETY: the CPU runs AVX2, checked first.
+    crate::simd::avx2().then(|| unsafe { pair_avx2(a, b, rot, offset, moved, f) })
+}
+
+/// [`with_pair`]'s AVX2 copy.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn pair_avx2<R>(
+    a: &Rows,
+    b: &Rows,
+    rot: &Mat3,
+    offset: Vec3,
+    moved: &mut Lanes,
+    f: impl FnOnce(PairRegs, &Lanes) -> R,
+) -> R {
+    // SAFETY: AVX2 (and so AVX) is enabled on this function.
+    let pair = unsafe { PairRegs { a: Regs::load(a), b: Regs::load(b).transformed(rot, offset, moved) } };
+    f(pair, moved)
+}

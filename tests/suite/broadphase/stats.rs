@@ -1,7 +1,7 @@
 //! The counters each structure reports mean what they say.
 
 use super::common::*;
-use collidoscope::broadphase::{BroadPhase, BroadPhaseKind, Bvh, SweepAndPrune};
+use collidoscope::broadphase::{BroadPhase, BroadPhaseKind, Bvh, Sap};
 use collidoscope::geometry::Aabb;
 use collidoscope::math::{Real, Vec3};
 
@@ -32,7 +32,7 @@ fn grid_counts_cells_and_the_fullest_one() {
 fn sweep_and_prune_sorts_on_the_widest_axis_and_counts_swaps() {
     // Spread along z: z is the sweep axis.
     let mut aabbs: Vec<Aabb> = (0..10).map(|i| cube(0.0, 0.0, i as Real * 3.0, 0.5)).collect();
-    let mut sap = SweepAndPrune::default();
+    let mut sap = Sap::default();
     let s = sap.update(&aabbs, &params(1.0), &mut Vec::new());
     assert_eq!(s.depth, 2);
     assert_eq!(sap.axis(), 2);

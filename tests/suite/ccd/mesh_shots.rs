@@ -5,7 +5,7 @@
 //! seeds; a failure prints the case.
 
 use super::common::{KINDS, bullet, grid_mesh, rotation, settings, shape, world};
-use collidoscope::ccd::{CcdMode, Sweep, mesh_time_of_impact, toi_target};
+use collidoscope::ccd::{CcdMode, Motion, mesh_time_of_impact, toi_target};
 use collidoscope::geometry::HeightField;
 use collidoscope::math::{Pose, Real, Vec3};
 use collidoscope::narrowphase::{MeshRef, Tolerance, contact_mesh_shape};
@@ -108,7 +108,7 @@ fn fire(s: &Shot, mode: CcdMode) -> Real {
 
 /// The first fraction of `sweep` at which the shape overlaps the floor, sampled at 1/4000 of
 /// the sweep (every shot moves at most 17 m, 4 mm a sample): the sub-stepped reference.
-fn first_overlap(body: &Shape, sweep: &Sweep, floor: &Shape) -> Option<Real> {
+fn first_overlap(body: &Shape, sweep: &Motion, floor: &Shape) -> Option<Real> {
     let mesh = MeshRef::of(floor).unwrap();
     let tol = Tolerance { margin: 0.0, epsilon: 1e-6 };
     (0..=4000).map(|k| k as Real / 4000.0).find(|&t| {
@@ -129,10 +129,10 @@ proptest! {
             b.pose.translation + b.linvel * set.dt,
             (collidoscope::math::Quat::from_scaled_axis(b.angvel * set.dt) * b.pose.rotation).normalize(),
         );
-        let sweep = Sweep::new(b.pose, end);
+        let sweep = Motion::new(b.pose, end);
         let f = floor(s.height_field);
         let reference = first_overlap(&b.shape, &sweep, &f);
-        let hit = mesh_time_of_impact(&b.shape, &sweep, &f, &Sweep::stationary(Pose::IDENTITY), toi_target(&set));
+        let hit = mesh_time_of_impact(&b.shape, &sweep, &f, &Motion::stationary(Pose::IDENTITY), toi_target(&set));
         prop_assert!(reference.is_some(), "the shot misses the floor: {s:?}");
         let (Some(r), Some(h)) = (reference, hit) else {
             return Err(TestCaseError::fail(format!("no impact found, first overlap at {reference:?}")));

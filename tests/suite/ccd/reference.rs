@@ -7,7 +7,7 @@
 //! kinematic and dynamic bodies.
 
 use super::common::{KINDS, bullet, rotation, settings, shape, world};
-use collidoscope::ccd::{CcdMode, Sweep, time_of_impact, toi_target};
+use collidoscope::ccd::{CcdMode, Motion, time_of_impact, toi_target};
 use collidoscope::math::{Pose, Real, Vec3};
 use collidoscope::narrowphase::distance;
 use collidoscope::{Body, BodyKind, Material, Shape, World};
@@ -127,7 +127,7 @@ fn check(case: &Case) {
         // A kinematic body's contacts reach along its path (the solver pushes with them), so
         // the world resolves this pair before the pass: time the sweeps directly.
         let (a, b) = (&w.bodies()[ia], &w.bodies()[ib]);
-        let sweep = |b: &Body| Sweep::turning(b.pose, b.pose.translation + b.linvel * dt, b.angvel * dt);
+        let sweep = |b: &Body| Motion::turning(b.pose, b.pose.translation + b.linvel * dt, b.angvel * dt);
         let h = time_of_impact(&a.shape, &sweep(a), &b.shape, &sweep(b), target)
             .unwrap_or_else(|| panic!("{what}: no impact; reference touches at {}", r.t_touch));
         (h.t * dt, h.point)

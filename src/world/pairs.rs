@@ -1,0 +1,75 @@
+//! The broad-phase step: every body's box, the candidate pairs, less those that can never
+//! interact.
+
+use super::*;
+
+impl World {
+    /// Every body's box (swept along its path for fast bodies), the broad phase's candidate
+    /// pairs, less those that can never interact, in canonical order; or last update's pairs
+    /// while nothing can move.
+    pub(super) fn find_pairs(&mut self, st: &mut StepState, p: &mut StepProfile) {
+        let dt = self.settings.dt;
+        let ccd_mode = self.settings.ccd;
+        let margin = self.settings.speculative_distance * 0.5;
+        let _t = PhaseTimer::new(&mut p.broad_phase_ms);
+        // No dynamic body awake: only kinematic bodies can move in this step.
+        st.quiet = idle::quiet(&self.bodies);
+        let bodies = &self.bodies;
+        let joints = &self.joints;
+        // Pairs that can never interact: neither moves, or both sleep; and jointed pairs whose
+        // joint turns their collision off.
+        let active = |&(a, b): &(u32, u32)| {
+            if joints.filters((a, b)) {
+                return false;
+            }
+            let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
+            let a_active = ba.kind != BodyKind::Static && !ba.asleep;
+            let b_active = bb.kind != BodyKind::Static && !bb.asleep;
+            (a_active || b_active) && (ba.is_dynamic() || bb.is_dynamic())
+        };
+        if st.quiet && self.idle.reusable(&self.settings, bodies, &self.aabbs, self.indexed, margin) {
+            // Nothing moved since the kept update: its boxes and pairs still hold.
+            self.pairs.clear();
+            self.pairs.extend(self.idle.candidates().iter().copied().filter(active));
+            p.broad = self.idle.reused_stats();
+            p.broad_phase_reused = true;
+        } else {
+            let aabb = |b: &Body| b.aabb().expanded(margin);
+            self.aabbs.resize(bodies.len(), Aabb::EMPTY);
+            parallel::fill(st.crew.as_ref(), &mut self.aabbs[..], 512, |r, out| {
+                for (o, b) in out.iter_mut().zip(&bodies[r]) {
+                    *o = aabb(b);
+                }
+            });
+            if ccd_mode != CcdMode::Off {
+                // Fast bodies are found by everything along the path they may take this step
+                // (the time-of-impact pass queries these boxes for what a sweep can meet).
+                let swept = |i: &usize| self.ccd.fast[*i] || self.ccd.reach[*i];
+                for (i, b) in bodies.iter().enumerate().filter(|(i, _)| swept(i)) {
+                    let aabb = ccd::swept_aabb(b, dt).expanded(margin);
+                    self.aabbs[i] = aabb;
+                    if self.ccd.reach[i] {
+                        let (from, to) = (b.pose, ccd::predicted_pose(b, dt));
+                        self.ccd.motions.push(CcdMotion { body: i as u32, from, to, aabb });
+                    }
+                }
+            }
+            let params = BroadPhaseParams { grid_cell_size: self.settings.grid_cell_size };
+            p.broad = self.broad_phase.update(&self.aabbs, &params, &mut self.pairs);
+            self.indexed = self.aabbs.len();
+            if st.quiet {
+                self.idle.keep(&self.pairs, p.broad);
+            }
+            self.pairs.retain(active);
+        }
+        // Every structure returns the pairs in one canonical order (ascending), and the
+        // filter keeps it, so the simulation is the same whichever structure ran.
+        debug_assert!(self.pairs.is_sorted(), "{} returned unsorted pairs", self.broad_phase.kind().label());
+        if self.pairs.len() > MAX_PAIRS {
+            p.pairs_dropped = (self.pairs.len() - MAX_PAIRS) as u32;
+            self.pairs.truncate(MAX_PAIRS);
+        }
+        p.broad_phase = self.broad_phase.resolved();
+        p.pairs = self.pairs.len() as u32;
+    }
+}
