@@ -5,6 +5,7 @@ mod draw;
 mod guard;
 mod hash;
 mod idle;
+mod joint_draw;
 #[cfg(test)]
 mod idle_tests;
 mod mesh_debug;
@@ -34,6 +35,7 @@ pub enum AddBodyError {
 pub use crate::contacts::{CachedPoint, ContactStore, PAIR_CACHE_MAX_TURN, PairEntry};
 pub(crate) use hash::Fnv1a;
 pub use hash::state_hash;
+pub use joint_draw::{draw_joint, joint_radius};
 pub use mesh_debug::{BVH_INNER_COLOR, BVH_LEAF_COLOR, CORRECTED_NORMAL_COLOR, RAW_NORMAL_COLOR};
 pub use profile::{PHASES, StepProfile};
 pub use snapshot::{BodySnapshot, PairSnapshot, Snapshot, SnapshotError, WarmEntry};
