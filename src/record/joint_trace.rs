@@ -5,14 +5,8 @@ use crate::world::World;
 use std::collections::VecDeque;
 
 /// The series a joint trace keeps, with their units.
-pub const JOINT_SERIES: [&str; 6] = [
-    "force (N)",
-    "torque (N·m)",
-    "linear error (m)",
-    "angular error (°)",
-    "coordinate (° or m)",
-    "motor (N·m or N)",
-];
+pub const JOINT_SERIES: [&str; 6] =
+    ["force (N)", "torque (N·m)", "linear error (m)", "angular error (°)", "coordinate (° or m)", "motor (N·m or N)"];
 
 /// The followed joint's values after each step, newest last, at most `capacity` of them.
 #[derive(Clone, Debug)]
@@ -102,7 +96,10 @@ mod tests {
         assert_eq!(t.series(0).next().unwrap()[0], 31.0, "oldest kept step");
         let bob = &w.bodies()[1];
         let least = t.series(0).map(|p| p[1]).fold(f64::INFINITY, f64::min);
-        assert!(least > 0.5 * (bob.mass() * 9.81) as f64, "the string carries at least half the bob's weight: {least} N");
+        assert!(
+            least > 0.5 * (bob.mass() * 9.81) as f64,
+            "the string carries at least half the bob's weight: {least} N"
+        );
         assert!(t.series(2).all(|p| p[1] < 0.01), "the string stretches under a centimetre");
         t.follow(Some(2));
         t.observe(&w);

@@ -5,9 +5,9 @@ mod draw;
 mod guard;
 mod hash;
 mod idle;
-mod joint_draw;
 #[cfg(test)]
 mod idle_tests;
+mod joint_draw;
 mod mesh_debug;
 mod profile;
 mod scene;

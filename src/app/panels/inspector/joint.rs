@@ -95,7 +95,8 @@ impl InspectorPanel {
             return;
         }
         let k = self.joint_series;
-        let (lo, hi) = trace.series(k).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), [_, y]| (lo.min(y), hi.max(y)));
+        let (lo, hi) =
+            trace.series(k).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), [_, y]| (lo.min(y), hi.max(y)));
         let mid = if lo.is_finite() && hi.is_finite() { 0.5 * (lo + hi) } else { 0.0 };
         let half = MIN_SPAN[k] * 0.5;
         Plot::new("joint_plot")
@@ -114,7 +115,8 @@ impl InspectorPanel {
 /// Body `i`'s joints, each a button that selects it.
 pub(super) fn body_joints(ui: &mut Ui, world: &World, i: usize, selected: Option<usize>, out: &mut Vec<Command>) {
     let idx = Some(i as u32);
-    let mine: Vec<usize> = (0..world.joints().len()).filter(|&k| [world.joints()[k].a, world.joints()[k].b].contains(&idx)).collect();
+    let mine: Vec<usize> =
+        (0..world.joints().len()).filter(|&k| [world.joints()[k].a, world.joints()[k].b].contains(&idx)).collect();
     if mine.is_empty() {
         return;
     }
@@ -135,21 +137,24 @@ pub(super) fn all_joints(ui: &mut Ui, world: &World, selected: Option<usize>, ou
     if world.joints().is_empty() {
         return;
     }
-    egui::CollapsingHeader::new(format!("All joints ({})", world.joints().len())).id_salt("all_joints").show(ui, |ui| {
-        let row_height = ui.text_style_height(&egui::TextStyle::Button) + 4.0;
-        egui::ScrollArea::vertical().max_height(200.0).id_salt("joints_list").show_rows(
-            ui,
-            row_height,
-            world.joints().len(),
-            |ui, range| {
-                for k in range {
-                    if ui.selectable_label(selected == Some(k), joint_title(world, k)).clicked() {
-                        out.push(Command::SelectJoint(Some(k)));
+    egui::CollapsingHeader::new(format!("All joints ({})", world.joints().len())).id_salt("all_joints").show(
+        ui,
+        |ui| {
+            let row_height = ui.text_style_height(&egui::TextStyle::Button) + 4.0;
+            egui::ScrollArea::vertical().max_height(200.0).id_salt("joints_list").show_rows(
+                ui,
+                row_height,
+                world.joints().len(),
+                |ui, range| {
+                    for k in range {
+                        if ui.selectable_label(selected == Some(k), joint_title(world, k)).clicked() {
+                            out.push(Command::SelectJoint(Some(k)));
+                        }
                     }
-                }
-            },
-        );
-    });
+                },
+            );
+        },
+    );
 }
 
 /// `#3 hinge "door hinge": #0 post — #1 door`: an entry of the joint list.
@@ -237,7 +242,9 @@ fn limit_text(j: &Joint, r: &JointReport) -> String {
         LimitState::None => "no limit".into(),
         LimitState::Free => format!("free ({within})"),
         LimitState::AtLower => format!("at the lower limit ({within})"),
-        LimitState::AtUpper if matches!(j.kind, JointKind::Ball { .. }) => format!("at the upper limit or the cone ({within})"),
+        LimitState::AtUpper if matches!(j.kind, JointKind::Ball { .. }) => {
+            format!("at the upper limit or the cone ({within})")
+        }
         LimitState::AtUpper => format!("at the upper limit ({within})"),
     }
 }
