@@ -41,7 +41,7 @@ impl World {
             let r = self.joint_report(k);
             let p = 0.5 * (r.anchor_a + r.anchor_b) - ray.origin;
             let t = p.dot(dir);
-            if !(t > 0.0) {
+            if !t.is_finite() || t <= 0.0 {
                 continue;
             }
             let off = (p - t * dir).length() / t;

@@ -182,7 +182,7 @@ fn the_joints_layer_is_a_toggle_of_the_view_panel() {
     h.get_by_role_and_label(egui::accesskit::Role::CheckBox, "Joints").click();
     h.run();
     assert!(!h.state().view().layers.joints);
-    assert_eq!(h.state().view().layers.names_on().contains(&"joints"), false);
+    assert!(!h.state().view().layers.names_on().contains(&"joints"));
     h.get_by_role_and_label(egui::accesskit::Role::CheckBox, "Joints").click();
     h.run();
     assert!(h.state().view().layers.joints);
