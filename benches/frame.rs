@@ -88,8 +88,10 @@ fn bench(c: &mut Criterion) {
     let camera = Camera { distance: 90.0, ..Camera::default() };
     let size = [1600.0, 1000.0];
     let default = ViewOptions { selected: Some(17), ..ViewOptions::default() };
-    let bodies_only =
-        ViewOptions { layers: Layers { contact_points: false, ccd: false, ..Layers::default() }, ..default.clone() };
+    let bodies_only = ViewOptions {
+        layers: Layers { contact_points: false, ccd: false, joints: false, ..Layers::default() },
+        ..default.clone()
+    };
     let all = ViewOptions {
         layers: Layers {
             aabbs: true,
@@ -105,6 +107,7 @@ fn bench(c: &mut Criterion) {
             grid: true,
             axes: true,
             trails: true,
+            joints: true,
         },
         ..default.clone()
     };

@@ -32,11 +32,13 @@ pub enum DrawCategory {
     /// inactive edges, the BVH nodes (or height-field cells) the mid phase visits, and each mesh
     /// contact's raw normal beside the corrected one.
     Mesh,
+    /// Joints: anchors on both bodies, axes, limits as arcs and ranges, and the current error.
+    Joint,
 }
 
 impl DrawCategory {
     /// Every category, in the order the viewer lists them.
-    pub const ALL: [DrawCategory; 11] = [
+    pub const ALL: [DrawCategory; 12] = [
         DrawCategory::Aabb,
         DrawCategory::ContactPoint,
         DrawCategory::ContactNormal,
@@ -48,6 +50,7 @@ impl DrawCategory {
         DrawCategory::NarrowPhase,
         DrawCategory::Ray,
         DrawCategory::Mesh,
+        DrawCategory::Joint,
     ];
 
     fn bit(self) -> u32 {
@@ -68,6 +71,27 @@ pub const CONTACT_POINT_COLORS: [Color; 2] = [[1.0, 0.2, 0.2, 1.0], [0.3, 0.6, 1
 /// 0 for a point of penetration `depth` ≥ 0, 1 for a gap: its index in [`CONTACT_POINT_COLORS`].
 pub fn contact_point_kind(depth: f32) -> usize {
     usize::from(depth < 0.0)
+}
+
+/// Joint colours ([`DrawCategory::Joint`]).
+pub mod joint_colors {
+    use super::Color;
+    /// A's anchor, and the arm from a body's centre to its anchor.
+    pub const ANCHOR_A: Color = [1.0, 0.85, 0.2, 1.0];
+    /// B's anchor.
+    pub const ANCHOR_B: Color = [0.3, 0.9, 1.0, 1.0];
+    /// The arm from each body's centre to its anchor, and a distance joint's link.
+    pub const LINK: Color = [0.75, 0.75, 0.8, 1.0];
+    /// A's axis (hinge, slider, cone, twist).
+    pub const AXIS: Color = [0.95, 0.45, 0.95, 1.0];
+    /// Limits: hinge and twist arcs, the cone's rim, the slider's range.
+    pub const LIMIT: Color = [0.35, 0.95, 0.45, 1.0];
+    /// A limit the joint sits on.
+    pub const LIMIT_HIT: Color = [1.0, 0.55, 0.1, 1.0];
+    /// Where the coordinate is: B's reference direction on a hinge or twist arc, B's axis in a cone.
+    pub const CURRENT: Color = [1.0, 1.0, 1.0, 1.0];
+    /// The joint's error: the gap between the anchors (or past a distance joint's length).
+    pub const ERROR: Color = [1.0, 0.15, 0.15, 1.0];
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]

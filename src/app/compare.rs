@@ -91,8 +91,8 @@ impl CompareView {
                     partner.is_peer().then(|| partner.engine_label()),
                 );
                 for a in a_view.ui(ui, partner.other(), &partner_view) {
-                    if let ViewAction::Select(s) = a {
-                        actions.push(ViewAction::Select(s));
+                    if let ViewAction::Select(_) | ViewAction::SelectJoint(_) = a {
+                        actions.push(a);
                     }
                 }
             };
@@ -312,6 +312,7 @@ fn bodies_only(view: &ViewOptions) -> ViewOptions {
             candidate_pairs: false,
             ccd: false,
             narrow_phase: false,
+            joints: false,
             ..l.clone()
         },
         extra: Default::default(),

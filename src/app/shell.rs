@@ -191,6 +191,7 @@ impl App {
         self.open = p.open;
         self.view = p.view;
         self.view.selected = None;
+        self.view.selected_joint = None;
         // The view the last run left, only on the scene it was looking at: any other scene opens
         // framed (its own camera, or all its bodies).
         let same_scene = matches!((&p.last_scene, &self.sim.path), (Some(l), Some(n)) if scene_key(l) == scene_key(n));
@@ -461,6 +462,9 @@ impl App {
         }
         if self.view.selected.is_some_and(|i| i >= self.sim.world.bodies().len()) {
             self.view.selected = None;
+        }
+        if self.view.selected_joint.is_some_and(|k| k >= self.sim.world.joints().len()) {
+            self.select_joint(None);
         }
 
         self.follow_ab_layout();
@@ -977,6 +981,7 @@ impl App {
                 self.scenes.remember(path);
                 self.apply_kept_edits();
                 self.view.selected = None;
+                self.select_joint(None);
                 self.frame_pending = true;
                 self.sim.playing = self.autoplay;
                 self.sweep.stop();
@@ -1048,6 +1053,7 @@ impl App {
                 }));
             }
             Command::Select(i) => self.select(i),
+            Command::SelectJoint(k) => self.select_joint(k),
             Command::FrameAll => match self.sim.record.partner.as_ref().filter(|_| self.sim.record.side_by_side) {
                 // Both views share the camera: frame A's bodies and B's together.
                 Some(p) => self.viewport.frame_worlds(&[p.other(), &self.sim.world]),
@@ -1069,6 +1075,15 @@ impl App {
     fn select(&mut self, i: Option<usize>) {
         self.view.selected = i.filter(|&i| i < self.sim.world.bodies().len());
         self.sim.trace.follow(self.view.selected);
+        // A selected joint stays selected while one of its bodies is.
+        let joined = |k: usize| {
+            let j = &self.sim.world.joints()[k];
+            self.view.selected.is_some_and(|i| [j.a, j.b].contains(&Some(i as u32)))
+        };
+        if self.view.selected_joint.is_some_and(|k| k >= self.sim.world.joints().len() || !joined(k)) {
+            self.view.selected_joint = None;
+            self.sim.joint_trace.follow(None);
+        }
         // The inspector comes forward unless a panel that follows the selection too (Pair, Ray,
         // Tests) is on screen, or A and B keep the window to themselves.
         let follows = [PanelId::Pair, PanelId::Ray, PanelId::Tests].iter().any(|p| self.open.visible(*p));
@@ -1081,10 +1096,29 @@ impl App {
         }
     }
 
+    /// Selects joint `k` for the Inspector (and its plot); its body B (else A) becomes the
+    /// selected body unless one of its bodies already is.
+    fn select_joint(&mut self, k: Option<usize>) {
+        let k = k.filter(|&k| k < self.sim.world.joints().len());
+        if let Some(j) = k.map(|k| &self.sim.world.joints()[k]) {
+            let (a, b) = (j.a.map(|i| i as usize), j.b.map(|i| i as usize));
+            if self.view.selected.is_none() || (self.view.selected != a && self.view.selected != b) {
+                self.view.selected_joint = None;
+                self.select(b.or(a));
+            }
+        }
+        self.view.selected_joint = k;
+        self.sim.joint_trace.follow(k);
+        if k.is_some() && self.ab_layout.is_none() {
+            self.open.show_as_tab(PanelId::Inspector);
+        }
+    }
+
     /// Applies what the viewport asked for: selection, the mouse spring, shots.
     pub fn apply_view_action(&mut self, a: ViewAction) {
         match a {
             ViewAction::Select(i) => self.select(i),
+            ViewAction::SelectJoint(k) => self.select_joint(k),
             ViewAction::DragStart { body, local_anchor } => self.sim.start_drag(body, local_anchor),
             ViewAction::DragTo { target } => self.sim.drag_to(target),
             ViewAction::DragEnd => self.sim.drag = None,

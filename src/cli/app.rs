@@ -33,7 +33,7 @@ pub struct AppArgs {
     #[arg(long, value_name = "INDEX", allow_negative_numbers = true, value_parser = parse_select)]
     pub select: Option<usize>,
     /// Turn a debug layer on (aabbs, contact_points, contact_normals, contact_forces, velocities, broad_phase,
-    /// candidate_pairs, ccd, narrow_phase, mesh, grid, axes, trails); repeat for several.
+    /// candidate_pairs, ccd, narrow_phase, mesh, grid, axes, trails, joints); repeat for several.
     #[arg(long = "layer", value_name = "NAME")]
     pub layers: Vec<String>,
     /// Change a setting of the opened scene, as `run --set` does, e.g. `--set

@@ -2,7 +2,8 @@
 //! members) whose run still shows an event.
 
 use super::{DiagnoseError, Symptom, Watch, far_bodies};
-use crate::scene::Scene;
+use crate::dynamics::joints::Joint;
+use crate::scene::{BodyDesc, JointDesc, Scene};
 
 /// The smallest case [`shrink`] found.
 #[derive(Clone, Debug)]
@@ -37,25 +38,50 @@ pub enum ShrinkError {
     },
 }
 
-/// `scene` with only the bodies `all[keep]` (`all`: its bodies, generators expanded).
-fn subset(scene: &Scene, all: &[crate::scene::BodyDesc], keep: &[usize]) -> Scene {
+/// `scene` with only the bodies `all[keep]` (`all`: its bodies, generators expanded) and the
+/// joints `joints` (the scene's, resolved against `all`) whose bodies are all kept, renumbered
+/// to the kept bodies and written out in full, so no joint names a removed body.
+fn subset(scene: &Scene, all: &[BodyDesc], joints: &[Joint], keep: &[usize]) -> Scene {
     let mut case = scene.clone();
     case.generators.clear();
     case.bodies = keep.iter().map(|&i| all[i].clone()).collect();
+    let new_index = |side: Option<u32>| match side {
+        None => Some(None),
+        Some(i) => keep.binary_search(&(i as usize)).ok().map(|k| Some(k as u32)),
+    };
+    case.joints = joints
+        .iter()
+        .filter_map(|j| {
+            let (a, b) = (new_index(j.a)?, new_index(j.b)?);
+            Some(JointDesc::from_joint(&Joint { a, b, ..j.clone() }))
+        })
+        .collect();
     case
+}
+
+/// The scene's joints (its generators' and its own) with their bodies as indices into its
+/// bodies with generators expanded.
+fn resolved_joints(scene: &Scene) -> Result<Vec<Joint>, DiagnoseError> {
+    if scene.joints.is_empty() && !scene.generators.iter().any(crate::scene::Generator::makes_joints) {
+        return Ok(Vec::new());
+    }
+    // The scene builds (else the first run fails with its error), so its joints resolve; the
+    // world's are the same list.
+    Ok(scene.build()?.joints().to_vec())
 }
 
 /// The step and body of the first `symptom` event in a scene made of `all[keep]`, if any (for
 /// `body`, one that happens to that body: an index into `all`).
 fn first_event(
     scene: &Scene,
-    all: &[crate::scene::BodyDesc],
+    all: &[BodyDesc],
+    joints: &[Joint],
     keep: &[usize],
     symptom: Symptom,
     body: Option<u32>,
     steps: u64,
 ) -> Result<Option<(u64, Option<u32>)>, DiagnoseError> {
-    let mut world = subset(scene, all, keep).build()?;
+    let mut world = subset(scene, all, joints, keep).build()?;
     let wanted = |e: &super::Event| {
         e.symptom == symptom
             && body.is_none_or(|b| e.bodies.first().is_some_and(|&k| keep.get(k as usize) == Some(&(b as usize))))
@@ -79,10 +105,11 @@ fn first_event(
 /// event.
 pub fn shrink(scene: &Scene, symptom: Symptom, body: Option<u32>, steps: u64) -> Result<Shrunk, ShrinkError> {
     let all = scene.expanded_bodies();
+    let joints = resolved_joints(scene)?;
     let mut runs = 0u32;
     let mut test = |keep: &[usize]| {
         runs += 1;
-        first_event(scene, &all, keep, symptom, body, steps)
+        first_event(scene, &all, &joints, keep, symptom, body, steps)
     };
     let mut keep: Vec<usize> = (0..all.len()).collect();
     let Some(mut found) = test(&keep)? else {
@@ -113,7 +140,7 @@ pub fn shrink(scene: &Scene, symptom: Symptom, body: Option<u32>, steps: u64) ->
             n = (n * 2).min(keep.len());
         }
     }
-    let mut case = subset(scene, &all, &keep);
+    let mut case = subset(scene, &all, &joints, &keep);
     case.name = format!("{} (minimal: {})", scene.name, symptom.label());
     Ok(Shrunk { scene: case, kept: keep.iter().map(|&i| i as u32).collect(), step: found.0, body: found.1, runs })
 }
@@ -144,5 +171,50 @@ mod tests {
         assert_eq!(at, Some(s.step));
         // Asking for a body that never tunnels is an error, not an empty scene.
         assert!(matches!(shrink(&scene, Symptom::Tunneling, Some(0), 60), Err(ShrinkError::NoEvent { .. })));
+    }
+
+    /// Joints to bodies a shrink removed are dropped; the others follow their bodies' new
+    /// indices (a joint named by index would otherwise point at another body, or none).
+    #[test]
+    fn a_subset_keeps_only_the_joints_of_kept_bodies_renumbered() {
+        let scene = Scene::parse(
+            r#"(
+                bodies: [
+                    (name: "floor", kind: Static, shape: Cuboid(half_extents: (5, 0.5, 5)), position: (0, -0.5, 0)),
+                    (name: "p", shape: Sphere(radius: 0.1), position: (0, 3, 0)),
+                    (name: "q", shape: Sphere(radius: 0.1), position: (1, 3, 0)),
+                    (name: "r", shape: Sphere(radius: 0.1), position: (2, 3, 0)),
+                ],
+                joints: [
+                    (name: "hang", kind: Rope(), b: "p", anchor_a: (0, 4, 0)),
+                    (name: "pq", kind: Ball(), a: 1, b: 2),
+                    (name: "qr", kind: Rod(), a: "q", b: 3, anchor_b: (0, 0, 0)),
+                    (name: "rp", kind: Ball(cone: 30), a: 3, b: 1),
+                ],
+                generators: [Chain(links: 2, origin: (5, 3, 0), end_radius: 0.05)],
+            )"#,
+            "joints.ron",
+        )
+        .unwrap();
+        let all = scene.expanded_bodies();
+        let joints = resolved_joints(&scene).unwrap();
+        assert_eq!((all.len(), joints.len()), (4 + 3, 3 + 4), "the chain's three links and three joints");
+        // Keep the floor, p, r and the chain's last two links: q's joints and the chain's
+        // first go.
+        let case = subset(&scene, &all, &joints, &[0, 1, 3, 5, 6]);
+        let w = case.build().expect("every kept joint names a kept body");
+        let names: Vec<_> = w.joints().iter().map(|j| j.name.clone()).collect();
+        assert_eq!(names, [None, Some("hang".into()), Some("rp".into())], "{names:?}");
+        let ends = |k: usize| (w.joints()[k].a, w.joints()[k].b);
+        assert_eq!(ends(0), (Some(3), Some(4)), "the chain's last joint, between its last two links");
+        assert_eq!(ends(1), (None, Some(1)));
+        assert_eq!(ends(2), (Some(2), Some(1)), "r is body 2 of the subset");
+        // Anchors, axes and limits come through: the kept joints start satisfied.
+        for k in 0..w.joints().len() {
+            let r = w.joint_report(k);
+            assert!(r.linear_error < 1e-5 && r.angular_error < 1e-4, "joint {k}: {r:?}");
+        }
+        let full = scene.build().unwrap();
+        assert_eq!(w.joints()[2].kind, full.joints()[6].kind);
     }
 }

@@ -5,12 +5,14 @@ mod binary;
 mod case;
 mod codec;
 mod events;
+mod joint_trace;
 mod trace;
 
 pub use binary::{EXTENSION, KeyframeStorage, StreamRecorder, is_binary};
 
 pub use case::{Case, CaseRun};
 pub use events::{Event, EventDetector, EventKind};
+pub use joint_trace::{JOINT_SERIES, JointTrace};
 pub use trace::{BodyTrace, TRACE_SERIES};
 
 use crate::math::{Quat, Vec3};

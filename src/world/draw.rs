@@ -1,5 +1,6 @@
 //! What the world shows of itself: boxes, velocities, contacts and their impulses, candidate
-//! pairs, the broad phase's structure, mesh edges; how the narrow phase answers one pair.
+//! pairs, the broad phase's structure, mesh edges, joints (`joint_draw.rs`); how the narrow
+//! phase answers one pair.
 
 use super::World;
 use crate::debug_draw::{CONTACT_POINT_COLORS, CONTACT_POINT_SIZE, DebugDraw, DrawCategory, contact_point_kind};
@@ -57,6 +58,9 @@ impl World {
             self.debug_draw_mesh_edges(DrawCategory::Mesh, draw);
             self.debug_draw_mesh_queries(draw);
             self.debug_draw_mesh_normals(draw);
+        }
+        if draw.wants(DrawCategory::Joint) {
+            self.debug_draw_joints(draw);
         }
     }
 

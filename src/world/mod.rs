@@ -7,6 +7,7 @@ mod hash;
 mod idle;
 #[cfg(test)]
 mod idle_tests;
+mod joint_draw;
 mod mesh_debug;
 mod pairs;
 mod profile;
@@ -35,6 +36,7 @@ pub enum AddBodyError {
 pub use crate::contacts::{CachedPoint, ContactStore, PAIR_CACHE_MAX_TURN, PairEntry};
 pub(crate) use hash::Fnv1a;
 pub use hash::state_hash;
+pub use joint_draw::{draw_joint, joint_radius};
 pub use mesh_debug::{BVH_INNER_COLOR, BVH_LEAF_COLOR, CORRECTED_NORMAL_COLOR, RAW_NORMAL_COLOR};
 pub use profile::{PHASES, StepProfile};
 pub use snapshot::{BodySnapshot, PairSnapshot, Snapshot, SnapshotError, WarmEntry};

@@ -1,5 +1,8 @@
-//! The inspector: the selected body's shape, mass, pose, velocity and contacts, a plot of its
-//! history since it was selected, and a list of all bodies to select from.
+//! The inspector: the selected body's shape, mass, pose, velocity, contacts and joints, a plot of
+//! its history since it was selected, and a list of all bodies to select from; the selected
+//! joint's state and plot (`inspector/joint.rs`).
+
+mod joint;
 
 use super::Command;
 use super::PanelCx;
@@ -15,6 +18,8 @@ pub(crate) struct InspectorPanel {
     filter: String,
     /// The series of the history plot, an index into [`TRACE_SERIES`].
     series: usize,
+    /// The series of the joint's plot, an index into [`crate::record::JOINT_SERIES`].
+    joint_series: usize,
     /// The value range the history plot showed last frame (for tests).
     pub(crate) shown_range: Option<(f64, f64)>,
 }
@@ -109,6 +114,10 @@ impl InspectorPanel {
         let (world, trace, pinned) = (&cx.sim.world, &cx.sim.trace, &cx.sim.pinned);
         let (selected, dragging) = (cx.view.selected, cx.sim.drag.map(|d| d.body));
         let mut commands = Vec::new();
+        if let Some(k) = cx.view.selected_joint.filter(|&k| k < world.joints().len()) {
+            self.joint_section(ui, world, k, &cx.sim.joint_trace, &mut commands);
+            ui.separator();
+        }
         match selected.and_then(|i| world.bodies().get(i).map(|b| (i, b))) {
             Some((i, body)) => {
                 ui.horizontal(|ui| {
@@ -118,6 +127,7 @@ impl InspectorPanel {
                     }
                 });
                 body_details(ui, world, i, body, dragging == Some(i), &mut commands);
+                joint::body_joints(ui, world, i, cx.view.selected_joint, &mut commands);
                 self.trace_plot(ui, trace, pinned, &mut commands);
             }
             None => {
@@ -151,6 +161,7 @@ impl InspectorPanel {
                 );
             },
         );
+        joint::all_joints(ui, world, cx.view.selected_joint, &mut commands);
         commands
     }
 }

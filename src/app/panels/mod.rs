@@ -56,6 +56,8 @@ pub enum Command {
     /// Render the recording on the timeline, all its steps, as a GIF clip.
     ExportClip(PathBuf),
     Select(Option<usize>),
+    /// Select a joint (an index into the world's joints) for the Inspector, or none.
+    SelectJoint(Option<usize>),
     FrameAll,
     /// Reset as R does (during an A/B: both worlds to its start).
     Reset,

@@ -46,6 +46,13 @@ impl ViewPanel {
                 "Triangle meshes and height fields near moving bodies: triangle edges (orange active, blue inactive), the BVH nodes or height-field cells the mid phase visits (leaves bright), and each mesh contact's normal as used (green) beside the raw triangle contact's (red).",
             );
             ui.end_row();
+            ui.checkbox(&mut l.joints, "Joints").on_hover_text(
+                "Each joint's anchors (yellow on body A, cyan on body B) with an arm from each body's centre, \
+                 A's axis (magenta), the limits as arcs, a cone or a range (green, orange while the joint sits on one), \
+                 where the joint is within them (white), and its error, the gap it should close, in red. \
+                 Click near a joint to inspect it.",
+            );
+            ui.end_row();
         });
 
         ui.horizontal(|ui| {

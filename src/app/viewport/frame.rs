@@ -381,6 +381,7 @@ impl Layers {
             DrawCategory::Ccd => self.ccd,
             DrawCategory::NarrowPhase => self.narrow_phase,
             DrawCategory::Mesh => self.mesh,
+            DrawCategory::Joint => self.joints,
             DrawCategory::Ray => true,
         }
     }
@@ -396,5 +397,6 @@ impl Layers {
             || self.candidate_pairs
             || self.ccd
             || self.narrow_phase
+            || self.joints
     }
 }

@@ -14,6 +14,11 @@ const ORBIT_PER_POINT: f32 = 0.008;
 const ORBIT_KEY_SPEED: f32 = 1.6;
 /// Farthest pick distance, m.
 const PICK_RANGE: f32 = 10_000.0;
+/// A click within this many points of a joint's anchors picks the joint.
+const JOINT_PICK_POINTS: f32 = 10.0;
+/// A joint this far behind the body a click hits still wins it (its anchor sits on or in the
+/// body's surface), m.
+const JOINT_PICK_DEPTH: f32 = 0.3;
 
 /// What the current drag gesture does.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -51,6 +56,7 @@ impl Viewport {
         response: &Response,
         rect: Rect,
         world: &World,
+        pick_joints: bool,
         actions: &mut Vec<ViewAction>,
     ) {
         let (shift, press_origin, pointer) =
@@ -106,8 +112,7 @@ impl Viewport {
         if response.clicked()
             && let Some(pos) = pointer
         {
-            let hit = world.ray_cast(&self.camera.ray_through(pos, rect), PICK_RANGE);
-            actions.push(ViewAction::Select(hit.map(|(i, _)| i)));
+            actions.push(self.pick(pos, rect, world, pick_joints));
         }
 
         if response.hovered() {
@@ -115,6 +120,21 @@ impl Viewport {
             if !ui.ctx().egui_wants_keyboard_input() {
                 self.keys(ui, rect, world, actions);
             }
+        }
+    }
+
+    /// What a click at `pos` selects: a joint drawn near it (when joints are drawn) unless a
+    /// body stands well in front of it, else the body under it, else nothing.
+    fn pick(&self, pos: Pos2, rect: Rect, world: &World, pick_joints: bool) -> ViewAction {
+        let ray = self.camera.ray_through(pos, rect);
+        let body = world.ray_cast(&ray, PICK_RANGE);
+        let slope = JOINT_PICK_POINTS * 2.0 * (self.camera.fov_y * 0.5).tan() / rect.height().max(1.0);
+        let joint = world.joint_at_ray(&ray, slope).filter(|&(_, t)| {
+            pick_joints && body.as_ref().is_none_or(|(_, hit)| t <= hit.t * ray.dir.length() + JOINT_PICK_DEPTH)
+        });
+        match joint {
+            Some((k, _)) => ViewAction::SelectJoint(Some(k)),
+            None => ViewAction::Select(body.map(|(i, _)| i)),
         }
     }
 

@@ -30,6 +30,10 @@ pub struct ViewOptions {
     pub color_mode: ColorMode,
     /// The selected body, drawn highlighted.
     pub selected: Option<usize>,
+    /// The selected joint (an index into the world's joints), shown in the Inspector. Not
+    /// persisted.
+    #[serde(skip)]
+    pub selected_joint: Option<usize>,
     /// Per-body sRGB colours that replace `color_mode` (an A/B view colours by divergence);
     /// bodies past its end keep their usual colour. Not persisted.
     #[serde(skip)]
@@ -77,6 +81,8 @@ pub struct Layers {
     pub axes: bool,
     /// Trails behind fast and selected bodies, and small moving bodies drawn at a minimum size.
     pub trails: bool,
+    /// Joints: anchors, axes, limits as arcs and ranges, the current error.
+    pub joints: bool,
 }
 
 impl Default for Layers {
@@ -95,13 +101,14 @@ impl Default for Layers {
             grid: true,
             axes: true,
             trails: true,
+            joints: true,
         }
     }
 }
 
 impl Layers {
     /// The layers' names, as `--layer` takes them.
-    pub const NAMES: [&'static str; 13] = [
+    pub const NAMES: [&'static str; 14] = [
         "aabbs",
         "contact_points",
         "contact_normals",
@@ -115,6 +122,7 @@ impl Layers {
         "grid",
         "axes",
         "trails",
+        "joints",
     ];
 
     /// Turns the layer named `name` (one of [`Layers::NAMES`]) on or off.
@@ -144,6 +152,7 @@ impl Layers {
             "grid" => &mut self.grid,
             "axes" => &mut self.axes,
             "trails" => &mut self.trails,
+            "joints" => &mut self.joints,
             _ => return None,
         })
     }
@@ -175,6 +184,8 @@ pub enum ColorMode {
 pub enum ViewAction {
     /// A click on a body, or on nothing.
     Select(Option<usize>),
+    /// A click near a joint's anchors (index into the world's joints).
+    SelectJoint(Option<usize>),
     /// A left-drag began on a dynamic body, at `local_anchor` in the body's frame.
     DragStart {
         body: usize,
@@ -328,7 +339,7 @@ impl Viewport {
         let (rect, response) = ui.allocate_exact_size(size, Sense::click_and_drag());
         self.last_rect = rect;
         let mut actions = Vec::new();
-        self.handle_input(ui, &response, rect, world, &mut actions);
+        self.handle_input(ui, &response, rect, world, view.layers.joints, &mut actions);
 
         let ppp = ui.ctx().pixels_per_point();
         let size_px = [(rect.width() * ppp).round().max(1.0), (rect.height() * ppp).round().max(1.0)];

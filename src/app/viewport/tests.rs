@@ -55,6 +55,7 @@ fn bare() -> ViewOptions {
         grid: false,
         axes: false,
         trails: false,
+        joints: false,
     };
     ViewOptions { layers: off, ..ViewOptions::default() }
 }

@@ -76,6 +76,8 @@ pub struct Simulation {
     pub record: super::timeline::RecordState,
     /// The selected body's history, for the inspector's plot.
     pub trace: crate::record::BodyTrace,
+    /// The selected joint's history, for the inspector's plot.
+    pub joint_trace: crate::record::JointTrace,
     /// Bodies pinned to the inspector's plot beside the selected one, each with its history.
     pub pinned: Vec<crate::record::BodyTrace>,
     /// Trails behind fast bodies and the selected one.
@@ -105,6 +107,7 @@ impl Simulation {
             shots: 0,
             record: Default::default(),
             trace: crate::record::BodyTrace::new(TRACE_STEPS),
+            joint_trace: crate::record::JointTrace::new(TRACE_STEPS),
             pinned: Vec::new(),
             trails: Default::default(),
             pause: Default::default(),
@@ -156,6 +159,7 @@ impl Simulation {
         self.drag = None;
         self.history.clear();
         self.trace.clear();
+        self.joint_trace.clear();
         self.pinned.iter_mut().for_each(crate::record::BodyTrace::clear);
         self.trails.clear();
         self.pause.clear();
@@ -215,6 +219,7 @@ impl Simulation {
         }
         self.history.push(self.world.step_count(), *self.world.profile());
         self.trace.observe(&self.world);
+        self.joint_trace.observe(&self.world);
         for t in &mut self.pinned {
             t.observe(&self.world);
         }

@@ -4,6 +4,7 @@ mod ab_reset;
 mod contact_forces;
 mod diagnose;
 mod framing;
+mod joints;
 mod layout;
 mod lessons;
 mod materials;

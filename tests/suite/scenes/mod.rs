@@ -3,6 +3,7 @@
 mod ghost_lab;
 mod hostile_import;
 mod hostile_input;
+mod joint_lessons;
 mod lesson_claims;
 mod load;
 mod mesh;
