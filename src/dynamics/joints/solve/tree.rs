@@ -21,6 +21,9 @@
 //! `Σ` is a compliance far below what `f32` resolves: it keeps a joint to the world (which has
 //! one body) a leaf that can be eliminated.
 
+// The small dense blocks below read as the matrix algebra they are, row and column indices.
+#![allow(clippy::needless_range_loop)]
+
 use super::{JointKind, Prepared};
 use crate::dynamics::joints::JointState;
 use crate::dynamics::solver::BodyState;
