@@ -111,6 +111,9 @@ struct Outcome {
     stability: collidoscope::peer::Stability,
     end: Vec<collidoscope::Body>,
     hash: u64,
+    /// The widest any joint's anchors came apart over the run, and the most all of them were
+    /// apart at once (a chain's stretch), m.
+    joint_gaps: (Real, Real),
 }
 
 #[cfg(feature = "rapier")]
@@ -119,12 +122,18 @@ fn simulate(mut engine: Stepper, steps: u64) -> Outcome {
     let dt = engine.world().settings.dt as f64;
     let mut tracker = StabilityTracker::new(engine.world().bodies(), engine.world().settings.gravity);
     let mut ms = Vec::with_capacity(steps as usize);
+    let mut joint_gaps: (Real, Real) = (0.0, 0.0);
     for k in 1..=steps {
         engine.step();
         ms.push(engine.profile().total_ms);
-        tracker.observe(engine.world().bodies(), k as f64 * dt, engine.penetration());
+        let w = engine.world();
+        tracker.observe(w.bodies(), k as f64 * dt, engine.penetration());
+        let gaps = (0..w.joints().len()).map(|j| w.joint_report(j).linear_error);
+        let (widest, sum) = gaps.fold((0.0, 0.0), |(m, s): (Real, Real), g| (m.max(g), s + g));
+        joint_gaps = (joint_gaps.0.max(widest), joint_gaps.1.max(sum));
     }
-    Outcome { ms, stability: tracker.finish(), end: engine.world().bodies().to_vec(), hash: engine.world().hash() }
+    let (stability, end, hash) = (tracker.finish(), engine.world().bodies().to_vec(), engine.world().hash());
+    Outcome { ms, stability, end, hash, joint_gaps }
 }
 
 #[cfg(feature = "rapier")]
@@ -140,9 +149,12 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
     let n = world.bodies().len();
     let threads = world.threads();
     let s = world.settings.clone();
-    // One engine after the other, so none shares the cores or the caches with another.
+    // One engine after the other, so none shares the cores or the caches with another; a
+    // jointed scene in the engines that map joints.
+    let jointed = !world.joints().is_empty();
     let runs: Vec<(Engine, Outcome)> = Engine::ALL
         .iter()
+        .filter(|e| !jointed || e.maps_joints())
         .map(|&e| Ok((e, simulate(Stepper::new(e.cli_name(), world.clone())?, args.steps))))
         .collect::<Result<_, CliError>>()?;
 
@@ -184,6 +196,14 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
     outln!("{:<30}{}", "all asleep at s", cells(&asleep));
     row("resting speed m/s", &|s| s.resting_speed);
     row("max penetration m", &|s| s.max_penetration);
+    if jointed {
+        outln!("{:<30}{}", "joint gap, widest m", cells(&|o| format!("{:.6}", o.joint_gaps.0)));
+        outln!("{:<30}{}", "joint gaps summed, most m", cells(&|o| format!("{:.6}", o.joint_gaps.1)));
+        let skipped: Vec<&str> = Engine::ALL.iter().filter(|e| !e.maps_joints()).map(|e| e.label()).collect();
+        if !skipped.is_empty() {
+            outln!("not run: {} (joints are not mapped onto it)", skipped.join(", "));
+        }
+    }
     outln!("{:<30}{}", "hash", cells(&|o| format!("{:016x}", o.hash)));
     let diverge = |o: &Outcome| collidoscope::peer::divergence(&runs[0].1.end, &o.end);
     outln!("{:<30}{}", "divergence from ours, max m", cells(&|o| format!("{:.6}", diverge(o).0)));

@@ -4,6 +4,7 @@
 //! hash, the final-state CSV, the viewport, the A/B divergence — reads rapier's result unchanged.
 //! The mapping of each setting is tabled in the README ("rapier3d as a second engine").
 
+mod joints;
 #[cfg(feature = "jolt")]
 pub mod jolt;
 mod peer_world;
@@ -60,6 +61,16 @@ impl Engine {
         Self::ALL.iter().copied().find(|e| e.cli_name() == name)
     }
 
+    /// Whether a jointed scene maps onto the engine (Collidoscope's own joints; rapier3d's
+    /// impulse joints, `joints`).
+    pub fn maps_joints(self) -> bool {
+        match self {
+            Engine::Collidoscope | Engine::Rapier => true,
+            #[cfg(feature = "jolt")]
+            Engine::Jolt => false,
+        }
+    }
+
     /// The name shown to people, with the engine's version.
     pub fn label(self) -> &'static str {
         match self {
@@ -71,10 +82,13 @@ impl Engine {
     }
 }
 
-/// A rapier3d world mirroring a Collidoscope world body for body (same order, same indices).
+/// A rapier3d world mirroring a Collidoscope world body for body (same order, same indices)
+/// and joint for joint.
 pub struct RapierWorld {
     physics: r::PhysicsWorld,
     handles: Vec<r::RigidBodyHandle>,
+    /// Each joint's rapier joint (`None` once broken) and break force.
+    joints: Vec<(Option<r::ImpulseJointHandle>, Option<Real>)>,
     /// Bodies as rapier has them after the last step; never stepped itself.
     mirror: World,
     profile: StepProfile,
@@ -156,7 +170,7 @@ pub fn integration_parameters(s: &Settings) -> r::IntegrationParameters {
 
 impl RapierWorld {
     /// rapier's copy of `world`: every body with its shape, pose, velocities, material and
-    /// flags, and the world's settings.
+    /// flags, every joint (`joints::generic`), and the world's settings.
     pub fn from_world(world: &World) -> RapierWorld {
         let mut physics = r::PhysicsWorld::new();
         let mut mirror = World::new(world.settings.clone());
@@ -165,7 +179,25 @@ impl RapierWorld {
             handles.push(insert(&mut physics, b, &world.settings));
             mirror.add_body(b.clone());
         }
-        let mut rw = RapierWorld { physics, handles, mirror, profile: StepProfile::default(), step_count: 0 };
+        // The world's side of joints: one fixed body at the origin, without a shape.
+        let ground = world
+            .joints()
+            .iter()
+            .any(|j| j.a.is_none() || j.b.is_none())
+            .then(|| physics.insert_body(r::RigidBodyBuilder::fixed()));
+        let mut joints = Vec::with_capacity(world.joints().len());
+        for (j, state) in world.joints().iter().zip(world.joint_states()) {
+            // The mirror carries the joints (never stepped: for reports and drawing).
+            mirror.add_joint(j.clone()).expect("a joint the world accepted");
+            if state.broken {
+                joints.push((None, j.break_force));
+                continue;
+            }
+            let side = |s: Option<u32>| s.map(|i| handles[i as usize]).or(ground).expect("a world side has the ground");
+            let h = physics.insert_impulse_joint(side(j.a), side(j.b), joints::generic(j));
+            joints.push((Some(h), j.break_force));
+        }
+        let mut rw = RapierWorld { physics, handles, joints, mirror, profile: StepProfile::default(), step_count: 0 };
         rw.set_settings(world.settings.clone());
         rw.read_back();
         rw
@@ -194,9 +226,27 @@ impl RapierWorld {
         let t = std::time::Instant::now();
         self.physics.step();
         let wall_ms = t.elapsed().as_secs_f64() * 1e3;
+        self.break_joints();
         self.step_count += 1;
         self.read_back();
         self.profile = self.counters(wall_ms);
+    }
+
+    /// Removes the joints whose force in the last step exceeded their break force.
+    fn break_joints(&mut self) {
+        let dt = self.mirror.settings.dt;
+        for (handle, limit) in &mut self.joints {
+            let (Some(h), Some(limit)) = (*handle, *limit) else { continue };
+            if self.physics.impulse_joints.get(h).is_some_and(|j| joints::force(j, dt) > limit) {
+                self.physics.remove_impulse_joint(h);
+                *handle = None;
+            }
+        }
+    }
+
+    /// Whether joint `k` still acts (false once it broke).
+    pub fn joint_acts(&self, k: usize) -> bool {
+        self.joints[k].0.is_some()
     }
 
     /// The bodies as rapier has them after the last step, in scene order.

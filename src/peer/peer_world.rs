@@ -11,10 +11,10 @@ pub enum PeerError {
     /// Collidoscope asked for as a peer of itself.
     #[error("Collidoscope is not a peer engine: choose rapier or jolt")]
     NotAPeer,
-    /// The scene has joints, which are not mapped onto the peer engines: it would run a
+    /// The scene has joints, which are not mapped onto this peer engine (Jolt): it would run a
     /// different world.
     #[error(
-        "the scene has {joints} joint(s), and joints are not mapped onto {engine}: run it with --engine collidoscope"
+        "the scene has {joints} joint(s), and joints are not mapped onto {engine}: run it with --engine collidoscope or rapier"
     )]
     Joints {
         /// How many joints the scene has.
@@ -51,12 +51,13 @@ macro_rules! each {
 impl PeerWorld {
     /// `engine`'s copy of `world`, with its settings.
     pub fn new(engine: Engine, world: &World) -> Result<PeerWorld, PeerError> {
-        if !world.joints().is_empty() && engine != Engine::Collidoscope {
-            return Err(PeerError::Joints { joints: world.joints().len(), engine: engine.label() });
-        }
         match engine {
             Engine::Collidoscope => Err(PeerError::NotAPeer),
             Engine::Rapier => Ok(PeerWorld::Rapier(Box::new(RapierWorld::from_world(world)))),
+            #[cfg(feature = "jolt")]
+            Engine::Jolt if !world.joints().is_empty() => {
+                Err(PeerError::Joints { joints: world.joints().len(), engine: engine.label() })
+            }
             #[cfg(feature = "jolt")]
             Engine::Jolt => Ok(PeerWorld::Jolt(Box::new(super::JoltWorld::from_world(world)?))),
         }

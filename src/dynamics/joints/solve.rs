@@ -11,6 +11,8 @@ use crate::dynamics::Body;
 use crate::dynamics::solver::BodyState;
 use crate::math::{Mat3, Quat, Real, Vec3};
 
+mod tree;
+
 /// Soft-constraint coefficients of one substep.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Soft {
@@ -58,6 +60,8 @@ struct Prepared {
     axis_b: Vec3,
     rest_inv: Quat,
     kind: JointKind,
+    /// Its anchors are solved with the forest's (`tree`), not on their own.
+    tree: bool,
 }
 
 /// The velocities of a joint's two bodies while its rows are solved.
@@ -238,6 +242,8 @@ pub(crate) struct JointSolver {
     /// The substep, s, and the joints' softness in the solve passes.
     h: Real,
     soft: Option<Soft>,
+    /// The anchors of the joints that form chains and trees, solved together exactly.
+    tree: tree::Tree,
 }
 
 impl JointSolver {
@@ -250,7 +256,7 @@ impl JointSolver {
         bodies: &[Body],
         dummy: usize,
         mass: impl Fn(usize) -> (Real, Mat3),
-        (soft, h): (Soft, Real),
+        (soft, h, exact): (Soft, Real, bool),
     ) {
         self.rows.clear();
         self.h = h;
@@ -289,8 +295,10 @@ impl JointSolver {
                 axis_b: qb * j.axis_b.normalize(),
                 rest_inv: j.rest.normalize().conjugate(),
                 kind: j.kind,
+                tree: false,
             });
         }
+        self.tree.build(&mut self.rows, dummy + 1, exact);
     }
 
     /// Whether any joint has rows this step.
@@ -335,6 +343,19 @@ impl JointSolver {
             let mut v = load(p, states);
             solve_one(p, s, &n, &mut v, (soft, soft_bias, inv_h, bias), self.h);
             store(p, states, v);
+        }
+        // Rigid: the velocities keep every anchor together; position correction at the soft
+        // spring's rate.
+        let bias_rate = if bias { soft_bias.bias_rate } else { 0.0 };
+        if !self.tree.solve(&self.rows, joints, states, dq, bias_rate) {
+            // A block that would not factor: these anchors one by one, this pass.
+            for p in self.rows.iter().filter(|p| p.tree) {
+                let s = &mut joints[p.index];
+                let (p, n) = p.now(states, dq);
+                let mut v = load(&p, states);
+                point(&p, s, &n, &mut v, soft);
+                store(&p, states, v);
+            }
         }
     }
 
@@ -407,7 +428,7 @@ fn solve_one(p: &Prepared, s: &mut JointState, n: &Now, v: &mut Pair, k: (Soft, 
     match p.kind {
         JointKind::Fixed => {
             angular_lock(p, s, n, v, soft);
-            point(p, s, n, v, soft);
+            point_unless_tree(p, s, n, v, soft);
         }
         JointKind::Ball { cone: c, twist } => {
             if let (Some(range), Some(j)) = (twist, axial(p, n)) {
@@ -416,7 +437,7 @@ fn solve_one(p: &Prepared, s: &mut JointState, n: &Now, v: &mut Pair, k: (Soft, 
             if let (Some(_), Some((j, room))) = (c, cone(p, n)) {
                 limit(p, v, j, room, &mut s.cone, (soft_bias, inv_h, bias));
             }
-            point(p, s, n, v, soft);
+            point_unless_tree(p, s, n, v, soft);
         }
         JointKind::Hinge { limits: range, motor: m } => {
             let j = Jac::angular(n.axis_a);
@@ -427,7 +448,7 @@ fn solve_one(p: &Prepared, s: &mut JointState, n: &Now, v: &mut Pair, k: (Soft, 
                 limits(p, s, v, j, twist_angle(n.err, n.axis_a), range, (soft_bias, inv_h, bias));
             }
             hinge_align(p, s, n, v, soft);
-            point(p, s, n, v, soft);
+            point_unless_tree(p, s, n, v, soft);
         }
         JointKind::Prismatic { limits: range, motor: m } => {
             let j = axial(p, n).expect("a slider has an axis");
@@ -489,6 +510,13 @@ fn spring(p: &Prepared, v: &mut Pair, j: Jac, x: Real, acc: &mut Real, (k, c): (
     let impulse = -(j.rate(v) + bias + gamma * *acc) / (kk + gamma);
     j.apply(p, v, impulse);
     *acc += impulse;
+}
+
+/// The anchors together, unless the forest's solve holds them (`tree`).
+fn point_unless_tree(p: &Prepared, s: &mut JointState, n: &Now, v: &mut Pair, soft: Soft) {
+    if !p.tree {
+        point(p, s, n, v, soft);
+    }
 }
 
 /// The anchors together (3×3 block).

@@ -33,6 +33,8 @@ pub struct StepContext {
     pub(super) relax: PassParams,
     /// The joints' softness in the solve passes.
     joint_soft: Soft,
+    /// Whether joints that form chains and trees are solved together exactly.
+    joint_trees: bool,
 }
 
 impl StepContext {
@@ -69,6 +71,7 @@ impl StepContext {
             solve,
             relax: PassParams { use_bias: false, ..solve },
             joint_soft: Soft::new(settings.joint_hertz, settings.joint_damping_ratio, h),
+            joint_trees: settings.exact_joint_trees,
         }
     }
 
@@ -77,9 +80,10 @@ impl StepContext {
         self.warm_starting
     }
 
-    /// The joints' softness in the solve passes, and the substep.
-    pub(super) fn joint_softness(&self) -> (Soft, Real) {
-        (self.joint_soft, self.h)
+    /// The joints' softness in the solve passes, the substep, and whether chains and trees
+    /// of joints are solved exactly.
+    pub(super) fn joint_softness(&self) -> (Soft, Real, bool) {
+        (self.joint_soft, self.h, self.joint_trees)
     }
 
     /// What row building reads of gravity and the step.

@@ -1,0 +1,494 @@
+//! The anchors of joints whose bodies form chains and trees (no loops), solved exactly in each
+//! pass: one sparse direct solve of the bodies' and the joints' linear system, eliminated leaves
+//! first so that nothing fills in and the work grows linearly with the joints (after Baraff,
+//! "Linear-time dynamics using Lagrange multipliers", SIGGRAPH 1996).
+//!
+//! One joint after another (Gauss-Seidel) each joint only sees its two bodies: a light link
+//! between a fixed point and a heavy ball hands on a small part of the ball's pull per pass, so a
+//! long chain under a heavy load stretches and, once it swings, flails. The direct solve gives
+//! every link the velocities that keep all the anchors together at once, whatever the masses.
+//!
+//! The system, for body velocity changes `Δv` and anchor impulses `λ` (`M` the bodies' masses,
+//! `J` the anchors' Jacobian, `b` the position correction):
+//!
+//! ```text
+//! [  M   −Jᵀ ] [ Δv ]   [    0    ]
+//! [ −J   −Σ  ] [ λ  ] = [ J v + b ]
+//! ```
+//!
+//! Its graph (a node per moving body and per joint, an edge where a joint holds a body) is a
+//! forest when the joints make no loop; joints that would close a loop stay with the others.
+//! `Σ` is a compliance far below what `f32` resolves: it keeps a joint to the world (which has
+//! one body) a leaf that can be eliminated.
+
+// The small dense blocks below read as the matrix algebra they are, row and column indices.
+#![allow(clippy::needless_range_loop)]
+
+use super::{JointKind, Prepared};
+use crate::dynamics::joints::JointState;
+use crate::dynamics::solver::BodyState;
+use crate::math::{Mat3, Quat, Real, Vec3};
+use std::sync::Mutex;
+
+const NONE: u32 = u32::MAX;
+
+/// A joint's compliance per unit of its bodies' inverse masses (s²·… : effectively rigid).
+const COMPLIANCE: f64 = 1e-7;
+
+type V3 = [f64; 3];
+type V6 = [f64; 6];
+/// A 3 × 6 block: one joint's Jacobian for one body.
+type G = [V6; 3];
+
+#[derive(Clone, Copy, Debug)]
+enum Node {
+    Body(u32),
+    Joint(u32),
+}
+
+/// Whether a joint's anchors are held by a point constraint (the part the tree solves).
+pub(super) fn has_point(kind: &JointKind) -> bool {
+    matches!(kind, JointKind::Fixed | JointKind::Ball { .. } | JointKind::Hinge { .. })
+}
+
+/// The forest of one step: which joints it solves, and the order of elimination.
+#[derive(Debug, Default)]
+pub(super) struct Tree {
+    /// Each body node's state index, and a row and side whose mass it reads.
+    body_state: Vec<u32>,
+    body_mass: Vec<(u32, u8)>,
+    /// Each body node's parent joint node (`NONE`: a root).
+    body_parent: Vec<u32>,
+    /// Each joint node's row, its two sides' body nodes (`NONE`: the world or a body that does
+    /// not move), and which side is its parent.
+    joint_row: Vec<u32>,
+    joint_sides: Vec<[u32; 2]>,
+    joint_parent: Vec<u8>,
+    /// Leaves first.
+    order: Vec<Node>,
+    scratch: Mutex<Scratch>,
+}
+
+impl Clone for Tree {
+    fn clone(&self) -> Self {
+        Tree {
+            body_state: self.body_state.clone(),
+            body_mass: self.body_mass.clone(),
+            body_parent: self.body_parent.clone(),
+            joint_row: self.joint_row.clone(),
+            joint_sides: self.joint_sides.clone(),
+            joint_parent: self.joint_parent.clone(),
+            order: self.order.clone(),
+            scratch: Mutex::default(),
+        }
+    }
+}
+
+/// The factorisation's working blocks, kept between passes for their allocations.
+#[derive(Debug, Default)]
+struct Scratch {
+    /// Body nodes: the pivot block (its Cholesky factor once eliminated), the right-hand side,
+    /// then `D⁻¹ r`, and `D⁻¹ Gᵀ` for the parent joint's block `G`.
+    bd: Vec<[V6; 6]>,
+    br: Vec<V6>,
+    bx: Vec<[V3; 6]>,
+    /// Joint nodes: the pivot block (inverted once eliminated), the right-hand side, then
+    /// `D⁻¹ r`, `D⁻¹ G` for the parent body's block, and the Jacobian blocks of both sides.
+    jd: Vec<[V3; 3]>,
+    jr: Vec<V3>,
+    jy: Vec<G>,
+    jg: Vec<[G; 2]>,
+    /// Scratch of `build`: each state's body node, and the bodies' joints (CSR).
+    node_of_state: Vec<u32>,
+    start: Vec<u32>,
+    adjacent: Vec<(u32, u8)>,
+    joint_seen: Vec<bool>,
+    body_seen: Vec<bool>,
+}
+
+impl Tree {
+    /// Finds the forest among the rows whose joints hold a point: marks each row it takes
+    /// (`Prepared::tree`). `states` is the number of body states (the world's dummy included).
+    pub(super) fn build(&mut self, rows: &mut [Prepared], states: usize, enabled: bool) {
+        self.body_state.clear();
+        self.body_mass.clear();
+        self.body_parent.clear();
+        self.joint_row.clear();
+        self.joint_sides.clear();
+        self.joint_parent.clear();
+        self.order.clear();
+        if !enabled {
+            return;
+        }
+        let s = self.scratch.get_mut().unwrap_or_else(|e| e.into_inner());
+        s.node_of_state.clear();
+        s.node_of_state.resize(states, NONE);
+        // Body nodes, in order of first appearance; joint nodes, one per candidate row.
+        for (r, p) in rows.iter().enumerate() {
+            if !has_point(&p.kind) {
+                continue;
+            }
+            let mut sides = [NONE; 2];
+            for (side, (state, m)) in [(p.a, p.ma), (p.b, p.mb)].into_iter().enumerate() {
+                if m > 0.0 && p_inertia_invertible(p, side) {
+                    if s.node_of_state[state] == NONE {
+                        s.node_of_state[state] = self.body_state.len() as u32;
+                        self.body_state.push(state as u32);
+                        self.body_mass.push((r as u32, side as u8));
+                    }
+                    sides[side] = s.node_of_state[state];
+                }
+            }
+            if sides == [NONE; 2] {
+                continue;
+            }
+            self.joint_row.push(r as u32);
+            self.joint_sides.push(sides);
+        }
+        let (bodies, joints) = (self.body_state.len(), self.joint_row.len());
+        // Each body's joints, in joint order.
+        s.start.clear();
+        s.start.resize(bodies + 1, 0);
+        for sides in &self.joint_sides {
+            for &b in sides.iter().filter(|&&b| b != NONE) {
+                s.start[b as usize + 1] += 1;
+            }
+        }
+        for i in 0..bodies {
+            s.start[i + 1] += s.start[i];
+        }
+        s.adjacent.clear();
+        s.adjacent.resize(s.start[bodies] as usize, (0, 0));
+        let mut fill = s.start.clone();
+        for (j, sides) in self.joint_sides.iter().enumerate() {
+            for (side, &b) in sides.iter().enumerate().filter(|(_, b)| **b != NONE) {
+                s.adjacent[fill[b as usize] as usize] = (j as u32, side as u8);
+                fill[b as usize] += 1;
+            }
+        }
+        // Breadth first from each unreached body: a joint reaching a body already reached
+        // would close a loop, and stays out.
+        self.body_parent.resize(bodies, NONE);
+        self.joint_parent.resize(joints, 0);
+        s.joint_seen.clear();
+        s.joint_seen.resize(joints, false);
+        s.body_seen.clear();
+        s.body_seen.resize(bodies, false);
+        let mut taken = vec![false; joints];
+        let mut queue = std::collections::VecDeque::new();
+        for root in 0..bodies {
+            if s.body_seen[root] {
+                continue;
+            }
+            s.body_seen[root] = true;
+            queue.push_back(Node::Body(root as u32));
+            while let Some(node) = queue.pop_front() {
+                self.order.push(node);
+                let b = match node {
+                    Node::Body(b) => b,
+                    Node::Joint(j) => {
+                        let other = self.joint_sides[j as usize][1 - self.joint_parent[j as usize] as usize];
+                        if other != NONE {
+                            queue.push_back(Node::Body(other));
+                        }
+                        continue;
+                    }
+                };
+                for k in s.start[b as usize]..s.start[b as usize + 1] {
+                    let (j, side) = s.adjacent[k as usize];
+                    if std::mem::replace(&mut s.joint_seen[j as usize], true) {
+                        continue;
+                    }
+                    let other = self.joint_sides[j as usize][1 - side as usize];
+                    if other != NONE && std::mem::replace(&mut s.body_seen[other as usize], true) {
+                        continue;
+                    }
+                    if other != NONE {
+                        self.body_parent[other as usize] = j;
+                    }
+                    self.joint_parent[j as usize] = side;
+                    taken[j as usize] = true;
+                    queue.push_back(Node::Joint(j));
+                }
+            }
+        }
+        self.order.reverse();
+        for (j, &r) in self.joint_row.iter().enumerate() {
+            rows[r as usize].tree = taken[j];
+        }
+        for &b in &self.body_state {
+            s.node_of_state[b as usize] = NONE;
+        }
+        let bd = [[0.0; 6]; 6];
+        s.bd.resize(bodies, bd);
+        s.br.resize(bodies, [0.0; 6]);
+        s.bx.resize(bodies, [[0.0; 3]; 6]);
+        s.jd.resize(joints, [[0.0; 3]; 3]);
+        s.jr.resize(joints, [0.0; 3]);
+        s.jy.resize(joints, [[0.0; 6]; 3]);
+        s.jg.resize(joints, [[[0.0; 6]; 3]; 2]);
+    }
+
+    /// One exact solve of the forest's anchors at the bodies' current velocities, with position
+    /// correction at `bias_rate` (1/s). Adds the impulses to the joints' states. Returns false,
+    /// changing nothing, if a block could not be factored (the caller then solves those joints
+    /// one by one).
+    pub(super) fn solve(
+        &self,
+        rows: &[Prepared],
+        joints: &mut [JointState],
+        states: &mut [BodyState],
+        dq: &impl Fn(usize) -> Quat,
+        bias_rate: Real,
+    ) -> bool {
+        if self.order.is_empty() {
+            return true;
+        }
+        let mut guard = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        let s = &mut *guard;
+        // The bodies' masses, their inertia turned as far as they have turned in the step.
+        for (k, (&state, &(r, side))) in self.body_state.iter().zip(&self.body_mass).enumerate() {
+            let p = &rows[r as usize];
+            let (m, i) = if side == 0 { (p.ma, p.ia) } else { (p.mb, p.ib) };
+            let rot = Mat3::from_quat(dq(state as usize));
+            let inv_i = (rot * i * rot.transpose()).as_dmat3();
+            let inertia = inv_i.inverse();
+            let mut d = [[0.0; 6]; 6];
+            for (a, row) in d.iter_mut().enumerate().take(3) {
+                row[a] = 1.0 / m as f64;
+            }
+            for a in 0..3 {
+                for c in 0..3 {
+                    d[3 + a][3 + c] = inertia.col(c)[a];
+                }
+            }
+            s.bd[k] = d;
+            s.br[k] = [0.0; 6];
+        }
+        // The joints' Jacobians and velocity errors.
+        for (j, &r) in self.joint_row.iter().enumerate() {
+            let p = &rows[r as usize];
+            if !p.tree {
+                continue;
+            }
+            let n = p.at(states, dq(p.a), dq(p.b));
+            let arm_a = n.ra + n.d;
+            let (a, b) = (&states[p.a], &states[p.b]);
+            let cdot = (b.v + b.w.cross(n.rb)) - (a.v + a.w.cross(arm_a));
+            let rhs = cdot + bias_rate * n.d;
+            s.jr[j] = [rhs.x as f64, rhs.y as f64, rhs.z as f64];
+            let c = -COMPLIANCE * (p.ma + p.mb) as f64;
+            s.jd[j] = [[c, 0.0, 0.0], [0.0, c, 0.0], [0.0, 0.0, c]];
+            // Side A: [−I, [arm]×]; side B: [I, −[r_b]×].
+            s.jg[j] = [jacobian(-1.0, arm_a), jacobian(1.0, n.rb)];
+        }
+        // Eliminate leaves first: fold each node into its parent.
+        for &node in &self.order {
+            match node {
+                Node::Joint(j) => {
+                    let j = j as usize;
+                    let Some(inv) = invert3(&s.jd[j]) else { return false };
+                    s.jd[j] = inv;
+                    s.jr[j] = mul3(&inv, &s.jr[j]);
+                    let side = self.joint_parent[j] as usize;
+                    let parent = self.joint_sides[j][side];
+                    if parent == NONE {
+                        continue;
+                    }
+                    let g = &s.jg[j][side];
+                    let mut y = [[0.0; 6]; 3];
+                    for (a, row) in y.iter_mut().enumerate() {
+                        for (c, x) in row.iter_mut().enumerate() {
+                            *x = (0..3).map(|k| inv[a][k] * g[k][c]).sum();
+                        }
+                    }
+                    // D_p −= Gᵀ D⁻¹ G; r_p += Gᵀ D⁻¹ r.
+                    let (d, rp, w) = (&mut s.bd[parent as usize], &mut s.br[parent as usize], s.jr[j]);
+                    for a in 0..6 {
+                        for c in 0..6 {
+                            d[a][c] -= (0..3).map(|k| g[k][a] * y[k][c]).sum::<f64>();
+                        }
+                        rp[a] += (0..3).map(|k| g[k][a] * w[k]).sum::<f64>();
+                    }
+                    s.jy[j] = y;
+                }
+                Node::Body(b) => {
+                    let b = b as usize;
+                    if !cholesky6(&mut s.bd[b]) {
+                        return false;
+                    }
+                    let l = s.bd[b];
+                    s.br[b] = solve6(&l, s.br[b]);
+                    let parent = self.body_parent[b];
+                    if parent == NONE {
+                        continue;
+                    }
+                    let j = parent as usize;
+                    let side = usize::from(self.joint_sides[j][1] == b as u32);
+                    let g = s.jg[j][side];
+                    let mut x = [[0.0; 3]; 6];
+                    for (k, gk) in g.iter().enumerate() {
+                        let col = solve6(&l, *gk);
+                        for a in 0..6 {
+                            x[a][k] = col[a];
+                        }
+                    }
+                    // D_j −= G D⁻¹ Gᵀ; r_j += G D⁻¹ r.
+                    let w = s.br[b];
+                    for a in 0..3 {
+                        for c in 0..3 {
+                            s.jd[j][a][c] -= (0..6).map(|k| g[a][k] * x[k][c]).sum::<f64>();
+                        }
+                        s.jr[j][a] += (0..6).map(|k| g[a][k] * w[k]).sum::<f64>();
+                    }
+                    s.bx[b] = x;
+                }
+            }
+        }
+        // Back from the roots: each node's unknowns from its parent's.
+        for &node in self.order.iter().rev() {
+            match node {
+                Node::Joint(j) => {
+                    let j = j as usize;
+                    let parent = self.joint_sides[j][self.joint_parent[j] as usize];
+                    if parent != NONE {
+                        let (y, z) = (&s.jy[j], s.br[parent as usize]);
+                        for a in 0..3 {
+                            s.jr[j][a] += (0..6).map(|k| y[a][k] * z[k]).sum::<f64>();
+                        }
+                    }
+                }
+                Node::Body(b) => {
+                    let b = b as usize;
+                    let parent = self.body_parent[b];
+                    if parent != NONE {
+                        let (x, z) = (&s.bx[b], s.jr[parent as usize]);
+                        for a in 0..6 {
+                            s.br[b][a] += (0..3).map(|k| x[a][k] * z[k]).sum::<f64>();
+                        }
+                    }
+                }
+            }
+        }
+        for (&state, dv) in self.body_state.iter().zip(&s.br) {
+            let st = &mut states[state as usize];
+            st.v += Vec3::new(dv[0] as Real, dv[1] as Real, dv[2] as Real);
+            st.w += Vec3::new(dv[3] as Real, dv[4] as Real, dv[5] as Real);
+        }
+        for (&r, l) in self.joint_row.iter().zip(&s.jr) {
+            let p = &rows[r as usize];
+            if p.tree {
+                joints[p.index].linear += Vec3::new(l[0] as Real, l[1] as Real, l[2] as Real);
+            }
+        }
+        true
+    }
+}
+
+/// Whether side `side`'s inverse inertia can be inverted (a body with a locked rotation has
+/// no finite inertia there and stays out of the tree).
+fn p_inertia_invertible(p: &Prepared, side: usize) -> bool {
+    let i = if side == 0 { p.ia } else { p.ib };
+    let det = i.as_dmat3().determinant();
+    det.is_finite() && det > 0.0
+}
+
+/// A point constraint's Jacobian for one body: `[sign I, −sign [r]×]`.
+fn jacobian(sign: f64, r: Vec3) -> G {
+    let (x, y, z) = (r.x as f64, r.y as f64, r.z as f64);
+    // [r]× w = r × w.
+    let skew = [[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]];
+    let mut g = [[0.0; 6]; 3];
+    for a in 0..3 {
+        g[a][a] = sign;
+        for c in 0..3 {
+            g[a][3 + c] = -sign * skew[a][c];
+        }
+    }
+    g
+}
+
+fn mul3(m: &[V3; 3], v: &V3) -> V3 {
+    [0, 1, 2].map(|a| m[a][0] * v[0] + m[a][1] * v[1] + m[a][2] * v[2])
+}
+
+fn invert3(m: &[V3; 3]) -> Option<[V3; 3]> {
+    let c = |a: usize, b: usize| {
+        m[(a + 1) % 3][(b + 1) % 3] * m[(a + 2) % 3][(b + 2) % 3]
+            - m[(a + 1) % 3][(b + 2) % 3] * m[(a + 2) % 3][(b + 1) % 3]
+    };
+    let cof = [[c(0, 0), c(0, 1), c(0, 2)], [c(1, 0), c(1, 1), c(1, 2)], [c(2, 0), c(2, 1), c(2, 2)]];
+    let det = m[0][0] * cof[0][0] + m[0][1] * cof[0][1] + m[0][2] * cof[0][2];
+    if !(det.is_finite() && det != 0.0) {
+        return None;
+    }
+    // The inverse is the transposed cofactors over the determinant.
+    Some([0, 1, 2].map(|a| [0, 1, 2].map(|b| cof[b][a] / det)))
+}
+
+/// Cholesky factor `L` (lower, in place) of a symmetric positive-definite 6 × 6 block.
+fn cholesky6(m: &mut [V6; 6]) -> bool {
+    for j in 0..6 {
+        let mut d = m[j][j];
+        for k in 0..j {
+            d -= m[j][k] * m[j][k];
+        }
+        if !(d > 0.0 && d.is_finite()) {
+            return false;
+        }
+        let d = d.sqrt();
+        m[j][j] = d;
+        for i in j + 1..6 {
+            let mut x = m[i][j];
+            for k in 0..j {
+                x -= m[i][k] * m[j][k];
+            }
+            m[i][j] = x / d;
+        }
+    }
+    true
+}
+
+/// Solves `L Lᵀ x = b` with the factor from `cholesky6`.
+fn solve6(l: &[V6; 6], mut b: V6) -> V6 {
+    for i in 0..6 {
+        for k in 0..i {
+            b[i] -= l[i][k] * b[k];
+        }
+        b[i] /= l[i][i];
+    }
+    for i in (0..6).rev() {
+        for k in i + 1..6 {
+            b[i] -= l[k][i] * b[k];
+        }
+        b[i] /= l[i][i];
+    }
+    b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cholesky_solves_a_symmetric_positive_definite_block() {
+        let mut m = [[0.0; 6]; 6];
+        for (i, row) in m.iter_mut().enumerate() {
+            for (j, x) in row.iter_mut().enumerate() {
+                *x = if i == j { 10.0 + i as f64 } else { 1.0 / (1.0 + (i + j) as f64) };
+            }
+        }
+        let b = [1.0, -2.0, 3.0, 0.5, 0.0, -1.0];
+        let orig = m;
+        assert!(cholesky6(&mut m));
+        let x = solve6(&m, b);
+        for i in 0..6 {
+            let bi: f64 = (0..6).map(|k| orig[i][k] * x[k]).sum();
+            assert!((bi - b[i]).abs() < 1e-12, "row {i}: {bi} against {}", b[i]);
+        }
+        let inv = invert3(&[[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 4.0]]).unwrap();
+        let x = mul3(&inv, &[1.0, 2.0, 3.0]);
+        let back = [2.0 * x[0] + x[1], x[0] + 3.0 * x[1] + x[2], x[1] + 4.0 * x[2]];
+        assert!(back.iter().zip([1.0, 2.0, 3.0]).all(|(a, b)| (a - b).abs() < 1e-12), "{back:?}");
+    }
+}
