@@ -243,7 +243,8 @@ impl Passings {
     }
 
     /// The `(body, other)` passings completed in the step just taken: `body`'s centre went
-    /// through `other`, both dynamic.
+    /// through `other`, both dynamic and free to collide (not kept apart by a joint's `collide:
+    /// false`).
     pub fn observe(&mut self, world: &World) -> Vec<(usize, usize)> {
         let bodies = world.bodies();
         self.last.extend(bodies[self.last.len().min(bodies.len())..].iter().map(|b| b.pose));
@@ -271,7 +272,8 @@ impl Passings {
                     continue;
                 }
                 let moved = |n: usize| self.last[n] != bodies[n].pose;
-                if !moved(i) && !moved(j) {
+                // A jointed pair that does not collide may overlap by design.
+                if (!moved(i) && !moved(j)) || world.joint_filters(i, j) {
                     continue;
                 }
                 // The faster body first: it is the one that passed through the other.

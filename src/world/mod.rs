@@ -249,6 +249,13 @@ impl World {
         self.joints.list()
     }
 
+    /// Whether a joint keeps bodies `a` and `b` from colliding (a joint between them with
+    /// `collide: false`): their shapes may overlap by design.
+    pub fn joint_filters(&self, a: usize, b: usize) -> bool {
+        let (lo, hi) = (a.min(b) as u32, a.max(b) as u32);
+        self.joints.filters((lo, hi))
+    }
+
     /// Each joint's kept impulses and whether it broke.
     pub fn joint_states(&self) -> &[JointState] {
         self.joints.states()

@@ -292,10 +292,12 @@ fn the_settings_panel_lists_the_joint_settings_under_joints_with_their_help() {
     assert!(joint_facts.len() >= 2, "the joint solver's settings: {}", joint_facts.len());
     for f in joint_facts {
         assert!(!f.help.is_empty(), "{} has no help", f.name);
-        let label = h.get_by_role_and_label(egui::accesskit::Role::Label, f.label);
-        label.scroll_to_me();
+        // A number's name is a label beside its control; a switch's is its checkbox's.
+        let role = egui::accesskit::Role::Label;
+        let beside = h.query_by_role_and_label(role, f.label).is_some();
+        if beside { h.get_by_role_and_label(role, f.label) } else { h.get_by_label(f.label) }.scroll_to_me();
         h.run();
-        h.get_by_role_and_label(egui::accesskit::Role::Label, f.label).hover();
+        if beside { h.get_by_role_and_label(role, f.label) } else { h.get_by_label(f.label) }.hover();
         h.run();
         let first_line = f.help.lines().next().unwrap();
         assert!(h.query_by_label_contains(first_line).is_some(), "hovering {} shows {first_line:?}", f.label);
