@@ -1,5 +1,5 @@
 use super::*;
-use crate::peer::tests::{rel, scene, MASS_SCENE};
+use crate::peer::tests::{MASS_SCENE, rel, scene};
 
 #[test]
 fn mapped_bodies_have_the_same_masses_and_inertias_in_jolt() {
