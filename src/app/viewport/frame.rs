@@ -388,15 +388,7 @@ impl Layers {
 
     /// Whether any engine debug layer is on (grid and axes are the viewer's own).
     pub fn any_debug(&self) -> bool {
-        self.aabbs
-            || self.contact_points
-            || self.contact_normals
-            || self.contact_forces
-            || self.velocities
-            || self.broad_phase
-            || self.candidate_pairs
-            || self.ccd
-            || self.narrow_phase
-            || self.joints
+        // Rays have no toggle (`shows` is always true for them): they do not count.
+        DrawCategory::ALL.iter().any(|&c| c != DrawCategory::Ray && self.shows(c))
     }
 }

@@ -166,6 +166,23 @@ fn layers_switch_their_lines() {
     assert_eq!(all.line_count(), 3 + 12 * w.bodies().len() + grid);
 }
 
+/// The mesh layer on its own draws a mesh's edges (it counts as a debug layer).
+#[test]
+fn the_mesh_layer_alone_draws_the_mesh() {
+    let text = "(bodies: [
+        (kind: Static, shape: TriangleMesh(vertices: [(-3, 0, -3), (3, 0, -3), (3, 0, 3), (-3, 0, 3)],
+                                           indices: [(0, 2, 1), (0, 3, 2)])),
+        (shape: Sphere(radius: 0.25), position: (0, 0.2, 0)),
+    ])";
+    let mut w = Scene::parse(text, "mesh.ron").unwrap().build().unwrap();
+    w.step();
+    let mut v = bare();
+    assert!(!v.layers.any_debug(), "bare() has no debug layer");
+    v.layers.mesh = true;
+    assert!(v.layers.any_debug());
+    assert!(frame(&w, &v).line_count() > 0, "the mesh layer alone drew nothing");
+}
+
 /// The 5,000-body scene of the frame benchmark builds every instance.
 #[test]
 fn generated_scene_builds_one_instance_per_body() {
