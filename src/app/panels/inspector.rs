@@ -4,8 +4,8 @@
 
 mod joint;
 
-use super::Command;
 use super::PanelCx;
+use super::{Command, widgets};
 use crate::dynamics::Body;
 use crate::math::Vec3;
 use crate::record::{BodyTrace, TRACE_SERIES};
@@ -44,18 +44,7 @@ impl InspectorPanel {
     /// and off.
     fn trace_plot(&mut self, ui: &mut Ui, trace: &BodyTrace, pinned: &[BodyTrace], out: &mut Vec<Command>) {
         ui.add_space(4.0);
-        ui.horizontal(|ui| {
-            let l = ui.label("Over time");
-            egui::ComboBox::from_id_salt("trace_series")
-                .selected_text(TRACE_SERIES[self.series])
-                .show_ui(ui, |ui| {
-                    for (k, name) in TRACE_SERIES.iter().enumerate() {
-                        ui.selectable_value(&mut self.series, k, *name);
-                    }
-                })
-                .response
-                .labelled_by(l.id);
-        });
+        widgets::series_pick(ui, "Over time", "trace_series", &TRACE_SERIES, &mut self.series);
         let selected = trace.body();
         ui.horizontal_wrapped(|ui| {
             if let Some(i) = selected.filter(|i| !pinned.iter().any(|t| t.body() == Some(*i)))

@@ -3,7 +3,7 @@
 //! one setting, a heat map for two — and apply a chosen point to the live settings.
 
 use super::PanelCx;
-use super::{Command, colors};
+use super::{Command, colors, widgets};
 use crate::scene::Scene;
 use crate::sweep::{self, METRIC_NAMES, Outcome, Point, Requirement, SweepError};
 use crate::world::Settings;
@@ -256,18 +256,7 @@ impl SweepPanel {
         }
         if let Some(r) = &self.result {
             ui.separator();
-            ui.horizontal(|ui| {
-                let l = ui.label("Plot").id;
-                egui::ComboBox::from_id_salt("sweep_metric")
-                    .selected_text(METRIC_NAMES[self.metric])
-                    .show_ui(ui, |ui| {
-                        for (k, name) in METRIC_NAMES.iter().enumerate() {
-                            ui.selectable_value(&mut self.metric, k, *name);
-                        }
-                    })
-                    .response
-                    .labelled_by(l);
-            });
+            widgets::series_pick(ui, "Plot", "sweep_metric", &METRIC_NAMES, &mut self.metric);
             ui.horizontal(|ui| {
                 ui.label("Require");
                 ui.add(

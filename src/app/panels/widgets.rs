@@ -43,3 +43,20 @@ pub(crate) fn combo_names(ui: &mut Ui, id: &str, choice: &mut dyn crate::setting
     choice.select(selected);
     r
 }
+
+/// A row naming a list of series with `label` and a combo box choosing one of `names` by index
+/// (`id` keeps its state apart from other pickers).
+pub(crate) fn series_pick(ui: &mut Ui, label: &str, id: &str, names: &[&str], k: &mut usize) {
+    ui.horizontal(|ui| {
+        let l = ui.label(label);
+        egui::ComboBox::from_id_salt(id)
+            .selected_text(names[*k])
+            .show_ui(ui, |ui| {
+                for (i, name) in names.iter().enumerate() {
+                    ui.selectable_value(k, i, *name);
+                }
+            })
+            .response
+            .labelled_by(l.id);
+    });
+}

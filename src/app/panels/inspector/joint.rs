@@ -1,7 +1,7 @@
 //! The Inspector's joints: the selected joint's kind, bodies, force, error, limit and motor
 //! with a plot of them over time; a jointed body's joints and the world's, to select from.
 
-use super::super::{Command, length_text};
+use super::super::{Command, length_text, widgets};
 use super::InspectorPanel;
 use crate::dynamics::joints::{DistanceMode, Joint, JointKind, JointReport, LimitState, Motor};
 use crate::record::{JOINT_SERIES, JointTrace};
@@ -78,18 +78,7 @@ impl InspectorPanel {
 
     /// The selected joint's history since it was selected, one series at a time.
     fn joint_plot(&mut self, ui: &mut Ui, trace: &JointTrace) {
-        ui.horizontal(|ui| {
-            let l = ui.label("Joint over time");
-            egui::ComboBox::from_id_salt("joint_series")
-                .selected_text(JOINT_SERIES[self.joint_series])
-                .show_ui(ui, |ui| {
-                    for (k, name) in JOINT_SERIES.iter().enumerate() {
-                        ui.selectable_value(&mut self.joint_series, k, *name);
-                    }
-                })
-                .response
-                .labelled_by(l.id);
-        });
+        widgets::series_pick(ui, "Joint over time", "joint_series", &JOINT_SERIES, &mut self.joint_series);
         if trace.is_empty() {
             ui.label("Play or step to plot this joint.");
             return;
