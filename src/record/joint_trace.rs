@@ -1,8 +1,8 @@
 //! One joint's history, step by step: the force and torque it applies, its linear and angular
 //! error, its coordinate and its motor's effort, as the Inspector plots them.
 
+use super::trace::Samples;
 use crate::world::World;
-use std::collections::VecDeque;
 
 /// The series a joint trace keeps, with their units.
 pub const JOINT_SERIES: [&str; 6] =
@@ -12,14 +12,13 @@ pub const JOINT_SERIES: [&str; 6] =
 #[derive(Clone, Debug)]
 pub struct JointTrace {
     joint: Option<usize>,
-    capacity: usize,
-    samples: VecDeque<(u64, [f32; 6])>,
+    samples: Samples<6>,
 }
 
 impl JointTrace {
     /// An empty trace keeping at most `capacity` steps.
     pub fn new(capacity: usize) -> Self {
-        JointTrace { joint: None, capacity: capacity.max(1), samples: VecDeque::new() }
+        JointTrace { joint: None, samples: Samples::new(capacity) }
     }
 
     /// Follows joint `k` from now on; following another joint starts a new trace.
@@ -43,8 +42,7 @@ impl JointTrace {
     /// Records the followed joint's state after the step just taken.
     pub fn observe(&mut self, world: &World) {
         let Some(k) = self.joint.filter(|&k| k < world.joints().len()) else { return };
-        // A seek, fork or loaded recording put the world at another step: start over.
-        if self.samples.back().is_some_and(|(s, _)| *s + 1 != world.step_count()) {
+        if self.samples.breaks_at(world.step_count()) {
             self.clear();
         }
         let r = world.joint_report(k);
@@ -55,15 +53,12 @@ impl JointTrace {
             _ => r.coordinate,
         };
         let values = [r.force, r.torque, r.linear_error, r.angular_error.to_degrees(), coordinate, r.motor];
-        if self.samples.len() == self.capacity {
-            self.samples.pop_front();
-        }
-        self.samples.push_back((world.step_count(), values));
+        self.samples.push(world.step_count(), values);
     }
 
     /// `(step, value)` of series `k` of [`JOINT_SERIES`], oldest first.
     pub fn series(&self, k: usize) -> impl Iterator<Item = [f64; 2]> + '_ {
-        self.samples.iter().map(move |(s, v)| [*s as f64, v[k] as f64])
+        self.samples.series(k)
     }
 
     /// Samples kept.

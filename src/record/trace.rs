@@ -8,12 +8,55 @@ use std::collections::VecDeque;
 pub const TRACE_SERIES: [&str; 5] =
     ["height (m)", "speed (m/s)", "kinetic energy (J)", "contact points", "penetration (m)"];
 
+/// Values after consecutive steps, newest last, at most `capacity` of them: what a trace keeps.
+#[derive(Clone, Debug)]
+pub(super) struct Samples<const N: usize> {
+    capacity: usize,
+    samples: VecDeque<(u64, [f32; N])>,
+}
+
+impl<const N: usize> Samples<N> {
+    pub(super) fn new(capacity: usize) -> Self {
+        Samples { capacity: capacity.max(1), samples: VecDeque::new() }
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.samples.clear();
+    }
+
+    /// Whether a sample of `step` would not follow the newest one: a seek, fork or loaded
+    /// recording put the world at another step, and the trace should start over.
+    pub(super) fn breaks_at(&self, step: u64) -> bool {
+        self.samples.back().is_some_and(|(s, _)| *s + 1 != step)
+    }
+
+    /// Keeps `values` of `step`, dropping the oldest sample when full.
+    pub(super) fn push(&mut self, step: u64, values: [f32; N]) {
+        if self.samples.len() == self.capacity {
+            self.samples.pop_front();
+        }
+        self.samples.push_back((step, values));
+    }
+
+    /// `(step, value)` of series `k`, oldest first.
+    pub(super) fn series(&self, k: usize) -> impl Iterator<Item = [f64; 2]> + '_ {
+        self.samples.iter().map(move |(s, v)| [*s as f64, v[k] as f64])
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.samples.len()
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.samples.is_empty()
+    }
+}
+
 /// The followed body's values after each step, newest last, at most `capacity` of them.
 #[derive(Clone, Debug)]
 pub struct BodyTrace {
     body: Option<usize>,
-    capacity: usize,
-    samples: VecDeque<(u64, [f32; 5])>,
+    samples: Samples<5>,
     /// The bodies it touched after the last step, sorted.
     partners: Vec<u32>,
     /// Contacts that started or ended since the trace began.
@@ -23,7 +66,7 @@ pub struct BodyTrace {
 impl BodyTrace {
     /// An empty trace keeping at most `capacity` steps.
     pub fn new(capacity: usize) -> Self {
-        BodyTrace { body: None, capacity: capacity.max(1), samples: VecDeque::new(), partners: Vec::new(), changes: 0 }
+        BodyTrace { body: None, samples: Samples::new(capacity), partners: Vec::new(), changes: 0 }
     }
 
     /// Follows `body` from now on; following another body starts a new trace.
@@ -49,8 +92,7 @@ impl BodyTrace {
     /// Records the followed body's state after the step just taken.
     pub fn observe(&mut self, world: &World) {
         let Some(i) = self.body.filter(|&i| i < world.bodies().len()) else { return };
-        // A seek, fork or loaded recording put the world at another step: start over.
-        if self.samples.back().is_some_and(|(s, _)| *s + 1 != world.step_count()) {
+        if self.samples.breaks_at(world.step_count()) {
             self.clear();
         }
         let b = &world.bodies()[i];
@@ -71,15 +113,12 @@ impl BodyTrace {
         }
         self.partners = partners;
         let values = [b.pose.translation.y, b.linvel.length(), b.kinetic_energy(), points as f32, depth.max(0.0)];
-        if self.samples.len() == self.capacity {
-            self.samples.pop_front();
-        }
-        self.samples.push_back((world.step_count(), values));
+        self.samples.push(world.step_count(), values);
     }
 
     /// `(step, value)` of series `k` of [`TRACE_SERIES`], oldest first.
     pub fn series(&self, k: usize) -> impl Iterator<Item = [f64; 2]> + '_ {
-        self.samples.iter().map(move |(s, v)| [*s as f64, v[k] as f64])
+        self.samples.series(k)
     }
 
     /// Samples kept.
