@@ -186,6 +186,7 @@ impl Player {
         let settings = apply_settings(&sim.world.settings, &step.settings)
             .map_err(|e| self.lesson.invalid(format!("steps[{k}].settings.{}", e.name), e.source.to_string()))?;
         sim.world.set_settings(settings);
+        sim.step_start = Some(Box::new(sim.world.clone()));
         self.starts[k] = Some(sim.world.snapshot());
         self.step = k;
         self.settle(sim);

@@ -114,6 +114,7 @@ impl App {
     /// Closes the lesson panel; the scene stays as it is.
     pub(super) fn close_lesson(&mut self) {
         self.lesson.player = None;
+        self.sim.step_start = None;
         self.lesson.error = None;
     }
 

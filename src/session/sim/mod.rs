@@ -88,6 +88,9 @@ pub struct Simulation {
     pub paused_by: Option<String>,
     /// A lesson step's stop: the clock stops after the step that reaches it, which clears it.
     pub until: Option<super::pause::Until>,
+    /// The start of the lesson step being played (its state and settings), which an A/B "from
+    /// the start" begins from instead of the scene file's start; `None` outside a lesson.
+    pub step_start: Option<Box<World>>,
 }
 
 impl Simulation {
@@ -113,6 +116,7 @@ impl Simulation {
             pause: Default::default(),
             paused_by: None,
             until: None,
+            step_start: None,
         })
     }
 

@@ -9,7 +9,7 @@ use crate::session::timeline::{
     KEYFRAME_INTERVAL, Partner, RecordCommand, RecordState, Review, Tape, changed_settings, split_engine,
 };
 use crate::session::{SessionError, Status};
-use crate::world::Settings;
+use crate::world::{Settings, World};
 use std::path::Path;
 
 impl Simulation {
@@ -304,14 +304,15 @@ impl Simulation {
 
     /// Starts an A/B comparison from the scene's start in which B (the app's world) runs with
     /// `changes` (setting name, RON value) applied over the scene file's settings and A with the
-    /// file's settings: edits made before do not carry into either side.
+    /// file's settings: edits made before do not carry into either side. In a lesson, the
+    /// step's start and settings stand in for the file's.
     /// On error (an unknown setting or a bad value, named) nothing changes.
     /// `engine=rapier` or `engine=jolt` among the changes puts that engine on the B side
     /// instead, with the app's world (A) running the other changes.
     pub fn start_compare(&mut self, changes: &[(String, String)]) -> Result<(), SessionError> {
         let (peer, changes) = split_engine(changes)?;
         if let Some(engine) = peer {
-            let a = changed_settings(&self.scene.settings, &changes)?;
+            let a = changed_settings(&self.start_settings(), &changes)?;
             self.start_ab_peer(engine, true)?;
             self.user_settings(a.clone());
             let mut label = "";
@@ -325,7 +326,7 @@ impl Simulation {
             return Ok(());
         }
         let changes = &changes[..];
-        let b = changed_settings(&self.scene.settings, changes)?;
+        let b = changed_settings(&self.start_settings(), changes)?;
         self.start_ab(true)?;
         self.user_settings(b);
         let what: Vec<String> = changes.iter().map(|(f, v)| format!("{f} = {v}")).collect();
@@ -333,12 +334,26 @@ impl Simulation {
         Ok(())
     }
 
-    /// Starts an A/B comparison with A a copy of the world now, or from the scene's start: A
-    /// with the scene file's settings, B (the app's world) with the settings it has now. On
-    /// error nothing changes.
+    /// The settings an A/B from the start gives A: the lesson step's, else the scene file's.
+    fn start_settings(&self) -> Settings {
+        self.step_start.as_ref().map_or_else(|| self.scene.settings.clone(), |w| w.settings.clone())
+    }
+
+    /// The world an A/B from the start begins with: the lesson step's start, else the scene
+    /// file's.
+    fn start_world(&self) -> Result<World, SessionError> {
+        Ok(match &self.step_start {
+            Some(w) => (**w).clone(),
+            None => self.scene.build()?,
+        })
+    }
+
+    /// Starts an A/B comparison with A a copy of the world now, or from the start (the scene's,
+    /// or in a lesson the step's): A with the start's settings (the scene file's or the step's),
+    /// B (the app's world) with the settings it has now. On error nothing changes.
     pub fn start_ab(&mut self, from_start: bool) -> Result<(), SessionError> {
         if from_start {
-            let a = self.scene.build()?;
+            let a = self.start_world()?;
             self.stop_recording();
             let mut b = a.clone();
             b.set_settings(self.world.settings.clone());
@@ -365,7 +380,7 @@ impl Simulation {
         {
             // The engine takes B's world as start_ab will leave it, before anything changes.
             let b = if from_start {
-                let mut b = self.scene.build()?;
+                let mut b = self.start_world()?;
                 b.set_settings(self.world.settings.clone());
                 b
             } else {

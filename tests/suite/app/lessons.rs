@@ -6,6 +6,7 @@
 
 use collidoscope::app::viewport::{Camera, Viewport};
 use collidoscope::app::{App, PanelId, setup_style};
+use collidoscope::ccd::CcdMode;
 use collidoscope::lesson::{Lesson, PairIteration, Phase, Start, apply_settings, text};
 use collidoscope::scene::Scene;
 use collidoscope::session::pause::PauseAt;
@@ -216,6 +217,34 @@ fn a_lesson_opens_at_a_step_and_a_bad_one_keeps_the_current_scene() {
     assert_eq!(app.world().hash(), before, "the current state stays");
     assert_eq!(app.lesson_player().unwrap().step(), 2, "and the open lesson");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_ab_from_the_start_in_a_lesson_starts_from_the_steps_start_and_settings() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons/tunneling.ron");
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/default.ron");
+    let mut app = App::open(&scene, Viewport::new(None)).unwrap();
+    // Step 4 ("Time of impact") starts from the scene's start with `ccd = Toi`; the scene file has `Off`.
+    app.open_lesson(&file, 4).unwrap();
+    assert_eq!(app.world().settings.ccd, CcdMode::Toi);
+    let step_start = app.world().clone();
+    let sim = app.simulation_mut();
+    for _ in 0..3 {
+        sim.step_once();
+    }
+    sim.start_compare(&[("substeps".to_string(), "8".to_string())]).unwrap();
+    let a = &sim.record.partner.as_ref().unwrap().world;
+    assert_eq!(a.settings, step_start.settings, "A runs the step's settings, not the scene file's");
+    assert_eq!(a.hash(), step_start.hash(), "A starts at the step's start");
+    assert_eq!((sim.world.settings.ccd, sim.world.settings.substeps), (CcdMode::Toi, 8), "B: the step's, changed");
+
+    // Another scene closes the lesson, and with it the step's start: the scene file's settings.
+    app.open_scene(&scene);
+    assert!(app.lesson_player().is_none());
+    let sim = app.simulation_mut();
+    sim.start_compare(&[("substeps".to_string(), "8".to_string())]).unwrap();
+    let a = &sim.record.partner.as_ref().unwrap().world;
+    assert_eq!(a.settings, sim.scene.settings, "outside a lesson, A runs the scene file's settings");
 }
 
 #[test]
