@@ -277,3 +277,56 @@ fn jointed_scenes_give_the_same_bits_on_one_and_two_threads() {
         assert_eq!(run(1), run(2), "{name}");
     }
 }
+
+#[test]
+fn cradle_on_strings_passes_the_blow_down_the_row_to_the_last_ball() {
+    let mut w = scene("newtons_cradle_strings.ron").build().unwrap();
+    let ball = |w: &World, k: usize| w.bodies()[k].linvel.x;
+    // Ball 1 (body 1) swings down and strikes ball 2; note its speed just before.
+    let mut strike = 0.0;
+    for steps in 0.. {
+        assert!(steps < 120, "ball 1 never reached ball 2");
+        strike = ball(&w, 1);
+        w.step();
+        if ball(&w, 2).abs() > 0.01 {
+            break;
+        }
+    }
+    let expected = (2.0 * G * 1.2 * (1.0 - 40f32.to_radians().cos())).sqrt();
+    assert!((strike - expected).abs() < 0.02 * expected, "ball 1 strikes at {strike} m/s, free swing {expected}");
+    // The blow hops down the row; once ball 5 has it, the others are nearly still.
+    let mut v = Vec::new();
+    for _ in 0..30 {
+        w.step();
+        v = (1..=5).map(|k| ball(&w, k)).collect();
+        if v[4] > 0.9 * strike {
+            break;
+        }
+    }
+    println!("struck at {strike:.4} m/s; then balls 1-5 move at {v:?} m/s");
+    assert!(v[4] > 0.95 * strike, "ball 5 leaves at {} of {strike} m/s: {v:?}", v[4]);
+    assert!(v[..4].iter().all(|x| x.abs() < 0.05 * strike), "the first four should stop: {v:?}");
+}
+
+#[test]
+fn double_pendulum_keeps_its_rods_and_its_energy() {
+    let mut w = scene("double_pendulum.ron").build().unwrap();
+    let e0 = energy(&w);
+    let lengths = |w: &World| {
+        let p = |k: usize| w.bodies()[k].pose.translation;
+        (p(1).distance(Vec3::new(0.0, 2.5, 0.0)), p(2).distance(p(1)))
+    };
+    assert_eq!(lengths(&w), (1.0, 1.0), "both rods are 1 m");
+    let (mut stretch, mut drift): (Real, f64) = (0.0, 0.0);
+    for _ in 0..600 {
+        w.step();
+        let (a, b) = lengths(&w);
+        stretch = stretch.max((a - 1.0).abs()).max((b - 1.0).abs());
+        drift = drift.max((energy(&w) - e0).abs());
+    }
+    // Released level from 2.5 m, the lower ball falls up to 2 m: energy scale m g 2 m per ball.
+    let scale = w.bodies()[1].mass() as f64 * G as f64 * 2.0;
+    println!("double pendulum, 10 s: rods within {:.3} mm of 1 m, energy within {:.3}%", stretch * 1e3, drift / scale * 1e2);
+    assert!(stretch < 0.01, "a rod strayed {stretch} m from 1 m");
+    assert!(drift < 0.05 * scale, "energy strayed {drift} J of a {scale} J scale");
+}
