@@ -1,0 +1,197 @@
+//! Every shipped scene, and the held-back corners (a 40-cube column, a 1,000-body world asleep, a
+//! 1,000-link chain), stepped by Collidoscope, rapier3d and (feature `jolt`) Jolt Physics in one
+//! process, one thread each, each engine at the mapping of the scene's settings (what `compare`
+//! runs), one engine after the other, from the scene's start. Prints a Markdown table: each
+//! engine's mean time per step over the run (its own clock around its step, as `compare`
+//! reports; the mean, so that a scene that settles and sleeps counts its busy steps), our time
+//! over each peer's (the bar is 0.6 × rapier3d's), and in the same run the fidelity figures that
+//! speed counts only beside: each engine's deepest contact, the bodies it lost (ended more than
+//! 1 m below the lowest static body, or frozen with a non-finite state), and the steps it spent
+//! with every body asleep.
+//!
+//! Run: `cargo bench --no-default-features --features jolt --bench peers` (three engines; with
+//! `--features rapier`, two). `PEERS_STEPS` (default 300) caps the steps timed per scene;
+//! scenes of many bodies take fewer (200,000 body-steps, at least 60). `PEERS_ONLY=name`
+//! runs the scenes whose file name contains `name`.
+
+use collidoscope::peer::{Engine, PeerWorld, collidoscope_penetration};
+use collidoscope::{BodyKind, Scene, World};
+use std::path::{Path, PathBuf};
+
+/// One engine stepping a world.
+enum Runner {
+    Ours(Box<World>),
+    Peer(Box<PeerWorld>),
+}
+
+impl Runner {
+    fn new(engine: Engine, world: &World) -> Result<Runner, String> {
+        match engine {
+            Engine::Collidoscope => Ok(Runner::Ours(Box::new(world.clone()))),
+            _ => PeerWorld::new(engine, world).map(|p| Runner::Peer(Box::new(p))).map_err(|e| e.to_string()),
+        }
+    }
+
+    /// Steps once; the engine's own time for the step, ms.
+    fn step(&mut self) -> f64 {
+        match self {
+            Runner::Ours(w) => {
+                w.step();
+                w.profile().total_ms
+            }
+            Runner::Peer(p) => {
+                p.step();
+                p.profile().total_ms
+            }
+        }
+    }
+
+    fn world(&self) -> &World {
+        match self {
+            Runner::Ours(w) => w,
+            Runner::Peer(p) => p.world(),
+        }
+    }
+
+    fn penetration(&self) -> f32 {
+        match self {
+            Runner::Ours(w) => collidoscope_penetration(w),
+            Runner::Peer(p) => p.max_penetration(),
+        }
+    }
+}
+
+/// One engine's figures on one scene.
+struct Figures {
+    mean_ms: f64,
+    deepest: f32,
+    lost: usize,
+    /// Steps timed with every dynamic body asleep.
+    asleep_steps: u64,
+}
+
+fn all_asleep(w: &World) -> bool {
+    w.bodies().iter().filter(|b| b.is_dynamic()).all(|b| b.is_asleep())
+}
+
+/// Bodies that ended more than 1 m below the lowest static body (none if there is none), or were
+/// frozen with a non-finite state.
+fn lost(w: &World, mut gone: Vec<usize>) -> usize {
+    let floor = w.bodies().iter().filter(|b| b.kind == BodyKind::Static).map(|b| b.aabb().min.y).reduce(f32::min);
+    if let Some(y) = floor {
+        gone.extend((0..w.bodies().len()).filter(|&i| {
+            let b = &w.bodies()[i];
+            b.is_dynamic() && b.pose.translation.y < y - 1.0
+        }));
+    }
+    gone.sort_unstable();
+    gone.dedup();
+    gone.len()
+}
+
+/// Steps `settle` steps untimed (stopping early once every body is asleep), then `steps` timed.
+fn measure(engine: Engine, world: &World, settle: u64, steps: u64) -> Result<Figures, String> {
+    let mut r = Runner::new(engine, world)?;
+    // Bodies frozen with a non-finite state (the world reports them in the step they froze).
+    let mut frozen = Vec::new();
+    for _ in 0..settle {
+        if all_asleep(r.world()) {
+            break;
+        }
+        r.step();
+        frozen.extend(r.world().faults().iter().map(|f| f.body as usize));
+    }
+    let (mut ms, mut deepest, mut asleep_steps) = (0.0, 0.0f32, 0);
+    for _ in 0..steps {
+        ms += r.step();
+        frozen.extend(r.world().faults().iter().map(|f| f.body as usize));
+        deepest = deepest.max(r.penetration());
+        asleep_steps += all_asleep(r.world()) as u64;
+    }
+    Ok(Figures { mean_ms: ms / steps.max(1) as f64, deepest, lost: lost(r.world(), frozen), asleep_steps })
+}
+
+fn scenes(root: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root.join("scenes"))
+        .expect("scenes/")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "ron"))
+        .collect();
+    v.sort();
+    v.extend(["column_40.ron", "asleep_1000.ron", "chain_1000.ron"].map(|f| root.join("benches").join(f)));
+    v
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; a filter given after `--` is taken like PEERS_ONLY.
+    let only = std::env::var("PEERS_ONLY").ok().or_else(|| std::env::args().skip(1).find(|a| !a.starts_with('-')));
+    let cap: u64 = std::env::var("PEERS_STEPS").ok().and_then(|s| s.parse().ok()).unwrap_or(300);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let peers: Vec<Engine> = Engine::ALL.iter().copied().filter(|&e| e != Engine::Collidoscope).collect();
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!("load average at start: {}", load.split_whitespace().next().unwrap_or("?"));
+    let mut head = "| scene | bodies | steps | ours ms |".to_string();
+    let mut rule = "|---|---|---|---|".to_string();
+    for e in &peers {
+        head += &format!(" {} ms | ours / {} |", e.cli_name(), e.cli_name());
+        rule += "---|---|";
+    }
+    head += " deepest contact, mm | lost bodies | all asleep, steps |";
+    rule += "---|---|---|";
+    println!("{head}\n{rule}");
+    let (mut worst, mut over) = (0.0f64, Vec::new());
+    for path in scenes(root) {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if only.as_deref().is_some_and(|o| !name.contains(o)) {
+            continue;
+        }
+        let world = match Scene::load(&path).and_then(|s| s.build()) {
+            Ok(mut w) => {
+                w.set_threads(1);
+                w
+            }
+            Err(e) => {
+                println!("| `{name}` | failed to load: {e} |");
+                continue;
+            }
+        };
+        let n = world.bodies().len();
+        let steps = (200_000 / n.max(1) as u64).clamp(60, cap.max(1));
+        let settle = if name.starts_with("asleep") { 1_200 } else { 0 };
+        let ours = measure(Engine::Collidoscope, &world, settle, steps).expect("Collidoscope takes every scene");
+        let mut row = format!("| `{name}` | {n} | {steps} | {:.4} |", ours.mean_ms);
+        let (mut deep, mut lost, mut asleep) =
+            (format!("{:.1}", ours.deepest * 1e3), ours.lost.to_string(), ours.asleep_steps.to_string());
+        for &e in &peers {
+            match measure(e, &world, settle, steps) {
+                Ok(f) => {
+                    let ratio = ours.mean_ms / f.mean_ms;
+                    if e == Engine::Rapier {
+                        worst = worst.max(ratio);
+                        if ratio > 0.6 {
+                            over.push(name.clone());
+                        }
+                    }
+                    row += &format!(" {:.4} | {ratio:.2} |", f.mean_ms);
+                    deep += &format!(" / {:.1}", f.deepest * 1e3);
+                    lost += &format!(" / {}", f.lost);
+                    asleep += &format!(" / {}", f.asleep_steps);
+                }
+                Err(why) => {
+                    // Jolt takes no joints: say so briefly; anything else whole.
+                    let why = if why.contains("joints are not mapped") { "no joints".to_string() } else { why };
+                    row += &format!(" — | {why} |");
+                    deep += " / —";
+                    lost += " / —";
+                    asleep += " / —";
+                }
+            }
+        }
+        println!("{row} {deep} | {lost} | {asleep} |");
+    }
+    println!(
+        "\nfigures in the last three columns: ours / {}; ours / rapier3d at worst {worst:.2}; over 0.6: {}",
+        peers.iter().map(|e| e.cli_name()).collect::<Vec<_>>().join(" / "),
+        if over.is_empty() { "none".to_string() } else { over.join(", ") }
+    );
+}
