@@ -15,31 +15,15 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use std::hint::black_box;
 use std::time::Duration;
 
-/// CPU time of the calling thread: on a machine shared with other jobs, wall time counts the
-/// time this thread waited for a core, which says nothing about the structure.
-#[cfg(target_os = "linux")]
-fn thread_cpu_time() -> Duration {
-    #[repr(C)]
-    struct Timespec {
-        tv_sec: i64,
-        tv_nsec: i64,
-    }
-    unsafe extern "C" {
-        fn clock_gettime(clock: i32, tp: *mut Timespec) -> i32;
-    }
-    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-    let mut t = Timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: `t` is a valid, writable timespec and the clock id is a Linux constant.
-    let ok = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
-    if ok { Duration::new(t.tv_sec as u64, t.tv_nsec as u32) } else { Duration::ZERO }
-}
+#[path = "common/cpu.rs"]
+mod cpu;
 
-#[cfg(not(target_os = "linux"))]
+/// This thread's CPU time ([`cpu::thread_cpu_time`]); off Linux, time since the first call.
 fn thread_cpu_time() -> Duration {
     use std::sync::OnceLock;
     use std::time::Instant;
     static START: OnceLock<Instant> = OnceLock::new();
-    START.get_or_init(Instant::now).elapsed()
+    cpu::thread_cpu_time().unwrap_or_else(|| START.get_or_init(Instant::now).elapsed())
 }
 
 const SIZES: [usize; 3] = [1_000, 10_000, 100_000];

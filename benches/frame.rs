@@ -65,12 +65,9 @@ fn world(k: u32) -> World {
     w
 }
 
-/// This thread's CPU time, from the scheduler's account (Linux). The machine is shared by
-/// several builds at once, so wall time mostly measures the neighbours; CPU time does not.
-fn thread_cpu_time() -> Option<Duration> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    Some(Duration::from_nanos(text.split_whitespace().next()?.parse().ok()?))
-}
+#[path = "common/cpu.rs"]
+mod cpu;
+use cpu::thread_cpu_time;
 
 /// Times `f` per call: thread CPU time where the system reports it, wall time otherwise.
 fn time_calls(iters: u64, mut f: impl FnMut()) -> Duration {
