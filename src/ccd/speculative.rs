@@ -72,9 +72,11 @@ pub fn speculative_contact(
     slop: Real,
     pushed: Real,
 ) -> Manifold {
-    // A mesh pair's manifold already holds the triangles within the widened margin, each at its
-    // own distance; a supporting plane of the whole mesh would be its hull's.
-    if m.is_empty() || a.shape.is_mesh() || b.shape.is_mesh() {
+    // A mesh or compound pair's manifold already holds the triangles or child pairs within the
+    // widened margin, each at its own distance; a supporting plane of the whole mesh or
+    // compound would be its hull's, and would put points where no child is (a dumbbell resting
+    // across an L shape's arm was held 12 cm deep at the arm's far corners).
+    if m.is_empty() || a.shape.is_mesh() || b.shape.is_mesh() || a.shape.is_compound() || b.shape.is_compound() {
         return *m;
     }
     if m.max_depth() >= 0.0 {

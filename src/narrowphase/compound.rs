@@ -1,8 +1,9 @@
 //! Compounds against any shape: every pair of children (a non-compound counts as one child)
 //! whose boxes meet goes to the narrow phase's own entry point for that pair, at the child's
-//! world pose; the pair of bodies keeps one manifold of at most four points, as the solver and
-//! its warm-start cache key contacts by body pair. Children are few, so a plain loop over
-//! them, culled by their boxes, finds the pairs (no tree).
+//! world pose; the pair of bodies keeps a manifold of at most four points per direction its
+//! child contacts push (up to [`MAX_MESH_MANIFOLDS`](super::mesh::MAX_MESH_MANIFOLDS), as a mesh
+//! pair does), so a compound caught in a notch is held along both walls. Children are few, so a
+//! plain loop over them, culled by their boxes, finds the pairs (no tree).
 
 use super::manifold::{ContactPoint, Manifold};
 use super::mesh::{InternalEdges, MeshRef};
@@ -88,6 +89,23 @@ pub fn contact_pair(
     let found = child_contacts(a, pa, b, pb, tol, method, edges);
     let m = super::mesh::merge_by_deepest(&found, tol.margin)?;
     (!m.is_empty()).then_some(m)
+}
+
+/// Every manifold between two shapes, either or both compounds, oriented from `a` to `b`: the
+/// first is [`contact_pair`]'s; the child contacts it leaves out (pushing more than about 25°
+/// away from its normal) give more, each around the deepest overlapping point left, as a mesh
+/// pair's do ([`merge_by_normals`](super::mesh::merge_by_normals)). What the world keeps.
+pub fn contact_pair_manifolds(
+    a: &Shape,
+    pa: &Pose,
+    b: &Shape,
+    pb: &Pose,
+    tol: Tolerance,
+    method: NarrowPhaseKind,
+    edges: InternalEdges,
+) -> super::mesh::MeshManifolds {
+    let found = child_contacts(a, pa, b, pb, tol, method, edges);
+    super::mesh::merge_by_normals(&found, tol.margin)
 }
 
 /// Whether two shapes, either or both compounds, touch: some child pair does.

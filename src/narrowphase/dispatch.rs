@@ -34,8 +34,9 @@ pub fn contact(
     contact_with_edges(a, pa, b, pb, tol, method, InternalEdges::default())
 }
 
-/// [`contact_with_edges`] with every manifold of a mesh pair (one per direction its triangles
-/// push: [`super::mesh::contact_pair_manifolds`]); at most one for any other pair. What the
+/// [`contact_with_edges`] with every manifold of a mesh or compound pair (one per direction its
+/// triangles or child contacts push: [`super::mesh::contact_pair_manifolds`],
+/// [`super::compound::contact_pair_manifolds`]); at most one for any other pair. What the
 /// world's narrow phase keeps for a mesh or compound pair, and what the pair panel shows.
 pub fn contact_manifolds_with_edges(
     a: &Shape,
@@ -46,7 +47,10 @@ pub fn contact_manifolds_with_edges(
     method: NarrowPhaseKind,
     edges: InternalEdges,
 ) -> super::mesh::MeshManifolds {
-    if !a.is_compound() && !b.is_compound() && (a.is_mesh() || b.is_mesh()) {
+    if a.is_compound() || b.is_compound() {
+        return super::compound::contact_pair_manifolds(a, pa, b, pb, tol, method, edges);
+    }
+    if a.is_mesh() || b.is_mesh() {
         return super::mesh::contact_pair_manifolds(a, pa, b, pb, tol, edges);
     }
     super::mesh::MeshManifolds::one(contact_with_edges(a, pa, b, pb, tol, method, edges))

@@ -326,7 +326,11 @@ fn double_pendulum_keeps_its_rods_and_its_energy() {
     }
     // Released level from 2.5 m, the lower ball falls up to 2 m: energy scale m g 2 m per ball.
     let scale = w.bodies()[1].mass() as f64 * G as f64 * 2.0;
-    println!("double pendulum, 10 s: rods within {:.3} mm of 1 m, energy within {:.3}%", stretch * 1e3, drift / scale * 1e2);
+    println!(
+        "double pendulum, 10 s: rods within {:.3} mm of 1 m, energy within {:.3}%",
+        stretch * 1e3,
+        drift / scale * 1e2
+    );
     assert!(stretch < 0.01, "a rod strayed {stretch} m from 1 m");
     assert!(drift < 0.05 * scale, "energy strayed {drift} J of a {scale} J scale");
 }
