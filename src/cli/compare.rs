@@ -150,13 +150,18 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
     let threads = world.threads();
     let s = world.settings.clone();
     // One engine after the other, so none shares the cores or the caches with another; a
-    // jointed scene in the engines that map joints.
+    // jointed scene in the engines that map joints. A peer engine that refuses the scene (a
+    // shape it cannot build, named) is left out and said so; the others still compare.
     let jointed = !world.joints().is_empty();
-    let runs: Vec<(Engine, Outcome)> = Engine::ALL
-        .iter()
-        .filter(|e| !jointed || e.maps_joints())
-        .map(|&e| Ok((e, simulate(Stepper::new(e.cli_name(), world.clone())?, args.steps))))
-        .collect::<Result<_, CliError>>()?;
+    let mut runs: Vec<(Engine, Outcome)> = Vec::new();
+    let mut refused: Vec<String> = Vec::new();
+    for &e in Engine::ALL.iter().filter(|e| !jointed || e.maps_joints()) {
+        match Stepper::new(e.cli_name(), world.clone()) {
+            Ok(stepper) => runs.push((e, simulate(stepper, args.steps))),
+            Err(why) if e != Engine::Collidoscope => refused.push(format!("{} ({why})", e.label())),
+            Err(why) => return Err(why),
+        }
+    }
 
     outln!(
         "scene: {} ({n} bodies), {} steps of {:.4} s = {:.2} s simulated, {} substeps x {} iterations",
@@ -168,11 +173,9 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         s.iterations
     );
     let peers: Vec<&str> = runs[1..].iter().map(|(e, _)| e.label()).collect();
-    outln!(
-        "collidoscope on {threads} thread{}, {} on one each",
-        if threads == 1 { "" } else { "s" },
-        peers.join(" and ")
-    );
+    let peers =
+        if peers.is_empty() { "no peer engine".to_string() } else { format!("{} on one each", peers.join(" and ")) };
+    outln!("collidoscope on {threads} thread{}, {peers}", if threads == 1 { "" } else { "s" });
     let cells = |f: &dyn Fn(&Outcome) -> String| runs.iter().map(|(_, o)| format!(" {:>16}", f(o))).collect::<String>();
     let head: String = runs.iter().map(|(e, _)| format!(" {:>16}", e.cli_name())).collect();
     outln!("{:<30}{head}", "");
@@ -203,6 +206,9 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         if !skipped.is_empty() {
             outln!("not run: {} (joints are not mapped onto it)", skipped.join(", "));
         }
+    }
+    if !refused.is_empty() {
+        outln!("not run: {}", refused.join("; "));
     }
     outln!("{:<30}{}", "hash", cells(&|o| format!("{:016x}", o.hash)));
     let diverge = |o: &Outcome| collidoscope::peer::divergence(&runs[0].1.end, &o.end);

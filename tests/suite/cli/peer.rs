@@ -109,6 +109,32 @@ fn run_with(engine: &str) {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+#[cfg(feature = "jolt")]
+#[test]
+fn compare_leaves_out_an_engine_that_refuses_the_scene_and_says_why() {
+    // Jolt's mesh builder refuses the degenerate triangles of 0.1 mm height-field cells.
+    let dir = std::env::temp_dir().join(format!("collidoscope_refused_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("tiny_cells.ron");
+    std::fs::write(
+        &scene,
+        r#"(bodies: [
+            (kind: Static, shape: HeightField(cell: 0.0001, heights: [[0, 0, 0], [0, 0, 0], [0, 0, 0]])),
+            (kind: Static, shape: Cuboid(half_extents: (2, 0.5, 2)), position: (0, -0.5, 0)),
+            (shape: Sphere(radius: 0.1), position: (0.5, 0.3, 0.5)),
+        ])"#,
+    )
+    .unwrap();
+    let out = bin().args(["compare", scene.to_str().unwrap(), "--steps", "5"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    let head = text.lines().find(|l| l.trim_start().starts_with("collidoscope") && !l.contains("thread")).unwrap();
+    assert_eq!(head.split_whitespace().collect::<Vec<_>>(), ["collidoscope", "rapier"], "{text}");
+    let note = text.lines().find(|l| l.starts_with("not run:")).unwrap_or_else(|| panic!("{text}"));
+    assert!(note.contains("Jolt Physics") && note.contains("body 0"), "{note}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[cfg(not(feature = "jolt"))]
 #[test]
 fn jolt_asked_of_a_build_without_it_is_refused_by_name() {
