@@ -281,8 +281,10 @@ fn remake(bodies: &[Body], c: &Contact, out: &mut Contact, arm_b: &mut [Vec3; P]
     arm_b[pts.len()..].fill(Vec3::ZERO);
     kept[pts.len()..].fill(Kept::default());
     // Point 1's normal holds the normal in A's frame (whatever the point count), to tell how far
-    // A turned since.
-    kept[1].normal = ia * n;
+    // A turned since. Nothing is kept of a contact without points (all zero).
+    if !pts.is_empty() {
+        kept[1].normal = ia * n;
+    }
     *out = *c;
 }
 
