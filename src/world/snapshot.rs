@@ -56,11 +56,15 @@ pub struct WarmEntry {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub at: Vec<Vec3>,
     /// The pair's kept contact, per point `[anchor on A (A's frame), anchor on B (B's frame),
-    /// A's lever arm (world), B's lever arm (world), normal (A's frame)]` (see
+    /// A's lever arm (world), B's lever arm (world), normal (world)]` (see
     /// `dynamics::solver::Kept`). Snapshots without it make the pair's contact again from the
     /// narrow phase at the next step.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kept: Vec<[Vec3; 5]>,
+    /// The kept contact's normal in A's frame as it was made, which tells how far A turned
+    /// since. Snapshots without it make the pair's contact again at the next step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_normal_a: Option<Vec3>,
 }
 
 /// Everything that carries over from one step to the next.
@@ -142,6 +146,7 @@ impl WarmEntry {
             || !e.at.iter().all(|p| p.is_finite())
             || !(e.kept.is_empty() || e.kept.len() == e.points.len())
             || !e.kept.iter().flatten().all(|v| v.is_finite())
+            || !e.kept_normal_a.is_none_or(|v| v.is_finite())
         {
             return Err(SnapshotError::WarmEntry(e.a, e.b));
         }
@@ -161,6 +166,10 @@ impl WarmEntry {
             });
             imp[k] = CachedImpulse { id, normal, tangent, twist, point };
             kept_points[k] = kept;
+        }
+        // Point 1's normal is the kept normal in A's frame (`Kept::normal`).
+        if !e.kept.is_empty() {
+            kept_points[1].normal = e.kept_normal_a.unwrap_or(Vec3::ZERO);
         }
         Ok((((e.a, e.b), imp), kept_points))
     }
@@ -272,9 +281,10 @@ impl World {
                     pts.iter()
                         .zip(kept)
                         .filter(|(p, _)| p.id != u32::MAX)
-                        .map(|(_, k)| [k.anchor_a, k.anchor_b, k.arm_a, k.arm_b, k.normal])
+                        .map(|(_, k)| [k.anchor_a, k.anchor_b, k.arm_a, k.arm_b, kept[0].normal])
                         .collect()
                 },
+                kept_normal_a: (kept[0].normal != Vec3::ZERO).then_some(kept[1].normal),
             })
             .collect();
         let pair_cache = self

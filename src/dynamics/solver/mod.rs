@@ -79,7 +79,10 @@ pub struct Kept {
     pub arm_a: Vec3,
     /// B's lever arm, in world space.
     pub arm_b: Vec3,
-    /// The normal in A's frame (zero: nothing kept).
+    /// The normal in world space as the narrow phase made it (zero: nothing kept); point 1's
+    /// holds it in A's frame instead, whatever the point count, to tell how far A turned since.
+    /// Like the lever arms the normal does not turn with A: turned with a support's spurious
+    /// tilt it pushes the bodies sideways along the tilt (docs/dynamics.md, *Contact recycling*).
     pub normal: Vec3,
 }
 
@@ -92,6 +95,11 @@ pub const RECYCLE_DEPTH: Real = 0.000_5;
 /// Cosine of the largest angle between a kept normal and the narrow phase's before the pair's
 /// contact is made again (3°).
 pub const RECYCLE_COS: Real = 0.998_629_5;
+/// Cosine of the largest angle A may turn the kept normal through (0.5°) before the pair's
+/// contact is made again: the kept normal does not turn with A, so a support that really turns
+/// (a swinging plank, a struck body) gets its contact made again, while a spurious solver tilt
+/// (0.015° in a frictionless pair settling) does not turn it.
+pub const RECYCLE_TURN_COS: Real = 0.999_961_9;
 
 /// One pair's entry in the warm-starting cache: the pair and its points' impulses.
 pub type CacheEntry = ((u32, u32), [CachedImpulse; MAX_MANIFOLD_POINTS]);

@@ -7,7 +7,7 @@
 
 use super::lanes::{F, Lane, V3, W, load8, store8};
 use super::wide::{Isa, put};
-use super::{CacheEntry, Contact, Kept, RECYCLE_COS, RECYCLE_DEPTH, RECYCLE_DISTANCE};
+use super::{CacheEntry, Contact, Kept, RECYCLE_COS, RECYCLE_DEPTH, RECYCLE_DISTANCE, RECYCLE_TURN_COS};
 use crate::dynamics::Body;
 use crate::math::{Real, Vec3};
 use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
@@ -57,9 +57,9 @@ impl Default for Inputs<'_> {
 
 /// What the lanes give back, per lane and point (stored with 8×8 transposes): the lever-arm ends,
 /// the depth along the kept normal, and 1 where the point has left the tolerances (else 0); and
-/// per lane the kept normal turned with A, whether the contact may be kept (its normal within
-/// [`RECYCLE_COS`] of the narrow phase's and every point within the tolerances) and its
-/// deepest point's depth.
+/// per lane the kept normal (world, as it was made), whether the contact may be kept (its normal
+/// within [`RECYCLE_COS`] of the narrow phase's, A turned less than [`RECYCLE_TURN_COS`] allows and
+/// every point within the tolerances) and its deepest point's depth.
 #[derive(Clone, Copy, Default)]
 struct Outputs {
     rows: [[Row; P]; W],
@@ -101,12 +101,17 @@ fn check<L: Lane>(inp: &Inputs, o: &mut Outputs) {
     let (xa, xb) = (V3 { x: pa[4], y: pa[5], z: pa[6] }, V3 { x: pb[4], y: pb[5], z: pb[6] });
     let (zero, one, limit) = (L::splat(0.0), L::splat(1.0), L::splat(RECYCLE_DISTANCE * RECYCLE_DISTANCE));
     let v = |x, y, z| V3 { x, y, z };
-    // The kept normal (the same in every kept point: point 0's floats 12–14) turned with A; a
-    // lane with nothing kept has a zero normal, and so fails the angle test.
-    let n0 = load8::<L, _>(inp.kept, 7);
-    let n = v(n0[5], n0[6], n0[7]).rotated(&qa);
-    // Bit i: lane i's normals are within the angle (clear for NaN, as `>=` would be false).
-    let aligned = L::splat(RECYCLE_COS).le_bits(n.dot(inp.normal.load()));
+    // The kept normal (point 0's floats 12–14), in world space as it was made: it does not turn
+    // with A, as the lever arms do not, so a support's spurious tilt pushes nothing sideways
+    // (docs/dynamics.md, *Contact recycling*). Point 1's floats 12–14 hold it in A's frame:
+    // turned with A, it says how far A turned since, which must stay within
+    // [`RECYCLE_TURN_COS`]. A lane with nothing kept has zero normals, and so fails both tests.
+    let (n0, n1) = (load8::<L, _>(inp.kept, 7), load8::<L, _>(inp.kept, 15 + 7));
+    let n = v(n0[5], n0[6], n0[7]);
+    let turned = v(n1[5], n1[6], n1[7]).rotated(&qa);
+    // Bit i: lane i's normals are within the angles (clear for NaN, as `>=` would be false).
+    let aligned =
+        L::splat(RECYCLE_COS).le_bits(n.dot(inp.normal.load())) & L::splat(RECYCLE_TURN_COS).le_bits(turned.dot(n));
     // Per lane, how many of its points left the tolerances.
     let mut out = zero;
     let mut deepest = L::splat(Real::NEG_INFINITY);
@@ -254,7 +259,7 @@ fn reuse(c: &Contact, i: usize, o: &Outputs, entry: &CacheEntry, out: &mut Conta
 
 /// The narrow phase's contact as the one the rows are built from, kept from now on: each point's
 /// anchor on A's surface and on B's (the point ± depth/2 along the normal) in its body's frame,
-/// its lever arms in world space and the normal in A's frame.
+/// its lever arms and the normal in world space, and the normal in A's frame (point 1's).
 #[inline(always)]
 fn remake(bodies: &[Body], c: &Contact, out: &mut Contact, arm_b: &mut [Vec3; P], kept: &mut [Kept; P]) {
     let (a, b) = (&bodies[c.a as usize].pose, &bodies[c.b as usize].pose);
@@ -262,7 +267,6 @@ fn remake(bodies: &[Body], c: &Contact, out: &mut Contact, arm_b: &mut [Vec3; P]
     let pts = c.manifold.points();
     let n = c.manifold.normal;
     let (ia, ib) = (a.rotation.inverse(), b.rotation.inverse());
-    let local_n = ia * n;
     for (k, p) in pts.iter().enumerate() {
         let (pa, pb) = (p.point + n * (0.5 * p.depth), p.point - n * (0.5 * p.depth));
         arm_b[k] = p.point;
@@ -271,11 +275,16 @@ fn remake(bodies: &[Body], c: &Contact, out: &mut Contact, arm_b: &mut [Vec3; P]
             anchor_b: ib * (pb - xb),
             arm_a: p.point - xa,
             arm_b: p.point - xb,
-            normal: local_n,
+            normal: n,
         };
     }
     arm_b[pts.len()..].fill(Vec3::ZERO);
     kept[pts.len()..].fill(Kept::default());
+    // Point 1's normal holds the normal in A's frame (whatever the point count), to tell how far
+    // A turned since. Nothing is kept of a contact without points (all zero).
+    if !pts.is_empty() {
+        kept[1].normal = ia * n;
+    }
     *out = *c;
 }
 
@@ -298,6 +307,7 @@ mod tests {
         }
         let limit = RECYCLE_DISTANCE * RECYCLE_DISTANCE;
         let (mut near, mut far, mut kept_lanes, mut dropped_lanes) = (0, 0, 0, 0);
+        let (mut little_turn, mut large_turn) = (0, 0);
         for case in 0..500 {
             let mut inp = Inputs::default();
             let mut kept = [[Kept::default(); P]; W];
@@ -311,8 +321,11 @@ mod tests {
                 for (p, x) in poses[i].iter_mut().zip([xa, xb]) {
                     p[4..7].copy_from_slice(&x.to_array());
                 }
+                // The kept normal, world space, and in A's frame turned up to about 0.8° from it
+                // (A's turn since the contact was made).
                 let local_n = rng.unit_vector();
-                let n = qa * local_n;
+                let turned = qa * local_n;
+                let n = (turned + rng.vec3(-0.008, 0.008)).normalize();
                 // The narrow phase's normal up to about 8° from the kept one.
                 let narrow_n = (n + rng.vec3(-0.08, 0.08)).normalize();
                 put(&mut inp.normal, i, narrow_n);
@@ -327,7 +340,7 @@ mod tests {
                     let anchor_b = qb.inverse() * (on_b - xb);
                     let arm_a = qa * anchor_a + rng.vec3(-0.008, 0.008);
                     let arm_b = qb * anchor_b + rng.vec3(-0.008, 0.008);
-                    kept[i][k] = Kept { anchor_a, anchor_b, arm_a, arm_b, normal: local_n };
+                    kept[i][k] = Kept { anchor_a, anchor_b, arm_a, arm_b, normal: n };
                     // As the scalar code computes it one contact at a time.
                     let (pa, pb) = (xa + qa * anchor_a, xb + qb * anchor_b);
                     let (ea, eb) = (xa + arm_a, xb + arm_b);
@@ -343,7 +356,14 @@ mod tests {
                         if out { far += 1 } else { near += 1 }
                     }
                 }
-                lane_expect[i] = (n, all_near && n.dot(narrow_n) >= RECYCLE_COS, deepest);
+                kept[i][1].normal = local_n;
+                let (aligned, unturned) = (n.dot(narrow_n) >= RECYCLE_COS, turned.dot(n) >= RECYCLE_TURN_COS);
+                if unturned {
+                    little_turn += 1
+                } else {
+                    large_turn += 1
+                }
+                lane_expect[i] = (n, all_near && aligned && unturned, deepest);
             }
             for (i, (p, k)) in inp.kept.iter_mut().zip(&kept).enumerate() {
                 *p = Some(k);
@@ -391,5 +411,6 @@ mod tests {
         }
         assert!(near > 1000 && far > 1000, "{near} points within the tolerances, {far} past them");
         assert!(kept_lanes > 200 && dropped_lanes > 200, "{kept_lanes} contacts kept, {dropped_lanes} dropped");
+        assert!(little_turn > 200 && large_turn > 200, "A turned little in {little_turn} lanes, more in {large_turn}");
     }
 }
