@@ -23,6 +23,15 @@ fn inside_hit(ray: &Ray) -> RayHit {
     RayHit { t: 0.0, point: ray.origin, normal: -ray.dir.normalize_or(Vec3::Y) }
 }
 
+/// The ray's unit direction and its length (`None` for a direction of no length). The
+/// quadratics below are solved along the unit direction: squared, a direction as short as
+/// 10⁻²² (a centre's motion within `f32`'s noise) underflows, and the roots they gave were
+/// garbage hits far from the shape.
+fn unit(ray: &Ray) -> Option<(Vec3, Real)> {
+    let len = ray.dir.length();
+    (len > 0.0 && len.is_finite()).then(|| (ray.dir / len, len))
+}
+
 /// A sphere about a centre, in the ray's frame.
 fn ray_sphere_at(center: Vec3, r: Real, ray: &Ray, max_t: Real) -> Option<RayHit> {
     let m = ray.origin - center;
@@ -30,19 +39,16 @@ fn ray_sphere_at(center: Vec3, r: Real, ray: &Ray, max_t: Real) -> Option<RayHit
     if c <= 0.0 {
         return Some(inside_hit(ray));
     }
-    let a = ray.dir.length_squared();
-    if a == 0.0 {
-        return None;
-    }
-    let b = m.dot(ray.dir);
+    let (u, len) = unit(ray)?;
+    let b = m.dot(u);
     if b > 0.0 {
         return None;
     }
-    let disc = b * b - a * c;
+    let disc = b * b - c;
     if disc < 0.0 {
         return None;
     }
-    let t = (-b - disc.sqrt()) / a;
+    let t = (-b - disc.sqrt()) / len;
     if t > max_t {
         return None;
     }
@@ -97,14 +103,14 @@ pub fn ray_capsule(c: &Capsule, ray: &Ray, max_t: Real) -> Option<RayHit> {
     }
     // The infinite cylinder around y, clipped to the segment's extent, then the end caps.
     let mut best: Option<RayHit> = None;
-    let (o, d) = (ray.origin, ray.dir);
+    let (o, (d, len)) = (ray.origin, unit(ray)?);
     let a = d.x * d.x + d.z * d.z;
     if a > 0.0 {
         let b = o.x * d.x + o.z * d.z;
         let cc = o.x * o.x + o.z * o.z - r * r;
         let disc = b * b - a * cc;
         if disc >= 0.0 {
-            let t = (-b - disc.sqrt()) / a;
+            let t = (-b - disc.sqrt()) / a / len;
             if (0.0..=max_t).contains(&t) {
                 let pt = ray.at(t);
                 if pt.y.abs() <= c.half_height {
@@ -190,6 +196,28 @@ mod tests {
             assert!(ray_cast(s, &pose, &Ray::new(Vec3::ZERO, -Vec3::Z), 100.0).is_none());
             let inside = ray_cast(s, &pose, &Ray::new(pose.translation, Vec3::X), 1.0).unwrap();
             assert_eq!(inside.t, 0.0);
+        }
+    }
+
+    #[test]
+    fn a_ray_shorter_than_f32_noise_beside_a_shape_misses_it() {
+        // A centre 20 cm beside another body that moved with it by 10⁻²² m (the Passings
+        // detector's ray): the squared direction underflowed, and the capsule and sphere casts
+        // hit at 0.7 of the ray, 20 cm from the shape.
+        let shapes = [Shape::sphere(0.05), Shape::capsule(0.1, 0.05), Shape::cuboid(Vec3::splat(0.05))];
+        let pose = Pose::new(Vec3::new(-2.8, 1.15, 5e-23), Quat::IDENTITY);
+        let from = Vec3::new(-2.6, 1.15, 1.4e-22);
+        for s in &shapes {
+            for len in [1e-22, 1e-30, 1e-38, 1e-6] {
+                for dir in [Vec3::Z, -Vec3::Z, -Vec3::X, Vec3::new(-1.0, 0.0, 1.0), Vec3::Y] {
+                    let ray = Ray::new(from, dir * len);
+                    let hit = ray_cast(s, &pose, &ray, 1.0);
+                    assert!(hit.is_none(), "{s:?}, ray {ray:?}: {hit:?}");
+                }
+            }
+            // Its own length still finds the shape.
+            let hit = ray_cast(s, &pose, &Ray::new(from, Vec3::new(-0.2, 0.0, 0.0)), 1.0).unwrap();
+            assert!((hit.t - 0.75).abs() < 1e-4, "{s:?}: {hit:?}");
         }
     }
 

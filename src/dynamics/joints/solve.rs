@@ -146,6 +146,11 @@ impl Prepared {
         Now { ra, rb, d, axis_a: dqa * self.axis_a, axis_b: dqb * self.axis_b, err }
     }
 
+    /// Whether the forest's solve holds all of the joint (a ball joint without limits).
+    fn tree_only(&self) -> bool {
+        self.tree && matches!(self.kind, JointKind::Ball { cone: None, twist: None })
+    }
+
     /// The inverse of the point constraint's 3×3 effective mass with arms `ra`, `rb`.
     fn point_mass(&self, ra: Vec3, rb: Vec3) -> Option<Mat3> {
         let (sa, sb) = (skew(ra), skew(rb));
@@ -306,14 +311,29 @@ impl JointSolver {
         self.rows.is_empty()
     }
 
-    /// Applies last step's impulses.
-    pub(crate) fn warm_start(&self, joints: &[JointState], states: &mut [BodyState], dq: &impl Fn(usize) -> Quat) {
-        for p in &self.rows {
+    /// Starts a substep: when `factor` (the step's first substep), factors the joint forest
+    /// where the bodies are; then, when `warm`, applies the impulses of the last substep.
+    pub(crate) fn warm_start(
+        &self,
+        joints: &[JointState],
+        states: &mut [BodyState],
+        dq: &impl Fn(usize) -> Quat,
+        (warm, factor): (bool, bool),
+    ) {
+        if factor {
+            self.tree.factor(&self.rows, states, dq);
+        }
+        if !warm {
+            return;
+        }
+        for p in self.rows.iter().filter(|p| !p.tree_only()) {
             let s = &joints[p.index];
             let (p, n) = p.now(states, dq);
             let p = &p;
             let mut v = load(p, states);
-            p.apply_linear(&mut v, n.ra + n.d, n.rb, s.linear);
+            if !p.tree {
+                p.apply_linear(&mut v, n.ra + n.d, n.rb, s.linear);
+            }
             p.apply_angular(&mut v, s.angular);
             if let Some(j) = axial(p, &n) {
                 j.apply(p, &mut v, s.motor + s.lower - s.upper);
@@ -323,9 +343,13 @@ impl JointSolver {
             }
             store(p, states, v);
         }
+        self.tree.warm_start(&self.rows, joints, states);
     }
 
-    /// One pass over the rows, with position correction when `bias`.
+    /// One pass over the rows, with position correction when `bias`. The pass without it (the
+    /// relax pass) follows the substep's integration: the joint forest is factored again there,
+    /// where the bodies have moved to, and that factorisation serves the next substep too (the
+    /// bodies do not move again until its solve passes are done).
     pub(crate) fn solve(
         &self,
         joints: &mut [JointState],
@@ -336,7 +360,7 @@ impl JointSolver {
         let Some(soft_bias) = self.soft else { return };
         let soft = if bias { soft_bias } else { Soft::RIGID };
         let inv_h = 1.0 / self.h;
-        for p in &self.rows {
+        for p in self.rows.iter().filter(|p| !p.tree_only()) {
             let s = &mut joints[p.index];
             let (p, n) = p.now(states, dq);
             let p = &p;
@@ -347,7 +371,10 @@ impl JointSolver {
         // Rigid: the velocities keep every anchor together; position correction at the soft
         // spring's rate.
         let bias_rate = if bias { soft_bias.bias_rate } else { 0.0 };
-        if !self.tree.solve(&self.rows, joints, states, dq, bias_rate) {
+        if !bias {
+            self.tree.factor(&self.rows, states, dq);
+        }
+        if !self.tree.solve(&self.rows, joints, states, bias_rate) {
             // A block that would not factor: these anchors one by one, this pass.
             for p in self.rows.iter().filter(|p| p.tree) {
                 let s = &mut joints[p.index];

@@ -40,7 +40,10 @@ enum Work {
     PinnedWarmStart,
     PinnedSolve(PassParams),
     /// The joints' rows (`crate::dynamics::joints`), with position correction or without.
-    JointsWarmStart,
+    /// The start of a substep's joint work: last substep's impulses applied when warm
+    /// starting; the joint forest factored in the step's first substep (the relax pass
+    /// factors it for the next).
+    JointsWarmStart(bool, bool),
     JointsSolve(bool),
     Integrate,
 }
@@ -105,10 +108,10 @@ impl Solver {
         };
         for substep in 0..p.substeps {
             jobs.push(Job::new(Work::Gravity(p.gravity * p.h), bodies, BODY_BLOCK, threads));
+            if joints {
+                jobs.push(Job::new(Work::JointsWarmStart(p.warm_starting, substep == 0), 1, 1, 1));
+            }
             if p.warm_starting {
-                if joints {
-                    jobs.push(Job::new(Work::JointsWarmStart, 1, 1, 1));
-                }
                 colours(&mut jobs, &|first| Work::WarmStart { first });
                 if overflow {
                     jobs.push(Job::new(Work::OverflowWarmStart, 1, 1, 1));
@@ -187,14 +190,16 @@ impl Solver {
                 Work::OverflowSolve(k) => rows::solve(overflow.range(0..overflow.len()), all.slice(), &k),
                 Work::PinnedWarmStart => rows::warm_start(pinned.range(0..pinned.len()), all.slice()),
                 Work::PinnedSolve(k) => rows::solve(pinned.range(0..pinned.len()), all.slice(), &k),
-                Work::JointsWarmStart | Work::JointsSolve(_) => {
+                Work::JointsWarmStart(..) | Work::JointsSolve(_) => {
                     let turns: &[Motion] = motion.range(0..motion.len());
                     let dq = |i: usize| turns.get(i).map_or(crate::math::Quat::IDENTITY, |m| m.dq);
                     let states = joint_states.range(0..joint_states.len());
-                    if let Work::JointsSolve(bias) = *work {
-                        joint_rows.solve(states, all.slice(), &dq, bias);
-                    } else {
-                        joint_rows.warm_start(states, all.slice(), &dq);
+                    match *work {
+                        Work::JointsSolve(bias) => joint_rows.solve(states, all.slice(), &dq, bias),
+                        Work::JointsWarmStart(warm, factor) => {
+                            joint_rows.warm_start(states, all.slice(), &dq, (warm, factor))
+                        }
+                        _ => unreachable!(),
                     }
                 }
                 Work::OverflowRestitution(threshold) => {

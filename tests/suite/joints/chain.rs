@@ -49,11 +49,13 @@ fn run(w: &mut World, seconds: Real, settle: Real) -> (Real, Real) {
 
 #[test]
 fn hanging_hundred_to_one_chain_stretches_under_a_percent_and_is_still() {
-    let mut w = chain("(0, -1, 0)", "sleeping: false, exact_joint_trees: true");
+    // At the defaults (exact joint trees on), sleeping off so that it is watched throughout.
+    let mut w = chain("(0, -1, 0)", "sleeping: false");
+    assert!(w.settings.exact_joint_trees, "exact joint trees are on by default");
     let (most, speed) = run(&mut w, 10.0, 2.0);
     let end = (w.joint_report(LINKS).anchor_b - Vec3::new(0.0, 4.0, 0.0)).length() / (LINKS as Real * LINK) - 1.0;
     println!(
-        "hanging 100:1 chain, 10 s with exact joint trees: largest stretch {:.4}%, end {:.4}% from its length, fastest point after 2 s {:.3} mm/s",
+        "hanging 100:1 chain, 10 s at the defaults: largest stretch {:.4}%, end {:.4}% from its length, fastest point after 2 s {:.3} mm/s",
         most * 100.0,
         end * 100.0,
         speed * 1e3
@@ -69,13 +71,13 @@ fn falling_hundred_to_one_chain_holds_together_at_eight_substeps() {
     // links under the ball's full pull faster than four substeps resolve and the chain comes
     // apart; at eight it holds, stretched by up to 2% for a moment at the whip (docs/joints.md,
     // *Heavy loads on light links*: the 1% is not met here).
-    let mut w = chain("(1, 0, 0)", "substeps: 8, exact_joint_trees: true");
+    let mut w = chain("(1, 0, 0)", "substeps: 8");
     let (most, _) = run(&mut w, 10.0, 10.0);
     println!("falling 100:1 chain, 10 s at 8 substeps: largest stretch {:.4}%", most * 100.0);
     assert!(most < 0.03, "stretched {:.3}%", most * 100.0);
 }
 
-/// `scenes/chain.ron` is this chain, hanging at rest.
+/// `scenes/chain.ron` is this chain, hanging at rest at the defaults.
 #[test]
 fn the_chain_lesson_is_the_hanging_hundred_to_one_chain() {
     let s = Scene::load(format!("{}/scenes/chain.ron", env!("CARGO_MANIFEST_DIR"))).unwrap();

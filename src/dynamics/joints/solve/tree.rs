@@ -84,26 +84,37 @@ impl Clone for Tree {
     }
 }
 
-/// The factorisation's working blocks, kept between passes for their allocations.
+/// The factorisation of one configuration of the forest and the working right-hand sides,
+/// kept between passes: factored once (`Tree::factor`), solved in every pass after it
+/// (`Tree::solve`), where only the right-hand side changes.
 #[derive(Debug, Default)]
 struct Scratch {
-    /// Body nodes: the pivot block (its Cholesky factor once eliminated), the right-hand side,
-    /// then `D⁻¹ r`, and `D⁻¹ Gᵀ` for the parent joint's block `G`.
-    bd: Vec<[V6; 6]>,
-    br: Vec<V6>,
+    /// Whether the blocks below hold a factorisation of this step's forest.
+    factored: bool,
+    /// Body nodes: the inverse mass and world inverse inertia where the body is now, the pivot
+    /// block's Cholesky factor, `D⁻¹ Gᵀ` for the parent joint's block `G`, and the right-hand
+    /// side (then the solution).
+    inv_mass: Vec<(Real, Mat3)>,
+    bl: Vec<[V6; 6]>,
     bx: Vec<[V3; 6]>,
-    /// Joint nodes: the pivot block (inverted once eliminated), the right-hand side, then
-    /// `D⁻¹ r`, `D⁻¹ G` for the parent body's block, and the Jacobian blocks of both sides.
+    br: Vec<V6>,
+    /// Joint nodes: the pivot block inverted, `D⁻¹ G` for the parent body's block, the Jacobian
+    /// blocks of both sides, their arms (A's to B's anchor, B's) and the anchors' gap, and the
+    /// right-hand side.
     jd: Vec<[V3; 3]>,
-    jr: Vec<V3>,
     jy: Vec<G>,
     jg: Vec<[G; 2]>,
+    arms: Vec<[Vec3; 3]>,
+    jr: Vec<V3>,
     /// Scratch of `build`: each state's body node, and the bodies' joints (CSR).
     node_of_state: Vec<u32>,
     start: Vec<u32>,
+    fill: Vec<u32>,
     adjacent: Vec<(u32, u8)>,
     joint_seen: Vec<bool>,
     body_seen: Vec<bool>,
+    taken: Vec<bool>,
+    queue: std::collections::VecDeque<Node>,
 }
 
 impl Tree {
@@ -117,10 +128,11 @@ impl Tree {
         self.joint_sides.clear();
         self.joint_parent.clear();
         self.order.clear();
+        let s = self.scratch.get_mut().unwrap_or_else(|e| e.into_inner());
+        s.factored = false;
         if !enabled {
             return;
         }
-        let s = self.scratch.get_mut().unwrap_or_else(|e| e.into_inner());
         s.node_of_state.clear();
         s.node_of_state.resize(states, NONE);
         // Body nodes, in order of first appearance; joint nodes, one per candidate row.
@@ -159,11 +171,12 @@ impl Tree {
         }
         s.adjacent.clear();
         s.adjacent.resize(s.start[bodies] as usize, (0, 0));
-        let mut fill = s.start.clone();
+        s.fill.clear();
+        s.fill.extend_from_slice(&s.start);
         for (j, sides) in self.joint_sides.iter().enumerate() {
             for (side, &b) in sides.iter().enumerate().filter(|(_, b)| **b != NONE) {
-                s.adjacent[fill[b as usize] as usize] = (j as u32, side as u8);
-                fill[b as usize] += 1;
+                s.adjacent[s.fill[b as usize] as usize] = (j as u32, side as u8);
+                s.fill[b as usize] += 1;
             }
         }
         // Breadth first from each unreached body: a joint reaching a body already reached
@@ -174,22 +187,23 @@ impl Tree {
         s.joint_seen.resize(joints, false);
         s.body_seen.clear();
         s.body_seen.resize(bodies, false);
-        let mut taken = vec![false; joints];
-        let mut queue = std::collections::VecDeque::new();
+        s.taken.clear();
+        s.taken.resize(joints, false);
+        s.queue.clear();
         for root in 0..bodies {
             if s.body_seen[root] {
                 continue;
             }
             s.body_seen[root] = true;
-            queue.push_back(Node::Body(root as u32));
-            while let Some(node) = queue.pop_front() {
+            s.queue.push_back(Node::Body(root as u32));
+            while let Some(node) = s.queue.pop_front() {
                 self.order.push(node);
                 let b = match node {
                     Node::Body(b) => b,
                     Node::Joint(j) => {
                         let other = self.joint_sides[j as usize][1 - self.joint_parent[j as usize] as usize];
                         if other != NONE {
-                            queue.push_back(Node::Body(other));
+                            s.queue.push_back(Node::Body(other));
                         }
                         continue;
                     }
@@ -207,52 +221,50 @@ impl Tree {
                         self.body_parent[other as usize] = j;
                     }
                     self.joint_parent[j as usize] = side;
-                    taken[j as usize] = true;
-                    queue.push_back(Node::Joint(j));
+                    s.taken[j as usize] = true;
+                    s.queue.push_back(Node::Joint(j));
                 }
             }
         }
         self.order.reverse();
         for (j, &r) in self.joint_row.iter().enumerate() {
-            rows[r as usize].tree = taken[j];
+            rows[r as usize].tree = s.taken[j];
         }
         for &b in &self.body_state {
             s.node_of_state[b as usize] = NONE;
         }
-        let bd = [[0.0; 6]; 6];
-        s.bd.resize(bodies, bd);
-        s.br.resize(bodies, [0.0; 6]);
+        s.inv_mass.resize(bodies, (0.0, Mat3::ZERO));
+        s.bl.resize(bodies, [[0.0; 6]; 6]);
         s.bx.resize(bodies, [[0.0; 3]; 6]);
+        s.br.resize(bodies, [0.0; 6]);
         s.jd.resize(joints, [[0.0; 3]; 3]);
-        s.jr.resize(joints, [0.0; 3]);
         s.jy.resize(joints, [[0.0; 6]; 3]);
         s.jg.resize(joints, [[[0.0; 6]; 3]; 2]);
+        s.arms.resize(joints, [Vec3::ZERO; 3]);
+        s.jr.resize(joints, [0.0; 3]);
     }
 
-    /// One exact solve of the forest's anchors at the bodies' current velocities, with position
-    /// correction at `bias_rate` (1/s). Adds the impulses to the joints' states. Returns false,
-    /// changing nothing, if a block could not be factored (the caller then solves those joints
-    /// one by one).
-    pub(super) fn solve(
-        &self,
-        rows: &[Prepared],
-        joints: &mut [JointState],
-        states: &mut [BodyState],
-        dq: &impl Fn(usize) -> Quat,
-        bias_rate: Real,
-    ) -> bool {
+    /// Factors the forest's system where the bodies are now (their anchors' arms and gaps, their
+    /// inertia turned as far as they have turned in the step), for the passes until the bodies
+    /// move: a substep's relax pass and the next substep's warm start and solve passes (the
+    /// bodies move only between a substep's solve passes and its relax pass). Returns false if a
+    /// block could not be factored (the caller then solves those joints one by one until the
+    /// next factorisation).
+    pub(super) fn factor(&self, rows: &[Prepared], states: &[BodyState], dq: &impl Fn(usize) -> Quat) -> bool {
         if self.order.is_empty() {
             return true;
         }
         let mut guard = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
         let s = &mut *guard;
+        s.factored = false;
         // The bodies' masses, their inertia turned as far as they have turned in the step.
         for (k, (&state, &(r, side))) in self.body_state.iter().zip(&self.body_mass).enumerate() {
             let p = &rows[r as usize];
             let (m, i) = if side == 0 { (p.ma, p.ia) } else { (p.mb, p.ib) };
             let rot = Mat3::from_quat(dq(state as usize));
-            let inv_i = (rot * i * rot.transpose()).as_dmat3();
-            let inertia = inv_i.inverse();
+            let turned = rot * i * rot.transpose();
+            s.inv_mass[k] = (m, turned);
+            let inertia = turned.as_dmat3().inverse();
             let mut d = [[0.0; 6]; 6];
             for (a, row) in d.iter_mut().enumerate().take(3) {
                 row[a] = 1.0 / m as f64;
@@ -262,10 +274,9 @@ impl Tree {
                     d[3 + a][3 + c] = inertia.col(c)[a];
                 }
             }
-            s.bd[k] = d;
-            s.br[k] = [0.0; 6];
+            s.bl[k] = d;
         }
-        // The joints' Jacobians and velocity errors.
+        // The joints' Jacobians and compliances.
         for (j, &r) in self.joint_row.iter().enumerate() {
             let p = &rows[r as usize];
             if !p.tree {
@@ -273,23 +284,19 @@ impl Tree {
             }
             let n = p.at(states, dq(p.a), dq(p.b));
             let arm_a = n.ra + n.d;
-            let (a, b) = (&states[p.a], &states[p.b]);
-            let cdot = (b.v + b.w.cross(n.rb)) - (a.v + a.w.cross(arm_a));
-            let rhs = cdot + bias_rate * n.d;
-            s.jr[j] = [rhs.x as f64, rhs.y as f64, rhs.z as f64];
+            s.arms[j] = [arm_a, n.rb, n.d];
             let c = -COMPLIANCE * (p.ma + p.mb) as f64;
             s.jd[j] = [[c, 0.0, 0.0], [0.0, c, 0.0], [0.0, 0.0, c]];
             // Side A: [−I, [arm]×]; side B: [I, −[r_b]×].
             s.jg[j] = [jacobian(-1.0, arm_a), jacobian(1.0, n.rb)];
         }
-        // Eliminate leaves first: fold each node into its parent.
+        // Eliminate leaves first: fold each node's block into its parent's.
         for &node in &self.order {
             match node {
                 Node::Joint(j) => {
                     let j = j as usize;
                     let Some(inv) = invert3(&s.jd[j]) else { return false };
                     s.jd[j] = inv;
-                    s.jr[j] = mul3(&inv, &s.jr[j]);
                     let side = self.joint_parent[j] as usize;
                     let parent = self.joint_sides[j][side];
                     if parent == NONE {
@@ -302,46 +309,137 @@ impl Tree {
                             *x = (0..3).map(|k| inv[a][k] * g[k][c]).sum();
                         }
                     }
-                    // D_p −= Gᵀ D⁻¹ G; r_p += Gᵀ D⁻¹ r.
-                    let (d, rp, w) = (&mut s.bd[parent as usize], &mut s.br[parent as usize], s.jr[j]);
+                    // D_p −= Gᵀ D⁻¹ G.
+                    let d = &mut s.bl[parent as usize];
                     for a in 0..6 {
                         for c in 0..6 {
                             d[a][c] -= (0..3).map(|k| g[k][a] * y[k][c]).sum::<f64>();
                         }
-                        rp[a] += (0..3).map(|k| g[k][a] * w[k]).sum::<f64>();
                     }
                     s.jy[j] = y;
                 }
                 Node::Body(b) => {
                     let b = b as usize;
-                    if !cholesky6(&mut s.bd[b]) {
+                    if !cholesky6(&mut s.bl[b]) {
                         return false;
                     }
-                    let l = s.bd[b];
-                    s.br[b] = solve6(&l, s.br[b]);
                     let parent = self.body_parent[b];
                     if parent == NONE {
                         continue;
                     }
+                    let l = &s.bl[b];
                     let j = parent as usize;
                     let side = usize::from(self.joint_sides[j][1] == b as u32);
-                    let g = s.jg[j][side];
-                    let mut x = [[0.0; 3]; 6];
-                    for (k, gk) in g.iter().enumerate() {
-                        let col = solve6(&l, *gk);
-                        for a in 0..6 {
-                            x[a][k] = col[a];
-                        }
-                    }
-                    // D_j −= G D⁻¹ Gᵀ; r_j += G D⁻¹ r.
-                    let w = s.br[b];
+                    let g = &s.jg[j][side];
+                    let x = solve6x3(l, g);
+                    // D_j −= G D⁻¹ Gᵀ.
                     for a in 0..3 {
                         for c in 0..3 {
                             s.jd[j][a][c] -= (0..6).map(|k| g[a][k] * x[k][c]).sum::<f64>();
                         }
-                        s.jr[j][a] += (0..6).map(|k| g[a][k] * w[k]).sum::<f64>();
                     }
                     s.bx[b] = x;
+                }
+            }
+        }
+        s.factored = true;
+        true
+    }
+
+    /// Applies the forest's joints' impulses of the last substep at the arms of the last
+    /// factorisation, made where the bodies are at the start of a substep.
+    pub(super) fn warm_start(&self, rows: &[Prepared], joints: &[JointState], states: &mut [BodyState]) {
+        if self.order.is_empty() {
+            return;
+        }
+        let guard = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        for (j, (&r, sides)) in self.joint_row.iter().zip(&self.joint_sides).enumerate() {
+            let p = &rows[r as usize];
+            if !p.tree {
+                continue;
+            }
+            let l = joints[p.index].linear;
+            let [arm_a, rb, _] = guard.arms[j];
+            for (side, (sign, arm)) in [(-1.0, arm_a), (1.0, rb)].into_iter().enumerate() {
+                let node = sides[side];
+                if node == NONE {
+                    continue;
+                }
+                let (m, i) = guard.inv_mass[node as usize];
+                let st = &mut states[self.body_state[node as usize] as usize];
+                st.v += sign * m * l;
+                st.w += i * (sign * arm.cross(l));
+            }
+        }
+    }
+
+    /// One exact solve of the forest's anchors at the bodies' current velocities, with position
+    /// correction at `bias_rate` (1/s), on the last factorisation. Position correction is only
+    /// asked of the solve passes, which find the bodies where the factorisation did. Adds the
+    /// impulses to the joints' states. Returns false, changing nothing, if there is no
+    /// factorisation (the caller then solves those joints one by one).
+    pub(super) fn solve(
+        &self,
+        rows: &[Prepared],
+        joints: &mut [JointState],
+        states: &mut [BodyState],
+        bias_rate: Real,
+    ) -> bool {
+        if self.order.is_empty() {
+            return true;
+        }
+        let mut guard = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        let s = &mut *guard;
+        if !s.factored {
+            return false;
+        }
+        for r in &mut s.br {
+            *r = [0.0; 6];
+        }
+        // The joints' velocity errors along the factored arms, and their gaps.
+        for (j, &r) in self.joint_row.iter().enumerate() {
+            let p = &rows[r as usize];
+            if !p.tree {
+                continue;
+            }
+            let [arm_a, rb, d] = s.arms[j];
+            let (a, b) = (&states[p.a], &states[p.b]);
+            let rhs = (b.v + b.w.cross(rb)) - (a.v + a.w.cross(arm_a)) + bias_rate * d;
+            s.jr[j] = [rhs.x as f64, rhs.y as f64, rhs.z as f64];
+        }
+        // Leaves first: each node's right-hand side folded into its parent's.
+        for &node in &self.order {
+            match node {
+                Node::Joint(j) => {
+                    let j = j as usize;
+                    let w = mul3(&s.jd[j], &s.jr[j]);
+                    s.jr[j] = w;
+                    let side = self.joint_parent[j] as usize;
+                    let parent = self.joint_sides[j][side];
+                    if parent == NONE {
+                        continue;
+                    }
+                    // r_p += Gᵀ D⁻¹ r.
+                    let (g, rp) = (&s.jg[j][side], &mut s.br[parent as usize]);
+                    for a in 0..6 {
+                        rp[a] += g[0][a] * w[0] + g[1][a] * w[1] + g[2][a] * w[2];
+                    }
+                }
+                Node::Body(b) => {
+                    let b = b as usize;
+                    let w = solve6(&s.bl[b], s.br[b]);
+                    s.br[b] = w;
+                    let parent = self.body_parent[b];
+                    if parent == NONE {
+                        continue;
+                    }
+                    // r_j += G D⁻¹ r.
+                    let j = parent as usize;
+                    let side = usize::from(self.joint_sides[j][1] == b as u32);
+                    let g = &s.jg[j][side];
+                    for a in 0..3 {
+                        s.jr[j][a] += (0..6).map(|k| g[a][k] * w[k]).sum::<f64>();
+                    }
                 }
             }
         }
@@ -426,7 +524,8 @@ fn invert3(m: &[V3; 3]) -> Option<[V3; 3]> {
     Some([0, 1, 2].map(|a| [0, 1, 2].map(|b| cof[b][a] / det)))
 }
 
-/// Cholesky factor `L` (lower, in place) of a symmetric positive-definite 6 × 6 block.
+/// Cholesky factor `L` (lower, in place) of a symmetric positive-definite 6 × 6 block, its
+/// diagonal stored inverted (the solves multiply by it).
 fn cholesky6(m: &mut [V6; 6]) -> bool {
     for j in 0..6 {
         let mut d = m[j][j];
@@ -436,14 +535,14 @@ fn cholesky6(m: &mut [V6; 6]) -> bool {
         if !(d > 0.0 && d.is_finite()) {
             return false;
         }
-        let d = d.sqrt();
-        m[j][j] = d;
+        let inv = 1.0 / d.sqrt();
+        m[j][j] = inv;
         for i in j + 1..6 {
             let mut x = m[i][j];
             for k in 0..j {
                 x -= m[i][k] * m[j][k];
             }
-            m[i][j] = x / d;
+            m[i][j] = x * inv;
         }
     }
     true
@@ -455,15 +554,39 @@ fn solve6(l: &[V6; 6], mut b: V6) -> V6 {
         for k in 0..i {
             b[i] -= l[i][k] * b[k];
         }
-        b[i] /= l[i][i];
+        b[i] *= l[i][i];
     }
     for i in (0..6).rev() {
         for k in i + 1..6 {
             b[i] -= l[k][i] * b[k];
         }
-        b[i] /= l[i][i];
+        b[i] *= l[i][i];
     }
     b
+}
+
+/// Solves `L Lᵀ X = Gᵀ` for the three columns of `Gᵀ` at once.
+fn solve6x3(l: &[V6; 6], g: &G) -> [V3; 6] {
+    let mut x = [[0.0; 3]; 6];
+    for i in 0..6 {
+        let mut r = [g[0][i], g[1][i], g[2][i]];
+        for k in 0..i {
+            for c in 0..3 {
+                r[c] -= l[i][k] * x[k][c];
+            }
+        }
+        x[i] = r.map(|v| v * l[i][i]);
+    }
+    for i in (0..6).rev() {
+        let mut r = x[i];
+        for k in i + 1..6 {
+            for c in 0..3 {
+                r[c] -= l[k][i] * x[k][c];
+            }
+        }
+        x[i] = r.map(|v| v * l[i][i]);
+    }
+    x
 }
 
 #[cfg(test)]
@@ -485,6 +608,14 @@ mod tests {
         for i in 0..6 {
             let bi: f64 = (0..6).map(|k| orig[i][k] * x[k]).sum();
             assert!((bi - b[i]).abs() < 1e-12, "row {i}: {bi} against {}", b[i]);
+        }
+        let g = jacobian(-1.0, Vec3::new(0.3, -0.2, 0.5));
+        let x = solve6x3(&m, &g);
+        for (c, gc) in g.iter().enumerate() {
+            for i in 0..6 {
+                let gi: f64 = (0..6).map(|k| orig[i][k] * x[k][c]).sum();
+                assert!((gi - gc[i]).abs() < 1e-12, "column {c}, row {i}: {gi} against {}", gc[i]);
+            }
         }
         let inv = invert3(&[[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 4.0]]).unwrap();
         let x = mul3(&inv, &[1.0, 2.0, 3.0]);
