@@ -480,6 +480,8 @@ impl Simulation {
                 let n = review.steps();
                 self.record.review = Some(review);
                 self.scene = scene;
+                // A lesson step's start belongs to the lesson's scene, not the recording's.
+                self.step_start = None;
                 self.path = None;
                 self.world = world;
                 self.playing = false;

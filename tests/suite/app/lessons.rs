@@ -238,6 +238,14 @@ fn an_ab_from_the_start_in_a_lesson_starts_from_the_steps_start_and_settings() {
     assert_eq!(a.hash(), step_start.hash(), "A starts at the step's start");
     assert_eq!((sim.world.settings.ccd, sim.world.settings.substeps), (CcdMode::Toi, 8), "B: the step's, changed");
 
+    // A recording opened over the lesson brings its own scene: the step's start no longer applies.
+    let mut other = App::open(&scene, Viewport::new(None)).unwrap();
+    other.open_lesson(&file, 4).unwrap();
+    let sim = other.simulation_mut();
+    assert!(sim.step_start.is_some());
+    sim.open_recording(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/recordings/box_stack.ron"));
+    assert!(sim.record.review.is_some() && sim.step_start.is_none(), "{:?}", sim.record.status);
+
     // Another scene closes the lesson, and with it the step's start: the scene file's settings.
     app.open_scene(&scene);
     assert!(app.lesson_player().is_none());
