@@ -95,8 +95,9 @@ impl PairTest<'_> {
                 *m
             },
         };
-        // The pair's manifolds: a mesh pair's, one per direction its triangles push; one at most
-        // for any other, a convex pair's straight from the narrow phase.
+        // The pair's manifolds: a mesh or compound pair's, one per direction its triangles or
+        // child contacts push; one at most for any other, a convex pair's straight from the
+        // narrow phase.
         let (all, one);
         let (first, more): (Option<&Manifold>, &[Manifold]) = if compound || mesh {
             let (method, edges) = (settings.narrow_phase, settings.internal_edges);
@@ -111,7 +112,8 @@ impl PairTest<'_> {
         };
         let m = first.filter(|m| !m.is_empty());
         let rest = more.get(1..).unwrap_or_default();
-        // The cache keeps one manifold: a mesh pair with more is tested every step. Its entry is
+        // The cache keeps one manifold: a mesh pair with more is tested every step (a compound
+        // pair is, always). Its entry is
         // made with the batch's others.
         if cached && rest.is_empty() {
             make.push(slot, (a, b), &ba.pose, &bb.pose, m);

@@ -1,6 +1,7 @@
 //! Convex shapes against triangle meshes and height fields: the mid phase (the mesh's BVH, or
 //! the height field's grid) finds the triangles near the shape, each gives a small manifold,
-//! and the pair keeps one manifold of at most four points.
+//! and the pair keeps a manifold of at most four points per direction its triangles push (up to
+//! [`MAX_MESH_MANIFOLDS`]).
 
 mod edges;
 mod seams;
