@@ -321,7 +321,7 @@ impl JointSolver {
         (warm, factor): (bool, bool),
     ) {
         if factor {
-            self.tree.factor(&self.rows, states, dq);
+            self.tree.factor(&self.rows, joints, states, dq, self.h);
         }
         if !warm {
             return;
@@ -372,7 +372,7 @@ impl JointSolver {
         // spring's rate.
         let bias_rate = if bias { soft_bias.bias_rate } else { 0.0 };
         if !bias {
-            self.tree.factor(&self.rows, states, dq);
+            self.tree.factor(&self.rows, joints, states, dq, self.h);
         }
         if !self.tree.solve(&self.rows, joints, states, bias_rate) {
             // A block that would not factor: these anchors one by one, this pass.

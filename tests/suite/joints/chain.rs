@@ -66,15 +66,40 @@ fn hanging_hundred_to_one_chain_stretches_under_a_percent_and_is_still() {
 }
 
 #[test]
-fn falling_hundred_to_one_chain_holds_together_at_eight_substeps() {
-    // Released level: it falls and whips through the bottom of its swing. The whip spins light
-    // links under the ball's full pull faster than four substeps resolve and the chain comes
-    // apart; at eight it holds, stretched by up to 2% for a moment at the whip (docs/joints.md,
-    // *Heavy loads on light links*: the 1% is not met here).
-    let mut w = chain("(1, 0, 0)", "substeps: 8");
-    let (most, _) = run(&mut w, 10.0, 10.0);
-    println!("falling 100:1 chain, 10 s at 8 substeps: largest stretch {:.4}%", most * 100.0);
-    assert!(most < 0.03, "stretched {:.3}%", most * 100.0);
+fn falling_hundred_to_one_chain_holds_together_at_four_eight_and_twelve_substeps() {
+    // Released level: it falls and whips through the bottom of its swing, where the light links
+    // turn under the ball's full pull like stiff springs (docs/joints.md, *Heavy loads on light
+    // links*). Without the pulled links' geometric stiffness it comes apart at four substeps.
+    for substeps in [4, 8, 12] {
+        let mut w = chain("(1, 0, 0)", &format!("substeps: {substeps}"));
+        let (most, _) = run(&mut w, 10.0, 10.0);
+        println!("falling 100:1 chain, 10 s at {substeps} substeps: largest stretch {:.4}%", most * 100.0);
+        assert!(most < 0.015, "{substeps} substeps: stretched {:.3}%", most * 100.0);
+    }
+}
+
+/// `benches/chain_1000.ron`: 1,000 links hanging from a fixed point, its top links pulled by
+/// some 1,600 N. Their turning under that pull is faster than four substeps resolve; unless it
+/// is held back, rounding error grows into a whip that tears the chain open within a second.
+#[test]
+fn thousand_link_chain_hangs_closed_and_still() {
+    let s = Scene::load(format!("{}/benches/chain_1000.ron", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let mut w = s.build().unwrap();
+    let (mut gaps, mut contacts, mut speed): (Real, usize, Real) = (0.0, 0, 0.0);
+    for _ in 0..120 {
+        w.step();
+        gaps = gaps.max((0..w.joints().len()).map(|k| w.joint_report(k).linear_error).sum());
+        contacts = contacts.max(w.contacts().len());
+        speed = speed.max(w.bodies().iter().map(|b| b.linvel.length() + b.angvel.length() * 0.05).fold(0.0, Real::max));
+    }
+    println!(
+        "1,000-link chain, 2 s at the defaults: gaps summed at most {:.2} mm, contacts at most {contacts}, fastest point {:.3} mm/s",
+        gaps * 1e3,
+        speed * 1e3
+    );
+    assert!(gaps < 0.01, "the chain opened: {gaps} m of gaps");
+    assert_eq!(contacts, 0, "links fell onto each other");
+    assert!(speed < 0.001, "a link moves at {speed} m/s");
 }
 
 /// `scenes/chain.ron` is this chain, hanging at rest at the defaults.
