@@ -282,13 +282,13 @@ impl Tree {
             if !p.tree {
                 continue;
             }
-            let n = p.at(states, dq(p.a), dq(p.b));
-            let arm_a = n.ra + n.d;
-            s.arms[j] = [arm_a, n.rb, n.d];
+            let (ra, rb, d) = p.arms(states, dq(p.a), dq(p.b));
+            let arm_a = ra + d;
+            s.arms[j] = [arm_a, rb, d];
             let c = -COMPLIANCE * (p.ma + p.mb) as f64;
             s.jd[j] = [[c, 0.0, 0.0], [0.0, c, 0.0], [0.0, 0.0, c]];
             // Side A: [−I, [arm]×]; side B: [I, −[r_b]×].
-            s.jg[j] = [jacobian(-1.0, arm_a), jacobian(1.0, n.rb)];
+            s.jg[j] = [jacobian(-1.0, arm_a), jacobian(1.0, rb)];
         }
         // Eliminate leaves first: fold each node's block into its parent's.
         for &node in &self.order {
