@@ -568,10 +568,16 @@ fn cholesky6(m: &mut [V6; 6]) -> bool {
             for k in 0..$j {
                 d -= m[$j][k] * m[$j][k];
             }
-            if !(d > 0.0 && d.is_finite()) {
+            // Positive and finite, as two comparisons (`d > 0.0 && d.is_finite()` compiles to a
+            // classification of the bits, some twenty instructions a column): an infinite `d`
+            // gives a zero `inv`.
+            if d.is_nan() || d <= 0.0 {
                 return false;
             }
             let inv = 1.0 / d.sqrt();
+            if inv <= 0.0 {
+                return false;
+            }
             m[$j][$j] = inv;
             for i in $j + 1..6 {
                 let mut x = m[i][$j];
@@ -652,6 +658,20 @@ mod tests {
         let x = mul3(&inv, &[1.0, 2.0, 3.0]);
         let back = [2.0 * x[0] + x[1], x[0] + 3.0 * x[1] + x[2], x[1] + 4.0 * x[2]];
         assert!(back.iter().zip([1.0, 2.0, 3.0]).all(|(a, b)| (a - b).abs() < 1e-12), "{back:?}");
+    }
+
+    #[test]
+    fn cholesky_refuses_a_pivot_that_is_not_positive_and_finite() {
+        for (case, bad) in [0.0, -1.0, f64::NAN, f64::INFINITY].into_iter().enumerate() {
+            for at in 0..6 {
+                let mut m = [[0.0; 6]; 6];
+                for (i, row) in m.iter_mut().enumerate() {
+                    row[i] = 2.0;
+                }
+                m[at][at] = bad;
+                assert!(!cholesky6(&mut m), "case {case}: pivot {at} of {bad} accepted");
+            }
+        }
     }
 
     /// The structured products give the dense products' bits: they skip only the Jacobian's
