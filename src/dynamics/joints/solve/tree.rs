@@ -559,6 +559,9 @@ fn invert3(m: &[V3; 3]) -> Option<[V3; 3]> {
 
 /// Cholesky factor `L` (lower, in place) of a symmetric positive-definite 6 × 6 block, its
 /// diagonal stored inverted (the solves multiply by it). Reads only the lower triangle.
+// The first column's and the last's ranges over the columns before them and the rows below
+// them are empty, as they should be.
+#[allow(clippy::reversed_empty_ranges)]
 fn cholesky6(m: &mut [V6; 6]) -> bool {
     // One column `j` at a time, spelled out so that every loop has a constant count and the
     // compiler unrolls the whole factorisation.
