@@ -96,7 +96,7 @@ struct Scratch {
     /// Whether the blocks below hold a factorisation of this step's forest.
     factored: bool,
     /// Body nodes: the inverse mass and world inverse inertia where the body is now, the pivot
-    /// block's Cholesky factor, `D⁻¹ Gᵀ` for the parent joint's block `G`, and the right-hand
+    /// block's Cholesky factor (lower triangles only: the upper ones are never read), `D⁻¹ Gᵀ` for the parent joint's block `G`, and the right-hand
     /// side (then the solution).
     inv_mass: Vec<(Real, Mat3)>,
     /// Body nodes whose inertia the geometric stiffness of a pulled arm adds to.
@@ -279,16 +279,16 @@ impl Tree {
             let turned = rot * i * rot.transpose();
             s.inv_mass[k] = (m, turned);
             let inertia = turned.as_dmat3().inverse();
-            let mut d = [[0.0; 6]; 6];
-            for (a, row) in d.iter_mut().enumerate().take(3) {
-                row[a] = 1.0 / m as f64;
-            }
-            for a in 0..3 {
-                for c in 0..3 {
-                    d[3 + a][3 + c] = inertia.col(c)[a];
-                }
-            }
-            s.bl[k] = d;
+            // The lower triangle (all that the factorisation reads) of diag(mass, inertia).
+            let d = &mut s.bl[k];
+            let mass = 1.0 / m as f64;
+            let (c0, c1, c2) = (inertia.x_axis, inertia.y_axis, inertia.z_axis);
+            d[0][0] = mass;
+            d[1][..2].copy_from_slice(&[0.0, mass]);
+            d[2][..3].copy_from_slice(&[0.0, 0.0, mass]);
+            d[3][..4].copy_from_slice(&[0.0, 0.0, 0.0, c0.x]);
+            d[4][..5].copy_from_slice(&[0.0, 0.0, 0.0, c0.y, c1.y]);
+            d[5].copy_from_slice(&[0.0, 0.0, 0.0, c0.z, c1.z, c2.z]);
             s.stiffened[k] = false;
         }
         // The joints' Jacobians and compliances.
@@ -297,16 +297,16 @@ impl Tree {
             if !p.tree {
                 continue;
             }
-            let n = p.at(states, dq(p.a), dq(p.b));
-            let arm_a = n.ra + n.d;
-            s.arms[j] = [arm_a, n.rb, n.d];
+            let (ra, rb, d) = p.arms(states, dq(p.a), dq(p.b));
+            let arm_a = ra + d;
+            s.arms[j] = [arm_a, rb, d];
             let c = -COMPLIANCE * (p.ma + p.mb) as f64;
             s.jd[j] = [[c, 0.0, 0.0], [0.0, c, 0.0], [0.0, 0.0, c]];
             // Side A: [−I, [arm]×]; side B: [I, −[r_b]×].
-            s.jg[j] = [jacobian(-1.0, arm_a), jacobian(1.0, n.rb)];
+            s.jg[j] = [jacobian(-1.0, arm_a), jacobian(1.0, rb)];
             // Each side pulled along its arm by last substep's impulse stiffens its turning.
             let l = joints[p.index].linear;
-            for (side, (sign, arm)) in [(-1.0, arm_a), (1.0, n.rb)].into_iter().enumerate() {
+            for (side, (sign, arm)) in [(-1.0, arm_a), (1.0, rb)].into_iter().enumerate() {
                 let node = self.joint_sides[j][side];
                 if node != NONE {
                     let pull = (sign * l.dot(arm)) as f64;
@@ -317,7 +317,8 @@ impl Tree {
         }
         // The warm start applies last substep's impulses through the masses the solve uses.
         for (k, d) in s.bl.iter().enumerate().take(self.body_state.len()).filter(|(k, _)| s.stiffened[*k]) {
-            let turning = [0, 1, 2].map(|a| [0, 1, 2].map(|c| d[3 + a][3 + c]));
+            // The block's lower triangle, mirrored.
+            let turning = [0, 1, 2].map(|a| [0, 1, 2].map(|c| d[3 + a.max(c)][3 + a.min(c)]));
             if let Some(inv) = invert3(&turning) {
                 let col = |c: usize| Vec3::new(inv[0][c] as Real, inv[1][c] as Real, inv[2][c] as Real);
                 s.inv_mass[k].1 = Mat3::from_cols(col(0), col(1), col(2));
@@ -336,19 +337,9 @@ impl Tree {
                         continue;
                     }
                     let g = &s.jg[j][side];
-                    let mut y = [[0.0; 6]; 3];
-                    for (a, row) in y.iter_mut().enumerate() {
-                        for (c, x) in row.iter_mut().enumerate() {
-                            *x = (0..3).map(|k| inv[a][k] * g[k][c]).sum();
-                        }
-                    }
+                    let y = inverse_times_jacobian(&inv, g);
                     // D_p −= Gᵀ D⁻¹ G.
-                    let d = &mut s.bl[parent as usize];
-                    for a in 0..6 {
-                        for c in 0..6 {
-                            d[a][c] -= (0..3).map(|k| g[k][a] * y[k][c]).sum::<f64>();
-                        }
-                    }
+                    subtract_jacobian_t_times(&mut s.bl[parent as usize], g, &y);
                     s.jy[j] = y;
                 }
                 Node::Body(b) => {
@@ -366,9 +357,11 @@ impl Tree {
                     let g = &s.jg[j][side];
                     let x = solve6x3(l, g);
                     // D_j −= G D⁻¹ Gᵀ.
+                    let jd = &mut s.jd[j];
                     for a in 0..3 {
+                        let [k1, k2] = OTHERS[a];
                         for c in 0..3 {
-                            s.jd[j][a][c] -= (0..6).map(|k| g[a][k] * x[k][c]).sum::<f64>();
+                            jd[a][c] -= g[a][a] * x[a][c] + g[a][3 + k1] * x[3 + k1][c] + g[a][3 + k2] * x[3 + k2][c];
                         }
                     }
                     s.bx[b] = x;
@@ -454,8 +447,12 @@ impl Tree {
                     }
                     // r_p += Gᵀ D⁻¹ r.
                     let (g, rp) = (&s.jg[j][side], &mut s.br[parent as usize]);
-                    for a in 0..6 {
-                        rp[a] += g[0][a] * w[0] + g[1][a] * w[1] + g[2][a] * w[2];
+                    for a in 0..3 {
+                        rp[a] += g[a][a] * w[a];
+                    }
+                    for c in 0..3 {
+                        let [k1, k2] = OTHERS[c];
+                        rp[3 + c] += g[k1][3 + c] * w[k1] + g[k2][3 + c] * w[k2];
                     }
                 }
                 Node::Body(b) => {
@@ -469,9 +466,10 @@ impl Tree {
                     // r_j += G D⁻¹ r.
                     let j = parent as usize;
                     let side = usize::from(self.joint_sides[j][1] == b as u32);
-                    let g = &s.jg[j][side];
+                    let (g, rj) = (&s.jg[j][side], &mut s.jr[j]);
                     for a in 0..3 {
-                        s.jr[j][a] += (0..6).map(|k| g[a][k] * w[k]).sum::<f64>();
+                        let [k1, k2] = OTHERS[a];
+                        rj[a] += g[a][a] * w[a] + g[a][3 + k1] * w[3 + k1] + g[a][3 + k2] * w[3 + k2];
                     }
                 }
             }
@@ -483,9 +481,10 @@ impl Tree {
                     let j = j as usize;
                     let parent = self.joint_sides[j][self.joint_parent[j] as usize];
                     if parent != NONE {
-                        let (y, z) = (&s.jy[j], s.br[parent as usize]);
+                        let (y, z, rj) = (&s.jy[j], &s.br[parent as usize], &mut s.jr[j]);
                         for a in 0..3 {
-                            s.jr[j][a] += (0..6).map(|k| y[a][k] * z[k]).sum::<f64>();
+                            let y = &y[a];
+                            rj[a] += y[0] * z[0] + y[1] * z[1] + y[2] * z[2] + y[3] * z[3] + y[4] * z[4] + y[5] * z[5];
                         }
                     }
                 }
@@ -493,9 +492,9 @@ impl Tree {
                     let b = b as usize;
                     let parent = self.body_parent[b];
                     if parent != NONE {
-                        let (x, z) = (&s.bx[b], s.jr[parent as usize]);
+                        let (x, z, rb) = (&s.bx[b], &s.jr[parent as usize], &mut s.br[b]);
                         for a in 0..6 {
-                            s.br[b][a] += (0..3).map(|k| x[a][k] * z[k]).sum::<f64>();
+                            rb[a] += x[a][0] * z[0] + x[a][1] * z[1] + x[a][2] * z[2];
                         }
                     }
                 }
@@ -542,8 +541,9 @@ fn add_geometric_stiffness(d: &mut [V6; 6], inv_inertia: Mat3, arm: Vec3, h_pull
         return false;
     }
     let r = r.to_array();
+    // The lower triangle, all that the factorisation reads.
     for a in 0..3 {
-        for c in 0..3 {
+        for c in 0..=a {
             let unit = if a == c { 1.0 } else { 0.0 };
             d[3 + a][3 + c] += k * (unit - r[a] * r[c]);
         }
@@ -557,6 +557,41 @@ fn p_inertia_invertible(p: &Prepared, side: usize) -> bool {
     let i = if side == 0 { p.ia } else { p.ib };
     let det = i.as_dmat3().determinant();
     det.is_finite() && det > 0.0
+}
+
+/// For each of a point constraint's rows `a`, the other two: the columns `3 + k` where its
+/// block's cross-product part is not zero (the products below skip the block's structural zeros,
+/// adding the other terms in the order a dense product would).
+const OTHERS: [[usize; 2]; 3] = [[1, 2], [0, 2], [0, 1]];
+
+/// `D⁻¹ G` for a joint's inverted pivot block `D⁻¹` and a point constraint's Jacobian block
+/// `G = [sign I, −sign [r]×]`.
+fn inverse_times_jacobian(inv: &[V3; 3], g: &G) -> G {
+    let mut y = [[0.0; 6]; 3];
+    for a in 0..3 {
+        for c in 0..3 {
+            let [k1, k2] = OTHERS[c];
+            y[a][c] = inv[a][c] * g[c][c];
+            y[a][3 + c] = inv[a][k1] * g[k1][3 + c] + inv[a][k2] * g[k2][3 + c];
+        }
+    }
+    y
+}
+
+/// `D −= Gᵀ Y` on the lower triangle of a body's pivot block (all that `cholesky6` reads), for
+/// a point constraint's Jacobian block `G` and `Y = D_j⁻¹ G`.
+fn subtract_jacobian_t_times(d: &mut [V6; 6], g: &G, y: &G) {
+    for a in 0..3 {
+        for c in 0..=a {
+            d[a][c] -= g[a][a] * y[a][c];
+        }
+    }
+    for a in 0..3 {
+        let [k1, k2] = OTHERS[a];
+        for c in 0..=3 + a {
+            d[3 + a][c] -= g[k1][3 + a] * y[k1][c] + g[k2][3 + a] * y[k2][c];
+        }
+    }
 }
 
 /// A point constraint's Jacobian for one body: `[sign I, −sign [r]×]`.
@@ -593,66 +628,73 @@ fn invert3(m: &[V3; 3]) -> Option<[V3; 3]> {
 }
 
 /// Cholesky factor `L` (lower, in place) of a symmetric positive-definite 6 × 6 block, its
-/// diagonal stored inverted (the solves multiply by it).
+/// diagonal stored inverted (the solves multiply by it). Reads only the lower triangle.
+// The first column's and the last's ranges over the columns before them and the rows below
+// them are empty, as they should be.
+#[allow(clippy::reversed_empty_ranges)]
 fn cholesky6(m: &mut [V6; 6]) -> bool {
-    for j in 0..6 {
-        let mut d = m[j][j];
-        for k in 0..j {
-            d -= m[j][k] * m[j][k];
-        }
-        if !(d > 0.0 && d.is_finite()) {
-            return false;
-        }
-        let inv = 1.0 / d.sqrt();
-        m[j][j] = inv;
-        for i in j + 1..6 {
-            let mut x = m[i][j];
-            for k in 0..j {
-                x -= m[i][k] * m[j][k];
+    // One column `j` at a time, spelled out so that every loop has a constant count and the
+    // compiler unrolls the whole factorisation.
+    macro_rules! column {
+        ($j:literal) => {{
+            let mut d = m[$j][$j];
+            for k in 0..$j {
+                d -= m[$j][k] * m[$j][k];
             }
-            m[i][j] = x * inv;
-        }
+            // Positive and finite, as two comparisons (`d > 0.0 && d.is_finite()` compiles to a
+            // classification of the bits, some twenty instructions a column): an infinite `d`
+            // gives a zero `inv`.
+            if d.is_nan() || d <= 0.0 {
+                return false;
+            }
+            let inv = 1.0 / d.sqrt();
+            if inv <= 0.0 {
+                return false;
+            }
+            m[$j][$j] = inv;
+            for i in $j + 1..6 {
+                let mut x = m[i][$j];
+                for k in 0..$j {
+                    x -= m[i][k] * m[$j][k];
+                }
+                m[i][$j] = x * inv;
+            }
+        }};
     }
+    column!(0);
+    column!(1);
+    column!(2);
+    column!(3);
+    column!(4);
+    column!(5);
     true
 }
 
 /// Solves `L Lᵀ x = b` with the factor from `cholesky6`.
-fn solve6(l: &[V6; 6], mut b: V6) -> V6 {
-    for i in 0..6 {
-        for k in 0..i {
-            b[i] -= l[i][k] * b[k];
-        }
-        b[i] *= l[i][i];
-    }
-    for i in (0..6).rev() {
-        for k in i + 1..6 {
-            b[i] -= l[k][i] * b[k];
-        }
-        b[i] *= l[i][i];
-    }
-    b
+#[inline(always)]
+fn solve6(l: &[V6; 6], b: V6) -> V6 {
+    let y0 = b[0] * l[0][0];
+    let y1 = (b[1] - l[1][0] * y0) * l[1][1];
+    let y2 = (b[2] - l[2][0] * y0 - l[2][1] * y1) * l[2][2];
+    let y3 = (b[3] - l[3][0] * y0 - l[3][1] * y1 - l[3][2] * y2) * l[3][3];
+    let y4 = (b[4] - l[4][0] * y0 - l[4][1] * y1 - l[4][2] * y2 - l[4][3] * y3) * l[4][4];
+    let y5 = (b[5] - l[5][0] * y0 - l[5][1] * y1 - l[5][2] * y2 - l[5][3] * y3 - l[5][4] * y4) * l[5][5];
+    let x5 = y5 * l[5][5];
+    let x4 = (y4 - l[5][4] * x5) * l[4][4];
+    let x3 = (y3 - l[4][3] * x4 - l[5][3] * x5) * l[3][3];
+    let x2 = (y2 - l[3][2] * x3 - l[4][2] * x4 - l[5][2] * x5) * l[2][2];
+    let x1 = (y1 - l[2][1] * x2 - l[3][1] * x3 - l[4][1] * x4 - l[5][1] * x5) * l[1][1];
+    let x0 = (y0 - l[1][0] * x1 - l[2][0] * x2 - l[3][0] * x3 - l[4][0] * x4 - l[5][0] * x5) * l[0][0];
+    [x0, x1, x2, x3, x4, x5]
 }
 
-/// Solves `L Lᵀ X = Gᵀ` for the three columns of `Gᵀ` at once.
+/// Solves `L Lᵀ X = Gᵀ` for the three columns of `Gᵀ`, one after another.
 fn solve6x3(l: &[V6; 6], g: &G) -> [V3; 6] {
     let mut x = [[0.0; 3]; 6];
-    for i in 0..6 {
-        let mut r = [g[0][i], g[1][i], g[2][i]];
-        for k in 0..i {
-            for c in 0..3 {
-                r[c] -= l[i][k] * x[k][c];
-            }
+    for (c, row) in g.iter().enumerate() {
+        for (xi, v) in x.iter_mut().zip(solve6(l, *row)) {
+            xi[c] = v;
         }
-        x[i] = r.map(|v| v * l[i][i]);
-    }
-    for i in (0..6).rev() {
-        let mut r = x[i];
-        for k in i + 1..6 {
-            for c in 0..3 {
-                r[c] -= l[k][i] * x[k][c];
-            }
-        }
-        x[i] = r.map(|v| v * l[i][i]);
     }
     x
 }
@@ -689,5 +731,54 @@ mod tests {
         let x = mul3(&inv, &[1.0, 2.0, 3.0]);
         let back = [2.0 * x[0] + x[1], x[0] + 3.0 * x[1] + x[2], x[1] + 4.0 * x[2]];
         assert!(back.iter().zip([1.0, 2.0, 3.0]).all(|(a, b)| (a - b).abs() < 1e-12), "{back:?}");
+    }
+
+    #[test]
+    fn cholesky_refuses_a_pivot_that_is_not_positive_and_finite() {
+        for (case, bad) in [0.0, -1.0, f64::NAN, f64::INFINITY].into_iter().enumerate() {
+            for at in 0..6 {
+                let mut m = [[0.0; 6]; 6];
+                for (i, row) in m.iter_mut().enumerate() {
+                    row[i] = 2.0;
+                }
+                m[at][at] = bad;
+                assert!(!cholesky6(&mut m), "case {case}: pivot {at} of {bad} accepted");
+            }
+        }
+    }
+
+    /// The structured products give the dense products' bits: they skip only the Jacobian's
+    /// zeros and add the other terms in the dense order.
+    #[test]
+    fn structured_products_match_the_dense_ones_bit_for_bit() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        for case in 0..200 {
+            let r = Vec3::new(next() as Real, next() as Real, next() as Real);
+            let sign = if case % 2 == 0 { -1.0 } else { 1.0 };
+            let g = jacobian(sign, r);
+            let inv = [0, 1, 2].map(|_| [next(), next(), next()]);
+            let y = inverse_times_jacobian(&inv, &g);
+            for a in 0..3 {
+                for c in 0..6 {
+                    let dense: f64 = (0..3).map(|k| inv[a][k] * g[k][c]).sum();
+                    assert_eq!(y[a][c].to_bits(), dense.to_bits(), "case {case}: Y[{a}][{c}], r {r}");
+                }
+            }
+            let d0 = [0; 6].map(|_| [next(), next(), next(), next(), next(), next()]);
+            let mut d = d0;
+            subtract_jacobian_t_times(&mut d, &g, &y);
+            for a in 0..6 {
+                for c in 0..=a {
+                    let dense = d0[a][c] - (0..3).map(|k| g[k][a] * y[k][c]).sum::<f64>();
+                    assert_eq!(d[a][c].to_bits(), dense.to_bits(), "case {case}: D[{a}][{c}], r {r}");
+                }
+            }
+        }
     }
 }
