@@ -4,10 +4,11 @@
 //! Each frame is built as in a running app, after a step: the world's state is new
 //! ([`FrameScratch::invalidate`]) while the bodies' shapes, and so their instance layout, are
 //! not. Two timings:
-//! - `frame_N_cpu`: on one thread (inside a one-thread rayon pool, so every pass runs serially),
+//! - `frame_N_cpu`: every pass on the calling thread (`FrameScratch::set_parallel(usize::MAX, _)`),
 //!   timed in that thread's CPU time;
-//! - `frame_N_wall`: on rayon's global pool (passes over 16,384 items or more shared between its
-//!   threads), timed in wall time, which counts every thread's share.
+//! - `frame_N_wall`: the default layers on the calling thread alone, then on rayon's global pool
+//!   (passes over 16,384 items or more shared between its threads), both timed in wall time,
+//!   which counts every thread's share (and, on a loaded machine, the waits for a core).
 //!
 //! `paused` is a frame of an unchanged world and view (a paused app redraws each frame): it is
 //! the last frame with new uniforms.
@@ -130,10 +131,10 @@ fn bench(c: &mut Criterion) {
     let islands = ViewOptions { color_mode: ColorMode::Island, ..default.clone() };
     let speed = ViewOptions { color_mode: ColorMode::Speed, ..default.clone() };
 
-    let serial = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a one-thread pool");
     for k in [1, 4, 20] {
         let w = world(k);
         let mut scratch = FrameScratch::default();
+        scratch.set_parallel(usize::MAX, 4096);
         let mut group = c.benchmark_group(format!("frame_{}_cpu", 5_000 * k));
         // Every variant at 5,000 bodies; the default layers and bodies alone at the larger sizes.
         let views: &[(&str, &ViewOptions)] = if k == 1 {
@@ -147,7 +148,7 @@ fn bench(c: &mut Criterion) {
         } else {
             &[("bodies_grid_axes", &bodies_only), ("default_layers", &default)]
         };
-        let mut frame = |view: &ViewOptions, scratch: &mut FrameScratch, running: bool| {
+        let frame = |view: &ViewOptions, scratch: &mut FrameScratch, running: bool| {
             if running {
                 scratch.invalidate();
             }
@@ -155,12 +156,11 @@ fn bench(c: &mut Criterion) {
             scratch.recycle(black_box(f));
         };
         for &(name, view) in views {
-            group.bench_function(name, |b| {
-                b.iter_custom(|iters| serial.install(|| time_calls(iters, || frame(view, &mut scratch, true))))
-            });
+            group
+                .bench_function(name, |b| b.iter_custom(|iters| time_calls(iters, || frame(view, &mut scratch, true))));
         }
         group.bench_function("paused_default_layers", |b| {
-            b.iter_custom(|iters| serial.install(|| time_calls(iters, || frame(&default, &mut scratch, false))))
+            b.iter_custom(|iters| time_calls(iters, || frame(&default, &mut scratch, false)))
         });
         if k == 1 {
             // The engine's share: describing every debug primitive, before the viewer converts it.
@@ -176,9 +176,15 @@ fn bench(c: &mut Criterion) {
         }
         group.finish();
         if k > 1 {
+            // The same frame on one thread and shared, both in wall time: on a loaded machine
+            // wall time counts the waits for a core too, so compare the two within one run.
+            let mut shared = FrameScratch::default();
             let mut group = c.benchmark_group(format!("frame_{}_wall", 5_000 * k));
-            group.bench_function(format!("default_layers_{}_threads", rayon::current_num_threads()), |b| {
+            group.bench_function("default_layers_1_thread", |b| {
                 b.iter_custom(|iters| time_wall(iters, || frame(&default, &mut scratch, true)))
+            });
+            group.bench_function(format!("default_layers_{}_threads", rayon::current_num_threads()), |b| {
+                b.iter_custom(|iters| time_wall(iters, || frame(&default, &mut shared, true)))
             });
             group.finish();
         }
