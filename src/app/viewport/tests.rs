@@ -378,10 +378,7 @@ fn key_f_frames_the_scene() {
 /// over the bodies pushing into a list per mesh, and every debug primitive through the world's
 /// own [`World::debug_draw`] (contact points included). Grid and axis lines come from a frame
 /// with only those layers on.
-fn straightforward(
-    w: &World,
-    view: &ViewOptions,
-) -> (Vec<Instance>, Vec<Batch>, Vec<usize>, Vec<LineVertex>, Vec<PointInstance>) {
+fn straightforward(w: &World, view: &ViewOptions) -> Expected {
     let mut colors = colors::BodyColors::default();
     colors.prepare(w, view.color_mode);
     let mut groups: Vec<Vec<Instance>> = vec![Vec::new(); 3];
@@ -453,12 +450,21 @@ fn straightforward(
             points.push(PointInstance { position: p.p.to_array(), size: p.size, color: colors::pack_rgba(p.color) });
         }
     }
-    (instances, batches, custom, lines, points)
+    Expected { instances, batches, custom, lines, points }
+}
+
+/// A frame's contents, with each custom mesh as its [`frame::custom_key`].
+struct Expected {
+    instances: Vec<Instance>,
+    batches: Vec<Batch>,
+    custom: Vec<usize>,
+    lines: Vec<LineVertex>,
+    points: Vec<PointInstance>,
 }
 
 /// Asserts that a frame holds what [`straightforward`] builds, naming the case on failure.
 fn assert_as_straightforward(f: &FrameData, w: &World, view: &ViewOptions, case: &str) {
-    let (instances, batches, custom, lines, points) = straightforward(w, view);
+    let Expected { instances, batches, custom, lines, points } = straightforward(w, view);
     let keys: Vec<usize> = f.custom.iter().map(frame::custom_key).collect();
     assert_eq!(f.batches, batches, "{case}: batches");
     assert_eq!(keys, custom, "{case}: custom meshes");
