@@ -300,7 +300,8 @@ pub fn build_frame_into(
 /// How the passes over bodies, instances and contacts are shared between rayon's threads: a pass
 /// over `min_items` items or more, with more than one thread, in blocks of `block` items. The
 /// frame is built between steps, while the step's threads are idle; blocks write disjoint
-/// slices in the serial order, so the output is the same on any number of threads.
+/// slices in the serial order, so the output is the same on any number of threads. Each block is
+/// a task of its own, so a thread the system stops for a while holds up one block only.
 #[derive(Clone, Copy, Debug)]
 struct Split {
     min_items: usize,
@@ -343,7 +344,7 @@ fn contact_points(world: &World, split: Split, out: &mut Vec<PointInstance>) {
     }
     // Count each block's markers, then write the blocks into their slices.
     let counts: Vec<usize> =
-        contacts.par_chunks(split.block).map(|cs| cs.iter().map(|c| c.manifold.len()).sum()).collect();
+        contacts.par_chunks(split.block).with_max_len(1).map(|cs| cs.iter().map(|c| c.manifold.len()).sum()).collect();
     out.resize(counts.iter().sum(), PointInstance::zeroed());
     let mut slices = Vec::with_capacity(counts.len());
     let mut rest = &mut out[..];
@@ -352,7 +353,7 @@ fn contact_points(world: &World, split: Split, out: &mut Vec<PointInstance>) {
         slices.push(block);
         rest = tail;
     }
-    (contacts.par_chunks(split.block).zip(slices)).for_each(|(cs, block)| {
+    (contacts.par_chunks(split.block).zip(slices).with_max_len(1)).for_each(|(cs, block)| {
         let markers = cs.iter().flat_map(|c| c.manifold.points().iter().map(marker));
         block.iter_mut().zip(markers).for_each(|(slot, m)| *slot = m);
     });
@@ -538,7 +539,7 @@ fn body_instances(
     };
     let split = scratch.split;
     if split.parallel(instances.len()) {
-        let blocks = instances.par_chunks_mut(split.block).zip(layout.parts.par_chunks(split.block));
+        let blocks = instances.par_chunks_mut(split.block).zip(layout.parts.par_chunks(split.block)).with_max_len(1);
         blocks.for_each(|(out, parts)| write(out, parts));
     } else {
         write(instances, &layout.parts);
@@ -571,7 +572,7 @@ fn grid_lines(world: &World, split: Split, out: &mut Vec<LineVertex>) {
     };
     let bodies = world.bodies();
     let extent = if split.parallel(bodies.len()) {
-        bodies.par_chunks(split.block).map(reach).reduce(|| 10.0, f32::max)
+        bodies.par_chunks(split.block).with_max_len(1).map(reach).reduce(|| 10.0, f32::max)
     } else {
         reach(bodies)
     };
