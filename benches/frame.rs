@@ -1,8 +1,19 @@
-//! CPU cost of preparing one viewport frame (instances, lines, points) at 5,000, 20,000 and
+//! Cost of preparing one viewport frame (instances, lines, points) at 5,000, 20,000 and
 //! 100,000 bodies. Targets with the default layers: ≤ 2 ms at 20,000 bodies, ≤ 8 ms at 100,000.
-//! Times are this thread's CPU time (frame preparation runs on the calling thread).
 //!
-//! `cargo bench --bench frame -- --warm-up-time 1 --measurement-time 3`
+//! Each frame is built as in a running app, after a step: the world's state is new
+//! ([`FrameScratch::invalidate`]) while the bodies' shapes, and so their instance layout, are
+//! not. Two timings:
+//! - `frame_N_cpu`: every pass on the calling thread (`FrameScratch::set_parallel(usize::MAX, _)`),
+//!   timed in that thread's CPU time;
+//! - `frame_N_wall`: the default layers on the calling thread alone, then on rayon's global pool
+//!   (passes over 16,384 items or more shared between its threads), both timed in wall time,
+//!   which counts every thread's share (and, on a loaded machine, the waits for a core).
+//!
+//! `paused` is a frame of an unchanged world and view (a paused app redraws each frame): it is
+//! the last frame with new uniforms.
+//!
+//! `cargo bench --no-default-features --features gui --bench frame -- --warm-up-time 1 --measurement-time 3`
 
 use collidoscope::app::viewport::{Camera, ColorMode, FrameScratch, Layers, ViewOptions, build_frame_into};
 use collidoscope::debug_draw::DebugDraw;
@@ -81,6 +92,15 @@ fn time_calls(iters: u64, mut f: impl FnMut()) -> Duration {
     }
 }
 
+/// Times `f` per call in wall time.
+fn time_wall(iters: u64, mut f: impl FnMut()) -> Duration {
+    let wall0 = Instant::now();
+    for _ in 0..iters {
+        f();
+    }
+    wall0.elapsed()
+}
+
 fn bench(c: &mut Criterion) {
     let camera = Camera { distance: 90.0, ..Camera::default() };
     let size = [1600.0, 1000.0];
@@ -114,6 +134,7 @@ fn bench(c: &mut Criterion) {
     for k in [1, 4, 20] {
         let w = world(k);
         let mut scratch = FrameScratch::default();
+        scratch.set_parallel(usize::MAX, 4096);
         let mut group = c.benchmark_group(format!("frame_{}_cpu", 5_000 * k));
         // Every variant at 5,000 bodies; the default layers and bodies alone at the larger sizes.
         let views: &[(&str, &ViewOptions)] = if k == 1 {
@@ -127,16 +148,20 @@ fn bench(c: &mut Criterion) {
         } else {
             &[("bodies_grid_axes", &bodies_only), ("default_layers", &default)]
         };
+        let frame = |view: &ViewOptions, scratch: &mut FrameScratch, running: bool| {
+            if running {
+                scratch.invalidate();
+            }
+            let f = build_frame_into(black_box(&w), view, &camera, size, 1.0, scratch);
+            scratch.recycle(black_box(f));
+        };
         for &(name, view) in views {
-            group.bench_function(name, |b| {
-                b.iter_custom(|iters| {
-                    time_calls(iters, || {
-                        let f = build_frame_into(black_box(&w), view, &camera, size, 1.0, &mut scratch);
-                        scratch.recycle(black_box(f));
-                    })
-                })
-            });
+            group
+                .bench_function(name, |b| b.iter_custom(|iters| time_calls(iters, || frame(view, &mut scratch, true))));
         }
+        group.bench_function("paused_default_layers", |b| {
+            b.iter_custom(|iters| time_calls(iters, || frame(&default, &mut scratch, false)))
+        });
         if k == 1 {
             // The engine's share: describing every debug primitive, before the viewer converts it.
             group.bench_function("engine_debug_draw_all", |b| {
@@ -150,6 +175,19 @@ fn bench(c: &mut Criterion) {
             });
         }
         group.finish();
+        if k > 1 {
+            // The same frame on one thread and shared, both in wall time: on a loaded machine
+            // wall time counts the waits for a core too, so compare the two within one run.
+            let mut shared = FrameScratch::default();
+            let mut group = c.benchmark_group(format!("frame_{}_wall", 5_000 * k));
+            group.bench_function("default_layers_1_thread", |b| {
+                b.iter_custom(|iters| time_wall(iters, || frame(&default, &mut scratch, true)))
+            });
+            group.bench_function(format!("default_layers_{}_threads", rayon::current_num_threads()), |b| {
+                b.iter_custom(|iters| time_wall(iters, || frame(&default, &mut shared, true)))
+            });
+            group.finish();
+        }
     }
 }
 

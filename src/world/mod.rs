@@ -95,6 +95,11 @@ pub struct World {
     guard: guard::Guard,
     profile: StepProfile,
     step_count: u64,
+    /// Changes whenever the world may have changed ([`World::revision`]).
+    revision: u64,
+    /// Changes whenever a body's shape or kind may have changed, or bodies were added
+    /// ([`World::bodies_revision`]).
+    bodies_revision: u64,
     /// The threads the step runs on (not part of the settings: the results are the same).
     threads: Threads,
     /// Steps with fewer candidate pairs than this run on one thread even with a pool (the
@@ -121,6 +126,9 @@ impl Clone for World {
             guard: guard::Guard::default(),
             profile: self.profile,
             step_count: self.step_count,
+            // A clone holds what the original holds: the same revisions, until either changes.
+            revision: self.revision,
+            bodies_revision: self.bodies_revision,
             threads: self.threads.clone(),
             parallel_min_pairs: self.parallel_min_pairs,
         }
@@ -146,6 +154,12 @@ struct StepState {
     woke: bool,
     /// Nothing could move: the solver and the sleep update did not run.
     still: bool,
+}
+
+/// A process-wide revision number, never handed out twice.
+fn next_revision() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl StepState {
@@ -175,6 +189,8 @@ impl World {
             guard: guard::Guard::default(),
             profile: StepProfile::default(),
             step_count: 0,
+            revision: next_revision(),
+            bodies_revision: next_revision(),
             threads: Threads::default(),
             parallel_min_pairs: PARALLEL_MIN_PAIRS,
         }
@@ -207,6 +223,7 @@ impl World {
             self.weld_seams(&mut body);
         }
         self.bodies.push(body);
+        self.touch_bodies();
         self.idle.forget();
         self.aabbs.push(self.bodies.last().map(Body::aabb).unwrap_or(Aabb::EMPTY));
         Ok(self.bodies.len() - 1)
@@ -239,6 +256,7 @@ impl World {
         for i in [joint.a, joint.b].into_iter().flatten() {
             self.bodies[i as usize].wake();
         }
+        self.touch();
         self.idle.forget();
         self.joints.push(joint);
         Ok(self.joints.list().len() - 1)
@@ -275,6 +293,7 @@ impl World {
     /// Mutable access to one body; it is woken, and the broad phase runs at the next step,
     /// since the caller may move it (a static body too, which waking does not show).
     pub fn body_mut(&mut self, i: usize) -> &mut Body {
+        self.touch_bodies();
         self.idle.forget();
         // The caller may change its shape: its pairs are tested afresh.
         self.contacts.forget_body(i as u32);
@@ -364,6 +383,33 @@ impl World {
         self.step_count
     }
 
+    /// A number that changes whenever the world may have changed: a step, an added body or
+    /// joint, [`World::body_mut`], [`World::set_settings`], [`World::wake_all`],
+    /// [`World::restore`] (writes to the public `settings` field do not count). Numbers come
+    /// from one counter for the whole process, so two worlds share one only when one is an
+    /// unchanged clone of the other. A viewer keys what it draws on it.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// A number that changes whenever bodies were added or a body's shape or kind may have
+    /// changed ([`World::body_mut`], [`World::restore`]), but not with a step: what a viewer
+    /// derives from the bodies' shapes alone stays valid while it holds.
+    pub fn bodies_revision(&self) -> u64 {
+        self.bodies_revision
+    }
+
+    /// Marks a change of state: a new [`World::revision`].
+    fn touch(&mut self) {
+        self.revision = next_revision();
+    }
+
+    /// Marks a change of the bodies' shapes, kinds or number (and so of state).
+    fn touch_bodies(&mut self) {
+        self.touch();
+        self.bodies_revision = next_revision();
+    }
+
     /// Simulated time, s.
     pub fn time(&self) -> f64 {
         self.step_count as f64 * self.settings.dt as f64
@@ -382,6 +428,7 @@ impl World {
     /// Replaces the settings. The world keeps its state; a new broad phase is built if the
     /// choice changed, and sleeping bodies wake so the change takes effect.
     pub fn set_settings(&mut self, settings: Settings) {
+        self.touch();
         if settings.broad_phase != self.broad_phase.kind() {
             self.broad_phase = broadphase::create(settings.broad_phase);
             self.indexed = 0;
@@ -397,6 +444,7 @@ impl World {
 
     /// Wakes every body.
     pub fn wake_all(&mut self) {
+        self.touch();
         self.bodies.iter_mut().for_each(Body::wake);
     }
 
@@ -410,6 +458,7 @@ impl World {
     /// nothing can move, the last broad-phase update is reused (see
     /// [`StepProfile::broad_phase_reused`]): the results are the same bits.
     pub fn step(&mut self) {
+        self.touch();
         let t_total = std::time::Instant::now();
         if self.idle.at_rest(&self.settings) {
             self.step_at_rest(t_total);

@@ -336,6 +336,7 @@ impl World {
             return Err(SnapshotError::JointBody(k));
         }
         self.joints.set_states(&snap.joints);
+        self.touch_bodies();
         self.set_settings(snap.settings.clone());
         self.bodies = bodies;
         self.aabbs = self.bodies.iter().map(Body::aabb).collect();

@@ -41,19 +41,11 @@ impl BodyColors {
     /// The packed colour of body `i`. Call [`BodyColors::prepare`] first.
     pub fn color(&self, i: usize, b: &Body, mode: ColorMode, selected: bool) -> u32 {
         if selected {
-            return rgb(SELECTED, 1.0);
-        }
-        // A small per-body brightness change keeps neighbours in a stack apart.
-        let jitter = 0.9 + 0.12 * (hash(i as u32) & 0xff) as f32 / 255.0;
-        if b.kind == BodyKind::Static {
-            return rgb(STATIC, jitter);
+            return selected_color();
         }
         match mode {
-            ColorMode::State => match (b.kind, b.is_asleep()) {
-                (BodyKind::Kinematic, _) => rgb(KINEMATIC, jitter),
-                (_, true) => rgb(ASLEEP, jitter),
-                _ => rgb(DYNAMIC, jitter),
-            },
+            ColorMode::State => state_color(i, b.kind, b.is_asleep()),
+            _ if b.kind == BodyKind::Static => state_color(i, b.kind, b.is_asleep()),
             ColorMode::Island => {
                 let root = self.island.get(i).copied().unwrap_or(i as u32);
                 let hue = (root as f32 * 0.618_034).fract();
@@ -62,6 +54,24 @@ impl BodyColors {
             }
             ColorMode::Speed => rgb(speed_color(b.linvel.length() / SPEED_FULL_SCALE), 1.0),
         }
+    }
+}
+
+/// The packed colour of a selected body.
+pub fn selected_color() -> u32 {
+    rgb(SELECTED, 1.0)
+}
+
+/// The packed colour of body `i` colouring by state (and of a static body in every mode): what
+/// [`BodyColors::color`] gives an unselected body of this kind, asleep or not.
+pub fn state_color(i: usize, kind: BodyKind, asleep: bool) -> u32 {
+    // A small per-body brightness change keeps neighbours in a stack apart.
+    let jitter = 0.9 + 0.12 * (hash(i as u32) & 0xff) as f32 / 255.0;
+    match (kind, asleep) {
+        (BodyKind::Static, _) => rgb(STATIC, jitter),
+        (BodyKind::Kinematic, _) => rgb(KINEMATIC, jitter),
+        (_, true) => rgb(ASLEEP, jitter),
+        _ => rgb(DYNAMIC, jitter),
     }
 }
 

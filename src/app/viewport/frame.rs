@@ -2,13 +2,14 @@
 //! uniforms. Plain data, built without a GPU, so it can be tested and benchmarked.
 
 use super::camera::Camera;
-use super::colors::{BodyColors, pack_rgba};
-use super::{Layers, ViewOptions};
+use super::colors::{BodyColors, pack_rgba, selected_color, state_color};
+use super::{ColorMode, Layers, ViewOptions};
 use crate::debug_draw::{CONTACT_POINT_COLORS, CONTACT_POINT_SIZE, DebugDraw, DrawCategory, contact_point_kind};
 use crate::geometry::Shape;
-use crate::math::{Pose, Quat, Vec3};
-use crate::world::World;
+use crate::math::{Pose, Vec3};
+use crate::world::{Settings, World};
 use bytemuck::{Pod, Zeroable};
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
@@ -87,6 +88,9 @@ pub struct FrameData {
     pub custom: Vec<Shape>,
     pub lines: Vec<LineVertex>,
     pub points: Vec<PointInstance>,
+    /// Which build of its [`FrameScratch`] made it (0: none), so a recycled frame can be
+    /// recognised as the last one built.
+    serial: u64,
 }
 
 impl FrameData {
@@ -100,22 +104,92 @@ impl FrameData {
     }
 }
 
-/// Reusable buffers for [`build_frame_into`], so a running app does not reallocate each frame.
+/// Reusable buffers for [`build_frame_into`], so a running app does not reallocate each frame,
+/// and what a frame can take from the last one: the bodies' instance layout while no body's
+/// shape or kind changes ([`World::bodies_revision`]), and the whole frame while neither the
+/// world ([`World::revision`]) nor the view changed (a paused app redraws every frame).
 #[derive(Default)]
 pub struct FrameScratch {
     debug: DebugDraw,
-    groups: Vec<Vec<Instance>>,
-    /// Hull address -> instance group; the world keeps the hulls alive while we build.
-    hull_index: HashMap<usize, usize>,
     colors: BodyColors,
+    layout: Layout,
     /// Buffers of a frame already drawn, reused by the next one.
     spare: Option<FrameData>,
+    /// What the last frame was built from.
+    last: Option<Built>,
+    /// Builds so far (the last frame's [`FrameData::serial`]).
+    serial: u64,
+    split: Split,
 }
 
 impl FrameScratch {
     /// Hands a drawn frame's buffers back for reuse.
     pub fn recycle(&mut self, frame: FrameData) {
         self.spare = Some(frame);
+    }
+
+    /// Forgets what the last frame was built from, so the next one is built afresh from the
+    /// world's state as after a step; the bodies' instance layout is kept. Benchmarks use it to
+    /// time the frames of a running app.
+    pub fn invalidate(&mut self) {
+        self.last = None;
+    }
+
+    /// Splits passes over `min_items` items or more into blocks of `block` for rayon's threads,
+    /// even when there is only one (by default from [`PARALLEL_MIN_ITEMS`] on, in blocks of
+    /// 4,096, and only with more than one thread); tests set small values to run the shared
+    /// passes on small scenes.
+    pub fn set_parallel(&mut self, min_items: usize, block: usize) {
+        self.split = Split { min_items, block: block.max(1), always: true };
+    }
+
+    /// How many frames were built so far; a frame taken unchanged from the last one does not
+    /// count.
+    pub fn builds(&self) -> u64 {
+        self.serial
+    }
+}
+
+/// The inputs a frame's instances, lines and points depend on (the camera and the target size
+/// shape only the uniforms).
+struct Built {
+    serial: u64,
+    revision: u64,
+    /// The settings (the public field changes without a new revision).
+    settings: Settings,
+    layers: Layers,
+    color_mode: ColorMode,
+    selected: Option<usize>,
+    body_colors: Option<Vec<[f32; 3]>>,
+    broad_phase_depth: Option<u32>,
+    extra: DebugDraw,
+}
+
+impl Built {
+    fn of(serial: u64, world: &World, view: &ViewOptions) -> Self {
+        Built {
+            serial,
+            revision: world.revision(),
+            settings: world.settings.clone(),
+            layers: view.layers.clone(),
+            color_mode: view.color_mode,
+            selected: view.selected,
+            body_colors: view.body_colors.clone(),
+            broad_phase_depth: view.broad_phase_depth,
+            extra: view.extra.clone(),
+        }
+    }
+
+    /// Whether a frame built from this would be built the same from `world` and `view`.
+    fn matches(&self, world: &World, view: &ViewOptions) -> bool {
+        self.revision == world.revision()
+            && self.layers == view.layers
+            && self.color_mode == view.color_mode
+            && self.selected == view.selected
+            && self.broad_phase_depth == view.broad_phase_depth
+            && self.body_colors == view.body_colors
+            && self.extra == view.extra
+            && self.settings == world.settings
     }
 }
 
@@ -151,20 +225,32 @@ pub fn build_frame_into(
         viewport: [w, h, 1.0 / w, 1.0 / h],
     };
 
-    let spare = scratch.spare.take();
-    let (mut instances, mut lines, mut points) = spare.map(|f| (f.instances, f.lines, f.points)).unwrap_or_default();
-    instances.clear();
+    let serial = scratch.serial + 1;
+    // The recycled frame is the last one built, from this world and view: only the camera moved.
+    let reusable = scratch.last.as_ref().filter(|b| b.matches(world, view)).map(|b| b.serial);
+    let spare = match scratch.spare.take() {
+        Some(mut f) if reusable == Some(f.serial) => {
+            f.uniforms = uniforms;
+            return f;
+        }
+        spare => spare,
+    };
+    scratch.serial = serial;
+    scratch.last = Some(Built::of(serial, world, view));
+    let (mut instances, mut lines, mut points, batches, custom) =
+        spare.map(|f| (f.instances, f.lines, f.points, f.batches, f.custom)).unwrap_or_default();
     lines.clear();
-    points.clear();
-    let (batches, custom) = body_instances(world, view, scratch, &mut instances);
+    let (batches, custom) = body_instances(world, view, scratch, &mut instances, batches, custom);
     if view.layers.grid {
-        grid_lines(world, &mut lines);
+        grid_lines(world, scratch.split, &mut lines);
     }
     if view.layers.axes {
         axis_lines(&mut lines);
     }
     if view.layers.contact_points {
-        contact_points(world, &mut points);
+        contact_points(world, scratch.split, &mut points);
+    } else {
+        points.clear();
     }
     if view.layers.any_debug() {
         let debug = &mut scratch.debug;
@@ -208,112 +294,257 @@ pub fn build_frame_into(
             color: pack(p.color),
         }));
     }
-    FrameData { uniforms, instances, batches, custom, lines, points }
+    FrameData { uniforms, instances, batches, custom, lines, points, serial }
 }
+
+/// How the passes over bodies, instances and contacts are shared between rayon's threads: a pass
+/// over `min_items` items or more, with more than one thread, in blocks of `block` items. The
+/// frame is built between steps, while the step's threads are idle; blocks write disjoint
+/// slices in the serial order, so the output is the same on any number of threads. Each block is
+/// a task of its own, so a thread the system stops for a while holds up one block only.
+#[derive(Clone, Copy, Debug)]
+struct Split {
+    min_items: usize,
+    block: usize,
+    /// Split passes in blocks even on one thread (tests).
+    always: bool,
+}
+
+impl Default for Split {
+    fn default() -> Self {
+        Split { min_items: PARALLEL_MIN_ITEMS, block: 4096, always: false }
+    }
+}
+
+impl Split {
+    fn parallel(&self, items: usize) -> bool {
+        items >= self.min_items && (self.always || rayon::current_num_threads() > 1)
+    }
+}
+
+/// Passes over fewer items than this run on the calling thread (handing blocks to the threads
+/// costs more than it saves there).
+pub const PARALLEL_MIN_ITEMS: usize = 16_384;
 
 /// A marker per contact point of the last step, as [`World::debug_draw`] describes them
 /// ([`CONTACT_POINT_COLORS`], [`CONTACT_POINT_SIZE`]), written without the intermediate list.
-fn contact_points(world: &World, out: &mut Vec<PointInstance>) {
-    // No counting pass to reserve: `out` is the last frame's buffer, already about this size.
+/// `out` (the last frame's markers) is overwritten, not cleared first.
+fn contact_points(world: &World, split: Split, out: &mut Vec<PointInstance>) {
     let colors = CONTACT_POINT_COLORS.map(pack_rgba);
-    for c in world.contacts() {
-        for cp in c.manifold.points() {
-            out.push(PointInstance {
-                position: cp.point.to_array(),
-                size: CONTACT_POINT_SIZE,
-                color: colors[contact_point_kind(cp.depth)],
-            });
+    let contacts = world.contacts();
+    let marker = |cp: &crate::narrowphase::ContactPoint| PointInstance {
+        position: cp.point.to_array(),
+        size: CONTACT_POINT_SIZE,
+        color: colors[contact_point_kind(cp.depth)],
+    };
+    if !split.parallel(contacts.len()) {
+        out.clear();
+        out.extend(contacts.iter().flat_map(|c| c.manifold.points().iter().map(marker)));
+        return;
+    }
+    // Count each block's markers, then write the blocks into their slices.
+    let counts: Vec<usize> =
+        contacts.par_chunks(split.block).with_max_len(1).map(|cs| cs.iter().map(|c| c.manifold.len()).sum()).collect();
+    out.resize(counts.iter().sum(), PointInstance::zeroed());
+    let mut slices = Vec::with_capacity(counts.len());
+    let mut rest = &mut out[..];
+    for &n in &counts {
+        let (block, tail) = rest.split_at_mut(n);
+        slices.push(block);
+        rest = tail;
+    }
+    (contacts.par_chunks(split.block).zip(slices).with_max_len(1)).for_each(|(cs, block)| {
+        let markers = cs.iter().flat_map(|c| c.manifold.points().iter().map(marker));
+        block.iter_mut().zip(markers).for_each(|(slot, m)| *slot = m);
+    });
+}
+
+/// Where each instance of the bodies comes from, in the order the instances are drawn: grouped
+/// by mesh, in body order within a group. It depends on the bodies' shapes and kinds only, so it
+/// is built once per [`World::bodies_revision`] and each frame only places and colours.
+#[derive(Default)]
+struct Layout {
+    /// The [`World::bodies_revision`] it was built for.
+    revision: Option<u64>,
+    parts: Vec<Part>,
+    batches: Vec<Batch>,
+    /// The distinct hulls, triangle meshes and height fields, in order of first use.
+    custom: Vec<Shape>,
+    /// The poses of compound children in their body's frame, by [`Part::child`].
+    children: Vec<Pose>,
+    /// Scratch for the build: parts by mesh group, and hull address -> group.
+    groups: Vec<Vec<Part>>,
+    hull_index: HashMap<usize, usize>,
+}
+
+/// One instance: a body, or a compound's child, or one end of a capsule.
+#[derive(Clone, Copy, Debug)]
+struct Part {
+    body: u32,
+    /// Index into [`Layout::children`], or [`Part::WHOLE`] for the body's own pose.
+    child: u32,
+    /// A capsule's end sphere: `half_height` up (`END_UP`) or down (`END_DOWN`) the capsule's axis.
+    end: u8,
+    half_height: f32,
+    scale: [f32; 3],
+    /// The colour by state awake and asleep (what [`state_color`] gives).
+    state_colors: [u32; 2],
+}
+
+impl Part {
+    const WHOLE: u32 = u32::MAX;
+    const END_UP: u8 = 1;
+    const END_DOWN: u8 = 2;
+}
+
+impl Layout {
+    /// Sphere, cube and cylinder groups come first, then one per custom mesh.
+    const FIXED: usize = 3;
+
+    fn update(&mut self, world: &World) {
+        if self.revision == Some(world.bodies_revision()) {
+            return;
+        }
+        self.revision = Some(world.bodies_revision());
+        self.parts.clear();
+        self.batches.clear();
+        self.custom.clear();
+        self.children.clear();
+        self.hull_index.clear();
+        self.groups.iter_mut().for_each(Vec::clear);
+        if self.groups.len() < Self::FIXED {
+            self.groups.resize_with(Self::FIXED, Vec::new);
+        }
+        for (i, b) in world.bodies().iter().enumerate() {
+            let state_colors = [state_color(i, b.kind, false), state_color(i, b.kind, true)];
+            let part = |child: u32, scale: Vec3| Part {
+                body: i as u32,
+                child,
+                end: 0,
+                half_height: 0.0,
+                scale: scale.to_array(),
+                state_colors,
+            };
+            // A compound's children are drawn each as its own shape at its world pose.
+            let single = [(&b.shape, Part::WHOLE)];
+            let kids: Vec<(&Shape, u32)>;
+            let shapes: &[(&Shape, u32)] = match &b.shape {
+                Shape::Compound(c) => {
+                    kids = (c.children().iter())
+                        .map(|k| {
+                            self.children.push(k.pose);
+                            (&k.shape, self.children.len() as u32 - 1)
+                        })
+                        .collect();
+                    &kids
+                }
+                _ => &single,
+            };
+            for &(shape, child) in shapes {
+                match shape {
+                    Shape::Sphere(s) => self.groups[0].push(part(child, Vec3::splat(s.radius))),
+                    Shape::Cuboid(c) => self.groups[1].push(part(child, c.half_extents)),
+                    Shape::Capsule(c) => {
+                        self.groups[2].push(part(child, Vec3::new(c.radius, c.half_height, c.radius)));
+                        for end in [Part::END_UP, Part::END_DOWN] {
+                            let p = Part { end, half_height: c.half_height, ..part(child, Vec3::splat(c.radius)) };
+                            self.groups[0].push(p);
+                        }
+                    }
+                    Shape::ConvexHull(_) | Shape::TriangleMesh(_) | Shape::HeightField(_) => {
+                        let custom = &mut self.custom;
+                        let g = *self.hull_index.entry(custom_key(shape)).or_insert_with(|| {
+                            custom.push(shape.clone());
+                            Self::FIXED + custom.len() - 1
+                        });
+                        if self.groups.len() <= g {
+                            self.groups.resize_with(g + 1, Vec::new);
+                        }
+                        self.groups[g].push(part(child, Vec3::ONE));
+                    }
+                    Shape::Compound(_) => {}
+                }
+            }
+        }
+        let used = Self::FIXED + self.custom.len();
+        self.parts.reserve_exact(self.groups[..used].iter().map(Vec::len).sum());
+        for (g, group) in self.groups[..used].iter().enumerate() {
+            if group.is_empty() {
+                continue;
+            }
+            let start = self.parts.len() as u32;
+            self.parts.extend_from_slice(group);
+            let mesh = match g {
+                0 => MeshKey::Sphere,
+                1 => MeshKey::Cube,
+                2 => MeshKey::Cylinder,
+                _ => MeshKey::Hull(g - Self::FIXED),
+            };
+            self.batches.push(Batch { mesh, instances: start..self.parts.len() as u32 });
         }
     }
 }
 
 /// One instance per sphere, cuboid and hull; three per capsule (side + two end spheres),
-/// appended to `instances` grouped by mesh.
+/// written into `instances` grouped by mesh, from the bodies' layout (rebuilt only when the
+/// bodies' shapes or kinds changed). Returns the batches and the custom meshes, reusing the
+/// vectors given.
 fn body_instances(
     world: &World,
     view: &ViewOptions,
     scratch: &mut FrameScratch,
     instances: &mut Vec<Instance>,
+    mut batches: Vec<Batch>,
+    mut custom: Vec<Shape>,
 ) -> (Vec<Batch>, Vec<Shape>) {
-    const FIXED: usize = 3; // sphere, cube, cylinder groups come first
-    scratch.hull_index.clear();
-    scratch.groups.iter_mut().for_each(Vec::clear);
-    if scratch.groups.len() < FIXED {
-        scratch.groups.resize_with(FIXED, Vec::new);
-    }
-    let mut hulls: Vec<Shape> = Vec::new();
+    let layout = &mut scratch.layout;
+    layout.update(world);
     scratch.colors.prepare(world, view.color_mode);
-    let groups = &mut scratch.groups;
-
-    for (i, b) in world.bodies().iter().enumerate() {
-        let selected = view.selected == Some(i);
-        let color = match view.body_colors.as_ref().and_then(|c| c.get(i)).filter(|_| !selected) {
-            Some(&[cr, cg, cb]) => pack_rgba([cr, cg, cb, 1.0]),
-            None => scratch.colors.color(i, b, view.color_mode, selected),
-        };
-        let flags = if selected { FLAG_SELECTED } else { 0 };
-        let make = |position: Vec3, rotation: Quat, scale: Vec3| Instance {
-            position: position.to_array(),
-            color,
-            rotation: rotation.to_array(),
-            scale: scale.to_array(),
-            flags,
-        };
-        // A compound's children are drawn each as its own shape at its world pose.
-        let single = [(&b.shape, b.pose)];
-        let kids: Vec<(&Shape, Pose)>;
-        let parts: &[(&Shape, Pose)] = match &b.shape {
-            Shape::Compound(c) => {
-                kids = c.children().iter().map(|k| (&k.shape, b.pose.mul(&k.pose))).collect();
-                &kids
+    batches.clone_from(&layout.batches);
+    custom.clone_from(&layout.custom);
+    // Every slot is written below: the last frame's are overwritten, not cleared first.
+    instances.resize(layout.parts.len(), Instance::zeroed());
+    let (bodies, children, colors) = (world.bodies(), &layout.children[..], &scratch.colors);
+    // Colouring by state without per-body colours reads the layout's colours; else each body's
+    // colour is worked out as it is drawn.
+    let by_state = view.color_mode == ColorMode::State && view.body_colors.is_none();
+    let selected = view.selected.map_or(u32::MAX, |s| u32::try_from(s).unwrap_or(u32::MAX));
+    let write = |out: &mut [Instance], parts: &[Part]| {
+        for (slot, p) in out.iter_mut().zip(parts) {
+            let i = p.body as usize;
+            let b = &bodies[i];
+            let pose = if p.child == Part::WHOLE { b.pose } else { b.pose.mul(&children[p.child as usize]) };
+            let (mut position, rotation) = (pose.translation, pose.rotation);
+            if p.end != 0 {
+                let axis = rotation * Vec3::new(0.0, p.half_height, 0.0);
+                position = if p.end == Part::END_UP { position + axis } else { position - axis };
             }
-            _ => &single,
-        };
-        for &(shape, pose) in parts {
-            let (pos, rot) = (pose.translation, pose.rotation);
-            match shape {
-                Shape::Sphere(s) => groups[0].push(make(pos, rot, Vec3::splat(s.radius))),
-                Shape::Cuboid(c) => groups[1].push(make(pos, rot, c.half_extents)),
-                Shape::Capsule(c) => {
-                    let axis = rot * Vec3::new(0.0, c.half_height, 0.0);
-                    groups[2].push(make(pos, rot, Vec3::new(c.radius, c.half_height, c.radius)));
-                    groups[0].push(make(pos + axis, rot, Vec3::splat(c.radius)));
-                    groups[0].push(make(pos - axis, rot, Vec3::splat(c.radius)));
+            let is_selected = p.body == selected;
+            let color = if by_state {
+                if is_selected { selected_color() } else { p.state_colors[usize::from(b.is_asleep())] }
+            } else {
+                match view.body_colors.as_ref().and_then(|c| c.get(i)).filter(|_| !is_selected) {
+                    Some(&[cr, cg, cb]) => pack_rgba([cr, cg, cb, 1.0]),
+                    None => colors.color(i, b, view.color_mode, is_selected),
                 }
-                Shape::ConvexHull(_) | Shape::TriangleMesh(_) | Shape::HeightField(_) => {
-                    let key = custom_key(shape);
-                    let g = *scratch.hull_index.entry(key).or_insert_with(|| {
-                        hulls.push(shape.clone());
-                        FIXED + hulls.len() - 1
-                    });
-                    if groups.len() <= g {
-                        groups.resize_with(g + 1, Vec::new);
-                    }
-                    groups[g].push(make(pos, rot, Vec3::ONE));
-                }
-                Shape::Compound(_) => {}
-            }
+            };
+            *slot = Instance {
+                position: position.to_array(),
+                color,
+                rotation: rotation.to_array(),
+                scale: p.scale,
+                flags: if is_selected { FLAG_SELECTED } else { 0 },
+            };
         }
+    };
+    let split = scratch.split;
+    if split.parallel(instances.len()) {
+        let blocks = instances.par_chunks_mut(split.block).zip(layout.parts.par_chunks(split.block)).with_max_len(1);
+        blocks.for_each(|(out, parts)| write(out, parts));
+    } else {
+        write(instances, &layout.parts);
     }
-
-    let used = FIXED + hulls.len();
-    instances.reserve(groups[..used].iter().map(Vec::len).sum());
-    let mut batches = Vec::new();
-    for (g, group) in groups[..used].iter().enumerate() {
-        if group.is_empty() {
-            continue;
-        }
-        let start = instances.len() as u32;
-        instances.extend_from_slice(group);
-        let mesh = match g {
-            0 => MeshKey::Sphere,
-            1 => MeshKey::Cube,
-            2 => MeshKey::Cylinder,
-            _ => MeshKey::Hull(g - FIXED),
-        };
-        batches.push(Batch { mesh, instances: start..instances.len() as u32 });
-    }
-    (batches, hulls)
+    (batches, custom)
 }
 
 /// The address of a shape's shared data (hull, mesh, height field): the key of its GPU mesh.
@@ -327,14 +558,24 @@ pub fn custom_key(shape: &Shape) -> usize {
 }
 
 /// A square grid on y = 0 every metre, a brighter line every 5 m, sized to the scene.
-fn grid_lines(world: &World, out: &mut Vec<LineVertex>) {
-    let mut extent: f32 = 10.0;
-    for b in world.bodies().iter().filter(|b| b.kind != crate::BodyKind::Static) {
-        let p = b.pose.translation;
-        if p.is_finite() {
-            extent = extent.max(p.x.abs().max(p.z.abs()) + 2.0);
+fn grid_lines(world: &World, split: Split, out: &mut Vec<LineVertex>) {
+    // The largest of maxima is the same in any grouping: blocks may run on any thread.
+    let reach = |bodies: &[crate::dynamics::Body]| {
+        let mut extent: f32 = 10.0;
+        for b in bodies.iter().filter(|b| b.kind != crate::BodyKind::Static) {
+            let p = b.pose.translation;
+            if p.is_finite() {
+                extent = extent.max(p.x.abs().max(p.z.abs()) + 2.0);
+            }
         }
-    }
+        extent
+    };
+    let bodies = world.bodies();
+    let extent = if split.parallel(bodies.len()) {
+        bodies.par_chunks(split.block).with_max_len(1).map(reach).reduce(|| 10.0, f32::max)
+    } else {
+        reach(bodies)
+    };
     let n = extent.ceil().min(100.0) as i32;
     let minor = pack_rgba([0.42, 0.44, 0.48, 0.55]);
     let major = pack_rgba([0.62, 0.64, 0.70, 0.8]);

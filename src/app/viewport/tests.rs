@@ -1,6 +1,6 @@
 //! Frame building and interaction, without a GPU (egui_kittest drives the input).
 
-use super::frame::FLAG_SELECTED;
+use super::frame::{Batch, FLAG_SELECTED, Instance, LineVertex, PointInstance};
 use super::input::ray_plane;
 use super::*;
 use crate::dynamics::{Body, BodyKind, Material};
@@ -372,4 +372,230 @@ fn key_f_frames_the_scene() {
     h.key_press(Key::F);
     h.run();
     assert!(h.state().viewport.camera().target.length() < 1e-4);
+}
+
+/// What the frame's instances, lines and points are, built the straightforward way: one pass
+/// over the bodies pushing into a list per mesh, and every debug primitive through the world's
+/// own [`World::debug_draw`] (contact points included). Grid and axis lines come from a frame
+/// with only those layers on.
+fn straightforward(w: &World, view: &ViewOptions) -> Expected {
+    let mut colors = colors::BodyColors::default();
+    colors.prepare(w, view.color_mode);
+    let mut groups: Vec<Vec<Instance>> = vec![Vec::new(); 3];
+    let mut custom: Vec<usize> = Vec::new();
+    for (i, b) in w.bodies().iter().enumerate() {
+        let selected = view.selected == Some(i);
+        let color = match view.body_colors.as_ref().and_then(|c| c.get(i)).filter(|_| !selected) {
+            Some(&[r, g, b]) => colors::pack_rgba([r, g, b, 1.0]),
+            None => colors.color(i, b, view.color_mode, selected),
+        };
+        let make = |p: Vec3, r: Quat, s: Vec3| Instance {
+            position: p.to_array(),
+            color,
+            rotation: r.to_array(),
+            scale: s.to_array(),
+            flags: if selected { FLAG_SELECTED } else { 0 },
+        };
+        let parts: Vec<(&Shape, Pose)> = match &b.shape {
+            Shape::Compound(c) => c.children().iter().map(|k| (&k.shape, b.pose.mul(&k.pose))).collect(),
+            s => vec![(s, b.pose)],
+        };
+        for (shape, pose) in parts {
+            let (p, r) = (pose.translation, pose.rotation);
+            match shape {
+                Shape::Sphere(s) => groups[0].push(make(p, r, Vec3::splat(s.radius))),
+                Shape::Cuboid(c) => groups[1].push(make(p, r, c.half_extents)),
+                Shape::Capsule(c) => {
+                    let axis = r * Vec3::new(0.0, c.half_height, 0.0);
+                    groups[2].push(make(p, r, Vec3::new(c.radius, c.half_height, c.radius)));
+                    groups[0].push(make(p + axis, r, Vec3::splat(c.radius)));
+                    groups[0].push(make(p - axis, r, Vec3::splat(c.radius)));
+                }
+                Shape::Compound(_) => {}
+                _ => {
+                    let key = frame::custom_key(shape);
+                    let k = custom.iter().position(|&c| c == key).unwrap_or_else(|| {
+                        custom.push(key);
+                        groups.push(Vec::new());
+                        custom.len() - 1
+                    });
+                    groups[3 + k].push(make(p, r, Vec3::ONE));
+                }
+            }
+        }
+    }
+    let (mut instances, mut batches) = (Vec::new(), Vec::new());
+    for (g, group) in groups.iter().enumerate().filter(|(_, g)| !g.is_empty()) {
+        let mesh =
+            [MeshKey::Sphere, MeshKey::Cube, MeshKey::Cylinder].get(g).copied().unwrap_or_else(|| MeshKey::Hull(g - 3));
+        let start = instances.len() as u32;
+        instances.extend_from_slice(group);
+        batches.push(Batch { mesh, instances: start..instances.len() as u32 });
+    }
+    let own = Layers { grid: view.layers.grid, axes: view.layers.axes, ..bare().layers };
+    let mut lines = frame(w, &ViewOptions { layers: own, ..bare() }).lines;
+    let mut points = Vec::new();
+    let mut d = crate::debug_draw::DebugDraw::default();
+    d.set_filter(|c| view.layers.shows(c));
+    w.debug_draw(&mut d);
+    d.lines.extend(view.extra.lines.iter().filter(|l| view.layers.shows(l.category)));
+    d.points.extend(view.extra.points.iter().filter(|p| view.layers.shows(p.category)));
+    if view.layers.any_debug() {
+        for l in &d.lines {
+            let color = colors::pack_rgba(l.color);
+            lines.push(LineVertex { position: l.a.to_array(), color });
+            lines.push(LineVertex { position: l.b.to_array(), color });
+        }
+        for p in &d.points {
+            points.push(PointInstance { position: p.p.to_array(), size: p.size, color: colors::pack_rgba(p.color) });
+        }
+    }
+    Expected { instances, batches, custom, lines, points }
+}
+
+/// A frame's contents, with each custom mesh as its [`frame::custom_key`].
+struct Expected {
+    instances: Vec<Instance>,
+    batches: Vec<Batch>,
+    custom: Vec<usize>,
+    lines: Vec<LineVertex>,
+    points: Vec<PointInstance>,
+}
+
+/// Asserts that a frame holds what [`straightforward`] builds, naming the case on failure.
+fn assert_as_straightforward(f: &FrameData, w: &World, view: &ViewOptions, case: &str) {
+    let Expected { instances, batches, custom, lines, points } = straightforward(w, view);
+    let keys: Vec<usize> = f.custom.iter().map(frame::custom_key).collect();
+    assert_eq!(f.batches, batches, "{case}: batches");
+    assert_eq!(keys, custom, "{case}: custom meshes");
+    assert_eq!(f.instances.len(), instances.len(), "{case}: instance count");
+    for (k, (a, b)) in f.instances.iter().zip(&instances).enumerate() {
+        assert_eq!(a, b, "{case}: instance {k}");
+    }
+    assert_eq!(f.lines.len(), lines.len(), "{case}: line vertex count");
+    assert!(f.lines == lines, "{case}: lines differ");
+    assert_eq!(f.points.len(), points.len(), "{case}: point count");
+    assert!(f.points == points, "{case}: points differ");
+}
+
+/// The frame a scratch builds over a run (bodies' layout kept, frames taken from the last one
+/// while nothing changed) is the straightforward build, for scenes with every shape kind
+/// (sphere, box, capsule, hull, compound, triangle mesh, height field), joints and CCD, with
+/// every view: the default layers, every layer, each colour mode, a selection, per-body colours.
+#[test]
+fn frames_are_the_straightforward_build() {
+    let scenes = ["compounds", "ghost_lab", "mesh_import", "ragdoll", "tunneling_shapes", "rain_1000", "hinge_door"];
+    let all = Layers {
+        aabbs: true,
+        contact_points: true,
+        contact_normals: true,
+        contact_forces: true,
+        velocities: true,
+        broad_phase: true,
+        candidate_pairs: true,
+        ccd: true,
+        narrow_phase: true,
+        mesh: true,
+        grid: true,
+        axes: true,
+        trails: true,
+        joints: true,
+    };
+    let mut seen = (false, false, false, false);
+    for name in scenes {
+        let path = format!("{}/scenes/{name}.ron", env!("CARGO_MANIFEST_DIR"));
+        let mut w = Scene::load(&path).unwrap().build().unwrap();
+        let n = w.bodies().len();
+        let views = [
+            ("default layers", ViewOptions::default()),
+            ("every layer", ViewOptions { layers: all.clone(), ..ViewOptions::default() }),
+            (
+                "islands, selected",
+                ViewOptions { color_mode: ColorMode::Island, selected: Some(n / 2), ..ViewOptions::default() },
+            ),
+            ("speed", ViewOptions { color_mode: ColorMode::Speed, ..ViewOptions::default() }),
+            ("selected", ViewOptions { selected: Some(n - 1), ..ViewOptions::default() }),
+            (
+                "body colours",
+                ViewOptions {
+                    body_colors: Some(vec![[0.1, 0.7, 0.3]; n / 2]),
+                    selected: Some(0),
+                    ..ViewOptions::default()
+                },
+            ),
+        ];
+        // Every pass on this thread, and passes over 5 items or more split into blocks of 7
+        // for rayon's global pool.
+        let mut serial = FrameScratch::default();
+        let mut shared = FrameScratch::default();
+        shared.set_parallel(5, 7);
+        for step in [0, 1, 2, 20] {
+            while w.step_count() < step {
+                w.step();
+            }
+            for (label, view) in &views {
+                // Twice: built, then taken unchanged from the recycled frame.
+                for pass in 0..2 {
+                    let case = format!("{name} at step {step}, {label}, pass {pass}");
+                    let f = build_frame_into(&w, view, &Camera::default(), [800.0, 600.0], 1.0, &mut serial);
+                    assert_as_straightforward(&f, &w, view, &case);
+                    seen.0 |= !f.custom.is_empty();
+                    seen.1 |= f.instance_count(MeshKey::Cylinder) > 0;
+                    seen.2 |= f.points.len() > 7 * 3;
+                    seen.3 |= f.instances.len() > 7 * 3;
+                    serial.recycle(f);
+                    let f = build_frame_into(&w, view, &Camera::default(), [800.0, 600.0], 1.0, &mut shared);
+                    assert_as_straightforward(&f, &w, view, &format!("{case}, shared between threads"));
+                    shared.recycle(f);
+                }
+            }
+        }
+    }
+    assert_eq!(seen, (true, true, true, true), "custom meshes, capsules, several blocks of points and of instances");
+}
+
+/// A frame is taken from the last one only while the world and the view are unchanged: a step,
+/// a body's change, a settings edit or a toggled layer builds it afresh, a camera move does not.
+#[test]
+fn the_frame_cache_invalidates_on_every_change() {
+    let mut w = mixed_world();
+    w.step();
+    let mut view = ViewOptions::default();
+    let mut scratch = FrameScratch::default();
+    let mut camera = Camera::default();
+    let draw = |w: &World, view: &ViewOptions, camera: &Camera, scratch: &mut FrameScratch, case: &str| {
+        let before = scratch.builds();
+        let f = build_frame_into(w, view, camera, [800.0, 600.0], 1.0, scratch);
+        assert_as_straightforward(&f, w, view, case);
+        assert_eq!(f.uniforms, build_frame(w, view, camera, [800.0, 600.0], 1.0).uniforms, "{case}: uniforms");
+        scratch.recycle(f);
+        scratch.builds() - before
+    };
+    assert_eq!(draw(&w, &view, &camera, &mut scratch, "first"), 1);
+    assert_eq!(draw(&w, &view, &camera, &mut scratch, "unchanged"), 0, "nothing changed: not rebuilt");
+    camera.yaw += 0.5;
+    assert_eq!(draw(&w, &view, &camera, &mut scratch, "camera moved"), 0, "the camera shapes only the uniforms");
+    w.step();
+    assert_eq!(draw(&w, &view, &camera, &mut scratch, "stepped"), 1);
+    view.layers.contact_points = false;
+    assert_eq!(draw(&w, &view, &camera, &mut scratch, "layer off"), 1);
+    view.selected = Some(3);
+    assert_eq!(draw(&w, &view, &camera, &mut scratch, "selected"), 1);
+    w.body_mut(1).shape = Shape::cuboid(Vec3::splat(0.3));
+    assert_eq!(draw(&w, &view, &camera, &mut scratch, "shape changed"), 1);
+    w.body_mut(2).pose.translation.y += 1.0;
+    assert_eq!(draw(&w, &view, &camera, &mut scratch, "body moved"), 1);
+    w.settings.speculative_distance *= 2.0;
+    assert_eq!(draw(&w, &view, &camera, &mut scratch, "settings edited"), 1);
+    w.add_body(body(BodyKind::Dynamic, Shape::capsule(0.2, 0.1), Vec3::new(3.0, 4.0, 0.0)));
+    assert_eq!(draw(&w, &view, &camera, &mut scratch, "body added"), 1);
+    let other = mixed_world();
+    assert_eq!(draw(&other, &view, &camera, &mut scratch, "another world"), 1);
+    assert_eq!(draw(&other, &view, &camera, &mut scratch, "another world again"), 0);
+    scratch.invalidate();
+    assert_eq!(draw(&other, &view, &camera, &mut scratch, "invalidated"), 1);
+    // A frame not handed back is not reused, even with nothing changed.
+    let kept = build_frame_into(&other, &view, &camera, [800.0, 600.0], 1.0, &mut scratch);
+    assert_eq!(draw(&other, &view, &camera, &mut scratch, "not recycled"), 1);
+    assert_as_straightforward(&kept, &other, &view, "kept");
 }
