@@ -109,25 +109,7 @@ fn bench(c: &mut Criterion) {
         layers: Layers { contact_points: false, ccd: false, joints: false, ..Layers::default() },
         ..default.clone()
     };
-    let all = ViewOptions {
-        layers: Layers {
-            aabbs: true,
-            contact_points: true,
-            contact_normals: true,
-            contact_forces: true,
-            velocities: true,
-            broad_phase: true,
-            candidate_pairs: true,
-            ccd: true,
-            narrow_phase: true,
-            mesh: true,
-            grid: true,
-            axes: true,
-            trails: true,
-            joints: true,
-        },
-        ..default.clone()
-    };
+    let all = ViewOptions { layers: Layers::all(), ..default.clone() };
     let islands = ViewOptions { color_mode: ColorMode::Island, ..default.clone() };
     let speed = ViewOptions { color_mode: ColorMode::Speed, ..default.clone() };
 

@@ -125,6 +125,15 @@ impl Layers {
         "joints",
     ];
 
+    /// Every layer on.
+    pub fn all() -> Layers {
+        let mut layers = Layers::default();
+        for name in Layers::NAMES {
+            *layers.flag(name).expect("every name has a switch") = true;
+        }
+        layers
+    }
+
     /// Turns the layer named `name` (one of [`Layers::NAMES`]) on or off.
     pub fn set(&mut self, name: &str, on: bool) -> Result<(), super::UnknownLayer> {
         *self.flag(name).ok_or_else(|| super::UnknownLayer { name: name.to_string() })? = on;

@@ -485,22 +485,7 @@ fn assert_as_straightforward(f: &FrameData, w: &World, view: &ViewOptions, case:
 #[test]
 fn frames_are_the_straightforward_build() {
     let scenes = ["compounds", "ghost_lab", "mesh_import", "ragdoll", "tunneling_shapes", "rain_1000", "hinge_door"];
-    let all = Layers {
-        aabbs: true,
-        contact_points: true,
-        contact_normals: true,
-        contact_forces: true,
-        velocities: true,
-        broad_phase: true,
-        candidate_pairs: true,
-        ccd: true,
-        narrow_phase: true,
-        mesh: true,
-        grid: true,
-        axes: true,
-        trails: true,
-        joints: true,
-    };
+    let all = Layers::all();
     let mut seen = (false, false, false, false);
     for name in scenes {
         let path = format!("{}/scenes/{name}.ron", env!("CARGO_MANIFEST_DIR"));

@@ -28,6 +28,7 @@ use super::{JointKind, Prepared};
 use crate::dynamics::joints::JointState;
 use crate::dynamics::solver::BodyState;
 use crate::math::{Mat3, Quat, Real, Vec3};
+use glam::DMat3;
 use std::sync::Mutex;
 
 const NONE: u32 = u32::MAX;
@@ -99,7 +100,9 @@ struct Scratch {
     /// block's Cholesky factor (lower triangles only: the upper ones are never read), `D⁻¹ Gᵀ` for the parent joint's block `G`, and the right-hand
     /// side (then the solution).
     inv_mass: Vec<(Real, Mat3)>,
-    /// Body nodes whose inertia the geometric stiffness of a pulled arm adds to.
+    /// Body nodes: the world inertia where the body is now, and whether the geometric
+    /// stiffness of a pulled arm was added to it.
+    inertia: Vec<DMat3>,
     stiffened: Vec<bool>,
     bl: Vec<[V6; 6]>,
     bx: Vec<[V3; 6]>,
@@ -240,6 +243,7 @@ impl Tree {
             s.node_of_state[b as usize] = NONE;
         }
         s.inv_mass.resize(bodies, (0.0, Mat3::ZERO));
+        s.inertia.resize(bodies, DMat3::ZERO);
         s.stiffened.resize(bodies, false);
         s.bl.resize(bodies, [[0.0; 6]; 6]);
         s.bx.resize(bodies, [[0.0; 3]; 6]);
@@ -289,6 +293,7 @@ impl Tree {
             d[3][..4].copy_from_slice(&[0.0, 0.0, 0.0, c0.x]);
             d[4][..5].copy_from_slice(&[0.0, 0.0, 0.0, c0.y, c1.y]);
             d[5].copy_from_slice(&[0.0, 0.0, 0.0, c0.z, c1.z, c2.z]);
+            s.inertia[k] = inertia;
             s.stiffened[k] = false;
         }
         // The joints' Jacobians and compliances.
@@ -310,8 +315,8 @@ impl Tree {
                 let node = self.joint_sides[j][side];
                 if node != NONE {
                     let pull = (sign * l.dot(arm)) as f64;
-                    let (d, inv_inertia) = (&mut s.bl[node as usize], s.inv_mass[node as usize].1);
-                    s.stiffened[node as usize] |= add_geometric_stiffness(d, inv_inertia, arm, pull * h as f64);
+                    let (d, inertia) = (&mut s.bl[node as usize], &s.inertia[node as usize]);
+                    s.stiffened[node as usize] |= add_geometric_stiffness(d, inertia, arm, pull * h as f64);
                 }
             }
         }
@@ -528,13 +533,12 @@ impl Tree {
 /// chain apart. With the stiffness added to the link's inertia, `ω h` stays below 2 at any
 /// load. Where `ω h < ½` (`h² |f| |r| < I / 4`) the substep resolves the turning without help
 /// and the inertia is left as it is.
-fn add_geometric_stiffness(d: &mut [V6; 6], inv_inertia: Mat3, arm: Vec3, h_pull: f64) -> bool {
+fn add_geometric_stiffness(d: &mut [V6; 6], inertia: &DMat3, arm: Vec3, h_pull: f64) -> bool {
     let r2 = arm.as_dvec3().length_squared();
     if !(h_pull > 0.0 && r2 > 0.0) {
         return false;
     }
     let r = arm.as_dvec3() / r2.sqrt();
-    let inertia = inv_inertia.as_dmat3().inverse();
     let across = (inertia.x_axis.x + inertia.y_axis.y + inertia.z_axis.z - r.dot(inertia * r)) / 2.0;
     let k = h_pull - GEOMETRIC_FREE * across;
     if !(k > 0.0 && k.is_finite()) {
