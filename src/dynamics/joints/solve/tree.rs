@@ -40,6 +40,11 @@ const COMPLIANCE: f64 = 1e-7;
 /// substep (`add_geometric_stiffness`): `(ω h)²` below it.
 const GEOMETRIC_FREE: f64 = 0.25;
 
+/// The most joints a body may hold in the forest for the joint-space solve (`Tree::cliques`):
+/// a body's joints form a dense block there, whose elimination grows with the cube of their
+/// number. A forest with a body of more joints is solved body by body instead.
+const MAX_CLIQUE: usize = 8;
+
 type V3 = [f64; 3];
 type V6 = [f64; 6];
 /// A 3 × 6 block: one joint's Jacobian for one body.
@@ -71,6 +76,18 @@ pub(super) struct Tree {
     joint_parent: Vec<u8>,
     /// Leaves first.
     order: Vec<Node>,
+    /// Whether the forest is solved in joint space (`factor_cliques`): no body holds more than
+    /// `MAX_CLIQUE` of its joints (`clique_limit` overrides that number in tests).
+    cliques: bool,
+    clique_limit: Option<usize>,
+    /// Joint space: the joints in the order of elimination (leaves first); each body node's
+    /// joints in that order (CSR, with the side of the joint the body is on); each joint's place
+    /// in its two sides' lists; and where each body's block of joint pairs starts.
+    elim: Vec<u32>,
+    clique_start: Vec<u32>,
+    clique: Vec<(u32, u8)>,
+    place: Vec<[u8; 2]>,
+    pair_start: Vec<u32>,
     scratch: Mutex<Scratch>,
 }
 
@@ -84,6 +101,13 @@ impl Clone for Tree {
             joint_sides: self.joint_sides.clone(),
             joint_parent: self.joint_parent.clone(),
             order: self.order.clone(),
+            cliques: self.cliques,
+            clique_limit: self.clique_limit,
+            elim: self.elim.clone(),
+            clique_start: self.clique_start.clone(),
+            clique: self.clique.clone(),
+            place: self.place.clone(),
+            pair_start: self.pair_start.clone(),
             scratch: Mutex::default(),
         }
     }
@@ -100,10 +124,12 @@ struct Scratch {
     /// block's Cholesky factor (lower triangles only: the upper ones are never read), `D⁻¹ Gᵀ` for the parent joint's block `G`, and the right-hand
     /// side (then the solution).
     inv_mass: Vec<(Real, Mat3)>,
-    /// Body nodes: the world inertia where the body is now, and whether the geometric
-    /// stiffness of a pulled arm was added to it.
+    /// Body nodes: the world inertia where the body is now, that inertia with the geometric
+    /// stiffness of the pulled arms added (`stiffened`: some was) and its inverse.
     inertia: Vec<DMat3>,
     stiffened: Vec<bool>,
+    augmented: Vec<[V3; 3]>,
+    inv_inertia: Vec<[V3; 3]>,
     bl: Vec<[V6; 6]>,
     bx: Vec<[V3; 6]>,
     br: Vec<V6>,
@@ -115,6 +141,9 @@ struct Scratch {
     jg: Vec<[G; 2]>,
     arms: Vec<[Vec3; 3]>,
     jr: Vec<V3>,
+    /// Joint space: the blocks between two joints of one body (`Tree::pair_start`), then the
+    /// factor's multipliers `L` in their place.
+    pairs: Vec<[V3; 3]>,
     /// Scratch of `build`: each state's body node, and the bodies' joints (CSR).
     node_of_state: Vec<u32>,
     start: Vec<u32>,
@@ -137,6 +166,9 @@ impl Tree {
         self.joint_sides.clear();
         self.joint_parent.clear();
         self.order.clear();
+        self.elim.clear();
+        self.clique.clear();
+        self.cliques = false;
         let s = self.scratch.get_mut().unwrap_or_else(|e| e.into_inner());
         s.factored = false;
         if !enabled {
@@ -242,9 +274,52 @@ impl Tree {
         for &b in &self.body_state {
             s.node_of_state[b as usize] = NONE;
         }
+        // Joint space: each body's joints in the order of elimination. A joint is eliminated
+        // after every other joint of its child body (they are that body's children, eliminated
+        // before it), so what it leaves behind falls among its parent body's joints, which
+        // already share blocks: nothing fills in beyond each body's block of joint pairs.
+        self.elim.extend(self.order.iter().filter_map(|n| match n {
+            Node::Joint(j) => Some(*j),
+            Node::Body(_) => None,
+        }));
+        self.clique_start.clear();
+        self.clique_start.resize(bodies + 1, 0);
+        for &j in &self.elim {
+            for &b in self.joint_sides[j as usize].iter().filter(|&&b| b != NONE) {
+                self.clique_start[b as usize + 1] += 1;
+            }
+        }
+        let widest = self.clique_start.iter().copied().max().unwrap_or(0) as usize;
+        self.cliques = widest <= self.clique_limit.unwrap_or(MAX_CLIQUE);
+        if self.cliques {
+            for i in 0..bodies {
+                self.clique_start[i + 1] += self.clique_start[i];
+            }
+            self.clique.resize(self.clique_start[bodies] as usize, (0, 0));
+            self.place.resize(joints, [0; 2]);
+            s.fill.clear();
+            s.fill.extend_from_slice(&self.clique_start);
+            for &j in &self.elim {
+                for (side, &b) in self.joint_sides[j as usize].iter().enumerate().filter(|(_, b)| **b != NONE) {
+                    let at = s.fill[b as usize];
+                    self.clique[at as usize] = (j, side as u8);
+                    self.place[j as usize][side] = (at - self.clique_start[b as usize]) as u8;
+                    s.fill[b as usize] += 1;
+                }
+            }
+            self.pair_start.clear();
+            self.pair_start.push(0);
+            for b in 0..bodies {
+                let n = self.clique_start[b + 1] - self.clique_start[b];
+                self.pair_start.push(self.pair_start[b] + n * n.saturating_sub(1) / 2);
+            }
+            s.pairs.resize(self.pair_start[bodies] as usize, [[0.0; 3]; 3]);
+        }
         s.inv_mass.resize(bodies, (0.0, Mat3::ZERO));
         s.inertia.resize(bodies, DMat3::ZERO);
         s.stiffened.resize(bodies, false);
+        s.augmented.resize(bodies, [[0.0; 3]; 3]);
+        s.inv_inertia.resize(bodies, [[0.0; 3]; 3]);
         s.bl.resize(bodies, [[0.0; 6]; 6]);
         s.bx.resize(bodies, [[0.0; 3]; 6]);
         s.br.resize(bodies, [0.0; 6]);
@@ -283,20 +358,12 @@ impl Tree {
             let turned = rot * i * rot.transpose();
             s.inv_mass[k] = (m, turned);
             let inertia = turned.as_dmat3().inverse();
-            // The lower triangle (all that the factorisation reads) of diag(mass, inertia).
-            let d = &mut s.bl[k];
-            let mass = 1.0 / m as f64;
-            let (c0, c1, c2) = (inertia.x_axis, inertia.y_axis, inertia.z_axis);
-            d[0][0] = mass;
-            d[1][..2].copy_from_slice(&[0.0, mass]);
-            d[2][..3].copy_from_slice(&[0.0, 0.0, mass]);
-            d[3][..4].copy_from_slice(&[0.0, 0.0, 0.0, c0.x]);
-            d[4][..5].copy_from_slice(&[0.0, 0.0, 0.0, c0.y, c1.y]);
-            d[5].copy_from_slice(&[0.0, 0.0, 0.0, c0.z, c1.z, c2.z]);
             s.inertia[k] = inertia;
+            s.augmented[k] = rows3(&inertia);
+            s.inv_inertia[k] = rows3(&turned.as_dmat3());
             s.stiffened[k] = false;
         }
-        // The joints' Jacobians and compliances.
+        // The joints' arms and compliances.
         for (j, &r) in self.joint_row.iter().enumerate() {
             let p = &rows[r as usize];
             if !p.tree {
@@ -305,29 +372,123 @@ impl Tree {
             let (ra, rb, d) = p.arms(states, dq(p.a), dq(p.b));
             let arm_a = ra + d;
             s.arms[j] = [arm_a, rb, d];
-            let c = -COMPLIANCE * (p.ma + p.mb) as f64;
+            // The joint's diagonal block: the compliance, in joint space added to the bodies'
+            // inverse masses seen from the anchors; in the bodies' system, its negative.
+            let c = COMPLIANCE * (p.ma + p.mb) as f64;
+            let c = if self.cliques { c } else { -c };
             s.jd[j] = [[c, 0.0, 0.0], [0.0, c, 0.0], [0.0, 0.0, c]];
-            // Side A: [−I, [arm]×]; side B: [I, −[r_b]×].
-            s.jg[j] = [jacobian(-1.0, arm_a), jacobian(1.0, rb)];
             // Each side pulled along its arm by last substep's impulse stiffens its turning.
             let l = joints[p.index].linear;
             for (side, (sign, arm)) in [(-1.0, arm_a), (1.0, rb)].into_iter().enumerate() {
                 let node = self.joint_sides[j][side];
                 if node != NONE {
                     let pull = (sign * l.dot(arm)) as f64;
-                    let (d, inertia) = (&mut s.bl[node as usize], &s.inertia[node as usize]);
+                    let (d, inertia) = (&mut s.augmented[node as usize], &s.inertia[node as usize]);
                     s.stiffened[node as usize] |= add_geometric_stiffness(d, inertia, arm, pull * h as f64);
                 }
             }
         }
-        // The warm start applies last substep's impulses through the masses the solve uses.
-        for (k, d) in s.bl.iter().enumerate().take(self.body_state.len()).filter(|(k, _)| s.stiffened[*k]) {
-            // The block's lower triangle, mirrored.
-            let turning = [0, 1, 2].map(|a| [0, 1, 2].map(|c| d[3 + a.max(c)][3 + a.min(c)]));
+        // The solve and the warm start apply impulses through the stiffened masses.
+        for k in 0..self.body_state.len() {
+            if !s.stiffened[k] {
+                continue;
+            }
+            // The lower triangle, mirrored.
+            let d = &s.augmented[k];
+            let turning = [0, 1, 2].map(|a| [0, 1, 2].map(|c| d[a.max(c)][a.min(c)]));
             if let Some(inv) = invert3(&turning) {
                 let col = |c: usize| Vec3::new(inv[0][c] as Real, inv[1][c] as Real, inv[2][c] as Real);
                 s.inv_mass[k].1 = Mat3::from_cols(col(0), col(1), col(2));
+                s.inv_inertia[k] = inv;
             }
+        }
+        s.factored = if self.cliques { self.factor_cliques(s) } else { self.factor_bodies(s) };
+        s.factored
+    }
+
+    /// `factor` in joint space: the joints' system `(J M⁻¹ Jᵀ + Σ) λ = −(J v + b)`, whose blocks
+    /// couple two joints only where they share a body, factored `L D Lᵀ` in 3 × 3 blocks, the
+    /// joints eliminated leaves first (`Tree::elim`).
+    fn factor_cliques(&self, s: &mut Scratch) -> bool {
+        // The blocks: each body adds, for each two of its joints `u`, `v` (signs `σ`, arms `r`),
+        // `σᵤ σᵥ (m⁻¹ I + [rᵤ]× I⁻¹ [rᵥ]×ᵀ)`.
+        for b in 0..self.body_state.len() {
+            let (lo, hi) = (self.clique_start[b] as usize, self.clique_start[b + 1] as usize);
+            let im = s.inv_mass[b].0 as f64;
+            let w = s.inv_inertia[b];
+            let sign = |side: u8| if side == 0 { -1.0 } else { 1.0 };
+            for (u, &(j, side)) in self.clique[lo..hi].iter().enumerate() {
+                let arm = skew3(s.arms[j as usize][side as usize]);
+                let turned = mul33(&arm, &w);
+                let d = &mut s.jd[j as usize];
+                let k = times_skew_t(&turned, &arm);
+                for a in 0..3 {
+                    for c in 0..3 {
+                        d[a][c] += k[a][c];
+                    }
+                    d[a][a] += im;
+                }
+                let base = self.pair_start[b] as usize + u * u.saturating_sub(1) / 2;
+                for (v, &(jv, side_v)) in self.clique[lo..lo + u].iter().enumerate() {
+                    let mut k = times_skew_t(&turned, &skew3(s.arms[jv as usize][side_v as usize]));
+                    for a in 0..3 {
+                        k[a][a] += im;
+                    }
+                    let sign = sign(side) * sign(side_v);
+                    s.pairs[base + v] = k.map(|row| row.map(|x| sign * x));
+                }
+            }
+        }
+        // Eliminate: each joint's pivot inverted; the later joints of each of its bodies take
+        // `K_uv −= K_ua D⁻¹ K_vaᵀ`, and `L_ua = K_ua D⁻¹` is kept in `K_ua`'s place.
+        for &c in &self.elim {
+            let c = c as usize;
+            let Some(inv) = invert3(&s.jd[c]) else { return false };
+            s.jd[c] = inv;
+            for side in 0..2 {
+                let b = self.joint_sides[c][side];
+                if b == NONE {
+                    continue;
+                }
+                let b = b as usize;
+                let n = (self.clique_start[b + 1] - self.clique_start[b]) as usize;
+                let at = self.place[c][side] as usize;
+                let base = self.pair_start[b] as usize;
+                let pair = |u: usize, v: usize| base + u * (u - 1) / 2 + v;
+                // The last joint first: a joint's update reads only the blocks of the joints
+                // before it, which still hold `K`.
+                for u in (at + 1..n).rev() {
+                    let l = mul33(&s.pairs[pair(u, at)], &inv);
+                    for v in at + 1..u {
+                        let k = times_t(&l, &s.pairs[pair(v, at)]);
+                        sub33(&mut s.pairs[pair(u, v)], &k);
+                    }
+                    let k = times_t(&l, &s.pairs[pair(u, at)]);
+                    let ju = self.clique[self.clique_start[b] as usize + u].0 as usize;
+                    sub33(&mut s.jd[ju], &k);
+                    s.pairs[pair(u, at)] = l;
+                }
+            }
+        }
+        true
+    }
+
+    /// `factor` in the bodies' and joints' system, after Baraff (1996).
+    fn factor_bodies(&self, s: &mut Scratch) -> bool {
+        for k in 0..self.body_state.len() {
+            // The lower triangle (all that the factorisation reads) of diag(mass, inertia).
+            let (d, i) = (&mut s.bl[k], &s.augmented[k]);
+            let mass = 1.0 / s.inv_mass[k].0 as f64;
+            d[0][0] = mass;
+            d[1][..2].copy_from_slice(&[0.0, mass]);
+            d[2][..3].copy_from_slice(&[0.0, 0.0, mass]);
+            d[3][..4].copy_from_slice(&[0.0, 0.0, 0.0, i[0][0]]);
+            d[4][..5].copy_from_slice(&[0.0, 0.0, 0.0, i[1][0], i[1][1]]);
+            d[5].copy_from_slice(&[0.0, 0.0, 0.0, i[2][0], i[2][1], i[2][2]]);
+        }
+        for (g, &[arm_a, rb, _]) in s.jg.iter_mut().zip(&s.arms) {
+            // Side A: [−I, [arm]×]; side B: [I, −[r_b]×].
+            *g = [jacobian(-1.0, arm_a), jacobian(1.0, rb)];
         }
         // Eliminate leaves first: fold each node's block into its parent's.
         for &node in &self.order {
@@ -373,7 +534,6 @@ impl Tree {
                 }
             }
         }
-        s.factored = true;
         true
     }
 
@@ -438,6 +598,103 @@ impl Tree {
             let rhs = (b.v + b.w.cross(rb)) - (a.v + a.w.cross(arm_a)) + bias_rate * d;
             s.jr[j] = [rhs.x as f64, rhs.y as f64, rhs.z as f64];
         }
+        if self.cliques {
+            self.solve_cliques(s);
+        } else {
+            self.solve_bodies(s);
+        }
+        for (&state, dv) in self.body_state.iter().zip(&s.br) {
+            let st = &mut states[state as usize];
+            st.v += Vec3::new(dv[0] as Real, dv[1] as Real, dv[2] as Real);
+            st.w += Vec3::new(dv[3] as Real, dv[4] as Real, dv[5] as Real);
+        }
+        for (&r, l) in self.joint_row.iter().zip(&s.jr) {
+            let p = &rows[r as usize];
+            if p.tree {
+                joints[p.index].linear += Vec3::new(l[0] as Real, l[1] as Real, l[2] as Real);
+            }
+        }
+        true
+    }
+
+    /// `solve` in joint space on `factor_cliques`'s factor: the impulses `λ` in `jr` (which
+    /// holds `J v + b`), then the bodies' velocity changes `M⁻¹ Jᵀ λ` in `br`.
+    fn solve_cliques(&self, s: &mut Scratch) {
+        for r in &mut s.jr {
+            *r = r.map(|x| -x);
+        }
+        // Forward: `L y = r`, then `D⁻¹ y`.
+        for &c in &self.elim {
+            let c = c as usize;
+            let y = s.jr[c];
+            for side in 0..2 {
+                let b = self.joint_sides[c][side];
+                if b == NONE {
+                    continue;
+                }
+                let (lo, hi) = (self.clique_start[b as usize] as usize, self.clique_start[b as usize + 1] as usize);
+                let at = self.place[c][side] as usize;
+                let base = self.pair_start[b as usize] as usize;
+                for u in at + 1..hi - lo {
+                    let d = mul3(&s.pairs[base + u * (u - 1) / 2 + at], &y);
+                    let r = &mut s.jr[self.clique[lo + u].0 as usize];
+                    for a in 0..3 {
+                        r[a] -= d[a];
+                    }
+                }
+            }
+            s.jr[c] = mul3(&s.jd[c], &y);
+        }
+        // Back: `Lᵀ x = D⁻¹ y`, the last joint first.
+        for &c in self.elim.iter().rev() {
+            let c = c as usize;
+            let mut x = s.jr[c];
+            for side in 0..2 {
+                let b = self.joint_sides[c][side];
+                if b == NONE {
+                    continue;
+                }
+                let (lo, hi) = (self.clique_start[b as usize] as usize, self.clique_start[b as usize + 1] as usize);
+                let at = self.place[c][side] as usize;
+                let base = self.pair_start[b as usize] as usize;
+                for u in at + 1..hi - lo {
+                    let d = mul3t(&s.pairs[base + u * (u - 1) / 2 + at], &s.jr[self.clique[lo + u].0 as usize]);
+                    for a in 0..3 {
+                        x[a] -= d[a];
+                    }
+                }
+            }
+            s.jr[c] = x;
+        }
+        // The impulses on the bodies, `Jᵀ λ`: `σ λ` and `σ r × λ` on each side.
+        for &j in &self.elim {
+            let j = j as usize;
+            let l = s.jr[j];
+            for (side, sign) in [(0, -1.0), (1, 1.0)] {
+                let b = self.joint_sides[j][side];
+                if b == NONE {
+                    continue;
+                }
+                let arm = s.arms[j][side];
+                let r = [arm.x as f64, arm.y as f64, arm.z as f64];
+                let t = [r[1] * l[2] - r[2] * l[1], r[2] * l[0] - r[0] * l[2], r[0] * l[1] - r[1] * l[0]];
+                let imp = &mut s.br[b as usize];
+                for a in 0..3 {
+                    imp[a] += sign * l[a];
+                    imp[3 + a] += sign * t[a];
+                }
+            }
+        }
+        for (imp, (&(m, _), w)) in s.br.iter_mut().zip(s.inv_mass.iter().zip(&s.inv_inertia)) {
+            let m = m as f64;
+            let dw = mul3(w, &[imp[3], imp[4], imp[5]]);
+            *imp = [m * imp[0], m * imp[1], m * imp[2], dw[0], dw[1], dw[2]];
+        }
+    }
+
+    /// `solve` in the bodies' and joints' system on `factor_bodies`'s factor: the impulses in
+    /// `jr` (which holds `J v + b`), the bodies' velocity changes in `br`.
+    fn solve_bodies(&self, s: &mut Scratch) {
         // Leaves first: each node's right-hand side folded into its parent's.
         for &node in &self.order {
             match node {
@@ -505,18 +762,6 @@ impl Tree {
                 }
             }
         }
-        for (&state, dv) in self.body_state.iter().zip(&s.br) {
-            let st = &mut states[state as usize];
-            st.v += Vec3::new(dv[0] as Real, dv[1] as Real, dv[2] as Real);
-            st.w += Vec3::new(dv[3] as Real, dv[4] as Real, dv[5] as Real);
-        }
-        for (&r, l) in self.joint_row.iter().zip(&s.jr) {
-            let p = &rows[r as usize];
-            if p.tree {
-                joints[p.index].linear += Vec3::new(l[0] as Real, l[1] as Real, l[2] as Real);
-            }
-        }
-        true
     }
 }
 
@@ -533,7 +778,7 @@ impl Tree {
 /// chain apart. With the stiffness added to the link's inertia, `ω h` stays below 2 at any
 /// load. Where `ω h < ½` (`h² |f| |r| < I / 4`) the substep resolves the turning without help
 /// and the inertia is left as it is.
-fn add_geometric_stiffness(d: &mut [V6; 6], inertia: &DMat3, arm: Vec3, h_pull: f64) -> bool {
+fn add_geometric_stiffness(d: &mut [V3; 3], inertia: &DMat3, arm: Vec3, h_pull: f64) -> bool {
     let r2 = arm.as_dvec3().length_squared();
     if !(h_pull > 0.0 && r2 > 0.0) {
         return false;
@@ -545,11 +790,11 @@ fn add_geometric_stiffness(d: &mut [V6; 6], inertia: &DMat3, arm: Vec3, h_pull: 
         return false;
     }
     let r = r.to_array();
-    // The lower triangle, all that the factorisation reads.
+    // The lower triangle, all that is read.
     for a in 0..3 {
         for c in 0..=a {
             let unit = if a == c { 1.0 } else { 0.0 };
-            d[3 + a][3 + c] += k * (unit - r[a] * r[c]);
+            d[a][c] += k * (unit - r[a] * r[c]);
         }
     }
     true
@@ -613,6 +858,50 @@ fn jacobian(sign: f64, r: Vec3) -> G {
     g
 }
 
+/// A matrix's rows.
+fn rows3(m: &DMat3) -> [V3; 3] {
+    let t = m.transpose();
+    [t.x_axis.to_array(), t.y_axis.to_array(), t.z_axis.to_array()]
+}
+
+/// `[r]×`, the matrix of `w ↦ r × w`.
+fn skew3(r: Vec3) -> [V3; 3] {
+    let (x, y, z) = (r.x as f64, r.y as f64, r.z as f64);
+    [[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]]
+}
+
+fn mul33(a: &[V3; 3], b: &[V3; 3]) -> [V3; 3] {
+    [0, 1, 2].map(|i| [0, 1, 2].map(|k| a[i][0] * b[0][k] + a[i][1] * b[1][k] + a[i][2] * b[2][k]))
+}
+
+/// `A Bᵀ`.
+fn times_t(a: &[V3; 3], b: &[V3; 3]) -> [V3; 3] {
+    [0, 1, 2].map(|i| [0, 1, 2].map(|k| a[i][0] * b[k][0] + a[i][1] * b[k][1] + a[i][2] * b[k][2]))
+}
+
+/// `A [r]×ᵀ` for `s = [r]×`, skipping its zero diagonal.
+fn times_skew_t(a: &[V3; 3], s: &[V3; 3]) -> [V3; 3] {
+    [0, 1, 2].map(|i| {
+        [0, 1, 2].map(|k| {
+            let [k1, k2] = OTHERS[k];
+            a[i][k1] * s[k][k1] + a[i][k2] * s[k][k2]
+        })
+    })
+}
+
+fn sub33(a: &mut [V3; 3], b: &[V3; 3]) {
+    for (ra, rb) in a.iter_mut().zip(b) {
+        for (x, y) in ra.iter_mut().zip(rb) {
+            *x -= y;
+        }
+    }
+}
+
+/// `Aᵀ v`.
+fn mul3t(m: &[V3; 3], v: &V3) -> V3 {
+    [0, 1, 2].map(|a| m[0][a] * v[0] + m[1][a] * v[1] + m[2][a] * v[2])
+}
+
 fn mul3(m: &[V3; 3], v: &V3) -> V3 {
     [0, 1, 2].map(|a| m[a][0] * v[0] + m[a][1] * v[1] + m[a][2] * v[2])
 }
@@ -628,7 +917,8 @@ fn invert3(m: &[V3; 3]) -> Option<[V3; 3]> {
         return None;
     }
     // The inverse is the transposed cofactors over the determinant.
-    Some([0, 1, 2].map(|a| [0, 1, 2].map(|b| cof[b][a] / det)))
+    let inv = 1.0 / det;
+    Some([0, 1, 2].map(|a| [0, 1, 2].map(|b| cof[b][a] * inv)))
 }
 
 /// Cholesky factor `L` (lower, in place) of a symmetric positive-definite 6 × 6 block, its
@@ -749,6 +1039,189 @@ mod tests {
                 assert!(!cholesky6(&mut m), "case {case}: pivot {at} of {bad} accepted");
             }
         }
+    }
+
+    /// A random forest of `n` bodies on ball joints, each body after the first hung from an
+    /// earlier one (at most `widest` joints a body), some also from the world, with random
+    /// masses, inertias, arms, gaps, velocities and last impulses (pulls among them, so that the
+    /// geometric stiffness takes part).
+    fn random_forest(
+        seed: u64,
+        n: usize,
+        widest: usize,
+        hub: bool,
+    ) -> (Vec<Prepared>, Vec<JointState>, Vec<BodyState>) {
+        let mut seed = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let v3 = |scale: f64, next: &mut dyn FnMut() -> f64| {
+            Vec3::new(
+                ((next() * 2.0 - 1.0) * scale) as Real,
+                ((next() * 2.0 - 1.0) * scale) as Real,
+                ((next() * 2.0 - 1.0) * scale) as Real,
+            )
+        };
+        let world = n;
+        let mut mass = Vec::new();
+        let mut inertia = Vec::new();
+        for _ in 0..n {
+            mass.push((0.2 + 5.0 * next()) as Real);
+            let q = Quat::from_scaled_axis(v3(3.0, &mut next));
+            let d =
+                Vec3::new((0.5 + 20.0 * next()) as Real, (0.5 + 20.0 * next()) as Real, (0.5 + 20.0 * next()) as Real);
+            let r = Mat3::from_quat(q);
+            inertia.push(r * Mat3::from_diagonal(d) * r.transpose());
+        }
+        let mut degree = vec![0; n];
+        let mut pairs = Vec::new();
+        for b in 1..n {
+            let open: Vec<usize> = (0..b).filter(|&a| degree[a] < widest && (!hub || a == 0)).collect();
+            let a = open[(next() * open.len() as f64) as usize % open.len()];
+            degree[a] += 1;
+            degree[b] += 1;
+            pairs.push((a, b));
+        }
+        for b in 0..n {
+            if degree[b] < widest && next() < 0.3 {
+                degree[b] += 1;
+                pairs.push((world, b));
+            }
+        }
+        let rows: Vec<Prepared> = pairs
+            .iter()
+            .enumerate()
+            .map(|(index, &(a, b))| {
+                let side = |s: usize| if s == world { (0.0, Mat3::ZERO) } else { (mass[s], inertia[s]) };
+                let ((ma, ia), (mb, ib)) = (side(a), side(b));
+                Prepared {
+                    index,
+                    a,
+                    b,
+                    ma,
+                    mb,
+                    ia,
+                    ib,
+                    ra: v3(0.6, &mut next),
+                    rb: v3(0.6, &mut next),
+                    delta_center: v3(1.0, &mut next),
+                    qa: Quat::IDENTITY,
+                    qb: Quat::IDENTITY,
+                    axis_a: Vec3::X,
+                    axis_b: Vec3::X,
+                    rest_inv: Quat::IDENTITY,
+                    kind: JointKind::Ball { cone: None, twist: None },
+                    tree: false,
+                }
+            })
+            .collect();
+        let joints =
+            (0..rows.len()).map(|_| JointState { linear: v3(40.0, &mut next), ..Default::default() }).collect();
+        let states = (0..=n)
+            .map(|s| {
+                if s == world {
+                    return BodyState::default();
+                }
+                BodyState {
+                    v: v3(2.0, &mut next),
+                    w: v3(5.0, &mut next),
+                    dp: v3(0.01, &mut next),
+                    ..Default::default()
+                }
+            })
+            .collect();
+        (rows, joints, states)
+    }
+
+    /// Factors and solves a forest in joint space or in the bodies' system (`clique_limit` 0).
+    fn solve_forest(
+        seed: u64,
+        n: usize,
+        widest: usize,
+        limit: Option<usize>,
+        bias_rate: Real,
+    ) -> (bool, Vec<JointState>, Vec<BodyState>, Vec<Prepared>) {
+        let (mut rows, mut joints, mut states) = random_forest(seed, n, widest, false);
+        let mut tree = Tree { clique_limit: limit, ..Default::default() };
+        tree.build(&mut rows, states.len(), true);
+        assert!(tree.factor(&rows, &joints, &states, &|_| Quat::IDENTITY, 1.0 / 240.0), "seed {seed}: no factor");
+        assert!(tree.solve(&rows, &mut joints, &mut states, bias_rate), "seed {seed}: no solve");
+        (tree.cliques, joints, states, rows)
+    }
+
+    /// The joint-space solve gives what the bodies' system gives, on random forests of up to
+    /// `MAX_CLIQUE` joints a body; and its velocities hold every anchor together.
+    #[test]
+    fn joint_space_solve_matches_the_bodies_system_and_holds_the_anchors() {
+        for seed in 0..60u64 {
+            let n = 2 + (seed as usize * 7) % 40;
+            let widest = 2 + (seed as usize) % (MAX_CLIQUE - 1);
+            for bias_rate in [0.0, 30.0] {
+                let (cliques, ja, sa, rows) = solve_forest(seed, n, widest, None, bias_rate);
+                let (bodies, jb, sb, _) = solve_forest(seed, n, widest, Some(0), bias_rate);
+                assert!(cliques && !bodies, "seed {seed}: the methods were not the ones asked for");
+                // Each method's velocities hold the anchors as the compliance `Σ` lets them
+                // (without position correction): `J v + Σ λ = 0` for the solve's impulses `λ`.
+                let (_, j0, s0) = random_forest(seed, n, widest, false);
+                let scale = sb.iter().map(|s| s.v.length().max(s.w.length())).fold(1.0, Real::max);
+                let residual = |s: &[BodyState], j: &[JointState]| {
+                    let mut worst: Real = 0.0;
+                    for p in rows.iter().filter(|p| p.tree) {
+                        let arm_a = p.ra + p.arms(&s0, Quat::IDENTITY, Quat::IDENTITY).2;
+                        let (a, b) = (&s[p.a], &s[p.b]);
+                        let lambda = (j[p.index].linear - j0[p.index].linear).as_dvec3();
+                        let rel = ((b.v + b.w.cross(p.rb)) - (a.v + a.w.cross(arm_a))).as_dvec3()
+                            + COMPLIANCE * (p.ma + p.mb) as f64 * lambda;
+                        worst = worst.max(rel.length() as Real);
+                    }
+                    worst
+                };
+                if bias_rate == 0.0 {
+                    let (ra, rb) = (residual(&sa, &ja), residual(&sb, &jb));
+                    assert!(
+                        ra < 1e-5 * scale && rb < 1e-5 * scale,
+                        "seed {seed}, {n} bodies: anchors part at {ra} (joint space), {rb} (bodies), speeds up to {scale}"
+                    );
+                }
+                // Where joints to the world nearly repeat each other the two orders of rounding part by
+                // some 1e-5 of the speeds.
+                let close = |x: Vec3, y: Vec3| (x - y).length() <= 1e-3 * scale;
+                for (k, (x, y)) in sa.iter().zip(&sb).enumerate() {
+                    assert!(
+                        close(x.v, y.v) && close(x.w, y.w),
+                        "seed {seed}, {n} bodies, at most {widest} joints each, bias {bias_rate}: body {k} \
+                         v {} w {} against {} {} (speeds up to {scale})",
+                        x.v,
+                        x.w,
+                        y.v,
+                        y.w
+                    );
+                }
+                let largest = jb.iter().map(|j| j.linear.length()).fold(1.0, Real::max);
+                for (k, (x, y)) in ja.iter().zip(&jb).enumerate() {
+                    assert!(
+                        (x.linear - y.linear).length() <= 1e-3 * largest,
+                        "seed {seed}, bias {bias_rate}: joint {k} {} against {} (largest {largest})",
+                        x.linear,
+                        y.linear
+                    );
+                }
+            }
+        }
+    }
+
+    /// A body holding more joints than `MAX_CLIQUE` sends the forest to the bodies' system.
+    #[test]
+    fn a_body_of_many_joints_is_solved_in_the_bodies_system() {
+        let (cliques, ..) = solve_forest(3, 30, MAX_CLIQUE, None, 0.0);
+        assert!(cliques);
+        let (mut rows, _, states) = random_forest(3, MAX_CLIQUE + 2, MAX_CLIQUE + 2, true);
+        let mut tree = Tree::default();
+        tree.build(&mut rows, states.len(), true);
+        assert!(!tree.cliques);
     }
 
     /// The structured products give the dense products' bits: they skip only the Jacobian's
