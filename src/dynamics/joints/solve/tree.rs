@@ -88,6 +88,10 @@ pub(super) struct Tree {
     clique: Vec<(u32, u8)>,
     place: Vec<[u8; 2]>,
     pair_start: Vec<u32>,
+    /// For each joint in `elim`'s order, the later joints of its bodies and the index of their
+    /// block with it (`pairs`): where its multipliers `L` are.
+    later_start: Vec<u32>,
+    later: Vec<(u32, u32)>,
     scratch: Mutex<Scratch>,
 }
 
@@ -108,6 +112,8 @@ impl Clone for Tree {
             clique: self.clique.clone(),
             place: self.place.clone(),
             pair_start: self.pair_start.clone(),
+            later_start: self.later_start.clone(),
+            later: self.later.clone(),
             scratch: Mutex::default(),
         }
     }
@@ -314,6 +320,20 @@ impl Tree {
                 self.pair_start.push(self.pair_start[b] + n * n.saturating_sub(1) / 2);
             }
             s.pairs.resize(self.pair_start[bodies] as usize, [[0.0; 3]; 3]);
+            self.later_start.clear();
+            self.later.clear();
+            for &c in &self.elim {
+                self.later_start.push(self.later.len() as u32);
+                for (side, &b) in self.joint_sides[c as usize].iter().enumerate().filter(|(_, b)| **b != NONE) {
+                    let (lo, hi) = (self.clique_start[b as usize], self.clique_start[b as usize + 1]);
+                    let at = self.place[c as usize][side] as u32;
+                    let base = self.pair_start[b as usize];
+                    for u in at + 1..hi - lo {
+                        self.later.push((self.clique[(lo + u) as usize].0, base + u * (u - 1) / 2 + at));
+                    }
+                }
+            }
+            self.later_start.push(self.later.len() as u32);
         }
         s.inv_mass.resize(bodies, (0.0, Mat3::ZERO));
         s.inertia.resize(bodies, DMat3::ZERO);
@@ -624,44 +644,26 @@ impl Tree {
             *r = r.map(|x| -x);
         }
         // Forward: `L y = r`, then `D⁻¹ y`.
-        for &c in &self.elim {
+        for (i, &c) in self.elim.iter().enumerate() {
             let c = c as usize;
             let y = s.jr[c];
-            for side in 0..2 {
-                let b = self.joint_sides[c][side];
-                if b == NONE {
-                    continue;
-                }
-                let (lo, hi) = (self.clique_start[b as usize] as usize, self.clique_start[b as usize + 1] as usize);
-                let at = self.place[c][side] as usize;
-                let base = self.pair_start[b as usize] as usize;
-                for u in at + 1..hi - lo {
-                    let d = mul3(&s.pairs[base + u * (u - 1) / 2 + at], &y);
-                    let r = &mut s.jr[self.clique[lo + u].0 as usize];
-                    for a in 0..3 {
-                        r[a] -= d[a];
-                    }
+            for &(u, k) in &self.later[self.later_start[i] as usize..self.later_start[i + 1] as usize] {
+                let d = mul3(&s.pairs[k as usize], &y);
+                let r = &mut s.jr[u as usize];
+                for a in 0..3 {
+                    r[a] -= d[a];
                 }
             }
             s.jr[c] = mul3(&s.jd[c], &y);
         }
         // Back: `Lᵀ x = D⁻¹ y`, the last joint first.
-        for &c in self.elim.iter().rev() {
+        for (i, &c) in self.elim.iter().enumerate().rev() {
             let c = c as usize;
             let mut x = s.jr[c];
-            for side in 0..2 {
-                let b = self.joint_sides[c][side];
-                if b == NONE {
-                    continue;
-                }
-                let (lo, hi) = (self.clique_start[b as usize] as usize, self.clique_start[b as usize + 1] as usize);
-                let at = self.place[c][side] as usize;
-                let base = self.pair_start[b as usize] as usize;
-                for u in at + 1..hi - lo {
-                    let d = mul3t(&s.pairs[base + u * (u - 1) / 2 + at], &s.jr[self.clique[lo + u].0 as usize]);
-                    for a in 0..3 {
-                        x[a] -= d[a];
-                    }
+            for &(u, k) in &self.later[self.later_start[i] as usize..self.later_start[i + 1] as usize] {
+                let d = mul3t(&s.pairs[k as usize], &s.jr[u as usize]);
+                for a in 0..3 {
+                    x[a] -= d[a];
                 }
             }
             s.jr[c] = x;
@@ -786,7 +788,9 @@ fn add_geometric_stiffness(d: &mut [V3; 3], inertia: &DMat3, arm: Vec3, h_pull: 
     let r = arm.as_dvec3() / r2.sqrt();
     let across = (inertia.x_axis.x + inertia.y_axis.y + inertia.z_axis.z - r.dot(inertia * r)) / 2.0;
     let k = h_pull - GEOMETRIC_FREE * across;
-    if !(k > 0.0 && k.is_finite()) {
+    // Positive and finite, as two comparisons (`is_finite` compiles to a classification of the
+    // bits); a NaN fails both.
+    if !(k > 0.0 && k < f64::INFINITY) {
         return false;
     }
     let r = r.to_array();
@@ -913,7 +917,8 @@ fn invert3(m: &[V3; 3]) -> Option<[V3; 3]> {
     };
     let cof = [[c(0, 0), c(0, 1), c(0, 2)], [c(1, 0), c(1, 1), c(1, 2)], [c(2, 0), c(2, 1), c(2, 2)]];
     let det = m[0][0] * cof[0][0] + m[0][1] * cof[0][1] + m[0][2] * cof[0][2];
-    if !(det.is_finite() && det != 0.0) {
+    // Finite and not zero, as two comparisons; a NaN fails the second.
+    if !(det != 0.0 && det.abs() < f64::INFINITY) {
         return None;
     }
     // The inverse is the transposed cofactors over the determinant.
