@@ -190,8 +190,7 @@ fn main() {
                     asleep += &format!(" / {}", f.asleep_steps);
                 }
                 Err(why) => {
-                    // Jolt takes no joints: say so briefly; anything else whole.
-                    let why = if why.contains("joints are not mapped") { "no joints".to_string() } else { why };
+                    // Why the engine refused the scene, whole.
                     row += &format!(" — | {why} |");
                     deep += " / —";
                     lost += " / —";

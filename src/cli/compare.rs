@@ -149,13 +149,13 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
     let n = world.bodies().len();
     let threads = world.threads();
     let s = world.settings.clone();
-    // One engine after the other, so none shares the cores or the caches with another; a
-    // jointed scene in the engines that map joints. A peer engine that refuses the scene (a
-    // shape it cannot build, named) is left out and said so; the others still compare.
+    // One engine after the other, so none shares the cores or the caches with another. A peer
+    // engine that refuses the scene (a shape or a joint it cannot build, named) is left out and
+    // said so; the others still compare.
     let jointed = !world.joints().is_empty();
     let mut runs: Vec<(Engine, Outcome)> = Vec::new();
     let mut refused: Vec<String> = Vec::new();
-    for &e in Engine::ALL.iter().filter(|e| !jointed || e.maps_joints()) {
+    for &e in Engine::ALL {
         match Stepper::new(e.cli_name(), world.clone()) {
             Ok(stepper) => runs.push((e, simulate(stepper, args.steps))),
             Err(why) if e != Engine::Collidoscope => refused.push(format!("{} ({why})", e.label())),
@@ -202,10 +202,6 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
     if jointed {
         outln!("{:<30}{}", "joint gap, widest m", cells(&|o| format!("{:.6}", o.joint_gaps.0)));
         outln!("{:<30}{}", "joint gaps summed, most m", cells(&|o| format!("{:.6}", o.joint_gaps.1)));
-        let skipped: Vec<&str> = Engine::ALL.iter().filter(|e| !e.maps_joints()).map(|e| e.label()).collect();
-        if !skipped.is_empty() {
-            outln!("not run: {} (joints are not mapped onto it)", skipped.join(", "));
-        }
     }
     if !refused.is_empty() {
         outln!("not run: {}", refused.join("; "));

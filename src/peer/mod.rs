@@ -61,16 +61,6 @@ impl Engine {
         Self::ALL.iter().copied().find(|e| e.cli_name() == name)
     }
 
-    /// Whether a jointed scene maps onto the engine (Collidoscope's own joints; rapier3d's
-    /// impulse joints, `joints`).
-    pub fn maps_joints(self) -> bool {
-        match self {
-            Engine::Collidoscope | Engine::Rapier => true,
-            #[cfg(feature = "jolt")]
-            Engine::Jolt => false,
-        }
-    }
-
     /// The name shown to people, with the engine's version.
     pub fn label(self) -> &'static str {
         match self {

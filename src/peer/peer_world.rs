@@ -11,18 +11,7 @@ pub enum PeerError {
     /// Collidoscope asked for as a peer of itself.
     #[error("Collidoscope is not a peer engine: choose rapier or jolt")]
     NotAPeer,
-    /// The scene has joints, which are not mapped onto this peer engine (Jolt): it would run a
-    /// different world.
-    #[error(
-        "the scene has {joints} joint(s), and joints are not mapped onto {engine}: run it with --engine collidoscope or rapier"
-    )]
-    Joints {
-        /// How many joints the scene has.
-        joints: usize,
-        /// The peer engine's label.
-        engine: &'static str,
-    },
-    /// Jolt refused the scene (a shape or a body, named).
+    /// Jolt refused the scene (a shape, a body or a joint, named).
     #[cfg(feature = "jolt")]
     #[error(transparent)]
     Jolt(#[from] super::JoltError),
@@ -54,10 +43,6 @@ impl PeerWorld {
         match engine {
             Engine::Collidoscope => Err(PeerError::NotAPeer),
             Engine::Rapier => Ok(PeerWorld::Rapier(Box::new(RapierWorld::from_world(world)))),
-            #[cfg(feature = "jolt")]
-            Engine::Jolt if !world.joints().is_empty() => {
-                Err(PeerError::Joints { joints: world.joints().len(), engine: engine.label() })
-            }
             #[cfg(feature = "jolt")]
             Engine::Jolt => Ok(PeerWorld::Jolt(Box::new(super::JoltWorld::from_world(world)?))),
         }

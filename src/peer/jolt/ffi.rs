@@ -63,6 +63,33 @@ pub(super) struct JsBodyState {
     pub(super) active: bool,
 }
 
+/// One joint as Jolt takes it (`src/peer/jolt/joints.rs` fills it in).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct JsJointDesc {
+    /// Body indices, -1 for the world.
+    pub(super) a: i32,
+    pub(super) b: i32,
+    /// 0 fixed, 1 point, 2 swing-twist, 3 hinge, 4 slider, 5 distance.
+    pub(super) kind: u32,
+    pub(super) point_a: [f32; 3],
+    pub(super) point_b: [f32; 3],
+    pub(super) axis_a: [f32; 3],
+    pub(super) normal_a: [f32; 3],
+    pub(super) axis_b: [f32; 3],
+    pub(super) normal_b: [f32; 3],
+    pub(super) has_limits: bool,
+    pub(super) limit_min: f32,
+    pub(super) limit_max: f32,
+    pub(super) cone: f32,
+    pub(super) has_motor: bool,
+    pub(super) motor_speed: f32,
+    pub(super) motor_max: f32,
+    pub(super) stiffness: f32,
+    pub(super) damping: f32,
+    pub(super) collide: bool,
+}
+
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct JsStepStats {
@@ -137,6 +164,9 @@ unsafe extern "C" {
     fn js_optimize_broad_phase(world: *mut JsWorld);
     fn js_step(world: *mut JsWorld, dt: f32, collision_steps: u32, out: *mut JsStepStats);
     fn js_read(world: *const JsWorld, out: *mut JsBodyState);
+    fn js_add_joint(world: *mut JsWorld, desc: *const JsJointDesc, err: *mut c_char, err_len: usize) -> bool;
+    fn js_joint_impulse(world: *const JsWorld, k: u32) -> f32;
+    fn js_joint_disable(world: *mut JsWorld, k: u32);
     fn js_body_mass(world: *const JsWorld, i: u32, mass: *mut f32, inertia: *mut f32, com: *mut f32) -> bool;
 }
 
@@ -212,11 +242,12 @@ impl ShapeRef {
     }
 }
 
-/// An owned Jolt world and the number of bodies added to it, against which every body index
-/// and output buffer is checked.
+/// An owned Jolt world and the numbers of bodies and joints added to it, against which every
+/// index and output buffer is checked.
 pub(super) struct JoltHandle {
     raw: *mut JsWorld,
     bodies: usize,
+    joints: usize,
 }
 
 // SAFETY: the Jolt world is owned by this value alone and used through `&mut self` (or `&self`
@@ -231,12 +262,12 @@ impl Drop for JoltHandle {
 }
 
 // SAFETY (every call below): `raw` is a live world (from `new`, freed only on drop), the
-// descriptors and outputs are live values of the stated sizes, and body indices are below
-// `bodies` (checked).
+// descriptors and outputs are live values of the stated sizes, and body and joint indices are
+// below `bodies` and `joints` (checked).
 impl JoltHandle {
     /// A world with room for `max_bodies` bodies.
     pub(super) fn new(max_bodies: usize) -> Self {
-        JoltHandle { raw: unsafe { js_world_new(max_bodies as u32) }, bodies: 0 }
+        JoltHandle { raw: unsafe { js_world_new(max_bodies as u32) }, bodies: 0, joints: 0 }
     }
 
     /// Adds a body of `shape` described by `desc`; Jolt's message when it refuses.
@@ -248,6 +279,39 @@ impl JoltHandle {
         } else {
             Err(Refused(message(&buf)))
         }
+    }
+
+    /// Adds the next joint in scene order (`None`: a placeholder for one that had broken, which
+    /// never acts); Jolt's message when it refuses.
+    pub(super) fn add_joint(&mut self, desc: Option<&JsJointDesc>) -> Result<(), Refused> {
+        if let Some(d) = desc {
+            for side in [d.a, d.b] {
+                if side < -1 || side >= self.bodies as i32 {
+                    return Err(Refused(format!("body {side} out of range of {}", self.bodies)));
+                }
+            }
+        }
+        let p = desc.map_or(std::ptr::null(), |d| d as *const JsJointDesc);
+        let mut buf = [0 as c_char; 256];
+        if unsafe { js_add_joint(self.raw, p, buf.as_mut_ptr(), buf.len()) } {
+            self.joints += 1;
+            Ok(())
+        } else {
+            Err(Refused(message(&buf)))
+        }
+    }
+
+    /// Joint `k`'s impulse in the last step (N·s; see the shim), or `None` if it does not act.
+    pub(super) fn joint_impulse(&self, k: usize) -> Option<f32> {
+        assert!(k < self.joints, "joint {k} out of range of {}", self.joints);
+        let i = unsafe { js_joint_impulse(self.raw, k as u32) };
+        (i >= 0.0).then_some(i)
+    }
+
+    /// Joint `k` stops acting.
+    pub(super) fn disable_joint(&mut self, k: usize) {
+        assert!(k < self.joints, "joint {k} out of range of {}", self.joints);
+        unsafe { js_joint_disable(self.raw, k as u32) }
     }
 
     pub(super) fn set_settings(&mut self, settings: &JsSettings) {

@@ -3,15 +3,18 @@
 //! against the Jolt source joltc-sys bundles), stepped on the calling thread, and read back into
 //! a mirror [`World`] as rapier's adapter does, so that the hash, the final-state CSV, the
 //! viewport and the A/B divergence read Jolt's result unchanged. The mapping of each shape and
-//! setting is tabled in the README ("Jolt Physics as a third engine").
+//! setting is tabled in the README ("Jolt Physics as a third engine"); that of each joint in
+//! docs/joints.md (*Jolt Physics*).
 
 mod ffi;
+mod joints;
 // Builds Jolt from the source it bundles and links the library the shim calls into.
 use joltc_sys as _;
 #[cfg(test)]
 mod tests;
 
 use crate::ccd::CcdMode;
+use crate::dynamics::joints::joint_label;
 use crate::dynamics::{Body, BodyKind};
 use crate::geometry::Shape;
 use crate::math::{Mat3, Pose, Quat, Real, Vec3};
@@ -44,6 +47,16 @@ pub enum JoltError {
         /// The body's index in the scene.
         body: usize,
         /// Jolt's reason.
+        message: String,
+    },
+    /// A joint has a feature Jolt's constraints cannot express, or Jolt refused it.
+    #[error("Jolt cannot map joint {joint} ({kind}): {message}")]
+    Joint {
+        /// The joint's index and name.
+        joint: String,
+        /// The joint's kind.
+        kind: &'static str,
+        /// The feature, or Jolt's reason.
         message: String,
     },
 }
@@ -124,9 +137,12 @@ fn linear_cast(kind: BodyKind, s: &Settings) -> bool {
     kind == BodyKind::Dynamic && s.ccd != CcdMode::Off
 }
 
-/// A Jolt world mirroring a Collidoscope world body for body (same order, same indices).
+/// A Jolt world mirroring a Collidoscope world body for body and joint for joint (same order,
+/// same indices).
 pub struct JoltWorld {
     raw: JoltHandle,
+    /// Each joint's break force (N) while it acts; `acts` is false once it broke.
+    joints: Vec<JointLife>,
     /// Bodies as Jolt has them after the last step; never stepped itself.
     mirror: World,
     states: Vec<JsBodyState>,
@@ -136,7 +152,7 @@ pub struct JoltWorld {
 
 impl JoltWorld {
     /// Jolt's copy of `world`: every body with its shape, pose, velocities, material and flags,
-    /// and the world's settings.
+    /// every joint (`joints::jolt_joint`), and the world's settings.
     pub fn from_world(world: &World) -> Result<JoltWorld, JoltError> {
         let s = &world.settings;
         let n = world.bodies().len();
@@ -151,10 +167,28 @@ impl JoltWorld {
             raw.add_body(&shape, &body_desc(b, s)).map_err(|Refused(message)| JoltError::Body { body: i, message })?;
             mirror.add_body(b.clone());
         }
+        let mut joints = Vec::with_capacity(world.joints().len());
+        for (k, (j, state)) in world.joints().iter().zip(world.joint_states()).enumerate() {
+            let refused = |message: String| JoltError::Joint {
+                joint: joint_label(k, j.name.as_deref()),
+                kind: j.kind.label(),
+                message,
+            };
+            // The mirror carries the joints (never stepped: for reports and drawing).
+            mirror.add_joint(j.clone()).expect("a joint the world accepted");
+            let desc = if state.broken {
+                None
+            } else {
+                Some(joints::jolt_joint(j).map_err(|joints::Unmapped(m)| refused(m))?)
+            };
+            raw.add_joint(desc.as_ref()).map_err(|Refused(m)| refused(m))?;
+            joints.push(JointLife { break_force: j.break_force, acts: !state.broken });
+        }
         raw.set_settings(&jolt_settings(s));
         raw.optimize_broad_phase();
         let mut jw = JoltWorld {
             raw,
+            joints,
             mirror,
             states: vec![JsBodyState::default(); n],
             profile: StepProfile::default(),
@@ -183,6 +217,7 @@ impl JoltWorld {
     /// Advances Jolt by one step (one collision step, on this thread) and reads its state back.
     pub fn step(&mut self) {
         let stats = self.raw.step(self.mirror.settings.dt, 1);
+        self.break_joints();
         self.penetration = stats.deepest_penetration.max(0.0);
         self.read_back();
         let bodies = self.mirror.bodies();
@@ -196,6 +231,26 @@ impl JoltWorld {
             sleeping_bodies: bodies.iter().filter(|b| b.asleep).count() as u32,
             ..Default::default()
         };
+    }
+
+    /// Stops the joints whose force in the last step exceeded their break force: Jolt's impulse
+    /// on the joint over the step (one collision step) over the step's length. Collidoscope
+    /// checks each substep's force, so a joint breaks here on the step's mean force, as on
+    /// rapier3d's side.
+    fn break_joints(&mut self) {
+        let dt = self.mirror.settings.dt;
+        for (k, life) in self.joints.iter_mut().enumerate() {
+            let (true, Some(limit)) = (life.acts, life.break_force) else { continue };
+            if self.raw.joint_impulse(k).is_some_and(|i| i / dt > limit) {
+                self.raw.disable_joint(k);
+                life.acts = false;
+            }
+        }
+    }
+
+    /// Whether joint `k` still acts (false once it broke).
+    pub fn joint_acts(&self, k: usize) -> bool {
+        self.joints[k].acts
     }
 
     /// The bodies as Jolt has them after the last step, in scene order.
@@ -231,6 +286,12 @@ impl JoltWorld {
             b.asleep = b.kind == BodyKind::Dynamic && !st.active;
         }
     }
+}
+
+/// A joint's break force and whether it still acts.
+struct JointLife {
+    break_force: Option<Real>,
+    acts: bool,
 }
 
 /// A body's friction and restitution with the world-wide overrides applied.

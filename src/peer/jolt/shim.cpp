@@ -1,6 +1,7 @@
 // The C interface Collidoscope's Jolt adapter (src/peer/jolt/) calls: a Jolt PhysicsSystem
 // stepped on the calling thread, with the calls JoltC (joltc-sys 0.3.1) lacks: gravity and
-// PhysicsSettings, mesh shapes, body mass properties and contact figures. Compiled by build.rs
+// PhysicsSettings, mesh shapes, body mass properties, contact figures, and constraints (joints)
+// with a group filter that keeps jointed bodies from colliding. Compiled by build.rs
 // against the Jolt headers joltc-sys bundles, with the defines Jolt's own build used.
 //
 // Every function that can fail writes a message into `err` (NUL-terminated, at most `err_len`
@@ -13,12 +14,19 @@
 #include <Jolt/Core/TempAllocator.h>
 #include <Jolt/Physics/Body/BodyCreationSettings.h>
 #include <Jolt/Physics/Collision/ContactListener.h>
+#include <Jolt/Physics/Collision/GroupFilter.h>
 #include <Jolt/Physics/Collision/Shape/BoxShape.h>
 #include <Jolt/Physics/Collision/Shape/CapsuleShape.h>
 #include <Jolt/Physics/Collision/Shape/ConvexHullShape.h>
 #include <Jolt/Physics/Collision/Shape/MeshShape.h>
 #include <Jolt/Physics/Collision/Shape/SphereShape.h>
 #include <Jolt/Physics/Collision/Shape/StaticCompoundShape.h>
+#include <Jolt/Physics/Constraints/DistanceConstraint.h>
+#include <Jolt/Physics/Constraints/FixedConstraint.h>
+#include <Jolt/Physics/Constraints/HingeConstraint.h>
+#include <Jolt/Physics/Constraints/PointConstraint.h>
+#include <Jolt/Physics/Constraints/SliderConstraint.h>
+#include <Jolt/Physics/Constraints/SwingTwistConstraint.h>
 #include <Jolt/Physics/PhysicsSettings.h>
 #include <Jolt/Physics/PhysicsSystem.h>
 #include <Jolt/RegisterTypes.h>
@@ -26,10 +34,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <unordered_set>
 #include <vector>
 
 using namespace JPH;
@@ -115,6 +125,21 @@ private:
     }
 };
 
+// The pairs of jointed bodies that do not collide. A body in such a pair carries this filter
+// with its index as the sub-group; two bodies collide unless both do and their pair is listed.
+class NoCollidePairs final : public GroupFilter {
+public:
+    static uint64 key(uint32 a, uint32 b) { return (uint64(std::min(a, b)) << 32) | uint64(std::max(a, b)); }
+    bool CanCollide(const CollisionGroup &g1, const CollisionGroup &g2) const override {
+        uint32 a = g1.GetSubGroupID(), b = g2.GetSubGroupID();
+        if (a == CollisionGroup::cInvalidSubGroup || b == CollisionGroup::cInvalidSubGroup) {
+            return true;
+        }
+        return pairs.find(key(a, b)) == pairs.end();
+    }
+    std::unordered_set<uint64> pairs;
+};
+
 }  // namespace
 
 struct JsWorld {
@@ -128,6 +153,9 @@ struct JsWorld {
     JobSystemThreadPool jobs{cMaxPhysicsJobs, cMaxPhysicsBarriers, 0};
     PhysicsSystem system;
     std::vector<BodyID> ids;
+    // The joints in scene order (null where the scene's joint had broken before the copy).
+    std::vector<Ref<TwoBodyConstraint>> joints;
+    Ref<NoCollidePairs> no_collide = new NoCollidePairs();
 };
 
 extern "C" {
@@ -171,6 +199,35 @@ struct JsBodyState {
     float linvel[3];
     float angvel[3];
     bool active;
+};
+
+// One joint, in each body's frame relative to its centre of mass (the world's frame for the
+// world side, index -1). The mapping from Collidoscope's kinds is done by the caller
+// (src/peer/jolt/joints.rs); this only builds what it is given.
+struct JsJointDesc {
+    int32_t a;
+    int32_t b;
+    uint32_t kind;  // 0 fixed, 1 point, 2 swing-twist, 3 hinge, 4 slider, 5 distance
+    float point_a[3];
+    float point_b[3];
+    // Each side's frame: its x axis (the hinge's, slider's or twist axis) and its y axis (the
+    // normal that marks the zero angle).
+    float axis_a[3];
+    float normal_a[3];
+    float axis_b[3];
+    float normal_b[3];
+    // Hinge angle, slider offset or twist (rad or m), in Jolt's ranges; distance min and max.
+    bool has_limits;
+    float limit_min;
+    float limit_max;
+    float cone;  // swing-twist: the cone's half-angle, rad
+    bool has_motor;
+    float motor_speed;
+    float motor_max;  // N m (hinge) or N (slider)
+    // Distance: a spring (stiffness N/m, damping N s/m) on the limits when stiffness > 0.
+    float stiffness;
+    float damping;
+    bool collide;
 };
 
 struct JsStepStats {
@@ -282,6 +339,12 @@ void js_world_free(JsWorld *w) {
     if (w == nullptr) {
         return;
     }
+    for (Ref<TwoBodyConstraint> &c : w->joints) {
+        if (c != nullptr) {
+            w->system.RemoveConstraint(c);
+        }
+    }
+    w->joints.clear();
     BodyInterface &bi = w->system.GetBodyInterface();
     for (BodyID id : w->ids) {
         bi.RemoveBody(id);
@@ -415,6 +478,188 @@ void js_read(const JsWorld *w, JsBodyState *out) {
         s.angvel[1] = a.GetY();
         s.angvel[2] = a.GetZ();
         s.active = b.IsActive();
+    }
+}
+
+static Vec3 v3(const float v[3]) { return Vec3(v[0], v[1], v[2]); }
+
+// Adds a joint in scene order (`d` null: a placeholder for a joint that had broken); false
+// (with `err`) for a body index out of range or an unknown kind.
+bool js_add_joint(JsWorld *w, const JsJointDesc *d, char *err, size_t err_len) {
+    if (d == nullptr) {
+        w->joints.push_back(nullptr);
+        return true;
+    }
+    const BodyLockInterfaceNoLock &locks = w->system.GetBodyLockInterfaceNoLock();
+    auto side = [&](int32_t i) -> Body * {
+        if (i < 0) {
+            return &Body::sFixedToWorld;
+        }
+        return size_t(i) < w->ids.size() ? locks.TryGetBody(w->ids[size_t(i)]) : nullptr;
+    };
+    Body *a = side(d->a);
+    Body *b = side(d->b);
+    if (a == nullptr || b == nullptr) {
+        set_err(err, err_len, "a joint names a body Jolt does not have");
+        return false;
+    }
+    auto motor = [&](MotorSettings &m, bool angular) {
+        if (angular) {
+            m.SetTorqueLimit(d->motor_max);
+        } else {
+            m.SetForceLimit(d->motor_max);
+        }
+    };
+    Ref<TwoBodyConstraint> c;
+    switch (d->kind) {
+        case 0: {
+            FixedConstraintSettings s;
+            s.mSpace = EConstraintSpace::LocalToBodyCOM;
+            s.mPoint1 = RVec3(v3(d->point_a));
+            s.mAxisX1 = v3(d->axis_a);
+            s.mAxisY1 = v3(d->normal_a);
+            s.mPoint2 = RVec3(v3(d->point_b));
+            s.mAxisX2 = v3(d->axis_b);
+            s.mAxisY2 = v3(d->normal_b);
+            c = s.Create(*a, *b);
+            break;
+        }
+        case 1: {
+            PointConstraintSettings s;
+            s.mSpace = EConstraintSpace::LocalToBodyCOM;
+            s.mPoint1 = RVec3(v3(d->point_a));
+            s.mPoint2 = RVec3(v3(d->point_b));
+            c = s.Create(*a, *b);
+            break;
+        }
+        case 2: {
+            SwingTwistConstraintSettings s;
+            s.mSpace = EConstraintSpace::LocalToBodyCOM;
+            s.mPosition1 = RVec3(v3(d->point_a));
+            s.mTwistAxis1 = v3(d->axis_a);
+            s.mPlaneAxis1 = v3(d->normal_a);
+            s.mPosition2 = RVec3(v3(d->point_b));
+            s.mTwistAxis2 = v3(d->axis_b);
+            s.mPlaneAxis2 = v3(d->normal_b);
+            s.mSwingType = ESwingType::Cone;
+            s.mNormalHalfConeAngle = d->cone;
+            s.mPlaneHalfConeAngle = d->cone;
+            s.mTwistMinAngle = d->has_limits ? d->limit_min : -JPH_PI;
+            s.mTwistMaxAngle = d->has_limits ? d->limit_max : JPH_PI;
+            c = s.Create(*a, *b);
+            break;
+        }
+        case 3: {
+            HingeConstraintSettings s;
+            s.mSpace = EConstraintSpace::LocalToBodyCOM;
+            s.mPoint1 = RVec3(v3(d->point_a));
+            s.mHingeAxis1 = v3(d->axis_a);
+            s.mNormalAxis1 = v3(d->normal_a);
+            s.mPoint2 = RVec3(v3(d->point_b));
+            s.mHingeAxis2 = v3(d->axis_b);
+            s.mNormalAxis2 = v3(d->normal_b);
+            if (d->has_limits) {
+                s.mLimitsMin = d->limit_min;
+                s.mLimitsMax = d->limit_max;
+            }
+            motor(s.mMotorSettings, true);
+            Ref<HingeConstraint> h = static_cast<HingeConstraint *>(s.Create(*a, *b));
+            if (d->has_motor) {
+                h->SetMotorState(EMotorState::Velocity);
+                h->SetTargetAngularVelocity(d->motor_speed);
+            }
+            c = h;
+            break;
+        }
+        case 4: {
+            SliderConstraintSettings s;
+            s.mSpace = EConstraintSpace::LocalToBodyCOM;
+            s.mPoint1 = RVec3(v3(d->point_a));
+            s.mSliderAxis1 = v3(d->axis_a);
+            s.mNormalAxis1 = v3(d->normal_a);
+            s.mPoint2 = RVec3(v3(d->point_b));
+            s.mSliderAxis2 = v3(d->axis_b);
+            s.mNormalAxis2 = v3(d->normal_b);
+            if (d->has_limits) {
+                s.mLimitsMin = d->limit_min;
+                s.mLimitsMax = d->limit_max;
+            }
+            motor(s.mMotorSettings, false);
+            Ref<SliderConstraint> sl = static_cast<SliderConstraint *>(s.Create(*a, *b));
+            if (d->has_motor) {
+                sl->SetMotorState(EMotorState::Velocity);
+                sl->SetTargetVelocity(d->motor_speed);
+            }
+            c = sl;
+            break;
+        }
+        case 5: {
+            DistanceConstraintSettings s;
+            s.mSpace = EConstraintSpace::LocalToBodyCOM;
+            s.mPoint1 = RVec3(v3(d->point_a));
+            s.mPoint2 = RVec3(v3(d->point_b));
+            s.mMinDistance = d->limit_min;
+            s.mMaxDistance = d->limit_max;
+            if (d->stiffness > 0.0f) {
+                s.mLimitsSpringSettings = SpringSettings(ESpringMode::StiffnessAndDamping, d->stiffness, d->damping);
+            }
+            c = s.Create(*a, *b);
+            break;
+        }
+        default:
+            set_err(err, err_len, "unknown joint kind");
+            return false;
+    }
+    w->system.AddConstraint(c);
+    w->joints.push_back(c);
+    if (!d->collide && d->a >= 0 && d->b >= 0) {
+        w->no_collide->pairs.insert(NoCollidePairs::key(uint32(d->a), uint32(d->b)));
+        for (int32_t i : {d->a, d->b}) {
+            side(i)->SetCollisionGroup(CollisionGroup(w->no_collide, 0, uint32(i)));
+        }
+    }
+    return true;
+}
+
+// Joint `k`'s impulse in the last step, N s, as Collidoscope's break force reads its own: the
+// linear impulse that holds the anchors plus the size of the limit's and the motor's impulse on
+// the joint's coordinate. -1 for a joint that does not act (broken).
+float js_joint_impulse(const JsWorld *w, uint32_t k) {
+    const TwoBodyConstraint *c = w->joints[k];
+    if (c == nullptr || !c->GetEnabled()) {
+        return -1.0f;
+    }
+    switch (c->GetSubType()) {
+        case EConstraintSubType::Fixed:
+            return static_cast<const FixedConstraint *>(c)->GetTotalLambdaPosition().Length();
+        case EConstraintSubType::Point:
+            return static_cast<const PointConstraint *>(c)->GetTotalLambdaPosition().Length();
+        case EConstraintSubType::SwingTwist: {
+            const SwingTwistConstraint *s = static_cast<const SwingTwistConstraint *>(c);
+            return s->GetTotalLambdaPosition().Length() + std::abs(s->GetTotalLambdaTwist());
+        }
+        case EConstraintSubType::Hinge: {
+            const HingeConstraint *h = static_cast<const HingeConstraint *>(c);
+            return h->GetTotalLambdaPosition().Length() +
+                   std::abs(h->GetTotalLambdaRotationLimits() + h->GetTotalLambdaMotor());
+        }
+        case EConstraintSubType::Slider: {
+            const SliderConstraint *s = static_cast<const SliderConstraint *>(c);
+            Vector<2> p = s->GetTotalLambdaPosition();
+            return std::sqrt(p[0] * p[0] + p[1] * p[1]) +
+                   std::abs(s->GetTotalLambdaPositionLimits() + s->GetTotalLambdaMotor());
+        }
+        case EConstraintSubType::Distance:
+            return std::abs(static_cast<const DistanceConstraint *>(c)->GetTotalLambdaPosition());
+        default:
+            return 0.0f;
+    }
+}
+
+// Joint `k` stops acting (it broke).
+void js_joint_disable(JsWorld *w, uint32_t k) {
+    if (w->joints[k] != nullptr) {
+        w->joints[k]->SetEnabled(false);
     }
 }
 

@@ -135,6 +135,20 @@ fn compare_leaves_out_an_engine_that_refuses_the_scene_and_says_why() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+#[test]
+fn compare_runs_a_jointed_scene_in_every_engine_with_its_joint_gaps() {
+    // The pendulum lesson: a rod and a rope pendulum, one second.
+    let text = stdout(&["compare", "scenes/pendulum.ron", "--steps", "60"]);
+    let head = text.lines().find(|l| l.trim_start().starts_with("collidoscope") && !l.contains("thread")).unwrap();
+    assert_eq!(head.split_whitespace().collect::<Vec<_>>(), engines(), "{text}");
+    assert!(!text.contains("not run:"), "{text}");
+    let row = text.lines().find(|l| l.starts_with("joint gap, widest m")).unwrap_or_else(|| panic!("{text}"));
+    let gaps: Vec<f64> = row[30..].split_whitespace().map(|v| v.parse().unwrap()).collect();
+    assert_eq!(gaps.len(), engines().len(), "{row}");
+    // Every engine holds the rod and the rope within centimetres.
+    assert!(gaps.iter().all(|&g| g < 0.02), "{row}");
+}
+
 #[cfg(not(feature = "jolt"))]
 #[test]
 fn jolt_asked_of_a_build_without_it_is_refused_by_name() {

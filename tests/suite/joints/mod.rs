@@ -3,5 +3,6 @@
 
 mod chain;
 mod closed_form;
+mod jolt;
 mod rapier;
 mod scene;

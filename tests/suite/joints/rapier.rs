@@ -30,7 +30,7 @@ fn rapier_small_angle_pendulum_period_is_two_pi_root_l_over_g() {
 
 /// A body for each joint kind, 3 m apart along x so that none touches another, each hung from
 /// or held by the world; the last two pulled by a joint that breaks and one that holds.
-fn every_kind() -> (World, Vec<&'static str>) {
+pub(super) fn every_kind() -> (World, Vec<&'static str>) {
     let mut w = World::new(Settings { sleeping: false, ..Settings::default() });
     let motor = Some(Motor { speed: 2.0, max_force: 50.0 });
     let kinds: Vec<(&str, JointKind)> = vec![
