@@ -78,7 +78,8 @@ fn integrate(states: &mut [BodyState], motion: &mut [Motion], h: Real, max_w: Re
 impl Solver {
     /// The bundles of each colour: `ranges[c]..ranges[c + 1]`.
     fn colour_ranges(&self) -> Vec<usize> {
-        let mut ranges = vec![0];
+        let mut ranges = Vec::with_capacity(self.colouring.colours() + 1);
+        ranges.push(0);
         for c in 0..self.colouring.colours() {
             ranges.push(ranges.last().unwrap() + self.colouring.colour(c).len().div_ceil(W));
         }
