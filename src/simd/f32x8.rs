@@ -17,6 +17,9 @@ pub(crate) struct F32x8(pub [f32; W]);
 pub(crate) trait Lane:
     Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + AddAssign + SubAssign
 {
+    /// How many of the eight lanes it computes: the first `LANES` ([`Few`] computes fewer, and
+    /// its loads read, and its stores write, only those).
+    const LANES: usize = W;
     /// The lanes stored in `f`.
     fn load(f: &F32x8) -> Self;
     /// Eight floats from memory that need not be aligned.
@@ -155,6 +158,130 @@ impl Lane for Portable {
     #[inline(always)]
     unsafe fn store_transposed(cols: [Self; 8], rows: [*mut f32; W], mask: u8) {
         for (i, &row) in rows.iter().enumerate().filter(|&(i, _)| mask & (1 << i) != 0) {
+            let r: [f32; 8] = std::array::from_fn(|k| cols[k].0[i]);
+            // SAFETY: the row holds eight writable floats (the caller's).
+            unsafe { row.cast::<[f32; 8]>().write_unaligned(r) };
+        }
+    }
+}
+
+/// The first `N` of the eight lanes, one scalar operation per lane: the arithmetic of
+/// [`Portable`] on those lanes alone, so a kernel run on `Few` gives those lanes the bits it gives
+/// them on eight. For work that fills only a lane or two of the eight (a colour of one or two
+/// contacts), where the eight-lane set-up costs more than the work. Loads read lanes `0..N`,
+/// stores write only them, and the transposes read and write only rows `0..N`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Few<const N: usize>(pub [f32; N]);
+
+impl<const N: usize> Few<N> {
+    #[inline(always)]
+    fn map2(self, o: Self, f: impl Fn(f32, f32) -> f32) -> Self {
+        Few(std::array::from_fn(|i| f(self.0[i], o.0[i])))
+    }
+}
+
+impl<const N: usize> Add for Few<N> {
+    type Output = Self;
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        self.map2(o, |a, b| a + b)
+    }
+}
+impl<const N: usize> Sub for Few<N> {
+    type Output = Self;
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        self.map2(o, |a, b| a - b)
+    }
+}
+impl<const N: usize> Mul for Few<N> {
+    type Output = Self;
+    #[inline(always)]
+    fn mul(self, o: Self) -> Self {
+        self.map2(o, |a, b| a * b)
+    }
+}
+impl<const N: usize> AddAssign for Few<N> {
+    #[inline(always)]
+    fn add_assign(&mut self, o: Self) {
+        *self = *self + o;
+    }
+}
+impl<const N: usize> SubAssign for Few<N> {
+    #[inline(always)]
+    fn sub_assign(&mut self, o: Self) {
+        *self = *self - o;
+    }
+}
+
+impl<const N: usize> Lane for Few<N> {
+    const LANES: usize = {
+        assert!(N >= 1 && N <= W);
+        N
+    };
+    #[inline(always)]
+    fn load(f: &F32x8) -> Self {
+        Few(std::array::from_fn(|i| f.0[i]))
+    }
+    #[inline(always)]
+    fn load_unaligned(f: &[f32; W]) -> Self {
+        Few(std::array::from_fn(|i| f[i]))
+    }
+    #[inline(always)]
+    fn store(self, f: &mut F32x8) {
+        f.0[..N].copy_from_slice(&self.0);
+    }
+    #[inline(always)]
+    fn splat(x: f32) -> Self {
+        Few([x; N])
+    }
+    #[inline(always)]
+    fn div(self, o: Self) -> Self {
+        self.map2(o, |a, b| a / b)
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        Few(self.0.map(f32::sqrt))
+    }
+    #[inline(always)]
+    fn max(self, o: Self) -> Self {
+        self.map2(o, |a, b| if a > b { a } else { b })
+    }
+    #[inline(always)]
+    fn min(self, o: Self) -> Self {
+        self.map2(o, |a, b| if a < b { a } else { b })
+    }
+    #[inline(always)]
+    fn gt_select(self, o: Self, yes: Self, no: Self) -> Self {
+        Few(std::array::from_fn(|i| if self.0[i] > o.0[i] { yes.0[i] } else { no.0[i] }))
+    }
+    #[inline(always)]
+    fn le_bits(self, o: Self) -> u32 {
+        (0..N).fold(0, |m, i| m | ((self.0[i] <= o.0[i]) as u32) << i)
+    }
+    #[inline(always)]
+    fn neg(self) -> Self {
+        Few(self.0.map(|x| -x))
+    }
+    #[inline(always)]
+    fn copysign(self, sign: Self) -> Self {
+        self.map2(sign, f32::copysign)
+    }
+    #[inline(always)]
+    unsafe fn load_transposed(rows: [*const f32; W]) -> [Self; 8] {
+        // SAFETY: each row holds eight readable floats (the caller's); rows `0..N` are read.
+        let r: [[f32; 8]; N] = std::array::from_fn(|i| unsafe { rows[i].cast::<[f32; 8]>().read_unaligned() });
+        std::array::from_fn(|k| Few(std::array::from_fn(|i| r[i][k])))
+    }
+    #[inline(always)]
+    unsafe fn load_transposed4(rows: [*const f32; W]) -> [Self; 4] {
+        // SAFETY: each row holds four readable floats (the caller's); rows `0..N` are read.
+        let r: [[f32; 4]; N] = std::array::from_fn(|i| unsafe { rows[i].cast::<[f32; 4]>().read_unaligned() });
+        std::array::from_fn(|k| Few(std::array::from_fn(|i| r[i][k])))
+    }
+    #[inline(always)]
+    unsafe fn store_transposed(cols: [Self; 8], rows: [*mut f32; W], mask: u8) {
+        for (i, &row) in rows.iter().enumerate().take(N).filter(|&(i, _)| mask & (1 << i) != 0) {
             let r: [f32; 8] = std::array::from_fn(|k| cols[k].0[i]);
             // SAFETY: the row holds eight writable floats (the caller's).
             unsafe { row.cast::<[f32; 8]>().write_unaligned(r) };
@@ -316,6 +443,71 @@ mod tests {
         if crate::simd::avx() {
             // SAFETY: AVX checked just above.
             unsafe { avx::tests::transposes_match(&src, p8, p4) };
+        }
+    }
+
+    /// `Few` lanes give each operation's bits in their lanes as the portable lanes give them
+    /// there (NaN and signed zeros included), and read and write only their own rows.
+    #[test]
+    fn few_lanes_give_the_portable_bits_in_their_lanes() {
+        fn check<const N: usize>(a: [f32; W], b: [f32; W]) {
+            let (pa, pb) = (Portable(a), Portable(b));
+            let (fa, fb) = (Few::<N>::load(&F32x8(a)), Few::<N>::load(&F32x8(b)));
+            let ops: [(&str, Portable, Few<N>); 11] = [
+                ("add", pa + pb, fa + fb),
+                ("sub", pa - pb, fa - fb),
+                ("mul", pa * pb, fa * fb),
+                ("div", pa.div(pb), fa.div(fb)),
+                ("sqrt", pa.sqrt(), fa.sqrt()),
+                ("max", pa.max(pb), fa.max(fb)),
+                ("min", pa.min(pb), fa.min(fb)),
+                ("gt_select", pa.gt_select(pb, pa * pb, pa - pb), fa.gt_select(fb, fa * fb, fa - fb)),
+                ("neg", pa.neg(), fa.neg()),
+                ("copysign", pa.copysign(pb), fa.copysign(fb)),
+                ("splat", Portable::splat(-0.0), Few::splat(-0.0)),
+            ];
+            for (name, p, f) in ops {
+                let mut out = F32x8([7.0; W]);
+                f.store(&mut out);
+                for i in 0..W {
+                    let want = if i < N { p.0[i] } else { 7.0 };
+                    assert_eq!(out.0[i].to_bits(), want.to_bits(), "{name}, {N} lanes, lane {i}: {a:?} {b:?}");
+                }
+            }
+            assert_eq!(fa.le_bits(fb), pa.le_bits(pb) & ((1 << N) - 1), "le_bits, {N} lanes: {a:?} {b:?}");
+            let src: Vec<f32> = (0..W * 12).map(|i| i as f32 * 0.5 - 7.0).collect();
+            let rows: [*const f32; W] = std::array::from_fn(|i| src[i * 12..].as_ptr());
+            // SAFETY: each row starts 12 floats apart in `src`, which holds 8 rows of 12.
+            let (p8, f8) = unsafe { (Portable::load_transposed(rows), Few::<N>::load_transposed(rows)) };
+            // SAFETY: as above, four floats from float 8 of each row.
+            let (p4, f4) = unsafe {
+                let rows = rows.map(|r| r.wrapping_add(8));
+                (Portable::load_transposed4(rows), Few::<N>::load_transposed4(rows))
+            };
+            for i in 0..N {
+                assert!((0..8).all(|k| f8[k].0[i] == p8[k].0[i]) && (0..4).all(|k| f4[k].0[i] == p4[k].0[i]));
+            }
+            let mut out = vec![0.0f32; W * 12];
+            let dst: [*mut f32; W] = std::array::from_fn(|i| out[i * 12..].as_mut_ptr());
+            // SAFETY: as above, written.
+            unsafe { Few::<N>::store_transposed(f8, dst, 0xFF) };
+            for i in 0..W {
+                for k in 0..12 {
+                    let want = if i < N && k < 8 { src[i * 12 + k] } else { 0.0 };
+                    assert_eq!(out[i * 12 + k], want, "{N} lanes: row {i} float {k}");
+                }
+            }
+        }
+        let a = [0.0, -0.0, 1.0, f32::NAN, 2.0, -3.0, 5.0, 0.0];
+        let b = [-0.0, 0.0, f32::NAN, 1.0, 2.0, -4.0, 6.0, 1.0];
+        // Every pair of values in the first lanes.
+        for shift in 0..W {
+            let (mut a, mut b) = (a, b);
+            a.rotate_left(shift);
+            b.rotate_left(shift);
+            check::<1>(a, b);
+            check::<2>(a, b);
+            check::<W>(a, b);
         }
     }
 

@@ -7,11 +7,12 @@
 use super::lanes::{F, Lane, V3, W, check_indices, load4, load8};
 use super::prepare::{BodyMass, SLIP_SPEED, find_point};
 use super::rows::{BodyState, Fall};
+use super::wide::on_lanes;
 use super::wide::{Bounce, Bundle, Isa, put};
 use super::{Contact, Lanes, WarmCache};
 use crate::math::Vec3;
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
-use crate::simd::f32x8::{OnLanes, run};
+use crate::simd::f32x8::{Few, OnLanes, run};
 
 /// Where a bundle's rows come from: the step's contacts, per-body constants and starting
 /// states, each contact's entry in last step's cache (`u32::MAX`: none), and the dummy body
@@ -298,17 +299,18 @@ fn build_bundle<L: Lane>(
     warm_tangent.dot(t[0]).store(&mut c.tangent_impulse[0]);
     warm_tangent.dot(t[1]).store(&mut c.tangent_impulse[1]);
     twist_limit.gt_select(zero, L::load(&inp.warm_twist), zero).store(&mut c.twist_impulse);
-    // Rows past a manifold's points are zero rows; empty lanes are zero manifolds on the dummy.
+    // Rows past a manifold's points are zero rows.
     for (i, &len) in lens.iter().enumerate().take(chunk.len()) {
         for k in len..MAX_MANIFOLD_POINTS {
             c.clear_point(i, k, bounce);
         }
     }
+    // Empty lanes name the dummy body and no contact, write nothing and do not bounce.
     for i in chunk.len()..W {
         c.set_empty(i, src.dummy, bounce);
         lanes.contact[i] = u32::MAX;
     }
-    c.finish(bounce);
+    c.finish(chunk.len(), bounce);
     // The passes gather and scatter the states by these indices unchecked.
     check_indices(src.states.len(), &c.a, &c.b);
 }
@@ -328,8 +330,13 @@ pub(super) fn bundle(
         type Out = ();
         #[inline(always)]
         fn run<L: Lane>(self) {
-            build_bundle::<L>(self.0, self.1, self.2, self.3, self.4, self.5)
+            let width = Width { width: self.2.len() as u8 };
+            on_lanes!(width, L, build_bundle; self.0, self.1, self.2, self.3, self.4, self.5)
         }
+    }
+    /// A bundle's lane count, as `on_lanes` reads it.
+    struct Width {
+        width: u8,
     }
     run(isa.avx(), Code(src, inp, chunk, c, bounce, lanes))
 }

@@ -161,11 +161,15 @@ pub(super) struct StateRows([*mut f32; W]);
 impl States {
     /// Where the states `idx` are. The indices are not checked here (that would cost the
     /// passes' innermost loop a compare per lane): `States::new`'s contract has them checked.
+    /// Only the rows of the lanes `L` computes are found (the others are never read or
+    /// written).
     #[inline(always)]
-    pub(super) fn rows(&self, idx: &[u32; W]) -> StateRows {
+    pub(super) fn rows<L: Lane>(&self, idx: &[u32; W]) -> StateRows {
         debug_assert!(idx.iter().all(|&i| (i as usize) < self.len), "body index out of range");
         let base = self.ptr.cast::<f32>();
-        StateRows(std::array::from_fn(|i| base.wrapping_add(idx[i] as usize * STATE_FLOATS)))
+        StateRows(std::array::from_fn(|i| {
+            if i < L::LANES { base.wrapping_add(idx[i] as usize * STATE_FLOATS) } else { base }
+        }))
     }
 
     /// Floats 0..8 of the states at `rows` (v, w, dp.x, dp.y), one lane per state: `out[k]`

@@ -249,6 +249,8 @@ pub struct Solver {
     pinned: Vec<ManifoldRows>,
     /// The joints' rows of the step (`crate::dynamics::joints`).
     joints: JointSolver,
+    /// The passes' list of jobs, kept for the next step's.
+    pass_jobs: Vec<parallel::Job<passes::Work>>,
     isa: Option<Isa>,
 }
 

@@ -18,8 +18,8 @@ pub(super) const BODY_BLOCK: usize = 512;
 const BUNDLE_BLOCK: usize = 8;
 
 /// One job of the passes.
-#[derive(Clone, Copy)]
-enum Work {
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Work {
     Gravity(Vec3),
     /// Bundles from `first` on (one colour's).
     WarmStart {
@@ -78,7 +78,8 @@ fn integrate(states: &mut [BodyState], motion: &mut [Motion], h: Real, max_w: Re
 impl Solver {
     /// The bundles of each colour: `ranges[c]..ranges[c + 1]`.
     fn colour_ranges(&self) -> Vec<usize> {
-        let mut ranges = vec![0];
+        let mut ranges = Vec::with_capacity(self.colouring.colours() + 1);
+        ranges.push(0);
         for c in 0..self.colouring.colours() {
             ranges.push(ranges.last().unwrap() + self.colouring.colour(c).len().div_ceil(W));
         }
@@ -100,8 +101,17 @@ impl Solver {
         let overflow = !self.overflow.is_empty();
         let pinned = !self.pinned.is_empty();
         let joints = !self.joints.is_empty();
-        let mut jobs = Vec::new();
+        // The list is rebuilt every step in the buffer of the last (a dozen growths a step
+        // otherwise, a twentieth of a small scene's step).
+        let mut jobs = std::mem::take(&mut self.pass_jobs);
+        jobs.clear();
         let colours = |jobs: &mut Vec<Job<Work>>, work: &dyn Fn(usize) -> Work| {
+            if threads == 1 {
+                // One thread solves the colours one after the other, bundle after bundle: one
+                // job over them all does the same in the same order, without a call per colour.
+                jobs.push(Job::new(work(0), *ranges.last().unwrap(), BUNDLE_BLOCK, 1));
+                return;
+            }
             for c in ranges.windows(2) {
                 jobs.push(Job::new(work(c[0]), c[1] - c[0], BUNDLE_BLOCK, threads));
             }
@@ -207,6 +217,7 @@ impl Solver {
                 }
             }
         });
+        self.pass_jobs = jobs;
     }
 
     /// Replaces `cache` with this step's impulses: one entry per contact, in contact order,

@@ -52,8 +52,11 @@ pub(super) struct ManifoldRows {
     pub restitution: Real,
     pub points: [NormalRow; MAX_MANIFOLD_POINTS],
     pub tangents: [Vec3; 2],
-    /// The anchors of the points' centroid on each body.
+    /// The anchors of the points' centroid on each body. The scalar passes use `cat`, `cbt`
+    /// instead; the bundles keep these (and the tests build the bundles' reference from them).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub ca: Vec3,
+    #[cfg_attr(not(test), allow(dead_code))]
     pub cb: Vec3,
     /// `ca × t` and `cb × t` for each tangent, with `ca`, `cb` the centroid's anchors.
     pub cat: [Vec3; 2],

@@ -5,10 +5,12 @@
 
 use super::lanes::{F, Lane, StateRows, States, V3, W};
 use super::prepare::Ended;
-use super::rows::{ManifoldRows, NormalRow, PassParams, PointInfo};
+use super::rows::PassParams;
+#[cfg(test)]
+use super::rows::{ManifoldRows, NormalRow, PointInfo};
 use crate::math::Vec3;
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
-use crate::simd::f32x8::{OnLanes, run};
+use crate::simd::f32x8::{Few, OnLanes, run};
 use crate::simd::{Kernels, Level};
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -37,6 +39,9 @@ pub(super) struct Bounce {
 pub(super) struct Bundle {
     pub(super) a: [u32; W],
     pub(super) b: [u32; W],
+    /// Lanes in use, `0..width` (the rest are empty). A bundle of one is built and solved on
+    /// that lane alone ([`Few`]); its other lanes hold nothing the passes read.
+    pub(super) width: u8,
     /// Per lane, as bits: the solver changes body A's (B's) velocity. Only those states are
     /// written back, so bundles of one colour solved side by side never write a shared state.
     pub(super) writes_a: u8,
@@ -73,8 +78,9 @@ pub(super) fn put(v: &mut V3<F>, i: usize, x: Vec3) {
 
 impl Bundle {
     /// Puts a manifold's rows in lane `i`, with its points' approach speeds `info` and whether
-    /// the solver changes each body's velocity (`writes`). Every field of the lane is written,
-    /// so a bundle can be reused.
+    /// the solver changes each body's velocity (`writes`). Every field of the lane is written.
+    /// The tests' reference for what `build` makes eight at a time.
+    #[cfg(test)]
     pub(super) fn set(
         &mut self,
         i: usize,
@@ -134,8 +140,19 @@ impl Bundle {
         bounce.relative_velocity[k].0[i] = 0.0;
     }
 
-    /// Makes lane `i` an empty manifold on body `dummy`.
+    /// Makes lane `i` an empty lane: it names body `dummy` on both sides, writes no state and
+    /// does not bounce. Its rows keep whatever they held: a pass computes them but scatters
+    /// nothing back, and no one reads an empty lane's impulses.
     pub(super) fn set_empty(&mut self, i: usize, dummy: u32, bounce: &mut Bounce) {
+        (self.a[i], self.b[i]) = (dummy, dummy);
+        self.set_writes(i, [false; 2]);
+        bounce.restitution.0[i] = 0.0;
+    }
+
+    /// Makes lane `i` a zero manifold on body `dummy`, every field written (a test's reference
+    /// for an empty lane).
+    #[cfg(test)]
+    pub(super) fn set_zero(&mut self, i: usize, dummy: u32, bounce: &mut Bounce) {
         let r = ManifoldRows { a: dummy, b: dummy, ..Default::default() };
         self.set(i, &r, &[PointInfo::default(); MAX_MANIFOLD_POINTS], [false; 2], bounce);
     }
@@ -147,9 +164,10 @@ impl Bundle {
         self.writes_b = (self.writes_b & !bit) | if b { bit } else { 0 };
     }
 
-    /// Records whether any lane bounces, once every lane is set.
-    pub(super) fn finish(&mut self, bounce: &Bounce) {
-        self.bounces = bounce.restitution.0.iter().any(|&e| e != 0.0);
+    /// Records the lanes in use, `0..width`, and whether any of them bounces, once they are set.
+    pub(super) fn finish(&mut self, width: usize, bounce: &Bounce) {
+        self.width = width as u8;
+        self.bounces = bounce.restitution.0[..width].iter().any(|&e| e != 0.0);
     }
 
     /// How lane `i` (a manifold of `len` points) ended the step: what the warm-start cache keeps.
@@ -184,7 +202,7 @@ struct Vel<L> {
 impl<L: Lane> Vel<L> {
     #[inline(always)]
     fn load(states: States, c: &Bundle) -> Self {
-        let rows = (states.rows(&c.a), states.rows(&c.b));
+        let rows = (states.rows::<L>(&c.a), states.rows::<L>(&c.b));
         Self::from_cols(states.gather(rows.0), states.gather(rows.1), rows, states)
     }
 
@@ -238,9 +256,30 @@ impl<L: Lane> Vel<L> {
     }
 }
 
+/// Runs `$f` on the lanes bundle `$c` fills: a lone lane on its own ([`Few`]), else all
+/// eight (`$L`), with the same bits in the lanes in use. One lane computed alone skips the
+/// eight-lane transposes of the bodies' states (a quarter of a pass's instructions on a
+/// one-manifold bundle); two or more cost less on eight lanes than one by one.
+macro_rules! on_lanes {
+    ($c:expr, $L:ty, $f:ident $(, $g:expr)* ; $($arg:expr),*) => {
+        match $c.width {
+            1 => $f::<Few<1> $(, $g)*>($($arg),*),
+            _ => $f::<$L $(, $g)*>($($arg),*),
+        }
+    };
+}
+pub(super) use on_lanes;
+
 #[inline(always)]
 fn warm_start_bundles<L: Lane>(bundles: &[Bundle], states: States) {
     for c in bundles {
+        on_lanes!(c, L, warm_start_bundle; c, states);
+    }
+}
+
+#[inline(always)]
+fn warm_start_bundle<L: Lane>(c: &Bundle, states: States) {
+    {
         let mut s = Vel::<L>::load(states, c);
         let lin = (c.normal.load::<L>(), L::load(&c.ma), L::load(&c.mb));
         for p in &c.points {
@@ -254,7 +293,6 @@ fn warm_start_bundles<L: Lane>(bundles: &[Bundle], states: States) {
 
 const _: () = assert!(MAX_MANIFOLD_POINTS.is_power_of_two());
 
-/// The same arithmetic as `rows::solve_manifold`, lane by lane, with its branches as selects.
 #[inline(always)]
 fn solve_bundles<L: Lane, const BIAS: bool>(
     bundles: &mut [Bundle],
@@ -262,13 +300,21 @@ fn solve_bundles<L: Lane, const BIAS: bool>(
     states: States,
     k: &PassParams,
 ) {
+    for (c, bounce) in bundles.iter_mut().zip(bounces) {
+        on_lanes!(c, L, solve_bundle, BIAS; c, bounce, states, k);
+    }
+}
+
+/// The same arithmetic as `rows::solve_manifold`, lane by lane, with its branches as selects.
+#[inline(always)]
+fn solve_bundle<L: Lane, const BIAS: bool>(c: &mut Bundle, bounce: &mut Bounce, states: States, k: &PassParams) {
     let inv_h = L::splat(k.inv_h);
     let (zero, one, half) = (L::splat(0.0), L::splat(1.0), L::splat(0.5));
     let (rest_depth, max_push) = (L::splat(k.rest_depth), L::splat(-k.max_push));
     let [s0, s1] = k.soft;
-    for (c, bounce) in bundles.iter_mut().zip(bounces) {
+    {
         let n = c.normal.load::<L>();
-        let rows = (states.rows(&c.a), states.rows(&c.b));
+        let rows = (states.rows::<L>(&c.a), states.rows::<L>(&c.b));
         let (a, b) = (states.gather_all(rows.0), states.gather_all(rows.1));
         let dpa = V3 { x: a[6], y: a[7], z: a[8] };
         let dpb = V3 { x: b[6], y: b[7], z: b[8] };
@@ -348,12 +394,18 @@ fn solve_bundles<L: Lane, const BIAS: bool>(
 /// pushed in the step get the normal velocity −e × their approach speed.
 #[inline(always)]
 fn restitution_bundles<L: Lane>(bundles: &mut [Bundle], bounces: &[Bounce], states: States, threshold: f32) {
+    for (c, bounce) in bundles.iter_mut().zip(bounces) {
+        if c.bounces {
+            on_lanes!(c, L, restitution_bundle; c, bounce, states, threshold);
+        }
+    }
+}
+
+#[inline(always)]
+fn restitution_bundle<L: Lane>(c: &mut Bundle, bounce: &Bounce, states: States, threshold: f32) {
     let zero = L::splat(0.0);
     let neg_threshold = L::splat(-threshold);
-    for (c, bounce) in bundles.iter_mut().zip(bounces) {
-        if !c.bounces {
-            continue;
-        }
+    {
         let e = L::load(&bounce.restitution);
         let lin = (c.normal.load::<L>(), L::load(&c.ma), L::load(&c.mb));
         let mut s = Vel::<L>::load(states, c);
