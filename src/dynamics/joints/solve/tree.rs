@@ -1,7 +1,6 @@
 //! The anchors of joints whose bodies form chains and trees (no loops), solved exactly in each
-//! pass: one sparse direct solve of the bodies' and the joints' linear system, eliminated leaves
-//! first so that nothing fills in and the work grows linearly with the joints (after Baraff,
-//! "Linear-time dynamics using Lagrange multipliers", SIGGRAPH 1996).
+//! pass: one sparse direct solve, eliminated leaves first so that nothing fills in and the work
+//! grows linearly with the joints.
 //!
 //! One joint after another (Gauss-Seidel) each joint only sees its two bodies: a light link
 //! between a fixed point and a heavy ball hands on a small part of the ball's pull per pass, so a
@@ -9,17 +8,29 @@
 //! every link the velocities that keep all the anchors together at once, whatever the masses.
 //!
 //! The system, for body velocity changes `Δv` and anchor impulses `λ` (`M` the bodies' masses,
-//! `J` the anchors' Jacobian, `b` the position correction):
+//! `J` the anchors' Jacobian, `b` the position correction, `Σ` a compliance):
 //!
 //! ```text
 //! [  M   −Jᵀ ] [ Δv ]   [    0    ]
 //! [ −J   −Σ  ] [ λ  ] = [ J v + b ]
 //! ```
 //!
-//! Its graph (a node per moving body and per joint, an edge where a joint holds a body) is a
-//! forest when the joints make no loop; joints that would close a loop stay with the others.
-//! `Σ` is a compliance far below what `f32` resolves: it keeps a joint to the world (which has
-//! one body) a leaf that can be eliminated.
+//! It is solved in one of two ways, which agree to rounding:
+//! - in joint space (`factor_cliques`, the default): `(J M⁻¹ Jᵀ + Σ) λ = −(J v + b)`, a 3 × 3
+//!   block per joint and per two joints of one body. Eliminating each joint after the other
+//!   joints of its child body fills in nothing beyond each body's block of joint pairs: a chain
+//!   is block-tridiagonal. A body's pairs grow with the square of its joints, their
+//!   elimination with the cube, so a forest with a body of more than `MAX_CLIQUE` joints is
+//!   solved the other way;
+//! - in the bodies' and joints' system together (`factor_bodies`, after Baraff, "Linear-time
+//!   dynamics using Lagrange multipliers", SIGGRAPH 1996): a 6 × 6 block per body and a 3 × 3
+//!   block per joint, each folded into its parent, linear in a body's joints.
+//!
+//! The graph of bodies and joints (an edge where a joint holds a body) is a forest when the
+//! joints make no loop; joints that would close a loop stay with the others. `Σ` is a compliance
+//! far below what `f32` resolves: it keeps a joint to the world (which has one body) a leaf that
+//! can be eliminated, and the joint-space blocks invertible where joints to the world nearly
+//! repeat each other.
 
 // The small dense blocks below read as the matrix algebra they are, row and column indices.
 #![allow(clippy::needless_range_loop)]
