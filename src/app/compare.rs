@@ -322,7 +322,7 @@ fn bodies_only(view: &ViewOptions) -> ViewOptions {
 
 fn label_partner(p: &Partner) -> String {
     if p.is_peer() {
-        format!("{}: the scene mapped onto it (bodies only)", p.engine_label())
+        format!("{}: the scene mapped onto it (its bodies drawn)", p.engine_label())
     } else if p.first_divergent.is_some() || p.steps() > 0 {
         "world A (compared with B)".into()
     } else {

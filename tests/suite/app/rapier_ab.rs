@@ -45,7 +45,7 @@ fn b_side_in_lockstep(button: &str, label: &str) {
     h.run();
     assert!(h.state().simulation().record.partner.as_ref().is_some_and(|p| p.is_peer()));
     // Each side's one-line header says which engine it is.
-    h.get_by_label_contains(&format!("{label}: the scene mapped onto it (bodies only)"));
+    h.get_by_label_contains(&format!("{label}: the scene mapped onto it (its bodies drawn)"));
     h.get_by_label_contains("Collidoscope: the app's world (drag, shoot, edit here)");
     for _ in 0..40 {
         h.key_press(Key::S);
