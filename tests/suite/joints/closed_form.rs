@@ -115,7 +115,7 @@ fn frictionless_pendulum_keeps_its_energy_for_a_minute() {
 }
 
 /// A 1 × 0.1 × 0.4 m plate (40 kg) on a hinge about the world's y axis through its middle.
-fn turntable(motor: Option<Motor>, limits: Option<(Real, Real)>) -> World {
+pub(super) fn turntable(motor: Option<Motor>, limits: Option<(Real, Real)>) -> World {
     let mut w = World::new(Settings { sleeping: false, ..Settings::default() });
     let plate = w.add_body(Body::new(
         BodyKind::Dynamic,

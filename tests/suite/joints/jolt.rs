@@ -3,7 +3,7 @@
 //! and jointed bodies do not collide unless the joint says so.
 #![cfg(feature = "jolt")]
 
-use super::closed_form::{G, pendulum, swing_period, to_world};
+use super::closed_form::{G, pendulum, swing_period, to_world, turntable};
 use super::rapier::every_kind;
 use collidoscope::dynamics::joints::{DistanceMode, Joint, JointKind, Motor};
 use collidoscope::math::{Pose, Quat, Real, Vec3};
@@ -31,22 +31,6 @@ fn jolt_small_angle_pendulum_period_is_two_pi_root_l_over_g() {
         let r = (jw.world().bodies()[0].pose.translation - Vec3::new(0.0, 3.0, 0.0)).length();
         assert!((r - length).abs() < 0.01 * length, "Jolt's rod is {r} m long");
     }
-}
-
-/// A 1 × 0.1 × 0.4 m plate (40 kg) on a hinge about the world's y axis through its middle.
-fn turntable(motor: Option<Motor>, limits: Option<(Real, Real)>) -> World {
-    let mut w = World::new(Settings { sleeping: false, ..Settings::default() });
-    let plate = w.add_body(Body::new(
-        BodyKind::Dynamic,
-        Shape::cuboid(Vec3::new(0.5, 0.05, 0.2)),
-        Pose::from_translation(Vec3::new(0.0, 1.0, 0.0)),
-        Material::default(),
-    ));
-    let mut j = to_world(JointKind::Hinge { limits, motor }, Vec3::new(0.0, 1.0, 0.0), plate, Vec3::ZERO);
-    j.axis_a = Vec3::Y;
-    j.axis_b = Vec3::Y;
-    w.add_joint(j).unwrap();
-    w
 }
 
 #[test]
