@@ -171,7 +171,10 @@ pub(crate) struct Polytope<'a> {
 
 /// How a polytope's extent along an axis is found.
 enum Extent {
-    Box { centre: Vec3, axes: [Vec3; 3] },
+    Box {
+        centre: Vec3,
+        axes: [Vec3; 3],
+    },
     /// A hull's vertices, and a few of them (the extreme ones along the mesh frame's axes):
     /// their extent along an axis lies within the hull's, computed the same way, so the overlap
     /// it gives is a lower bound of the hull's that costs a few dot products instead of one per
