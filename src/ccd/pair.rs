@@ -5,7 +5,7 @@
 
 use super::mesh::{carried_mesh_time_of_impact, mesh_time_of_impact};
 use super::resolve::carried_aabb;
-use super::toi::{Carried, Motion, TimeOfImpact, carried_time_of_impact_or_core, time_of_impact_or_core};
+use super::toi::{Carried, Motion, TimeOfImpact, carried_time_of_impact_or_core_shared, time_of_impact_or_core};
 use crate::geometry::Shape;
 use crate::math::Real;
 
@@ -33,17 +33,19 @@ pub fn pair_time_of_impact(
     }
     let (parts_a, parts_b) = (parts(a, sa), parts(b, sb));
     let boxes_b: Vec<_> = parts_b.iter().map(carried_aabb).collect();
+    // A's body core against each part of B, searched once for all of A's children.
+    let mut body_cores: Vec<Option<Option<TimeOfImpact>>> = vec![None; parts_b.len()];
     let mut first: Option<TimeOfImpact> = None;
     for pa in &parts_a {
         let box_a = carried_aabb(pa).expanded(2.0 * target + 1e-4);
-        for (pb, box_b) in parts_b.iter().zip(&boxes_b) {
+        for ((pb, box_b), body_core) in parts_b.iter().zip(&boxes_b).zip(&mut body_cores) {
             if !box_a.overlaps(box_b) {
                 continue;
             }
             let hit = if pb.shape.is_mesh() {
                 carried_mesh_time_of_impact(pa, pb.shape, pb.motion, target)
             } else {
-                carried_time_of_impact_or_core(pa, pb, target, b_core)
+                carried_time_of_impact_or_core_shared(pa, pb, target, b_core, body_core)
             };
             if let Some(h) = hit
                 && first.is_none_or(|f| h.t < f.t)

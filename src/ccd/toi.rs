@@ -302,14 +302,28 @@ pub(crate) fn carried_time_of_impact_or_core(
     target: Real,
     b_core: bool,
 ) -> Option<TimeOfImpact> {
+    carried_time_of_impact_or_core_shared(a, b, target, b_core, &mut None)
+}
+
+/// [`carried_time_of_impact_or_core`] with the impact of A's body core with `b` kept in
+/// `a_body_core` once searched: it is the same for every child of A swept against `b` (the
+/// body's core, its motion and `b` are), so a compound whose children touch `b` searches it
+/// once. Same answer as searching it for each.
+pub(crate) fn carried_time_of_impact_or_core_shared(
+    a: &Carried,
+    b: &Carried,
+    target: Real,
+    b_core: bool,
+    a_body_core: &mut Option<Option<TimeOfImpact>>,
+) -> Option<TimeOfImpact> {
     match advance_carried(a, b, target) {
         Advance::Hit(h) => Some(h),
         Advance::Miss => None,
         Advance::Touching => {
             // The point is the core's centre: the impulse there stops the centre itself.
-            let from_a = first_core_impact(a, b, target);
+            let from_a = first_core_impact(a, b, target, a_body_core);
             let from_b = b_core
-                .then(|| first_core_impact(b, a, target).map(|h| TimeOfImpact { normal: -h.normal, ..h }))
+                .then(|| first_core_impact(b, a, target, &mut None).map(|h| TimeOfImpact { normal: -h.normal, ..h }))
                 .flatten();
             earliest(from_a, from_b)
         }
@@ -324,11 +338,21 @@ pub(crate) fn earliest(x: Option<TimeOfImpact>, y: Option<TimeOfImpact>) -> Opti
     }
 }
 
-/// The first impact of any of `a`'s cores with `b`.
-fn first_core_impact(a: &Carried, b: &Carried, target: Real) -> Option<TimeOfImpact> {
+/// The first impact of any of `a`'s cores with `b`; the body core's (the one with no `local`
+/// pose) taken from `body_core` when already searched, else searched and kept there.
+fn first_core_impact(
+    a: &Carried,
+    b: &Carried,
+    target: Real,
+    body_core: &mut Option<Option<TimeOfImpact>>,
+) -> Option<TimeOfImpact> {
     a.cores().iter().fold(None, |first, (core, local)| {
         let c = Carried { shape: core, motion: a.motion, local: *local, body: core };
-        earliest(first, core_impact(&c, b, target))
+        let hit = match local {
+            None => *body_core.get_or_insert_with(|| core_impact(&c, b, target)),
+            Some(_) => core_impact(&c, b, target),
+        };
+        earliest(first, hit)
     })
 }
 
