@@ -10,6 +10,7 @@ use super::{DistanceMode, Joint, JointKind, JointState};
 use crate::dynamics::Body;
 use crate::dynamics::solver::BodyState;
 use crate::math::{Mat3, Quat, Real, Vec3};
+use std::sync::Mutex;
 
 mod tree;
 
@@ -110,6 +111,7 @@ impl Jac {
 
 /// Where the joint is within the substep: anchors, axes and errors from the bodies' motion
 /// since the step began.
+#[derive(Clone, Copy, Debug)]
 struct Now {
     ra: Vec3,
     rb: Vec3,
@@ -250,7 +252,7 @@ fn motor(p: &Prepared, v: &mut Pair, j: Jac, speed: Real, max: Real, acc: &mut R
 }
 
 /// The joints' rows of one step.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub(crate) struct JointSolver {
     rows: Vec<Prepared>,
     /// The substep, s, and the joints' softness in the solve passes.
@@ -258,6 +260,22 @@ pub(crate) struct JointSolver {
     soft: Option<Soft>,
     /// The anchors of the joints that form chains and trees, solved together exactly.
     tree: tree::Tree,
+    /// The rows the passes visit one by one (all but those the forest holds entirely), each
+    /// where the bodies are now (`Prepared::now`): taken when the bodies have moved (the step's
+    /// start, each substep's integration) and read by every pass until they move again.
+    live: Mutex<Vec<(Prepared, Now)>>,
+}
+
+impl Clone for JointSolver {
+    fn clone(&self) -> Self {
+        JointSolver {
+            rows: self.rows.clone(),
+            h: self.h,
+            soft: self.soft,
+            tree: self.tree.clone(),
+            live: Mutex::default(),
+        }
+    }
 }
 
 impl JointSolver {
@@ -329,25 +347,25 @@ impl JointSolver {
         dq: &impl Fn(usize) -> Quat,
         (warm, factor): (bool, bool),
     ) {
+        let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
         if factor {
             self.tree.factor(&self.rows, joints, states, dq, self.h);
+            self.take_live(&mut live, states, dq);
         }
         if !warm {
             return;
         }
-        for p in self.rows.iter().filter(|p| !p.tree_only()) {
+        for (p, n) in live.iter() {
             let s = &joints[p.index];
-            let (p, n) = p.now(states, dq);
-            let p = &p;
             let mut v = load(p, states);
             if !p.tree {
                 p.apply_linear(&mut v, n.ra + n.d, n.rb, s.linear);
             }
             p.apply_angular(&mut v, s.angular);
-            if let Some(j) = axial(p, &n) {
+            if let Some(j) = axial(p, n) {
                 j.apply(p, &mut v, s.motor + s.lower - s.upper);
             }
-            if let Some((j, _)) = cone(p, &n) {
+            if let Some((j, _)) = cone(p, n) {
                 j.apply(p, &mut v, s.cone);
             }
             store(p, states, v);
@@ -369,14 +387,17 @@ impl JointSolver {
         let Some(soft_bias) = self.soft else { return };
         let soft = if bias { soft_bias } else { Soft::RIGID };
         let inv_h = 1.0 / self.h;
-        for p in self.rows.iter().filter(|p| !p.tree_only()) {
+        let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+        if !bias {
+            self.take_live(&mut live, states, dq);
+        }
+        for (p, n) in live.iter() {
             let s = &mut joints[p.index];
-            let (p, n) = p.now(states, dq);
-            let p = &p;
             let mut v = load(p, states);
-            solve_one(p, s, &n, &mut v, (soft, soft_bias, inv_h, bias), self.h);
+            solve_one(p, s, n, &mut v, (soft, soft_bias, inv_h, bias), self.h);
             store(p, states, v);
         }
+        drop(live);
         // Rigid: the velocities keep every anchor together; position correction at the soft
         // spring's rate.
         let bias_rate = if bias { soft_bias.bias_rate } else { 0.0 };
@@ -393,6 +414,12 @@ impl JointSolver {
                 store(&p, states, v);
             }
         }
+    }
+
+    /// Takes the one-by-one rows where the bodies are now, for the passes until they move.
+    fn take_live(&self, live: &mut Vec<(Prepared, Now)>, states: &[BodyState], dq: &impl Fn(usize) -> Quat) {
+        live.clear();
+        live.extend(self.rows.iter().filter(|p| !p.tree_only()).map(|p| p.now(states, dq)));
     }
 
     /// Marks broken the joints whose force in the last substep exceeded their break force.
