@@ -63,6 +63,9 @@ struct Prepared {
     kind: JointKind,
     /// Its anchors are solved with the forest's (`tree`), not on their own.
     tree: bool,
+    /// A's and B's places in the solver's list of jointed bodies (`JointSolver::bodies`).
+    turn_a: u32,
+    turn_b: u32,
 }
 
 /// The velocities of a joint's two bodies while its rows are solved.
@@ -129,16 +132,23 @@ impl Prepared {
     /// would otherwise be pushed about its old long axis, where it is lightest, and blow up.
     fn now(&self, states: &[BodyState], dq: &impl Fn(usize) -> Quat) -> (Prepared, Now) {
         let (dqa, dqb) = (dq(self.a), dq(self.b));
-        let turn = |i: Mat3, q: Quat| {
-            let r = Mat3::from_quat(q);
-            r * i * r.transpose()
-        };
         let p = Prepared { ia: turn(self.ia, dqa), ib: turn(self.ib, dqb), ..*self };
         (p, self.at(states, dqa, dqb))
     }
 
+    /// `now`, with the bodies' turned inverse inertias `turned` (`JointSolver::bodies`' order)
+    /// taken once for all their joints.
+    fn now_turned(&self, turned: &[Mat3], states: &[BodyState], dq: &impl Fn(usize) -> Quat) -> (Prepared, Now) {
+        let p = Prepared { ia: turned[self.turn_a as usize], ib: turned[self.turn_b as usize], ..*self };
+        (p, self.at(states, dq(self.a), dq(self.b)))
+    }
+
     fn at(&self, states: &[BodyState], dqa: Quat, dqb: Quat) -> Now {
         let (ra, rb, d) = self.arms(states, dqa, dqb);
+        if let JointKind::Distance { .. } = self.kind {
+            // A distance joint reads only its anchors.
+            return Now { ra, rb, d, axis_a: Vec3::ZERO, axis_b: Vec3::ZERO, err: Quat::IDENTITY };
+        }
         let (qa, qb) = (dqa * self.qa, dqb * self.qb);
         let mut err = qb * self.rest_inv * qa.conjugate();
         if err.w < 0.0 {
@@ -181,6 +191,12 @@ impl Prepared {
         v.wa -= self.ia * l;
         v.wb += self.ib * l;
     }
+}
+
+/// The inverse inertia `i` of a body turned by `q`.
+fn turn(i: Mat3, q: Quat) -> Mat3 {
+    let r = Mat3::from_quat(q);
+    r * i * r.transpose()
 }
 
 fn skew(r: Vec3) -> Mat3 {
@@ -263,7 +279,19 @@ pub(crate) struct JointSolver {
     /// The rows the passes visit one by one (all but those the forest holds entirely), each
     /// where the bodies are now (`Prepared::now`): taken when the bodies have moved (the step's
     /// start, each substep's integration) and read by every pass until they move again.
-    live: Mutex<Vec<(Prepared, Now)>>,
+    live: Mutex<Live>,
+    /// The jointed bodies of the step, each once: its state and its inverse inertia at the
+    /// step's start; and, scratch of `prepare`, each state's place among them.
+    bodies: Vec<(usize, Mat3)>,
+    body_of_state: Vec<u32>,
+}
+
+/// The one-by-one rows where the bodies are now, and the bodies' inverse inertias turned as far
+/// as they have turned in the step (`JointSolver::bodies`' order).
+#[derive(Debug, Default)]
+struct Live {
+    rows: Vec<(Prepared, Now)>,
+    turned: Vec<Mat3>,
 }
 
 impl Clone for JointSolver {
@@ -274,6 +302,8 @@ impl Clone for JointSolver {
             soft: self.soft,
             tree: self.tree.clone(),
             live: Mutex::default(),
+            bodies: self.bodies.clone(),
+            body_of_state: Vec::new(),
         }
     }
 }
@@ -291,6 +321,8 @@ impl JointSolver {
         (soft, h, exact): (Soft, Real, bool),
     ) {
         self.rows.clear();
+        self.bodies.clear();
+        self.body_of_state.resize(dummy + 1, u32::MAX);
         self.h = h;
         self.soft = Some(soft);
         for (index, (j, s)) in joints.iter().zip(states).enumerate() {
@@ -310,6 +342,15 @@ impl JointSolver {
             if ma == 0.0 && mb == 0.0 {
                 continue;
             }
+            let mut place = |state: usize, i: Mat3| {
+                let slot = &mut self.body_of_state[state];
+                if *slot == u32::MAX {
+                    *slot = self.bodies.len() as u32;
+                    self.bodies.push((state, i));
+                }
+                *slot
+            };
+            let (turn_a, turn_b) = (place(a, ia), place(b, ib));
             self.rows.push(Prepared {
                 index,
                 a,
@@ -328,7 +369,12 @@ impl JointSolver {
                 rest_inv: j.rest.normalize().conjugate(),
                 kind: j.kind,
                 tree: false,
+                turn_a,
+                turn_b,
             });
+        }
+        for &(state, _) in &self.bodies {
+            self.body_of_state[state] = u32::MAX;
         }
         self.tree.build(&mut self.rows, dummy + 1, exact);
     }
@@ -355,7 +401,7 @@ impl JointSolver {
         if !warm {
             return;
         }
-        for (p, n) in live.iter() {
+        for (p, n) in live.rows.iter() {
             let s = &joints[p.index];
             let mut v = load(p, states);
             if !p.tree {
@@ -391,7 +437,7 @@ impl JointSolver {
         if !bias {
             self.take_live(&mut live, states, dq);
         }
-        for (p, n) in live.iter() {
+        for (p, n) in live.rows.iter() {
             let s = &mut joints[p.index];
             let mut v = load(p, states);
             solve_one(p, s, n, &mut v, (soft, soft_bias, inv_h, bias), self.h);
@@ -417,9 +463,12 @@ impl JointSolver {
     }
 
     /// Takes the one-by-one rows where the bodies are now, for the passes until they move.
-    fn take_live(&self, live: &mut Vec<(Prepared, Now)>, states: &[BodyState], dq: &impl Fn(usize) -> Quat) {
-        live.clear();
-        live.extend(self.rows.iter().filter(|p| !p.tree_only()).map(|p| p.now(states, dq)));
+    fn take_live(&self, live: &mut Live, states: &[BodyState], dq: &impl Fn(usize) -> Quat) {
+        live.turned.clear();
+        live.turned.extend(self.bodies.iter().map(|&(state, i)| turn(i, dq(state))));
+        live.rows.clear();
+        let turned = &live.turned;
+        live.rows.extend(self.rows.iter().filter(|p| !p.tree_only()).map(|p| p.now_turned(turned, states, dq)));
     }
 
     /// Marks broken the joints whose force in the last substep exceeded their break force.

@@ -1131,6 +1131,8 @@ mod tests {
                     rest_inv: Quat::IDENTITY,
                     kind: JointKind::Ball { cone: None, twist: None },
                     tree: false,
+                    turn_a: 0,
+                    turn_b: 0,
                 }
             })
             .collect();
