@@ -89,21 +89,25 @@ impl Jac {
         Jac { lin: Vec3::ZERO, ang_a: axis, ang_b: axis }
     }
 
+    #[inline(always)]
     fn neg(self) -> Jac {
         Jac { lin: -self.lin, ang_a: -self.ang_a, ang_b: -self.ang_b }
     }
 
+    #[inline(always)]
     fn rate(&self, v: &Pair) -> Real {
         self.lin.dot(v.vb - v.va) + self.ang_b.dot(v.wb) - self.ang_a.dot(v.wa)
     }
 
     /// `J M⁻¹ Jᵀ`.
+    #[inline(always)]
     fn k(&self, p: &Prepared) -> Real {
         (p.ma + p.mb) * self.lin.length_squared()
             + self.ang_a.dot(p.ia * self.ang_a)
             + self.ang_b.dot(p.ib * self.ang_b)
     }
 
+    #[inline(always)]
     fn apply(&self, p: &Prepared, v: &mut Pair, impulse: Real) {
         v.va -= p.ma * impulse * self.lin;
         v.wa -= p.ia * (impulse * self.ang_a);
@@ -180,6 +184,7 @@ impl Prepared {
     }
 
     /// Applies a linear impulse `p` at B's anchor, A's arm reaching it (`ra + d`).
+    #[inline(always)]
     fn apply_linear(&self, v: &mut Pair, arm_a: Vec3, rb: Vec3, p: Vec3) {
         v.va -= self.ma * p;
         v.wa -= self.ia * arm_a.cross(p);
@@ -187,6 +192,7 @@ impl Prepared {
         v.wb += self.ib * rb.cross(p);
     }
 
+    #[inline(always)]
     fn apply_angular(&self, v: &mut Pair, l: Vec3) {
         v.wa -= self.ia * l;
         v.wb += self.ib * l;
@@ -195,6 +201,11 @@ impl Prepared {
 
 /// The inverse inertia `i` of a body turned by `q`.
 fn turn(i: Mat3, q: Quat) -> Mat3 {
+    // A body that neither turns nor responds (the world, a static body): its zeros as they are,
+    // which the products below would give too.
+    if q == Quat::IDENTITY && i.to_cols_array().iter().all(|x| x.to_bits() == 0) {
+        return i;
+    }
     let r = Mat3::from_quat(q);
     r * i * r.transpose()
 }
@@ -226,6 +237,7 @@ fn rotation_error(q: Quat) -> Vec3 {
 
 /// A lower limit on a coordinate `c` ahead of it (`c ≥ 0` allowed) whose rate is `j`'s: a
 /// speculative row while apart, soft while past it. Keeps `acc ≥ 0`.
+#[inline(always)]
 fn limit(p: &Prepared, v: &mut Pair, j: Jac, c: Real, acc: &mut Real, (soft, inv_h, bias): (Soft, Real, bool)) {
     let k = j.k(p);
     if k <= 0.0 {
@@ -245,6 +257,7 @@ fn limit(p: &Prepared, v: &mut Pair, j: Jac, c: Real, acc: &mut Real, (soft, inv
 }
 
 /// An equality row on a coordinate `c` whose rate is `j`'s, soft with `soft`.
+#[inline(always)]
 fn equal(p: &Prepared, v: &mut Pair, j: Jac, c: Real, acc: &mut Real, soft: Soft) {
     let k = j.k(p);
     if k <= 0.0 {
@@ -485,6 +498,7 @@ impl JointSolver {
     }
 }
 
+#[inline(always)]
 fn load(p: &Prepared, states: &[BodyState]) -> Pair {
     let (a, b) = (&states[p.a], &states[p.b]);
     Pair { va: a.v, wa: a.w, vb: b.v, wb: b.w }
@@ -492,6 +506,7 @@ fn load(p: &Prepared, states: &[BodyState]) -> Pair {
 
 /// Writes back the velocities of the bodies the joint moves (a body that does not respond
 /// keeps its state's bits).
+#[inline(always)]
 fn store(p: &Prepared, states: &mut [BodyState], v: Pair) {
     if p.ma > 0.0 {
         states[p.a].v = v.va;
