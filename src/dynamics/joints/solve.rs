@@ -408,8 +408,8 @@ impl JointSolver {
     ) {
         let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
         if factor {
-            self.tree.factor(&self.rows, joints, states, dq, self.h);
             self.take_live(&mut live, states, dq);
+            self.tree.factor(&self.rows, joints, states, dq, &live.turned, self.h);
         }
         if !warm {
             return;
@@ -456,13 +456,13 @@ impl JointSolver {
             solve_one(p, s, n, &mut v, (soft, soft_bias, inv_h, bias), self.h);
             store(p, states, v);
         }
-        drop(live);
         // Rigid: the velocities keep every anchor together; position correction at the soft
         // spring's rate.
         let bias_rate = if bias { soft_bias.bias_rate } else { 0.0 };
         if !bias {
-            self.tree.factor(&self.rows, joints, states, dq, self.h);
+            self.tree.factor(&self.rows, joints, states, dq, &live.turned, self.h);
         }
+        drop(live);
         if !self.tree.solve(&self.rows, joints, states, bias_rate) {
             // A block that would not factor: these anchors one by one, this pass.
             for p in self.rows.iter().filter(|p| p.tree) {
