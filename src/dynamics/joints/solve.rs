@@ -10,6 +10,7 @@ use super::{DistanceMode, Joint, JointKind, JointState};
 use crate::dynamics::Body;
 use crate::dynamics::solver::BodyState;
 use crate::math::{Mat3, Quat, Real, Vec3};
+use std::sync::Mutex;
 
 mod tree;
 
@@ -62,6 +63,9 @@ struct Prepared {
     kind: JointKind,
     /// Its anchors are solved with the forest's (`tree`), not on their own.
     tree: bool,
+    /// A's and B's places in the solver's list of jointed bodies (`JointSolver::bodies`).
+    turn_a: u32,
+    turn_b: u32,
 }
 
 /// The velocities of a joint's two bodies while its rows are solved.
@@ -85,21 +89,25 @@ impl Jac {
         Jac { lin: Vec3::ZERO, ang_a: axis, ang_b: axis }
     }
 
+    #[inline(always)]
     fn neg(self) -> Jac {
         Jac { lin: -self.lin, ang_a: -self.ang_a, ang_b: -self.ang_b }
     }
 
+    #[inline(always)]
     fn rate(&self, v: &Pair) -> Real {
         self.lin.dot(v.vb - v.va) + self.ang_b.dot(v.wb) - self.ang_a.dot(v.wa)
     }
 
     /// `J M⁻¹ Jᵀ`.
+    #[inline(always)]
     fn k(&self, p: &Prepared) -> Real {
         (p.ma + p.mb) * self.lin.length_squared()
             + self.ang_a.dot(p.ia * self.ang_a)
             + self.ang_b.dot(p.ib * self.ang_b)
     }
 
+    #[inline(always)]
     fn apply(&self, p: &Prepared, v: &mut Pair, impulse: Real) {
         v.va -= p.ma * impulse * self.lin;
         v.wa -= p.ia * (impulse * self.ang_a);
@@ -110,6 +118,7 @@ impl Jac {
 
 /// Where the joint is within the substep: anchors, axes and errors from the bodies' motion
 /// since the step began.
+#[derive(Clone, Copy, Debug)]
 struct Now {
     ra: Vec3,
     rb: Vec3,
@@ -127,16 +136,23 @@ impl Prepared {
     /// would otherwise be pushed about its old long axis, where it is lightest, and blow up.
     fn now(&self, states: &[BodyState], dq: &impl Fn(usize) -> Quat) -> (Prepared, Now) {
         let (dqa, dqb) = (dq(self.a), dq(self.b));
-        let turn = |i: Mat3, q: Quat| {
-            let r = Mat3::from_quat(q);
-            r * i * r.transpose()
-        };
         let p = Prepared { ia: turn(self.ia, dqa), ib: turn(self.ib, dqb), ..*self };
         (p, self.at(states, dqa, dqb))
     }
 
+    /// `now`, with the bodies' turned inverse inertias `turned` (`JointSolver::bodies`' order)
+    /// taken once for all their joints.
+    fn now_turned(&self, turned: &[Mat3], states: &[BodyState], dq: &impl Fn(usize) -> Quat) -> (Prepared, Now) {
+        let p = Prepared { ia: turned[self.turn_a as usize], ib: turned[self.turn_b as usize], ..*self };
+        (p, self.at(states, dq(self.a), dq(self.b)))
+    }
+
     fn at(&self, states: &[BodyState], dqa: Quat, dqb: Quat) -> Now {
         let (ra, rb, d) = self.arms(states, dqa, dqb);
+        if let JointKind::Distance { .. } = self.kind {
+            // A distance joint reads only its anchors.
+            return Now { ra, rb, d, axis_a: Vec3::ZERO, axis_b: Vec3::ZERO, err: Quat::IDENTITY };
+        }
         let (qa, qb) = (dqa * self.qa, dqb * self.qb);
         let mut err = qb * self.rest_inv * qa.conjugate();
         if err.w < 0.0 {
@@ -168,6 +184,7 @@ impl Prepared {
     }
 
     /// Applies a linear impulse `p` at B's anchor, A's arm reaching it (`ra + d`).
+    #[inline(always)]
     fn apply_linear(&self, v: &mut Pair, arm_a: Vec3, rb: Vec3, p: Vec3) {
         v.va -= self.ma * p;
         v.wa -= self.ia * arm_a.cross(p);
@@ -175,10 +192,22 @@ impl Prepared {
         v.wb += self.ib * rb.cross(p);
     }
 
+    #[inline(always)]
     fn apply_angular(&self, v: &mut Pair, l: Vec3) {
         v.wa -= self.ia * l;
         v.wb += self.ib * l;
     }
+}
+
+/// The inverse inertia `i` of a body turned by `q`.
+fn turn(i: Mat3, q: Quat) -> Mat3 {
+    // A body that neither turns nor responds (the world, a static body): its zeros as they are,
+    // which the products below would give too.
+    if q == Quat::IDENTITY && i.to_cols_array().iter().all(|x| x.to_bits() == 0) {
+        return i;
+    }
+    let r = Mat3::from_quat(q);
+    r * i * r.transpose()
 }
 
 fn skew(r: Vec3) -> Mat3 {
@@ -208,6 +237,7 @@ fn rotation_error(q: Quat) -> Vec3 {
 
 /// A lower limit on a coordinate `c` ahead of it (`c ≥ 0` allowed) whose rate is `j`'s: a
 /// speculative row while apart, soft while past it. Keeps `acc ≥ 0`.
+#[inline(always)]
 fn limit(p: &Prepared, v: &mut Pair, j: Jac, c: Real, acc: &mut Real, (soft, inv_h, bias): (Soft, Real, bool)) {
     let k = j.k(p);
     if k <= 0.0 {
@@ -227,6 +257,7 @@ fn limit(p: &Prepared, v: &mut Pair, j: Jac, c: Real, acc: &mut Real, (soft, inv
 }
 
 /// An equality row on a coordinate `c` whose rate is `j`'s, soft with `soft`.
+#[inline(always)]
 fn equal(p: &Prepared, v: &mut Pair, j: Jac, c: Real, acc: &mut Real, soft: Soft) {
     let k = j.k(p);
     if k <= 0.0 {
@@ -250,7 +281,7 @@ fn motor(p: &Prepared, v: &mut Pair, j: Jac, speed: Real, max: Real, acc: &mut R
 }
 
 /// The joints' rows of one step.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub(crate) struct JointSolver {
     rows: Vec<Prepared>,
     /// The substep, s, and the joints' softness in the solve passes.
@@ -258,6 +289,36 @@ pub(crate) struct JointSolver {
     soft: Option<Soft>,
     /// The anchors of the joints that form chains and trees, solved together exactly.
     tree: tree::Tree,
+    /// The rows the passes visit one by one (all but those the forest holds entirely), each
+    /// where the bodies are now (`Prepared::now`): taken when the bodies have moved (the step's
+    /// start, each substep's integration) and read by every pass until they move again.
+    live: Mutex<Live>,
+    /// The jointed bodies of the step, each once: its state and its inverse inertia at the
+    /// step's start; and, scratch of `prepare`, each state's place among them.
+    bodies: Vec<(usize, Mat3)>,
+    body_of_state: Vec<u32>,
+}
+
+/// The one-by-one rows where the bodies are now, and the bodies' inverse inertias turned as far
+/// as they have turned in the step (`JointSolver::bodies`' order).
+#[derive(Debug, Default)]
+struct Live {
+    rows: Vec<(Prepared, Now)>,
+    turned: Vec<Mat3>,
+}
+
+impl Clone for JointSolver {
+    fn clone(&self) -> Self {
+        JointSolver {
+            rows: self.rows.clone(),
+            h: self.h,
+            soft: self.soft,
+            tree: self.tree.clone(),
+            live: Mutex::default(),
+            bodies: self.bodies.clone(),
+            body_of_state: Vec::new(),
+        }
+    }
 }
 
 impl JointSolver {
@@ -273,6 +334,8 @@ impl JointSolver {
         (soft, h, exact): (Soft, Real, bool),
     ) {
         self.rows.clear();
+        self.bodies.clear();
+        self.body_of_state.resize(dummy + 1, u32::MAX);
         self.h = h;
         self.soft = Some(soft);
         for (index, (j, s)) in joints.iter().zip(states).enumerate() {
@@ -292,6 +355,15 @@ impl JointSolver {
             if ma == 0.0 && mb == 0.0 {
                 continue;
             }
+            let mut place = |state: usize, i: Mat3| {
+                let slot = &mut self.body_of_state[state];
+                if *slot == u32::MAX {
+                    *slot = self.bodies.len() as u32;
+                    self.bodies.push((state, i));
+                }
+                *slot
+            };
+            let (turn_a, turn_b) = (place(a, ia), place(b, ib));
             self.rows.push(Prepared {
                 index,
                 a,
@@ -310,7 +382,12 @@ impl JointSolver {
                 rest_inv: j.rest.normalize().conjugate(),
                 kind: j.kind,
                 tree: false,
+                turn_a,
+                turn_b,
             });
+        }
+        for &(state, _) in &self.bodies {
+            self.body_of_state[state] = u32::MAX;
         }
         self.tree.build(&mut self.rows, dummy + 1, exact);
     }
@@ -329,25 +406,25 @@ impl JointSolver {
         dq: &impl Fn(usize) -> Quat,
         (warm, factor): (bool, bool),
     ) {
+        let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
         if factor {
-            self.tree.factor(&self.rows, joints, states, dq, self.h);
+            self.take_live(&mut live, states, dq);
+            self.tree.factor(&self.rows, joints, states, dq, &live.turned, self.h);
         }
         if !warm {
             return;
         }
-        for p in self.rows.iter().filter(|p| !p.tree_only()) {
+        for (p, n) in live.rows.iter() {
             let s = &joints[p.index];
-            let (p, n) = p.now(states, dq);
-            let p = &p;
             let mut v = load(p, states);
             if !p.tree {
                 p.apply_linear(&mut v, n.ra + n.d, n.rb, s.linear);
             }
             p.apply_angular(&mut v, s.angular);
-            if let Some(j) = axial(p, &n) {
+            if let Some(j) = axial(p, n) {
                 j.apply(p, &mut v, s.motor + s.lower - s.upper);
             }
-            if let Some((j, _)) = cone(p, &n) {
+            if let Some((j, _)) = cone(p, n) {
                 j.apply(p, &mut v, s.cone);
             }
             store(p, states, v);
@@ -369,20 +446,23 @@ impl JointSolver {
         let Some(soft_bias) = self.soft else { return };
         let soft = if bias { soft_bias } else { Soft::RIGID };
         let inv_h = 1.0 / self.h;
-        for p in self.rows.iter().filter(|p| !p.tree_only()) {
+        let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+        if !bias {
+            self.take_live(&mut live, states, dq);
+        }
+        for (p, n) in live.rows.iter() {
             let s = &mut joints[p.index];
-            let (p, n) = p.now(states, dq);
-            let p = &p;
             let mut v = load(p, states);
-            solve_one(p, s, &n, &mut v, (soft, soft_bias, inv_h, bias), self.h);
+            solve_one(p, s, n, &mut v, (soft, soft_bias, inv_h, bias), self.h);
             store(p, states, v);
         }
         // Rigid: the velocities keep every anchor together; position correction at the soft
         // spring's rate.
         let bias_rate = if bias { soft_bias.bias_rate } else { 0.0 };
         if !bias {
-            self.tree.factor(&self.rows, joints, states, dq, self.h);
+            self.tree.factor(&self.rows, joints, states, dq, &live.turned, self.h);
         }
+        drop(live);
         if !self.tree.solve(&self.rows, joints, states, bias_rate) {
             // A block that would not factor: these anchors one by one, this pass.
             for p in self.rows.iter().filter(|p| p.tree) {
@@ -393,6 +473,15 @@ impl JointSolver {
                 store(&p, states, v);
             }
         }
+    }
+
+    /// Takes the one-by-one rows where the bodies are now, for the passes until they move.
+    fn take_live(&self, live: &mut Live, states: &[BodyState], dq: &impl Fn(usize) -> Quat) {
+        live.turned.clear();
+        live.turned.extend(self.bodies.iter().map(|&(state, i)| turn(i, dq(state))));
+        live.rows.clear();
+        let turned = &live.turned;
+        live.rows.extend(self.rows.iter().filter(|p| !p.tree_only()).map(|p| p.now_turned(turned, states, dq)));
     }
 
     /// Marks broken the joints whose force in the last substep exceeded their break force.
@@ -409,6 +498,7 @@ impl JointSolver {
     }
 }
 
+#[inline(always)]
 fn load(p: &Prepared, states: &[BodyState]) -> Pair {
     let (a, b) = (&states[p.a], &states[p.b]);
     Pair { va: a.v, wa: a.w, vb: b.v, wb: b.w }
@@ -416,6 +506,7 @@ fn load(p: &Prepared, states: &[BodyState]) -> Pair {
 
 /// Writes back the velocities of the bodies the joint moves (a body that does not respond
 /// keeps its state's bits).
+#[inline(always)]
 fn store(p: &Prepared, states: &mut [BodyState], v: Pair) {
     if p.ma > 0.0 {
         states[p.a].v = v.va;

@@ -373,6 +373,7 @@ impl Tree {
         joints: &[JointState],
         states: &[BodyState],
         dq: &impl Fn(usize) -> Quat,
+        turned: &[Mat3],
         h: Real,
     ) -> bool {
         if self.order.is_empty() {
@@ -381,12 +382,12 @@ impl Tree {
         let mut guard = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
         let s = &mut *guard;
         s.factored = false;
-        // The bodies' masses, their inertia turned as far as they have turned in the step.
-        for (k, (&state, &(r, side))) in self.body_state.iter().zip(&self.body_mass).enumerate() {
+        // The bodies' masses, their inverse inertia turned as far as they have turned in the
+        // step (`turned`, at the rows' `turn_a` and `turn_b`).
+        for (k, &(r, side)) in self.body_mass.iter().enumerate() {
             let p = &rows[r as usize];
-            let (m, i) = if side == 0 { (p.ma, p.ia) } else { (p.mb, p.ib) };
-            let rot = Mat3::from_quat(dq(state as usize));
-            let turned = rot * i * rot.transpose();
+            let (m, slot) = if side == 0 { (p.ma, p.turn_a) } else { (p.mb, p.turn_b) };
+            let turned = turned[slot as usize];
             s.inv_mass[k] = (m, turned);
             let inertia = turned.as_dmat3().inverse();
             s.inertia[k] = inertia;
@@ -1131,6 +1132,8 @@ mod tests {
                     rest_inv: Quat::IDENTITY,
                     kind: JointKind::Ball { cone: None, twist: None },
                     tree: false,
+                    turn_a: a as u32,
+                    turn_b: b as u32,
                 }
             })
             .collect();
@@ -1163,7 +1166,12 @@ mod tests {
         let (mut rows, mut joints, mut states) = random_forest(seed, n, widest, false);
         let mut tree = Tree { clique_limit: limit, ..Default::default() };
         tree.build(&mut rows, states.len(), true);
-        assert!(tree.factor(&rows, &joints, &states, &|_| Quat::IDENTITY, 1.0 / 240.0), "seed {seed}: no factor");
+        let mut turned = vec![Mat3::ZERO; states.len()];
+        for p in &rows {
+            (turned[p.a], turned[p.b]) = (p.ia, p.ib);
+        }
+        let identity = |_| Quat::IDENTITY;
+        assert!(tree.factor(&rows, &joints, &states, &identity, &turned, 1.0 / 240.0), "seed {seed}: no factor");
         assert!(tree.solve(&rows, &mut joints, &mut states, bias_rate), "seed {seed}: no solve");
         (tree.cliques, joints, states, rows)
     }
