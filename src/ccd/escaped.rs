@@ -11,8 +11,9 @@ use super::resolve::{Remaining, motion_aabb};
 use crate::geometry::{Aabb, Shape};
 use crate::math::{Real, Vec3};
 
-/// Up to this many listed bodies a query tests every one (sorting them would cost more).
-const SCAN_MAX: usize = 32;
+/// Queries test every listed body until they have tested this many times as many bodies as
+/// are listed (a sort costs about that much): a few sweeps in a small list never sort it.
+const SCANS_BEFORE_SORT: usize = 8;
 
 /// Boxes wider than this many times the median listed box stay out of the cells (they would
 /// widen every query) and are tested by every query.
@@ -32,6 +33,8 @@ pub(super) struct Escaped {
     boxes: Vec<Aabb>,
     /// The listed bodies' boxes by cell, as of the last sort.
     cells: Cells,
+    /// Bodies the queries tested one by one before the list was sorted.
+    scanned: usize,
 }
 
 /// The listed bodies sorted by the cell of their box's low corner.
@@ -62,6 +65,7 @@ impl Escaped {
             list: Vec::new(),
             boxes: vec![Aabb::EMPTY; n],
             cells: Cells { is_late: vec![false; n], ..Cells::default() },
+            scanned: 0,
         }
     }
 
@@ -95,7 +99,8 @@ impl Escaped {
     /// the one kept here, so the bodies left out are those it would skip.
     pub(super) fn meeting(&mut self, aabb: &Aabb, out: &mut Vec<u32>) {
         let overlapping = |k: &u32| self.boxes[*k as usize].overlaps(aabb);
-        if self.list.len() <= SCAN_MAX {
+        if !self.cells.built && self.scanned < SCANS_BEFORE_SORT * self.list.len() {
+            self.scanned += self.list.len();
             out.extend(self.list.iter().copied().filter(overlapping));
             return;
         }
