@@ -254,10 +254,10 @@ mod tests {
         let mesh = Shape::TriangleMesh(std::sync::Arc::new(triangle.expect("one triangle")));
         let shape_of = |k: usize| if k == 7 { &mesh } else { &shapes[k % 7 % 4] };
         let motion = |rng: &mut SplitMix64, k: usize| {
-            let far = if k % 5 == 0 { 3.0e4 } else { 0.0 };
+            let far = if k.is_multiple_of(5) { 3.0e4 } else { 0.0 };
             let start = Pose { translation: rng.vec3(-30.0, 30.0) + Vec3::X * far, rotation: Quat::IDENTITY };
             let to = start.translation + rng.vec3(-2.0, 2.0);
-            let turn = if k % 3 == 0 { Vec3::ZERO } else { rng.vec3(-0.5, 0.5) };
+            let turn = if k.is_multiple_of(3) { Vec3::ZERO } else { rng.vec3(-0.5, 0.5) };
             Remaining { motion: Motion::turning(start, to, turn), t_from: rng.range(0.0, 0.5) }
         };
         // No indexed box holds any motion: every body noted is listed.
@@ -273,8 +273,9 @@ mod tests {
                 let m = motion(&mut rng, k);
                 escaped.note(k, shape_of(k), &m, &aabbs);
             }
-            for q in 0..300 {
-                let c = if q % 2 == 0 { rng.vec3(-30.0, 30.0) } else { rng.vec3(-30.0, 30.0) + Vec3::X * 3.0e4 };
+            for q in 0..300usize {
+                let c =
+                    if q.is_multiple_of(2) { rng.vec3(-30.0, 30.0) } else { rng.vec3(-30.0, 30.0) + Vec3::X * 3.0e4 };
                 let query = Aabb::from_center_half_extents(c, Vec3::splat(rng.range(0.01, 4.0)));
                 let mut out = Vec::new();
                 escaped.meeting(&query, &mut out);
