@@ -7,6 +7,7 @@
 //! compounds child by child; the body is stopped at the first impact,
 //! its velocity resolved there, and it moves on for the rest of the step).
 
+mod escaped;
 mod mesh;
 mod pair;
 mod resolve;

@@ -2,6 +2,7 @@
 //! is re-played against the other bodies' motions, stopped at the first impact, its velocity
 //! resolved there against the contact manifold, and carried on for what is left of the step.
 
+use super::escaped::Escaped;
 use super::pair::pair_time_of_impact;
 use super::toi::{Carried, Motion, TimeOfImpact, angular_reach};
 use crate::broadphase::BroadPhase;
@@ -56,9 +57,9 @@ pub struct ToiEvent {
 /// Where a body is over the rest of the step: `sweep` from fraction `t_from` of the step to
 /// its end.
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct Remaining {
-    motion: Motion,
-    t_from: Real,
+pub(super) struct Remaining {
+    pub(super) motion: Motion,
+    pub(super) t_from: Real,
 }
 
 impl Remaining {
@@ -123,7 +124,7 @@ pub(crate) fn resolve_toi(
     let n = bodies.len();
     let mut remaining: Vec<Remaining> = (0..n).map(|k| step_motion(&bodies[k], starts[k], settings.dt)).collect();
     // Bodies whose motion this step left the box the broad phase indexed: a query misses them.
-    let mut escaped = Escaped { flags: vec![false; n], list: Vec::new(), boxes: vec![Aabb::EMPTY; n] };
+    let mut escaped = Escaped::new(n);
     for k in 0..n {
         if bodies[k].kind != BodyKind::Static {
             escaped.note(k, &bodies[k].shape, &remaining[k], aabbs);
@@ -234,63 +235,6 @@ pub(crate) fn resolve_toi(
         }
     }
     count
-}
-
-/// Bodies whose motion left the box the broad phase indexed for them, so that its queries
-/// cannot be trusted to find them.
-struct Escaped {
-    flags: Vec<bool>,
-    list: Vec<u32>,
-    /// For each listed body, a box that holds every box the sweep tests for the rest of its
-    /// motion ([`reach_box`]).
-    boxes: Vec<Aabb>,
-}
-
-impl Escaped {
-    fn note(&mut self, k: usize, shape: &Shape, m: &Remaining, aabbs: &[Aabb]) {
-        if self.flags[k] {
-            self.moved(k, shape, m);
-            return;
-        }
-        let inside = aabbs.get(k).is_some_and(|b| b.contains(&motion_aabb(shape, &m.motion)));
-        if !inside {
-            self.flags[k] = true;
-            self.list.push(k as u32);
-            self.boxes[k] = reach_box(shape, m);
-        }
-    }
-
-    /// Body `k`'s remaining motion changed to `m`.
-    fn moved(&mut self, k: usize, shape: &Shape, m: &Remaining) {
-        if self.flags[k] {
-            self.boxes[k] = reach_box(shape, m);
-        }
-    }
-
-    /// Adds to `out` the listed bodies whose rest of the motion may meet `aabb`. The sweep
-    /// skips a candidate whose box does not overlap `aabb`, and the box it tests lies within
-    /// the one kept here, so the bodies left out are those it would skip.
-    fn meeting(&self, aabb: &Aabb, out: &mut Vec<u32>) {
-        out.extend(self.list.iter().copied().filter(|&k| self.boxes[k as usize].overlaps(aabb)));
-    }
-}
-
-/// A box holding [`motion_aabb`] of the shape over `m.motion_from(t)` for every `t`: the rest
-/// of the motion from any time keeps its centre on the segment between the motion's ends
-/// (linear) and, for a sphere, capsule, box or hull, the shape's box within its bounding ball
-/// about the centre at any turn, so the balls at both ends hold it; padded well past rounding.
-/// Any other shape's box (a mesh's turned local box) may leave that ball: it gets every place.
-fn reach_box(shape: &Shape, m: &Remaining) -> Aabb {
-    if !matches!(shape, Shape::Sphere(_) | Shape::Capsule(_) | Shape::Cuboid(_) | Shape::ConvexHull(_)) {
-        return Aabb { min: Vec3::splat(Real::NEG_INFINITY), max: Vec3::splat(Real::INFINITY) };
-    }
-    let r = shape.bounding_radius();
-    let mut b = motion_aabb(shape, &m.motion);
-    for c in [m.motion.start.translation, m.motion.end.translation] {
-        b = b.merge(&Aabb::from_center_half_extents(c, Vec3::splat(r)));
-    }
-    let size = b.min.abs().max(b.max.abs()).max_element();
-    b.expanded(1e-3 + 1e-5 * size + 1e-3 * r)
 }
 
 /// A body's motion over the step, from its pose at the start to where the solver left it.
