@@ -169,8 +169,17 @@ fn cell_coord(v: Real, inv: Real) -> i32 {
     t - ((t as Real) > x) as i32
 }
 
+/// The cell holding `p`: [`cell_coord`] of each coordinate. Monotone, so a point below another
+/// is in a cell no higher.
+#[inline(always)]
+pub(crate) fn cell_of(p: Vec3, inv: Real) -> [i32; 3] {
+    [cell_coord(p.x, inv), cell_coord(p.y, inv), cell_coord(p.z, inv)]
+}
+
+/// A cell's coordinates in one key, x in the low bits (so a row of cells along x is a run of
+/// consecutive keys).
 #[inline]
-fn pack(c: [i32; 3]) -> u64 {
+pub(crate) fn pack(c: [i32; 3]) -> u64 {
     let f = |v: i32| (v as i64 + COORD_LIMIT) as u64;
     f(c[0]) | f(c[1]) << COORD_BITS | f(c[2]) << (2 * COORD_BITS)
 }
@@ -190,8 +199,7 @@ impl Grid {
     #[inline(always)]
     fn range_of(&self, b: &Aabb) -> CellRange {
         let inv = self.inv_cell;
-        let lo = [cell_coord(b.min.x, inv), cell_coord(b.min.y, inv), cell_coord(b.min.z, inv)];
-        let hi = [cell_coord(b.max.x, inv), cell_coord(b.max.y, inv), cell_coord(b.max.z, inv)];
+        let (lo, hi) = (cell_of(b.min, inv), cell_of(b.max, inv));
         let count = (0..3).map(|a| (hi[a] as i64 - lo[a] as i64 + 1).max(0) as u64).product::<u64>();
         let cells = if b.is_valid() && count <= MAX_CELLS_PER_BODY { count as u32 } else { 0 };
         CellRange { lo, hi, cells }
@@ -237,9 +245,7 @@ impl Grid {
             // much larger than the table will be.
             let bounds = aabbs.iter().filter(|b| b.is_valid()).fold(Aabb::EMPTY, |u, b| u.merge(b));
             let inv = self.inv_cell;
-            let corner = |v: Vec3, pad: i32| {
-                [cell_coord(v.x, inv), cell_coord(v.y, inv), cell_coord(v.z, inv)].map(|c| c.saturating_add(pad))
-            };
+            let corner = |v: Vec3, pad: i32| cell_of(v, inv).map(|c| c.saturating_add(pad));
             let (lo, hi) = (corner(bounds.min, -1), corner(bounds.max, 1));
             self.table.clear(lo, hi, DENSE_CELLS_PER_BODY * aabbs.len() + 4096);
             self.cell_rows.clear();

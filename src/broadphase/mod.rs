@@ -19,6 +19,7 @@ pub use auto::Auto;
 pub use brute_force::BruteForce;
 pub use bvh::{Bvh, DEFAULT_BVH_MARGIN};
 pub use grid::{Grid, MAX_CELLS_PER_BODY, suggest_cell_size};
+pub(crate) use grid::{cell_of, pack as cell_key};
 pub use octree::{Octree, OctreeParams};
 pub use sap::Sap;
 

@@ -8,6 +8,7 @@
 //! near it rather than every listed body.
 
 use super::resolve::{Remaining, motion_aabb};
+use crate::broadphase::{cell_key, cell_of};
 use crate::geometry::{Aabb, Shape};
 use crate::math::{Real, Vec3};
 
@@ -18,11 +19,6 @@ const SCANS_BEFORE_SORT: usize = 8;
 /// Boxes wider than this many times the median listed box stay out of the cells (they would
 /// widen every query) and are tested by every query.
 const WIDE_FACTOR: Real = 8.0;
-
-/// Cell coordinates are clamped to `±2^20`, so that three fit in one key (clamping is monotone:
-/// a box and a query that overlap still meet in the clamped cells).
-const COORD_BITS: u32 = 21;
-const COORD_LIMIT: i64 = 1 << (COORD_BITS - 1);
 
 /// Bodies whose motion left the box the broad phase indexed for them.
 pub(super) struct Escaped {
@@ -152,7 +148,7 @@ impl Cells {
             let s = size(b);
             if b.is_valid() && s <= limit {
                 widest = widest.max(s);
-                self.sorted.push((key(cell_of(b.min, self.inv_cell)), k));
+                self.sorted.push((cell_key(cell_of(b.min, self.inv_cell)), k));
             } else {
                 self.wide.push(k);
             }
@@ -181,7 +177,7 @@ impl Cells {
         // Keys hold x in their low bits: a row's cells from `lo.x` to `hi.x` are one run.
         for z in lo[2]..=hi[2] {
             for y in lo[1]..=hi[1] {
-                let (first, last) = (key([lo[0], y, z]), key([hi[0], y, z]));
+                let (first, last) = (cell_key([lo[0], y, z]), cell_key([hi[0], y, z]));
                 let start = self.sorted.partition_point(|e| e.0 < first);
                 let run = &self.sorted[start..];
                 let end = run.partition_point(|e| e.0 <= last);
@@ -189,21 +185,6 @@ impl Cells {
             }
         }
     }
-}
-
-/// The cell holding `p`, each coordinate `floor(p · inv)` clamped to the key's range (NaN goes
-/// to the low end). Rounding is monotone, so a point below another is in a cell no higher.
-fn cell_of(p: Vec3, inv: Real) -> [i32; 3] {
-    let c = |v: Real| {
-        let x = (v * inv).max(-(COORD_LIMIT as Real)).min((COORD_LIMIT - 1) as Real);
-        x.floor() as i32
-    };
-    [c(p.x), c(p.y), c(p.z)]
-}
-
-fn key(c: [i32; 3]) -> u64 {
-    let f = |v: i32| (v as i64 + COORD_LIMIT) as u64;
-    f(c[0]) | f(c[1]) << COORD_BITS | f(c[2]) << (2 * COORD_BITS)
 }
 
 /// A box holding [`motion_aabb`] of the shape over `m.motion_from(t)` for every `t`: the rest
