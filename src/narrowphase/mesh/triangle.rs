@@ -229,32 +229,6 @@ impl<'a> Polytope<'a> {
         }
     }
 
-    /// A lower bound of the overlap [`Polytope::sat`] finds along the unit axis `l` for a
-    /// triangle spanning `[tmin, tmax]` along it: the overlap of a few of a hull's vertices
-    /// (never more than the hull's, rounding included: the same products of the same points,
-    /// and rounding is monotonic), or the exact overlap for a box, whose extent is cheap.
-    fn overlap_at_least(&self, l: Vec3, tmin: Real, tmax: Real) -> Real {
-        let (smin, smax) = match &self.extent {
-            Extent::Points(_, few) => {
-                // Plain comparisons (a NaN product is passed over, as `min` and `max` do).
-                let first = l.dot(few[0]);
-                let (mut lo, mut hi) = (first, first);
-                for v in &few[1..] {
-                    let x = l.dot(*v);
-                    if x < lo {
-                        lo = x;
-                    }
-                    if x > hi {
-                        hi = x;
-                    }
-                }
-                (lo, hi)
-            }
-            Extent::Box { .. } => self.along(l),
-        };
-        (tmax - smin).min(smax - tmin)
-    }
-
     /// The shape's point extreme along `-dir` (nearest the triangle along `dir`).
     fn support_towards(&self, dir: Vec3) -> Vec3 {
         self.pose.transform_point(self.shape.support(self.pose.inverse_transform_vector(-dir)))
@@ -291,8 +265,8 @@ impl<'a> Polytope<'a> {
             // An axis whose overlap is surely no less than the best so far (less its bias) and
             // not a gap beyond the margin changes nothing: skip the hull's full extent. Same
             // answer bit for bit: the bound never exceeds the overlap the full test computes.
-            if let (true, Extent::Points(..), Some(b)) = (bounded, &self.extent, best) {
-                let least = self.overlap_at_least(l, tmin, tmax);
+            if let (true, Extent::Points(_, few), Some(b)) = (bounded, &self.extent, best) {
+                let least = overlap_at_least(few, l, tmin, tmax);
                 if least >= -margin && least + bias >= b.0 {
                     return true;
                 }
@@ -345,6 +319,26 @@ impl Extent {
         }
         Extent::Points(p, few)
     }
+}
+
+/// A lower bound of the overlap [`Polytope::sat`] finds along the unit axis `l` for a triangle
+/// spanning `[tmin, tmax]` along it: the overlap of a few of a hull's vertices (never more than
+/// the hull's, rounding included: the same products of the same points, and rounding is
+/// monotonic).
+fn overlap_at_least(few: &[Vec3; 6], l: Vec3, tmin: Real, tmax: Real) -> Real {
+    // Plain comparisons (a NaN product is passed over, as `min` and `max` do).
+    let first = l.dot(few[0]);
+    let (mut lo, mut hi) = (first, first);
+    for v in &few[1..] {
+        let x = l.dot(*v);
+        if x < lo {
+            lo = x;
+        }
+        if x > hi {
+            hi = x;
+        }
+    }
+    (tmax - lo).min(hi - tmin)
 }
 
 /// The lowest and highest value of `l · v` over the points.
@@ -461,11 +455,8 @@ mod tests {
     /// over and apart from random triangles, with the biases of both callers.
     #[test]
     fn bounded_sat_matches_the_full_sat() {
-        let mut seed = 0x1234_5678_u32;
-        let mut next = || {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (seed >> 8) as Real / (1u32 << 24) as Real
-        };
+        let mut rng = crate::rng::SplitMix64::new(0x1234_5678);
+        let mut next = || rng.next_real();
         let bits = |r: Option<(Real, Vec3, Axis)>| r.map(|(d, l, k)| (d.to_bits(), l.to_array().map(Real::to_bits), k));
         let (mut hulls, mut compared, mut found) = (0, 0, 0);
         for _ in 0..300 {
