@@ -10,7 +10,7 @@ use super::{DistanceMode, Joint, JointKind, JointState};
 use crate::dynamics::Body;
 use crate::dynamics::solver::BodyState;
 use crate::math::{Mat3, Quat, Real, Vec3};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 
 mod tree;
 
@@ -134,15 +134,9 @@ impl Prepared {
     /// The joint within the substep, and its constants with the bodies' inverse inertias turned
     /// as far as the bodies have turned since the step began: a thin link spinning under load
     /// would otherwise be pushed about its old long axis, where it is lightest, and blow up.
-    fn now(&self, states: &[BodyState], dq: &impl Fn(usize) -> Quat) -> (Prepared, Now) {
-        let (dqa, dqb) = (dq(self.a), dq(self.b));
-        let p = Prepared { ia: turn(self.ia, dqa), ib: turn(self.ib, dqb), ..*self };
-        (p, self.at(states, dqa, dqb))
-    }
-
-    /// `now`, with the bodies' turned inverse inertias `turned` (`JointSolver::bodies`' order)
+    /// `turned` holds the bodies' inverse inertias so turned (`JointSolver::bodies`' order),
     /// taken once for all their joints.
-    fn now_turned(&self, turned: &[Mat3], states: &[BodyState], dq: &impl Fn(usize) -> Quat) -> (Prepared, Now) {
+    fn now(&self, turned: &[Mat3], states: &[BodyState], dq: &impl Fn(usize) -> Quat) -> (Prepared, Now) {
         let p = Prepared { ia: turned[self.turn_a as usize], ib: turned[self.turn_b as usize], ..*self };
         (p, self.at(states, dq(self.a), dq(self.b)))
     }
@@ -281,7 +275,7 @@ fn motor(p: &Prepared, v: &mut Pair, j: Jac, speed: Real, max: Real, acc: &mut R
 }
 
 /// The joints' rows of one step.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct JointSolver {
     rows: Vec<Prepared>,
     /// The substep, s, and the joints' softness in the solve passes.
@@ -292,7 +286,7 @@ pub(crate) struct JointSolver {
     /// The rows the passes visit one by one (all but those the forest holds entirely), each
     /// where the bodies are now (`Prepared::now`): taken when the bodies have moved (the step's
     /// start, each substep's integration) and read by every pass until they move again.
-    live: Mutex<Live>,
+    live: PassScratch<Live>,
     /// The jointed bodies of the step, each once: its state and its inverse inertia at the
     /// step's start; and, scratch of `prepare`, each state's place among them.
     bodies: Vec<(usize, Mat3)>,
@@ -307,17 +301,25 @@ struct Live {
     turned: Vec<Mat3>,
 }
 
-impl Clone for JointSolver {
+/// Working memory the solver's passes (which take `&self`) fill and read: behind a lock, and
+/// not carried by a clone (a clone starts with none, as the next pass refills it).
+#[derive(Debug, Default)]
+struct PassScratch<T>(Mutex<T>);
+
+impl<T: Default> Clone for PassScratch<T> {
     fn clone(&self) -> Self {
-        JointSolver {
-            rows: self.rows.clone(),
-            h: self.h,
-            soft: self.soft,
-            tree: self.tree.clone(),
-            live: Mutex::default(),
-            bodies: self.bodies.clone(),
-            body_of_state: Vec::new(),
-        }
+        PassScratch::default()
+    }
+}
+
+impl<T> PassScratch<T> {
+    /// The scratch, also after a pass that panicked while holding it.
+    fn lock(&self) -> MutexGuard<'_, T> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn get_mut(&mut self) -> &mut T {
+        self.0.get_mut().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -406,7 +408,7 @@ impl JointSolver {
         dq: &impl Fn(usize) -> Quat,
         (warm, factor): (bool, bool),
     ) {
-        let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+        let mut live = self.live.lock();
         if factor {
             self.take_live(&mut live, states, dq);
             self.tree.factor(&self.rows, joints, states, dq, &live.turned, self.h);
@@ -446,7 +448,7 @@ impl JointSolver {
         let Some(soft_bias) = self.soft else { return };
         let soft = if bias { soft_bias } else { Soft::RIGID };
         let inv_h = 1.0 / self.h;
-        let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+        let mut live = self.live.lock();
         if !bias {
             self.take_live(&mut live, states, dq);
         }
@@ -462,12 +464,11 @@ impl JointSolver {
         if !bias {
             self.tree.factor(&self.rows, joints, states, dq, &live.turned, self.h);
         }
-        drop(live);
         if !self.tree.solve(&self.rows, joints, states, bias_rate) {
             // A block that would not factor: these anchors one by one, this pass.
             for p in self.rows.iter().filter(|p| p.tree) {
                 let s = &mut joints[p.index];
-                let (p, n) = p.now(states, dq);
+                let (p, n) = p.now(&live.turned, states, dq);
                 let mut v = load(&p, states);
                 point(&p, s, &n, &mut v, soft);
                 store(&p, states, v);
@@ -481,7 +482,7 @@ impl JointSolver {
         live.turned.extend(self.bodies.iter().map(|&(state, i)| turn(i, dq(state))));
         live.rows.clear();
         let turned = &live.turned;
-        live.rows.extend(self.rows.iter().filter(|p| !p.tree_only()).map(|p| p.now_turned(turned, states, dq)));
+        live.rows.extend(self.rows.iter().filter(|p| !p.tree_only()).map(|p| p.now(turned, states, dq)));
     }
 
     /// Marks broken the joints whose force in the last substep exceeded their break force.

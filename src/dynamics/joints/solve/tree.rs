@@ -35,12 +35,11 @@
 // The small dense blocks below read as the matrix algebra they are, row and column indices.
 #![allow(clippy::needless_range_loop)]
 
-use super::{JointKind, Prepared};
+use super::{JointKind, PassScratch, Prepared};
 use crate::dynamics::joints::JointState;
 use crate::dynamics::solver::BodyState;
 use crate::math::{Mat3, Quat, Real, Vec3};
 use glam::DMat3;
-use std::sync::Mutex;
 
 const NONE: u32 = u32::MAX;
 
@@ -73,7 +72,7 @@ pub(super) fn has_point(kind: &JointKind) -> bool {
 }
 
 /// The forest of one step: which joints it solves, and the order of elimination.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct Tree {
     /// Each body node's state index, and a row and side whose mass it reads.
     body_state: Vec<u32>,
@@ -103,31 +102,7 @@ pub(super) struct Tree {
     /// block with it (`pairs`): where its multipliers `L` are.
     later_start: Vec<u32>,
     later: Vec<(u32, u32)>,
-    scratch: Mutex<Scratch>,
-}
-
-impl Clone for Tree {
-    fn clone(&self) -> Self {
-        Tree {
-            body_state: self.body_state.clone(),
-            body_mass: self.body_mass.clone(),
-            body_parent: self.body_parent.clone(),
-            joint_row: self.joint_row.clone(),
-            joint_sides: self.joint_sides.clone(),
-            joint_parent: self.joint_parent.clone(),
-            order: self.order.clone(),
-            cliques: self.cliques,
-            clique_limit: self.clique_limit,
-            elim: self.elim.clone(),
-            clique_start: self.clique_start.clone(),
-            clique: self.clique.clone(),
-            place: self.place.clone(),
-            pair_start: self.pair_start.clone(),
-            later_start: self.later_start.clone(),
-            later: self.later.clone(),
-            scratch: Mutex::default(),
-        }
-    }
+    scratch: PassScratch<Scratch>,
 }
 
 /// The factorisation of one configuration of the forest and the working right-hand sides,
@@ -186,7 +161,7 @@ impl Tree {
         self.elim.clear();
         self.clique.clear();
         self.cliques = false;
-        let s = self.scratch.get_mut().unwrap_or_else(|e| e.into_inner());
+        let s = self.scratch.get_mut();
         s.factored = false;
         if !enabled {
             return;
@@ -379,7 +354,7 @@ impl Tree {
         if self.order.is_empty() {
             return true;
         }
-        let mut guard = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.scratch.lock();
         let s = &mut *guard;
         s.factored = false;
         // The bodies' masses, their inverse inertia turned as far as they have turned in the
@@ -575,7 +550,7 @@ impl Tree {
         if self.order.is_empty() {
             return;
         }
-        let guard = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        let guard = self.scratch.lock();
         for (j, (&r, sides)) in self.joint_row.iter().zip(&self.joint_sides).enumerate() {
             let p = &rows[r as usize];
             if !p.tree {
@@ -611,7 +586,7 @@ impl Tree {
         if self.order.is_empty() {
             return true;
         }
-        let mut guard = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.scratch.lock();
         let s = &mut *guard;
         if !s.factored {
             return false;
