@@ -10,6 +10,8 @@ use super::{DistanceMode, Joint, JointKind, JointState};
 use crate::dynamics::Body;
 use crate::dynamics::solver::BodyState;
 use crate::math::{Mat3, Quat, Real, Vec3};
+use crate::simd::{Compiled, Kernels};
+use glam::Mat3A;
 use std::sync::{Mutex, MutexGuard};
 
 mod tree;
@@ -194,14 +196,16 @@ impl Prepared {
 }
 
 /// The inverse inertia `i` of a body turned by `q`.
+#[inline(always)]
 fn turn(i: Mat3, q: Quat) -> Mat3 {
     // A body that neither turns nor responds (the world, a static body): its zeros as they are,
     // which the products below would give too.
     if q == Quat::IDENTITY && i.to_cols_array().iter().all(|x| x.to_bits() == 0) {
         return i;
     }
-    let r = Mat3::from_quat(q);
-    r * i * r.transpose()
+    // In `Mat3A`'s lanes: the same products, each element's terms in the same order.
+    let r = Mat3A::from(Mat3::from_quat(q));
+    Mat3::from(r * Mat3A::from(i) * r.transpose())
 }
 
 fn skew(r: Vec3) -> Mat3 {
@@ -476,13 +480,42 @@ impl JointSolver {
         }
     }
 
-    /// Takes the one-by-one rows where the bodies are now, for the passes until they move.
+    /// Takes the one-by-one rows where the bodies are now, for the passes until they move. Runs
+    /// in its x86-64-v3 copy where the CPU has it ([`crate::simd::Compiled`]): the same
+    /// operations in the same order, so the same bits.
     fn take_live(&self, live: &mut Live, states: &[BodyState], dq: &impl Fn(usize) -> Quat) {
+        match Compiled::best() {
+            // SAFETY: `best` answers `V3` only where the CPU runs every feature the copy enables.
+            #[cfg(target_arch = "x86_64")]
+            Compiled::V3 => unsafe { self.take_live_v3(live, states, dq) },
+            _ => self.take_live_in(live, states, dq),
+        }
+    }
+
+    /// The x86-64-v3 copy of [`JointSolver::take_live_in`].
+    ///
+    /// # Safety
+    /// The CPU must run every enabled feature ([`crate::simd::x86_64_v3`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
+    unsafe fn take_live_v3(&self, live: &mut Live, states: &[BodyState], dq: &impl Fn(usize) -> Quat) {
+        self.take_live_in(live, states, dq)
+    }
+
+    /// [`JointSolver::take_live`]; inlined into both copies.
+    #[inline(always)]
+    fn take_live_in(&self, live: &mut Live, states: &[BodyState], dq: &impl Fn(usize) -> Quat) {
+        // Plain loops rather than `extend`, whose body is compiled apart from both copies.
         live.turned.clear();
-        live.turned.extend(self.bodies.iter().map(|&(state, i)| turn(i, dq(state))));
+        live.turned.reserve(self.bodies.len());
+        for &(state, i) in &self.bodies {
+            live.turned.push(turn(i, dq(state)));
+        }
         live.rows.clear();
         let turned = &live.turned;
-        live.rows.extend(self.rows.iter().filter(|p| !p.tree_only()).map(|p| p.now(turned, states, dq)));
+        for p in self.rows.iter().filter(|p| !p.tree_only()) {
+            live.rows.push(p.now(turned, states, dq));
+        }
     }
 
     /// Marks broken the joints whose force in the last substep exceeded their break force.
@@ -687,4 +720,26 @@ fn hinge_align(p: &Prepared, s: &mut JointState, n: &Now, v: &mut Pair, soft: So
     // (from a step when the axis lay elsewhere).
     s.angular = s.angular - s.angular.dot(n.axis_a) * n.axis_a + impulse;
     p.apply_angular(v, impulse);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::SplitMix64;
+
+    /// `turn` in `Mat3A`'s lanes gives the bits of the same products in `Mat3`.
+    #[test]
+    fn turn_gives_the_bits_of_the_plain_products() {
+        let mut rng = SplitMix64::new(0x7e57_0f_7a2e);
+        for case in 0..2000 {
+            let q = rng.rotation();
+            let d = Vec3::new(rng.range(0.01, 30.0), rng.range(0.01, 30.0), rng.range(0.01, 30.0));
+            let r0 = Mat3::from_quat(rng.rotation());
+            let i = r0 * Mat3::from_diagonal(d) * r0.transpose();
+            let r = Mat3::from_quat(q);
+            let plain = r * i * r.transpose();
+            let bits = |m: Mat3| m.to_cols_array().map(Real::to_bits);
+            assert_eq!(bits(turn(i, q)), bits(plain), "case {case}: q {q}, i {i}");
+        }
+    }
 }

@@ -39,6 +39,7 @@ use super::{JointKind, PassScratch, Prepared};
 use crate::dynamics::joints::JointState;
 use crate::dynamics::solver::BodyState;
 use crate::math::{Mat3, Quat, Real, Vec3};
+use crate::simd::{Compiled, Kernels};
 use glam::DMat3;
 
 const NONE: u32 = u32::MAX;
@@ -341,8 +342,46 @@ impl Tree {
     /// move: a substep's relax pass and the next substep's warm start and solve passes (the
     /// bodies move only between a substep's solve passes and its relax pass). Returns false if a
     /// block could not be factored (the caller then solves those joints one by one until the
-    /// next factorisation).
+    /// next factorisation). Runs in its x86-64-v3 copy where the CPU has it
+    /// ([`crate::simd::Compiled`]): the same operations in the same order, so the same bits.
     pub(super) fn factor(
+        &self,
+        rows: &[Prepared],
+        joints: &[JointState],
+        states: &[BodyState],
+        dq: &impl Fn(usize) -> Quat,
+        turned: &[Mat3],
+        h: Real,
+    ) -> bool {
+        match Compiled::best() {
+            // SAFETY: `best` answers `V3` only where the CPU runs every feature the copy enables.
+            #[cfg(target_arch = "x86_64")]
+            Compiled::V3 => unsafe { self.factor_v3(rows, joints, states, dq, turned, h) },
+            _ => self.factor_in(rows, joints, states, dq, turned, h),
+        }
+    }
+
+    /// The x86-64-v3 copy of [`Tree::factor_in`].
+    ///
+    /// # Safety
+    /// The CPU must run every enabled feature ([`crate::simd::x86_64_v3`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
+    unsafe fn factor_v3(
+        &self,
+        rows: &[Prepared],
+        joints: &[JointState],
+        states: &[BodyState],
+        dq: &impl Fn(usize) -> Quat,
+        turned: &[Mat3],
+        h: Real,
+    ) -> bool {
+        self.factor_in(rows, joints, states, dq, turned, h)
+    }
+
+    /// [`Tree::factor`]; inlined into both copies.
+    #[inline(always)]
+    fn factor_in(
         &self,
         rows: &[Prepared],
         joints: &[JointState],
@@ -416,6 +455,7 @@ impl Tree {
     /// `factor` in joint space: the joints' system `(J M⁻¹ Jᵀ + Σ) λ = −(J v + b)`, whose blocks
     /// couple two joints only where they share a body, factored `L D Lᵀ` in 3 × 3 blocks, the
     /// joints eliminated leaves first (`Tree::elim`).
+    #[inline(always)]
     fn factor_cliques(&self, s: &mut Scratch) -> bool {
         // The blocks: each body adds, for each two of its joints `u`, `v` (signs `σ`, arms `r`),
         // `σᵤ σᵥ (m⁻¹ I + [rᵤ]× I⁻¹ [rᵥ]×ᵀ)`.
@@ -481,6 +521,7 @@ impl Tree {
     }
 
     /// `factor` in the bodies' and joints' system, after Baraff (1996).
+    #[inline(always)]
     fn factor_bodies(&self, s: &mut Scratch) -> bool {
         for k in 0..self.body_state.len() {
             // The lower triangle (all that the factorisation reads) of diag(mass, inertia).
@@ -575,8 +616,42 @@ impl Tree {
     /// correction at `bias_rate` (1/s), on the last factorisation. Position correction is only
     /// asked of the solve passes, which find the bodies where the factorisation did. Adds the
     /// impulses to the joints' states. Returns false, changing nothing, if there is no
-    /// factorisation (the caller then solves those joints one by one).
+    /// factorisation (the caller then solves those joints one by one). Runs in its x86-64-v3
+    /// copy where the CPU has it, as [`Tree::factor`] does.
     pub(super) fn solve(
+        &self,
+        rows: &[Prepared],
+        joints: &mut [JointState],
+        states: &mut [BodyState],
+        bias_rate: Real,
+    ) -> bool {
+        match Compiled::best() {
+            // SAFETY: `best` answers `V3` only where the CPU runs every feature the copy enables.
+            #[cfg(target_arch = "x86_64")]
+            Compiled::V3 => unsafe { self.solve_v3(rows, joints, states, bias_rate) },
+            _ => self.solve_in(rows, joints, states, bias_rate),
+        }
+    }
+
+    /// The x86-64-v3 copy of [`Tree::solve_in`].
+    ///
+    /// # Safety
+    /// The CPU must run every enabled feature ([`crate::simd::x86_64_v3`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
+    unsafe fn solve_v3(
+        &self,
+        rows: &[Prepared],
+        joints: &mut [JointState],
+        states: &mut [BodyState],
+        bias_rate: Real,
+    ) -> bool {
+        self.solve_in(rows, joints, states, bias_rate)
+    }
+
+    /// [`Tree::solve`]; inlined into both copies.
+    #[inline(always)]
+    fn solve_in(
         &self,
         rows: &[Prepared],
         joints: &mut [JointState],
@@ -626,6 +701,7 @@ impl Tree {
 
     /// `solve` in joint space on `factor_cliques`'s factor: the impulses `λ` in `jr` (which
     /// holds `J v + b`), then the bodies' velocity changes `M⁻¹ Jᵀ λ` in `br`.
+    #[inline(always)]
     fn solve_cliques(&self, s: &mut Scratch) {
         for r in &mut s.jr {
             *r = r.map(|x| -x);
@@ -683,6 +759,7 @@ impl Tree {
 
     /// `solve` in the bodies' and joints' system on `factor_bodies`'s factor: the impulses in
     /// `jr` (which holds `J v + b`), the bodies' velocity changes in `br`.
+    #[inline(always)]
     fn solve_bodies(&self, s: &mut Scratch) {
         // Leaves first: each node's right-hand side folded into its parent's.
         for &node in &self.order {
@@ -1149,6 +1226,53 @@ mod tests {
         assert!(tree.factor(&rows, &joints, &states, &identity, &turned, 1.0 / 240.0), "seed {seed}: no factor");
         assert!(tree.solve(&rows, &mut joints, &mut states, bias_rate), "seed {seed}: no solve");
         (tree.cliques, joints, states, rows)
+    }
+
+    /// `factor` and `solve` give the same bits in their baseline copies and their x86-64-v3
+    /// copies, in joint space and in the bodies' system, with position correction and without.
+    #[test]
+    fn both_compiled_copies_give_the_same_bits() {
+        if !crate::simd::x86_64_v3() {
+            eprintln!("this CPU lacks x86-64-v3: the tree has only its baseline copies here");
+            return;
+        }
+        let bits = |joints: &[JointState], states: &[BodyState]| -> Vec<u32> {
+            let j = joints.iter().flat_map(|j| j.linear.to_array());
+            let s = states.iter().flat_map(|s| s.v.to_array().into_iter().chain(s.w.to_array()));
+            j.chain(s).map(Real::to_bits).collect()
+        };
+        for seed in 0..40u64 {
+            let n = 2 + (seed as usize * 11) % 60;
+            let widest = 2 + (seed as usize) % (MAX_CLIQUE - 1);
+            for limit in [None, Some(0)] {
+                for bias_rate in [0.0, 30.0] {
+                    let (mut rows, joints, states) = random_forest(seed, n, widest, false);
+                    let mut tree = Tree { clique_limit: limit, ..Default::default() };
+                    tree.build(&mut rows, states.len(), true);
+                    let mut turned = vec![Mat3::ZERO; states.len()];
+                    for p in &rows {
+                        (turned[p.a], turned[p.b]) = (p.ia, p.ib);
+                    }
+                    let identity = |_| Quat::IDENTITY;
+                    let h = 1.0 / 240.0;
+                    let (mut jb, mut sb) = (joints.clone(), states.clone());
+                    assert!(tree.factor_in(&rows, &joints, &states, &identity, &turned, h), "seed {seed}");
+                    assert!(tree.solve_in(&rows, &mut jb, &mut sb, bias_rate), "seed {seed}");
+                    let (mut jv, mut sv) = (joints.clone(), states.clone());
+                    // SAFETY: the CPU runs x86-64-v3 (checked above).
+                    #[cfg(target_arch = "x86_64")]
+                    unsafe {
+                        assert!(tree.factor_v3(&rows, &joints, &states, &identity, &turned, h), "seed {seed}");
+                        assert!(tree.solve_v3(&rows, &mut jv, &mut sv, bias_rate), "seed {seed}");
+                    }
+                    assert_eq!(
+                        bits(&jb, &sb),
+                        bits(&jv, &sv),
+                        "seed {seed}, {n} bodies, widest {widest}, clique limit {limit:?}, bias rate {bias_rate}"
+                    );
+                }
+            }
+        }
     }
 
     /// The joint-space solve gives what the bodies' system gives, on random forests of up to
