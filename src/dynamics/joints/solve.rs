@@ -138,11 +138,13 @@ impl Prepared {
     /// would otherwise be pushed about its old long axis, where it is lightest, and blow up.
     /// `turned` holds the bodies' inverse inertias so turned (`JointSolver::bodies`' order),
     /// taken once for all their joints.
+    #[inline(always)]
     fn now(&self, turned: &[Mat3], states: &[BodyState], dq: &impl Fn(usize) -> Quat) -> (Prepared, Now) {
         let p = Prepared { ia: turned[self.turn_a as usize], ib: turned[self.turn_b as usize], ..*self };
         (p, self.at(states, dq(self.a), dq(self.b)))
     }
 
+    #[inline(always)]
     fn at(&self, states: &[BodyState], dqa: Quat, dqb: Quat) -> Now {
         let (ra, rb, d) = self.arms(states, dqa, dqb);
         if let JointKind::Distance { .. } = self.kind {
@@ -267,6 +269,7 @@ fn equal(p: &Prepared, v: &mut Pair, j: Jac, c: Real, acc: &mut Real, soft: Soft
 }
 
 /// A motor on a row: drives its rate to `speed` with at most `max` impulse per substep.
+#[inline(always)]
 fn motor(p: &Prepared, v: &mut Pair, j: Jac, speed: Real, max: Real, acc: &mut Real) {
     let k = j.k(p);
     if k <= 0.0 {
@@ -405,7 +408,41 @@ impl JointSolver {
 
     /// Starts a substep: when `factor` (the step's first substep), factors the joint forest
     /// where the bodies are; then, when `warm`, applies the impulses of the last substep.
+    /// Runs in its x86-64-v3 copy where the CPU has it ([`crate::simd::Compiled`]).
     pub(crate) fn warm_start(
+        &self,
+        joints: &[JointState],
+        states: &mut [BodyState],
+        dq: &impl Fn(usize) -> Quat,
+        flags: (bool, bool),
+    ) {
+        match Compiled::best() {
+            // SAFETY: `best` answers `V3` only where the CPU runs every feature the copy enables.
+            #[cfg(target_arch = "x86_64")]
+            Compiled::V3 => unsafe { self.warm_start_v3(joints, states, dq, flags) },
+            _ => self.warm_start_in(joints, states, dq, flags),
+        }
+    }
+
+    /// The x86-64-v3 copy of [`JointSolver::warm_start_in`].
+    ///
+    /// # Safety
+    /// The CPU must run every enabled feature ([`crate::simd::x86_64_v3`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
+    unsafe fn warm_start_v3(
+        &self,
+        joints: &[JointState],
+        states: &mut [BodyState],
+        dq: &impl Fn(usize) -> Quat,
+        flags: (bool, bool),
+    ) {
+        self.warm_start_in(joints, states, dq, flags)
+    }
+
+    /// [`JointSolver::warm_start`]; inlined into both copies.
+    #[inline(always)]
+    fn warm_start_in(
         &self,
         joints: &[JointState],
         states: &mut [BodyState],
@@ -442,6 +479,7 @@ impl JointSolver {
     /// relax pass) follows the substep's integration: the joint forest is factored again there,
     /// where the bodies have moved to, and that factorisation serves the next substep too (the
     /// bodies do not move again until its solve passes are done).
+    /// Runs in its x86-64-v3 copy where the CPU has it, as [`JointSolver::warm_start`] does.
     pub(crate) fn solve(
         &self,
         joints: &mut [JointState],
@@ -449,6 +487,33 @@ impl JointSolver {
         dq: &impl Fn(usize) -> Quat,
         bias: bool,
     ) {
+        match Compiled::best() {
+            // SAFETY: `best` answers `V3` only where the CPU runs every feature the copy enables.
+            #[cfg(target_arch = "x86_64")]
+            Compiled::V3 => unsafe { self.solve_v3(joints, states, dq, bias) },
+            _ => self.solve_in(joints, states, dq, bias),
+        }
+    }
+
+    /// The x86-64-v3 copy of [`JointSolver::solve_in`].
+    ///
+    /// # Safety
+    /// The CPU must run every enabled feature ([`crate::simd::x86_64_v3`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
+    unsafe fn solve_v3(
+        &self,
+        joints: &mut [JointState],
+        states: &mut [BodyState],
+        dq: &impl Fn(usize) -> Quat,
+        bias: bool,
+    ) {
+        self.solve_in(joints, states, dq, bias)
+    }
+
+    /// [`JointSolver::solve`]; inlined into both copies.
+    #[inline(always)]
+    fn solve_in(&self, joints: &mut [JointState], states: &mut [BodyState], dq: &impl Fn(usize) -> Quat, bias: bool) {
         let Some(soft_bias) = self.soft else { return };
         let soft = if bias { soft_bias } else { Soft::RIGID };
         let inv_h = 1.0 / self.h;
@@ -554,6 +619,7 @@ fn store(p: &Prepared, states: &mut [BodyState], v: Pair) {
 
 /// The row along the joint's axis that its motor and limits act on: the hinge's and the ball
 /// twist's angle about A's axis, the slider's offset along it, the distance joint's length.
+#[inline(always)]
 fn axial(p: &Prepared, n: &Now) -> Option<Jac> {
     match p.kind {
         JointKind::Hinge { .. } | JointKind::Ball { twist: Some(_), .. } => Some(Jac::angular(n.axis_a)),
@@ -566,6 +632,7 @@ fn axial(p: &Prepared, n: &Now) -> Option<Jac> {
 }
 
 /// The cone limit's row (its coordinate grows towards the cone's edge) and its room, rad.
+#[inline(always)]
 fn cone(p: &Prepared, n: &Now) -> Option<(Jac, Real)> {
     let JointKind::Ball { cone: Some(half), .. } = p.kind else { return None };
     let c = n.axis_a.cross(n.axis_b);
@@ -578,12 +645,14 @@ fn cone(p: &Prepared, n: &Now) -> Option<(Jac, Real)> {
 }
 
 /// The limits on the axial coordinate `x` with rate `j`.
+#[inline(always)]
 fn limits(p: &Prepared, s: &mut JointState, v: &mut Pair, j: Jac, x: Real, range: (Real, Real), k: (Soft, Real, bool)) {
     let (soft, inv_h, bias) = k;
     limit(p, v, j, x - range.0, &mut s.lower, (soft, inv_h, bias));
     limit(p, v, j.neg(), range.1 - x, &mut s.upper, (soft, inv_h, bias));
 }
 
+#[inline(always)]
 fn solve_one(p: &Prepared, s: &mut JointState, n: &Now, v: &mut Pair, k: (Soft, Soft, Real, bool), h: Real) {
     let (soft, soft_bias, inv_h, bias) = k;
     match p.kind {
@@ -660,6 +729,7 @@ fn solve_one(p: &Prepared, s: &mut JointState, n: &Now, v: &mut Pair, k: (Soft, 
 
 /// A spring of stiffness `k` (N/m) and damping `c` (N·s/m) on row `j` at extension `x`
 /// (implicit in the substep, so stable at any stiffness).
+#[inline(always)]
 fn spring(p: &Prepared, v: &mut Pair, j: Jac, x: Real, acc: &mut Real, (k, c): (Real, Real), h: Real) {
     let kk = j.k(p);
     let denom = h * (c + h * k);
@@ -674,6 +744,7 @@ fn spring(p: &Prepared, v: &mut Pair, j: Jac, x: Real, acc: &mut Real, (k, c): (
 }
 
 /// The anchors together, unless the forest's solve holds them (`tree`).
+#[inline(always)]
 fn point_unless_tree(p: &Prepared, s: &mut JointState, n: &Now, v: &mut Pair, soft: Soft) {
     if !p.tree {
         point(p, s, n, v, soft);
@@ -681,6 +752,7 @@ fn point_unless_tree(p: &Prepared, s: &mut JointState, n: &Now, v: &mut Pair, so
 }
 
 /// The anchors together (3×3 block).
+#[inline(always)]
 fn point(p: &Prepared, s: &mut JointState, n: &Now, v: &mut Pair, soft: Soft) {
     let Some(inv_k) = p.point_mass(n.ra, n.rb) else { return };
     let cdot = (v.vb + v.wb.cross(n.rb)) - (v.va + v.wa.cross(n.ra));
@@ -691,6 +763,7 @@ fn point(p: &Prepared, s: &mut JointState, n: &Now, v: &mut Pair, soft: Soft) {
 }
 
 /// The rotations held at rest (3×3 block).
+#[inline(always)]
 fn angular_lock(p: &Prepared, s: &mut JointState, n: &Now, v: &mut Pair, soft: Soft) {
     let Some(inv_k) = invert(p.ia + p.ib) else { return };
     let b = inv_k * ((v.wb - v.wa) + soft.bias_rate * rotation_error(n.err));
@@ -700,6 +773,7 @@ fn angular_lock(p: &Prepared, s: &mut JointState, n: &Now, v: &mut Pair, soft: S
 }
 
 /// B's axis held along A's (2×2 block about the axes perpendicular to A's).
+#[inline(always)]
 fn hinge_align(p: &Prepared, s: &mut JointState, n: &Now, v: &mut Pair, soft: Soft) {
     let (t1, t2) = perpendiculars(n.axis_a);
     let i = p.ia + p.ib;
