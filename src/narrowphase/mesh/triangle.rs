@@ -219,6 +219,7 @@ impl<'a> Polytope<'a> {
     }
 
     /// The lowest and highest value of `l · x` over the shape.
+    #[inline(always)]
     fn along(&self, l: Vec3) -> (Real, Real) {
         match &self.extent {
             Extent::Box { centre, axes } => {
@@ -239,12 +240,54 @@ impl<'a> Polytope<'a> {
     /// shape, kind)`, each axis's overlap less its bias in `biases` (triangle face, shape face,
     /// edge pair) when comparing. `None` as soon as an axis shows a gap above `margin` (or with
     /// no axis at all).
+    #[inline(always)]
     fn sat(&self, tri: &[Vec3; 3], n: Vec3, margin: Real, biases: [Real; 3]) -> Option<(Real, Vec3, Axis)> {
         self.sat_bounded(tri, n, margin, biases, true)
     }
 
+    /// One axis of [`Polytope::sat_bounded`]: false when it shows a gap above `margin`, else
+    /// `best` takes it if its overlap less `bias` is the least so far. A function inlined into
+    /// the SAT rather than a closure, which the compiler keeps apart from its compiled copies.
+    #[inline(always)]
+    fn test_axis(
+        &self,
+        tri: &[Vec3; 3],
+        (axis, kind, bias): (Vec3, Axis, Real),
+        margin: Real,
+        bounded: bool,
+        best: &mut Option<(Real, Vec3, Axis)>,
+    ) -> bool {
+        let len = axis.length();
+        if len < 1e-6 {
+            return true;
+        }
+        let l = axis / len;
+        let t = [l.dot(tri[0]), l.dot(tri[1]), l.dot(tri[2])];
+        let (tmin, tmax) = (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]));
+        // An axis whose overlap is surely no less than the best so far (less its bias) and
+        // not a gap beyond the margin changes nothing: skip the hull's full extent. Same
+        // answer bit for bit: the bound never exceeds the overlap the full test computes.
+        if let (true, Extent::Points(_, few), Some(b)) = (bounded, &self.extent, *best) {
+            let least = overlap_at_least(few, l, tmin, tmax);
+            if least >= -margin && least + bias >= b.0 {
+                return true;
+            }
+        }
+        let (smin, smax) = self.along(l);
+        let (up, down) = (tmax - smin, smax - tmin);
+        let (depth, l) = if up <= down { (up, l) } else { (down, -l) };
+        if depth < -margin {
+            return false;
+        }
+        if best.is_none_or(|b| depth + bias < b.0) {
+            *best = Some((depth, l, kind));
+        }
+        true
+    }
+
     /// [`Polytope::sat`], passing over the axes a hull's few vertices show cannot win when
     /// `bounded` (the same answer either way).
+    #[inline(always)]
     fn sat_bounded(
         &self,
         tri: &[Vec3; 3],
@@ -254,47 +297,20 @@ impl<'a> Polytope<'a> {
         bounded: bool,
     ) -> Option<(Real, Vec3, Axis)> {
         let mut best: Option<(Real, Vec3, Axis)> = None;
-        let mut test = |axis: Vec3, kind: Axis, bias: Real| -> bool {
-            let len = axis.length();
-            if len < 1e-6 {
-                return true;
-            }
-            let l = axis / len;
-            let t = [l.dot(tri[0]), l.dot(tri[1]), l.dot(tri[2])];
-            let (tmin, tmax) = (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]));
-            // An axis whose overlap is surely no less than the best so far (less its bias) and
-            // not a gap beyond the margin changes nothing: skip the hull's full extent. Same
-            // answer bit for bit: the bound never exceeds the overlap the full test computes.
-            if let (true, Extent::Points(_, few), Some(b)) = (bounded, &self.extent, best) {
-                let least = overlap_at_least(few, l, tmin, tmax);
-                if least >= -margin && least + bias >= b.0 {
-                    return true;
-                }
-            }
-            let (smin, smax) = self.along(l);
-            let (up, down) = (tmax - smin, smax - tmin);
-            let (depth, l) = if up <= down { (up, l) } else { (down, -l) };
-            if depth < -margin {
-                return false;
-            }
-            if best.is_none_or(|b| depth + bias < b.0) {
-                best = Some((depth, l, kind));
-            }
-            true
-        };
-        if !test(n, Axis::Triangle, biases[0]) {
+        // Each axis by a call, not a closure, so that every call is inlined.
+        if !self.test_axis(tri, (n, Axis::Triangle, biases[0]), margin, bounded, &mut best) {
             return None;
         }
         // The shape's axes only for the triangles its box did not clear along the normal.
         for &f in self.faces.as_slice() {
-            if !test(f, Axis::ShapeFace, biases[1]) {
+            if !self.test_axis(tri, (f, Axis::ShapeFace, biases[1]), margin, bounded, &mut best) {
                 return None;
             }
         }
         let edges_t = [tri[1] - tri[0], tri[2] - tri[1], tri[0] - tri[2]];
         for &e in self.edges.as_slice() {
             for (k, et) in edges_t.iter().enumerate() {
-                if !test(e.cross(*et), Axis::Edges(e, k), biases[2]) {
+                if !self.test_axis(tri, (e.cross(*et), Axis::Edges(e, k), biases[2]), margin, bounded, &mut best) {
                     return None;
                 }
             }
@@ -349,10 +365,22 @@ fn extent_of(points: &[Vec3], l: Vec3) -> (Real, Real) {
     })
 }
 
-/// A box or hull (placed in the mesh frame) against the triangle, by SAT. The pair is apart
-/// when some axis shows a gap above `margin`; otherwise the axis of least overlap is the normal
-/// and the manifold comes from clipping the two support features.
-pub(crate) fn contact_polytope_triangle(poly: &Polytope, tri: &[Vec3; 3], n: Vec3, margin: Real) -> Option<Manifold> {
+crate::simd::compiled_twice! {
+    /// A box or hull (placed in the mesh frame) against the triangle, by SAT. The pair is apart
+    /// when some axis shows a gap above `margin`; otherwise the axis of least overlap is the
+    /// normal and the manifold comes from clipping the two support features. Runs in its
+    /// x86-64-v3 copy where the CPU has it (`simd::Compiled`).
+    pub(crate) fn contact_polytope_triangle(
+        poly: &Polytope,
+        tri: &[Vec3; 3],
+        n: Vec3,
+        margin: Real,
+    ) -> Option<Manifold> = contact_polytope_triangle_in, contact_polytope_triangle_v3;
+}
+
+/// [`contact_polytope_triangle`]; inlined into both copies, with the SAT.
+#[inline(always)]
+fn contact_polytope_triangle_in(poly: &Polytope, tri: &[Vec3; 3], n: Vec3, margin: Real) -> Option<Manifold> {
     // Face axes win ties with edge axes (a relative bias keeps resting contacts on faces).
     let (depth, normal, kind) = poly.sat(tri, n, margin, [-1e-5, 0.0, 1e-5])?;
     let (shape, pose) = (poly.shape, &poly.pose);
@@ -493,5 +521,56 @@ mod tests {
             hulls += 1;
         }
         assert!(hulls > 250 && compared > 5000 && found > 1000, "{hulls} hulls, {compared} tests, {found} found");
+    }
+
+    /// `contact_polytope_triangle` gives the same bits in its baseline copy and its x86-64-v3
+    /// copy: boxes and hulls at random poses resting on, sunk into and apart from triangles.
+    #[test]
+    fn both_compiled_copies_give_the_same_bits() {
+        if !crate::simd::x86_64_v3() {
+            eprintln!("this CPU lacks x86-64-v3: the triangle contact has only its baseline copy here");
+            return;
+        }
+        let mut rng = crate::rng::SplitMix64::new(0x7a1_c0de);
+        let mut next = || rng.next_real();
+        let bits = |m: Option<Manifold>| {
+            m.map(|m| {
+                let points =
+                    m.points().iter().map(|p| (p.point.to_array().map(Real::to_bits), p.depth.to_bits(), p.id));
+                (m.normal.to_array().map(Real::to_bits), points.collect::<Vec<_>>())
+            })
+        };
+        let mut found = 0;
+        for case in 0..400 {
+            let size = 0.05 + 0.5 * next();
+            let shape = if case % 4 == 0 {
+                Shape::cuboid(Vec3::new(next() + 0.1, next() + 0.1, next() + 0.1) * size)
+            } else {
+                let count = 8 + (next() * 33.0) as usize;
+                let points: Vec<Vec3> =
+                    (0..count).map(|_| Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5) * size).collect();
+                let Ok(hull) = ConvexHull::new(&points) else { continue };
+                Shape::ConvexHull(Arc::new(hull))
+            };
+            let span = 0.2 + 3.0 * next();
+            let tri = [
+                Vec3::new(-span, 0.1 * (next() - 0.5), -span),
+                Vec3::new(span * next(), 0.1 * (next() - 0.5), span),
+                Vec3::new(span, 0.1 * (next() - 0.5), -span * next()),
+            ];
+            let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize();
+            let rotation = Quat::from_axis_angle(
+                Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5).normalize_or(Vec3::Y),
+                7.0 * next(),
+            );
+            let at = Vec3::new(span * (next() - 0.5), size * (next() - 0.3), span * (next() - 0.5));
+            let poly = Polytope::new(&shape, &Pose::new(at, rotation)).unwrap();
+            let base = contact_polytope_triangle_in(&poly, &tri, n, 0.02);
+            found += usize::from(base.is_some());
+            // The dispatch runs the x86-64-v3 copy on this CPU (checked above).
+            let v3 = contact_polytope_triangle(&poly, &tri, n, 0.02);
+            assert_eq!(bits(base), bits(v3), "case {case}: {shape:?} at {at:?} {rotation:?} on {tri:?}");
+        }
+        assert!(found > 100, "only {found} contacts found");
     }
 }
