@@ -178,6 +178,7 @@ impl<P: RegionPoint<V = Vec3> + Default> Simplex<P> {
 
     /// Replaces the simplex by the smallest sub-simplex holding its closest point to the origin,
     /// and sets the weights. Returns that closest point.
+    #[inline(always)]
     pub fn reduce(&mut self) -> Vec3 {
         let w: [Vec3; 4] = [self.pts[0].w(), self.pts[1].w(), self.pts[2].w(), self.pts[3].w()];
         let (lambda, mask) = match self.len {
@@ -424,7 +425,9 @@ pub(crate) fn gjk_loop<P: RegionPoint<V = Vec3> + Default>(
 /// GJK distance between the cores. `stop_when_separated_by`, if finite, ends the search as
 /// soon as a separating plane proves the cores are farther apart than that (with the same
 /// `d² <= r² + eps` rule as everywhere else), which is all a boolean test needs.
-/// `trace` receives the simplex after every iteration.
+/// `trace` receives the simplex after every iteration. Inlined into its callers, so that
+/// a routine compiled twice (`simd::Compiled`) runs the search in its own copy.
+#[inline(always)]
 pub fn gjk(
     pair: &MinkowskiPair,
     stop_when_separated_by: Option<(Real, Real)>,
