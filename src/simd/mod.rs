@@ -220,7 +220,35 @@ impl Kernels for Compiled {
 /// that copy, `name_v3`: an `unsafe fn` with the features enabled whose one statement calls
 /// `body` (the tests compare the copies bit for bit). `body` must be `#[inline(always)]`, so that
 /// each copy compiles the same operations in the same order, for its own target.
+///
+/// Inside an `impl` block, `compiled_twice! { #[attrs] vis fn name(&self, arg: Type, …) -> Ret
+/// = Self::body, name_v3; }` emits the two as methods calling the method `body`.
 macro_rules! compiled_twice {
+    (
+        $(#[$attr:meta])*
+        $vis:vis fn $name:ident(&self $(, $arg:ident: $ty:ty)* $(,)?) $(-> $ret:ty)? = Self::$body:ident, $v3:ident;
+    ) => {
+        $(#[$attr])*
+        $vis fn $name(&self $(, $arg: $ty)*) $(-> $ret)? {
+            match <$crate::simd::Compiled as $crate::simd::Kernels>::best() {
+                // SAFETY: `best` answers `V3` only where the CPU runs every feature the copy
+                // enables (`simd::x86_64_v3` checks each of them).
+                #[cfg(target_arch = "x86_64")]
+                $crate::simd::Compiled::V3 => unsafe { self.$v3($($arg),*) },
+                _ => self.$body($($arg),*),
+            }
+        }
+
+        #[doc = concat!("The x86-64-v3 copy of [`Self::", stringify!($body), "`] ([`crate::simd::Compiled`]).")]
+        ///
+        /// # Safety
+        /// The CPU must run every enabled feature ([`crate::simd::x86_64_v3`]).
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
+        unsafe fn $v3(&self $(, $arg: $ty)*) $(-> $ret)? {
+            self.$body($($arg),*)
+        }
+    };
     (
         $(#[$attr:meta])*
         $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty = $body:path, $v3:ident;

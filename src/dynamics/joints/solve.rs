@@ -10,7 +10,6 @@ use super::{DistanceMode, Joint, JointKind, JointState};
 use crate::dynamics::Body;
 use crate::dynamics::solver::BodyState;
 use crate::math::{Mat3, Quat, Real, Vec3};
-use crate::simd::{Compiled, Kernels};
 use glam::Mat3A;
 use std::sync::{Mutex, MutexGuard};
 
@@ -406,38 +405,17 @@ impl JointSolver {
         self.rows.is_empty()
     }
 
-    /// Starts a substep: when `factor` (the step's first substep), factors the joint forest
-    /// where the bodies are; then, when `warm`, applies the impulses of the last substep.
-    /// Runs in its x86-64-v3 copy where the CPU has it ([`crate::simd::Compiled`]).
-    pub(crate) fn warm_start(
-        &self,
-        joints: &[JointState],
-        states: &mut [BodyState],
-        dq: &impl Fn(usize) -> Quat,
-        flags: (bool, bool),
-    ) {
-        match Compiled::best() {
-            // SAFETY: `best` answers `V3` only where the CPU runs every feature the copy enables.
-            #[cfg(target_arch = "x86_64")]
-            Compiled::V3 => unsafe { self.warm_start_v3(joints, states, dq, flags) },
-            _ => self.warm_start_in(joints, states, dq, flags),
-        }
-    }
-
-    /// The x86-64-v3 copy of [`JointSolver::warm_start_in`].
-    ///
-    /// # Safety
-    /// The CPU must run every enabled feature ([`crate::simd::x86_64_v3`]).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
-    unsafe fn warm_start_v3(
-        &self,
-        joints: &[JointState],
-        states: &mut [BodyState],
-        dq: &impl Fn(usize) -> Quat,
-        flags: (bool, bool),
-    ) {
-        self.warm_start_in(joints, states, dq, flags)
+    crate::simd::compiled_twice! {
+        /// Starts a substep: when `factor` (the step's first substep), factors the joint forest
+        /// where the bodies are; then, when `warm`, applies the impulses of the last substep.
+        /// Runs in its x86-64-v3 copy where the CPU has it ([`crate::simd::Compiled`]).
+        pub(crate) fn warm_start(
+            &self,
+            joints: &[JointState],
+            states: &mut [BodyState],
+            dq: &impl Fn(usize) -> Quat,
+            flags: (bool, bool),
+        ) = Self::warm_start_in, warm_start_v3;
     }
 
     /// [`JointSolver::warm_start`]; inlined into both copies.
@@ -475,40 +453,19 @@ impl JointSolver {
         self.tree.warm_start(&self.rows, joints, states);
     }
 
-    /// One pass over the rows, with position correction when `bias`. The pass without it (the
-    /// relax pass) follows the substep's integration: the joint forest is factored again there,
-    /// where the bodies have moved to, and that factorisation serves the next substep too (the
-    /// bodies do not move again until its solve passes are done).
-    /// Runs in its x86-64-v3 copy where the CPU has it, as [`JointSolver::warm_start`] does.
-    pub(crate) fn solve(
-        &self,
-        joints: &mut [JointState],
-        states: &mut [BodyState],
-        dq: &impl Fn(usize) -> Quat,
-        bias: bool,
-    ) {
-        match Compiled::best() {
-            // SAFETY: `best` answers `V3` only where the CPU runs every feature the copy enables.
-            #[cfg(target_arch = "x86_64")]
-            Compiled::V3 => unsafe { self.solve_v3(joints, states, dq, bias) },
-            _ => self.solve_in(joints, states, dq, bias),
-        }
-    }
-
-    /// The x86-64-v3 copy of [`JointSolver::solve_in`].
-    ///
-    /// # Safety
-    /// The CPU must run every enabled feature ([`crate::simd::x86_64_v3`]).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
-    unsafe fn solve_v3(
-        &self,
-        joints: &mut [JointState],
-        states: &mut [BodyState],
-        dq: &impl Fn(usize) -> Quat,
-        bias: bool,
-    ) {
-        self.solve_in(joints, states, dq, bias)
+    crate::simd::compiled_twice! {
+        /// One pass over the rows, with position correction when `bias`. The pass without it (the
+        /// relax pass) follows the substep's integration: the joint forest is factored again there,
+        /// where the bodies have moved to, and that factorisation serves the next substep too (the
+        /// bodies do not move again until its solve passes are done).
+        /// Runs in its x86-64-v3 copy where the CPU has it, as [`JointSolver::warm_start`] does.
+        pub(crate) fn solve(
+            &self,
+            joints: &mut [JointState],
+            states: &mut [BodyState],
+            dq: &impl Fn(usize) -> Quat,
+            bias: bool,
+        ) = Self::solve_in, solve_v3;
     }
 
     /// [`JointSolver::solve`]; inlined into both copies.
@@ -545,26 +502,16 @@ impl JointSolver {
         }
     }
 
-    /// Takes the one-by-one rows where the bodies are now, for the passes until they move. Runs
-    /// in its x86-64-v3 copy where the CPU has it ([`crate::simd::Compiled`]): the same
-    /// operations in the same order, so the same bits.
-    fn take_live(&self, live: &mut Live, states: &[BodyState], dq: &impl Fn(usize) -> Quat) {
-        match Compiled::best() {
-            // SAFETY: `best` answers `V3` only where the CPU runs every feature the copy enables.
-            #[cfg(target_arch = "x86_64")]
-            Compiled::V3 => unsafe { self.take_live_v3(live, states, dq) },
-            _ => self.take_live_in(live, states, dq),
-        }
-    }
-
-    /// The x86-64-v3 copy of [`JointSolver::take_live_in`].
-    ///
-    /// # Safety
-    /// The CPU must run every enabled feature ([`crate::simd::x86_64_v3`]).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
-    unsafe fn take_live_v3(&self, live: &mut Live, states: &[BodyState], dq: &impl Fn(usize) -> Quat) {
-        self.take_live_in(live, states, dq)
+    crate::simd::compiled_twice! {
+        /// Takes the one-by-one rows where the bodies are now, for the passes until they move. Runs
+        /// in its x86-64-v3 copy where the CPU has it ([`crate::simd::Compiled`]): the same
+        /// operations in the same order, so the same bits.
+        fn take_live(
+            &self,
+            live: &mut Live,
+            states: &[BodyState],
+            dq: &impl Fn(usize) -> Quat,
+        ) = Self::take_live_in, take_live_v3;
     }
 
     /// [`JointSolver::take_live`]; inlined into both copies.

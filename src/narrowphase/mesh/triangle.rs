@@ -478,6 +478,28 @@ mod tests {
     use crate::math::Quat;
     use std::sync::Arc;
 
+    /// A hull of 8 to 40 random points in a cube of side `size` (its points and shape), or
+    /// `None` where they are degenerate.
+    fn random_hull(next: &mut impl FnMut() -> Real, size: Real) -> Option<(Vec<Vec3>, Shape)> {
+        let count = 8 + (next() * 33.0) as usize;
+        let points: Vec<Vec3> =
+            (0..count).map(|_| Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5) * size).collect();
+        let hull = ConvexHull::new(&points).ok()?;
+        Some((points, Shape::ConvexHull(Arc::new(hull))))
+    }
+
+    /// A random triangle nearly flat in `y` about the origin: its half span, corners and unit
+    /// normal.
+    fn random_triangle(next: &mut impl FnMut() -> Real) -> (Real, [Vec3; 3], Vec3) {
+        let span = 0.2 + 3.0 * next();
+        let tri = [
+            Vec3::new(-span, 0.1 * (next() - 0.5), -span),
+            Vec3::new(span * next(), 0.1 * (next() - 0.5), span),
+            Vec3::new(span, 0.1 * (next() - 0.5), -span * next()),
+        ];
+        (span, tri, (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize())
+    }
+
     /// The SAT that passes over axes by the few vertices' bound gives the full SAT's answer bit
     /// for bit: random hulls of 8 to 40 points at random poses, resting on, sunk into, hovering
     /// over and apart from random triangles, with the biases of both callers.
@@ -488,19 +510,9 @@ mod tests {
         let bits = |r: Option<(Real, Vec3, Axis)>| r.map(|(d, l, k)| (d.to_bits(), l.to_array().map(Real::to_bits), k));
         let (mut hulls, mut compared, mut found) = (0, 0, 0);
         for _ in 0..300 {
-            let count = 8 + (next() * 33.0) as usize;
             let size = 0.05 + 0.5 * next();
-            let points: Vec<Vec3> =
-                (0..count).map(|_| Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5) * size).collect();
-            let Ok(hull) = ConvexHull::new(&points) else { continue };
-            let shape = Shape::ConvexHull(Arc::new(hull));
-            let span = 0.2 + 3.0 * next();
-            let tri = [
-                Vec3::new(-span, 0.1 * (next() - 0.5), -span),
-                Vec3::new(span * next(), 0.1 * (next() - 0.5), span),
-                Vec3::new(span, 0.1 * (next() - 0.5), -span * next()),
-            ];
-            let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize();
+            let Some((points, shape)) = random_hull(&mut next, size) else { continue };
+            let (span, tri, n) = random_triangle(&mut next);
             for _ in 0..10 {
                 let rotation = Quat::from_axis_angle(
                     Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5).normalize_or(Vec3::Y),
@@ -546,19 +558,10 @@ mod tests {
             let shape = if case % 4 == 0 {
                 Shape::cuboid(Vec3::new(next() + 0.1, next() + 0.1, next() + 0.1) * size)
             } else {
-                let count = 8 + (next() * 33.0) as usize;
-                let points: Vec<Vec3> =
-                    (0..count).map(|_| Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5) * size).collect();
-                let Ok(hull) = ConvexHull::new(&points) else { continue };
-                Shape::ConvexHull(Arc::new(hull))
+                let Some((_, shape)) = random_hull(&mut next, size) else { continue };
+                shape
             };
-            let span = 0.2 + 3.0 * next();
-            let tri = [
-                Vec3::new(-span, 0.1 * (next() - 0.5), -span),
-                Vec3::new(span * next(), 0.1 * (next() - 0.5), span),
-                Vec3::new(span, 0.1 * (next() - 0.5), -span * next()),
-            ];
-            let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize();
+            let (span, tri, n) = random_triangle(&mut next);
             let rotation = Quat::from_axis_angle(
                 Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5).normalize_or(Vec3::Y),
                 7.0 * next(),

@@ -39,7 +39,6 @@ use super::{JointKind, PassScratch, Prepared};
 use crate::dynamics::joints::JointState;
 use crate::dynamics::solver::BodyState;
 use crate::math::{Mat3, Quat, Real, Vec3};
-use crate::simd::{Compiled, Kernels};
 use glam::DMat3;
 
 const NONE: u32 = u32::MAX;
@@ -337,46 +336,23 @@ impl Tree {
         s.jr.resize(joints, [0.0; 3]);
     }
 
-    /// Factors the forest's system where the bodies are now (their anchors' arms and gaps, their
-    /// inertia turned as far as they have turned in the step), for the passes until the bodies
-    /// move: a substep's relax pass and the next substep's warm start and solve passes (the
-    /// bodies move only between a substep's solve passes and its relax pass). Returns false if a
-    /// block could not be factored (the caller then solves those joints one by one until the
-    /// next factorisation). Runs in its x86-64-v3 copy where the CPU has it
-    /// ([`crate::simd::Compiled`]): the same operations in the same order, so the same bits.
-    pub(super) fn factor(
-        &self,
-        rows: &[Prepared],
-        joints: &[JointState],
-        states: &[BodyState],
-        dq: &impl Fn(usize) -> Quat,
-        turned: &[Mat3],
-        h: Real,
-    ) -> bool {
-        match Compiled::best() {
-            // SAFETY: `best` answers `V3` only where the CPU runs every feature the copy enables.
-            #[cfg(target_arch = "x86_64")]
-            Compiled::V3 => unsafe { self.factor_v3(rows, joints, states, dq, turned, h) },
-            _ => self.factor_in(rows, joints, states, dq, turned, h),
-        }
-    }
-
-    /// The x86-64-v3 copy of [`Tree::factor_in`].
-    ///
-    /// # Safety
-    /// The CPU must run every enabled feature ([`crate::simd::x86_64_v3`]).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
-    unsafe fn factor_v3(
-        &self,
-        rows: &[Prepared],
-        joints: &[JointState],
-        states: &[BodyState],
-        dq: &impl Fn(usize) -> Quat,
-        turned: &[Mat3],
-        h: Real,
-    ) -> bool {
-        self.factor_in(rows, joints, states, dq, turned, h)
+    crate::simd::compiled_twice! {
+        /// Factors the forest's system where the bodies are now (their anchors' arms and gaps, their
+        /// inertia turned as far as they have turned in the step), for the passes until the bodies
+        /// move: a substep's relax pass and the next substep's warm start and solve passes (the
+        /// bodies move only between a substep's solve passes and its relax pass). Returns false if a
+        /// block could not be factored (the caller then solves those joints one by one until the
+        /// next factorisation). Runs in its x86-64-v3 copy where the CPU has it
+        /// ([`crate::simd::Compiled`]): the same operations in the same order, so the same bits.
+        pub(super) fn factor(
+            &self,
+            rows: &[Prepared],
+            joints: &[JointState],
+            states: &[BodyState],
+            dq: &impl Fn(usize) -> Quat,
+            turned: &[Mat3],
+            h: Real,
+        ) -> bool = Self::factor_in, factor_v3;
     }
 
     /// [`Tree::factor`]; inlined into both copies.
@@ -612,41 +588,20 @@ impl Tree {
         }
     }
 
-    /// One exact solve of the forest's anchors at the bodies' current velocities, with position
-    /// correction at `bias_rate` (1/s), on the last factorisation. Position correction is only
-    /// asked of the solve passes, which find the bodies where the factorisation did. Adds the
-    /// impulses to the joints' states. Returns false, changing nothing, if there is no
-    /// factorisation (the caller then solves those joints one by one). Runs in its x86-64-v3
-    /// copy where the CPU has it, as [`Tree::factor`] does.
-    pub(super) fn solve(
-        &self,
-        rows: &[Prepared],
-        joints: &mut [JointState],
-        states: &mut [BodyState],
-        bias_rate: Real,
-    ) -> bool {
-        match Compiled::best() {
-            // SAFETY: `best` answers `V3` only where the CPU runs every feature the copy enables.
-            #[cfg(target_arch = "x86_64")]
-            Compiled::V3 => unsafe { self.solve_v3(rows, joints, states, bias_rate) },
-            _ => self.solve_in(rows, joints, states, bias_rate),
-        }
-    }
-
-    /// The x86-64-v3 copy of [`Tree::solve_in`].
-    ///
-    /// # Safety
-    /// The CPU must run every enabled feature ([`crate::simd::x86_64_v3`]).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
-    unsafe fn solve_v3(
-        &self,
-        rows: &[Prepared],
-        joints: &mut [JointState],
-        states: &mut [BodyState],
-        bias_rate: Real,
-    ) -> bool {
-        self.solve_in(rows, joints, states, bias_rate)
+    crate::simd::compiled_twice! {
+        /// One exact solve of the forest's anchors at the bodies' current velocities, with position
+        /// correction at `bias_rate` (1/s), on the last factorisation. Position correction is only
+        /// asked of the solve passes, which find the bodies where the factorisation did. Adds the
+        /// impulses to the joints' states. Returns false, changing nothing, if there is no
+        /// factorisation (the caller then solves those joints one by one). Runs in its x86-64-v3
+        /// copy where the CPU has it, as [`Tree::factor`] does.
+        pub(super) fn solve(
+            &self,
+            rows: &[Prepared],
+            joints: &mut [JointState],
+            states: &mut [BodyState],
+            bias_rate: Real,
+        ) -> bool = Self::solve_in, solve_v3;
     }
 
     /// [`Tree::solve`]; inlined into both copies.
