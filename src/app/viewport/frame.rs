@@ -4,18 +4,23 @@
 use super::camera::Camera;
 use super::colors::{BodyColors, pack_rgba, selected_color, state_color};
 use super::{ColorMode, Layers, ViewOptions};
-use crate::debug_draw::{CONTACT_POINT_COLORS, CONTACT_POINT_SIZE, DebugDraw, DrawCategory, contact_point_kind};
+use crate::debug_draw::{CONTACT_POINT_COLORS, DebugDraw, DrawCategory, contact_point_kind};
+use crate::dynamics::BodyKind;
+use crate::dynamics::solver::Contact;
 use crate::geometry::Shape;
 use crate::math::{Pose, Vec3};
+use crate::narrowphase::MAX_MANIFOLD_POINTS;
 use crate::world::{Settings, World};
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::sync::Arc;
 
-/// One placed, scaled, coloured copy of a unit mesh.
-#[repr(C)]
+/// One placed, scaled, coloured copy of a unit mesh. Aligned to 16 bytes (its size is three
+/// times that), so it is written as three SIMD stores.
+#[repr(C, align(16))]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct Instance {
     pub position: [f32; 3],
@@ -34,6 +39,19 @@ pub const FLAG_SELECTED: u32 = 1;
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct LineVertex {
     pub position: [f32; 3],
+    pub color: u32,
+}
+
+/// A contact point's marker: a screen-facing dot [`CONTACT_POINT_SIZE`] points across (the
+/// marker pipeline's constant), so the GPU reads 16 bytes per contact point. Aligned to 16
+/// bytes, one SIMD store each.
+///
+/// [`CONTACT_POINT_SIZE`]: crate::debug_draw::CONTACT_POINT_SIZE
+#[repr(C, align(16))]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct ContactMarker {
+    pub position: [f32; 3],
+    /// RGBA8, sRGB-encoded: [`CONTACT_POINT_COLORS`] by [`contact_point_kind`].
     pub color: u32,
 }
 
@@ -87,6 +105,9 @@ pub struct FrameData {
     /// use: one GPU mesh each.
     pub custom: Vec<Shape>,
     pub lines: Vec<LineVertex>,
+    /// A marker per contact point of the last step, in contact order; drawn before `points`.
+    pub markers: Vec<ContactMarker>,
+    /// The other markers (CCD, joints, extra points), drawn over the contact markers.
     pub points: Vec<PointInstance>,
     /// Which build of its [`FrameScratch`] made it (0: none), so a recycled frame can be
     /// recognised as the last one built.
@@ -101,6 +122,11 @@ impl FrameData {
 
     pub fn line_count(&self) -> usize {
         self.lines.len() / 2
+    }
+
+    /// Number of point markers drawn: contact markers and the others.
+    pub fn point_count(&self) -> usize {
+        self.markers.len() + self.points.len()
     }
 }
 
@@ -237,20 +263,21 @@ pub fn build_frame_into(
     };
     scratch.serial = serial;
     scratch.last = Some(Built::of(serial, world, view));
-    let (mut instances, mut lines, mut points, batches, custom) =
-        spare.map(|f| (f.instances, f.lines, f.points, f.batches, f.custom)).unwrap_or_default();
+    let (mut instances, mut lines, mut markers, mut points, batches, custom) =
+        spare.map(|f| (f.instances, f.lines, f.markers, f.points, f.batches, f.custom)).unwrap_or_default();
     lines.clear();
-    let (batches, custom) = body_instances(world, view, scratch, &mut instances, batches, custom);
+    points.clear();
+    let (batches, custom, reach) = body_instances(world, view, scratch, &mut instances, batches, custom);
     if view.layers.grid {
-        grid_lines(world, scratch.split, &mut lines);
+        grid_lines(reach, &mut lines);
     }
     if view.layers.axes {
         axis_lines(&mut lines);
     }
     if view.layers.contact_points {
-        contact_points(world, scratch.split, &mut points);
+        contact_markers(world.contacts(), scratch.split, &mut markers);
     } else {
-        points.clear();
+        markers.clear();
     }
     if view.layers.any_debug() {
         let debug = &mut scratch.debug;
@@ -294,7 +321,7 @@ pub fn build_frame_into(
             color: pack(p.color),
         }));
     }
-    FrameData { uniforms, instances, batches, custom, lines, points, serial }
+    FrameData { uniforms, instances, batches, custom, lines, markers, points, serial }
 }
 
 /// How the passes over bodies, instances and contacts are shared between rayon's threads: a pass
@@ -327,36 +354,94 @@ impl Split {
 pub const PARALLEL_MIN_ITEMS: usize = 16_384;
 
 /// A marker per contact point of the last step, as [`World::debug_draw`] describes them
-/// ([`CONTACT_POINT_COLORS`], [`CONTACT_POINT_SIZE`]), written without the intermediate list.
-/// `out` (the last frame's markers) is overwritten, not cleared first.
-fn contact_points(world: &World, split: Split, out: &mut Vec<PointInstance>) {
+/// ([`CONTACT_POINT_COLORS`], [`CONTACT_POINT_SIZE`]), written straight from the contacts in
+/// one pass over them (two when shared between threads: the blocks' counts first).
+///
+/// [`CONTACT_POINT_SIZE`]: crate::debug_draw::CONTACT_POINT_SIZE
+fn contact_markers(contacts: &[Contact], split: Split, out: &mut Vec<ContactMarker>) {
     let colors = CONTACT_POINT_COLORS.map(pack_rgba);
-    let contacts = world.contacts();
-    let marker = |cp: &crate::narrowphase::ContactPoint| PointInstance {
-        position: cp.point.to_array(),
-        size: CONTACT_POINT_SIZE,
-        color: colors[contact_point_kind(cp.depth)],
-    };
+    out.clear();
     if !split.parallel(contacts.len()) {
-        out.clear();
-        out.extend(contacts.iter().flat_map(|c| c.manifold.points().iter().map(marker)));
+        out.reserve(contacts.len() * MAX_MANIFOLD_POINTS);
+        let n = write_markers(contacts, colors, out.spare_capacity_mut());
+        // SAFETY: `write_markers` wrote the first `n` slots.
+        unsafe { out.set_len(n) };
         return;
     }
     // Count each block's markers, then write the blocks into their slices.
     let counts: Vec<usize> =
         contacts.par_chunks(split.block).with_max_len(1).map(|cs| cs.iter().map(|c| c.manifold.len()).sum()).collect();
-    out.resize(counts.iter().sum(), PointInstance::zeroed());
+    let total = counts.iter().sum();
+    out.reserve(total);
     let mut slices = Vec::with_capacity(counts.len());
-    let mut rest = &mut out[..];
+    let mut rest = &mut out.spare_capacity_mut()[..total];
     for &n in &counts {
         let (block, tail) = rest.split_at_mut(n);
         slices.push(block);
         rest = tail;
     }
     (contacts.par_chunks(split.block).zip(slices).with_max_len(1)).for_each(|(cs, block)| {
-        let markers = cs.iter().flat_map(|c| c.manifold.points().iter().map(marker));
-        block.iter_mut().zip(markers).for_each(|(slot, m)| *slot = m);
+        let n = write_markers(cs, colors, block);
+        assert_eq!(n, block.len(), "a block's markers fill its slice");
     });
+    // SAFETY: the blocks' slices cover the first `total` slots, and each block filled its own.
+    unsafe { out.set_len(total) };
+}
+
+/// Writes a marker per contact point of `contacts` into the first slots of `out`, coloured by
+/// `colors` ([`contact_point_kind`]); returns how many. Panics if `out` is too short.
+fn write_markers(contacts: &[Contact], colors: [u32; 2], out: &mut [MaybeUninit<ContactMarker>]) -> usize {
+    let mut n = 0;
+    for c in contacts {
+        let points = c.manifold.points();
+        for (slot, cp) in out[n..n + points.len()].iter_mut().zip(points) {
+            let marker = ContactMarker { position: cp.point.to_array(), color: colors[contact_point_kind(cp.depth)] };
+            store_streaming(slot, marker);
+        }
+        n += points.len();
+    }
+    stores_done();
+    n
+}
+
+/// A record written once per frame and read next by the GPU upload: 16-byte aligned, a whole
+/// number of 16-byte lanes, of plain data.
+trait Streamed: Pod {}
+
+impl Streamed for ContactMarker {}
+impl Streamed for Instance {}
+
+/// Writes `value` into `slot`; on x86-64 past the caches (streaming stores): the frame's
+/// records are written once and read next by the GPU upload, so they need not evict the cache
+/// lines the world is read through, nor read each line before writing it. [`stores_done`] ends
+/// a run of them.
+#[inline(always)]
+fn store_streaming<T: Streamed>(slot: &mut MaybeUninit<T>, value: T) {
+    const { assert!(std::mem::align_of::<T>() == 16 && std::mem::size_of::<T>().is_multiple_of(16)) };
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2 is part of x86-64; `slot` is valid for a write of a `T`, aligned to 16 (as
+    // `_mm_stream_si128` requires) and a whole number of 16-byte lanes (checked above), each
+    // written from `value`'s bytes (`T: Pod`).
+    unsafe {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
+        let (src, dst) = ((&raw const value).cast::<__m128i>(), slot.as_mut_ptr().cast::<__m128i>());
+        for k in 0..std::mem::size_of::<T>() / 16 {
+            _mm_stream_si128(dst.add(k), _mm_loadu_si128(src.add(k)));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    slot.write(value);
+}
+
+/// Orders the streaming stores made so far before whatever follows, so every thread that later
+/// reads what they wrote sees it.
+#[inline(always)]
+fn stores_done() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2 is part of x86-64.
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
 }
 
 /// Where each instance of the bodies comes from, in the order the instances are drawn: grouped
@@ -372,6 +457,9 @@ struct Layout {
     custom: Vec<Shape>,
     /// The poses of compound children in their body's frame, by [`Part::child`].
     children: Vec<Pose>,
+    /// The non-static bodies with no part (a compound without children, or of compounds only),
+    /// which count towards the grid's reach all the same.
+    unplaced: Vec<u32>,
     /// Scratch for the build: parts by mesh group, and hull address -> group.
     groups: Vec<Vec<Part>>,
     hull_index: HashMap<usize, usize>,
@@ -389,6 +477,8 @@ struct Part {
     scale: [f32; 3],
     /// The colour by state awake and asleep (what [`state_color`] gives).
     state_colors: [u32; 2],
+    /// Whether its body counts towards the grid's reach: not static.
+    reach: bool,
 }
 
 impl Part {
@@ -410,6 +500,7 @@ impl Layout {
         self.batches.clear();
         self.custom.clear();
         self.children.clear();
+        self.unplaced.clear();
         self.hull_index.clear();
         self.groups.iter_mut().for_each(Vec::clear);
         if self.groups.len() < Self::FIXED {
@@ -417,6 +508,7 @@ impl Layout {
         }
         for (i, b) in world.bodies().iter().enumerate() {
             let state_colors = [state_color(i, b.kind, false), state_color(i, b.kind, true)];
+            let reach = b.kind != BodyKind::Static;
             let part = |child: u32, scale: Vec3| Part {
                 body: i as u32,
                 child,
@@ -424,7 +516,9 @@ impl Layout {
                 half_height: 0.0,
                 scale: scale.to_array(),
                 state_colors,
+                reach,
             };
+
             // A compound's children are drawn each as its own shape at its world pose.
             let single = [(&b.shape, Part::WHOLE)];
             let kids: Vec<(&Shape, u32)>;
@@ -440,7 +534,9 @@ impl Layout {
                 }
                 _ => &single,
             };
+            let mut placed = false;
             for &(shape, child) in shapes {
+                placed |= !matches!(shape, Shape::Compound(_));
                 match shape {
                     Shape::Sphere(s) => self.groups[0].push(part(child, Vec3::splat(s.radius))),
                     Shape::Cuboid(c) => self.groups[1].push(part(child, c.half_extents)),
@@ -465,6 +561,9 @@ impl Layout {
                     Shape::Compound(_) => {}
                 }
             }
+            if reach && !placed {
+                self.unplaced.push(i as u32);
+            }
         }
         let used = Self::FIXED + self.custom.len();
         self.parts.reserve_exact(self.groups[..used].iter().map(Vec::len).sum());
@@ -488,7 +587,7 @@ impl Layout {
 /// One instance per sphere, cuboid and hull; three per capsule (side + two end spheres),
 /// written into `instances` grouped by mesh, from the bodies' layout (rebuilt only when the
 /// bodies' shapes or kinds changed). Returns the batches and the custom meshes, reusing the
-/// vectors given.
+/// vectors given, and the grid's reach ([`reach_of`]), taken from the bodies on the same pass.
 fn body_instances(
     world: &World,
     view: &ViewOptions,
@@ -496,23 +595,32 @@ fn body_instances(
     instances: &mut Vec<Instance>,
     mut batches: Vec<Batch>,
     mut custom: Vec<Shape>,
-) -> (Vec<Batch>, Vec<Shape>) {
+) -> (Vec<Batch>, Vec<Shape>, f32) {
     let layout = &mut scratch.layout;
     layout.update(world);
     scratch.colors.prepare(world, view.color_mode);
     batches.clone_from(&layout.batches);
     custom.clone_from(&layout.custom);
-    // Every slot is written below: the last frame's are overwritten, not cleared first.
-    instances.resize(layout.parts.len(), Instance::zeroed());
+    // One instance per part, every slot written below.
+    let count = layout.parts.len();
+    instances.clear();
+    instances.reserve(count);
+    let room = &mut instances.spare_capacity_mut()[..count];
     let (bodies, children, colors) = (world.bodies(), &layout.children[..], &scratch.colors);
     // Colouring by state without per-body colours reads the layout's colours; else each body's
     // colour is worked out as it is drawn.
     let by_state = view.color_mode == ColorMode::State && view.body_colors.is_none();
     let selected = view.selected.map_or(u32::MAX, |s| u32::try_from(s).unwrap_or(u32::MAX));
-    let write = |out: &mut [Instance], parts: &[Part]| {
+    // The largest of maxima is the same in any grouping: blocks may run on any thread.
+    let write = |out: &mut [MaybeUninit<Instance>], parts: &[Part]| {
+        assert_eq!(out.len(), parts.len(), "a slot per part");
+        let mut reach = GRID_MIN_REACH;
         for (slot, p) in out.iter_mut().zip(parts) {
             let i = p.body as usize;
             let b = &bodies[i];
+            if p.reach {
+                reach = reach_of(reach, b.pose.translation);
+            }
             let pose = if p.child == Part::WHOLE { b.pose } else { b.pose.mul(&children[p.child as usize]) };
             let (mut position, rotation) = (pose.translation, pose.rotation);
             if p.end != 0 {
@@ -528,23 +636,39 @@ fn body_instances(
                     None => colors.color(i, b, view.color_mode, is_selected),
                 }
             };
-            *slot = Instance {
+            let instance = Instance {
                 position: position.to_array(),
                 color,
                 rotation: rotation.to_array(),
                 scale: p.scale,
                 flags: if is_selected { FLAG_SELECTED } else { 0 },
             };
+            store_streaming(slot, instance);
         }
+        stores_done();
+        reach
     };
     let split = scratch.split;
-    if split.parallel(instances.len()) {
-        let blocks = instances.par_chunks_mut(split.block).zip(layout.parts.par_chunks(split.block)).with_max_len(1);
-        blocks.for_each(|(out, parts)| write(out, parts));
+    let reach = if split.parallel(count) {
+        let blocks = room.par_chunks_mut(split.block).zip(layout.parts.par_chunks(split.block)).with_max_len(1);
+        blocks.map(|(out, parts)| write(out, parts)).reduce(|| GRID_MIN_REACH, f32::max)
     } else {
-        write(instances, &layout.parts);
-    }
-    (batches, custom)
+        write(room, &layout.parts)
+    };
+    // SAFETY: `write` filled each slot of `room`, the first `count`, one per part.
+    unsafe { instances.set_len(count) };
+    let reach = layout.unplaced.iter().fold(reach, |r, &i| reach_of(r, bodies[i as usize].pose.translation));
+    (batches, custom, reach)
+}
+
+/// The grid's half-width where no body is further out, m.
+const GRID_MIN_REACH: f32 = 10.0;
+
+/// The grid's half-width `reach` widened to cover a body at `p` (ignored if not finite): 2 m
+/// past its larger horizontal coordinate.
+#[inline(always)]
+fn reach_of(reach: f32, p: Vec3) -> f32 {
+    if p.is_finite() { reach.max(p.x.abs().max(p.z.abs()) + 2.0) } else { reach }
 }
 
 /// The address of a shape's shared data (hull, mesh, height field): the key of its GPU mesh.
@@ -557,26 +681,10 @@ pub fn custom_key(shape: &Shape) -> usize {
     }
 }
 
-/// A square grid on y = 0 every metre, a brighter line every 5 m, sized to the scene.
-fn grid_lines(world: &World, split: Split, out: &mut Vec<LineVertex>) {
-    // The largest of maxima is the same in any grouping: blocks may run on any thread.
-    let reach = |bodies: &[crate::dynamics::Body]| {
-        let mut extent: f32 = 10.0;
-        for b in bodies.iter().filter(|b| b.kind != crate::BodyKind::Static) {
-            let p = b.pose.translation;
-            if p.is_finite() {
-                extent = extent.max(p.x.abs().max(p.z.abs()) + 2.0);
-            }
-        }
-        extent
-    };
-    let bodies = world.bodies();
-    let extent = if split.parallel(bodies.len()) {
-        bodies.par_chunks(split.block).with_max_len(1).map(reach).reduce(|| 10.0, f32::max)
-    } else {
-        reach(bodies)
-    };
-    let n = extent.ceil().min(100.0) as i32;
+/// A square grid on y = 0 every metre, a brighter line every 5 m, sized to the scene: `reach`
+/// metres each way from the centre (at most 100), which [`body_instances`] works out.
+fn grid_lines(reach: f32, out: &mut Vec<LineVertex>) {
+    let n = reach.ceil().min(100.0) as i32;
     let minor = pack_rgba([0.42, 0.44, 0.48, 0.55]);
     let major = pack_rgba([0.62, 0.64, 0.70, 0.8]);
     let e = n as f32;

@@ -4,8 +4,9 @@
 //! Rendering offscreen keeps the viewport independent of how eframe configured its own render
 //! pass (depth buffer, MSAA): egui then shows the resolved colour texture as an ordinary image.
 
-use super::frame::{FrameData, Instance, LineVertex, MeshKey, PointInstance, Uniforms, custom_key};
+use super::frame::{ContactMarker, FrameData, Instance, LineVertex, MeshKey, PointInstance, Uniforms, custom_key};
 use super::mesh::{self, MeshData, MeshVertex};
+use crate::debug_draw::CONTACT_POINT_SIZE;
 use crate::geometry::Shape;
 use eframe::egui_wgpu::{self, CallbackResources, CallbackTrait, ScreenDescriptor, wgpu};
 use std::collections::HashMap;
@@ -122,6 +123,7 @@ pub(super) struct ViewportGpu {
     mesh_pipeline: wgpu::RenderPipeline,
     line_pipeline: wgpu::RenderPipeline,
     point_pipeline: wgpu::RenderPipeline,
+    marker_pipeline: wgpu::RenderPipeline,
     uniforms: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
     sphere: GpuMesh,
@@ -130,6 +132,7 @@ pub(super) struct ViewportGpu {
     hulls: HashMap<usize, HullEntry>,
     instances: GrowBuffer,
     lines: GrowBuffer,
+    markers: GrowBuffer,
     points: GrowBuffer,
     target: Option<Target>,
     frame: u64,
@@ -199,9 +202,16 @@ impl ViewportGpu {
             step_mode: wgpu::VertexStepMode::Instance,
             attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32, 2 => Unorm8x4],
         })];
+        let marker_buffers = [Some(wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<ContactMarker>() as u64,
+            step_mode: wgpu::VertexStepMode::Instance,
+            attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Unorm8x4],
+        })];
+        // The contact markers' side, the one value the marker pipeline's shader is given.
+        let marker_constants = [("contact_point_size", f64::from(CONTACT_POINT_SIZE))];
 
         let pipeline = |label: &str,
-                        vs: &str,
+                        (vs, constants): (&str, &[(&str, f64)]),
                         fs: &str,
                         buffers: &[Option<wgpu::VertexBufferLayout>],
                         topology: wgpu::PrimitiveTopology,
@@ -214,7 +224,7 @@ impl ViewportGpu {
                 vertex: wgpu::VertexState {
                     module: &shader,
                     entry_point: Some(vs),
-                    compilation_options: Default::default(),
+                    compilation_options: wgpu::PipelineCompilationOptions { constants, ..Default::default() },
                     buffers,
                 },
                 primitive: wgpu::PrimitiveState {
@@ -249,7 +259,7 @@ impl ViewportGpu {
         let alpha = Some(wgpu::BlendState::ALPHA_BLENDING);
         let mesh_pipeline = pipeline(
             "viewport meshes",
-            "vs_mesh",
+            ("vs_mesh", &[]),
             "fs_mesh",
             &mesh_buffers,
             wgpu::PrimitiveTopology::TriangleList,
@@ -259,7 +269,7 @@ impl ViewportGpu {
         );
         let line_pipeline = pipeline(
             "viewport lines",
-            "vs_line",
+            ("vs_line", &[]),
             "fs_line",
             &line_buffers,
             wgpu::PrimitiveTopology::LineList,
@@ -267,12 +277,23 @@ impl ViewportGpu {
             wgpu::CompareFunction::GreaterEqual,
             alpha,
         );
-        // Points (contacts) are drawn over everything: they usually sit inside a stack.
+        // Points (contact markers first, then the others) are drawn over everything, in their
+        // order: contacts usually sit inside a stack.
         let point_pipeline = pipeline(
             "viewport points",
-            "vs_point",
+            ("vs_point", &[]),
             "fs_point",
             &point_buffers,
+            wgpu::PrimitiveTopology::TriangleList,
+            false,
+            wgpu::CompareFunction::Always,
+            alpha,
+        );
+        let marker_pipeline = pipeline(
+            "viewport contact markers",
+            ("vs_marker", &marker_constants),
+            "fs_point",
+            &marker_buffers,
             wgpu::PrimitiveTopology::TriangleList,
             false,
             wgpu::CompareFunction::Always,
@@ -283,6 +304,7 @@ impl ViewportGpu {
             mesh_pipeline,
             line_pipeline,
             point_pipeline,
+            marker_pipeline,
             uniforms,
             bind_group,
             sphere: GpuMesh::new(device, "sphere", &mesh::unit_sphere(24, 14)),
@@ -291,6 +313,7 @@ impl ViewportGpu {
             hulls: HashMap::new(),
             instances: GrowBuffer::new(device, "viewport instances"),
             lines: GrowBuffer::new(device, "viewport lines"),
+            markers: GrowBuffer::new(device, "viewport contact markers"),
             points: GrowBuffer::new(device, "viewport points"),
             target: None,
             frame: 0,
@@ -320,6 +343,7 @@ impl ViewportGpu {
         queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&frame.uniforms));
         self.instances.write(device, queue, bytemuck::cast_slice(&frame.instances));
         self.lines.write(device, queue, bytemuck::cast_slice(&frame.lines));
+        self.markers.write(device, queue, bytemuck::cast_slice(&frame.markers));
         self.points.write(device, queue, bytemuck::cast_slice(&frame.points));
         for shape in &frame.custom {
             let key = custom_key(shape);
@@ -377,6 +401,11 @@ impl ViewportGpu {
             pass.set_pipeline(&self.line_pipeline);
             pass.set_vertex_buffer(0, self.lines.buffer.slice(..));
             pass.draw(0..frame.lines.len() as u32, 0..1);
+        }
+        if !frame.markers.is_empty() {
+            pass.set_pipeline(&self.marker_pipeline);
+            pass.set_vertex_buffer(0, self.markers.buffer.slice(..));
+            pass.draw(0..6, 0..frame.markers.len() as u32);
         }
         if !frame.points.is_empty() {
             pass.set_pipeline(&self.point_pipeline);

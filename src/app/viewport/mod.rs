@@ -360,7 +360,7 @@ impl Viewport {
             instances: frame.instances.len(),
             draw_batches: frame.batches.len(),
             lines: frame.line_count(),
-            points: frame.points.len(),
+            points: frame.point_count(),
             legend_hidden: 0,
         };
         let painter = ui.painter_at(rect);

@@ -103,13 +103,12 @@ fn fs_line(in: FlatOut) -> @location(0) vec4<f32> {
     return in.color;
 }
 
-@vertex
-fn vs_point(
-    @builtin(vertex_index) vi: u32,
-    @location(0) pos: vec3<f32>,
-    @location(1) size: f32,
-    @location(2) color: vec4<f32>,
-) -> FlatOut {
+// The side of a contact marker in points (the engine's CONTACT_POINT_SIZE), given when the
+// marker pipeline is made: contact markers carry no size of their own.
+override contact_point_size: f32;
+
+// One corner of a screen-facing square `size` points across centred on `pos`.
+fn point_corner(vi: u32, pos: vec3<f32>, size: f32, color: vec4<f32>) -> FlatOut {
     var corners = array<vec2<f32>, 6>(
         vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, -1.0), vec2<f32>(1.0, 1.0),
         vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, 1.0), vec2<f32>(-1.0, 1.0),
@@ -123,6 +122,25 @@ fn vs_point(
     out.color = color;
     out.uv = corner;
     return out;
+}
+
+@vertex
+fn vs_point(
+    @builtin(vertex_index) vi: u32,
+    @location(0) pos: vec3<f32>,
+    @location(1) size: f32,
+    @location(2) color: vec4<f32>,
+) -> FlatOut {
+    return point_corner(vi, pos, size, color);
+}
+
+@vertex
+fn vs_marker(
+    @builtin(vertex_index) vi: u32,
+    @location(0) pos: vec3<f32>,
+    @location(1) color: vec4<f32>,
+) -> FlatOut {
+    return point_corner(vi, pos, contact_point_size, color);
 }
 
 @fragment

@@ -1,6 +1,6 @@
 //! Frame building and interaction, without a GPU (egui_kittest drives the input).
 
-use super::frame::{Batch, FLAG_SELECTED, Instance, LineVertex, PointInstance};
+use super::frame::{Batch, ContactMarker, FLAG_SELECTED, Instance, LineVertex, PointInstance};
 use super::input::ray_plane;
 use super::*;
 use crate::dynamics::{Body, BodyKind, Material};
@@ -138,7 +138,7 @@ fn layers_switch_their_lines() {
     let mut w = mixed_world();
     w.step();
     let base = frame(&w, &bare());
-    assert_eq!((base.line_count(), base.points.len()), (0, 0));
+    assert_eq!((base.line_count(), base.point_count()), (0, 0));
 
     let with = |f: fn(&mut Layers)| {
         let mut v = bare();
@@ -153,7 +153,7 @@ fn layers_switch_their_lines() {
     let contact_points: usize = w.contacts().iter().map(|c| c.manifold.len()).sum();
     assert!(contact_points > 0, "bodies rest on the floor");
     let f = with(|l| l.contact_points = true);
-    assert_eq!((f.line_count(), f.points.len()), (0, contact_points));
+    assert_eq!((f.line_count(), f.markers.len(), f.points.len()), (0, contact_points, 0));
     assert_eq!(with(|l| l.contact_normals = true).line_count(), contact_points);
     assert_eq!(with(|l| l.candidate_pairs = true).line_count(), w.pairs().len());
     let grid = with(|l| l.grid = true).line_count();
@@ -434,7 +434,7 @@ fn straightforward(w: &World, view: &ViewOptions) -> Expected {
     }
     let own = Layers { grid: view.layers.grid, axes: view.layers.axes, ..bare().layers };
     let mut lines = frame(w, &ViewOptions { layers: own, ..bare() }).lines;
-    let mut points = Vec::new();
+    let (mut markers, mut points) = (Vec::new(), Vec::new());
     let mut d = crate::debug_draw::DebugDraw::default();
     d.set_filter(|c| view.layers.shows(c));
     w.debug_draw(&mut d);
@@ -447,10 +447,16 @@ fn straightforward(w: &World, view: &ViewOptions) -> Expected {
             lines.push(LineVertex { position: l.b.to_array(), color });
         }
         for p in &d.points {
-            points.push(PointInstance { position: p.p.to_array(), size: p.size, color: colors::pack_rgba(p.color) });
+            let color = colors::pack_rgba(p.color);
+            if p.category == crate::debug_draw::DrawCategory::ContactPoint {
+                assert_eq!(p.size, crate::debug_draw::CONTACT_POINT_SIZE, "the contact markers' one size");
+                markers.push(ContactMarker { position: p.p.to_array(), color });
+            } else {
+                points.push(PointInstance { position: p.p.to_array(), size: p.size, color });
+            }
         }
     }
-    Expected { instances, batches, custom, lines, points }
+    Expected { instances, batches, custom, lines, markers, points }
 }
 
 /// A frame's contents, with each custom mesh as its [`frame::custom_key`].
@@ -459,12 +465,13 @@ struct Expected {
     batches: Vec<Batch>,
     custom: Vec<usize>,
     lines: Vec<LineVertex>,
+    markers: Vec<ContactMarker>,
     points: Vec<PointInstance>,
 }
 
 /// Asserts that a frame holds what [`straightforward`] builds, naming the case on failure.
 fn assert_as_straightforward(f: &FrameData, w: &World, view: &ViewOptions, case: &str) {
-    let Expected { instances, batches, custom, lines, points } = straightforward(w, view);
+    let Expected { instances, batches, custom, lines, markers, points } = straightforward(w, view);
     let keys: Vec<usize> = f.custom.iter().map(frame::custom_key).collect();
     assert_eq!(f.batches, batches, "{case}: batches");
     assert_eq!(keys, custom, "{case}: custom meshes");
@@ -474,6 +481,8 @@ fn assert_as_straightforward(f: &FrameData, w: &World, view: &ViewOptions, case:
     }
     assert_eq!(f.lines.len(), lines.len(), "{case}: line vertex count");
     assert!(f.lines == lines, "{case}: lines differ");
+    assert_eq!(f.markers.len(), markers.len(), "{case}: contact marker count");
+    assert!(f.markers == markers, "{case}: contact markers differ");
     assert_eq!(f.points.len(), points.len(), "{case}: point count");
     assert!(f.points == points, "{case}: points differ");
 }
@@ -526,7 +535,7 @@ fn frames_are_the_straightforward_build() {
                     assert_as_straightforward(&f, &w, view, &case);
                     seen.0 |= !f.custom.is_empty();
                     seen.1 |= f.instance_count(MeshKey::Cylinder) > 0;
-                    seen.2 |= f.points.len() > 7 * 3;
+                    seen.2 |= f.markers.len() > 7 * 3;
                     seen.3 |= f.instances.len() > 7 * 3;
                     serial.recycle(f);
                     let f = build_frame_into(&w, view, &Camera::default(), [800.0, 600.0], 1.0, &mut shared);
