@@ -36,6 +36,45 @@ pub(crate) fn prefetch<T>(p: *const T) {
     let _ = p;
 }
 
+/// Writes `value` into `slot`, on x86-64 past the caches (streaming stores): for records written
+/// once and read next by another agent (the GPU upload), which need not evict the lines other
+/// data is read through, nor read each line before writing it. [`stores_done`] ends a run of
+/// them. `T` must be aligned to 16 bytes and a whole number of 16-byte lanes (checked when
+/// compiled).
+///
+/// # Safety
+/// `T` has no padding bytes: every byte of `value` is initialised.
+#[cfg_attr(not(feature = "gui"), allow(dead_code))]
+#[inline(always)]
+pub(crate) unsafe fn store_streaming<T: Copy>(slot: &mut std::mem::MaybeUninit<T>, value: T) {
+    const { assert!(std::mem::align_of::<T>() == 16 && std::mem::size_of::<T>().is_multiple_of(16)) };
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2 is part of x86-64; `slot` is valid for a write of a `T`, aligned to 16 (as
+    // `_mm_stream_si128` requires) and a whole number of 16-byte lanes (checked above), each
+    // written from `value`'s bytes, all initialised (the caller's promise).
+    unsafe {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
+        let (src, dst) = ((&raw const value).cast::<__m128i>(), slot.as_mut_ptr().cast::<__m128i>());
+        for k in 0..std::mem::size_of::<T>() / 16 {
+            _mm_stream_si128(dst.add(k), _mm_loadu_si128(src.add(k)));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    slot.write(value);
+}
+
+/// Orders the streaming stores ([`store_streaming`]) made so far before whatever follows, so
+/// every thread that later reads what they wrote sees it.
+#[cfg_attr(not(feature = "gui"), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn stores_done() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2 is part of x86-64.
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
+}
+
 /// Appends to a `Vec` without a branch per item (a compress store, one item at a time): each
 /// item is written to the next free slot, and the length moves past it only when it is kept.
 /// Room for `room` items is reserved when it is made; a push beyond that panics. The `Vec`

@@ -411,37 +411,21 @@ trait Streamed: Pod {}
 impl Streamed for ContactMarker {}
 impl Streamed for Instance {}
 
-/// Writes `value` into `slot`; on x86-64 past the caches (streaming stores): the frame's
-/// records are written once and read next by the GPU upload, so they need not evict the cache
-/// lines the world is read through, nor read each line before writing it. [`stores_done`] ends
-/// a run of them.
+/// Writes `value` into `slot`; on x86-64 past the caches (streaming stores,
+/// [`crate::simd::store_streaming`]): the frame's records are written once and read next by the
+/// GPU upload, so they need not evict the cache lines the world is read through, nor read each
+/// line before writing it. [`stores_done`] ends a run of them.
 #[inline(always)]
 fn store_streaming<T: Streamed>(slot: &mut MaybeUninit<T>, value: T) {
-    const { assert!(std::mem::align_of::<T>() == 16 && std::mem::size_of::<T>().is_multiple_of(16)) };
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: SSE2 is part of x86-64; `slot` is valid for a write of a `T`, aligned to 16 (as
-    // `_mm_stream_si128` requires) and a whole number of 16-byte lanes (checked above), each
-    // written from `value`'s bytes (`T: Pod`).
-    unsafe {
-        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
-        let (src, dst) = ((&raw const value).cast::<__m128i>(), slot.as_mut_ptr().cast::<__m128i>());
-        for k in 0..std::mem::size_of::<T>() / 16 {
-            _mm_stream_si128(dst.add(k), _mm_loadu_si128(src.add(k)));
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    slot.write(value);
+    // SAFETY: `T: Pod` has no padding: every byte of `value` is initialised.
+    unsafe { crate::simd::store_streaming(slot, value) }
 }
 
 /// Orders the streaming stores made so far before whatever follows, so every thread that later
 /// reads what they wrote sees it.
 #[inline(always)]
 fn stores_done() {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: SSE2 is part of x86-64.
-    unsafe {
-        std::arch::x86_64::_mm_sfence()
-    };
+    crate::simd::stores_done();
 }
 
 /// Where each instance of the bodies comes from, in the order the instances are drawn: grouped
