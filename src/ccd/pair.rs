@@ -5,7 +5,7 @@
 
 use super::mesh::{carried_mesh_time_of_impact, mesh_time_of_impact};
 use super::resolve::carried_aabb;
-use super::toi::{Carried, Motion, TimeOfImpact, carried_time_of_impact_or_core_shared, time_of_impact_or_core};
+use super::toi::{Carried, Motion, TimeOfImpact, carried_time_of_impact_or_core, time_of_impact_or_core};
 use crate::geometry::Shape;
 use crate::math::Real;
 
@@ -45,7 +45,7 @@ pub fn pair_time_of_impact(
             let hit = if pb.shape.is_mesh() {
                 carried_mesh_time_of_impact(pa, pb.shape, pb.motion, target)
             } else {
-                carried_time_of_impact_or_core_shared(pa, pb, target, b_core, body_core)
+                carried_time_of_impact_or_core(pa, pb, target, b_core, body_core)
             };
             if let Some(h) = hit
                 && first.is_none_or(|f| h.t < f.t)

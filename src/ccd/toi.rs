@@ -291,25 +291,16 @@ pub fn time_of_impact_or_core(
     target: Real,
     b_core: bool,
 ) -> Option<TimeOfImpact> {
-    carried_time_of_impact_or_core(&Carried::body(a, sa), &Carried::body(b, sb), target, b_core)
+    carried_time_of_impact_or_core(&Carried::body(a, sa), &Carried::body(b, sb), target, b_core, &mut None)
 }
 
 /// [`time_of_impact_or_core`] for shapes carried by bodies. A compound's child that touches is
-/// searched by its body's core and its own ([`Carried::cores`]).
+/// searched by its body's core and its own ([`Carried::cores`]). The impact of A's body core
+/// with `b` is kept in `a_body_core` once searched: it is the same for every child of A swept
+/// against `b` (the body's core, its motion and `b` are), so a compound whose children touch
+/// `b` searches it once (pass `&mut None` to search it afresh). Same answer as searching it for
+/// each.
 pub(crate) fn carried_time_of_impact_or_core(
-    a: &Carried,
-    b: &Carried,
-    target: Real,
-    b_core: bool,
-) -> Option<TimeOfImpact> {
-    carried_time_of_impact_or_core_shared(a, b, target, b_core, &mut None)
-}
-
-/// [`carried_time_of_impact_or_core`] with the impact of A's body core with `b` kept in
-/// `a_body_core` once searched: it is the same for every child of A swept against `b` (the
-/// body's core, its motion and `b` are), so a compound whose children touch `b` searches it
-/// once. Same answer as searching it for each.
-pub(crate) fn carried_time_of_impact_or_core_shared(
     a: &Carried,
     b: &Carried,
     target: Real,

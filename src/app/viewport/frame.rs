@@ -400,7 +400,7 @@ fn write_markers(contacts: &[Contact], colors: [u32; 2], out: &mut [MaybeUninit<
         }
         n += points.len();
     }
-    stores_done();
+    crate::simd::stores_done();
     n
 }
 
@@ -414,18 +414,11 @@ impl Streamed for Instance {}
 /// Writes `value` into `slot`; on x86-64 past the caches (streaming stores,
 /// [`crate::simd::store_streaming`]): the frame's records are written once and read next by the
 /// GPU upload, so they need not evict the cache lines the world is read through, nor read each
-/// line before writing it. [`stores_done`] ends a run of them.
+/// line before writing it. [`crate::simd::stores_done`] ends a run of them.
 #[inline(always)]
 fn store_streaming<T: Streamed>(slot: &mut MaybeUninit<T>, value: T) {
     // SAFETY: `T: Pod` has no padding: every byte of `value` is initialised.
     unsafe { crate::simd::store_streaming(slot, value) }
-}
-
-/// Orders the streaming stores made so far before whatever follows, so every thread that later
-/// reads what they wrote sees it.
-#[inline(always)]
-fn stores_done() {
-    crate::simd::stores_done();
 }
 
 /// Where each instance of the bodies comes from, in the order the instances are drawn: grouped
@@ -629,7 +622,7 @@ fn body_instances(
             };
             store_streaming(slot, instance);
         }
-        stores_done();
+        crate::simd::stores_done();
         reach
     };
     let split = scratch.split;

@@ -502,21 +502,10 @@ impl JointSolver {
         }
     }
 
-    crate::simd::compiled_twice! {
-        /// Takes the one-by-one rows where the bodies are now, for the passes until they move. Runs
-        /// in its x86-64-v3 copy where the CPU has it ([`crate::simd::Compiled`]): the same
-        /// operations in the same order, so the same bits.
-        fn take_live(
-            &self,
-            live: &mut Live,
-            states: &[BodyState],
-            dq: &impl Fn(usize) -> Quat,
-        ) = Self::take_live_in, take_live_v3;
-    }
-
-    /// [`JointSolver::take_live`]; inlined into both copies.
+    /// Takes the one-by-one rows where the bodies are now, for the passes until they move.
+    /// Inlined into both compiled copies of the passes that call it.
     #[inline(always)]
-    fn take_live_in(&self, live: &mut Live, states: &[BodyState], dq: &impl Fn(usize) -> Quat) {
+    fn take_live(&self, live: &mut Live, states: &[BodyState], dq: &impl Fn(usize) -> Quat) {
         // Plain loops rather than `extend`, whose body is compiled apart from both copies.
         live.turned.clear();
         live.turned.reserve(self.bodies.len());

@@ -1162,6 +1162,27 @@ mod tests {
         (rows, joints, states)
     }
 
+    /// A random forest ([`random_forest`]) with its tree built and its bodies' inverse inertias
+    /// (unturned: the step's start) where the rows' `turn_a` and `turn_b` point.
+    struct Forest {
+        tree: Tree,
+        rows: Vec<Prepared>,
+        joints: Vec<JointState>,
+        states: Vec<BodyState>,
+        turned: Vec<Mat3>,
+    }
+
+    fn built_forest(seed: u64, n: usize, widest: usize, limit: Option<usize>) -> Forest {
+        let (mut rows, joints, states) = random_forest(seed, n, widest, false);
+        let mut tree = Tree { clique_limit: limit, ..Default::default() };
+        tree.build(&mut rows, states.len(), true);
+        let mut turned = vec![Mat3::ZERO; states.len()];
+        for p in &rows {
+            (turned[p.a], turned[p.b]) = (p.ia, p.ib);
+        }
+        Forest { tree, rows, joints, states, turned }
+    }
+
     /// Factors and solves a forest in joint space or in the bodies' system (`clique_limit` 0).
     fn solve_forest(
         seed: u64,
@@ -1170,13 +1191,7 @@ mod tests {
         limit: Option<usize>,
         bias_rate: Real,
     ) -> (bool, Vec<JointState>, Vec<BodyState>, Vec<Prepared>) {
-        let (mut rows, mut joints, mut states) = random_forest(seed, n, widest, false);
-        let mut tree = Tree { clique_limit: limit, ..Default::default() };
-        tree.build(&mut rows, states.len(), true);
-        let mut turned = vec![Mat3::ZERO; states.len()];
-        for p in &rows {
-            (turned[p.a], turned[p.b]) = (p.ia, p.ib);
-        }
+        let Forest { tree, rows, mut joints, mut states, turned } = built_forest(seed, n, widest, limit);
         let identity = |_| Quat::IDENTITY;
         assert!(tree.factor(&rows, &joints, &states, &identity, &turned, 1.0 / 240.0), "seed {seed}: no factor");
         assert!(tree.solve(&rows, &mut joints, &mut states, bias_rate), "seed {seed}: no solve");
@@ -1201,13 +1216,7 @@ mod tests {
             let widest = 2 + (seed as usize) % (MAX_CLIQUE - 1);
             for limit in [None, Some(0)] {
                 for bias_rate in [0.0, 30.0] {
-                    let (mut rows, joints, states) = random_forest(seed, n, widest, false);
-                    let mut tree = Tree { clique_limit: limit, ..Default::default() };
-                    tree.build(&mut rows, states.len(), true);
-                    let mut turned = vec![Mat3::ZERO; states.len()];
-                    for p in &rows {
-                        (turned[p.a], turned[p.b]) = (p.ia, p.ib);
-                    }
+                    let Forest { tree, rows, joints, states, turned } = built_forest(seed, n, widest, limit);
                     let identity = |_| Quat::IDENTITY;
                     let h = 1.0 / 240.0;
                     let (mut jb, mut sb) = (joints.clone(), states.clone());
