@@ -15,61 +15,25 @@
 //! scenes of many bodies take fewer (200,000 body-steps, at least 60). `PEERS_ONLY=name`
 //! runs the scenes whose file name contains `name`.
 
-use collidoscope::peer::{Engine, PeerWorld, collidoscope_penetration};
+use collidoscope::engine::Engine;
+use collidoscope::stepper::Stepper;
 use collidoscope::{BodyKind, Scene, World};
 use std::path::{Path, PathBuf};
 
 #[path = "common/cpu.rs"]
 mod cpu;
 
-/// One engine stepping a world.
-enum Runner {
-    Ours(Box<World>),
-    Peer(Box<PeerWorld>),
-}
-
-impl Runner {
-    fn new(engine: Engine, world: &World) -> Result<Runner, String> {
-        match engine {
-            Engine::Collidoscope => Ok(Runner::Ours(Box::new(world.clone()))),
-            _ => PeerWorld::new(engine, world).map(|p| Runner::Peer(Box::new(p))).map_err(|e| e.to_string()),
-        }
-    }
-
-    /// Steps once; the step's time, ms: the engine's own clock around its step, or where that
-    /// is more, this thread's CPU time for the whole call. A peer's call also reads its state
-    /// back, so the CPU time is the larger unless the thread lost its core during the step
-    /// (the machine is shared), and then it is the truer figure.
-    fn step(&mut self) -> f64 {
-        let cpu0 = cpu::thread_cpu_time();
-        let wall = match self {
-            Runner::Ours(w) => {
-                w.step();
-                w.profile().total_ms
-            }
-            Runner::Peer(p) => {
-                p.step();
-                p.profile().total_ms
-            }
-        };
-        match (cpu0, cpu::thread_cpu_time()) {
-            (Some(a), Some(b)) => wall.min((b - a).as_secs_f64() * 1e3),
-            _ => wall,
-        }
-    }
-
-    fn world(&self) -> &World {
-        match self {
-            Runner::Ours(w) => w,
-            Runner::Peer(p) => p.world(),
-        }
-    }
-
-    fn penetration(&self) -> f32 {
-        match self {
-            Runner::Ours(w) => collidoscope_penetration(w),
-            Runner::Peer(p) => p.max_penetration(),
-        }
+/// Steps once; the step's time, ms: the engine's own clock around its step, or where that is
+/// more, this thread's CPU time for the whole call. A peer's call also reads its state back, so
+/// the CPU time is the larger unless the thread lost its core during the step (the machine is
+/// shared), and then it is the truer figure.
+fn timed_step(r: &mut Stepper) -> f64 {
+    let cpu0 = cpu::thread_cpu_time();
+    r.step();
+    let wall = r.profile().total_ms;
+    match (cpu0, cpu::thread_cpu_time()) {
+        (Some(a), Some(b)) => wall.min((b - a).as_secs_f64() * 1e3),
+        _ => wall,
     }
 }
 
@@ -103,7 +67,7 @@ fn lost(w: &World, mut gone: Vec<usize>) -> usize {
 
 /// Steps `settle` steps untimed (stopping early once every body is asleep), then `steps` timed.
 fn measure(engine: Engine, world: &World, settle: u64, steps: u64) -> Result<Figures, String> {
-    let mut r = Runner::new(engine, world)?;
+    let mut r = Stepper::new(engine, world.clone()).map_err(|e| e.to_string())?;
     // Bodies frozen with a non-finite state (the world reports them in the step they froze).
     let mut frozen = Vec::new();
     for _ in 0..settle {
@@ -115,7 +79,7 @@ fn measure(engine: Engine, world: &World, settle: u64, steps: u64) -> Result<Fig
     }
     let (mut ms, mut deepest, mut asleep_steps) = (0.0, 0.0f32, 0);
     for _ in 0..steps {
-        ms += r.step();
+        ms += timed_step(&mut r);
         frozen.extend(r.world().faults().iter().map(|f| f.body as usize));
         deepest = deepest.max(r.penetration());
         asleep_steps += all_asleep(r.world()) as u64;

@@ -2,7 +2,8 @@
 //! engines' figures side by side.
 
 use super::{CliError, Overrides, parse_steps, parse_threads};
-use collidoscope::{StepProfile, World};
+#[cfg(feature = "rapier")]
+use collidoscope::stepper::Stepper;
 use std::path::PathBuf;
 #[cfg(feature = "rapier")]
 use {super::run::median_max, collidoscope::Scene, collidoscope::math::Real};
@@ -19,76 +20,6 @@ pub struct CompareArgs {
     /// any count.
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_threads)]
     pub threads: Option<u32>,
-}
-
-/// One engine stepping a scene.
-pub enum Stepper {
-    Collidoscope(Box<World>),
-    /// rapier3d or Jolt Physics with the scene mapped onto it.
-    #[cfg(feature = "rapier")]
-    Peer(Box<collidoscope::peer::PeerWorld>),
-}
-
-impl Stepper {
-    /// `engine` is a `--engine` name; `world` is the scene built with its settings.
-    pub fn new(engine: &str, world: World) -> Result<Stepper, CliError> {
-        if engine == "collidoscope" {
-            return Ok(Stepper::Collidoscope(Box::new(world)));
-        }
-        #[cfg(feature = "rapier")]
-        if let Some(e) = collidoscope::peer::Engine::from_cli_name(engine) {
-            let peer = collidoscope::peer::PeerWorld::new(e, &world).map_err(|e| CliError::from(e.to_string()))?;
-            return Ok(Stepper::Peer(Box::new(peer)));
-        }
-        match engine {
-            "rapier" | "jolt" => {
-                Err(format!("this build has no {engine} engine (built without the `{engine}` feature)").into())
-            }
-            other => Err(format!("unknown engine {other:?}; choose collidoscope, rapier or jolt").into()),
-        }
-    }
-
-    pub fn step(&mut self) {
-        match self {
-            Stepper::Collidoscope(w) => w.step(),
-            #[cfg(feature = "rapier")]
-            Stepper::Peer(p) => p.step(),
-        }
-    }
-
-    pub fn profile(&self) -> &StepProfile {
-        match self {
-            Stepper::Collidoscope(w) => w.profile(),
-            #[cfg(feature = "rapier")]
-            Stepper::Peer(p) => p.profile(),
-        }
-    }
-
-    /// The bodies after the last step (for a peer engine, its state read back into a world).
-    pub fn world(&self) -> &World {
-        match self {
-            Stepper::Collidoscope(w) => w,
-            #[cfg(feature = "rapier")]
-            Stepper::Peer(p) => p.world(),
-        }
-    }
-
-    pub fn label(&self) -> String {
-        match self {
-            Stepper::Collidoscope(_) => "Collidoscope".into(),
-            #[cfg(feature = "rapier")]
-            Stepper::Peer(p) => format!("{} (scene mapped onto it)", p.engine().label()),
-        }
-    }
-
-    /// The deepest penetration among the current contacts, m.
-    #[cfg(feature = "rapier")]
-    fn penetration(&self) -> Real {
-        match self {
-            Stepper::Collidoscope(w) => collidoscope::peer::collidoscope_penetration(w),
-            Stepper::Peer(p) => p.max_penetration(),
-        }
-    }
 }
 
 /// The value at fraction `q` of the sorted values (nearest rank).
@@ -138,7 +69,7 @@ fn simulate(mut engine: Stepper, steps: u64) -> Outcome {
 
 #[cfg(feature = "rapier")]
 pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
-    use collidoscope::peer::Engine;
+    use collidoscope::engine::Engine;
     let scene = Scene::load(&args.scene)?;
     let mut settings = scene.settings.clone();
     args.overrides.apply(&mut settings)?;
@@ -156,10 +87,10 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
     let mut runs: Vec<(Engine, Outcome)> = Vec::new();
     let mut refused: Vec<String> = Vec::new();
     for &e in Engine::ALL {
-        match Stepper::new(e.cli_name(), world.clone()) {
+        match Stepper::new(e, world.clone()) {
             Ok(stepper) => runs.push((e, simulate(stepper, args.steps))),
             Err(why) if e != Engine::Collidoscope => refused.push(format!("{} ({why})", e.label())),
-            Err(why) => return Err(why),
+            Err(why) => return Err(why.to_string().into()),
         }
     }
 

@@ -1,10 +1,12 @@
 //! `collidoscope run`: a scene stepped headless, with per-phase timings, counters and a state
 //! hash printed; CSV, final state and sweep metrics written on request.
 
-use super::compare::Stepper;
 use super::{CliError, Overrides, parse_steps, parse_threads};
+use clap::builder::TypedValueParser as _;
 use collidoscope::broadphase::BroadPhaseKind;
+use collidoscope::engine::Engine;
 use collidoscope::scene::AtomicFile;
+use collidoscope::stepper::Stepper;
 use collidoscope::world::PHASES;
 use collidoscope::{Scene, StepProfile, World};
 use std::io::Write;
@@ -30,8 +32,9 @@ pub struct RunArgs {
     /// The engine that simulates: Collidoscope, or rapier3d or Jolt Physics with the scene mapped
     /// onto it.
     #[arg(long, value_name = "NAME", default_value = "collidoscope",
-          value_parser = clap::builder::PossibleValuesParser::new(["collidoscope", "rapier", "jolt"]))]
-    pub engine: String,
+          value_parser = clap::builder::PossibleValuesParser::new(["collidoscope", "rapier", "jolt"])
+              .map(|name| name.parse::<Engine>().expect("a listed name")))]
+    pub engine: Engine,
     /// Write the run's sweep metrics (jitter, penetration, energy, tunneling, sleep, divergence
     /// from the scene's own settings) as a one-row CSV, the format `sweep --merge` reads.
     #[arg(long, value_name = "FILE")]
@@ -62,7 +65,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     };
     let final_state = args.final_state.as_deref().map(AtomicFile::create).transpose()?;
     let metrics = args.metrics.as_deref().map(AtomicFile::create).transpose()?;
-    if metrics.is_some() && args.engine != "collidoscope" {
+    if metrics.is_some() && args.engine != Engine::Collidoscope {
         return Err("--metrics measures Collidoscope's own contacts: use it with --engine collidoscope".into());
     }
     // The divergence compares with a run of the scene's own settings, when they were changed.
@@ -74,7 +77,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     };
     let mut probe = metrics.as_ref().map(|_| collidoscope::sweep::Probe::new(&world, args.steps));
     let mut bumps = args.bumps.then(|| collidoscope::sweep::BumpProbe::new(&world));
-    let mut engine = Stepper::new(&args.engine, world)?;
+    let mut engine = Stepper::new(args.engine, world).map_err(|e| CliError::from(e.to_string()))?;
     let mut summary = Summary::default();
     for step in 1..=args.steps {
         engine.step();

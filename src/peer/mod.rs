@@ -24,53 +24,7 @@ use crate::math::{Pose, Quat, Real, Vec3};
 use crate::world::{PositionCorrection, Settings, StepProfile, World};
 use rapier3d::prelude as r;
 
-/// The engines a scene can run in.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Engine {
-    #[default]
-    /// Collidoscope's own world.
-    Collidoscope,
-    /// rapier3d, body for body (feature `rapier`).
-    Rapier,
-    /// Jolt Physics, body for body (feature `jolt`).
-    #[cfg(feature = "jolt")]
-    Jolt,
-}
-
-impl Engine {
-    /// Every engine, in the order the CLI lists them.
-    pub const ALL: &'static [Engine] = &[
-        Engine::Collidoscope,
-        Engine::Rapier,
-        #[cfg(feature = "jolt")]
-        Engine::Jolt,
-    ];
-
-    /// The name used on the command line.
-    pub fn cli_name(self) -> &'static str {
-        match self {
-            Engine::Collidoscope => "collidoscope",
-            Engine::Rapier => "rapier",
-            #[cfg(feature = "jolt")]
-            Engine::Jolt => "jolt",
-        }
-    }
-
-    /// The engine whose [`cli_name`](Self::cli_name) is `name`.
-    pub fn from_cli_name(name: &str) -> Option<Engine> {
-        Self::ALL.iter().copied().find(|e| e.cli_name() == name)
-    }
-
-    /// The name shown to people, with the engine's version.
-    pub fn label(self) -> &'static str {
-        match self {
-            Engine::Collidoscope => "Collidoscope",
-            Engine::Rapier => "rapier3d 0.36",
-            #[cfg(feature = "jolt")]
-            Engine::Jolt => "Jolt Physics 5.0",
-        }
-    }
-}
+pub use crate::engine::Engine;
 
 /// A rapier3d world mirroring a Collidoscope world body for body (same order, same indices)
 /// and joint for joint.

@@ -11,6 +11,9 @@ pub enum PeerError {
     /// Collidoscope asked for as a peer of itself.
     #[error("Collidoscope is not a peer engine: choose rapier or jolt")]
     NotAPeer,
+    /// A peer engine this build was made without.
+    #[error("this build has no {0} engine (built without the `{0}` feature)")]
+    NotBuilt(Engine),
     /// Jolt refused the scene (a shape, a body or a joint, named).
     #[cfg(feature = "jolt")]
     #[error(transparent)]
@@ -45,6 +48,8 @@ impl PeerWorld {
             Engine::Rapier => Ok(PeerWorld::Rapier(Box::new(RapierWorld::from_world(world)))),
             #[cfg(feature = "jolt")]
             Engine::Jolt => Ok(PeerWorld::Jolt(Box::new(super::JoltWorld::from_world(world)?))),
+            #[cfg(not(feature = "jolt"))]
+            Engine::Jolt => Err(PeerError::NotBuilt(Engine::Jolt)),
         }
     }
 

@@ -28,8 +28,8 @@ pub enum SessionError {
     /// A peer engine asked for in a build without it.
     #[error("this build has no {engine} engine (built without the `{engine}` feature)")]
     NoEngine {
-        /// The engine's `--engine` name, also its cargo feature.
-        engine: String,
+        /// The engine (its `--engine` name is also its cargo feature).
+        engine: crate::engine::Engine,
     },
     /// A peer engine that could not take the scene (a shape it refused, named).
     #[error("{engine} cannot run this scene: {error}")]

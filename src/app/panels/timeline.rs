@@ -3,6 +3,7 @@
 
 use super::PanelCx;
 use super::{Command, colors};
+use crate::engine::Engine;
 use crate::record::{Event, EventKind};
 use crate::session::sim::{SPEED_RANGE, Simulation};
 use crate::session::timeline::{RecordCommand, Review};
@@ -137,7 +138,7 @@ impl TimelinePanel {
                             )
                             .clicked()
                     {
-                        out.push(rec(RecordCommand::StartAbPeer { engine: "rapier", from_start: true }));
+                        out.push(rec(RecordCommand::StartAbPeer { engine: Engine::Rapier, from_start: true }));
                     }
                     if cfg!(feature = "jolt")
                         && ui
@@ -148,7 +149,7 @@ impl TimelinePanel {
                             )
                             .clicked()
                     {
-                        out.push(rec(RecordCommand::StartAbPeer { engine: "jolt", from_start: true }));
+                        out.push(rec(RecordCommand::StartAbPeer { engine: Engine::Jolt, from_start: true }));
                     }
                 }
                 Some(_) => {

@@ -3,6 +3,7 @@
 
 use super::{SPEED_RANGE, Simulation};
 use crate::dynamics::Body;
+use crate::engine::Engine;
 use crate::record::{Action, Recording};
 use crate::scene::{BodyDesc, Scene};
 use crate::session::timeline::{
@@ -374,10 +375,10 @@ impl Simulation {
     /// Starts an A/B comparison with the peer engine `engine` (`rapier` or `jolt`) on the B
     /// side, from the world now or from the scene's start; the app's world is A. On error
     /// nothing changes.
-    pub fn start_ab_peer(&mut self, engine: &str, from_start: bool) -> Result<(), SessionError> {
+    pub fn start_ab_peer(&mut self, engine: Engine, from_start: bool) -> Result<(), SessionError> {
         #[cfg(feature = "rapier")]
-        if let Some(e) = crate::peer::Engine::from_cli_name(engine).filter(|&e| e != crate::peer::Engine::Collidoscope)
-        {
+        if engine.built() {
+            let e = engine;
             // The engine takes B's world as start_ab will leave it, before anything changes.
             let b = if from_start {
                 let mut b = self.start_world()?;
@@ -397,7 +398,7 @@ impl Simulation {
             return Ok(());
         }
         let _ = from_start;
-        Err(SessionError::NoEngine { engine: engine.to_string() })
+        Err(SessionError::NoEngine { engine })
     }
 
     /// Puts both worlds of the A/B back at its start, each keeping the settings it has now, and

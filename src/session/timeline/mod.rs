@@ -62,8 +62,8 @@ pub enum RecordCommand {
     /// Start an A/B comparison with a peer engine on the B side, from the world now or the
     /// scene's start; the app's world is A.
     StartAbPeer {
-        /// The engine's `--engine` name: `rapier` or `jolt`.
-        engine: &'static str,
+        /// The peer engine: rapier3d or Jolt Physics.
+        engine: crate::engine::Engine,
         /// Both worlds from the scene's start rather than from the world now.
         from_start: bool,
     },
@@ -94,16 +94,16 @@ pub type Changes = Vec<(String, String)>;
 
 /// Takes `engine=NAME` out of `--compare` changes: the peer engine it asks for (`rapier` or
 /// `jolt`; none for `collidoscope`), and the rest.
-pub fn split_engine(changes: &[(String, String)]) -> Result<(Option<&'static str>, Changes), SessionError> {
+pub fn split_engine(changes: &[(String, String)]) -> Result<(Option<crate::engine::Engine>, Changes), SessionError> {
+    use crate::engine::Engine;
     let mut peer = None;
     let mut rest = Vec::new();
     for (field, value) in changes {
         if field == "engine" {
-            peer = match value.as_str() {
-                "rapier" => Some("rapier"),
-                "jolt" => Some("jolt"),
-                "collidoscope" => None,
-                other => return Err(SessionError::Engine(other.to_string())),
+            peer = match Engine::from_cli_name(value) {
+                Some(Engine::Collidoscope) => None,
+                Some(e) => Some(e),
+                None => return Err(SessionError::Engine(value.clone())),
             };
         } else {
             rest.push((field.clone(), value.clone()));
