@@ -102,6 +102,10 @@ pub(super) struct Tree {
     /// block with it (`pairs`): where its multipliers `L` are.
     later_start: Vec<u32>,
     later: Vec<(u32, u32)>,
+    /// What the forest above was found from (`build_key`, one entry per row; `None`: nothing, or
+    /// the solve off), and the rows it took: a step whose rows give the same key keeps it.
+    built_from: Option<Vec<[u32; 3]>>,
+    built_taken: Vec<bool>,
     scratch: PassScratch<Scratch>,
 }
 
@@ -136,7 +140,9 @@ struct Scratch {
     /// Joint space: the blocks between two joints of one body (`Tree::pair_start`), then the
     /// factor's multipliers `L` in their place.
     pairs: Vec<[V3; 3]>,
-    /// Scratch of `build`: each state's body node, and the bodies' joints (CSR).
+    /// Scratch of `build`: this step's key (`build_key`), each state's body node, and the
+    /// bodies' joints (CSR).
+    key: Vec<[u32; 3]>,
     node_of_state: Vec<u32>,
     start: Vec<u32>,
     fill: Vec<u32>,
@@ -150,7 +156,23 @@ struct Scratch {
 impl Tree {
     /// Finds the forest among the rows whose joints hold a point: marks each row it takes
     /// (`Prepared::tree`). `states` is the number of body states (the world's dummy included).
+    ///
+    /// The forest depends only on which rows hold a point, their bodies and which of their sides
+    /// move (`build_key`): where those are the last build's, so is the forest, and it is kept.
     pub(super) fn build(&mut self, rows: &mut [Prepared], states: usize, enabled: bool) {
+        let s = self.scratch.get_mut();
+        s.factored = false;
+        if enabled {
+            s.key.clear();
+            s.key.extend(rows.iter().map(build_key));
+            if self.built_from.as_ref() == Some(&s.key) {
+                for (p, &taken) in rows.iter_mut().zip(&self.built_taken) {
+                    p.tree = taken;
+                }
+                return;
+            }
+        }
+        self.built_from = None;
         self.body_state.clear();
         self.body_mass.clear();
         self.body_parent.clear();
@@ -162,7 +184,6 @@ impl Tree {
         self.clique.clear();
         self.cliques = false;
         let s = self.scratch.get_mut();
-        s.factored = false;
         if !enabled {
             return;
         }
@@ -263,6 +284,9 @@ impl Tree {
         for (j, &r) in self.joint_row.iter().enumerate() {
             rows[r as usize].tree = s.taken[j];
         }
+        self.built_taken.clear();
+        self.built_taken.extend(rows.iter().map(|p| p.tree));
+        self.built_from = Some(std::mem::take(&mut s.key));
         for &b in &self.body_state {
             s.node_of_state[b as usize] = NONE;
         }
@@ -562,7 +586,9 @@ impl Tree {
     }
 
     /// Applies the forest's joints' impulses of the last substep at the arms of the last
-    /// factorisation, made where the bodies are at the start of a substep.
+    /// factorisation, made where the bodies are at the start of a substep. Inlined into both
+    /// compiled copies of the joints' warm start.
+    #[inline(always)]
     pub(super) fn warm_start(&self, rows: &[Prepared], joints: &[JointState], states: &mut [BodyState]) {
         if self.order.is_empty() {
             return;
@@ -821,6 +847,14 @@ fn add_geometric_stiffness(d: &mut [V3; 3], inertia: &DMat3, arm: Vec3, h_pull: 
         }
     }
     true
+}
+
+/// What `Tree::build` reads of a row: its bodies' states, and whether it holds a point (bit 0)
+/// and each of its sides moves and turns (bits 1 and 2).
+fn build_key(p: &Prepared) -> [u32; 3] {
+    let moves = |side: usize, m: Real| m > 0.0 && p_inertia_invertible(p, side);
+    let flags = u32::from(has_point(&p.kind)) | u32::from(moves(0, p.ma)) << 1 | u32::from(moves(1, p.mb)) << 2;
+    [p.a as u32, p.b as u32, flags]
 }
 
 /// Whether side `side`'s inverse inertia can be inverted (a body with a locked rotation has
