@@ -1234,6 +1234,41 @@ mod tests {
 
     /// `factor` and `solve` give the same bits in their baseline copies and their x86-64-v3
     /// copies, in joint space and in the bodies' system, with position correction and without.
+    /// A forest found from the same rows again is kept; rows that change what it reads (a side
+    /// that stops moving) find it again, as a tree that never saw the old rows finds it.
+    #[test]
+    fn the_forest_is_kept_for_the_same_rows_and_found_again_when_they_change() {
+        let Forest { mut tree, rows, states, .. } = built_forest(7, 30, 3, None);
+        let shape = |t: &Tree, rows: &[Prepared]| {
+            let taken: Vec<bool> = rows.iter().map(|p| p.tree).collect();
+            format!("{:?} {:?} {:?} {:?} {:?} {taken:?}", t.order, t.elim, t.joint_row, t.joint_sides, t.clique)
+        };
+        let first = shape(&tree, &rows);
+        assert!(rows.iter().filter(|p| p.tree).count() > 10, "{first}");
+        let mut again = rows.clone();
+        again.iter_mut().for_each(|p| p.tree = false);
+        tree.build(&mut again, states.len(), true);
+        assert_eq!(shape(&tree, &again), first);
+        // A body that stops moving leaves the forest; the kept one would be wrong.
+        let mut changed = rows.clone();
+        let b = changed[5].b;
+        for p in &mut changed {
+            p.tree = false;
+            if p.a == b {
+                p.ma = 0.0;
+            }
+            if p.b == b {
+                p.mb = 0.0;
+            }
+        }
+        let mut fresh_rows = changed.clone();
+        tree.build(&mut changed, states.len(), true);
+        let mut fresh = Tree::default();
+        fresh.build(&mut fresh_rows, states.len(), true);
+        assert_eq!(shape(&tree, &changed), shape(&fresh, &fresh_rows));
+        assert_ne!(shape(&tree, &changed), first);
+    }
+
     #[test]
     fn both_compiled_copies_give_the_same_bits() {
         if !crate::simd::x86_64_v3() {
