@@ -116,9 +116,10 @@ pub(super) struct Tree {
 struct Scratch {
     /// Whether the blocks below hold a factorisation of this step's forest.
     factored: bool,
-    /// Body nodes: the inverse mass and world inverse inertia where the body is now, the pivot
-    /// block's Cholesky factor (lower triangles only: the upper ones are never read), `D⁻¹ Gᵀ` for the parent joint's block `G`, and the right-hand
-    /// side (then the solution).
+    /// Body nodes: the inverse mass and world inverse inertia where the body is now; in the
+    /// bodies' system (`factor_bodies`), the pivot block's Cholesky factor (lower triangles
+    /// only: the upper ones are never read), `D⁻¹ Gᵀ` for the parent joint's block `G`, and the
+    /// right-hand side (then the solution).
     inv_mass: Vec<(Real, Mat3)>,
     /// Body nodes: the world inertia where the body is now, that inertia with the geometric
     /// stiffness of the pulled arms added (`stiffened`: some was) and its inverse.
@@ -647,10 +648,8 @@ impl Tree {
         if !s.factored {
             return false;
         }
-        for r in &mut s.br {
-            *r = [0.0; 6];
-        }
-        // The joints' velocity errors along the factored arms, and their gaps.
+        // The joints' velocity errors along the factored arms, and their gaps: `J v + b`, in
+        // joint space negated (its right-hand side).
         for (j, &r) in self.joint_row.iter().enumerate() {
             let p = &rows[r as usize];
             if !p.tree {
@@ -659,17 +658,22 @@ impl Tree {
             let [arm_a, rb, d] = s.arms[j];
             let (a, b) = (&states[p.a], &states[p.b]);
             let rhs = (b.v + b.w.cross(rb)) - (a.v + a.w.cross(arm_a)) + bias_rate * d;
-            s.jr[j] = [rhs.x as f64, rhs.y as f64, rhs.z as f64];
+            let rhs = [rhs.x as f64, rhs.y as f64, rhs.z as f64];
+            s.jr[j] = if self.cliques { [-rhs[0], -rhs[1], -rhs[2]] } else { rhs };
         }
         if self.cliques {
             self.solve_cliques(s);
+            self.apply_cliques(s, states);
         } else {
+            for r in &mut s.br {
+                *r = [0.0; 6];
+            }
             self.solve_bodies(s);
-        }
-        for (&state, dv) in self.body_state.iter().zip(&s.br) {
-            let st = &mut states[state as usize];
-            st.v += Vec3::new(dv[0] as Real, dv[1] as Real, dv[2] as Real);
-            st.w += Vec3::new(dv[3] as Real, dv[4] as Real, dv[5] as Real);
+            for (&state, dv) in self.body_state.iter().zip(&s.br) {
+                let st = &mut states[state as usize];
+                st.v += Vec3::new(dv[0] as Real, dv[1] as Real, dv[2] as Real);
+                st.w += Vec3::new(dv[3] as Real, dv[4] as Real, dv[5] as Real);
+            }
         }
         for (&r, l) in self.joint_row.iter().zip(&s.jr) {
             let p = &rows[r as usize];
@@ -681,12 +685,9 @@ impl Tree {
     }
 
     /// `solve` in joint space on `factor_cliques`'s factor: the impulses `λ` in `jr` (which
-    /// holds `J v + b`), then the bodies' velocity changes `M⁻¹ Jᵀ λ` in `br`.
+    /// holds `−(J v + b)`).
     #[inline(always)]
     fn solve_cliques(&self, s: &mut Scratch) {
-        for r in &mut s.jr {
-            *r = r.map(|x| -x);
-        }
         // Forward: `L y = r`, then `D⁻¹ y`.
         for (i, &c) in self.elim.iter().enumerate() {
             let c = c as usize;
@@ -712,29 +713,30 @@ impl Tree {
             }
             s.jr[c] = x;
         }
-        // The impulses on the bodies, `Jᵀ λ`: `σ λ` and `σ r × λ` on each side.
-        for &j in &self.elim {
-            let j = j as usize;
-            let l = s.jr[j];
-            for (side, sign) in [(0, -1.0), (1, 1.0)] {
-                let b = self.joint_sides[j][side];
-                if b == NONE {
-                    continue;
-                }
-                let arm = s.arms[j][side];
+    }
+
+    /// Adds to each body the velocity change `M⁻¹ Jᵀ λ` of `solve_cliques`'s impulses: `σ λ` and
+    /// `σ r × λ` from each of its joints, in the order of elimination.
+    #[inline(always)]
+    fn apply_cliques(&self, s: &Scratch, states: &mut [BodyState]) {
+        for (b, &state) in self.body_state.iter().enumerate() {
+            let mut imp = [0.0; 6];
+            for &(j, side) in &self.clique[self.clique_start[b] as usize..self.clique_start[b + 1] as usize] {
+                let l = s.jr[j as usize];
+                let arm = s.arms[j as usize][side as usize];
                 let r = [arm.x as f64, arm.y as f64, arm.z as f64];
                 let t = [r[1] * l[2] - r[2] * l[1], r[2] * l[0] - r[0] * l[2], r[0] * l[1] - r[1] * l[0]];
-                let imp = &mut s.br[b as usize];
+                let sign = if side == 0 { -1.0 } else { 1.0 };
                 for a in 0..3 {
                     imp[a] += sign * l[a];
                     imp[3 + a] += sign * t[a];
                 }
             }
-        }
-        for (imp, (&(m, _), w)) in s.br.iter_mut().zip(s.inv_mass.iter().zip(&s.inv_inertia)) {
-            let m = m as f64;
-            let dw = mul3(w, &[imp[3], imp[4], imp[5]]);
-            *imp = [m * imp[0], m * imp[1], m * imp[2], dw[0], dw[1], dw[2]];
+            let m = s.inv_mass[b].0 as f64;
+            let dw = mul3(&s.inv_inertia[b], &[imp[3], imp[4], imp[5]]);
+            let st = &mut states[state as usize];
+            st.v += Vec3::new((m * imp[0]) as Real, (m * imp[1]) as Real, (m * imp[2]) as Real);
+            st.w += Vec3::new(dw[0] as Real, dw[1] as Real, dw[2] as Real);
         }
     }
 
