@@ -297,6 +297,9 @@ pub(crate) struct JointSolver {
     /// step's start; and, scratch of `prepare`, each state's place among them.
     bodies: Vec<(usize, Mat3)>,
     body_of_state: Vec<u32>,
+    /// The rows the passes visit one by one: all but those the forest holds entirely
+    /// (`Prepared::tree_only`).
+    one_by_one: Vec<u32>,
 }
 
 /// The one-by-one rows where the bodies are now, and the bodies' inverse inertias turned as far
@@ -398,6 +401,8 @@ impl JointSolver {
             self.body_of_state[state] = u32::MAX;
         }
         self.tree.build(&mut self.rows, dummy + 1, exact);
+        self.one_by_one.clear();
+        self.one_by_one.extend((0..self.rows.len() as u32).filter(|&r| !self.rows[r as usize].tree_only()));
     }
 
     /// Whether any joint has rows this step.
@@ -514,8 +519,8 @@ impl JointSolver {
         }
         live.rows.clear();
         let turned = &live.turned;
-        for p in self.rows.iter().filter(|p| !p.tree_only()) {
-            live.rows.push(p.now(turned, states, dq));
+        for &r in &self.one_by_one {
+            live.rows.push(self.rows[r as usize].now(turned, states, dq));
         }
     }
 
