@@ -853,9 +853,13 @@ fn add_geometric_stiffness(d: &mut [V3; 3], inertia: &DMat3, arm: Vec3, h_pull: 
 
 /// What `Tree::build` reads of a row: its bodies' states, and whether it holds a point (bit 0)
 /// and each of its sides moves and turns (bits 1 and 2).
+/// A row without a point is left out whatever its sides, so they are not looked at.
 fn build_key(p: &Prepared) -> [u32; 3] {
     let moves = |side: usize, m: Real| m > 0.0 && p_inertia_invertible(p, side);
-    let flags = u32::from(has_point(&p.kind)) | u32::from(moves(0, p.ma)) << 1 | u32::from(moves(1, p.mb)) << 2;
+    let flags = match has_point(&p.kind) {
+        true => 1 | u32::from(moves(0, p.ma)) << 1 | u32::from(moves(1, p.mb)) << 2,
+        false => 0,
+    };
     [p.a as u32, p.b as u32, flags]
 }
 
