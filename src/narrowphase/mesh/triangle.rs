@@ -340,6 +340,15 @@ impl<'a> Polytope<'a> {
         Some(Polytope { shape, pose: *pose, extent, faces, edges })
     }
 
+    /// A hull's box: that of its placed vertices, as [`Shape::aabb`] makes it at the same pose
+    /// (`None` for a box).
+    pub(crate) fn points_aabb(&self) -> Option<crate::geometry::Aabb> {
+        match &self.extent {
+            Extent::Points(p, _) => Some(crate::geometry::Aabb::from_points(p.iter().copied())),
+            Extent::Box { .. } => None,
+        }
+    }
+
     /// The lowest and highest value of `l · x` over the shape.
     #[inline(always)]
     fn along(&self, l: Vec3) -> (Real, Real) {
@@ -798,6 +807,10 @@ mod tests {
             );
             let at = Vec3::new(span * (next() - 0.5), size * (next() - 0.3), span * (next() - 0.5));
             let poly = Polytope::new(&shape, &Pose::new(at, rotation)).unwrap();
+            // A hull's box from its placed vertices is the shape's box there, bit for bit.
+            if let Some(b) = poly.points_aabb() {
+                assert_eq!(b, shape.aabb(&Pose::new(at, rotation)), "case {case}");
+            }
             let base = contact_polytope_triangle_in(&poly, &tri, n, 0.02);
             found += usize::from(base.is_some());
             // The dispatch runs the x86-64-v3 copy on this CPU (checked above).
