@@ -290,7 +290,7 @@ mod tests {
     fn a_reset_list_answers_as_a_new_one() {
         let mut rng = SplitMix64::new(41);
         let shape = Shape::cuboid(Vec3::splat(0.25));
-        let mut step = |e: &mut Escaped, n: usize, rng: &mut SplitMix64| {
+        let step = |e: &mut Escaped, n: usize, rng: &mut SplitMix64| {
             let aabbs = vec![Aabb::EMPTY; n];
             for k in 0..n {
                 let start = Pose::from_translation(rng.vec3(-20.0, 20.0));
