@@ -21,6 +21,7 @@ const SCANS_BEFORE_SORT: usize = 8;
 const WIDE_FACTOR: Real = 8.0;
 
 /// Bodies whose motion left the box the broad phase indexed for them.
+#[derive(Clone, Debug, Default)]
 pub(super) struct Escaped {
     flags: Vec<bool>,
     list: Vec<u32>,
@@ -34,7 +35,7 @@ pub(super) struct Escaped {
 }
 
 /// The listed bodies sorted by the cell of their box's low corner.
-#[derive(Default)]
+#[derive(Clone, Debug, Default)]
 struct Cells {
     /// The list's bodies are sorted in (false until the first query of a list too long to scan).
     built: bool,
@@ -55,14 +56,29 @@ struct Cells {
 
 impl Escaped {
     /// No body listed yet, for `n` bodies.
+    #[cfg(test)]
     pub(super) fn new(n: usize) -> Self {
-        Escaped {
-            flags: vec![false; n],
-            list: Vec::new(),
-            boxes: vec![Aabb::EMPTY; n],
-            cells: Cells { is_late: vec![false; n], ..Cells::default() },
-            scanned: 0,
-        }
+        let mut e = Escaped::default();
+        e.reset(n);
+        e
+    }
+
+    /// No body listed, for `n` bodies, keeping the room of earlier steps' lists.
+    pub(super) fn reset(&mut self, n: usize) {
+        self.flags.clear();
+        self.flags.resize(n, false);
+        self.list.clear();
+        self.boxes.clear();
+        self.boxes.resize(n, Aabb::EMPTY);
+        let c = &mut self.cells;
+        (c.built, c.inv_cell, c.reach) = (false, 0.0, 0.0);
+        c.sorted.clear();
+        c.late.clear();
+        c.is_late.clear();
+        c.is_late.resize(n, false);
+        c.wide.clear();
+        c.sizes.clear();
+        self.scanned = 0;
     }
 
     /// Lists body `k` if its motion `m` left its indexed box (`aabbs[k]`), or keeps its box up
@@ -267,5 +283,34 @@ mod tests {
         }
         assert!(escaped.cells.built && !escaped.cells.wide.is_empty(), "the cells and the wide list were used");
         assert!(found > 1000, "queries found bodies: {found}");
+    }
+
+    /// A list reset after a step whose queries sorted it answers the next step as a new one.
+    #[test]
+    fn a_reset_list_answers_as_a_new_one() {
+        let mut rng = SplitMix64::new(41);
+        let shape = Shape::cuboid(Vec3::splat(0.25));
+        let step = |e: &mut Escaped, n: usize, rng: &mut SplitMix64| {
+            let aabbs = vec![Aabb::EMPTY; n];
+            for k in 0..n {
+                let start = Pose::from_translation(rng.vec3(-20.0, 20.0));
+                let m = Motion::turning(start, start.translation + rng.vec3(-1.0, 1.0), Vec3::ZERO);
+                e.note(k, &shape, &Remaining { motion: m, t_from: 0.0 }, &aabbs);
+            }
+            (0..200)
+                .map(|_| {
+                    let query = Aabb::from_center_half_extents(rng.vec3(-20.0, 20.0), Vec3::splat(2.0));
+                    let mut out = Vec::new();
+                    e.meeting(&query, &mut out);
+                    sorted(out)
+                })
+                .collect::<Vec<_>>()
+        };
+        let mut used = Escaped::new(500);
+        step(&mut used, 500, &mut rng);
+        assert!(used.cells.built, "the first step sorted its list");
+        used.reset(300);
+        let (mut a, mut b) = (SplitMix64::new(43), SplitMix64::new(43));
+        assert_eq!(step(&mut used, 300, &mut a), step(&mut Escaped::new(300), 300, &mut b));
     }
 }

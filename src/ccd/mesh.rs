@@ -43,7 +43,7 @@ pub(crate) fn carried_mesh_time_of_impact(
     let tolerance = 0.25 * target.max(1e-4);
     let touching =
         tris.iter().any(|(tri, n)| gap_at(a, sm, tri, *n, 0.0).is_some_and(|(gap, _, _)| gap <= target + tolerance));
-    let cores = if touching { a.cores() } else { Vec::new() };
+    let cores: Vec<_> = if touching { a.cores().collect() } else { Vec::new() };
     let searched: Vec<Carried> = if touching {
         cores.iter().map(|(core, local)| Carried { shape: core, motion: a.motion, local: *local, body: core }).collect()
     } else {

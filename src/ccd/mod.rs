@@ -19,8 +19,8 @@ mod speculative;
 pub use draw::shape_outline;
 pub use mesh::mesh_time_of_impact;
 pub use pair::pair_time_of_impact;
-pub(crate) use resolve::resolve_toi;
 pub use resolve::{CcdMotion, MAX_TOI_ROUNDS, ToiEvent, motion_aabb, toi_target};
+pub(crate) use resolve::{ToiScratch, resolve_toi};
 pub use speculative::{pair_reach, pushed_reach, speculative_contact, speculative_manifold};
 pub use toi::{
     Advance, Carried, MAX_TOI_ITERATIONS, Motion, TimeOfImpact, advance, advance_carried, angular_reach,
@@ -109,7 +109,8 @@ pub fn left_their_rows(
     let motions = |i: usize, b: &Body| b.is_dynamic() && !b.is_asleep() && !by_kinematic[i];
     for (i, b) in bodies.iter().enumerate() {
         let far = || b.pose.translation.distance(starts[i].translation) > 0.5 * b.shape.inner_radius();
-        if motions(i, b) && aabbs.get(i).is_some_and(|indexed| !indexed.contains(&b.aabb())) && far() {
+        // The distance first: it costs less than the box (a compound's is its children's).
+        if motions(i, b) && far() && aabbs.get(i).is_some_and(|indexed| !indexed.contains(&b.aabb())) {
             out[i] = true;
         }
     }

@@ -6,7 +6,7 @@
 use super::mesh::{carried_mesh_time_of_impact, mesh_time_of_impact};
 use super::resolve::carried_aabb;
 use super::toi::{Carried, Motion, TimeOfImpact, carried_time_of_impact_or_core, time_of_impact_or_core};
-use crate::geometry::Shape;
+use crate::geometry::{Aabb, Shape};
 use crate::math::Real;
 
 /// When body shape `a` moving along `sa` first comes within `target` of body shape `b` moving
@@ -31,21 +31,38 @@ pub fn pair_time_of_impact(
             time_of_impact_or_core(a, sa, b, sb, target, b_core)
         };
     }
-    let (parts_a, parts_b) = (parts(a, sa), parts(b, sb));
+    // A lone shape on B's side (a wall, a floor) needs no list of parts.
+    if !b.is_compound() {
+        let pb = Carried::body(b, sb);
+        return first_part_impact(parts(a, sa), &[pb], &[carried_aabb(&pb)], &mut [None], target, b_core);
+    }
+    let parts_b: Vec<_> = parts(b, sb).collect();
     let boxes_b: Vec<_> = parts_b.iter().map(carried_aabb).collect();
-    // A's body core against each part of B, searched once for all of A's children.
-    let mut body_cores: Vec<Option<Option<TimeOfImpact>>> = vec![None; parts_b.len()];
+    first_part_impact(parts(a, sa), &parts_b, &boxes_b, &mut vec![None; parts_b.len()], target, b_core)
+}
+
+/// The earliest impact of any of A's parts with any of B's (`boxes_b`: their swept boxes)
+/// whose swept boxes meet. `body_cores` keeps A's body core against each part of B, searched
+/// once for all of A's children.
+fn first_part_impact<'a>(
+    parts_a: impl Iterator<Item = Carried<'a>>,
+    parts_b: &[Carried],
+    boxes_b: &[Aabb],
+    body_cores: &mut [Option<Option<TimeOfImpact>>],
+    target: Real,
+    b_core: bool,
+) -> Option<TimeOfImpact> {
     let mut first: Option<TimeOfImpact> = None;
-    for pa in &parts_a {
-        let box_a = carried_aabb(pa).expanded(2.0 * target + 1e-4);
-        for ((pb, box_b), body_core) in parts_b.iter().zip(&boxes_b).zip(&mut body_cores) {
+    for pa in parts_a {
+        let box_a = carried_aabb(&pa).expanded(2.0 * target + 1e-4);
+        for ((pb, box_b), body_core) in parts_b.iter().zip(boxes_b).zip(body_cores.iter_mut()) {
             if !box_a.overlaps(box_b) {
                 continue;
             }
             let hit = if pb.shape.is_mesh() {
-                carried_mesh_time_of_impact(pa, pb.shape, pb.motion, target)
+                carried_mesh_time_of_impact(&pa, pb.shape, pb.motion, target)
             } else {
-                carried_time_of_impact_or_core(pa, pb, target, b_core, body_core)
+                carried_time_of_impact_or_core(&pa, pb, target, b_core, body_core)
             };
             if let Some(h) = hit
                 && first.is_none_or(|f| h.t < f.t)
@@ -59,9 +76,11 @@ pub fn pair_time_of_impact(
 
 /// The convex parts of a body's shape along its sweep: a compound's children at their poses in
 /// it, or the shape itself.
-fn parts<'a>(shape: &'a Shape, motion: &'a Motion) -> Vec<Carried<'a>> {
-    match shape {
-        Shape::Compound(c) => c.children().iter().map(|k| Carried::part(&k.shape, motion, &k.pose, shape)).collect(),
-        _ => vec![Carried::body(shape, motion)],
-    }
+fn parts<'a>(shape: &'a Shape, motion: &'a Motion) -> impl Iterator<Item = Carried<'a>> {
+    let children = match shape {
+        Shape::Compound(c) => c.children(),
+        _ => &[],
+    };
+    let whole = (!shape.is_compound()).then(|| Carried::body(shape, motion));
+    children.iter().map(move |k| Carried::part(&k.shape, motion, &k.pose, shape)).chain(whole)
 }

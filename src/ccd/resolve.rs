@@ -103,6 +103,17 @@ pub fn toi_target(settings: &Settings) -> Real {
     (0.5 * settings.slop).clamp(1e-4, 0.25 * settings.speculative_distance.max(4e-4))
 }
 
+/// The time-of-impact pass's working lists, kept from step to step for their room.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ToiScratch {
+    remaining: Vec<Remaining>,
+    escaped: Escaped,
+    queue: VecDeque<u32>,
+    queued: Vec<bool>,
+    candidates: Vec<u32>,
+    rounds: Vec<usize>,
+}
+
 /// Re-plays this step's motion of every body that needs it against the other bodies' motions
 /// (`starts` holds every body's pose at the start of the step, `fast` which bodies CCD
 /// handles; `aabbs` are the boxes the broad phase indexed, fast bodies' swept). Swept are the
@@ -119,20 +130,23 @@ pub(crate) fn resolve_toi(
     settings: &Settings,
     motions: &mut Vec<CcdMotion>,
     events: &mut Vec<ToiEvent>,
+    scratch: &mut ToiScratch,
 ) -> u32 {
     let target = toi_target(settings);
     let n = bodies.len();
-    let mut remaining: Vec<Remaining> = (0..n).map(|k| step_motion(&bodies[k], starts[k], settings.dt)).collect();
+    let ToiScratch { remaining, escaped, queue, queued, candidates, rounds } = scratch;
+    remaining.clear();
+    remaining.extend((0..n).map(|k| step_motion(&bodies[k], starts[k], settings.dt)));
     // Bodies whose motion this step left the box the broad phase indexed: a query misses them.
-    let mut escaped = Escaped::new(n);
+    escaped.reset(n);
     for k in 0..n {
         if bodies[k].kind != BodyKind::Static {
             escaped.note(k, &bodies[k].shape, &remaining[k], aabbs);
         }
     }
-    let mut queue: VecDeque<u32> = VecDeque::new();
-    let mut queued = vec![false; n];
-    let mut candidates = Vec::new();
+    queue.clear();
+    queued.clear();
+    queued.resize(n, false);
     // Fast kinematic bodies are not stopped; the solver pushes what lies in their path through
     // their speculative contacts, and fast dynamic bodies are swept against their motion here.
     // Bodies swept only for their turn (`turning`, `super::turns_past_rows`) are not swept
@@ -142,7 +156,8 @@ pub(crate) fn resolve_toi(
         queued[k] = (fast[k] || turning[k]) && b.is_dynamic();
     }
     queue.extend((0..n as u32).filter(|&k| queued[k as usize]));
-    let mut rounds = vec![0usize; n];
+    rounds.clear();
+    rounds.resize(n, 0);
     let mut count = 0;
     while let Some(i) = queue.pop_front() {
         let i = i as usize;
@@ -155,12 +170,12 @@ pub(crate) fn resolve_toi(
                 motions.push(CcdMotion { body: i as u32, from: motion.start, to: motion.end, aabb });
             }
             candidates.clear();
-            broad.query_aabb(aabbs, &aabb, &mut candidates);
-            escaped.meeting(&aabb, &mut candidates);
+            broad.query_aabb(aabbs, &aabb, candidates);
+            escaped.meeting(&aabb, candidates);
             candidates.sort_unstable();
             candidates.dedup();
             let mut first: Option<(u32, Motion, TimeOfImpact)> = None;
-            for &j in &candidates {
+            for &j in candidates.iter() {
                 let ju = j as usize;
                 // A body swept only for its turn is swept against static bodies alone.
                 if ju == i || (!fast[i] && turning[i] && bodies[ju].kind != BodyKind::Static) {

@@ -142,12 +142,10 @@ impl<'a> Carried<'a> {
     /// an [`Shape::inner_radius`] with its pose in the body: the body's about its centre of mass (a
     /// point for a compound whose centre no child holds a ball about) and, for a compound's
     /// child, the child's about its origin. Neither centre may cross what the shape touches.
-    pub fn cores(&self) -> Vec<(Shape, Option<&'a Pose>)> {
-        let mut cores = vec![(Shape::sphere(0.25 * self.body.inner_radius()), None)];
-        if self.local.is_some() {
-            cores.push((Shape::sphere(0.25 * self.shape.inner_radius()), self.local));
-        }
-        cores
+    pub fn cores(&self) -> impl Iterator<Item = (Shape, Option<&'a Pose>)> + use<'a, '_> {
+        let body = (Shape::sphere(0.25 * self.body.inner_radius()), None);
+        let own = self.local.map(|l| (Shape::sphere(0.25 * self.shape.inner_radius()), Some(l)));
+        std::iter::once(body).chain(own)
     }
 
     /// The shape's world pose at fraction `t` of the interval.
@@ -337,8 +335,8 @@ fn first_core_impact(
     target: Real,
     body_core: &mut Option<Option<TimeOfImpact>>,
 ) -> Option<TimeOfImpact> {
-    a.cores().iter().fold(None, |first, (core, local)| {
-        let c = Carried { shape: core, motion: a.motion, local: *local, body: core };
+    a.cores().fold(None, |first, (core, local)| {
+        let c = Carried { shape: &core, motion: a.motion, local, body: &core };
         let hit = match local {
             None => *body_core.get_or_insert_with(|| core_impact(&c, b, target)),
             Some(_) => core_impact(&c, b, target),

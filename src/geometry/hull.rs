@@ -245,23 +245,22 @@ impl ConvexHull {
     }
 
     /// The vertices joined to vertex `v` by an edge, ascending.
-    pub fn edge_neighbours(&self, v: usize) -> Vec<u32> {
-        match &self.climb {
-            Some(c) => c.edge_nbrs.row(v as u32).to_vec(),
-            None => self
-                .edges
-                .iter()
-                .filter_map(|&(a, b)| {
-                    if a as usize == v {
-                        Some(b)
-                    } else if b as usize == v {
-                        Some(a)
-                    } else {
-                        None
-                    }
-                })
-                .collect(),
-        }
+    pub fn edge_neighbours(&self, v: usize) -> impl Iterator<Item = u32> + '_ {
+        // The table's row, or a scan of the edges when the hull has no table.
+        let (row, edges) = match &self.climb {
+            Some(c) => (c.edge_nbrs.row(v as u32), &[][..]),
+            None => (&[][..], &self.edges[..]),
+        };
+        let scan = edges.iter().filter_map(move |&(a, b)| {
+            if a as usize == v {
+                Some(b)
+            } else if b as usize == v {
+                Some(a)
+            } else {
+                None
+            }
+        });
+        row.iter().copied().chain(scan)
     }
 
     /// [`Self::support_index`] by scanning every vertex (the first of equal maxima).
@@ -949,7 +948,7 @@ mod tests {
                         }
                     })
                     .collect();
-                assert_eq!(h.edge_neighbours(s), scan, "case {case} q {q}");
+                assert_eq!(h.edge_neighbours(s).collect::<Vec<_>>(), scan, "case {case} q {q}");
             }
         }
     }

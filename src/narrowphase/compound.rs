@@ -8,7 +8,7 @@
 use super::manifold::{ContactPoint, Manifold};
 use super::mesh::{InternalEdges, MeshRef};
 use super::{NarrowPhaseKind, Tolerance};
-use crate::geometry::Shape;
+use crate::geometry::{Aabb, Shape};
 use crate::math::{Pose, Real, Vec3};
 
 /// One convex (or mesh) part of a posed shape: its index in the compound, the shape, and its
@@ -23,6 +23,17 @@ pub fn parts<'a>(shape: &'a Shape, pose: &Pose) -> Vec<Part<'a>> {
         }
         _ => vec![(0, shape, *pose)],
     }
+}
+
+/// [`parts`] one at a time.
+fn parts_iter<'a>(shape: &'a Shape, pose: &Pose) -> impl Iterator<Item = Part<'a>> {
+    let pose = *pose;
+    let children = match shape {
+        Shape::Compound(c) => c.children(),
+        _ => &[],
+    };
+    let whole = (!shape.is_compound()).then_some((0, shape, pose));
+    children.iter().enumerate().map(move |(i, k)| (i as u32, &k.shape, pose.mul(&k.pose))).chain(whole)
 }
 
 /// Feature ids of child pair `(i, j)`: the child contact's own ids mixed with both indices, so
@@ -41,12 +52,18 @@ pub fn child_contacts(
     method: NarrowPhaseKind,
     edges: InternalEdges,
 ) -> Vec<(Vec3, ContactPoint)> {
-    let (xs, ys) = (parts(a, pa), parts(b, pb));
-    let boxes: Vec<_> = ys.iter().map(|(_, s, p)| s.aabb(p)).collect();
+    // B's parts and their boxes, listed on the heap only for a compound (a lone shape is one).
+    let many = b.is_compound();
+    let (lone, listed) = ([(0, b, *pb)], if many { parts(b, pb) } else { Vec::new() });
+    let ys: &[Part] = if many { &listed } else { &lone };
+    let lone_box = [if many { Aabb::EMPTY } else { b.aabb(pb) }];
+    let listed_boxes: Vec<_> = if many { ys.iter().map(|(_, s, p)| s.aabb(p)).collect() } else { Vec::new() };
+    let boxes = if many { &listed_boxes[..] } else { &lone_box[..] };
     let mut found = Vec::new();
-    for (i, sa, qa) in &xs {
+    for (i, sa, qa) in parts_iter(a, pa) {
+        let (i, sa, qa) = (&i, &sa, &qa);
         let reach = sa.aabb(qa).expanded(tol.margin);
-        for ((j, sb, qb), bb) in ys.iter().zip(&boxes) {
+        for ((j, sb, qb), bb) in ys.iter().zip(boxes) {
             if !reach.overlaps(bb) {
                 continue;
             }

@@ -17,6 +17,8 @@ pub(super) struct CcdState {
     pub motions: Vec<CcdMotion>,
     /// The impacts the time-of-impact pass resolved in the last step.
     pub events: Vec<ToiEvent>,
+    /// The time-of-impact pass's working lists.
+    pub toi_scratch: ccd::ToiScratch,
 }
 
 impl World {
@@ -63,6 +65,7 @@ impl World {
                 &self.settings,
                 &mut self.ccd.motions,
                 &mut self.ccd.events,
+                &mut self.ccd.toi_scratch,
             );
             self.guard.check(&mut self.bodies, self.step_count + 1, "ccd");
             self.contacts.forget_impulses_of(&self.guard.frozen());

@@ -35,16 +35,17 @@ impl World {
             p.broad_phase_reused = true;
         } else {
             let aabb = |b: &Body| b.aabb().expanded(margin);
+            let swept = |i: &usize| ccd_mode != CcdMode::Off && (self.ccd.fast[*i] || self.ccd.reach[*i]);
             self.aabbs.resize(bodies.len(), Aabb::EMPTY);
             parallel::fill(st.crew.as_ref(), &mut self.aabbs[..], 512, |r, out| {
-                for (o, b) in out.iter_mut().zip(&bodies[r]) {
-                    *o = aabb(b);
+                for ((o, b), i) in out.iter_mut().zip(&bodies[r.clone()]).zip(r) {
+                    // A swept body's box is its path's, set below.
+                    *o = if swept(&i) { Aabb::EMPTY } else { aabb(b) };
                 }
             });
             if ccd_mode != CcdMode::Off {
                 // Fast bodies are found by everything along the path they may take this step
                 // (the time-of-impact pass queries these boxes for what a sweep can meet).
-                let swept = |i: &usize| self.ccd.fast[*i] || self.ccd.reach[*i];
                 for (i, b) in bodies.iter().enumerate().filter(|(i, _)| swept(i)) {
                     let aabb = ccd::swept_aabb(b, dt).expanded(margin);
                     self.aabbs[i] = aabb;

@@ -107,7 +107,6 @@ pub(crate) fn support_feature(shape: &Shape, pose: &Pose, dir: Vec3) -> Feature 
             let s = hull.support_index(d) as u32;
             let edge = hull
                 .edge_neighbours(s as usize)
-                .into_iter()
                 .map(|n| (s.min(n), s.max(n)))
                 .map(|(x, y)| ((x, y), (vs[y as usize] - vs[x as usize]).normalize_or_zero().dot(d).abs()))
                 .min_by(|x, y| x.1.total_cmp(&y.1));

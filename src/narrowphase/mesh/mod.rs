@@ -200,8 +200,14 @@ pub(crate) fn triangle_contacts(
     edges: InternalEdges,
 ) -> Vec<(Vec3, ContactPoint)> {
     let rel = pm.inv_mul(ps);
-    let region = shape.aabb(&rel).expanded(tol.margin);
     let mut found: Vec<(Vec3, ContactPoint)> = Vec::new();
+    let Some(posed) = Posed::new(shape, &rel) else { return found };
+    // A hull's box from its vertices as placed for the contacts (`Shape::aabb` places them so).
+    let placed = match &posed {
+        Posed::Polytope(p) => p.points_aabb(),
+        _ => None,
+    };
+    let region = placed.unwrap_or_else(|| shape.aabb(&rel)).expanded(tol.margin);
     let push = |found: &mut Vec<(Vec3, ContactPoint)>, t: u32, m: &Manifold| {
         let salt = t.wrapping_mul(0x9E37_79B1);
         found.extend(m.points().iter().map(|p| (m.normal, ContactPoint { id: p.id ^ salt, ..*p })));
@@ -212,7 +218,6 @@ pub(crate) fn triangle_contacts(
     let mut delayed: Vec<(u32, Manifold, Vec3, [u32; 3], usize)> = Vec::new();
     // Triangles in the box but beyond the shape's bounding ball (plus the margin) cannot touch.
     let (centre, reach) = (rel.translation, shape.bounding_radius() + tol.margin);
-    let Some(posed) = Posed::new(shape, &rel) else { return found };
     mesh.for_each_in_aabb(&region, |t, tri, n| {
         if closest_point_triangle(centre, &tri).0.distance_squared(centre) > reach * reach {
             return;

@@ -182,19 +182,141 @@ enum Extent {
     Points(Vec<Vec3>, [Vec3; 6]),
 }
 
-/// Directions in the mesh frame: a box's three axes inline, a hull's in a vector.
+/// Directions in the mesh frame: a box's three axes inline, a hull's in blocks of [`LANES`]
+/// by coordinate (the last block padded with zero directions), `len` of them.
 enum Axes {
     Three([Vec3; 3]),
-    Many(Vec<Vec3>),
+    Many { blocks: Vec<Block>, len: usize },
 }
 
+/// Axes a hull's SAT prepares at once ([`Prepared`]).
+const LANES: usize = 8;
+
+/// [`LANES`] directions, by coordinate.
+type Block = [[Real; LANES]; 3];
+
 impl Axes {
-    fn as_slice(&self) -> &[Vec3] {
-        match self {
-            Axes::Three(a) => a,
-            Axes::Many(v) => v,
+    /// The directions in blocks.
+    fn many(dirs: impl ExactSizeIterator<Item = Vec3>) -> Self {
+        let len = dirs.len();
+        let mut blocks = Vec::with_capacity(len.div_ceil(LANES));
+        let (mut b, mut i) = ([[0.0; LANES]; 3], 0);
+        for d in dirs {
+            (b[0][i], b[1][i], b[2][i]) = (d.x, d.y, d.z);
+            i += 1;
+            if i == LANES {
+                blocks.push(b);
+                (b, i) = ([[0.0; LANES]; 3], 0);
+            }
         }
+        if i > 0 {
+            blocks.push(b);
+        }
+        Axes::Many { blocks, len }
     }
+
+    /// The directions in order.
+    fn iter(&self) -> impl Iterator<Item = Vec3> + '_ {
+        let (three, blocks, len) = match self {
+            Axes::Three(a) => (&a[..], &[][..], 0),
+            Axes::Many { blocks, len } => (&[][..], &blocks[..], *len),
+        };
+        three.iter().copied().chain((0..len).map(|i| lane(&blocks[i / LANES], i % LANES)))
+    }
+}
+
+/// Direction `i` of a block.
+#[inline(always)]
+fn lane(b: &Block, i: usize) -> Vec3 {
+    Vec3::new(b[0][i], b[1][i], b[2][i])
+}
+
+/// The parts of a block of SAT axes' tests that do not depend on the axes before them, computed
+/// lane by lane with the operations [`Polytope::test_axis`] makes, in the same order (the same
+/// bits, in a loop the compiler runs [`LANES`] wide): each axis's length, unit direction, the
+/// triangle's span along it and the few vertices' bound on the overlap.
+struct Prepared {
+    len: [Real; LANES],
+    l: Block,
+    tmin: [Real; LANES],
+    tmax: [Real; LANES],
+    least: [Real; LANES],
+}
+
+impl Prepared {
+    #[inline(always)]
+    #[allow(clippy::needless_range_loop)] // Lane by lane, over several arrays.
+    fn new(axes: &Block, tri: &[Vec3; 3], few: &[Vec3; 6]) -> Self {
+        let mut p = Prepared {
+            len: [0.0; LANES],
+            l: [[0.0; LANES]; 3],
+            tmin: [0.0; LANES],
+            tmax: [0.0; LANES],
+            least: [0.0; LANES],
+        };
+        for i in 0..LANES {
+            let (x, y, z) = (axes[0][i], axes[1][i], axes[2][i]);
+            // `Vec3::length` and `Vec3::dot`: (x·x + y·y) + z·z.
+            let len = (x * x + y * y + z * z).sqrt();
+            let (lx, ly, lz) = (x / len, y / len, z / len);
+            let dot = |v: Vec3| lx * v.x + ly * v.y + lz * v.z;
+            let t = [dot(tri[0]), dot(tri[1]), dot(tri[2])];
+            let (tmin, tmax) = (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]));
+            // `overlap_at_least`.
+            let first = dot(few[0]);
+            let (mut lo, mut hi) = (first, first);
+            for v in &few[1..] {
+                let x = dot(*v);
+                lo = if x < lo { x } else { lo };
+                hi = if x > hi { x } else { hi };
+            }
+            p.len[i] = len;
+            (p.l[0][i], p.l[1][i], p.l[2][i]) = (lx, ly, lz);
+            (p.tmin[i], p.tmax[i]) = (tmin, tmax);
+            p.least[i] = (tmax - lo).min(hi - tmin);
+        }
+        p
+    }
+
+    /// The lanes [`Polytope::test_prepared`] may not pass over at once with `best` the best
+    /// axis so far (bit `i` for lane `i`): those not too short and whose bound does not already
+    /// lose to `best` (all of them with none). The best overlap only falls as the axes of a
+    /// block are taken in turn (each new best is less than the last less its bias, and the
+    /// biases of a hull's axes are not negative), so a lane passed over here would be passed
+    /// over in its turn too.
+    #[inline(always)]
+    #[allow(clippy::needless_range_loop)] // Lane by lane, over several arrays.
+    fn open(&self, margin: Real, bias: Real, best: Option<(Real, Vec3, Axis)>) -> u32 {
+        let Some(b) = best else { return u32::MAX };
+        let mut open = 0;
+        for i in 0..LANES {
+            let least = self.least[i];
+            // `|` and `&`, not `||` and `&&`: the same answer without a branch per lane.
+            let pass = (self.len[i] < 1e-6) | ((least >= -margin) & (least + bias >= b.0));
+            open |= u32::from(!pass) << i;
+        }
+        open
+    }
+}
+
+/// Bits for the lanes below `n`.
+#[inline(always)]
+fn lanes_below(n: usize) -> u32 {
+    if n >= LANES { (1 << LANES) - 1 } else { (1 << n) - 1 }
+}
+
+/// The cross products of a block of directions with `t` (`Vec3::cross`, lane by lane).
+#[inline(always)]
+#[allow(clippy::needless_range_loop)] // Lane by lane, over several arrays.
+fn cross_block(e: &Block, t: Vec3) -> Block {
+    let mut c = [[0.0; LANES]; 3];
+    for i in 0..LANES {
+        let (x, y, z) = (e[0][i], e[1][i], e[2][i]);
+        c[0][i] = y * t.z - t.y * z;
+        c[1][i] = z * t.x - t.z * x;
+        c[2][i] = x * t.y - t.x * y;
+    }
+    c
 }
 
 impl<'a> Polytope<'a> {
@@ -204,8 +326,8 @@ impl<'a> Polytope<'a> {
         let (extent, faces, edges) = match shape {
             Shape::ConvexHull(h) => (
                 Extent::points(h.vertices().iter().map(|&v| pose.transform_point(v)).collect()),
-                Axes::Many(h.faces().iter().map(|f| r(f.normal)).collect()),
-                Axes::Many(h.edge_directions().iter().map(|&e| r(e)).collect()),
+                Axes::many(h.faces().iter().map(|f| r(f.normal))),
+                Axes::many(h.edge_directions().iter().map(|&e| r(e))),
             ),
             Shape::Cuboid(c) => {
                 let h = c.half_extents;
@@ -216,6 +338,15 @@ impl<'a> Polytope<'a> {
             _ => return None,
         };
         Some(Polytope { shape, pose: *pose, extent, faces, edges })
+    }
+
+    /// A hull's box: that of its placed vertices, as [`Shape::aabb`] makes it at the same pose
+    /// (`None` for a box).
+    pub(crate) fn points_aabb(&self) -> Option<crate::geometry::Aabb> {
+        match &self.extent {
+            Extent::Points(p, _) => Some(crate::geometry::Aabb::from_points(p.iter().copied())),
+            Extent::Box { .. } => None,
+        }
     }
 
     /// The lowest and highest value of `l · x` over the shape.
@@ -273,6 +404,45 @@ impl<'a> Polytope<'a> {
                 return true;
             }
         }
+        self.settle_axis(l, tmin, tmax, (kind, bias), margin, best)
+    }
+
+    /// [`Polytope::test_axis`] for lane `i` of a prepared block of a hull's axes (the bound
+    /// always used).
+    #[inline(always)]
+    fn test_prepared(
+        &self,
+        p: &Prepared,
+        i: usize,
+        (kind, bias): (Axis, Real),
+        margin: Real,
+        best: &mut Option<(Real, Vec3, Axis)>,
+    ) -> bool {
+        if p.len[i] < 1e-6 {
+            return true;
+        }
+        let (tmin, tmax) = (p.tmin[i], p.tmax[i]);
+        if let Some(b) = *best {
+            let least = p.least[i];
+            if least >= -margin && least + bias >= b.0 {
+                return true;
+            }
+        }
+        self.settle_axis(lane(&p.l, i), tmin, tmax, (kind, bias), margin, best)
+    }
+
+    /// The end of an axis's test past the bound: the shape's full extent along the unit axis
+    /// `l`, against the triangle's `[tmin, tmax]`.
+    #[inline(always)]
+    fn settle_axis(
+        &self,
+        l: Vec3,
+        tmin: Real,
+        tmax: Real,
+        (kind, bias): (Axis, Real),
+        margin: Real,
+        best: &mut Option<(Real, Vec3, Axis)>,
+    ) -> bool {
         let (smin, smax) = self.along(l);
         let (up, down) = (tmax - smin, smax - tmin);
         let (depth, l) = if up <= down { (up, l) } else { (down, -l) };
@@ -286,7 +456,8 @@ impl<'a> Polytope<'a> {
     }
 
     /// [`Polytope::sat`], passing over the axes a hull's few vertices show cannot win when
-    /// `bounded` (the same answer either way).
+    /// `bounded` (the same answer either way), a hull's axes then a block at a time
+    /// ([`Polytope::hull_axes`]).
     #[inline(always)]
     fn sat_bounded(
         &self,
@@ -301,17 +472,85 @@ impl<'a> Polytope<'a> {
         if !self.test_axis(tri, (n, Axis::Triangle, biases[0]), margin, bounded, &mut best) {
             return None;
         }
+        let edges_t = [tri[1] - tri[0], tri[2] - tri[1], tri[0] - tri[2]];
+        // The hull's axes a block at a time; their biases must not be negative ([`Prepared::open`]).
+        if let (
+            true,
+            Extent::Points(_, few),
+            Axes::Many { blocks: faces, len: nf },
+            Axes::Many { blocks: edges, len: ne },
+        ) = (bounded && biases[1] >= 0.0 && biases[2] >= 0.0, &self.extent, &self.faces, &self.edges)
+        {
+            return self.hull_axes(tri, (faces, *nf), (edges, *ne), few, &edges_t, margin, biases, best);
+        }
         // The shape's axes only for the triangles its box did not clear along the normal.
-        for &f in self.faces.as_slice() {
+        for f in self.faces.iter() {
             if !self.test_axis(tri, (f, Axis::ShapeFace, biases[1]), margin, bounded, &mut best) {
                 return None;
             }
         }
-        let edges_t = [tri[1] - tri[0], tri[2] - tri[1], tri[0] - tri[2]];
-        for &e in self.edges.as_slice() {
+        for e in self.edges.iter() {
             for (k, et) in edges_t.iter().enumerate() {
                 if !self.test_axis(tri, (e.cross(*et), Axis::Edges(e, k), biases[2]), margin, bounded, &mut best) {
                     return None;
+                }
+            }
+        }
+        best
+    }
+
+    /// The rest of [`Polytope::sat_bounded`] for a hull after the triangle's normal (`best` so
+    /// far): its face normals, then every edge-pair cross product, in the same order with the
+    /// same tests, the parts of each test that do not depend on the axes before it prepared a
+    /// block at a time ([`Prepared`]).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn hull_axes(
+        &self,
+        tri: &[Vec3; 3],
+        (faces, nf): (&[Block], usize),
+        (edges, ne): (&[Block], usize),
+        few: &[Vec3; 6],
+        edges_t: &[Vec3; 3],
+        margin: Real,
+        biases: [Real; 3],
+        mut best: Option<(Real, Vec3, Axis)>,
+    ) -> Option<(Real, Vec3, Axis)> {
+        for (b, block) in faces.iter().enumerate() {
+            let p = Prepared::new(block, tri, few);
+            let mut open = p.open(margin, biases[1], best) & lanes_below(nf - b * LANES);
+            while open != 0 {
+                let i = open.trailing_zeros() as usize;
+                open &= open - 1;
+                if !self.test_prepared(&p, i, (Axis::ShapeFace, biases[1]), margin, &mut best) {
+                    return None;
+                }
+            }
+        }
+        for (b, block) in edges.iter().enumerate() {
+            // Not `map`, whose closure would be compiled apart from this function's copies.
+            let p = [
+                Prepared::new(&cross_block(block, edges_t[0]), tri, few),
+                Prepared::new(&cross_block(block, edges_t[1]), tri, few),
+                Prepared::new(&cross_block(block, edges_t[2]), tri, few),
+            ];
+            let below = lanes_below(ne - b * LANES);
+            let open = [
+                p[0].open(margin, biases[2], best) & below,
+                p[1].open(margin, biases[2], best) & below,
+                p[2].open(margin, biases[2], best) & below,
+            ];
+            let mut any = open[0] | open[1] | open[2];
+            while any != 0 {
+                let i = any.trailing_zeros() as usize;
+                any &= any - 1;
+                let e = lane(block, i);
+                for (k, p) in p.iter().enumerate() {
+                    if open[k] & (1 << i) != 0
+                        && !self.test_prepared(p, i, (Axis::Edges(e, k), biases[2]), margin, &mut best)
+                    {
+                        return None;
+                    }
                 }
             }
         }
@@ -500,8 +739,8 @@ mod tests {
         (span, tri, (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize())
     }
 
-    /// The SAT that passes over axes by the few vertices' bound gives the full SAT's answer bit
-    /// for bit: random hulls of 8 to 40 points at random poses, resting on, sunk into, hovering
+    /// The SAT that passes over axes by the few vertices' bound, a block of a hull's axes at a
+    /// time, gives the full SAT's answer bit for bit: random hulls of 8 to 40 points at random poses, resting on, sunk into, hovering
     /// over and apart from random triangles, with the biases of both callers.
     #[test]
     fn bounded_sat_matches_the_full_sat() {
@@ -568,6 +807,10 @@ mod tests {
             );
             let at = Vec3::new(span * (next() - 0.5), size * (next() - 0.3), span * (next() - 0.5));
             let poly = Polytope::new(&shape, &Pose::new(at, rotation)).unwrap();
+            // A hull's box from its placed vertices is the shape's box there, bit for bit.
+            if let Some(b) = poly.points_aabb() {
+                assert_eq!(b, shape.aabb(&Pose::new(at, rotation)), "case {case}");
+            }
             let base = contact_polytope_triangle_in(&poly, &tri, n, 0.02);
             found += usize::from(base.is_some());
             // The dispatch runs the x86-64-v3 copy on this CPU (checked above).
