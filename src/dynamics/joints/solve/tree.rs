@@ -488,10 +488,14 @@ impl Tree {
             }
         }
         // Eliminate: each joint's pivot inverted; the later joints of each of its bodies take
-        // `K_uv −= K_ua D⁻¹ K_vaᵀ`, and `L_ua = K_ua D⁻¹` is kept in `K_ua`'s place.
+        // `K_uv −= K_ua D⁻¹ K_vaᵀ`, and `L_ua = K_ua D⁻¹` is kept in `K_ua`'s place. The pivot
+        // updated last is kept at hand as well: along a chain it is the next joint's, which then
+        // need not wait for the store.
+        let mut last = (usize::MAX, [[0.0; 3]; 3]);
         for &c in &self.elim {
             let c = c as usize;
-            let Some(inv) = invert3(&s.jd[c]) else { return false };
+            let pivot = if last.0 == c { last.1 } else { s.jd[c] };
+            let Some(inv) = invert3(&pivot) else { return false };
             s.jd[c] = inv;
             for side in 0..2 {
                 let b = self.joint_sides[c][side];
@@ -514,6 +518,7 @@ impl Tree {
                     let k = times_t(&l, &s.pairs[pair(u, at)]);
                     let ju = self.clique[self.clique_start[b] as usize + u].0 as usize;
                     sub33(&mut s.jd[ju], &k);
+                    last = (ju, s.jd[ju]);
                     s.pairs[pair(u, at)] = l;
                 }
             }
@@ -688,30 +693,36 @@ impl Tree {
     /// holds `−(J v + b)`).
     #[inline(always)]
     fn solve_cliques(&self, s: &mut Scratch) {
-        // Forward: `L y = r`, then `D⁻¹ y`.
+        // Forward: `L y = r`, then `D⁻¹ y`. The right-hand side written last is kept at hand as
+        // well: along a chain it is the next joint's, which then need not wait for the store.
+        let mut last = (usize::MAX, [0.0; 3]);
         for (i, &c) in self.elim.iter().enumerate() {
             let c = c as usize;
-            let y = s.jr[c];
+            let y = if last.0 == c { last.1 } else { s.jr[c] };
             for &(u, k) in &self.later[self.later_start[i] as usize..self.later_start[i + 1] as usize] {
                 let d = mul3(&s.pairs[k as usize], &y);
                 let r = &mut s.jr[u as usize];
                 for a in 0..3 {
                     r[a] -= d[a];
                 }
+                last = (u as usize, *r);
             }
             s.jr[c] = mul3(&s.jd[c], &y);
         }
-        // Back: `Lᵀ x = D⁻¹ y`, the last joint first.
+        // Back: `Lᵀ x = D⁻¹ y`, the last joint first; the joint solved last kept at hand.
+        let mut last = (usize::MAX, [0.0; 3]);
         for (i, &c) in self.elim.iter().enumerate().rev() {
             let c = c as usize;
             let mut x = s.jr[c];
             for &(u, k) in &self.later[self.later_start[i] as usize..self.later_start[i + 1] as usize] {
-                let d = mul3t(&s.pairs[k as usize], &s.jr[u as usize]);
+                let xu = if last.0 == u as usize { last.1 } else { s.jr[u as usize] };
+                let d = mul3t(&s.pairs[k as usize], &xu);
                 for a in 0..3 {
                     x[a] -= d[a];
                 }
             }
             s.jr[c] = x;
+            last = (c, x);
         }
     }
 
