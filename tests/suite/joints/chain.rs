@@ -123,3 +123,20 @@ fn one_joint_at_a_time_the_hanging_chain_does_not_hold() {
     println!("hanging 100:1 chain, joints one at a time: largest stretch {:.2}%", most * 100.0);
     assert!(most > 0.05, "stretched only {:.3}%", most * 100.0);
 }
+
+/// A world copied mid-run (a fork, the A/B's B side, a snapshot) steps on as the original does:
+/// the copy keeps the step's joint forest but not the working memory its factorisation fills,
+/// and must make that again rather than read it.
+#[test]
+fn a_copy_of_a_swinging_chain_steps_on_as_the_original_does() {
+    let mut w = chain("(1, 0, 0)", "");
+    for _ in 0..30 {
+        w.step();
+    }
+    let mut copy = w.clone();
+    for step in 0..30 {
+        w.step();
+        copy.step();
+        assert_eq!(copy.hash(), w.hash(), "step {step} after the copy");
+    }
+}

@@ -102,10 +102,6 @@ pub(super) struct Tree {
     /// block with it (`pairs`): where its multipliers `L` are.
     later_start: Vec<u32>,
     later: Vec<(u32, u32)>,
-    /// What the forest above was found from (`build_key`, one entry per row; `None`: nothing, or
-    /// the solve off), and the rows it took: a step whose rows give the same key keeps it.
-    built_from: Option<Vec<[u32; 3]>>,
-    built_taken: Vec<bool>,
     scratch: PassScratch<Scratch>,
 }
 
@@ -116,6 +112,12 @@ pub(super) struct Tree {
 struct Scratch {
     /// Whether the blocks below hold a factorisation of this step's forest.
     factored: bool,
+    /// What the forest was found from (`build_key`, one entry per row; `None`: nothing, or the
+    /// solve off), and the rows it took: a step whose rows give the same key keeps the forest.
+    /// Kept here, with the blocks sized for it, so that a copy of the tree (which starts with
+    /// no scratch) finds its forest again.
+    built_from: Option<Vec<[u32; 3]>>,
+    built_taken: Vec<bool>,
     /// Body nodes: the inverse mass and world inverse inertia where the body is now; in the
     /// bodies' system (`factor_bodies`), the pivot block's Cholesky factor (lower triangles
     /// only: the upper ones are never read), `D⁻¹ Gᵀ` for the parent joint's block `G`, and the
@@ -166,14 +168,14 @@ impl Tree {
         if enabled {
             s.key.clear();
             s.key.extend(rows.iter().map(build_key));
-            if self.built_from.as_ref() == Some(&s.key) {
-                for (p, &taken) in rows.iter_mut().zip(&self.built_taken) {
+            if s.built_from.as_ref() == Some(&s.key) {
+                for (p, &taken) in rows.iter_mut().zip(&s.built_taken) {
                     p.tree = taken;
                 }
                 return;
             }
         }
-        self.built_from = None;
+        s.built_from = None;
         self.body_state.clear();
         self.body_mass.clear();
         self.body_parent.clear();
@@ -285,9 +287,6 @@ impl Tree {
         for (j, &r) in self.joint_row.iter().enumerate() {
             rows[r as usize].tree = s.taken[j];
         }
-        self.built_taken.clear();
-        self.built_taken.extend(rows.iter().map(|p| p.tree));
-        self.built_from = Some(std::mem::take(&mut s.key));
         for &b in &self.body_state {
             s.node_of_state[b as usize] = NONE;
         }
@@ -359,6 +358,9 @@ impl Tree {
         s.jg.resize(joints, [[[0.0; 6]; 3]; 2]);
         s.arms.resize(joints, [Vec3::ZERO; 3]);
         s.jr.resize(joints, [0.0; 3]);
+        s.built_taken.clear();
+        s.built_taken.extend(rows.iter().map(|p| p.tree));
+        s.built_from = Some(std::mem::take(&mut s.key));
     }
 
     crate::simd::compiled_twice! {
@@ -1249,10 +1251,10 @@ mod tests {
         (tree.cliques, joints, states, rows)
     }
 
-    /// `factor` and `solve` give the same bits in their baseline copies and their x86-64-v3
-    /// copies, in joint space and in the bodies' system, with position correction and without.
     /// A forest found from the same rows again is kept; rows that change what it reads (a side
-    /// that stops moving) find it again, as a tree that never saw the old rows finds it.
+    /// that stops moving) find it again, as a tree that never saw the old rows finds it. A copy
+    /// of the tree (which starts with no working memory) finds it again too, and factors and
+    /// solves to the same bits.
     #[test]
     fn the_forest_is_kept_for_the_same_rows_and_found_again_when_they_change() {
         let Forest { mut tree, rows, states, .. } = built_forest(7, 30, 3, None);
@@ -1266,6 +1268,32 @@ mod tests {
         again.iter_mut().for_each(|p| p.tree = false);
         tree.build(&mut again, states.len(), true);
         assert_eq!(shape(&tree, &again), first);
+        let copy = tree.clone();
+        let mut copied_rows = rows.clone();
+        copied_rows.iter_mut().for_each(|p| p.tree = false);
+        let mut copy = copy;
+        copy.build(&mut copied_rows, states.len(), true);
+        assert_eq!(shape(&copy, &copied_rows), first);
+        let mut turned = vec![Mat3::ZERO; states.len()];
+        for p in &rows {
+            (turned[p.a], turned[p.b]) = (p.ia, p.ib);
+        }
+        let identity = |_| Quat::IDENTITY;
+        let joints = vec![JointState::default(); rows.iter().map(|p| p.index + 1).max().unwrap_or(0)];
+        let mut solved = Vec::new();
+        for (t, r) in [(&tree, &again), (&copy, &copied_rows)] {
+            let (mut joints, mut states) = (joints.clone(), states.clone());
+            assert!(t.factor(r, &joints, &states, &identity, &turned, 1.0 / 240.0));
+            assert!(t.solve(r, &mut joints, &mut states, 10.0));
+            solved.push(
+                states
+                    .iter()
+                    .flat_map(|s| [s.v, s.w])
+                    .flat_map(|v| v.to_array().map(Real::to_bits))
+                    .collect::<Vec<_>>(),
+            );
+        }
+        assert_eq!(solved[0], solved[1]);
         // A body that stops moving leaves the forest; the kept one would be wrong.
         let mut changed = rows.clone();
         let b = changed[5].b;
@@ -1286,6 +1314,8 @@ mod tests {
         assert_ne!(shape(&tree, &changed), first);
     }
 
+    /// `factor` and `solve` give the same bits in their baseline copies and their x86-64-v3
+    /// copies, in joint space and in the bodies' system, with position correction and without.
     #[test]
     fn both_compiled_copies_give_the_same_bits() {
         if !crate::simd::x86_64_v3() {
