@@ -492,7 +492,7 @@ mod tests {
         assert_eq!(folded_legend(0.5, &copy)[1].1, legend[2].1, "the same swatches");
         #[cfg(feature = "rapier")]
         {
-            let rapier = Partner::peer_of(crate::peer::Engine::Rapier, &World::new(Settings::default())).unwrap();
+            let rapier = Partner::peer_of(crate::engine::Engine::Rapier, &World::new(Settings::default())).unwrap();
             let legend = divergence_legend(0.5, &rapier);
             assert_eq!(legend[0].0, "A: Collidoscope · B: rapier3d 0.36");
             assert_eq!(legend[6].0, "only in A", "shots land in the app's world, A");

@@ -127,7 +127,7 @@ impl Partner {
     /// `engine` (rapier3d or Jolt) from the state of `b`, stepped beside it; it is shown on the
     /// B side. On error (the engine refused a shape, named) there is no partner.
     #[cfg(feature = "rapier")]
-    pub fn peer_of(engine: crate::peer::Engine, b: &World) -> Result<Partner, crate::peer::PeerError> {
+    pub fn peer_of(engine: crate::engine::Engine, b: &World) -> Result<Partner, crate::peer::PeerError> {
         let peer = crate::peer::PeerWorld::new(engine, b)?;
         let mut p = Partner::new(b.clone(), None, b);
         p.peer = Some(Box::new(peer));
