@@ -32,7 +32,7 @@ pub struct RunArgs {
     /// The engine that simulates: Collidoscope, or rapier3d or Jolt Physics with the scene mapped
     /// onto it.
     #[arg(long, value_name = "NAME", default_value = "collidoscope",
-          value_parser = clap::builder::PossibleValuesParser::new(["collidoscope", "rapier", "jolt"])
+          value_parser = clap::builder::PossibleValuesParser::new(Engine::NAMED.map(Engine::cli_name))
               .map(|name| name.parse::<Engine>().expect("a listed name")))]
     pub engine: Engine,
     /// Write the run's sweep metrics (jitter, penetration, energy, tunneling, sleep, divergence

@@ -247,11 +247,16 @@ impl ConvexHull {
     /// The vertices joined to vertex `v` by an edge, ascending.
     pub fn edge_neighbours(&self, v: usize) -> impl Iterator<Item = u32> + '_ {
         // The table's row, or a scan of the edges when the hull has no table.
-        let (row, edges) = match &self.climb {
-            Some(c) => (c.edge_nbrs.row(v as u32), &[][..]),
-            None => (&[][..], &self.edges[..]),
+        let (row, scan) = match &self.climb {
+            Some(c) => (c.edge_nbrs.row(v as u32), None),
+            None => (&[][..], Some(self.edge_neighbours_scan(v))),
         };
-        let scan = edges.iter().filter_map(move |&(a, b)| {
+        row.iter().copied().chain(scan.into_iter().flatten())
+    }
+
+    /// [`Self::edge_neighbours`] by scanning every edge.
+    pub fn edge_neighbours_scan(&self, v: usize) -> impl Iterator<Item = u32> + '_ {
+        self.edges.iter().filter_map(move |&(a, b)| {
             if a as usize == v {
                 Some(b)
             } else if b as usize == v {
@@ -259,8 +264,7 @@ impl ConvexHull {
             } else {
                 None
             }
-        });
-        row.iter().copied().chain(scan)
+        })
     }
 
     /// [`Self::support_index`] by scanning every vertex (the first of equal maxima).
@@ -935,19 +939,7 @@ mod tests {
                 let got = vs[h.support_index_from(d, hint)].dot(d);
                 assert!(got >= want - tol, "case {case} q {q} hint {hint}: {got} < {want} along {d:?} for {pts:?}");
                 let s = h.support_index(d);
-                let scan: Vec<u32> = h
-                    .edges()
-                    .iter()
-                    .filter_map(|&(a, b)| {
-                        if a as usize == s {
-                            Some(b)
-                        } else if b as usize == s {
-                            Some(a)
-                        } else {
-                            None
-                        }
-                    })
-                    .collect();
+                let scan: Vec<u32> = h.edge_neighbours_scan(s).collect();
                 assert_eq!(h.edge_neighbours(s).collect::<Vec<_>>(), scan, "case {case} q {q}");
             }
         }

@@ -186,7 +186,6 @@ impl Tree {
         self.elim.clear();
         self.clique.clear();
         self.cliques = false;
-        let s = self.scratch.get_mut();
         if !enabled {
             return;
         }
@@ -1257,7 +1256,7 @@ mod tests {
     /// solves to the same bits.
     #[test]
     fn the_forest_is_kept_for_the_same_rows_and_found_again_when_they_change() {
-        let Forest { mut tree, rows, states, .. } = built_forest(7, 30, 3, None);
+        let Forest { mut tree, rows, joints, states, turned } = built_forest(7, 30, 3, None);
         let shape = |t: &Tree, rows: &[Prepared]| {
             let taken: Vec<bool> = rows.iter().map(|p| p.tree).collect();
             format!("{:?} {:?} {:?} {:?} {:?} {taken:?}", t.order, t.elim, t.joint_row, t.joint_sides, t.clique)
@@ -1268,18 +1267,12 @@ mod tests {
         again.iter_mut().for_each(|p| p.tree = false);
         tree.build(&mut again, states.len(), true);
         assert_eq!(shape(&tree, &again), first);
-        let copy = tree.clone();
+        let mut copy = tree.clone();
         let mut copied_rows = rows.clone();
         copied_rows.iter_mut().for_each(|p| p.tree = false);
-        let mut copy = copy;
         copy.build(&mut copied_rows, states.len(), true);
         assert_eq!(shape(&copy, &copied_rows), first);
-        let mut turned = vec![Mat3::ZERO; states.len()];
-        for p in &rows {
-            (turned[p.a], turned[p.b]) = (p.ia, p.ib);
-        }
         let identity = |_| Quat::IDENTITY;
-        let joints = vec![JointState::default(); rows.iter().map(|p| p.index + 1).max().unwrap_or(0)];
         let mut solved = Vec::new();
         for (t, r) in [(&tree, &again), (&copy, &copied_rows)] {
             let (mut joints, mut states) = (joints.clone(), states.clone());
