@@ -21,7 +21,7 @@ const SCANS_BEFORE_SORT: usize = 8;
 const WIDE_FACTOR: Real = 8.0;
 
 /// Bodies whose motion left the box the broad phase indexed for them.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub(super) struct Escaped {
     flags: Vec<bool>,
     list: Vec<u32>,
@@ -35,7 +35,7 @@ pub(super) struct Escaped {
 }
 
 /// The listed bodies sorted by the cell of their box's low corner.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 struct Cells {
     /// The list's bodies are sorted in (false until the first query of a list too long to scan).
     built: bool,
@@ -65,20 +65,22 @@ impl Escaped {
 
     /// No body listed, for `n` bodies, keeping the room of earlier steps' lists.
     pub(super) fn reset(&mut self, n: usize) {
-        self.flags.clear();
-        self.flags.resize(n, false);
-        self.list.clear();
-        self.boxes.clear();
-        self.boxes.resize(n, Aabb::EMPTY);
-        let c = &mut self.cells;
-        (c.built, c.inv_cell, c.reach) = (false, 0.0, 0.0);
-        c.sorted.clear();
-        c.late.clear();
-        c.is_late.clear();
-        c.is_late.resize(n, false);
-        c.wide.clear();
-        c.sizes.clear();
-        self.scanned = 0;
+        // Every field named, so that one added later is not carried from the last step.
+        let Escaped { flags, list, boxes, cells, scanned } = self;
+        let Cells { built, inv_cell, reach, sorted, late, is_late, wide, sizes } = cells;
+        flags.clear();
+        flags.resize(n, false);
+        list.clear();
+        boxes.clear();
+        boxes.resize(n, Aabb::EMPTY);
+        (*built, *inv_cell, *reach) = (false, 0.0, 0.0);
+        sorted.clear();
+        late.clear();
+        is_late.clear();
+        is_late.resize(n, false);
+        wide.clear();
+        sizes.clear();
+        *scanned = 0;
     }
 
     /// Lists body `k` if its motion `m` left its indexed box (`aabbs[k]`), or keeps its box up

@@ -103,8 +103,10 @@ pub fn toi_target(settings: &Settings) -> Real {
     (0.5 * settings.slop).clamp(1e-4, 0.25 * settings.speculative_distance.max(4e-4))
 }
 
-/// The time-of-impact pass's working lists, kept from step to step for their room.
-#[derive(Clone, Debug, Default)]
+/// The time-of-impact pass's working lists, kept from step to step for their room. Every list
+/// is reset before it is read, so a copy (a world cloned for a fork or the A/B) starts empty
+/// rather than copying lists nobody reads.
+#[derive(Debug, Default)]
 pub(crate) struct ToiScratch {
     remaining: Vec<Remaining>,
     escaped: Escaped,
@@ -112,6 +114,12 @@ pub(crate) struct ToiScratch {
     queued: Vec<bool>,
     candidates: Vec<u32>,
     rounds: Vec<usize>,
+}
+
+impl Clone for ToiScratch {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
 }
 
 /// Re-plays this step's motion of every body that needs it against the other bodies' motions

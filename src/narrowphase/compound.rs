@@ -17,12 +17,7 @@ type Part<'a> = (u32, &'a Shape, Pose);
 
 /// The children of a compound at their world poses, or the shape itself as child 0.
 pub fn parts<'a>(shape: &'a Shape, pose: &Pose) -> Vec<Part<'a>> {
-    match shape {
-        Shape::Compound(c) => {
-            c.children().iter().enumerate().map(|(i, k)| (i as u32, &k.shape, pose.mul(&k.pose))).collect()
-        }
-        _ => vec![(0, shape, *pose)],
-    }
+    parts_iter(shape, pose).collect()
 }
 
 /// [`parts`] one at a time.
@@ -53,12 +48,16 @@ pub fn child_contacts(
     edges: InternalEdges,
 ) -> Vec<(Vec3, ContactPoint)> {
     // B's parts and their boxes, listed on the heap only for a compound (a lone shape is one).
-    let many = b.is_compound();
-    let (lone, listed) = ([(0, b, *pb)], if many { parts(b, pb) } else { Vec::new() });
-    let ys: &[Part] = if many { &listed } else { &lone };
-    let lone_box = [if many { Aabb::EMPTY } else { b.aabb(pb) }];
-    let listed_boxes: Vec<_> = if many { ys.iter().map(|(_, s, p)| s.aabb(p)).collect() } else { Vec::new() };
-    let boxes = if many { &listed_boxes[..] } else { &lone_box[..] };
+    let (lone, lone_box, listed, listed_boxes): ([Part; 1], [Aabb; 1], Vec<Part>, Vec<Aabb>);
+    let (ys, boxes): (&[Part], &[Aabb]) = if b.is_compound() {
+        listed = parts(b, pb);
+        listed_boxes = listed.iter().map(|(_, s, p)| s.aabb(p)).collect();
+        (&listed, &listed_boxes)
+    } else {
+        lone = [(0, b, *pb)];
+        lone_box = [b.aabb(pb)];
+        (&lone, &lone_box)
+    };
     let mut found = Vec::new();
     for (i, sa, qa) in parts_iter(a, pa) {
         let (i, sa, qa) = (&i, &sa, &qa);

@@ -191,6 +191,16 @@ enum Axes {
 
 /// Axes a hull's SAT prepares at once ([`Prepared`]).
 const LANES: usize = 8;
+// A block's lanes are bits of a `u32` mask.
+const _: () = assert!(LANES < 32);
+
+/// Whether an axis whose overlap is at least `least` changes nothing: not a gap beyond the
+/// margin, and no less than the best overlap so far (`best`) once its bias is added. (`&`, not
+/// `&&`: the same answer without a branch.)
+#[inline(always)]
+fn bound_loses(least: Real, margin: Real, bias: Real, best: Real) -> bool {
+    (least >= -margin) & (least + bias >= best)
+}
 
 /// [`LANES`] directions, by coordinate.
 type Block = [[Real; LANES]; 3];
@@ -291,8 +301,8 @@ impl Prepared {
         let mut open = 0;
         for i in 0..LANES {
             let least = self.least[i];
-            // `|` and `&`, not `||` and `&&`: the same answer without a branch per lane.
-            let pass = (self.len[i] < 1e-6) | ((least >= -margin) & (least + bias >= b.0));
+            // `|`, not `||`: the same answer without a branch per lane.
+            let pass = (self.len[i] < 1e-6) | bound_loses(least, margin, bias, b.0);
             open |= u32::from(!pass) << i;
         }
         open
@@ -400,7 +410,7 @@ impl<'a> Polytope<'a> {
         // answer bit for bit: the bound never exceeds the overlap the full test computes.
         if let (true, Extent::Points(_, few), Some(b)) = (bounded, &self.extent, *best) {
             let least = overlap_at_least(few, l, tmin, tmax);
-            if least >= -margin && least + bias >= b.0 {
+            if bound_loses(least, margin, bias, b.0) {
                 return true;
             }
         }
@@ -424,7 +434,7 @@ impl<'a> Polytope<'a> {
         let (tmin, tmax) = (p.tmin[i], p.tmax[i]);
         if let Some(b) = *best {
             let least = p.least[i];
-            if least >= -margin && least + bias >= b.0 {
+            if bound_loses(least, margin, bias, b.0) {
                 return true;
             }
         }
@@ -473,7 +483,9 @@ impl<'a> Polytope<'a> {
             return None;
         }
         let edges_t = [tri[1] - tri[0], tri[2] - tri[1], tri[0] - tri[2]];
-        // The hull's axes a block at a time; their biases must not be negative ([`Prepared::open`]).
+        // The shape's axes only for the triangles its box did not clear along the normal: a
+        // hull's a block at a time (their biases must not be negative, [`Prepared::open`]), else
+        // one by one.
         if let (
             true,
             Extent::Points(_, few),
@@ -483,7 +495,6 @@ impl<'a> Polytope<'a> {
         {
             return self.hull_axes(tri, (faces, *nf), (edges, *ne), few, &edges_t, margin, biases, best);
         }
-        // The shape's axes only for the triangles its box did not clear along the normal.
         for f in self.faces.iter() {
             if !self.test_axis(tri, (f, Axis::ShapeFace, biases[1]), margin, bounded, &mut best) {
                 return None;
