@@ -24,12 +24,12 @@ pub(crate) use resolve::{ToiScratch, resolve_toi};
 pub use speculative::{pair_reach, pushed_reach, speculative_contact, speculative_manifold};
 pub use toi::{
     Advance, Carried, MAX_TOI_ITERATIONS, Motion, TimeOfImpact, advance, advance_carried, angular_reach,
-    time_of_impact, time_of_impact_or_core,
+    core_spin_speed, time_of_impact, time_of_impact_or_core,
 };
 
 use crate::dynamics::Body;
 use crate::geometry::Aabb;
-use crate::math::Real;
+use crate::math::{Quat, Real, Vec3};
 pub use crate::settings::CcdMode;
 use crate::settings::Settings;
 
@@ -63,17 +63,21 @@ pub const MAX_ROW_TURN: Real = 0.25;
 
 /// Whether, with CCD on, this body's turn in the step is more than its speculative rows
 /// describe ([`MAX_ROW_TURN`]), so that the time-of-impact pass sweeps it (a fallback, also
-/// with [`CcdMode::Speculative`]): `|ω|·dt` at the start of the step (`start_spin`, rad/s)
-/// or as the solver left it, whichever is larger (a contact can slow the turn within the step
-/// after most of it was made, or start it). Only an awake dynamic body whose turn moves its
-/// surface (not a sphere's).
-pub fn turns_past_rows(body: &Body, start_spin: Real, settings: &Settings) -> bool {
-    let turn = body.angvel.length().max(start_spin) * settings.dt;
+/// with [`CcdMode::Speculative`]): `|ω|·dt` at the start of the step (`start_rotation`,
+/// `start_spin` in rad/s) or as the solver left it, whichever is larger (a contact can slow the
+/// turn within the step after most of it was made, or start it). Only an awake dynamic body
+/// whose turn moves its surface by more than `settings.slop` in the step at either spin
+/// ([`core_spin_speed`]): not a sphere's, nor a capsule's or a dumbbell's rolling about its own
+/// axis.
+pub fn turns_past_rows(body: &Body, start_rotation: Quat, start_spin: Vec3, settings: &Settings) -> bool {
+    let turn = body.angvel.length().max(start_spin.length()) * settings.dt;
+    let surface = |rotation: Quat, spin: Vec3| core_spin_speed(&body.shape, rotation.inverse() * spin) * settings.dt;
     settings.ccd != CcdMode::Off
         && body.is_dynamic()
         && !body.is_asleep()
         && turn > MAX_ROW_TURN
-        && angular_reach(&body.shape, turn) > 0.0
+        && (surface(body.pose.rotation, body.angvel) > settings.slop
+            || surface(start_rotation, start_spin) > settings.slop)
 }
 
 /// Marks (in `out`, per body) each awake dynamic body that the solver moved where its rows
@@ -168,7 +172,7 @@ mod tests {
     use super::*;
     use crate::dynamics::{BodyKind, Material};
     use crate::geometry::Shape;
-    use crate::math::{Pose, Vec3};
+    use crate::math::Pose;
 
     #[test]
     fn cli_names_round_trip() {
@@ -217,20 +221,70 @@ mod tests {
         let rate = |turn: Real| turn / s.dt;
         let mut b = Body::new(BodyKind::Dynamic, Shape::cuboid(Vec3::splat(0.02)), Pose::IDENTITY, Material::default());
         b.angvel = Vec3::Z * rate(0.3);
-        assert!(turns_past_rows(&b, 0.0, &s), "spinning after the solver");
-        assert!(!turns_past_rows(&b, 0.0, &Settings { ccd: CcdMode::Off, ..s.clone() }));
-        assert!(turns_past_rows(&b, 0.0, &Settings { ccd: CcdMode::Toi, ..s.clone() }));
+        assert!(turns_past_rows(&b, Quat::IDENTITY, Vec3::ZERO, &s), "spinning after the solver");
+        assert!(!turns_past_rows(&b, Quat::IDENTITY, Vec3::ZERO, &Settings { ccd: CcdMode::Off, ..s.clone() }));
+        assert!(turns_past_rows(&b, Quat::IDENTITY, Vec3::ZERO, &Settings { ccd: CcdMode::Toi, ..s.clone() }));
         b.angvel = Vec3::Z * rate(0.2);
-        assert!(!turns_past_rows(&b, rate(0.2), &s), "below the limit");
-        assert!(turns_past_rows(&b, rate(0.3), &s), "spinning at the start of the step");
+        assert!(!turns_past_rows(&b, Quat::IDENTITY, Vec3::Z * rate(0.2), &s), "below the limit");
+        assert!(turns_past_rows(&b, Quat::IDENTITY, Vec3::Z * rate(0.3), &s), "spinning at the start of the step");
         let mut ball = Body::new(BodyKind::Dynamic, Shape::sphere(0.02), Pose::IDENTITY, Material::default());
         ball.angvel = Vec3::Z * rate(3.0);
-        assert!(!turns_past_rows(&ball, rate(3.0), &s), "a sphere's turn moves no surface");
+        assert!(!turns_past_rows(&ball, Quat::IDENTITY, Vec3::Z * rate(3.0), &s), "a sphere's turn moves no surface");
         let mut wall = b.clone();
         wall.kind = BodyKind::Static;
-        assert!(!turns_past_rows(&wall, rate(3.0), &s));
+        assert!(!turns_past_rows(&wall, Quat::IDENTITY, Vec3::Z * rate(3.0), &s));
         b.asleep = true;
-        assert!(!turns_past_rows(&b, rate(3.0), &s));
+        assert!(!turns_past_rows(&b, Quat::IDENTITY, Vec3::Z * rate(3.0), &s));
+    }
+
+    /// A body whose turn leaves its surface in place is not swept however fast it turns: a
+    /// capsule about its own segment, a dumbbell (two spheres on a bar) about its bar, at any
+    /// orientation. Turned about another axis, or about its own tilted past the slop, it is.
+    #[test]
+    fn a_turn_that_moves_no_surface_is_not_swept() {
+        use crate::geometry::{Compound, CompoundChild};
+        let s = Settings { ccd: CcdMode::Toi, ..Default::default() };
+        let fast = 3.0 / s.dt;
+        let child = |shape: Shape, pose: Pose| CompoundChild { shape, pose };
+        let bar = Quat::from_rotation_arc(Vec3::Y, Vec3::Z);
+        let dumbbell = Shape::Compound(std::sync::Arc::new(
+            Compound::new(vec![
+                child(Shape::sphere(0.04), Pose::from_translation(Vec3::Z * 0.08)),
+                child(Shape::sphere(0.04), Pose::from_translation(Vec3::Z * -0.08)),
+                child(Shape::capsule(0.08, 0.015), Pose::new(Vec3::ZERO, bar)),
+            ])
+            .unwrap(),
+        ));
+        // Each shape with its own axis in its frame.
+        for (shape, axis) in [(Shape::capsule(0.1, 0.02), Vec3::Y), (dumbbell, Vec3::Z)] {
+            let rotation = Quat::from_euler(glam::EulerRot::YXZ, 0.7, -0.4, 1.1);
+            let mut b = Body::new(BodyKind::Dynamic, shape, Pose::new(Vec3::ZERO, rotation), Material::default());
+            let own = rotation * axis;
+            b.angvel = own * fast;
+            assert!(!turns_past_rows(&b, rotation, own * fast, &s), "{:?} about its own axis", b.shape.kind());
+            let across = own.any_orthonormal_vector();
+            assert!(
+                turns_past_rows(&b, rotation, across * fast, &s),
+                "{:?} turned across at the start",
+                b.shape.kind()
+            );
+            b.angvel = across * fast;
+            assert!(
+                turns_past_rows(&b, rotation, own * fast, &s),
+                "{:?} turned across after the solver",
+                b.shape.kind()
+            );
+            // Tilted 0.05 rad off its axis: its ends (8-10 cm out) move about 1.5 cm, past the slop.
+            let tilted = Quat::from_axis_angle(across, 0.05) * own;
+            b.angvel = tilted * fast;
+            assert!(turns_past_rows(&b, rotation, tilted * fast, &s), "{:?} tilted off its axis", b.shape.kind());
+            assert!(core_spin_speed(&b.shape, axis * fast) < 1e-3, "{:?}", b.shape.kind());
+        }
+        // A box has no such axis: its corners move about any.
+        let cube = Shape::cuboid(Vec3::splat(0.02));
+        for axis in [Vec3::X, Vec3::Y, Vec3::Z, Vec3::ONE.normalize()] {
+            assert!(core_spin_speed(&cube, axis) > 0.02, "{axis}");
+        }
     }
 
     #[test]

@@ -36,7 +36,7 @@ impl World {
         // spinning against a wall).
         if ccd_mode != CcdMode::Off {
             st.toi_starts.extend(self.bodies.iter().map(|b| b.pose));
-            st.start_spins.extend(self.bodies.iter().map(|b| b.angvel.length()));
+            st.start_spins.extend(self.bodies.iter().map(|b| b.angvel));
         }
     }
 
@@ -46,8 +46,10 @@ impl World {
         if !st.toi_starts.is_empty() {
             let _t = PhaseTimer::new(&mut p.ccd_ms);
             let settings = &self.settings;
-            st.turning
-                .extend(self.bodies.iter().zip(&st.start_spins).map(|(b, &s)| ccd::turns_past_rows(b, s, settings)));
+            let starts = st.toi_starts.iter().zip(&st.start_spins);
+            st.turning.extend(
+                self.bodies.iter().zip(starts).map(|(b, (p, &w))| ccd::turns_past_rows(b, p.rotation, w, settings)),
+            );
             // And bodies the solver drove through their rows against static bodies, or out of
             // the box their pairs were found in.
             let (contacts, aabbs, starts) = (self.contacts.contacts(), &self.aabbs, &st.toi_starts);

@@ -48,7 +48,7 @@ use crate::dynamics::joints::{Joint, JointError, JointReport, JointState, Joints
 use crate::dynamics::solver::{CachedImpulse, Contact, Solver, StepContext};
 use crate::dynamics::{Body, BodyKind, Rotations};
 use crate::geometry::{Aabb, Ray, RayHit, Shape};
-use crate::math::{Pose, Real};
+use crate::math::{Pose, Real, Vec3};
 use crate::narrowphase::{self, MAX_MANIFOLD_POINTS, NarrowPhaseKind};
 use crate::parallel::{self, Crew, Threads};
 
@@ -142,8 +142,8 @@ struct StepState {
     crew: Option<Crew>,
     /// With CCD on: every body's pose at the start of the step.
     toi_starts: Vec<Pose>,
-    /// With CCD on: every body's spin at the start of the step, rad/s.
-    start_spins: Vec<Real>,
+    /// With CCD on: every body's angular velocity at the start of the step, rad/s.
+    start_spins: Vec<Vec3>,
     /// Bodies that turn farther in the step than their speculative rows describe.
     turning: Vec<bool>,
     /// No dynamic body was awake: only kinematic bodies could move.
