@@ -107,7 +107,11 @@ impl PairTest<'_> {
         } else {
             let rotations = || (self.rotations.get(a as usize, ba), self.rotations.get(b as usize, bb));
             let method = settings.narrow_phase;
-            one = narrowphase::contact_with_rotations(&ba.shape, &ba.pose, &bb.shape, &bb.pose, rotations, tol, method);
+            one = if bounds_apart(ba, bb, (ia.radius, ib.radius), tol) {
+                None
+            } else {
+                narrowphase::contact_with_rotations(&ba.shape, &ba.pose, &bb.shape, &bb.pose, rotations, tol, method)
+            };
             (one.as_ref(), &[])
         };
         let m = first.filter(|m| !m.is_empty());
@@ -159,6 +163,19 @@ impl PairTest<'_> {
         hits
     }
 }
+
+/// Whether two convex bodies' bounding spheres (`radii`, about their centres of mass) are
+/// farther apart than the contact margin, with room to spare for the shape tests' tolerance
+/// (`epsilon`, on squared distances) and rounding: then no shape test would find a contact,
+/// and none is run.
+fn bounds_apart(a: &Body, b: &Body, radii: (Real, Real), tol: Tolerance) -> bool {
+    let reach = radii.0 + radii.1 + tol.margin;
+    let slack = tol.epsilon.sqrt() + BOUNDS_SLACK * (1.0 + reach);
+    a.pose.translation.distance_squared(b.pose.translation) > (reach + slack) * (reach + slack)
+}
+
+/// The relative room [`bounds_apart`] leaves for rounding in the shape tests.
+const BOUNDS_SLACK: Real = 1e-3;
 
 impl ContactStore {
     /// The contact manifold of every candidate pair (with speculative points for pairs that
