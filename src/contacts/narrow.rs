@@ -242,3 +242,62 @@ impl ContactStore {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dynamics::{BodyKind, Material};
+    use crate::geometry::{ConvexHull, Shape};
+    use crate::math::{Pose, Quat, Vec3};
+    use crate::narrowphase::NarrowPhaseKind;
+
+    /// A sphere, a box, a capsule or an irregular hull of about `size`.
+    fn shape(kind: u8, size: Real) -> Shape {
+        match kind % 4 {
+            0 => Shape::sphere(size),
+            1 => Shape::cuboid(Vec3::new(size, 0.4 * size, 0.7 * size)),
+            2 => Shape::capsule(size, 0.3 * size),
+            _ => {
+                let points = [(1.0, 0.0, 0.0), (-0.9, 0.1, 0.3), (0.0, 1.0, 0.0), (0.1, -0.8, 0.1), (0.0, 0.0, 0.9)];
+                let points: Vec<Vec3> = points.iter().map(|&(x, y, z)| Vec3::new(x, y, z) * size).collect();
+                Shape::ConvexHull(std::sync::Arc::new(ConvexHull::new(&points).unwrap()))
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 4000, failure_persistence: None, ..Default::default() })]
+
+        /// Two convex bodies that `bounds_apart` skips get no contact from either method, at
+        /// every distance from their bounding spheres touching to past the margin; bodies
+        /// within the margin of each other's bounding sphere are never skipped.
+        #[test]
+        fn a_pair_skipped_as_apart_has_no_contact(
+            kinds in (0u8..4, 0u8..4),
+            sizes in (0.01f32..2.0, 0.01f32..2.0),
+            turns in ((-3.2f32..3.2, -3.2f32..3.2, -3.2f32..3.2), (-3.2f32..3.2, -3.2f32..3.2, -3.2f32..3.2)),
+            dir in (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0),
+            along in 0.0f32..1.0,
+            margin in 0.0f32..0.5,
+            epsilon in 0.0f32..1e-4,
+        ) {
+            let euler = |t: (Real, Real, Real)| Quat::from_euler(glam::EulerRot::XYZ, t.0, t.1, t.2);
+            let (sa, sb) = (shape(kinds.0, sizes.0), shape(kinds.1, sizes.1));
+            let radii = (sa.bounding_radius(), sb.bounding_radius());
+            let tol = Tolerance { margin, epsilon };
+            let dir = Vec3::from(dir).normalize_or(Vec3::X);
+            let reach = radii.0 + radii.1 + margin;
+            let d = radii.0 + radii.1 + along * (margin + 0.1);
+            let body = |s: &Shape, p: Pose| Body::new(BodyKind::Dynamic, s.clone(), p, Material::default());
+            let a = body(&sa, Pose::new(Vec3::new(0.3, -1.0, 2.0), euler(turns.0)));
+            let b = body(&sb, Pose::new(a.pose.translation + dir * d, euler(turns.1)));
+            let apart = bounds_apart(&a, &b, radii, tol);
+            proptest::prop_assert!(!apart || d > reach, "skipped at {} within reach {}", d, reach);
+            for method in [NarrowPhaseKind::Analytic, NarrowPhaseKind::Gjk] {
+                let m = narrowphase::contact(&a.shape, &a.pose, &b.shape, &b.pose, tol, method);
+                let (ka, kb) = (a.shape.kind(), b.shape.kind());
+                proptest::prop_assert!(!apart || m.is_none(), "{:?} {:?} {:?} at {}: {:?}", ka, kb, method, d, m);
+            }
+        }
+    }
+}
