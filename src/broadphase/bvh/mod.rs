@@ -1,6 +1,8 @@
 //! Dynamic AABB tree (as in Box2D and Bullet's Dbvt): each body's leaf holds a fat box, its AABB
 //! grown by a margin, and only bodies that leave their fat box are moved in the tree. Pairs come
-//! from one traversal of the tree against itself.
+//! from one traversal of the tree against itself through tight boxes: each node's union of its
+//! bodies' boxes, refit every step (the fat boxes decide the tree's shape; the tight ones prune
+//! the search to the bodies that overlap).
 
 mod tree;
 
@@ -35,6 +37,11 @@ pub struct Bvh {
     /// Each body's box centre at the last update, to predict its motion.
     last_centre: Vec<Vec3>,
     stack: Vec<(u32, u32)>,
+    /// Per node, the union of its bodies' boxes at the last update (a leaf's is its body's
+    /// box, not its fat box): the pair search descends these, which the fat boxes hold.
+    tight: Vec<Aabb>,
+    /// The refit's nodes still to visit, each with whether its children are done.
+    refit_stack: Vec<(u32, bool)>,
     /// The pairs found, before they are put in canonical order.
     keys: PairKeys,
 }
@@ -56,6 +63,8 @@ impl Bvh {
             outside: Vec::new(),
             last_centre: Vec::new(),
             stack: Vec::new(),
+            tight: Vec::new(),
+            refit_stack: Vec::new(),
             keys: PairKeys::default(),
         }
     }
@@ -114,11 +123,35 @@ impl Bvh {
         moved
     }
 
-    /// Every pair of leaves whose fat boxes overlap, by descending the tree against itself;
-    /// pairs whose real boxes overlap go to `pairs`. Returns (candidates, box tests).
-    fn self_pairs(&mut self, aabbs: &[Aabb], pairs: &mut PairKeys) -> (u64, u64) {
-        let (mut candidates, mut tests) = (0u64, 0u64);
+    /// Each node's tight box ([`Bvh::tight`]) from the bodies' boxes, children before parents.
+    fn refit(&mut self, aabbs: &[Aabb]) {
         let nodes = &self.tree.nodes;
+        let tight = &mut self.tight;
+        tight.resize(nodes.len(), Aabb::new(Vec3::ZERO, Vec3::ZERO));
+        let stack = &mut self.refit_stack;
+        stack.clear();
+        if self.tree.root != NULL {
+            stack.push((self.tree.root, false));
+        }
+        while let Some((i, children_done)) = stack.pop() {
+            let n = &nodes[i as usize];
+            let [c1, c2] = n.child;
+            if n.is_leaf() {
+                tight[i as usize] = aabbs[c2 as usize];
+            } else if children_done {
+                tight[i as usize] = tight[c1 as usize].merge(&tight[c2 as usize]);
+            } else {
+                stack.extend([(i, true), (c1, false), (c2, false)]);
+            }
+        }
+    }
+
+    /// Every pair of leaves whose bodies' boxes overlap (into `pairs`), by descending the tree
+    /// against itself through the nodes' tight boxes. Returns (leaf pairs met, box tests).
+    fn self_pairs(&mut self, aabbs: &[Aabb], pairs: &mut PairKeys) -> (u64, u64) {
+        self.refit(aabbs);
+        let (mut candidates, mut tests) = (0u64, 0u64);
+        let (nodes, tight) = (&self.tree.nodes, &self.tight);
         let stack = &mut self.stack;
         stack.clear();
         if self.tree.root != NULL {
@@ -134,22 +167,21 @@ impl Bvh {
                 continue;
             }
             tests += 1;
-            if !a.aabb.overlaps(&b.aabb) {
+            let (ta, tb) = (&tight[x as usize], &tight[y as usize]);
+            if !ta.overlaps(tb) {
                 continue;
             }
             match (a.is_leaf(), b.is_leaf()) {
+                // Two leaves' tight boxes are their bodies' boxes.
                 (true, true) => {
                     candidates += 1;
-                    let (i, j) = (a.child[1], b.child[1]);
-                    if aabbs[i as usize].overlaps(&aabbs[j as usize]) {
-                        pairs.push(i, j);
-                    }
+                    pairs.push(a.child[1], b.child[1]);
                 }
                 // Descend the leaf-less side, or the larger of two internal nodes.
                 (true, false) => stack.extend([(x, b.child[0]), (x, b.child[1])]),
                 (false, true) => stack.extend([(a.child[0], y), (a.child[1], y)]),
                 (false, false) => {
-                    if a.aabb.surface_area() >= b.aabb.surface_area() {
+                    if ta.surface_area() >= tb.surface_area() {
                         stack.extend([(a.child[0], y), (a.child[1], y)]);
                     } else {
                         stack.extend([(x, b.child[0]), (x, b.child[1])]);
