@@ -34,32 +34,38 @@ impl World {
         // With CCD on, a body that turns faster than its speculative rows describe is swept
         // too (`ccd::turns_past_rows`), also one slow enough to have no reach (a small body
         // spinning against a wall).
+        let lists = &mut st.lists;
+        lists.toi_starts.clear();
+        lists.start_spins.clear();
         if ccd_mode != CcdMode::Off {
-            st.toi_starts.extend(self.bodies.iter().map(|b| b.pose));
-            st.start_spins.extend(self.bodies.iter().map(|b| b.angvel.length()));
+            lists.toi_starts.extend(self.bodies.iter().map(|b| b.pose));
+            lists.start_spins.extend(self.bodies.iter().map(|b| b.angvel.length()));
         }
     }
 
     /// Sweeps the fast and fast-turning bodies from their start poses and stops them at their
     /// first impact.
     pub(super) fn time_of_impact(&mut self, st: &mut StepState, p: &mut StepProfile) {
-        if !st.toi_starts.is_empty() {
+        let lists = &mut st.lists;
+        lists.turning.clear();
+        if !lists.toi_starts.is_empty() {
             let _t = PhaseTimer::new(&mut p.ccd_ms);
             let settings = &self.settings;
-            st.turning
-                .extend(self.bodies.iter().zip(&st.start_spins).map(|(b, &s)| ccd::turns_past_rows(b, s, settings)));
+            let spins = &lists.start_spins;
+            lists.turning.extend(self.bodies.iter().zip(spins).map(|(b, &s)| ccd::turns_past_rows(b, s, settings)));
             // And bodies the solver drove through their rows against static bodies, or out of
             // the box their pairs were found in.
-            let (contacts, aabbs, starts) = (self.contacts.contacts(), &self.aabbs, &st.toi_starts);
-            ccd::left_their_rows(&self.bodies, starts, contacts, aabbs, settings.slop, &mut st.turning);
+            let (contacts, aabbs, starts) = (self.contacts.contacts(), &self.aabbs, &lists.toi_starts);
+            let (turning, touched) = (&mut lists.turning, &mut lists.by_kinematic);
+            ccd::left_their_rows(&self.bodies, starts, contacts, aabbs, settings.slop, turning, touched);
         }
-        if !st.toi_starts.is_empty() && self.ccd.fast.iter().chain(&st.turning).any(|&f| f) {
+        if !lists.toi_starts.is_empty() && self.ccd.fast.iter().chain(&lists.turning).any(|&f| f) {
             let _t = PhaseTimer::new(&mut p.ccd_ms);
             p.toi_events = ccd::resolve_toi(
                 &mut self.bodies,
-                &st.toi_starts,
+                &lists.toi_starts,
                 &self.ccd.fast,
-                &st.turning,
+                &lists.turning,
                 self.broad_phase.as_ref(),
                 &self.aabbs,
                 &self.settings,

@@ -100,6 +100,8 @@ pub struct World {
     /// Changes whenever a body's shape or kind may have changed, or bodies were added
     /// ([`World::bodies_revision`]).
     bodies_revision: u64,
+    /// The working lists of the step ([`StepLists`]), kept for the next.
+    lists: StepLists,
     /// The threads the step runs on (not part of the settings: the results are the same).
     threads: Threads,
     /// Steps with fewer candidate pairs than this run on one thread even with a pool (the
@@ -129,6 +131,7 @@ impl Clone for World {
             // A clone holds what the original holds: the same revisions, until either changes.
             revision: self.revision,
             bodies_revision: self.bodies_revision,
+            lists: StepLists::default(),
             threads: self.threads.clone(),
             parallel_min_pairs: self.parallel_min_pairs,
         }
@@ -140,12 +143,8 @@ impl Clone for World {
 struct StepState {
     /// The threads of the step, when it is large enough to share.
     crew: Option<Crew>,
-    /// With CCD on: every body's pose at the start of the step.
-    toi_starts: Vec<Pose>,
-    /// With CCD on: every body's spin at the start of the step, rad/s.
-    start_spins: Vec<Real>,
-    /// Bodies that turn farther in the step than their speculative rows describe.
-    turning: Vec<bool>,
+    /// The step's working lists, taken from the world for the step and handed back at its end.
+    lists: StepLists,
     /// No dynamic body was awake: only kinematic bodies could move.
     quiet: bool,
     /// The narrow phase built the cuboids' rotation matrices.
@@ -154,6 +153,29 @@ struct StepState {
     woke: bool,
     /// Nothing could move: the solver and the sleep update did not run.
     still: bool,
+}
+
+/// The working lists of a step, kept from step to step so that a step allocates none once the
+/// scene's size is reached. Each is filled afresh in the step that reads it; a copy of the
+/// world starts with none.
+#[derive(Debug, Default)]
+struct StepLists {
+    /// With CCD on: every body's pose at the start of the step (empty with CCD off).
+    toi_starts: Vec<Pose>,
+    /// With CCD on: every body's spin at the start of the step, rad/s.
+    start_spins: Vec<Real>,
+    /// Bodies that turn farther in the step than their speculative rows describe.
+    turning: Vec<bool>,
+    /// Per body: a kinematic body touches it (`ccd::left_their_rows`).
+    by_kinematic: Vec<bool>,
+    /// The sleep update's islands.
+    sleep: sleep::SleepLists,
+}
+
+impl Clone for StepLists {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
 }
 
 /// A process-wide revision number, never handed out twice.
@@ -191,6 +213,7 @@ impl World {
             step_count: 0,
             revision: next_revision(),
             bodies_revision: next_revision(),
+            lists: StepLists::default(),
             threads: Threads::default(),
             parallel_min_pairs: PARALLEL_MIN_PAIRS,
         }
@@ -471,7 +494,8 @@ impl World {
         self.find_contacts(&mut st, &mut p);
         self.solve(&mut st, &mut p);
         self.time_of_impact(&mut st, &mut p);
-        self.update_sleep(&st);
+        self.update_sleep(&mut st);
+        self.lists = st.lists;
         self.finish_step(p, t_total);
     }
 
@@ -487,7 +511,7 @@ impl World {
         self.ccd.events.clear();
         self.guard.begin(&mut self.bodies, self.step_count + 1);
         let crew = if self.bodies.len() * 2 >= self.parallel_min_pairs { self.threads.crew() } else { None };
-        StepState { crew, ..StepState::default() }
+        StepState { crew, lists: std::mem::take(&mut self.lists), ..StepState::default() }
     }
 
     /// The contact manifold of every candidate pair (with speculative points for pairs that
@@ -548,10 +572,11 @@ impl World {
 
     /// Puts resting islands to sleep (or wakes every body when sleeping is off), and tells the
     /// idle tracker how the step went.
-    fn update_sleep(&mut self, st: &StepState) {
+    fn update_sleep(&mut self, st: &mut StepState) {
         if self.settings.sleeping {
             if !st.still {
-                sleep::update(&mut self.bodies, self.contacts.contacts(), &self.joints, &self.settings);
+                let lists = &mut st.lists.sleep;
+                sleep::update(&mut self.bodies, self.contacts.contacts(), &self.joints, &self.settings, lists);
             }
         } else {
             self.bodies.iter_mut().filter(|b| b.asleep).for_each(Body::wake);

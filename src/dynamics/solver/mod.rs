@@ -251,6 +251,8 @@ pub struct Solver {
     joints: JointSolver,
     /// The passes' list of jobs, kept for the next step's.
     pass_jobs: Vec<parallel::Job<passes::Work>>,
+    /// Per colour, its first bundle, and the bundle count last (kept for the next step's).
+    colour_ranges: Vec<usize>,
     isa: Option<Isa>,
 }
 
