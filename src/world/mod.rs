@@ -550,8 +550,10 @@ impl World {
             self.contacts.still();
             return;
         }
-        // The solver reads the matrices of the awake dynamic bodies (woken ones included).
-        if !st.quiet || st.woke {
+        // The solver reads the matrices of the awake dynamic bodies (woken ones included), when
+        // it has something to solve.
+        let free = Solver::free(self.contacts.contacts(), &self.joints);
+        if (!st.quiet || st.woke) && !free {
             let _t = PhaseTimer::new(&mut p.solve_ms);
             let built = |b: &Body| st.boxes_read_rotations && is_cuboid(b);
             self.rotations.build(&self.bodies, |b| b.is_dynamic() && !b.asleep && !built(b));

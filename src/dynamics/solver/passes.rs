@@ -50,7 +50,7 @@ pub(super) enum Work {
 
 /// Adds gravity's velocity to the awake dynamic bodies.
 #[inline]
-fn gravity(states: &mut [BodyState], motion: &[Motion], dv: Vec3) {
+pub(super) fn gravity(states: &mut [BodyState], motion: &[Motion], dv: Vec3) {
     for (s, m) in states.iter_mut().zip(motion) {
         if m.dynamic {
             s.v += dv;
@@ -60,7 +60,7 @@ fn gravity(states: &mut [BodyState], motion: &[Motion], dv: Vec3) {
 
 /// Moves the bodies by their velocities over one substep.
 #[inline]
-fn integrate(states: &mut [BodyState], motion: &mut [Motion], h: Real, max_w: Real) {
+pub(super) fn integrate(states: &mut [BodyState], motion: &mut [Motion], h: Real, max_w: Real) {
     for (s, m) in states.iter_mut().zip(motion) {
         if !m.moves {
             continue;
