@@ -4,7 +4,7 @@
 use super::{StepProfile, StepState, World};
 use crate::ccd::{self, CcdMode, CcdMotion, ToiEvent};
 use crate::debug_draw::{DebugDraw, DrawCategory};
-use crate::timer::PhaseTimer;
+use crate::timer::Laps;
 
 /// Which bodies CCD handles this step, and what it did in the last.
 #[derive(Clone, Debug, Default)]
@@ -24,9 +24,8 @@ pub(super) struct CcdState {
 impl World {
     /// Which bodies are swept by time of impact and which get speculative reach; with CCD on,
     /// every body's pose and spin at the start of the step, for the time-of-impact pass.
-    pub(super) fn prepare_ccd(&mut self, st: &mut StepState, p: &mut StepProfile) {
+    pub(super) fn prepare_ccd(&mut self, st: &mut StepState) {
         let ccd_mode = self.settings.ccd;
-        let _t = PhaseTimer::new(&mut p.ccd_ms);
         self.ccd.fast.clear();
         self.ccd.fast.extend(self.bodies.iter().map(|b| ccd::needs_ccd(b, &self.settings)));
         self.ccd.reach.clear();
@@ -44,23 +43,22 @@ impl World {
     }
 
     /// Sweeps the fast and fast-turning bodies from their start poses and stops them at their
-    /// first impact.
-    pub(super) fn time_of_impact(&mut self, st: &mut StepState, p: &mut StepProfile) {
+    /// first impact. With CCD on, the time since the last lap counts as CCD.
+    pub(super) fn time_of_impact(&mut self, st: &mut StepState, p: &mut StepProfile, laps: &mut Laps) {
         let lists = &mut st.lists;
         lists.turning.clear();
-        if !lists.toi_starts.is_empty() {
-            let _t = PhaseTimer::new(&mut p.ccd_ms);
-            let settings = &self.settings;
-            let spins = &lists.start_spins;
-            lists.turning.extend(self.bodies.iter().zip(spins).map(|(b, &s)| ccd::turns_past_rows(b, s, settings)));
-            // And bodies the solver drove through their rows against static bodies, or out of
-            // the box their pairs were found in.
-            let (contacts, aabbs, starts) = (self.contacts.contacts(), &self.aabbs, &lists.toi_starts);
-            let (turning, touched) = (&mut lists.turning, &mut lists.by_kinematic);
-            ccd::left_their_rows(&self.bodies, starts, contacts, aabbs, settings.slop, turning, touched);
+        if lists.toi_starts.is_empty() {
+            return;
         }
-        if !lists.toi_starts.is_empty() && self.ccd.fast.iter().chain(&lists.turning).any(|&f| f) {
-            let _t = PhaseTimer::new(&mut p.ccd_ms);
+        let settings = &self.settings;
+        let spins = &lists.start_spins;
+        lists.turning.extend(self.bodies.iter().zip(spins).map(|(b, &s)| ccd::turns_past_rows(b, s, settings)));
+        // And bodies the solver drove through their rows against static bodies, or out of
+        // the box their pairs were found in.
+        let (contacts, aabbs, starts) = (self.contacts.contacts(), &self.aabbs, &lists.toi_starts);
+        let (turning, touched) = (&mut lists.turning, &mut lists.by_kinematic);
+        ccd::left_their_rows(&self.bodies, starts, contacts, aabbs, settings.slop, turning, touched);
+        if self.ccd.fast.iter().chain(&lists.turning).any(|&f| f) {
             p.toi_events = ccd::resolve_toi(
                 &mut self.bodies,
                 &lists.toi_starts,
@@ -76,6 +74,7 @@ impl World {
             self.guard.check(&mut self.bodies, self.step_count + 1, "ccd");
             self.contacts.forget_impulses_of(&self.guard.frozen());
         }
+        laps.lap(&mut p.ccd_ms);
     }
 
     /// Swept volumes of the fast bodies, their paths, and the impacts that stopped them.

@@ -16,7 +16,7 @@ mod sleep;
 mod snapshot;
 
 pub use crate::settings::{PositionCorrection, Settings};
-pub use crate::timer::PhaseTimer;
+pub use crate::timer::Laps;
 pub use guard::Fault;
 
 /// A body [`World::try_add_body`] refuses.
@@ -479,24 +479,29 @@ impl World {
     /// Advances the world by one fixed step, phase by phase: CCD preparation, broad phase,
     /// narrow phase, solve and integrate, time of impact, sleep. Fills [`World::profile`]. While
     /// nothing can move, the last broad-phase update is reused (see
-    /// [`StepProfile::broad_phase_reused`]): the results are the same bits.
+    /// [`StepProfile::broad_phase_reused`]): the results are the same bits. The phases are
+    /// timed one after another on one [`Laps`]: the step's setup counts with the CCD
+    /// preparation, waking touched islands with solving.
     pub fn step(&mut self) {
         self.touch();
-        let t_total = std::time::Instant::now();
+        let mut laps = Laps::start();
         if self.idle.at_rest(&self.settings) {
-            self.step_at_rest(t_total);
+            self.step_at_rest(&laps);
             return;
         }
         let mut p = StepProfile { bodies: self.bodies.len() as u32, ..Default::default() };
         let mut st = self.begin_step();
-        self.prepare_ccd(&mut st, &mut p);
+        self.prepare_ccd(&mut st);
+        laps.lap(&mut p.ccd_ms);
         self.find_pairs(&mut st, &mut p);
+        laps.lap(&mut p.broad_phase_ms);
         self.find_contacts(&mut st, &mut p);
-        self.solve(&mut st, &mut p);
-        self.time_of_impact(&mut st, &mut p);
+        laps.lap(&mut p.narrow_phase_ms);
+        self.solve(&mut st, &mut p, &mut laps);
+        self.time_of_impact(&mut st, &mut p, &mut laps);
         self.update_sleep(&mut st);
         self.lists = st.lists;
-        self.finish_step(p, t_total);
+        self.finish_step(p, &laps);
     }
 
     /// Builds the broad phase the settings name if it changed, clears last step's CCD records,
@@ -517,7 +522,6 @@ impl World {
     /// The contact manifold of every candidate pair (with speculative points for pairs that
     /// close fast), in pair order whichever thread tested each.
     fn find_contacts(&mut self, st: &mut StepState, p: &mut StepProfile) {
-        let _t = PhaseTimer::new(&mut p.narrow_phase_ms);
         st.boxes_read_rotations = self.settings.narrow_phase == NarrowPhaseKind::Analytic && !self.pairs.is_empty();
         // Box–box pairs read their bodies' rotation matrices (with the analytic method).
         if st.boxes_read_rotations {
@@ -538,8 +542,8 @@ impl World {
     }
 
     /// Wakes islands touched by moving bodies, then solves the contacts and integrates, unless
-    /// nothing can move.
-    fn solve(&mut self, st: &mut StepState, p: &mut StepProfile) {
+    /// nothing can move (then no lap is taken: `solve_ms` and `integrate_ms` stay zero).
+    fn solve(&mut self, st: &mut StepState, p: &mut StepProfile, laps: &mut Laps) {
         st.woke = sleep::wake_touched(&mut self.bodies, self.contacts.contacts(), &self.joints);
         // Reused pairs, no contact and no kinematic body: nothing can move, so the solver would
         // only empty the warm-start cache, and the sleep update would change nothing.
@@ -554,17 +558,14 @@ impl World {
         // it has something to solve.
         let free = Solver::free(self.contacts.contacts(), &self.joints);
         if (!st.quiet || st.woke) && !free {
-            let _t = PhaseTimer::new(&mut p.solve_ms);
             let built = |b: &Body| st.boxes_read_rotations && is_cuboid(b);
             self.rotations.build(&self.bodies, |b| b.is_dynamic() && !b.asleep && !built(b));
         }
         let crew = st.shared(self.pairs.len(), self.parallel_min_pairs);
         let ctx = StepContext::new(&self.settings);
-        let input = {
-            let _t = PhaseTimer::new(&mut p.solve_ms);
-            self.contacts.for_solver(&ctx, crew)
-        };
-        let times = self.solver.step(&mut self.bodies, input, &ctx, &self.rotations, crew, &mut self.joints);
+        let input = self.contacts.for_solver(&ctx, crew);
+        let (bodies, joints) = (&mut self.bodies, &mut self.joints);
+        let times = self.solver.step(bodies, input, &ctx, &self.rotations, crew, joints, laps);
         p.solve_ms += times.solve_ms;
         p.integrate_ms += times.integrate_ms;
         self.guard.check(&mut self.bodies, self.step_count + 1, "solve");
@@ -589,7 +590,7 @@ impl World {
     /// A step of a world at rest ([`idle::IdlePairs::at_rest`]): the full pipeline would find
     /// what the last step found and change nothing, so only the count and the timing move
     /// (`idle_tests` holds this against the full pipeline, bit for bit).
-    fn step_at_rest(&mut self, t_total: std::time::Instant) {
+    fn step_at_rest(&mut self, laps: &Laps) {
         self.guard.faults.clear();
         self.ccd.motions.clear();
         self.ccd.events.clear();
@@ -600,18 +601,18 @@ impl World {
             solve_ms: 0.0,
             integrate_ms: 0.0,
             faults: 0,
-            total_ms: t_total.elapsed().as_secs_f64() * 1e3,
+            total_ms: laps.total_ms(),
             ..self.profile
         };
         self.step_count += 1;
     }
 
     /// The profile's body counts and total time; the step is done.
-    fn finish_step(&mut self, mut p: StepProfile, t_total: std::time::Instant) {
+    fn finish_step(&mut self, mut p: StepProfile, laps: &Laps) {
         p.faults = self.guard.faults.len() as u32;
         p.sleeping_bodies = self.bodies.iter().filter(|b| b.asleep).count() as u32;
         p.awake_bodies = self.bodies.iter().filter(|b| b.is_dynamic() && !b.asleep).count() as u32;
-        p.total_ms = t_total.elapsed().as_secs_f64() * 1e3;
+        p.total_ms = laps.total_ms();
         self.profile = p;
         self.step_count += 1;
     }

@@ -21,7 +21,7 @@ use crate::math::{Quat, Real, Vec3};
 use crate::narrowphase::{MAX_MANIFOLD_POINTS, Manifold};
 use crate::parallel::{self, Crew};
 use crate::simd::Kernels;
-use crate::timer::PhaseTimer;
+use crate::timer::Laps;
 use colour::Colouring;
 pub use context::StepContext;
 use lanes::W;
@@ -291,7 +291,9 @@ impl Solver {
     /// awake dynamic bodies, built since they last moved (none is read in a free step). `joints` are solved with the contacts
     /// and keep their impulses. With a `crew`, the work is shared among its threads with the
     /// same results, bit for bit. A step with nothing to solve takes a shorter path with the
-    /// same results ([`Solver::free`]).
+    /// same results ([`Solver::free`]). On `laps`, the time since its last lap up to the end of
+    /// the passes counts as solving, the write-back to the bodies as integrating.
+    #[allow(clippy::too_many_arguments)]
     pub fn step(
         &mut self,
         bodies: &mut [Body],
@@ -300,12 +302,14 @@ impl Solver {
         rotations: &Rotations,
         crew: Option<&Crew>,
         joints: &mut Joints,
+        laps: &mut Laps,
     ) -> SolverTimes {
-        if Self::free(contacts, joints) {
-            return Self::step_free(bodies, cache, ctx);
-        }
         let mut times = SolverTimes::default();
-        let t_prepare = PhaseTimer::new(&mut times.solve_ms);
+        if Self::free(contacts, joints) {
+            Self::step_free(bodies, cache, ctx);
+            laps.lap(&mut times.solve_ms);
+            return times;
+        }
         self.prepare_bodies(bodies, rotations, ctx, crew);
         self.assign_slots(cache, matched);
         let mut recycled = std::mem::take(&mut self.recycled);
@@ -318,24 +322,19 @@ impl Solver {
         let masses = &self.masses;
         let mass = |i: usize| (masses[i].inv_mass, crate::math::Mat3::from_cols_array(&masses[i].inv_i));
         self.joints.prepare((joints.list(), joints.states()), bodies, bodies.len(), mass, ctx.joint_softness());
-        drop(t_prepare);
-        {
-            // The substeps' integration runs among the passes: it is counted with them.
-            let _t = PhaseTimer::new(&mut times.solve_ms);
-            let (list, states) = joints.parts_mut();
-            self.passes(crew, isa, ctx, states);
-            self.joints.check_breaks(list, states);
-            self.store_cache(contacts, cache, crew);
-        }
-        {
-            let _t = PhaseTimer::new(&mut times.integrate_ms);
-            let (states, motion) = (&self.states, &self.motion);
-            parallel::fill(crew, bodies, BODY_BLOCK, |r, out| {
-                for ((s, m), b) in states[r.clone()].iter().zip(&motion[r]).zip(out) {
-                    finish_motion(b, s, m);
-                }
-            });
-        }
+        let (list, states) = joints.parts_mut();
+        self.passes(crew, isa, ctx, states);
+        self.joints.check_breaks(list, states);
+        self.store_cache(contacts, cache, crew);
+        // The substeps' integration runs among the passes: it is counted with them.
+        laps.lap(&mut times.solve_ms);
+        let (states, motion) = (&self.states, &self.motion);
+        parallel::fill(crew, bodies, BODY_BLOCK, |r, out| {
+            for ((s, m), b) in states[r.clone()].iter().zip(&motion[r]).zip(out) {
+                finish_motion(b, s, m);
+            }
+        });
+        laps.lap(&mut times.integrate_ms);
         self.recycled = recycled;
         times
     }
@@ -350,27 +349,22 @@ impl Solver {
     /// gravity and integrate, body by body, so each moving body does just that, through the
     /// same functions, and the warm-start cache is left with no entry, as the passes leave it.
     /// Timed as solving (each body's write-back is part of its loop).
-    fn step_free(bodies: &mut [Body], cache: &mut WarmCache, ctx: &StepContext) -> SolverTimes {
-        let mut times = SolverTimes::default();
-        {
-            let _t = PhaseTimer::new(&mut times.solve_ms);
-            let dv = ctx.gravity * ctx.h;
-            for b in bodies.iter_mut() {
-                let (mut s, mut m) = start_motion(b);
-                if !m.moves {
-                    continue;
-                }
-                let (s, m) = (std::slice::from_mut(&mut s), std::slice::from_mut(&mut m));
-                for _ in 0..ctx.substeps {
-                    passes::gravity(s, m, dv);
-                    passes::integrate(s, m, ctx.h, ctx.max_w);
-                }
-                finish_motion(b, &s[0], &m[0]);
+    fn step_free(bodies: &mut [Body], cache: &mut WarmCache, ctx: &StepContext) {
+        let dv = ctx.gravity * ctx.h;
+        for b in bodies.iter_mut() {
+            let (mut s, mut m) = start_motion(b);
+            if !m.moves {
+                continue;
             }
-            cache.entries.clear();
-            cache.slots.clear();
+            let (s, m) = (std::slice::from_mut(&mut s), std::slice::from_mut(&mut m));
+            for _ in 0..ctx.substeps {
+                passes::gravity(s, m, dv);
+                passes::integrate(s, m, ctx.h, ctx.max_w);
+            }
+            finish_motion(b, &s[0], &m[0]);
         }
-        times
+        cache.entries.clear();
+        cache.slots.clear();
     }
 
     /// Gives each contact the pool slot of its kept points: a pair with a cache entry keeps the
