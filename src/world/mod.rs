@@ -499,7 +499,7 @@ impl World {
         laps.lap(&mut p.narrow_phase_ms);
         self.solve(&mut st, &mut p, &mut laps);
         self.time_of_impact(&mut st, &mut p, &mut laps);
-        self.update_sleep(&mut st);
+        self.update_sleep(&mut st, p.broad_phase_reused);
         self.lists = st.lists;
         self.finish_step(p, &laps);
     }
@@ -574,8 +574,8 @@ impl World {
     }
 
     /// Puts resting islands to sleep (or wakes every body when sleeping is off), and tells the
-    /// idle tracker how the step went.
-    fn update_sleep(&mut self, st: &mut StepState) {
+    /// idle tracker how the step went (`reused`: the broad phase reused the kept update).
+    fn update_sleep(&mut self, st: &mut StepState, reused: bool) {
         if self.settings.sleeping {
             if !st.still {
                 let lists = &mut st.lists.sleep;
@@ -584,7 +584,7 @@ impl World {
         } else {
             self.bodies.iter_mut().filter(|b| b.asleep).for_each(Body::wake);
         }
-        self.idle.end_step(st.quiet, st.woke, st.still, &self.settings);
+        self.idle.end_step(st.quiet, st.woke, (reused, st.still), &self.settings);
     }
 
     /// A step of a world at rest ([`idle::IdlePairs::at_rest`]): the full pipeline would find
