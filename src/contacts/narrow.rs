@@ -167,6 +167,12 @@ impl ContactStore {
     /// body-pair cache answered.
     pub fn find(&mut self, input: NarrowInput<'_>, crew: Option<&Crew>) -> u32 {
         let NarrowInput { bodies, reach, pairs, rotations, settings } = input;
+        if pairs.is_empty() {
+            // No contact, and no cache entry for the next step: what testing no pair leaves.
+            self.contacts.clear();
+            self.pair_cache.clear();
+            return 0;
+        }
         ccd::pushed_reach(bodies, reach, pairs, settings.dt, &mut self.pushed);
         self.pair_info.clear();
         let info = bodies.iter().zip(reach).zip(&self.pushed);
