@@ -16,8 +16,8 @@ mod query;
 use super::canonical::PairKeys;
 use super::draw::{MAX_DRAWN_BOXES, count_color};
 use super::{
-    BroadPhase, BroadPhaseDrawOptions, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, debug_validate, ms_since,
-    pairs_with_outsiders,
+    BroadPhase, BroadPhaseDrawOptions, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, debug_validate, ms_between,
+    ms_since, pairs_with_outsiders,
 };
 use crate::debug_draw::{DebugDraw, DrawCategory};
 use crate::geometry::InvariantError;
@@ -338,9 +338,9 @@ impl BroadPhase for Grid {
     fn update(&mut self, aabbs: &[Aabb], params: &BroadPhaseParams, pairs: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
         let t0 = std::time::Instant::now();
         let moved = self.refresh(aabbs, params.grid_cell_size);
-        let update_ms = ms_since(t0);
-
         let t1 = std::time::Instant::now();
+        let update_ms = ms_between(t0, t1);
+
         let n = aabbs.len();
         self.update_and_test_candidates(n, pairs);
         let mut candidates = self.candidates.keys.len() as u64;

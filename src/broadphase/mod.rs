@@ -288,3 +288,8 @@ pub fn overlaps_exceed(aabbs: &[Aabb], limit: usize, counts: impl Fn(usize, usiz
 fn ms_since(t: std::time::Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
 }
+
+/// Milliseconds from `t0` to `t1`: the reading that ends one part of an update starts the next.
+fn ms_between(t0: std::time::Instant, t1: std::time::Instant) -> f64 {
+    (t1 - t0).as_secs_f64() * 1e3
+}

@@ -6,8 +6,8 @@
 use super::canonical::PairKeys;
 use super::draw::{MAX_DRAWN_BOXES, depth_color};
 use super::{
-    BroadPhase, BroadPhaseDrawOptions, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, debug_validate, ms_since,
-    scan_aabb, scan_ray,
+    BroadPhase, BroadPhaseDrawOptions, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, debug_validate, ms_between,
+    ms_since, scan_aabb, scan_ray,
 };
 use crate::debug_draw::{DebugDraw, DrawCategory};
 use crate::geometry::InvariantError;
@@ -139,9 +139,9 @@ impl BroadPhase for Sap {
         }
         self.sorted.load_axes(self.order.iter().map(|&i| &aabbs[i as usize]), [axis, (axis + 1) % 3, (axis + 2) % 3]);
         self.longest = self.sorted.lo0().iter().zip(self.sorted.hi0()).map(|(lo, hi)| hi - lo).fold(0.0, Real::max);
-        let update_ms = ms_since(t0);
-
         let t1 = std::time::Instant::now();
+        let update_ms = ms_between(t0, t1);
+
         let mut candidates = 0u64;
         let (s, order, keys) = (&self.sorted, &self.order, &mut self.keys_out);
         keys.clear();

@@ -94,6 +94,7 @@ pub fn turns_past_rows(body: &Body, start_rotation: Quat, start_spin: Vec3, sett
 ///   than anything it could meet was looked for, so a wall in its new path has no row at all.
 ///
 /// A body driven far enough either way crosses a thin wall or floor within the step.
+/// `by_kinematic` is a working list (what it holds on entry does not matter).
 pub fn left_their_rows(
     bodies: &[Body],
     starts: &[crate::math::Pose],
@@ -101,11 +102,13 @@ pub fn left_their_rows(
     aabbs: &[Aabb],
     slop: Real,
     out: &mut [bool],
+    by_kinematic: &mut Vec<bool>,
 ) {
     // A body a kinematic body touches is its push's to carry (pushed reach and pinned rows):
     // an impact with the floor on the way would leave it behind the paddle.
     let kinematic = |i: u32| bodies[i as usize].kind == crate::dynamics::BodyKind::Kinematic;
-    let mut by_kinematic = vec![false; bodies.len()];
+    by_kinematic.clear();
+    by_kinematic.resize(bodies.len(), false);
     for c in contacts.iter().filter(|c| kinematic(c.a) || kinematic(c.b)) {
         by_kinematic[c.a as usize] = true;
         by_kinematic[c.b as usize] = true;

@@ -184,6 +184,12 @@ impl ContactStore {
     /// body-pair cache answered.
     pub fn find(&mut self, input: NarrowInput<'_>, crew: Option<&Crew>) -> u32 {
         let NarrowInput { bodies, reach, pairs, rotations, settings } = input;
+        if pairs.is_empty() {
+            // No contact, and no cache entry for the next step: what testing no pair leaves.
+            self.contacts.clear();
+            self.pair_cache.clear();
+            return 0;
+        }
         ccd::pushed_reach(bodies, reach, pairs, settings.dt, &mut self.pushed);
         self.pair_info.clear();
         let info = bodies.iter().zip(reach).zip(&self.pushed);
@@ -204,15 +210,22 @@ impl ContactStore {
         let runs = pairs.len().div_ceil(run);
         self.runs.resize_with(runs.max(self.runs.len()), Vec::new);
         self.pair_cache_next.resize(pairs.len(), PairEntry::invalid((0, 0)));
-        let mut entries: Vec<&mut [PairEntry]> = self.pair_cache_next.chunks_mut(run).collect();
         let (old, hits) = (&self.pair_cache, AtomicU32::new(0));
-        parallel::fill(crew, (&mut self.runs[..runs], &mut entries[..]), 1, |r, (outs, entries)| {
-            for ((out, entries), k) in outs.iter_mut().zip(entries.iter_mut()).zip(r) {
-                let range = k * run..((k + 1) * run).min(pairs.len());
-                out.clear();
-                hits.fetch_add(test.run(old, &pairs[range], entries, out), Ordering::Relaxed);
-            }
-        });
+        if runs == 1 {
+            // One run: tested here, as the one block below would be, without the list of parts.
+            let out = &mut self.runs[0];
+            out.clear();
+            hits.fetch_add(test.run(old, pairs, &mut self.pair_cache_next, out), Ordering::Relaxed);
+        } else {
+            let mut entries: Vec<&mut [PairEntry]> = self.pair_cache_next.chunks_mut(run).collect();
+            parallel::fill(crew, (&mut self.runs[..runs], &mut entries[..]), 1, |r, (outs, entries)| {
+                for ((out, entries), k) in outs.iter_mut().zip(entries.iter_mut()).zip(r) {
+                    let range = k * run..((k + 1) * run).min(pairs.len());
+                    out.clear();
+                    hits.fetch_add(test.run(old, &pairs[range], entries, out), Ordering::Relaxed);
+                }
+            });
+        }
         self.gather(runs, crew);
         std::mem::swap(&mut self.pair_cache, &mut self.pair_cache_next);
         hits.into_inner()

@@ -4,7 +4,7 @@
 use super::{StepProfile, StepState, World};
 use crate::ccd::{self, CcdMode, CcdMotion, ToiEvent};
 use crate::debug_draw::{DebugDraw, DrawCategory};
-use crate::timer::PhaseTimer;
+use crate::timer::Laps;
 
 /// Which bodies CCD handles this step, and what it did in the last.
 #[derive(Clone, Debug, Default)]
@@ -24,9 +24,8 @@ pub(super) struct CcdState {
 impl World {
     /// Which bodies are swept by time of impact and which get speculative reach; with CCD on,
     /// every body's pose and spin at the start of the step, for the time-of-impact pass.
-    pub(super) fn prepare_ccd(&mut self, st: &mut StepState, p: &mut StepProfile) {
+    pub(super) fn prepare_ccd(&mut self, st: &mut StepState) {
         let ccd_mode = self.settings.ccd;
-        let _t = PhaseTimer::new(&mut p.ccd_ms);
         self.ccd.fast.clear();
         self.ccd.fast.extend(self.bodies.iter().map(|b| ccd::needs_ccd(b, &self.settings)));
         self.ccd.reach.clear();
@@ -34,34 +33,38 @@ impl World {
         // With CCD on, a body that turns faster than its speculative rows describe is swept
         // too (`ccd::turns_past_rows`), also one slow enough to have no reach (a small body
         // spinning against a wall).
+        let lists = &mut st.lists;
+        lists.toi_starts.clear();
+        lists.start_spins.clear();
         if ccd_mode != CcdMode::Off {
-            st.toi_starts.extend(self.bodies.iter().map(|b| b.pose));
-            st.start_spins.extend(self.bodies.iter().map(|b| b.angvel));
+            lists.toi_starts.extend(self.bodies.iter().map(|b| b.pose));
+            lists.start_spins.extend(self.bodies.iter().map(|b| b.angvel));
         }
     }
 
     /// Sweeps the fast and fast-turning bodies from their start poses and stops them at their
-    /// first impact.
-    pub(super) fn time_of_impact(&mut self, st: &mut StepState, p: &mut StepProfile) {
-        if !st.toi_starts.is_empty() {
-            let _t = PhaseTimer::new(&mut p.ccd_ms);
-            let settings = &self.settings;
-            let starts = st.toi_starts.iter().zip(&st.start_spins);
-            st.turning.extend(
-                self.bodies.iter().zip(starts).map(|(b, (p, &w))| ccd::turns_past_rows(b, p.rotation, w, settings)),
-            );
-            // And bodies the solver drove through their rows against static bodies, or out of
-            // the box their pairs were found in.
-            let (contacts, aabbs, starts) = (self.contacts.contacts(), &self.aabbs, &st.toi_starts);
-            ccd::left_their_rows(&self.bodies, starts, contacts, aabbs, settings.slop, &mut st.turning);
+    /// first impact. With CCD on, the time since the last lap counts as CCD.
+    pub(super) fn time_of_impact(&mut self, st: &mut StepState, p: &mut StepProfile, laps: &mut Laps) {
+        let lists = &mut st.lists;
+        lists.turning.clear();
+        if lists.toi_starts.is_empty() {
+            return;
         }
-        if !st.toi_starts.is_empty() && self.ccd.fast.iter().chain(&st.turning).any(|&f| f) {
-            let _t = PhaseTimer::new(&mut p.ccd_ms);
+        let settings = &self.settings;
+        let starts = lists.toi_starts.iter().zip(&lists.start_spins);
+        let turns = self.bodies.iter().zip(starts).map(|(b, (p, &w))| ccd::turns_past_rows(b, p.rotation, w, settings));
+        lists.turning.extend(turns);
+        // And bodies the solver drove through their rows against static bodies, or out of
+        // the box their pairs were found in.
+        let (contacts, aabbs, starts) = (self.contacts.contacts(), &self.aabbs, &lists.toi_starts);
+        let (turning, touched) = (&mut lists.turning, &mut lists.by_kinematic);
+        ccd::left_their_rows(&self.bodies, starts, contacts, aabbs, settings.slop, turning, touched);
+        if self.ccd.fast.iter().chain(&lists.turning).any(|&f| f) {
             p.toi_events = ccd::resolve_toi(
                 &mut self.bodies,
-                &st.toi_starts,
+                &lists.toi_starts,
                 &self.ccd.fast,
-                &st.turning,
+                &lists.turning,
                 self.broad_phase.as_ref(),
                 &self.aabbs,
                 &self.settings,
@@ -72,6 +75,7 @@ impl World {
             self.guard.check(&mut self.bodies, self.step_count + 1, "ccd");
             self.contacts.forget_impulses_of(&self.guard.frozen());
         }
+        laps.lap(&mut p.ccd_ms);
     }
 
     /// Swept volumes of the fast bodies, their paths, and the impacts that stopped them.

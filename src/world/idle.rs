@@ -49,14 +49,17 @@ impl IdlePairs {
     /// At the end of a step: the kept update still describes the bodies if the step was quiet
     /// (sleeping, static and kinematic bodies only; kinematic boxes are checked at reuse) and
     /// woke nobody, since a body woken and put back to sleep within the step may have moved.
-    /// A still step (`still`) leaves the world at the fixed point [`IdlePairs::at_rest`] names.
-    pub(super) fn end_step(&mut self, quiet: bool, woke: bool, still: bool, settings: &Settings) {
+    /// A step that `reused` the kept update (whose settings [`IdlePairs::reusable`] found the
+    /// step's) keeps it; a quiet step that made a new one keeps that, for these settings. A
+    /// still step (`still`, which reused) leaves the world at the fixed point
+    /// [`IdlePairs::at_rest`] names.
+    pub(super) fn end_step(&mut self, quiet: bool, woke: bool, (reused, still): (bool, bool), settings: &Settings) {
         if quiet && !woke {
-            if self.valid_for.as_ref() != Some(settings) {
+            if reused {
+                self.at_rest = still;
+            } else {
                 self.valid_for = Some(settings.clone());
                 self.at_rest = false;
-            } else {
-                self.at_rest = still;
             }
         } else {
             self.valid_for = None;

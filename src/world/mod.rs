@@ -16,7 +16,7 @@ mod sleep;
 mod snapshot;
 
 pub use crate::settings::{PositionCorrection, Settings};
-pub use crate::timer::PhaseTimer;
+pub use crate::timer::Laps;
 pub use guard::Fault;
 
 /// A body [`World::try_add_body`] refuses.
@@ -100,6 +100,8 @@ pub struct World {
     /// Changes whenever a body's shape or kind may have changed, or bodies were added
     /// ([`World::bodies_revision`]).
     bodies_revision: u64,
+    /// The working lists of the step ([`StepLists`]), kept for the next.
+    lists: StepLists,
     /// The threads the step runs on (not part of the settings: the results are the same).
     threads: Threads,
     /// Steps with fewer candidate pairs than this run on one thread even with a pool (the
@@ -129,6 +131,7 @@ impl Clone for World {
             // A clone holds what the original holds: the same revisions, until either changes.
             revision: self.revision,
             bodies_revision: self.bodies_revision,
+            lists: StepLists::default(),
             threads: self.threads.clone(),
             parallel_min_pairs: self.parallel_min_pairs,
         }
@@ -140,12 +143,8 @@ impl Clone for World {
 struct StepState {
     /// The threads of the step, when it is large enough to share.
     crew: Option<Crew>,
-    /// With CCD on: every body's pose at the start of the step.
-    toi_starts: Vec<Pose>,
-    /// With CCD on: every body's angular velocity at the start of the step, rad/s.
-    start_spins: Vec<Vec3>,
-    /// Bodies that turn farther in the step than their speculative rows describe.
-    turning: Vec<bool>,
+    /// The step's working lists, taken from the world for the step and handed back at its end.
+    lists: StepLists,
     /// No dynamic body was awake: only kinematic bodies could move.
     quiet: bool,
     /// The narrow phase built the cuboids' rotation matrices.
@@ -154,6 +153,29 @@ struct StepState {
     woke: bool,
     /// Nothing could move: the solver and the sleep update did not run.
     still: bool,
+}
+
+/// The working lists of a step, kept from step to step so that a step allocates none once the
+/// scene's size is reached. Each is filled afresh in the step that reads it; a copy of the
+/// world starts with none.
+#[derive(Debug, Default)]
+struct StepLists {
+    /// With CCD on: every body's pose at the start of the step (empty with CCD off).
+    toi_starts: Vec<Pose>,
+    /// With CCD on: every body's angular velocity at the start of the step, rad/s.
+    start_spins: Vec<Vec3>,
+    /// Bodies that turn farther in the step than their speculative rows describe.
+    turning: Vec<bool>,
+    /// Per body: a kinematic body touches it (`ccd::left_their_rows`).
+    by_kinematic: Vec<bool>,
+    /// The sleep update's islands.
+    sleep: sleep::SleepLists,
+}
+
+impl Clone for StepLists {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
 }
 
 /// A process-wide revision number, never handed out twice.
@@ -191,6 +213,7 @@ impl World {
             step_count: 0,
             revision: next_revision(),
             bodies_revision: next_revision(),
+            lists: StepLists::default(),
             threads: Threads::default(),
             parallel_min_pairs: PARALLEL_MIN_PAIRS,
         }
@@ -456,23 +479,29 @@ impl World {
     /// Advances the world by one fixed step, phase by phase: CCD preparation, broad phase,
     /// narrow phase, solve and integrate, time of impact, sleep. Fills [`World::profile`]. While
     /// nothing can move, the last broad-phase update is reused (see
-    /// [`StepProfile::broad_phase_reused`]): the results are the same bits.
+    /// [`StepProfile::broad_phase_reused`]): the results are the same bits. The phases are
+    /// timed one after another on one [`Laps`]: the step's setup counts with the CCD
+    /// preparation, waking touched islands with solving.
     pub fn step(&mut self) {
         self.touch();
-        let t_total = std::time::Instant::now();
+        let mut laps = Laps::start();
         if self.idle.at_rest(&self.settings) {
-            self.step_at_rest(t_total);
+            self.step_at_rest(&laps);
             return;
         }
         let mut p = StepProfile { bodies: self.bodies.len() as u32, ..Default::default() };
         let mut st = self.begin_step();
-        self.prepare_ccd(&mut st, &mut p);
+        self.prepare_ccd(&mut st);
+        laps.lap(&mut p.ccd_ms);
         self.find_pairs(&mut st, &mut p);
+        laps.lap(&mut p.broad_phase_ms);
         self.find_contacts(&mut st, &mut p);
-        self.solve(&mut st, &mut p);
-        self.time_of_impact(&mut st, &mut p);
-        self.update_sleep(&st);
-        self.finish_step(p, t_total);
+        laps.lap(&mut p.narrow_phase_ms);
+        self.solve(&mut st, &mut p, &mut laps);
+        self.time_of_impact(&mut st, &mut p, &mut laps);
+        self.update_sleep(&mut st, p.broad_phase_reused);
+        self.lists = st.lists;
+        self.finish_step(p, &laps);
     }
 
     /// Builds the broad phase the settings name if it changed, clears last step's CCD records,
@@ -487,13 +516,12 @@ impl World {
         self.ccd.events.clear();
         self.guard.begin(&mut self.bodies, self.step_count + 1);
         let crew = if self.bodies.len() * 2 >= self.parallel_min_pairs { self.threads.crew() } else { None };
-        StepState { crew, ..StepState::default() }
+        StepState { crew, lists: std::mem::take(&mut self.lists), ..StepState::default() }
     }
 
     /// The contact manifold of every candidate pair (with speculative points for pairs that
     /// close fast), in pair order whichever thread tested each.
     fn find_contacts(&mut self, st: &mut StepState, p: &mut StepProfile) {
-        let _t = PhaseTimer::new(&mut p.narrow_phase_ms);
         st.boxes_read_rotations = self.settings.narrow_phase == NarrowPhaseKind::Analytic && !self.pairs.is_empty();
         // Box–box pairs read their bodies' rotation matrices (with the analytic method).
         if st.boxes_read_rotations {
@@ -514,8 +542,8 @@ impl World {
     }
 
     /// Wakes islands touched by moving bodies, then solves the contacts and integrates, unless
-    /// nothing can move.
-    fn solve(&mut self, st: &mut StepState, p: &mut StepProfile) {
+    /// nothing can move (then no lap is taken: `solve_ms` and `integrate_ms` stay zero).
+    fn solve(&mut self, st: &mut StepState, p: &mut StepProfile, laps: &mut Laps) {
         st.woke = sleep::wake_touched(&mut self.bodies, self.contacts.contacts(), &self.joints);
         // Reused pairs, no contact and no kinematic body: nothing can move, so the solver would
         // only empty the warm-start cache, and the sleep update would change nothing.
@@ -526,19 +554,18 @@ impl World {
             self.contacts.still();
             return;
         }
-        // The solver reads the matrices of the awake dynamic bodies (woken ones included).
-        if !st.quiet || st.woke {
-            let _t = PhaseTimer::new(&mut p.solve_ms);
+        // The solver reads the matrices of the awake dynamic bodies (woken ones included), when
+        // it has something to solve.
+        let free = Solver::free(self.contacts.contacts(), &self.joints);
+        if (!st.quiet || st.woke) && !free {
             let built = |b: &Body| st.boxes_read_rotations && is_cuboid(b);
             self.rotations.build(&self.bodies, |b| b.is_dynamic() && !b.asleep && !built(b));
         }
         let crew = st.shared(self.pairs.len(), self.parallel_min_pairs);
         let ctx = StepContext::new(&self.settings);
-        let input = {
-            let _t = PhaseTimer::new(&mut p.solve_ms);
-            self.contacts.for_solver(&ctx, crew)
-        };
-        let times = self.solver.step(&mut self.bodies, input, &ctx, &self.rotations, crew, &mut self.joints);
+        let input = self.contacts.for_solver(&ctx, crew);
+        let (bodies, joints) = (&mut self.bodies, &mut self.joints);
+        let times = self.solver.step(bodies, input, &ctx, &self.rotations, crew, joints, laps);
         p.solve_ms += times.solve_ms;
         p.integrate_ms += times.integrate_ms;
         self.guard.check(&mut self.bodies, self.step_count + 1, "solve");
@@ -547,22 +574,23 @@ impl World {
     }
 
     /// Puts resting islands to sleep (or wakes every body when sleeping is off), and tells the
-    /// idle tracker how the step went.
-    fn update_sleep(&mut self, st: &StepState) {
+    /// idle tracker how the step went (`reused`: the broad phase reused the kept update).
+    fn update_sleep(&mut self, st: &mut StepState, reused: bool) {
         if self.settings.sleeping {
             if !st.still {
-                sleep::update(&mut self.bodies, self.contacts.contacts(), &self.joints, &self.settings);
+                let lists = &mut st.lists.sleep;
+                sleep::update(&mut self.bodies, self.contacts.contacts(), &self.joints, &self.settings, lists);
             }
         } else {
             self.bodies.iter_mut().filter(|b| b.asleep).for_each(Body::wake);
         }
-        self.idle.end_step(st.quiet, st.woke, st.still, &self.settings);
+        self.idle.end_step(st.quiet, st.woke, (reused, st.still), &self.settings);
     }
 
     /// A step of a world at rest ([`idle::IdlePairs::at_rest`]): the full pipeline would find
     /// what the last step found and change nothing, so only the count and the timing move
     /// (`idle_tests` holds this against the full pipeline, bit for bit).
-    fn step_at_rest(&mut self, t_total: std::time::Instant) {
+    fn step_at_rest(&mut self, laps: &Laps) {
         self.guard.faults.clear();
         self.ccd.motions.clear();
         self.ccd.events.clear();
@@ -573,18 +601,18 @@ impl World {
             solve_ms: 0.0,
             integrate_ms: 0.0,
             faults: 0,
-            total_ms: t_total.elapsed().as_secs_f64() * 1e3,
+            total_ms: laps.total_ms(),
             ..self.profile
         };
         self.step_count += 1;
     }
 
     /// The profile's body counts and total time; the step is done.
-    fn finish_step(&mut self, mut p: StepProfile, t_total: std::time::Instant) {
+    fn finish_step(&mut self, mut p: StepProfile, laps: &Laps) {
         p.faults = self.guard.faults.len() as u32;
         p.sleeping_bodies = self.bodies.iter().filter(|b| b.asleep).count() as u32;
         p.awake_bodies = self.bodies.iter().filter(|b| b.is_dynamic() && !b.asleep).count() as u32;
-        p.total_ms = t_total.elapsed().as_secs_f64() * 1e3;
+        p.total_ms = laps.total_ms();
         self.profile = p;
         self.step_count += 1;
     }

@@ -11,7 +11,6 @@ impl World {
         let dt = self.settings.dt;
         let ccd_mode = self.settings.ccd;
         let margin = self.settings.speculative_distance * 0.5;
-        let _t = PhaseTimer::new(&mut p.broad_phase_ms);
         // No dynamic body awake: only kinematic bodies can move in this step.
         st.quiet = idle::quiet(&self.bodies);
         let bodies = &self.bodies;

@@ -9,10 +9,11 @@ pub struct StepProfile {
     pub broad_phase_ms: f64,
     /// Narrow phase, ms.
     pub narrow_phase_ms: f64,
-    /// CCD preparation and time of impact, ms.
+    /// CCD preparation (with the step's setup: the finite-state check of the bodies) and time
+    /// of impact (with the finite-state check after the solver), ms.
     pub ccd_ms: f64,
-    /// Solver, ms: warm-start matching, setup, passes and the substeps' integration (which runs
-    /// among the passes).
+    /// Solver, ms: waking touched islands, warm-start matching, setup, passes and the substeps'
+    /// integration (which runs among the passes).
     pub solve_ms: f64,
     /// The solver's final write-back of poses and velocities to the bodies, ms.
     pub integrate_ms: f64,

@@ -15,21 +15,36 @@ fn find(parent: &mut [u32], mut i: u32) -> u32 {
     i
 }
 
-/// Union-find over contacts and joints between non-static bodies: each body's island root.
-fn islands(bodies: &[Body], contacts: &[Contact], joints: &Joints) -> Vec<u32> {
-    let mut parent: Vec<u32> = (0..bodies.len() as u32).collect();
+/// The sleep update's working lists, kept from step to step (what they hold between steps does
+/// not matter).
+#[derive(Debug, Default)]
+pub(super) struct SleepLists {
+    /// Per body: its parent in the union-find, then its island's root.
+    root: Vec<u32>,
+    /// Per island root: the shortest time any member has rested, s.
+    min_time: Vec<f32>,
+}
+
+/// Union-find over contacts and joints between non-static bodies: each body's island root,
+/// written to `parent`.
+fn islands(bodies: &[Body], contacts: &[Contact], joints: &Joints, parent: &mut Vec<u32>) {
+    parent.clear();
+    parent.extend(0..bodies.len() as u32);
     for (a, b) in contacts.iter().map(|c| (c.a, c.b)).chain(joints.links()) {
         if bodies[a as usize].kind == BodyKind::Static || bodies[b as usize].kind == BodyKind::Static {
             continue;
         }
-        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+        let (ra, rb) = (find(parent, a), find(parent, b));
         if ra != rb {
             // The smaller root wins, so the result does not depend on contact order.
             let (lo, hi) = (ra.min(rb), ra.max(rb));
             parent[hi as usize] = lo;
         }
     }
-    (0..bodies.len() as u32).map(|i| find(&mut parent, i)).collect()
+    // Each body's root in its place: the roots stay what they are.
+    for i in 0..bodies.len() as u32 {
+        parent[i as usize] = find(parent, i);
+    }
 }
 
 /// Whether a body can disturb a sleeping neighbour: awake and dynamic, or kinematic and moving.
@@ -73,7 +88,13 @@ pub(super) fn wake_touched(bodies: &mut [Body], contacts: &[Contact], joints: &J
 }
 
 /// Advances sleep timers and puts islands whose every body has rested `sleep_time` to sleep.
-pub(super) fn update(bodies: &mut [Body], contacts: &[Contact], joints: &Joints, settings: &Settings) {
+pub(super) fn update(
+    bodies: &mut [Body],
+    contacts: &[Contact],
+    joints: &Joints,
+    settings: &Settings,
+    lists: &mut SleepLists,
+) {
     let dt = settings.dt;
     for b in bodies.iter_mut().filter(|b| b.is_dynamic() && !b.asleep) {
         // Spin counts by the speed it gives the body's farthest point, so a large slow roll and a
@@ -82,9 +103,11 @@ pub(super) fn update(bodies: &mut [Body], contacts: &[Contact], joints: &Joints,
         let resting = b.linvel.length() < settings.sleep_speed && spin < settings.sleep_speed;
         b.sleep_time = if resting { b.sleep_time + dt } else { 0.0 };
     }
-    let root = islands(bodies, contacts, joints);
+    let SleepLists { root, min_time } = lists;
+    islands(bodies, contacts, joints, root);
     // An island may sleep only if every member rests; a moving kinematic member keeps it awake.
-    let mut min_time = vec![f32::INFINITY; bodies.len()];
+    min_time.clear();
+    min_time.resize(bodies.len(), f32::INFINITY);
     for (i, b) in bodies.iter().enumerate() {
         let t = match b.kind {
             BodyKind::Dynamic if !b.asleep => b.sleep_time,

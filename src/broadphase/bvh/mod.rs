@@ -10,8 +10,8 @@ use super::canonical::PairKeys;
 use super::draw::{MAX_DRAWN_BOXES, depth_color};
 use super::hierarchy;
 use super::{
-    BroadPhase, BroadPhaseDrawOptions, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, debug_validate, ms_since,
-    pairs_with_outsiders,
+    BroadPhase, BroadPhaseDrawOptions, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, debug_validate, ms_between,
+    ms_since, pairs_with_outsiders,
 };
 use crate::debug_draw::{DebugDraw, DrawCategory};
 use crate::geometry::InvariantError;
@@ -224,9 +224,9 @@ impl BroadPhase for Bvh {
         let moved = self.refresh(aabbs);
         self.last_centre.clear();
         self.last_centre.extend(aabbs.iter().map(Aabb::center));
-        let update_ms = ms_since(t0);
-
         let t1 = std::time::Instant::now();
+        let update_ms = ms_between(t0, t1);
+
         let mut keys = std::mem::take(&mut self.keys);
         keys.clear();
         let (mut candidates, mut tests) = self.self_pairs(aabbs, &mut keys);

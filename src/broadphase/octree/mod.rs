@@ -12,8 +12,8 @@ use super::canonical::PairKeys;
 use super::draw::{MAX_DRAWN_BOXES, depth_color};
 use super::hierarchy;
 use super::{
-    BroadPhase, BroadPhaseDrawOptions, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, debug_validate, ms_since,
-    pairs_with_outsiders,
+    BroadPhase, BroadPhaseDrawOptions, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, debug_validate, ms_between,
+    ms_since, pairs_with_outsiders,
 };
 use crate::debug_draw::{DebugDraw, DrawCategory};
 use crate::geometry::InvariantError;
@@ -367,9 +367,9 @@ impl BroadPhase for Octree {
         self.outside.clear();
         self.outside.extend((0..n as u32).filter(|&i| !aabbs[i as usize].is_valid()));
         self.refit(aabbs);
-        let update_ms = ms_since(t0);
-
         let t1 = std::time::Instant::now();
+        let update_ms = ms_between(t0, t1);
+
         let mut keys = std::mem::take(&mut self.keys);
         keys.clear();
         let (mut candidates, mut tests) = self.self_pairs(aabbs, &mut keys);

@@ -21,7 +21,7 @@ use crate::math::{Quat, Real, Vec3};
 use crate::narrowphase::{MAX_MANIFOLD_POINTS, Manifold};
 use crate::parallel::{self, Crew};
 use crate::simd::Kernels;
-use crate::timer::PhaseTimer;
+use crate::timer::Laps;
 use colour::Colouring;
 pub use context::StepContext;
 use lanes::W;
@@ -251,7 +251,34 @@ pub struct Solver {
     joints: JointSolver,
     /// The passes' list of jobs, kept for the next step's.
     pass_jobs: Vec<parallel::Job<passes::Work>>,
+    /// Per colour, its first bundle, and the bundle count last (kept for the next step's).
+    colour_ranges: Vec<usize>,
     isa: Option<Isa>,
+}
+
+/// A body's solver state and motion at the start of a step: an awake dynamic or a kinematic body
+/// moves, at its velocity; an awake dynamic body with mass keeps the solved velocities.
+fn start_motion(b: &Body) -> (BodyState, Motion) {
+    let dynamic = b.is_dynamic() && !b.asleep && b.inv_mass > 0.0;
+    let moves = (b.is_dynamic() && !b.asleep) || b.kind == BodyKind::Kinematic;
+    let (v, w) = if moves { (b.linvel, b.angvel) } else { (Vec3::ZERO, Vec3::ZERO) };
+    let state = BodyState { v, w, dp: Vec3::ZERO, dtheta: Vec3::ZERO };
+    (state, Motion { dq: Quat::IDENTITY, dynamic, moves })
+}
+
+/// Writes a moving body's motion over the step to it: its pose, and its velocities if it keeps
+/// the solved ones.
+#[inline]
+fn finish_motion(b: &mut Body, s: &BodyState, m: &Motion) {
+    if !m.moves {
+        return;
+    }
+    b.pose.translation += s.dp;
+    b.pose.rotation = (m.dq * b.pose.rotation).normalize();
+    if m.dynamic {
+        b.linvel = s.v;
+        b.angvel = s.w;
+    }
 }
 
 /// A dynamic body touching one at least this many times heavier is pinched (`Solver::mark_driven`).
@@ -261,9 +288,12 @@ impl Solver {
     /// Solves `contacts` and integrates every body over one step of `ctx.dt`. `cache` holds
     /// last step's impulses sorted by pair, `matched` each contact's entry in it (`u32::MAX`:
     /// none); the cache is replaced with this step's. `rotations` holds the matrices of the
-    /// awake dynamic bodies, built since they last moved. `joints` are solved with the contacts
+    /// awake dynamic bodies, built since they last moved (none is read in a free step). `joints` are solved with the contacts
     /// and keep their impulses. With a `crew`, the work is shared among its threads with the
-    /// same results, bit for bit.
+    /// same results, bit for bit. A step with nothing to solve takes a shorter path with the
+    /// same results ([`Solver::free`]). On `laps`, the time since its last lap up to the end of
+    /// the passes counts as solving, the write-back to the bodies as integrating.
+    #[allow(clippy::too_many_arguments)]
     pub fn step(
         &mut self,
         bodies: &mut [Body],
@@ -272,9 +302,14 @@ impl Solver {
         rotations: &Rotations,
         crew: Option<&Crew>,
         joints: &mut Joints,
+        laps: &mut Laps,
     ) -> SolverTimes {
         let mut times = SolverTimes::default();
-        let t_prepare = PhaseTimer::new(&mut times.solve_ms);
+        if Self::free(contacts, joints) {
+            Self::step_free(bodies, cache, ctx);
+            laps.lap(&mut times.solve_ms);
+            return times;
+        }
         self.prepare_bodies(bodies, rotations, ctx, crew);
         self.assign_slots(cache, matched);
         let mut recycled = std::mem::take(&mut self.recycled);
@@ -287,34 +322,49 @@ impl Solver {
         let masses = &self.masses;
         let mass = |i: usize| (masses[i].inv_mass, crate::math::Mat3::from_cols_array(&masses[i].inv_i));
         self.joints.prepare((joints.list(), joints.states()), bodies, bodies.len(), mass, ctx.joint_softness());
-        drop(t_prepare);
-        {
-            // The substeps' integration runs among the passes: it is counted with them.
-            let _t = PhaseTimer::new(&mut times.solve_ms);
-            let (list, states) = joints.parts_mut();
-            self.passes(crew, isa, ctx, states);
-            self.joints.check_breaks(list, states);
-            self.store_cache(contacts, cache, crew);
-        }
-        {
-            let _t = PhaseTimer::new(&mut times.integrate_ms);
-            let (states, motion) = (&self.states, &self.motion);
-            parallel::fill(crew, bodies, BODY_BLOCK, |r, out| {
-                for ((s, m), b) in states[r.clone()].iter().zip(&motion[r]).zip(out) {
-                    if !m.moves {
-                        continue;
-                    }
-                    b.pose.translation += s.dp;
-                    b.pose.rotation = (m.dq * b.pose.rotation).normalize();
-                    if m.dynamic {
-                        b.linvel = s.v;
-                        b.angvel = s.w;
-                    }
-                }
-            });
-        }
+        let (list, states) = joints.parts_mut();
+        self.passes(crew, isa, ctx, states);
+        self.joints.check_breaks(list, states);
+        self.store_cache(contacts, cache, crew);
+        // The substeps' integration runs among the passes: it is counted with them.
+        laps.lap(&mut times.solve_ms);
+        let (states, motion) = (&self.states, &self.motion);
+        parallel::fill(crew, bodies, BODY_BLOCK, |r, out| {
+            for ((s, m), b) in states[r.clone()].iter().zip(&motion[r]).zip(out) {
+                finish_motion(b, s, m);
+            }
+        });
+        laps.lap(&mut times.integrate_ms);
         self.recycled = recycled;
         times
+    }
+
+    /// Whether a step has nothing to solve: no contact and no joint. Each body then moves on its
+    /// own ([`Solver::step_free`]) and no rotation matrix is read.
+    pub fn free(contacts: &[Contact], joints: &Joints) -> bool {
+        contacts.is_empty() && joints.is_empty()
+    }
+
+    /// A step with nothing to solve ([`Solver::free`]): each substep's passes would only add
+    /// gravity and integrate, body by body, so each moving body does just that, through the
+    /// same functions, and the warm-start cache is left with no entry, as the passes leave it.
+    /// Timed as solving (each body's write-back is part of its loop).
+    fn step_free(bodies: &mut [Body], cache: &mut WarmCache, ctx: &StepContext) {
+        let dv = ctx.gravity * ctx.h;
+        for b in bodies.iter_mut() {
+            let (mut s, mut m) = start_motion(b);
+            if !m.moves {
+                continue;
+            }
+            let (s, m) = (std::slice::from_mut(&mut s), std::slice::from_mut(&mut m));
+            for _ in 0..ctx.substeps {
+                passes::gravity(s, m, dv);
+                passes::integrate(s, m, ctx.h, ctx.max_w);
+            }
+            finish_motion(b, &s[0], &m[0]);
+        }
+        cache.entries.clear();
+        cache.slots.clear();
     }
 
     /// Gives each contact the pool slot of its kept points: a pair with a cache entry keeps the
@@ -412,9 +462,7 @@ impl Solver {
     /// stand in for every body's own material in the pair combine.
     fn prepare_bodies(&mut self, bodies: &[Body], rotations: &Rotations, ctx: &StepContext, crew: Option<&Crew>) {
         let entry = |i: usize, b: &Body| {
-            let dynamic = b.is_dynamic() && !b.asleep && b.inv_mass > 0.0;
-            let moves = (b.is_dynamic() && !b.asleep) || b.kind == BodyKind::Kinematic;
-            let (v, w) = if moves { (b.linvel, b.angvel) } else { (Vec3::ZERO, Vec3::ZERO) };
+            let (state, motion) = start_motion(b);
             let awake_dynamic = b.is_dynamic() && !b.asleep;
             let mass = BodyMass {
                 inv_mass: if awake_dynamic { b.inv_mass } else { 0.0 },
@@ -427,10 +475,9 @@ impl Solver {
                 friction: ctx.friction.unwrap_or(b.material.friction),
                 restitution: ctx.restitution.unwrap_or(b.material.restitution),
             };
-            let state = BodyState { v, w, dp: Vec3::ZERO, dtheta: Vec3::ZERO };
             let (q, x) = (b.pose.rotation, b.pose.translation);
             let pose = [q.x, q.y, q.z, q.w, x.x, x.y, x.z, 0.0];
-            (state, Motion { dq: Quat::IDENTITY, dynamic, moves }, mass, awake_dynamic, pose)
+            (state, motion, mass, awake_dynamic, pose)
         };
         let n = bodies.len();
         self.states.resize(n, BodyState::default());

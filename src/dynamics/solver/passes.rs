@@ -50,7 +50,7 @@ pub(super) enum Work {
 
 /// Adds gravity's velocity to the awake dynamic bodies.
 #[inline]
-fn gravity(states: &mut [BodyState], motion: &[Motion], dv: Vec3) {
+pub(super) fn gravity(states: &mut [BodyState], motion: &[Motion], dv: Vec3) {
     for (s, m) in states.iter_mut().zip(motion) {
         if m.dynamic {
             s.v += dv;
@@ -60,7 +60,7 @@ fn gravity(states: &mut [BodyState], motion: &[Motion], dv: Vec3) {
 
 /// Moves the bodies by their velocities over one substep.
 #[inline]
-fn integrate(states: &mut [BodyState], motion: &mut [Motion], h: Real, max_w: Real) {
+pub(super) fn integrate(states: &mut [BodyState], motion: &mut [Motion], h: Real, max_w: Real) {
     for (s, m) in states.iter_mut().zip(motion) {
         if !m.moves {
             continue;
@@ -76,14 +76,13 @@ fn integrate(states: &mut [BodyState], motion: &mut [Motion], h: Real, max_w: Re
 }
 
 impl Solver {
-    /// The bundles of each colour: `ranges[c]..ranges[c + 1]`.
-    fn colour_ranges(&self) -> Vec<usize> {
-        let mut ranges = Vec::with_capacity(self.colouring.colours() + 1);
+    /// The bundles of each colour: `ranges[c]..ranges[c + 1]`, into `ranges`.
+    fn colour_bundles(&self, ranges: &mut Vec<usize>) {
+        ranges.clear();
         ranges.push(0);
         for c in 0..self.colouring.colours() {
             ranges.push(ranges.last().unwrap() + self.colouring.colour(c).len().div_ceil(W));
         }
-        ranges
     }
 
     /// Every substep's passes, then restitution: a sequence of jobs, each finished before the
@@ -96,7 +95,8 @@ impl Solver {
         joint_states: &mut [JointState],
     ) {
         let threads = parallel::threads(crew);
-        let ranges = self.colour_ranges();
+        let mut ranges = std::mem::take(&mut self.colour_ranges);
+        self.colour_bundles(&mut ranges);
         let bodies = self.motion.len();
         let overflow = !self.overflow.is_empty();
         let pinned = !self.pinned.is_empty();
@@ -218,6 +218,7 @@ impl Solver {
             }
         });
         self.pass_jobs = jobs;
+        self.colour_ranges = ranges;
     }
 
     /// Replaces `cache` with this step's impulses: one entry per contact, in contact order,

@@ -24,7 +24,8 @@ fn solve(
     crew: Option<&Crew>,
 ) -> SolverTimes {
     let m = matched(contacts, cache, settings);
-    solver.step(bodies, (contacts, cache, &m), &StepContext::new(settings), rotations, crew, &mut Default::default())
+    let (ctx, laps) = (StepContext::new(settings), &mut crate::timer::Laps::start());
+    solver.step(bodies, (contacts, cache, &m), &ctx, rotations, crew, &mut Default::default(), laps)
 }
 
 /// A pyramid a few steps into its fall, with its contacts and warm-start cache.
