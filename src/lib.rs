@@ -15,6 +15,7 @@ pub mod debug_draw;
 pub mod diagnose;
 pub mod dynamics;
 pub mod engine;
+pub mod fp;
 pub mod geometry;
 pub mod lesson;
 pub mod math;

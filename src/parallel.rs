@@ -146,6 +146,8 @@ impl Threads {
 
 /// A worker's loop: joins each open task as member `t` until the crew quits.
 fn member(state: &CrewState, t: usize) {
+    // The step's floating-point mode, as on the thread that runs the step.
+    let _mode = crate::fp::FlushSubnormals::new();
     let mut seen = 0;
     let mut idle = 0u32;
     loop {

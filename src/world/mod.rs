@@ -477,12 +477,15 @@ impl World {
     }
 
     /// Advances the world by one fixed step, phase by phase: CCD preparation, broad phase,
-    /// narrow phase, solve and integrate, time of impact, sleep. Fills [`World::profile`]. While
+    /// narrow phase, solve and integrate, time of impact, sleep, with subnormal floats flushed
+    /// to zero ([`crate::fp`]). Fills [`World::profile`]. While
     /// nothing can move, the last broad-phase update is reused (see
     /// [`StepProfile::broad_phase_reused`]): the results are the same bits. The phases are
     /// timed one after another on one [`Laps`]: the step's setup counts with the CCD
     /// preparation, waking touched islands with solving.
     pub fn step(&mut self) {
+        // Subnormals flushed to zero for the step ([`crate::fp`]).
+        let _mode = crate::fp::FlushSubnormals::new();
         self.touch();
         let mut laps = Laps::start();
         if self.idle.at_rest(&self.settings) {

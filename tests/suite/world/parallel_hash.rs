@@ -93,3 +93,32 @@ fn changing_the_thread_count_while_running_keeps_the_hash() {
         assert_eq!(w.hash(), *expect, "step {}", step + 1);
     }
 }
+
+/// The step flushes subnormals to zero whatever the calling thread's mode, and hands the
+/// thread its mode back: the ragdoll (whose joint errors pass through the subnormal range)
+/// gives the same bits from a thread that flushes and from one that does not (its bits differ
+/// with and without the flush), and on 1 and 2 threads.
+#[test]
+fn the_step_flushes_subnormals_whatever_the_callers_mode() {
+    use collidoscope::fp::FlushSubnormals;
+    let path = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/ragdoll.ron"));
+    let run = |threads: usize| {
+        let mut w = world(&path);
+        w.set_threads(threads);
+        w.set_parallel_min_pairs(0);
+        for _ in 0..200 {
+            w.step();
+        }
+        w.hash()
+    };
+    let plain = run(1);
+    assert!(!FlushSubnormals::active(), "the step left its mode on the thread");
+    let flushing = {
+        let _mode = FlushSubnormals::new();
+        let h = run(1);
+        assert!(FlushSubnormals::active(), "the step did not give the caller its mode back");
+        h
+    };
+    assert_eq!(plain, flushing);
+    assert_eq!(plain, run(2));
+}
