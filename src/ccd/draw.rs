@@ -60,9 +60,7 @@ pub fn shape_outline(draw: &mut DebugDraw, category: DrawCategory, shape: &Shape
         // A mesh's outline is its bounding box: its triangles can be many.
         Shape::TriangleMesh(_) | Shape::HeightField(_) => {
             let b = shape.local_aabb();
-            let corners: [Vec3; 8] = std::array::from_fn(|i| {
-                w(Vec3::select(glam::BVec3::new(i & 1 == 0, i & 2 == 0, i & 4 == 0), b.min, b.max))
-            });
+            let corners: [Vec3; 8] = std::array::from_fn(|i| w(b.corner(i)));
             draw.corners(category, &corners, color);
         }
     }

@@ -215,7 +215,7 @@ fn leading_points(shape: &Shape, pose: &Pose, d: Vec3, f: &mut dyn FnMut(usize, 
         Shape::TriangleMesh(_) | Shape::HeightField(_) => {
             let b = shape.local_aabb();
             for i in 0..8 {
-                f(i, w(Vec3::select(glam::BVec3::new(i & 1 == 0, i & 2 == 0, i & 4 == 0), b.min, b.max)));
+                f(i, w(b.corner(i)));
             }
         }
     }

@@ -108,12 +108,17 @@ pub fn angular_reach(shape: &Shape, angle: Real) -> Real {
 /// the line its spheres' centres and capsules' segments all lie on). Triangle meshes and height
 /// fields (static or kinematic only) answer the spin times their bounding radius.
 pub fn core_spin_speed(shape: &Shape, spin: Vec3) -> Real {
-    core_spin_speed_at(shape, spin, None)
+    match shape {
+        Shape::Compound(c) => {
+            c.children().iter().map(|k| core_spin_speed_at(&k.shape, spin, &k.pose)).fold(0.0, Real::max)
+        }
+        _ => core_spin_speed_at(shape, spin, &Pose::IDENTITY),
+    }
 }
 
-/// [`core_spin_speed`] of a shape placed at `local` in the spinning frame.
-fn core_spin_speed_at(shape: &Shape, spin: Vec3, local: Option<&Pose>) -> Real {
-    let speed = |c: Vec3| spin.cross(local.map_or(c, |p| p.transform_point(c))).length();
+/// [`core_spin_speed`] of a convex shape placed at `local` in the spinning frame.
+fn core_spin_speed_at(shape: &Shape, spin: Vec3, local: &Pose) -> Real {
+    let speed = |c: Vec3| spin.cross(local.transform_point(c)).length();
     match shape {
         Shape::Sphere(_) => speed(Vec3::ZERO),
         Shape::Capsule(c) => {
@@ -121,27 +126,14 @@ fn core_spin_speed_at(shape: &Shape, spin: Vec3, local: Option<&Pose>) -> Real {
             speed(p).max(speed(q))
         }
         Shape::Cuboid(c) => {
-            let h = c.half_extents;
-            (0..8)
-                .map(|i| Vec3::new(sign(i & 1) * h.x, sign(i & 2) * h.y, sign(i & 4) * h.z))
-                .map(speed)
-                .fold(0.0, Real::max)
+            let b = crate::geometry::Aabb::new(-c.half_extents, c.half_extents);
+            (0..8).map(|i| speed(b.corner(i))).fold(0.0, Real::max)
         }
         Shape::ConvexHull(h) => h.vertices().iter().map(|&v| speed(v)).fold(0.0, Real::max),
-        Shape::Compound(c) => {
-            let at = |child: &crate::geometry::CompoundChild| local.map_or(child.pose, |p| p.mul(&child.pose));
-            c.children()
-                .iter()
-                .map(|child| core_spin_speed_at(&child.shape, spin, Some(&at(child))))
-                .fold(0.0, Real::max)
+        Shape::TriangleMesh(_) | Shape::HeightField(_) | Shape::Compound(_) => {
+            spin.length() * (local.translation.length() + shape.bounding_radius())
         }
-        Shape::TriangleMesh(_) | Shape::HeightField(_) => spin.length() * shape.bounding_radius(),
     }
-}
-
-/// `-1` for a zero bit, `1` otherwise: the sign of a box corner's coordinate.
-fn sign(bit: usize) -> Real {
-    if bit == 0 { -1.0 } else { 1.0 }
 }
 
 /// What one conservative-advancement search found.

@@ -211,18 +211,18 @@ impl ContactStore {
         self.runs.resize_with(runs.max(self.runs.len()), Vec::new);
         self.pair_cache_next.resize(pairs.len(), PairEntry::invalid((0, 0)));
         let (old, hits) = (&self.pair_cache, AtomicU32::new(0));
+        let test_run = |pairs: &[(u32, u32)], entries: &mut [PairEntry], out: &mut Vec<Contact>| {
+            out.clear();
+            hits.fetch_add(test.run(old, pairs, entries, out), Ordering::Relaxed);
+        };
         if runs == 1 {
             // One run: tested here, as the one block below would be, without the list of parts.
-            let out = &mut self.runs[0];
-            out.clear();
-            hits.fetch_add(test.run(old, pairs, &mut self.pair_cache_next, out), Ordering::Relaxed);
+            test_run(pairs, &mut self.pair_cache_next, &mut self.runs[0]);
         } else {
             let mut entries: Vec<&mut [PairEntry]> = self.pair_cache_next.chunks_mut(run).collect();
             parallel::fill(crew, (&mut self.runs[..runs], &mut entries[..]), 1, |r, (outs, entries)| {
                 for ((out, entries), k) in outs.iter_mut().zip(entries.iter_mut()).zip(r) {
-                    let range = k * run..((k + 1) * run).min(pairs.len());
-                    out.clear();
-                    hits.fetch_add(test.run(old, &pairs[range], entries, out), Ordering::Relaxed);
+                    test_run(&pairs[k * run..((k + 1) * run).min(pairs.len())], entries, out);
                 }
             });
         }
