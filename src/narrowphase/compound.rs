@@ -92,7 +92,7 @@ pub fn child_contacts(
 /// deepest child point's normal is the manifold's, points of child pairs whose normal is within
 /// [`MERGE_COS`](super::mesh::MERGE_COS) of it join (their depth over the cosine: the push
 /// along that normal which clears them), and the reduction keeps four, the overlapping points
-/// first when three or more overlap. `None` when no child pair is within `tol.margin`.
+/// first (alone when three or more overlap). `None` when no child pair is within `tol.margin`.
 pub fn contact_pair(
     a: &Shape,
     pa: &Pose,

@@ -212,6 +212,19 @@ fn contact_points(poly: &[Tagged], on_face: Vec3, ref_normal: Vec3, margin: Real
 /// Keeps at most four points: the deepest, the one farthest from it, then the two that add the
 /// most area on either side of that diagonal.
 pub(super) fn reduce(normal: Vec3, pts: &[ContactPoint]) -> Manifold {
+    if pts.len() <= MAX_MANIFOLD_POINTS {
+        return reduce_across(normal, pts, 0, 0);
+    }
+    let deepest = last_max(pts, |p| p.depth);
+    let a = pts[deepest].point;
+    let far = last_max(pts, |p| a.distance_squared(p.point));
+    reduce_across(normal, pts, deepest, far)
+}
+
+/// Keeps at most four points: `pts[deepest]` and `pts[far]`, then the two that add the most
+/// area on either side of the diagonal between them (all of them, in order, when four or fewer,
+/// whatever the indices).
+pub(super) fn reduce_across(normal: Vec3, pts: &[ContactPoint], deepest: usize, far: usize) -> Manifold {
     let mut m = Manifold::new(normal);
     if pts.len() <= MAX_MANIFOLD_POINTS {
         for p in pts {
@@ -219,10 +232,7 @@ pub(super) fn reduce(normal: Vec3, pts: &[ContactPoint]) -> Manifold {
         }
         return m;
     }
-    let deepest = last_max(pts, |p| p.depth);
-    let a = pts[deepest].point;
-    let far = last_max(pts, |p| a.distance_squared(p.point));
-    let b = pts[far].point;
+    let (a, b) = (pts[deepest].point, pts[far].point);
     let ab = b - a;
     let signed_area = |p: Vec3| ab.cross(p - a).dot(normal);
     let first = signed_area(pts[0].point);

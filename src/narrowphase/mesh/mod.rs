@@ -19,7 +19,7 @@ use triangle::{
 pub use triangle::{closest_segment_triangle, gap_shape_triangle};
 
 use super::Tolerance;
-use super::clip::reduce;
+use super::clip::{reduce, reduce_across};
 use super::manifold::{ContactPoint, Manifold};
 use crate::geometry::{Aabb, HeightField, Shape, TriangleMesh};
 use crate::math::{Pose, Real, Vec3};
@@ -274,7 +274,8 @@ fn to_face_normal_of(shape: &Shape, m: &Manifold, n: Vec3) -> Manifold {
 /// One manifold from several small ones, each point with its own normal: the deepest point's
 /// normal is the manifold's, points whose normal is within [`MERGE_COS`] of it join (their depth
 /// the push along it that clears them), and the reduction keeps four of the overlapping points
-/// when three or more overlap, else of all within `margin`. `None` when nothing is found.
+/// when three or more overlap, else of all within `margin` (both overlapping points among them
+/// when two overlap). `None` when nothing is found.
 pub(crate) fn merge_by_deepest(found: &[(Vec3, ContactPoint)], margin: Real) -> Option<Manifold> {
     merge_group(found, margin, |_| true, |_| true).map(|(m, _)| m)
 }
@@ -323,9 +324,19 @@ fn merge_group(
         .filter(|p| p.depth >= -margin)
         .collect();
     // Load-bearing points first: when three or more overlap, the speculative ones (possibly
-    // far out beyond the shape's support) do not compete with them for the four places.
-    let overlapping: Vec<ContactPoint> = pts.iter().filter(|p| p.depth >= 0.0).copied().collect();
-    Some((reduce(normal, if overlapping.len() >= 3 { &overlapping } else { &pts }), normal))
+    // far out beyond the shape's support) do not compete with them for the four places; when
+    // two overlap, both are kept (as the diagonal the other two are chosen across), so a
+    // speculative point farther out never takes the place of a support.
+    let overlapping: Vec<usize> = (0..pts.len()).filter(|&i| pts[i].depth >= 0.0).collect();
+    let m = match overlapping[..] {
+        [i, j] => {
+            let (deep, other) = if pts[j].depth.total_cmp(&pts[i].depth).is_ge() { (j, i) } else { (i, j) };
+            reduce_across(normal, &pts, deep, other)
+        }
+        [_, _, _, ..] => reduce(normal, &overlapping.iter().map(|&i| pts[i]).collect::<Vec<_>>()),
+        _ => reduce(normal, &pts),
+    };
+    Some((m, normal))
 }
 
 /// A pair with a mesh on either side (mesh against mesh gives nothing: both are static or
@@ -371,4 +382,33 @@ pub fn contact_pair_manifolds(
 pub fn intersect_pair(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real) -> bool {
     let tol = Tolerance { margin: eps.max(0.0).sqrt(), epsilon: eps };
     contact_pair(a, pa, b, pb, tol).is_some_and(|m| m.max_depth() >= -tol.margin)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(x: Real, z: Real, depth: Real, id: u32) -> (Vec3, ContactPoint) {
+        (Vec3::Y, ContactPoint { point: Vec3::new(x, 0.0, z), depth, id })
+    }
+
+    #[test]
+    fn two_supports_keep_their_places_against_speculative_points_farther_out() {
+        // A stool on its side: the two corners of its seat's lower edge hold it up, its other
+        // edge and a leg's tip are a few millimetres above the floor. The supports are 16 cm
+        // apart; the upper edge is farther from the deepest corner than the other support.
+        let found = [
+            at(0.052, 1.0875, 0.0025, 1), // support
+            at(0.052, 0.9275, 0.0022, 2), // support
+            at(0.0756, 0.9275, -0.0027, 3),
+            at(0.0759, 1.0875, -0.0019, 4),
+            at(-0.0398, 1.0577, -0.0007, 5), // the leg
+        ];
+        let m = merge_by_deepest(&found, 0.01).unwrap();
+        let ids: Vec<u32> = m.points().iter().map(|p| p.id).collect();
+        assert_eq!(m.len(), 4, "{ids:?}");
+        assert!(ids.contains(&1) && ids.contains(&2), "a support was dropped: kept {ids:?}");
+        // The leg on one side of the supports' line and the upper edge on the other.
+        assert!(ids.contains(&5) && (ids.contains(&3) || ids.contains(&4)), "kept {ids:?}");
+    }
 }
