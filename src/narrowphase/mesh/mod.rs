@@ -234,7 +234,11 @@ pub(crate) fn triangle_contacts(
                 let (ids, k) = touch_corners(touch, &e.corners);
                 voided.extend_from_slice(&ids[..k]);
             }
-            (InternalEdges::AdjacencyNormals, false) => push(&mut found, t, &to_face_normal_of(shape, &m, n)),
+            (InternalEdges::AdjacencyNormals, false) => {
+                if let Some(m) = to_face_normal_of(shape, &m, n) {
+                    push(&mut found, t, &m);
+                }
+            }
             _ => {
                 let (ids, k) = touch_corners(touch, &e.corners);
                 delayed.push((t, m, n, ids, k));
@@ -244,8 +248,11 @@ pub(crate) fn triangle_contacts(
     // Deepest first: a dropped or corrected contact voids its own feature for the rest.
     delayed.sort_by(|x, y| y.1.max_depth().total_cmp(&x.1.max_depth()).then(x.0.cmp(&y.0)));
     for (t, m, n, ids, k) in delayed {
-        if !ids[..k].iter().all(|i| voided.contains(i)) {
-            push(&mut found, t, &to_face_normal_of(shape, &m, n));
+        if ids[..k].iter().all(|i| voided.contains(i)) {
+            continue;
+        }
+        if let Some(m) = to_face_normal_of(shape, &m, n) {
+            push(&mut found, t, &m);
             voided.extend_from_slice(&ids[..k]);
         }
     }
@@ -255,20 +262,27 @@ pub(crate) fn triangle_contacts(
 /// [`to_face_normal`], and for a sphere or a capsule each point moved to where the face normal
 /// through its core point meets the surface: a round shape's contact lies on the normal through
 /// its core, and a point left beside it (on the edge the raw contact touched) would turn the
-/// corrected push into a torque that kicks a rolling sphere at every edge.
-fn to_face_normal_of(shape: &Shape, m: &Manifold, n: Vec3) -> Manifold {
+/// corrected push into a torque that kicks a rolling sphere at every edge. `None` for a contact
+/// whose normal points behind the face (`m.normal · n <= 0`): the shape lies beyond the edge on
+/// the face's back side (in a hollow beside a slope), where the face normal cannot push it out,
+/// and along it the contact's gap would read as a depth; the faces the shape is in front of
+/// hold it.
+fn to_face_normal_of(shape: &Shape, m: &Manifold, n: Vec3) -> Option<Manifold> {
+    if m.normal.dot(n) <= 0.0 {
+        return None;
+    }
     let mut out = to_face_normal(m, n);
     let radius = match shape {
         Shape::Sphere(s) => s.radius,
         Shape::Capsule(c) => c.radius,
-        _ => return out,
+        _ => return Some(out),
     };
     for (p, raw) in out.points_mut().iter_mut().zip(m.points()) {
         // The raw point is midway between the surfaces along the raw normal.
         let core = raw.point + m.normal * (radius - 0.5 * raw.depth);
         p.point = core - n * (radius - 0.5 * p.depth);
     }
-    out
+    Some(out)
 }
 
 /// One manifold from several small ones, each point with its own normal: the deepest point's
