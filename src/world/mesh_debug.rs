@@ -81,7 +81,8 @@ impl World {
 
     /// For each mesh pair, at the bodies' current poses: the manifolds the narrow phase makes
     /// with the world's internal-edge mode (green), and the raw contact of every triangle near
-    /// the body, uncorrected, each point with its own triangle contact's normal (red, drawn first,
+    /// the body (with a box's or hull's other corners over it, along its face normal),
+    /// uncorrected, each point with its own triangle contact's normal (red, drawn first,
     /// so only the ones the correction changed show). Normals reach past the body's top. A red
     /// normal that leans away from the green one is a ghost contact on an internal edge that
     /// the correction turned or dropped. (The solver's own contacts, made at the start of the
@@ -95,12 +96,11 @@ impl World {
             let rel = m.pose.inv_mul(&other.pose);
             let region = other.shape.aabb(&rel).expanded(tol.margin);
             mesh.for_each_in_aabb(&region, |_, tri, n| {
-                let Some(c) = narrowphase::mesh::contact_shape_triangle(&other.shape, &rel, &tri, n, tol.margin) else {
-                    return;
-                };
-                let normal = m.pose.transform_vector(c.normal);
-                for p in c.points() {
-                    let at = m.pose.transform_point(p.point);
+                let points = narrowphase::mesh::contact_shape_triangle_points(&other.shape, &rel, &tri, n, tol.margin);
+                let Some((c, corners)) = points else { return };
+                let raw = c.points().iter().map(|p| (p.point, c.normal));
+                for (p, normal) in raw.chain(corners.iter().map(|p| (p.point, n))) {
+                    let (at, normal) = (m.pose.transform_point(p), m.pose.transform_vector(normal));
                     draw.point(DrawCategory::Mesh, at, 5.0, RAW_NORMAL_COLOR);
                     draw.line(DrawCategory::Mesh, at, at + normal * length, RAW_NORMAL_COLOR);
                 }

@@ -36,7 +36,7 @@ impl InternalEdges {
 pub const ACTIVE_EDGE_COS: Real = 0.996_194_7;
 
 /// A contact whose normal is within about 0.8° of the triangle's normal is a face contact.
-const FACE_COS: Real = 0.9999;
+pub(super) const FACE_COS: Real = 0.9999;
 
 /// What a triangle contact touches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -63,6 +63,25 @@ pub fn contact_shape_triangle(shape: &Shape, pose: &Pose, tri: &[Vec3; 3], n: Ve
     Posed::new(shape, pose)?.contact(tri, n, margin)
 }
 
+/// [`contact_shape_triangle`] and the shape's other vertices over the triangle within
+/// `margin` of its face (points along the face normal `n`): every point a mesh pair takes from
+/// this triangle before the pair's points are merged.
+pub fn contact_shape_triangle_points(
+    shape: &Shape,
+    pose: &Pose,
+    tri: &[Vec3; 3],
+    n: Vec3,
+    margin: Real,
+) -> Option<(Manifold, Vec<ContactPoint>)> {
+    let posed = Posed::new(shape, pose)?;
+    let m = posed.contact(tri, n, margin)?;
+    let mut corners = Vec::new();
+    if let Posed::Polytope(poly) = &posed {
+        leading_corners(poly, tri, n, &m, margin, |p| corners.push(p));
+    }
+    Some((m, corners))
+}
+
 /// A convex shape placed once in a mesh's frame, for its contacts with every triangle near it.
 pub(crate) enum Posed<'a> {
     /// Centre and radius.
@@ -208,9 +227,9 @@ pub(crate) fn triangle_contacts(
         _ => None,
     };
     let region = placed.unwrap_or_else(|| shape.aabb(&rel)).expanded(tol.margin);
+    let salt = |t: u32| t.wrapping_mul(0x9E37_79B1);
     let push = |found: &mut Vec<(Vec3, ContactPoint)>, t: u32, m: &Manifold| {
-        let salt = t.wrapping_mul(0x9E37_79B1);
-        found.extend(m.points().iter().map(|p| (m.normal, ContactPoint { id: p.id ^ salt, ..*p })));
+        found.extend(m.points().iter().map(|p| (m.normal, ContactPoint { id: p.id ^ salt(t), ..*p })));
     };
     // Voided features: corner ids covered by kept contacts, and the contacts on inactive
     // features waiting for every triangle to be seen.
@@ -223,6 +242,11 @@ pub(crate) fn triangle_contacts(
             return;
         }
         let Some(m) = posed.contact(&tri, n, tol.margin) else { return };
+        if let Posed::Polytope(poly) = &posed {
+            leading_corners(poly, &tri, n, &m, tol.margin, |p| {
+                found.push((n, ContactPoint { id: p.id ^ salt(t), ..p }))
+            });
+        }
         if edges == InternalEdges::None {
             return push(&mut found, t, &m);
         }
@@ -257,6 +281,48 @@ pub(crate) fn triangle_contacts(
         }
     }
     found
+}
+
+/// Feature ids of [`leading_corners`]' points: the vertex's index in this range.
+const CORNER_ID: u32 = 0x5EC0_0000;
+
+/// The vertices of a box or hull over triangle `tri` (normal `n`) that are within `margin` of
+/// its face and not already among its contact `m`'s points, each as a point along the face
+/// normal (midway between the vertex and its foot on the face): a body that turns in the step
+/// (a box struck on one side as it rests on a slope) brings corners of other faces than the
+/// one the contact clipped to the surface, and a speculative point holds each of them at the
+/// face the step through. Only a vertex whose foot lies on the triangle counts (beyond its
+/// edges the face's plane is not the surface: its neighbour's face holds the vertex), and none
+/// deeper than the contact itself (a vertex poking under the face from beside it is not pushed
+/// up through it).
+fn leading_corners(
+    poly: &Polytope,
+    tri: &[Vec3; 3],
+    n: Vec3,
+    m: &Manifold,
+    margin: Real,
+    mut f: impl FnMut(ContactPoint),
+) {
+    let deepest = m.max_depth().max(0.0);
+    let on_face = m.normal.dot(n) >= edges::FACE_COS;
+    let plane = n.dot(tri[0]);
+    let (e0, e1, e2) = (tri[1] - tri[0], tri[2] - tri[1], tri[0] - tri[2]);
+    let inside = |q: Vec3| {
+        e0.cross(q - tri[0]).dot(n) >= 0.0 && e1.cross(q - tri[1]).dot(n) >= 0.0 && e2.cross(q - tri[2]).dot(n) >= 0.0
+    };
+    poly.for_each_vertex(|i, v| {
+        let sep = n.dot(v) - plane;
+        if sep > margin || -sep > deepest || !inside(v) {
+            return;
+        }
+        let point = v - n * (0.5 * sep);
+        // The clip of a face contact already has the vertices on the face, at the same place.
+        let known = on_face
+            && m.points().iter().any(|p| p.point.distance_squared(point) <= 1e-8 * (1.0 + point.length_squared()));
+        if !known {
+            f(ContactPoint { point, depth: -sep, id: CORNER_ID + i });
+        }
+    });
 }
 
 /// [`to_face_normal`], and for a sphere or a capsule each point moved to where the face normal

@@ -350,6 +350,20 @@ impl<'a> Polytope<'a> {
         Some(Polytope { shape, pose: *pose, extent, faces, edges })
     }
 
+    /// Calls `f` with each vertex of the placed shape (a box's eight corners, a hull's
+    /// vertices), numbered from 0, in the mesh frame.
+    pub(crate) fn for_each_vertex(&self, mut f: impl FnMut(u32, Vec3)) {
+        match &self.extent {
+            Extent::Box { centre, axes } => {
+                for i in 0..8u32 {
+                    let s = |bit: u32| if i & bit == 0 { -1.0 } else { 1.0 };
+                    f(i, *centre + axes[0] * s(1) + axes[1] * s(2) + axes[2] * s(4));
+                }
+            }
+            Extent::Points(p, _) => p.iter().enumerate().for_each(|(i, &v)| f(i as u32, v)),
+        }
+    }
+
     /// A hull's box: that of its placed vertices, as [`Shape::aabb`] makes it at the same pose
     /// (`None` for a box).
     pub(crate) fn points_aabb(&self) -> Option<crate::geometry::Aabb> {

@@ -283,6 +283,39 @@ fn box_on_tessellated_floor_gets_four_corners() {
 }
 
 #[test]
+fn a_box_balanced_on_an_edge_is_held_on_both_sides_within_the_margin() {
+    // A 10 cm cube turned 30° about z rests on one edge on a tessellated floor, 1 mm in, with a
+    // speculative pair's margin (12 cm). The face it leans on has its other corners 5 cm up,
+    // the face on the edge's other side 8.7 cm up: a turn either way in the step brings one of
+    // them down, so the manifold has points on both sides of the edge, not only on the face the
+    // contact clipped (with those alone, a box struck as it rested on a slope dug the other
+    // side's corners into it).
+    let m = floor(8);
+    let h = 0.05;
+    let b = Shape::cuboid(Vec3::splat(h));
+    let turn = glam::Quat::from_rotation_z(30f32.to_radians());
+    // The resting edge: the corners (-h, -h, ±h), 1.366 h below the centre.
+    let edge = turn * Vec3::new(-h, -h, 0.0);
+    let pose = Pose::new(Vec3::new(0.31, -edge.y - 0.001, 0.22), turn);
+    let edge_x = pose.translation.x + edge.x;
+    for (tol, both) in
+        [(Tolerance { margin: 0.12, epsilon: 1e-6 }, true), (Tolerance { margin: 0.03, epsilon: 1e-6 }, false)]
+    {
+        let c = contact_mesh_shape(MeshRef::Triangles(&m), &Pose::IDENTITY, &b, &pose, tol).expect("a contact");
+        let sides: Vec<Real> = c.points().iter().map(|p| p.point.x - edge_x).collect();
+        assert_eq!(c.points().iter().filter(|p| p.depth >= 0.0).count(), 2, "margin {}: {c:?}", tol.margin);
+        let (ahead, behind) = (sides.iter().any(|&s| s > 0.01), sides.iter().any(|&s| s < -0.01));
+        // Within 3 cm only the resting edge is near the floor.
+        assert_eq!(
+            (ahead && behind, ahead || behind),
+            (both, both),
+            "margin {}: points {sides:?} from the edge: {c:?}",
+            tol.margin
+        );
+    }
+}
+
+#[test]
 fn shapes_on_a_posed_height_field_touch_its_surface() {
     let heights: Vec<Real> = (0..9 * 9).map(|i| ((i % 9) as Real * 0.4).sin() * 0.2).collect();
     let h = HeightField::new(9, 9, 0.5, heights).unwrap();

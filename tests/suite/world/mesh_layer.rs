@@ -4,7 +4,7 @@
 use collidoscope::debug_draw::{DebugDraw, DebugLine, DrawCategory};
 use collidoscope::math::Vec3;
 use collidoscope::narrowphase::Tolerance;
-use collidoscope::narrowphase::mesh::{InternalEdges, MERGE_COS, contact_pair_with};
+use collidoscope::narrowphase::mesh::{InternalEdges, MERGE_COS, contact_pair_manifolds};
 use collidoscope::scene::Scene;
 use collidoscope::world::{BVH_LEAF_COLOR, CORRECTED_NORMAL_COLOR, RAW_NORMAL_COLOR, World};
 
@@ -33,11 +33,11 @@ fn pair_points(w: &World) -> usize {
     let tol = Tolerance { margin: w.settings.speculative_distance, epsilon: w.settings.contact_epsilon };
     w.pairs()
         .iter()
-        .filter_map(|&(i, j)| {
+        .map(|&(i, j)| {
             let (bi, bj) = (&b[i as usize], &b[j as usize]);
-            contact_pair_with(&bi.shape, &bi.pose, &bj.shape, &bj.pose, tol, w.settings.internal_edges)
+            let all = contact_pair_manifolds(&bi.shape, &bi.pose, &bj.shape, &bj.pose, tol, w.settings.internal_edges);
+            all.as_slice().iter().map(|m| m.points().len()).sum::<usize>()
         })
-        .map(|m| m.points().len())
         .sum()
 }
 
