@@ -180,12 +180,24 @@ fn world_support(shape: &Shape, pose: &Pose, d: Vec3) -> Vec3 {
 /// Calls `f` with each point of the posed shape that can lead it along the world direction `d`
 /// (numbered from 0): a sphere's point along `d`, a box's corners, a capsule's segment ends
 /// pushed out by its radius along `d`, a hull's vertices, a compound's children's points.
+/// Generic over `f`, so each point's work is inlined (no call through a pointer per point).
+#[inline]
 fn each_leading_point(shape: &Shape, pose: &Pose, d: Vec3, mut f: impl FnMut(usize, Vec3)) {
-    leading_points(shape, pose, d, &mut f);
+    match shape {
+        // A compound leads with its children's leading points (its supporting plane, the
+        // children's hull's, holds them all: conservative). Children are never compounds.
+        Shape::Compound(c) => {
+            for (i, k) in c.children().iter().enumerate() {
+                part_leading_points(&k.shape, &pose.mul(&k.pose), d, &mut |j, p| f((i << 12) + j, p));
+            }
+        }
+        _ => part_leading_points(shape, pose, d, &mut f),
+    }
 }
 
-/// [`each_leading_point`] through a trait object, so that a compound can recurse.
-fn leading_points(shape: &Shape, pose: &Pose, d: Vec3, f: &mut dyn FnMut(usize, Vec3)) {
+/// [`each_leading_point`] for a shape that is not a compound (a compound's child).
+#[inline(always)]
+fn part_leading_points(shape: &Shape, pose: &Pose, d: Vec3, f: &mut impl FnMut(usize, Vec3)) {
     let w = |p: Vec3| pose.transform_point(p);
     match shape {
         Shape::Sphere(s) => f(0, pose.translation + d * s.radius),
@@ -204,15 +216,9 @@ fn leading_points(shape: &Shape, pose: &Pose, d: Vec3, f: &mut dyn FnMut(usize, 
             f(1, w(q) + d * c.radius);
         }
         Shape::ConvexHull(h) => h.vertices().iter().enumerate().for_each(|(k, &v)| f(k, w(v))),
-        // A moving (kinematic) mesh leads with the corners of its box.
-        // A compound leads with its children's leading points (its supporting plane, the
-        // children's hull's, holds them all: conservative).
-        Shape::Compound(c) => {
-            for (i, k) in c.children().iter().enumerate() {
-                leading_points(&k.shape, &pose.mul(&k.pose), d, &mut |j, p| f((i << 12) + j, p));
-            }
-        }
-        Shape::TriangleMesh(_) | Shape::HeightField(_) => {
+        // A moving (kinematic) mesh leads with the corners of its box (as would a compound
+        // child that were a compound, which `Compound::new` refuses).
+        Shape::TriangleMesh(_) | Shape::HeightField(_) | Shape::Compound(_) => {
             let b = shape.local_aabb();
             for i in 0..8 {
                 f(i, w(b.corner(i)));
