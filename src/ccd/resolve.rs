@@ -72,14 +72,15 @@ impl Remaining {
 
 /// The box a shape passes through along a sweep (its bounding ball at both ends when it turns).
 pub fn motion_aabb(shape: &Shape, s: &Motion) -> Aabb {
-    let mut b = shape.aabb(&s.start).merge(&shape.aabb(&s.end));
     if angular_reach(shape, s.angle()) > 0.0 {
-        let r = shape.bounding_radius();
-        for c in [s.start.translation, s.end.translation] {
-            b = b.merge(&Aabb::from_center_half_extents(c, Vec3::splat(r)));
-        }
+        // A turning shape: the boxes of its bounding sphere at both ends, which hold the shape
+        // at every pose between (its own boxes at the ends lie within them, so they are not
+        // made: a compound's box is a box per child).
+        let r = Vec3::splat(shape.bounding_radius());
+        let at = |c: Vec3| Aabb::from_center_half_extents(c, r);
+        return at(s.start.translation).merge(&at(s.end.translation));
     }
-    b
+    shape.aabb(&s.start).merge(&shape.aabb(&s.end))
 }
 
 /// The box a carried shape passes through ([`motion_aabb`] for a body's own shape; a part off
