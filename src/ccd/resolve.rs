@@ -73,12 +73,7 @@ impl Remaining {
 /// The box a shape passes through along a sweep (its bounding ball at both ends when it turns).
 pub fn motion_aabb(shape: &Shape, s: &Motion) -> Aabb {
     if angular_reach(shape, s.angle()) > 0.0 {
-        // A turning shape: the boxes of its bounding sphere at both ends, which hold the shape
-        // at every pose between (its own boxes at the ends lie within them, so they are not
-        // made: a compound's box is a box per child).
-        let r = Vec3::splat(shape.bounding_radius());
-        let at = |c: Vec3| Aabb::from_center_half_extents(c, r);
-        return at(s.start.translation).merge(&at(s.end.translation));
+        return ball_boxes(s, shape.bounding_radius());
     }
     shape.aabb(&s.start).merge(&shape.aabb(&s.end))
 }
@@ -88,14 +83,18 @@ pub fn motion_aabb(shape: &Shape, s: &Motion) -> Aabb {
 /// which moves in a straight line).
 pub(crate) fn carried_aabb(c: &Carried) -> Aabb {
     let Some(local) = c.local else { return motion_aabb(c.shape, c.motion) };
-    let mut b = c.shape.aabb(&c.start()).merge(&c.shape.aabb(&c.at(1.0)));
     if c.reach() > 0.0 {
-        let r = c.shape.bounding_radius() + local.translation.length();
-        for centre in [c.motion.start.translation, c.motion.end.translation] {
-            b = b.merge(&Aabb::from_center_half_extents(centre, Vec3::splat(r)));
-        }
+        return ball_boxes(c.motion, c.shape.bounding_radius() + local.translation.length());
     }
-    b
+    c.shape.aabb(&c.start()).merge(&c.shape.aabb(&c.at(1.0)))
+}
+
+/// The box of a ball of radius `r` about the body's centre at both ends of its motion: it holds
+/// a turning shape (or part) within `r` of that centre at every pose between, its own boxes at
+/// the ends included, so those are not made (a compound's box is a box per child).
+fn ball_boxes(m: &Motion, r: Real) -> Aabb {
+    let at = |c: Vec3| Aabb::from_center_half_extents(c, Vec3::splat(r));
+    at(m.start.translation).merge(&at(m.end.translation))
 }
 
 /// The gap a time-of-impact stop leaves: half the slop, so the next step's contact starts with

@@ -8,7 +8,7 @@
 //! body pushed by a fast paddle, tumbling against it).
 
 use crate::dynamics::Body;
-use crate::geometry::Shape;
+use crate::geometry::{Aabb, Shape};
 use crate::math::{Pose, Real, Vec3};
 use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
 
@@ -202,12 +202,9 @@ fn part_leading_points(shape: &Shape, pose: &Pose, d: Vec3, f: &mut impl FnMut(u
     match shape {
         Shape::Sphere(s) => f(0, pose.translation + d * s.radius),
         Shape::Cuboid(c) => {
-            let h = c.half_extents;
+            let b = Aabb::new(-c.half_extents, c.half_extents);
             for i in 0..8 {
-                let x = if i & 1 == 0 { -h.x } else { h.x };
-                let y = if i & 2 == 0 { -h.y } else { h.y };
-                let z = if i & 4 == 0 { -h.z } else { h.z };
-                f(i, w(Vec3::new(x, y, z)));
+                f(i, w(b.corner(i)));
             }
         }
         Shape::Capsule(c) => {

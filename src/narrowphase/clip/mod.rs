@@ -213,7 +213,7 @@ fn contact_points(poly: &[Tagged], on_face: Vec3, ref_normal: Vec3, margin: Real
 /// most area on either side of that diagonal.
 pub(super) fn reduce(normal: Vec3, pts: &[ContactPoint]) -> Manifold {
     if pts.len() <= MAX_MANIFOLD_POINTS {
-        return reduce_across(normal, pts, 0, 0);
+        return keep_all(normal, pts);
     }
     let deepest = last_max(pts, |p| p.depth);
     let a = pts[deepest].point;
@@ -225,13 +225,10 @@ pub(super) fn reduce(normal: Vec3, pts: &[ContactPoint]) -> Manifold {
 /// area on either side of the diagonal between them (all of them, in order, when four or fewer,
 /// whatever the indices).
 pub(super) fn reduce_across(normal: Vec3, pts: &[ContactPoint], deepest: usize, far: usize) -> Manifold {
-    let mut m = Manifold::new(normal);
     if pts.len() <= MAX_MANIFOLD_POINTS {
-        for p in pts {
-            m.push(*p);
-        }
-        return m;
+        return keep_all(normal, pts);
     }
+    let mut m = Manifold::new(normal);
     let (a, b) = (pts[deepest].point, pts[far].point);
     let ab = b - a;
     let signed_area = |p: Vec3| ab.cross(p - a).dot(normal);
@@ -256,6 +253,15 @@ pub(super) fn reduce_across(normal: Vec3, pts: &[ContactPoint], deepest: usize, 
     }
     for &k in &chosen[..count] {
         m.push(pts[k]);
+    }
+    m
+}
+
+/// A manifold of all of `pts` (at most [`MAX_MANIFOLD_POINTS`]), in order.
+fn keep_all(normal: Vec3, pts: &[ContactPoint]) -> Manifold {
+    let mut m = Manifold::new(normal);
+    for p in pts {
+        m.push(*p);
     }
     m
 }
