@@ -4,6 +4,7 @@ mod aabb;
 mod compound;
 mod heightfield;
 mod hull;
+pub(crate) use hull::first_farthest;
 mod mass;
 pub mod mesh_bvh;
 pub mod planar;

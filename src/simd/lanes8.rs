@@ -109,41 +109,7 @@ impl Lanes {
     /// The first of the farthest points along `d` (as a scan with `>` would pick it).
     #[inline(always)]
     pub(crate) fn support(&self, d: Vec3) -> Vec3 {
-        #[cfg(target_arch = "x86_64")]
-        {
-            self.support_sse2(d)
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            self.support_portable(d)
-        }
-    }
-
-    /// [`Self::support`] on two 4-lane SSE2 registers per coordinate (the x86-64 baseline).
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    fn support_sse2(&self, d: Vec3) -> Vec3 {
-        use std::arch::x86_64::*;
-        let [x, y, z] = &self.0;
-        // SAFETY: SSE2 is part of every x86-64 CPU; each row is 32-byte aligned (repr align)
-        // and holds 8 values, so the loads at offsets 0 and 4 are aligned and in bounds.
-        let mask = unsafe {
-            let (dx, dy, dz) = (_mm_set1_ps(d.x), _mm_set1_ps(d.y), _mm_set1_ps(d.z));
-            let dot = |o: usize| {
-                let xy = _mm_add_ps(
-                    _mm_mul_ps(_mm_load_ps(x.as_ptr().add(o)), dx),
-                    _mm_mul_ps(_mm_load_ps(y.as_ptr().add(o)), dy),
-                );
-                _mm_add_ps(xy, _mm_mul_ps(_mm_load_ps(z.as_ptr().add(o)), dz))
-            };
-            let (lo, hi) = (dot(0), dot(4));
-            let m = _mm_max_ps(lo, hi);
-            let m = _mm_max_ps(m, _mm_shuffle_ps::<0b01_00_11_10>(m, m));
-            let m = _mm_max_ps(m, _mm_shuffle_ps::<0b10_11_00_01>(m, m));
-            _mm_movemask_ps(_mm_cmpeq_ps(lo, m)) | (_mm_movemask_ps(_mm_cmpeq_ps(hi, m)) << 4)
-        };
-        // A NaN direction matches nothing: take the first point.
-        self.point((mask.trailing_zeros() & 7) as usize)
+        self.point(crate::geometry::first_farthest(&self.0, d))
     }
 
     /// This set's farthest point along `d` and `b`'s along `-d`, on `kernel`: 8 lanes per

@@ -5,6 +5,10 @@ use crate::geometry::Shape;
 use crate::math::{Pose, Real, Vec3};
 use crate::narrowphase::clip::{ClipTrace, Tagged, clip_faces};
 use crate::narrowphase::manifold::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
+use smallvec::{SmallVec, smallvec};
+
+/// A feature's points: up to eight (a box face, a small hull's face) without a heap allocation.
+pub(crate) type FeaturePoints = SmallVec<[Tagged; 8]>;
 
 /// A face counts as the support feature when its normal is within about 3° of the direction.
 pub(crate) const COS_FACE: Real = 0.9986;
@@ -15,7 +19,7 @@ pub(crate) const SIN_EDGE: Real = 0.0523;
 /// (vertex, sphere), two (edge, capsule side) or a polygon with its outward normal (face).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Feature {
-    pub points: Vec<Tagged>,
+    pub points: FeaturePoints,
     /// Outward normal when the feature is a face.
     pub face_normal: Option<Vec3>,
     /// Identifies the feature on its shape, for contact ids.
@@ -24,7 +28,7 @@ pub(crate) struct Feature {
 
 impl Feature {
     fn point(p: Vec3, id: u32) -> Self {
-        Self { points: vec![(p, id)], face_normal: None, tag: id }
+        Self { points: smallvec![(p, id)], face_normal: None, tag: id }
     }
 }
 
@@ -40,7 +44,7 @@ pub(crate) fn support_feature(shape: &Shape, pose: &Pose, dir: Vec3) -> Feature 
             let push = dw * c.radius;
             let (p, q) = c.segment();
             if d.y.abs() < SIN_EDGE {
-                Feature { points: vec![(world(p) + push, 0), (world(q) + push, 1)], face_normal: None, tag: 2 }
+                Feature { points: smallvec![(world(p) + push, 0), (world(q) + push, 1)], face_normal: None, tag: 2 }
             } else if d.y < 0.0 {
                 Feature::point(world(p) + push, 0)
             } else {
@@ -85,7 +89,7 @@ pub(crate) fn support_feature(shape: &Shape, pose: &Pose, dir: Vec3) -> Feature 
                     p[m] = -h[m];
                     q[m] = h[m];
                     Feature {
-                        points: vec![(world(p), code(p)), (world(q), code(q))],
+                        points: smallvec![(world(p), code(p)), (world(q), code(q))],
                         face_normal: None,
                         tag: 32 + code(p) * 3 + m as u32,
                     }
@@ -112,7 +116,7 @@ pub(crate) fn support_feature(shape: &Shape, pose: &Pose, dir: Vec3) -> Feature 
                 .min_by(|x, y| x.1.total_cmp(&y.1));
             match edge {
                 Some(((x, y), c)) if c < SIN_EDGE => Feature {
-                    points: vec![(world(vs[x as usize]), x), (world(vs[y as usize]), y)],
+                    points: smallvec![(world(vs[x as usize]), x), (world(vs[y as usize]), y)],
                     face_normal: None,
                     tag: 0x2000 + x * 256 + y,
                 },
@@ -135,8 +139,8 @@ pub(crate) fn manifold_from_features(
 ) -> Option<Manifold> {
     let single =
         || (fallback.depth >= -margin).then(|| Manifold::single(n, fallback.point, fallback.depth, fallback.id));
-    let pts = |f: &Feature| f.points.iter().map(|p| p.0).collect::<Vec<Vec3>>();
-    let tagged = |f: &Feature, salt: u32| f.points.iter().map(|&(p, id)| (p, id ^ salt)).collect::<Vec<Tagged>>();
+    let pts = |f: &Feature| f.points.iter().map(|p| p.0).collect::<SmallVec<[Vec3; 8]>>();
+    let tagged = |f: &Feature, salt: u32| f.points.iter().map(|&(p, id)| (p, id ^ salt)).collect::<FeaturePoints>();
     let clipped = match (fa.face_normal, fb.face_normal) {
         (Some(na), Some(nb)) if na.dot(n) + 1e-3 >= -nb.dot(n) => {
             clip_faces(&pts(fa), na, &tagged(fb, 0x0100_0000), margin, fa.tag, trace)

@@ -669,10 +669,18 @@ fn contact_polytope_triangle_in(poly: &Polytope, tri: &[Vec3; 3], n: Vec3, margi
 pub(super) fn triangle_feature(tri: &[Vec3; 3], n: Vec3, dir: Vec3) -> Feature {
     let c = n.dot(dir);
     if c >= COS_FACE {
-        return Feature { points: vec![(tri[0], 0), (tri[1], 1), (tri[2], 2)], face_normal: Some(n), tag: 8 };
+        return Feature {
+            points: smallvec::smallvec![(tri[0], 0), (tri[1], 1), (tri[2], 2)],
+            face_normal: Some(n),
+            tag: 8,
+        };
     }
     if c <= -COS_FACE {
-        return Feature { points: vec![(tri[0], 0), (tri[2], 2), (tri[1], 1)], face_normal: Some(-n), tag: 9 };
+        return Feature {
+            points: smallvec::smallvec![(tri[0], 0), (tri[2], 2), (tri[1], 1)],
+            face_normal: Some(-n),
+            tag: 9,
+        };
     }
     let proj = tri.map(|v| v.dot(dir));
     let top = (0..3).max_by(|&x, &y| proj[x].total_cmp(&proj[y])).unwrap_or(0);
@@ -681,13 +689,13 @@ pub(super) fn triangle_feature(tri: &[Vec3; 3], n: Vec3, dir: Vec3) -> Feature {
         if e.normalize_or_zero().dot(dir.normalize_or_zero()).abs() < SIN_EDGE {
             let (i, j) = (top.min(k), top.max(k));
             return Feature {
-                points: vec![(tri[i], i as u32), (tri[j], j as u32)],
+                points: smallvec::smallvec![(tri[i], i as u32), (tri[j], j as u32)],
                 face_normal: None,
                 tag: 4 + (i + j) as u32,
             };
         }
     }
-    Feature { points: vec![(tri[top], top as u32)], face_normal: None, tag: top as u32 }
+    Feature { points: smallvec::smallvec![(tri[top], top as u32)], face_normal: None, tag: top as u32 }
 }
 
 /// A lower bound of the distance from the triangle to a convex shape posed in the mesh frame,
