@@ -257,7 +257,86 @@ pub(crate) fn resolve_toi(
             escaped.note(i, &bodies[i].shape, &remaining[i], aabbs);
         }
     }
-    count
+    count + overtaken_by_kinematic(bodies, starts, fast, broad, aabbs, settings, scratch, events)
+}
+
+/// No dynamic body ends the step overtaken by a fast kinematic body: one that an impact stopped
+/// against a body in front (or that used up its rounds there) while the kinematic body carried
+/// on would be left inside or behind it (a paddle through a pile: the pinched body has nowhere
+/// to go but the paddle cannot stop). Each fast kinematic body's motion over the step is swept
+/// against each dynamic body where the step leaves it; a body it meets at fraction `t` is moved
+/// on by what the kinematic body's point of contact travels in the rest of the step (so it ends
+/// `target` ahead of it, as at the meeting), and moves away from it at least as fast as that
+/// point along the normal. What it is then pressed into in front is the solver's next step.
+/// A body the point would go into by no more than the slop is left to the solver (a body the
+/// paddle pushes ends the step touching it, a little inside). Returns how many bodies were
+/// moved; each is an event.
+#[allow(clippy::too_many_arguments)]
+fn overtaken_by_kinematic(
+    bodies: &mut [Body],
+    starts: &[Pose],
+    fast: &[bool],
+    broad: &dyn BroadPhase,
+    aabbs: &[Aabb],
+    settings: &Settings,
+    scratch: &mut ToiScratch,
+    events: &mut Vec<ToiEvent>,
+) -> u32 {
+    let (target, dt) = (toi_target(settings), settings.dt);
+    let ToiScratch { remaining, escaped, candidates, .. } = scratch;
+    let mut moved = 0;
+    for k in 0..bodies.len() {
+        if !fast[k] || bodies[k].kind != BodyKind::Kinematic {
+            continue;
+        }
+        let motion = Motion::new(starts[k], bodies[k].pose);
+        let aabb = motion_aabb(&bodies[k].shape, &motion);
+        candidates.clear();
+        broad.query_aabb(aabbs, &aabb, candidates);
+        escaped.meeting(&aabb, candidates);
+        candidates.sort_unstable();
+        candidates.dedup();
+        for &i in candidates.iter() {
+            let i = i as usize;
+            if !bodies[i].is_dynamic() || !bodies[i].shape.aabb(&bodies[i].pose).overlaps(&aabb) {
+                continue;
+            }
+            let here = Motion::stationary(bodies[i].pose);
+            let Some(hit) = pair_time_of_impact(&bodies[k].shape, &motion, &bodies[i].shape, &here, target, false)
+            else {
+                continue;
+            };
+            if hit.t >= 1.0 {
+                continue;
+            }
+            // The kinematic body's point of contact: its velocity, and how far it goes on.
+            let (kb, n) = (&bodies[k], hit.normal);
+            let v = kb.linvel + kb.angvel.cross(hit.point - motion.at(hit.t).translation);
+            let shift = v * ((1.0 - hit.t) * dt);
+            if shift.dot(n) <= settings.slop {
+                continue;
+            }
+            let b = &mut bodies[i];
+            b.pose.translation += shift;
+            let behind = v.dot(n) - b.linvel.dot(n);
+            if behind > 0.0 {
+                b.linvel += n * behind;
+            }
+            b.wake();
+            remaining[i] = Remaining { motion: Motion::stationary(b.pose), t_from: 1.0 };
+            escaped.moved(i, &b.shape, &remaining[i]);
+            events.push(ToiEvent {
+                body: i as u32,
+                other: k as u32,
+                t: hit.t,
+                point: hit.point + shift,
+                normal: -n,
+                center: b.pose.translation,
+            });
+            moved += 1;
+        }
+    }
+    moved
 }
 
 /// A body's motion over the step, from its pose at the start to where the solver left it.
