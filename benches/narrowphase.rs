@@ -9,8 +9,8 @@ use collidoscope::geometry::{Aabb, Cuboid, Ray, Shape, Sphere};
 use collidoscope::math::{Pose, Real, Vec3};
 use collidoscope::narrowphase::batch::{self, AabbSoa, Backend, ObbSoa, QuatSoa, Vec3Soa, spheres_vs_obbs};
 use collidoscope::narrowphase::{
-    Tolerance, contact_cuboid_cuboid, distance, intersect_gjk, intersect_sphere_aabb, intersect_sphere_cuboid,
-    intersect_sphere_sphere,
+    Manifold, Tolerance, contact_cuboid_cuboid, distance, intersect_gjk, intersect_sphere_aabb,
+    intersect_sphere_cuboid, intersect_sphere_sphere,
 };
 use collidoscope::scene::SplitMix64 as Rng;
 use common::{cube_hull, deep_hull_pairs};
@@ -249,6 +249,23 @@ fn reference_pairs(c: &mut Criterion) {
                 bch.iter(|| {
                     pairs.iter().filter(|p| contact(black_box(&p.a), &p.pa, &p.b, &p.pb, tol, method).is_some()).count()
                 })
+            });
+        }
+        // The teaching view's routines for the pairs the analytic method sends through GJK:
+        // SAT with clipping for box–hull and hull–hull, the segment's distance to every face
+        // and edge (SAT inside) for capsule–hull.
+        let teaching = |p: &cases::Case| -> Option<Manifold> {
+            use collidoscope::narrowphase::{contact_capsule_hull, contact_cuboid_hull, contact_hull_hull};
+            match (&p.a, &p.b) {
+                (Shape::Cuboid(a), Shape::ConvexHull(b)) => contact_cuboid_hull(a, &p.pa, b, &p.pb, tol, None),
+                (Shape::Capsule(a), Shape::ConvexHull(b)) => contact_capsule_hull(a, &p.pa, b, &p.pb, tol),
+                (Shape::ConvexHull(a), Shape::ConvexHull(b)) => contact_hull_hull(a, &p.pa, b, &p.pb, tol, None),
+                _ => unreachable!("only the pairs below"),
+            }
+        };
+        if matches!(name, "cuboid_hull" | "capsule_hull" | "hull_hull") {
+            g.bench_function(format!("{name}/teaching_view"), |bch| {
+                bch.iter(|| pairs.iter().filter(|p| teaching(black_box(p)).is_some()).count())
             });
         }
     }

@@ -15,7 +15,7 @@ use super::gjk::distance::{GjkEpaTrace, local_distance};
 use super::manifold::ContactPoint;
 use super::mesh::InternalEdges;
 use super::sat::cuboid::{contact_cuboid_cuboid, contact_cuboid_cuboid_rotated, intersect_cuboid_cuboid};
-use super::sat::hull::{contact_capsule_hull, contact_sphere_hull, intersect_capsule_hull, intersect_sphere_hull};
+use super::sat::hull::{contact_sphere_hull, intersect_sphere_hull};
 use super::{Manifold, NarrowPhaseKind, Tolerance, intersect_gjk, touching};
 use crate::geometry::Shape;
 use crate::math::{Pose, Real};
@@ -131,11 +131,13 @@ pub fn contact_analytic(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, tol: Toleran
         (Sphere(x), ConvexHull(y)) => contact_sphere_hull(x, pa, y, pb, tol),
         (Cuboid(x), Cuboid(y)) => contact_cuboid_cuboid(x, pa, y, pb, tol),
         (Cuboid(x), Capsule(y)) => contact_cuboid_capsule(x, pa, y, pb, tol),
-        // Box–hull and hull–hull go through GJK/EPA and feature clipping: as exact as SAT over
-        // every face and edge pair, and several times cheaper (docs/narrowphase.md).
-        (Cuboid(_), ConvexHull(_)) | (ConvexHull(_), ConvexHull(_)) => contact_gjk(a, pa, b, pb, tol, None, None),
+        // Box–hull, capsule–hull and hull–hull go through GJK/EPA and feature clipping: as exact
+        // as SAT over every face and edge pair (or the segment against every face and edge), and
+        // several times cheaper (docs/narrowphase.md).
+        (Cuboid(_), ConvexHull(_)) | (Capsule(_), ConvexHull(_)) | (ConvexHull(_), ConvexHull(_)) => {
+            contact_gjk(a, pa, b, pb, tol, None, None)
+        }
         (Capsule(x), Capsule(y)) => contact_capsule_capsule(x, pa, y, pb, tol),
-        (Capsule(x), ConvexHull(y)) => contact_capsule_hull(x, pa, y, pb, tol),
         (Cuboid(_), Sphere(_))
         | (Capsule(_), Sphere(_))
         | (ConvexHull(_), Sphere(_))
@@ -161,9 +163,10 @@ pub fn intersect_analytic(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, eps: Real)
         (Sphere(x), ConvexHull(y)) => intersect_sphere_hull(x, pa, y, pb, eps),
         (Cuboid(x), Cuboid(y)) => intersect_cuboid_cuboid(x, pa, y, pb, eps),
         (Cuboid(x), Capsule(y)) => intersect_cuboid_capsule(x, pa, y, pb, eps),
-        (Cuboid(_), ConvexHull(_)) | (ConvexHull(_), ConvexHull(_)) => intersect_gjk(a, pa, b, pb, eps),
+        (Cuboid(_), ConvexHull(_)) | (Capsule(_), ConvexHull(_)) | (ConvexHull(_), ConvexHull(_)) => {
+            intersect_gjk(a, pa, b, pb, eps)
+        }
         (Capsule(x), Capsule(y)) => intersect_capsule_capsule(x, pa, y, pb, eps),
-        (Capsule(x), ConvexHull(y)) => intersect_capsule_hull(x, pa, y, pb, eps),
         (Cuboid(_), Sphere(_))
         | (Capsule(_), Sphere(_))
         | (ConvexHull(_), Sphere(_))

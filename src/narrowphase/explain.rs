@@ -7,7 +7,7 @@ use super::gjk::closest::MinkowskiPair;
 use super::gjk::distance::{DistanceResult, GjkEpaTrace, distance_traced};
 use super::mesh::InternalEdges;
 use super::sat::cuboid::{SatTrace, contact_cuboid_cuboid_traced};
-use super::sat::hull::{contact_cuboid_hull, contact_hull_hull};
+use super::sat::hull::{contact_capsule_hull, contact_cuboid_hull, contact_hull_hull};
 use super::{Manifold, NarrowPhaseKind, Tolerance};
 use crate::geometry::Shape;
 use crate::math::{Pose, Real, Vec3};
@@ -95,6 +95,8 @@ pub fn explain_with_edges(
                 (Shape::Cuboid(x), Shape::Cuboid(y)) => contact_cuboid_cuboid_traced(x, pa, y, pb, tol, Some(&mut sat)),
                 (Shape::Cuboid(x), Shape::ConvexHull(y)) => contact_cuboid_hull(x, pa, y, pb, tol, Some(&mut sat)),
                 (Shape::ConvexHull(x), Shape::ConvexHull(y)) => contact_hull_hull(x, pa, y, pb, tol, Some(&mut sat)),
+                // The segment's exact distance to the hull, SAT once it enters (the world takes GJK).
+                (Shape::Capsule(x), Shape::ConvexHull(y)) => contact_capsule_hull(x, pa, y, pb, tol),
                 _ => contact_analytic(a, pa, b, pb, tol),
             };
             if !sat.axes.is_empty() {
