@@ -30,6 +30,11 @@ pub(crate) fn near_part_within(
     let Shape::Cuboid(c) = big else { return None };
     let h = c.half_extents;
     let r = other.bounding_radius();
+    // The reach below is at least `3r`: a cuboid not many times that is never cut (the answer
+    // the full test gives, without moving the other's centre into its frame).
+    if h.max_element() <= NEAR_PART_RATIO * (3.0 * r) {
+        return None;
+    }
     let centre = pbig.inverse_transform_point(pother.translation);
     let q = centre.abs() - h;
     let signed = q.max(Vec3::ZERO).length() + q.max_element().min(0.0);
