@@ -23,6 +23,7 @@ use super::clip::{reduce, reduce_across};
 use super::manifold::{ContactPoint, Manifold};
 use crate::geometry::{Aabb, HeightField, Shape, TriangleMesh};
 use crate::math::{Pose, Real, Vec3};
+use smallvec::SmallVec;
 
 /// Points of other triangles join the deepest triangle's manifold when their normal is within
 /// about 25° of its normal; their depth becomes the push along that normal which clears them
@@ -206,6 +207,10 @@ pub fn contact_mesh_shape_manifolds(
     out
 }
 
+/// A pair's triangle contacts, each with its normal: up to 16 (a box over a few triangles)
+/// without a heap allocation.
+pub(crate) type TriangleContacts = SmallVec<[(Vec3, ContactPoint); 16]>;
+
 /// Every triangle contact of a mesh (posed at `pm`) and a convex shape, corrected on internal
 /// edges as `edges` says, each point with its own normal (from the mesh to the shape), in the
 /// mesh's frame and not yet merged: what [`contact_mesh_shape_with`] merges, and what a
@@ -217,9 +222,9 @@ pub(crate) fn triangle_contacts(
     ps: &Pose,
     tol: Tolerance,
     edges: InternalEdges,
-) -> Vec<(Vec3, ContactPoint)> {
+) -> TriangleContacts {
     let rel = pm.inv_mul(ps);
-    let mut found: Vec<(Vec3, ContactPoint)> = Vec::new();
+    let mut found = TriangleContacts::new();
     let Some(posed) = Posed::new(shape, &rel) else { return found };
     // A hull's box from its vertices as placed for the contacts (`Shape::aabb` places them so).
     let placed = match &posed {
@@ -228,13 +233,13 @@ pub(crate) fn triangle_contacts(
     };
     let region = placed.unwrap_or_else(|| shape.aabb(&rel)).expanded(tol.margin);
     let salt = |t: u32| t.wrapping_mul(0x9E37_79B1);
-    let push = |found: &mut Vec<(Vec3, ContactPoint)>, t: u32, m: &Manifold| {
+    let push = |found: &mut TriangleContacts, t: u32, m: &Manifold| {
         found.extend(m.points().iter().map(|p| (m.normal, ContactPoint { id: p.id ^ salt(t), ..*p })));
     };
     // Voided features: corner ids covered by kept contacts, and the contacts on inactive
     // features waiting for every triangle to be seen.
-    let mut voided: Vec<u32> = Vec::new();
-    let mut delayed: Vec<(u32, Manifold, Vec3, [u32; 3], usize)> = Vec::new();
+    let mut voided: SmallVec<[u32; 16]> = SmallVec::new();
+    let mut delayed: SmallVec<[(u32, Manifold, Vec3, [u32; 3], usize); 4]> = SmallVec::new();
     // Triangles in the box but beyond the shape's bounding ball (plus the margin) cannot touch.
     let (centre, reach) = (rel.translation, shape.bounding_radius() + tol.margin);
     mesh.for_each_in_aabb(&region, |t, tri, n| {
@@ -395,7 +400,7 @@ fn merge_group(
         x.1.depth.total_cmp(&y.1.depth).then(y.1.id.cmp(&x.1.id))
     };
     let (normal, _) = *found.iter().filter(|x| seeds(x)).max_by(deepest)?;
-    let pts: Vec<ContactPoint> = found
+    let pts: SmallVec<[ContactPoint; 16]> = found
         .iter()
         .filter_map(|(n, p)| {
             let c = n.dot(normal);
@@ -407,13 +412,13 @@ fn merge_group(
     // far out beyond the shape's support) do not compete with them for the four places; when
     // two overlap, both are kept (as the diagonal the other two are chosen across), so a
     // speculative point farther out never takes the place of a support.
-    let overlapping: Vec<usize> = (0..pts.len()).filter(|&i| pts[i].depth >= 0.0).collect();
+    let overlapping: SmallVec<[usize; 16]> = (0..pts.len()).filter(|&i| pts[i].depth >= 0.0).collect();
     let m = match overlapping[..] {
         [i, j] => {
             let (deep, other) = if pts[j].depth.total_cmp(&pts[i].depth).is_ge() { (j, i) } else { (i, j) };
             reduce_across(normal, &pts, deep, other)
         }
-        [_, _, _, ..] => reduce(normal, &overlapping.iter().map(|&i| pts[i]).collect::<Vec<_>>()),
+        [_, _, _, ..] => reduce(normal, &overlapping.iter().map(|&i| pts[i]).collect::<SmallVec<[_; 16]>>()),
         _ => reduce(normal, &pts),
     };
     Some((m, normal))
