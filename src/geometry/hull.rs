@@ -710,11 +710,8 @@ mod tests {
 
     #[test]
     fn a_small_hulls_support_on_lanes_is_the_first_vertex_a_scan_finds() {
-        let mut seed = 7u32;
-        let mut rnd = || {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (seed >> 8) as Real / (1u32 << 24) as Real * 2.0 - 1.0
-        };
+        let mut rng = crate::rng::SplitMix64::new(7);
+        let mut rnd = || rng.range(-1.0, 1.0);
         for case in 0..300 {
             let n = 4 + case % 5;
             let mut pts: Vec<Vec3> = (0..n).map(|_| Vec3::new(rnd(), rnd(), rnd())).collect();

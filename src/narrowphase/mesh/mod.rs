@@ -207,6 +207,10 @@ pub fn contact_mesh_shape_manifolds(
     out
 }
 
+/// A contact on an inactive feature waiting for every triangle to be seen: the triangle, its
+/// manifold and face normal, and the corner ids it touches (how many of the three).
+type Delayed = (u32, Manifold, Vec3, [u32; 3], usize);
+
 /// A pair's triangle contacts, each with its normal: up to 16 (a box over a few triangles)
 /// without a heap allocation.
 pub(crate) type TriangleContacts = SmallVec<[(Vec3, ContactPoint); 16]>;
@@ -239,7 +243,7 @@ pub(crate) fn triangle_contacts(
     // Voided features: corner ids covered by kept contacts, and the contacts on inactive
     // features waiting for every triangle to be seen.
     let mut voided: SmallVec<[u32; 16]> = SmallVec::new();
-    let mut delayed: SmallVec<[(u32, Manifold, Vec3, [u32; 3], usize); 4]> = SmallVec::new();
+    let mut delayed: SmallVec<[Delayed; 4]> = SmallVec::new();
     // Triangles in the box but beyond the shape's bounding ball (plus the margin) cannot touch.
     let (centre, reach) = (rel.translation, shape.bounding_radius() + tol.margin);
     mesh.for_each_in_aabb(&region, |t, tri, n| {
