@@ -7,7 +7,7 @@ use super::pair::pair_time_of_impact;
 use super::toi::{Carried, Motion, TimeOfImpact, angular_reach};
 use crate::broadphase::BroadPhase;
 use crate::dynamics::{Body, BodyKind};
-use crate::geometry::{Aabb, Shape};
+use crate::geometry::{Aabb, Ray, Shape, ray_cast};
 use crate::math::{Pose, Real, Vec3};
 use crate::narrowphase::{Tolerance, contact_with_edges};
 use crate::settings::Settings;
@@ -267,8 +267,9 @@ pub(crate) fn resolve_toi(
 /// against each dynamic body where the step leaves it; a body it meets at fraction `t` is moved
 /// on by what the kinematic body's point of contact travels in the rest of the step (so it ends
 /// `target` ahead of it, as at the meeting), and moves away from it at least as fast as that
-/// point along the normal. What it is then pressed into in front is the solver's next step.
-/// A body the point would go into by no more than the slop is left to the solver (a body the
+/// point along the normal; its centre stops at a static body's surface in the way (the
+/// kinematic body then overlaps it: between the two there is no room). What a moved body is pressed into in
+/// front is the solver's next step. A body the point would go into by no more than the slop is left to the solver (a body the
 /// paddle pushes ends the step touching it, a little inside). Returns how many bodies were
 /// moved; each is an event.
 #[allow(clippy::too_many_arguments)]
@@ -312,10 +313,12 @@ fn overtaken_by_kinematic(
             // The kinematic body's point of contact: its velocity, and how far it goes on.
             let (kb, n) = (&bodies[k], hit.normal);
             let v = kb.linvel + kb.angvel.cross(hit.point - motion.at(hit.t).translation);
-            let shift = v * ((1.0 - hit.t) * dt);
+            let mut shift = v * ((1.0 - hit.t) * dt);
             if shift.dot(n) <= settings.slop {
                 continue;
             }
+            // Never on through a static body: a body pressed into a wall stays at the wall.
+            shift *= static_stop(bodies, i, shift, broad, aabbs);
             let b = &mut bodies[i];
             b.pose.translation += shift;
             let behind = v.dot(n) - b.linvel.dot(n);
@@ -337,6 +340,23 @@ fn overtaken_by_kinematic(
         }
     }
     moved
+}
+
+/// The fraction of the move by `shift` (a translation) that body `i`'s centre makes before it
+/// reaches a static body's surface: 1 when its path meets none. The centre never crosses a
+/// static body (the body then overlaps it by less than its size, which its next contact undoes
+/// from the side it came from).
+fn static_stop(bodies: &[Body], i: usize, shift: Vec3, broad: &dyn BroadPhase, aabbs: &[Aabb]) -> Real {
+    let b = &bodies[i];
+    let to = Pose::new(b.pose.translation + shift, b.pose.rotation);
+    let mut near = Vec::new();
+    broad.query_aabb(aabbs, &motion_aabb(&b.shape, &Motion::new(b.pose, to)), &mut near);
+    let path = Ray::new(b.pose.translation, shift);
+    near.iter()
+        .map(|&j| &bodies[j as usize])
+        .filter(|o| o.kind == BodyKind::Static)
+        .filter_map(|o| ray_cast(&o.shape, &o.pose, &path, 1.0))
+        .fold(1.0, |t: Real, h| t.min(h.t))
 }
 
 /// A body's motion over the step, from its pose at the start to where the solver left it.
