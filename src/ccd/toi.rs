@@ -445,6 +445,9 @@ fn core_impact(c: &Carried, b: &Carried, target: Real) -> Option<TimeOfImpact> {
             // stopped again at once every round, and stays where it is for the step.
             let d = ball(&c.start(), &b.start());
             let end = ball(&c.at(1.0), &b.at(1.0)).distance;
+            // A centre whose path crosses `b` closes in whatever the end's distance says: a box
+            // at a thin wall, struck through it by a paddle, ends farther from it than it began.
+            let end = if centre_crosses(c, b) { end.min(d.distance - 1.0) } else { end };
             match touching_core(c, b.motion, d.distance, end, d.normal, |half| advance_carried(c, b, half)) {
                 Advance::Hit(h) => Some(at_centre(h)),
                 Advance::Miss => None,
@@ -452,6 +455,16 @@ fn core_impact(c: &Carried, b: &Carried, target: Real) -> Option<TimeOfImpact> {
             }
         }
     }
+}
+
+/// Whether the centre of the core `c` (outside `b` at the start) passes through `b` over the
+/// sweep, along the straight path from its start to its end in `b`'s frame.
+fn centre_crosses(c: &Carried, b: &Carried) -> bool {
+    let (b0, b1) = (b.start(), b.at(1.0));
+    let p0 = b0.inverse_transform_point(c.start().translation);
+    let p1 = b1.inverse_transform_point(c.at(1.0).translation);
+    let path = crate::geometry::Ray::new(p0, p1 - p0);
+    crate::geometry::ray_cast(b.shape, &Pose::IDENTITY, &path, 1.0).is_some_and(|h| h.t > 0.0)
 }
 
 /// A core's impact at once (`t = 0`), `distance` from the other shape along `normal`, at
