@@ -135,12 +135,7 @@ fn without_ccd_fast_shots_tunnel() {
 /// pile's bodies and the paddle's index.
 fn paddle_world(mode: CcdMode, kinds: &[&str], settle: usize) -> (collidoscope::World, Vec<usize>, usize) {
     let mut w = world(settings(mode, true), []);
-    w.add_body(Body::new(
-        BodyKind::Static,
-        Shape::cuboid(Vec3::new(30.0, 0.5, 3.0)),
-        Pose::from_translation(Vec3::new(0.0, -0.5, 0.0)),
-        Material::default(),
-    ));
+    w.add_body(floor(30.0));
     let mut pile = Vec::new();
     for ix in 0..4 {
         for iy in 0..3 {
@@ -156,16 +151,31 @@ fn paddle_world(mode: CcdMode, kinds: &[&str], settle: usize) -> (collidoscope::
     for _ in 0..settle {
         w.step();
     }
-    let (half_y, half_z) = (PADDLE_HALF.0, PADDLE_HALF.1);
-    let paddle = Body::new(
+    let k = w.add_body(paddle());
+    (w, pile, k)
+}
+
+/// A static floor 1 m thick whose top is the plane y = 0, `half_length` metres each way along x.
+fn floor(half_length: Real) -> Body {
+    Body::new(
+        BodyKind::Static,
+        Shape::cuboid(Vec3::new(half_length, 0.5, 3.0)),
+        Pose::from_translation(Vec3::new(0.0, -0.5, 0.0)),
+        Material::default(),
+    )
+}
+
+/// The kinematic paddle (1 cm thick, [`PADDLE_HALF`]) at x = -1 m, its lower edge 2 mm above the
+/// floor, moving at 50 m/s along +x.
+fn paddle() -> Body {
+    let (half_y, half_z) = PADDLE_HALF;
+    Body::new(
         BodyKind::Kinematic,
         Shape::cuboid(Vec3::new(0.005, half_y, half_z)),
         Pose::from_translation(Vec3::new(-1.0, half_y + 0.002, 0.0)),
         Material::default(),
     )
-    .with_velocity(Vec3::new(50.0, 0.0, 0.0), Vec3::ZERO);
-    let k = w.add_body(paddle);
-    (w, pile, k)
+    .with_velocity(Vec3::new(50.0, 0.0, 0.0), Vec3::ZERO)
 }
 
 /// The paddle's half height and half width.
@@ -287,12 +297,7 @@ fn speculative_over_5000_shots_per_shape() {
 /// kinematic paddle at 50 m/s toward both: the world, the box's index and the wall's near face.
 fn paddle_against_a_wall(mode: CcdMode, gap: Real) -> (collidoscope::World, usize, Real) {
     let mut w = world(settings(mode, true), []);
-    w.add_body(Body::new(
-        BodyKind::Static,
-        Shape::cuboid(Vec3::new(5.0, 0.5, 3.0)),
-        Pose::from_translation(Vec3::new(0.0, -0.5, 0.0)),
-        Material::default(),
-    ));
+    w.add_body(floor(5.0));
     w.add_body(Body::new(
         BodyKind::Static,
         Shape::cuboid(Vec3::new(0.025, 0.5, 1.0)),
@@ -308,16 +313,7 @@ fn paddle_against_a_wall(mode: CcdMode, gap: Real) -> (collidoscope::World, usiz
     for _ in 0..30 {
         w.step();
     }
-    let (half_y, half_z) = PADDLE_HALF;
-    w.add_body(
-        Body::new(
-            BodyKind::Kinematic,
-            Shape::cuboid(Vec3::new(0.005, half_y, half_z)),
-            Pose::from_translation(Vec3::new(-1.0, half_y + 0.002, 0.0)),
-            Material::default(),
-        )
-        .with_velocity(Vec3::new(50.0, 0.0, 0.0), Vec3::ZERO),
-    );
+    w.add_body(paddle());
     (w, bx, gap)
 }
 
