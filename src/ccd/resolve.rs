@@ -264,14 +264,14 @@ pub(crate) fn resolve_toi(
 /// against a body in front (or that used up its rounds there) while the kinematic body carried
 /// on would be left inside or behind it (a paddle through a pile: the pinched body has nowhere
 /// to go but the paddle cannot stop). Each fast kinematic body's motion over the step is swept
-/// against each dynamic body where the step leaves it; a body it meets at fraction `t` is moved
+/// against each dynamic body where the step leaves it. A body it meets at fraction `t` is moved
 /// on by what the kinematic body's point of contact travels in the rest of the step (so it ends
 /// `target` ahead of it, as at the meeting), and moves away from it at least as fast as that
-/// point along the normal; its centre stops at a static body's surface in the way (the
-/// kinematic body then overlaps it: between the two there is no room). What a moved body is pressed into in
-/// front is the solver's next step. A body the point would go into by no more than the slop is left to the solver (a body the
-/// paddle pushes ends the step touching it, a little inside). Returns how many bodies were
-/// moved; each is an event.
+/// point along the normal. Its centre stops at a static body's surface in the way
+/// ([`static_stop`]; the kinematic body then overlaps it: between the two there is no room).
+/// What a moved body is pressed into in front is the solver's next step. A body the point would
+/// go into by no more than the slop is left to the solver (a body the paddle pushes ends the
+/// step touching it, a little inside). Returns how many bodies were moved; each is an event.
 #[allow(clippy::too_many_arguments)]
 fn overtaken_by_kinematic(
     bodies: &mut [Body],

@@ -447,7 +447,9 @@ fn core_impact(c: &Carried, b: &Carried, target: Real) -> Option<TimeOfImpact> {
             let end = ball(&c.at(1.0), &b.at(1.0)).distance;
             // A centre whose path crosses `b` closes in whatever the end's distance says: a box
             // at a thin wall, struck through it by a paddle, ends farther from it than it began.
-            let end = if centre_crosses(c, b) { end.min(d.distance - 1.0) } else { end };
+            // (Asked only when the end is not already nearer: a ray cast, a mesh's included.)
+            let nearer = end < d.distance - 1e-6;
+            let end = if !nearer && centre_crosses(c, b) { Real::NEG_INFINITY } else { end };
             match touching_core(c, b.motion, d.distance, end, d.normal, |half| advance_carried(c, b, half)) {
                 Advance::Hit(h) => Some(at_centre(h)),
                 Advance::Miss => None,
