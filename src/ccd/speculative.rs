@@ -8,7 +8,7 @@
 //! body pushed by a fast paddle, tumbling against it).
 
 use crate::dynamics::Body;
-use crate::geometry::{Aabb, Shape};
+use crate::geometry::Shape;
 use crate::math::{Pose, Real, Vec3};
 use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
 
@@ -125,7 +125,7 @@ pub fn speculative_manifold(m: &Manifold, a: &Shape, pa: &Pose, b: &Shape, pb: &
         each_leading_point(b, pb, -n, |k, q| {
             let sep = (n.dot(q) - plane).max(nearest);
             if sep <= margin {
-                best.offer((sep, q - n * (0.5 * sep), leading_id(k, false)));
+                best.offer(sep, q, leading_id(k, false), false);
             }
         });
     }
@@ -134,7 +134,7 @@ pub fn speculative_manifold(m: &Manifold, a: &Shape, pa: &Pose, b: &Shape, pb: &
         each_leading_point(a, pa, n, |k, p| {
             let sep = (plane - n.dot(p)).max(nearest);
             if sep <= margin {
-                best.offer((sep, p + n * (0.5 * sep), leading_id(k, true)));
+                best.offer(sep, p, leading_id(k, true), true);
             }
         });
     }
@@ -142,32 +142,58 @@ pub fn speculative_manifold(m: &Manifold, a: &Shape, pa: &Pose, b: &Shape, pb: &
         return *m;
     }
     let mut out = Manifold::new(n);
-    for &(sep, point, id) in &best.rows[..best.len] {
-        out.push(ContactPoint { point, depth: -sep, id });
+    for r in &best.rows[..best.len] {
+        // Halfway across the gap (or overlap), from the body the point is on.
+        let point = if r.of_a { r.point + n * (0.5 * r.sep) } else { r.point - n * (0.5 * r.sep) };
+        out.push(ContactPoint { point, depth: -r.sep, id: r.id });
     }
     out
 }
 
-/// The [`MAX_MANIFOLD_POINTS`] nearest rows offered (separation, anchor, id), nearest first;
-/// ties by id, so the choice does not depend on the order they come in.
+/// A leading point offered to [`Nearest`]: its separation, where it is, its id and which body
+/// it is on.
+#[derive(Clone, Copy, Default)]
+struct Row {
+    /// Orders rows as the separations' `total_cmp`, then the ids (see [`Row::key`]).
+    key: u64,
+    sep: Real,
+    point: Vec3,
+    id: u32,
+    of_a: bool,
+}
+
+impl Row {
+    /// `sep`'s bits mapped so that unsigned order is `total_cmp`'s (negatives' magnitude bits
+    /// flipped, then the sign bit), above the id: one integer compare orders two rows.
+    #[inline(always)]
+    fn key(sep: Real, id: u32) -> u64 {
+        let bits = sep.to_bits();
+        let ordered = if bits >> 31 == 1 { !bits } else { bits | 0x8000_0000 };
+        (u64::from(ordered) << 32) | u64::from(id)
+    }
+}
+
+/// The [`MAX_MANIFOLD_POINTS`] nearest rows offered, nearest first; ties by id, so the choice
+/// does not depend on the order they come in.
 #[derive(Default)]
 struct Nearest {
-    rows: [(Real, Vec3, u32); MAX_MANIFOLD_POINTS],
+    rows: [Row; MAX_MANIFOLD_POINTS],
     len: usize,
 }
 
 impl Nearest {
-    fn offer(&mut self, row: (Real, Vec3, u32)) {
-        let before = |x: &(Real, Vec3, u32), y: &(Real, Vec3, u32)| x.0.total_cmp(&y.0).then(x.2.cmp(&y.2)).is_lt();
-        if self.len == MAX_MANIFOLD_POINTS && !before(&row, &self.rows[self.len - 1]) {
+    #[inline(always)]
+    fn offer(&mut self, sep: Real, point: Vec3, id: u32, of_a: bool) {
+        let key = Row::key(sep, id);
+        if self.len == MAX_MANIFOLD_POINTS && key >= self.rows[self.len - 1].key {
             return;
         }
         let mut k = self.len.min(MAX_MANIFOLD_POINTS - 1);
-        while k > 0 && before(&row, &self.rows[k - 1]) {
+        while k > 0 && key < self.rows[k - 1].key {
             self.rows[k] = self.rows[k - 1];
             k -= 1;
         }
-        self.rows[k] = row;
+        self.rows[k] = Row { key, sep, point, id, of_a };
         self.len = (self.len + 1).min(MAX_MANIFOLD_POINTS);
     }
 }
@@ -202,9 +228,8 @@ fn part_leading_points(shape: &Shape, pose: &Pose, d: Vec3, f: &mut impl FnMut(u
     match shape {
         Shape::Sphere(s) => f(0, pose.translation + d * s.radius),
         Shape::Cuboid(c) => {
-            let b = Aabb::new(-c.half_extents, c.half_extents);
-            for i in 0..8 {
-                f(i, w(b.corner(i)));
+            for (i, p) in crate::simd::corners::posed_box_corners(pose, c.half_extents).into_iter().enumerate() {
+                f(i, p);
             }
         }
         Shape::Capsule(c) => {
@@ -227,6 +252,28 @@ fn part_leading_points(shape: &Shape, pose: &Pose, d: Vec3, f: &mut impl FnMut(u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn row_keys_order_as_total_cmp_then_id() {
+        let seps = [-f32::MAX, -3.0, -1e-30, -0.0, 0.0, 1e-30, 0.02, 3.0, f32::MAX, f32::INFINITY, f32::NEG_INFINITY];
+        for &(s, i) in &[(0.5f32, 7u32), (-0.5, 0)] {
+            for &t in &seps {
+                for j in [0u32, 7, u32::MAX] {
+                    for (x, y) in [((s, i), (t, j)), ((t, j), (s, i))] {
+                        let want = x.0.total_cmp(&y.0).then(x.1.cmp(&y.1));
+                        let got = Row::key(x.0, x.1).cmp(&Row::key(y.0, y.1));
+                        assert_eq!(got, want, "{x:?} against {y:?}");
+                    }
+                }
+            }
+        }
+        for (k, &x) in seps.iter().enumerate() {
+            for &y in &seps[k..] {
+                let want = x.total_cmp(&y).then(3u32.cmp(&5));
+                assert_eq!(Row::key(x, 3).cmp(&Row::key(y, 5)), want, "{x} against {y}");
+            }
+        }
+    }
 
     #[test]
     fn leading_ids_of_both_sides_never_meet_even_for_large_compounds() {

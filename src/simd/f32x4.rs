@@ -3,7 +3,7 @@
 //! false where a lane is NaN; `min`/`max` return the second operand unless the first is
 //! strictly smaller/larger, as `minps`/`maxps`).
 
-use std::ops::{Add, BitAnd, Deref, DerefMut, Mul};
+use std::ops::{Add, BitAnd, Deref, DerefMut, Mul, Sub};
 
 /// Four floats aligned for one 128-bit load.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -150,6 +150,18 @@ impl Add for F32x4 {
         return F32x4(unsafe { _mm_add_ps(self.0, o.0) });
         #[cfg(not(target_arch = "x86_64"))]
         F32x4(zip(self.0, o.0, |a, b| a + b))
+    }
+}
+
+impl Sub for F32x4 {
+    type Output = F32x4;
+    #[inline(always)]
+    fn sub(self, o: F32x4) -> F32x4 {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: see above.
+        return F32x4(unsafe { _mm_sub_ps(self.0, o.0) });
+        #[cfg(not(target_arch = "x86_64"))]
+        F32x4(zip(self.0, o.0, |a, b| a - b))
     }
 }
 

@@ -17,6 +17,7 @@
 //! Either way a routine asks `K::best()` of its [`Kernels`] enum and matches on the answer.
 
 pub(crate) mod boxes;
+pub(crate) mod corners;
 pub(crate) mod f32x4;
 pub(crate) mod f32x8;
 pub(crate) mod lanes8;

@@ -162,8 +162,9 @@ impl ScenePanel {
             let l = ui.label("Path");
             let field = ui
                 .add(
+                    // The hint names no file: a greyed file name reads as the one open.
                     egui::TextEdit::singleline(&mut self.typed_path)
-                        .hint_text("scenes/default.ron")
+                        .hint_text("a .ron file's path")
                         .desired_width(220.0),
                 )
                 .labelled_by(l.id);
