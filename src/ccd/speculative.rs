@@ -29,49 +29,74 @@ fn leading_id(k: usize, of_a: bool) -> u32 {
     }
 }
 
-/// How far the pair can close in `dt`: the relative linear motion plus each body's turn times
-/// its reach (m). A pair with reach gets this much more contact margin.
-pub fn pair_reach(a: &Body, b: &Body, dt: Real) -> Real {
-    let spin =
-        super::angular_reach(&a.shape, a.angvel.length() * dt) + super::angular_reach(&b.shape, b.angvel.length() * dt);
-    (a.linvel - b.linvel).length() * dt + spin
+/// How far the body's turn in `dt` moves its farthest point (m): its reach's share of a
+/// pair's ([`PairMotion::spin`]).
+pub fn spin_reach(body: &Body, dt: Real) -> Real {
+    super::angular_reach(&body.shape, body.angvel.length() * dt)
+}
+
+/// How a pair with reach can move in a step.
+#[derive(Clone, Copy, Debug)]
+pub struct PairMotion {
+    /// The step, s.
+    pub dt: Real,
+    /// Both bodies' [`spin_reach`], summed, m.
+    pub spin: Real,
+    /// How far a third body can set either moving, m (from [`pushed_reach`]).
+    pub pushed: Real,
+}
+
+impl PairMotion {
+    /// The pair's motion in `dt` with nothing pushing it.
+    pub fn of(a: &Body, b: &Body, dt: Real) -> Self {
+        PairMotion { dt, spin: spin_reach(a, dt) + spin_reach(b, dt), pushed: 0.0 }
+    }
+}
+
+/// How far the pair can close in the step: the relative linear motion plus each body's turn
+/// times its reach (m). A pair with reach gets this much more contact margin.
+pub fn pair_reach(a: &Body, b: &Body, motion: PairMotion) -> Real {
+    (a.linvel - b.linvel).length() * motion.dt + motion.spin
 }
 
 /// Per body, how far a body with reach that its box meets this step can move (m): a body at
 /// rest that a fast paddle or bullet strikes is set moving (and turning) within the step, so
 /// its own contacts (the floor it rests on, its neighbours) need reach too. Zero for static
-/// bodies and where no moving body is near. `pairs` are the broad phase's candidates.
-pub fn pushed_reach(bodies: &[Body], reach: &[bool], pairs: &[(u32, u32)], dt: Real, out: &mut Vec<Real>) {
+/// bodies and where no moving body is near. `pairs` are the broad phase's candidates; `bound`
+/// is a working list (what it holds on entry does not matter).
+pub fn pushed_reach(
+    bodies: &[Body],
+    reach: &[bool],
+    pairs: &[(u32, u32)],
+    dt: Real,
+    out: &mut Vec<Real>,
+    bound: &mut Vec<Real>,
+) {
     out.clear();
     out.resize(bodies.len(), 0.0);
     if !reach.iter().any(|&r| r) {
         return;
     }
+    // Each body with reach's bound once, not once per pair it is in.
+    bound.clear();
+    bound.extend(bodies.iter().zip(reach).map(|(b, &r)| if r { super::speed_bound(b) * dt } else { 0.0 }));
     for &(a, b) in pairs {
         let (a, b) = (a as usize, b as usize);
         for (hit, by) in [(a, b), (b, a)] {
             if reach[by] && bodies[hit].is_dynamic() {
-                out[hit] = out[hit].max(super::speed_bound(&bodies[by]) * dt);
+                out[hit] = out[hit].max(bound[by]);
             }
         }
     }
 }
 
 /// The contact the solver gets for a pair with reach: [`speculative_manifold`] when the pair is
-/// still apart, or when it touches and the bodies can close along the normal or turn by more
-/// than `slop` in `dt` (`pushed`: how far a third body can set either moving, from
-/// [`pushed_reach`]): features the narrow phase did not report can then reach the other body
-/// within the step. Else the narrow phase's manifold `m` (resting and sliding contacts keep
-/// their clipped patch). `m` is in `a`'s frame; `margin` the pair's contact margin.
-pub fn speculative_contact(
-    m: &Manifold,
-    a: &Body,
-    b: &Body,
-    dt: Real,
-    margin: Real,
-    slop: Real,
-    pushed: Real,
-) -> Manifold {
+/// still apart, or when it touches and the bodies can close along the normal, turn, or be
+/// pushed by more than `slop` in the step (`motion`): features the narrow phase did not report
+/// can then reach the other body within the step. Else the narrow phase's manifold `m`
+/// (resting and sliding contacts keep their clipped patch). `m` is in `a`'s frame; `margin`
+/// the pair's contact margin.
+pub fn speculative_contact(m: &Manifold, a: &Body, b: &Body, motion: PairMotion, margin: Real, slop: Real) -> Manifold {
     // A mesh or compound pair's manifold already holds the triangles or child pairs within the
     // widened margin, each at its own distance; a supporting plane of the whole mesh or
     // compound would be its hull's, and would put points where no child is (a dumbbell resting
@@ -80,10 +105,8 @@ pub fn speculative_contact(
         return *m;
     }
     if m.max_depth() >= 0.0 {
-        let closing = (a.linvel - b.linvel).dot(m.normal).max(0.0) * dt;
-        let spin = super::angular_reach(&a.shape, a.angvel.length() * dt)
-            + super::angular_reach(&b.shape, b.angvel.length() * dt);
-        if closing + spin + pushed <= slop {
+        let closing = (a.linvel - b.linvel).dot(m.normal).max(0.0) * motion.dt;
+        if closing + motion.spin + motion.pushed <= slop {
             return *m;
         }
     }
@@ -378,11 +401,12 @@ mod tests {
         let m = contact(&cube.shape, &cube.pose, &floor.shape, &floor.pose, tol, NarrowPhaseKind::Analytic).unwrap();
         assert!((m.max_depth() - 0.002).abs() < 1e-4, "{m:?}");
         let (dt, slop) = (1.0 / 60.0, 0.001);
-        let resting = speculative_contact(&m, &cube, &floor, dt, 0.02, slop, 0.0);
+        let resting = speculative_contact(&m, &cube, &floor, PairMotion::of(&cube, &floor, dt), 0.02, slop);
         assert_eq!(resting.points(), m.points(), "at rest: the narrow phase's points");
         for (pushed, spin) in [(0.5, 0.0), (0.0, 20.0)] {
             cube.angvel = Vec3::Z * spin;
-            let s = speculative_contact(&m, &cube, &floor, dt, 0.02 + pushed, slop, pushed);
+            let motion = PairMotion { pushed, ..PairMotion::of(&cube, &floor, dt) };
+            let s = speculative_contact(&m, &cube, &floor, motion, 0.02 + pushed, slop);
             assert!(s.len() > 1 && s.points()[0].id >= ID_BASE, "pushed {pushed}, spin {spin}: {s:?}");
             assert!((s.max_depth() - m.max_depth()).abs() < 1e-4, "deepest {} vs {}", s.max_depth(), m.max_depth());
             for p in s.points() {
@@ -406,9 +430,9 @@ mod tests {
         let bodies = [paddle, ball(BodyKind::Dynamic, 0.3), ball(BodyKind::Static, 0.6), ball(BodyKind::Dynamic, 5.0)];
         let pairs = [(0, 1), (0, 2), (1, 2)];
         let mut out = Vec::new();
-        pushed_reach(&bodies, &[true, false, false, false], &pairs, dt, &mut out);
+        pushed_reach(&bodies, &[true, false, false, false], &pairs, dt, &mut out, &mut Vec::new());
         assert_eq!(out, vec![0.0, 0.5, 0.0, 0.0]);
-        pushed_reach(&bodies, &[false; 4], &pairs, dt, &mut out);
+        pushed_reach(&bodies, &[false; 4], &pairs, dt, &mut out, &mut vec![1.0; 9]);
         assert_eq!(out, vec![0.0; 4]);
     }
 }

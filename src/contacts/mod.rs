@@ -58,6 +58,8 @@ pub struct ContactStore {
     pair_info: Vec<pair_cache::BodyInfo>,
     /// Per body: how far a body with reach that meets it can set it moving this step, m.
     pushed: Vec<Real>,
+    /// Per body with reach: how far it can move this step, m (for `pushed`).
+    speed_bounds: Vec<Real>,
 }
 
 /// A copy keeps the contacts, the body-pair cache and the warm-start cache; the buffers of a

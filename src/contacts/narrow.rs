@@ -81,19 +81,16 @@ impl PairTest<'_> {
         }
         let mut tol = self.tol;
         let pushed = if reach { self.pushed[a as usize].max(self.pushed[b as usize]) } else { 0.0 };
+        let motion = ccd::PairMotion { dt, spin: ia.spin + ib.spin, pushed };
         if reach {
             // Reach as far as the pair can close in this step.
-            tol.margin += ccd::pair_reach(ba, bb, dt) + pushed;
+            tol.margin += ccd::pair_reach(ba, bb, motion) + pushed;
         }
         // Every leading corner gets its own speculative point.
         let to_contact = |m: &Manifold| Contact {
             a,
             b,
-            manifold: if reach {
-                ccd::speculative_contact(m, ba, bb, dt, tol.margin, settings.slop, pushed)
-            } else {
-                *m
-            },
+            manifold: if reach { ccd::speculative_contact(m, ba, bb, motion, tol.margin, settings.slop) } else { *m },
         };
         // The pair's manifolds: a mesh or compound pair's, one per direction its triangles or
         // child contacts push; one at most for any other, a convex pair's straight from the
@@ -190,10 +187,10 @@ impl ContactStore {
             self.pair_cache.clear();
             return 0;
         }
-        ccd::pushed_reach(bodies, reach, pairs, settings.dt, &mut self.pushed);
+        ccd::pushed_reach(bodies, reach, pairs, settings.dt, &mut self.pushed, &mut self.speed_bounds);
         self.pair_info.clear();
         let info = bodies.iter().zip(reach).zip(&self.pushed);
-        self.pair_info.extend(info.map(|((b, &reach), &pushed)| BodyInfo::new(b, reach, pushed)));
+        self.pair_info.extend(info.map(|((b, &reach), &pushed)| BodyInfo::new(b, reach, pushed, settings.dt)));
         let test = PairTest {
             bodies,
             info: &self.pair_info,

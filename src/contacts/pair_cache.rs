@@ -164,14 +164,16 @@ pub(crate) struct BodyInfo {
     pub kinds: u8,
     /// The shape's bounding radius about the body's origin.
     pub radius: Real,
+    /// How far its turn in the step moves its farthest point ([`crate::ccd::spin_reach`]),
+    /// for its pairs with reach.
+    pub spin: Real,
 }
 
 impl BodyInfo {
-    pub(crate) fn new(b: &crate::dynamics::Body, reach: bool, pushed: Real) -> Self {
-        let kinds = (b.shape.is_mesh() as u8 * MESH)
-            | (b.shape.is_compound() as u8 * COMPOUND)
-            | ((reach || pushed > 0.0) as u8 * REACH);
-        BodyInfo { kinds, radius: b.shape.bounding_radius() }
+    pub(crate) fn new(b: &crate::dynamics::Body, reach: bool, pushed: Real, dt: Real) -> Self {
+        let reach = reach || pushed > 0.0;
+        let kinds = (b.shape.is_mesh() as u8 * MESH) | (b.shape.is_compound() as u8 * COMPOUND) | (reach as u8 * REACH);
+        BodyInfo { kinds, radius: b.shape.bounding_radius(), spin: crate::ccd::spin_reach(b, dt) }
     }
 }
 
