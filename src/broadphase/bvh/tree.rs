@@ -156,7 +156,9 @@ impl Tree {
         }
         self.release(parent);
         self.nodes[leaf as usize].parent = NULL;
-        self.refit_from(p.parent);
+        // The boxes above only shrink: refit them without rotating (as Box2D does); the
+        // re-insertion that follows a move rotates along its own path.
+        self.refit_without_rotations(p.parent);
     }
 
     /// Removes a leaf and frees it.
@@ -183,6 +185,19 @@ impl Tree {
             n.height = height;
             self.rotate(i);
             i = self.node(i).parent;
+        }
+    }
+
+    /// Recomputes boxes and heights from `i` up to the root, changing no link.
+    fn refit_without_rotations(&mut self, mut i: u32) {
+        while i != NULL {
+            let [c1, c2] = self.node(i).child;
+            let (a, b) = (self.node(c1), self.node(c2));
+            let (aabb, height) = (a.aabb.merge(&b.aabb), 1 + a.height.max(b.height));
+            let n = &mut self.nodes[i as usize];
+            n.aabb = aabb;
+            n.height = height;
+            i = n.parent;
         }
     }
 
