@@ -174,16 +174,21 @@ impl Tree {
         self.insert_leaf(leaf);
     }
 
-    /// Recomputes boxes and heights from `i` up to the root, rotating where that helps.
+    /// Recomputes boxes and heights from `i` up to the root, rotating where that helps. Stops
+    /// at the first node whose box and height stay as they were and that does not rotate: the
+    /// nodes above it see the same boxes below them as before.
     fn refit_from(&mut self, mut i: u32) {
         while i != NULL {
             let [c1, c2] = self.node(i).child;
             let (a, b) = (self.node(c1), self.node(c2));
             let (aabb, height) = (a.aabb.merge(&b.aabb), 1 + a.height.max(b.height));
             let n = &mut self.nodes[i as usize];
+            let same = n.aabb == aabb && n.height == height;
             n.aabb = aabb;
             n.height = height;
-            self.rotate(i);
+            if !self.rotate(i) && same {
+                return;
+            }
             i = self.node(i).parent;
         }
     }
@@ -203,10 +208,11 @@ impl Tree {
 
     /// Swaps a child of `a` with a grandchild under its other child when that shrinks the one
     /// node whose box changes (the grandchild's new parent). `a`'s own box stays the same.
-    fn rotate(&mut self, a: u32) {
+    /// Whether it swapped.
+    fn rotate(&mut self, a: u32) -> bool {
         let n = *self.node(a);
         if n.height < 2 {
-            return;
+            return false;
         }
         // (child of a to move down, grandchild to move up, the node between them, gain)
         let mut best: Option<(u32, u32, u32, Real)> = None;
@@ -226,7 +232,7 @@ impl Tree {
                 }
             }
         }
-        let Some((x, y, p, _)) = best else { return };
+        let Some((x, y, p, _)) = best else { return false };
         let kx = if n.child[0] == x { 0 } else { 1 };
         let ky = if self.node(p).child[0] == y { 0 } else { 1 };
         self.nodes[a as usize].child[kx] = y;
@@ -241,6 +247,7 @@ impl Tree {
         let [c1, c2] = self.node(a).child;
         self.nodes[a as usize].height = 1 + self.node(c1).height.max(self.node(c2).height);
         self.rotations += 1;
+        true
     }
 
     /// Nodes reachable from the root.
