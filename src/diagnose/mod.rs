@@ -154,6 +154,9 @@ pub enum CauseKind {
     MassRatio,
     /// Too few solver iterations for the height of the stack.
     TooFewIterations,
+    /// Energy gained the step after an impact on a body that joints hold: the impact's
+    /// warm-started contact impulse, carried by the joints to the bodies they hold.
+    ImpactOnJoints,
     /// Raw triangle contacts on a mesh's internal edges.
     InternalEdges,
     /// Bodies were placed overlapping.
@@ -501,12 +504,16 @@ pub fn diagnose_stepping(scene: &Scene, steps: u64, mut step: impl FnMut(&mut Wo
     for event in firsts {
         let start = snapshots.iter().rev().find(|s| s.step <= event.step.saturating_sub(LEAD)).unwrap_or(&snapshots[0]);
         // The cause is measured on the world as the event left it.
-        let near = snapshots.iter().rev().find(|s| s.step <= event.step).unwrap_or(&snapshots[0]);
+        // From two steps before it, for the energy the two steps before it left.
+        let near = snapshots.iter().rev().find(|s| s.step + 2 <= event.step).unwrap_or(&snapshots[0]);
         let mut at = world_at(scene, near)?;
+        let mut energy = [EventDetector::mechanical_energy(&at); 2];
         while at.step_count() < event.step {
+            energy = [energy[1], EventDetector::mechanical_energy(&at)];
             at.step();
         }
-        let (cause, explanation, fixes) = cause_of(event, &at, &first_contacts);
+        let before = Before { first: &first_contacts, energy };
+        let (cause, explanation, fixes) = cause_of(event, &at, &before);
         let until = (event.step + HORIZON).min(steps.max(event.step + 1));
         let (seen, baseline) = rerun(scene, start, None, event, until)?;
         let mut trials = Vec::new();
@@ -588,9 +595,19 @@ fn island(world: &World, body: u32) -> Vec<u32> {
     found
 }
 
+/// What the run showed before the event's step, for the causes that look back.
+struct Before<'a> {
+    /// The contacts of the first step, for spawn overlaps.
+    first: &'a [FirstContact],
+    /// The mechanical energy as the two steps before the event's left it (the earlier first),
+    /// J; the same for both when the event is at step 1 or 2.
+    energy: [Real; 2],
+}
+
 /// The measured cause of `event` in the world `at` (the run as the event's step left it), and
-/// the fixes it suggests; `first` holds the contacts of the first step, for spawn overlaps.
-fn cause_of(event: &Event, at: &World, first: &[FirstContact]) -> (CauseKind, String, Vec<Change>) {
+/// the fixes it suggests.
+fn cause_of(event: &Event, at: &World, before: &Before) -> (CauseKind, String, Vec<Change>) {
+    let first = before.first;
     let s = &at.settings;
     let bodies = at.bodies();
     let b0 = event.bodies.first().map(|&b| b as usize);
@@ -718,10 +735,55 @@ fn cause_of(event: &Event, at: &World, first: &[FirstContact]) -> (CauseKind, St
                 let fixes = vec![Change::Move { body, by }, Change::set("max_correction_velocity", 0.5)];
                 return (CauseKind::SpawnOverlap, explanation, fixes);
             }
+            if event.symptom == Symptom::EnergyGain
+                && let Some(cause) = impact_on_joints(at, before.energy)
+            {
+                return cause;
+            }
             stack_cause(event, at)
         }
     }
 }
+
+/// Energy gained right after an impact on a jointed body: the step before the event lost more
+/// than [`IMPACT_LOSS`] of the energy, and a dynamic body that a joint holds touches another
+/// body. The impact's last contact impulse is warm-started at the next substep; the joints'
+/// exact solve carries it on to every body they hold, while the contact's own solve, which sees
+/// only the touching body's mass, takes back from that body alone (docs/joints.md).
+fn impact_on_joints(at: &World, energy: [Real; 2]) -> Option<(CauseKind, String, Vec<Change>)> {
+    let s = &at.settings;
+    let lost = energy[0] - energy[1];
+    if lost <= IMPACT_LOSS * energy[0].abs() {
+        return None;
+    }
+    let bodies = at.bodies();
+    let jointed =
+        |i: u32| bodies[i as usize].is_dynamic() && at.joints().iter().any(|j| j.a == Some(i) || j.b == Some(i));
+    let c = at.contacts().iter().find(|c| jointed(c.a) || jointed(c.b))?;
+    let (held, other) = if jointed(c.a) { (c.a, c.b) } else { (c.b, c.a) };
+    let joints = at.joints().iter().filter(|j| j.a == Some(held) || j.b == Some(held)).count();
+    let explanation = format!(
+        "the step before, an impact took {lost:.0} J ({:.0}% of the energy); {} touches {} and is held by {joints} \
+         joint(s): the impact's contact impulse, warm-started at the next substep, is carried by the joints to the \
+         bodies they hold, while the contact takes it back from {} alone ({} iteration(s) × {} substeps)",
+        100.0 * lost / energy[0].abs().max(Real::MIN_POSITIVE),
+        name(at, held as usize),
+        name(at, other as usize),
+        name(at, held as usize),
+        s.iterations,
+        s.substeps
+    );
+    let fixes = vec![
+        Change::set("substeps", (s.substeps * 4).min(crate::Settings::MAX_SUBSTEPS)),
+        Change::set("warm_starting", false),
+        Change::set("iterations", (s.iterations * 4).max(4)),
+    ];
+    Some((CauseKind::ImpactOnJoints, explanation, fixes))
+}
+
+/// The share of the mechanical energy a step must lose to count as an impact for
+/// [`impact_on_joints`] (as much as a gain must add to be an event).
+const IMPACT_LOSS: Real = 0.05;
 
 /// The cause of trouble in a stack: warm starting, mass ratio, or iterations for its height;
 /// or, for a body on a mesh, its internal edges.
@@ -730,7 +792,8 @@ fn stack_cause(event: &Event, at: &World) -> (CauseKind, String, Vec<Change>) {
     let bodies = at.bodies();
     let on_mesh = event.bodies.iter().any(|&b| bodies[b as usize].shape.is_mesh());
     if on_mesh && s.internal_edges == crate::narrowphase::mesh::InternalEdges::None {
-        return cause_of(&Event { symptom: Symptom::GhostBump, ..event.clone() }, at, &[]);
+        let before = Before { first: &[], energy: [0.0; 2] };
+        return cause_of(&Event { symptom: Symptom::GhostBump, ..event.clone() }, at, &before);
     }
     let start = event.bodies.iter().copied().find(|&b| bodies[b as usize].is_dynamic());
     let group = start.map(|b| island(at, b)).unwrap_or_else(|| {

@@ -14,7 +14,12 @@ fn bug(name: &str) -> Scene {
 /// The diagnosis of the first event with `symptom`, checked to have `cause`, to have been
 /// reproduced from its snapshot, and to list a working fix first.
 fn diagnosed(scene: &str, steps: u64, symptom: Symptom, cause: CauseKind) -> Diagnosis {
-    let report = diagnose(&bug(scene), steps).unwrap();
+    diagnosed_scene(&bug(scene), scene, steps, symptom, cause)
+}
+
+/// [`diagnosed`] for a scene already loaded (`scene` names it in messages).
+fn diagnosed_scene(loaded: &Scene, scene: &str, steps: u64, symptom: Symptom, cause: CauseKind) -> Diagnosis {
+    let report = diagnose(loaded, steps).unwrap();
     let d = report
         .diagnoses
         .iter()
@@ -82,6 +87,19 @@ fn a_body_50_km_out_is_recentred() {
     assert!(matches!(fix, Change::Recentre { by } if (by[0] + 50000.0).abs() < 1.0));
     // Offsets that round to zero read 0, not -0.
     assert_eq!(fix.describe(), "move the scene by (-50000, 0, 0) m, to the origin");
+}
+
+/// The ragdoll's landing (docs/joints.md): the step after a foot meets the stairs gains energy,
+/// which the joints' exact solve and the warm-started impact impulse make, not the number of
+/// bodies joined (it was told "a stack of 12 bodies").
+#[test]
+fn a_ragdoll_gaining_energy_after_it_lands_is_the_impact_on_its_joints() {
+    let scene = Scene::load(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/ragdoll.ron")).unwrap();
+    let d = diagnosed_scene(&scene, "ragdoll.ron", 40, Symptom::EnergyGain, CauseKind::ImpactOnJoints);
+    assert!((20..=30).contains(&d.event.step), "{d:?}");
+    assert!(d.explanation.contains("an impact took") && d.explanation.contains("joint(s)"), "{}", d.explanation);
+    assert!(removes(&d, &set("substeps", "16")), "{d:?}");
+    assert!(removes(&d, &set("warm_starting", "false")), "{d:?}");
 }
 
 #[test]
