@@ -260,7 +260,13 @@ fn part_leading_points(shape: &Shape, pose: &Pose, d: Vec3, f: &mut impl FnMut(u
             f(0, w(p) + d * c.radius);
             f(1, w(q) + d * c.radius);
         }
-        Shape::ConvexHull(h) => h.vertices().iter().enumerate().for_each(|(k, &v)| f(k, w(v))),
+        Shape::ConvexHull(h) => match h.vertex_lanes() {
+            Some(lanes) => {
+                let posed = crate::simd::corners::posed_lanes(pose, lanes);
+                posed.iter().take(h.vertices().len()).enumerate().for_each(|(k, &p)| f(k, p));
+            }
+            None => h.vertices().iter().enumerate().for_each(|(k, &v)| f(k, w(v))),
+        },
         // A moving (kinematic) mesh leads with the corners of its box (as would a compound
         // child that were a compound, which `Compound::new` refuses).
         Shape::TriangleMesh(_) | Shape::HeightField(_) | Shape::Compound(_) => {

@@ -1,6 +1,6 @@
-//! A posed box's eight corners in the world, four at a time: bit for bit what
-//! `pose.transform_point(Aabb::new(-h, h).corner(i))` gives, for a fraction of its instructions
-//! (the speculative manifold moves up to sixteen corners a pair to the world every step).
+//! A posed box's eight corners (or a small hull's vertices) in the world, four at a time: bit
+//! for bit what `pose.transform_point` gives each, for a fraction of its instructions (the
+//! speculative manifold moves up to sixteen corners a pair to the world every step).
 //!
 //! On x86-64 glam rotates a vector by a quaternion with SSE2 as
 //! `p (w² − b·b) + b (2 p·b) + (b × p) 2w`, `b` the quaternion's vector part, with each sum and
@@ -14,6 +14,22 @@ use crate::math::{Pose, Vec3};
 /// [`crate::geometry::Aabb::corner`] (bit 0: +x, bit 1: +y, bit 2: +z).
 #[inline(always)]
 pub(crate) fn posed_box_corners(pose: &Pose, h: Vec3) -> [Vec3; 8] {
+    // −h, +h alternately along x, in pairs along y, in fours along z. Scaling by ±1 is exact,
+    // so these are exactly the corners' coordinates.
+    let sign = |i: usize, bit: usize| if i & bit == 0 { -1.0 } else { 1.0 };
+    let lanes = [
+        std::array::from_fn(|i| h.x * sign(i, 1)),
+        std::array::from_fn(|i| h.y * sign(i, 2)),
+        std::array::from_fn(|i| h.z * sign(i, 4)),
+    ];
+    posed_lanes(pose, &lanes)
+}
+
+/// The eight points held as coordinate lanes (`lanes[axis][point]`, as
+/// [`crate::geometry::ConvexHull::vertex_lanes`]) moved into the world by `pose`: point `i` is
+/// bit for bit `pose.transform_point` of it.
+#[inline(always)]
+pub(crate) fn posed_lanes(pose: &Pose, lanes: &[[f32; 8]; 3]) -> [Vec3; 8] {
     #[cfg(target_arch = "x86_64")]
     {
         use super::f32x4::F32x4;
@@ -25,13 +41,10 @@ pub(crate) fn posed_box_corners(pose: &Pose, h: Vec3) -> [Vec3; 8] {
         let two = F32x4::splat(2.0);
         let [bx, by, bz] = [b.x, b.y, b.z].map(F32x4::splat);
         let [tx, ty, tz] = pose.translation.to_array().map(F32x4::splat);
-        // The x and y of corners 0..4 (and 4..8): −h, +h alternately along x, in pairs along y.
-        // Scaling by ±1 is exact, so these are exactly the corners' coordinates.
-        let px = F32x4::splat(h.x) * F32x4::load_unaligned(&[-1.0, 1.0, -1.0, 1.0]);
-        let py = F32x4::splat(h.y) * F32x4::load_unaligned(&[-1.0, -1.0, 1.0, 1.0]);
         let mut out = [Vec3::ZERO; 8];
-        for (half, sz) in [-1.0f32, 1.0].into_iter().enumerate() {
-            let pz = F32x4::splat(h.z * sz);
+        for half in 0..2 {
+            let load = |axis: usize| F32x4::load_unaligned(lanes[axis][4 * half..4 * half + 4].try_into().unwrap());
+            let (px, py, pz) = (load(0), load(1), load(2));
             let dot2 = ((px * bx + py * by) + pz * bz) * two;
             let cx = by * pz - py * bz;
             let cy = bz * px - pz * bx;
@@ -51,8 +64,7 @@ pub(crate) fn posed_box_corners(pose: &Pose, h: Vec3) -> [Vec3; 8] {
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let b = crate::geometry::Aabb::new(-h, h);
-        std::array::from_fn(|i| pose.transform_point(b.corner(i)))
+        std::array::from_fn(|i| pose.transform_point(Vec3::new(lanes[0][i], lanes[1][i], lanes[2][i])))
     }
 }
 
@@ -64,7 +76,7 @@ mod tests {
     use crate::rng::SplitMix64;
 
     #[test]
-    fn the_corners_have_the_bits_of_a_quaternion_rotation() {
+    fn corners_and_points_have_the_bits_of_a_quaternion_rotation() {
         let mut rng = SplitMix64::new(0xC0_4E45);
         for case in 0..20_000 {
             let axis = rng.unit_vector();
@@ -79,6 +91,13 @@ mod tests {
                 translation: Vec3::new(rng.range(-500.0, 500.0), rng.range(-1.0, 40.0), rng.range(-500.0, 500.0)),
             };
             let h = rng.vec3(0.001, 30.0);
+            let points: [Vec3; 8] = std::array::from_fn(|_| rng.vec3(-2.0, 2.0) * h);
+            let lanes = [points.map(|p| p.x), points.map(|p| p.y), points.map(|p| p.z)];
+            for (i, g) in posed_lanes(&pose, &lanes).iter().enumerate() {
+                let want = pose.transform_point(points[i]);
+                let bits = |v: Vec3| v.to_array().map(f32::to_bits);
+                assert_eq!(bits(*g), bits(want), "case {case}: point {i} {} in {pose:?}", points[i]);
+            }
             let got = posed_box_corners(&pose, h);
             let b = Aabb::new(-h, h);
             for (i, g) in got.iter().enumerate() {
