@@ -133,7 +133,7 @@ impl Tree {
             let k = if p.child[0] == sibling { 0 } else { 1 };
             p.child[k] = parent;
         }
-        self.refit_from(old_parent);
+        self.refit_from(old_parent, true);
     }
 
     /// Removes a leaf (which stays allocated, ready to be re-inserted).
@@ -158,7 +158,7 @@ impl Tree {
         self.nodes[leaf as usize].parent = NULL;
         // The boxes above only shrink: refit them without rotating (as Box2D does); the
         // re-insertion that follows a move rotates along its own path.
-        self.refit_without_rotations(p.parent);
+        self.refit_from(p.parent, false);
     }
 
     /// Removes a leaf and frees it.
@@ -174,10 +174,10 @@ impl Tree {
         self.insert_leaf(leaf);
     }
 
-    /// Recomputes boxes and heights from `i` up to the root, rotating where that helps. Stops
-    /// at the first node whose box and height stay as they were and that does not rotate: the
-    /// nodes above it see the same boxes below them as before.
-    fn refit_from(&mut self, mut i: u32) {
+    /// Recomputes boxes and heights from `i` up to the root, rotating where that helps when
+    /// `rotating`. Stops at the first node whose box and height stay as they were and that does
+    /// not rotate: the nodes above it see the same boxes below them as before.
+    fn refit_from(&mut self, mut i: u32, rotating: bool) {
         while i != NULL {
             let [c1, c2] = self.node(i).child;
             let (a, b) = (self.node(c1), self.node(c2));
@@ -186,23 +186,11 @@ impl Tree {
             let same = n.aabb == aabb && n.height == height;
             n.aabb = aabb;
             n.height = height;
-            if !self.rotate(i) && same {
+            let rotated = rotating && self.rotate(i);
+            if !rotated && same {
                 return;
             }
             i = self.node(i).parent;
-        }
-    }
-
-    /// Recomputes boxes and heights from `i` up to the root, changing no link.
-    fn refit_without_rotations(&mut self, mut i: u32) {
-        while i != NULL {
-            let [c1, c2] = self.node(i).child;
-            let (a, b) = (self.node(c1), self.node(c2));
-            let (aabb, height) = (a.aabb.merge(&b.aabb), 1 + a.height.max(b.height));
-            let n = &mut self.nodes[i as usize];
-            n.aabb = aabb;
-            n.height = height;
-            i = n.parent;
         }
     }
 
