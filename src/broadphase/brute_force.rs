@@ -3,8 +3,12 @@ use crate::geometry::{Aabb, Ray};
 use crate::math::Real;
 use crate::simd::boxes::SoaBoxes;
 
+/// Up to this many boxes are tested straight from the AABBs: loading them into lanes and
+/// calling the lane kernel once per box costs more than the tests.
+const SMALL: usize = 16;
+
 /// Tests all n(n-1)/2 pairs over structure-of-arrays bounds, eight (AVX) or four (SSE2) at a
-/// time.
+/// time (a handful of boxes one pair at a time).
 #[derive(Default)]
 pub struct BruteForce {
     boxes: SoaBoxes,
@@ -17,15 +21,36 @@ impl BroadPhase for BruteForce {
 
     fn update(&mut self, aabbs: &[Aabb], _params: &BroadPhaseParams, pairs: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
         let t0 = std::time::Instant::now();
-        self.boxes.load(aabbs.iter());
+        let n = aabbs.len();
+        let small = n <= SMALL;
+        if !small {
+            self.boxes.load(aabbs.iter());
+        }
         let t1 = std::time::Instant::now();
         let update_ms = super::ms_between(t0, t1);
-        let n = aabbs.len();
         pairs.clear();
         // Ascending `i`, then ascending `j`: already the canonical order.
-        for i in 0..n {
-            let q = self.boxes.query_at(i);
-            self.boxes.scan_all(&q, i + 1, |j| pairs.push((i as u32, j as u32)));
+        if small {
+            // A handful of boxes: straight from the AABBs, with the lanes' test (`<=` on each
+            // axis both ways, false on NaN).
+            for (i, a) in aabbs.iter().enumerate() {
+                for (j, b) in aabbs.iter().enumerate().skip(i + 1) {
+                    let overlap = (a.min.x <= b.max.x)
+                        & (b.min.x <= a.max.x)
+                        & (a.min.y <= b.max.y)
+                        & (b.min.y <= a.max.y)
+                        & (a.min.z <= b.max.z)
+                        & (b.min.z <= a.max.z);
+                    if overlap {
+                        pairs.push((i as u32, j as u32));
+                    }
+                }
+            }
+        } else {
+            for i in 0..n {
+                let q = self.boxes.query_at(i);
+                self.boxes.scan_all(&q, i + 1, |j| pairs.push((i as u32, j as u32)));
+            }
         }
         let all_pairs = (n as u64) * (n.saturating_sub(1) as u64) / 2;
         BroadPhaseStats {
@@ -51,6 +76,32 @@ impl BroadPhase for BruteForce {
 mod tests {
     use super::*;
     use crate::math::Vec3;
+
+    #[test]
+    fn a_handful_of_boxes_gives_the_pairs_the_lanes_give() {
+        use crate::rng::SplitMix64;
+        let mut rng = SplitMix64::new(16);
+        for n in [2, 5, SMALL, SMALL + 1] {
+            for _ in 0..200 {
+                let mut aabbs: Vec<Aabb> =
+                    (0..n).map(|_| Aabb::from_center_half_extents(rng.vec3(-2.0, 2.0), rng.vec3(0.0, 1.0))).collect();
+                // Touching faces, and a box that is not finite.
+                aabbs[1] = Aabb::new(Vec3::new(aabbs[0].max.x, -9.0, -9.0), Vec3::new(9.0, 9.0, 9.0));
+                if n > 3 {
+                    aabbs[3].min.y = Real::NAN;
+                }
+                let mut boxes = SoaBoxes::default();
+                boxes.load(aabbs.iter());
+                let mut lanes = Vec::new();
+                for i in 0..n {
+                    boxes.scan_all(&boxes.query_at(i), i + 1, |j| lanes.push((i as u32, j as u32)));
+                }
+                let mut pairs = Vec::new();
+                BruteForce::default().update(&aabbs, &BroadPhaseParams { grid_cell_size: 1.0 }, &mut pairs);
+                assert_eq!(pairs, lanes, "{aabbs:?}");
+            }
+        }
+    }
 
     #[test]
     fn finds_exactly_the_overlapping_pairs() {
