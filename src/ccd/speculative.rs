@@ -53,10 +53,11 @@ impl PairMotion {
     }
 }
 
-/// How far the pair can close in the step: the relative linear motion plus each body's turn
-/// times its reach (m). A pair with reach gets this much more contact margin.
+/// How far the pair can close in the step: the relative linear motion, plus each body's turn
+/// times its reach, plus how far a third body can push either (m). A pair with reach gets this
+/// much more contact margin.
 pub fn pair_reach(a: &Body, b: &Body, motion: PairMotion) -> Real {
-    (a.linvel - b.linvel).length() * motion.dt + motion.spin
+    (a.linvel - b.linvel).length() * motion.dt + motion.spin + motion.pushed
 }
 
 /// Per body, how far a body with reach that its box meets this step can move (m): a body at
