@@ -602,7 +602,12 @@ fn body_instances(
     let write = |out: &mut [MaybeUninit<Instance>], parts: &[Part]| {
         assert_eq!(out.len(), parts.len(), "a slot per part");
         let mut reach = GRID_MIN_REACH;
-        for (slot, p) in out.iter_mut().zip(parts) {
+        for (k, (slot, p)) in out.iter_mut().zip(parts).enumerate() {
+            // As for the contact markers: ask ahead for the pose of the body drawn
+            // `PREFETCH_AHEAD` parts on.
+            if let Some(b) = parts.get(k + PREFETCH_AHEAD).and_then(|q| bodies.get(q.body as usize)) {
+                crate::simd::prefetch(&b.pose);
+            }
             let i = p.body as usize;
             let b = &bodies[i];
             if p.reach {
