@@ -31,17 +31,11 @@ impl BroadPhase for BruteForce {
         pairs.clear();
         // Ascending `i`, then ascending `j`: already the canonical order.
         if small {
-            // A handful of boxes: straight from the AABBs, with the lanes' test (`<=` on each
-            // axis both ways, false on NaN).
+            // A handful of boxes: straight from the AABBs, with `Aabb::overlaps` (the lanes'
+            // test: `<=` on each axis both ways, false on NaN).
             for (i, a) in aabbs.iter().enumerate() {
                 for (j, b) in aabbs.iter().enumerate().skip(i + 1) {
-                    let overlap = (a.min.x <= b.max.x)
-                        & (b.min.x <= a.max.x)
-                        & (a.min.y <= b.max.y)
-                        & (b.min.y <= a.max.y)
-                        & (a.min.z <= b.max.z)
-                        & (b.min.z <= a.max.z);
-                    if overlap {
+                    if a.overlaps(b) {
                         pairs.push((i as u32, j as u32));
                     }
                 }
