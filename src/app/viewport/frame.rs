@@ -388,8 +388,9 @@ fn contact_markers(contacts: &[Contact], split: Split, out: &mut Vec<ContactMark
     unsafe { out.set_len(total) };
 }
 
-/// How many contacts ahead [`write_markers`] asks for their cache lines (16 was fastest of
-/// 8, 16, 32 and 64 in `benches/frame.rs`).
+/// How far ahead the frame's passes ask for what they will read: the contact this many on in
+/// [`write_markers`], the body of the part this many on in the instance pass (16 was fastest
+/// of 8, 16, 32 and 64 in `benches/frame.rs`).
 const PREFETCH_AHEAD: usize = 16;
 
 /// Writes a marker per contact point of `contacts` into the first slots of `out`, coloured by
