@@ -90,13 +90,17 @@ impl Escaped {
             self.moved(k, shape, m);
             return;
         }
-        let inside = aabbs.get(k).is_some_and(|b| b.contains(&motion_aabb(shape, &m.motion)));
-        if !inside {
+        if Self::leaves(k, shape, m, aabbs) {
             self.flags[k] = true;
             self.list.push(k as u32);
             self.boxes[k] = reach_box(shape, m);
             self.cells.changed(k);
         }
+    }
+
+    /// Whether body `k`'s motion `m` leaves its indexed box (`aabbs[k]`, none: it does).
+    pub(super) fn leaves(k: usize, shape: &Shape, m: &Remaining, aabbs: &[Aabb]) -> bool {
+        !aabbs.get(k).is_some_and(|b| b.contains(&motion_aabb(shape, &m.motion)))
     }
 
     /// Body `k`'s remaining motion changed to `m`.

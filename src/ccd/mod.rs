@@ -33,6 +33,9 @@ use crate::math::{Quat, Real, Vec3};
 pub use crate::settings::CcdMode;
 use crate::settings::Settings;
 
+/// Bodies per block of the per-body passes the step's threads share.
+const BODY_BLOCK: usize = 512;
+
 /// Whether the time-of-impact pass sweeps this body this step: with [`CcdMode::Toi`], an awake
 /// dynamic or kinematic body that is a bullet or whose fastest point ([`speed_bound`]) moves
 /// faster than `settings.ccd_speed_threshold`. A fast kinematic body is not stopped; it pushes
@@ -94,7 +97,9 @@ pub fn turns_past_rows(body: &Body, start_rotation: Quat, start_spin: Vec3, sett
 ///   than anything it could meet was looked for, so a wall in its new path has no row at all.
 ///
 /// A body driven far enough either way crosses a thin wall or floor within the step.
-/// `by_kinematic` is a working list (what it holds on entry does not matter).
+/// `by_kinematic` is a working list (what it holds on entry does not matter). The bodies'
+/// boxes are tested block by block on `crew`'s threads.
+#[allow(clippy::too_many_arguments)]
 pub fn left_their_rows(
     bodies: &[Body],
     starts: &[crate::math::Pose],
@@ -103,6 +108,7 @@ pub fn left_their_rows(
     slop: Real,
     out: &mut [bool],
     by_kinematic: &mut Vec<bool>,
+    crew: Option<&crate::parallel::Crew>,
 ) {
     // A body a kinematic body touches is its push's to carry (pushed reach and pinned rows):
     // an impact with the floor on the way would leave it behind the paddle.
@@ -114,16 +120,20 @@ pub fn left_their_rows(
         by_kinematic[c.b as usize] = true;
     }
     let motions = |i: usize, b: &Body| b.is_dynamic() && !b.is_asleep() && !by_kinematic[i];
-    for (i, b) in bodies.iter().enumerate() {
-        let far = || b.pose.translation.distance(starts[i].translation) > 0.5 * b.shape.inner_radius();
-        // The distance first: it costs less than the box (a compound's is its children's). A
-        // body a kinematic body threw out of its box is swept too: a wall in its new path was
-        // never looked for (a box a 50 m/s paddle strikes 25 cm from a wall went through it).
-        let awake = b.is_dynamic() && !b.is_asleep();
-        if awake && far() && aabbs.get(i).is_some_and(|indexed| !indexed.contains(&b.aabb())) {
-            out[i] = true;
+    crate::parallel::fill(crew, &mut out[..bodies.len()], BODY_BLOCK, |r, out| {
+        for (i, o) in r.zip(out) {
+            let b = &bodies[i];
+            let far = || b.pose.translation.distance(starts[i].translation) > 0.5 * b.shape.inner_radius();
+            // The distance first: it costs less than the box (a compound's is its children's).
+            // A body a kinematic body threw out of its box is swept too: a wall in its new path
+            // was never looked for (a box a 50 m/s paddle strikes 25 cm from a wall went
+            // through it).
+            let awake = b.is_dynamic() && !b.is_asleep();
+            if awake && far() && aabbs.get(i).is_some_and(|indexed| !indexed.contains(&b.aabb())) {
+                *o = true;
+            }
         }
-    }
+    });
     let is_static = |b: &Body| b.kind == crate::dynamics::BodyKind::Static;
     for c in contacts {
         let (a, b) = (c.a as usize, c.b as usize);

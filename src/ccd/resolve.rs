@@ -10,6 +10,7 @@ use crate::dynamics::{Body, BodyKind};
 use crate::geometry::{Aabb, Ray, Shape, ray_cast};
 use crate::math::{Pose, Real, Vec3};
 use crate::narrowphase::{Tolerance, contact_with_edges};
+use crate::parallel::{self, Crew};
 use crate::settings::Settings;
 use std::collections::VecDeque;
 
@@ -114,6 +115,8 @@ pub(crate) struct ToiScratch {
     queued: Vec<bool>,
     candidates: Vec<u32>,
     rounds: Vec<usize>,
+    /// Per body: its motion leaves the box the broad phase indexed.
+    left: Vec<bool>,
 }
 
 impl Clone for ToiScratch {
@@ -139,30 +142,37 @@ pub(crate) fn resolve_toi(
     motions: &mut Vec<CcdMotion>,
     events: &mut Vec<ToiEvent>,
     scratch: &mut ToiScratch,
+    crew: Option<&Crew>,
 ) -> u32 {
     let target = toi_target(settings);
     let n = bodies.len();
-    let ToiScratch { remaining, escaped, queue, queued, candidates, rounds } = scratch;
-    remaining.clear();
-    remaining.extend((0..n).map(|k| step_motion(&bodies[k], starts[k], settings.dt)));
+    let ToiScratch { remaining, escaped, queue, queued, candidates, rounds, left } = scratch;
+    // Each body's motion, whether it left its indexed box, and whether it is swept, block by
+    // block on the crew's threads (every entry is written).
+    remaining.resize(n, Remaining { motion: Motion::stationary(Pose::IDENTITY), t_from: 0.0 });
+    queued.resize(n, false);
+    left.resize(n, false);
+    let all = &*bodies;
+    parallel::fill(crew, (&mut remaining[..], &mut queued[..], &mut left[..]), 512, |r, (rem, q, l)| {
+        for (k, ((rem, q), l)) in r.zip(rem.iter_mut().zip(q).zip(l)) {
+            let b = &all[k];
+            *rem = step_motion(b, starts[k], settings.dt);
+            // Fast kinematic bodies are not stopped; the solver pushes what lies in their path
+            // through their speculative contacts, and fast dynamic bodies are swept against
+            // their motion here. Bodies swept only for their turn (`turning`,
+            // `super::turns_past_rows`) are not swept against kinematic bodies: those push them
+            // through the solver's rows, and an impact with a paddle that carries on would
+            // leave them behind it.
+            *q = (fast[k] || turning[k]) && b.is_dynamic();
+            *l = b.kind != BodyKind::Static && Escaped::leaves(k, &b.shape, rem, aabbs);
+        }
+    });
     // Bodies whose motion this step left the box the broad phase indexed: a query misses them.
     escaped.reset(n);
-    for k in 0..n {
-        if bodies[k].kind != BodyKind::Static {
-            escaped.note(k, &bodies[k].shape, &remaining[k], aabbs);
-        }
+    for k in (0..n).filter(|&k| left[k]) {
+        escaped.note(k, &bodies[k].shape, &remaining[k], aabbs);
     }
     queue.clear();
-    queued.clear();
-    queued.resize(n, false);
-    // Fast kinematic bodies are not stopped; the solver pushes what lies in their path through
-    // their speculative contacts, and fast dynamic bodies are swept against their motion here.
-    // Bodies swept only for their turn (`turning`, `super::turns_past_rows`) are not swept
-    // against kinematic bodies: those push them through the solver's rows, and an impact with a
-    // paddle that carries on would leave them behind it.
-    for (k, b) in bodies.iter().enumerate() {
-        queued[k] = (fast[k] || turning[k]) && b.is_dynamic();
-    }
     queue.extend((0..n as u32).filter(|&k| queued[k as usize]));
     rounds.clear();
     rounds.resize(n, 0);

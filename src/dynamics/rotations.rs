@@ -2,6 +2,7 @@
 //! for (the narrow phase's box–box pairs, the solver's world inertia) and for no other.
 
 use super::Body;
+use crate::parallel::Crew;
 use glam::Mat3A;
 
 #[derive(Clone, Debug, Default)]
@@ -14,11 +15,14 @@ pub struct Rotations {
 impl Rotations {
     /// Builds this step's matrix of every body `read` selects. The others are stale: reading
     /// one is a bug, caught in debug builds.
-    pub fn build(&mut self, bodies: &[Body], read: impl Fn(&Body) -> bool) {
+    /// Blocks of bodies are shared among `crew`'s threads.
+    pub fn build(&mut self, bodies: &[Body], read: impl Fn(&Body) -> bool + Sync, crew: Option<&Crew>) {
         self.mats.resize(bodies.len(), Mat3A::IDENTITY);
-        for (m, b) in self.mats.iter_mut().zip(bodies).filter(|(_, b)| read(b)) {
-            *m = Mat3A::from_quat(b.pose.rotation);
-        }
+        crate::parallel::fill(crew, &mut self.mats[..], 512, |r, out| {
+            for (m, b) in out.iter_mut().zip(&bodies[r]).filter(|(_, b)| read(b)) {
+                *m = Mat3A::from_quat(b.pose.rotation);
+            }
+        });
     }
 
     /// Body `i`'s matrix, built this step (it has not moved since).
@@ -44,7 +48,7 @@ mod tests {
         };
         let bodies = [body(0.3), body(1.1), body(2.0)];
         let mut r = Rotations::default();
-        r.build(&bodies, |b| b.pose.rotation != bodies[1].pose.rotation);
+        r.build(&bodies, |b| b.pose.rotation != bodies[1].pose.rotation, None);
         assert_eq!(r.mats[0], Mat3A::from_quat(bodies[0].pose.rotation));
         assert_eq!(r.mats[1], Mat3A::IDENTITY, "not selected: not built");
         assert_eq!(*r.get(2, &bodies[2]), Mat3A::from_quat(bodies[2].pose.rotation));

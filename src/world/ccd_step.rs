@@ -1,9 +1,11 @@
 //! The step's continuous collision detection: which bodies are swept and which get
 //! speculative reach (before the broad phase), and the time-of-impact pass (after the solver).
 
-use super::{StepProfile, StepState, World};
+use super::{BODY_BLOCK, StepProfile, StepState, World};
 use crate::ccd::{self, CcdMode, CcdMotion, ToiEvent};
 use crate::debug_draw::{DebugDraw, DrawCategory};
+use crate::math::{Pose, Vec3};
+use crate::parallel;
 use crate::timer::Laps;
 
 /// Which bodies CCD handles this step, and what it did in the last.
@@ -25,21 +27,33 @@ impl World {
     /// Which bodies are swept by time of impact and which get speculative reach; with CCD on,
     /// every body's pose and spin at the start of the step, for the time-of-impact pass.
     pub(super) fn prepare_ccd(&mut self, st: &mut StepState) {
-        let ccd_mode = self.settings.ccd;
-        self.ccd.fast.clear();
-        self.ccd.fast.extend(self.bodies.iter().map(|b| ccd::needs_ccd(b, &self.settings)));
-        self.ccd.reach.clear();
-        self.ccd.reach.extend(self.bodies.iter().map(|b| ccd::needs_reach(b, &self.settings)));
+        let (bodies, settings, crew) = (&self.bodies, &self.settings, st.crew.as_ref());
+        let n = bodies.len();
+        // Every entry is written below.
+        self.ccd.fast.resize(n, false);
+        self.ccd.reach.resize(n, false);
+        parallel::fill(crew, (&mut self.ccd.fast[..], &mut self.ccd.reach[..]), BODY_BLOCK, |r, (fast, reach)| {
+            for ((f, reach), b) in fast.iter_mut().zip(reach).zip(&bodies[r]) {
+                (*f, *reach) = (ccd::needs_ccd(b, settings), ccd::needs_reach(b, settings));
+            }
+        });
         // With CCD on, a body that turns faster than its speculative rows describe is swept
         // too (`ccd::turns_past_rows`), also one slow enough to have no reach (a small body
         // spinning against a wall).
         let lists = &mut st.lists;
-        lists.toi_starts.clear();
-        lists.start_spins.clear();
-        if ccd_mode != CcdMode::Off {
-            lists.toi_starts.extend(self.bodies.iter().map(|b| b.pose));
-            lists.start_spins.extend(self.bodies.iter().map(|b| b.angvel));
+        if settings.ccd == CcdMode::Off {
+            lists.toi_starts.clear();
+            lists.start_spins.clear();
+            return;
         }
+        lists.toi_starts.resize(n, Pose::IDENTITY);
+        lists.start_spins.resize(n, Vec3::ZERO);
+        let out = (&mut lists.toi_starts[..], &mut lists.start_spins[..]);
+        parallel::fill(crew, out, BODY_BLOCK, |r, (poses, spins)| {
+            for ((p, w), b) in poses.iter_mut().zip(spins).zip(&bodies[r]) {
+                (*p, *w) = (b.pose, b.angvel);
+            }
+        });
     }
 
     /// Sweeps the fast and fast-turning bodies from their start poses and stops them at their
@@ -50,15 +64,19 @@ impl World {
         if lists.toi_starts.is_empty() {
             return;
         }
-        let settings = &self.settings;
-        let starts = lists.toi_starts.iter().zip(&lists.start_spins);
-        let turns = self.bodies.iter().zip(starts).map(|(b, (p, &w))| ccd::turns_past_rows(b, p.rotation, w, settings));
-        lists.turning.extend(turns);
+        let (bodies, settings, crew) = (&self.bodies, &self.settings, st.crew.as_ref());
+        lists.turning.resize(bodies.len(), false);
+        let (starts, spins) = (&lists.toi_starts, &lists.start_spins);
+        parallel::fill(crew, &mut lists.turning[..], BODY_BLOCK, |r, out| {
+            for (k, o) in r.zip(out) {
+                *o = ccd::turns_past_rows(&bodies[k], starts[k].rotation, spins[k], settings);
+            }
+        });
         // And bodies the solver drove through their rows against static bodies, or out of
         // the box their pairs were found in.
         let (contacts, aabbs, starts) = (self.contacts.contacts(), &self.aabbs, &lists.toi_starts);
         let (turning, touched) = (&mut lists.turning, &mut lists.by_kinematic);
-        ccd::left_their_rows(&self.bodies, starts, contacts, aabbs, settings.slop, turning, touched);
+        ccd::left_their_rows(&self.bodies, starts, contacts, aabbs, settings.slop, turning, touched, crew);
         if self.ccd.fast.iter().chain(&lists.turning).any(|&f| f) {
             p.toi_events = ccd::resolve_toi(
                 &mut self.bodies,
@@ -71,8 +89,9 @@ impl World {
                 &mut self.ccd.motions,
                 &mut self.ccd.events,
                 &mut self.ccd.toi_scratch,
+                crew,
             );
-            self.guard.check(&mut self.bodies, self.step_count + 1, "ccd");
+            self.guard.check(&mut self.bodies, self.step_count + 1, "ccd", st.crew.as_ref());
             self.contacts.forget_impulses_of(&self.guard.frozen());
         }
         laps.lap(&mut p.ccd_ms);

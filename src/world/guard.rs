@@ -2,8 +2,11 @@
 //! number is reported and frozen where it last was, so that one bad body never turns its
 //! neighbours into NaN in the steps that follow.
 
+use super::BODY_BLOCK;
 use crate::dynamics::{Body, BodyKind};
 use crate::math::Pose;
+use crate::parallel::{self, Crew};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A body whose state became non-finite, and where.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,20 +46,39 @@ fn state_finite(b: &Body) -> bool {
     floats.iter().fold(true, |all, f| all & f.is_finite())
 }
 
+/// Whether every body's state is finite, the bodies read block by block on the crew's threads.
+fn all_finite(bodies: &[Body], crew: Option<&Crew>) -> bool {
+    let failed = AtomicBool::new(false);
+    parallel::for_blocks(crew, bodies.len(), BODY_BLOCK, |r| {
+        if !bodies[r].iter().all(state_finite) {
+            failed.store(true, Ordering::Relaxed);
+        }
+    });
+    !failed.into_inner()
+}
+
 impl Guard {
     /// Keeps the poses the bodies start the step with. A body made non-finite since the last
     /// step (through [`World::body_mut`](super::World::body_mut)) is frozen first, as an
     /// `"edit"` fault, so the solver never sees it.
-    pub(super) fn begin(&mut self, bodies: &mut [Body], step: u64) {
+    pub(super) fn begin(&mut self, bodies: &mut [Body], step: u64, crew: Option<&Crew>) {
         self.faults.clear();
         self.start.clear();
-        self.check(bodies, step, "edit");
-        self.start.extend(bodies.iter().map(|b| b.pose));
+        self.check(bodies, step, "edit", crew);
+        let bodies = &*bodies;
+        self.start.resize(bodies.len(), Pose::IDENTITY);
+        parallel::fill(crew, &mut self.start[..], BODY_BLOCK, |r, out| {
+            out.iter_mut().zip(&bodies[r]).for_each(|(o, b)| *o = b.pose);
+        });
     }
 
     /// Freezes every body whose state is not finite after `phase`: back at its pose at the start
     /// of the step, at rest, static.
-    pub(super) fn check(&mut self, bodies: &mut [Body], step: u64, phase: &'static str) {
+    /// The bodies are read on the crew's threads; the rare body that fails is frozen on this one.
+    pub(super) fn check(&mut self, bodies: &mut [Body], step: u64, phase: &'static str, crew: Option<&Crew>) {
+        if all_finite(bodies, crew) {
+            return;
+        }
         for (i, b) in bodies.iter_mut().enumerate() {
             if state_finite(b) {
                 continue;
@@ -119,9 +141,9 @@ mod tests {
         let mut bodies =
             vec![Body::new(BodyKind::Dynamic, Shape::sphere(0.5), Pose::default(), Material::default()); 3];
         let mut g = super::Guard::default();
-        g.begin(&mut bodies, 1);
+        g.begin(&mut bodies, 1, None);
         bodies[1].linvel.x = f32::NAN;
-        g.check(&mut bodies, 1, "solve");
+        g.check(&mut bodies, 1, "solve", None);
         let imp =
             [CachedImpulse { id: 0, normal: f32::NAN, ..Default::default() }; crate::narrowphase::MAX_MANIFOLD_POINTS];
         let cache = crate::dynamics::solver::WarmCache::new(

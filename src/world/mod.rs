@@ -69,6 +69,9 @@ pub const MAX_OVERLAPS: usize = 4 * MAX_PAIRS;
 /// 1,000-body rain (2,760) a little faster.
 pub const PARALLEL_MIN_PAIRS: usize = 2_000;
 
+/// Bodies per block of the step's per-body passes, where the step's threads share them.
+const BODY_BLOCK: usize = 512;
+
 /// Bodies, their settings, and everything the pipeline keeps from one step to the next.
 pub struct World {
     /// The settings the next step runs with; change them with [`World::set_settings`].
@@ -517,8 +520,8 @@ impl World {
         }
         self.ccd.motions.clear();
         self.ccd.events.clear();
-        self.guard.begin(&mut self.bodies, self.step_count + 1);
         let crew = if self.bodies.len() * 2 >= self.parallel_min_pairs { self.threads.crew() } else { None };
+        self.guard.begin(&mut self.bodies, self.step_count + 1, crew.as_ref());
         StepState { crew, lists: std::mem::take(&mut self.lists), ..StepState::default() }
     }
 
@@ -528,7 +531,7 @@ impl World {
         st.boxes_read_rotations = self.settings.narrow_phase == NarrowPhaseKind::Analytic && !self.pairs.is_empty();
         // Box–box pairs read their bodies' rotation matrices (with the analytic method).
         if st.boxes_read_rotations {
-            self.rotations.build(&self.bodies, is_cuboid);
+            self.rotations.build(&self.bodies, is_cuboid, st.crew.as_ref());
         }
         let input = NarrowInput {
             bodies: &self.bodies,
@@ -562,7 +565,7 @@ impl World {
         let free = Solver::free(self.contacts.contacts(), &self.joints);
         if (!st.quiet || st.woke) && !free {
             let built = |b: &Body| st.boxes_read_rotations && is_cuboid(b);
-            self.rotations.build(&self.bodies, |b| b.is_dynamic() && !b.asleep && !built(b));
+            self.rotations.build(&self.bodies, |b| b.is_dynamic() && !b.asleep && !built(b), st.crew.as_ref());
         }
         let crew = st.shared(self.pairs.len(), self.parallel_min_pairs);
         let ctx = StepContext::new(&self.settings);
@@ -571,7 +574,7 @@ impl World {
         let times = self.solver.step(bodies, input, &ctx, &self.rotations, crew, joints, laps);
         p.solve_ms += times.solve_ms;
         p.integrate_ms += times.integrate_ms;
-        self.guard.check(&mut self.bodies, self.step_count + 1, "solve");
+        self.guard.check(&mut self.bodies, self.step_count + 1, "solve", st.crew.as_ref());
         self.contacts.forget_impulses_of(&self.guard.frozen());
         self.joints.forget_impulses_of(&self.guard.frozen());
     }

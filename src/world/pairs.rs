@@ -33,25 +33,20 @@ impl World {
             p.broad = self.idle.reused_stats();
             p.broad_phase_reused = true;
         } else {
-            let aabb = |b: &Body| b.aabb().expanded(margin);
-            let swept = |i: &usize| ccd_mode != CcdMode::Off && (self.ccd.fast[*i] || self.ccd.reach[*i]);
+            let swept = |i: usize| ccd_mode != CcdMode::Off && (self.ccd.fast[i] || self.ccd.reach[i]);
             self.aabbs.resize(bodies.len(), Aabb::EMPTY);
-            parallel::fill(st.crew.as_ref(), &mut self.aabbs[..], 512, |r, out| {
+            parallel::fill(st.crew.as_ref(), &mut self.aabbs[..], BODY_BLOCK, |r, out| {
                 for ((o, b), i) in out.iter_mut().zip(&bodies[r.clone()]).zip(r) {
-                    // A swept body's box is its path's, set below.
-                    *o = if swept(&i) { Aabb::EMPTY } else { aabb(b) };
+                    // Fast bodies are found by everything along the path they may take this
+                    // step (the time-of-impact pass queries these boxes for what a sweep can
+                    // meet).
+                    *o = if swept(i) { ccd::swept_aabb(b, dt) } else { b.aabb() }.expanded(margin);
                 }
             });
             if ccd_mode != CcdMode::Off {
-                // Fast bodies are found by everything along the path they may take this step
-                // (the time-of-impact pass queries these boxes for what a sweep can meet).
-                for (i, b) in bodies.iter().enumerate().filter(|(i, _)| swept(i)) {
-                    let aabb = ccd::swept_aabb(b, dt).expanded(margin);
-                    self.aabbs[i] = aabb;
-                    if self.ccd.reach[i] {
-                        let (from, to) = (b.pose, ccd::predicted_pose(b, dt));
-                        self.ccd.motions.push(CcdMotion { body: i as u32, from, to, aabb });
-                    }
+                for (i, b) in bodies.iter().enumerate().filter(|&(i, _)| self.ccd.reach[i]) {
+                    let (from, to) = (b.pose, ccd::predicted_pose(b, dt));
+                    self.ccd.motions.push(CcdMotion { body: i as u32, from, to, aabb: self.aabbs[i] });
                 }
             }
             let params = BroadPhaseParams { grid_cell_size: self.settings.grid_cell_size };

@@ -55,7 +55,7 @@ fn portable_and_detected_code_paths_give_identical_bits() {
         let mut solver = Solver::with_isa(isa);
         for _ in 0..3 {
             let mut rotations = Rotations::default();
-            rotations.build(&bodies, |_| true);
+            rotations.build(&bodies, |_| true, None);
             solve(&mut solver, (&mut bodies, &contacts), &settings, &mut cache, &rotations, None);
         }
         results.push((bodies.iter().map(bits).collect::<Vec<_>>(), cache));
@@ -68,7 +68,7 @@ fn portable_and_detected_code_paths_give_identical_bits() {
 fn the_warm_start_cache_comes_out_sorted_with_one_entry_per_contact() {
     let (mut bodies, contacts, mut cache, settings) = settled_pyramid();
     let mut rotations = Rotations::default();
-    rotations.build(&bodies, |_| true);
+    rotations.build(&bodies, |_| true, None);
     solve(&mut Solver::default(), (&mut bodies, &contacts), &settings, &mut cache, &rotations, None);
     assert_eq!(cache.len(), contacts.len());
     assert!(cache.iter().zip(&contacts).all(|(e, c)| e.0 == (c.a, c.b)));
@@ -111,7 +111,7 @@ fn steps_on_a_pool_give_the_serial_bits() {
         let mut solver = Solver::default();
         for _ in 0..3 {
             let mut rotations = Rotations::default();
-            rotations.build(&bodies, |_| true);
+            rotations.build(&bodies, |_| true, None);
             solve(&mut solver, (&mut bodies, &contacts), &settings, &mut cache, &rotations, threads.crew().as_ref());
         }
         assert!(solver.any_bounce, "the restitution pass must run");
@@ -201,7 +201,7 @@ fn bundles_built_eight_at_a_time_match_the_one_by_one_rows_bit_for_bit() {
     for isa in [Isa::Portable, Isa::best()] {
         let mut solver = Solver::with_isa(isa);
         let mut rotations = Rotations::default();
-        rotations.build(&bodies, |_| true);
+        rotations.build(&bodies, |_| true, None);
         solver.prepare_bodies(&bodies, &rotations, &StepContext::new(&settings), None);
         let warm = matched(&contacts, &cache, &settings);
         // Recycling writes the contacts it makes again into the cache's pool: each code path

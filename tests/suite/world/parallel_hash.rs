@@ -122,3 +122,27 @@ fn the_step_flushes_subnormals_whatever_the_callers_mode() {
     assert_eq!(plain, flushing);
     assert_eq!(plain, run(2));
 }
+
+/// The guard reads the bodies on the step's threads: a body made non-finite in a large world is
+/// found and frozen on 2 threads as on one (in the first block and in the last), with the same
+/// faults and the same bits after.
+#[test]
+fn a_non_finite_body_is_frozen_on_any_thread_count() {
+    let path = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/rain_1000.ron"));
+    let run = |threads: usize| {
+        let mut w = world(&path);
+        w.set_threads(threads);
+        w.set_parallel_min_pairs(0);
+        (0..5).for_each(|_| w.step());
+        let last = w.bodies().len() - 1;
+        w.body_mut(1).linvel.x = f32::NAN;
+        w.body_mut(last).pose.translation.y = f32::INFINITY;
+        w.step();
+        let faults: Vec<(u32, u64, &str)> = w.faults().iter().map(|f| (f.body, f.step, f.phase)).collect();
+        (0..10).for_each(|_| w.step());
+        (faults, w.hash())
+    };
+    let serial = run(1);
+    assert_eq!(serial.0.len(), 2, "{:?}", serial.0);
+    assert_eq!(run(2), serial);
+}
