@@ -15,6 +15,10 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+/// Bodies per block of a step's per-body passes ([`fill`] over the bodies), where the step's
+/// threads share them.
+pub const BODY_BLOCK: usize = 512;
+
 /// The number of threads the machine can run at once (1 if unknown).
 pub fn available() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())

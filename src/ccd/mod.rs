@@ -30,11 +30,9 @@ pub use toi::{
 use crate::dynamics::Body;
 use crate::geometry::Aabb;
 use crate::math::{Quat, Real, Vec3};
+use crate::parallel::BODY_BLOCK;
 pub use crate::settings::CcdMode;
 use crate::settings::Settings;
-
-/// Bodies per block of the per-body passes the step's threads share.
-const BODY_BLOCK: usize = 512;
 
 /// Whether the time-of-impact pass sweeps this body this step: with [`CcdMode::Toi`], an awake
 /// dynamic or kinematic body that is a bullet or whose fastest point ([`speed_bound`]) moves
@@ -97,8 +95,8 @@ pub fn turns_past_rows(body: &Body, start_rotation: Quat, start_spin: Vec3, sett
 ///   than anything it could meet was looked for, so a wall in its new path has no row at all.
 ///
 /// A body driven far enough either way crosses a thin wall or floor within the step.
-/// `by_kinematic` is a working list (what it holds on entry does not matter). The bodies'
-/// boxes are tested block by block on `crew`'s threads.
+/// `by_kinematic` and `marks` are working lists (what they hold on entry does not matter). The
+/// bodies and the contacts are tested block by block on `crew`'s threads.
 #[allow(clippy::too_many_arguments)]
 pub fn left_their_rows(
     bodies: &[Body],
@@ -107,15 +105,24 @@ pub fn left_their_rows(
     aabbs: &[Aabb],
     slop: Real,
     out: &mut [bool],
-    by_kinematic: &mut Vec<bool>,
+    (by_kinematic, marks): (&mut Vec<bool>, &mut Vec<u32>),
     crew: Option<&crate::parallel::Crew>,
 ) {
+    use crate::dynamics::BodyKind;
+    // Per contact, the body it marks plus one (0: none), written block by block and then
+    // applied in order.
+    marks.resize(contacts.len(), 0);
     // A body a kinematic body touches is its push's to carry (pushed reach and pinned rows):
     // an impact with the floor on the way would leave it behind the paddle.
-    let kinematic = |i: u32| bodies[i as usize].kind == crate::dynamics::BodyKind::Kinematic;
+    let kinematic = |i: u32| bodies[i as usize].kind == BodyKind::Kinematic;
+    crate::parallel::fill(crew, &mut marks[..], BODY_BLOCK, |r, out| {
+        for (c, o) in contacts[r].iter().zip(out) {
+            *o = (kinematic(c.a) || kinematic(c.b)) as u32;
+        }
+    });
     by_kinematic.clear();
     by_kinematic.resize(bodies.len(), false);
-    for c in contacts.iter().filter(|c| kinematic(c.a) || kinematic(c.b)) {
+    for (c, _) in contacts.iter().zip(marks.iter()).filter(|(_, m)| **m != 0) {
         by_kinematic[c.a as usize] = true;
         by_kinematic[c.b as usize] = true;
     }
@@ -134,18 +141,20 @@ pub fn left_their_rows(
             }
         }
     });
-    let is_static = |b: &Body| b.kind == crate::dynamics::BodyKind::Static;
-    for c in contacts {
+    // A body is marked if any of its contacts with a static body marks it: each contact is
+    // tested on its own, and the marks are applied after.
+    let is_static = |b: &Body| b.kind == BodyKind::Static;
+    let drove_through = |c: &crate::dynamics::solver::Contact| -> Option<usize> {
         let (a, b) = (c.a as usize, c.b as usize);
         // The moving body and the sign of its motion along the normal (A to B) that opens the gap.
         let (i, opens) = match (is_static(&bodies[a]), is_static(&bodies[b])) {
             (true, false) => (b, 1.0),
             (false, true) => (a, -1.0),
-            _ => continue,
+            _ => return None,
         };
         let body = &bodies[i];
-        if out[i] || !motions(i, body) {
-            continue;
+        if !motions(i, body) {
+            return None;
         }
         let n = c.manifold.normal * opens;
         // No point of the body moved as far as half the slop along the normal (its centre's
@@ -156,7 +165,7 @@ pub fn left_their_rows(
         let chord = 2.0 * (1.0 - dot * dot).max(0.0).sqrt();
         let moved = (body.pose.translation - starts[i].translation).dot(n).abs() + angular_reach(&body.shape, chord);
         if moved < 0.5 * slop {
-            continue;
+            return None;
         }
         // How far the body's surface moved along the normal: its farthest point toward the
         // static body at the end against the start (a spinning sphere's surface stays put).
@@ -165,7 +174,15 @@ pub fn left_their_rows(
         };
         let start = c.manifold.max_depth();
         let depth = start + lowest(&starts[i]) - lowest(&body.pose);
-        out[i] = depth > slop + 0.5 * body.shape.inner_radius() && depth > start + slop;
+        (depth > slop + 0.5 * body.shape.inner_radius() && depth > start + slop).then_some(i)
+    };
+    crate::parallel::fill(crew, &mut marks[..], BODY_BLOCK, |r, out| {
+        for (c, o) in contacts[r].iter().zip(out) {
+            *o = drove_through(c).map_or(0, |i| i as u32 + 1);
+        }
+    });
+    for &m in marks.iter().filter(|&&m| m != 0) {
+        out[m as usize - 1] = true;
     }
 }
 

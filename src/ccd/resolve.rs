@@ -153,20 +153,25 @@ pub(crate) fn resolve_toi(
     queued.resize(n, false);
     left.resize(n, false);
     let all = &*bodies;
-    parallel::fill(crew, (&mut remaining[..], &mut queued[..], &mut left[..]), 512, |r, (rem, q, l)| {
-        for (k, ((rem, q), l)) in r.zip(rem.iter_mut().zip(q).zip(l)) {
-            let b = &all[k];
-            *rem = step_motion(b, starts[k], settings.dt);
-            // Fast kinematic bodies are not stopped; the solver pushes what lies in their path
-            // through their speculative contacts, and fast dynamic bodies are swept against
-            // their motion here. Bodies swept only for their turn (`turning`,
-            // `super::turns_past_rows`) are not swept against kinematic bodies: those push them
-            // through the solver's rows, and an impact with a paddle that carries on would
-            // leave them behind it.
-            *q = (fast[k] || turning[k]) && b.is_dynamic();
-            *l = b.kind != BodyKind::Static && Escaped::leaves(k, &b.shape, rem, aabbs);
-        }
-    });
+    parallel::fill(
+        crew,
+        (&mut remaining[..], &mut queued[..], &mut left[..]),
+        parallel::BODY_BLOCK,
+        |r, (rem, q, l)| {
+            for (k, ((rem, q), l)) in r.zip(rem.iter_mut().zip(q).zip(l)) {
+                let b = &all[k];
+                *rem = step_motion(b, starts[k], settings.dt);
+                // Fast kinematic bodies are not stopped; the solver pushes what lies in their path
+                // through their speculative contacts, and fast dynamic bodies are swept against
+                // their motion here. Bodies swept only for their turn (`turning`,
+                // `super::turns_past_rows`) are not swept against kinematic bodies: those push them
+                // through the solver's rows, and an impact with a paddle that carries on would
+                // leave them behind it.
+                *q = (fast[k] || turning[k]) && b.is_dynamic();
+                *l = b.kind != BodyKind::Static && Escaped::leaves(k, &b.shape, rem, aabbs);
+            }
+        },
+    );
     // Bodies whose motion this step left the box the broad phase indexed: a query misses them.
     escaped.reset(n);
     for k in (0..n).filter(|&k| left[k]) {

@@ -64,23 +64,29 @@ pub fn pair_reach(a: &Body, b: &Body, motion: PairMotion) -> Real {
 /// rest that a fast paddle or bullet strikes is set moving (and turning) within the step, so
 /// its own contacts (the floor it rests on, its neighbours) need reach too. Zero for static
 /// bodies and where no moving body is near. `pairs` are the broad phase's candidates; `bound`
-/// is a working list (what it holds on entry does not matter).
+/// is a working list (what it holds on entry does not matter); the bounds are worked out on
+/// `crew`'s threads.
 pub fn pushed_reach(
     bodies: &[Body],
     reach: &[bool],
     pairs: &[(u32, u32)],
     dt: Real,
-    out: &mut Vec<Real>,
-    bound: &mut Vec<Real>,
+    (out, bound): (&mut Vec<Real>, &mut Vec<Real>),
+    crew: Option<&crate::parallel::Crew>,
 ) {
     out.clear();
     out.resize(bodies.len(), 0.0);
     if !reach.iter().any(|&r| r) {
         return;
     }
-    // Each body with reach's bound once, not once per pair it is in.
-    bound.clear();
-    bound.extend(bodies.iter().zip(reach).map(|(b, &r)| if r { super::speed_bound(b) * dt } else { 0.0 }));
+    // Each body with reach's bound once, not once per pair it is in (block by block on the
+    // crew's threads; every entry is written).
+    bound.resize(bodies.len(), 0.0);
+    crate::parallel::fill(crew, &mut bound[..], crate::parallel::BODY_BLOCK, |r, out| {
+        for (o, k) in out.iter_mut().zip(r) {
+            *o = if reach[k] { super::speed_bound(&bodies[k]) * dt } else { 0.0 };
+        }
+    });
     for &(a, b) in pairs {
         let (a, b) = (a as usize, b as usize);
         for (hit, by) in [(a, b), (b, a)] {
@@ -437,9 +443,9 @@ mod tests {
         let bodies = [paddle, ball(BodyKind::Dynamic, 0.3), ball(BodyKind::Static, 0.6), ball(BodyKind::Dynamic, 5.0)];
         let pairs = [(0, 1), (0, 2), (1, 2)];
         let mut out = Vec::new();
-        pushed_reach(&bodies, &[true, false, false, false], &pairs, dt, &mut out, &mut Vec::new());
+        pushed_reach(&bodies, &[true, false, false, false], &pairs, dt, (&mut out, &mut Vec::new()), None);
         assert_eq!(out, vec![0.0, 0.5, 0.0, 0.0]);
-        pushed_reach(&bodies, &[false; 4], &pairs, dt, &mut out, &mut vec![1.0; 9]);
+        pushed_reach(&bodies, &[false; 4], &pairs, dt, (&mut out, &mut vec![1.0; 9]), None);
         assert_eq!(out, vec![0.0; 4]);
     }
 }

@@ -187,10 +187,15 @@ impl ContactStore {
             self.pair_cache.clear();
             return 0;
         }
-        ccd::pushed_reach(bodies, reach, pairs, settings.dt, &mut self.pushed, &mut self.speed_bounds);
-        self.pair_info.clear();
-        let info = bodies.iter().zip(reach).zip(&self.pushed);
-        self.pair_info.extend(info.map(|((b, &reach), &pushed)| BodyInfo::new(b, reach, pushed, settings.dt)));
+        ccd::pushed_reach(bodies, reach, pairs, settings.dt, (&mut self.pushed, &mut self.speed_bounds), crew);
+        // Every entry is written below.
+        self.pair_info.resize(bodies.len(), BodyInfo::default());
+        let pushed = &self.pushed;
+        parallel::fill(crew, &mut self.pair_info[..], parallel::BODY_BLOCK, |r, out| {
+            for (o, k) in out.iter_mut().zip(r) {
+                *o = BodyInfo::new(&bodies[k], reach[k], pushed[k], settings.dt);
+            }
+        });
         let test = PairTest {
             bodies,
             info: &self.pair_info,

@@ -158,7 +158,7 @@ pub(crate) const REACH: u8 = 4;
 
 /// What a body's pairs' tests depend on, made once a step for each body, so that each pair
 /// reads two of these instead of both bodies' shapes and their reach.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct BodyInfo {
     /// [`MESH`], [`COMPOUND`] and [`REACH`].
     pub kinds: u8,

@@ -18,7 +18,7 @@ impl Rotations {
     /// Blocks of bodies are shared among `crew`'s threads.
     pub fn build(&mut self, bodies: &[Body], read: impl Fn(&Body) -> bool + Sync, crew: Option<&Crew>) {
         self.mats.resize(bodies.len(), Mat3A::IDENTITY);
-        crate::parallel::fill(crew, &mut self.mats[..], 512, |r, out| {
+        crate::parallel::fill(crew, &mut self.mats[..], crate::parallel::BODY_BLOCK, |r, out| {
             for (m, b) in out.iter_mut().zip(&bodies[r]).filter(|(_, b)| read(b)) {
                 *m = Mat3A::from_quat(b.pose.rotation);
             }

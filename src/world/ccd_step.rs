@@ -75,8 +75,8 @@ impl World {
         // And bodies the solver drove through their rows against static bodies, or out of
         // the box their pairs were found in.
         let (contacts, aabbs, starts) = (self.contacts.contacts(), &self.aabbs, &lists.toi_starts);
-        let (turning, touched) = (&mut lists.turning, &mut lists.by_kinematic);
-        ccd::left_their_rows(&self.bodies, starts, contacts, aabbs, settings.slop, turning, touched, crew);
+        let (turning, work) = (&mut lists.turning, (&mut lists.by_kinematic, &mut lists.contact_marks));
+        ccd::left_their_rows(&self.bodies, starts, contacts, aabbs, settings.slop, turning, work, crew);
         if self.ccd.fast.iter().chain(&lists.turning).any(|&f| f) {
             p.toi_events = ccd::resolve_toi(
                 &mut self.bodies,

@@ -2,10 +2,9 @@
 //! number is reported and frozen where it last was, so that one bad body never turns its
 //! neighbours into NaN in the steps that follow.
 
-use super::BODY_BLOCK;
 use crate::dynamics::{Body, BodyKind};
 use crate::math::Pose;
-use crate::parallel::{self, Crew};
+use crate::parallel::{self, BODY_BLOCK, Crew};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A body whose state became non-finite, and where.

@@ -50,7 +50,7 @@ use crate::dynamics::{Body, BodyKind, Rotations};
 use crate::geometry::{Aabb, Ray, RayHit, Shape};
 use crate::math::{Pose, Real, Vec3};
 use crate::narrowphase::{self, MAX_MANIFOLD_POINTS, NarrowPhaseKind};
-use crate::parallel::{self, Crew, Threads};
+use crate::parallel::{self, BODY_BLOCK, Crew, Threads};
 
 /// Most candidate pairs one step takes to the narrow phase. A step's memory grows with its pairs
 /// (a manifold and solver rows each, about 700 bytes); a scene that piles thousands of bodies
@@ -68,9 +68,6 @@ pub const MAX_OVERLAPS: usize = 4 * MAX_PAIRS;
 /// the default scene (about 350 pairs) is 2.3 times slower on two threads than on one, the
 /// 1,000-body rain (2,760) a little faster.
 pub const PARALLEL_MIN_PAIRS: usize = 2_000;
-
-/// Bodies per block of the step's per-body passes, where the step's threads share them.
-const BODY_BLOCK: usize = 512;
 
 /// Bodies, their settings, and everything the pipeline keeps from one step to the next.
 pub struct World {
@@ -171,6 +168,8 @@ struct StepLists {
     turning: Vec<bool>,
     /// Per body: a kinematic body touches it (`ccd::left_their_rows`).
     by_kinematic: Vec<bool>,
+    /// Per contact: the body it marks (`ccd::left_their_rows`).
+    contact_marks: Vec<u32>,
     /// The sleep update's islands.
     sleep: sleep::SleepLists,
 }

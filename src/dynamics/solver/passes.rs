@@ -12,8 +12,7 @@ use crate::math::{Real, Vec3};
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
 use crate::parallel::{self, Crew, Job, SharedMut};
 
-/// Bodies per block of the per-body work.
-pub(super) const BODY_BLOCK: usize = 512;
+pub(super) use crate::parallel::BODY_BLOCK;
 /// Fewest bundles per block of a colour's pass.
 const BUNDLE_BLOCK: usize = 8;
 
