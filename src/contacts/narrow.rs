@@ -235,13 +235,15 @@ impl ContactStore {
 
     /// The contacts of the first `runs` runs, side by side in run order (which is pair order).
     fn gather(&mut self, runs: usize, crew: Option<&Crew>) {
-        self.contacts.clear();
         if runs == 1 {
+            self.contacts.clear();
             std::mem::swap(&mut self.contacts, &mut self.runs[0]);
             return;
         }
         let found = &self.runs[..runs];
         let total = found.iter().map(Vec::len).sum();
+        // Every contact is copied over below: only what the list gains is filled first (the
+        // whole list, filled on this thread, cost as much as the copy on all of them).
         self.contacts.resize(total, Contact { a: 0, b: 0, manifold: Manifold::default() });
         let mut places = Vec::with_capacity(runs);
         let mut rest = &mut self.contacts[..];
