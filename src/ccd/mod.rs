@@ -142,8 +142,10 @@ pub fn left_their_rows(
         }
     });
     // A body is marked if any of its contacts with a static body marks it: each contact is
-    // tested on its own, and the marks are applied after.
+    // tested on its own (skipped if its body is marked already), and the marks are applied
+    // after.
     let is_static = |b: &Body| b.kind == BodyKind::Static;
+    let marked = &*out;
     let drove_through = |c: &crate::dynamics::solver::Contact| -> Option<usize> {
         let (a, b) = (c.a as usize, c.b as usize);
         // The moving body and the sign of its motion along the normal (A to B) that opens the gap.
@@ -153,7 +155,7 @@ pub fn left_their_rows(
             _ => return None,
         };
         let body = &bodies[i];
-        if !motions(i, body) {
+        if marked[i] || !motions(i, body) {
             return None;
         }
         let n = c.manifold.normal * opens;
