@@ -91,11 +91,18 @@ impl Escaped {
             return;
         }
         if Self::leaves(k, shape, m, aabbs) {
-            self.flags[k] = true;
-            self.list.push(k as u32);
-            self.boxes[k] = reach_box(shape, m);
-            self.cells.changed(k);
+            self.list_left(k, shape, m);
         }
+    }
+
+    /// Lists body `k`, not listed yet, whose motion `m` is known to leave its indexed box
+    /// ([`Escaped::leaves`]).
+    pub(super) fn list_left(&mut self, k: usize, shape: &Shape, m: &Remaining) {
+        debug_assert!(!self.flags[k], "body {k} is listed already");
+        self.flags[k] = true;
+        self.list.push(k as u32);
+        self.boxes[k] = reach_box(shape, m);
+        self.cells.changed(k);
     }
 
     /// Whether body `k`'s motion `m` leaves its indexed box (`aabbs[k]`, none: it does).

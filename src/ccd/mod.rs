@@ -105,24 +105,17 @@ pub fn left_their_rows(
     aabbs: &[Aabb],
     slop: Real,
     out: &mut [bool],
-    (by_kinematic, marks): (&mut Vec<bool>, &mut Vec<u32>),
+    by_kinematic: &mut Vec<bool>,
+    marks: &mut Vec<u32>,
     crew: Option<&crate::parallel::Crew>,
 ) {
     use crate::dynamics::BodyKind;
-    // Per contact, the body it marks plus one (0: none), written block by block and then
-    // applied in order.
-    marks.resize(contacts.len(), 0);
     // A body a kinematic body touches is its push's to carry (pushed reach and pinned rows):
     // an impact with the floor on the way would leave it behind the paddle.
     let kinematic = |i: u32| bodies[i as usize].kind == BodyKind::Kinematic;
-    crate::parallel::fill(crew, &mut marks[..], BODY_BLOCK, |r, out| {
-        for (c, o) in contacts[r].iter().zip(out) {
-            *o = (kinematic(c.a) || kinematic(c.b)) as u32;
-        }
-    });
     by_kinematic.clear();
     by_kinematic.resize(bodies.len(), false);
-    for (c, _) in contacts.iter().zip(marks.iter()).filter(|(_, m)| **m != 0) {
+    for c in contacts.iter().filter(|c| kinematic(c.a) || kinematic(c.b)) {
         by_kinematic[c.a as usize] = true;
         by_kinematic[c.b as usize] = true;
     }
@@ -142,8 +135,8 @@ pub fn left_their_rows(
         }
     });
     // A body is marked if any of its contacts with a static body marks it: each contact is
-    // tested on its own (skipped if its body is marked already), and the marks are applied
-    // after.
+    // tested on its own (skipped if its body is marked already) into `marks`, the body it marks
+    // plus one (0: none), and the marks are applied after, in contact order.
     let is_static = |b: &Body| b.kind == BodyKind::Static;
     let marked = &*out;
     let drove_through = |c: &crate::dynamics::solver::Contact| -> Option<usize> {
@@ -178,6 +171,7 @@ pub fn left_their_rows(
         let depth = start + lowest(&starts[i]) - lowest(&body.pose);
         (depth > slop + 0.5 * body.shape.inner_radius() && depth > start + slop).then_some(i)
     };
+    marks.resize(contacts.len(), 0);
     crate::parallel::fill(crew, &mut marks[..], BODY_BLOCK, |r, out| {
         for (c, o) in contacts[r].iter().zip(out) {
             *o = drove_through(c).map_or(0, |i| i as u32 + 1);

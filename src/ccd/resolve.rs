@@ -175,7 +175,7 @@ pub(crate) fn resolve_toi(
     // Bodies whose motion this step left the box the broad phase indexed: a query misses them.
     escaped.reset(n);
     for k in (0..n).filter(|&k| left[k]) {
-        escaped.note(k, &bodies[k].shape, &remaining[k], aabbs);
+        escaped.list_left(k, &bodies[k].shape, &remaining[k]);
     }
     queue.clear();
     queue.extend((0..n as u32).filter(|&k| queued[k as usize]));

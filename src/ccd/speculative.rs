@@ -71,7 +71,8 @@ pub fn pushed_reach(
     reach: &[bool],
     pairs: &[(u32, u32)],
     dt: Real,
-    (out, bound): (&mut Vec<Real>, &mut Vec<Real>),
+    out: &mut Vec<Real>,
+    bound: &mut Vec<Real>,
     crew: Option<&crate::parallel::Crew>,
 ) {
     out.clear();
@@ -443,9 +444,9 @@ mod tests {
         let bodies = [paddle, ball(BodyKind::Dynamic, 0.3), ball(BodyKind::Static, 0.6), ball(BodyKind::Dynamic, 5.0)];
         let pairs = [(0, 1), (0, 2), (1, 2)];
         let mut out = Vec::new();
-        pushed_reach(&bodies, &[true, false, false, false], &pairs, dt, (&mut out, &mut Vec::new()), None);
+        pushed_reach(&bodies, &[true, false, false, false], &pairs, dt, &mut out, &mut Vec::new(), None);
         assert_eq!(out, vec![0.0, 0.5, 0.0, 0.0]);
-        pushed_reach(&bodies, &[false; 4], &pairs, dt, (&mut out, &mut vec![1.0; 9]), None);
+        pushed_reach(&bodies, &[false; 4], &pairs, dt, &mut out, &mut vec![1.0; 9], None);
         assert_eq!(out, vec![0.0; 4]);
     }
 }

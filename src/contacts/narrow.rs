@@ -187,7 +187,7 @@ impl ContactStore {
             self.pair_cache.clear();
             return 0;
         }
-        ccd::pushed_reach(bodies, reach, pairs, settings.dt, (&mut self.pushed, &mut self.speed_bounds), crew);
+        ccd::pushed_reach(bodies, reach, pairs, settings.dt, &mut self.pushed, &mut self.speed_bounds, crew);
         // Every entry is written below.
         self.pair_info.resize(bodies.len(), BodyInfo::default());
         let pushed = &self.pushed;

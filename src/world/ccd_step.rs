@@ -4,7 +4,7 @@
 use super::{BODY_BLOCK, StepProfile, StepState, World};
 use crate::ccd::{self, CcdMode, CcdMotion, ToiEvent};
 use crate::debug_draw::{DebugDraw, DrawCategory};
-use crate::math::{Pose, Vec3};
+use crate::math::Vec3;
 use crate::parallel;
 use crate::timer::Laps;
 
@@ -25,7 +25,8 @@ pub(super) struct CcdState {
 
 impl World {
     /// Which bodies are swept by time of impact and which get speculative reach; with CCD on,
-    /// every body's pose and spin at the start of the step, for the time-of-impact pass.
+    /// every body's spin at the start of the step, for the time-of-impact pass (which takes their
+    /// start poses from the guard: [`super::guard::Guard::start_poses`]).
     pub(super) fn prepare_ccd(&mut self, st: &mut StepState) {
         let (bodies, settings, crew) = (&self.bodies, &self.settings, st.crew.as_ref());
         let n = bodies.len();
@@ -40,19 +41,14 @@ impl World {
         // With CCD on, a body that turns faster than its speculative rows describe is swept
         // too (`ccd::turns_past_rows`), also one slow enough to have no reach (a small body
         // spinning against a wall).
-        let lists = &mut st.lists;
+        let spins = &mut st.lists.start_spins;
         if settings.ccd == CcdMode::Off {
-            lists.toi_starts.clear();
-            lists.start_spins.clear();
+            spins.clear();
             return;
         }
-        lists.toi_starts.resize(n, Pose::IDENTITY);
-        lists.start_spins.resize(n, Vec3::ZERO);
-        let out = (&mut lists.toi_starts[..], &mut lists.start_spins[..]);
-        parallel::fill(crew, out, BODY_BLOCK, |r, (poses, spins)| {
-            for ((p, w), b) in poses.iter_mut().zip(spins).zip(&bodies[r]) {
-                (*p, *w) = (b.pose, b.angvel);
-            }
+        spins.resize(n, Vec3::ZERO);
+        parallel::fill(crew, &mut spins[..], BODY_BLOCK, |r, out| {
+            out.iter_mut().zip(&bodies[r]).for_each(|(w, b)| *w = b.angvel);
         });
     }
 
@@ -61,12 +57,12 @@ impl World {
     pub(super) fn time_of_impact(&mut self, st: &mut StepState, p: &mut StepProfile, laps: &mut Laps) {
         let lists = &mut st.lists;
         lists.turning.clear();
-        if lists.toi_starts.is_empty() {
+        if self.settings.ccd == CcdMode::Off {
             return;
         }
         let (bodies, settings, crew) = (&self.bodies, &self.settings, st.crew.as_ref());
         lists.turning.resize(bodies.len(), false);
-        let (starts, spins) = (&lists.toi_starts, &lists.start_spins);
+        let (starts, spins) = (self.guard.start_poses(), &lists.start_spins);
         parallel::fill(crew, &mut lists.turning[..], BODY_BLOCK, |r, out| {
             for (k, o) in r.zip(out) {
                 *o = ccd::turns_past_rows(&bodies[k], starts[k].rotation, spins[k], settings);
@@ -74,13 +70,13 @@ impl World {
         });
         // And bodies the solver drove through their rows against static bodies, or out of
         // the box their pairs were found in.
-        let (contacts, aabbs, starts) = (self.contacts.contacts(), &self.aabbs, &lists.toi_starts);
-        let (turning, work) = (&mut lists.turning, (&mut lists.by_kinematic, &mut lists.contact_marks));
-        ccd::left_their_rows(&self.bodies, starts, contacts, aabbs, settings.slop, turning, work, crew);
+        let (contacts, aabbs) = (self.contacts.contacts(), &self.aabbs);
+        let (turning, touched, marks) = (&mut lists.turning, &mut lists.by_kinematic, &mut lists.contact_marks);
+        ccd::left_their_rows(bodies, starts, contacts, aabbs, settings.slop, turning, touched, marks, crew);
         if self.ccd.fast.iter().chain(&lists.turning).any(|&f| f) {
             p.toi_events = ccd::resolve_toi(
                 &mut self.bodies,
-                &lists.toi_starts,
+                self.guard.start_poses(),
                 &self.ccd.fast,
                 &lists.turning,
                 self.broad_phase.as_ref(),

@@ -71,6 +71,12 @@ impl Guard {
         });
     }
 
+    /// Every body's pose at the start of the step (after any `"edit"` freeze), as [`Guard::begin`]
+    /// kept them: what a frozen body goes back to, and where the time-of-impact pass sweeps from.
+    pub(super) fn start_poses(&self) -> &[Pose] {
+        &self.start
+    }
+
     /// Freezes every body whose state is not finite after `phase`: back at its pose at the start
     /// of the step, at rest, static.
     /// The bodies are read on the crew's threads; the rare body that fails is frozen on this one.

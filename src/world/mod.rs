@@ -48,7 +48,7 @@ use crate::dynamics::joints::{Joint, JointError, JointReport, JointState, Joints
 use crate::dynamics::solver::{CachedImpulse, Contact, Solver, StepContext};
 use crate::dynamics::{Body, BodyKind, Rotations};
 use crate::geometry::{Aabb, Ray, RayHit, Shape};
-use crate::math::{Pose, Real, Vec3};
+use crate::math::{Real, Vec3};
 use crate::narrowphase::{self, MAX_MANIFOLD_POINTS, NarrowPhaseKind};
 use crate::parallel::{self, BODY_BLOCK, Crew, Threads};
 
@@ -160,15 +160,13 @@ struct StepState {
 /// world starts with none.
 #[derive(Debug, Default)]
 struct StepLists {
-    /// With CCD on: every body's pose at the start of the step (empty with CCD off).
-    toi_starts: Vec<Pose>,
     /// With CCD on: every body's angular velocity at the start of the step, rad/s.
     start_spins: Vec<Vec3>,
     /// Bodies that turn farther in the step than their speculative rows describe.
     turning: Vec<bool>,
     /// Per body: a kinematic body touches it (`ccd::left_their_rows`).
     by_kinematic: Vec<bool>,
-    /// Per contact: the body it marks (`ccd::left_their_rows`).
+    /// Per contact: the body it marks plus one (`ccd::left_their_rows`).
     contact_marks: Vec<u32>,
     /// The sleep update's islands.
     sleep: sleep::SleepLists,

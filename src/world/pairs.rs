@@ -44,24 +44,11 @@ impl World {
                 }
             });
             if ccd_mode != CcdMode::Off {
-                // The sweeps of the bodies with reach, for drawing, in body order: listed here,
-                // each worked out in its block.
-                let first = self.ccd.motions.len();
-                let listed = self.ccd.reach.iter().enumerate().filter(|(_, r)| **r);
-                let blank = |i: usize| CcdMotion {
-                    body: i as u32,
-                    from: Pose::IDENTITY,
-                    to: Pose::IDENTITY,
-                    aabb: Aabb::EMPTY,
-                };
-                self.ccd.motions.extend(listed.map(|(i, _)| blank(i)));
-                let aabbs = &self.aabbs;
-                parallel::fill(st.crew.as_ref(), &mut self.ccd.motions[first..], BODY_BLOCK, |_, out| {
-                    for m in out {
-                        let (b, i) = (&bodies[m.body as usize], m.body as usize);
-                        (m.from, m.to, m.aabb) = (b.pose, ccd::predicted_pose(b, dt), aabbs[i]);
-                    }
-                });
+                // The sweeps of the bodies with reach, for drawing.
+                for (i, b) in bodies.iter().enumerate().filter(|&(i, _)| self.ccd.reach[i]) {
+                    let (from, to) = (b.pose, ccd::predicted_pose(b, dt));
+                    self.ccd.motions.push(CcdMotion { body: i as u32, from, to, aabb: self.aabbs[i] });
+                }
             }
             let params = BroadPhaseParams { grid_cell_size: self.settings.grid_cell_size };
             p.broad = self.broad_phase.update(&self.aabbs, &params, &mut self.pairs);

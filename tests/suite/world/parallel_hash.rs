@@ -9,12 +9,18 @@ fn world(path: &std::path::Path) -> World {
     Scene::load(path).unwrap_or_else(|e| panic!("{e}")).build().unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Each step's hash and the contact points seen, on `threads` threads.
-fn hashes(mut w: World, threads: usize, steps: usize) -> (Vec<u64>, u64) {
+/// The world stepping on `threads` threads, every step on them however small, so that every
+/// scene runs the parallel code.
+fn on_threads(mut w: World, threads: usize) -> World {
     w.set_threads(threads);
-    // Every step on the threads, however small, so that every scene runs the parallel code.
     w.set_parallel_min_pairs(0);
     assert_eq!(w.threads(), threads);
+    w
+}
+
+/// Each step's hash and the contact points seen, on `threads` threads.
+fn hashes(w: World, threads: usize, steps: usize) -> (Vec<u64>, u64) {
+    let mut w = on_threads(w, threads);
     let mut contacts = 0;
     let hashes = (0..steps)
         .map(|_| {
@@ -103,9 +109,7 @@ fn the_step_flushes_subnormals_whatever_the_callers_mode() {
     use collidoscope::fp::FlushSubnormals;
     let path = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/ragdoll.ron"));
     let run = |threads: usize| {
-        let mut w = world(&path);
-        w.set_threads(threads);
-        w.set_parallel_min_pairs(0);
+        let mut w = on_threads(world(&path), threads);
         for _ in 0..200 {
             w.step();
         }
@@ -130,9 +134,7 @@ fn the_step_flushes_subnormals_whatever_the_callers_mode() {
 fn a_non_finite_body_is_frozen_on_any_thread_count() {
     let path = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/rain_1000.ron"));
     let run = |threads: usize| {
-        let mut w = world(&path);
-        w.set_threads(threads);
-        w.set_parallel_min_pairs(0);
+        let mut w = on_threads(world(&path), threads);
         (0..5).for_each(|_| w.step());
         let last = w.bodies().len() - 1;
         w.body_mut(1).linvel.x = f32::NAN;
