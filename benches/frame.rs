@@ -115,6 +115,16 @@ fn bench(c: &mut Criterion) {
 
     for k in [1, 4, 20] {
         let w = world(k);
+        // What the contact markers are read from: most of a default-layers frame at the
+        // larger sizes, where the pass is bound by how fast one core reads memory.
+        let contacts = w.contacts();
+        eprintln!(
+            "frame_{}: {} contacts ({} MB), {} contact points",
+            5_000 * k,
+            contacts.len(),
+            std::mem::size_of_val(contacts) / 1_000_000,
+            contacts.iter().map(|c| c.manifold.len()).sum::<usize>()
+        );
         let mut scratch = FrameScratch::default();
         scratch.set_parallel(usize::MAX, 4096);
         let mut group = c.benchmark_group(format!("frame_{}_cpu", 5_000 * k));
