@@ -1,8 +1,9 @@
 //! The cost of continuous collision: milliseconds per step on scenes/rain_1000.ron with every
 //! dynamic body marked `bullet` (so every one is swept every step), sleeping off, for each CCD
 //! mode. Each world is warmed for a few steps first and the mean phase times of those steps are
-//! printed; every `steps::WINDOW` (100) steps it is put back (untimed) to its warmed state, so the timed steps
-//! are always the rain's first seconds.
+//! printed; each sample times whole windows of `steps::WINDOW` (100) steps from the warmed
+//! state (put back, untimed, before each), so every figure is the mean step of the rain's
+//! first seconds.
 //!
 //! Run: `cargo bench --no-default-features --bench ccd`. Sized for a 2-core machine.
 

@@ -5,8 +5,9 @@
 //! other setting is the default (`ccd: Speculative`). The speed-up is the ratio of the two rows.
 //!
 //! As benches/step.rs: each world is warmed for a few steps (their mean phase times are
-//! printed, to show where time goes), and every `steps::WINDOW` (100) timed steps it is put back, untimed,
-//! to its warmed state. The rain is first stepped [`RAIN_PRE_STEPS`] more, so the timed stretch
+//! printed, to show where time goes), and each sample times whole windows of `steps::WINDOW`
+//! (100) steps from the warmed state (put back, untimed, before each), so every figure is the
+//! mean step of the same stretch. The rain is first stepped [`RAIN_PRE_STEPS`] more, so the timed stretch
 //! is the one where it lands and piles up. Before timing, the warmed state's hash on every
 //! thread count is checked against the serial one: a figure counts only for a step that gives
 //! the serial bits.

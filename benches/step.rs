@@ -3,9 +3,11 @@
 //! full work. Before measuring, each scene is warmed for a few steps (contacts and warm-starting
 //! cache in place) and the mean phase times of those steps are printed, to show where time goes.
 //!
-//! The measured steps always come from the first seconds of the scene: every `steps::WINDOW` (100) steps the
-//! world is put back (untimed) to its state after warming. Without that, a long measurement
-//! would time whatever the scene has become (a pile that has fallen has far fewer contacts).
+//! The measured steps always come from the first seconds of the scene: each sample times whole
+//! windows of `steps::WINDOW` (100) steps from the state after warming (put back, untimed,
+//! before each), so every figure is the mean step of the same stretch. Without that, a long
+//! measurement would time whatever the scene has become (a pile that has fallen has far fewer
+//! contacts), and a sample of part of the window would weigh the stretch it happened to cover.
 //!
 //! Run: `cargo bench --no-default-features --bench step`. Sized for a 2-core machine: few,
 //! short samples. `STEP_BENCH_SCENES=large_pyramid` limits the scenes.
