@@ -349,6 +349,24 @@ pub fn fill<P: Disjoint>(crew: Option<&Crew>, out: P, min_block: usize, exec: im
     });
 }
 
+/// Writes `out` as [`fill`] does, each item a block of its own: for items that are runs of
+/// uneven work, which the threads then take one at a time. ([`fill`] cuts about two blocks per
+/// thread, so a thread can be left running a last slow block while the others wait.) `exec(k,
+/// part)` gets item `k`'s part of every slice.
+pub fn fill_each<P: Disjoint>(crew: Option<&Crew>, out: P, exec: impl Fn(usize, P::Part) + Sync) {
+    let (shared, len) = out.share();
+    let run = |_: &(), r: Range<usize>| {
+        for k in r {
+            // SAFETY: the runner hands out each item in one block only.
+            exec(k, unsafe { P::part(&shared, k..k + 1) })
+        }
+    };
+    match crew {
+        Some(crew) => crew.run_jobs(&[Job { kind: (), items: len, block: 1 }], run),
+        None => run(&(), 0..len),
+    }
+}
+
 /// Slices that [`fill`] cuts into disjoint parts: `&mut [T]`, and tuples of them (of one
 /// length).
 pub trait Disjoint {
@@ -551,5 +569,21 @@ mod tests {
         });
         assert!(a.iter().all(|&x| x == 60), "{:?}", &a[..10]);
         assert!(b.iter().all(|&x| x == 59));
+    }
+
+    /// Every item gets its own part, once, on a crew and without one.
+    #[test]
+    fn fill_each_hands_out_every_item_once() {
+        let threads = Threads::new(3);
+        let crew = threads.crew().unwrap();
+        for crew in [Some(&crew), None] {
+            let (mut seen, mut parts) = (vec![0u32; 37], vec![0usize; 37]);
+            fill_each(crew, (&mut seen[..], &mut parts[..]), |k, (seen, parts)| {
+                seen[0] += 1;
+                parts[0] = k * 10 + seen.len() + parts.len();
+            });
+            assert!(seen.iter().all(|&n| n == 1), "{seen:?}");
+            assert!(parts.iter().enumerate().all(|(k, &p)| p == k * 10 + 2), "{parts:?}");
+        }
     }
 }
