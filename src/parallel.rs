@@ -355,16 +355,13 @@ pub fn fill<P: Disjoint>(crew: Option<&Crew>, out: P, min_block: usize, exec: im
 /// part)` gets item `k`'s part of every slice.
 pub fn fill_each<P: Disjoint>(crew: Option<&Crew>, out: P, exec: impl Fn(usize, P::Part) + Sync) {
     let (shared, len) = out.share();
-    let run = |_: &(), r: Range<usize>| {
+    // Without a crew, the one block of every item, item by item.
+    run_jobs(crew, &[Job { kind: (), items: len, block: 1 }], |_, r| {
         for k in r {
-            // SAFETY: the runner hands out each item in one block only.
+            // SAFETY: `run_jobs` hands out each item in one block only.
             exec(k, unsafe { P::part(&shared, k..k + 1) })
         }
-    };
-    match crew {
-        Some(crew) => crew.run_jobs(&[Job { kind: (), items: len, block: 1 }], run),
-        None => run(&(), 0..len),
-    }
+    });
 }
 
 /// Slices that [`fill`] cuts into disjoint parts: `&mut [T]`, and tuples of them (of one
