@@ -58,7 +58,10 @@ fn spray(seed: u64, count: usize, thickness: Real, ccd: CcdMode) -> World {
 }
 
 /// Steps `w` and returns every dynamic body whose centre crossed the plane x = 0 from the front
-/// (x < 0) within the wall's extent (|y|, |z| < `half`) in one step.
+/// (x < 0) within the wall's extent (|y|, |z| < `half`) in one step: where the straight path
+/// from its start to its end of the step meets the plane (a body sliding along the wall at
+/// 80 m/s and passing round its edge crosses the plane beyond the edge, its path's midpoint
+/// still in front of the wall).
 fn crossings(w: &mut World, steps: usize, half: Real) -> Vec<String> {
     let start: Vec<Vec3> = w.bodies().iter().map(|b| b.pose.translation).collect();
     let mut lost = Vec::new();
@@ -68,10 +71,17 @@ fn crossings(w: &mut World, steps: usize, half: Real) -> Vec<String> {
         w.step();
         for (i, b) in w.bodies().iter().enumerate() {
             let (p0, p1) = (before[i], b.pose.translation);
-            let mid = (p0 + p1) * 0.5;
-            if b.is_dynamic() && !gone[i] && p0.x < 0.0 && p1.x > 0.0 && mid.y.abs() < half && mid.z.abs() < half {
+            if !(b.is_dynamic() && !gone[i] && p0.x < 0.0 && p1.x > 0.0) {
+                continue;
+            }
+            let at = p0 + (p1 - p0) * (-p0.x / (p1.x - p0.x));
+            if at.y.abs() < half && at.z.abs() < half {
                 gone[i] = true;
-                lost.push(format!("step {}: {}", k + 1, describe(w, i, start[i])));
+                lost.push(format!(
+                    "step {}: {}, crossing x = 0 at {at:?} from {p0:?}",
+                    k + 1,
+                    describe(w, i, start[i])
+                ));
             }
         }
     }
