@@ -12,7 +12,7 @@ pub(super) const MAX_COLOURS: usize = 24;
 /// `i % CHAIN_COLOURS`, so each colour holds every eighth manifold and a 40-box column fills 8
 /// colours of 5 rather than 24 colours of one or two, each solved as a whole bundle (its passes
 /// cost a third). Within each run of eight the column is still solved bottom-up. With 4 colours
-/// `large_pyramid.ron` settled differently (asleep at 5.2 s against 2.9 s); with 8 the stack
+/// `large_pyramid.ron` settled differently (asleep at 5.2 s against 2.7 s with 8); with 8 the stack
 /// measures (docs/dynamics.md) and the crowds' depths stay within their spread.
 const CHAIN_COLOURS: usize = 8;
 
@@ -31,7 +31,8 @@ pub(super) struct Colouring {
 
 impl Colouring {
     /// Greedy colouring in manifold order (so the result depends only on the contacts), each
-    /// manifold taking the lowest colour free for both of its moving bodies.
+    /// manifold taking, among the colours free for both of its moving bodies, the lowest of the
+    /// first [`CHAIN_COLOURS`] after every colour its bodies are in, else the lowest.
     pub(super) fn build(&mut self, contacts: &[Contact], responds: &[bool]) {
         const OVERFLOW: u8 = u8::MAX;
         self.used.clear();

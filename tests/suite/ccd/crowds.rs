@@ -61,7 +61,7 @@ fn spray(seed: u64, count: usize, thickness: Real, ccd: CcdMode) -> World {
 /// (x < 0) within the wall's extent (|y|, |z| < `half`) in one step: where the straight path
 /// from its start to its end of the step meets the plane (a body sliding along the wall at
 /// 80 m/s and passing round its edge crosses the plane beyond the edge, its path's midpoint
-/// still in front of the wall).
+/// still within the wall's extent).
 fn crossings(w: &mut World, steps: usize, half: Real) -> Vec<String> {
     let start: Vec<Vec3> = w.bodies().iter().map(|b| b.pose.translation).collect();
     let mut lost = Vec::new();
