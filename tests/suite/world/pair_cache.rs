@@ -338,3 +338,30 @@ fn a_mesh_pair_is_judged_by_the_motion_of_the_shape() {
     let shifted = Pose::new(pa.translation + Vec3::X * 1.01 * D, Quat::IDENTITY);
     assert!(!entry.holds_for_a(&shifted, &pm, r, D));
 }
+
+/// A ball resting 10 cm from a static ball is struck toward it by a third at 20 m/s. Before
+/// the strike their pair's cache entry says "no contact" (found with the plain speculative
+/// distance, 2 cm, and still holding: neither has moved); from the strike on, the pair has reach
+/// (pushed, then the struck ball's own speed) and a margin wider than the gap, so that answer
+/// must not be reused: the pair is tested afresh, gets its speculative row, and the struck ball
+/// stops at the static one. A cache that served the pair whatever its margin leaves it 6.7 cm
+/// inside.
+#[test]
+fn a_struck_body_does_not_trust_a_cached_miss() {
+    use collidoscope::{Body, BodyKind, Material, Settings, World};
+    let mut w = World::new(Settings { gravity: Vec3::ZERO, sleeping: false, ..Settings::default() });
+    let d = Vec3::new(1.0, 1.0, 0.0).normalize();
+    let ball = |kind, p: Vec3| Body::new(kind, Shape::sphere(0.5), Pose::from_translation(p), Material::default());
+    let struck = w.add_body(ball(BodyKind::Dynamic, Vec3::ZERO));
+    let wall = w.add_body(ball(BodyKind::Static, d * 1.1));
+    w.add_body(ball(BodyKind::Dynamic, -d * 2.0).with_velocity(d * 20.0, Vec3::ZERO));
+    let (mut deepest, mut moved) = (0.0f32, 0.0f32);
+    for _ in 0..10 {
+        w.step();
+        let (a, b) = (&w.bodies()[struck], &w.bodies()[wall]);
+        deepest = deepest.max(1.0 - a.pose.translation.distance(b.pose.translation));
+        moved = moved.max(a.pose.translation.dot(d));
+    }
+    assert!(deepest < 0.01, "the struck ball went {deepest} m into the static one");
+    assert!(moved > 0.05, "the struck ball moved {moved} m toward the static one: never struck");
+}
