@@ -155,6 +155,27 @@ impl Clearance {
     }
 }
 
+/// The boxes of the bodies in `bodies` with a convex shape (or a compound) whose box meets the
+/// box from `lo` to `hi`, as the built world places them. A mesh or height field is left out:
+/// its box holds far more than the surface (a rain over hills would find no room).
+fn boxes_near(bodies: &[BodyDesc], lo: Vec3, hi: Vec3) -> Vec<crate::geometry::Aabb> {
+    let mut hulls = Default::default();
+    bodies
+        .iter()
+        .filter(|b| !super::is_mesh(&b.shape))
+        .filter_map(|b| {
+            let body = b.to_body(&mut hulls).ok()?;
+            let aabb = body.shape.aabb(&body.pose);
+            (aabb.min.cmple(hi).all() && aabb.max.cmpge(lo).all()).then_some(aabb)
+        })
+        .collect()
+}
+
+/// How deep a sphere at `p` of radius `r` would overlap the deepest of `boxes` (≤ 0: clear).
+fn box_overlap(boxes: &[crate::geometry::Aabb], p: Vec3, r: Real) -> Real {
+    boxes.iter().map(|b| r - (p.clamp(b.min, b.max) - p).length()).fold(Real::NEG_INFINITY, Real::max)
+}
+
 /// Appends the generator's bodies to `out`, and its joints (chain, ragdoll) to `joints`.
 pub(super) fn expand(g: &Generator, out: &mut Vec<BodyDesc>, joints: &mut Vec<super::JointDesc>) {
     match g {
@@ -214,7 +235,14 @@ pub(super) fn expand(g: &Generator, out: &mut Vec<BodyDesc>, joints: &mut Vec<su
         Generator::Rain { count, seed, min, max, shapes, random_rotation, linear_velocity, material, separated } => {
             let mut rng = SplitMix64::new(*seed);
             let radii: Vec<Real> = shapes.iter().map(bounding_radius).collect();
-            let mut clear = Clearance::new(radii.iter().copied().fold(0.0, Real::max));
+            let r_max = radii.iter().copied().fold(0.0, Real::max);
+            let mut clear = Clearance::new(r_max);
+            // The bodies already in the scene that reach into the rain's box, kept clear of too.
+            let placed = if *separated {
+                boxes_near(out, *min - Vec3::splat(r_max), *max + Vec3::splat(r_max))
+            } else {
+                Vec::new()
+            };
             for _ in 0..*count {
                 let k = (rng.next_u64() % shapes.len() as u64) as usize;
                 let shape = shapes[k].clone();
@@ -222,13 +250,14 @@ pub(super) fn expand(g: &Generator, out: &mut Vec<BodyDesc>, joints: &mut Vec<su
                 let mut p = draw();
                 if *separated {
                     // The first clear place, or after many tries the least overlapping one.
-                    let mut best = (clear.overlap(p, radii[k]), p);
+                    let overlap = |q: Vec3| clear.overlap(q, radii[k]).max(box_overlap(&placed, q, radii[k]));
+                    let mut best = (overlap(p), p);
                     for _ in 0..SEPARATED_TRIES {
                         if best.0 <= 0.0 {
                             break;
                         }
                         let q = draw();
-                        let o = clear.overlap(q, radii[k]);
+                        let o = overlap(q);
                         if o < best.0 {
                             best = (o, q);
                         }
@@ -282,5 +311,38 @@ mod tests {
         assert!(overlaps(&rain(300, "(8, 8, 8)", false).unwrap()) > 10);
         let e = rain(300, "(2, 2, 2)", true).unwrap_err().to_string();
         assert!(e.contains("generators[0].separated") && e.contains("enlarge the box"), "{e}");
+    }
+
+    /// A separated rain keeps clear of the bodies already in the scene where they reach into its
+    /// box (a ball placed by hand, a slab), but not of a floor far below it; without
+    /// `separated` it does not look.
+    #[test]
+    fn a_separated_rain_keeps_clear_of_the_scene_s_bodies() {
+        let scene = |separated: bool| {
+            let text = format!(
+                "(version: 1, name: \"r\", description: \"\",
+                  bodies: [(name: \"floor\", kind: Static, shape: Cuboid(half_extents: (20, 0.5, 20)), position: (0, -0.5, 0)),
+                           (name: \"ball\", shape: Sphere(radius: 1.5), position: (4, 4, 4)),
+                           (name: \"slab\", kind: Static, shape: Cuboid(half_extents: (3, 0.2, 3)), position: (4, 1, 4), rotation: Euler(0, 0, 20))],
+                  generators: [Rain(count: 300, seed: 2, min: (0, 0.5, 0), max: (8, 8, 8),
+                    shapes: [Sphere(radius: 0.3), Cuboid(half_extents: (0.5, 0.2, 0.3))], separated: {separated})])"
+            );
+            Scene::parse(&text, "rain.ron").unwrap().build().unwrap()
+        };
+        let into = |w: &crate::World, k: usize| {
+            let (fixed, b) = (&w.bodies()[k], w.bodies());
+            let bx = fixed.shape.aabb(&fixed.pose);
+            b[3..]
+                .iter()
+                .filter(|g| {
+                    let (p, r) = (g.pose.translation, g.shape.bounding_radius());
+                    (p.clamp(bx.min, bx.max) - p).length() < r
+                })
+                .count()
+        };
+        let w = scene(true);
+        assert_eq!((into(&w, 1), into(&w, 2)), (0, 0), "generated bodies inside the ball's or the slab's box");
+        let w = scene(false);
+        assert!(into(&w, 1) > 0 && into(&w, 2) > 0, "without separated the test scene puts bodies there");
     }
 }
