@@ -42,6 +42,12 @@ impl Aabb {
     }
 
     #[inline]
+    /// How far the point is from the box (0 inside it or on its surface).
+    pub fn distance_to_point(&self, p: Vec3) -> Real {
+        p.distance(p.clamp(self.min, self.max))
+    }
+
+    #[inline]
     /// Whether the point lies in the box (on its surface counts).
     pub fn contains_point(&self, p: Vec3) -> bool {
         p.cmpge(self.min).all() && p.cmple(self.max).all()
@@ -127,6 +133,14 @@ impl Aabb {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn distance_to_a_point_is_zero_inside_and_to_the_nearest_feature_outside() {
+        let b = Aabb::new(Vec3::ZERO, Vec3::ONE);
+        assert_eq!(b.distance_to_point(Vec3::splat(0.5)), 0.0);
+        assert_eq!(b.distance_to_point(Vec3::new(3.0, 0.5, 0.5)), 2.0, "to a face");
+        assert!((b.distance_to_point(Vec3::new(2.0, 2.0, 0.5)) - 2.0f32.sqrt()).abs() < 1e-6, "to an edge");
+    }
 
     #[test]
     fn overlap_is_inclusive_at_touching_faces() {

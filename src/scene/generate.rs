@@ -2,6 +2,7 @@
 
 use super::schema::{BodyDesc, Generator, Rotation, ShapeDesc};
 use crate::dynamics::BodyKind;
+use crate::geometry::Aabb;
 use crate::math::{Real, Vec3};
 use crate::rng::SplitMix64;
 use crate::rules;
@@ -155,25 +156,23 @@ impl Clearance {
     }
 }
 
-/// The boxes of the bodies in `bodies` with a convex shape (or a compound) whose box meets the
-/// box from `lo` to `hi`, as the built world places them. A mesh or height field is left out:
-/// its box holds far more than the surface (a rain over hills would find no room).
-fn boxes_near(bodies: &[BodyDesc], lo: Vec3, hi: Vec3) -> Vec<crate::geometry::Aabb> {
+/// The boxes of the bodies in `bodies` that are not meshes or height fields (whose box holds far
+/// more than their surface: a rain over hills would find no room) and that overlap `region`,
+/// as the built world places them.
+fn boxes_in(bodies: &[BodyDesc], region: &Aabb) -> Vec<Aabb> {
     let mut hulls = Default::default();
     bodies
         .iter()
         .filter(|b| !super::is_mesh(&b.shape))
-        .filter_map(|b| {
-            let body = b.to_body(&mut hulls).ok()?;
-            let aabb = body.shape.aabb(&body.pose);
-            (aabb.min.cmple(hi).all() && aabb.max.cmpge(lo).all()).then_some(aabb)
-        })
+        .filter_map(|b| b.to_body(&mut hulls).ok())
+        .map(|body| body.shape.aabb(&body.pose))
+        .filter(|aabb| aabb.overlaps(region))
         .collect()
 }
 
 /// How deep a sphere at `p` of radius `r` would overlap the deepest of `boxes` (≤ 0: clear).
-fn box_overlap(boxes: &[crate::geometry::Aabb], p: Vec3, r: Real) -> Real {
-    boxes.iter().map(|b| r - (p.clamp(b.min, b.max) - p).length()).fold(Real::NEG_INFINITY, Real::max)
+fn box_overlap(boxes: &[Aabb], p: Vec3, r: Real) -> Real {
+    boxes.iter().map(|b| r - b.distance_to_point(p)).fold(Real::NEG_INFINITY, Real::max)
 }
 
 /// Appends the generator's bodies to `out`, and its joints (chain, ragdoll) to `joints`.
@@ -238,11 +237,7 @@ pub(super) fn expand(g: &Generator, out: &mut Vec<BodyDesc>, joints: &mut Vec<su
             let r_max = radii.iter().copied().fold(0.0, Real::max);
             let mut clear = Clearance::new(r_max);
             // The bodies already in the scene that reach into the rain's box, kept clear of too.
-            let placed = if *separated {
-                boxes_near(out, *min - Vec3::splat(r_max), *max + Vec3::splat(r_max))
-            } else {
-                Vec::new()
-            };
+            let placed = if *separated { boxes_in(out, &Aabb::new(*min, *max).expanded(r_max)) } else { Vec::new() };
             for _ in 0..*count {
                 let k = (rng.next_u64() % shapes.len() as u64) as usize;
                 let shape = shapes[k].clone();
@@ -332,13 +327,7 @@ mod tests {
         let into = |w: &crate::World, k: usize| {
             let (fixed, b) = (&w.bodies()[k], w.bodies());
             let bx = fixed.shape.aabb(&fixed.pose);
-            b[3..]
-                .iter()
-                .filter(|g| {
-                    let (p, r) = (g.pose.translation, g.shape.bounding_radius());
-                    (p.clamp(bx.min, bx.max) - p).length() < r
-                })
-                .count()
+            b[3..].iter().filter(|g| bx.distance_to_point(g.pose.translation) < g.shape.bounding_radius()).count()
         };
         let w = scene(true);
         assert_eq!((into(&w, 1), into(&w, 2)), (0, 0), "generated bodies inside the ball's or the slab's box");

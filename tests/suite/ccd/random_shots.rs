@@ -341,7 +341,7 @@ fn a_paddle_never_pushes_a_box_through_a_static_wall() {
 
 /// Settle lengths past what the tests above run: 121 to 400 steps before the paddle starts, 20
 /// steps of it, in both modes; and 10 to 120 over 40 steps. A measurement (560 + 222 runs, about
-/// a minute): with `Speculative` 2 of the 280 long settles (140 and 172) leave a 1.1 cm capsule
+/// 25 s): with `Speculative` 2 of the 280 long settles (140 and 172) leave a 1.1 cm capsule
 /// behind the paddle (docs/ccd.md, *Time of impact*, Limits).
 #[test]
 #[ignore = "a measurement: 782 paddle runs; two known failures with Speculative"]
