@@ -106,11 +106,15 @@ const SEPARATED_FILL: f64 = 0.25;
 /// Places tried for one body of a separated rain.
 const SEPARATED_TRIES: usize = 10_000;
 
-/// The radius of the sphere around a shape's centre (a hull's: its centre of mass) that holds
-/// it, as the built body has it.
+/// The radius of a sphere about the shape's origin as the scene file describes it (where a
+/// generator places the body) that holds it at any rotation. A hull or compound is re-centred
+/// on its centre of mass, which the body's rotation swings about that origin: its bounding
+/// radius about the centre plus the centre's distance (a chair's centre sits 0.64 m from the
+/// origin it was drawn about, and a sphere of the radius about the centre alone, put at the
+/// origin, let a rain place chairs 45 cm into a wall).
 fn bounding_radius(s: &ShapeDesc) -> Real {
     match super::make_shape(s, &mut Default::default()) {
-        Ok(shape) => shape.bounding_radius(),
+        Ok(shape) => shape.bounding_radius() + super::centre_offset(&shape).length(),
         // A cloud that builds no hull is reported elsewhere; any point is within the cloud's
         // diameter of wherever its centre would be.
         Err(_) => match s {
@@ -333,5 +337,33 @@ mod tests {
         assert_eq!((into(&w, 1), into(&w, 2)), (0, 0), "generated bodies inside the ball's or the slab's box");
         let w = scene(false);
         assert!(into(&w, 1) > 0 && into(&w, 2) > 0, "without separated the test scene puts bodies there");
+    }
+
+    /// Bodies re-centred on their centre of mass (a chair-like compound whose centre is 0.6 m
+    /// from the origin it is drawn about, a hull drawn 1 m off its origin) start clear of each
+    /// other and of a wall beside the rain's box, whatever rotation they draw: measured by the
+    /// shapes' distance at the built poses, not by the rain's own spheres.
+    #[test]
+    fn a_separated_rain_of_off_centre_shapes_starts_clear() {
+        let text = "(version: 1, name: \"r\", description: \"\",
+          bodies: [(name: \"wall\", kind: Static, shape: Cuboid(half_extents: (0.2, 16, 6)), position: (6.2, 16, 3))],
+          generators: [Rain(count: 25, seed: 5, min: (0, 1, 0), max: (5.9, 31, 5.9), separated: true, shapes: [
+            Compound(children: [
+              (shape: Cuboid(half_extents: (0.3, 0.04, 0.3)), position: (0, 0.5, 0)),
+              (shape: Cuboid(half_extents: (0.3, 0.35, 0.03)), position: (0, 0.89, -0.27)),
+              (shape: Cuboid(half_extents: (0.03, 0.23, 0.03)), position: (0.25, 0.23, 0.25))]),
+            ConvexHull(points: [(1.3, 0, 0), (0.7, 0.05, 0.1), (1, 0.3, 0), (1, -0.3, 0), (1, 0, 0.3), (1.1, 0.1, -0.3)])])])";
+        let w = Scene::parse(text, "rain.ron").unwrap().build().unwrap();
+        let b = w.bodies();
+        let mut touching = Vec::new();
+        for i in 1..b.len() {
+            for j in 0..i {
+                let d = crate::narrowphase::distance(&b[i].shape, &b[i].pose, &b[j].shape, &b[j].pose).distance;
+                if d <= 0.0 {
+                    touching.push((j, i, d));
+                }
+            }
+        }
+        assert!(touching.is_empty(), "overlapping at the start (body, body, distance): {touching:?}");
     }
 }

@@ -552,18 +552,23 @@ impl BodyDesc {
     pub(crate) fn to_body(&self, hulls: &mut HullCache) -> Result<Body, ShapeError> {
         let shape = make_shape(&self.shape, hulls)?;
         let rotation = self.rotation.to_quat();
-        // A hull or compound is re-centred on its centre of mass; the body moves with it.
-        let com_offset = match &shape {
-            Shape::ConvexHull(h) => -h.shift(),
-            Shape::Compound(c) => -c.shift(),
-            _ => Vec3::ZERO,
-        };
-        let pose = Pose::new(self.position + rotation * com_offset, rotation);
+        let pose = Pose::new(self.position + rotation * centre_offset(&shape), rotation);
         let mut body =
             Body::new(self.kind, shape, pose, self.material).with_velocity(self.linear_velocity, self.angular_velocity);
         body.name = self.name.clone();
         body.bullet = self.bullet;
         Ok(body)
+    }
+}
+
+/// Where a built shape's centre (its origin in the body: a hull's or compound's centre of mass,
+/// on which it is re-centred) lies in the frame the scene file describes it in; the body is
+/// placed there.
+pub(crate) fn centre_offset(shape: &Shape) -> Vec3 {
+    match shape {
+        Shape::ConvexHull(h) => -h.shift(),
+        Shape::Compound(c) => -c.shift(),
+        _ => Vec3::ZERO,
     }
 }
 
