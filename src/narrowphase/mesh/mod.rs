@@ -197,7 +197,7 @@ pub fn contact_mesh_shape_manifolds(
     edges: InternalEdges,
 ) -> MeshManifolds {
     let found = triangle_contacts(mesh, pm, shape, ps, tol, edges);
-    let mut out = merge_by_normals(&found, tol.margin);
+    let mut out = merge_by_normals(&found, tol.margin, Further::Overlapping);
     for m in &mut out.manifolds[..out.len] {
         m.normal = pm.transform_vector(m.normal);
         for p in m.points_mut() {
@@ -370,18 +370,22 @@ pub(crate) fn merge_by_deepest(found: &[(Vec3, ContactPoint)], margin: Real) -> 
 }
 
 /// [`merge_by_deepest`], then again over the points no manifold has taken (whose normal is more
-/// than about 25° from every manifold's so far), up to [`MAX_MESH_MANIFOLDS`]: a further
-/// manifold only around a point that overlaps, so a crease's other face counts once the shape
-/// touches it, and speculative points on steep faces near a shape stay out as before. Empty
-/// manifolds are left out.
-pub(crate) fn merge_by_normals(found: &[(Vec3, ContactPoint)], margin: Real) -> MeshManifolds {
+/// than about 25° from every manifold's so far), up to [`MAX_MESH_MANIFOLDS`]. With
+/// [`Further::Overlapping`] (a mesh on either side) a further manifold starts only around a
+/// point that overlaps, so a crease's other face counts once the shape touches it, and
+/// speculative points on steep faces near a shape stay out. With [`Further::Within`] (convex
+/// children only) it starts around any point within `margin`: another child closing in from
+/// another side (a box sliding along a U's floor toward its wall, a chair's leg swinging down
+/// onto another's seat) needs its rows before it arrives, or the step carries it in or through.
+/// Empty manifolds are left out.
+pub(crate) fn merge_by_normals(found: &[(Vec3, ContactPoint)], margin: Real, further: Further) -> MeshManifolds {
     let mut out = MeshManifolds::default();
     let mut normals = [Vec3::ZERO; MAX_MESH_MANIFOLDS];
     let mut k = 0;
     while k < MAX_MESH_MANIFOLDS {
-        // The points no manifold so far took; a further manifold starts from one that overlaps.
+        // The points no manifold so far took; a further manifold starts from one `further` allows.
         let free = |n: &Vec3| normals[..k].iter().all(|m| n.dot(*m) < MERGE_COS);
-        let seed = |(n, p): &(Vec3, ContactPoint)| free(n) && (k == 0 || p.depth >= 0.0);
+        let seed = |(n, p): &(Vec3, ContactPoint)| free(n) && (k == 0 || further == Further::Within || p.depth >= 0.0);
         let Some((m, normal)) = merge_group(found, margin, seed, |n| free(n)) else { break };
         normals[k] = normal;
         k += 1;
@@ -390,6 +394,15 @@ pub(crate) fn merge_by_normals(found: &[(Vec3, ContactPoint)], margin: Real) -> 
         }
     }
     out
+}
+
+/// Which points may start a pair's further manifolds ([`merge_by_normals`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Further {
+    /// Only a point that overlaps (a pair with a mesh).
+    Overlapping,
+    /// Any point within the margin (compound children against convex shapes).
+    Within,
 }
 
 /// The manifold around the deepest of the points `seeds` accepts, over the points `members`
