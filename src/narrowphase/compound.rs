@@ -6,7 +6,7 @@
 //! plain loop over them, culled by their boxes, finds the pairs (no tree).
 
 use super::manifold::{ContactPoint, Manifold};
-use super::mesh::{Further, InternalEdges, MeshRef};
+use super::mesh::{InternalEdges, MeshRef};
 use super::{NarrowPhaseKind, Tolerance};
 use crate::geometry::{Aabb, Shape};
 use crate::math::{Pose, Real, Vec3};
@@ -109,10 +109,8 @@ pub fn contact_pair(
 
 /// Every manifold between two shapes, either or both compounds, oriented from `a` to `b`: the
 /// first is [`contact_pair`]'s; the child contacts it leaves out (pushing more than about 25°
-/// away from its normal) give more, each around the deepest point left
-/// ([`merge_by_normals`](super::mesh::merge_by_normals)): within the margin between convex
-/// children, only an overlapping one where the other shape is a mesh (as a mesh pair's). What
-/// the world keeps.
+/// away from its normal) give more, each around the deepest point left within the margin, as a
+/// mesh pair's do ([`merge_by_normals`](super::mesh::merge_by_normals)). What the world keeps.
 pub fn contact_pair_manifolds(
     a: &Shape,
     pa: &Pose,
@@ -123,8 +121,7 @@ pub fn contact_pair_manifolds(
     edges: InternalEdges,
 ) -> super::mesh::MeshManifolds {
     let found = child_contacts(a, pa, b, pb, tol, method, edges);
-    let further = if a.is_mesh() || b.is_mesh() { Further::Overlapping } else { Further::Within };
-    super::mesh::merge_by_normals(&found, tol.margin, further)
+    super::mesh::merge_by_normals(&found, tol.margin)
 }
 
 /// Whether two shapes, either or both compounds, touch: some child pair does.

@@ -197,7 +197,7 @@ pub fn contact_mesh_shape_manifolds(
     edges: InternalEdges,
 ) -> MeshManifolds {
     let found = triangle_contacts(mesh, pm, shape, ps, tol, edges);
-    let mut out = merge_by_normals(&found, tol.margin, Further::Overlapping);
+    let mut out = merge_by_normals(&found, tol.margin);
     for m in &mut out.manifolds[..out.len] {
         m.normal = pm.transform_vector(m.normal);
         for p in m.points_mut() {
@@ -366,27 +366,25 @@ fn to_face_normal_of(shape: &Shape, m: &Manifold, n: Vec3) -> Option<Manifold> {
 /// when three or more overlap, else of all within `margin` (both overlapping points among them
 /// when two overlap). `None` when nothing is found.
 pub(crate) fn merge_by_deepest(found: &[(Vec3, ContactPoint)], margin: Real) -> Option<Manifold> {
-    merge_group(found, margin, |_| true, |_| true).map(|(m, _)| m)
+    merge_group(found, margin, |_| true).map(|(m, _)| m)
 }
 
 /// [`merge_by_deepest`], then again over the points no manifold has taken (whose normal is more
-/// than about 25° from every manifold's so far), up to [`MAX_MESH_MANIFOLDS`]. With
-/// [`Further::Overlapping`] (a mesh on either side) a further manifold starts only around a
-/// point that overlaps, so a crease's other face counts once the shape touches it, and
-/// speculative points on steep faces near a shape stay out. With [`Further::Within`] (convex
-/// children only) it starts around any point within `margin`: another child closing in from
-/// another side (a box sliding along a U's floor toward its wall, a chair's leg swinging down
-/// onto another's seat) needs its rows before it arrives, or the step carries it in or through.
-/// Empty manifolds are left out.
-pub(crate) fn merge_by_normals(found: &[(Vec3, ContactPoint)], margin: Real, further: Further) -> MeshManifolds {
+/// than about 25° from every manifold's so far), up to [`MAX_MESH_MANIFOLDS`], each around the
+/// deepest point left within `margin`. So a shape across a crease is held along both faces, and
+/// one touching a face while it closes on another from another side (a box sliding along a
+/// floor toward a wall, a chair's leg swinging down onto another's seat) has rows against both
+/// before it arrives: when only an overlapping point could start a further manifold, a box
+/// sliding at 30 m/s along a mesh floor went through the mesh wall it met, and one at 20 m/s
+/// through a compound's 4 cm wall. Empty manifolds are left out.
+pub(crate) fn merge_by_normals(found: &[(Vec3, ContactPoint)], margin: Real) -> MeshManifolds {
     let mut out = MeshManifolds::default();
     let mut normals = [Vec3::ZERO; MAX_MESH_MANIFOLDS];
     let mut k = 0;
     while k < MAX_MESH_MANIFOLDS {
-        // The points no manifold so far took; a further manifold starts from one `further` allows.
+        // Over the points no manifold so far took.
         let free = |n: &Vec3| normals[..k].iter().all(|m| n.dot(*m) < MERGE_COS);
-        let seed = |(n, p): &(Vec3, ContactPoint)| free(n) && (k == 0 || further == Further::Within || p.depth >= 0.0);
-        let Some((m, normal)) = merge_group(found, margin, seed, |n| free(n)) else { break };
+        let Some((m, normal)) = merge_group(found, margin, free) else { break };
         normals[k] = normal;
         k += 1;
         if !m.is_empty() {
@@ -396,27 +394,17 @@ pub(crate) fn merge_by_normals(found: &[(Vec3, ContactPoint)], margin: Real, fur
     out
 }
 
-/// Which points may start a pair's further manifolds ([`merge_by_normals`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Further {
-    /// Only a point that overlaps (a pair with a mesh).
-    Overlapping,
-    /// Any point within the margin (compound children against convex shapes).
-    Within,
-}
-
-/// The manifold around the deepest of the points `seeds` accepts, over the points `members`
-/// accepts by their normal whose normal is within [`MERGE_COS`] of its normal, and that normal.
+/// The manifold around the deepest of the points `members` accepts by their normal, over those
+/// of them whose normal is within [`MERGE_COS`] of its normal, and that normal.
 fn merge_group(
     found: &[(Vec3, ContactPoint)],
     margin: Real,
-    seeds: impl Fn(&(Vec3, ContactPoint)) -> bool,
     members: impl Fn(&Vec3) -> bool,
 ) -> Option<(Manifold, Vec3)> {
     let deepest = |x: &&(Vec3, ContactPoint), y: &&(Vec3, ContactPoint)| {
         x.1.depth.total_cmp(&y.1.depth).then(y.1.id.cmp(&x.1.id))
     };
-    let (normal, _) = *found.iter().filter(|x| seeds(x)).max_by(deepest)?;
+    let (normal, _) = *found.iter().filter(|x| members(&x.0)).max_by(deepest)?;
     let pts: SmallVec<[ContactPoint; 16]> = found
         .iter()
         .filter_map(|(n, p)| {
