@@ -10,6 +10,7 @@ use super::mesh::{InternalEdges, MeshRef};
 use super::{NarrowPhaseKind, Tolerance};
 use crate::geometry::{Aabb, Shape};
 use crate::math::{Pose, Real, Vec3};
+use smallvec::SmallVec;
 
 /// One convex (or mesh) part of a posed shape: its index in the compound, the shape, and its
 /// world pose.
@@ -37,6 +38,10 @@ pub fn child_id(id: u32, i: u32, j: u32) -> u32 {
     id ^ (i.wrapping_add(1).wrapping_mul(0x9E37_79B1)) ^ (j.wrapping_add(1).wrapping_mul(0x85EB_CA77))
 }
 
+/// A pair's child contacts, each point with its child pair's normal: up to sixteen (four child
+/// pairs' manifolds) without a heap allocation.
+pub type ChildContacts = SmallVec<[(Vec3, ContactPoint); 16]>;
+
 /// Every child pair's contact, each point with its pair's normal (world space, from A to B).
 pub fn child_contacts(
     a: &Shape,
@@ -46,23 +51,16 @@ pub fn child_contacts(
     tol: Tolerance,
     method: NarrowPhaseKind,
     edges: InternalEdges,
-) -> Vec<(Vec3, ContactPoint)> {
-    // B's parts and their boxes, listed on the heap only for a compound (a lone shape is one).
-    let (lone, lone_box, listed, listed_boxes): ([Part; 1], [Aabb; 1], Vec<Part>, Vec<Aabb>);
-    let (ys, boxes): (&[Part], &[Aabb]) = if b.is_compound() {
-        listed = parts(b, pb);
-        listed_boxes = listed.iter().map(|(_, s, p)| s.aabb(p)).collect();
-        (&listed, &listed_boxes)
-    } else {
-        lone = [(0, b, *pb)];
-        lone_box = [b.aabb(pb)];
-        (&lone, &lone_box)
-    };
-    let mut found = Vec::new();
+) -> ChildContacts {
+    // B's parts (a shape that is not a compound is one) and their boxes: on the heap only past
+    // eight children.
+    let ys: SmallVec<[Part; 8]> = parts_iter(b, pb).collect();
+    let boxes: SmallVec<[Aabb; 8]> = ys.iter().map(|(_, s, p)| s.aabb(p)).collect();
+    let mut found = ChildContacts::new();
     for (i, sa, qa) in parts_iter(a, pa) {
         let (i, sa, qa) = (&i, &sa, &qa);
         let reach = sa.aabb(qa).expanded(tol.margin);
-        for ((j, sb, qb), bb) in ys.iter().zip(boxes) {
+        for ((j, sb, qb), bb) in ys.iter().zip(&boxes) {
             if !reach.overlaps(bb) {
                 continue;
             }
