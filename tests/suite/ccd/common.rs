@@ -90,3 +90,24 @@ pub fn grid_mesh(half: Real, cells: u32, place: impl Fn(Real, Real) -> Vec3) -> 
     }
     Shape::TriangleMesh(Arc::new(collidoscope::geometry::TriangleMesh::new(v, t).unwrap()))
 }
+
+/// How far past a wall's face (at x = `wall_x`) a box of half width 0.1 m gets over 30 steps at
+/// the default settings (`Speculative`), set sliding along +x at `speed` from x = 0.3 on a floor
+/// whose top is at y = `floor_top`, both parts of the static `surface`; 0 when it stops before.
+pub fn slide_into_wall(surface: &Shape, floor_top: Real, wall_x: Real, speed: Real) -> Real {
+    let mut w = World::new(Settings::default());
+    assert_eq!(w.settings.ccd, CcdMode::Speculative);
+    w.add_body(Body::new(BodyKind::Static, surface.clone(), Pose::IDENTITY, Material::default()));
+    let half = 0.1;
+    let start = Pose::from_translation(Vec3::new(0.3, floor_top + half, 0.0));
+    let b = w.add_body(
+        Body::new(BodyKind::Dynamic, Shape::cuboid(Vec3::splat(half)), start, Material::default())
+            .with_velocity(Vec3::new(speed, 0.0, 0.0), Vec3::ZERO),
+    );
+    let mut deepest: Real = 0.0;
+    for _ in 0..30 {
+        w.step();
+        deepest = deepest.max(w.bodies()[b].pose.translation.x + half - wall_x);
+    }
+    deepest
+}

@@ -189,18 +189,24 @@ fn terrain(n: usize, cell: Real, mesh: bool) -> Shape {
     Shape::TriangleMesh(Arc::new(TriangleMesh::new(vertices, triangles).expect("a triangle mesh")))
 }
 
-/// 200 mixed bodies dropped 4–18 m onto hills (64 × 64 samples 0.5 m apart), as a height field
-/// and as a triangle mesh, at the default settings: none ends under the surface.
-#[test]
-fn a_rain_on_hilly_terrain_stays_on_it() {
+/// `count` bodies, each `shape(k, rng)`, dropped 4–18 m onto hills (64 × 64 samples 0.5 m
+/// apart) as a height field and as a triangle mesh, 150 steps at the default settings: each body
+/// whose centre is not finite, or ends within the hills (a body that rolled off their edge has
+/// not gone through) more than `below(body)` under the surface.
+fn rain_on_hills(
+    seed: u64,
+    count: usize,
+    mut shape: impl FnMut(usize, &mut SplitMix64) -> Shape,
+    below: impl Fn(&Body) -> Real,
+) -> Vec<String> {
     let mut failures = Vec::new();
     for mesh in [false, true] {
-        let mut rng = SplitMix64::new(7);
+        let mut rng = SplitMix64::new(seed);
         let ground = terrain(64, 0.5, mesh);
         let mut bodies = vec![Body::new(BodyKind::Static, ground, Pose::IDENTITY, Material::default())];
         let material = Material { restitution: 0.2, friction: 0.5, density: 1000.0 };
-        for k in 0..200 {
-            let shape = mixed_shape(k, rng.range(0.3, 0.6), &mut rng);
+        for k in 0..count {
+            let shape = shape(k, &mut rng);
             let (x, z) = (rng.range(-13.0, 13.0), rng.range(-13.0, 13.0));
             let at = Vec3::new(x, hill(x, z) + rng.range(4.0, 18.0), z);
             bodies.push(dynamic(shape, Pose::new(at, rng.rotation()), material));
@@ -212,68 +218,40 @@ fn a_rain_on_hilly_terrain_stays_on_it() {
         }
         for (i, b) in w.bodies().iter().enumerate().filter(|(_, b)| b.is_dynamic()) {
             let p = b.pose.translation;
-            // Within the hills (a body that rolled off their edge has not gone through), its
-            // centre more than its own size under the surface.
             let inside = p.x.abs() < 15.0 && p.z.abs() < 15.0;
-            if !p.is_finite() || (inside && p.y < hill(p.x, p.z) - 0.6) {
+            if !p.is_finite() || (inside && p.y < hill(p.x, p.z) - below(b)) {
                 failures.push(format!("{}: {}", if mesh { "mesh" } else { "height field" }, describe(&w, i, start[i])));
             }
         }
     }
+    failures
+}
+
+/// 200 mixed bodies dropped 4–18 m onto hills (64 × 64 samples 0.5 m apart), as a height field
+/// and as a triangle mesh, at the default settings: none ends its own size (0.6 m) under the
+/// surface.
+#[test]
+fn a_rain_on_hilly_terrain_stays_on_it() {
+    let failures = rain_on_hills(7, 200, |k, rng| mixed_shape(k, rng.range(0.3, 0.6), rng), |_| 0.6);
     assert!(failures.is_empty(), "bodies under the terrain:\n{}", failures.join("\n"));
 }
 
 /// 120 compounds (dumbbells, L shapes, chair-like frames of thin boards and legs) dropped 4–18 m
 /// onto the same hills, as a height field and as a triangle mesh, at the default settings: none
-/// ends under the surface. Each body's pair with the surface keeps a manifold per direction its
-/// children push, a leg's and a seat's among them.
+/// ends with its centre of mass more than its own reach under the surface. Each body's pair with
+/// the surface keeps a manifold per direction its children push, a leg's and a seat's among them.
 #[test]
 fn compounds_rained_on_hilly_terrain_stay_on_it() {
-    use crate::compound::{compound, dumbbell, l_shape};
-    let chair = |s: Real| {
-        let leg = |x: Real, z: Real| {
-            (Shape::cuboid(Vec3::new(0.03, 0.23, 0.03) * s), Pose::from_translation(Vec3::new(x, 0.23, z) * s))
-        };
-        compound(vec![
-            (Shape::cuboid(Vec3::new(0.3, 0.04, 0.3) * s), Pose::from_translation(Vec3::new(0.0, 0.5, 0.0) * s)),
-            (Shape::cuboid(Vec3::new(0.3, 0.35, 0.03) * s), Pose::from_translation(Vec3::new(0.0, 0.89, -0.27) * s)),
-            leg(0.25, 0.25),
-            leg(-0.25, 0.25),
-            leg(0.25, -0.25),
-            leg(-0.25, -0.25),
-        ])
+    use crate::compound::{chair, dumbbell, l_shape};
+    let shape = |k: usize, rng: &mut SplitMix64| {
+        let s = rng.range(0.6, 1.2);
+        match k % 3 {
+            0 => dumbbell(0.2 * s, 0.35 * s),
+            1 => l_shape(0.5 * s),
+            _ => chair(s),
+        }
     };
-    let mut failures = Vec::new();
-    for mesh in [false, true] {
-        let mut rng = SplitMix64::new(11);
-        let ground = terrain(64, 0.5, mesh);
-        let mut bodies = vec![Body::new(BodyKind::Static, ground, Pose::IDENTITY, Material::default())];
-        let material = Material { restitution: 0.2, friction: 0.5, density: 1000.0 };
-        for k in 0..120 {
-            let s = rng.range(0.6, 1.2);
-            let shape = match k % 3 {
-                0 => dumbbell(0.2 * s, 0.35 * s),
-                1 => l_shape(0.5 * s),
-                _ => chair(s),
-            };
-            let (x, z) = (rng.range(-13.0, 13.0), rng.range(-13.0, 13.0));
-            let at = Vec3::new(x, hill(x, z) + rng.range(4.0, 18.0), z);
-            bodies.push(dynamic(shape, Pose::new(at, rng.rotation()), material));
-        }
-        let mut w = world(Settings::default(), bodies);
-        let start: Vec<Vec3> = w.bodies().iter().map(|b| b.pose.translation).collect();
-        for _ in 0..150 {
-            w.step();
-        }
-        for (i, b) in w.bodies().iter().enumerate().filter(|(_, b)| b.is_dynamic()) {
-            let p = b.pose.translation;
-            // Within the hills, its centre of mass more than its own reach under the surface.
-            let inside = p.x.abs() < 15.0 && p.z.abs() < 15.0;
-            if !p.is_finite() || (inside && p.y < hill(p.x, p.z) - b.shape.bounding_radius()) {
-                failures.push(format!("{}: {}", if mesh { "mesh" } else { "height field" }, describe(&w, i, start[i])));
-            }
-        }
-    }
+    let failures = rain_on_hills(11, 120, shape, |b| b.shape.bounding_radius());
     assert!(failures.is_empty(), "compounds under the terrain:\n{}", failures.join("\n"));
 }
 

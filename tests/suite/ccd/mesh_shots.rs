@@ -4,7 +4,7 @@
 //! so the sweep, not the speculative reach, stops it): no centre ever crosses the floor. Fixed
 //! seeds; a failure prints the case.
 
-use super::common::{KINDS, bullet, grid_mesh, rotation, settings, shape, world};
+use super::common::{KINDS, bullet, grid_mesh, rotation, settings, shape, slide_into_wall, world};
 use collidoscope::ccd::{CcdMode, Motion, mesh_time_of_impact, toi_target};
 use collidoscope::geometry::HeightField;
 use collidoscope::math::{Pose, Real, Vec3};
@@ -191,20 +191,7 @@ fn a_body_sliding_on_a_mesh_floor_stops_at_the_mesh_wall() {
     let t = vec![[0, 3, 2], [0, 2, 1], [1, 5, 4], [1, 2, 5]];
     let u = Shape::TriangleMesh(Arc::new(collidoscope::geometry::TriangleMesh::new(v, t).unwrap()));
     for speed in [5.0, 10.0, 20.0, 30.0, 40.0] {
-        let mut w = collidoscope::World::new(Settings::default());
-        assert_eq!(w.settings.ccd, CcdMode::Speculative);
-        w.add_body(Body::new(BodyKind::Static, u.clone(), Pose::IDENTITY, Material::default()));
-        let half = 0.1;
-        let start = Pose::from_translation(Vec3::new(0.3, half, 0.0));
-        let b = w.add_body(
-            Body::new(BodyKind::Dynamic, Shape::cuboid(Vec3::splat(half)), start, Material::default())
-                .with_velocity(Vec3::new(speed, 0.0, 0.0), Vec3::ZERO),
-        );
-        let mut deepest: Real = 0.0;
-        for _ in 0..30 {
-            w.step();
-            deepest = deepest.max(w.bodies()[b].pose.translation.x + half - 1.0);
-        }
+        let deepest = slide_into_wall(&u, 0.0, 1.0, speed);
         assert!(deepest < 0.01, "at {speed} m/s the box went {deepest} m into the mesh wall");
     }
 }

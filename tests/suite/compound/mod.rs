@@ -39,3 +39,19 @@ pub fn l_shape(s: f32) -> Shape {
         ),
     ])
 }
+
+/// A chair `s` metres to a unit: a seat of a thin board 0.5 above its origin, a back, and four
+/// thin legs standing on the origin's plane.
+pub fn chair(s: f32) -> Shape {
+    let leg = |x: f32, z: f32| {
+        (Shape::cuboid(Vec3::new(0.03, 0.23, 0.03) * s), Pose::from_translation(Vec3::new(x, 0.23, z) * s))
+    };
+    compound(vec![
+        (Shape::cuboid(Vec3::new(0.3, 0.04, 0.3) * s), Pose::from_translation(Vec3::new(0.0, 0.5, 0.0) * s)),
+        (Shape::cuboid(Vec3::new(0.3, 0.35, 0.03) * s), Pose::from_translation(Vec3::new(0.0, 0.89, -0.27) * s)),
+        leg(0.25, 0.25),
+        leg(-0.25, 0.25),
+        leg(0.25, -0.25),
+        leg(-0.25, -0.25),
+    ])
+}
