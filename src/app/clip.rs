@@ -32,6 +32,8 @@ pub struct ClipOptions {
     pub fps: Option<u32>,
     /// Debug layers to turn on (names as [`super::viewport::Layers::NAMES`]).
     pub layers: Vec<String>,
+    /// Draw static bodies see-through ([`ViewOptions::see_through_statics`]).
+    pub see_through_statics: bool,
     /// Settings changed on a scene (name, RON value); a recording replays its own.
     pub sets: Vec<(String, String)>,
 }
@@ -61,9 +63,7 @@ pub fn display_available() -> bool {
 /// Renders the clip and writes it. Every check that can fail (the layers, the case, the
 /// settings, the range, the output, a display) fails before a window opens, in that order.
 pub fn record_clip(opts: &ClipOptions) -> Result<ClipSummary, AppError> {
-    for name in &opts.layers {
-        super::viewport::Layers::default().set(name, true)?;
-    }
+    let view = clip_view(&opts.layers, opts.see_through_statics)?;
     let mut case = Case::load(&opts.case)?;
     if !opts.sets.is_empty() {
         let Case::Scene(scene) = &mut case else {
@@ -99,7 +99,7 @@ pub fn record_clip(opts: &ClipOptions) -> Result<ClipSummary, AppError> {
     if !display_available() {
         return Err(AppError::NoDisplay);
     }
-    let frames = render_frames(&case, range, opts.camera, opts.size, &opts.layers, None)?;
+    let frames = render_frames(&case, range, opts.camera, opts.size, &view, None)?;
     match &opts.output {
         ClipOutput::Gif(path) => write_gif(path, &frames, delay_cs)?,
         ClipOutput::Pngs(dir) => {
@@ -111,25 +111,32 @@ pub fn record_clip(opts: &ClipOptions) -> Result<ClipSummary, AppError> {
     Ok(ClipSummary { frames: frames.len(), range, delay_cs })
 }
 
-/// Opens a window of `size` pixels showing only the 3D view with `layers` on, steps `case`
-/// through `range` and returns one frame per step of it. The camera is `camera`, else the
-/// scene's, else the moving bodies framed as they are at the first frame and at `framed_at`
-/// (default: the last frame).
+/// A clip's view: only the 3D view (no help line), the default layers and those named in
+/// `layers`, static bodies see-through if asked. An unknown layer name is an error.
+pub fn clip_view(layers: &[String], see_through_statics: bool) -> Result<ViewOptions, AppError> {
+    let mut view = ViewOptions { bare: true, see_through_statics, ..Default::default() };
+    for name in layers {
+        view.layers.set(name, true)?;
+    }
+    Ok(view)
+}
+
+/// Opens a window of `size` pixels showing only the 3D view as `view` draws it ([`clip_view`]),
+/// steps `case` through `range` and returns one frame per step of it. The camera is `camera`,
+/// else the scene's, else the moving bodies framed as they are at the first frame and at
+/// `framed_at` (default: the last frame).
 pub fn render_frames(
     case: &Case,
     range: ClipRange,
     camera: Option<CameraDesc>,
     size: [u32; 2],
-    layers: &[String],
+    view: &ViewOptions,
     framed_at: Option<u64>,
 ) -> Result<Vec<Image>, AppError> {
     if !display_available() {
         return Err(AppError::NoDisplay);
     }
-    let mut view = ViewOptions { bare: true, ..Default::default() };
-    for name in layers {
-        view.layers.set(name, true)?;
-    }
+    let view = view.clone();
     // The world at the first frame and at `framed_at`, to frame what moves over the clip.
     let run = CaseRun::new(case, range.from)?;
     let mut last = CaseRun::new(case, range.from)?;
@@ -301,7 +308,7 @@ impl eframe::App for ClipWindow {
 
 /// The timeline's "Export clip…": `collidoscope clip` run on the recording in a child process
 /// (a second window; this one stays responsive), from a copy of the recording in the temporary
-/// folder, with this view's camera and layers.
+/// folder, with this view's camera, layers and see-through statics.
 pub struct ClipExport {
     child: std::process::Child,
     out: PathBuf,
@@ -335,6 +342,7 @@ impl ClipExport {
         out: PathBuf,
         camera: &Camera,
         layers: &[&str],
+        see_through_statics: bool,
     ) -> Result<ClipExport, ClipExportError> {
         static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -342,7 +350,7 @@ impl ClipExport {
         crate::scene::write_atomic(&tmp, &recording.to_binary(Default::default()))?;
         let exe = std::env::current_exe().map_err(ClipExportError::NoProgram)?;
         let child = std::process::Command::new(exe)
-            .args(export_args(&tmp, &out, recording.steps(), camera, layers))
+            .args(export_args(&tmp, &out, recording.steps(), camera, layers, see_through_statics))
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
@@ -387,6 +395,7 @@ pub fn export_args(
     steps: u64,
     camera: &Camera,
     layers: &[&str],
+    see_through_statics: bool,
 ) -> Vec<std::ffi::OsString> {
     let (e, t) = (camera.eye(), camera.target);
     let mut args: Vec<std::ffi::OsString> = vec!["clip".into(), recording.into(), "-o".into(), out.into()];
@@ -402,6 +411,9 @@ pub fn export_args(
     }
     for l in layers {
         args.extend(["--layer".into(), (*l).into()]);
+    }
+    if see_through_statics {
+        args.push("--see-through".into());
     }
     args
 }

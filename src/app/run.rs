@@ -34,6 +34,8 @@ pub struct AppOptions {
     pub select: Option<usize>,
     /// Debug layers to turn on (names as [`super::viewport::Layers::NAMES`]).
     pub layers: Vec<String>,
+    /// Draw static bodies see-through (over what the last run remembered).
+    pub see_through_statics: bool,
     /// Settings to change (name, RON value) on the opened scene's world.
     pub sets: Vec<(String, String)>,
     /// Where the camera starts, over the scene's own.
@@ -185,6 +187,9 @@ fn build_app_with(
     }
     for name in &opts.layers {
         app.view_mut().layers.set(name, true)?;
+    }
+    if opts.see_through_statics {
+        app.view_mut().see_through_statics = true;
     }
     if !opts.sets.is_empty() {
         let mut settings = app.world().settings.clone();

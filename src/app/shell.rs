@@ -867,6 +867,9 @@ impl App {
         if pressed(Key::C) {
             self.view.follow = !self.view.follow;
         }
+        if pressed(Key::X) {
+            self.view.see_through_statics = !self.view.see_through_statics;
+        }
     }
 
     /// "Pause at a body leaving the view": stops the clock when a moving body that was in the
@@ -1045,7 +1048,8 @@ impl App {
             Command::ExportClip(p) => {
                 let Some(review) = &self.sim.record.review else { return };
                 let layers = self.view.layers.names_on();
-                let started = super::clip::ClipExport::start(&review.recording, p, self.viewport.camera(), &layers);
+                let (camera, see_through) = (self.viewport.camera(), self.view.see_through_statics);
+                let started = super::clip::ClipExport::start(&review.recording, p, camera, &layers, see_through);
                 self.sim.record.status = Some(Status::of(started, |job| {
                     let line = format!("Exporting the clip to {}…", job.out().display());
                     self.clip_export = Some(job);

@@ -36,6 +36,9 @@ pub struct AppArgs {
     /// candidate_pairs, ccd, narrow_phase, mesh, grid, axes, trails, joints); repeat for several.
     #[arg(long = "layer", value_name = "NAME")]
     pub layers: Vec<String>,
+    /// Draw static bodies (floors, walls, terrain) see-through, as the key X does.
+    #[arg(long)]
+    pub see_through: bool,
     /// Change a setting of the opened scene, as `run --set` does, e.g. `--set
     /// internal_edges=None`; repeat for several. With `--compare`, both sides start from it.
     #[arg(long = "set", value_name = "FIELD=VALUE", value_parser = parse_assignment)]
@@ -107,6 +110,7 @@ pub fn open_app(args: AppArgs) -> Result<(), CliError> {
         presentation,
         select,
         layers,
+        see_through,
         sets,
         camera,
         size,
@@ -142,6 +146,7 @@ pub fn open_app(args: AppArgs) -> Result<(), CliError> {
         presentation,
         select,
         layers,
+        see_through_statics: see_through,
         sets,
         camera,
         size,

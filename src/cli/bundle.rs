@@ -100,7 +100,7 @@ pub fn make(case: &Path, scene: &Scene, steps: u64, report: &Report) -> Result<(
 /// event), or why there is none.
 #[cfg(feature = "gui")]
 fn clip(recording: &Recording, from: u64, to: u64, event: Option<u64>) -> Result<Vec<u8>, NoClip> {
-    use collidoscope::app::clip::{DEFAULT_SIZE, display_available, render_frames};
+    use collidoscope::app::clip::{DEFAULT_SIZE, clip_view, display_available, render_frames};
     use collidoscope::clip::{ClipRange, encode_gif, frame_delay};
     if !display_available() {
         return Err(NoClip::NoDisplay { from, to });
@@ -108,7 +108,7 @@ fn clip(recording: &Recording, from: u64, to: u64, event: Option<u64>) -> Result
     let made = || -> Result<Vec<u8>, collidoscope::app::AppError> {
         let range = ClipRange::new(from, to, 1, Some(recording.steps()))?;
         let case = collidoscope::record::Case::Recording(Box::new(recording.clone()));
-        let frames = render_frames(&case, range, None, DEFAULT_SIZE, &[], event)?;
+        let frames = render_frames(&case, range, None, DEFAULT_SIZE, &clip_view(&[], false)?, event)?;
         Ok(encode_gif(&frames, frame_delay(None, recording.scene.settings.dt as f64, 1)?)?)
     };
     made().map_err(|e| NoClip::NotRendered { from, to, message: e.to_string() })

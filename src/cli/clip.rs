@@ -37,6 +37,9 @@ pub struct ClipArgs {
     /// Turn a debug layer on (as for the app); repeat for several.
     #[arg(long = "layer", value_name = "NAME")]
     pub layers: Vec<String>,
+    /// Draw static bodies (floors, walls, terrain) see-through, as the app's X does.
+    #[arg(long)]
+    pub see_through: bool,
     /// Change a setting of a scene, e.g. `--set ccd=Off`; repeat for several.
     #[arg(long = "set", value_name = "FIELD=VALUE", value_parser = parse_assignment)]
     pub sets: Vec<(String, String)>,
@@ -68,6 +71,7 @@ pub fn run(args: &ClipArgs) -> Result<(), CliError> {
         size: args.size,
         fps: args.fps,
         layers: args.layers.clone(),
+        see_through_statics: args.see_through,
         sets: args.sets.clone(),
     };
     let s = collidoscope::app::clip::record_clip(&opts)?;

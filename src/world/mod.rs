@@ -622,6 +622,11 @@ impl World {
 
     /// The first body the ray hits, with the hit.
     pub fn ray_cast(&self, ray: &Ray, max_t: Real) -> Option<(usize, RayHit)> {
+        self.ray_cast_where(ray, max_t, |_| true)
+    }
+
+    /// The first body the ray hits of those `keep` accepts, with the hit.
+    pub fn ray_cast_where(&self, ray: &Ray, max_t: Real, keep: impl Fn(&Body) -> bool) -> Option<(usize, RayHit)> {
         let mut candidates = Vec::new();
         let indexed = self.indexed.min(self.bodies.len()).min(self.aabbs.len());
         self.broad_phase.query_ray(&self.aabbs[..indexed], ray, max_t, &mut candidates);
@@ -640,7 +645,10 @@ impl World {
             .into_iter()
             .filter_map(|i| {
                 let b = &self.bodies[i as usize];
-                crate::geometry::ray_cast(&b.shape, &b.pose, ray, max_t).map(|h| (i as usize, h))
+                keep(b)
+                    .then(|| crate::geometry::ray_cast(&b.shape, &b.pose, ray, max_t))
+                    .flatten()
+                    .map(|h| (i as usize, h))
             })
             .min_by(|x, y| x.1.t.total_cmp(&y.1.t).then(x.0.cmp(&y.0)))
     }

@@ -135,7 +135,7 @@ fn the_timelines_export_words_make_a_clip_of_the_whole_recording() {
     let rec = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/recordings/tunneling_ccd_toi.ron");
     let steps = collidoscope::record::Recording::load(&rec).unwrap().steps();
     let camera = Camera::looking(Vec3::new(-1.0, 1.6, 12.5), Vec3::new(-1.0, 0.8, 0.0));
-    let words = export_args(&rec, &gif, steps, &camera, &["trails", "ccd"]);
+    let words = export_args(&rec, &gif, steps, &camera, &["trails", "ccd"], true);
     let shown = display();
     let mut c = bin();
     c.args(&words).arg("--size").arg("96x54");

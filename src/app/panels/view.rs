@@ -79,6 +79,10 @@ impl ViewPanel {
             }
         });
 
+        ui.checkbox(&mut view.see_through_statics, "See-through static bodies (X)").on_hover_text(
+            "Draw floors, walls and terrain see-through, so a pile inside a walled bin or a body pushed into a wall stays in sight. A click then selects the moving body behind a static one.",
+        );
+
         ui.add_space(6.0);
         ui.strong("Colour bodies by");
         ui.horizontal(|ui| {

@@ -92,6 +92,11 @@ pub enum MeshKey {
 pub struct Batch {
     pub mesh: MeshKey,
     pub instances: Range<u32>,
+    /// Instances of static bodies (each batch holds static bodies only, or none).
+    pub fixed: bool,
+    /// Drawn see-through, after every opaque batch: static bodies while
+    /// [`ViewOptions::see_through_statics`] is on.
+    pub see_through: bool,
 }
 
 /// Everything the GPU needs to draw one frame.
@@ -99,7 +104,7 @@ pub struct Batch {
 pub struct FrameData {
     pub uniforms: Uniforms,
     pub instances: Vec<Instance>,
-    /// Instance ranges by mesh, each mesh once.
+    /// Instance ranges by mesh, each mesh once for moving bodies and once for static ones.
     pub batches: Vec<Batch>,
     /// The distinct hulls, triangle meshes and height fields in this frame, in order of first
     /// use: one GPU mesh each.
@@ -188,6 +193,7 @@ struct Built {
     selected: Option<usize>,
     body_colors: Option<Vec<[f32; 3]>>,
     broad_phase_depth: Option<u32>,
+    see_through_statics: bool,
     extra: DebugDraw,
 }
 
@@ -202,6 +208,7 @@ impl Built {
             selected: view.selected,
             body_colors: view.body_colors.clone(),
             broad_phase_depth: view.broad_phase_depth,
+            see_through_statics: view.see_through_statics,
             extra: view.extra.clone(),
         }
     }
@@ -213,6 +220,7 @@ impl Built {
             && self.color_mode == view.color_mode
             && self.selected == view.selected
             && self.broad_phase_depth == view.broad_phase_depth
+            && self.see_through_statics == view.see_through_statics
             && self.body_colors == view.body_colors
             && self.extra == view.extra
             && self.settings == world.settings
@@ -433,7 +441,8 @@ fn store_streaming<T: Streamed>(slot: &mut MaybeUninit<T>, value: T) {
 }
 
 /// Where each instance of the bodies comes from, in the order the instances are drawn: grouped
-/// by mesh, in body order within a group. It depends on the bodies' shapes and kinds only, so it
+/// by mesh, moving bodies' groups first, then static bodies' (which the view can draw
+/// see-through), in body order within a group. It depends on the bodies' shapes and kinds only, so it
 /// is built once per [`World::bodies_revision`] and each frame only places and colours.
 #[derive(Default)]
 struct Layout {
@@ -448,8 +457,9 @@ struct Layout {
     /// The non-static bodies with no part (a compound without children, or of compounds only),
     /// which count towards the grid's reach all the same.
     unplaced: Vec<u32>,
-    /// Scratch for the build: parts by mesh group, and hull address -> group.
-    groups: Vec<Vec<Part>>,
+    /// Scratch for the build: parts by mesh group, of moving bodies (`[0]`) and of static
+    /// ones (`[1]`), and hull address -> group.
+    groups: [Vec<Vec<Part>>; 2],
     hull_index: HashMap<usize, usize>,
 }
 
@@ -490,13 +500,16 @@ impl Layout {
         self.children.clear();
         self.unplaced.clear();
         self.hull_index.clear();
-        self.groups.iter_mut().for_each(Vec::clear);
-        if self.groups.len() < Self::FIXED {
-            self.groups.resize_with(Self::FIXED, Vec::new);
+        for groups in &mut self.groups {
+            groups.iter_mut().for_each(Vec::clear);
+            if groups.len() < Self::FIXED {
+                groups.resize_with(Self::FIXED, Vec::new);
+            }
         }
         for (i, b) in world.bodies().iter().enumerate() {
             let state_colors = [state_color(i, b.kind, false), state_color(i, b.kind, true)];
             let reach = b.kind != BodyKind::Static;
+            let groups = &mut self.groups[usize::from(!reach)];
             let part = |child: u32, scale: Vec3| Part {
                 body: i as u32,
                 child,
@@ -526,13 +539,13 @@ impl Layout {
             for &(shape, child) in shapes {
                 placed |= !matches!(shape, Shape::Compound(_));
                 match shape {
-                    Shape::Sphere(s) => self.groups[0].push(part(child, Vec3::splat(s.radius))),
-                    Shape::Cuboid(c) => self.groups[1].push(part(child, c.half_extents)),
+                    Shape::Sphere(s) => groups[0].push(part(child, Vec3::splat(s.radius))),
+                    Shape::Cuboid(c) => groups[1].push(part(child, c.half_extents)),
                     Shape::Capsule(c) => {
-                        self.groups[2].push(part(child, Vec3::new(c.radius, c.half_height, c.radius)));
+                        groups[2].push(part(child, Vec3::new(c.radius, c.half_height, c.radius)));
                         for end in [Part::END_UP, Part::END_DOWN] {
                             let p = Part { end, half_height: c.half_height, ..part(child, Vec3::splat(c.radius)) };
-                            self.groups[0].push(p);
+                            groups[0].push(p);
                         }
                     }
                     Shape::ConvexHull(_) | Shape::TriangleMesh(_) | Shape::HeightField(_) => {
@@ -541,10 +554,10 @@ impl Layout {
                             custom.push(shape.clone());
                             Self::FIXED + custom.len() - 1
                         });
-                        if self.groups.len() <= g {
-                            self.groups.resize_with(g + 1, Vec::new);
+                        if groups.len() <= g {
+                            groups.resize_with(g + 1, Vec::new);
                         }
-                        self.groups[g].push(part(child, Vec3::ONE));
+                        groups[g].push(part(child, Vec3::ONE));
                     }
                     Shape::Compound(_) => {}
                 }
@@ -554,20 +567,24 @@ impl Layout {
             }
         }
         let used = Self::FIXED + self.custom.len();
-        self.parts.reserve_exact(self.groups[..used].iter().map(Vec::len).sum());
-        for (g, group) in self.groups[..used].iter().enumerate() {
-            if group.is_empty() {
-                continue;
+        let groups = self.groups.iter().flat_map(|g| g.iter().take(used));
+        self.parts.reserve_exact(groups.map(Vec::len).sum());
+        for (fixed, groups) in self.groups.iter().enumerate() {
+            for (g, group) in groups.iter().take(used).enumerate() {
+                if group.is_empty() {
+                    continue;
+                }
+                let start = self.parts.len() as u32;
+                self.parts.extend_from_slice(group);
+                let mesh = match g {
+                    0 => MeshKey::Sphere,
+                    1 => MeshKey::Cube,
+                    2 => MeshKey::Cylinder,
+                    _ => MeshKey::Hull(g - Self::FIXED),
+                };
+                let instances = start..self.parts.len() as u32;
+                self.batches.push(Batch { mesh, instances, fixed: fixed == 1, see_through: false });
             }
-            let start = self.parts.len() as u32;
-            self.parts.extend_from_slice(group);
-            let mesh = match g {
-                0 => MeshKey::Sphere,
-                1 => MeshKey::Cube,
-                2 => MeshKey::Cylinder,
-                _ => MeshKey::Hull(g - Self::FIXED),
-            };
-            self.batches.push(Batch { mesh, instances: start..self.parts.len() as u32 });
         }
     }
 }
@@ -588,6 +605,9 @@ fn body_instances(
     layout.update(world);
     scratch.colors.prepare(world, view.color_mode);
     batches.clone_from(&layout.batches);
+    for b in &mut batches {
+        b.see_through = b.fixed && view.see_through_statics;
+    }
     custom.clone_from(&layout.custom);
     // One instance per part, every slot written below.
     let count = layout.parts.len();

@@ -121,6 +121,7 @@ impl Target {
 /// Everything on the GPU for one viewport; lives in egui's callback resources.
 pub(super) struct ViewportGpu {
     mesh_pipeline: wgpu::RenderPipeline,
+    see_through_pipeline: wgpu::RenderPipeline,
     line_pipeline: wgpu::RenderPipeline,
     point_pipeline: wgpu::RenderPipeline,
     marker_pipeline: wgpu::RenderPipeline,
@@ -229,8 +230,8 @@ impl ViewportGpu {
                 },
                 primitive: wgpu::PrimitiveState {
                     topology,
-                    cull_mode: (topology == wgpu::PrimitiveTopology::TriangleList && depth_write)
-                        .then_some(wgpu::Face::Back),
+                    // Meshes show their front faces; the screen-facing markers have no back.
+                    cull_mode: (vs == "vs_mesh").then_some(wgpu::Face::Back),
                     ..Default::default()
                 },
                 depth_stencil: Some(wgpu::DepthStencilState {
@@ -267,6 +268,18 @@ impl ViewportGpu {
             wgpu::CompareFunction::Greater,
             None,
         );
+        // Static bodies drawn see-through: after the opaque meshes, blended, hiding nothing
+        // behind them (no depth written), hidden by what stands in front of them.
+        let see_through_pipeline = pipeline(
+            "viewport see-through meshes",
+            ("vs_mesh", &[]),
+            "fs_mesh_see_through",
+            &mesh_buffers,
+            wgpu::PrimitiveTopology::TriangleList,
+            false,
+            wgpu::CompareFunction::Greater,
+            alpha,
+        );
         let line_pipeline = pipeline(
             "viewport lines",
             ("vs_line", &[]),
@@ -302,6 +315,7 @@ impl ViewportGpu {
 
         ViewportGpu {
             mesh_pipeline,
+            see_through_pipeline,
             line_pipeline,
             point_pipeline,
             marker_pipeline,
@@ -379,10 +393,15 @@ impl ViewportGpu {
         });
         pass.set_bind_group(0, &self.bind_group, &[]);
 
-        if !frame.instances.is_empty() {
-            pass.set_pipeline(&self.mesh_pipeline);
+        // Opaque bodies first, then the see-through ones over them.
+        for (see_through, pipeline) in [(false, &self.mesh_pipeline), (true, &self.see_through_pipeline)] {
+            let mut batches = frame.batches.iter().filter(|b| b.see_through == see_through).peekable();
+            if batches.peek().is_none() {
+                continue;
+            }
+            pass.set_pipeline(pipeline);
             pass.set_vertex_buffer(1, self.instances.buffer.slice(..));
-            for batch in &frame.batches {
+            for batch in batches {
                 let mesh = match batch.mesh {
                     MeshKey::Sphere => &self.sphere,
                     MeshKey::Cube => &self.cube,

@@ -3,7 +3,8 @@
 
 use super::colors::{self, SPEED_FULL_SCALE};
 use super::{ColorMode, SHOOT_SPEED, ViewAction, ViewOptions, Viewport};
-use crate::geometry::Ray;
+use crate::dynamics::BodyKind;
+use crate::geometry::{Ray, RayHit};
 use crate::math::Vec3;
 use crate::world::World;
 use eframe::egui::{self, Color32, FontId, Key, PointerButton, Pos2, Rect, Response};
@@ -49,6 +50,14 @@ pub(super) fn ray_plane(ray: &Ray, point: Vec3, normal: Vec3) -> Option<Vec3> {
     (t >= 0.0 && t.is_finite()).then(|| ray.at(t))
 }
 
+/// The body a click along `ray` lands on: the nearest one it meets; with static bodies drawn
+/// see-through, the nearest moving one if it meets any, so a body behind a wall can be picked
+/// and dragged through it.
+fn body_under(world: &World, ray: &Ray, view: &ViewOptions) -> Option<(usize, RayHit)> {
+    let moving = || world.ray_cast_where(ray, PICK_RANGE, |b| b.kind != BodyKind::Static);
+    view.see_through_statics.then(moving).flatten().or_else(|| world.ray_cast(ray, PICK_RANGE))
+}
+
 impl Viewport {
     pub(super) fn handle_input(
         &mut self,
@@ -56,7 +65,7 @@ impl Viewport {
         response: &Response,
         rect: Rect,
         world: &World,
-        pick_joints: bool,
+        view: &ViewOptions,
         actions: &mut Vec<ViewAction>,
     ) {
         let (shift, press_origin, pointer) =
@@ -77,7 +86,7 @@ impl Viewport {
             } else if primary && self.tool {
                 Drag::Tool { press: press_origin.unwrap_or(rect.center()) }
             } else if primary {
-                self.try_grab(press_origin.unwrap_or(rect.center()), rect, world, actions).unwrap_or(Drag::Orbit)
+                self.try_grab(press_origin.unwrap_or(rect.center()), rect, world, view, actions).unwrap_or(Drag::Orbit)
             } else {
                 Drag::Orbit
             };
@@ -112,7 +121,7 @@ impl Viewport {
         if response.clicked()
             && let Some(pos) = pointer
         {
-            actions.push(self.pick(pos, rect, world, pick_joints));
+            actions.push(self.pick(pos, rect, world, view));
         }
 
         if response.hovered() {
@@ -124,10 +133,11 @@ impl Viewport {
     }
 
     /// What a click at `pos` selects: a joint drawn near it (when joints are drawn) unless a
-    /// body stands well in front of it, else the body under it, else nothing.
-    fn pick(&self, pos: Pos2, rect: Rect, world: &World, pick_joints: bool) -> ViewAction {
+    /// body stands well in front of it, else the body under it ([`body_under`]), else nothing.
+    fn pick(&self, pos: Pos2, rect: Rect, world: &World, view: &ViewOptions) -> ViewAction {
         let ray = self.camera.ray_through(pos, rect);
-        let body = world.ray_cast(&ray, PICK_RANGE);
+        let body = body_under(world, &ray, view);
+        let pick_joints = view.layers.joints;
         let slope = JOINT_PICK_POINTS * 2.0 * (self.camera.fov_y * 0.5).tan() / rect.height().max(1.0);
         let joint = world.joint_at_ray(&ray, slope).filter(|&(_, t)| {
             pick_joints && body.as_ref().is_none_or(|(_, hit)| t <= hit.t * ray.dir.length() + JOINT_PICK_DEPTH)
@@ -146,9 +156,16 @@ impl Viewport {
     }
 
     /// Starts a body drag if the press landed on a dynamic body.
-    fn try_grab(&self, at: Pos2, rect: Rect, world: &World, actions: &mut Vec<ViewAction>) -> Option<Drag> {
+    fn try_grab(
+        &self,
+        at: Pos2,
+        rect: Rect,
+        world: &World,
+        view: &ViewOptions,
+        actions: &mut Vec<ViewAction>,
+    ) -> Option<Drag> {
         let ray = self.camera.ray_through(at, rect);
-        let (body, hit) = world.ray_cast(&ray, PICK_RANGE)?;
+        let (body, hit) = body_under(world, &ray, view)?;
         let b = &world.bodies()[body];
         if !b.is_dynamic() {
             return None;
@@ -227,7 +244,7 @@ pub(super) fn draw_overlay(
     let drag = if tool { "drag: the tool (top left)" } else { "drag: orbit or pull a body" };
     let help = format!(
         "{drag} · right-drag: orbit · middle or shift-drag: pan · wheel: zoom · F: frame all · C: follow selected · \
-         B: shoot · I J K L: orbit keys"
+         X: see-through statics · B: shoot · I J K L: orbit keys"
     );
     if !view.bare {
         let galley = if view.folded {

@@ -53,6 +53,10 @@ pub struct ViewOptions {
     pub trails: Vec<crate::session::trails::Trail>,
     /// Keep the camera's target on the selected body as it moves (key C).
     pub follow: bool,
+    /// Draw static bodies (floors, walls, terrain) see-through, so a pile inside a walled bin
+    /// or a body pushed into a wall stays in sight; a click then selects the body behind a
+    /// static one, if there is one (key X).
+    pub see_through_statics: bool,
     /// A narrow view (one of A/B's): the legend and the help each on one line. Not persisted.
     #[serde(skip)]
     pub folded: bool,
@@ -249,6 +253,8 @@ pub struct Viewport {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FrameStats {
     pub instances: usize,
+    /// Instances drawn see-through (static bodies, [`ViewOptions::see_through_statics`]).
+    pub see_through_instances: usize,
     pub draw_batches: usize,
     pub lines: usize,
     pub points: usize,
@@ -348,7 +354,7 @@ impl Viewport {
         let (rect, response) = ui.allocate_exact_size(size, Sense::click_and_drag());
         self.last_rect = rect;
         let mut actions = Vec::new();
-        self.handle_input(ui, &response, rect, world, view.layers.joints, &mut actions);
+        self.handle_input(ui, &response, rect, world, view, &mut actions);
 
         let ppp = ui.ctx().pixels_per_point();
         let size_px = [(rect.width() * ppp).round().max(1.0), (rect.height() * ppp).round().max(1.0)];
@@ -358,6 +364,7 @@ impl Viewport {
         let frame = build_frame_into(world, view, &self.camera, size_px, ppp, &mut self.scratch);
         self.stats = FrameStats {
             instances: frame.instances.len(),
+            see_through_instances: frame.batches.iter().filter(|b| b.see_through).map(|b| b.instances.len()).sum(),
             draw_batches: frame.batches.len(),
             lines: frame.line_count(),
             points: frame.point_count(),

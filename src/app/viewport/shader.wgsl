@@ -62,6 +62,23 @@ fn vs_mesh(
 
 @fragment
 fn fs_mesh(in: MeshOut) -> @location(0) vec4<f32> {
+    return vec4<f32>(shade(in), 1.0);
+}
+
+// How much of a see-through static body's colour covers what lies behind it.
+const SEE_THROUGH_ALPHA: f32 = 0.22;
+
+// A static body drawn see-through (blended, after the opaque bodies, writing no depth): faces
+// seen edge-on stay a little more opaque, so the outline of a wall or a floor still reads.
+@fragment
+fn fs_mesh_see_through(in: MeshOut) -> @location(0) vec4<f32> {
+    let facing = abs(dot(normalize(in.normal), normalize(u.eye.xyz - in.world)));
+    let alpha = SEE_THROUGH_ALPHA + (1.0 - facing) * 0.25;
+    return vec4<f32>(shade(in), alpha);
+}
+
+// The lit, sRGB-encoded colour of a mesh fragment.
+fn shade(in: MeshOut) -> vec3<f32> {
     let n = normalize(in.normal);
     let v = normalize(u.eye.xyz - in.world);
     let l = u.light_dir.xyz;
@@ -77,7 +94,7 @@ fn fs_mesh(in: MeshOut) -> @location(0) vec4<f32> {
     if (in.flags & 1u) != 0u {
         c = c + vec3<f32>(1.0, 0.85, 0.25) * (0.15 + rim * 0.9);
     }
-    return vec4<f32>(srgb_from_linear(c), 1.0);
+    return srgb_from_linear(c);
 }
 
 struct FlatOut {

@@ -82,8 +82,31 @@ fn instances_are_grouped_by_mesh() {
         next = b.instances.end;
     }
     assert_eq!(next as usize, f.instances.len());
-    let keys: std::collections::HashSet<_> = f.batches.iter().map(|b| b.mesh).collect();
+    // Each mesh once for moving bodies and once for static ones, the static ones last.
+    let keys: std::collections::HashSet<_> = f.batches.iter().map(|b| (b.mesh, b.fixed)).collect();
     assert_eq!(keys.len(), f.batches.len());
+    let fixed: Vec<bool> = f.batches.iter().map(|b| b.fixed).collect();
+    assert!(fixed.is_sorted(), "moving bodies' batches, then static ones': {fixed:?}");
+    let floor = f.batches.iter().find(|b| b.fixed).expect("the floor's batch");
+    assert_eq!((floor.mesh, floor.instances.len()), (MeshKey::Cube, 1));
+    assert!(f.batches.iter().all(|b| !b.see_through), "opaque unless asked");
+}
+
+/// With see-through statics the static bodies' batches, and only they, are drawn see-through;
+/// the instances are the same.
+#[test]
+fn static_bodies_are_drawn_see_through_when_asked() {
+    let w = mixed_world();
+    let opaque = frame(&w, &bare());
+    let f = frame(&w, &ViewOptions { see_through_statics: true, ..bare() });
+    assert_eq!(f.instances, opaque.instances);
+    for (b, o) in f.batches.iter().zip(&opaque.batches) {
+        assert_eq!((b.mesh, &b.instances, b.fixed), (o.mesh, &o.instances, o.fixed));
+        assert_eq!(b.see_through, b.fixed, "{b:?}");
+    }
+    let statics = w.bodies().iter().filter(|b| b.kind == BodyKind::Static).count();
+    let see_through: usize = f.batches.iter().filter(|b| b.see_through).map(|b| b.instances.len()).sum();
+    assert_eq!((statics, see_through), (1, 1), "the floor");
 }
 
 #[test]
@@ -294,6 +317,42 @@ fn clicking_selects_the_body_under_the_cursor() {
     assert_eq!(h.state().actions, vec![ViewAction::Select(None)]);
 }
 
+/// With static bodies see-through, a click on a wall selects the body behind it and a drag
+/// there pulls that body; where nothing moving is behind, the click selects the wall. Opaque,
+/// the wall takes the click.
+#[test]
+fn a_click_passes_through_see_through_statics_to_the_body_behind() {
+    let mut h = harness();
+    // A wall between the camera (on +z) and the sphere, wider than the sphere.
+    let wall = body(BodyKind::Static, Shape::cuboid(Vec3::new(3.0, 3.0, 0.1)), Vec3::new(0.0, 0.0, 3.0));
+    h.state_mut().world.add_body(wall);
+    h.run();
+    let (on_sphere, beside) = (screen_of(&h, Vec3::new(0.3, 0.2, 0.0)), screen_of(&h, Vec3::new(2.0, 2.0, 0.0)));
+    for (see_through, sphere_click, beside_click) in [(false, 2, 2), (true, 1, 2)] {
+        h.state_mut().view.see_through_statics = see_through;
+        h.state_mut().actions.clear();
+        click(&mut h, on_sphere);
+        click(&mut h, beside);
+        let expected = vec![ViewAction::Select(Some(sphere_click)), ViewAction::Select(Some(beside_click))];
+        assert_eq!(h.state().actions, expected, "see-through {see_through}");
+    }
+    // A drag from the sphere, through the wall, pulls the sphere.
+    h.state_mut().actions.clear();
+    h.hover_at(on_sphere);
+    h.run();
+    h.drag_at(on_sphere);
+    h.run();
+    h.hover_at(on_sphere + egui::vec2(40.0, 0.0));
+    h.run();
+    h.drop_at(on_sphere + egui::vec2(40.0, 0.0));
+    h.run();
+    let started = h.state().actions.iter().find_map(|a| match a {
+        ViewAction::DragStart { body, .. } => Some(*body),
+        _ => None,
+    });
+    assert_eq!(started, Some(1), "{:?}", h.state().actions);
+}
+
 #[test]
 fn dragging_a_body_pulls_it_across_the_camera_plane() {
     let mut h = harness();
@@ -381,9 +440,11 @@ fn key_f_frames_the_scene() {
 fn straightforward(w: &World, view: &ViewOptions) -> Expected {
     let mut colors = colors::BodyColors::default();
     colors.prepare(w, view.color_mode);
-    let mut groups: Vec<Vec<Instance>> = vec![Vec::new(); 3];
+    // Moving bodies' groups, then static bodies'; a custom mesh's group index is shared.
+    let mut all_groups: [Vec<Vec<Instance>>; 2] = [vec![Vec::new(); 3], vec![Vec::new(); 3]];
     let mut custom: Vec<usize> = Vec::new();
     for (i, b) in w.bodies().iter().enumerate() {
+        let groups = &mut all_groups[usize::from(b.kind == BodyKind::Static)];
         let selected = view.selected == Some(i);
         let color = match view.body_colors.as_ref().and_then(|c| c.get(i)).filter(|_| !selected) {
             Some(&[r, g, b]) => colors::pack_rgba([r, g, b, 1.0]),
@@ -416,21 +477,28 @@ fn straightforward(w: &World, view: &ViewOptions) -> Expected {
                     let key = frame::custom_key(shape);
                     let k = custom.iter().position(|&c| c == key).unwrap_or_else(|| {
                         custom.push(key);
-                        groups.push(Vec::new());
                         custom.len() - 1
                     });
+                    if groups.len() <= 3 + k {
+                        groups.resize(3 + k + 1, Vec::new());
+                    }
                     groups[3 + k].push(make(p, r, Vec3::ONE));
                 }
             }
         }
     }
     let (mut instances, mut batches) = (Vec::new(), Vec::new());
-    for (g, group) in groups.iter().enumerate().filter(|(_, g)| !g.is_empty()) {
-        let mesh =
-            [MeshKey::Sphere, MeshKey::Cube, MeshKey::Cylinder].get(g).copied().unwrap_or_else(|| MeshKey::Hull(g - 3));
-        let start = instances.len() as u32;
-        instances.extend_from_slice(group);
-        batches.push(Batch { mesh, instances: start..instances.len() as u32 });
+    for (fixed, groups) in all_groups.iter().enumerate() {
+        for (g, group) in groups.iter().enumerate().filter(|(_, g)| !g.is_empty()) {
+            let mesh = [MeshKey::Sphere, MeshKey::Cube, MeshKey::Cylinder]
+                .get(g)
+                .copied()
+                .unwrap_or_else(|| MeshKey::Hull(g - 3));
+            let start = instances.len() as u32;
+            instances.extend_from_slice(group);
+            let (fixed, instances) = (fixed == 1, start..instances.len() as u32);
+            batches.push(Batch { mesh, instances, fixed, see_through: fixed && view.see_through_statics });
+        }
     }
     let own = Layers { grid: view.layers.grid, axes: view.layers.axes, ..bare().layers };
     let mut lines = frame(w, &ViewOptions { layers: own, ..bare() }).lines;
@@ -508,6 +576,7 @@ fn frames_are_the_straightforward_build() {
                 ViewOptions { color_mode: ColorMode::Island, selected: Some(n / 2), ..ViewOptions::default() },
             ),
             ("speed", ViewOptions { color_mode: ColorMode::Speed, ..ViewOptions::default() }),
+            ("see-through statics", ViewOptions { see_through_statics: true, ..ViewOptions::default() }),
             ("selected", ViewOptions { selected: Some(n - 1), ..ViewOptions::default() }),
             (
                 "body colours",
@@ -575,6 +644,8 @@ fn the_frame_cache_invalidates_on_every_change() {
     assert_eq!(draw(&w, &view, &camera, &mut scratch, "layer off"), 1);
     view.selected = Some(3);
     assert_eq!(draw(&w, &view, &camera, &mut scratch, "selected"), 1);
+    view.see_through_statics = true;
+    assert_eq!(draw(&w, &view, &camera, &mut scratch, "see-through statics"), 1);
     w.body_mut(1).shape = Shape::cuboid(Vec3::splat(0.3));
     assert_eq!(draw(&w, &view, &camera, &mut scratch, "shape changed"), 1);
     w.body_mut(2).pose.translation.y += 1.0;

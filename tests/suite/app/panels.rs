@@ -573,6 +573,26 @@ fn presentation_mode_shows_the_view_the_controls_and_one_panel() {
     h.get_by_label("Warm starting");
 }
 
+/// X draws the static bodies see-through (the View panel's box follows it) and back.
+#[test]
+fn key_x_draws_static_bodies_see_through() {
+    let mut h = harness(showing(app_with(small_scene()), &[PanelId::View]));
+    h.run();
+    assert_eq!(h.state().viewport().stats().see_through_instances, 0);
+    h.key_press(egui::Key::X);
+    h.run();
+    h.run();
+    assert!(h.state().view().see_through_statics);
+    assert_eq!(h.state().viewport().stats().see_through_instances, 1, "the floor");
+    let toggled = h.get_by_label("See-through static bodies (X)").accesskit_node().toggled();
+    assert_eq!(toggled, Some(egui::accesskit::Toggled::True), "the View panel's box shows it");
+    h.get_by_label("See-through static bodies (X)").click();
+    h.run();
+    h.run();
+    assert!(!h.state().view().see_through_statics, "the box turns it off");
+    assert_eq!(h.state().viewport().stats().see_through_instances, 0);
+}
+
 /// C keeps the camera on the selected body; a fast body leaves a trail the view draws.
 #[test]
 fn follow_keeps_the_camera_on_the_selected_body_and_fast_bodies_leave_trails() {
