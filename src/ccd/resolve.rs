@@ -76,7 +76,7 @@ pub fn motion_aabb(shape: &Shape, s: &Motion) -> Aabb {
     if angular_reach(shape, s.angle()) > 0.0 {
         return ball_boxes(s, shape.bounding_radius());
     }
-    shape.aabb(&s.start).merge(&shape.aabb(&s.end))
+    shape.aabb_of_both(&s.start, &s.end)
 }
 
 /// The box a carried shape passes through ([`motion_aabb`] for a body's own shape; a part off
@@ -87,7 +87,7 @@ pub(crate) fn carried_aabb(c: &Carried) -> Aabb {
     if c.reach() > 0.0 {
         return ball_boxes(c.motion, c.shape.bounding_radius() + local.translation.length());
     }
-    c.shape.aabb(&c.start()).merge(&c.shape.aabb(&c.at(1.0)))
+    c.shape.aabb_of_both(&c.start(), &c.at(1.0))
 }
 
 /// The box of a ball of radius `r` about the body's centre at both ends of its motion: it holds

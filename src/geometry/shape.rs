@@ -1,5 +1,5 @@
 use super::{Aabb, Compound, ConvexHull, HeightField, MassProperties, TriangleMesh};
-use crate::math::{Pose, Real, Vec3};
+use crate::math::{Pose, Quat, Real, Vec3};
 use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -149,32 +149,71 @@ impl Shape {
 
     /// The tight world AABB of the shape at `pose`.
     pub fn aabb(&self, pose: &Pose) -> Aabb {
+        let [b] = self.boxes_at(pose.rotation, [pose.translation]);
+        b
+    }
+
+    /// `aabb(a).merge(&aabb(b))`, the same bits; when the two poses turn the shape alike (a
+    /// body moving without turning, or staying put), what depends on the rotation alone (a
+    /// box's turned extents, a hull's turned vertices, a compound's children) is made once.
+    pub fn aabb_of_both(&self, a: &Pose, b: &Pose) -> Aabb {
+        if a.rotation.to_array().map(Real::to_bits) != b.rotation.to_array().map(Real::to_bits) {
+            return self.aabb(a).merge(&self.aabb(b));
+        }
+        let [x, y] = self.boxes_at(a.rotation, [a.translation, b.translation]);
+        x.merge(&y)
+    }
+
+    /// The tight world AABB of the shape turned by `rotation` and moved to each of `at`.
+    fn boxes_at<const N: usize>(&self, rotation: Quat, at: [Vec3; N]) -> [Aabb; N] {
+        let centred = |h: Vec3| at.map(|t| Aabb::from_center_half_extents(t, h));
         match self {
-            Shape::Sphere(s) => Aabb::from_center_half_extents(pose.translation, Vec3::splat(s.radius)),
+            Shape::Sphere(s) => centred(Vec3::splat(s.radius)),
             Shape::Capsule(c) => {
-                let axis = pose.rotation * Vec3::new(0.0, c.half_height, 0.0);
-                let h = axis.abs() + Vec3::splat(c.radius);
-                Aabb::from_center_half_extents(pose.translation, h)
+                let axis = rotation * Vec3::new(0.0, c.half_height, 0.0);
+                centred(axis.abs() + Vec3::splat(c.radius))
             }
             Shape::Cuboid(c) => {
-                let m = glam::Mat3::from_quat(pose.rotation);
-                let h = m.x_axis.abs() * c.half_extents.x
-                    + m.y_axis.abs() * c.half_extents.y
-                    + m.z_axis.abs() * c.half_extents.z;
-                Aabb::from_center_half_extents(pose.translation, h)
+                let m = glam::Mat3::from_quat(rotation);
+                centred(
+                    m.x_axis.abs() * c.half_extents.x
+                        + m.y_axis.abs() * c.half_extents.y
+                        + m.z_axis.abs() * c.half_extents.z,
+                )
             }
-            Shape::ConvexHull(hull) => Aabb::from_points(hull.vertices().iter().map(|&v| pose.transform_point(v))),
-            // The union of the children's tight boxes.
+            // The box of the placed vertices.
+            Shape::ConvexHull(hull) => {
+                let mut out = [Aabb::EMPTY; N];
+                for &v in hull.vertices() {
+                    let r = rotation * v;
+                    for (b, t) in out.iter_mut().zip(at) {
+                        let p = r + t;
+                        *b = Aabb { min: b.min.min(p), max: b.max.max(p) };
+                    }
+                }
+                out
+            }
+            // The union of the children's tight boxes, each child at `pose.mul(&child.pose)`.
             Shape::Compound(c) => {
-                c.children().iter().fold(Aabb::EMPTY, |b, k| b.merge(&k.shape.aabb(&pose.mul(&k.pose))))
+                let mut out = [Aabb::EMPTY; N];
+                for k in c.children() {
+                    let turn = (rotation * k.pose.rotation).normalize();
+                    let offset = rotation * k.pose.translation;
+                    let boxes = k.shape.boxes_at(turn, at.map(|t| offset + t));
+                    for (b, kb) in out.iter_mut().zip(&boxes) {
+                        *b = b.merge(kb);
+                    }
+                }
+                out
             }
             // The local box turned with the pose: holds the mesh, tight when unrotated.
             Shape::TriangleMesh(_) | Shape::HeightField(_) => {
                 let b = self.local_aabb();
-                let m = glam::Mat3::from_quat(pose.rotation);
+                let m = glam::Mat3::from_quat(rotation);
                 let h = b.half_extents();
                 let h = m.x_axis.abs() * h.x + m.y_axis.abs() * h.y + m.z_axis.abs() * h.z;
-                Aabb::from_center_half_extents(pose.transform_point(b.center()), h)
+                let centre = rotation * b.center();
+                at.map(|t| Aabb::from_center_half_extents(centre + t, h))
             }
         }
     }
@@ -276,6 +315,79 @@ mod tests {
                 if i & 4 == 0 { -0.5 } else { 0.5 },
             );
             assert!(b.expanded(1e-5).contains_point(pose.transform_point(c)));
+        }
+    }
+
+    /// One shape of each kind a body can move with, a compound of every convex kind among them.
+    fn moving_shapes() -> Vec<Shape> {
+        let hull = ConvexHull::new(&[
+            Vec3::new(0.3, 0.0, 0.0),
+            Vec3::new(-0.26, 0.04, 0.08),
+            Vec3::new(0.0, 0.28, 0.0),
+            Vec3::new(0.04, -0.22, 0.04),
+            Vec3::new(0.0, 0.0, 0.25),
+            Vec3::new(0.08, 0.08, -0.3),
+        ])
+        .unwrap();
+        let convex = [
+            Shape::sphere(0.4),
+            Shape::cuboid(Vec3::new(0.6, 0.15, 0.2)),
+            Shape::capsule(0.35, 0.06),
+            Shape::ConvexHull(Arc::new(hull)),
+        ];
+        let mut rng = crate::rng::SplitMix64::new(7);
+        let children = (convex.iter())
+            .map(|shape| super::super::compound::CompoundChild {
+                shape: shape.clone(),
+                pose: Pose::new(rng.vec3(-0.8, 0.8), rng.rotation()),
+            })
+            .collect();
+        let compound = Shape::Compound(Arc::new(Compound::new(children).unwrap()));
+        convex.into_iter().chain([compound]).collect()
+    }
+
+    fn bits(b: &Aabb) -> [u32; 6] {
+        [b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z].map(Real::to_bits)
+    }
+
+    /// The box of a shape at two poses made at once (as a sweep's is) is bit for bit the union
+    /// of its boxes at each, whether the poses turn the shape alike or not; and a compound's box
+    /// is bit for bit the union of its children's at their world poses.
+    #[test]
+    fn boxes_at_two_poses_are_the_union_of_each_to_the_bit() {
+        let mut rng = crate::rng::SplitMix64::new(11);
+        for case in 0..200 {
+            for shape in moving_shapes() {
+                let a = Pose::new(rng.vec3(-50.0, 50.0), rng.rotation());
+                let moved = Pose::new(a.translation + rng.vec3(-3.0, 3.0), a.rotation);
+                let turned = Pose::new(rng.vec3(-50.0, 50.0), rng.rotation());
+                for b in [a, moved, turned] {
+                    let each = shape.aabb(&a).merge(&shape.aabb(&b));
+                    assert_eq!(bits(&shape.aabb_of_both(&a, &b)), bits(&each), "case {case}: {shape:?} {a:?} {b:?}");
+                }
+                if let Shape::Compound(c) = &shape {
+                    let union = (c.children().iter()).fold(Aabb::EMPTY, |u, k| u.merge(&k.shape.aabb(&a.mul(&k.pose))));
+                    assert_eq!(bits(&shape.aabb(&a)), bits(&union), "case {case}: {a:?}");
+                }
+            }
+        }
+    }
+
+    /// Each moving shape's box holds the shape and touches it on every side: the box of its
+    /// support points along the six axes.
+    #[test]
+    fn boxes_are_tight() {
+        let mut rng = crate::rng::SplitMix64::new(5);
+        for case in 0..200 {
+            for shape in moving_shapes() {
+                let pose = Pose::new(rng.vec3(-20.0, 20.0), rng.rotation());
+                let b = shape.aabb(&pose);
+                for axis in [Vec3::X, Vec3::Y, Vec3::Z, -Vec3::X, -Vec3::Y, -Vec3::Z] {
+                    let far = pose.transform_point(shape.support(pose.inverse_transform_vector(axis))).dot(axis);
+                    let side = if axis.max_element() > 0.0 { b.max.dot(axis) } else { b.min.dot(axis) };
+                    assert!((far - side).abs() < 1e-4, "case {case}: {shape:?} along {axis}: {far} against {side}");
+                }
+            }
         }
     }
 
