@@ -26,6 +26,29 @@ pub const DEFAULT_BVH_MARGIN: Real = 0.1;
 /// body in steady motion (a falling one) stays inside it for several steps (as in Box2D).
 const PREDICTION_STEPS: Real = 4.0;
 
+/// A node as the pair search reads it, in one place: its tight box, its children (a leaf's
+/// `[NULL, body]`, as in the tree) and, for an internal node, the tight box's surface area
+/// (the search descends the larger of two).
+#[derive(Clone, Copy)]
+struct WalkNode {
+    tight: Aabb,
+    child: [u32; 2],
+    area: Real,
+}
+
+impl Default for WalkNode {
+    fn default() -> Self {
+        WalkNode { tight: Aabb::new(Vec3::ZERO, Vec3::ZERO), child: [NULL; 2], area: 0.0 }
+    }
+}
+
+impl WalkNode {
+    #[inline]
+    fn is_leaf(&self) -> bool {
+        self.child[0] == NULL
+    }
+}
+
 /// A dynamic AABB tree broad phase.
 pub struct Bvh {
     margin: Real,
@@ -37,9 +60,10 @@ pub struct Bvh {
     /// Each body's box centre at the last update, to predict its motion.
     last_centre: Vec<Vec3>,
     stack: Vec<(u32, u32)>,
-    /// Per node, the union of its bodies' boxes at the last update (a leaf's is its body's
-    /// box, not its fat box): the pair search descends these, which the fat boxes hold.
-    tight: Vec<Aabb>,
+    /// Per node, what the pair search reads: the union of its bodies' boxes at the last update
+    /// (a leaf's is its body's box, not its fat box), which the fat boxes hold, with the node's
+    /// children.
+    walk: Vec<WalkNode>,
     /// The refit's nodes still to visit, each with whether its children are done.
     refit_stack: Vec<(u32, bool)>,
     /// The pairs found, before they are put in canonical order.
@@ -63,7 +87,7 @@ impl Bvh {
             outside: Vec::new(),
             last_centre: Vec::new(),
             stack: Vec::new(),
-            tight: Vec::new(),
+            walk: Vec::new(),
             refit_stack: Vec::new(),
             keys: PairKeys::default(),
         }
@@ -123,11 +147,11 @@ impl Bvh {
         moved
     }
 
-    /// Each node's tight box ([`Bvh::tight`]) from the bodies' boxes, children before parents.
+    /// Each node's tight box ([`Bvh::walk`]) from the bodies' boxes, children before parents.
     fn refit(&mut self, aabbs: &[Aabb]) {
         let nodes = &self.tree.nodes;
-        let tight = &mut self.tight;
-        tight.resize(nodes.len(), Aabb::new(Vec3::ZERO, Vec3::ZERO));
+        let walk = &mut self.walk;
+        walk.resize(nodes.len(), WalkNode::default());
         let stack = &mut self.refit_stack;
         stack.clear();
         if self.tree.root != NULL {
@@ -137,9 +161,10 @@ impl Bvh {
             let n = &nodes[i as usize];
             let [c1, c2] = n.child;
             if n.is_leaf() {
-                tight[i as usize] = aabbs[c2 as usize];
+                walk[i as usize] = WalkNode { tight: aabbs[c2 as usize], child: n.child, area: 0.0 };
             } else if children_done {
-                tight[i as usize] = tight[c1 as usize].merge(&tight[c2 as usize]);
+                let tight = walk[c1 as usize].tight.merge(&walk[c2 as usize].tight);
+                walk[i as usize] = WalkNode { tight, child: n.child, area: tight.surface_area() };
             } else {
                 stack.extend([(i, true), (c1, false), (c2, false)]);
             }
@@ -151,14 +176,14 @@ impl Bvh {
     fn self_pairs(&mut self, aabbs: &[Aabb], pairs: &mut PairKeys) -> (u64, u64) {
         self.refit(aabbs);
         let (mut candidates, mut tests) = (0u64, 0u64);
-        let (nodes, tight) = (&self.tree.nodes, &self.tight);
+        let walk = &self.walk[..];
         let stack = &mut self.stack;
         stack.clear();
         if self.tree.root != NULL {
             stack.push((self.tree.root, self.tree.root));
         }
         while let Some((x, y)) = stack.pop() {
-            let (a, b) = (&nodes[x as usize], &nodes[y as usize]);
+            let (a, b) = (&walk[x as usize], &walk[y as usize]);
             if x == y {
                 if !a.is_leaf() {
                     let [c1, c2] = a.child;
@@ -167,8 +192,7 @@ impl Bvh {
                 continue;
             }
             tests += 1;
-            let (ta, tb) = (&tight[x as usize], &tight[y as usize]);
-            if !ta.overlaps(tb) {
+            if !a.tight.overlaps(&b.tight) {
                 continue;
             }
             match (a.is_leaf(), b.is_leaf()) {
@@ -181,7 +205,7 @@ impl Bvh {
                 (true, false) => stack.extend([(x, b.child[0]), (x, b.child[1])]),
                 (false, true) => stack.extend([(a.child[0], y), (a.child[1], y)]),
                 (false, false) => {
-                    if ta.surface_area() >= tb.surface_area() {
+                    if a.area >= b.area {
                         stack.extend([(a.child[0], y), (a.child[1], y)]);
                     } else {
                         stack.extend([(x, b.child[0]), (x, b.child[1])]);
