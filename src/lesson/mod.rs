@@ -85,6 +85,10 @@ pub struct Step {
     /// The debug layers on (all others off); left out, the layers stay.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub layers: Option<Vec<String>>,
+    /// Static bodies drawn see-through (`true`) or solid (`false`), as the view's X key
+    /// switches them; left out, they stay as they are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub see_through: Option<bool>,
     /// Panels brought forward, by name (`pair`, `profiler`, …); the first is the one
     /// presentation mode shows beside the view.
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -26,6 +26,8 @@ pub struct ViewChange {
     pub camera: Option<CameraDesc>,
     /// The layers on (all others off).
     pub layers: Option<Vec<String>>,
+    /// Static bodies see-through or solid.
+    pub see_through: Option<bool>,
     /// Panels to bring forward, by name.
     pub panels: Vec<String>,
     /// The body to select.
@@ -220,6 +222,7 @@ impl Player {
         ViewChange {
             camera: step.camera,
             layers: step.layers.clone(),
+            see_through: step.see_through,
             panels: step.panels.clone(),
             highlight: find(&step.highlight),
             partner: find(&step.partner),

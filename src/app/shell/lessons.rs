@@ -128,7 +128,7 @@ impl App {
         self.lesson.error.as_deref()
     }
 
-    /// The camera, layers, panels, highlight and plot of a step.
+    /// The camera, layers, see-through statics, panels, highlight and plot of a step.
     fn apply_lesson_view(&mut self, v: ViewChange) {
         match v.camera.or(self.sim.scene.camera) {
             Some(c) => {
@@ -144,6 +144,9 @@ impl App {
                 // Names come from a checked lesson: every one is known.
                 let _ = self.view.layers.set(name, layers.iter().any(|l| l == name));
             }
+        }
+        if let Some(see_through) = v.see_through {
+            self.view.see_through_statics = see_through;
         }
         let panels: Vec<PanelId> = v.panels.iter().filter_map(|p| p.parse().ok()).collect();
         for &p in &panels {
@@ -528,6 +531,7 @@ impl App {
                 .collect(),
             camera: Some(CameraDesc { eye: cam.eye(), target: cam.target }),
             layers: Some(layers),
+            see_through: Some(self.view.see_through_statics),
             panels: PanelId::ALL
                 .into_iter()
                 .filter(|p| self.open.visible(*p))

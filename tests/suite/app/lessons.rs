@@ -78,6 +78,9 @@ fn every_shipped_lesson_walks_from_first_step_to_last_in_the_app() {
                     assert_ne!(l, app.view().layers, "{at}: layer {name} as the step says");
                 }
             }
+            if let Some(see_through) = s.see_through {
+                assert_eq!(app.view().see_through_statics, see_through, "{at}: static bodies as the step says");
+            }
             if let Some(name) = &s.highlight {
                 let i = app.view().selected.expect("a body is highlighted");
                 assert_eq!(app.world().bodies()[i].name.as_ref(), Some(name), "{at}");
@@ -275,6 +278,7 @@ fn add_step_from_current_state_captures_the_view_and_saves_the_lesson() {
     s.iterations = 6;
     h.state_mut().apply(collidoscope::app::Command::SetSettings(Box::new(s)));
     h.state_mut().view_mut().layers.aabbs = true;
+    h.state_mut().view_mut().see_through_statics = true;
     h.state_mut().apply(collidoscope::app::Command::Select(Some(4)));
     h.state_mut().open_panels_mut().show(PanelId::Profiler);
     frames(&mut h);
@@ -303,12 +307,16 @@ fn add_step_from_current_state_captures_the_view_and_saves_the_lesson() {
     assert_eq!(st.settings.get("iterations").map(String::as_str), Some("6"));
     assert_eq!(st.highlight.as_deref(), Some("top box"));
     assert!(st.layers.as_ref().unwrap().iter().any(|l| l == "aabbs"));
+    assert_eq!(st.see_through, Some(true));
     assert!(st.panels.iter().any(|p| p == "profiler"));
     let c = st.camera.unwrap();
     assert!(c.eye.distance(camera.eye()) < 1e-4 && c.target == camera.target);
-    // Going to the new step restores the captured state exactly.
+    // Going to the new step restores the captured state exactly, the view's see-through statics
+    // too.
+    h.state_mut().view_mut().see_through_statics = false;
     click(&mut h, "Next ▶");
     assert_eq!(step(&h), 1);
+    assert!(h.state().view().see_through_statics);
     assert_eq!(h.state().world().hash(), hash);
     assert_eq!(h.state().world().step_count(), 5);
     std::fs::remove_dir_all(&dir).unwrap();
