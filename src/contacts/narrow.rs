@@ -62,12 +62,12 @@ impl PairTest<'_> {
         let compound = kinds & pair_cache::COMPOUND != 0;
         // Either body's own reach, or a push from a body with reach.
         let reach = kinds & pair_cache::REACH != 0;
-        // Pairs with reach (whose margin changes with their speed) and compound pairs are tested
-        // every step; others reuse their last result while the body that is not a mesh stays
+        // Pairs with reach (whose margin changes with their speed) are tested every step; others
+        // (compound pairs too) reuse their last result while the body that is not a mesh stays
         // near where it was relative to the other. Only with warm starting, where the solver
         // keeps contacts (contact recycling) and the narrow phase's manifold mostly checks them:
         // without it, every step's rows come straight from the narrow phase.
-        let cached = !reach && !compound && self.caching;
+        let cached = !reach && self.caching;
         let (ba, bb) = (&self.bodies[a as usize], &self.bodies[b as usize]);
         let distance = settings.pair_cache_distance;
         let holds = |e: &PairEntry| match ib.kinds & pair_cache::MESH != 0 {
@@ -113,9 +113,8 @@ impl PairTest<'_> {
         };
         let m = first.filter(|m| !m.is_empty());
         let rest = more.get(1..).unwrap_or_default();
-        // The cache keeps one manifold: a mesh pair with more is tested every step (a compound
-        // pair is, always). Its entry is
-        // made with the batch's others.
+        // The cache keeps one manifold: a mesh or compound pair with more is tested every step.
+        // Its entry is made with the batch's others.
         if cached && rest.is_empty() {
             make.push(slot, (a, b), &ba.pose, &bb.pose, m);
         } else {
