@@ -351,8 +351,9 @@ mod tests {
     }
 
     /// The box of a shape at two poses made at once (as a sweep's is) is bit for bit the union
-    /// of its boxes at each, whether the poses turn the shape alike or not; and a compound's box
-    /// is bit for bit the union of its children's at their world poses.
+    /// of its boxes at each, whether the poses turn the shape alike or not; a hull's box is bit
+    /// for bit the box of its placed vertices, and a compound's the union of its children's at
+    /// their world poses.
     #[test]
     fn boxes_at_two_poses_are_the_union_of_each_to_the_bit() {
         let mut rng = crate::rng::SplitMix64::new(11);
@@ -365,9 +366,17 @@ mod tests {
                     let each = shape.aabb(&a).merge(&shape.aabb(&b));
                     assert_eq!(bits(&shape.aabb_of_both(&a, &b)), bits(&each), "case {case}: {shape:?} {a:?} {b:?}");
                 }
-                if let Shape::Compound(c) = &shape {
-                    let union = (c.children().iter()).fold(Aabb::EMPTY, |u, k| u.merge(&k.shape.aabb(&a.mul(&k.pose))));
-                    assert_eq!(bits(&shape.aabb(&a)), bits(&union), "case {case}: {a:?}");
+                match &shape {
+                    Shape::Compound(c) => {
+                        let union =
+                            (c.children().iter()).fold(Aabb::EMPTY, |u, k| u.merge(&k.shape.aabb(&a.mul(&k.pose))));
+                        assert_eq!(bits(&shape.aabb(&a)), bits(&union), "case {case}: {a:?}");
+                    }
+                    Shape::ConvexHull(h) => {
+                        let placed = Aabb::from_points(h.vertices().iter().map(|&v| a.transform_point(v)));
+                        assert_eq!(bits(&shape.aabb(&a)), bits(&placed), "case {case}: {a:?}");
+                    }
+                    _ => {}
                 }
             }
         }

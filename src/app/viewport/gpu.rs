@@ -218,7 +218,8 @@ impl ViewportGpu {
                         topology: wgpu::PrimitiveTopology,
                         depth_write: bool,
                         depth_compare: wgpu::CompareFunction,
-                        blend: Option<wgpu::BlendState>| {
+                        blend: Option<wgpu::BlendState>,
+                        cull: Option<wgpu::Face>| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
                 layout: Some(&layout),
@@ -228,12 +229,7 @@ impl ViewportGpu {
                     compilation_options: wgpu::PipelineCompilationOptions { constants, ..Default::default() },
                     buffers,
                 },
-                primitive: wgpu::PrimitiveState {
-                    topology,
-                    // Meshes show their front faces; the screen-facing markers have no back.
-                    cull_mode: (vs == "vs_mesh").then_some(wgpu::Face::Back),
-                    ..Default::default()
-                },
+                primitive: wgpu::PrimitiveState { topology, cull_mode: cull, ..Default::default() },
                 depth_stencil: Some(wgpu::DepthStencilState {
                     format: DEPTH_FORMAT,
                     depth_write_enabled: Some(depth_write),
@@ -256,7 +252,9 @@ impl ViewportGpu {
                 cache: None,
             })
         };
-        // Reverse-Z: 1 at the near plane, 0 at infinity, so nearer means greater.
+        // Reverse-Z: 1 at the near plane, 0 at infinity, so nearer means greater. Meshes show
+        // their front faces (a see-through wall blends its near side only); lines and the
+        // screen-facing markers are not culled.
         let alpha = Some(wgpu::BlendState::ALPHA_BLENDING);
         let mesh_pipeline = pipeline(
             "viewport meshes",
@@ -267,6 +265,7 @@ impl ViewportGpu {
             true,
             wgpu::CompareFunction::Greater,
             None,
+            Some(wgpu::Face::Back),
         );
         // Static bodies drawn see-through: after the opaque meshes, blended, hiding nothing
         // behind them (no depth written), hidden by what stands in front of them.
@@ -279,6 +278,7 @@ impl ViewportGpu {
             false,
             wgpu::CompareFunction::Greater,
             alpha,
+            Some(wgpu::Face::Back),
         );
         let line_pipeline = pipeline(
             "viewport lines",
@@ -289,6 +289,7 @@ impl ViewportGpu {
             false,
             wgpu::CompareFunction::GreaterEqual,
             alpha,
+            None,
         );
         // Points (contact markers first, then the others) are drawn over everything, in their
         // order: contacts usually sit inside a stack.
@@ -301,6 +302,7 @@ impl ViewportGpu {
             false,
             wgpu::CompareFunction::Always,
             alpha,
+            None,
         );
         let marker_pipeline = pipeline(
             "viewport contact markers",
@@ -311,6 +313,7 @@ impl ViewportGpu {
             false,
             wgpu::CompareFunction::Always,
             alpha,
+            None,
         );
 
         ViewportGpu {
