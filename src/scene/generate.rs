@@ -110,8 +110,8 @@ const SEPARATED_TRIES: usize = 10_000;
 /// generator places the body) that holds it at any rotation. A hull or compound is re-centred
 /// on its centre of mass, which the body's rotation swings about that origin: its bounding
 /// radius about the centre plus the centre's distance (a chair's centre sits 0.64 m from the
-/// origin it was drawn about, and a sphere of the radius about the centre alone, put at the
-/// origin, let a rain place chairs 45 cm into a wall).
+/// origin it is drawn about: a sphere of the radius about the centre alone, put at the origin,
+/// would let a rain place chairs 45 cm into a wall).
 fn bounding_radius(s: &ShapeDesc) -> Real {
     match super::make_shape(s, &mut Default::default()) {
         Ok(shape) => shape.bounding_radius() + super::centre_offset(&shape).length(),

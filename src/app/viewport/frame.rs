@@ -567,8 +567,8 @@ impl Layout {
             }
         }
         let used = Self::FIXED + self.custom.len();
-        let groups = self.groups.iter().flat_map(|g| g.iter().take(used));
-        self.parts.reserve_exact(groups.map(Vec::len).sum());
+        let all = self.groups.iter().flat_map(|g| g.iter().take(used));
+        self.parts.reserve_exact(all.map(Vec::len).sum());
         for (fixed, groups) in self.groups.iter().enumerate() {
             for (g, group) in groups.iter().take(used).enumerate() {
                 if group.is_empty() {

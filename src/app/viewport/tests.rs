@@ -305,6 +305,20 @@ fn click(h: &mut Harness<'_, Ui>, at: Pos2) {
     h.run();
 }
 
+/// A left-drag from `from` to `to`, the cursor moving there in `moves` even steps.
+fn drag(h: &mut Harness<'_, Ui>, from: Pos2, to: Pos2, moves: u32) {
+    h.hover_at(from);
+    h.run();
+    h.drag_at(from);
+    h.run();
+    for k in 1..=moves {
+        h.hover_at(from + (to - from) * (k as f32 / moves as f32));
+        h.run();
+    }
+    h.drop_at(to);
+    h.run();
+}
+
 #[test]
 fn clicking_selects_the_body_under_the_cursor() {
     let mut h = harness();
@@ -338,14 +352,7 @@ fn a_click_passes_through_see_through_statics_to_the_body_behind() {
     }
     // A drag from the sphere, through the wall, pulls the sphere.
     h.state_mut().actions.clear();
-    h.hover_at(on_sphere);
-    h.run();
-    h.drag_at(on_sphere);
-    h.run();
-    h.hover_at(on_sphere + egui::vec2(40.0, 0.0));
-    h.run();
-    h.drop_at(on_sphere + egui::vec2(40.0, 0.0));
-    h.run();
+    drag(&mut h, on_sphere, on_sphere + egui::vec2(40.0, 0.0), 1);
     let started = h.state().actions.iter().find_map(|a| match a {
         ViewAction::DragStart { body, .. } => Some(*body),
         _ => None,
@@ -358,16 +365,7 @@ fn dragging_a_body_pulls_it_across_the_camera_plane() {
     let mut h = harness();
     let grab = screen_of(&h, Vec3::ZERO);
     let drop = grab + egui::vec2(120.0, -40.0);
-    h.hover_at(grab);
-    h.run();
-    h.drag_at(grab);
-    h.run();
-    for k in 1..=4 {
-        h.hover_at(grab + (drop - grab) * (k as f32 / 4.0));
-        h.run();
-    }
-    h.drop_at(drop);
-    h.run();
+    drag(&mut h, grab, drop, 4);
 
     let s = h.state();
     assert_eq!(s.actions[0], ViewAction::Select(Some(1)));
@@ -393,14 +391,7 @@ fn dragging_a_body_pulls_it_across_the_camera_plane() {
 fn dragging_empty_space_orbits_without_actions() {
     let mut h = harness();
     let start = screen_of(&h, Vec3::new(0.0, 3.0, 0.0));
-    h.hover_at(start);
-    h.run();
-    h.drag_at(start);
-    h.run();
-    h.hover_at(start + egui::vec2(80.0, 0.0));
-    h.run();
-    h.drop_at(start + egui::vec2(80.0, 0.0));
-    h.run();
+    drag(&mut h, start, start + egui::vec2(80.0, 0.0), 1);
     let s = h.state();
     assert!(s.actions.is_empty(), "{:?}", s.actions);
     assert!(s.viewport.camera().yaw != 0.0);

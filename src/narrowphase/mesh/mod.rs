@@ -374,9 +374,9 @@ pub(crate) fn merge_by_deepest(found: &[(Vec3, ContactPoint)], margin: Real) -> 
 /// deepest point left within `margin`. So a shape across a crease is held along both faces, and
 /// one touching a face while it closes on another from another side (a box sliding along a
 /// floor toward a wall, a chair's leg swinging down onto another's seat) has rows against both
-/// before it arrives: when only an overlapping point could start a further manifold, a box
-/// sliding at 30 m/s along a mesh floor went through the mesh wall it met, and one at 20 m/s
-/// through a compound's 4 cm wall. Empty manifolds are left out.
+/// before it arrives (were only an overlapping point to start a further manifold, a box sliding
+/// at 30 m/s along a mesh floor would pass through the mesh wall it meets, and one at 20 m/s
+/// through a compound's 4 cm wall). Empty manifolds are left out.
 pub(crate) fn merge_by_normals(found: &[(Vec3, ContactPoint)], margin: Real) -> MeshManifolds {
     let mut out = MeshManifolds::default();
     let mut normals = [Vec3::ZERO; MAX_MESH_MANIFOLDS];
