@@ -167,6 +167,16 @@ pub enum CauseKind {
     Unknown,
 }
 
+impl CauseKind {
+    /// Whether the cause is the solver's capacity for the whole run (warm starting off, too
+    /// few passes, a heavy body on light ones): a stack it cannot hold sags and slides from the
+    /// first step, and by the event it may be coming apart, which no setting changed then can
+    /// undo. Its fixes are tried from the scene's start, as the setting would have been.
+    pub fn builds_from_start(self) -> bool {
+        matches!(self, CauseKind::WarmStartingOff | CauseKind::TooFewIterations | CauseKind::MassRatio)
+    }
+}
+
 /// A change to try: a setting, or an edit of the case.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -281,6 +291,14 @@ pub struct Diagnosis {
 }
 
 impl Diagnosis {
+    /// Where the re-runs start, in words: "the start", or "the snapshot of step N".
+    pub fn rerun_origin(&self) -> String {
+        match self.rerun_from {
+            0 => "the start".to_string(),
+            step => format!("the snapshot of step {step}"),
+        }
+    }
+
     /// The cheapest fix that removed the event.
     pub fn best_fix(&self) -> Option<&Trial> {
         self.fixes.first().filter(|t| t.removed)
@@ -314,17 +332,14 @@ impl Report {
             let _ = writeln!(out, "\nstep {}: {} — {}", e.step, e.symptom.label(), e.detail);
             let _ = writeln!(out, "  cause: {}", d.explanation);
             if !d.reproduced {
-                let _ = writeln!(
-                    out,
-                    "  the event does not recur from the snapshot of step {}: no fix tried",
-                    d.rerun_from
-                );
+                let _ = writeln!(out, "  the event does not recur from {}: no fix tried", d.rerun_origin());
                 continue;
             }
             let _ = writeln!(
                 out,
-                "  fixes tried from the snapshot of step {} (as is: {:.3} ms/step):",
-                d.rerun_from, d.baseline_ms_per_step
+                "  fixes tried from {} (as is: {:.3} ms/step):",
+                d.rerun_origin(),
+                d.baseline_ms_per_step
             );
             for t in &d.fixes {
                 let verdict = if t.removed { "removes it" } else { "does not remove it" };
@@ -502,7 +517,6 @@ pub fn diagnose_stepping(scene: &Scene, steps: u64, mut step: impl FnMut(&mut Wo
     }
     let mut diagnoses = Vec::new();
     for event in firsts {
-        let start = snapshots.iter().rev().find(|s| s.step <= event.step.saturating_sub(LEAD)).unwrap_or(&snapshots[0]);
         // The cause is measured on the world as the event left it.
         // From two steps before it, for the energy the two steps before it left.
         let near = snapshots.iter().rev().find(|s| s.step + 2 <= event.step).unwrap_or(&snapshots[0]);
@@ -514,6 +528,12 @@ pub fn diagnose_stepping(scene: &Scene, steps: u64, mut step: impl FnMut(&mut Wo
         }
         let before = Before { first: &first_contacts, energy };
         let (cause, explanation, fixes) = cause_of(event, &at, &before);
+        let start = match cause.builds_from_start() {
+            true => &snapshots[0],
+            false => {
+                snapshots.iter().rev().find(|s| s.step <= event.step.saturating_sub(LEAD)).unwrap_or(&snapshots[0])
+            }
+        };
         let until = (event.step + HORIZON).min(steps.max(event.step + 1));
         let (seen, baseline) = rerun(scene, start, None, event, until)?;
         let mut trials = Vec::new();

@@ -54,6 +54,9 @@ fn a_thin_plate_through_a_wall_is_speed_against_thickness_with_ccd_off() {
 fn a_stack_without_warm_starting_is_told_to_warm_start() {
     let d = diagnosed("stack_no_warm_start.ron", 300, Symptom::Jitter, CauseKind::WarmStartingOff);
     assert!(removes(&d, &set("warm_starting", "true")), "{d:?}");
+    // The stack sags from the first step: by the event it is coming apart, so the fixes are
+    // tried from the start, as the setting would have been.
+    assert_eq!(d.rerun_from, 0, "{d:?}");
 }
 
 #[test]

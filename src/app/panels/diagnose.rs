@@ -368,13 +368,14 @@ fn fixes_ui(ui: &mut Ui, cx: &PanelCx, diagnosis: &Diagnosis, out: &mut Vec<Comm
     if !diagnosis.reproduced {
         ui.colored_label(
             colors::WARN,
-            format!("The event does not recur from the snapshot of step {}: no fix tried", diagnosis.rerun_from),
+            format!("The event does not recur from {}: no fix tried", diagnosis.rerun_origin()),
         );
         return;
     }
     ui.label(format!(
-        "Fixes tried from the snapshot of step {} (as is: {:.3} ms/step):",
-        diagnosis.rerun_from, diagnosis.baseline_ms_per_step
+        "Fixes tried from {} (as is: {:.3} ms/step):",
+        diagnosis.rerun_origin(),
+        diagnosis.baseline_ms_per_step
     ));
     egui::Grid::new("fixes").num_columns(4).striped(true).show(ui, |ui| {
         for t in &diagnosis.fixes {
