@@ -50,8 +50,16 @@ pub fn needs_ccd(body: &Body, settings: &Settings) -> bool {
 pub fn needs_reach(body: &Body, settings: &Settings) -> bool {
     settings.ccd != CcdMode::Off
         && moves(body)
-        && speed_bound(body) * settings.dt > 0.25 * settings.speculative_distance
+        && outruns_margin(speed_bound(body) * settings.dt, settings)
         && (body.kind == crate::dynamics::BodyKind::Kinematic || !needs_ccd(body, settings))
+}
+
+/// Whether closing `distance` (m) in one step is more than the contact margin covers without
+/// reach: more than a quarter of `settings.speculative_distance`. Below it, contacts found at
+/// the plain margin hold the motion, for a slow body and for a pair that closes slowly however
+/// fast both move.
+pub fn outruns_margin(distance: Real, settings: &Settings) -> bool {
+    distance > 0.25 * settings.speculative_distance
 }
 
 /// The turn in one step (rad) beyond which a body's speculative rows no longer describe it.

@@ -60,19 +60,22 @@ pub fn pair_reach(a: &Body, b: &Body, motion: PairMotion) -> Real {
     (a.linvel - b.linvel).length() * motion.dt + motion.spin + motion.pushed
 }
 
-/// Per body, how far a body with reach that its box meets this step can move (m): a body at
-/// rest that a fast paddle or bullet strikes is set moving (and turning) within the step, so
-/// its own contacts (the floor it rests on, its neighbours) need reach too. Zero for static
-/// bodies and where no moving body is near. `pairs` are the broad phase's candidates; `bound`
-/// is a working list (what it holds on entry does not matter); the bounds are worked out on
-/// `crew`'s threads.
+/// Per body, how far a body with reach that its box meets this step can move toward it (m): a
+/// body at rest that a fast paddle or bullet strikes is set moving (and turning) within the
+/// step, so its own contacts (the floor it rests on, its neighbours) need reach too. The
+/// striker's motion counts relative to the body it meets (its velocity less the other's, plus
+/// its turn times its reach): bodies that move together, as the cubes of a sagging pyramid or
+/// bodies falling side by side, push one another no farther than the other is already going.
+/// Zero for static bodies and where no moving body is near. `pairs` are the broad phase's
+/// candidates; `spin` is a working list (what it holds on entry does not matter); the turns
+/// are worked out on `crew`'s threads.
 pub fn pushed_reach(
     bodies: &[Body],
     reach: &[bool],
     pairs: &[(u32, u32)],
     dt: Real,
     out: &mut Vec<Real>,
-    bound: &mut Vec<Real>,
+    spin: &mut Vec<Real>,
     crew: Option<&crate::parallel::Crew>,
 ) {
     out.clear();
@@ -80,19 +83,20 @@ pub fn pushed_reach(
     if !reach.iter().any(|&r| r) {
         return;
     }
-    // Each body with reach's bound once, not once per pair it is in (block by block on the
+    // Each body with reach's turn once, not once per pair it is in (block by block on the
     // crew's threads; every entry is written).
-    bound.resize(bodies.len(), 0.0);
-    crate::parallel::fill(crew, &mut bound[..], crate::parallel::BODY_BLOCK, |r, out| {
+    spin.resize(bodies.len(), 0.0);
+    crate::parallel::fill(crew, &mut spin[..], crate::parallel::BODY_BLOCK, |r, out| {
         for (o, k) in out.iter_mut().zip(r) {
-            *o = if reach[k] { super::speed_bound(&bodies[k]) * dt } else { 0.0 };
+            *o = if reach[k] { spin_reach(&bodies[k], dt) } else { 0.0 };
         }
     });
     for &(a, b) in pairs {
         let (a, b) = (a as usize, b as usize);
         for (hit, by) in [(a, b), (b, a)] {
             if reach[by] && bodies[hit].is_dynamic() {
-                out[hit] = out[hit].max(bound[by]);
+                let closing = (bodies[by].linvel - bodies[hit].linvel).length() * dt + spin[by];
+                out[hit] = out[hit].max(closing);
             }
         }
     }
@@ -448,5 +452,14 @@ mod tests {
         assert_eq!(out, vec![0.0, 0.5, 0.0, 0.0]);
         pushed_reach(&bodies, &[false; 4], &pairs, dt, &mut out, &mut vec![1.0; 9], None);
         assert_eq!(out, vec![0.0; 4]);
+        // A body going the same way as the fast one is pushed only by what it closes on it,
+        // here nothing; one coming the other way by both speeds.
+        let mut with = bodies.clone();
+        with[1].linvel = Vec3::X * 50.0;
+        pushed_reach(&with, &[true, false, false, false], &pairs, dt, &mut out, &mut Vec::new(), None);
+        assert_eq!(out, vec![0.0, 0.0, 0.0, 0.0]);
+        with[1].linvel = Vec3::X * -10.0;
+        pushed_reach(&with, &[true, false, false, false], &pairs, dt, &mut out, &mut Vec::new(), None);
+        assert!(out[0] == 0.0 && (out[1] - 0.6).abs() < 1e-6 && out[2..] == [0.0, 0.0], "{out:?}");
     }
 }

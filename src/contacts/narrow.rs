@@ -60,15 +60,21 @@ impl PairTest<'_> {
         let kinds = ia.kinds | ib.kinds;
         let mesh = kinds & pair_cache::MESH != 0;
         let compound = kinds & pair_cache::COMPOUND != 0;
-        // Either body's own reach, or a push from a body with reach.
-        let reach = kinds & pair_cache::REACH != 0;
+        let (ba, bb) = (&self.bodies[a as usize], &self.bodies[b as usize]);
+        // Either body's own reach, or a push from a body with reach; and then only where the
+        // pair can close farther in the step than the plain margin covers: bodies that move
+        // together (a sagging stack, bodies falling side by side) are a slow pair.
+        let flagged = kinds & pair_cache::REACH != 0;
+        let pushed = if flagged { self.pushed[a as usize].max(self.pushed[b as usize]) } else { 0.0 };
+        let motion = ccd::PairMotion { dt, spin: ia.spin + ib.spin, pushed };
+        let closing = if flagged { ccd::pair_reach(ba, bb, motion) } else { 0.0 };
+        let reach = flagged && ccd::outruns_margin(closing, settings);
         // Pairs with reach (whose margin changes with their speed) are tested every step; others
         // (compound pairs too) reuse their last result while the body that is not a mesh stays
         // near where it was relative to the other. Only with warm starting, where the solver
         // keeps contacts (contact recycling) and the narrow phase's manifold mostly checks them:
         // without it, every step's rows come straight from the narrow phase.
         let cached = !reach && self.caching;
-        let (ba, bb) = (&self.bodies[a as usize], &self.bodies[b as usize]);
         let distance = settings.pair_cache_distance;
         let holds = |e: &PairEntry| match ib.kinds & pair_cache::MESH != 0 {
             false => e.holds(&ba.pose, &bb.pose, ib.radius, distance),
@@ -80,11 +86,9 @@ impl PairTest<'_> {
             return true;
         }
         let mut tol = self.tol;
-        let pushed = if reach { self.pushed[a as usize].max(self.pushed[b as usize]) } else { 0.0 };
-        let motion = ccd::PairMotion { dt, spin: ia.spin + ib.spin, pushed };
         if reach {
             // Reach as far as the pair can close in this step.
-            tol.margin += ccd::pair_reach(ba, bb, motion);
+            tol.margin += closing;
         }
         // Every leading corner gets its own speculative point.
         let to_contact = |m: &Manifold| Contact {

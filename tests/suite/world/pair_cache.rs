@@ -409,3 +409,44 @@ fn the_cache_serves_resting_compound_pairs_with_one_manifold() {
     assert!(hits > 0, "the cache answered no pair in the last 100 steps");
     assert!(apart < 0.003, "a compound ended {apart} m from its place in the uncached run");
 }
+
+/// Bodies that move together close on each other no faster than slow ones do: two cubes face to
+/// face flying side by side at 8 m/s (each fast enough for reach on its own) get the narrow
+/// phase's contact, not speculative rows, and the cache serves their pair. The same cubes with
+/// the upper one also closing at 8 m/s get the speculative rows (feature ids from 0xCCD0_0000).
+#[test]
+fn a_pair_that_moves_together_has_no_reach() {
+    use collidoscope::{Body, BodyKind, Material, Settings, World};
+    let make = |gap: Real, closing: Real| {
+        let mut w = World::new(Settings { gravity: Vec3::ZERO, ..Settings::default() });
+        let cube = |y: Real, v: Vec3| {
+            Body::new(
+                BodyKind::Dynamic,
+                Shape::cuboid(Vec3::splat(0.5)),
+                Pose::from_translation(Vec3::Y * y),
+                Material::default(),
+            )
+            .with_velocity(v, Vec3::ZERO)
+        };
+        w.add_body(cube(0.0, Vec3::X * 8.0));
+        w.add_body(cube(1.0 + gap, Vec3::new(8.0, -closing, 0.0)));
+        w
+    };
+    let speculative = |w: &World| w.contacts().iter().flat_map(|c| c.manifold.points()).any(|p| p.id >= 0xCCD0_0000);
+    let mut together = make(0.0, 0.0);
+    let mut hits = 0;
+    for step in 1..=10 {
+        together.step();
+        assert_eq!(together.contacts().len(), 1, "step {step}: the cubes touch");
+        assert!(
+            !speculative(&together),
+            "step {step}: speculative rows for a pair moving together: {:?}",
+            together.contacts()
+        );
+        hits += together.profile().pair_cache_hits;
+    }
+    assert!(hits >= 5, "the cache served the pair {hits} times in 10 steps");
+    let mut closing = make(0.1, 8.0);
+    closing.step();
+    assert!(speculative(&closing), "no speculative rows for a pair closing at 8 m/s: {:?}", closing.contacts());
+}
