@@ -59,34 +59,40 @@ pub enum NoClip {
     /// No display to render on when the bundle was made.
     #[error(
         "no display was available when the bundle was made (DISPLAY and WAYLAND_DISPLAY are unset); make the clip with {} under xvfb-run or xshot",
-        clip_command(*.from, *.to)
+        clip_command(*.from, *.to, *.see_through)
     )]
     NoDisplay {
         /// The clip's first step.
         from: u64,
         /// Its last step.
         to: u64,
+        /// Whether the clip draws static bodies see-through.
+        see_through: bool,
     },
     /// Rendering or encoding failed.
-    #[error("the clip could not be rendered ({message}); make it with {}", clip_command(*.from, *.to))]
+    #[error("the clip could not be rendered ({message}); make it with {}", clip_command(*.from, *.to, *.see_through))]
     NotRendered {
         /// The clip's first step.
         from: u64,
         /// Its last step.
         to: u64,
+        /// Whether the clip draws static bodies see-through.
+        see_through: bool,
         /// Why, in the renderer's words.
         message: String,
     },
     /// The program was built without a window.
     #[error(
         "this build has no window (built without the `gui` feature); make the clip with {} in a build with one",
-        clip_command(*.from, *.to)
+        clip_command(*.from, *.to, *.see_through)
     )]
     NoWindow {
         /// The clip's first step.
         from: u64,
         /// Its last step.
         to: u64,
+        /// Whether the clip draws static bodies see-through.
+        see_through: bool,
     },
     /// A bundle read back: the reason its `no_clip.txt` gives.
     #[error("{0}")]
@@ -97,8 +103,9 @@ pub enum NoClip {
 }
 
 /// The command that makes a bundle's clip of steps `from..=to` from its recording.
-fn clip_command(from: u64, to: u64) -> String {
-    format!("`collidoscope clip {RECORDING} -o {CLIP} --from {from} --to {to}`")
+fn clip_command(from: u64, to: u64, see_through: bool) -> String {
+    let see = if see_through { " --see-through" } else { "" };
+    format!("`collidoscope clip {RECORDING} -o {CLIP} --from {from} --to {to}{see}`")
 }
 
 /// Everything a bundle holds.

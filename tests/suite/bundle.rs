@@ -27,7 +27,7 @@ fn bundle(steps: u64) -> Bundle {
         recording: rec.finish(),
         report_text: report.to_text(),
         report_json: serde_json::to_string(&report).unwrap(),
-        clip: Err(NoClip::NoDisplay { from: 0, to: steps }),
+        clip: Err(NoClip::NoDisplay { from: 0, to: steps, see_through: true }),
         about: "a test bundle\n".into(),
     }
 }
@@ -146,6 +146,8 @@ fn diagnose_writes_a_bundle_of_the_minimal_case_and_says_why_it_has_no_clip() {
     let why = b.clip.unwrap_err().to_string();
     let reason = if cfg!(feature = "gui") { "no display" } else { "no window" };
     assert!(why.contains(reason) && why.contains(&format!("collidoscope clip {RECORDING}")), "{why}");
+    // The case is a body through a static one: its clip is drawn see-through.
+    assert!(why.contains("--see-through`"), "{why}");
     assert!(b.about.contains("crowd_tunneling.ron") && b.about.contains("collidoscope open"), "{}", b.about);
     // Opening a damaged bundle fails before any window, naming it.
     let bad = dir.join("bad.zip");
