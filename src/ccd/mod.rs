@@ -21,7 +21,9 @@ pub use mesh::mesh_time_of_impact;
 pub use pair::pair_time_of_impact;
 pub use resolve::{CcdMotion, MAX_TOI_ROUNDS, ToiEvent, motion_aabb, toi_target};
 pub(crate) use resolve::{ToiScratch, resolve_toi};
-pub use speculative::{PairMotion, pair_reach, pushed_reach, speculative_contact, speculative_manifold, spin_reach};
+pub use speculative::{
+    PairMotion, Pushed, pair_reach, pushed_reach, speculative_contact, speculative_manifold, spin_reach,
+};
 pub use toi::{
     Advance, Carried, MAX_TOI_ITERATIONS, Motion, TimeOfImpact, advance, advance_carried, angular_reach,
     core_spin_speed, time_of_impact, time_of_impact_or_core,

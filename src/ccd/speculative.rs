@@ -60,45 +60,99 @@ pub fn pair_reach(a: &Body, b: &Body, motion: PairMotion) -> Real {
     (a.linvel - b.linvel).length() * motion.dt + motion.spin + motion.pushed
 }
 
-/// Per body, how far a body with reach that its box meets this step can move toward it (m): a
-/// body at rest that a fast paddle or bullet strikes is set moving (and turning) within the
-/// step, so its own contacts (the floor it rests on, its neighbours) need reach too. The
-/// striker's motion counts relative to the body it meets (its velocity less the other's, plus
-/// its turn times its reach): bodies that move together, as the cubes of a sagging pyramid or
-/// bodies falling side by side, push one another no farther than the other is already going.
-/// Zero for static bodies and where no moving body is near. `pairs` are the broad phase's
-/// candidates; `spin` is a working list (what it holds on entry does not matter); the turns
-/// are worked out on `crew`'s threads.
+/// How far a body's velocity can change within a step, as a distance over the step (m), for
+/// the pairs it is in: [`Pushed::by_moving`] for its pairs with static bodies,
+/// [`Pushed::by_any`] for the others.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Pushed {
+    /// Struck by a body with reach: that body's velocity relative to it times `dt`, plus its
+    /// turn times its reach. A body at rest that a fast paddle strikes is set moving (and
+    /// turning) within the step, so its own contacts (the floor it rests on, its neighbours)
+    /// need reach too.
+    pub by_moving: Real,
+    /// Also stopped by a static body (a fast body meeting a wall is set moving backwards
+    /// relative to the bodies behind it), and carried on through a group: bodies with reach
+    /// that are candidates of one another and move together (closing on each other no farther
+    /// in the step than a slow body moves, [`super::outruns_margin`]) share the largest push
+    /// of any member, since a stop at one end of the group (the first of a row meets a wall) reaches
+    /// the last within the step. Not for the body's pairs with static bodies: their own
+    /// closing is the pair's relative motion, and a body sliding along a floor would count
+    /// its whole speed.
+    pub by_any: Real,
+}
+
+/// Per body, how far it can be pushed this step ([`Pushed`]), from what its box meets. Bodies
+/// that move together and meet nothing moving otherwise (the cubes of a sagging pyramid,
+/// bodies falling side by side) push one another no farther than the others are already going.
+/// Zero for static bodies and where no body has reach. `pairs` are the broad phase's
+/// candidates; `spin` and `group` are working lists (what they hold on entry does not matter);
+/// the turns are worked out on `crew`'s threads.
 pub fn pushed_reach(
     bodies: &[Body],
     reach: &[bool],
     pairs: &[(u32, u32)],
-    dt: Real,
-    out: &mut Vec<Real>,
-    spin: &mut Vec<Real>,
+    settings: &crate::settings::Settings,
+    out: &mut Vec<Pushed>,
+    (spin, group): (&mut Vec<Real>, &mut Vec<u32>),
     crew: Option<&crate::parallel::Crew>,
 ) {
     out.clear();
-    out.resize(bodies.len(), 0.0);
+    out.resize(bodies.len(), Pushed::default());
     if !reach.iter().any(|&r| r) {
         return;
     }
-    // Each body with reach's turn once, not once per pair it is in (block by block on the
-    // crew's threads; every entry is written).
+    let dt = settings.dt;
+    // Each body's turn once, not once per pair it is in (block by block on the crew's
+    // threads; every entry is written).
     spin.resize(bodies.len(), 0.0);
     crate::parallel::fill(crew, &mut spin[..], crate::parallel::BODY_BLOCK, |r, out| {
         for (o, k) in out.iter_mut().zip(r) {
-            *o = if reach[k] { spin_reach(&bodies[k], dt) } else { 0.0 };
+            *o = spin_reach(&bodies[k], dt);
         }
     });
+    // The groups of bodies with reach that are candidates of one another and move together
+    // (union-find, each entry its parent; roots are their own).
+    group.clear();
+    group.extend(0..bodies.len() as u32);
+    fn root(group: &mut [u32], mut k: u32) -> u32 {
+        while group[k as usize] != k {
+            let up = group[group[k as usize] as usize];
+            group[k as usize] = up;
+            k = up;
+        }
+        k
+    }
     for &(a, b) in pairs {
-        let (a, b) = (a as usize, b as usize);
-        for (hit, by) in [(a, b), (b, a)] {
-            if reach[by] && bodies[hit].is_dynamic() {
-                let closing = (bodies[by].linvel - bodies[hit].linvel).length() * dt + spin[by];
-                out[hit] = out[hit].max(closing);
+        let (ia, ib) = (a as usize, b as usize);
+        if !(reach[ia] || reach[ib]) {
+            continue;
+        }
+        let apart = (bodies[ib].linvel - bodies[ia].linvel).length() * dt;
+        for (hit, by) in [(ia, ib), (ib, ia)] {
+            if bodies[hit].is_dynamic() {
+                let closing = apart + spin[by];
+                let o = &mut out[hit];
+                if reach[by] {
+                    o.by_moving = o.by_moving.max(closing);
+                }
+                o.by_any = o.by_any.max(closing);
             }
         }
+        // Moving together: no faster relative to each other than a slow body moves.
+        let together = !super::outruns_margin(apart + spin[ia] + spin[ib], settings);
+        if together && reach[ia] && reach[ib] && bodies[ia].is_dynamic() && bodies[ib].is_dynamic() {
+            let (ra, rb) = (root(group, a), root(group, b));
+            group[ra.max(rb) as usize] = ra.min(rb);
+        }
+    }
+    // Each group's largest push, kept at its root, then given to every member.
+    for k in (0..bodies.len()).filter(|&k| reach[k]) {
+        let r = root(group, k as u32) as usize;
+        out[r].by_any = out[r].by_any.max(out[k].by_any);
+    }
+    for k in (0..bodies.len()).filter(|&k| reach[k]) {
+        let r = root(group, k as u32) as usize;
+        out[k].by_any = out[r].by_any;
     }
 }
 
@@ -435,12 +489,12 @@ mod tests {
         }
     }
 
-    /// What a fast body's box meets is pushed as far as that body can move in the step; a
+    /// What a fast body's box meets is pushed as far as that body closes on it in the step; a
     /// static body, and everything when nothing has reach, is not.
     #[test]
     fn bodies_a_fast_one_meets_are_pushed() {
         use crate::dynamics::{BodyKind, Material};
-        let dt = 0.01;
+        let s = crate::settings::Settings { dt: 0.01, ..Default::default() };
         let ball = |kind, x: Real| {
             Body::new(kind, Shape::sphere(0.1), Pose::from_translation(Vec3::X * x), Material::default())
         };
@@ -448,18 +502,52 @@ mod tests {
         let bodies = [paddle, ball(BodyKind::Dynamic, 0.3), ball(BodyKind::Static, 0.6), ball(BodyKind::Dynamic, 5.0)];
         let pairs = [(0, 1), (0, 2), (1, 2)];
         let mut out = Vec::new();
-        pushed_reach(&bodies, &[true, false, false, false], &pairs, dt, &mut out, &mut Vec::new(), None);
-        assert_eq!(out, vec![0.0, 0.5, 0.0, 0.0]);
-        pushed_reach(&bodies, &[false; 4], &pairs, dt, &mut out, &mut vec![1.0; 9], None);
-        assert_eq!(out, vec![0.0; 4]);
+        let by_moving = |out: &[Pushed]| out.iter().map(|p| p.by_moving).collect::<Vec<_>>();
+        let by_any = |out: &[Pushed]| out.iter().map(|p| p.by_any).collect::<Vec<_>>();
+        let reach = [true, false, false, false];
+        pushed_reach(&bodies, &reach, &pairs, &s, &mut out, (&mut Vec::new(), &mut Vec::new()), None);
+        assert_eq!(by_moving(&out), vec![0.0, 0.5, 0.0, 0.0]);
+        assert_eq!(by_any(&out), vec![0.0, 0.5, 0.0, 0.0]);
+        pushed_reach(&bodies, &[false; 4], &pairs, &s, &mut out, (&mut vec![1.0; 9], &mut vec![7; 9]), None);
+        assert_eq!(out, vec![Pushed::default(); 4]);
         // A body going the same way as the fast one is pushed only by what it closes on it,
         // here nothing; one coming the other way by both speeds.
         let mut with = bodies.clone();
         with[1].linvel = Vec3::X * 50.0;
-        pushed_reach(&with, &[true, false, false, false], &pairs, dt, &mut out, &mut Vec::new(), None);
-        assert_eq!(out, vec![0.0, 0.0, 0.0, 0.0]);
+        pushed_reach(&with, &reach, &pairs, &s, &mut out, (&mut Vec::new(), &mut Vec::new()), None);
+        assert_eq!(by_moving(&out), vec![0.0; 4]);
         with[1].linvel = Vec3::X * -10.0;
-        pushed_reach(&with, &[true, false, false, false], &pairs, dt, &mut out, &mut Vec::new(), None);
-        assert!(out[0] == 0.0 && (out[1] - 0.6).abs() < 1e-6 && out[2..] == [0.0, 0.0], "{out:?}");
+        pushed_reach(&with, &reach, &pairs, &s, &mut out, (&mut Vec::new(), &mut Vec::new()), None);
+        assert!((out[1].by_moving - 0.6).abs() < 1e-6, "{out:?}");
+    }
+
+    /// A row of bodies flying together at a wall: the first is stopped by the wall (pushed by
+    /// its whole speed, for its pairs with the others, not with the wall), and the push is
+    /// carried to the whole row; a body flying alone elsewhere is not pushed.
+    #[test]
+    fn a_row_stopped_by_a_wall_pushes_every_body_in_it() {
+        use crate::dynamics::{BodyKind, Material};
+        let s = crate::settings::Settings { dt: 0.01, ..Default::default() };
+        let cube = |kind, x: Real, v: Real| {
+            Body::new(kind, Shape::cuboid(Vec3::splat(0.5)), Pose::from_translation(Vec3::X * x), Material::default())
+                .with_velocity(Vec3::X * v, Vec3::ZERO)
+        };
+        // The wall, then the row (nearest first), then a lone body.
+        let bodies = [
+            cube(BodyKind::Static, 1.2, 0.0),
+            cube(BodyKind::Dynamic, 0.0, 15.0),
+            cube(BodyKind::Dynamic, -1.05, 15.0),
+            cube(BodyKind::Dynamic, -2.1, 15.0),
+            cube(BodyKind::Dynamic, 20.0, 15.0),
+        ];
+        let reach = [false, true, true, true, true];
+        let pairs = [(0, 1), (1, 2), (2, 3)];
+        let mut out = Vec::new();
+        pushed_reach(&bodies, &reach, &pairs, &s, &mut out, (&mut Vec::new(), &mut Vec::new()), None);
+        for k in 1..=3 {
+            assert!((out[k].by_any - 0.15).abs() < 1e-6 && out[k].by_moving == 0.0, "#{k}: {:?}", out[k]);
+        }
+        assert_eq!(out[0], Pushed::default());
+        assert_eq!(out[4], Pushed::default());
     }
 }

@@ -56,10 +56,11 @@ pub struct ContactStore {
     runs: Vec<Vec<Contact>>,
     /// Per body, made at the start of the narrow phase: what its pairs' tests depend on.
     pair_info: Vec<pair_cache::BodyInfo>,
-    /// Per body: how far a body with reach that meets it can set it moving this step, m.
-    pushed: Vec<Real>,
-    /// Per body with reach: how far it can move this step, m (for `pushed`).
-    speed_bounds: Vec<Real>,
+    /// Per body: how far what it meets can set it moving this step (`ccd::Pushed`).
+    pushed: Vec<crate::ccd::Pushed>,
+    /// Working lists of `ccd::pushed_reach`: per body, its turn times its reach this step, m,
+    /// and its group's union-find parent.
+    push_work: (Vec<Real>, Vec<u32>),
 }
 
 /// A copy keeps the contacts, the body-pair cache and the warm-start cache; the buffers of a

@@ -6,7 +6,7 @@ use super::pair_cache::{self, BodyInfo, Make, PairEntry, Rebuild};
 use super::{ContactStore, seek};
 use crate::ccd;
 use crate::dynamics::solver::Contact;
-use crate::dynamics::{Body, Rotations};
+use crate::dynamics::{Body, BodyKind, Rotations};
 use crate::math::Real;
 use crate::narrowphase::{self, Manifold, Tolerance};
 use crate::parallel::{self, Crew};
@@ -32,7 +32,7 @@ pub struct NarrowInput<'a> {
 struct PairTest<'a> {
     bodies: &'a [Body],
     info: &'a [BodyInfo],
-    pushed: &'a [Real],
+    pushed: &'a [ccd::Pushed],
     rotations: &'a Rotations,
     settings: &'a Settings,
     tol: Tolerance,
@@ -65,7 +65,13 @@ impl PairTest<'_> {
         // pair can close farther in the step than the plain margin covers: bodies that move
         // together (a sagging stack, bodies falling side by side) are a slow pair.
         let flagged = kinds & pair_cache::REACH != 0;
-        let pushed = if flagged { self.pushed[a as usize].max(self.pushed[b as usize]) } else { 0.0 };
+        // Pushes toward each other (a stop by a static body counts only for the pairs with the
+        // bodies behind: toward the static body the pair's own motion says it all).
+        let pushed = match (flagged, ba.kind == BodyKind::Static || bb.kind == BodyKind::Static) {
+            (false, _) => 0.0,
+            (true, true) => self.pushed[a as usize].by_moving.max(self.pushed[b as usize].by_moving),
+            (true, false) => self.pushed[a as usize].by_any.max(self.pushed[b as usize].by_any),
+        };
         let motion = ccd::PairMotion { dt, spin: ia.spin + ib.spin, pushed };
         let closing = if flagged { ccd::pair_reach(ba, bb, motion) } else { 0.0 };
         let reach = flagged && ccd::outruns_margin(closing, settings);
@@ -196,13 +202,14 @@ impl ContactStore {
             self.pair_cache.clear();
             return 0;
         }
-        ccd::pushed_reach(bodies, reach, pairs, settings.dt, &mut self.pushed, &mut self.speed_bounds, crew);
+        let (spin, group) = &mut self.push_work;
+        ccd::pushed_reach(bodies, reach, pairs, settings, &mut self.pushed, (spin, group), crew);
         // Every entry is written below.
         self.pair_info.resize(bodies.len(), BodyInfo::default());
         let pushed = &self.pushed;
         parallel::fill(crew, &mut self.pair_info[..], parallel::BODY_BLOCK, |r, out| {
             for (o, k) in out.iter_mut().zip(r) {
-                *o = BodyInfo::new(&bodies[k], reach[k], pushed[k], settings.dt);
+                *o = BodyInfo::new(&bodies[k], reach[k], pushed[k].by_any, settings.dt);
             }
         });
         let test = PairTest {
@@ -271,7 +278,7 @@ impl ContactStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dynamics::{BodyKind, Material};
+    use crate::dynamics::Material;
     use crate::geometry::{ConvexHull, Shape};
     use crate::math::{Pose, Quat, Vec3};
     use crate::narrowphase::NarrowPhaseKind;

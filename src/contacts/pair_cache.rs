@@ -152,8 +152,9 @@ fn within(moved: Real, turn: Quat, radius: Real, distance: Real) -> bool {
 pub(crate) const MESH: u8 = 1;
 /// [`BodyInfo::kinds`]: a compound.
 pub(crate) const COMPOUND: u8 = 2;
-/// [`BodyInfo::kinds`]: its contacts reach as far as it can move this step, or a body with
-/// reach can push it (`NarrowInput::reach`, `ContactStore`'s `pushed`).
+/// [`BodyInfo::kinds`]: its contacts may reach as far as it can move this step, or as far as
+/// what it meets can push it (`NarrowInput::reach`, `ContactStore`'s `pushed`): each of its pairs
+/// is then weighed for reach by how far that pair can close (`PairTest::process_pair`).
 pub(crate) const REACH: u8 = 4;
 
 /// What a body's pairs' tests depend on, made once a step for each body, so that each pair

@@ -171,7 +171,8 @@ impl CauseKind {
     /// Whether the cause is the solver's capacity for the whole run (warm starting off, too
     /// few passes, a heavy body on light ones): a stack it cannot hold sags and slides from the
     /// first step, and by the event it may be coming apart, which no setting changed then can
-    /// undo. Its fixes are tried from the scene's start, as the setting would have been.
+    /// undo. Its fixes are tried from the scene's start, as the setting would have been (from
+    /// 600 steps before the event in a longer run).
     pub fn builds_from_start(self) -> bool {
         matches!(self, CauseKind::WarmStartingOff | CauseKind::TooFewIterations | CauseKind::MassRatio)
     }
@@ -352,9 +353,13 @@ impl Report {
 
 /// Steps between the snapshots kept for re-runs.
 const SNAPSHOT_EVERY: u64 = 10;
-/// Re-runs start at least this many steps before the event, so a cause that builds up (a
-/// stack coming apart) is caught while it builds.
+/// Re-runs start at least this many steps before the event, so a cause that builds up over a
+/// second (a body creeping into another) is caught while it builds.
 const LEAD: u64 = 60;
+/// For the solver's causes ([`CauseKind::builds_from_start`]), re-runs start at the scene's start
+/// or, in a longer run, this many steps before the event, so that each fix costs at most about
+/// this many steps.
+const SOLVER_LEAD: u64 = 600;
 /// Re-runs go on this many steps past the event.
 pub const HORIZON: u64 = 60;
 /// A rise of speed in one step beyond gravity's, m/s, that counts as an explosion.
@@ -528,12 +533,8 @@ pub fn diagnose_stepping(scene: &Scene, steps: u64, mut step: impl FnMut(&mut Wo
         }
         let before = Before { first: &first_contacts, energy };
         let (cause, explanation, fixes) = cause_of(event, &at, &before);
-        let start = match cause.builds_from_start() {
-            true => &snapshots[0],
-            false => {
-                snapshots.iter().rev().find(|s| s.step <= event.step.saturating_sub(LEAD)).unwrap_or(&snapshots[0])
-            }
-        };
+        let lead = if cause.builds_from_start() { SOLVER_LEAD } else { LEAD };
+        let start = snapshots.iter().rev().find(|s| s.step <= event.step.saturating_sub(lead)).unwrap_or(&snapshots[0]);
         let until = (event.step + HORIZON).min(steps.max(event.step + 1));
         let (seen, baseline) = rerun(scene, start, None, event, until)?;
         let mut trials = Vec::new();

@@ -1,5 +1,6 @@
 //! `diagnose` on the seeded bug scenes in scenes/bugs/: each names the right cause, and a fix it
-//! suggests, re-run from the snapshot before the event, removes the event.
+//! suggests, re-run from a snapshot before the event (from the start for the solver's causes),
+//! removes the event.
 
 use collidoscope::Scene;
 use collidoscope::diagnose::{CauseKind, Change, Diagnosis, Symptom, diagnose};
@@ -52,11 +53,11 @@ fn a_thin_plate_through_a_wall_is_speed_against_thickness_with_ccd_off() {
 
 #[test]
 fn a_stack_without_warm_starting_is_told_to_warm_start() {
-    let d = diagnosed("stack_no_warm_start.ron", 300, Symptom::Jitter, CauseKind::WarmStartingOff);
+    let d = diagnosed("stack_no_warm_start.ron", 600, Symptom::Jitter, CauseKind::WarmStartingOff);
     assert!(removes(&d, &set("warm_starting", "true")), "{d:?}");
     // The stack sags from the first step: by the event it is coming apart, so the fixes are
     // tried from the start, as the setting would have been.
-    assert_eq!(d.rerun_from, 0, "{d:?}");
+    assert!(d.event.step >= 70 && d.rerun_from == 0, "{d:?}");
 }
 
 #[test]

@@ -80,6 +80,11 @@ fn the_ragdoll_lands_on_the_stairs_and_settles() {
     }
     assert!(rise < 1.0, "the energy rose {rise} J above its lowest in the last 5 s");
     assert!(w.kinetic_energy() < 2.0, "at rest or swinging gently after 15 s: {} J", w.kinetic_energy());
+    // The trunk (hips, belly, chest and head, the generator's first four bodies) lies still.
+    let first = w.bodies().iter().position(|b| b.is_dynamic()).unwrap();
+    for (i, b) in w.bodies().iter().enumerate().skip(first).take(4) {
+        assert!(b.linvel.length() < 0.05, "#{i} of the trunk at {} m/s after 15 s", b.linvel.length());
+    }
     for (i, b) in w.bodies().iter().enumerate().filter(|(_, b)| b.is_dynamic()) {
         let p = b.pose.translation;
         assert!(p.y > 0.0 && p.x > -4.0 && p.x < 2.0, "#{i} {:?} ended at {p}", b.name);
