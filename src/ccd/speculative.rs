@@ -544,8 +544,8 @@ mod tests {
         let pairs = [(0, 1), (1, 2), (2, 3)];
         let mut out = Vec::new();
         pushed_reach(&bodies, &reach, &pairs, &s, &mut out, (&mut Vec::new(), &mut Vec::new()), None);
-        for k in 1..=3 {
-            assert!((out[k].by_any - 0.15).abs() < 1e-6 && out[k].by_moving == 0.0, "#{k}: {:?}", out[k]);
+        for (k, p) in out.iter().enumerate().take(4).skip(1) {
+            assert!((p.by_any - 0.15).abs() < 1e-6 && p.by_moving == 0.0, "#{k}: {p:?}");
         }
         assert_eq!(out[0], Pushed::default());
         assert_eq!(out[4], Pushed::default());
