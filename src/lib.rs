@@ -33,6 +33,7 @@ pub(crate) mod simd;
 pub mod stepper;
 pub mod sweep;
 pub mod timer;
+pub mod union_find;
 pub mod world;
 
 pub use dynamics::{Body, BodyKind, Material};

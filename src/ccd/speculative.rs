@@ -11,6 +11,7 @@ use crate::dynamics::Body;
 use crate::geometry::Shape;
 use crate::math::{Pose, Real, Vec3};
 use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
+use crate::union_find;
 
 /// Feature ids of the points built here (stable while the same corners lead, for warm starts).
 const ID_BASE: u32 = 0xCCD0_0000;
@@ -112,16 +113,7 @@ pub fn pushed_reach(
     });
     // The groups of bodies with reach that are candidates of one another and move together
     // (union-find, each entry its parent; roots are their own).
-    group.clear();
-    group.extend(0..bodies.len() as u32);
-    fn root(group: &mut [u32], mut k: u32) -> u32 {
-        while group[k as usize] != k {
-            let up = group[group[k as usize] as usize];
-            group[k as usize] = up;
-            k = up;
-        }
-        k
-    }
+    union_find::reset(group, bodies.len());
     for &(a, b) in pairs {
         let (ia, ib) = (a as usize, b as usize);
         if !(reach[ia] || reach[ib]) {
@@ -141,17 +133,16 @@ pub fn pushed_reach(
         // Moving together: no faster relative to each other than a slow body moves.
         let together = !super::outruns_margin(apart + spin[ia] + spin[ib], settings);
         if together && reach[ia] && reach[ib] && bodies[ia].is_dynamic() && bodies[ib].is_dynamic() {
-            let (ra, rb) = (root(group, a), root(group, b));
-            group[ra.max(rb) as usize] = ra.min(rb);
+            union_find::join(group, a, b);
         }
     }
     // Each group's largest push, kept at its root, then given to every member.
     for k in (0..bodies.len()).filter(|&k| reach[k]) {
-        let r = root(group, k as u32) as usize;
+        let r = union_find::root(group, k as u32) as usize;
         out[r].by_any = out[r].by_any.max(out[k].by_any);
     }
     for k in (0..bodies.len()).filter(|&k| reach[k]) {
-        let r = root(group, k as u32) as usize;
+        let r = union_find::root(group, k as u32) as usize;
         out[k].by_any = out[r].by_any;
     }
 }

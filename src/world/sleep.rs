@@ -6,14 +6,7 @@ use crate::dynamics::solver::Contact;
 use crate::dynamics::{Body, BodyKind};
 use crate::math::Vec3;
 use crate::settings::Settings;
-
-fn find(parent: &mut [u32], mut i: u32) -> u32 {
-    while parent[i as usize] != i {
-        parent[i as usize] = parent[parent[i as usize] as usize];
-        i = parent[i as usize];
-    }
-    i
-}
+use crate::union_find;
 
 /// The sleep update's working lists, kept from step to step (what they hold between steps does
 /// not matter).
@@ -28,23 +21,14 @@ pub(super) struct SleepLists {
 /// Union-find over contacts and joints between non-static bodies: each body's island root,
 /// written to `parent`.
 fn islands(bodies: &[Body], contacts: &[Contact], joints: &Joints, parent: &mut Vec<u32>) {
-    parent.clear();
-    parent.extend(0..bodies.len() as u32);
+    union_find::reset(parent, bodies.len());
     for (a, b) in contacts.iter().map(|c| (c.a, c.b)).chain(joints.links()) {
         if bodies[a as usize].kind == BodyKind::Static || bodies[b as usize].kind == BodyKind::Static {
             continue;
         }
-        let (ra, rb) = (find(parent, a), find(parent, b));
-        if ra != rb {
-            // The smaller root wins, so the result does not depend on contact order.
-            let (lo, hi) = (ra.min(rb), ra.max(rb));
-            parent[hi as usize] = lo;
-        }
+        union_find::join(parent, a, b);
     }
-    // Each body's root in its place: the roots stay what they are.
-    for i in 0..bodies.len() as u32 {
-        parent[i as usize] = find(parent, i);
-    }
+    union_find::flatten(parent);
 }
 
 /// Whether a body can disturb a sleeping neighbour: awake and dynamic, or kinematic and moving.

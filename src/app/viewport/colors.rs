@@ -84,31 +84,18 @@ pub fn islands(world: &World) -> Vec<u32> {
 }
 
 fn islands_into(world: &World, parent: &mut Vec<u32>) {
+    use crate::union_find;
     let bodies = world.bodies();
-    parent.clear();
-    parent.extend(0..bodies.len() as u32);
-    fn find(parent: &mut [u32], mut x: u32) -> u32 {
-        while parent[x as usize] != x {
-            let up = parent[parent[x as usize] as usize];
-            parent[x as usize] = up;
-            x = up;
-        }
-        x
-    }
+    union_find::reset(parent, bodies.len());
     for c in world.contacts() {
         let (a, b) = (c.a as usize, c.b as usize);
         if a >= bodies.len() || b >= bodies.len() || !bodies[a].is_dynamic() || !bodies[b].is_dynamic() {
             continue;
         }
-        let (ra, rb) = (find(parent, c.a), find(parent, c.b));
         // The smaller index becomes the root, so the root is the island's smallest body.
-        let (lo, hi) = (ra.min(rb), ra.max(rb));
-        parent[hi as usize] = lo;
+        union_find::join(parent, c.a, c.b);
     }
-    for i in 0..parent.len() as u32 {
-        let r = find(parent, i);
-        parent[i as usize] = r;
-    }
+    union_find::flatten(parent);
 }
 
 /// Blue (still) through cyan, green and yellow to red (`t >= 1`).
