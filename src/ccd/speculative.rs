@@ -82,20 +82,31 @@ pub struct Pushed {
     pub by_any: Real,
 }
 
+impl Pushed {
+    /// How far a third body can push the pair of bodies pushed `a` and `b` together in the
+    /// step: the larger push, [`Pushed::by_moving`] for a pair with a static body.
+    pub fn of_pair(a: &Pushed, b: &Pushed, with_static: bool) -> Real {
+        match with_static {
+            true => a.by_moving.max(b.by_moving),
+            false => a.by_any.max(b.by_any),
+        }
+    }
+}
+
 /// Per body, how far it can be pushed this step ([`Pushed`]), from what its box meets. Bodies
 /// that move together and meet nothing moving otherwise (the cubes of a sagging pyramid,
 /// bodies falling side by side) push one another no farther than the others are already going.
-/// Zero for static bodies and where no body has reach. `pairs` are the broad phase's
-/// candidates; `spin` and `group` are working lists (what they hold on entry does not matter);
-/// the turns are worked out on `crew`'s threads.
+/// Zero for static bodies and where no body has reach. `spin` is each body's [`spin_reach`]
+/// this step; `pairs` are the broad phase's candidates; `group` is a working list (what it
+/// holds on entry does not matter).
 pub fn pushed_reach(
     bodies: &[Body],
     reach: &[bool],
+    spin: &[Real],
     pairs: &[(u32, u32)],
     settings: &crate::settings::Settings,
     out: &mut Vec<Pushed>,
-    (spin, group): (&mut Vec<Real>, &mut Vec<u32>),
-    crew: Option<&crate::parallel::Crew>,
+    group: &mut Vec<u32>,
 ) {
     out.clear();
     out.resize(bodies.len(), Pushed::default());
@@ -103,14 +114,6 @@ pub fn pushed_reach(
         return;
     }
     let dt = settings.dt;
-    // Each body's turn once, not once per pair it is in (block by block on the crew's
-    // threads; every entry is written).
-    spin.resize(bodies.len(), 0.0);
-    crate::parallel::fill(crew, &mut spin[..], crate::parallel::BODY_BLOCK, |r, out| {
-        for (o, k) in out.iter_mut().zip(r) {
-            *o = spin_reach(&bodies[k], dt);
-        }
-    });
     // The groups of bodies with reach that are candidates of one another and move together
     // (union-find, each entry its parent; roots are their own).
     union_find::reset(group, bodies.len());
@@ -486,6 +489,7 @@ mod tests {
     fn bodies_a_fast_one_meets_are_pushed() {
         use crate::dynamics::{BodyKind, Material};
         let s = crate::settings::Settings { dt: 0.01, ..Default::default() };
+        let spins = |bodies: &[Body]| bodies.iter().map(|b| spin_reach(b, s.dt)).collect::<Vec<_>>();
         let ball = |kind, x: Real| {
             Body::new(kind, Shape::sphere(0.1), Pose::from_translation(Vec3::X * x), Material::default())
         };
@@ -496,19 +500,19 @@ mod tests {
         let by_moving = |out: &[Pushed]| out.iter().map(|p| p.by_moving).collect::<Vec<_>>();
         let by_any = |out: &[Pushed]| out.iter().map(|p| p.by_any).collect::<Vec<_>>();
         let reach = [true, false, false, false];
-        pushed_reach(&bodies, &reach, &pairs, &s, &mut out, (&mut Vec::new(), &mut Vec::new()), None);
+        pushed_reach(&bodies, &reach, &spins(&bodies), &pairs, &s, &mut out, &mut Vec::new());
         assert_eq!(by_moving(&out), vec![0.0, 0.5, 0.0, 0.0]);
         assert_eq!(by_any(&out), vec![0.0, 0.5, 0.0, 0.0]);
-        pushed_reach(&bodies, &[false; 4], &pairs, &s, &mut out, (&mut vec![1.0; 9], &mut vec![7; 9]), None);
+        pushed_reach(&bodies, &[false; 4], &spins(&bodies), &pairs, &s, &mut out, &mut vec![7; 9]);
         assert_eq!(out, vec![Pushed::default(); 4]);
         // A body going the same way as the fast one is pushed only by what it closes on it,
         // here nothing; one coming the other way by both speeds.
         let mut with = bodies.clone();
         with[1].linvel = Vec3::X * 50.0;
-        pushed_reach(&with, &reach, &pairs, &s, &mut out, (&mut Vec::new(), &mut Vec::new()), None);
+        pushed_reach(&with, &reach, &spins(&with), &pairs, &s, &mut out, &mut Vec::new());
         assert_eq!(by_moving(&out), vec![0.0; 4]);
         with[1].linvel = Vec3::X * -10.0;
-        pushed_reach(&with, &reach, &pairs, &s, &mut out, (&mut Vec::new(), &mut Vec::new()), None);
+        pushed_reach(&with, &reach, &spins(&with), &pairs, &s, &mut out, &mut Vec::new());
         assert!((out[1].by_moving - 0.6).abs() < 1e-6, "{out:?}");
     }
 
@@ -519,6 +523,7 @@ mod tests {
     fn a_row_stopped_by_a_wall_pushes_every_body_in_it() {
         use crate::dynamics::{BodyKind, Material};
         let s = crate::settings::Settings { dt: 0.01, ..Default::default() };
+        let spins = |bodies: &[Body]| bodies.iter().map(|b| spin_reach(b, s.dt)).collect::<Vec<_>>();
         let cube = |kind, x: Real, v: Real| {
             Body::new(kind, Shape::cuboid(Vec3::splat(0.5)), Pose::from_translation(Vec3::X * x), Material::default())
                 .with_velocity(Vec3::X * v, Vec3::ZERO)
@@ -534,7 +539,7 @@ mod tests {
         let reach = [false, true, true, true, true];
         let pairs = [(0, 1), (1, 2), (2, 3)];
         let mut out = Vec::new();
-        pushed_reach(&bodies, &reach, &pairs, &s, &mut out, (&mut Vec::new(), &mut Vec::new()), None);
+        pushed_reach(&bodies, &reach, &spins(&bodies), &pairs, &s, &mut out, &mut Vec::new());
         for (k, p) in out.iter().enumerate().take(4).skip(1) {
             assert!((p.by_any - 0.15).abs() < 1e-6 && p.by_moving == 0.0, "#{k}: {p:?}");
         }

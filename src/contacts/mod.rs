@@ -58,9 +58,11 @@ pub struct ContactStore {
     pair_info: Vec<pair_cache::BodyInfo>,
     /// Per body: how far what it meets can set it moving this step (`ccd::Pushed`).
     pushed: Vec<crate::ccd::Pushed>,
-    /// Working lists of `ccd::pushed_reach`: per body, its turn times its reach this step, m,
-    /// and its group's union-find parent.
-    push_work: (Vec<Real>, Vec<u32>),
+    /// Per body: its turn times its reach this step, m (`ccd::spin_reach`), for the pushes
+    /// and the pairs' margins.
+    spin: Vec<Real>,
+    /// The working list of `ccd::pushed_reach`: per body, its group's union-find parent.
+    push_groups: Vec<u32>,
 }
 
 /// A copy keeps the contacts, the body-pair cache and the warm-start cache; the buffers of a

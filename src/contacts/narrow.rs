@@ -65,13 +65,9 @@ impl PairTest<'_> {
         // pair can close farther in the step than the plain margin covers: bodies that move
         // together (a sagging stack, bodies falling side by side) are a slow pair.
         let flagged = kinds & pair_cache::REACH != 0;
-        // Pushes toward each other (a stop by a static body counts only for the pairs with the
-        // bodies behind: toward the static body the pair's own motion says it all).
-        let pushed = match (flagged, ba.kind == BodyKind::Static || bb.kind == BodyKind::Static) {
-            (false, _) => 0.0,
-            (true, true) => self.pushed[a as usize].by_moving.max(self.pushed[b as usize].by_moving),
-            (true, false) => self.pushed[a as usize].by_any.max(self.pushed[b as usize].by_any),
-        };
+        let with_static = ba.kind == BodyKind::Static || bb.kind == BodyKind::Static;
+        let (pa, pb) = (&self.pushed[a as usize], &self.pushed[b as usize]);
+        let pushed = if flagged { ccd::Pushed::of_pair(pa, pb, with_static) } else { 0.0 };
         let motion = ccd::PairMotion { dt, spin: ia.spin + ib.spin, pushed };
         let closing = if flagged { ccd::pair_reach(ba, bb, motion) } else { 0.0 };
         let reach = flagged && ccd::outruns_margin(closing, settings);
@@ -202,14 +198,20 @@ impl ContactStore {
             self.pair_cache.clear();
             return 0;
         }
-        let (spin, group) = &mut self.push_work;
-        ccd::pushed_reach(bodies, reach, pairs, settings, &mut self.pushed, (spin, group), crew);
+        // Each body's turn once a step (every entry is written).
+        self.spin.resize(bodies.len(), 0.0);
+        parallel::fill(crew, &mut self.spin[..], parallel::BODY_BLOCK, |r, out| {
+            for (o, k) in out.iter_mut().zip(r) {
+                *o = ccd::spin_reach(&bodies[k], settings.dt);
+            }
+        });
+        ccd::pushed_reach(bodies, reach, &self.spin, pairs, settings, &mut self.pushed, &mut self.push_groups);
         // Every entry is written below.
         self.pair_info.resize(bodies.len(), BodyInfo::default());
-        let pushed = &self.pushed;
+        let (pushed, spin) = (&self.pushed, &self.spin);
         parallel::fill(crew, &mut self.pair_info[..], parallel::BODY_BLOCK, |r, out| {
             for (o, k) in out.iter_mut().zip(r) {
-                *o = BodyInfo::new(&bodies[k], reach[k], pushed[k].by_any, settings.dt);
+                *o = BodyInfo::new(&bodies[k], reach[k], pushed[k].by_any, spin[k]);
             }
         });
         let test = PairTest {

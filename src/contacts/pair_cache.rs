@@ -171,10 +171,11 @@ pub(crate) struct BodyInfo {
 }
 
 impl BodyInfo {
-    pub(crate) fn new(b: &crate::dynamics::Body, reach: bool, pushed: Real, dt: Real) -> Self {
+    /// `spin` is the body's [`crate::ccd::spin_reach`] this step.
+    pub(crate) fn new(b: &crate::dynamics::Body, reach: bool, pushed: Real, spin: Real) -> Self {
         let reach = reach || pushed > 0.0;
         let kinds = (b.shape.is_mesh() as u8 * MESH) | (b.shape.is_compound() as u8 * COMPOUND) | (reach as u8 * REACH);
-        BodyInfo { kinds, radius: b.shape.bounding_radius(), spin: crate::ccd::spin_reach(b, dt) }
+        BodyInfo { kinds, radius: b.shape.bounding_radius(), spin }
     }
 }
 
