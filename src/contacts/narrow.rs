@@ -20,6 +20,9 @@ pub struct NarrowInput<'a> {
     pub bodies: &'a [Body],
     /// Per body: its contacts reach as far as it can move this step (speculative CCD).
     pub reach: &'a [bool],
+    /// Per body: the time-of-impact pass sweeps it this step (`ccd::needs_ccd`: with `Toi`
+    /// only).
+    pub swept: &'a [bool],
     /// The candidate pairs, sorted.
     pub pairs: &'a [(u32, u32)],
     /// The cuboids' rotation matrices, where built.
@@ -65,18 +68,25 @@ impl PairTest<'_> {
         // pair can close farther in the step than the plain margin covers: bodies that move
         // together (a sagging stack, bodies falling side by side) are a slow pair.
         let flagged = kinds & pair_cache::REACH != 0;
+        // A pair with a body the time-of-impact pass sweeps, which already touches at the start
+        // of the step: the pass leaves it to the contacts (`ccd::time_of_impact`), so its rows
+        // reach as a pair with reach does (a hull its impact leaves spinning turns its corners
+        // into the floor it touches). One that does not touch yet is the pass's.
+        let swept = kinds & pair_cache::SWEPT != 0;
         let with_static = ba.kind == BodyKind::Static || bb.kind == BodyKind::Static;
         let (pa, pb) = (&self.pushed[a as usize], &self.pushed[b as usize]);
         let pushed = if flagged { ccd::Pushed::of_pair(pa, pb, with_static) } else { 0.0 };
         let motion = ccd::PairMotion { dt, spin: ia.spin + ib.spin, pushed };
-        let closing = if flagged { ccd::pair_reach(ba, bb, motion) } else { 0.0 };
-        let reach = flagged && ccd::outruns_margin(closing, settings);
+        let closing = if flagged || swept { ccd::pair_reach(ba, bb, motion) } else { 0.0 };
+        let outruns = (flagged || swept) && ccd::outruns_margin(closing, settings);
+        let reach = flagged && outruns;
+        let reach_if_touching = swept && !flagged && outruns;
         // Pairs with reach (whose margin changes with their speed) are tested every step; others
         // (compound pairs too) reuse their last result while the body that is not a mesh stays
         // near where it was relative to the other. Only with warm starting, where the solver
         // keeps contacts (contact recycling) and the narrow phase's manifold mostly checks them:
         // without it, every step's rows come straight from the narrow phase.
-        let cached = !reach && self.caching;
+        let cached = !reach && !reach_if_touching && self.caching;
         let distance = settings.pair_cache_distance;
         let holds = |e: &PairEntry| match ib.kinds & pair_cache::MESH != 0 {
             false => e.holds(&ba.pose, &bb.pose, ib.radius, distance),
@@ -92,24 +102,19 @@ impl PairTest<'_> {
             // Reach as far as the pair can close in this step.
             tol.margin += closing;
         }
-        // Every leading corner gets its own speculative point.
-        let to_contact = |m: &Manifold| Contact {
-            a,
-            b,
-            manifold: if reach { ccd::speculative_contact(m, ba, bb, motion, tol.margin, settings.slop) } else { *m },
-        };
         // The pair's manifolds: a mesh or compound pair's, one per direction its triangles or
         // child contacts push; one at most for any other, a convex pair's straight from the
         // narrow phase.
-        let (all, one);
-        let (first, more): (Option<&Manifold>, &[Manifold]) = if compound || mesh {
-            let (method, edges) = (settings.narrow_phase, settings.internal_edges);
-            all =
-                narrowphase::contact_manifolds_with_edges(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, method, edges);
+        let (method, edges) = (settings.narrow_phase, settings.internal_edges);
+        let manifolds = |tol| {
+            narrowphase::contact_manifolds_with_edges(&ba.shape, &ba.pose, &bb.shape, &bb.pose, tol, method, edges)
+        };
+        let (mut all, one);
+        let (mut first, mut more): (Option<&Manifold>, &[Manifold]) = if compound || mesh {
+            all = manifolds(tol);
             (all.first(), all.as_slice())
         } else {
             let rotations = || (self.rotations.get(a as usize, ba), self.rotations.get(b as usize, bb));
-            let method = settings.narrow_phase;
             one = if bounds_apart(ba, bb, (ia.radius, ib.radius), tol) {
                 None
             } else {
@@ -117,8 +122,30 @@ impl PairTest<'_> {
             };
             (one.as_ref(), &[])
         };
+        let touches =
+            reach_if_touching && first.into_iter().chain(more).any(|m| m.max_depth() >= -ccd::toi_target(settings));
+        if touches {
+            tol.margin += closing;
+            // A mesh's or compound's manifolds hold the triangles or children within the margin:
+            // taken again at the pair's reach. A convex pair's speculative points are rebuilt
+            // from its manifold below.
+            if compound || mesh {
+                all = manifolds(tol);
+                (first, more) = (all.first(), all.as_slice());
+            }
+        }
         let m = first.filter(|m| !m.is_empty());
         let rest = more.get(1..).unwrap_or_default();
+        // Every leading corner gets its own speculative point.
+        let to_contact = |m: &Manifold| Contact {
+            a,
+            b,
+            manifold: if reach || touches {
+                ccd::speculative_contact(m, ba, bb, motion, tol.margin, settings.slop)
+            } else {
+                *m
+            },
+        };
         // The cache keeps one manifold: a mesh or compound pair with more is tested every step.
         // Its entry is made with the batch's others.
         if cached && rest.is_empty() {
@@ -191,7 +218,7 @@ impl ContactStore {
     /// entries; with a crew, runs of pairs are shared among its threads. How many pairs the
     /// body-pair cache answered.
     pub fn find(&mut self, input: NarrowInput<'_>, crew: Option<&Crew>) -> u32 {
-        let NarrowInput { bodies, reach, pairs, rotations, settings } = input;
+        let NarrowInput { bodies, reach, swept, pairs, rotations, settings } = input;
         if pairs.is_empty() {
             // No contact, and no cache entry for the next step: what testing no pair leaves.
             self.contacts.clear();
@@ -211,7 +238,7 @@ impl ContactStore {
         let (pushed, spin) = (&self.pushed, &self.spin);
         parallel::fill(crew, &mut self.pair_info[..], parallel::BODY_BLOCK, |r, out| {
             for (o, k) in out.iter_mut().zip(r) {
-                *o = BodyInfo::new(&bodies[k], reach[k], pushed[k].by_any, spin[k]);
+                *o = BodyInfo::new(&bodies[k], (reach[k], swept[k]), pushed[k].by_any, spin[k]);
             }
         });
         let test = PairTest {

@@ -156,12 +156,16 @@ pub(crate) const COMPOUND: u8 = 2;
 /// what it meets can push it (`NarrowInput::reach`, `ContactStore`'s `pushed`): each of its pairs
 /// is then weighed for reach by how far that pair can close (`PairTest::process_pair`).
 pub(crate) const REACH: u8 = 4;
+/// [`BodyInfo::kinds`]: the time-of-impact pass sweeps it this step (`ccd::needs_ccd`). The pass
+/// leaves a pair that already touches to the contacts, so such a pair gets reach
+/// (`PairTest::process_pair`).
+pub(crate) const SWEPT: u8 = 8;
 
 /// What a body's pairs' tests depend on, made once a step for each body, so that each pair
 /// reads two of these instead of both bodies' shapes and their reach.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct BodyInfo {
-    /// [`MESH`], [`COMPOUND`] and [`REACH`].
+    /// [`MESH`], [`COMPOUND`], [`REACH`] and [`SWEPT`].
     pub kinds: u8,
     /// The shape's bounding radius about the body's origin.
     pub radius: Real,
@@ -171,10 +175,14 @@ pub(crate) struct BodyInfo {
 }
 
 impl BodyInfo {
-    /// `spin` is the body's [`crate::ccd::spin_reach`] this step.
-    pub(crate) fn new(b: &crate::dynamics::Body, reach: bool, pushed: Real, spin: Real) -> Self {
+    /// `spin` is the body's [`crate::ccd::spin_reach`] this step; `swept`, whether the
+    /// time-of-impact pass sweeps it.
+    pub(crate) fn new(b: &crate::dynamics::Body, (reach, swept): (bool, bool), pushed: Real, spin: Real) -> Self {
         let reach = reach || pushed > 0.0;
-        let kinds = (b.shape.is_mesh() as u8 * MESH) | (b.shape.is_compound() as u8 * COMPOUND) | (reach as u8 * REACH);
+        let kinds = (b.shape.is_mesh() as u8 * MESH)
+            | (b.shape.is_compound() as u8 * COMPOUND)
+            | (reach as u8 * REACH)
+            | (swept as u8 * SWEPT);
         BodyInfo { kinds, radius: b.shape.bounding_radius(), spin }
     }
 }

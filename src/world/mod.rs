@@ -533,6 +533,7 @@ impl World {
         let input = NarrowInput {
             bodies: &self.bodies,
             reach: &self.ccd.reach,
+            swept: &self.ccd.fast,
             pairs: &self.pairs,
             rotations: &self.rotations,
             settings: &self.settings,
