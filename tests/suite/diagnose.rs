@@ -61,9 +61,26 @@ fn a_stack_without_warm_starting_is_told_to_warm_start() {
 }
 
 #[test]
+fn a_tall_stack_on_one_pass_is_told_to_take_more() {
+    let d = diagnosed("tall_stack_one_pass.ron", 600, Symptom::Jitter, CauseKind::TooFewIterations);
+    assert!(d.explanation.contains("1 iteration(s) × 1 substeps"), "{}", d.explanation);
+    assert!(removes(&d, &set("iterations", "4")) && removes(&d, &set("substeps", "4")), "{d:?}");
+    // The stack sinks into itself from the first step: the fixes are tried from the start.
+    assert!(d.event.step >= 70 && d.rerun_from == 0, "{d:?}");
+}
+
+#[test]
 fn a_heavy_box_on_light_boxes_is_its_mass_ratio() {
     let d = diagnosed("heavy_on_light.ron", 120, Symptom::DeepPenetration, CauseKind::MassRatio);
     assert!(d.explanation.contains("390×"), "{}", d.explanation);
+    assert!(matches!(d.best_fix().unwrap().change, Change::Density { body: 4, .. }), "{d:?}");
+    // Dropped from 7 m higher, it lands after a second: the fixes are still tried from the
+    // start, not from a second before the event.
+    let mut dropped = bug("heavy_on_light.ron");
+    dropped.bodies[4].position.y += 7.0;
+    let d =
+        diagnosed_scene(&dropped, "heavy_on_light.ron, dropped", 240, Symptom::DeepPenetration, CauseKind::MassRatio);
+    assert!(d.event.step >= 70 && d.rerun_from == 0, "{d:?}");
     assert!(matches!(d.best_fix().unwrap().change, Change::Density { body: 4, .. }), "{d:?}");
 }
 
