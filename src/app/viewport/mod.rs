@@ -223,8 +223,8 @@ pub enum ViewAction {
     },
 }
 
-/// Speed of a shot sphere, m/s.
-pub const SHOOT_SPEED: f32 = 60.0;
+/// Speed of a shot sphere, m/s (the shot's own constants are the session's).
+pub use crate::session::sim::SHOOT_SPEED;
 
 /// The link to eframe's wgpu renderer, absent in headless tests.
 struct GpuLink {

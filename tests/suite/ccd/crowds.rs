@@ -403,3 +403,74 @@ fn a_swept_body_that_touches_the_floor_stays_out_of_it() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// The app's shoot tool (key B: a ball of `SHOT_RADIUS`, 3,000 kg/m³, a bullet, at
+/// `SHOOT_SPEED`) fired down into a settled pile in a bin whose walls and floor are 2 cm thick,
+/// one shot every three steps, each at a body of the pile: at the default settings every body,
+/// shots and the bodies they strike, stays in the bin (none crosses a wall below its top, or the
+/// floor). With CCD off the shots go through the floor, which the same check catches.
+#[test]
+fn shots_into_a_pile_in_a_foil_bin_leave_every_body_in_it() {
+    use collidoscope::session::Simulation;
+    use collidoscope::session::sim::SHOOT_SPEED;
+    let scene = collidoscope::Scene::parse(
+        "(
+            version: 1, name: \"foil bin\", settings: (),
+            bodies: [
+                (name: \"floor\", kind: Static, shape: Cuboid(half_extents: (3, 0.01, 3)), position: (0, -0.01, 0)),
+                (name: \"north\", kind: Static, shape: Cuboid(half_extents: (3.02, 2, 0.01)), position: (0, 2, -3.01)),
+                (name: \"south\", kind: Static, shape: Cuboid(half_extents: (3.02, 2, 0.01)), position: (0, 2, 3.01)),
+                (name: \"west\", kind: Static, shape: Cuboid(half_extents: (0.01, 2, 3)), position: (-3.01, 2, 0)),
+                (name: \"east\", kind: Static, shape: Cuboid(half_extents: (0.01, 2, 3)), position: (3.01, 2, 0)),
+            ],
+            generators: [Rain(count: 300, seed: 7, min: (-2.6, 0.5, -2.6), max: (2.6, 6, 2.6), shapes: [
+                Sphere(radius: 0.2),
+                Cuboid(half_extents: (0.2, 0.2, 0.2)),
+                Cuboid(half_extents: (0.3, 0.03, 0.2)),
+                Capsule(half_height: 0.15, radius: 0.1),
+            ], random_rotation: true, separated: true)],
+        )",
+        "foil_bin.ron",
+    )
+    .expect("the bin's scene");
+    let inside = |p: Vec3| p.x.abs() < 3.0 && p.z.abs() < 3.0;
+    for ccd in [CcdMode::Speculative, CcdMode::Off] {
+        let mut sim = Simulation::new(scene.clone(), None).expect("the bin builds");
+        let s = Settings { ccd, ..sim.world.settings.clone() };
+        sim.world.set_settings(s);
+        let mut rng = SplitMix64::new(11);
+        let mut crossed = Vec::new();
+        for step in 0..360 {
+            if (120..240).contains(&step) && step % 3 == 0 {
+                let n = sim.world.bodies().len();
+                let target = loop {
+                    let k = ((rng.next_real() * n as Real) as usize).min(n - 1);
+                    if sim.world.bodies()[k].is_dynamic() {
+                        break sim.world.bodies()[k].pose.translation;
+                    }
+                };
+                let origin = Vec3::new(rng.range(-2.5, 2.5), rng.range(5.0, 8.0), rng.range(-2.5, 2.5));
+                sim.shoot(origin, (target - origin).normalize() * SHOOT_SPEED);
+            }
+            let before: Vec<Vec3> = sim.world.bodies().iter().map(|b| b.pose.translation).collect();
+            sim.step_once();
+            for (i, (b, &p0)) in sim.world.bodies().iter().zip(&before).enumerate() {
+                let p1 = b.pose.translation;
+                let wall = inside(p0) && !inside(p1) && p0.y.max(p1.y) < 3.9;
+                let floor = inside(p1) && p0.y > -0.02 && p1.y < -0.02;
+                if b.is_dynamic() && (wall || floor || !p1.is_finite()) {
+                    crossed.push(format!(
+                        "step {}: body {i} ({:?}) from {p0:?} to {p1:?}, moving {:?}",
+                        sim.world.step_count(),
+                        b.shape.kind(),
+                        b.linvel
+                    ));
+                }
+            }
+        }
+        match ccd {
+            CcdMode::Off => assert!(!crossed.is_empty(), "with CCD off a shot at 60 m/s crosses the 2 cm floor"),
+            _ => assert!(crossed.is_empty(), "{ccd:?}: bodies out of the bin:\n{}", crossed.join("\n")),
+        }
+    }
+}
