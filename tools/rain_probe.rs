@@ -4,7 +4,9 @@
 //! `cargo run --release --no-default-features --example rain_probe -- [FROM] [STEPS] [THREADS]`
 //! steps the rain FROM times (default 30, where the bench's timed window starts), then prints
 //! each of the next STEPS steps' phase times (default 100) and pairs, their means and the
-//! state hash (the same on any thread count). For an instruction profile of a few steps:
+//! state hash (the same on any thread count). `rain_probe --write FILE` writes the rain as a
+//! scene file instead, for `collidoscope compare FILE` against rapier3d and Jolt. For an
+//! instruction profile of a few steps:
 //! `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='rain_probe::profiled_step'`
 //! on `rain_probe 30 3` (the first 30 steps run uncollected, slowly).
 
@@ -15,6 +17,13 @@ use collidoscope::World;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--write") {
+        let path = args.get(1).expect("--write FILE");
+        let world = rain::rain_100k();
+        let scene = collidoscope::Scene::from_world(&world, &collidoscope::Scene::default());
+        scene.save(path).unwrap_or_else(|e| panic!("{e}"));
+        return;
+    }
     let arg = |k: usize, default: u64| args.get(k).map_or(default, |s| s.parse().expect("a count"));
     let (from, steps, threads) = (arg(0, 30), arg(1, 100), arg(2, 1));
     let mut world = rain::rain_100k();
