@@ -52,6 +52,27 @@ pub enum BundleError {
     Scene(#[from] SceneError),
 }
 
+/// The steps a bundle's clip shows, and how: steps `from..=to` of its recording, static bodies
+/// see-through or solid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClipSpan {
+    /// The clip's first step.
+    pub from: u64,
+    /// Its last step.
+    pub to: u64,
+    /// Whether the clip draws static bodies see-through.
+    pub see_through: bool,
+}
+
+impl ClipSpan {
+    /// The command that makes this clip from the bundle's recording.
+    pub fn command(&self) -> String {
+        let ClipSpan { from, to, see_through } = *self;
+        let see = if see_through { " --see-through" } else { "" };
+        format!("`collidoscope clip {RECORDING} -o {CLIP} --from {from} --to {to}{see}`")
+    }
+}
+
 /// Why a bundle holds no clip: what its `no_clip.txt` says, with the command that makes the
 /// clip from the bundle's recording.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -59,53 +80,29 @@ pub enum NoClip {
     /// No display to render on when the bundle was made.
     #[error(
         "no display was available when the bundle was made (DISPLAY and WAYLAND_DISPLAY are unset); make the clip with {} under xvfb-run or xshot",
-        clip_command(*.from, *.to, *.see_through)
+        .0.command()
     )]
-    NoDisplay {
-        /// The clip's first step.
-        from: u64,
-        /// Its last step.
-        to: u64,
-        /// Whether the clip draws static bodies see-through.
-        see_through: bool,
-    },
+    NoDisplay(ClipSpan),
     /// Rendering or encoding failed.
-    #[error("the clip could not be rendered ({message}); make it with {}", clip_command(*.from, *.to, *.see_through))]
+    #[error("the clip could not be rendered ({message}); make it with {}", .span.command())]
     NotRendered {
-        /// The clip's first step.
-        from: u64,
-        /// Its last step.
-        to: u64,
-        /// Whether the clip draws static bodies see-through.
-        see_through: bool,
+        /// The clip.
+        span: ClipSpan,
         /// Why, in the renderer's words.
         message: String,
     },
     /// The program was built without a window.
     #[error(
         "this build has no window (built without the `gui` feature); make the clip with {} in a build with one",
-        clip_command(*.from, *.to, *.see_through)
+        .0.command()
     )]
-    NoWindow {
-        /// The clip's first step.
-        from: u64,
-        /// Its last step.
-        to: u64,
-        /// Whether the clip draws static bodies see-through.
-        see_through: bool,
-    },
+    NoWindow(ClipSpan),
     /// A bundle read back: the reason its `no_clip.txt` gives.
     #[error("{0}")]
     Noted(String),
     /// A bundle read back with neither a clip nor a reason.
     #[error("the bundle has no clip")]
     Absent,
-}
-
-/// The command that makes a bundle's clip of steps `from..=to` from its recording.
-fn clip_command(from: u64, to: u64, see_through: bool) -> String {
-    let see = if see_through { " --see-through" } else { "" };
-    format!("`collidoscope clip {RECORDING} -o {CLIP} --from {from} --to {to}{see}`")
 }
 
 /// Everything a bundle holds.

@@ -3,7 +3,7 @@
 
 use super::CliError;
 use collidoscope::Scene;
-use collidoscope::bundle::{Bundle, CLIP, NO_CLIP, NoClip, RECORDING, REPORT_JSON, REPORT_TEXT, SCENE};
+use collidoscope::bundle::{Bundle, CLIP, ClipSpan, NO_CLIP, NoClip, RECORDING, REPORT_JSON, REPORT_TEXT, SCENE};
 use collidoscope::diagnose::{Report, Symptom, diagnose_stepping, shrink};
 use collidoscope::record::{Recorder, Recording};
 use std::path::Path;
@@ -70,7 +70,7 @@ pub fn make(case: &Path, scene: &Scene, steps: u64, report: &Report) -> Result<(
     // A body through a static body is hidden behind it in a clip drawn solid (seen from the
     // side it came from): such a clip draws static bodies see-through.
     let see_through = first.is_some_and(|e| e.symptom == Symptom::Tunneling);
-    let clip = clip(&recording, Span { from, to, see_through }, event);
+    let clip = clip(&recording, ClipSpan { from, to, see_through }, event);
     let clip_line = match &clip {
         Ok(_) if see_through => {
             format!("Clip ({CLIP}): steps {from} to {to} of the recording, static bodies drawn see-through.")
@@ -102,24 +102,15 @@ pub fn make(case: &Path, scene: &Scene, steps: u64, report: &Report) -> Result<(
     Ok((bundle, summary))
 }
 
-/// The steps a clip shows, and how.
-#[derive(Clone, Copy)]
-struct Span {
-    from: u64,
-    to: u64,
-    /// Static bodies drawn see-through.
-    see_through: bool,
-}
-
 /// The recording's steps `from..=to` as a GIF (the camera framing the bodies at `from` and at the
 /// event), or why there is none.
 #[cfg(feature = "gui")]
-fn clip(recording: &Recording, span: Span, event: Option<u64>) -> Result<Vec<u8>, NoClip> {
+fn clip(recording: &Recording, span: ClipSpan, event: Option<u64>) -> Result<Vec<u8>, NoClip> {
     use collidoscope::app::clip::{DEFAULT_SIZE, clip_view, display_available, render_frames};
     use collidoscope::clip::{ClipRange, encode_gif, frame_delay};
-    let Span { from, to, see_through } = span;
+    let ClipSpan { from, to, see_through } = span;
     if !display_available() {
-        return Err(NoClip::NoDisplay { from, to, see_through });
+        return Err(NoClip::NoDisplay(span));
     }
     let made = || -> Result<Vec<u8>, collidoscope::app::AppError> {
         let range = ClipRange::new(from, to, 1, Some(recording.steps()))?;
@@ -127,10 +118,10 @@ fn clip(recording: &Recording, span: Span, event: Option<u64>) -> Result<Vec<u8>
         let frames = render_frames(&case, range, None, DEFAULT_SIZE, &clip_view(&[], see_through)?, event)?;
         Ok(encode_gif(&frames, frame_delay(None, recording.scene.settings.dt as f64, 1)?)?)
     };
-    made().map_err(|e| NoClip::NotRendered { from, to, see_through, message: e.to_string() })
+    made().map_err(|e| NoClip::NotRendered { span, message: e.to_string() })
 }
 
 #[cfg(not(feature = "gui"))]
-fn clip(_recording: &Recording, span: Span, _event: Option<u64>) -> Result<Vec<u8>, NoClip> {
-    Err(NoClip::NoWindow { from: span.from, to: span.to, see_through: span.see_through })
+fn clip(_recording: &Recording, span: ClipSpan, _event: Option<u64>) -> Result<Vec<u8>, NoClip> {
+    Err(NoClip::NoWindow(span))
 }

@@ -80,7 +80,7 @@ impl PairTest<'_> {
         let closing = if flagged || swept { ccd::pair_reach(ba, bb, motion) } else { 0.0 };
         let outruns = (flagged || swept) && ccd::outruns_margin(closing, settings);
         let reach = flagged && outruns;
-        let reach_if_touching = swept && !flagged && outruns;
+        let reach_if_touching = swept && outruns && !reach;
         // Pairs with reach (whose margin changes with their speed) are tested every step; others
         // (compound pairs too) reuse their last result while the body that is not a mesh stays
         // near where it was relative to the other. Only with warm starting, where the solver

@@ -3,7 +3,7 @@
 //! for a tunneling case and says why it has no clip without a display.
 
 use crate::scratch::Scratch;
-use collidoscope::bundle::{ABOUT, Bundle, NO_CLIP, NoClip, RECORDING, SCENE, is_bundle};
+use collidoscope::bundle::{ABOUT, Bundle, ClipSpan, NO_CLIP, NoClip, RECORDING, SCENE, is_bundle};
 use collidoscope::diagnose::diagnose;
 use collidoscope::record::Recorder;
 use collidoscope::scene::Scene;
@@ -27,7 +27,7 @@ fn bundle(steps: u64) -> Bundle {
         recording: rec.finish(),
         report_text: report.to_text(),
         report_json: serde_json::to_string(&report).unwrap(),
-        clip: Err(NoClip::NoDisplay { from: 0, to: steps, see_through: true }),
+        clip: Err(NoClip::NoDisplay(ClipSpan { from: 0, to: steps, see_through: true })),
         about: "a test bundle\n".into(),
     }
 }

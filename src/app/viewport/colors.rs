@@ -3,6 +3,7 @@
 use super::ColorMode;
 use crate::BodyKind;
 use crate::dynamics::Body;
+use crate::union_find;
 use crate::world::World;
 
 /// Speed (m/s) at the red end of the speed colour scale.
@@ -84,7 +85,6 @@ pub fn islands(world: &World) -> Vec<u32> {
 }
 
 fn islands_into(world: &World, parent: &mut Vec<u32>) {
-    use crate::union_find;
     let bodies = world.bodies();
     union_find::reset(parent, bodies.len());
     for c in world.contacts() {

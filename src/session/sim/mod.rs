@@ -35,13 +35,13 @@ const DRAG_SPIN_DAMPING: Real = 5.0;
 
 /// Radius (m) and density (kg/m³) of the spheres shot from the camera.
 pub const SHOT_RADIUS: Real = 0.15;
+const SHOT_DENSITY: Real = 3000.0;
 /// Speed (m/s) the viewport shoots them at, along the ray under the cursor.
 pub const SHOOT_SPEED: Real = 60.0;
 /// Steps of the selected body's history kept for its plot: a minute at 60 Hz.
 const TRACE_STEPS: usize = 3600;
 /// Most bodies pinned to the inspector's plot at once.
 pub const MAX_PINNED: usize = 4;
-const SHOT_DENSITY: Real = 3000.0;
 
 /// A body held by the mouse: a point fixed in the body is pulled toward `target`.
 #[derive(Clone, Copy, Debug, PartialEq)]
