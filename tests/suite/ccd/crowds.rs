@@ -1,6 +1,6 @@
 //! Crowds, not lone bullets: fast bodies that strike each other in front of thin walls, piles
-//! dropped on floors, rains on hilly terrain, and a heavy body pinching a small one against a
-//! thin floor. Nothing may end where it cannot be, at the default settings and (where the
+//! dropped on floors, small bodies dropped into a foil bin, heavy loads crushing light bodies,
+//! rains on hilly terrain, and a heavy body pinching a small one against a thin floor. Nothing may end where it cannot be, at the default settings and (where the
 //! scene allows it) with CCD off. Fixed seeds; every failure names the body, its shape, where it
 //! started and where it ended. Larger runs: `cargo run --release --example crowd_probe`.
 
@@ -141,14 +141,24 @@ fn fast_bodies_that_strike_each_other_near_a_wall_stay_in_front_of_it() {
     assert!(failures.is_empty(), "bodies behind the wall:\n{}", failures.join("\n"));
 }
 
+/// A walled bin 8 × 8 m inside: a floor `thickness` thick (its top at y = 0) and four 6 m walls
+/// `wall` thick.
+fn bin(thickness: Real, wall: Real) -> Vec<Body> {
+    let (h, w) = (0.5 * thickness, 0.5 * wall);
+    let mut bodies = vec![static_box(Vec3::new(4.0, h, 4.0), Vec3::new(0.0, -h, 0.0))];
+    for (x, z, hx, hz) in
+        [(0.0, -4.0 - w, 4.0 + wall, w), (0.0, 4.0 + w, 4.0 + wall, w), (-4.0 - w, 0.0, w, 4.0), (4.0 + w, 0.0, w, 4.0)]
+    {
+        bodies.push(static_box(Vec3::new(hx, 3.0, hz), Vec3::new(x, 3.0, z)));
+    }
+    bodies
+}
+
 /// A walled bin on a floor `thickness` thick (its top at y = 0) and `count` mixed bodies of
 /// 0.3–0.5 m dropped into it from 1 to `top` m.
 fn pile(seed: u64, count: usize, thickness: Real, top: Real, settings: Settings) -> World {
     let mut rng = SplitMix64::new(seed);
-    let mut bodies = vec![static_box(Vec3::new(4.0, 0.5 * thickness, 4.0), Vec3::new(0.0, -0.5 * thickness, 0.0))];
-    for (x, z, hx, hz) in [(0.0, -4.2, 4.4, 0.2), (0.0, 4.2, 4.4, 0.2), (-4.2, 0.0, 0.2, 4.0), (4.2, 0.0, 0.2, 4.0)] {
-        bodies.push(static_box(Vec3::new(hx, 3.0, hz), Vec3::new(x, 3.0, z)));
-    }
+    let mut bodies = bin(thickness, 0.4);
     let material = Material { restitution: 0.2, friction: 0.5, density: 1000.0 };
     for k in 0..count {
         let shape = mixed_shape(k, rng.range(0.3, 0.5), &mut rng);
@@ -193,6 +203,61 @@ fn a_pile_dropped_on_a_floor_keeps_every_body() {
         }
     }
     assert!(failures.is_empty(), "bodies through the floor:\n{}", failures.join("\n"));
+}
+
+/// Bodies of 3–8 cm (spheres, thin boxes, capsules, rocks) dropped from up to 8 m into a bin
+/// whose floor is 2 cm thick and walls 1 cm: at the defaults none ends under the floor, though
+/// each falls several times its own size in a step as it lands. With CCD off some do, which
+/// shows the check sees a crossing. (In the 1,200-body `tiny.ron` of `scripts/gen-crowds`,
+/// rapier3d and Jolt lose bodies through the floor.)
+#[test]
+fn small_bodies_dropped_into_a_foil_bin_stay_in_it() {
+    let small = |ccd: CcdMode| {
+        let mut rng = SplitMix64::new(21);
+        let mut bodies = bin(0.02, 0.01);
+        let material = Material { restitution: 0.1, friction: 0.5, density: 1000.0 };
+        for k in 0..600 {
+            let shape = mixed_shape(k, rng.range(0.03, 0.08), &mut rng);
+            let at = Vec3::new(rng.range(-3.8, 3.8), rng.range(0.5, 8.0), rng.range(-3.8, 3.8));
+            bodies.push(dynamic(shape, Pose::new(at, rng.rotation()), material));
+        }
+        let mut w = world(Settings { ccd, ..Settings::default() }, bodies);
+        below(&mut w, 240, -0.02 - 0.04, 4.0)
+    };
+    let lost = small(Settings::default().ccd);
+    assert!(lost.is_empty(), "{} bodies through the floor at the defaults:\n{}", lost.len(), lost.join("\n"));
+    assert!(!small(CcdMode::Off).is_empty(), "with CCD off some small body should cross the 2 cm floor");
+}
+
+/// Heavy bodies (20,000 kg/m³) dropped from up to 12 m onto a layer of light ones (10 kg/m³)
+/// in a bin on a 0.2 m floor, a 2,000 : 1 ratio: the light bodies are crushed into the floor by
+/// loads their few passes cannot hold apart, and at the defaults none may end under it. With
+/// CCD off and one substep some do, which shows the check sees a crossing. (In the 550-body
+/// `mass.ron` of `scripts/gen-crowds`, rapier3d and Jolt lose bodies through the floor.)
+#[test]
+fn heavy_bodies_dropped_on_light_ones_leave_every_body_on_the_floor() {
+    let crushed = |settings: Settings| {
+        let mut rng = SplitMix64::new(8);
+        let mut bodies = bin(0.2, 0.4);
+        let light = Material { density: 10.0, ..Material::default() };
+        let heavy = Material { density: 20_000.0, ..Material::default() };
+        for k in 0..260 {
+            let (shape, material, y) = if k < 200 {
+                let shape = if k % 2 == 0 { Shape::sphere(0.2) } else { Shape::capsule(0.2, 0.1) };
+                (shape, light, rng.range(0.5, 4.0))
+            } else {
+                (mixed_shape(k, 0.8, &mut rng), heavy, rng.range(6.0, 12.0))
+            };
+            let at = Vec3::new(rng.range(-3.6, 3.6), y, rng.range(-3.6, 3.6));
+            bodies.push(dynamic(shape, Pose::new(at, rng.rotation()), material));
+        }
+        let mut w = world(settings, bodies);
+        below(&mut w, 300, -0.2 - 0.1, 4.0)
+    };
+    let lost = crushed(Settings::default());
+    assert!(lost.is_empty(), "{} bodies through the floor at the defaults:\n{}", lost.len(), lost.join("\n"));
+    let off = Settings { ccd: CcdMode::Off, substeps: 1, ..Settings::default() };
+    assert!(!crushed(off).is_empty(), "with CCD off and one substep some light body should cross the floor");
 }
 
 /// Hills: height at (x, z), m.
