@@ -145,6 +145,11 @@ pub(crate) fn size_vec3(v: Vec3) -> Rule {
     v.to_array().into_iter().try_for_each(size).map_err(|e| ValueError::Component { value: v, component: Box::new(e) })
 }
 
+/// One coordinate (a height field's height), m.
+pub(crate) fn coordinate(v: Real) -> Rule {
+    within(v, -limits::COORDINATE, limits::COORDINATE, " m")
+}
+
 pub(crate) fn coordinate_vec3(v: Vec3) -> Rule {
     vec3_at_most(v, limits::COORDINATE, "a coordinate", " m")
 }

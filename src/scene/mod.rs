@@ -672,11 +672,11 @@ fn height_field(cell: Real, heights: &[Vec<Real>]) -> Result<HeightField, ShapeE
     if let Some((r, row)) = heights.iter().enumerate().find(|(_, row)| row.len() != cols) {
         return Err(ShapeError::RaggedRow { row: r, len: row.len(), cols });
     }
-    if let Some((r, c, e)) = heights.iter().enumerate().find_map(|(r, row)| {
-        row.iter()
-            .enumerate()
-            .find_map(|(c, &h)| rules::coordinate_vec3(Vec3::new(0.0, h, 0.0)).err().map(|e| (r, c, e)))
-    }) {
+    if let Some((r, c, e)) = heights
+        .iter()
+        .enumerate()
+        .find_map(|(r, row)| row.iter().enumerate().find_map(|(c, &h)| rules::coordinate(h).err().map(|e| (r, c, e))))
+    {
         return Err(ShapeError::at(format!("heights[{r}][{c}]"), e));
     }
     Ok(HeightField::new(heights.len(), cols, cell, heights.concat())?)

@@ -75,7 +75,9 @@ fn scene_checks_name_the_mesh_problem() {
     let e = check("(kind: Static, shape: HeightField(cell: 0, heights: [[0, 0], [0, 0]]))");
     assert!(e.contains("cell: 0 m is out of range"), "{e}");
     let e = check("(kind: Static, shape: HeightField(cell: 1, heights: [[0, 0], [0, 1e9]]))");
-    assert!(e.contains("heights[1][1]"), "{e}");
+    assert!(e.contains("heights[1][1]: 1000000000 m is out of range"), "{e}");
+    let e = check("(kind: Static, shape: HeightField(cell: 1, heights: [[0, 0], [0, NaN]]))");
+    assert!(e.contains("heights[1][1]: NaN is not a finite number"), "{e}");
     let ok =
         Scene::parse("(bodies: [(kind: Kinematic, shape: HeightField(cell: 1, heights: [[0, 0], [0, 1]]))])", "t.ron");
     assert!(ok.is_ok(), "{ok:?}");
