@@ -1,7 +1,8 @@
 //! Crowds, not lone bullets: fast bodies that strike each other in front of thin walls, piles
 //! dropped on floors, small bodies dropped into a foil bin, heavy loads crushing light bodies,
-//! rains on hilly terrain, and a heavy body pinching a small one against a thin floor. Nothing may end where it cannot be, at the default settings and (where the
-//! scene allows it) with CCD off. Fixed seeds; every failure names the body, its shape, where it
+//! rains on hilly terrain, and a heavy body pinching a small one against a thin floor. Nothing
+//! may end where it cannot be, at the default settings and (where the scene allows it) with CCD
+//! off. Fixed seeds; every failure names the body, its shape, where it
 //! started and where it ended. Larger runs: `cargo run --release --example crowd_probe`.
 
 use super::common::{settings, world};
@@ -212,7 +213,7 @@ fn a_pile_dropped_on_a_floor_keeps_every_body() {
 /// rapier3d and Jolt lose bodies through the floor.)
 #[test]
 fn small_bodies_dropped_into_a_foil_bin_stay_in_it() {
-    let small = |ccd: CcdMode| {
+    let small = |settings: Settings| {
         let mut rng = SplitMix64::new(21);
         let mut bodies = bin(0.02, 0.01);
         let material = Material { restitution: 0.1, friction: 0.5, density: 1000.0 };
@@ -221,12 +222,15 @@ fn small_bodies_dropped_into_a_foil_bin_stay_in_it() {
             let at = Vec3::new(rng.range(-3.8, 3.8), rng.range(0.5, 8.0), rng.range(-3.8, 3.8));
             bodies.push(dynamic(shape, Pose::new(at, rng.rotation()), material));
         }
-        let mut w = world(Settings { ccd, ..Settings::default() }, bodies);
+        let mut w = world(settings, bodies);
         below(&mut w, 240, -0.02 - 0.04, 4.0)
     };
-    let lost = small(Settings::default().ccd);
+    let lost = small(Settings::default());
     assert!(lost.is_empty(), "{} bodies through the floor at the defaults:\n{}", lost.len(), lost.join("\n"));
-    assert!(!small(CcdMode::Off).is_empty(), "with CCD off some small body should cross the 2 cm floor");
+    assert!(
+        !small(Settings { ccd: CcdMode::Off, ..Settings::default() }).is_empty(),
+        "with CCD off some small body should cross the 2 cm floor"
+    );
 }
 
 /// Heavy bodies (20,000 kg/m³) dropped from up to 12 m onto a layer of light ones (10 kg/m³)
