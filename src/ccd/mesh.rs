@@ -21,28 +21,32 @@ use crate::narrowphase::mesh::{MeshRef, gap_shape_triangle};
 /// The triangles searched are those whose boxes overlap the sweep's box, taken in the mesh's
 /// frame at its start and end poses: a mesh that turns is covered at its two ends only.
 pub fn mesh_time_of_impact(a: &Shape, sa: &Motion, mesh: &Shape, sm: &Motion, target: Real) -> Option<TimeOfImpact> {
-    carried_mesh_time_of_impact(&Carried::body(a, sa), mesh, sm, target)
+    carried_mesh_time_of_impact(&Carried::body(a, sa), mesh, sm, target, 1.0)
 }
 
 /// [`mesh_time_of_impact`] for a shape carried by a body (a compound's child): the core is
-/// its body's ([`Carried::core`]).
+/// its body's ([`Carried::core`]). Only hits at fractions up to `limit` are looked for (an
+/// earlier part's hit already stops the body there); one exactly at `limit` is still reported.
 pub(crate) fn carried_mesh_time_of_impact(
     a: &Carried,
     mesh: &Shape,
     sm: &Motion,
     target: Real,
+    limit: Real,
 ) -> Option<TimeOfImpact> {
     let m = MeshRef::of(mesh)?;
     let world_box = carried_aabb(a).expanded(2.0 * target + 1e-4);
     let region = local_box(&world_box, &sm.start).merge(&local_box(&world_box, &sm.end));
     let mut tris: Vec<([Vec3; 3], Vec3)> = Vec::new();
     m.for_each_in_aabb(&region, |_, tri, n| tris.push((tri, n)));
+    // Each triangle's gap at the start: whether the shape already touches, and, when it does
+    // not, the first probe of its advancement.
+    let gaps: Vec<_> = tris.iter().map(|(tri, n)| gap_at(a, sm, tri, *n, 0.0)).collect();
     // A shape already within the target of any triangle is swept by its core against them all
     // (as a convex pair is): its surface may be past some triangles' planes, where their
     // separating directions point the wrong way.
     let tolerance = 0.25 * target.max(1e-4);
-    let touching =
-        tris.iter().any(|(tri, n)| gap_at(a, sm, tri, *n, 0.0).is_some_and(|(gap, _, _)| gap <= target + tolerance));
+    let touching = gaps.iter().flatten().any(|&(gap, _, _)| gap <= target + tolerance);
     let cores: Vec<_> = if touching { a.cores().collect() } else { Vec::new() };
     let searched: Vec<Carried> = if touching {
         cores.iter().map(|(core, local)| Carried { shape: core, motion: a.motion, local: *local, body: core }).collect()
@@ -51,9 +55,11 @@ pub(crate) fn carried_mesh_time_of_impact(
     };
     let mut first: Option<TimeOfImpact> = None;
     for swept in &searched {
-        for (tri, n) in &tris {
-            let limit = first.map_or(1.0, |f| f.t);
-            let hit = match advance_triangle(swept, mesh, sm, tri, *n, target, limit) {
+        for ((tri, n), gap) in tris.iter().zip(&gaps) {
+            let limit = first.map_or(limit, |f| f.t);
+            // The shape itself starts where its gaps were taken.
+            let start = (!touching).then_some(*gap);
+            let hit = match advance_triangle(swept, mesh, sm, (tri, *n), start, target, limit) {
                 Advance::Hit(h) if touching => Some(TimeOfImpact { point: swept.at(h.t).translation, core: true, ..h }),
                 Advance::Hit(h) => Some(h),
                 Advance::Miss => None,
@@ -93,21 +99,24 @@ fn gap_at(a: &Carried, sm: &Motion, tri: &[Vec3; 3], n: Vec3, t: Real) -> Option
 /// Conservative advancement of `a` against one triangle of `mesh`, as [`super::advance`]: the
 /// gap along the separating direction cannot close faster than the relative motion along it
 /// plus the arcs of both turns, so the search never steps past a touch. Gives up (a miss)
-/// beyond `limit`, where an earlier triangle's hit already stops the shape.
-#[allow(clippy::too_many_arguments)]
+/// beyond `limit`, where an earlier triangle's hit already stops the shape. `start`, when
+/// given, is the gap at the start ([`gap_at`] at 0), already taken.
 fn advance_triangle(
     a: &Carried,
     mesh: &Shape,
     sm: &Motion,
-    tri: &[Vec3; 3],
-    n: Vec3,
+    (tri, n): (&[Vec3; 3], Vec3),
+    start: Option<Option<(Real, Vec3, Vec3)>>,
     target: Real,
     limit: Real,
 ) -> Advance {
     let rel = a.motion.translation() - sm.translation();
     let spin = a.reach() + angular_reach(mesh, sm.angle());
     let probe = |t: Real| {
-        let (gap, dir, point) = gap_at(a, sm, tri, n, t)?;
+        let (gap, dir, point) = match start {
+            Some(gap) if t == 0.0 => gap?,
+            _ => gap_at(a, sm, tri, n, t)?,
+        };
         Some(Probe { gap, normal: -dir, point: point - dir * (0.5 * gap), distance: gap })
     };
     advance_on(probe, rel, spin, target, limit)
@@ -118,7 +127,7 @@ fn advance_triangle(
 fn core_closing(core: &Carried, mesh: &Shape, sm: &Motion, tri: &[Vec3; 3], n: Vec3) -> Option<TimeOfImpact> {
     let (d0, dir, _) = gap_at(core, sm, tri, n, 0.0)?;
     let (d1, _, _) = gap_at(core, sm, tri, n, 1.0)?;
-    let search = |half| advance_triangle(core, mesh, sm, tri, n, half, 1.0);
+    let search = |half| advance_triangle(core, mesh, sm, (tri, n), None, half, 1.0);
     match touching_core(core, sm, d0, d1, -dir, search) {
         Advance::Hit(h) => Some(TimeOfImpact { point: core.at(h.t).translation, core: true, ..h }),
         Advance::Miss => None,

@@ -60,7 +60,7 @@ fn first_part_impact<'a>(
                 continue;
             }
             let hit = if pb.shape.is_mesh() {
-                carried_mesh_time_of_impact(&pa, pb.shape, pb.motion, target)
+                carried_mesh_time_of_impact(&pa, pb.shape, pb.motion, target, first.map_or(1.0, |f| f.t))
             } else {
                 carried_time_of_impact_or_core(&pa, pb, target, b_core, body_core)
             };
