@@ -67,6 +67,9 @@ struct Prepared {
     /// A's and B's places in the solver's list of jointed bodies (`JointSolver::bodies`).
     turn_a: u32,
     turn_b: u32,
+    /// Whether a contact of the step with a body outside A's, B's jointed group acts on that
+    /// group (`tree::add_geometric_stiffness` then leaves the body's turning as it is).
+    touched: [bool; 2],
 }
 
 /// The velocities of a joint's two bodies while its rows are solved.
@@ -341,7 +344,7 @@ impl JointSolver {
         (joints, states): (&[Joint], &[JointState]),
         bodies: &[Body],
         dummy: usize,
-        mass: impl Fn(usize) -> (Real, Mat3),
+        (mass, touched): (impl Fn(usize) -> (Real, Mat3), impl Fn(usize) -> bool),
         (soft, h, exact): (Soft, Real, bool),
     ) {
         self.rows.clear();
@@ -395,6 +398,7 @@ impl JointSolver {
                 tree: false,
                 turn_a,
                 turn_b,
+                touched: [a, b].map(|i| i != dummy && touched(i)),
             });
         }
         for &(state, _) in &self.bodies {

@@ -15,7 +15,7 @@ mod recycle;
 mod rows;
 mod wide;
 
-use super::joints::{JointSolver, Joints};
+use super::joints::{Joint, JointSolver, JointState, Joints};
 use super::{Body, BodyKind, Rotations};
 use crate::math::{Quat, Real, Vec3};
 use crate::narrowphase::{MAX_MANIFOLD_POINTS, Manifold};
@@ -240,6 +240,11 @@ pub struct Solver {
     overflow_info: Vec<[PointInfo; MAX_MANIFOLD_POINTS]>,
     /// Per body: it touches a moving kinematic body, or is one (see `pinned`).
     driven: Vec<bool>,
+    /// Per body: a contact of the step with a body outside its jointed group acts on the group
+    /// (read by the joints, when there are any; `mark_outside_contacts`).
+    in_contact: Vec<bool>,
+    /// Per body: a body of its jointed group (scratch of `mark_outside_contacts`).
+    jointed_with: Vec<u32>,
     /// A second copy of the rows of each contact between a driven body and a body that does not
     /// respond (static, kinematic or asleep), starting from no impulse, solved after each pass: in a
     /// single Gauss–Seidel pass the last row solved wins, and a body that a kinematic paddle
@@ -254,6 +259,50 @@ pub struct Solver {
     /// Per colour, its first bundle, and the bundle count last (kept for the next step's).
     colour_ranges: Vec<usize>,
     isa: Option<Isa>,
+}
+
+/// Marks in `out`, per body, whether a contact from outside its jointed group (the bodies its
+/// joints connect, directly or through others) acts on any body of the group: with a static
+/// body, a free body or another group's body. Contacts within a group (a whipping chain's links
+/// striking each other) move with the joints that hold it. `group` is scratch: each body's
+/// representative.
+fn mark_outside_contacts(
+    bodies: usize,
+    (joints, states): (&[Joint], &[JointState]),
+    contacts: &[Contact],
+    group: &mut Vec<u32>,
+    out: &mut Vec<bool>,
+) {
+    group.clear();
+    group.extend(0..bodies as u32);
+    fn root(group: &mut [u32], mut i: u32) -> u32 {
+        while group[i as usize] != i {
+            let up = group[group[i as usize] as usize];
+            group[i as usize] = up;
+            i = up;
+        }
+        i
+    }
+    for (j, _) in joints.iter().zip(states).filter(|(_, s)| !s.broken) {
+        if let (Some(a), Some(b)) = (j.a, j.b) {
+            let (ra, rb) = (root(group, a), root(group, b));
+            group[ra.max(rb) as usize] = ra.min(rb);
+        }
+    }
+    out.clear();
+    out.resize(bodies, false);
+    for c in contacts {
+        let (ra, rb) = (root(group, c.a), root(group, c.b));
+        if ra != rb {
+            out[ra as usize] = true;
+            out[rb as usize] = true;
+        }
+    }
+    // The whole group: the pull a contact loads onto one body travels through the joints.
+    for i in 0..bodies as u32 {
+        let r = root(group, i);
+        out[i as usize] = out[r as usize];
+    }
 }
 
 /// A body's solver state and motion at the start of a step: an awake dynamic or a kinematic body
@@ -321,7 +370,19 @@ impl Solver {
         self.prepare_pinned(contacts, ctx.fall());
         let masses = &self.masses;
         let mass = |i: usize| (masses[i].inv_mass, crate::math::Mat3::from_cols_array(&masses[i].inv_i));
-        self.joints.prepare((joints.list(), joints.states()), bodies, bodies.len(), mass, ctx.joint_softness());
+        if !joints.is_empty() {
+            let list = (joints.list(), joints.states());
+            mark_outside_contacts(bodies.len(), list, contacts, &mut self.jointed_with, &mut self.in_contact);
+        }
+        let in_contact = &self.in_contact;
+        let touched = |i: usize| in_contact.get(i).copied().unwrap_or(false);
+        self.joints.prepare(
+            (joints.list(), joints.states()),
+            bodies,
+            bodies.len(),
+            (mass, touched),
+            ctx.joint_softness(),
+        );
         let (list, states) = joints.parts_mut();
         self.passes(crew, isa, ctx, states);
         self.joints.check_breaks(list, states);

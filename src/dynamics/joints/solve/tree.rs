@@ -425,11 +425,16 @@ impl Tree {
             let c = COMPLIANCE * (p.ma + p.mb) as f64;
             let c = if self.cliques { c } else { -c };
             s.jd[j] = [[c, 0.0, 0.0], [0.0, c, 0.0], [0.0, 0.0, c]];
-            // Each side pulled along its arm by last substep's impulse stiffens its turning.
+            // Each side pulled along its arm by last substep's impulse stiffens its turning,
+            // unless a contact from outside its jointed group acts on the group: the contact's
+            // rows turn its bodies by their own inertia, and a pull they load up (a rock pressing
+            // a limb against its joint) would stiffen them further each substep, the forest's
+            // solve and the contacts disagreeing without end (ragdolls under 600 kg rocks spun
+            // up to thousands of rad/s and went non-finite).
             let l = joints[p.index].linear;
             for (side, (sign, arm)) in [(-1.0, arm_a), (1.0, rb)].into_iter().enumerate() {
                 let node = self.joint_sides[j][side];
-                if node != NONE {
+                if node != NONE && !p.touched[side] {
                     let pull = (sign * l.dot(arm)) as f64;
                     let (d, inertia) = (&mut s.augmented[node as usize], &s.inertia[node as usize]);
                     s.stiffened[node as usize] |= add_geometric_stiffness(d, inertia, arm, pull * h as f64);
@@ -1193,6 +1198,7 @@ mod tests {
                     tree: false,
                     turn_a: a as u32,
                     turn_b: b as u32,
+                    touched: [false; 2],
                 }
             })
             .collect();
