@@ -57,8 +57,8 @@ pub(crate) fn carried_mesh_time_of_impact(
     for swept in &searched {
         for ((tri, n), gap) in tris.iter().zip(&gaps) {
             let limit = first.map_or(limit, |f| f.t);
-            // The shape itself starts where its gaps were taken.
-            let start = (!touching).then_some(*gap);
+            // The shape itself starts where its gaps were taken; a core, where it lies.
+            let start = if touching { gap_at(swept, sm, tri, *n, 0.0) } else { *gap };
             let hit = match advance_triangle(swept, mesh, sm, (tri, *n), start, target, limit) {
                 Advance::Hit(h) if touching => Some(TimeOfImpact { point: swept.at(h.t).translation, core: true, ..h }),
                 Advance::Hit(h) => Some(h),
@@ -88,9 +88,12 @@ fn local_box(b: &Aabb, pose: &Pose) -> Aabb {
     Aabb::from_points(corners)
 }
 
-/// The triangle's gap to `a` at fraction `t`: `(gap, unit direction from the triangle to the
-/// shape in world space, the shape's nearest point in world space)`.
-fn gap_at(a: &Carried, sm: &Motion, tri: &[Vec3; 3], n: Vec3, t: Real) -> Option<(Real, Vec3, Vec3)> {
+/// A triangle's gap to a shape: `(gap, unit direction from the triangle to the shape in world
+/// space, the shape's nearest point in world space)`.
+type Gap = (Real, Vec3, Vec3);
+
+/// The triangle's gap to `a` at fraction `t`.
+fn gap_at(a: &Carried, sm: &Motion, tri: &[Vec3; 3], n: Vec3, t: Real) -> Option<Gap> {
     let (pa, pm) = (a.at(t), sm.at(t));
     let (gap, dir, point) = gap_shape_triangle(a.shape, &pm.inv_mul(&pa), tri, n)?;
     Some((gap, pm.transform_vector(dir), pm.transform_point(point)))
@@ -99,24 +102,21 @@ fn gap_at(a: &Carried, sm: &Motion, tri: &[Vec3; 3], n: Vec3, t: Real) -> Option
 /// Conservative advancement of `a` against one triangle of `mesh`, as [`super::advance`]: the
 /// gap along the separating direction cannot close faster than the relative motion along it
 /// plus the arcs of both turns, so the search never steps past a touch. Gives up (a miss)
-/// beyond `limit`, where an earlier triangle's hit already stops the shape. `start`, when
-/// given, is the gap at the start ([`gap_at`] at 0), already taken.
+/// beyond `limit`, where an earlier triangle's hit already stops the shape. `start` is the gap
+/// at the start ([`gap_at`] at 0), which the caller has taken (`None`: no gap, a miss).
 fn advance_triangle(
     a: &Carried,
     mesh: &Shape,
     sm: &Motion,
     (tri, n): (&[Vec3; 3], Vec3),
-    start: Option<Option<(Real, Vec3, Vec3)>>,
+    start: Option<Gap>,
     target: Real,
     limit: Real,
 ) -> Advance {
     let rel = a.motion.translation() - sm.translation();
     let spin = a.reach() + angular_reach(mesh, sm.angle());
     let probe = |t: Real| {
-        let (gap, dir, point) = match start {
-            Some(gap) if t == 0.0 => gap?,
-            _ => gap_at(a, sm, tri, n, t)?,
-        };
+        let (gap, dir, point) = if t == 0.0 { start? } else { gap_at(a, sm, tri, n, t)? };
         Some(Probe { gap, normal: -dir, point: point - dir * (0.5 * gap), distance: gap })
     };
     advance_on(probe, rel, spin, target, limit)
@@ -125,9 +125,10 @@ fn advance_triangle(
 /// A core already within reach of the triangle at the start: an impact at once when it closes
 /// in ([`touching_core`]).
 fn core_closing(core: &Carried, mesh: &Shape, sm: &Motion, tri: &[Vec3; 3], n: Vec3) -> Option<TimeOfImpact> {
-    let (d0, dir, _) = gap_at(core, sm, tri, n, 0.0)?;
+    let start = gap_at(core, sm, tri, n, 0.0)?;
+    let (d0, dir, _) = start;
     let (d1, _, _) = gap_at(core, sm, tri, n, 1.0)?;
-    let search = |half| advance_triangle(core, mesh, sm, (tri, n), None, half, 1.0);
+    let search = |half| advance_triangle(core, mesh, sm, (tri, n), Some(start), half, 1.0);
     match touching_core(core, sm, d0, d1, -dir, search) {
         Advance::Hit(h) => Some(TimeOfImpact { point: core.at(h.t).translation, core: true, ..h }),
         Advance::Miss => None,

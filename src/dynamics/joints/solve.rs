@@ -69,7 +69,7 @@ struct Prepared {
     turn_b: u32,
     /// Whether a contact of the step with a body outside A's, B's jointed group acts on that
     /// group (`tree::add_geometric_stiffness` then leaves the body's turning as it is).
-    touched: [bool; 2],
+    outside_contact: [bool; 2],
 }
 
 /// The velocities of a joint's two bodies while its rows are solved.
@@ -338,13 +338,14 @@ impl<T> PassScratch<T> {
 impl JointSolver {
     /// Builds the rows of the unbroken joints whose bodies move this step: `index(i)` is body
     /// `i`'s state (the world's is `dummy`), `mass(i)` its inverse mass and world inverse
-    /// inertia (zero for a body that does not move).
+    /// inertia (zero for a body that does not move), `outside_contact[i]` whether a contact from
+    /// outside its jointed group acts on the group this step.
     pub(crate) fn prepare(
         &mut self,
         (joints, states): (&[Joint], &[JointState]),
         bodies: &[Body],
         dummy: usize,
-        (mass, touched): (impl Fn(usize) -> (Real, Mat3), impl Fn(usize) -> bool),
+        (mass, outside_contact): (impl Fn(usize) -> (Real, Mat3), &[bool]),
         (soft, h, exact): (Soft, Real, bool),
     ) {
         self.rows.clear();
@@ -398,7 +399,8 @@ impl JointSolver {
                 tree: false,
                 turn_a,
                 turn_b,
-                touched: [a, b].map(|i| i != dummy && touched(i)),
+                // The world's side (`dummy`) lies past the bodies: no contact.
+                outside_contact: [a, b].map(|i| outside_contact.get(i).copied().unwrap_or(false)),
             });
         }
         for &(state, _) in &self.bodies {

@@ -15,13 +15,14 @@ mod recycle;
 mod rows;
 mod wide;
 
-use super::joints::{Joint, JointSolver, JointState, Joints};
+use super::joints::{JointSolver, Joints};
 use super::{Body, BodyKind, Rotations};
 use crate::math::{Quat, Real, Vec3};
 use crate::narrowphase::{MAX_MANIFOLD_POINTS, Manifold};
 use crate::parallel::{self, Crew};
 use crate::simd::Kernels;
 use crate::timer::Laps;
+use crate::union_find;
 use colour::Colouring;
 pub use context::StepContext;
 use lanes::W;
@@ -242,9 +243,9 @@ pub struct Solver {
     driven: Vec<bool>,
     /// Per body: a contact of the step with a body outside its jointed group acts on the group
     /// (read by the joints, when there are any; `mark_outside_contacts`).
-    in_contact: Vec<bool>,
-    /// Per body: a body of its jointed group (scratch of `mark_outside_contacts`).
-    jointed_with: Vec<u32>,
+    outside_contact: Vec<bool>,
+    /// Per body: its jointed group's root (scratch of `mark_outside_contacts`).
+    joint_groups: Vec<u32>,
     /// A second copy of the rows of each contact between a driven body and a body that does not
     /// respond (static, kinematic or asleep), starting from no impulse, solved after each pass: in a
     /// single Gauss–Seidel pass the last row solved wins, and a body that a kinematic paddle
@@ -262,46 +263,34 @@ pub struct Solver {
 }
 
 /// Marks in `out`, per body, whether a contact from outside its jointed group (the bodies its
-/// joints connect, directly or through others) acts on any body of the group: with a static
-/// body, a free body or another group's body. Contacts within a group (a whipping chain's links
-/// striking each other) move with the joints that hold it. `group` is scratch: each body's
-/// representative.
+/// unbroken joints `links` connect, directly or through others) acts on any body of the group:
+/// with a static body, a free body or another group's body. Contacts within a group (a whipping
+/// chain's links striking each other) move with the joints that hold it. `group` is scratch:
+/// each body's group root.
 fn mark_outside_contacts(
     bodies: usize,
-    (joints, states): (&[Joint], &[JointState]),
+    links: impl Iterator<Item = (u32, u32)>,
     contacts: &[Contact],
     group: &mut Vec<u32>,
     out: &mut Vec<bool>,
 ) {
-    group.clear();
-    group.extend(0..bodies as u32);
-    fn root(group: &mut [u32], mut i: u32) -> u32 {
-        while group[i as usize] != i {
-            let up = group[group[i as usize] as usize];
-            group[i as usize] = up;
-            i = up;
-        }
-        i
+    union_find::reset(group, bodies);
+    for (a, b) in links {
+        union_find::join(group, a, b);
     }
-    for (j, _) in joints.iter().zip(states).filter(|(_, s)| !s.broken) {
-        if let (Some(a), Some(b)) = (j.a, j.b) {
-            let (ra, rb) = (root(group, a), root(group, b));
-            group[ra.max(rb) as usize] = ra.min(rb);
-        }
-    }
+    union_find::flatten(group);
     out.clear();
     out.resize(bodies, false);
     for c in contacts {
-        let (ra, rb) = (root(group, c.a), root(group, c.b));
+        let (ra, rb) = (group[c.a as usize], group[c.b as usize]);
         if ra != rb {
             out[ra as usize] = true;
             out[rb as usize] = true;
         }
     }
     // The whole group: the pull a contact loads onto one body travels through the joints.
-    for i in 0..bodies as u32 {
-        let r = root(group, i);
-        out[i as usize] = out[r as usize];
+    for i in 0..bodies {
+        out[i] = out[group[i] as usize];
     }
 }
 
@@ -371,16 +360,19 @@ impl Solver {
         let masses = &self.masses;
         let mass = |i: usize| (masses[i].inv_mass, crate::math::Mat3::from_cols_array(&masses[i].inv_i));
         if !joints.is_empty() {
-            let list = (joints.list(), joints.states());
-            mark_outside_contacts(bodies.len(), list, contacts, &mut self.jointed_with, &mut self.in_contact);
+            mark_outside_contacts(
+                bodies.len(),
+                joints.links(),
+                contacts,
+                &mut self.joint_groups,
+                &mut self.outside_contact,
+            );
         }
-        let in_contact = &self.in_contact;
-        let touched = |i: usize| in_contact.get(i).copied().unwrap_or(false);
         self.joints.prepare(
             (joints.list(), joints.states()),
             bodies,
             bodies.len(),
-            (mass, touched),
+            (mass, &self.outside_contact),
             ctx.joint_softness(),
         );
         let (list, states) = joints.parts_mut();

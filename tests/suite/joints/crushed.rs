@@ -8,8 +8,9 @@ use collidoscope::math::Real;
 /// times a hand's mass) dropped on them from 10–40 m: the rocks pin limbs against their joints
 /// while the joints pull them back. Nothing may blow up: no body frozen as non-finite, none
 /// faster than a rock's fall (28 m/s from 40 m) leaves room for, no joint torn more than half a
-/// metre open. (Before a contact's body was left out of the joint forest's geometric stiffness,
-/// its pull grew with the stiffness it caused until every body went non-finite.)
+/// metre open. (Were a group in outside contact given the joint forest's geometric stiffness,
+/// the pull would grow with the stiffness it caused until every body went non-finite:
+/// docs/joints.md, *Heavy loads on light links*.)
 #[test]
 fn ragdolls_crushed_by_heavy_rocks_stay_whole() {
     let mut ragdolls = Vec::new();

@@ -434,7 +434,7 @@ impl Tree {
             let l = joints[p.index].linear;
             for (side, (sign, arm)) in [(-1.0, arm_a), (1.0, rb)].into_iter().enumerate() {
                 let node = self.joint_sides[j][side];
-                if node != NONE && !p.touched[side] {
+                if node != NONE && !p.outside_contact[side] {
                     let pull = (sign * l.dot(arm)) as f64;
                     let (d, inertia) = (&mut s.augmented[node as usize], &s.inertia[node as usize]);
                     s.stiffened[node as usize] |= add_geometric_stiffness(d, inertia, arm, pull * h as f64);
@@ -1198,7 +1198,7 @@ mod tests {
                     tree: false,
                     turn_a: a as u32,
                     turn_b: b as u32,
-                    touched: [false; 2],
+                    outside_contact: [false; 2],
                 }
             })
             .collect();
