@@ -6,6 +6,22 @@ use serde::{Deserialize, Serialize};
 pub type Real = f32;
 pub use glam::{Mat3, Mat4, Quat, Vec3};
 
+/// A length in a unit that suits it: metres with two decimals from 1 m, else millimetres (to
+/// the micrometre) or micrometres, without trailing zeros.
+pub fn length_text(m: Real) -> String {
+    let trimmed = |v: f32, decimals: usize, unit: &str| {
+        let t = format!("{v:.decimals$}");
+        format!("{} {unit}", t.trim_end_matches('0').trim_end_matches('.'))
+    };
+    if m >= 1.0 {
+        format!("{m:.2} m")
+    } else if m >= 1e-3 {
+        trimmed(m * 1e3, 3, "mm")
+    } else {
+        trimmed(m * 1e6, 2, "µm")
+    }
+}
+
 /// A rigid transform: rotate, then translate.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Pose {

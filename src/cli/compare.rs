@@ -75,6 +75,7 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
     args.overrides.apply(&mut settings)?;
     let mut world = scene.build()?;
     world.set_settings(settings);
+    super::warn_about_settings(&world);
     // One thread unless asked: the peer engines run on one here, so the times compare like for like.
     world.set_threads(args.threads.map_or(1, |n| n as usize));
     let n = world.bodies().len();

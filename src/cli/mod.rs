@@ -227,3 +227,12 @@ pub(crate) fn write_out(args: std::fmt::Arguments) {
         std::process::exit(1);
     }
 }
+
+/// Warns on standard error about settings that let bodies end where they cannot be in this
+/// world (valid values that do not suit its bodies: [`collidoscope::world::slop_warning`]).
+pub(crate) fn warn_about_settings(world: &collidoscope::World) {
+    use collidoscope::world::{slop_warning, thinnest_fixed_solid};
+    if let Some(w) = slop_warning(world.settings.slop, world.bodies(), thinnest_fixed_solid(world.bodies())) {
+        eprintln!("warning: {w}");
+    }
+}

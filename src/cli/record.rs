@@ -54,6 +54,7 @@ pub fn record(args: &RecordArgs) -> Result<(), CliError> {
     args.overrides.apply(&mut scene.settings)?;
     let mut world = scene.build()?;
     world.set_threads(args.threads.map_or(0, |n| n as usize));
+    super::warn_about_settings(&world);
     let format = args.format.unwrap_or(if args.output.extension().is_some_and(|e| e == "ron") {
         Format::Ron
     } else {

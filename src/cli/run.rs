@@ -52,6 +52,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let mut world = scene.build()?;
     world.set_settings(settings);
     world.set_threads(args.threads.map_or(0, |n| n as usize));
+    super::warn_about_settings(&world);
 
     // Outputs are opened before the run, so a path that cannot be written fails at once; rows
     // stream to a temporary file that replaces the target only when the run completes.

@@ -1,5 +1,6 @@
 //! The world: bodies, settings and the fixed-step pipeline.
 
+mod advice;
 mod ccd_step;
 mod draw;
 mod guard;
@@ -17,6 +18,7 @@ mod snapshot;
 
 pub use crate::settings::{PositionCorrection, Settings};
 pub use crate::timer::Laps;
+pub use advice::{SLOP_PER_THICKNESS, slop_warning, thinnest_fixed_solid};
 pub use guard::Fault;
 
 /// A body [`World::try_add_body`] refuses.

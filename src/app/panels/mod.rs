@@ -104,21 +104,7 @@ pub(super) fn status_line(ui: &mut eframe::egui::Ui, status: Option<&crate::sess
 }
 
 /// `SweepAndPrune` → `Sweep and prune`: an enum variant's name as words.
-/// A length in a unit that suits it: metres with two decimals from 1 m, else millimetres (to
-/// the micrometre) or micrometres, without trailing zeros.
-pub(super) fn length_text(m: f32) -> String {
-    let trimmed = |v: f32, decimals: usize, unit: &str| {
-        let t = format!("{v:.decimals$}");
-        format!("{} {unit}", t.trim_end_matches('0').trim_end_matches('.'))
-    };
-    if m >= 1.0 {
-        format!("{m:.2} m")
-    } else if m >= 1e-3 {
-        trimmed(m * 1e3, 3, "mm")
-    } else {
-        trimmed(m * 1e6, 2, "µm")
-    }
-}
+pub(super) use crate::math::length_text;
 
 pub(super) fn humanize(variant: &str) -> String {
     let mut out = String::with_capacity(variant.len() + 4);

@@ -7,7 +7,7 @@ use super::widgets::{combo_names, slider};
 use super::{Command, colors};
 use crate::broadphase::suggest_cell_size;
 use crate::settings::{Facts, Section, ValueMut};
-use crate::world::{Settings, World};
+use crate::world::{Settings, World, slop_warning, thinnest_fixed_solid};
 use eframe::egui::{self, Response, Ui};
 
 /// Edits a copy of the world's settings and hands back a [`Command::SetSettings`] on change.
@@ -17,6 +17,8 @@ pub(crate) struct SettingsPanel {
     error: Option<String>,
     /// (body count, typical body radius) for the epsilon readout, recomputed when bodies change.
     typical_radius: Option<(usize, f32)>,
+    /// (the world's bodies revision, its thinnest fixed solid) for the slop warning.
+    thinnest: Option<(u64, Option<(usize, f32)>)>,
 }
 
 /// A warning when the contact tolerances do not make sense together or for the scene's bodies:
@@ -46,6 +48,7 @@ impl SettingsPanel {
         let (world, scene_settings) = (&cx.sim.world, &cx.sim.scene.settings);
         let mut s = world.settings.clone();
         let radius = self.typical_radius(world);
+        let thinnest = self.thinnest(world);
 
         ui.horizontal(|ui| {
             let differs = s != *scene_settings;
@@ -70,11 +73,18 @@ impl SettingsPanel {
                     let readouts = has_extras(facts.name, radius)
                         .then_some(|ui: &mut Ui, s: &mut Settings| extras(ui, facts.name, s, world, radius));
                     row(ui, facts, unused, &mut s, readouts);
-                    if facts.name == "speculative_distance"
-                        && let Some(w) = contact_warning(&s, radius)
-                    {
+                    let warning = match facts.name {
+                        "speculative_distance" => contact_warning(&s, radius),
+                        "slop" => slop_warning(s.slop, world.bodies(), thinnest).map(|w| format!("⚠ {w}")),
+                        _ => None,
+                    };
+                    if let Some(w) = warning {
                         ui.label("");
-                        ui.colored_label(colors::WARN, w);
+                        // Wrapped at the dock's visible edge, as the readouts are.
+                        ui.vertical(|ui| {
+                            ui.set_max_width(visible_width(ui));
+                            ui.add(egui::Label::new(egui::RichText::new(w).color(colors::WARN)).wrap());
+                        });
                         ui.end_row();
                     }
                 }
@@ -95,6 +105,20 @@ impl SettingsPanel {
             Err(e) => {
                 self.error = Some(e.to_string());
                 Vec::new()
+            }
+        }
+    }
+
+    /// The world's thinnest fixed solid ([`thinnest_fixed_solid`]), found again when its bodies
+    /// change.
+    fn thinnest(&mut self, world: &World) -> Option<(usize, f32)> {
+        let revision = world.bodies_revision();
+        match self.thinnest {
+            Some((r, t)) if r == revision => t,
+            _ => {
+                let t = thinnest_fixed_solid(world.bodies());
+                self.thinnest = Some((revision, t));
+                t
             }
         }
     }

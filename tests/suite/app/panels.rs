@@ -470,6 +470,26 @@ fn the_profiler_marks_setting_changes_and_the_settings_flag_a_large_epsilon() {
     h.get_by_label_contains("⚠ ε lets boxes count as touching up to √ε = 100 mm apart");
 }
 
+/// A slop deeper than a quarter of the thinnest fixed body is flagged under the slop, naming
+/// that body; a slop within it is not.
+#[test]
+fn the_settings_flag_a_slop_too_deep_for_the_floor() {
+    let mut h = harness(showing(app_with(small_scene()), &[PanelId::Settings]));
+    h.run();
+    assert!(h.query_by_label_contains("⚠ slop").is_none(), "the default slop on a 1 m floor");
+    let mut s = h.state().world().settings.clone();
+    s.slop = 0.3;
+    h.state_mut().apply(collidoscope::app::Command::SetSettings(Box::new(s.clone())));
+    h.run();
+    h.get_by_label_contains(
+        "⚠ slop 300 mm lets resting bodies sink 150 mm into what they rest on, and 'floor' is only 1.00 m thick",
+    );
+    s.slop = 0.25;
+    h.state_mut().apply(collidoscope::app::Command::SetSettings(Box::new(s)));
+    h.run();
+    assert!(h.query_by_label_contains("⚠ slop").is_none(), "a quarter of the floor's thickness");
+}
+
 /// A scene may say where the camera starts; the app opens there and Reset goes back there.
 #[test]
 fn a_scene_camera_is_where_the_app_opens_and_resets() {

@@ -46,6 +46,26 @@ fn set_changes_the_run_and_bad_sets_fail_cleanly() {
     }
 }
 
+/// A slop that lets bodies sink past the middle of the thinnest fixed body is warned about,
+/// and the run goes on; the scene's own slop is not.
+#[test]
+fn a_slop_too_deep_for_the_floor_is_warned_about() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "scenes/box_stack.ron", "--steps", "2"];
+        args.extend_from_slice(extra);
+        let out = bin().args(&args).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert!(!run(&[]).contains("slop"), "{}", run(&[]));
+    let err = run(&["--set", "slop=0.3"]);
+    assert!(
+        err.contains("warning: slop 300 mm lets resting bodies sink 150 mm into what they rest on, and 'floor' is only 1.00 m thick")
+            && err.contains("keep slop at most 250 mm"),
+        "{err}"
+    );
+}
+
 #[test]
 fn csv_and_final_state_have_the_documented_columns() {
     let dir = std::env::temp_dir().join(format!("collidoscope-cli-{}", std::process::id()));

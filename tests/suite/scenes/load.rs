@@ -93,6 +93,22 @@ fn shipped_scenes_load_save_and_load_equal() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// No shipped scene's own settings let its bodies sink through its thinnest fixed body (the
+/// slop warning of the app's Settings panel and of `run`).
+#[test]
+fn no_shipped_scene_has_a_slop_too_deep_for_its_thinnest_wall() {
+    use collidoscope::world::{slop_warning, thinnest_fixed_solid};
+    for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "ron") {
+            continue;
+        }
+        let w = Scene::load(&path).unwrap_or_else(|e| panic!("{e}")).build().unwrap_or_else(|e| panic!("{e}"));
+        let warning = slop_warning(w.settings.slop, w.bodies(), thinnest_fixed_solid(w.bodies()));
+        assert_eq!(warning, None, "{}", path.display());
+    }
+}
+
 #[test]
 fn a_saved_world_state_reloads_to_the_same_hash() {
     let scene = Scene::load(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/default.ron")).unwrap();
