@@ -103,9 +103,9 @@ pub(super) fn status_line(ui: &mut eframe::egui::Ui, status: Option<&crate::sess
     };
 }
 
-/// `SweepAndPrune` → `Sweep and prune`: an enum variant's name as words.
 pub(super) use crate::math::length_text;
 
+/// `SweepAndPrune` → `Sweep and prune`: an enum variant's name as words.
 pub(super) fn humanize(variant: &str) -> String {
     let mut out = String::with_capacity(variant.len() + 4);
     for (i, c) in variant.chars().enumerate() {

@@ -27,15 +27,19 @@ fn run_prints_a_hash_that_repeats() {
     }
 }
 
+/// `run scenes/box_stack.ron --steps STEPS EXTRA...`, which must succeed.
+fn run_box_stack(steps: u32, extra: &[&str]) -> std::process::Output {
+    let steps = steps.to_string();
+    let mut args = vec!["run", "scenes/box_stack.ron", "--steps", &steps];
+    args.extend_from_slice(extra);
+    let out = bin().args(&args).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
 #[test]
 fn set_changes_the_run_and_bad_sets_fail_cleanly() {
-    let hash = |extra: &[&str]| {
-        let mut args = vec!["run", "scenes/box_stack.ron", "--steps", "60"];
-        args.extend_from_slice(extra);
-        let out = bin().args(&args).output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        last_line(&out.stdout)
-    };
+    let hash = |extra: &[&str]| last_line(&run_box_stack(60, extra).stdout);
     assert_ne!(hash(&[]), hash(&["--set", "gravity=(0, -1.62, 0)"]));
     for bad in ["slop", "nope=1", "dt=-1", "substeps=zero"] {
         let out = bin().args(["run", "scenes/box_stack.ron", "--steps", "1", "--set", bad]).output().unwrap();
@@ -50,14 +54,9 @@ fn set_changes_the_run_and_bad_sets_fail_cleanly() {
 /// and the run goes on; the scene's own slop is not.
 #[test]
 fn a_slop_too_deep_for_the_floor_is_warned_about() {
-    let run = |extra: &[&str]| {
-        let mut args = vec!["run", "scenes/box_stack.ron", "--steps", "2"];
-        args.extend_from_slice(extra);
-        let out = bin().args(&args).output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stderr).into_owned()
-    };
-    assert!(!run(&[]).contains("slop"), "{}", run(&[]));
+    let run = |extra: &[&str]| String::from_utf8_lossy(&run_box_stack(2, extra).stderr).into_owned();
+    let quiet = run(&[]);
+    assert!(!quiet.contains("slop"), "{quiet}");
     let err = run(&["--set", "slop=0.3"]);
     assert!(
         err.contains("warning: slop 300 mm lets resting bodies sink 150 mm into what they rest on, and 'floor' is only 1.00 m thick")
