@@ -156,6 +156,13 @@ impl RapierWorld {
             let (kind, bullet, radius) = (b.kind, b.bullet, b.shape.bounding_radius());
             let body = &mut self.physics.bodies[h];
             apply_body_settings(body, kind, bullet, radius, &s);
+            let (friction, restitution) = effective_material(b, &s);
+            for &c in self.physics.bodies[h].colliders() {
+                if let Some(c) = self.physics.colliders.get_mut(c) {
+                    c.set_friction(friction);
+                    c.set_restitution(restitution);
+                }
+            }
         }
         if s != self.mirror.settings {
             // As Collidoscope does: a settings change wakes every body.
@@ -294,6 +301,12 @@ impl RapierWorld {
     }
 }
 
+/// A body's friction and restitution with the settings' world-wide overrides applied (the
+/// Settings panel's and `--set friction=` / `restitution=`), as Collidoscope's solver takes them.
+pub(crate) fn effective_material(b: &Body, s: &Settings) -> (Real, Real) {
+    (s.friction.unwrap_or(b.material.friction), s.restitution.unwrap_or(b.material.restitution))
+}
+
 fn insert(physics: &mut r::PhysicsWorld, b: &Body, s: &Settings) -> r::RigidBodyHandle {
     let builder = match b.kind {
         BodyKind::Dynamic => r::RigidBodyBuilder::dynamic(),
@@ -307,12 +320,12 @@ fn insert(physics: &mut r::PhysicsWorld, b: &Body, s: &Settings) -> r::RigidBody
         // Collidoscope integrates rotation without the gyroscopic term.
         .gyroscopic_forces_enabled(false)
         .sleeping(b.is_asleep() && b.kind == BodyKind::Dynamic);
-    let m = b.material;
+    let (friction, restitution) = effective_material(b, s);
     let coll = collider(&b.shape)
-        .density(m.density)
-        .friction(m.friction)
+        .density(b.material.density)
+        .friction(friction)
         .friction_combine_rule(r::CoefficientCombineRule::GeometricMean)
-        .restitution(m.restitution)
+        .restitution(restitution)
         .restitution_combine_rule(r::CoefficientCombineRule::Max);
     let (h, _) = physics.insert(body, coll);
     apply_body_settings(&mut physics.bodies[h], b.kind, b.bullet, b.shape.bounding_radius(), s);

@@ -50,12 +50,28 @@ fn mapped_bodies_have_the_same_masses_and_inertias() {
 /// Runs `text` in every engine of this build for `steps`, returning each engine's bodies after
 /// every step.
 fn every_engine(text: &str, steps: usize) -> Vec<(&'static str, Vec<Vec<crate::Body>>)> {
+    every_engine_with(text, steps, |_| {})
+}
+
+/// As [`every_engine`], with `change` made to each engine's settings after it is built (as the
+/// Settings panel does to a running A/B pair).
+fn every_engine_with(
+    text: &str,
+    steps: usize,
+    change: impl Fn(&mut crate::world::Settings),
+) -> Vec<(&'static str, Vec<Vec<crate::Body>>)> {
     let s = scene(text);
     Engine::ALL
         .iter()
         .map(|&engine| {
             let mut world = s.build().unwrap();
             let mut peer = (engine != Engine::Collidoscope).then(|| PeerWorld::new(engine, &world).unwrap());
+            let mut settings = world.settings.clone();
+            change(&mut settings);
+            match &mut peer {
+                Some(p) => p.set_settings(settings),
+                None => world.set_settings(settings),
+            }
             let run = (0..steps)
                 .map(|_| match &mut peer {
                     Some(p) => {
@@ -130,8 +146,37 @@ fn a_ball_bounces_back_at_restitution_times_its_impact_speed_in_every_engine() {
          material: (restitution: 0.5)),
         (shape: Sphere(radius: 0.25), position: (0, 2.25, 0), material: (restitution: 0.5)),
     ])";
-    let e = 0.5f32;
-    for (engine, run) in every_engine(text, 60) {
+    assert_rebound(every_engine(text, 60), 0.5);
+}
+
+#[test]
+fn every_engine_takes_the_restitution_and_friction_overrides_of_the_settings() {
+    // The materials say 0; the settings' overrides (the Settings panel, `--set`) say otherwise,
+    // in the scene file or changed on a running world, and every engine must follow them.
+    let ball = "(settings: (gravity: (0, -9.81, 0), sleeping: false, restitution: Some(0.5)), bodies: [
+        (kind: Static, shape: Cuboid(half_extents: (5, 0.5, 5)), position: (0, -0.5, 0)),
+        (shape: Sphere(radius: 0.25), position: (0, 2.25, 0)),
+    ])";
+    assert_rebound(every_engine(ball, 60), 0.5);
+    let plain = ball.replace(", restitution: Some(0.5)", "");
+    assert_rebound(every_engine_with(&plain, 60, |s| s.restitution = Some(0.5)), 0.5);
+    // A box sliding at 3 m/s on materials of friction 0 stops under the override's 0.5 after
+    // v0² / (2 μ g) = 0.917 m.
+    let slide = "(settings: (gravity: (0, -9.81, 0), sleeping: false), bodies: [
+        (kind: Static, shape: Cuboid(half_extents: (10, 0.5, 10)), position: (0, -0.5, 0), material: (friction: 0)),
+        (shape: Cuboid(half_extents: (0.25, 0.25, 0.25)), position: (0, 0.25, 0), linear_velocity: (3, 0, 0),
+         material: (friction: 0)),
+    ])";
+    let stop = 3.0f32 * 3.0 / (2.0 * 0.5 * 9.81);
+    for (engine, run) in every_engine_with(slide, 60, |s| s.friction = Some(0.5)) {
+        let x = run.last().unwrap()[1].pose.translation.x;
+        assert!((x - stop).abs() < 0.02 * stop + 0.01, "{engine}: stopped at {x} vs {stop}");
+    }
+}
+
+/// Each engine's ball (body 1) fell onto the floor and left it at `e` times its impact speed.
+fn assert_rebound(runs: Vec<(&'static str, Vec<Vec<crate::Body>>)>, e: f32) {
+    for (engine, run) in runs {
         // Fastest fall before the first bounce, fastest rise after it.
         let vy: Vec<f32> = run.iter().map(|b| b[1].linvel.y).collect();
         let hit = vy.iter().position(|&v| v > 0.0).unwrap_or_else(|| panic!("{engine}: never bounced: {vy:?}"));

@@ -13,6 +13,7 @@ use joltc_sys as _;
 #[cfg(test)]
 mod tests;
 
+use super::effective_material;
 use crate::ccd::CcdMode;
 use crate::dynamics::joints::joint_label;
 use crate::dynamics::{Body, BodyKind};
@@ -292,11 +293,6 @@ impl JoltWorld {
 struct JointLife {
     break_force: Option<Real>,
     acts: bool,
-}
-
-/// A body's friction and restitution with the world-wide overrides applied.
-fn effective_material(b: &Body, s: &Settings) -> (Real, Real) {
-    (s.friction.unwrap_or(b.material.friction), s.restitution.unwrap_or(b.material.restitution))
 }
 
 fn body_desc(b: &Body, s: &Settings) -> JsBodyDesc {
