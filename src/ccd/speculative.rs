@@ -9,8 +9,9 @@
 
 use crate::dynamics::Body;
 use crate::geometry::Shape;
+use crate::geometry::segment::closest_point_segment;
 use crate::math::{Pose, Real, Vec3};
-use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold};
+use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold, closest_point_hull};
 use crate::union_find;
 
 /// Feature ids of the points built here (stable while the same corners lead, for warm starts).
@@ -180,8 +181,9 @@ pub fn speculative_contact(m: &Manifold, a: &Body, b: &Body, motion: PairMotion,
 /// zero or above keeps that point out; for a touching pair the deepest equals the narrow
 /// phase's depth along its normal. The smaller body's points are where the two can meet (a
 /// paddle's far corners are not where it hits a pebble). Points farther than `margin` are left
-/// out; at most [`MAX_MANIFOLD_POINTS`], the nearest (deepest) first. An empty manifold, or one
-/// with no point within reach, comes back as is.
+/// out; at most [`MAX_MANIFOLD_POINTS`], the nearest (deepest) first. Each sits halfway across
+/// its gap, beside the other body's nearest point where its line along the normal misses that
+/// body. An empty manifold, or one with no point within reach, comes back as is.
 pub fn speculative_manifold(m: &Manifold, a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, margin: Real) -> Manifold {
     if m.is_empty() {
         return *m;
@@ -227,10 +229,50 @@ pub fn speculative_manifold(m: &Manifold, a: &Shape, pa: &Pose, b: &Shape, pb: &
     let mut out = Manifold::new(n);
     for r in &best.rows[..best.len] {
         // Halfway across the gap (or overlap), from the body the point is on.
-        let point = if r.of_a { r.point + n * (0.5 * r.sep) } else { r.point - n * (0.5 * r.sep) };
+        let mut point = if r.of_a { r.point + n * (0.5 * r.sep) } else { r.point - n * (0.5 * r.sep) };
+        // The solver turns both bodies about this point, so it must lie on both, seen along the
+        // normal. A leading point outside the other body whose line along the normal misses it
+        // (the far corners of a rod above a short one, a rock's corners beside a thin bar) moves
+        // across, keeping its height, to beside the other body's nearest point: else that body
+        // would turn about a lever longer than itself (a 3 cm bar about one of 76 cm, which spun
+        // it up by hundreds of radians a second a step).
+        let (other, at) = if r.of_a { (b, pb) } else { (a, pa) };
+        if let Some(c) = nearest_outside(other, at, r.point) {
+            let across = c - r.point;
+            point += across - n * n.dot(across);
+        }
         out.push(ContactPoint { point, depth: -r.sep, id: r.id });
     }
     out
+}
+
+/// The point of the posed shape's surface nearest to `q`, when `q` is outside it; `None` when
+/// it is inside, or for a shape without the query (meshes, height fields and compounds never
+/// reach [`speculative_manifold`]).
+fn nearest_outside(shape: &Shape, pose: &Pose, q: Vec3) -> Option<Vec3> {
+    let beyond = |centre: Vec3, radius: Real| {
+        let d = q - centre;
+        let len = d.length();
+        (len > radius).then(|| centre + d * (radius / len))
+    };
+    match shape {
+        Shape::Sphere(s) => beyond(pose.translation, s.radius),
+        Shape::Capsule(c) => {
+            let (p, r) = c.segment();
+            let (_, on) = closest_point_segment(pose.transform_point(p), pose.transform_point(r), q);
+            beyond(on, c.radius)
+        }
+        Shape::Cuboid(c) => {
+            let local = pose.inverse_transform_point(q);
+            let clamped = local.clamp(-c.half_extents, c.half_extents);
+            (clamped != local).then(|| pose.transform_point(clamped))
+        }
+        Shape::ConvexHull(h) => {
+            let (p, inside, _) = closest_point_hull(h, pose.inverse_transform_point(q));
+            (!inside).then(|| pose.transform_point(p))
+        }
+        _ => None,
+    }
 }
 
 /// A leading point offered to [`Nearest`]: its separation, where it is, its id and which body
@@ -397,6 +439,26 @@ mod tests {
             assert!((-p.depth - gap).abs() < 1e-5, "{p:?} vs gap {gap}");
         }
         assert!((s.points()[0].depth - m.max_depth()).abs() < 1e-4, "the nearest is the narrow phase's");
+    }
+
+    /// A short bar crossing 44 cm above a long thin one: its lower corners' lines along the
+    /// normal pass beside the long bar (27 cm off its side), so each point sits beside the long
+    /// bar's nearest point instead, at the corner's separation. On the plane alone the long bar
+    /// would turn about its own axis on a lever of 30 cm, ten times its half-width.
+    #[test]
+    fn leading_points_sit_where_the_other_body_is() {
+        let long = Shape::cuboid(Vec3::new(1.0, 0.03, 0.03));
+        let short = Shape::cuboid(Vec3::new(0.3, 0.03, 0.03));
+        let ps = Pose::new(Vec3::new(0.2, 0.5, 0.0), Quat::from_rotation_y(std::f32::consts::FRAC_PI_2));
+        let tol = Tolerance { margin: 1.0, epsilon: 1e-6 };
+        let m = contact(&long, &Pose::IDENTITY, &short, &ps, tol, NarrowPhaseKind::Analytic).unwrap();
+        let s = speculative_manifold(&m, &long, &Pose::IDENTITY, &short, &ps, 1.0);
+        assert!((s.normal - Vec3::Y).length() < 1e-5 && s.len() == 4, "{s:?}");
+        for p in s.points() {
+            assert!(p.point.x.abs() <= 1.0 + 1e-5 && p.point.z.abs() <= 0.03 + 1e-5, "{p:?} is beside the long bar");
+            assert!((p.depth + 0.44).abs() < 1e-5, "{p:?}: the corner's separation");
+            assert!((p.point.y - 0.25).abs() < 1e-5, "{p:?}: halfway across the gap");
+        }
     }
 
     /// No point is nearer than the pair's distance, and the nearest is at that distance: the

@@ -31,7 +31,10 @@ pub(super) struct NormalRow {
     pub separation: Real,
     pub mass: Real,
     pub impulse: Real,
-    /// Largest impulse the row carried in the step: a point bounces only if it pushed.
+    /// Largest impulse the row carried at the end of a substep (after a relax pass): a point
+    /// bounces only if it pushed there. The position-correcting pass does not count: a
+    /// speculative point it pushes while still apart, and that the relax pass lets go, never
+    /// touched, and its bounce would add the energy of an impact that did not happen.
     pub max_impulse: Real,
 }
 
@@ -248,7 +251,9 @@ fn solve_manifold(c: &mut ManifoldRows, states: &mut [BodyState], k: &PassParams
         let new = (p.impulse + lambda).max(0.0);
         let d = new - p.impulse;
         p.impulse = new;
-        p.max_impulse = p.max_impulse.max(new);
+        if !k.use_bias {
+            p.max_impulse = p.max_impulse.max(new);
+        }
         total += new;
         s.push_normal(lin, p, d);
     }
@@ -281,7 +286,8 @@ fn solve_manifold(c: &mut ManifoldRows, states: &mut [BodyState], k: &PassParams
     s.store(states, a, b);
 }
 
-/// Bounces the points that approached faster than `threshold` and pushed in the step: the
+/// Bounces the points that approached faster than `threshold` and pushed at the end of a
+/// substep ([`NormalRow::max_impulse`]): the
 /// target normal velocity is −e × the approach speed at impact ([`Fall::impact_velocity`]).
 pub(super) fn restitution(
     rows: &mut [ManifoldRows],

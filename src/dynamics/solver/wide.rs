@@ -26,7 +26,8 @@ pub(super) struct WidePoint {
 
 /// What only restitution reads, kept apart so the passes stream less memory: a bundle's
 /// restitution, its points' approach speeds before solving, and the largest impulse each point
-/// carried (tracked only in bundles where some lane bounces).
+/// carried at the end of a substep (`rows::NormalRow::max_impulse`; tracked only in bundles
+/// where some lane bounces).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Bounce {
     pub(super) restitution: F,
@@ -354,8 +355,9 @@ fn solve_bundle<L: Lane, const BIAS: bool>(c: &mut Bundle, bounce: &mut Bounce, 
             total += new;
             s.push_normal(lin, p.ia_ran.load(), p.ib_rbn.load(), d);
         }
-        if c.bounces {
-            // Each point's largest impulse so far, now that the pass has set them all.
+        if !BIAS && c.bounces {
+            // Each point's largest impulse at the end of a substep so far, now that the relax
+            // pass has set them all (`rows::NormalRow::max_impulse`).
             for (max, p) in bounce.max_impulse.iter_mut().zip(&c.points) {
                 L::load(max).max(L::load(&p.impulse)).store(max);
             }
@@ -391,7 +393,7 @@ fn solve_bundle<L: Lane, const BIAS: bool>(c: &mut Bundle, bounce: &mut Bounce, 
 }
 
 /// `rows::restitution`, lane by lane: points that approached faster than `threshold` and
-/// pushed in the step get the normal velocity −e × their approach speed.
+/// pushed at the end of a substep get the normal velocity −e × their approach speed.
 #[inline(always)]
 fn restitution_bundles<L: Lane>(bundles: &mut [Bundle], bounces: &[Bounce], states: States, threshold: f32) {
     for (c, bounce) in bundles.iter_mut().zip(bounces) {
