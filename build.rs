@@ -53,11 +53,34 @@ mod jolt {
         b.compile("collidoscope_jolt_shim");
     }
 
+    /// joltc-sys's JoltPhysics directory in cargo's registry, at the version `Cargo.lock` names:
+    /// where cargo unpacked the source it builds. `cargo metadata` (below) would need every
+    /// package of the resolve downloaded, the GUI's and the tests' too, which a first
+    /// `cargo build --no-default-features --features jolt` has not done.
+    fn registry_dir() -> Option<PathBuf> {
+        let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR")?);
+        let lock = std::fs::read_to_string(manifest.join("Cargo.lock")).ok()?;
+        let mut lines = lock.lines().skip_while(|l| l.trim() != "name = \"joltc-sys\"");
+        lines.next()?;
+        let version = lines.next()?.trim().strip_prefix("version = \"")?.strip_suffix('"')?.to_string();
+        let home = std::env::var_os("CARGO_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))?;
+        std::fs::read_dir(home.join("registry/src"))
+            .ok()?
+            .flatten()
+            .map(|index| index.path().join(format!("joltc-sys-{version}/JoltC/JoltPhysics")))
+            .find(|dir| dir.join("Jolt/Jolt.h").exists())
+    }
+
     /// The JoltPhysics directory of the joltc-sys source cargo resolved (its `Jolt/` headers),
     /// or `JOLT_PHYSICS_DIR` if set.
     fn jolt_physics_dir() -> PathBuf {
         if let Some(dir) = std::env::var_os("JOLT_PHYSICS_DIR") {
             return PathBuf::from(dir);
+        }
+        if let Some(dir) = registry_dir() {
+            return dir;
         }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
