@@ -303,7 +303,7 @@ impl RapierWorld {
 
 /// A body's friction and restitution with the settings' world-wide overrides applied (the
 /// Settings panel's and `--set friction=` / `restitution=`), as Collidoscope's solver takes them.
-pub(crate) fn effective_material(b: &Body, s: &Settings) -> (Real, Real) {
+fn effective_material(b: &Body, s: &Settings) -> (Real, Real) {
     (s.friction.unwrap_or(b.material.friction), s.restitution.unwrap_or(b.material.restitution))
 }
 

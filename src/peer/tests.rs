@@ -68,9 +68,11 @@ fn every_engine_with(
             let mut peer = (engine != Engine::Collidoscope).then(|| PeerWorld::new(engine, &world).unwrap());
             let mut settings = world.settings.clone();
             change(&mut settings);
-            match &mut peer {
-                Some(p) => p.set_settings(settings),
-                None => world.set_settings(settings),
+            if settings != world.settings {
+                match &mut peer {
+                    Some(p) => p.set_settings(settings),
+                    None => world.set_settings(settings),
+                }
             }
             let run = (0..steps)
                 .map(|_| match &mut peer {
