@@ -230,7 +230,7 @@ pub struct Solver {
     chunks: Vec<std::ops::Range<usize>>,
     /// The coloured contacts, eight to a bundle, colour after colour.
     bundles: Vec<Bundle>,
-    /// Some bundle has a lane with restitution (else the restitution pass is skipped).
+    /// Some manifold has restitution (else the restitution pass is skipped).
     any_bounce: bool,
     /// Per bundle: what restitution reads.
     bounces: Vec<Bounce>,
@@ -619,7 +619,6 @@ impl Solver {
                 );
             }
         });
-        self.any_bounce = self.bundles[..count].iter().any(|b| b.bounces);
         self.overflow.clear();
         self.overflow_info.clear();
         for &m in &self.colouring.overflow {
@@ -637,6 +636,16 @@ impl Solver {
                 &mut info,
             ));
             self.overflow_info.push(info);
+        }
+        // With restitution anywhere, every bundle takes part in the restitution pass (it holds
+        // the contacts that do not bounce, `rows::restitution`), so every bundle tracks its
+        // points' end-of-substep impulses.
+        self.any_bounce =
+            self.bundles[..count].iter().any(|b| b.bounces) || self.overflow.iter().any(|r| r.restitution != 0.0);
+        if self.any_bounce {
+            for b in &mut self.bundles[..count] {
+                b.bounces = true;
+            }
         }
     }
 

@@ -5,7 +5,7 @@
 //! path's, in the same order, so the results are the same bits for any thread count.
 
 use super::lanes::{States, W};
-use super::rows::{self, BodyState, PassParams};
+use super::rows::{self, BodyState, Bounces, PassParams, RESTITUTION_SWEEPS};
 use super::{Body, CacheEntry, CachedImpulse, Contact, Motion, Solver, StepContext, WarmCache, prepare, wide};
 use crate::dynamics::joints::JointState;
 use crate::math::{Real, Vec3};
@@ -30,11 +30,11 @@ pub(super) enum Work {
     },
     Restitution {
         first: usize,
-        threshold: Real,
+        k: Bounces,
     },
     OverflowWarmStart,
     OverflowSolve(PassParams),
-    OverflowRestitution(Real),
+    OverflowRestitution(Bounces),
     /// The second copy of the driven bodies' one-sided rows (`Solver::pinned`).
     PinnedWarmStart,
     PinnedSolve(PassParams),
@@ -155,12 +155,14 @@ impl Solver {
                 jobs.push(Job::new(Work::PinnedSolve(k), 1, 1, 1));
             }
         }
-        let threshold = p.restitution_threshold;
         if self.any_bounce {
-            colours(&mut jobs, &|first| Work::Restitution { first, threshold });
-        }
-        if self.overflow.iter().any(|r| r.restitution != 0.0) {
-            jobs.push(Job::new(Work::OverflowRestitution(threshold), 1, 1, 1));
+            let k = Bounces { threshold: p.restitution_threshold, inv_h: p.relax.inv_h };
+            for _ in 0..RESTITUTION_SWEEPS {
+                colours(&mut jobs, &|first| Work::Restitution { first, k });
+                if !self.overflow.is_empty() {
+                    jobs.push(Job::new(Work::OverflowRestitution(k), 1, 1, 1));
+                }
+            }
         }
 
         let (h, max_w) = (p.h, p.max_w);
@@ -191,9 +193,9 @@ impl Solver {
                     let r = first + r.start..first + r.end;
                     wide::solve(isa, bundles.range(r.clone()), bounces.range(r), all, &k);
                 }
-                Work::Restitution { first, threshold } => {
+                Work::Restitution { first, k } => {
                     let r = first + r.start..first + r.end;
-                    wide::restitution(isa, bundles.range(r.clone()), bounces.range(r), all, threshold);
+                    wide::restitution(isa, bundles.range(r.clone()), bounces.range(r), all, &k);
                 }
                 Work::OverflowWarmStart => rows::warm_start(overflow.range(0..overflow.len()), all.slice()),
                 Work::OverflowSolve(k) => rows::solve(overflow.range(0..overflow.len()), all.slice(), &k),
@@ -211,8 +213,8 @@ impl Solver {
                         _ => unreachable!(),
                     }
                 }
-                Work::OverflowRestitution(threshold) => {
-                    rows::restitution(overflow.range(0..overflow.len()), overflow_info, all.slice(), threshold)
+                Work::OverflowRestitution(k) => {
+                    rows::restitution(overflow.range(0..overflow.len()), overflow_info, all.slice(), &k)
                 }
             }
         });

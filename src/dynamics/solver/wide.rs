@@ -5,7 +5,7 @@
 
 use super::lanes::{F, Lane, StateRows, States, V3, W};
 use super::prepare::Ended;
-use super::rows::PassParams;
+use super::rows::{Bounces, MANIFOLD_SWEEPS, PassParams};
 #[cfg(test)]
 use super::rows::{ManifoldRows, NormalRow, PointInfo};
 use crate::math::Vec3;
@@ -51,7 +51,8 @@ pub(super) struct Bundle {
     pub(super) ma: F,
     pub(super) mb: F,
     pub(super) friction: F,
-    /// Some lane has restitution: the passes track each point's largest impulse.
+    /// Some lane has restitution, or some manifold of the step has (`Solver::any_bounce`): the
+    /// passes track each point's largest impulse, and restitution sweeps the bundle.
     pub(super) bounces: bool,
     /// 1 where one body does not move (the stiffer softness), else 0.
     pub(super) one_sided: F,
@@ -392,46 +393,60 @@ fn solve_bundle<L: Lane, const BIAS: bool>(c: &mut Bundle, bounce: &mut Bounce, 
     }
 }
 
-/// `rows::restitution`, lane by lane: points that approached faster than `threshold` and
-/// pushed at the end of a substep get the normal velocity −e × their approach speed.
+/// One sweep of `rows::restitution`, lane by lane.
 #[inline(always)]
-fn restitution_bundles<L: Lane>(bundles: &mut [Bundle], bounces: &[Bounce], states: States, threshold: f32) {
+fn restitution_bundles<L: Lane>(bundles: &mut [Bundle], bounces: &[Bounce], states: States, k: &Bounces) {
     for (c, bounce) in bundles.iter_mut().zip(bounces) {
         if c.bounces {
-            on_lanes!(c, L, restitution_bundle; c, bounce, states, threshold);
+            on_lanes!(c, L, restitution_bundle; c, bounce, states, k);
         }
     }
 }
 
 #[inline(always)]
-fn restitution_bundle<L: Lane>(c: &mut Bundle, bounce: &Bounce, states: States, threshold: f32) {
-    let zero = L::splat(0.0);
-    let neg_threshold = L::splat(-threshold);
-    {
-        let e = L::load(&bounce.restitution);
-        let lin = (c.normal.load::<L>(), L::load(&c.ma), L::load(&c.mb));
-        let mut s = Vel::<L>::load(states, c);
+fn restitution_bundle<L: Lane>(c: &mut Bundle, bounce: &Bounce, states: States, k: &Bounces) {
+    let (zero, one, half) = (L::splat(0.0), L::splat(1.0), L::splat(0.5));
+    let (neg_threshold, inv_h) = (L::splat(-k.threshold), L::splat(k.inv_h));
+    let e = L::load(&bounce.restitution);
+    let n = c.normal.load::<L>();
+    let rows = (states.rows::<L>(&c.a), states.rows::<L>(&c.b));
+    let (a, b) = (states.gather_all(rows.0), states.gather_all(rows.1));
+    let dn = n.dot(V3 { x: b[6], y: b[7], z: b[8] } - V3 { x: a[6], y: a[7], z: a[8] });
+    let dtha = V3 { x: a[9], y: a[10], z: a[11] };
+    let dthb = V3 { x: b[9], y: b[10], z: b[11] };
+    let mut s = Vel::from_cols(std::array::from_fn(|k| a[k]), std::array::from_fn(|k| b[k]), rows, states);
+    // Per point: 1 where it pushed at the end of a substep; the bounce's `e × rel` where it
+    // bounces, else the relax pass's allowance for a gap (`rows::restitution`).
+    let mut pushed = [zero; MAX_MANIFOLD_POINTS];
+    let mut target = [zero; MAX_MANIFOLD_POINTS];
+    let mut any = zero;
+    for (j, p) in c.points.iter().enumerate() {
+        let rel = L::load(&bounce.relative_velocity[j]);
+        pushed[j] = L::load(&bounce.max_impulse[j]).gt_select(zero, one, zero);
+        // Bounced where `e > 0` and `rel <= -threshold` (not `rel > -threshold`).
+        let bounced = rel.gt_select(neg_threshold, zero, e.gt_select(zero, pushed[j], zero));
+        any = any.max(bounced);
+        let sep = dn + dthb.dot(p.rbn.load()) - dtha.dot(p.ran.load()) + L::load(&p.separation);
+        target[j] = bounced.gt_select(half, e * rel, sep.gt_select(zero, sep * inv_h, zero));
+    }
+    // A lane takes part if one of its points bounces, or if it holds: no restitution, or one
+    // body that does not move.
+    let holds = e.gt_select(zero, L::load(&c.one_sided), one);
+    let lane = any.max(holds);
+    let lin = (n, L::load(&c.ma), L::load(&c.mb));
+    for _ in 0..MANIFOLD_SWEEPS {
         for (j, p) in c.points.iter_mut().enumerate() {
             let (ran, rbn) = (p.ran.load::<L>(), p.rbn.load::<L>());
-            let rel = L::load(&bounce.relative_velocity[j]);
             let impulse = L::load(&p.impulse);
             let vn = lin.0.dot(s.vb - s.va) + s.wb.dot(rbn) - s.wa.dot(ran);
-            let lambda = zero - L::load(&p.mass) * (vn + e * rel);
-            let bounced = (impulse + lambda).max(zero);
-            let new = e.gt_select(
-                zero,
-                L::load(&bounce.max_impulse[j]).gt_select(
-                    zero,
-                    rel.gt_select(neg_threshold, impulse, bounced),
-                    impulse,
-                ),
-                impulse,
-            );
+            let lambda = zero - L::load(&p.mass) * (vn + target[j]);
+            let solved = (impulse + lambda).max(zero);
+            let new = (lane * pushed[j]).gt_select(zero, solved, impulse);
             new.store(&mut p.impulse);
             s.push_normal(lin, p.ia_ran.load(), p.ib_rbn.load(), new - impulse);
         }
-        s.store(c);
     }
+    s.store(c);
 }
 
 /// Which code the passes run: the same source, compiled for AVX when the CPU has it.
@@ -486,9 +501,9 @@ pub(super) fn solve(isa: Isa, bundles: &mut [Bundle], bounces: &mut [Bounce], st
     }
 }
 
-/// Restitution over the bundles.
-pub(super) fn restitution(isa: Isa, bundles: &mut [Bundle], bounces: &[Bounce], states: States, threshold: f32) {
-    struct Code<'a>(&'a mut [Bundle], &'a [Bounce], States, f32);
+/// One sweep of restitution over the bundles.
+pub(super) fn restitution(isa: Isa, bundles: &mut [Bundle], bounces: &[Bounce], states: States, k: &Bounces) {
+    struct Code<'a>(&'a mut [Bundle], &'a [Bounce], States, &'a Bounces);
     impl OnLanes for Code<'_> {
         type Out = ();
         #[inline(always)]
@@ -496,5 +511,5 @@ pub(super) fn restitution(isa: Isa, bundles: &mut [Bundle], bounces: &[Bounce], 
             restitution_bundles::<L>(self.0, self.1, self.2, self.3)
         }
     }
-    run(isa.avx(), Code(bundles, bounces, states, threshold))
+    run(isa.avx(), Code(bundles, bounces, states, k))
 }

@@ -392,36 +392,52 @@ fn a_heavy_body_pinching_small_ones_against_a_thin_floor_leaves_them_on_it() {
     }
 }
 
-/// The default scene (180 bodies raining 20 m onto slabs), 600 steps at its defaults and with
-/// `Toi`: no contact deeper than 10 cm at the defaults (measured: 4.1 cm), 15 cm with `Toi`
-/// (measured: 11.2 cm, a hull that its impact with the floor leaves turning at 30 rad/s, whose
-/// corners then turn into the floor: docs/ccd.md, Limits under Time of impact). A
+/// The default scene (180 bodies raining 20 m onto slabs) and the same rain at seven other
+/// seeds, 600 steps each at its defaults and with `Toi`: no contact deeper than 12 cm at the
+/// defaults, 15 cm with `Toi` (measured: 10.3 and 11.4 cm at worst; 7 cm or less at six of
+/// the eight seeds). The deepest are bodies struck hard while turning: the default scene's
+/// hull 44, lifted off the floor and struck from above by a sphere, comes down at 6 m/s
+/// turning at 26 rad/s, and its corners turn into the floor (docs/ccd.md, Limits). One seed
+/// alone decides little: before restitution held the contacts a bounce drives into (and
+/// swept each manifold to its target), the shipped seed read 5.4 cm and seed 1 17 cm. A
 /// narrow-phase normal a little off for a hull on its 24 m floor once made a speculative
 /// contact 2.4 m deep (the floor's far corner on that plane) and launched the hull.
 #[test]
 fn the_default_scene_never_reports_a_deep_contact() {
-    let scene = collidoscope::Scene::load(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/default.ron")).unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/default.ron")).unwrap();
+    assert!(text.contains("seed: 2026"), "the default scene's rain has the seed this test varies");
+    let scene = collidoscope::Scene::parse(&text, "default.ron").unwrap();
     assert_eq!(
         scene.build().unwrap().settings.ccd,
         CcdMode::Speculative,
         "the default scene runs at the default CCD mode"
     );
-    for mode in [CcdMode::Speculative, CcdMode::Toi] {
-        let mut w = scene.build().unwrap();
-        let s = Settings { ccd: mode, ..w.settings.clone() };
-        w.set_settings(s);
-        let mut deepest = (0.0, 0, 0, 0);
-        for step in 1..=600 {
-            w.step();
-            for c in w.contacts() {
-                if c.manifold.max_depth() > deepest.0 {
-                    deepest = (c.manifold.max_depth(), step, c.a, c.b);
+    let mut failures = Vec::new();
+    for seed in [2026, 1, 2, 3, 4, 5, 6, 7] {
+        let scene =
+            collidoscope::Scene::parse(&text.replace("seed: 2026", &format!("seed: {seed}")), "default.ron").unwrap();
+        for (mode, limit) in [(CcdMode::Speculative, 0.12), (CcdMode::Toi, 0.15)] {
+            let mut w = scene.build().unwrap();
+            let s = Settings { ccd: mode, ..w.settings.clone() };
+            w.set_settings(s);
+            let mut deepest = (0.0, 0, 0, 0);
+            for step in 1..=600 {
+                w.step();
+                for c in w.contacts() {
+                    if c.manifold.max_depth() > deepest.0 {
+                        deepest = (c.manifold.max_depth(), step, c.a, c.b);
+                    }
                 }
             }
+            let (depth, step, a, b) = deepest;
+            if depth >= limit {
+                failures.push(format!(
+                    "seed {seed}, {mode:?}: a contact {depth} m deep at step {step} between bodies {a} and {b}"
+                ));
+            }
         }
-        let (depth, step, a, b) = deepest;
-        assert!(depth < 0.10, "{mode:?}: a contact {depth} m deep at step {step} between bodies {a} and {b}");
     }
+    assert!(failures.is_empty(), "{failures:#?}");
 }
 
 /// A body the time-of-impact pass sweeps (fast, and spinning, as an impact can leave it) while
