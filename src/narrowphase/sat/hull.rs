@@ -214,9 +214,14 @@ pub fn contact_hull_hull(
     contact_polytopes((&Shape::ConvexHull(a.clone()), pa, &pa_), (&Shape::ConvexHull(b.clone()), pb, &pb_), tol, trace)
 }
 
-/// Closest point of the hull's surface to `x` (hull frame) and whether `x` is inside. Inside,
-/// the answer is the nearest face plane's projection.
+/// Closest point of the hull's surface to `x` (hull frame), whether `x` is inside, and the unit
+/// direction from that point to `x` (outside; inside, the nearest face's normal). Inside, the
+/// answer is the nearest face plane's projection. Outside, a face in front of `x` whose
+/// projection of `x` lies on it holds the answer (the hull lies behind that face's plane, so
+/// nothing of it is nearer): the first such face ends the search; else the nearest point of
+/// the edges.
 pub fn closest_point_hull(h: &ConvexHull, x: Vec3) -> (Vec3, bool, Vec3) {
+    let vs = h.vertices();
     let (mut best_face, mut best_sep) = (0, Real::NEG_INFINITY);
     for (i, f) in h.faces().iter().enumerate() {
         let s = f.normal.dot(x) - f.offset;
@@ -224,28 +229,23 @@ pub fn closest_point_hull(h: &ConvexHull, x: Vec3) -> (Vec3, bool, Vec3) {
             best_sep = s;
             best_face = i;
         }
+        if s > 0.0 {
+            let y = x - f.normal * s;
+            let k = f.vertices.len();
+            let on_face = (0..k).all(|i| {
+                let (a, b) = (vs[f.vertices[i] as usize], vs[f.vertices[(i + 1) % k] as usize]);
+                (b - a).cross(y - a).dot(f.normal) >= 0.0
+            });
+            if on_face {
+                return (y, false, (x - y).normalize_or(f.normal));
+            }
+        }
     }
     if best_sep <= 0.0 {
         let n = h.faces()[best_face].normal;
         return (x - n * best_sep, true, n);
     }
-    let vs = h.vertices();
     let mut best = (Real::INFINITY, x);
-    for f in h.faces() {
-        let s = f.normal.dot(x) - f.offset;
-        if s <= 0.0 {
-            continue;
-        }
-        let y = x - f.normal * s;
-        let k = f.vertices.len();
-        let inside = (0..k).all(|i| {
-            let (a, b) = (vs[f.vertices[i] as usize], vs[f.vertices[(i + 1) % k] as usize]);
-            (b - a).cross(y - a).dot(f.normal) >= 0.0
-        });
-        if inside && s * s < best.0 {
-            best = (s * s, y);
-        }
-    }
     for &(i, j) in h.edges() {
         let (_, y) = closest_point_segment(vs[i as usize], vs[j as usize], x);
         let d2 = y.distance_squared(x);
