@@ -305,8 +305,8 @@ pub(super) struct Bounces {
 /// The other points that pushed are held as the relax pass holds them (no approach, or no more
 /// than the gap), in the bouncing manifolds and in those with no restitution or with a body
 /// that does not move: a bounce moves both bodies, and a body struck from above must not be
-/// driven into the floor it rests on (a hull struck by a falling one was sent 7 m/s into it,
-/// turning at 37 rad/s). Manifolds with restitution between moving bodies that do not bounce
+/// driven into the floor it rests on (a box struck by a bouncing ball of its mass was sent
+/// 4.9 m/s into it). Manifolds with restitution between moving bodies that do not bounce
 /// are left alone, so a Newton's cradle passes its impact on one ball a step. Each manifold's
 /// points are swept [`MANIFOLD_SWEEPS`] times (one point's bounce moves the others: with a
 /// single sweep a bar landing on its edge bounced its first point faster than its target and
