@@ -395,9 +395,10 @@ fn a_heavy_body_pinching_small_ones_against_a_thin_floor_leaves_them_on_it() {
 /// The default scene (180 bodies raining 20 m onto slabs) and the same rain at seven other
 /// seeds, 600 steps each at its defaults and with `Toi`: no contact deeper than 12 cm at the
 /// defaults, 15 cm with `Toi` (measured: 10.3 and 11.4 cm at worst; 7 cm or less at six of
-/// the eight seeds). The deepest are bodies struck hard while turning: the default scene's
-/// hull 44, lifted off the floor and struck from above by a sphere, comes down at 6 m/s
-/// turning at 26 rad/s, and its corners turn into the floor (docs/ccd.md, Limits). One seed
+/// the eight seeds). The deepest are bodies pressed into the floor by one that strikes them
+/// within the step: the default scene's hull 44, lifted off the floor and struck from above by
+/// a sphere, goes 10 cm in, each pass ending on the sphere's row after its floor rows
+/// (docs/ccd.md, "A depth that was not there"). One seed
 /// alone decides little: before restitution held the contacts a bounce drives into (and
 /// swept each manifold to its target), the shipped seed read 5.4 cm and seed 1 17 cm. A
 /// narrow-phase normal a little off for a hull on its 24 m floor once made a speculative
