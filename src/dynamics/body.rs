@@ -35,6 +35,19 @@ impl Default for Material {
     }
 }
 
+impl Material {
+    /// This material with the settings' world-wide `friction` and `restitution` overrides (the
+    /// Settings panel's, `--set friction=` / `restitution=`) in place of its own where they are
+    /// set: what the solver, and the peer engines mapped from a scene, take.
+    pub fn with_overrides(self, friction: Option<Real>, restitution: Option<Real>) -> Material {
+        Material {
+            friction: friction.unwrap_or(self.friction),
+            restitution: restitution.unwrap_or(self.restitution),
+            ..self
+        }
+    }
+}
+
 /// A rigid body. The pose's translation is the centre of mass.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Body {

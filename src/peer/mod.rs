@@ -156,11 +156,11 @@ impl RapierWorld {
             let (kind, bullet, radius) = (b.kind, b.bullet, b.shape.bounding_radius());
             let body = &mut self.physics.bodies[h];
             apply_body_settings(body, kind, bullet, radius, &s);
-            let (friction, restitution) = effective_material(b, &s);
+            let m = b.material.with_overrides(s.friction, s.restitution);
             for &c in self.physics.bodies[h].colliders() {
                 if let Some(c) = self.physics.colliders.get_mut(c) {
-                    c.set_friction(friction);
-                    c.set_restitution(restitution);
+                    c.set_friction(m.friction);
+                    c.set_restitution(m.restitution);
                 }
             }
         }
@@ -301,12 +301,6 @@ impl RapierWorld {
     }
 }
 
-/// A body's friction and restitution with the settings' world-wide overrides applied (the
-/// Settings panel's and `--set friction=` / `restitution=`), as Collidoscope's solver takes them.
-fn effective_material(b: &Body, s: &Settings) -> (Real, Real) {
-    (s.friction.unwrap_or(b.material.friction), s.restitution.unwrap_or(b.material.restitution))
-}
-
 fn insert(physics: &mut r::PhysicsWorld, b: &Body, s: &Settings) -> r::RigidBodyHandle {
     let builder = match b.kind {
         BodyKind::Dynamic => r::RigidBodyBuilder::dynamic(),
@@ -320,12 +314,12 @@ fn insert(physics: &mut r::PhysicsWorld, b: &Body, s: &Settings) -> r::RigidBody
         // Collidoscope integrates rotation without the gyroscopic term.
         .gyroscopic_forces_enabled(false)
         .sleeping(b.is_asleep() && b.kind == BodyKind::Dynamic);
-    let (friction, restitution) = effective_material(b, s);
+    let m = b.material.with_overrides(s.friction, s.restitution);
     let coll = collider(&b.shape)
-        .density(b.material.density)
-        .friction(friction)
+        .density(m.density)
+        .friction(m.friction)
         .friction_combine_rule(r::CoefficientCombineRule::GeometricMean)
-        .restitution(restitution)
+        .restitution(m.restitution)
         .restitution_combine_rule(r::CoefficientCombineRule::Max);
     let (h, _) = physics.insert(body, coll);
     apply_body_settings(&mut physics.bodies[h], b.kind, b.bullet, b.shape.bounding_radius(), s);

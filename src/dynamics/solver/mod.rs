@@ -516,6 +516,7 @@ impl Solver {
     fn prepare_bodies(&mut self, bodies: &[Body], rotations: &Rotations, ctx: &StepContext, crew: Option<&Crew>) {
         let entry = |i: usize, b: &Body| {
             let (state, motion) = start_motion(b);
+            let material = b.material.with_overrides(ctx.friction, ctx.restitution);
             let awake_dynamic = b.is_dynamic() && !b.asleep;
             let mass = BodyMass {
                 inv_mass: if awake_dynamic { b.inv_mass } else { 0.0 },
@@ -525,8 +526,8 @@ impl Solver {
                     [0.0; 9]
                 },
                 pos: b.pose.translation,
-                friction: ctx.friction.unwrap_or(b.material.friction),
-                restitution: ctx.restitution.unwrap_or(b.material.restitution),
+                friction: material.friction,
+                restitution: material.restitution,
             };
             let (q, x) = (b.pose.rotation, b.pose.translation);
             let pose = [q.x, q.y, q.z, q.w, x.x, x.y, x.z, 0.0];

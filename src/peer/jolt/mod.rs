@@ -13,10 +13,9 @@ use joltc_sys as _;
 #[cfg(test)]
 mod tests;
 
-use super::effective_material;
 use crate::ccd::CcdMode;
 use crate::dynamics::joints::joint_label;
-use crate::dynamics::{Body, BodyKind};
+use crate::dynamics::{Body, BodyKind, Material};
 use crate::geometry::Shape;
 use crate::math::{Mat3, Pose, Quat, Real, Vec3};
 use crate::world::{Settings, StepProfile, World};
@@ -204,8 +203,8 @@ impl JoltWorld {
         let js = jolt_settings(&s);
         self.raw.set_settings(&js);
         for (i, b) in self.mirror.bodies().iter().enumerate() {
-            let m = effective_material(b, &s);
-            self.raw.configure(i, s.sleeping, linear_cast(b.kind, &s), m.0, m.1);
+            let m = b.material.with_overrides(s.friction, s.restitution);
+            self.raw.configure(i, s.sleeping, linear_cast(b.kind, &s), m.friction, m.restitution);
         }
         if s != self.mirror.settings {
             // As Collidoscope does: a settings change wakes every body.
@@ -296,7 +295,7 @@ struct JointLife {
 }
 
 fn body_desc(b: &Body, s: &Settings) -> JsBodyDesc {
-    let (friction, restitution) = effective_material(b, s);
+    let Material { friction, restitution, .. } = b.material.with_overrides(s.friction, s.restitution);
     JsBodyDesc {
         position: b.pose.translation.to_array(),
         rotation: b.pose.rotation.to_array(),
