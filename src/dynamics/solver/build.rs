@@ -310,7 +310,7 @@ fn build_bundle<L: Lane>(
         c.set_empty(i, src.dummy, bounce);
         lanes.contact[i] = u32::MAX;
     }
-    c.finish(chunk.len(), bounce);
+    c.finish(chunk.len());
     // The passes gather and scatter the states by these indices unchecked.
     check_indices(src.states.len(), &c.a, &c.b);
 }

@@ -56,6 +56,7 @@ impl StepContext {
             max_push: settings.max_correction_velocity,
             use_bias: true,
             first_point: 0,
+            track_impulses: false,
         };
         StepContext {
             dt: settings.dt,

@@ -638,16 +638,11 @@ impl Solver {
             ));
             self.overflow_info.push(info);
         }
-        // With restitution anywhere, every bundle takes part in the restitution pass (it holds
-        // the contacts that do not bounce, `rows::restitution`), so every bundle tracks its
-        // points' end-of-substep impulses.
-        self.any_bounce =
-            self.bundles[..count].iter().any(|b| b.bounces) || self.overflow.iter().any(|r| r.restitution != 0.0);
-        if self.any_bounce {
-            for b in &mut self.bundles[..count] {
-                b.bounces = true;
-            }
-        }
+        // With restitution anywhere, the relax passes track every point's end-of-substep
+        // impulse and the restitution pass sweeps every manifold (it holds the contacts that do
+        // not bounce, `rows::restitution`).
+        self.any_bounce = self.bundles[..count].iter().zip(&self.bounces[..count]).any(|(b, x)| b.bounces(x))
+            || self.overflow.iter().any(|r| r.restitution != 0.0);
     }
 
     /// The second copy of the driven bodies' rows against bodies that do not respond

@@ -5,7 +5,7 @@
 //! path's, in the same order, so the results are the same bits for any thread count.
 
 use super::lanes::{States, W};
-use super::rows::{self, BodyState, Bounces, PassParams, RESTITUTION_SWEEPS};
+use super::rows::{self, BodyState, PassParams, RESTITUTION_SWEEPS, RestitutionParams};
 use super::{Body, CacheEntry, CachedImpulse, Contact, Motion, Solver, StepContext, WarmCache, prepare, wide};
 use crate::dynamics::joints::JointState;
 use crate::math::{Real, Vec3};
@@ -30,11 +30,11 @@ pub(super) enum Work {
     },
     Restitution {
         first: usize,
-        k: Bounces,
+        k: RestitutionParams,
     },
     OverflowWarmStart,
     OverflowSolve(PassParams),
-    OverflowRestitution(Bounces),
+    OverflowRestitution(RestitutionParams),
     /// The second copy of the driven bodies' one-sided rows (`Solver::pinned`).
     PinnedWarmStart,
     PinnedSolve(PassParams),
@@ -143,7 +143,7 @@ impl Solver {
                 }
             }
             jobs.push(Job::new(Work::Integrate, bodies, BODY_BLOCK, threads));
-            let k = PassParams { first_point: substep + 2, ..p.relax };
+            let k = PassParams { first_point: substep + 2, track_impulses: self.any_bounce, ..p.relax };
             if joints {
                 jobs.push(Job::new(Work::JointsSolve(false), 1, 1, 1));
             }
@@ -156,7 +156,7 @@ impl Solver {
             }
         }
         if self.any_bounce {
-            let k = Bounces { threshold: p.restitution_threshold, inv_h: p.relax.inv_h };
+            let k = RestitutionParams { threshold: p.restitution_threshold, inv_h: p.relax.inv_h };
             for _ in 0..RESTITUTION_SWEEPS {
                 colours(&mut jobs, &|first| Work::Restitution { first, k });
                 if !self.overflow.is_empty() {

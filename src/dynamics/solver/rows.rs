@@ -144,6 +144,30 @@ pub(super) struct PassParams {
     /// The point each manifold's sweep starts at (then on in cyclic order): it turns from
     /// pass to pass so the order a sweep leaves its error in averages out.
     pub first_point: usize,
+    /// The pass records each point's largest impulse ([`NormalRow::max_impulse`]): the relax
+    /// passes of a step with restitution.
+    pub track_impulses: bool,
+}
+
+/// How a manifold's bodies have moved since its contact was found, for its points' current
+/// separations: n · (Δp + Δθ × r) for each anchor, since n · (Δθ × r) = Δθ · (r × n).
+struct Drift {
+    dn: Real,
+    dtha: Vec3,
+    dthb: Vec3,
+}
+
+impl Drift {
+    #[inline(always)]
+    fn of(states: &[BodyState], a: usize, b: usize, n: Vec3) -> Self {
+        Drift { dn: n.dot(states[b].dp - states[a].dp), dtha: states[a].dtheta, dthb: states[b].dtheta }
+    }
+
+    /// The point's separation now (negative: overlap).
+    #[inline(always)]
+    fn separation(&self, p: &NormalRow) -> Real {
+        self.dn + self.dthb.dot(p.rbn) - self.dtha.dot(p.ran) + p.separation
+    }
 }
 
 /// Velocities of a manifold's two bodies, held in registers through its rows.
@@ -229,17 +253,14 @@ fn solve_manifold(c: &mut ManifoldRows, states: &mut [BodyState], k: &PassParams
     let (a, b) = (c.a as usize, c.b as usize);
     let n = c.normal;
     let soft = k.soft[c.one_sided as usize];
-    // Current separation from the bodies' motion since the contact was found:
-    // n · (Δp + Δθ × r) for each anchor, since n · (Δθ × r) = Δθ · (r × n).
-    let (dtha, dthb) = (states[a].dtheta, states[b].dtheta);
-    let dn = n.dot(states[b].dp - states[a].dp);
+    let drift = Drift::of(states, a, b, n);
     let mut s = Pair::load(states, a, b);
     let lin = (n, c.ma, c.mb);
     let mut total = 0.0;
     let len = c.len as usize;
     for j in 0..len {
         let p = &mut c.points[(j + k.first_point) % len];
-        let sep = dn + dthb.dot(p.rbn) - dtha.dot(p.ran) + p.separation;
+        let sep = drift.separation(p);
         let (bias, mass_scale, impulse_scale) = if sep > 0.0 {
             // Speculative: allow closing the gap this substep, no more.
             (sep * k.inv_h, 1.0, 0.0)
@@ -256,7 +277,7 @@ fn solve_manifold(c: &mut ManifoldRows, states: &mut [BodyState], k: &PassParams
         let new = (p.impulse + lambda).max(0.0);
         let d = new - p.impulse;
         p.impulse = new;
-        if !k.use_bias {
+        if k.track_impulses {
             p.max_impulse = p.max_impulse.max(new);
         }
         total += new;
@@ -294,7 +315,7 @@ fn solve_manifold(c: &mut ManifoldRows, states: &mut [BodyState], k: &PassParams
 /// What a restitution sweep needs: the speed below which nothing bounces, and the relax pass's
 /// `1 / h` (a gap's allowance).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Bounces {
+pub(super) struct RestitutionParams {
     pub threshold: Real,
     pub inv_h: Real,
 }
@@ -317,14 +338,13 @@ pub(super) fn restitution(
     rows: &mut [ManifoldRows],
     info: &[[PointInfo; MAX_MANIFOLD_POINTS]],
     states: &mut [BodyState],
-    k: &Bounces,
+    k: &RestitutionParams,
 ) {
     for (c, info) in rows.iter_mut().zip(info) {
         let len = c.len as usize;
         let (a, b) = (c.a as usize, c.b as usize);
         let n = c.normal;
-        let (dtha, dthb) = (states[a].dtheta, states[b].dtheta);
-        let dn = n.dot(states[b].dp - states[a].dp);
+        let drift = Drift::of(states, a, b, n);
         // Per point: the target's offset (`vn + target >= 0`), or none for a point that did not push.
         let mut target = [None; MAX_MANIFOLD_POINTS];
         let mut bounces = false;
@@ -333,7 +353,7 @@ pub(super) fn restitution(
                 let rel = info.relative_velocity;
                 let bounce = c.restitution > 0.0 && rel <= -k.threshold;
                 bounces |= bounce;
-                let sep = dn + dthb.dot(p.rbn) - dtha.dot(p.ran) + p.separation;
+                let sep = drift.separation(p);
                 *t = Some(if bounce {
                     c.restitution * rel
                 } else if sep > 0.0 {

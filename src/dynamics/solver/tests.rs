@@ -249,7 +249,7 @@ fn bundles_built_eight_at_a_time_match_the_one_by_one_rows_bit_for_bit() {
                 assert_eq!(lanes.len[i] as u32, rows.len);
                 assert_eq!(lanes.ids[i][..rows.len as usize], info.map(|p| p.id)[..rows.len as usize]);
             }
-            expect.finish(width, &bounce);
+            expect.finish(width);
             assert_eq!(format!("{built:?}"), format!("{expect:?}"), "{isa:?}: bundle {k}");
             assert_eq!(format!("{built_bounce:?}"), format!("{bounce:?}"), "{isa:?}: bundle {k}");
         }

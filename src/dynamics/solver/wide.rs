@@ -5,7 +5,7 @@
 
 use super::lanes::{F, Lane, StateRows, States, V3, W};
 use super::prepare::Ended;
-use super::rows::{Bounces, MANIFOLD_SWEEPS, PassParams};
+use super::rows::{MANIFOLD_SWEEPS, PassParams, RestitutionParams};
 #[cfg(test)]
 use super::rows::{ManifoldRows, NormalRow, PointInfo};
 use crate::math::Vec3;
@@ -26,8 +26,8 @@ pub(super) struct WidePoint {
 
 /// What only restitution reads, kept apart so the passes stream less memory: a bundle's
 /// restitution, its points' approach speeds before solving, and the largest impulse each point
-/// carried at the end of a substep (`rows::NormalRow::max_impulse`; tracked only in bundles
-/// where some lane bounces).
+/// carried at the end of a substep (`rows::NormalRow::max_impulse`; tracked only in steps
+/// with restitution, `PassParams::track_impulses`).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Bounce {
     pub(super) restitution: F,
@@ -51,9 +51,6 @@ pub(super) struct Bundle {
     pub(super) ma: F,
     pub(super) mb: F,
     pub(super) friction: F,
-    /// Some lane has restitution, or some manifold of the step has (`Solver::any_bounce`): the
-    /// passes track each point's largest impulse, and restitution sweeps the bundle.
-    pub(super) bounces: bool,
     /// 1 where one body does not move (the stiffer softness), else 0.
     pub(super) one_sided: F,
     pub(super) points: [WidePoint; MAX_MANIFOLD_POINTS],
@@ -166,10 +163,14 @@ impl Bundle {
         self.writes_b = (self.writes_b & !bit) | if b { bit } else { 0 };
     }
 
-    /// Records the lanes in use, `0..width`, and whether any of them bounces, once they are set.
-    pub(super) fn finish(&mut self, width: usize, bounce: &Bounce) {
+    /// Records the lanes in use, `0..width`, once they are set.
+    pub(super) fn finish(&mut self, width: usize) {
         self.width = width as u8;
-        self.bounces = bounce.restitution.0[..width].iter().any(|&e| e != 0.0);
+    }
+
+    /// Whether a lane in use has restitution (`bounce` is this bundle's).
+    pub(super) fn bounces(&self, bounce: &Bounce) -> bool {
+        bounce.restitution.0[..self.width as usize].iter().any(|&e| e != 0.0)
     }
 
     /// How lane `i` (a manifold of `len` points) ended the step: what the warm-start cache keeps.
@@ -182,6 +183,21 @@ impl Bundle {
             tangent_impulse: [self.tangent_impulse[0].0[i], self.tangent_impulse[1].0[i]],
             twist_impulse: self.twist_impulse.0[i],
         }
+    }
+}
+
+/// `rows::Drift`, lane by lane.
+struct Drift<L> {
+    dn: L,
+    dtha: V3<L>,
+    dthb: V3<L>,
+}
+
+impl<L: Lane> Drift<L> {
+    /// A point's separation now, from the one it was found at and its anchors' `r × n`.
+    #[inline(always)]
+    fn separation(&self, ran: V3<L>, rbn: V3<L>, found: L) -> L {
+        self.dn + self.dthb.dot(rbn) - self.dtha.dot(ran) + found
     }
 }
 
@@ -206,6 +222,22 @@ impl<L: Lane> Vel<L> {
     fn load(states: States, c: &Bundle) -> Self {
         let rows = (states.rows::<L>(&c.a), states.rows::<L>(&c.b));
         Self::from_cols(states.gather(rows.0), states.gather(rows.1), rows, states)
+    }
+
+    /// As [`Vel::load`], with the whole states (their motion since the step began), and the
+    /// bundle's [`Drift`] along its normal `n`.
+    #[inline(always)]
+    fn load_with_drift(states: States, c: &Bundle, n: V3<L>) -> (Self, Drift<L>) {
+        let rows = (states.rows::<L>(&c.a), states.rows::<L>(&c.b));
+        let (a, b) = (states.gather_all(rows.0), states.gather_all(rows.1));
+        let dpa = V3 { x: a[6], y: a[7], z: a[8] };
+        let dpb = V3 { x: b[6], y: b[7], z: b[8] };
+        let drift = Drift {
+            dn: n.dot(dpb - dpa),
+            dtha: V3 { x: a[9], y: a[10], z: a[11] },
+            dthb: V3 { x: b[9], y: b[10], z: b[11] },
+        };
+        (Self::from_cols(std::array::from_fn(|k| a[k]), std::array::from_fn(|k| b[k]), rows, states), drift)
     }
 
     #[inline(always)]
@@ -316,14 +348,7 @@ fn solve_bundle<L: Lane, const BIAS: bool>(c: &mut Bundle, bounce: &mut Bounce, 
     let [s0, s1] = k.soft;
     {
         let n = c.normal.load::<L>();
-        let rows = (states.rows::<L>(&c.a), states.rows::<L>(&c.b));
-        let (a, b) = (states.gather_all(rows.0), states.gather_all(rows.1));
-        let dpa = V3 { x: a[6], y: a[7], z: a[8] };
-        let dpb = V3 { x: b[6], y: b[7], z: b[8] };
-        let dtha = V3 { x: a[9], y: a[10], z: a[11] };
-        let dthb = V3 { x: b[9], y: b[10], z: b[11] };
-        let mut s = Vel::from_cols(std::array::from_fn(|k| a[k]), std::array::from_fn(|k| b[k]), rows, states);
-        let dn = n.dot(dpb - dpa);
+        let (mut s, drift) = Vel::load_with_drift(states, c, n);
         let os = L::load(&c.one_sided);
         let bias_rate = os.gt_select(half, L::splat(s1.bias_rate), L::splat(s0.bias_rate));
         let mass_scale = os.gt_select(half, L::splat(s1.mass_scale), L::splat(s0.mass_scale));
@@ -335,7 +360,7 @@ fn solve_bundle<L: Lane, const BIAS: bool>(c: &mut Bundle, bounce: &mut Bounce, 
             let j = (j + k.first_point) & (MAX_MANIFOLD_POINTS - 1);
             let p = &mut c.points[j];
             let (ran, rbn) = (p.ran.load::<L>(), p.rbn.load::<L>());
-            let sep = dn + dthb.dot(rbn) - dtha.dot(ran) + L::load(&p.separation);
+            let sep = drift.separation(ran, rbn, L::load(&p.separation));
             let spec = sep * inv_h;
             let (bias, ms, is) = if BIAS {
                 let push = (bias_rate * (sep + rest_depth).min(zero)).max(max_push);
@@ -356,7 +381,7 @@ fn solve_bundle<L: Lane, const BIAS: bool>(c: &mut Bundle, bounce: &mut Bounce, 
             total += new;
             s.push_normal(lin, p.ia_ran.load(), p.ib_rbn.load(), d);
         }
-        if !BIAS && c.bounces {
+        if !BIAS && k.track_impulses {
             // Each point's largest impulse at the end of a substep so far, now that the relax
             // pass has set them all (`rows::NormalRow::max_impulse`).
             for (max, p) in bounce.max_impulse.iter_mut().zip(&c.points) {
@@ -395,26 +420,19 @@ fn solve_bundle<L: Lane, const BIAS: bool>(c: &mut Bundle, bounce: &mut Bounce, 
 
 /// One sweep of `rows::restitution`, lane by lane.
 #[inline(always)]
-fn restitution_bundles<L: Lane>(bundles: &mut [Bundle], bounces: &[Bounce], states: States, k: &Bounces) {
+fn restitution_bundles<L: Lane>(bundles: &mut [Bundle], bounces: &[Bounce], states: States, k: &RestitutionParams) {
     for (c, bounce) in bundles.iter_mut().zip(bounces) {
-        if c.bounces {
-            on_lanes!(c, L, restitution_bundle; c, bounce, states, k);
-        }
+        on_lanes!(c, L, restitution_bundle; c, bounce, states, k);
     }
 }
 
 #[inline(always)]
-fn restitution_bundle<L: Lane>(c: &mut Bundle, bounce: &Bounce, states: States, k: &Bounces) {
+fn restitution_bundle<L: Lane>(c: &mut Bundle, bounce: &Bounce, states: States, k: &RestitutionParams) {
     let (zero, one, half) = (L::splat(0.0), L::splat(1.0), L::splat(0.5));
     let (neg_threshold, inv_h) = (L::splat(-k.threshold), L::splat(k.inv_h));
     let e = L::load(&bounce.restitution);
     let n = c.normal.load::<L>();
-    let rows = (states.rows::<L>(&c.a), states.rows::<L>(&c.b));
-    let (a, b) = (states.gather_all(rows.0), states.gather_all(rows.1));
-    let dn = n.dot(V3 { x: b[6], y: b[7], z: b[8] } - V3 { x: a[6], y: a[7], z: a[8] });
-    let dtha = V3 { x: a[9], y: a[10], z: a[11] };
-    let dthb = V3 { x: b[9], y: b[10], z: b[11] };
-    let mut s = Vel::from_cols(std::array::from_fn(|k| a[k]), std::array::from_fn(|k| b[k]), rows, states);
+    let (mut s, drift) = Vel::load_with_drift(states, c, n);
     // Per point: 1 where it pushed at the end of a substep; the bounce's `e × rel` where it
     // bounces, else the relax pass's allowance for a gap (`rows::restitution`).
     let mut pushed = [zero; MAX_MANIFOLD_POINTS];
@@ -426,7 +444,7 @@ fn restitution_bundle<L: Lane>(c: &mut Bundle, bounce: &Bounce, states: States, 
         // Bounced where `e > 0` and `rel <= -threshold` (not `rel > -threshold`).
         let bounced = rel.gt_select(neg_threshold, zero, e.gt_select(zero, pushed[j], zero));
         any = any.max(bounced);
-        let sep = dn + dthb.dot(p.rbn.load()) - dtha.dot(p.ran.load()) + L::load(&p.separation);
+        let sep = drift.separation(p.ran.load(), p.rbn.load(), L::load(&p.separation));
         target[j] = bounced.gt_select(half, e * rel, sep.gt_select(zero, sep * inv_h, zero));
     }
     // A lane takes part if one of its points bounces, or if it holds: no restitution, or one
@@ -502,8 +520,8 @@ pub(super) fn solve(isa: Isa, bundles: &mut [Bundle], bounces: &mut [Bounce], st
 }
 
 /// One sweep of restitution over the bundles.
-pub(super) fn restitution(isa: Isa, bundles: &mut [Bundle], bounces: &[Bounce], states: States, k: &Bounces) {
-    struct Code<'a>(&'a mut [Bundle], &'a [Bounce], States, &'a Bounces);
+pub(super) fn restitution(isa: Isa, bundles: &mut [Bundle], bounces: &[Bounce], states: States, k: &RestitutionParams) {
+    struct Code<'a>(&'a mut [Bundle], &'a [Bounce], States, &'a RestitutionParams);
     impl OnLanes for Code<'_> {
         type Out = ();
         #[inline(always)]
