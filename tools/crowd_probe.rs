@@ -44,6 +44,9 @@ fn main() {
     let n = w.bodies().len();
     let mut lost_at = vec![None; n];
     let mut deepest = (0.0 as Real, 0u64, 0u32, 0u32);
+    // Manifold-steps deeper than each bar, in all and against a body that is not dynamic.
+    const BARS: [Real; 3] = [0.02, 0.05, 0.10];
+    let (mut over, mut over_fixed) = ([0usize; 3], [0usize; 3]);
     let t0 = std::time::Instant::now();
     for _ in 0..steps {
         let before: Vec<_> = w.bodies().iter().map(|b| (b.pose.translation, b.linvel, b.pose)).collect();
@@ -53,6 +56,11 @@ fn main() {
             let d = c.manifold.max_depth();
             if d > deepest.0 {
                 deepest = (d, k, c.a, c.b);
+            }
+            let fixed = !(w.bodies()[c.a as usize].is_dynamic() && w.bodies()[c.b as usize].is_dynamic());
+            for (i, &bar) in BARS.iter().enumerate() {
+                over[i] += (d > bar) as usize;
+                over_fixed[i] += (d > bar && fixed) as usize;
             }
             if d > explain_over {
                 // What the narrow phase says of the pair at the poses the step started from.
@@ -123,5 +131,9 @@ fn main() {
         deepest.3,
         w.bodies()[deepest.3 as usize].shape.kind(),
         t0.elapsed().as_secs_f64() * 1e3 / steps as f64
+    );
+    println!(
+        "  contacts deeper than 2 / 5 / 10 cm (manifold-steps): {} / {} / {}; of them against a body that is not dynamic: {} / {} / {}",
+        over[0], over[1], over[2], over_fixed[0], over_fixed[1], over_fixed[2]
     );
 }
