@@ -259,6 +259,11 @@ pub struct Solver {
     pass_jobs: Vec<parallel::Job<passes::Work>>,
     /// Per colour, its first bundle, and the bundle count last (kept for the next step's).
     colour_ranges: Vec<usize>,
+    /// The bundles with a lane against a body that does not move, in colour order, which the
+    /// stop sweeps after each position-correcting pass (`wide::stop`); and per colour, its
+    /// first entry, the count last (both kept for the next step's).
+    stop_list: Vec<u32>,
+    stop_ranges: Vec<usize>,
     isa: Option<Isa>,
 }
 

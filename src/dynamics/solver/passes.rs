@@ -32,6 +32,12 @@ pub(super) enum Work {
         first: usize,
         k: RestitutionParams,
     },
+    /// The stop of the bundles with a one-sided lane (`Solver::stop_list`), from `first` on
+    /// (one colour's): `wide::stop`.
+    Stop {
+        first: usize,
+        k: PassParams,
+    },
     OverflowWarmStart,
     OverflowSolve(PassParams),
     OverflowRestitution(RestitutionParams),
@@ -115,6 +121,27 @@ impl Solver {
                 jobs.push(Job::new(work(c[0]), c[1] - c[0], BUNDLE_BLOCK, threads));
             }
         };
+        // The bundles with a lane against a body that does not move, colour by colour.
+        let mut stops = std::mem::take(&mut self.stop_list);
+        let mut stop_ranges = std::mem::take(&mut self.stop_ranges);
+        stops.clear();
+        stop_ranges.clear();
+        stop_ranges.push(0);
+        for c in ranges.windows(2) {
+            stops.extend((c[0]..c[1]).filter(|&b| self.bundles[b].any_one_sided()).map(|b| b as u32));
+            stop_ranges.push(stops.len());
+        }
+        let stop = |jobs: &mut Vec<Job<Work>>, k: PassParams| {
+            if threads == 1 {
+                if !stops.is_empty() {
+                    jobs.push(Job::new(Work::Stop { first: 0, k }, stops.len(), BUNDLE_BLOCK, 1));
+                }
+                return;
+            }
+            for c in stop_ranges.windows(2).filter(|c| c[1] > c[0]) {
+                jobs.push(Job::new(Work::Stop { first: c[0], k }, c[1] - c[0], BUNDLE_BLOCK, threads));
+            }
+        };
         for substep in 0..p.substeps {
             jobs.push(Job::new(Work::Gravity(p.gravity * p.h), bodies, BODY_BLOCK, threads));
             if joints {
@@ -141,6 +168,9 @@ impl Solver {
                 if pinned {
                     jobs.push(Job::new(Work::PinnedSolve(k), 1, 1, 1));
                 }
+                // The contacts with bodies that do not move, stopped: the pass ends on them, so a
+                // body pressed into the floor by another leaves the pass not sinking into it.
+                stop(&mut jobs, k);
             }
             jobs.push(Job::new(Work::Integrate, bodies, BODY_BLOCK, threads));
             let k = PassParams { first_point: substep + 2, track_impulses: self.any_bounce, ..p.relax };
@@ -197,6 +227,7 @@ impl Solver {
                     let r = first + r.start..first + r.end;
                     wide::restitution(isa, bundles.range(r.clone()), bounces.range(r), all, &k);
                 }
+                Work::Stop { first, k } => wide::stop(isa, &bundles, &stops[first + r.start..first + r.end], all, &k),
                 Work::OverflowWarmStart => rows::warm_start(overflow.range(0..overflow.len()), all.slice()),
                 Work::OverflowSolve(k) => rows::solve(overflow.range(0..overflow.len()), all.slice(), &k),
                 Work::PinnedWarmStart => rows::warm_start(pinned.range(0..pinned.len()), all.slice()),
@@ -220,6 +251,8 @@ impl Solver {
         });
         self.pass_jobs = jobs;
         self.colour_ranges = ranges;
+        self.stop_list = stops;
+        self.stop_ranges = stop_ranges;
     }
 
     /// Replaces `cache` with this step's impulses: one entry per contact, in contact order,

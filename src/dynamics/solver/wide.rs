@@ -10,6 +10,7 @@ use super::rows::{MANIFOLD_SWEEPS, PassParams, RestitutionParams};
 use super::rows::{ManifoldRows, NormalRow, PointInfo};
 use crate::math::Vec3;
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
+use crate::parallel::SharedMut;
 use crate::simd::f32x8::{Few, OnLanes, run};
 use crate::simd::{Kernels, Level};
 
@@ -169,6 +170,11 @@ impl Bundle {
     }
 
     /// Whether a lane in use has restitution (`bounce` is this bundle's).
+    /// Whether a lane in use has one body that does not move: a bundle the stop sweeps.
+    pub(super) fn any_one_sided(&self) -> bool {
+        self.one_sided.0[..self.width as usize].iter().any(|&x| x > 0.5)
+    }
+
     pub(super) fn bounces(&self, bounce: &Bounce) -> bool {
         bounce.restitution.0[..self.width as usize].iter().any(|&e| e != 0.0)
     }
@@ -418,6 +424,38 @@ fn solve_bundle<L: Lane, const BIAS: bool>(c: &mut Bundle, bounce: &mut Bounce, 
     }
 }
 
+/// How far past the rest depth [`stop_bundle`] lets a point sink within one substep.
+const STOP_DEPTH: crate::math::Real = 0.01;
+
+/// Stops each point of a lane with one body that does not move from approaching faster than
+/// would take it [`STOP_DEPTH`] past the rest depth within the substep (a gap may be closed as
+/// well), by pushing only: what the soft rows of a pass may leave when another body, solved
+/// after, presses this one into the floor. Resting and settling contacts approach far slower,
+/// and are left to the soft rows.
+#[inline(always)]
+fn stop_bundle<L: Lane>(c: &mut Bundle, states: States, k: &PassParams) {
+    let (zero, half) = (L::splat(0.0), L::splat(0.5));
+    let (inv_h, rest_depth) = (L::splat(k.inv_h), L::splat(k.rest_depth + STOP_DEPTH));
+    let n = c.normal.load::<L>();
+    let (mut s, drift) = Vel::load_with_drift(states, c, n);
+    let lin = (n, L::load(&c.ma), L::load(&c.mb));
+    let one_sided = L::load(&c.one_sided);
+    for j in 0..MAX_MANIFOLD_POINTS {
+        let j = (j + k.first_point) & (MAX_MANIFOLD_POINTS - 1);
+        let p = &mut c.points[j];
+        let (ran, rbn) = (p.ran.load::<L>(), p.rbn.load::<L>());
+        let sep = drift.separation(ran, rbn, L::load(&p.separation));
+        let allowed = (sep + rest_depth).max(zero) * inv_h;
+        let vn = n.dot(s.vb - s.va) + s.wb.dot(rbn) - s.wa.dot(ran);
+        let push = (zero - L::load(&p.mass) * (vn + allowed)).max(zero);
+        let d = one_sided.gt_select(half, push, zero);
+        let impulse = L::load(&p.impulse);
+        (impulse + d).store(&mut p.impulse);
+        s.push_normal(lin, p.ia_ran.load(), p.ib_rbn.load(), d);
+    }
+    s.store(c);
+}
+
 /// One sweep of `rows::restitution`, lane by lane.
 #[inline(always)]
 fn restitution_bundles<L: Lane>(bundles: &mut [Bundle], bounces: &[Bounce], states: States, k: &RestitutionParams) {
@@ -517,6 +555,27 @@ pub(super) fn solve(isa: Isa, bundles: &mut [Bundle], bounces: &mut [Bounce], st
     } else {
         run(isa.avx(), Code::<false>(bundles, bounces, states, k))
     }
+}
+
+/// The stop (`stop_bundle`) over the bundles `list` names.
+///
+/// # Safety
+/// No other thread touches these bundles meanwhile, and they share no moving body with bundles
+/// being solved meanwhile (`States::new`'s contract).
+pub(super) unsafe fn stop(isa: Isa, bundles: &SharedMut<'_, Bundle>, list: &[u32], states: States, k: &PassParams) {
+    struct Code<'a, 'b>(&'a SharedMut<'b, Bundle>, &'a [u32], States, &'a PassParams);
+    impl OnLanes for Code<'_, '_> {
+        type Out = ();
+        #[inline(always)]
+        fn run<L: Lane>(self) {
+            for &i in self.1 {
+                // SAFETY: exclusive by `stop`'s contract.
+                let c = unsafe { self.0.get(i as usize) };
+                on_lanes!(c, L, stop_bundle; c, self.2, self.3);
+            }
+        }
+    }
+    run(isa.avx(), Code(bundles, list, states, k))
 }
 
 /// One sweep of restitution over the bundles.

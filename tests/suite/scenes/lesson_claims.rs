@@ -61,8 +61,8 @@ fn asleep_all(w: &World) -> bool {
 }
 
 /// scenes/jitter.ron: with the defaults the stack rests and sleeps; warm starting off makes the
-/// top box jitter at up to 0.2 m/s, sink about 2.5 cm and never sleep; 8 iterations cut the jitter
-/// to about a quarter; warm starting back on stops it; slop sets the resting depth only.
+/// top box jitter at up to 0.14 m/s, sink about 2.5 cm and sleep late; 8 iterations cut the jitter
+/// to about half; warm starting back on stops it; slop sets the resting depth only.
 #[test]
 fn jitter_lesson_shows_what_it_promises() {
     // Defaults: asleep within a second.
@@ -82,7 +82,7 @@ fn jitter_lesson_shows_what_it_promises() {
     println!("sleeping off: top speed max {:.5} m/s, height {rest_height:.4} m", still.max);
     assert!(still.max < 1e-3, "the top box rests: {} m/s", still.max);
 
-    // Warm starting off: jitter at 0.05-0.2 m/s that never stops, the stack sinks ~2 cm.
+    // Warm starting off: jitter at 0.005-0.14 m/s that never stops, the stack sinks ~2.5 cm.
     let mut bad = load("jitter.ron", |s| {
         s.sleeping = false;
         s.warm_starting = false;
@@ -99,20 +99,22 @@ fn jitter_lesson_shows_what_it_promises() {
         points.min,
         points.max
     );
-    assert!((0.05..0.12).contains(&speed.mean) && speed.max < 0.25, "jitters at up to 0.2 m/s, 0.08 on average");
+    assert!((0.03..0.07).contains(&speed.mean) && speed.max < 0.2, "jitters at up to 0.14 m/s, 0.04 on average");
     assert!(speed.min > 0.002, "and never comes to rest: {}", speed.min);
     assert!((0.015..0.035).contains(&sink), "sinks about 2.5 cm: {sink}");
     assert!(speed.mean > 50.0 * still.max.max(1e-4), "measurably more than the defaults");
 
-    // ... and never falls asleep with sleeping on.
+    // ... and with sleeping on, takes several times as long to fall asleep.
     let mut sleepy = load("jitter.ron", |s| s.warm_starting = false);
-    let slept = (0..600).any(|_| {
+    let slept_at = (0..600).find(|_| {
         sleepy.step();
-        sleepy.bodies().iter().any(|b| b.is_asleep())
+        asleep_all(&sleepy)
     });
-    assert!(!slept, "with warm starting off no box ever sleeps");
+    println!("warm starting off: the whole stack asleep at step {slept_at:?}");
+    let quick = asleep_at.unwrap();
+    assert!(slept_at.is_none_or(|s| s >= 4 * quick), "with warm starting off the stack sleeps late: {slept_at:?}");
 
-    // 8 iterations: about a quarter of the jitter.
+    // 8 iterations: about half the jitter.
     let mut more = load("jitter.ron", |s| {
         s.sleeping = false;
         s.warm_starting = false;
@@ -121,7 +123,7 @@ fn jitter_lesson_shows_what_it_promises() {
     let eight = series(&trace(&mut more, top, 120, 600), SPEED);
     let ratio = eight.mean / speed.mean;
     println!("8 iterations: top speed mean {:.3} m/s, {ratio:.2} of one iteration's", eight.mean);
-    assert!((0.1..0.4).contains(&ratio), "about a quarter: {ratio}");
+    assert!((0.3..0.7).contains(&ratio), "about half: {ratio}");
 
     // Warm starting back on: it stops.
     let mut s = bad.settings.clone();
