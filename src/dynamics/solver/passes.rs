@@ -40,6 +40,7 @@ pub(super) enum Work {
     },
     OverflowWarmStart,
     OverflowSolve(PassParams),
+    OverflowStop(PassParams),
     OverflowRestitution(RestitutionParams),
     /// The second copy of the driven bodies' one-sided rows (`Solver::pinned`).
     PinnedWarmStart,
@@ -171,6 +172,9 @@ impl Solver {
                 // The contacts with bodies that do not move, stopped: the pass ends on them, so a
                 // body pressed into the floor by another leaves the pass not sinking into it.
                 stop(&mut jobs, k);
+                if overflow {
+                    jobs.push(Job::new(Work::OverflowStop(k), 1, 1, 1));
+                }
             }
             jobs.push(Job::new(Work::Integrate, bodies, BODY_BLOCK, threads));
             let k = PassParams { first_point: substep + 2, track_impulses: self.any_bounce, ..p.relax };
@@ -230,6 +234,7 @@ impl Solver {
                 Work::Stop { first, k } => wide::stop(isa, &bundles, &stops[first + r.start..first + r.end], all, &k),
                 Work::OverflowWarmStart => rows::warm_start(overflow.range(0..overflow.len()), all.slice()),
                 Work::OverflowSolve(k) => rows::solve(overflow.range(0..overflow.len()), all.slice(), &k),
+                Work::OverflowStop(k) => rows::stop(overflow.range(0..overflow.len()), all.slice(), &k),
                 Work::PinnedWarmStart => rows::warm_start(pinned.range(0..pinned.len()), all.slice()),
                 Work::PinnedSolve(k) => rows::solve(pinned.range(0..pinned.len()), all.slice(), &k),
                 Work::JointsWarmStart(..) | Work::JointsSolve(_) => {

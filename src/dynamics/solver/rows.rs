@@ -241,6 +241,34 @@ pub(super) fn warm_start(rows: &[ManifoldRows], states: &mut [BodyState]) {
     }
 }
 
+/// How far past the rest depth the stop lets a point against a body that does not move sink
+/// within one substep (`stop`, `wide::stop`).
+pub(super) const STOP_DEPTH: Real = 0.01;
+
+/// The stop after a position-correcting pass, on the manifolds with one body that does not
+/// move: each point approaching faster than would take it [`STOP_DEPTH`] past the rest depth
+/// within the substep (a gap may be closed as well) is slowed to that speed, by pushing only.
+/// What the soft rows of a pass may leave when another body, solved after, presses this one into
+/// the floor; resting and settling contacts approach far slower and are left to the soft rows.
+pub(super) fn stop(rows: &mut [ManifoldRows], states: &mut [BodyState], k: &PassParams) {
+    for c in rows.iter_mut().filter(|c| c.one_sided != 0) {
+        let (a, b) = (c.a as usize, c.b as usize);
+        let n = c.normal;
+        let drift = Drift::of(states, a, b, n);
+        let mut s = Pair::load(states, a, b);
+        let lin = (n, c.ma, c.mb);
+        let len = c.len as usize;
+        for j in 0..len {
+            let p = &mut c.points[(j + k.first_point) % len];
+            let allowed = (drift.separation(p) + (k.rest_depth + STOP_DEPTH)).max(0.0) * k.inv_h;
+            let d = (-p.mass * (s.normal_velocity(n, p) + allowed)).max(0.0);
+            p.impulse += d;
+            s.push_normal(lin, p, d);
+        }
+        s.store(states, a, b);
+    }
+}
+
 /// One Gauss–Seidel pass: normal rows, then friction, then twist.
 pub(super) fn solve(rows: &mut [ManifoldRows], states: &mut [BodyState], k: &PassParams) {
     for c in rows {

@@ -322,3 +322,68 @@ fn kept_contacts_stay_in_their_slots_and_the_pool_does_not_grow() {
     }
     assert!(changes > 10 && kept_slots > 100, "{changes} steps changed the pairs, {kept_slots} kept slots");
 }
+
+/// The stop on bundles (`wide::stop`) and on one-by-one rows (`rows::stop`, the overflow's) give
+/// the same bits, on a pyramid whose bodies are thrown down into the floor and each other; and
+/// it only ever pushes.
+#[test]
+fn the_stop_on_bundles_matches_the_one_by_one_rows_bit_for_bit() {
+    let (mut bodies, contacts, cache, settings) = settled_pyramid();
+    for (i, b) in bodies.iter_mut().enumerate().filter(|(_, b)| b.is_dynamic()) {
+        b.linvel += Vec3::new(0.4, -3.0, -0.3) * (i % 3) as f32;
+        b.angvel += Vec3::new(-2.0, 0.5, 1.5) * (i % 4) as f32;
+    }
+    for isa in [Isa::Portable, Isa::best()] {
+        let mut solver = Solver::with_isa(isa);
+        let mut rotations = Rotations::default();
+        rotations.build(&bodies, |_| true, None);
+        let ctx = StepContext::new(&settings);
+        solver.prepare_bodies(&bodies, &rotations, &ctx, None);
+        let warm = matched(&contacts, &cache, &settings);
+        let mut cache = cache.clone();
+        solver.assign_slots(&mut cache, &warm);
+        let mut recycled = Vec::new();
+        solver.recycle(&bodies, &contacts, &mut cache, &warm, &mut recycled, None);
+        let fall = Fall { gravity: Vec3::new(0.0, -9.81, 0.0), dt: settings.dt };
+        solver.prepare_rows(isa, &bodies, &recycled, (&cache, &warm), fall, None);
+        // The one-sided manifolds' rows one by one, in the bundles' order, and those bundles.
+        let (mut rows, mut list) = (Vec::new(), Vec::new());
+        for (k, lanes) in solver.lanes.iter().enumerate() {
+            if solver.bundles[k].any_one_sided() {
+                list.push(k as u32);
+            }
+            for &m in lanes.contact.iter().take_while(|&&m| m != u32::MAX) {
+                let c = &recycled[m as usize];
+                let (a, b) = (c.a as usize, c.b as usize);
+                let cached = warm[m as usize];
+                let mut info = [PointInfo::default(); MAX_MANIFOLD_POINTS];
+                let r = prepare::manifold_rows(
+                    c,
+                    (&solver.masses[a], &solver.states[a]),
+                    (&solver.masses[b], &solver.states[b]),
+                    (cached != u32::MAX).then(|| &cache[cached as usize].1),
+                    &solver.arm_b[m as usize],
+                    fall,
+                    &mut info,
+                );
+                if r.one_sided != 0 {
+                    rows.push(r);
+                }
+            }
+        }
+        assert!(list.len() > 1 && rows.len() > list.len(), "{isa:?}: several bundles of floor contacts");
+        let before = solver.states.clone();
+        let mut one_by_one = solver.states.clone();
+        rows::stop(&mut rows, &mut one_by_one, &ctx.solve);
+        let bundles = crate::parallel::SharedMut::new(&mut solver.bundles);
+        // SAFETY: the bundles' indices were checked when they were built; one thread.
+        unsafe { wide::stop(isa, &bundles, &list, lanes::States::new(&mut solver.states), &ctx.solve) };
+        assert_eq!(format!("{:?}", solver.states), format!("{one_by_one:?}"), "{isa:?}");
+        let pushed = before.iter().zip(&one_by_one).filter(|(b, a)| b.v != a.v).count();
+        assert!(pushed > 10, "{isa:?}: the stop must act on bodies thrown into the floor: {pushed}");
+        // Pushing only: no body ends moving into the floor faster than it started.
+        for (b, a) in before.iter().zip(&one_by_one) {
+            assert!(a.v.y >= b.v.y, "{isa:?}: pulled down: {} -> {}", b.v.y, a.v.y);
+        }
+    }
+}

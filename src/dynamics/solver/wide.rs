@@ -5,7 +5,7 @@
 
 use super::lanes::{F, Lane, StateRows, States, V3, W};
 use super::prepare::Ended;
-use super::rows::{MANIFOLD_SWEEPS, PassParams, RestitutionParams};
+use super::rows::{MANIFOLD_SWEEPS, PassParams, RestitutionParams, STOP_DEPTH};
 #[cfg(test)]
 use super::rows::{ManifoldRows, NormalRow, PointInfo};
 use crate::math::Vec3;
@@ -424,14 +424,8 @@ fn solve_bundle<L: Lane, const BIAS: bool>(c: &mut Bundle, bounce: &mut Bounce, 
     }
 }
 
-/// How far past the rest depth [`stop_bundle`] lets a point sink within one substep.
-const STOP_DEPTH: crate::math::Real = 0.01;
-
-/// Stops each point of a lane with one body that does not move from approaching faster than
-/// would take it [`STOP_DEPTH`] past the rest depth within the substep (a gap may be closed as
-/// well), by pushing only: what the soft rows of a pass may leave when another body, solved
-/// after, presses this one into the floor. Resting and settling contacts approach far slower,
-/// and are left to the soft rows.
+/// The same arithmetic as `rows::stop`, lane by lane, on the lanes with one body that does not
+/// move.
 #[inline(always)]
 fn stop_bundle<L: Lane>(c: &mut Bundle, states: States, k: &PassParams) {
     let (zero, half) = (L::splat(0.0), L::splat(0.5));
