@@ -56,8 +56,7 @@ impl Inputs {
         let pts = c.manifold.points();
         self.count.0[i] = pts.len().max(1) as f32;
         self.has_points.0[i] = if pts.is_empty() { 0.0 } else { 1.0 };
-        let cached = src.warm[m as usize];
-        let cached = (cached != u32::MAX).then(|| &src.cache[cached as usize].1);
+        let cached = src.cache.impulses(src.warm[m as usize]);
         let (mut tangent, mut twist) = (Vec3::ZERO, 0.0);
         for (k, id) in ids.iter_mut().enumerate() {
             let normal = match pts.get(k) {

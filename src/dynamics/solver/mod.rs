@@ -120,6 +120,11 @@ pub struct WarmCache {
 }
 
 impl WarmCache {
+    /// The point impulses of entry `warm`, a contact's match in this cache (`u32::MAX`: none).
+    fn impulses(&self, warm: u32) -> Option<&[CachedImpulse; MAX_MANIFOLD_POINTS]> {
+        (warm != u32::MAX).then(|| &self.entries[warm as usize].1)
+    }
+
     /// A cache of these entries and their kept contacts (`kept` as long as `entries`).
     pub fn new(entries: Vec<CacheEntry>, kept: Vec<[Kept; MAX_MANIFOLD_POINTS]>) -> Self {
         assert_eq!(entries.len(), kept.len(), "one kept contact per entry");
@@ -629,18 +634,9 @@ impl Solver {
         self.overflow_info.clear();
         for &m in &self.colouring.overflow {
             let mut info = [PointInfo::default(); MAX_MANIFOLD_POINTS];
-            let c = &contacts[m as usize];
-            let (ia, ib) = (c.a as usize, c.b as usize);
-            let cached = warm[m as usize];
-            self.overflow.push(prepare::manifold_rows(
-                c,
-                (&self.masses[ia], &self.states[ia]),
-                (&self.masses[ib], &self.states[ib]),
-                (cached != u32::MAX).then(|| &cache[cached as usize].1),
-                &self.arm_b[m as usize],
-                fall,
-                &mut info,
-            ));
+            let m = m as usize;
+            let rows = self.manifold_rows(contacts, m, cache.impulses(warm[m]), fall, &mut info);
+            self.overflow.push(rows);
             self.overflow_info.push(info);
         }
         // With restitution anywhere, the relax passes track every point's end-of-substep
@@ -662,10 +658,25 @@ impl Solver {
             if !(self.driven[ia] || self.driven[ib]) || self.responds[ia] == self.responds[ib] {
                 continue;
             }
-            let mut info = [PointInfo::default(); MAX_MANIFOLD_POINTS];
-            let (a, b) = ((&self.masses[ia], &self.states[ia]), (&self.masses[ib], &self.states[ib]));
-            self.pinned.push(prepare::manifold_rows(c, a, b, None, &self.arm_b[m], fall, &mut info));
+            let rows = self.manifold_rows(contacts, m, None, fall, &mut [PointInfo::default(); MAX_MANIFOLD_POINTS]);
+            self.pinned.push(rows);
         }
+    }
+
+    /// Contact `m`'s rows built on their own (`prepare::manifold_rows`), from these warm-start
+    /// impulses: the overflow's, the pinned copy's, and in tests the bundles' reference.
+    fn manifold_rows(
+        &self,
+        contacts: &[Contact],
+        m: usize,
+        cached: Option<&[CachedImpulse; MAX_MANIFOLD_POINTS]>,
+        fall: Fall,
+        info: &mut [PointInfo; MAX_MANIFOLD_POINTS],
+    ) -> ManifoldRows {
+        let c = &contacts[m];
+        let (a, b) = (c.a as usize, c.b as usize);
+        let sides = ((&self.masses[a], &self.states[a]), (&self.masses[b], &self.states[b]));
+        prepare::manifold_rows(c, sides.0, sides.1, cached, &self.arm_b[m], fall, info)
     }
 }
 

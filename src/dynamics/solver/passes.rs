@@ -111,17 +111,6 @@ impl Solver {
         // otherwise, a twentieth of a small scene's step).
         let mut jobs = std::mem::take(&mut self.pass_jobs);
         jobs.clear();
-        let colours = |jobs: &mut Vec<Job<Work>>, work: &dyn Fn(usize) -> Work| {
-            if threads == 1 {
-                // One thread solves the colours one after the other, bundle after bundle: one
-                // job over them all does the same in the same order, without a call per colour.
-                jobs.push(Job::new(work(0), *ranges.last().unwrap(), BUNDLE_BLOCK, 1));
-                return;
-            }
-            for c in ranges.windows(2) {
-                jobs.push(Job::new(work(c[0]), c[1] - c[0], BUNDLE_BLOCK, threads));
-            }
-        };
         // The bundles with a lane against a body that does not move, colour by colour.
         let mut stops = std::mem::take(&mut self.stop_list);
         let mut stop_ranges = std::mem::take(&mut self.stop_ranges);
@@ -132,17 +121,24 @@ impl Solver {
             stops.extend((c[0]..c[1]).filter(|&b| self.bundles[b].any_one_sided()).map(|b| b as u32));
             stop_ranges.push(stops.len());
         }
-        let stop = |jobs: &mut Vec<Job<Work>>, k: PassParams| {
+        // Jobs over items listed colour by colour (`starts[c]..starts[c + 1]` colour `c`'s).
+        let by_colour = |jobs: &mut Vec<Job<Work>>, starts: &[usize], work: &dyn Fn(usize) -> Work| {
             if threads == 1 {
-                if !stops.is_empty() {
-                    jobs.push(Job::new(Work::Stop { first: 0, k }, stops.len(), BUNDLE_BLOCK, 1));
+                // One thread solves the colours one after the other, bundle after bundle: one
+                // job over them all does the same in the same order, without a call per colour.
+                let all = *starts.last().unwrap();
+                if all > 0 {
+                    jobs.push(Job::new(work(0), all, BUNDLE_BLOCK, 1));
                 }
                 return;
             }
-            for c in stop_ranges.windows(2).filter(|c| c[1] > c[0]) {
-                jobs.push(Job::new(Work::Stop { first: c[0], k }, c[1] - c[0], BUNDLE_BLOCK, threads));
+            for c in starts.windows(2).filter(|c| c[1] > c[0]) {
+                jobs.push(Job::new(work(c[0]), c[1] - c[0], BUNDLE_BLOCK, threads));
             }
         };
+        let colours = |jobs: &mut Vec<Job<Work>>, work: &dyn Fn(usize) -> Work| by_colour(jobs, &ranges, work);
+        let stop =
+            |jobs: &mut Vec<Job<Work>>, k: PassParams| by_colour(jobs, &stop_ranges, &|first| Work::Stop { first, k });
         for substep in 0..p.substeps {
             jobs.push(Job::new(Work::Gravity(p.gravity * p.h), bodies, BODY_BLOCK, threads));
             if joints {

@@ -39,6 +39,30 @@ fn settled_pyramid() -> (Vec<Body>, Vec<Contact>, WarmCache, Settings) {
     (w.bodies().to_vec(), w.contacts().to_vec(), cache, w.settings.clone())
 }
 
+/// A solver of code path `isa` with `bodies` and `input`'s contacts prepared as a step prepares
+/// them, rows built with `fall`: the solver, the recycled contacts, the cache (recycling writes
+/// into its pool, so each caller's code path starts from the same cache) and the matches in it.
+fn prepared(
+    isa: Isa,
+    bodies: &[Body],
+    input: &[Contact],
+    cache: &WarmCache,
+    settings: &Settings,
+    fall: Fall,
+) -> (Solver, Vec<Contact>, WarmCache, Vec<u32>) {
+    let mut solver = Solver::with_isa(isa);
+    let mut rotations = Rotations::default();
+    rotations.build(bodies, |_| true, None);
+    solver.prepare_bodies(bodies, &rotations, &StepContext::new(settings), None);
+    let warm = matched(input, cache, settings);
+    let mut cache = cache.clone();
+    solver.assign_slots(&mut cache, &warm);
+    let mut contacts = Vec::new();
+    solver.recycle(bodies, input, &mut cache, &warm, &mut contacts, None);
+    solver.prepare_rows(isa, bodies, &contacts, (&cache, &warm), fall, None);
+    (solver, contacts, cache, warm)
+}
+
 fn bits(b: &Body) -> [u32; 13] {
     let (p, q) = (b.pose.translation, b.pose.rotation);
     [p.x, p.y, p.z, q.x, q.y, q.z, q.w, b.linvel.x, b.linvel.y, b.linvel.z, b.angvel.x, b.angvel.y, b.angvel.z]
@@ -199,21 +223,9 @@ fn bundles_built_eight_at_a_time_match_the_one_by_one_rows_bit_for_bit() {
         .collect();
     assert!(contacts_in.iter().any(|c| c.manifold.is_empty()) && contacts_in.iter().any(|c| c.manifold.len() == 4));
     for isa in [Isa::Portable, Isa::best()] {
-        let mut solver = Solver::with_isa(isa);
-        let mut rotations = Rotations::default();
-        rotations.build(&bodies, |_| true, None);
-        solver.prepare_bodies(&bodies, &rotations, &StepContext::new(&settings), None);
-        let warm = matched(&contacts, &cache, &settings);
-        // Recycling writes the contacts it makes again into the cache's pool: each code path
-        // starts from the same cache.
-        let mut cache = cache.clone();
-        solver.assign_slots(&mut cache, &warm);
-        let mut contacts = Vec::new();
-        let original = contacts_in.clone();
-        solver.recycle(&bodies, &original, &mut cache, &warm, &mut contacts, None);
         // Gravity off every axis, so that each lane's impact speed sums all three terms.
         let fall = Fall { gravity: Vec3::new(0.7, -9.81, 0.4), dt: settings.dt };
-        solver.prepare_rows(isa, &bodies, &contacts, (&cache, &warm), fall, None);
+        let (solver, contacts, cache, warm) = prepared(isa, &bodies, &contacts_in, &cache, &settings, fall);
         assert!(warm.iter().any(|&w| w != u32::MAX), "some contacts must be warm-started");
         let dummy = bodies.len() as u32;
         let (mut partial, mut alone) = (0, 0);
@@ -232,19 +244,10 @@ fn bundles_built_eight_at_a_time_match_the_one_by_one_rows_bit_for_bit() {
                     built.set_zero(i, dummy, &mut built_bounce);
                     continue;
                 }
-                let c = &contacts[m as usize];
-                let (a, b) = (c.a as usize, c.b as usize);
-                let cached = warm[m as usize];
+                let (a, b) = (contacts[m as usize].a as usize, contacts[m as usize].b as usize);
                 let mut info = [PointInfo::default(); MAX_MANIFOLD_POINTS];
-                let rows = prepare::manifold_rows(
-                    c,
-                    (&solver.masses[a], &solver.states[a]),
-                    (&solver.masses[b], &solver.states[b]),
-                    (cached != u32::MAX).then(|| &cache[cached as usize].1),
-                    &solver.arm_b[m as usize],
-                    fall,
-                    &mut info,
-                );
+                let rows =
+                    solver.manifold_rows(&contacts, m as usize, cache.impulses(warm[m as usize]), fall, &mut info);
                 expect.set(i, &rows, &info, [solver.responds[a], solver.responds[b]], &mut bounce);
                 assert_eq!(lanes.len[i] as u32, rows.len);
                 assert_eq!(lanes.ids[i][..rows.len as usize], info.map(|p| p.id)[..rows.len as usize]);
@@ -334,18 +337,9 @@ fn the_stop_on_bundles_matches_the_one_by_one_rows_bit_for_bit() {
         b.angvel += Vec3::new(-2.0, 0.5, 1.5) * (i % 4) as f32;
     }
     for isa in [Isa::Portable, Isa::best()] {
-        let mut solver = Solver::with_isa(isa);
-        let mut rotations = Rotations::default();
-        rotations.build(&bodies, |_| true, None);
-        let ctx = StepContext::new(&settings);
-        solver.prepare_bodies(&bodies, &rotations, &ctx, None);
-        let warm = matched(&contacts, &cache, &settings);
-        let mut cache = cache.clone();
-        solver.assign_slots(&mut cache, &warm);
-        let mut recycled = Vec::new();
-        solver.recycle(&bodies, &contacts, &mut cache, &warm, &mut recycled, None);
         let fall = Fall { gravity: Vec3::new(0.0, -9.81, 0.0), dt: settings.dt };
-        solver.prepare_rows(isa, &bodies, &recycled, (&cache, &warm), fall, None);
+        let (mut solver, recycled, cache, warm) = prepared(isa, &bodies, &contacts, &cache, &settings, fall);
+        let ctx = StepContext::new(&settings);
         // The one-sided manifolds' rows one by one, in the bundles' order, and those bundles.
         let (mut rows, mut list) = (Vec::new(), Vec::new());
         for (k, lanes) in solver.lanes.iter().enumerate() {
@@ -353,19 +347,8 @@ fn the_stop_on_bundles_matches_the_one_by_one_rows_bit_for_bit() {
                 list.push(k as u32);
             }
             for &m in lanes.contact.iter().take_while(|&&m| m != u32::MAX) {
-                let c = &recycled[m as usize];
-                let (a, b) = (c.a as usize, c.b as usize);
-                let cached = warm[m as usize];
                 let mut info = [PointInfo::default(); MAX_MANIFOLD_POINTS];
-                let r = prepare::manifold_rows(
-                    c,
-                    (&solver.masses[a], &solver.states[a]),
-                    (&solver.masses[b], &solver.states[b]),
-                    (cached != u32::MAX).then(|| &cache[cached as usize].1),
-                    &solver.arm_b[m as usize],
-                    fall,
-                    &mut info,
-                );
+                let r = solver.manifold_rows(&recycled, m as usize, cache.impulses(warm[m as usize]), fall, &mut info);
                 if r.one_sided != 0 {
                     rows.push(r);
                 }

@@ -169,12 +169,12 @@ impl Bundle {
         self.width = width as u8;
     }
 
-    /// Whether a lane in use has restitution (`bounce` is this bundle's).
     /// Whether a lane in use has one body that does not move: a bundle the stop sweeps.
     pub(super) fn any_one_sided(&self) -> bool {
         self.one_sided.0[..self.width as usize].iter().any(|&x| x > 0.5)
     }
 
+    /// Whether a lane in use has restitution (`bounce` is this bundle's).
     pub(super) fn bounces(&self, bounce: &Bounce) -> bool {
         bounce.restitution.0[..self.width as usize].iter().any(|&e| e != 0.0)
     }
