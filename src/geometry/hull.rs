@@ -2,6 +2,7 @@
 
 use super::{Aabb, MassProperties};
 use crate::math::{Mat3, Real, Vec3};
+use crate::simd::f32x4::Row4;
 use thiserror::Error;
 
 /// Why a point cloud cannot make a solid hull.
@@ -55,6 +56,11 @@ pub struct ConvexHull {
     vertices: Vec<Vec3>,
     faces: Vec<HullFace>,
     edges: Vec<(u32, u32)>,
+    /// The edges four at a time for nearest-point searches, lane by lane: start `x, y, z`, start
+    /// to end `x, y, z` and its squared length (unused lanes repeat the last edge); empty when
+    /// an edge is too short for [`closest_point_segment`](super::segment::closest_point_segment)'s
+    /// projection.
+    edge_rows: Vec<[Row4; 7]>,
     /// Distinct edge directions (unit, parallel edges merged): the edge-pair axes of SAT.
     edge_dirs: Vec<Vec3>,
     /// How far the input points were moved to put the centre of mass at the origin.
@@ -130,6 +136,7 @@ impl ConvexHull {
             vertices,
             faces,
             edges: Vec::new(),
+            edge_rows: Vec::new(),
             edge_dirs: Vec::new(),
             shift: Vec3::ZERO,
             lanes8: None,
@@ -142,6 +149,7 @@ impl ConvexHull {
             hull.recentre(com);
         }
         hull.edges = collect_edges(&hull.faces);
+        hull.edge_rows = edge_rows(&hull.vertices, &hull.edges);
         hull.edge_dirs = distinct_directions(&hull.vertices, &hull.edges);
         hull.lanes8 = lanes8(&hull.vertices);
         hull.radius = hull.vertices.iter().map(|v| v.length()).fold(0.0, Real::max);
@@ -169,6 +177,11 @@ impl ConvexHull {
     /// Unique undirected edges, each as a pair of vertex indices.
     pub fn edges(&self) -> &[(u32, u32)] {
         &self.edges
+    }
+
+    /// The edges as lanes of four (see the field), or empty.
+    pub(crate) fn edge_rows(&self) -> &[[Row4; 7]] {
+        &self.edge_rows
     }
 
     /// Distinct unit edge directions, one per family of parallel edges.
@@ -451,6 +464,33 @@ fn collect_edges(faces: &[HullFace]) -> Vec<(u32, u32)> {
     edges.sort_unstable();
     edges.dedup();
     edges
+}
+
+/// The edges as lanes of four: start, start to end and its squared length, each computed as
+/// [`closest_point_segment`](super::segment::closest_point_segment) computes them; none when an
+/// edge is too short for its projection (it answers such an edge with the start).
+fn edge_rows(vertices: &[Vec3], edges: &[(u32, u32)]) -> Vec<[Row4; 7]> {
+    let spans: Vec<(Vec3, Vec3)> =
+        edges.iter().map(|&(i, j)| (vertices[i as usize], vertices[j as usize] - vertices[i as usize])).collect();
+    if spans.iter().any(|(_, ab)| ab.length_squared() <= super::segment::DEGENERATE_LENGTH_SQUARED) {
+        return Vec::new();
+    }
+    spans
+        .chunks(4)
+        .map(|four| {
+            let lane = |k: usize| four[k.min(four.len() - 1)];
+            let row = |f: &dyn Fn((Vec3, Vec3)) -> Real| Row4(std::array::from_fn(|k| f(lane(k))));
+            [
+                row(&|(a, _)| a.x),
+                row(&|(a, _)| a.y),
+                row(&|(a, _)| a.z),
+                row(&|(_, ab)| ab.x),
+                row(&|(_, ab)| ab.y),
+                row(&|(_, ab)| ab.z),
+                row(&|(_, ab)| ab.length_squared()),
+            ]
+        })
+        .collect()
 }
 
 /// Rows of indices (compressed sparse rows): row `i` is `items[start[i]..start[i + 1]]`.

@@ -42,11 +42,14 @@ pub fn closest_points_segments(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> (Real,
     (s, t, p1 + d1 * s, p2 + d2 * t)
 }
 
+/// The squared length at or under which [`closest_point_segment`] takes a segment for its start.
+pub(crate) const DEGENERATE_LENGTH_SQUARED: Real = 1e-12;
+
 /// The point of segment `a-b` closest to `p`, and its parameter.
 pub fn closest_point_segment(a: Vec3, b: Vec3, p: Vec3) -> (Real, Vec3) {
     let ab = b - a;
     let len2 = ab.length_squared();
-    if len2 <= 1e-12 {
+    if len2 <= DEGENERATE_LENGTH_SQUARED {
         return (0.0, a);
     }
     let t = ((p - a).dot(ab) / len2).clamp(0.0, 1.0);

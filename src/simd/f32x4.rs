@@ -90,6 +90,16 @@ impl F32x4 {
         F32x4([x; 4])
     }
 
+    /// `self / o`, lane by lane.
+    #[inline(always)]
+    pub(crate) fn div(self, o: F32x4) -> F32x4 {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: see above.
+        return F32x4(unsafe { _mm_div_ps(self.0, o.0) });
+        #[cfg(not(target_arch = "x86_64"))]
+        F32x4(zip(self.0, o.0, |a, b| a / b))
+    }
+
     /// `self` where `self < o`, else `o` (as `minps`).
     #[inline(always)]
     pub(crate) fn min(self, o: F32x4) -> F32x4 {

@@ -2,13 +2,14 @@
 //! over face normals and edge-pair axes, manifolds by clipping the support features.
 
 use crate::geometry::segment::{closest_point_segment, closest_points_segments};
-use crate::geometry::{Capsule, ConvexHull, Cuboid, Shape, Sphere};
+use crate::geometry::{Capsule, ConvexHull, Cuboid, HullFace, Shape, Sphere};
 use crate::math::{Mat3, Pose, Real, Vec3};
 use crate::narrowphase::analytic::capsule::capsule_segment;
 use crate::narrowphase::clip::features::{manifold_from_features, support_feature};
 use crate::narrowphase::manifold::ContactPoint;
 use crate::narrowphase::sat::cuboid::{SatAxis, SatAxisKind, SatTrace};
 use crate::narrowphase::{Manifold, Tolerance, apart, touching};
+use crate::simd::f32x4::F32x4;
 
 /// A box or hull in world space: vertices, face planes and distinct edge directions.
 pub(crate) struct Polytope {
@@ -220,41 +221,105 @@ pub fn contact_hull_hull(
 /// projection of `x` lies on it holds the answer (the hull lies behind that face's plane, so
 /// nothing of it is nearer): the first such face ends the search; else the nearest point of
 /// the edges.
+///
+/// Only the faces that can hold the answer are tested for it, which gives the same answer as
+/// testing all: the hull is at least as far from `x` as from every face's plane, so a face
+/// holding the answer is one of the farthest planes (within rounding, [`PRUNE_SLACK`]). The
+/// edges are searched four at a time ([`nearest_on_edges`]).
 pub fn closest_point_hull(h: &ConvexHull, x: Vec3) -> (Vec3, bool, Vec3) {
-    let vs = h.vertices();
+    let (vs, faces) = (h.vertices(), h.faces());
+    let sep = |f: &HullFace| f.normal.dot(x) - f.offset;
+    // The planes' distances, kept for the second pass when there are few faces.
+    let mut seps = [0.0 as Real; PRUNE_FACES];
     let (mut best_face, mut best_sep) = (0, Real::NEG_INFINITY);
-    for (i, f) in h.faces().iter().enumerate() {
-        let s = f.normal.dot(x) - f.offset;
+    for (i, f) in faces.iter().enumerate() {
+        let s = sep(f);
+        if let Some(slot) = seps.get_mut(i) {
+            *slot = s;
+        }
         if s > best_sep {
             best_sep = s;
             best_face = i;
         }
-        if s > 0.0 {
-            let y = x - f.normal * s;
-            let k = f.vertices.len();
-            let on_face = (0..k).all(|i| {
-                let (a, b) = (vs[f.vertices[i] as usize], vs[f.vertices[(i + 1) % k] as usize]);
-                (b - a).cross(y - a).dot(f.normal) >= 0.0
-            });
-            if on_face {
-                return (y, false, (x - y).normalize_or(f.normal));
+    }
+    if best_sep <= 0.0 {
+        let n = faces[best_face].normal;
+        return (x - n * best_sep, true, n);
+    }
+    let slack = PRUNE_SLACK * (x.length() + h.bounding_radius());
+    let sep_of = |i: usize| if faces.len() <= PRUNE_FACES { seps[i] } else { sep(&faces[i]) };
+    for (i, f) in faces.iter().enumerate() {
+        let s = sep_of(i);
+        if s <= 0.0 || s < best_sep - slack {
+            continue;
+        }
+        let y = x - f.normal * s;
+        let mut a = vs[*f.vertices.last().expect("a face has corners") as usize];
+        let on_face = f.vertices.iter().all(|&v| {
+            let b = vs[v as usize];
+            let inside = (b - a).cross(y - a).dot(f.normal) >= 0.0;
+            a = b;
+            inside
+        });
+        if on_face {
+            return (y, false, (x - y).normalize_or(f.normal));
+        }
+    }
+    let best = nearest_on_edges(h, x);
+    let n = (x - best.1).normalize_or(faces[best_face].normal);
+    (best.1, false, n)
+}
+
+/// Faces [`closest_point_hull`] keeps its planes' distances for (more are computed again).
+const PRUNE_FACES: usize = 64;
+
+/// The room [`closest_point_hull`] leaves for rounding when it passes over faces, as
+/// a fraction of the size at hand (the point's distance from the centre plus the hull's
+/// radius): a plane distance and a side test are each within a few units of `Real`'s rounding
+/// of that size, and this is some hundreds of them.
+const PRUNE_SLACK: Real = 1e-4;
+
+/// The nearest point to `x` of the hull's edges (the first nearest, in edge order) and its
+/// squared distance: [`closest_point_segment`] on each, four edges at a time where the hull
+/// keeps its edges as lanes, with the same steps per lane and so the same bits.
+fn nearest_on_edges(h: &ConvexHull, x: Vec3) -> (Real, Vec3) {
+    let (vs, edges, rows) = (h.vertices(), h.edges(), h.edge_rows());
+    let mut best = (Real::INFINITY, x);
+    if rows.is_empty() || !x.is_finite() {
+        for &(i, j) in edges {
+            let (_, y) = closest_point_segment(vs[i as usize], vs[j as usize], x);
+            let d2 = y.distance_squared(x);
+            if d2 < best.0 {
+                best = (d2, y);
+            }
+        }
+        return best;
+    }
+    let [px, py, pz] = x.to_array().map(F32x4::splat);
+    let (zero, one) = (F32x4::splat(0.0), F32x4::splat(1.0));
+    let mut nearest = 0;
+    for (block, r) in rows.iter().enumerate() {
+        let [ax, ay, az, abx, aby, abz, len2] = r.each_ref().map(F32x4::load);
+        let (dx, dy, dz) = (px - ax, py - ay, pz - az);
+        let t = ((dx * abx + dy * aby) + dz * abz).div(len2);
+        // `clamp(0, 1)`: 0 where below, 1 where above, else `t` (`-0.0` and NaN kept).
+        let t = one.min(zero.max(t));
+        let (yx, yy, yz) = (ax + abx * t, ay + aby * t, az + abz * t);
+        let (ex, ey, ez) = (yx - px, yy - py, yz - pz);
+        let mut d2 = [0.0; 4];
+        ((ex * ex + ey * ey) + ez * ez).store_unaligned(&mut d2);
+        for (k, &d) in d2.iter().enumerate().take(edges.len() - 4 * block) {
+            if d < best.0 {
+                best.0 = d;
+                nearest = 4 * block + k;
             }
         }
     }
-    if best_sep <= 0.0 {
-        let n = h.faces()[best_face].normal;
-        return (x - n * best_sep, true, n);
+    if best.0 < Real::INFINITY {
+        let (i, j) = edges[nearest];
+        best.1 = closest_point_segment(vs[i as usize], vs[j as usize], x).1;
     }
-    let mut best = (Real::INFINITY, x);
-    for &(i, j) in h.edges() {
-        let (_, y) = closest_point_segment(vs[i as usize], vs[j as usize], x);
-        let d2 = y.distance_squared(x);
-        if d2 < best.0 {
-            best = (d2, y);
-        }
-    }
-    let n = (x - best.1).normalize_or(h.faces()[best_face].normal);
-    (best.1, false, n)
+    best
 }
 
 /// Whether a sphere and a hull touch.
@@ -380,4 +445,98 @@ fn segment_hull_sat(h: &ConvexHull, p: Vec3, q: Vec3) -> (Vec3, Real, Vec3) {
         let (smin, smax) = (p.dot(l).min(q.dot(l)), p.dot(l).max(q.dot(l)));
         if smin - hmax >= hmin - smax { (smin - hmax, l) } else { (hmin - smax, -l) }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::SplitMix64;
+
+    /// [`closest_point_hull`] looking at every face and edge: the reference its pruning is held to.
+    fn closest_point_hull_scan(h: &ConvexHull, x: Vec3) -> (Vec3, bool, Vec3) {
+        let vs = h.vertices();
+        let (mut best_face, mut best_sep) = (0, Real::NEG_INFINITY);
+        for (i, f) in h.faces().iter().enumerate() {
+            let s = f.normal.dot(x) - f.offset;
+            if s > best_sep {
+                best_sep = s;
+                best_face = i;
+            }
+            let k = f.vertices.len();
+            let y = x - f.normal * s;
+            let on = |i: usize| {
+                let (a, b) = (vs[f.vertices[i] as usize], vs[f.vertices[(i + 1) % k] as usize]);
+                (b - a).cross(y - a).dot(f.normal) >= 0.0
+            };
+            if s > 0.0 && (0..k).all(on) {
+                return (y, false, (x - y).normalize_or(f.normal));
+            }
+        }
+        if best_sep <= 0.0 {
+            let n = h.faces()[best_face].normal;
+            return (x - n * best_sep, true, n);
+        }
+        let mut best = (Real::INFINITY, x);
+        for &(i, j) in h.edges() {
+            let (_, y) = closest_point_segment(vs[i as usize], vs[j as usize], x);
+            let d2 = y.distance_squared(x);
+            if d2 < best.0 {
+                best = (d2, y);
+            }
+        }
+        (best.1, false, (x - best.1).normalize_or(h.faces()[best_face].normal))
+    }
+
+    fn sign(i: usize, bit: usize) -> Real {
+        if i & bit == 0 { -1.0 } else { 1.0 }
+    }
+
+    /// The pruned search gives the scan's bits, on hulls of few faces (planes' distances kept)
+    /// and many (recomputed), at points inside, near the surface and far off, and at points on
+    /// the hull's own vertices, edges and faces, where faces and edges tie.
+    #[test]
+    fn the_pruned_closest_point_gives_the_full_scans_bits() {
+        let mut rng = SplitMix64::new(0x0c10_5e57);
+        let mut hulls = Vec::new();
+        for points in [8, 12, 30, 200] {
+            for _ in 0..6 {
+                let scale = rng.range(0.05, 20.0);
+                let cloud: Vec<Vec3> = (0..points).map(|_| rng.unit_vector() * scale * rng.range(0.3, 1.0)).collect();
+                hulls.push(ConvexHull::new(&cloud).expect("a random cloud makes a hull"));
+            }
+        }
+        let slab = Vec3::new(0.5, 2.0, 0.1);
+        let corners: Vec<Vec3> = (0..8).map(|i| slab * Vec3::new(sign(i, 1), sign(i, 2), sign(i, 4))).collect();
+        hulls.push(ConvexHull::new(&corners).expect("a box makes a hull"));
+        let (mut compared, mut many_faces) = (0, 0);
+        for h in &hulls {
+            let r = h.bounding_radius();
+            let mut points: Vec<Vec3> = (0..3000).map(|_| rng.unit_vector() * r * rng.range(0.0, 3.0)).collect();
+            for &v in h.vertices() {
+                points.push(v);
+                points.push(v * (1.0 + rng.range(-1e-6, 1e-6)) + rng.unit_vector() * r * 1e-6);
+            }
+            for &(i, j) in h.edges() {
+                let (a, b) = (h.vertices()[i as usize], h.vertices()[j as usize]);
+                points.push(a.lerp(b, rng.next_real()));
+                points.push(a.lerp(b, rng.next_real()) + rng.unit_vector() * r * rng.range(0.0, 0.5));
+            }
+            for x in points {
+                let (got, want) = (closest_point_hull(h, x), closest_point_hull_scan(h, x));
+                let bits = |(p, inside, n): (Vec3, bool, Vec3)| {
+                    (p.to_array().map(Real::to_bits), inside, n.to_array().map(Real::to_bits))
+                };
+                assert_eq!(
+                    bits(got),
+                    bits(want),
+                    "point {x:?} against a hull of {} faces, radius {r}",
+                    h.faces().len()
+                );
+                compared += 1;
+                many_faces += usize::from(h.faces().len() > PRUNE_FACES);
+            }
+        }
+        assert!(many_faces > 10_000, "only {many_faces} answers on hulls of more than {PRUNE_FACES} faces");
+        eprintln!("{compared} points compared");
+    }
 }
