@@ -2,7 +2,6 @@
 
 use super::{Aabb, MassProperties};
 use crate::math::{Mat3, Real, Vec3};
-use crate::simd::f32x4::Row4;
 use thiserror::Error;
 
 /// Why a point cloud cannot make a solid hull.
@@ -60,7 +59,7 @@ pub struct ConvexHull {
     /// to end `x, y, z` and its squared length (unused lanes repeat the last edge); empty when
     /// an edge is too short for [`closest_point_segment`](super::segment::closest_point_segment)'s
     /// projection.
-    edge_rows: Vec<[Row4; 7]>,
+    edge_rows: Vec<[[Real; 4]; 7]>,
     /// Distinct edge directions (unit, parallel edges merged): the edge-pair axes of SAT.
     edge_dirs: Vec<Vec3>,
     /// How far the input points were moved to put the centre of mass at the origin.
@@ -180,7 +179,7 @@ impl ConvexHull {
     }
 
     /// The edges as lanes of four (see the field), or empty.
-    pub(crate) fn edge_rows(&self) -> &[[Row4; 7]] {
+    pub(crate) fn edge_rows(&self) -> &[[[Real; 4]; 7]] {
         &self.edge_rows
     }
 
@@ -469,7 +468,7 @@ fn collect_edges(faces: &[HullFace]) -> Vec<(u32, u32)> {
 /// The edges as lanes of four: start, start to end and its squared length, each computed as
 /// [`closest_point_segment`](super::segment::closest_point_segment) computes them; none when an
 /// edge is too short for its projection (it answers such an edge with the start).
-fn edge_rows(vertices: &[Vec3], edges: &[(u32, u32)]) -> Vec<[Row4; 7]> {
+fn edge_rows(vertices: &[Vec3], edges: &[(u32, u32)]) -> Vec<[[Real; 4]; 7]> {
     let spans: Vec<(Vec3, Vec3)> =
         edges.iter().map(|&(i, j)| (vertices[i as usize], vertices[j as usize] - vertices[i as usize])).collect();
     if spans.iter().any(|(_, ab)| ab.length_squared() <= super::segment::DEGENERATE_LENGTH_SQUARED) {
@@ -479,15 +478,15 @@ fn edge_rows(vertices: &[Vec3], edges: &[(u32, u32)]) -> Vec<[Row4; 7]> {
         .chunks(4)
         .map(|four| {
             let lane = |k: usize| four[k.min(four.len() - 1)];
-            let row = |f: &dyn Fn((Vec3, Vec3)) -> Real| Row4(std::array::from_fn(|k| f(lane(k))));
+            let row = |f: fn((Vec3, Vec3)) -> Real| std::array::from_fn(|k| f(lane(k)));
             [
-                row(&|(a, _)| a.x),
-                row(&|(a, _)| a.y),
-                row(&|(a, _)| a.z),
-                row(&|(_, ab)| ab.x),
-                row(&|(_, ab)| ab.y),
-                row(&|(_, ab)| ab.z),
-                row(&|(_, ab)| ab.length_squared()),
+                row(|(a, _)| a.x),
+                row(|(a, _)| a.y),
+                row(|(a, _)| a.z),
+                row(|(_, ab)| ab.x),
+                row(|(_, ab)| ab.y),
+                row(|(_, ab)| ab.z),
+                row(|(_, ab)| ab.length_squared()),
             ]
         })
         .collect()

@@ -299,7 +299,7 @@ fn nearest_on_edges(h: &ConvexHull, x: Vec3) -> (Real, Vec3) {
     let (zero, one) = (F32x4::splat(0.0), F32x4::splat(1.0));
     let mut nearest = 0;
     for (block, r) in rows.iter().enumerate() {
-        let [ax, ay, az, abx, aby, abz, len2] = r.each_ref().map(F32x4::load);
+        let [ax, ay, az, abx, aby, abz, len2] = r.each_ref().map(F32x4::load_unaligned);
         let (dx, dy, dz) = (px - ax, py - ay, pz - az);
         let t = ((dx * abx + dy * aby) + dz * abz).div(len2);
         // `clamp(0, 1)`: 0 where below, 1 where above, else `t` (`-0.0` and NaN kept).
