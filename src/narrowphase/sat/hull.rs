@@ -229,14 +229,9 @@ pub fn contact_hull_hull(
 pub fn closest_point_hull(h: &ConvexHull, x: Vec3) -> (Vec3, bool, Vec3) {
     let (vs, faces) = (h.vertices(), h.faces());
     let sep = |f: &HullFace| f.normal.dot(x) - f.offset;
-    // The planes' distances, kept for the second pass when there are few faces.
-    let mut seps = [0.0 as Real; PRUNE_FACES];
     let (mut best_face, mut best_sep) = (0, Real::NEG_INFINITY);
     for (i, f) in faces.iter().enumerate() {
         let s = sep(f);
-        if let Some(slot) = seps.get_mut(i) {
-            *slot = s;
-        }
         if s > best_sep {
             best_sep = s;
             best_face = i;
@@ -247,9 +242,8 @@ pub fn closest_point_hull(h: &ConvexHull, x: Vec3) -> (Vec3, bool, Vec3) {
         return (x - n * best_sep, true, n);
     }
     let slack = PRUNE_SLACK * (x.length() + h.bounding_radius());
-    let sep_of = |i: usize| if faces.len() <= PRUNE_FACES { seps[i] } else { sep(&faces[i]) };
-    for (i, f) in faces.iter().enumerate() {
-        let s = sep_of(i);
+    for f in faces {
+        let s = sep(f);
         if s <= 0.0 || s < best_sep - slack {
             continue;
         }
@@ -269,9 +263,6 @@ pub fn closest_point_hull(h: &ConvexHull, x: Vec3) -> (Vec3, bool, Vec3) {
     let n = (x - best.1).normalize_or(faces[best_face].normal);
     (best.1, false, n)
 }
-
-/// Faces [`closest_point_hull`] keeps its planes' distances for (more are computed again).
-const PRUNE_FACES: usize = 64;
 
 /// The room [`closest_point_hull`] leaves for rounding when it passes over faces, as
 /// a fraction of the size at hand (the point's distance from the centre plus the hull's
@@ -487,6 +478,9 @@ mod tests {
         (best.1, false, (x - best.1).normalize_or(h.faces()[best_face].normal))
     }
 
+    /// Hulls of more faces than this are among those the pruned search is held to the scan on.
+    const MANY_FACES: usize = 64;
+
     fn sign(i: usize, bit: usize) -> Real {
         if i & bit == 0 { -1.0 } else { 1.0 }
     }
@@ -533,10 +527,10 @@ mod tests {
                     h.faces().len()
                 );
                 compared += 1;
-                many_faces += usize::from(h.faces().len() > PRUNE_FACES);
+                many_faces += usize::from(h.faces().len() > MANY_FACES);
             }
         }
-        assert!(many_faces > 10_000, "only {many_faces} answers on hulls of more than {PRUNE_FACES} faces");
+        assert!(many_faces > 10_000, "only {many_faces} answers on hulls of more than {MANY_FACES} faces");
         eprintln!("{compared} points compared");
     }
 }
