@@ -1,5 +1,5 @@
-//! Every shipped scene, and the held-back corners (a 40-cube column, a 1,000-body world asleep, a
-//! 1,000-link chain), stepped by Collidoscope, rapier3d and (feature `jolt`) Jolt Physics in one
+//! Every shipped scene, and the held-back corners (a 40-cube column, a 1,000-body world asleep,
+//! the same world with one ball rolling past it, a 1,000-link chain), stepped by Collidoscope, rapier3d and (feature `jolt`) Jolt Physics in one
 //! process, one thread each, each engine at the mapping of the scene's settings (what `compare`
 //! runs), one engine after the other, from the scene's start. Prints a Markdown table: each
 //! engine's mean time per step over the run (its own clock around its step, as `compare`
@@ -94,7 +94,10 @@ fn scenes(root: &Path) -> Vec<PathBuf> {
         .filter(|p| p.extension().is_some_and(|x| x == "ron"))
         .collect();
     v.sort();
-    v.extend(["column_40.ron", "asleep_1000.ron", "chain_1000.ron"].map(|f| root.join("benches").join(f)));
+    v.extend(
+        ["column_40.ron", "asleep_1000.ron", "asleep_1000_roller.ron", "chain_1000.ron"]
+            .map(|f| root.join("benches").join(f)),
+    );
     v
 }
 
@@ -133,6 +136,7 @@ fn main() {
         };
         let n = world.bodies().len();
         let steps = (200_000 / n.max(1) as u64).clamp(60, cap.max(1));
+        // The worlds at rest are timed once asleep (with one ball rolling on, after 1,200 steps).
         let settle = if name.starts_with("asleep") { 1_200 } else { 0 };
         let ours = measure(Engine::Collidoscope, &world, settle, steps).expect("Collidoscope takes every scene");
         let mut row = format!("| `{name}` | {n} | {steps} | {:.4} |", ours.mean_ms);

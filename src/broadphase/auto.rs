@@ -13,16 +13,164 @@ const BRUTE_FORCE_MAX: usize = 256;
 /// median box size (boxes too large for the grid are paired separately by the grid itself). The
 /// choice is made again when the body count changes by more than a quarter. Every structure
 /// returns the same pairs, so the choice never changes the simulation, only its speed.
+///
+/// While few boxes differ from those the structure last indexed (a ball rolling past a pile
+/// asleep), the structure is left as it is: the pairs are its pairs among the boxes that did not
+/// change, and the changed boxes tested against every box ([`Moved`]). The same pairs, in the
+/// same order, for a few tests per changed box instead of a pass over every body.
 pub struct Auto {
     inner: Box<dyn BroadPhase>,
     cell_size: Real,
     /// The body count the current choice was made for; `usize::MAX` before the first update.
     chosen_for: usize,
+    /// The boxes the structure last indexed, the pairs and counters it returned for them, and
+    /// the boxes that differ from them now.
+    moved: Moved,
 }
 
 impl Default for Auto {
     fn default() -> Self {
-        Auto { inner: create(BroadPhaseKind::BruteForce), cell_size: 1.0, chosen_for: usize::MAX }
+        Auto {
+            inner: create(BroadPhaseKind::BruteForce),
+            cell_size: 1.0,
+            chosen_for: usize::MAX,
+            moved: Moved::default(),
+        }
+    }
+}
+
+/// At most this share of the boxes (one in `MOVED_SHARE`) may differ from the indexed ones for
+/// an update to leave the structure as it is: each changed box is tested against every box, a
+/// few instructions a test on eight lanes, against a few hundred a body for a grid's update.
+const MOVED_SHARE: usize = 16;
+
+/// [`Auto`]'s record of the structure's last update and of the boxes that changed since.
+#[derive(Default)]
+struct Moved {
+    /// The boxes of the structure's last update (empty: none kept).
+    indexed: Vec<Aabb>,
+    /// The pairs that update returned, and its counters.
+    pairs: Vec<(u32, u32)>,
+    stats: BroadPhaseStats,
+    /// The bodies whose boxes differ from `indexed`, ascending, and a mark per body.
+    list: Vec<u32>,
+    mark: Vec<bool>,
+    /// The changed boxes' pairs, before merging.
+    fresh: Vec<(u32, u32)>,
+    /// Full updates to run before the next is kept: while many boxes change (a busy scene)
+    /// an update is kept only now and then, to see whether the scene has come to rest.
+    skip: u32,
+}
+
+/// Full updates run unkept after a kept one that too many boxes left.
+const BUSY_SKIP: u32 = 7;
+
+impl Moved {
+    /// Forgets the kept update.
+    fn clear(&mut self) {
+        self.indexed.clear();
+        self.list.clear();
+        self.mark.clear();
+    }
+
+    /// Keeps the structure's update of `aabbs`: its pairs and counters.
+    fn keep(&mut self, aabbs: &[Aabb], pairs: &[(u32, u32)], stats: BroadPhaseStats) {
+        self.indexed.clear();
+        self.indexed.extend_from_slice(aabbs);
+        self.pairs.clear();
+        self.pairs.extend_from_slice(pairs);
+        self.stats = stats;
+        self.list.clear();
+        self.mark.clear();
+        self.mark.resize(aabbs.len(), false);
+    }
+
+    /// Finds the boxes that differ from the indexed ones; false when the update cannot be
+    /// kept (none kept, another body count, or more than one box in [`MOVED_SHARE`] changed).
+    fn find(&mut self, aabbs: &[Aabb]) -> bool {
+        if self.indexed.is_empty() || self.indexed.len() != aabbs.len() {
+            return false;
+        }
+        let limit = aabbs.len() / MOVED_SHARE;
+        for &i in &self.list {
+            self.mark[i as usize] = false;
+        }
+        self.list.clear();
+        for (i, (a, b)) in aabbs.iter().zip(&self.indexed).enumerate() {
+            if !a.same_bits(b) {
+                if self.list.len() == limit {
+                    self.clear();
+                    self.skip = BUSY_SKIP;
+                    return false;
+                }
+                self.list.push(i as u32);
+                self.mark[i] = true;
+            }
+        }
+        true
+    }
+
+    /// The pairs of `aabbs` (the structure's among the unchanged boxes, and every changed box's),
+    /// in canonical order, into `out`.
+    fn pairs(&mut self, aabbs: &[Aabb], out: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
+        let t0 = std::time::Instant::now();
+        let mark = &self.mark;
+        let fresh = &mut self.fresh;
+        fresh.clear();
+        for &m in &self.list {
+            let q = &aabbs[m as usize];
+            // A pair of two changed boxes once, from the lower index.
+            for (j, b) in aabbs.iter().enumerate() {
+                if j != m as usize && !(mark[j] && j < m as usize) && q.overlaps(b) {
+                    fresh.push(((m as usize).min(j) as u32, (m as usize).max(j) as u32));
+                }
+            }
+        }
+        fresh.sort_unstable();
+        let kept = self.pairs.iter().copied().filter(|&(a, b)| !mark[a as usize] && !mark[b as usize]);
+        out.clear();
+        merge_sorted(kept, fresh.iter().copied(), out);
+        let tests = (self.list.len() * aabbs.len()) as u64;
+        BroadPhaseStats {
+            candidate_pairs: tests.min(u32::MAX as u64) as u32,
+            true_overlaps: out.len() as u32,
+            aabb_tests: tests,
+            swaps: 0,
+            reinserted: 0,
+            update_ms: 0.0,
+            pairs_ms: super::ms_since(t0),
+            ..self.stats
+        }
+    }
+
+    /// `out` less the changed bodies, with those of them whose box passes `hit` added.
+    fn patch(&self, aabbs: &[Aabb], out: &mut Vec<u32>, start: usize, hit: impl Fn(&Aabb) -> bool) {
+        if self.list.is_empty() {
+            return;
+        }
+        let mut k = start;
+        for r in start..out.len() {
+            if !self.mark.get(out[r] as usize).copied().unwrap_or(false) {
+                out[k] = out[r];
+                k += 1;
+            }
+        }
+        out.truncate(k);
+        out.extend(self.list.iter().copied().filter(|&m| aabbs.get(m as usize).is_some_and(&hit)));
+    }
+}
+
+/// Merges two ascending runs of distinct pairs into `out`.
+fn merge_sorted(a: impl Iterator<Item = (u32, u32)>, b: impl Iterator<Item = (u32, u32)>, out: &mut Vec<(u32, u32)>) {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) if x <= y => a.next(),
+            (Some(_), Some(_)) | (None, Some(_)) => b.next(),
+            (Some(_), None) => a.next(),
+            (None, None) => break,
+        };
+        out.extend(next);
     }
 }
 
@@ -59,6 +207,7 @@ impl Auto {
         }
         self.cell_size = cell;
         self.chosen_for = n;
+        self.moved.clear();
     }
 }
 
@@ -73,23 +222,44 @@ impl BroadPhase for Auto {
 
     fn update(&mut self, aabbs: &[Aabb], _params: &BroadPhaseParams, pairs: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
         self.rechoose(aabbs);
-        self.inner.update(aabbs, &BroadPhaseParams { grid_cell_size: self.cell_size }, pairs)
+        if self.moved.find(aabbs) {
+            return self.moved.pairs(aabbs, pairs);
+        }
+        let stats = self.inner.update(aabbs, &BroadPhaseParams { grid_cell_size: self.cell_size }, pairs);
+        match self.moved.skip {
+            0 => self.moved.keep(aabbs, pairs, stats),
+            _ => self.moved.skip -= 1,
+        }
+        stats
     }
 
+    /// The structure's answer for the boxes it indexed, with the changed boxes tested directly.
     fn query_aabb(&self, aabbs: &[Aabb], aabb: &Aabb, out: &mut Vec<u32>) {
-        self.inner.query_aabb(aabbs, aabb, out)
+        let start = out.len();
+        self.inner.query_aabb(aabbs, aabb, out);
+        self.moved.patch(aabbs, out, start, |b| b.overlaps(aabb));
     }
 
     fn query_ray(&self, aabbs: &[Aabb], ray: &Ray, max_t: Real, out: &mut Vec<u32>) {
-        self.inner.query_ray(aabbs, ray, max_t, out)
+        let start = out.len();
+        self.inner.query_ray(aabbs, ray, max_t, out);
+        self.moved.patch(aabbs, out, start, |b| b.ray_interval(ray.origin, ray.dir, max_t).is_some());
     }
 
+    /// The structure's invariants, against the boxes it indexed.
     fn validate(&self, aabbs: &[Aabb]) -> Result<(), InvariantError> {
-        self.inner.validate(aabbs)
+        match self.moved.list.is_empty() {
+            true => self.inner.validate(aabbs),
+            false => self.inner.validate(&self.moved.indexed),
+        }
     }
 
+    /// The structure as it was last indexed (the changed boxes where they were then).
     fn debug_draw_with(&self, aabbs: &[Aabb], options: &BroadPhaseDrawOptions, draw: &mut DebugDraw) {
-        self.inner.debug_draw_with(aabbs, options, draw)
+        match self.moved.list.is_empty() {
+            true => self.inner.debug_draw_with(aabbs, options, draw),
+            false => self.inner.debug_draw_with(&self.moved.indexed, options, draw),
+        }
     }
 }
 
@@ -116,6 +286,47 @@ mod tests {
         let (kind, cell) = Auto::choose(&boxes(5000, 1));
         assert_eq!(kind, BroadPhaseKind::Grid);
         assert!((0.8..2.0).contains(&cell), "cell {cell}");
+    }
+
+    #[test]
+    fn pairs_and_queries_with_few_boxes_moved_are_a_full_updates() {
+        // A few boxes move in each update (the rest stay, bit for bit), now and then many: the
+        // pairs are brute force's, and the queries the full scan's, whichever path ran.
+        let params = BroadPhaseParams { grid_cell_size: 1.0 };
+        let mut rng = SplitMix64::new(7);
+        for n in [40, 600] {
+            let mut b = boxes(n, n as u64);
+            let mut auto = Auto::default();
+            for update in 0..60 {
+                let moving = if update % 13 == 5 { n / 4 } else { (update % 4) as usize };
+                for _ in 0..moving {
+                    let i = (rng.next_u64() % n as u64) as usize;
+                    let c = rng.vec3(-20.0, 20.0);
+                    b[i] = Aabb::new(c - Vec3::splat(0.3), c + Vec3::splat(rng.range(0.1, 2.0)));
+                }
+                let (mut got, mut want) = (vec![(9, 9)], Vec::new());
+                let stats = auto.update(&b, &params, &mut got);
+                BruteForce::default().update(&b, &params, &mut want);
+                assert_eq!(got, want, "{n} bodies, update {update}, {moving} moved");
+                assert_eq!(stats.true_overlaps as usize, want.len());
+                assert!(auto.validate(&b).is_ok());
+                for _ in 0..5 {
+                    let c = rng.vec3(-20.0, 20.0);
+                    let q = Aabb::new(c - Vec3::splat(1.5), c + Vec3::splat(1.5));
+                    let (mut got, mut want) = (vec![u32::MAX], vec![u32::MAX]);
+                    auto.query_aabb(&b, &q, &mut got);
+                    crate::broadphase::scan_aabb(&b, &q, &mut want);
+                    got[1..].sort_unstable();
+                    assert_eq!(got, want, "{n} bodies, update {update}: query {q:?}");
+                    let ray = Ray::new(c, rng.vec3(-1.0, 1.0));
+                    let (mut got, mut want) = (Vec::new(), Vec::new());
+                    auto.query_ray(&b, &ray, 10.0, &mut got);
+                    crate::broadphase::scan_ray(&b, &ray, 10.0, &mut want);
+                    got.sort_unstable();
+                    assert_eq!(got, want, "{n} bodies, update {update}: ray {ray:?}");
+                }
+            }
+        }
     }
 
     #[test]

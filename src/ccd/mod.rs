@@ -81,12 +81,12 @@ pub const MAX_ROW_TURN: Real = 0.25;
 /// ([`core_spin_speed`]): not a sphere's, nor a capsule's or a dumbbell's rolling about its own
 /// axis.
 pub fn turns_past_rows(body: &Body, start_rotation: Quat, start_spin: Vec3, settings: &Settings) -> bool {
-    let turn = body.angvel.length().max(start_spin.length()) * settings.dt;
+    let turn = || body.angvel.length().max(start_spin.length()) * settings.dt;
     let surface = |rotation: Quat, spin: Vec3| core_spin_speed(&body.shape, rotation.inverse() * spin) * settings.dt;
     settings.ccd != CcdMode::Off
         && body.is_dynamic()
         && !body.is_asleep()
-        && turn > MAX_ROW_TURN
+        && turn() > MAX_ROW_TURN
         && (surface(body.pose.rotation, body.angvel) > settings.slop
             || surface(start_rotation, start_spin) > settings.slop)
 }

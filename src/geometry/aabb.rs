@@ -30,6 +30,15 @@ impl Aabb {
         points.into_iter().fold(Self::EMPTY, |b, p| Aabb { min: b.min.min(p), max: b.max.max(p) })
     }
 
+    /// Whether the boxes are the same bit for bit (a broad phase may order boxes by their bits;
+    /// `-0.0` and `0.0` differ, NaNs with the same bits are the same).
+    #[inline(always)]
+    pub fn same_bits(&self, o: &Aabb) -> bool {
+        let f = |x: Real, y: Real| x.to_bits() ^ y.to_bits();
+        let (p, q, r, t) = (self.min, o.min, self.max, o.max);
+        (f(p.x, q.x) | f(p.y, q.y) | f(p.z, q.z) | f(r.x, t.x) | f(r.y, t.y) | f(r.z, t.z)) == 0
+    }
+
     #[inline]
     /// Whether the boxes overlap (touching counts).
     pub fn overlaps(&self, o: &Aabb) -> bool {

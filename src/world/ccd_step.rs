@@ -87,6 +87,8 @@ impl World {
                 &mut self.ccd.toi_scratch,
                 crew,
             );
+            // It wakes the bodies it moves, which may fall asleep again in the step.
+            self.idle.forget_boxes();
             self.guard.check(&mut self.bodies, self.step_count + 1, "ccd", st.crew.as_ref());
             self.contacts.forget_impulses_of(&self.guard.frozen());
         }

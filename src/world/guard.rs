@@ -46,10 +46,13 @@ fn state_finite(b: &Body) -> bool {
 }
 
 /// Whether every body's state is finite, the bodies read block by block on the crew's threads.
-fn all_finite(bodies: &[Body], crew: Option<&Crew>) -> bool {
+/// With `moved_only`, static and sleeping bodies are taken as they were at the step's start
+/// (checked then): no phase of the step writes their state.
+fn all_finite(bodies: &[Body], crew: Option<&Crew>, moved_only: bool) -> bool {
     let failed = AtomicBool::new(false);
+    let still = |b: &Body| moved_only && (b.kind == BodyKind::Static || b.asleep);
     parallel::for_blocks(crew, bodies.len(), BODY_BLOCK, |r| {
-        if !bodies[r].iter().all(state_finite) {
+        if !bodies[r].iter().all(|b| still(b) || state_finite(b)) {
             failed.store(true, Ordering::Relaxed);
         }
     });
@@ -81,7 +84,8 @@ impl Guard {
     /// of the step, at rest, static.
     /// The bodies are read on the crew's threads; the rare body that fails is frozen on this one.
     pub(super) fn check(&mut self, bodies: &mut [Body], step: u64, phase: &'static str, crew: Option<&Crew>) {
-        if all_finite(bodies, crew) {
+        // After the step's first check, only the bodies a phase may move can have changed.
+        if all_finite(bodies, crew, phase != "edit") {
             return;
         }
         for (i, b) in bodies.iter_mut().enumerate() {

@@ -19,6 +19,17 @@ pub(super) struct IdlePairs {
     /// update ran) after a still step or one that emptied the caches: the world is at a fixed
     /// point of the step, and while it holds a step changes nothing but the step count.
     at_rest: bool,
+    /// Per body: its box in the world's list was made while it was static or asleep, and not
+    /// swept. While no edit came and no body woke since, such a body has not moved, and its box
+    /// is still its box ([`IdlePairs::still_boxes`]).
+    still_box: Vec<bool>,
+    /// `still_box` describes the boxes: set when they are made, cleared by an edit or a wake.
+    boxes_hold: bool,
+    /// The bits of the margin the boxes were made with.
+    boxes_margin: u32,
+    /// Per body: its box was kept in this step's broad phase (still now and when the last was
+    /// made, with no edit and no wake since); empty when the step kept no box.
+    unchanged: Vec<bool>,
 }
 
 /// Whether no dynamic body is awake, so that only kinematic bodies can move in the step.
@@ -26,17 +37,43 @@ pub(super) fn quiet(bodies: &[Body]) -> bool {
     bodies.iter().all(|b| !b.is_dynamic() || b.asleep)
 }
 
-/// The same box, bit for bit (a broad phase may order boxes by their bits).
-fn same_bits(a: &Aabb, b: &Aabb) -> bool {
-    let bits = |x: &Aabb| [x.min, x.max].map(|v| v.to_array().map(f32::to_bits));
-    bits(a) == bits(b)
-}
-
 impl IdlePairs {
     /// Forgets the kept update: a body or the settings may have changed.
     pub(super) fn forget(&mut self) {
         self.valid_for = None;
         self.at_rest = false;
+        self.boxes_hold = false;
+    }
+
+    /// The boxes made while still may no longer hold: a pass that wakes the bodies it moves
+    /// (the time-of-impact pass) ran.
+    pub(super) fn forget_boxes(&mut self) {
+        self.boxes_hold = false;
+    }
+
+    /// The per-body record of boxes made while still (`true`: static or asleep, not swept), and
+    /// of boxes kept (`unchanged`), to be written for every body as the boxes are made with
+    /// `margin`, after which it describes them; and whether what it holds now describes the boxes in the world's list for these
+    /// `n` bodies (made while still with this margin, with no edit and no wake since: such a
+    /// body has not moved, and its box is still its box).
+    pub(super) fn still_boxes(&mut self, n: usize, margin: f32) -> (bool, &mut [bool], &mut [bool]) {
+        // The settings are a public field: a margin changed there is seen here.
+        let held = self.boxes_hold && self.still_box.len() == n && self.boxes_margin == margin.to_bits();
+        self.still_box.resize(n, false);
+        self.unchanged.resize(n, false);
+        self.boxes_hold = true;
+        self.boxes_margin = margin.to_bits();
+        (held, &mut self.still_box, &mut self.unchanged)
+    }
+
+    /// The bodies whose boxes this step kept (see `unchanged`), for the solver.
+    pub(super) fn unchanged(&self) -> &[bool] {
+        &self.unchanged
+    }
+
+    /// No box was made in this step: none is known unchanged.
+    pub(super) fn no_unchanged(&mut self) {
+        self.unchanged.clear();
     }
 
     /// Keeps an update made in a quiet step: `pairs` as the structure returned them.
@@ -54,6 +91,8 @@ impl IdlePairs {
     /// still step (`still`, which reused) leaves the world at the fixed point
     /// [`IdlePairs::at_rest`] names.
     pub(super) fn end_step(&mut self, quiet: bool, woke: bool, (reused, still): (bool, bool), settings: &Settings) {
+        // A body woken in the step moved in it.
+        self.boxes_hold &= !woke;
         if quiet && !woke {
             if reused {
                 self.at_rest = still;
@@ -91,7 +130,7 @@ impl IdlePairs {
                 .iter()
                 .zip(aabbs)
                 .filter(|(b, _)| b.kind == BodyKind::Kinematic)
-                .all(|(b, aabb)| same_bits(&b.aabb().expanded(margin), aabb))
+                .all(|(b, aabb)| b.aabb().expanded(margin).same_bits(aabb))
     }
 
     /// The kept update's pairs, before the world's filter.

@@ -47,7 +47,7 @@ use crate::broadphase::{self, BroadPhase, BroadPhaseParams};
 use crate::ccd::{self, CcdMode, CcdMotion, ToiEvent};
 use crate::contacts::NarrowInput;
 use crate::dynamics::joints::{Joint, JointError, JointReport, JointState, Joints};
-use crate::dynamics::solver::{CachedImpulse, Contact, Solver, StepContext};
+use crate::dynamics::solver::{CachedImpulse, Contact, Solver, StepContext, Still};
 use crate::dynamics::{Body, BodyKind, Rotations};
 use crate::geometry::{Aabb, Ray, RayHit, Shape};
 use crate::math::{Real, Vec3};
@@ -149,7 +149,7 @@ struct StepState {
     lists: StepLists,
     /// No dynamic body was awake: only kinematic bodies could move.
     quiet: bool,
-    /// The narrow phase built the cuboids' rotation matrices.
+    /// The narrow phase built every cuboid's rotation matrix.
     boxes_read_rotations: bool,
     /// A moving body woke an island.
     woke: bool,
@@ -527,10 +527,16 @@ impl World {
     /// The contact manifold of every candidate pair (with speculative points for pairs that
     /// close fast), in pair order whichever thread tested each.
     fn find_contacts(&mut self, st: &mut StepState, p: &mut StepProfile) {
-        st.boxes_read_rotations = self.settings.narrow_phase == NarrowPhaseKind::Analytic && !self.pairs.is_empty();
-        // Box–box pairs read their bodies' rotation matrices (with the analytic method).
-        if st.boxes_read_rotations {
-            self.rotations.build(&self.bodies, is_cuboid, st.crew.as_ref());
+        let boxes_read = self.settings.narrow_phase == NarrowPhaseKind::Analytic && !self.pairs.is_empty();
+        // Box–box pairs read their bodies' rotation matrices (with the analytic method): every
+        // box's, or with few pairs among many bodies (a pile asleep) those of their bodies alone.
+        let few = self.pairs.len() * 8 < self.bodies.len();
+        st.boxes_read_rotations = boxes_read && !few;
+        if boxes_read {
+            match few {
+                true => self.rotations.build_for_pairs(&self.bodies, &self.pairs, is_cuboid),
+                false => self.rotations.build(&self.bodies, is_cuboid, st.crew.as_ref()),
+            }
         }
         let input = NarrowInput {
             bodies: &self.bodies,
@@ -571,7 +577,8 @@ impl World {
         let ctx = StepContext::new(&self.settings);
         let input = self.contacts.for_solver(&ctx, crew);
         let (bodies, joints) = (&mut self.bodies, &mut self.joints);
-        let times = self.solver.step(bodies, input, &ctx, &self.rotations, crew, joints, laps);
+        let still = Still { step: self.step_count + 1, unchanged: self.idle.unchanged() };
+        let times = self.solver.step(bodies, input, &ctx, &self.rotations, crew, joints, laps, still);
         p.solve_ms += times.solve_ms;
         p.integrate_ms += times.integrate_ms;
         self.guard.check(&mut self.bodies, self.step_count + 1, "solve", st.crew.as_ref());

@@ -32,15 +32,28 @@ impl World {
             self.pairs.extend(self.idle.candidates().iter().copied().filter(active));
             p.broad = self.idle.reused_stats();
             p.broad_phase_reused = true;
+            self.idle.no_unchanged();
         } else {
             let swept = |i: usize| ccd_mode != CcdMode::Off && (self.ccd.fast[i] || self.ccd.reach[i]);
-            self.aabbs.resize(bodies.len(), Aabb::EMPTY);
-            parallel::fill(st.crew.as_ref(), &mut self.aabbs[..], BODY_BLOCK, |r, out| {
-                for ((o, b), i) in out.iter_mut().zip(&bodies[r.clone()]).zip(r) {
+            let n = bodies.len();
+            self.aabbs.resize(n, Aabb::EMPTY);
+            // A body that stayed still since its box was made keeps it (in a pile asleep, most).
+            let (held, still, unchanged) = self.idle.still_boxes(n, margin);
+            let out = (&mut self.aabbs[..], still, unchanged);
+            parallel::fill(st.crew.as_ref(), out, BODY_BLOCK, |r, (out, still, unchanged)| {
+                for (k, i) in r.enumerate() {
+                    let b = &bodies[i];
+                    let (swept, at_rest) = (swept(i), b.kind == BodyKind::Static || b.asleep);
+                    let kept = held && still[k];
+                    still[k] = at_rest && !swept;
+                    unchanged[k] = kept && still[k];
+                    if unchanged[k] {
+                        continue;
+                    }
                     // Fast bodies are found by everything along the path they may take this
                     // step (the time-of-impact pass queries these boxes for what a sweep can
                     // meet).
-                    *o = if swept(i) { ccd::swept_aabb(b, dt) } else { b.aabb() }.expanded(margin);
+                    out[k] = if swept { ccd::swept_aabb(b, dt) } else { b.aabb() }.expanded(margin);
                 }
             });
             if ccd_mode != CcdMode::Off {

@@ -260,6 +260,11 @@ pub struct Solver {
     pinned: Vec<ManifoldRows>,
     /// The joints' rows of the step (`crate::dynamics::joints`).
     joints: JointSolver,
+    /// The bodies that move this step, when the passes run over them alone (`passes::Work::GravityMovers`).
+    movers: Vec<u32>,
+    /// The step whose bodies `prepare_bodies` last filled in (`Still::step`), with the body
+    /// count and the material overrides (their bits) it used.
+    prepared: Option<(u64, usize, Option<u32>, Option<u32>)>,
     /// The passes' list of jobs, kept for the next step's.
     pass_jobs: Vec<parallel::Job<passes::Work>>,
     /// Per colour, its first bundle, and the bundle count last (kept for the next step's).
@@ -329,6 +334,19 @@ fn finish_motion(b: &mut Body, s: &BodyState, m: &Motion) {
     }
 }
 
+/// Which bodies have not changed since the last step ([`Solver::step`]): `step` is the world's
+/// step being solved, and `unchanged[i]` (for every body, or empty: none known) says that body
+/// `i` was static or asleep at this step's broad phase and when the last step was solved, with
+/// no edit since. The solver keeps what it made of such a body in that step, if it is still
+/// static or asleep.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Still<'a> {
+    /// The world's step being solved (1 for its first).
+    pub step: u64,
+    /// Per body, unchanged since the last step was solved; or empty.
+    pub unchanged: &'a [bool],
+}
+
 /// A dynamic body touching one at least this many times heavier is pinched (`Solver::mark_driven`).
 const PINCH_MASS_RATIO: Real = 10.0;
 
@@ -351,14 +369,16 @@ impl Solver {
         crew: Option<&Crew>,
         joints: &mut Joints,
         laps: &mut Laps,
+        still: Still<'_>,
     ) -> SolverTimes {
         let mut times = SolverTimes::default();
         if Self::free(contacts, joints) {
+            self.prepared = None;
             Self::step_free(bodies, cache, ctx);
             laps.lap(&mut times.solve_ms);
             return times;
         }
-        self.prepare_bodies(bodies, rotations, ctx, crew);
+        self.prepare_bodies(bodies, rotations, ctx, crew, still);
         self.assign_slots(cache, matched);
         let mut recycled = std::mem::take(&mut self.recycled);
         self.recycle(bodies, contacts, cache, matched, &mut recycled, crew);
@@ -523,7 +543,14 @@ impl Solver {
 
     /// Each body's solver state and mass; the `restitution` and `friction` settings, when set,
     /// stand in for every body's own material in the pair combine.
-    fn prepare_bodies(&mut self, bodies: &[Body], rotations: &Rotations, ctx: &StepContext, crew: Option<&Crew>) {
+    fn prepare_bodies(
+        &mut self,
+        bodies: &[Body],
+        rotations: &Rotations,
+        ctx: &StepContext,
+        crew: Option<&Crew>,
+        still: Still<'_>,
+    ) {
         let entry = |i: usize, b: &Body| {
             let (state, motion) = start_motion(b);
             let material = b.material.with_overrides(ctx.friction, ctx.restitution);
@@ -544,6 +571,14 @@ impl Solver {
             (state, motion, mass, awake_dynamic, pose)
         };
         let n = bodies.len();
+        // Bodies that stayed still since the last step's entries were made keep them, when that
+        // was the step before this one, for as many bodies, with the same overrides. No pass
+        // writes the state of a body that does not move.
+        let overrides = (ctx.friction.map(Real::to_bits), ctx.restitution.map(Real::to_bits));
+        let keep = still.step.checked_sub(1).map(|last| (last, n, overrides.0, overrides.1)) == self.prepared
+            && still.unchanged.len() == n;
+        self.prepared = Some((still.step, n, overrides.0, overrides.1));
+        let unchanged = if keep { still.unchanged } else { &[] };
         self.states.resize(n, BodyState::default());
         self.motion.resize(n, Motion { dq: Quat::IDENTITY, dynamic: false, moves: false });
         self.masses.resize(n, BodyMass::default());
@@ -558,6 +593,11 @@ impl Solver {
         );
         parallel::fill(crew, out, BODY_BLOCK, |r, (s, m, ms, rs, ps)| {
             for (k, i) in r.enumerate() {
+                // Woken since the broad phase (by a body that touched it), it has changed.
+                let b = &bodies[i];
+                if unchanged.get(i).copied().unwrap_or(false) && (b.kind == BodyKind::Static || b.asleep) {
+                    continue;
+                }
                 (s[k], m[k], ms[k], rs[k], ps[k]) = entry(i, &bodies[i]);
             }
         });

@@ -15,11 +15,18 @@ use crate::parallel::{self, Crew, Job, SharedMut};
 pub(super) use crate::parallel::BODY_BLOCK;
 /// Fewest bundles per block of a colour's pass.
 const BUNDLE_BLOCK: usize = 8;
+/// Gravity and integration run over the moving bodies alone when fewer than one body in this
+/// many moves (`Work::GravityMovers`).
+const SPARSE_MOVERS: usize = 4;
 
 /// One job of the passes.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Work {
     Gravity(Vec3),
+    /// Gravity and integration over the bodies that move alone (`Solver::movers`), on one
+    /// thread: a world mostly asleep skips the rest.
+    GravityMovers(Vec3),
+    IntegrateMovers,
     /// Bundles from `first` on (one colour's).
     WarmStart {
         first: usize,
@@ -139,8 +146,17 @@ impl Solver {
         let colours = |jobs: &mut Vec<Job<Work>>, work: &dyn Fn(usize) -> Work| by_colour(jobs, &ranges, work);
         let stop =
             |jobs: &mut Vec<Job<Work>>, k: PassParams| by_colour(jobs, &stop_ranges, &|first| Work::Stop { first, k });
+        // With few bodies moving and one thread, the per-body passes run over those alone.
+        self.movers.clear();
+        if threads == 1 {
+            self.movers.extend(self.motion.iter().enumerate().filter(|(_, m)| m.moves).map(|(i, _)| i as u32));
+        }
+        let sparse = threads == 1 && self.movers.len() * SPARSE_MOVERS < bodies;
         for substep in 0..p.substeps {
-            jobs.push(Job::new(Work::Gravity(p.gravity * p.h), bodies, BODY_BLOCK, threads));
+            match sparse {
+                true => jobs.push(Job::new(Work::GravityMovers(p.gravity * p.h), 1, 1, 1)),
+                false => jobs.push(Job::new(Work::Gravity(p.gravity * p.h), bodies, BODY_BLOCK, threads)),
+            }
             if joints {
                 jobs.push(Job::new(Work::JointsWarmStart(p.warm_starting, substep == 0), 1, 1, 1));
             }
@@ -172,7 +188,10 @@ impl Solver {
                     jobs.push(Job::new(Work::OverflowStop(k), 1, 1, 1));
                 }
             }
-            jobs.push(Job::new(Work::Integrate, bodies, BODY_BLOCK, threads));
+            match sparse {
+                true => jobs.push(Job::new(Work::IntegrateMovers, 1, 1, 1)),
+                false => jobs.push(Job::new(Work::Integrate, bodies, BODY_BLOCK, threads)),
+            }
             let k = PassParams { first_point: substep + 2, track_impulses: self.any_bounce, ..p.relax };
             if joints {
                 jobs.push(Job::new(Work::JointsSolve(false), 1, 1, 1));
@@ -206,6 +225,7 @@ impl Solver {
         let overflow = SharedMut::new(&mut self.overflow);
         let pinned = SharedMut::new(&mut self.pinned);
         let overflow_info = &self.overflow_info;
+        let movers = &self.movers;
         let (joint_rows, joint_states) = (&self.joints, SharedMut::new(joint_states));
         // SAFETY (every block below): `build::bundle` checked each bundle's indices against these
         // states. The blocks of one job touch disjoint parts: body ranges
@@ -216,6 +236,21 @@ impl Solver {
             match *work {
                 Work::Gravity(dv) => gravity(all.range(r.clone()), motion.range(r), dv),
                 Work::Integrate => integrate(all.range(r.clone()), motion.range(r), h, max_w),
+                // One block alone in its job: no other thread touches the states meanwhile.
+                Work::GravityMovers(dv) => {
+                    let (states, motion) = (all.slice(), motion.range(0..motion.len()));
+                    for &i in movers {
+                        let i = i as usize;
+                        gravity(&mut states[i..i + 1], &motion[i..i + 1], dv);
+                    }
+                }
+                Work::IntegrateMovers => {
+                    let (states, motion) = (all.slice(), motion.range(0..motion.len()));
+                    for &i in movers {
+                        let i = i as usize;
+                        integrate(&mut states[i..i + 1], &mut motion[i..i + 1], h, max_w);
+                    }
+                }
                 Work::WarmStart { first } => {
                     wide::warm_start(isa, bundles.range(first + r.start..first + r.end), all);
                 }

@@ -25,7 +25,7 @@ fn solve(
 ) -> SolverTimes {
     let m = matched(contacts, cache, settings);
     let (ctx, laps) = (StepContext::new(settings), &mut crate::timer::Laps::start());
-    solver.step(bodies, (contacts, cache, &m), &ctx, rotations, crew, &mut Default::default(), laps)
+    solver.step(bodies, (contacts, cache, &m), &ctx, rotations, crew, &mut Default::default(), laps, Default::default())
 }
 
 /// A pyramid a few steps into its fall, with its contacts and warm-start cache.
@@ -53,7 +53,7 @@ fn prepared(
     let mut solver = Solver::with_isa(isa);
     let mut rotations = Rotations::default();
     rotations.build(bodies, |_| true, None);
-    solver.prepare_bodies(bodies, &rotations, &StepContext::new(settings), None);
+    solver.prepare_bodies(bodies, &rotations, &StepContext::new(settings), None, Still::default());
     let warm = matched(input, cache, settings);
     let mut cache = cache.clone();
     solver.assign_slots(&mut cache, &warm);
