@@ -510,8 +510,8 @@ impl World {
     }
 
     /// Builds the broad phase the settings name if it changed, clears last step's CCD records,
-    /// and takes the threads of a step large enough to share (the bodies' boxes are the first
-    /// part shared; the narrow phase and the solver are shared from `parallel_min_pairs` pairs).
+    /// and takes the threads of a step with enough bodies that can move to share (the bodies'
+    /// boxes are the first part shared; the narrow phase and the solver are shared from `parallel_min_pairs` pairs).
     fn begin_step(&mut self) -> StepState {
         if self.settings.broad_phase != self.broad_phase.kind() {
             self.broad_phase = broadphase::create(self.settings.broad_phase);
@@ -519,7 +519,10 @@ impl World {
         }
         self.ccd.motions.clear();
         self.ccd.events.clear();
-        let crew = if self.bodies.len() * 2 >= self.parallel_min_pairs { self.threads.crew() } else { None };
+        // Counted by the bodies that can move: in a world mostly asleep a body at rest costs each
+        // per-body pass a few instructions, less than handing its block to another thread.
+        let moving = self.bodies.iter().filter(|b| b.kind != BodyKind::Static && !b.asleep).count();
+        let crew = if moving * 2 >= self.parallel_min_pairs { self.threads.crew() } else { None };
         self.guard.begin(&mut self.bodies, self.step_count + 1, crew.as_ref());
         StepState { crew, lists: std::mem::take(&mut self.lists), ..StepState::default() }
     }
