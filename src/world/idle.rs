@@ -53,9 +53,9 @@ impl IdlePairs {
 
     /// The per-body record of boxes made while still (`true`: static or asleep, not swept), and
     /// of boxes kept (`unchanged`), to be written for every body as the boxes are made with
-    /// `margin`, after which it describes them; and whether what it holds now describes the boxes in the world's list for these
-    /// `n` bodies (made while still with this margin, with no edit and no wake since: such a
-    /// body has not moved, and its box is still its box).
+    /// `margin`, after which it describes them; and whether what it holds now describes the
+    /// boxes in the world's list for these `n` bodies (made while still with this margin, with
+    /// no edit and no wake since: such a body has not moved, and its box is still its box).
     pub(super) fn still_boxes(&mut self, n: usize, margin: f32) -> (bool, &mut [bool], &mut [bool]) {
         // The settings are a public field: a margin changed there is seen here.
         let held = self.boxes_hold && self.still_box.len() == n && self.boxes_margin == margin.to_bits();
