@@ -105,8 +105,9 @@ pub fn turns_past_rows(body: &Body, start_rotation: Quat, start_spin: Vec3, sett
 ///   than anything it could meet was looked for, so a wall in its new path has no row at all.
 ///
 /// A body driven far enough either way crosses a thin wall or floor within the step.
-/// `by_kinematic` and `marks` are working lists (what they hold on entry does not matter). The
-/// bodies and the contacts are tested block by block on `crew`'s threads.
+/// `by_kinematic` and `marks` are working lists (what they hold on entry does not matter);
+/// `resting` (per body, or empty) marks bodies known to be static or asleep, which are not read.
+/// The bodies and the contacts are tested block by block on `crew`'s threads.
 #[allow(clippy::too_many_arguments)]
 pub fn left_their_rows(
     bodies: &[Body],
@@ -117,6 +118,7 @@ pub fn left_their_rows(
     out: &mut [bool],
     by_kinematic: &mut Vec<bool>,
     marks: &mut Vec<u32>,
+    resting: &[bool],
     crew: Option<&crate::parallel::Crew>,
 ) {
     use crate::dynamics::BodyKind;
@@ -132,6 +134,9 @@ pub fn left_their_rows(
     let motions = |i: usize, b: &Body| b.is_dynamic() && !b.is_asleep() && !by_kinematic[i];
     crate::parallel::fill(crew, &mut out[..bodies.len()], BODY_BLOCK, |r, out| {
         for (i, o) in r.zip(out) {
+            if resting.get(i).copied().unwrap_or(false) {
+                continue;
+            }
             let b = &bodies[i];
             let far = || b.pose.translation.distance(starts[i].translation) > 0.5 * b.shape.inner_radius();
             // The distance first: it costs less than the box (a compound's is its children's).

@@ -33,9 +33,18 @@ impl World {
         // Every entry is written below.
         self.ccd.fast.resize(n, false);
         self.ccd.reach.resize(n, false);
+        // A body at rest (static or asleep) is neither swept nor given reach; the flags say so
+        // without reading the body.
+        let resting = self.idle.resting(n);
+        let rests = |i: usize| resting.get(i).copied().unwrap_or(false);
         parallel::fill(crew, (&mut self.ccd.fast[..], &mut self.ccd.reach[..]), BODY_BLOCK, |r, (fast, reach)| {
-            for ((f, reach), b) in fast.iter_mut().zip(reach).zip(&bodies[r]) {
-                (*f, *reach) = (ccd::needs_ccd(b, settings), ccd::needs_reach(b, settings));
+            for (k, i) in r.enumerate() {
+                let b = &bodies[i];
+                (fast[k], reach[k]) = if rests(i) {
+                    (false, false)
+                } else {
+                    (ccd::needs_ccd(b, settings), ccd::needs_reach(b, settings))
+                };
             }
         });
         // With CCD on, a body that turns faster than its speculative rows describe is swept
@@ -47,8 +56,11 @@ impl World {
             return;
         }
         spins.resize(n, Vec3::ZERO);
+        // A body asleep does not turn; a static body's spin is never read.
         parallel::fill(crew, &mut spins[..], BODY_BLOCK, |r, out| {
-            out.iter_mut().zip(&bodies[r]).for_each(|(w, b)| *w = b.angvel);
+            for (k, i) in r.enumerate() {
+                out[k] = if rests(i) { Vec3::ZERO } else { bodies[i].angvel };
+            }
         });
     }
 
@@ -63,16 +75,20 @@ impl World {
         let (bodies, settings, crew) = (&self.bodies, &self.settings, st.crew.as_ref());
         lists.turning.resize(bodies.len(), false);
         let (starts, spins) = (self.guard.start_poses(), &lists.start_spins);
+        // Bodies at rest since the broad phase (when no body woke in the step) neither turn nor
+        // leave their rows.
+        let resting = if st.woke { &[][..] } else { self.idle.resting(bodies.len()) };
+        let rests = |i: usize| resting.get(i).copied().unwrap_or(false);
         parallel::fill(crew, &mut lists.turning[..], BODY_BLOCK, |r, out| {
             for (k, o) in r.zip(out) {
-                *o = ccd::turns_past_rows(&bodies[k], starts[k].rotation, spins[k], settings);
+                *o = !rests(k) && ccd::turns_past_rows(&bodies[k], starts[k].rotation, spins[k], settings);
             }
         });
         // And bodies the solver drove through their rows against static bodies, or out of
         // the box their pairs were found in.
         let (contacts, aabbs) = (self.contacts.contacts(), &self.aabbs);
         let (turning, touched, marks) = (&mut lists.turning, &mut lists.by_kinematic, &mut lists.contact_marks);
-        ccd::left_their_rows(bodies, starts, contacts, aabbs, settings.slop, turning, touched, marks, crew);
+        ccd::left_their_rows(bodies, starts, contacts, aabbs, settings.slop, turning, touched, marks, resting, crew);
         if self.ccd.fast.iter().chain(&lists.turning).any(|&f| f) {
             p.toi_events = ccd::resolve_toi(
                 &mut self.bodies,

@@ -45,8 +45,9 @@ impl IdlePairs {
         self.boxes_hold = false;
     }
 
-    /// The boxes made while still may no longer hold: a pass that wakes the bodies it moves
-    /// (the time-of-impact pass) ran.
+    /// The boxes made while still may no longer hold, nor may the bodies rest: bodies were woken
+    /// (`World::wake_all`, sleeping turned off) or a pass that wakes the bodies it moves (the
+    /// time-of-impact pass) ran.
     pub(super) fn forget_boxes(&mut self) {
         self.boxes_hold = false;
     }
@@ -64,6 +65,16 @@ impl IdlePairs {
         self.boxes_hold = true;
         self.boxes_margin = margin.to_bits();
         (held, &mut self.still_box, &mut self.unchanged)
+    }
+
+    /// Per body, for these `n` bodies: static or asleep when the boxes were last made, with no
+    /// edit and no wake since the step that made them ended, so static or asleep now unless a
+    /// body woke in this step; empty when unknown.
+    pub(super) fn resting(&self, n: usize) -> &[bool] {
+        match self.boxes_hold && self.still_box.len() == n {
+            true => &self.still_box,
+            false => &[],
+        }
     }
 
     /// The bodies whose boxes this step kept (see `unchanged`), for the solver.

@@ -470,6 +470,7 @@ impl World {
     /// Wakes every body.
     pub fn wake_all(&mut self) {
         self.touch();
+        self.idle.forget_boxes();
         self.bodies.iter_mut().for_each(Body::wake);
     }
 
@@ -597,7 +598,8 @@ impl World {
                 let lists = &mut st.lists.sleep;
                 sleep::update(&mut self.bodies, self.contacts.contacts(), &self.joints, &self.settings, lists);
             }
-        } else {
+        } else if self.bodies.iter().any(|b| b.asleep) {
+            self.idle.forget_boxes();
             self.bodies.iter_mut().filter(|b| b.asleep).for_each(Body::wake);
         }
         self.idle.end_step(st.quiet, st.woke, (reused, st.still), &self.settings);
