@@ -63,14 +63,31 @@ impl Guard {
     /// Keeps the poses the bodies start the step with. A body made non-finite since the last
     /// step (through [`World::body_mut`](super::World::body_mut)) is frozen first, as an
     /// `"edit"` fault, so the solver never sees it.
-    pub(super) fn begin(&mut self, bodies: &mut [Body], step: u64, crew: Option<&Crew>) {
+    ///
+    /// Without an edit since the last step (`edited` false) every state is as that step's checks
+    /// left it, so none is checked again, and a body known to rest since (`resting`, per body or
+    /// empty) keeps the start pose it has: it has not moved.
+    pub(super) fn begin(
+        &mut self,
+        bodies: &mut [Body],
+        step: u64,
+        crew: Option<&Crew>,
+        (edited, resting): (bool, &[bool]),
+    ) {
         self.faults.clear();
-        self.start.clear();
-        self.check(bodies, step, "edit", crew);
+        if edited {
+            self.check(bodies, step, "edit", crew);
+        }
         let bodies = &*bodies;
-        self.start.resize(bodies.len(), Pose::IDENTITY);
+        let n = bodies.len();
+        let keep = !edited && resting.len() == n && self.start.len() == n;
+        self.start.resize(n, Pose::IDENTITY);
         parallel::fill(crew, &mut self.start[..], BODY_BLOCK, |r, out| {
-            out.iter_mut().zip(&bodies[r]).for_each(|(o, b)| *o = b.pose);
+            for (k, i) in r.enumerate() {
+                if !(keep && resting[i]) {
+                    out[k] = bodies[i].pose;
+                }
+            }
         });
     }
 
@@ -150,7 +167,7 @@ mod tests {
         let mut bodies =
             vec![Body::new(BodyKind::Dynamic, Shape::sphere(0.5), Pose::default(), Material::default()); 3];
         let mut g = super::Guard::default();
-        g.begin(&mut bodies, 1, None);
+        g.begin(&mut bodies, 1, None, (true, &[]));
         bodies[1].linvel.x = f32::NAN;
         g.check(&mut bodies, 1, "solve", None);
         let imp =

@@ -99,6 +99,8 @@ pub struct World {
     step_count: u64,
     /// Changes whenever the world may have changed ([`World::revision`]).
     revision: u64,
+    /// `revision` when the last step ended: while they agree, no edit came since.
+    revision_after_step: u64,
     /// Changes whenever a body's shape or kind may have changed, or bodies were added
     /// ([`World::bodies_revision`]).
     bodies_revision: u64,
@@ -132,6 +134,8 @@ impl Clone for World {
             step_count: self.step_count,
             // A clone holds what the original holds: the same revisions, until either changes.
             revision: self.revision,
+            // A clone's guard starts empty: its first step checks every body.
+            revision_after_step: 0,
             bodies_revision: self.bodies_revision,
             lists: StepLists::default(),
             threads: self.threads.clone(),
@@ -214,6 +218,7 @@ impl World {
             profile: StepProfile::default(),
             step_count: 0,
             revision: next_revision(),
+            revision_after_step: 0,
             bodies_revision: next_revision(),
             lists: StepLists::default(),
             threads: Threads::default(),
@@ -489,6 +494,8 @@ impl World {
     pub fn step(&mut self) {
         // Subnormals flushed to zero for the step ([`crate::fp`]).
         let _mode = crate::fp::FlushSubnormals::new();
+        // Whether the bodies may have been edited since the last step ended.
+        let edited = self.revision != self.revision_after_step;
         self.touch();
         let mut laps = Laps::start();
         if self.idle.at_rest(&self.settings) {
@@ -496,7 +503,7 @@ impl World {
             return;
         }
         let mut p = StepProfile { bodies: self.bodies.len() as u32, ..Default::default() };
-        let mut st = self.begin_step();
+        let mut st = self.begin_step(edited);
         self.prepare_ccd(&mut st);
         laps.lap(&mut p.ccd_ms);
         self.find_pairs(&mut st, &mut p);
@@ -513,7 +520,7 @@ impl World {
     /// Builds the broad phase the settings name if it changed, clears last step's CCD records,
     /// and takes the threads of a step with enough bodies that can move to share (the bodies'
     /// boxes are the first part shared; the narrow phase and the solver are shared from `parallel_min_pairs` pairs).
-    fn begin_step(&mut self) -> StepState {
+    fn begin_step(&mut self, edited: bool) -> StepState {
         if self.settings.broad_phase != self.broad_phase.kind() {
             self.broad_phase = broadphase::create(self.settings.broad_phase);
             self.indexed = 0;
@@ -522,9 +529,13 @@ impl World {
         self.ccd.events.clear();
         // Counted by the bodies that can move: in a world mostly asleep a body at rest costs each
         // per-body pass a few instructions, less than handing its block to another thread.
-        let moving = self.bodies.iter().filter(|b| b.kind != BodyKind::Static && !b.asleep).count();
+        let resting = self.idle.resting(self.bodies.len());
+        let moving = match resting.len() == self.bodies.len() {
+            true => resting.iter().filter(|&&r| !r).count(),
+            false => self.bodies.iter().filter(|b| b.kind != BodyKind::Static && !b.asleep).count(),
+        };
         let crew = if moving * 2 >= self.parallel_min_pairs { self.threads.crew() } else { None };
-        self.guard.begin(&mut self.bodies, self.step_count + 1, crew.as_ref());
+        self.guard.begin(&mut self.bodies, self.step_count + 1, crew.as_ref(), (edited, resting));
         StepState { crew, lists: std::mem::take(&mut self.lists), ..StepState::default() }
     }
 
@@ -623,6 +634,7 @@ impl World {
             ..self.profile
         };
         self.step_count += 1;
+        self.revision_after_step = self.revision;
     }
 
     /// The profile's body counts and total time; the step is done.
@@ -633,6 +645,7 @@ impl World {
         p.total_ms = laps.total_ms();
         self.profile = p;
         self.step_count += 1;
+        self.revision_after_step = self.revision;
     }
 
     /// The first body the ray hits, with the hit.
