@@ -55,8 +55,9 @@ struct Moved {
     /// The bodies whose boxes differ from `indexed`, ascending, and a mark per body.
     list: Vec<u32>,
     mark: Vec<bool>,
-    /// The changed boxes' pairs, before merging.
+    /// The changed boxes' pairs, before merging, and one changed box's overlaps.
     fresh: Vec<(u32, u32)>,
+    near: Vec<u32>,
     /// Full updates to run before the next is kept: while many boxes change (a busy scene)
     /// an update is kept only now and then, to see whether the scene has come to rest.
     skip: u32,
@@ -75,14 +76,12 @@ impl Moved {
 
     /// Keeps the structure's update of `aabbs`: its pairs and counters.
     fn keep(&mut self, aabbs: &[Aabb], pairs: &[(u32, u32)], stats: BroadPhaseStats) {
-        self.indexed.clear();
+        self.clear();
         self.indexed.extend_from_slice(aabbs);
+        self.mark.resize(aabbs.len(), false);
         self.pairs.clear();
         self.pairs.extend_from_slice(pairs);
         self.stats = stats;
-        self.list.clear();
-        self.mark.clear();
-        self.mark.resize(aabbs.len(), false);
     }
 
     /// Finds the boxes that differ from the indexed ones; false when the update cannot be
@@ -115,16 +114,14 @@ impl Moved {
     fn pairs(&mut self, aabbs: &[Aabb], out: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
         let t0 = std::time::Instant::now();
         let mark = &self.mark;
-        let fresh = &mut self.fresh;
+        let (fresh, near) = (&mut self.fresh, &mut self.near);
         fresh.clear();
         for &m in &self.list {
-            let q = &aabbs[m as usize];
+            near.clear();
+            super::scan_aabb(aabbs, &aabbs[m as usize], near);
             // A pair of two changed boxes once, from the lower index.
-            for (j, b) in aabbs.iter().enumerate() {
-                if j != m as usize && !(mark[j] && j < m as usize) && q.overlaps(b) {
-                    fresh.push(((m as usize).min(j) as u32, (m as usize).max(j) as u32));
-                }
-            }
+            let others = near.iter().filter(|&&j| j != m && !(mark[j as usize] && j < m));
+            fresh.extend(others.map(|&j| (m.min(j), m.max(j))));
         }
         fresh.sort_unstable();
         let kept = self.pairs.iter().copied().filter(|&(a, b)| !mark[a as usize] && !mark[b as usize]);

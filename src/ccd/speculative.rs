@@ -34,6 +34,11 @@ fn leading_id(k: usize, of_a: bool) -> u32 {
 /// How far the body's turn in `dt` moves its farthest point (m): its reach's share of a
 /// pair's ([`PairMotion::spin`]).
 pub fn spin_reach(body: &Body, dt: Real) -> Real {
+    // A body that does not turn (every body asleep) reaches nothing: the same 0 as the product,
+    // without the shape's radius.
+    if body.angvel == Vec3::ZERO {
+        return 0.0;
+    }
     super::angular_reach(&body.shape, body.angvel.length() * dt)
 }
 

@@ -7,7 +7,7 @@ use super::{ContactStore, seek};
 use crate::ccd;
 use crate::dynamics::solver::Contact;
 use crate::dynamics::{Body, BodyKind, Rotations};
-use crate::math::{Real, Vec3};
+use crate::math::Real;
 use crate::narrowphase::{self, Manifold, Tolerance};
 use crate::parallel::{self, Crew};
 use crate::settings::Settings;
@@ -225,13 +225,11 @@ impl ContactStore {
             self.pair_cache.clear();
             return 0;
         }
-        // Each body's turn once a step (every entry is written; a body that does not turn,
-        // as every body asleep, turns by nothing).
+        // Each body's turn once a step (every entry is written).
         self.spin.resize(bodies.len(), 0.0);
         parallel::fill(crew, &mut self.spin[..], parallel::BODY_BLOCK, |r, out| {
             for (o, k) in out.iter_mut().zip(r) {
-                let b = &bodies[k];
-                *o = if b.angvel == Vec3::ZERO { 0.0 } else { ccd::spin_reach(b, settings.dt) };
+                *o = ccd::spin_reach(&bodies[k], settings.dt);
             }
         });
         ccd::pushed_reach(bodies, reach, &self.spin, pairs, settings, &mut self.pushed, &mut self.push_groups);

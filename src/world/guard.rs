@@ -76,7 +76,7 @@ impl Guard {
     ) {
         self.faults.clear();
         if edited {
-            self.check(bodies, step, "edit", crew);
+            self.freeze_non_finite(bodies, step, "edit", crew, false);
         }
         let bodies = &*bodies;
         let n = bodies.len();
@@ -100,9 +100,22 @@ impl Guard {
     /// Freezes every body whose state is not finite after `phase`: back at its pose at the start
     /// of the step, at rest, static.
     /// The bodies are read on the crew's threads; the rare body that fails is frozen on this one.
+    /// Static and sleeping bodies are not read: no phase writes their state, and the step's
+    /// first check ([`Guard::begin`]) or an earlier step's saw it.
     pub(super) fn check(&mut self, bodies: &mut [Body], step: u64, phase: &'static str, crew: Option<&Crew>) {
-        // After the step's first check, only the bodies a phase may move can have changed.
-        if all_finite(bodies, crew, phase != "edit") {
+        self.freeze_non_finite(bodies, step, phase, crew, true);
+    }
+
+    /// [`Guard::check`], with static and sleeping bodies read too unless `moved_only`.
+    fn freeze_non_finite(
+        &mut self,
+        bodies: &mut [Body],
+        step: u64,
+        phase: &'static str,
+        crew: Option<&Crew>,
+        moved_only: bool,
+    ) {
+        if all_finite(bodies, crew, moved_only) {
             return;
         }
         for (i, b) in bodies.iter_mut().enumerate() {

@@ -592,7 +592,9 @@ impl World {
         let ctx = StepContext::new(&self.settings);
         let input = self.contacts.for_solver(&ctx, crew);
         let (bodies, joints) = (&mut self.bodies, &mut self.joints);
-        let still = Still { step: self.step_count + 1, unchanged: self.idle.unchanged() };
+        // Bodies woken since the broad phase have changed: with a wake, none is known unchanged.
+        let unchanged = if st.woke { &[][..] } else { self.idle.unchanged() };
+        let still = Still { step: self.step_count + 1, unchanged };
         let times = self.solver.step(bodies, input, &ctx, &self.rotations, crew, joints, laps, still);
         p.solve_ms += times.solve_ms;
         p.integrate_ms += times.integrate_ms;

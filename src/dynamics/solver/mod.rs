@@ -336,9 +336,8 @@ fn finish_motion(b: &mut Body, s: &BodyState, m: &Motion) {
 
 /// Which bodies have not changed since the last step ([`Solver::step`]): `step` is the world's
 /// step being solved, and `unchanged[i]` (for every body, or empty: none known) says that body
-/// `i` was static or asleep at this step's broad phase and when the last step was solved, with
-/// no edit since. The solver keeps what it made of such a body in that step, if it is still
-/// static or asleep.
+/// `i` is static or asleep now and was when the last step was solved, with no edit since. The
+/// solver keeps what it made of such a body in that step.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Still<'a> {
     /// The world's step being solved (1 for its first).
@@ -593,9 +592,7 @@ impl Solver {
         );
         parallel::fill(crew, out, BODY_BLOCK, |r, (s, m, ms, rs, ps)| {
             for (k, i) in r.enumerate() {
-                // Woken since the broad phase (by a body that touched it), it has changed.
-                let b = &bodies[i];
-                if unchanged.get(i).copied().unwrap_or(false) && (b.kind == BodyKind::Static || b.asleep) {
+                if unchanged.get(i).copied().unwrap_or(false) {
                     continue;
                 }
                 (s[k], m[k], ms[k], rs[k], ps[k]) = entry(i, &bodies[i]);
