@@ -349,6 +349,45 @@ pub fn fill<P: Disjoint>(crew: Option<&Crew>, out: P, min_block: usize, exec: im
     });
 }
 
+/// The bodies a per-body pass visits: every one of `n`, or those `listed` (ascending, each
+/// once) when a step reads the records of a few bodies among many.
+#[derive(Clone, Copy, Debug)]
+pub enum Bodies<'a> {
+    /// Every body, `0..n`.
+    All(usize),
+    /// These bodies alone.
+    Listed(&'a [u32]),
+}
+
+impl Bodies<'_> {
+    /// Calls `f` with each body's index, in ascending order.
+    #[inline(always)]
+    pub fn each(self, mut f: impl FnMut(usize)) {
+        // One loop, so that `f` is inlined into one place.
+        let (count, list) = match self {
+            Bodies::All(n) => (n, None),
+            Bodies::Listed(list) => (list.len(), Some(list)),
+        };
+        for k in 0..count {
+            f(list.map_or(k, |list| list[k] as usize));
+        }
+    }
+
+    /// Writes `f(k)` to `out[k]` for each body `k`: every one block by block as [`fill`] does,
+    /// or the listed ones on this thread (a few records are not worth a hand-off).
+    #[inline(always)]
+    pub fn fill<T: Send>(self, crew: Option<&Crew>, out: &mut [T], f: impl Fn(usize) -> T + Sync) {
+        match self {
+            Bodies::All(_) => fill(crew, out, BODY_BLOCK, |r, out| {
+                for (o, k) in out.iter_mut().zip(r) {
+                    *o = f(k);
+                }
+            }),
+            Bodies::Listed(list) => list.iter().for_each(|&k| out[k as usize] = f(k as usize)),
+        }
+    }
+}
+
 /// Writes `out` as [`fill`] does, each item a block of its own: for items that are runs of
 /// uneven work, which the threads then take one at a time. ([`fill`] cuts about two blocks per
 /// thread, so a thread can be left running a last slow block while the others wait.) `exec(k,

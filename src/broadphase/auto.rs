@@ -61,6 +61,14 @@ struct Moved {
     /// Full updates to run before the next is kept: while many boxes change (a busy scene)
     /// an update is kept only now and then, to see whether the scene has come to rest.
     skip: u32,
+    /// The kept update's pairs among the unchanged boxes, for the changed boxes `kept_for`
+    /// (valid while `kept_valid`): while the same boxes are the changed ones (a ball rolling
+    /// on), the pairs are these with the changed boxes' merged in.
+    kept: Vec<(u32, u32)>,
+    kept_for: Vec<u32>,
+    kept_valid: bool,
+    /// A working list of [`Moved::find_among`].
+    scratch: Vec<u32>,
 }
 
 /// Full updates run unkept after a kept one that too many boxes left.
@@ -72,6 +80,7 @@ impl Moved {
         self.indexed.clear();
         self.list.clear();
         self.mark.clear();
+        self.kept_valid = false;
     }
 
     /// Keeps the structure's update of `aabbs`: its pairs and counters.
@@ -109,25 +118,75 @@ impl Moved {
         true
     }
 
+    /// [`Moved::find`] told that only the boxes `changed` lists (ascending) can differ from
+    /// those of the last call: the boxes that differ from the indexed ones are then among those
+    /// and the ones that differed at the last call.
+    fn find_among(&mut self, aabbs: &[Aabb], changed: &[u32]) -> bool {
+        if self.indexed.is_empty() || self.indexed.len() != aabbs.len() {
+            return false;
+        }
+        let limit = aabbs.len() / MOVED_SHARE;
+        let mut seen = std::mem::take(&mut self.scratch);
+        seen.clear();
+        merge_sorted(self.list.iter().copied(), changed.iter().copied(), &mut seen);
+        self.list.clear();
+        for (k, &i) in seen.iter().enumerate() {
+            // Both lists may name a box: it is looked at once.
+            if k > 0 && seen[k - 1] == i {
+                continue;
+            }
+            let differs = !aabbs[i as usize].same_bits(&self.indexed[i as usize]);
+            self.mark[i as usize] = differs;
+            if differs {
+                if self.list.len() == limit {
+                    self.clear();
+                    self.skip = BUSY_SKIP;
+                    self.scratch = seen;
+                    return false;
+                }
+                self.list.push(i);
+            }
+        }
+        self.scratch = seen;
+        true
+    }
+
     /// The pairs of `aabbs` (the structure's among the unchanged boxes, and every changed box's),
-    /// in canonical order, into `out`.
-    fn pairs(&mut self, aabbs: &[Aabb], out: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
+    /// in canonical order, into `out`. Each changed box's overlaps are the structure's answer
+    /// for it among the unchanged boxes, and a test against each changed box.
+    fn pairs(&mut self, inner: &dyn BroadPhase, aabbs: &[Aabb], out: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
         let t0 = std::time::Instant::now();
-        let mark = &self.mark;
+        let (list, mark) = (&self.list, &self.mark);
         let (fresh, near) = (&mut self.fresh, &mut self.near);
         fresh.clear();
-        for &m in &self.list {
+        let mut tests = 0u64;
+        for &m in list {
+            let aabb = &aabbs[m as usize];
             near.clear();
-            super::scan_aabb(aabbs, &aabbs[m as usize], near);
+            inner.query_aabb(aabbs, aabb, near);
+            tests += (near.len() + list.len()) as u64;
+            patch(list, mark, aabbs, near, 0, |b| b.overlaps(aabb));
             // A pair of two changed boxes once, from the lower index.
             let others = near.iter().filter(|&&j| j != m && !(mark[j as usize] && j < m));
             fresh.extend(others.map(|&j| (m.min(j), m.max(j))));
         }
         fresh.sort_unstable();
-        let kept = self.pairs.iter().copied().filter(|&(a, b)| !mark[a as usize] && !mark[b as usize]);
+        if !(self.kept_valid && self.kept_for == *list) {
+            self.kept.clear();
+            self.kept.extend(self.pairs.iter().copied().filter(|&(a, b)| !mark[a as usize] && !mark[b as usize]));
+            self.kept_for.clone_from(list);
+            self.kept_valid = true;
+        }
+        // The fresh pairs (each with a changed box) go between the kept ones (with none).
         out.clear();
-        merge_sorted(kept, fresh.iter().copied(), out);
-        let tests = (self.list.len() * aabbs.len()) as u64;
+        let mut from = 0;
+        for &f in fresh.iter() {
+            let to = from + self.kept[from..].partition_point(|&p| p < f);
+            out.extend_from_slice(&self.kept[from..to]);
+            out.push(f);
+            from = to;
+        }
+        out.extend_from_slice(&self.kept[from..]);
         BroadPhaseStats {
             candidate_pairs: tests.min(u32::MAX as u64) as u32,
             true_overlaps: out.len() as u32,
@@ -142,23 +201,29 @@ impl Moved {
 
     /// `out` less the changed bodies, with those of them whose box passes `hit` added.
     fn patch(&self, aabbs: &[Aabb], out: &mut Vec<u32>, start: usize, hit: impl Fn(&Aabb) -> bool) {
-        if self.list.is_empty() {
-            return;
-        }
-        let mut k = start;
-        for r in start..out.len() {
-            if !self.mark.get(out[r] as usize).copied().unwrap_or(false) {
-                out[k] = out[r];
-                k += 1;
-            }
-        }
-        out.truncate(k);
-        out.extend(self.list.iter().copied().filter(|&m| aabbs.get(m as usize).is_some_and(&hit)));
+        patch(&self.list, &self.mark, aabbs, out, start, hit);
     }
 }
 
-/// Merges two ascending runs of distinct pairs into `out`.
-fn merge_sorted(a: impl Iterator<Item = (u32, u32)>, b: impl Iterator<Item = (u32, u32)>, out: &mut Vec<(u32, u32)>) {
+/// `out[start..]` less the bodies `list` names (marked in `mark`), with those of them whose box
+/// passes `hit` added.
+fn patch(list: &[u32], mark: &[bool], aabbs: &[Aabb], out: &mut Vec<u32>, start: usize, hit: impl Fn(&Aabb) -> bool) {
+    if list.is_empty() {
+        return;
+    }
+    let mut k = start;
+    for r in start..out.len() {
+        if !mark.get(out[r] as usize).copied().unwrap_or(false) {
+            out[k] = out[r];
+            k += 1;
+        }
+    }
+    out.truncate(k);
+    out.extend(list.iter().copied().filter(|&m| aabbs.get(m as usize).is_some_and(&hit)));
+}
+
+/// Merges two ascending runs into `out`.
+fn merge_sorted<T: PartialOrd + Copy>(a: impl Iterator<Item = T>, b: impl Iterator<Item = T>, out: &mut Vec<T>) {
     let (mut a, mut b) = (a.peekable(), b.peekable());
     loop {
         let next = match (a.peek(), b.peek()) {
@@ -206,6 +271,21 @@ impl Auto {
         self.chosen_for = n;
         self.moved.clear();
     }
+
+    /// The structure's own update, kept (unless the scene is busy) for the next.
+    fn full_update(
+        &mut self,
+        aabbs: &[Aabb],
+        _params: &BroadPhaseParams,
+        pairs: &mut Vec<(u32, u32)>,
+    ) -> BroadPhaseStats {
+        let stats = self.inner.update(aabbs, &BroadPhaseParams { grid_cell_size: self.cell_size }, pairs);
+        match self.moved.skip {
+            0 => self.moved.keep(aabbs, pairs, stats),
+            _ => self.moved.skip -= 1,
+        }
+        stats
+    }
 }
 
 impl BroadPhase for Auto {
@@ -217,19 +297,27 @@ impl BroadPhase for Auto {
         self.inner.kind()
     }
 
-    fn update(&mut self, aabbs: &[Aabb], _params: &BroadPhaseParams, pairs: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
+    fn update(&mut self, aabbs: &[Aabb], params: &BroadPhaseParams, pairs: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
         self.rechoose(aabbs);
-        if self.moved.find(aabbs) {
-            return self.moved.pairs(aabbs, pairs);
+        match self.moved.find(aabbs) {
+            true => self.moved.pairs(self.inner.as_ref(), aabbs, pairs),
+            false => self.full_update(aabbs, params, pairs),
         }
-        let stats = self.inner.update(aabbs, &BroadPhaseParams { grid_cell_size: self.cell_size }, pairs);
-        match self.moved.skip {
-            0 => self.moved.keep(aabbs, pairs, stats),
-            _ => self.moved.skip -= 1,
-        }
-        stats
     }
 
+    fn update_changed(
+        &mut self,
+        aabbs: &[Aabb],
+        params: &BroadPhaseParams,
+        changed: &[u32],
+        pairs: &mut Vec<(u32, u32)>,
+    ) -> BroadPhaseStats {
+        self.rechoose(aabbs);
+        match self.moved.find_among(aabbs, changed) {
+            true => self.moved.pairs(self.inner.as_ref(), aabbs, pairs),
+            false => self.full_update(aabbs, params, pairs),
+        }
+    }
     /// The structure's answer for the boxes it indexed, with the changed boxes tested directly.
     fn query_aabb(&self, aabbs: &[Aabb], aabb: &Aabb, out: &mut Vec<u32>) {
         let start = out.len();
@@ -288,7 +376,8 @@ mod tests {
     #[test]
     fn pairs_and_queries_with_few_boxes_moved_are_a_full_updates() {
         // A few boxes move in each update (the rest stay, bit for bit), now and then many: the
-        // pairs are brute force's, and the queries the full scan's, whichever path ran.
+        // pairs are brute force's, and the queries the full scan's, whichever path ran, with
+        // or without the list of the boxes that may have changed.
         let params = BroadPhaseParams { grid_cell_size: 1.0 };
         let mut rng = SplitMix64::new(7);
         for n in [40, 600] {
@@ -296,13 +385,23 @@ mod tests {
             let mut auto = Auto::default();
             for update in 0..60 {
                 let moving = if update % 13 == 5 { n / 4 } else { (update % 4) as usize };
+                // The boxes the caller says may have changed: those moved, and others that did not.
+                let mut changed = Vec::new();
                 for _ in 0..moving {
                     let i = (rng.next_u64() % n as u64) as usize;
                     let c = rng.vec3(-20.0, 20.0);
                     b[i] = Aabb::new(c - Vec3::splat(0.3), c + Vec3::splat(rng.range(0.1, 2.0)));
+                    changed.push(i as u32);
                 }
+                changed.extend((0..update % 3).map(|_| (rng.next_u64() % n as u64) as u32));
+                changed.sort_unstable();
+                changed.dedup();
                 let (mut got, mut want) = (vec![(9, 9)], Vec::new());
-                let stats = auto.update(&b, &params, &mut got);
+                // Told which boxes changed in two updates of three.
+                let stats = match update % 3 {
+                    0 => auto.update(&b, &params, &mut got),
+                    _ => auto.update_changed(&b, &params, &changed, &mut got),
+                };
                 BruteForce::default().update(&b, &params, &mut want);
                 assert_eq!(got, want, "{n} bodies, update {update}, {moving} moved");
                 assert_eq!(stats.true_overlaps as usize, want.len());

@@ -170,6 +170,20 @@ pub trait BroadPhase: Send {
     /// ascending `(i, j)`, so the simulation is the same whichever structure runs.
     fn update(&mut self, aabbs: &[Aabb], params: &BroadPhaseParams, pairs: &mut Vec<(u32, u32)>) -> BroadPhaseStats;
 
+    /// [`BroadPhase::update`], with the caller's word that every box but those `changed` lists
+    /// (ascending) is the one the last update saw, bit for bit, for as many bodies. The pairs are
+    /// the same; a structure that keeps its last update ([`Auto`]) looks at the listed boxes alone.
+    fn update_changed(
+        &mut self,
+        aabbs: &[Aabb],
+        params: &BroadPhaseParams,
+        changed: &[u32],
+        pairs: &mut Vec<(u32, u32)>,
+    ) -> BroadPhaseStats {
+        let _ = changed;
+        self.update(aabbs, params, pairs)
+    }
+
     /// Every index whose AABB overlaps `aabb`, as of the last update, each once.
     fn query_aabb(&self, aabbs: &[Aabb], aabb: &Aabb, out: &mut Vec<u32>);
 

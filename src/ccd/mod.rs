@@ -106,7 +106,8 @@ pub fn turns_past_rows(body: &Body, start_rotation: Quat, start_spin: Vec3, sett
 ///
 /// A body driven far enough either way crosses a thin wall or floor within the step.
 /// `by_kinematic` and `marks` are working lists (what they hold on entry does not matter);
-/// `resting` (per body, or empty) marks bodies known to be static or asleep, which are not read.
+/// `resting` (per body, or empty) marks bodies known to be static or asleep, which are not read;
+/// `which` lists the bodies that can have moved in the step, or is all of them.
 /// The bodies and the contacts are tested block by block on `crew`'s threads.
 #[allow(clippy::too_many_arguments)]
 pub fn left_their_rows(
@@ -118,7 +119,7 @@ pub fn left_their_rows(
     out: &mut [bool],
     by_kinematic: &mut Vec<bool>,
     marks: &mut Vec<u32>,
-    resting: &[bool],
+    (resting, which): (&[bool], crate::parallel::Bodies<'_>),
     crew: Option<&crate::parallel::Crew>,
 ) {
     use crate::dynamics::BodyKind;
@@ -132,23 +133,18 @@ pub fn left_their_rows(
         by_kinematic[c.b as usize] = true;
     }
     let motions = |i: usize, b: &Body| b.is_dynamic() && !b.is_asleep() && !by_kinematic[i];
-    crate::parallel::fill(crew, &mut out[..bodies.len()], BODY_BLOCK, |r, out| {
-        for (i, o) in r.zip(out) {
-            if resting.get(i).copied().unwrap_or(false) {
-                continue;
-            }
-            let b = &bodies[i];
-            let far = || b.pose.translation.distance(starts[i].translation) > 0.5 * b.shape.inner_radius();
-            // The distance first: it costs less than the box (a compound's is its children's).
-            // A body a kinematic body threw out of its box is swept too: a wall in its new path
-            // was never looked for (a box a 50 m/s paddle strikes 25 cm from a wall went
-            // through it).
-            let awake = b.is_dynamic() && !b.is_asleep();
-            if awake && far() && aabbs.get(i).is_some_and(|indexed| !indexed.contains(&b.aabb())) {
-                *o = true;
-            }
+    // Only the bodies `which` lists can have left their boxes.
+    let left = |i: usize| left_its_box(bodies, starts, aabbs, resting, i);
+    match which {
+        crate::parallel::Bodies::Listed(list) => list.iter().for_each(|&i| out[i as usize] |= left(i as usize)),
+        crate::parallel::Bodies::All(_) => {
+            crate::parallel::fill(crew, &mut out[..bodies.len()], BODY_BLOCK, |r, out| {
+                for (i, o) in r.zip(out) {
+                    *o |= left_its_box(bodies, starts, aabbs, resting, i);
+                }
+            })
         }
-    });
+    }
     // A body is marked if any of its contacts with a static body marks it: each contact is
     // tested on its own (skipped if its body is marked already) into `marks`, the body it marks
     // plus one (0: none), and the marks are applied after, in contact order.
@@ -219,6 +215,28 @@ pub fn predicted_pose(body: &Body, dt: Real) -> crate::math::Pose {
         translation: body.pose.translation + body.linvel * dt,
         rotation: Body::integrate_rotation(body.pose.rotation, body.angvel, dt),
     }
+}
+
+/// Whether body `i`, not known to rest (`resting`), is awake and ended the step out of the box
+/// its pairs were found in (`aabbs`), more than half its inner radius from its start pose
+/// (`starts`): [`left_their_rows`].
+#[inline(always)]
+fn left_its_box(bodies: &[Body], starts: &[crate::math::Pose], aabbs: &[Aabb], resting: &[bool], i: usize) -> bool {
+    if resting.get(i).copied().unwrap_or(false) {
+        return false;
+    }
+    let b = &bodies[i];
+    if !b.is_dynamic() || b.is_asleep() {
+        return false;
+    }
+    // The distance first: it costs less than the box (a compound's is its children's). A body a
+    // kinematic body threw out of its box is swept too: a wall in its new path was never looked
+    // for (a box a 50 m/s paddle strikes 25 cm from a wall went through it).
+    let far = b.pose.translation.distance(starts[i].translation) > 0.5 * b.shape.inner_radius();
+    if !far {
+        return false;
+    }
+    aabbs.get(i).is_some_and(|indexed| !indexed.contains(&b.aabb()))
 }
 
 #[cfg(test)]

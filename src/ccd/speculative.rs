@@ -12,6 +12,7 @@ use crate::geometry::Shape;
 use crate::geometry::segment::closest_point_segment;
 use crate::math::{Pose, Real, Vec3};
 use crate::narrowphase::{ContactPoint, MAX_MANIFOLD_POINTS, Manifold, closest_point_hull};
+use crate::parallel::Bodies;
 use crate::union_find;
 
 /// Feature ids of the points built here (stable while the same corners lead, for warm starts).
@@ -104,25 +105,33 @@ impl Pushed {
 /// bodies falling side by side) push one another no farther than the others are already going.
 /// Zero for static bodies and where no body has reach. `spin` is each body's [`spin_reach`]
 /// this step; `pairs` are the broad phase's candidates; `group` is a working list (what it
-/// holds on entry does not matter).
+/// holds on entry does not matter). Only the entries of the bodies `which` names are written
+/// (with a list, it must name every body of `pairs`).
 pub fn pushed_reach(
     bodies: &[Body],
+    which: Bodies<'_>,
     reach: &[bool],
     spin: &[Real],
     pairs: &[(u32, u32)],
     settings: &crate::settings::Settings,
-    out: &mut Vec<Pushed>,
-    group: &mut Vec<u32>,
+    (out, group): (&mut Vec<Pushed>, &mut Vec<u32>),
 ) {
-    out.clear();
-    out.resize(bodies.len(), Pushed::default());
-    if !reach.iter().any(|&r| r) {
+    // Only the entries of `which` are written and read (with a list, every pair's bodies).
+    let n = bodies.len();
+    out.resize(n, Pushed::default());
+    group.resize(n, 0);
+    let mut any = false;
+    which.each(|k| {
+        out[k] = Pushed::default();
+        group[k] = k as u32;
+        any |= reach[k];
+    });
+    if !any {
         return;
     }
     let dt = settings.dt;
     // The groups of bodies with reach that are candidates of one another and move together
     // (union-find, each entry its parent; roots are their own).
-    union_find::reset(group, bodies.len());
     for &(a, b) in pairs {
         let (ia, ib) = (a as usize, b as usize);
         if !(reach[ia] || reach[ib]) {
@@ -146,14 +155,18 @@ pub fn pushed_reach(
         }
     }
     // Each group's largest push, kept at its root, then given to every member.
-    for k in (0..bodies.len()).filter(|&k| reach[k]) {
-        let r = union_find::root(group, k as u32) as usize;
-        out[r].by_any = out[r].by_any.max(out[k].by_any);
-    }
-    for k in (0..bodies.len()).filter(|&k| reach[k]) {
-        let r = union_find::root(group, k as u32) as usize;
-        out[k].by_any = out[r].by_any;
-    }
+    which.each(|k| {
+        if reach[k] {
+            let r = union_find::root(group, k as u32) as usize;
+            out[r].by_any = out[r].by_any.max(out[k].by_any);
+        }
+    });
+    which.each(|k| {
+        if reach[k] {
+            let r = union_find::root(group, k as u32) as usize;
+            out[k].by_any = out[r].by_any;
+        }
+    });
 }
 
 /// The contact the solver gets for a pair with reach: [`speculative_manifold`] when the pair is
@@ -567,19 +580,27 @@ mod tests {
         let by_moving = |out: &[Pushed]| out.iter().map(|p| p.by_moving).collect::<Vec<_>>();
         let by_any = |out: &[Pushed]| out.iter().map(|p| p.by_any).collect::<Vec<_>>();
         let reach = [true, false, false, false];
-        pushed_reach(&bodies, &reach, &spins(&bodies), &pairs, &s, &mut out, &mut Vec::new());
+        pushed_reach(
+            &bodies,
+            Bodies::All(bodies.len()),
+            &reach,
+            &spins(&bodies),
+            &pairs,
+            &s,
+            (&mut out, &mut Vec::new()),
+        );
         assert_eq!(by_moving(&out), vec![0.0, 0.5, 0.0, 0.0]);
         assert_eq!(by_any(&out), vec![0.0, 0.5, 0.0, 0.0]);
-        pushed_reach(&bodies, &[false; 4], &spins(&bodies), &pairs, &s, &mut out, &mut vec![7; 9]);
+        pushed_reach(&bodies, Bodies::All(4), &[false; 4], &spins(&bodies), &pairs, &s, (&mut out, &mut vec![7; 9]));
         assert_eq!(out, vec![Pushed::default(); 4]);
         // A body going the same way as the fast one is pushed only by what it closes on it,
         // here nothing; one coming the other way by both speeds.
         let mut with = bodies.clone();
         with[1].linvel = Vec3::X * 50.0;
-        pushed_reach(&with, &reach, &spins(&with), &pairs, &s, &mut out, &mut Vec::new());
+        pushed_reach(&with, Bodies::All(4), &reach, &spins(&with), &pairs, &s, (&mut out, &mut Vec::new()));
         assert_eq!(by_moving(&out), vec![0.0; 4]);
         with[1].linvel = Vec3::X * -10.0;
-        pushed_reach(&with, &reach, &spins(&with), &pairs, &s, &mut out, &mut Vec::new());
+        pushed_reach(&with, Bodies::All(4), &reach, &spins(&with), &pairs, &s, (&mut out, &mut Vec::new()));
         assert!((out[1].by_moving - 0.6).abs() < 1e-6, "{out:?}");
     }
 
@@ -606,11 +627,26 @@ mod tests {
         let reach = [false, true, true, true, true];
         let pairs = [(0, 1), (1, 2), (2, 3)];
         let mut out = Vec::new();
-        pushed_reach(&bodies, &reach, &spins(&bodies), &pairs, &s, &mut out, &mut Vec::new());
+        pushed_reach(
+            &bodies,
+            Bodies::All(bodies.len()),
+            &reach,
+            &spins(&bodies),
+            &pairs,
+            &s,
+            (&mut out, &mut Vec::new()),
+        );
         for (k, p) in out.iter().enumerate().take(4).skip(1) {
             assert!((p.by_any - 0.15).abs() < 1e-6 && p.by_moving == 0.0, "#{k}: {p:?}");
         }
         assert_eq!(out[0], Pushed::default());
         assert_eq!(out[4], Pushed::default());
+        // For the bodies of the pairs alone, over what an earlier step left in the lists: the
+        // same pushes for them.
+        let stale = Pushed { by_moving: 9.0, by_any: 9.0 };
+        let (mut listed, mut group) = (vec![stale; 5], vec![3; 5]);
+        let which = Bodies::Listed(&[0, 1, 2, 3]);
+        pushed_reach(&bodies, which, &reach, &spins(&bodies), &pairs, &s, (&mut listed, &mut group));
+        assert_eq!(listed[..4], out[..4]);
     }
 }

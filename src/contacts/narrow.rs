@@ -9,7 +9,7 @@ use crate::dynamics::solver::Contact;
 use crate::dynamics::{Body, BodyKind, Rotations};
 use crate::math::Real;
 use crate::narrowphase::{self, Manifold, Tolerance};
-use crate::parallel::{self, Crew};
+use crate::parallel::{self, Bodies, Crew};
 use crate::settings::Settings;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -209,6 +209,10 @@ fn bounds_apart(a: &Body, b: &Body, radii: (Real, Real), tol: Tolerance) -> bool
 /// 2 threads: the narrow phase 44–45 ms with 4 runs per thread, 39–40 with 16 or 32).
 const RUNS_PER_THREAD: usize = 16;
 
+/// Fewer than one pair per this many bodies is few: the per-body records are then made for the
+/// bodies of the pairs alone.
+const FEW_PAIRS: usize = 8;
+
 /// The relative room [`bounds_apart`] leaves for rounding in the shape tests.
 const BOUNDS_SLACK: Real = 1e-3;
 
@@ -225,22 +229,43 @@ impl ContactStore {
             self.pair_cache.clear();
             return 0;
         }
-        // Each body's turn once a step (every entry is written).
-        self.spin.resize(bodies.len(), 0.0);
-        parallel::fill(crew, &mut self.spin[..], parallel::BODY_BLOCK, |r, out| {
-            for (o, k) in out.iter_mut().zip(r) {
-                *o = ccd::spin_reach(&bodies[k], settings.dt);
+        // With few pairs among many bodies (a ball rolling past a pile asleep) the per-body
+        // records are made for the bodies of the pairs alone: no other body's is read.
+        let which = match pairs.len() * FEW_PAIRS < bodies.len() {
+            true => {
+                let used = &mut self.pair_bodies;
+                used.clear();
+                used.extend(pairs.iter().flat_map(|&(a, b)| [a, b]));
+                used.sort_unstable();
+                used.dedup();
+                Bodies::Listed(used)
             }
-        });
-        ccd::pushed_reach(bodies, reach, &self.spin, pairs, settings, &mut self.pushed, &mut self.push_groups);
-        // Every entry is written below.
+            false => Bodies::All(bodies.len()),
+        };
+        // Each body's turn once a step.
+        self.spin.resize(bodies.len(), 0.0);
+        match which {
+            Bodies::Listed(used) => {
+                used.iter().for_each(|&k| self.spin[k as usize] = ccd::spin_reach(&bodies[k as usize], settings.dt))
+            }
+            Bodies::All(_) => parallel::fill(crew, &mut self.spin[..], parallel::BODY_BLOCK, |r, out| {
+                for (o, k) in out.iter_mut().zip(r) {
+                    *o = ccd::spin_reach(&bodies[k], settings.dt);
+                }
+            }),
+        }
+        ccd::pushed_reach(bodies, which, reach, &self.spin, pairs, settings, (&mut self.pushed, &mut self.push_groups));
         self.pair_info.resize(bodies.len(), BodyInfo::default());
         let (pushed, spin) = (&self.pushed, &self.spin);
-        parallel::fill(crew, &mut self.pair_info[..], parallel::BODY_BLOCK, |r, out| {
-            for (o, k) in out.iter_mut().zip(r) {
-                *o = BodyInfo::new(&bodies[k], (reach[k], swept[k]), pushed[k].by_any, spin[k]);
-            }
-        });
+        let info = |k: usize| BodyInfo::new(&bodies[k], (reach[k], swept[k]), pushed[k].by_any, spin[k]);
+        match which {
+            Bodies::Listed(used) => used.iter().for_each(|&k| self.pair_info[k as usize] = info(k as usize)),
+            Bodies::All(_) => parallel::fill(crew, &mut self.pair_info[..], parallel::BODY_BLOCK, |r, out| {
+                for (o, k) in out.iter_mut().zip(r) {
+                    *o = BodyInfo::new(&bodies[k], (reach[k], swept[k]), pushed[k].by_any, spin[k]);
+                }
+            }),
+        }
         let test = PairTest {
             bodies,
             info: &self.pair_info,

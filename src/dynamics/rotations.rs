@@ -2,7 +2,7 @@
 //! for (the narrow phase's box–box pairs, the solver's world inertia) and for no other.
 
 use super::Body;
-use crate::parallel::Crew;
+use crate::parallel::{Bodies, Crew};
 use glam::Mat3A;
 
 #[derive(Clone, Debug, Default)]
@@ -17,7 +17,24 @@ impl Rotations {
     /// one is a bug, caught in debug builds.
     /// Blocks of bodies are shared among `crew`'s threads.
     pub fn build(&mut self, bodies: &[Body], read: impl Fn(&Body) -> bool + Sync, crew: Option<&Crew>) {
+        self.build_among(bodies, Bodies::All(bodies.len()), read, crew);
+    }
+
+    /// [`Rotations::build`] among the bodies `which` names: those of them `read` selects.
+    pub fn build_among(
+        &mut self,
+        bodies: &[Body],
+        which: Bodies<'_>,
+        read: impl Fn(&Body) -> bool + Sync,
+        crew: Option<&Crew>,
+    ) {
         self.mats.resize(bodies.len(), Mat3A::IDENTITY);
+        if let Bodies::Listed(list) = which {
+            for &i in list.iter().filter(|&&i| read(&bodies[i as usize])) {
+                self.mats[i as usize] = Mat3A::from_quat(bodies[i as usize].pose.rotation);
+            }
+            return;
+        }
         crate::parallel::fill(crew, &mut self.mats[..], crate::parallel::BODY_BLOCK, |r, out| {
             for (m, b) in out.iter_mut().zip(&bodies[r]).filter(|(_, b)| read(b)) {
                 *m = Mat3A::from_quat(b.pose.rotation);

@@ -5,7 +5,7 @@ use super::{BODY_BLOCK, StepProfile, StepState, World};
 use crate::ccd::{self, CcdMode, CcdMotion, ToiEvent};
 use crate::debug_draw::{DebugDraw, DrawCategory};
 use crate::math::Vec3;
-use crate::parallel;
+use crate::parallel::{self, Bodies};
 use crate::timer::Laps;
 
 /// Which bodies CCD handles this step, and what it did in the last.
@@ -37,16 +37,35 @@ impl World {
         // without reading the body.
         let resting = self.idle.resting(n);
         let rests = |i: usize| resting.get(i).copied().unwrap_or(false);
-        parallel::fill(crew, (&mut self.ccd.fast[..], &mut self.ccd.reach[..]), BODY_BLOCK, |r, (fast, reach)| {
-            for (k, i) in r.enumerate() {
-                let b = &bodies[i];
-                (fast[k], reach[k]) = if rests(i) {
-                    (false, false)
-                } else {
-                    (ccd::needs_ccd(b, settings), ccd::needs_reach(b, settings))
-                };
+        // (`StepState::movers`, borrowed field by field beside the spins below.)
+        let which = if st.few_movers { Bodies::Listed(&st.lists.movers) } else { Bodies::All(n) };
+        if let Bodies::Listed(_) = which {
+            // The others rest.
+            self.ccd.fast.fill(false);
+            self.ccd.reach.fill(false);
+        }
+        // (A function, inlined at both calls.)
+        #[inline(always)]
+        fn flags(b: &crate::dynamics::Body, rests: bool, settings: &crate::settings::Settings) -> (bool, bool) {
+            match rests {
+                true => (false, false),
+                false => (ccd::needs_ccd(b, settings), ccd::needs_reach(b, settings)),
             }
-        });
+        }
+        match which {
+            Bodies::Listed(movers) => movers.iter().for_each(|&i| {
+                (self.ccd.fast[i as usize], self.ccd.reach[i as usize]) =
+                    flags(&bodies[i as usize], rests(i as usize), settings);
+            }),
+            Bodies::All(_) => {
+                let out = (&mut self.ccd.fast[..], &mut self.ccd.reach[..]);
+                parallel::fill(crew, out, BODY_BLOCK, |r, (fast, reach)| {
+                    for (k, i) in r.enumerate() {
+                        (fast[k], reach[k]) = flags(&bodies[i], rests(i), settings);
+                    }
+                });
+            }
+        }
         // With CCD on, a body that turns faster than its speculative rows describe is swept
         // too (`ccd::turns_past_rows`), also one slow enough to have no reach (a small body
         // spinning against a wall).
@@ -57,44 +76,59 @@ impl World {
         }
         spins.resize(n, Vec3::ZERO);
         // A body asleep does not turn; a static body's spin is never read.
-        parallel::fill(crew, &mut spins[..], BODY_BLOCK, |r, out| {
-            for (k, i) in r.enumerate() {
-                out[k] = if rests(i) { Vec3::ZERO } else { bodies[i].angvel };
-            }
-        });
+        if let Bodies::Listed(_) = which {
+            spins.fill(Vec3::ZERO);
+        }
+        which.fill(crew, spins, |i| if rests(i) { Vec3::ZERO } else { bodies[i].angvel });
     }
 
     /// Sweeps the fast and fast-turning bodies from their start poses and stops them at their
     /// first impact. With CCD on, the time since the last lap counts as CCD.
     pub(super) fn time_of_impact(&mut self, st: &mut StepState, p: &mut StepProfile, laps: &mut Laps) {
-        let lists = &mut st.lists;
-        lists.turning.clear();
+        st.lists.turning.clear();
         if self.settings.ccd == CcdMode::Off {
             return;
         }
         let (bodies, settings, crew) = (&self.bodies, &self.settings, st.crew.as_ref());
-        lists.turning.resize(bodies.len(), false);
-        let (starts, spins) = (self.guard.start_poses(), &lists.start_spins);
+        let n = bodies.len();
+        // The bodies that may have moved (`StepState::movers_after_wake`, borrowed field by
+        // field beside the lists below).
+        let which = if st.few_movers && !st.woke { Bodies::Listed(&st.lists.movers) } else { Bodies::All(n) };
+        let lists = (&mut st.lists.turning, &mut st.lists.by_kinematic, &mut st.lists.contact_marks);
+        let (turning, touched, marks) = lists;
+        turning.resize(n, false);
+        let (starts, spins) = (self.guard.start_poses(), &st.lists.start_spins);
         // Bodies at rest since the broad phase (when no body woke in the step) neither turn nor
         // leave their rows.
-        let resting = if st.woke { &[][..] } else { self.idle.resting(bodies.len()) };
+        let resting = if st.woke { &[][..] } else { self.idle.resting(n) };
         let rests = |i: usize| resting.get(i).copied().unwrap_or(false);
-        parallel::fill(crew, &mut lists.turning[..], BODY_BLOCK, |r, out| {
-            for (k, o) in r.zip(out) {
-                *o = !rests(k) && ccd::turns_past_rows(&bodies[k], starts[k].rotation, spins[k], settings);
-            }
+        which.fill(crew, turning, |k| {
+            !rests(k) && ccd::turns_past_rows(&bodies[k], starts[k].rotation, spins[k], settings)
         });
         // And bodies the solver drove through their rows against static bodies, or out of
         // the box their pairs were found in.
         let (contacts, aabbs) = (self.contacts.contacts(), &self.aabbs);
-        let (turning, touched, marks) = (&mut lists.turning, &mut lists.by_kinematic, &mut lists.contact_marks);
-        ccd::left_their_rows(bodies, starts, contacts, aabbs, settings.slop, turning, touched, marks, resting, crew);
-        if self.ccd.fast.iter().chain(&lists.turning).any(|&f| f) {
+        ccd::left_their_rows(
+            bodies,
+            starts,
+            contacts,
+            aabbs,
+            settings.slop,
+            turning,
+            touched,
+            marks,
+            (resting, which),
+            crew,
+        );
+        let mut swept = false;
+        which.each(|i| swept |= self.ccd.fast[i] || turning[i]);
+        if swept {
+            st.swept = true;
             p.toi_events = ccd::resolve_toi(
                 &mut self.bodies,
                 self.guard.start_poses(),
                 &self.ccd.fast,
-                &lists.turning,
+                &st.lists.turning,
                 self.broad_phase.as_ref(),
                 &self.aabbs,
                 &self.settings,
@@ -105,7 +139,8 @@ impl World {
             );
             // It wakes the bodies it moves, which may fall asleep again in the step.
             self.idle.forget_boxes();
-            self.guard.check(&mut self.bodies, self.step_count + 1, "ccd", st.crew.as_ref());
+            let all = Bodies::All(self.bodies.len());
+            self.guard.check(&mut self.bodies, self.step_count + 1, "ccd", st.crew.as_ref(), all);
             self.contacts.forget_impulses_of(&self.guard.frozen());
         }
         laps.lap(&mut p.ccd_ms);

@@ -4,7 +4,7 @@
 
 use crate::dynamics::{Body, BodyKind};
 use crate::math::Pose;
-use crate::parallel::{self, BODY_BLOCK, Crew};
+use crate::parallel::{self, BODY_BLOCK, Bodies, Crew};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A body whose state became non-finite, and where.
@@ -66,13 +66,14 @@ impl Guard {
     ///
     /// Without an edit since the last step (`edited` false) every state is as that step's checks
     /// left it, so none is checked again, and a body known to rest since (`resting`, per body or
-    /// empty) keeps the start pose it has: it has not moved.
+    /// empty) keeps the start pose it has: it has not moved. `which` lists the bodies not
+    /// known to rest, when few, or is all of them.
     pub(super) fn begin(
         &mut self,
         bodies: &mut [Body],
         step: u64,
         crew: Option<&Crew>,
-        (edited, resting): (bool, &[bool]),
+        (edited, resting, which): (bool, &[bool], Bodies<'_>),
     ) {
         self.faults.clear();
         if edited {
@@ -82,6 +83,11 @@ impl Guard {
         let n = bodies.len();
         let keep = !edited && resting.len() == n && self.start.len() == n;
         self.start.resize(n, Pose::IDENTITY);
+        if keep && matches!(which, Bodies::Listed(_)) {
+            // The others rest: they keep theirs.
+            which.fill(crew, &mut self.start, |i| bodies[i].pose);
+            return;
+        }
         parallel::fill(crew, &mut self.start[..], BODY_BLOCK, |r, out| {
             for (k, i) in r.enumerate() {
                 if !(keep && resting[i]) {
@@ -101,8 +107,21 @@ impl Guard {
     /// of the step, at rest, static.
     /// The bodies are read on the crew's threads; the rare body that fails is frozen on this one.
     /// Static and sleeping bodies are not read: no phase writes their state, and the step's
-    /// first check ([`Guard::begin`]) or an earlier step's saw it.
-    pub(super) fn check(&mut self, bodies: &mut [Body], step: u64, phase: &'static str, crew: Option<&Crew>) {
+    /// first check ([`Guard::begin`]) or an earlier step's saw it; nor, when `which` lists the
+    /// bodies that may have moved in the step, any other.
+    pub(super) fn check(
+        &mut self,
+        bodies: &mut [Body],
+        step: u64,
+        phase: &'static str,
+        crew: Option<&Crew>,
+        which: Bodies<'_>,
+    ) {
+        if let Bodies::Listed(list) = which
+            && list.iter().all(|&i| state_finite(&bodies[i as usize]))
+        {
+            return;
+        }
         self.freeze_non_finite(bodies, step, phase, crew, true);
     }
 
@@ -180,9 +199,9 @@ mod tests {
         let mut bodies =
             vec![Body::new(BodyKind::Dynamic, Shape::sphere(0.5), Pose::default(), Material::default()); 3];
         let mut g = super::Guard::default();
-        g.begin(&mut bodies, 1, None, (true, &[]));
+        g.begin(&mut bodies, 1, None, (true, &[], crate::parallel::Bodies::All(3)));
         bodies[1].linvel.x = f32::NAN;
-        g.check(&mut bodies, 1, "solve", None);
+        g.check(&mut bodies, 1, "solve", None, crate::parallel::Bodies::All(3));
         let imp =
             [CachedImpulse { id: 0, normal: f32::NAN, ..Default::default() }; crate::narrowphase::MAX_MANIFOLD_POINTS];
         let cache = crate::dynamics::solver::WarmCache::new(

@@ -52,7 +52,7 @@ use crate::dynamics::{Body, BodyKind, Rotations};
 use crate::geometry::{Aabb, Ray, RayHit, Shape};
 use crate::math::{Real, Vec3};
 use crate::narrowphase::{self, MAX_MANIFOLD_POINTS, NarrowPhaseKind};
-use crate::parallel::{self, BODY_BLOCK, Crew, Threads};
+use crate::parallel::{self, BODY_BLOCK, Bodies, Crew, Threads};
 
 /// Most candidate pairs one step takes to the narrow phase. A step's memory grows with its pairs
 /// (a manifold and solver rows each, about 700 bytes); a scene that piles thousands of bodies
@@ -159,6 +159,14 @@ struct StepState {
     woke: bool,
     /// Nothing could move: the solver and the sleep update did not run.
     still: bool,
+    /// `lists.movers` holds the bodies not at rest when the step began, and they are few
+    /// ([`FEW_MOVERS`]): the per-body passes visit them alone.
+    few_movers: bool,
+    /// The broad phase made the boxes of those few movers alone and kept every other body's
+    /// (all rested at the last update and still do).
+    kept_resting: bool,
+    /// The time-of-impact pass ran.
+    swept: bool,
 }
 
 /// The working lists of a step, kept from step to step so that a step allocates none once the
@@ -176,6 +184,9 @@ struct StepLists {
     contact_marks: Vec<u32>,
     /// The sleep update's islands.
     sleep: sleep::SleepLists,
+    /// The bodies not at rest (neither static nor asleep, nor known to be) when the step began,
+    /// ascending, when few (`StepState::few_movers`).
+    movers: Vec<u32>,
 }
 
 impl Clone for StepLists {
@@ -195,7 +206,30 @@ impl StepState {
     fn shared(&self, pairs: usize, min: usize) -> Option<&Crew> {
         self.crew.as_ref().filter(|_| pairs >= min)
     }
+
+    /// The bodies a per-body pass over those that may have moved since the step began visits:
+    /// the few movers alone, or all `n`. Before any body woke in the step (the broad phase,
+    /// the narrow phase), or where a wake is accounted for.
+    fn movers(&self, n: usize) -> Bodies<'_> {
+        match self.few_movers {
+            true => Bodies::Listed(&self.lists.movers),
+            false => Bodies::All(n),
+        }
+    }
+
+    /// [`StepState::movers`] after the solver: all bodies once one woke, or once the
+    /// time-of-impact pass ran (it wakes what it strikes).
+    fn movers_after_wake(&self, n: usize) -> Bodies<'_> {
+        match self.woke || self.swept {
+            true => Bodies::All(n),
+            false => self.movers(n),
+        }
+    }
 }
+
+/// Fewer bodies not at rest than one in this many are few: the step's per-body passes then
+/// visit them alone (a ball rolling past a pile asleep).
+const FEW_MOVERS: usize = 8;
 
 impl World {
     /// An empty world with these settings.
@@ -529,14 +563,22 @@ impl World {
         self.ccd.events.clear();
         // Counted by the bodies that can move: in a world mostly asleep a body at rest costs each
         // per-body pass a few instructions, less than handing its block to another thread.
-        let resting = self.idle.resting(self.bodies.len());
-        let moving = match resting.len() == self.bodies.len() {
+        let n = self.bodies.len();
+        let resting = self.idle.resting(n);
+        let mut lists = std::mem::take(&mut self.lists);
+        let moving = match resting.len() == n {
             true => resting.iter().filter(|&&r| !r).count(),
             false => self.bodies.iter().filter(|b| b.kind != BodyKind::Static && !b.asleep).count(),
         };
+        let few_movers = resting.len() == n && moving * FEW_MOVERS < n;
+        lists.movers.clear();
+        if few_movers {
+            lists.movers.extend(resting.iter().enumerate().filter(|(_, r)| !**r).map(|(i, _)| i as u32));
+        }
         let crew = if moving * 2 >= self.parallel_min_pairs { self.threads.crew() } else { None };
-        self.guard.begin(&mut self.bodies, self.step_count + 1, crew.as_ref(), (edited, resting));
-        StepState { crew, lists: std::mem::take(&mut self.lists), ..StepState::default() }
+        let which = if few_movers { Bodies::Listed(&lists.movers) } else { Bodies::All(n) };
+        self.guard.begin(&mut self.bodies, self.step_count + 1, crew.as_ref(), (edited, resting, which));
+        StepState { crew, lists, few_movers, ..StepState::default() }
     }
 
     /// The contact manifold of every candidate pair (with speculative points for pairs that
@@ -586,7 +628,9 @@ impl World {
         let free = Solver::free(self.contacts.contacts(), &self.joints);
         if (!st.quiet || st.woke) && !free {
             let built = |b: &Body| st.boxes_read_rotations && is_cuboid(b);
-            self.rotations.build(&self.bodies, |b| b.is_dynamic() && !b.asleep && !built(b), st.crew.as_ref());
+            let which = st.movers_after_wake(self.bodies.len());
+            let read = |b: &Body| b.is_dynamic() && !b.asleep && !built(b);
+            self.rotations.build_among(&self.bodies, which, read, st.crew.as_ref());
         }
         let crew = st.shared(self.pairs.len(), self.parallel_min_pairs);
         let ctx = StepContext::new(&self.settings);
@@ -594,11 +638,15 @@ impl World {
         let (bodies, joints) = (&mut self.bodies, &mut self.joints);
         // Bodies woken since the broad phase have changed: with a wake, none is known unchanged.
         let unchanged = if st.woke { &[][..] } else { self.idle.unchanged() };
-        let still = Still { step: self.step_count + 1, unchanged };
+        // With the boxes of the movers alone made (`StepState::kept_resting`), they are the
+        // bodies not unchanged.
+        let moved = (st.kept_resting && !st.woke).then_some(&st.lists.movers[..]);
+        let still = Still { step: self.step_count + 1, unchanged, moved };
         let times = self.solver.step(bodies, input, &ctx, &self.rotations, crew, joints, laps, still);
         p.solve_ms += times.solve_ms;
         p.integrate_ms += times.integrate_ms;
-        self.guard.check(&mut self.bodies, self.step_count + 1, "solve", st.crew.as_ref());
+        let moved = st.movers_after_wake(self.bodies.len());
+        self.guard.check(&mut self.bodies, self.step_count + 1, "solve", st.crew.as_ref(), moved);
         self.contacts.forget_impulses_of(&self.guard.frozen());
         self.joints.forget_impulses_of(&self.guard.frozen());
     }
@@ -608,8 +656,19 @@ impl World {
     fn update_sleep(&mut self, st: &mut StepState, reused: bool) {
         if self.settings.sleeping {
             if !st.still {
-                let lists = &mut st.lists.sleep;
-                sleep::update(&mut self.bodies, self.contacts.contacts(), &self.joints, &self.settings, lists);
+                // The movers, when no kinematic body is among them (it can join bodies asleep
+                // into an island without waking them).
+                let n = self.bodies.len();
+                let mut lists = std::mem::take(&mut st.lists.sleep);
+                let which = match st.movers_after_wake(n) {
+                    Bodies::Listed(list) if list.iter().all(|&i| self.bodies[i as usize].kind == BodyKind::Dynamic) => {
+                        Bodies::Listed(list)
+                    }
+                    _ => Bodies::All(n),
+                };
+                let (contacts, joints, settings) = (self.contacts.contacts(), &self.joints, &self.settings);
+                sleep::update(&mut self.bodies, contacts, joints, settings, &mut lists, which);
+                st.lists.sleep = lists;
             }
         } else if self.bodies.iter().any(|b| b.asleep) {
             self.idle.forget_boxes();

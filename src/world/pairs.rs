@@ -39,32 +39,43 @@ impl World {
             self.aabbs.resize(n, Aabb::EMPTY);
             // A body that stayed still since its box was made keeps it (in a pile asleep, most).
             let (held, still, unchanged) = self.idle.still_boxes(n, margin);
-            let out = (&mut self.aabbs[..], still, unchanged);
-            parallel::fill(st.crew.as_ref(), out, BODY_BLOCK, |r, (out, still, unchanged)| {
-                for (k, i) in r.enumerate() {
-                    let b = &bodies[i];
-                    let (swept, at_rest) = (swept(i), b.kind == BodyKind::Static || b.asleep);
-                    let kept = held && still[k];
-                    still[k] = at_rest && !swept;
-                    unchanged[k] = kept && still[k];
-                    if unchanged[k] {
-                        continue;
+            st.kept_resting = held && st.few_movers;
+            match st.movers(n) {
+                // The others rested at the last update and still do (nothing woke them, and
+                // a body at rest is not swept): their boxes are kept.
+                Bodies::Listed(movers) if held => {
+                    unchanged.fill(true);
+                    for i in movers.iter().map(|&i| i as usize) {
+                        let (still, unchanged, out) = (&mut still[i], &mut unchanged[i], &mut self.aabbs[i]);
+                        make_box(&bodies[i], swept(i), held, (dt, margin), still, unchanged, out);
                     }
-                    // Fast bodies are found by everything along the path they may take this
-                    // step (the time-of-impact pass queries these boxes for what a sweep can
-                    // meet).
-                    out[k] = if swept { ccd::swept_aabb(b, dt) } else { b.aabb() }.expanded(margin);
                 }
-            });
-            if ccd_mode != CcdMode::Off {
-                // The sweeps of the bodies with reach, for drawing.
-                for (i, b) in bodies.iter().enumerate().filter(|&(i, _)| self.ccd.reach[i]) {
-                    let (from, to) = (b.pose, ccd::predicted_pose(b, dt));
-                    self.ccd.motions.push(CcdMotion { body: i as u32, from, to, aabb: self.aabbs[i] });
+                _ => {
+                    let out = (&mut self.aabbs[..], still, unchanged);
+                    parallel::fill(st.crew.as_ref(), out, BODY_BLOCK, |r, out| {
+                        let (aabbs, still, unchanged) = out;
+                        for (k, i) in r.enumerate() {
+                            let (still, unchanged, out) = (&mut still[k], &mut unchanged[k], &mut aabbs[k]);
+                            make_box(&bodies[i], swept(i), held, (dt, margin), still, unchanged, out);
+                        }
+                    });
                 }
             }
+            if ccd_mode != CcdMode::Off {
+                // The sweeps of the bodies with reach, for drawing.
+                st.movers(n).each(|i| {
+                    if self.ccd.reach[i] {
+                        let (from, to) = (bodies[i].pose, ccd::predicted_pose(&bodies[i], dt));
+                        self.ccd.motions.push(CcdMotion { body: i as u32, from, to, aabb: self.aabbs[i] });
+                    }
+                });
+            }
             let params = BroadPhaseParams { grid_cell_size: self.settings.grid_cell_size };
-            p.broad = self.broad_phase.update(&self.aabbs, &params, &mut self.pairs);
+            p.broad = match st.kept_resting {
+                // Every box but the movers' is the one the last update saw.
+                true => self.broad_phase.update_changed(&self.aabbs, &params, &st.lists.movers, &mut self.pairs),
+                false => self.broad_phase.update(&self.aabbs, &params, &mut self.pairs),
+            };
             self.indexed = self.aabbs.len();
             if st.quiet {
                 self.idle.keep(&self.pairs, p.broad);
@@ -80,5 +91,30 @@ impl World {
         }
         p.broad_phase = self.broad_phase.resolved();
         p.pairs = self.pairs.len() as u32;
+    }
+}
+
+/// A body's box and flags for the step's update (`IdlePairs::still_boxes`): `still` (made while
+/// static or asleep and not swept) and `unchanged` (kept: `still` now and when last made, while
+/// the kept boxes are `held`); the box is made afresh unless kept, swept along the body's path
+/// when `swept`, grown by the margin.
+#[inline(always)]
+fn make_box(
+    b: &Body,
+    swept: bool,
+    held: bool,
+    (dt, margin): (Real, Real),
+    still: &mut bool,
+    unchanged: &mut bool,
+    out: &mut Aabb,
+) {
+    let at_rest = b.kind == BodyKind::Static || b.asleep;
+    let kept = held && *still;
+    *still = at_rest && !swept;
+    *unchanged = kept && *still;
+    if !*unchanged {
+        // Fast bodies are found by everything along the path they may take this step (the
+        // time-of-impact pass queries these boxes for what a sweep can meet).
+        *out = if swept { ccd::swept_aabb(b, dt) } else { b.aabb() }.expanded(margin);
     }
 }

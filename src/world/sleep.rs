@@ -5,6 +5,7 @@ use crate::dynamics::joints::Joints;
 use crate::dynamics::solver::Contact;
 use crate::dynamics::{Body, BodyKind};
 use crate::math::Vec3;
+use crate::parallel::Bodies;
 use crate::settings::Settings;
 use crate::union_find;
 
@@ -19,16 +20,20 @@ pub(super) struct SleepLists {
 }
 
 /// Union-find over contacts and joints between non-static bodies: each body's island root,
-/// written to `parent`.
-fn islands(bodies: &[Body], contacts: &[Contact], joints: &Joints, parent: &mut Vec<u32>) {
-    union_find::reset(parent, bodies.len());
+/// written to `parent`. With a list of the bodies that can be awake (`which`, see [`update`]),
+/// only theirs: a link between bodies asleep is skipped, and no other entry is written.
+fn islands(bodies: &[Body], contacts: &[Contact], joints: &Joints, parent: &mut Vec<u32>, which: Bodies<'_>) {
+    parent.resize(bodies.len(), 0);
+    which.each(|k| parent[k] = k as u32);
+    let listed = matches!(which, Bodies::Listed(_));
     for (a, b) in contacts.iter().map(|c| (c.a, c.b)).chain(joints.links()) {
-        if bodies[a as usize].kind == BodyKind::Static || bodies[b as usize].kind == BodyKind::Static {
+        let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
+        if ba.kind == BodyKind::Static || bb.kind == BodyKind::Static || (listed && (ba.asleep || bb.asleep)) {
             continue;
         }
         union_find::join(parent, a, b);
     }
-    union_find::flatten(parent);
+    which.each(|k| parent[k] = union_find::root(parent, k as u32));
 }
 
 /// Whether a body can disturb a sleeping neighbour: awake and dynamic, or kinematic and moving.
@@ -72,36 +77,46 @@ pub(super) fn wake_touched(bodies: &mut [Body], contacts: &[Contact], joints: &J
 }
 
 /// Advances sleep timers and puts islands whose every body has rested `sleep_time` to sleep.
+/// `which` is every body, or lists the bodies that can be awake: dynamic ones (no kinematic
+/// body), each other body static or asleep, none of them touching or jointed to a listed body
+/// awake (it would have been woken).
 pub(super) fn update(
     bodies: &mut [Body],
     contacts: &[Contact],
     joints: &Joints,
     settings: &Settings,
     lists: &mut SleepLists,
+    which: Bodies<'_>,
 ) {
     let dt = settings.dt;
-    for b in bodies.iter_mut().filter(|b| b.is_dynamic() && !b.asleep) {
-        // Spin counts by the speed it gives the body's farthest point, so a large slow roll and a
-        // small fast spin are judged alike (Box2D's rule): a capsule rolling at 1 cm/s rests.
-        let spin = b.angvel.length() * b.shape.bounding_radius();
-        let resting = b.linvel.length() < settings.sleep_speed && spin < settings.sleep_speed;
-        b.sleep_time = if resting { b.sleep_time + dt } else { 0.0 };
-    }
+    which.each(|i| {
+        let b = &mut bodies[i];
+        if b.is_dynamic() && !b.asleep {
+            // Spin counts by the speed it gives the body's farthest point, so a large slow roll
+            // and a small fast spin are judged alike (Box2D's rule): a capsule rolling at 1 cm/s
+            // rests.
+            let spin = b.angvel.length() * b.shape.bounding_radius();
+            let resting = b.linvel.length() < settings.sleep_speed && spin < settings.sleep_speed;
+            b.sleep_time = if resting { b.sleep_time + dt } else { 0.0 };
+        }
+    });
     let SleepLists { root, min_time } = lists;
-    islands(bodies, contacts, joints, root);
+    islands(bodies, contacts, joints, root, which);
     // An island may sleep only if every member rests; a moving kinematic member keeps it awake.
-    min_time.clear();
     min_time.resize(bodies.len(), f32::INFINITY);
-    for (i, b) in bodies.iter().enumerate() {
+    which.each(|i| min_time[i] = f32::INFINITY);
+    which.each(|i| {
+        let b = &bodies[i];
         let t = match b.kind {
             BodyKind::Dynamic if !b.asleep => b.sleep_time,
             BodyKind::Kinematic if disturbs(b) => 0.0,
-            _ => continue,
+            _ => return,
         };
         let r = root[i] as usize;
         min_time[r] = min_time[r].min(t);
-    }
-    for (i, b) in bodies.iter_mut().enumerate() {
+    });
+    which.each(|i| {
+        let b = &mut bodies[i];
         // Every member must have rested at least one step: a `sleep_time` of 0 means "as soon as
         // the island rests", never "at once".
         let rested = min_time[root[i] as usize];
@@ -111,5 +126,5 @@ pub(super) fn update(
             b.linvel = Vec3::ZERO;
             b.angvel = Vec3::ZERO;
         }
-    }
+    });
 }

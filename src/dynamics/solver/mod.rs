@@ -344,6 +344,9 @@ pub struct Still<'a> {
     pub step: u64,
     /// Per body, unchanged since the last step was solved; or empty.
     pub unchanged: &'a [bool],
+    /// The bodies not `unchanged`, ascending, when few and known: every other body is static
+    /// or asleep now and was when the step began, so the per-body passes visit these alone.
+    pub moved: Option<&'a [u32]>,
 }
 
 /// A dynamic body touching one at least this many times heavier is pinched (`Solver::mark_driven`).
@@ -382,7 +385,7 @@ impl Solver {
         let mut recycled = std::mem::take(&mut self.recycled);
         self.recycle(bodies, contacts, cache, matched, &mut recycled, crew);
         let contacts = &recycled[..];
-        self.mark_driven(bodies, contacts);
+        self.mark_driven(bodies, contacts, still.moved);
         let isa = *self.isa.get_or_insert_with(Isa::best);
         self.prepare_rows(isa, bodies, contacts, (cache, matched), ctx.fall(), crew);
         self.prepare_pinned(contacts, ctx.fall());
@@ -405,17 +408,23 @@ impl Solver {
             ctx.joint_softness(),
         );
         let (list, states) = joints.parts_mut();
-        self.passes(crew, isa, ctx, states);
+        self.passes(crew, isa, ctx, states, still.moved);
         self.joints.check_breaks(list, states);
         self.store_cache(contacts, cache, crew);
         // The substeps' integration runs among the passes: it is counted with them.
         laps.lap(&mut times.solve_ms);
         let (states, motion) = (&self.states, &self.motion);
-        parallel::fill(crew, bodies, BODY_BLOCK, |r, out| {
-            for ((s, m), b) in states[r.clone()].iter().zip(&motion[r]).zip(out) {
-                finish_motion(b, s, m);
+        match still.moved {
+            // No other body moves.
+            Some(list) => {
+                list.iter().map(|&i| i as usize).for_each(|i| finish_motion(&mut bodies[i], &states[i], &motion[i]))
             }
-        });
+            None => parallel::fill(crew, bodies, BODY_BLOCK, |r, out| {
+                for ((s, m), b) in states[r.clone()].iter().zip(&motion[r]).zip(out) {
+                    finish_motion(b, s, m);
+                }
+            }),
+        }
         laps.lap(&mut times.integrate_ms);
         self.recycled = recycled;
         times
@@ -517,11 +526,15 @@ impl Solver {
     /// pass the row solved last wins, so a small body between a heavy one and the floor took the
     /// heavy body's push into the floor (a 2 t box driven at 8 m/s onto a ball on a 2 cm floor
     /// pushed it through). Their rows against bodies that do not respond get a second copy.
-    fn mark_driven(&mut self, bodies: &[Body], contacts: &[Contact]) {
+    fn mark_driven(&mut self, bodies: &[Body], contacts: &[Contact], moved: Option<&[u32]>) {
         self.driven.clear();
         self.driven.resize(bodies.len(), false);
         let driving = |b: &Body| b.kind == BodyKind::Kinematic && (b.linvel != Vec3::ZERO || b.angvel != Vec3::ZERO);
-        let kinematic = bodies.iter().any(driving);
+        // A kinematic body is never at rest: with a list of the moved bodies, it is on it.
+        let kinematic = match moved {
+            Some(list) => list.iter().any(|&i| driving(&bodies[i as usize])),
+            None => bodies.iter().any(driving),
+        };
         for c in contacts {
             let (a, b) = (c.a as usize, c.b as usize);
             if kinematic && (driving(&bodies[a]) || driving(&bodies[b])) {
@@ -590,6 +603,14 @@ impl Solver {
             &mut self.responds[..],
             &mut self.poses[..],
         );
+        if keep && let Some(list) = still.moved {
+            // The others are unchanged.
+            let (s, m, ms, rs, ps) = out;
+            for i in list.iter().map(|&i| i as usize) {
+                (s[i], m[i], ms[i], rs[i], ps[i]) = entry(i, &bodies[i]);
+            }
+            return;
+        }
         parallel::fill(crew, out, BODY_BLOCK, |r, (s, m, ms, rs, ps)| {
             for (k, i) in r.enumerate() {
                 if unchanged.get(i).copied().unwrap_or(false) {

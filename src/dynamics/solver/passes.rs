@@ -106,6 +106,7 @@ impl Solver {
         isa: wide::Isa,
         p: &StepContext,
         joint_states: &mut [JointState],
+        moved: Option<&[u32]>,
     ) {
         let threads = parallel::threads(crew);
         let mut ranges = std::mem::take(&mut self.colour_ranges);
@@ -149,7 +150,12 @@ impl Solver {
         // With few bodies moving and one thread, the per-body passes run over those alone.
         self.movers.clear();
         if threads == 1 {
-            self.movers.extend(self.motion.iter().enumerate().filter(|(_, m)| m.moves).map(|(i, _)| i as u32));
+            // (Only the bodies of `moved` can move, when it lists them.)
+            let motion = &self.motion;
+            match moved {
+                Some(list) => self.movers.extend(list.iter().filter(|&&i| motion[i as usize].moves)),
+                None => self.movers.extend(motion.iter().enumerate().filter(|(_, m)| m.moves).map(|(i, _)| i as u32)),
+            }
         }
         let sparse = threads == 1 && self.movers.len() * SPARSE_MOVERS < bodies;
         for substep in 0..p.substeps {
