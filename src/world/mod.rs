@@ -167,6 +167,8 @@ struct StepState {
     kept_resting: bool,
     /// The time-of-impact pass ran.
     swept: bool,
+    /// Of the few movers, those asleep when the step began.
+    movers_asleep_at_start: u32,
 }
 
 /// The working lists of a step, kept from step to step so that a step allocates none once the
@@ -547,8 +549,8 @@ impl World {
         self.solve(&mut st, &mut p, &mut laps);
         self.time_of_impact(&mut st, &mut p, &mut laps);
         self.update_sleep(&mut st, p.broad_phase_reused);
+        self.finish_step(p, &laps, &st);
         self.lists = st.lists;
-        self.finish_step(p, &laps);
     }
 
     /// Builds the broad phase the settings name if it changed, clears last step's CCD records,
@@ -578,7 +580,8 @@ impl World {
         let crew = if moving * 2 >= self.parallel_min_pairs { self.threads.crew() } else { None };
         let which = if few_movers { Bodies::Listed(&lists.movers) } else { Bodies::All(n) };
         self.guard.begin(&mut self.bodies, self.step_count + 1, crew.as_ref(), (edited, resting, which));
-        StepState { crew, lists, few_movers, ..StepState::default() }
+        let asleep = lists.movers.iter().filter(|&&i| self.bodies[i as usize].asleep).count() as u32;
+        StepState { crew, lists, few_movers, movers_asleep_at_start: asleep, ..StepState::default() }
     }
 
     /// The contact manifold of every candidate pair (with speculative points for pairs that
@@ -699,10 +702,25 @@ impl World {
     }
 
     /// The profile's body counts and total time; the step is done.
-    fn finish_step(&mut self, mut p: StepProfile, laps: &Laps) {
+    fn finish_step(&mut self, mut p: StepProfile, laps: &Laps, st: &StepState) {
         p.faults = self.guard.faults.len() as u32;
-        p.sleeping_bodies = self.bodies.iter().filter(|b| b.asleep).count() as u32;
-        p.awake_bodies = self.bodies.iter().filter(|b| b.is_dynamic() && !b.asleep).count() as u32;
+        let full = |bodies: &[Body]| {
+            let sleeping = bodies.iter().filter(|b| b.asleep).count() as u32;
+            (sleeping, bodies.iter().filter(|b| b.is_dynamic() && !b.asleep).count() as u32)
+        };
+        (p.sleeping_bodies, p.awake_bodies) = match st.movers_after_wake(self.bodies.len()) {
+            // No other body changed since the last step, which counted them (no edit came
+            // since: the movers are known).
+            Bodies::Listed(movers) => {
+                let asleep = movers.iter().filter(|&&i| self.bodies[i as usize].asleep).count() as u32;
+                let awake =
+                    movers.iter().filter(|&&i| self.bodies[i as usize].is_dynamic() && !self.bodies[i as usize].asleep);
+                let counts = (self.profile.sleeping_bodies + asleep - st.movers_asleep_at_start, awake.count() as u32);
+                debug_assert_eq!(counts, full(&self.bodies), "sleeping and awake bodies");
+                counts
+            }
+            Bodies::All(_) => full(&self.bodies),
+        };
         p.total_ms = laps.total_ms();
         self.profile = p;
         self.step_count += 1;

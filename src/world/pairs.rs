@@ -80,7 +80,16 @@ impl World {
             if st.quiet {
                 self.idle.keep(&self.pairs, p.broad);
             }
-            self.pairs.retain(active);
+            match st.kept_resting {
+                // Bodies still now (static or asleep, not swept) are not active: in a world
+                // mostly at rest, a pair of two such is dropped on their flags, without reading
+                // the bodies.
+                true => {
+                    let still = self.idle.resting(n);
+                    self.pairs.retain(|&(a, b)| !(still[a as usize] && still[b as usize]) && active(&(a, b)));
+                }
+                false => self.pairs.retain(active),
+            }
         }
         // Every structure returns the pairs in one canonical order (ascending), and the
         // filter keeps it, so the simulation is the same whichever structure ran.
