@@ -322,3 +322,62 @@ fn a_ball_rolling_past_a_sleeping_pile_steps_as_the_full_pipeline() {
     assert!(incremental > 150, "the pile slept and the structure was kept in {incremental} steps");
     assert!(woke, "the ball woke the pile");
 }
+
+/// A world mostly asleep with what the movers' passes must treat with care: a jointed pair
+/// asleep on the floor, a block asleep on a kinematic platform that stands still (it keeps the
+/// block's island without waking it), and two balls, one rolling into the pile and one into
+/// the jointed pair, waking them. Every step is the step of a world with sweep and prune and
+/// nothing kept, bit for bit; the steps with few movers are counted.
+#[test]
+fn a_mostly_asleep_world_with_joints_and_a_kinematic_platform_steps_as_the_full_pipeline() {
+    let scene = r#"(
+        version: 1,
+        bodies: [
+            (name: "floor", kind: Static, shape: Cuboid(half_extents: (8, 0.5, 8)), position: (0, -0.5, 0)),
+            (name: "roller", shape: Sphere(radius: 0.3), position: (-1.5, 0.3, -6), linear_velocity: (0, 0, 1)),
+            (name: "late roller", shape: Sphere(radius: 0.3), position: (5, 0.3, -7.5), linear_velocity: (0, 0, 1)),
+            (name: "platform", kind: Kinematic, shape: Cuboid(half_extents: (0.5, 0.1, 0.5)), position: (-5, 1, 5)),
+            (name: "on platform", shape: Cuboid(half_extents: (0.2, 0.2, 0.2)), position: (-5, 1.3, 5)),
+            (name: "link a", shape: Cuboid(half_extents: (0.3, 0.1, 0.1)), position: (4.7, 0.1, 0)),
+            (name: "link b", shape: Cuboid(half_extents: (0.3, 0.1, 0.1)), position: (5.3, 0.1, 0)),
+        ],
+        joints: [
+            (name: "pin", kind: Hinge(), a: "link a", b: "link b", anchor_a: (0.3, 0, 0), axis_a: (0, 0, 1)),
+        ],
+        generators: [
+            Grid(counts: (4, 5, 4), shape: Cuboid(half_extents: (0.25, 0.25, 0.25)), origin: (-1.5, 0.25, -1.5), spacing: (1, 0.5, 1)),
+        ],
+    )"#;
+    let build = |kind: BroadPhaseKind| {
+        let mut w = Scene::parse(scene, "mostly_asleep.ron").unwrap().build().unwrap();
+        let mut settings = w.settings.clone();
+        settings.broad_phase = kind;
+        w.set_settings(settings);
+        w
+    };
+    let (mut world, mut reference) = (build(BroadPhaseKind::Auto), build(BroadPhaseKind::SweepAndPrune));
+    let n = world.bodies().len();
+    let (mut few, mut slept, mut woke, mut block_asleep) = (0, [false; 2], [false; 2], true);
+    for step in 0..900 {
+        world.step();
+        reference.idle.forget();
+        reference.step();
+        assert_eq!(world.hash(), reference.hash(), "step {step}: state hash");
+        assert!(world.pairs() == reference.pairs(), "step {step}: pairs");
+        assert!(world.contacts() == reference.contacts(), "step {step}: contacts");
+        let (p, q) = (world.profile(), reference.profile());
+        assert_eq!((p.sleeping_bodies, p.awake_bodies), (q.sleeping_bodies, q.awake_bodies), "step {step}: counts");
+        let made = world.idle.unchanged().iter().filter(|&&u| !u).count();
+        few += (world.idle.unchanged().len() == n && made * 8 < n) as usize;
+        // The pair (bodies 5 and 6) and the pile (from body 7) each asleep, then woken.
+        let b = world.bodies();
+        for (k, first) in [(0, 5), (1, 7)] {
+            slept[k] |= b[first].asleep;
+            woke[k] |= slept[k] && !b[first].asleep;
+        }
+        block_asleep &= step < 60 || b[4].asleep;
+    }
+    assert!(few > 300, "the world was mostly asleep in {few} steps");
+    assert_eq!(woke, [true, true], "the balls woke the jointed pair and the pile");
+    assert!(block_asleep, "the block on the still platform slept on");
+}
