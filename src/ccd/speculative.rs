@@ -563,6 +563,14 @@ mod tests {
         }
     }
 
+    /// Every body's push ([`pushed_reach`] over all of them, with fresh working lists).
+    fn pushes(bodies: &[Body], reach: &[bool], pairs: &[(u32, u32)], s: &crate::settings::Settings) -> Vec<Pushed> {
+        let spin: Vec<Real> = bodies.iter().map(|b| spin_reach(b, s.dt)).collect();
+        let mut out = Vec::new();
+        pushed_reach(bodies, Bodies::All(bodies.len()), reach, &spin, pairs, s, (&mut out, &mut Vec::new()));
+        out
+    }
+
     /// What a fast body's box meets is pushed as far as that body closes on it in the step; a
     /// static body, and everything when nothing has reach, is not.
     #[test]
@@ -576,19 +584,10 @@ mod tests {
         let paddle = ball(BodyKind::Kinematic, 0.0).with_velocity(Vec3::X * 50.0, Vec3::ZERO);
         let bodies = [paddle, ball(BodyKind::Dynamic, 0.3), ball(BodyKind::Static, 0.6), ball(BodyKind::Dynamic, 5.0)];
         let pairs = [(0, 1), (0, 2), (1, 2)];
-        let mut out = Vec::new();
         let by_moving = |out: &[Pushed]| out.iter().map(|p| p.by_moving).collect::<Vec<_>>();
         let by_any = |out: &[Pushed]| out.iter().map(|p| p.by_any).collect::<Vec<_>>();
         let reach = [true, false, false, false];
-        pushed_reach(
-            &bodies,
-            Bodies::All(bodies.len()),
-            &reach,
-            &spins(&bodies),
-            &pairs,
-            &s,
-            (&mut out, &mut Vec::new()),
-        );
+        let mut out = pushes(&bodies, &reach, &pairs, &s);
         assert_eq!(by_moving(&out), vec![0.0, 0.5, 0.0, 0.0]);
         assert_eq!(by_any(&out), vec![0.0, 0.5, 0.0, 0.0]);
         pushed_reach(&bodies, Bodies::All(4), &[false; 4], &spins(&bodies), &pairs, &s, (&mut out, &mut vec![7; 9]));
@@ -597,10 +596,10 @@ mod tests {
         // here nothing; one coming the other way by both speeds.
         let mut with = bodies.clone();
         with[1].linvel = Vec3::X * 50.0;
-        pushed_reach(&with, Bodies::All(4), &reach, &spins(&with), &pairs, &s, (&mut out, &mut Vec::new()));
+        out = pushes(&with, &reach, &pairs, &s);
         assert_eq!(by_moving(&out), vec![0.0; 4]);
         with[1].linvel = Vec3::X * -10.0;
-        pushed_reach(&with, Bodies::All(4), &reach, &spins(&with), &pairs, &s, (&mut out, &mut Vec::new()));
+        out = pushes(&with, &reach, &pairs, &s);
         assert!((out[1].by_moving - 0.6).abs() < 1e-6, "{out:?}");
     }
 
@@ -626,16 +625,7 @@ mod tests {
         ];
         let reach = [false, true, true, true, true];
         let pairs = [(0, 1), (1, 2), (2, 3)];
-        let mut out = Vec::new();
-        pushed_reach(
-            &bodies,
-            Bodies::All(bodies.len()),
-            &reach,
-            &spins(&bodies),
-            &pairs,
-            &s,
-            (&mut out, &mut Vec::new()),
-        );
+        let out = pushes(&bodies, &reach, &pairs, &s);
         for (k, p) in out.iter().enumerate().take(4).skip(1) {
             assert!((p.by_any - 0.15).abs() < 1e-6 && p.by_moving == 0.0, "#{k}: {p:?}");
         }

@@ -273,6 +273,33 @@ fn a_sleeping_world_does_not_run_the_broad_phase() {
     assert!(p.awake_bodies > 0);
 }
 
+/// The scene twice: with the default broad phase, keeping all it can, and with sweep and prune,
+/// to be stepped with nothing kept ([`step_lockstep`]).
+fn kept_and_unkept(scene: &str) -> (World, World) {
+    let build = |kind: BroadPhaseKind| {
+        let mut w = Scene::parse(scene, "lockstep.ron").unwrap().build().unwrap();
+        let mut settings = w.settings.clone();
+        settings.broad_phase = kind;
+        w.set_settings(settings);
+        w
+    };
+    (build(BroadPhaseKind::Auto), build(BroadPhaseKind::SweepAndPrune))
+}
+
+/// Steps both worlds, the reference with nothing kept, and checks that they agree bit for bit:
+/// the settings differ in the broad phase alone.
+fn step_lockstep(world: &mut World, reference: &mut World, step: usize) {
+    world.step();
+    reference.idle.forget();
+    reference.step();
+    assert_eq!(world.hash(), reference.hash(), "step {step}: state hash");
+    assert!(world.pairs() == reference.pairs(), "step {step}: pairs");
+    assert!(world.contacts() == reference.contacts(), "step {step}: contacts");
+    assert!(world.aabbs() == reference.aabbs(), "step {step}: boxes");
+    let (p, q) = (world.profile(), reference.profile());
+    assert_eq!((p.sleeping_bodies, p.awake_bodies), (q.sleeping_bodies, q.awake_bodies), "step {step}: counts");
+}
+
 /// A ball rolling up to a pile asleep and into it: while it rolls, the default broad phase keeps
 /// its structure and tests the ball's box alone, and the bodies that stay still keep their boxes
 /// and their solver entries; the ball then wakes the cubes it strikes. Every step is the step
@@ -289,26 +316,12 @@ fn a_ball_rolling_past_a_sleeping_pile_steps_as_the_full_pipeline() {
             Grid(counts: (4, 5, 4), shape: Cuboid(half_extents: (0.25, 0.25, 0.25)), origin: (-1.5, 0.25, -1.5), spacing: (1, 0.5, 1)),
         ],
     )"#;
-    let build = |kind: BroadPhaseKind| {
-        let mut w = Scene::parse(scene, "roller.ron").unwrap().build().unwrap();
-        let mut settings = w.settings.clone();
-        settings.broad_phase = kind;
-        w.set_settings(settings);
-        w
-    };
-    let (mut world, mut reference) = (build(BroadPhaseKind::Auto), build(BroadPhaseKind::SweepAndPrune));
+    let (mut world, mut reference) = kept_and_unkept(scene);
     let n = world.bodies().len();
     let pile_asleep = |w: &World| w.bodies().iter().skip(2).all(|b| b.asleep);
     let (mut incremental, mut woke) = (0, false);
     for step in 0..500 {
-        world.step();
-        reference.idle.forget();
-        reference.step();
-        // The settings differ in the broad phase alone: all else is the same, bit for bit.
-        assert_eq!(world.hash(), reference.hash(), "step {step}: state hash");
-        assert!(world.pairs() == reference.pairs(), "step {step}: pairs");
-        assert!(world.contacts() == reference.contacts(), "step {step}: contacts");
-        assert!(world.aabbs() == reference.aabbs(), "step {step}: boxes");
+        step_lockstep(&mut world, &mut reference, step);
         if pile_asleep(&world) {
             // While the ball rolls, only its box is made, and it alone is tested: against the
             // boxes the structure answers for it, not every box.
@@ -348,25 +361,11 @@ fn a_mostly_asleep_world_with_joints_and_a_kinematic_platform_steps_as_the_full_
             Grid(counts: (4, 5, 4), shape: Cuboid(half_extents: (0.25, 0.25, 0.25)), origin: (-1.5, 0.25, -1.5), spacing: (1, 0.5, 1)),
         ],
     )"#;
-    let build = |kind: BroadPhaseKind| {
-        let mut w = Scene::parse(scene, "mostly_asleep.ron").unwrap().build().unwrap();
-        let mut settings = w.settings.clone();
-        settings.broad_phase = kind;
-        w.set_settings(settings);
-        w
-    };
-    let (mut world, mut reference) = (build(BroadPhaseKind::Auto), build(BroadPhaseKind::SweepAndPrune));
+    let (mut world, mut reference) = kept_and_unkept(scene);
     let n = world.bodies().len();
     let (mut few, mut slept, mut woke, mut block_asleep) = (0, [false; 2], [false; 2], true);
     for step in 0..900 {
-        world.step();
-        reference.idle.forget();
-        reference.step();
-        assert_eq!(world.hash(), reference.hash(), "step {step}: state hash");
-        assert!(world.pairs() == reference.pairs(), "step {step}: pairs");
-        assert!(world.contacts() == reference.contacts(), "step {step}: contacts");
-        let (p, q) = (world.profile(), reference.profile());
-        assert_eq!((p.sleeping_bodies, p.awake_bodies), (q.sleeping_bodies, q.awake_bodies), "step {step}: counts");
+        step_lockstep(&mut world, &mut reference, step);
         let made = world.idle.unchanged().iter().filter(|&&u| !u).count();
         few += (world.idle.unchanged().len() == n && made * 8 < n) as usize;
         // The pair (bodies 5 and 6) and the pile (from body 7) each asleep, then woken.
