@@ -360,17 +360,21 @@ pub enum Bodies<'a> {
 }
 
 impl Bodies<'_> {
-    /// Calls `f` with each body's index, in ascending order.
+    /// Each body's index, in ascending order.
     #[inline(always)]
-    pub fn each(self, mut f: impl FnMut(usize)) {
-        // One loop, so that `f` is inlined into one place.
+    pub fn iter(self) -> impl Iterator<Item = usize> {
+        // One loop for both, so that what runs per body is inlined into one place.
         let (count, list) = match self {
             Bodies::All(n) => (n, None),
             Bodies::Listed(list) => (list.len(), Some(list)),
         };
-        for k in 0..count {
-            f(list.map_or(k, |list| list[k] as usize));
-        }
+        (0..count).map(move |k| list.map_or(k, |list| list[k] as usize))
+    }
+
+    /// Calls `f` with each body's index, in ascending order.
+    #[inline(always)]
+    pub fn each(self, f: impl FnMut(usize)) {
+        self.iter().for_each(f);
     }
 
     /// Writes `f(k)` to `out[k]` for each body `k`: every one block by block as [`fill`] does,

@@ -3,6 +3,7 @@ use crate::debug_draw::DebugDraw;
 use crate::geometry::InvariantError;
 use crate::geometry::{Aabb, Ray};
 use crate::math::Real;
+use crate::parallel::Bodies;
 
 /// Up to this many bodies brute force is the fastest structure (its tests are a few
 /// nanoseconds each and it keeps no state).
@@ -67,7 +68,7 @@ struct Moved {
     kept: Vec<(u32, u32)>,
     kept_for: Vec<u32>,
     kept_valid: bool,
-    /// A working list of [`Moved::find_among`].
+    /// A working list of [`Moved::find`].
     scratch: Vec<u32>,
 }
 
@@ -95,60 +96,42 @@ impl Moved {
 
     /// Finds the boxes that differ from the indexed ones; false when the update cannot be
     /// kept (none kept, another body count, or more than one box in [`MOVED_SHARE`] changed).
-    fn find(&mut self, aabbs: &[Aabb]) -> bool {
+    /// With `changed` (ascending), the caller's word that only those boxes can differ from the
+    /// last call's: the boxes that differ are then among those and the ones that differed at
+    /// the last call, and no other is looked at.
+    fn find(&mut self, aabbs: &[Aabb], changed: Option<&[u32]>) -> bool {
         if self.indexed.is_empty() || self.indexed.len() != aabbs.len() {
             return false;
         }
-        let limit = aabbs.len() / MOVED_SHARE;
+        let mut seen = std::mem::take(&mut self.scratch);
+        seen.clear();
+        let look = match changed {
+            None => Bodies::All(aabbs.len()),
+            Some(changed) => {
+                merge_sorted(self.list.iter().copied(), changed.iter().copied(), &mut seen);
+                // Both lists may name a box: it is looked at once.
+                seen.dedup();
+                Bodies::Listed(&seen)
+            }
+        };
         for &i in &self.list {
             self.mark[i as usize] = false;
         }
         self.list.clear();
-        for (i, (a, b)) in aabbs.iter().zip(&self.indexed).enumerate() {
-            if !a.same_bits(b) {
-                if self.list.len() == limit {
-                    self.clear();
-                    self.skip = BUSY_SKIP;
-                    return false;
-                }
-                self.list.push(i as u32);
-                self.mark[i] = true;
-            }
-        }
-        true
-    }
-
-    /// [`Moved::find`] told that only the boxes `changed` lists (ascending) can differ from
-    /// those of the last call: the boxes that differ from the indexed ones are then among those
-    /// and the ones that differed at the last call.
-    fn find_among(&mut self, aabbs: &[Aabb], changed: &[u32]) -> bool {
-        if self.indexed.is_empty() || self.indexed.len() != aabbs.len() {
-            return false;
-        }
         let limit = aabbs.len() / MOVED_SHARE;
-        let mut seen = std::mem::take(&mut self.scratch);
-        seen.clear();
-        merge_sorted(self.list.iter().copied(), changed.iter().copied(), &mut seen);
-        self.list.clear();
-        for (k, &i) in seen.iter().enumerate() {
-            // Both lists may name a box: it is looked at once.
-            if k > 0 && seen[k - 1] == i {
-                continue;
+        let mut kept = true;
+        for i in look.iter().filter(|&i| !aabbs[i].same_bits(&self.indexed[i])) {
+            if self.list.len() == limit {
+                self.clear();
+                self.skip = BUSY_SKIP;
+                kept = false;
+                break;
             }
-            let differs = !aabbs[i as usize].same_bits(&self.indexed[i as usize]);
-            self.mark[i as usize] = differs;
-            if differs {
-                if self.list.len() == limit {
-                    self.clear();
-                    self.skip = BUSY_SKIP;
-                    self.scratch = seen;
-                    return false;
-                }
-                self.list.push(i);
-            }
+            self.list.push(i as u32);
+            self.mark[i] = true;
         }
         self.scratch = seen;
-        true
+        kept
     }
 
     /// The pairs of `aabbs` (the structure's among the unchanged boxes, and every changed box's),
@@ -272,6 +255,22 @@ impl Auto {
         self.moved.clear();
     }
 
+    /// The pairs: from the kept update while few boxes differ from it ([`Moved::find`], told
+    /// which may have `changed` if the caller knows), else from the structure's own update.
+    fn update_with(
+        &mut self,
+        aabbs: &[Aabb],
+        params: &BroadPhaseParams,
+        changed: Option<&[u32]>,
+        pairs: &mut Vec<(u32, u32)>,
+    ) -> BroadPhaseStats {
+        self.rechoose(aabbs);
+        match self.moved.find(aabbs, changed) {
+            true => self.moved.pairs(self.inner.as_ref(), aabbs, pairs),
+            false => self.full_update(aabbs, params, pairs),
+        }
+    }
+
     /// The structure's own update, kept (unless the scene is busy) for the next.
     fn full_update(
         &mut self,
@@ -298,11 +297,7 @@ impl BroadPhase for Auto {
     }
 
     fn update(&mut self, aabbs: &[Aabb], params: &BroadPhaseParams, pairs: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
-        self.rechoose(aabbs);
-        match self.moved.find(aabbs) {
-            true => self.moved.pairs(self.inner.as_ref(), aabbs, pairs),
-            false => self.full_update(aabbs, params, pairs),
-        }
+        self.update_with(aabbs, params, None, pairs)
     }
 
     fn update_changed(
@@ -312,12 +307,9 @@ impl BroadPhase for Auto {
         changed: &[u32],
         pairs: &mut Vec<(u32, u32)>,
     ) -> BroadPhaseStats {
-        self.rechoose(aabbs);
-        match self.moved.find_among(aabbs, changed) {
-            true => self.moved.pairs(self.inner.as_ref(), aabbs, pairs),
-            false => self.full_update(aabbs, params, pairs),
-        }
+        self.update_with(aabbs, params, Some(changed), pairs)
     }
+
     /// The structure's answer for the boxes it indexed, with the changed boxes tested directly.
     fn query_aabb(&self, aabbs: &[Aabb], aabb: &Aabb, out: &mut Vec<u32>) {
         let start = out.len();

@@ -63,8 +63,6 @@ pub struct ContactStore {
     spin: Vec<Real>,
     /// The working list of `ccd::pushed_reach`: per body, its group's union-find parent.
     push_groups: Vec<u32>,
-    /// The bodies of the step's pairs, ascending, when the records above are made for them alone.
-    pair_bodies: Vec<u32>,
 }
 
 /// A copy keeps the contacts, the body-pair cache and the warm-start cache; the buffers of a

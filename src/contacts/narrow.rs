@@ -29,6 +29,9 @@ pub struct NarrowInput<'a> {
     pub rotations: &'a Rotations,
     /// The settings of the step.
     pub settings: &'a Settings,
+    /// The bodies whose records the pairs read: all, or the bodies of the pairs (ascending)
+    /// when there are few pairs among many bodies (a ball rolling past a pile asleep).
+    pub which: Bodies<'a>,
 }
 
 /// One step's pair test: everything [`PairTest::process_pair`] reads besides the pair.
@@ -209,10 +212,6 @@ fn bounds_apart(a: &Body, b: &Body, radii: (Real, Real), tol: Tolerance) -> bool
 /// 2 threads: the narrow phase 44–45 ms with 4 runs per thread, 39–40 with 16 or 32).
 const RUNS_PER_THREAD: usize = 16;
 
-/// Fewer than one pair per this many bodies is few: the per-body records are then made for the
-/// bodies of the pairs alone.
-const FEW_PAIRS: usize = 8;
-
 /// The relative room [`bounds_apart`] leaves for rounding in the shape tests.
 const BOUNDS_SLACK: Real = 1e-3;
 
@@ -222,27 +221,15 @@ impl ContactStore {
     /// entries; with a crew, runs of pairs are shared among its threads. How many pairs the
     /// body-pair cache answered.
     pub fn find(&mut self, input: NarrowInput<'_>, crew: Option<&Crew>) -> u32 {
-        let NarrowInput { bodies, reach, swept, pairs, rotations, settings } = input;
+        let NarrowInput { bodies, reach, swept, pairs, rotations, settings, which } = input;
         if pairs.is_empty() {
             // No contact, and no cache entry for the next step: what testing no pair leaves.
             self.contacts.clear();
             self.pair_cache.clear();
             return 0;
         }
-        // With few pairs among many bodies (a ball rolling past a pile asleep) the per-body
-        // records are made for the bodies of the pairs alone: no other body's is read.
-        let which = match pairs.len() * FEW_PAIRS < bodies.len() {
-            true => {
-                let used = &mut self.pair_bodies;
-                used.clear();
-                used.extend(pairs.iter().flat_map(|&(a, b)| [a, b]));
-                used.sort_unstable();
-                used.dedup();
-                Bodies::Listed(used)
-            }
-            false => Bodies::All(bodies.len()),
-        };
-        // Each body's turn once a step.
+        // Each body's turn once a step, for the bodies `which` names (no other body's record is
+        // read).
         self.spin.resize(bodies.len(), 0.0);
         match which {
             Bodies::Listed(used) => {

@@ -42,19 +42,6 @@ impl Rotations {
         });
     }
 
-    /// [`Rotations::build`] for the bodies of `pairs` alone (each body's matrix may be made
-    /// more than once, the same each time): for a step whose few pairs name few of many bodies.
-    pub fn build_for_pairs(&mut self, bodies: &[Body], pairs: &[(u32, u32)], read: impl Fn(&Body) -> bool) {
-        self.mats.resize(bodies.len(), Mat3A::IDENTITY);
-        for &(a, b) in pairs {
-            for i in [a as usize, b as usize] {
-                if read(&bodies[i]) {
-                    self.mats[i] = Mat3A::from_quat(bodies[i].pose.rotation);
-                }
-            }
-        }
-    }
-
     /// Body `i`'s matrix, built this step (it has not moved since).
     #[inline]
     pub fn get(&self, i: usize, body: &Body) -> &Mat3A {

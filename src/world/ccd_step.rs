@@ -37,8 +37,7 @@ impl World {
         // without reading the body.
         let resting = self.idle.resting(n);
         let rests = |i: usize| resting.get(i).copied().unwrap_or(false);
-        // (`StepState::movers`, borrowed field by field beside the spins below.)
-        let which = if st.few_movers { Bodies::Listed(&st.lists.movers) } else { Bodies::All(n) };
+        let which = st.lists.movers.bodies(n, false);
         if let Bodies::Listed(_) = which {
             // The others rest.
             self.ccd.fast.fill(false);
@@ -91,9 +90,8 @@ impl World {
         }
         let (bodies, settings, crew) = (&self.bodies, &self.settings, st.crew.as_ref());
         let n = bodies.len();
-        // The bodies that may have moved (`StepState::movers_after_wake`, borrowed field by
-        // field beside the lists below).
-        let which = if st.few_movers && !st.woke { Bodies::Listed(&st.lists.movers) } else { Bodies::All(n) };
+        // The bodies that may have moved (the pass itself has not run yet).
+        let which = st.lists.movers.bodies(n, st.woke);
         let lists = (&mut st.lists.turning, &mut st.lists.by_kinematic, &mut st.lists.contact_marks);
         let (turning, touched, marks) = lists;
         turning.resize(n, false);

@@ -159,9 +159,6 @@ struct StepState {
     woke: bool,
     /// Nothing could move: the solver and the sleep update did not run.
     still: bool,
-    /// `lists.movers` holds the bodies not at rest when the step began, and they are few
-    /// ([`FEW_MOVERS`]): the per-body passes visit them alone.
-    few_movers: bool,
     /// The broad phase made the boxes of those few movers alone and kept every other body's
     /// (all rested at the last update and still do).
     kept_resting: bool,
@@ -186,9 +183,40 @@ struct StepLists {
     contact_marks: Vec<u32>,
     /// The sleep update's islands.
     sleep: sleep::SleepLists,
-    /// The bodies not at rest (neither static nor asleep, nor known to be) when the step began,
-    /// ascending, when few (`StepState::few_movers`).
-    movers: Vec<u32>,
+    /// The bodies not at rest when the step began, when few.
+    movers: Movers,
+    /// The bodies of the step's pairs, ascending, when there are few pairs ([`FEW_PAIRS`]).
+    pair_bodies: Vec<u32>,
+}
+
+/// The bodies not at rest (neither static nor asleep, nor known to be) when the step began,
+/// ascending, when they are few ([`FEW_MOVERS`]): the per-body passes then visit them alone.
+#[derive(Debug, Default)]
+struct Movers {
+    list: Vec<u32>,
+    few: bool,
+}
+
+impl Movers {
+    /// Lists the bodies `resting` (per body, or empty when unknown) does not mark, when they
+    /// are few: `moving` of `n`.
+    fn find(&mut self, resting: &[bool], moving: usize) {
+        let n = resting.len();
+        self.few = n > 0 && moving * FEW_MOVERS < n;
+        self.list.clear();
+        if self.few {
+            self.list.extend(resting.iter().enumerate().filter(|(_, r)| !**r).map(|(i, _)| i as u32));
+        }
+    }
+
+    /// The bodies a per-body pass over those that may have moved since the step began visits:
+    /// the few movers alone, or all `n` once a body `woke` in the step.
+    fn bodies(&self, n: usize, woke: bool) -> Bodies<'_> {
+        match self.few && !woke {
+            true => Bodies::Listed(&self.list),
+            false => Bodies::All(n),
+        }
+    }
 }
 
 impl Clone for StepLists {
@@ -209,29 +237,20 @@ impl StepState {
         self.crew.as_ref().filter(|_| pairs >= min)
     }
 
-    /// The bodies a per-body pass over those that may have moved since the step began visits:
-    /// the few movers alone, or all `n`. Before any body woke in the step (the broad phase,
-    /// the narrow phase), or where a wake is accounted for.
-    fn movers(&self, n: usize) -> Bodies<'_> {
-        match self.few_movers {
-            true => Bodies::Listed(&self.lists.movers),
-            false => Bodies::All(n),
-        }
-    }
-
-    /// [`StepState::movers`] after the solver: all bodies once one woke, or once the
+    /// [`Movers::bodies`] after the solver: all bodies once one woke, or once the
     /// time-of-impact pass ran (it wakes what it strikes).
     fn movers_after_wake(&self, n: usize) -> Bodies<'_> {
-        match self.woke || self.swept {
-            true => Bodies::All(n),
-            false => self.movers(n),
-        }
+        self.lists.movers.bodies(n, self.woke || self.swept)
     }
 }
 
 /// Fewer bodies not at rest than one in this many are few: the step's per-body passes then
 /// visit them alone (a ball rolling past a pile asleep).
 const FEW_MOVERS: usize = 8;
+
+/// Fewer pairs than one per this many bodies are few: the narrow phase's per-body work is then
+/// for the bodies of the pairs alone.
+const FEW_PAIRS: usize = 8;
 
 impl World {
     /// An empty world with these settings.
@@ -572,31 +591,34 @@ impl World {
             true => resting.iter().filter(|&&r| !r).count(),
             false => self.bodies.iter().filter(|b| b.kind != BodyKind::Static && !b.asleep).count(),
         };
-        let few_movers = resting.len() == n && moving * FEW_MOVERS < n;
-        lists.movers.clear();
-        if few_movers {
-            lists.movers.extend(resting.iter().enumerate().filter(|(_, r)| !**r).map(|(i, _)| i as u32));
-        }
+        lists.movers.find(resting, moving);
         let crew = if moving * 2 >= self.parallel_min_pairs { self.threads.crew() } else { None };
-        let which = if few_movers { Bodies::Listed(&lists.movers) } else { Bodies::All(n) };
+        let which = lists.movers.bodies(n, false);
         self.guard.begin(&mut self.bodies, self.step_count + 1, crew.as_ref(), (edited, resting, which));
-        let asleep = lists.movers.iter().filter(|&&i| self.bodies[i as usize].asleep).count() as u32;
-        StepState { crew, lists, few_movers, movers_asleep_at_start: asleep, ..StepState::default() }
+        let asleep = lists.movers.list.iter().filter(|&&i| self.bodies[i as usize].asleep).count() as u32;
+        StepState { crew, lists, movers_asleep_at_start: asleep, ..StepState::default() }
     }
 
     /// The contact manifold of every candidate pair (with speculative points for pairs that
     /// close fast), in pair order whichever thread tested each.
     fn find_contacts(&mut self, st: &mut StepState, p: &mut StepProfile) {
+        // With few pairs among many bodies (a ball rolling past a pile asleep), the per-body
+        // work of the narrow phase is for the bodies of the pairs alone: no other is read.
+        let n = self.bodies.len();
+        let used = &mut st.lists.pair_bodies;
+        used.clear();
+        let few = self.pairs.len() * FEW_PAIRS < n;
+        if few {
+            used.extend(self.pairs.iter().flat_map(|&(a, b)| [a, b]));
+            used.sort_unstable();
+            used.dedup();
+        }
+        let which = if few { Bodies::Listed(&st.lists.pair_bodies) } else { Bodies::All(n) };
+        // Box–box pairs read their bodies' rotation matrices (with the analytic method).
         let boxes_read = self.settings.narrow_phase == NarrowPhaseKind::Analytic && !self.pairs.is_empty();
-        // Box–box pairs read their bodies' rotation matrices (with the analytic method): every
-        // box's, or with few pairs among many bodies (a pile asleep) those of their bodies alone.
-        let few = self.pairs.len() * 8 < self.bodies.len();
         st.boxes_read_rotations = boxes_read && !few;
         if boxes_read {
-            match few {
-                true => self.rotations.build_for_pairs(&self.bodies, &self.pairs, is_cuboid),
-                false => self.rotations.build(&self.bodies, is_cuboid, st.crew.as_ref()),
-            }
+            self.rotations.build_among(&self.bodies, which, is_cuboid, st.crew.as_ref());
         }
         let input = NarrowInput {
             bodies: &self.bodies,
@@ -605,6 +627,7 @@ impl World {
             pairs: &self.pairs,
             rotations: &self.rotations,
             settings: &self.settings,
+            which,
         };
         p.pair_cache_hits = self.contacts.find(input, st.shared(self.pairs.len(), self.parallel_min_pairs));
         p.narrow_tests = self.pairs.len() as u32;
@@ -643,7 +666,7 @@ impl World {
         let unchanged = if st.woke { &[][..] } else { self.idle.unchanged() };
         // With the boxes of the movers alone made (`StepState::kept_resting`), they are the
         // bodies not unchanged.
-        let moved = (st.kept_resting && !st.woke).then_some(&st.lists.movers[..]);
+        let moved = (st.kept_resting && !st.woke).then_some(&st.lists.movers.list[..]);
         let still = Still { step: self.step_count + 1, unchanged, moved };
         let times = self.solver.step(bodies, input, &ctx, &self.rotations, crew, joints, laps, still);
         p.solve_ms += times.solve_ms;

@@ -39,18 +39,18 @@ impl World {
             self.aabbs.resize(n, Aabb::EMPTY);
             // A body that stayed still since its box was made keeps it (in a pile asleep, most).
             let (held, still, unchanged) = self.idle.still_boxes(n, margin);
-            st.kept_resting = held && st.few_movers;
-            match st.movers(n) {
+            st.kept_resting = held && st.lists.movers.few;
+            match st.kept_resting {
                 // The others rested at the last update and still do (nothing woke them, and
                 // a body at rest is not swept): their boxes are kept.
-                Bodies::Listed(movers) if held => {
+                true => {
                     unchanged.fill(true);
-                    for i in movers.iter().map(|&i| i as usize) {
+                    for i in st.lists.movers.list.iter().map(|&i| i as usize) {
                         let (still, unchanged, out) = (&mut still[i], &mut unchanged[i], &mut self.aabbs[i]);
                         make_box(&bodies[i], swept(i), held, (dt, margin), still, unchanged, out);
                     }
                 }
-                _ => {
+                false => {
                     let out = (&mut self.aabbs[..], still, unchanged);
                     parallel::fill(st.crew.as_ref(), out, BODY_BLOCK, |r, out| {
                         let (aabbs, still, unchanged) = out;
@@ -63,7 +63,7 @@ impl World {
             }
             if ccd_mode != CcdMode::Off {
                 // The sweeps of the bodies with reach, for drawing.
-                st.movers(n).each(|i| {
+                st.lists.movers.bodies(n, false).each(|i| {
                     if self.ccd.reach[i] {
                         let (from, to) = (bodies[i].pose, ccd::predicted_pose(&bodies[i], dt));
                         self.ccd.motions.push(CcdMotion { body: i as u32, from, to, aabb: self.aabbs[i] });
@@ -73,7 +73,7 @@ impl World {
             let params = BroadPhaseParams { grid_cell_size: self.settings.grid_cell_size };
             p.broad = match st.kept_resting {
                 // Every box but the movers' is the one the last update saw.
-                true => self.broad_phase.update_changed(&self.aabbs, &params, &st.lists.movers, &mut self.pairs),
+                true => self.broad_phase.update_changed(&self.aabbs, &params, &st.lists.movers.list, &mut self.pairs),
                 false => self.broad_phase.update(&self.aabbs, &params, &mut self.pairs),
             };
             self.indexed = self.aabbs.len();
