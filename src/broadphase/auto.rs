@@ -98,7 +98,8 @@ impl Moved {
     /// kept (none kept, another body count, or more than one box in [`MOVED_SHARE`] changed).
     /// With `changed` (ascending), the caller's word that only those boxes can differ from the
     /// last call's: the boxes that differ are then among those and the ones that differed at
-    /// the last call, and no other is looked at.
+    /// the last call, and no other is looked at; and each box it names is taken as changed
+    /// even if it is the same (so that every pair with one is a fresh pair).
     fn find(&mut self, aabbs: &[Aabb], changed: Option<&[u32]>) -> bool {
         if self.indexed.is_empty() || self.indexed.len() != aabbs.len() {
             return false;
@@ -120,7 +121,8 @@ impl Moved {
         self.list.clear();
         let limit = aabbs.len() / MOVED_SHARE;
         let mut kept = true;
-        for i in look.iter().filter(|&i| !aabbs[i].same_bits(&self.indexed[i])) {
+        let named = |i: usize| changed.is_some_and(|c| c.binary_search(&(i as u32)).is_ok());
+        for i in look.iter().filter(|&i| named(i) || !aabbs[i].same_bits(&self.indexed[i])) {
             if self.list.len() == limit {
                 self.clear();
                 self.skip = BUSY_SKIP;
@@ -135,10 +137,52 @@ impl Moved {
     }
 
     /// The pairs of `aabbs` (the structure's among the unchanged boxes, and every changed box's),
-    /// in canonical order, into `out`. Each changed box's overlaps are the structure's answer
-    /// for it among the unchanged boxes, and a test against each changed box.
-    fn pairs(&mut self, inner: &dyn BroadPhase, aabbs: &[Aabb], out: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
+    /// in canonical order, into `out`; with `touching`, only those with a box it names.
+    fn pairs(
+        &mut self,
+        inner: &dyn BroadPhase,
+        aabbs: &[Aabb],
+        touching: Option<&[u32]>,
+        out: &mut Vec<(u32, u32)>,
+    ) -> BroadPhaseStats {
         let t0 = std::time::Instant::now();
+        let tests = self.fresh_pairs(inner, aabbs);
+        out.clear();
+        match touching {
+            // Every box named is a changed one (`find`): its pairs are fresh pairs.
+            Some(named) => {
+                out.extend_from_slice(&self.fresh);
+                super::keep_touching(out, named);
+            }
+            // The fresh pairs (each with a changed box) go between the kept ones (with none).
+            None => {
+                let mut from = 0;
+                for &f in self.fresh.iter() {
+                    let to = from + self.kept[from..].partition_point(|&p| p < f);
+                    out.extend_from_slice(&self.kept[from..to]);
+                    out.push(f);
+                    from = to;
+                }
+                out.extend_from_slice(&self.kept[from..]);
+            }
+        }
+        BroadPhaseStats {
+            candidate_pairs: tests.min(u32::MAX as u64) as u32,
+            true_overlaps: (self.kept.len() + self.fresh.len()) as u32,
+            aabb_tests: tests,
+            swaps: 0,
+            reinserted: 0,
+            update_ms: 0.0,
+            pairs_ms: super::ms_since(t0),
+            ..self.stats
+        }
+    }
+
+    /// The pairs with a changed box (`fresh`, in canonical order), and the kept update's pairs
+    /// among the unchanged boxes (`kept`); the box tests made. Each changed box's overlaps are
+    /// the structure's answer for it among the unchanged boxes, and a test against each
+    /// changed box.
+    fn fresh_pairs(&mut self, inner: &dyn BroadPhase, aabbs: &[Aabb]) -> u64 {
         let (list, mark) = (&self.list, &self.mark);
         let (fresh, near) = (&mut self.fresh, &mut self.near);
         fresh.clear();
@@ -160,26 +204,7 @@ impl Moved {
             self.kept_for.clone_from(list);
             self.kept_valid = true;
         }
-        // The fresh pairs (each with a changed box) go between the kept ones (with none).
-        out.clear();
-        let mut from = 0;
-        for &f in fresh.iter() {
-            let to = from + self.kept[from..].partition_point(|&p| p < f);
-            out.extend_from_slice(&self.kept[from..to]);
-            out.push(f);
-            from = to;
-        }
-        out.extend_from_slice(&self.kept[from..]);
-        BroadPhaseStats {
-            candidate_pairs: tests.min(u32::MAX as u64) as u32,
-            true_overlaps: out.len() as u32,
-            aabb_tests: tests,
-            swaps: 0,
-            reinserted: 0,
-            update_ms: 0.0,
-            pairs_ms: super::ms_since(t0),
-            ..self.stats
-        }
+        tests
     }
 
     /// `out` less the changed bodies, with those of them whose box passes `hit` added.
@@ -256,18 +281,26 @@ impl Auto {
     }
 
     /// The pairs: from the kept update while few boxes differ from it ([`Moved::find`], told
-    /// which may have `changed` if the caller knows), else from the structure's own update.
+    /// which may have `changed` if the caller knows), else from the structure's own update;
+    /// with `touching`, only the pairs with a box `changed` names.
     fn update_with(
         &mut self,
         aabbs: &[Aabb],
         params: &BroadPhaseParams,
-        changed: Option<&[u32]>,
+        (changed, touching): (Option<&[u32]>, bool),
         pairs: &mut Vec<(u32, u32)>,
     ) -> BroadPhaseStats {
         self.rechoose(aabbs);
+        let touching = changed.filter(|_| touching);
         match self.moved.find(aabbs, changed) {
-            true => self.moved.pairs(self.inner.as_ref(), aabbs, pairs),
-            false => self.full_update(aabbs, params, pairs),
+            true => self.moved.pairs(self.inner.as_ref(), aabbs, touching, pairs),
+            false => {
+                let stats = self.full_update(aabbs, params, pairs);
+                if let Some(named) = touching {
+                    super::keep_touching(pairs, named);
+                }
+                stats
+            }
         }
     }
 
@@ -297,7 +330,7 @@ impl BroadPhase for Auto {
     }
 
     fn update(&mut self, aabbs: &[Aabb], params: &BroadPhaseParams, pairs: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
-        self.update_with(aabbs, params, None, pairs)
+        self.update_with(aabbs, params, (None, false), pairs)
     }
 
     fn update_changed(
@@ -307,7 +340,17 @@ impl BroadPhase for Auto {
         changed: &[u32],
         pairs: &mut Vec<(u32, u32)>,
     ) -> BroadPhaseStats {
-        self.update_with(aabbs, params, Some(changed), pairs)
+        self.update_with(aabbs, params, (Some(changed), false), pairs)
+    }
+
+    fn update_touching(
+        &mut self,
+        aabbs: &[Aabb],
+        params: &BroadPhaseParams,
+        changed: &[u32],
+        pairs: &mut Vec<(u32, u32)>,
+    ) -> BroadPhaseStats {
+        self.update_with(aabbs, params, (Some(changed), true), pairs)
     }
 
     /// The structure's answer for the boxes it indexed, with the changed boxes tested directly.
@@ -368,8 +411,9 @@ mod tests {
     #[test]
     fn pairs_and_queries_with_few_boxes_moved_are_a_full_updates() {
         // A few boxes move in each update (the rest stay, bit for bit), now and then many: the
-        // pairs are brute force's, and the queries the full scan's, whichever path ran, with
-        // or without the list of the boxes that may have changed.
+        // pairs are brute force's (those with a listed box, when only those are asked for), and
+        // the queries the full scan's, whichever path ran, with or without the list of the
+        // boxes that may have changed.
         let params = BroadPhaseParams { grid_cell_size: 1.0 };
         let mut rng = SplitMix64::new(7);
         for n in [40, 600] {
@@ -389,14 +433,19 @@ mod tests {
                 changed.sort_unstable();
                 changed.dedup();
                 let (mut got, mut want) = (vec![(9, 9)], Vec::new());
-                // Told which boxes changed in two updates of three.
-                let stats = match update % 3 {
+                // Told which boxes changed in three updates of four, asked in one of them for
+                // the pairs with a changed box alone.
+                let stats = match update % 4 {
                     0 => auto.update(&b, &params, &mut got),
+                    3 => auto.update_touching(&b, &params, &changed, &mut got),
                     _ => auto.update_changed(&b, &params, &changed, &mut got),
                 };
                 BruteForce::default().update(&b, &params, &mut want);
+                assert_eq!(stats.true_overlaps as usize, want.len(), "{n} bodies, update {update}");
+                if update % 4 == 3 {
+                    want.retain(|(i, j)| changed.contains(i) || changed.contains(j));
+                }
                 assert_eq!(got, want, "{n} bodies, update {update}, {moving} moved");
-                assert_eq!(stats.true_overlaps as usize, want.len());
                 assert!(auto.validate(&b).is_ok());
                 for _ in 0..5 {
                     let c = rng.vec3(-20.0, 20.0);

@@ -184,6 +184,22 @@ pub trait BroadPhase: Send {
         self.update(aabbs, params, pairs)
     }
 
+    /// [`BroadPhase::update_changed`], giving back only the pairs with at least one box in
+    /// `changed`, in canonical order; the counters are those of the whole update. For a caller
+    /// that drops every pair of two unchanged boxes (a world whose other bodies are at rest):
+    /// a structure that keeps its last update ([`Auto`]) then never lists the pairs it kept.
+    fn update_touching(
+        &mut self,
+        aabbs: &[Aabb],
+        params: &BroadPhaseParams,
+        changed: &[u32],
+        pairs: &mut Vec<(u32, u32)>,
+    ) -> BroadPhaseStats {
+        let stats = self.update_changed(aabbs, params, changed, pairs);
+        keep_touching(pairs, changed);
+        stats
+    }
+
     /// Every index whose AABB overlaps `aabb`, as of the last update, each once.
     fn query_aabb(&self, aabbs: &[Aabb], aabb: &Aabb, out: &mut Vec<u32>);
 
@@ -296,6 +312,12 @@ pub fn overlaps_exceed(aabbs: &[Aabb], limit: usize, counts: impl Fn(usize, usiz
         active.push(i);
     }
     false
+}
+
+/// Keeps the pairs (in order) with at least one body in `changed` (ascending).
+pub(crate) fn keep_touching(pairs: &mut Vec<(u32, u32)>, changed: &[u32]) {
+    let named = |i: &u32| changed.binary_search(i).is_ok();
+    pairs.retain(|(a, b)| named(a) || named(b));
 }
 
 /// Milliseconds since `t`.

@@ -195,18 +195,50 @@ struct StepLists {
 struct Movers {
     list: Vec<u32>,
     few: bool,
+    /// The bodies the resting flags will not mark when the next step begins, ascending, made
+    /// as the step kept every box but the movers' (`next_known`): the movers whose new box was
+    /// not made at rest. The next step takes them without a pass over every body's flag.
+    next: Vec<u32>,
+    next_known: bool,
 }
 
 impl Movers {
     /// Lists the bodies `resting` (per body, or empty when unknown) does not mark, when they
-    /// are few: `moving` of `n`.
-    fn find(&mut self, resting: &[bool], moving: usize) {
+    /// are few; the number of them, or `None` when `resting` is unknown.
+    fn find(&mut self, resting: &[bool]) -> Option<usize> {
         let n = resting.len();
-        self.few = n > 0 && moving * FEW_MOVERS < n;
-        self.list.clear();
-        if self.few {
+        let known = std::mem::take(&mut self.next_known);
+        if n == 0 {
+            self.few = false;
+            self.list.clear();
+            return None;
+        }
+        let moving = match known {
+            // The last step listed them (the flags changed only for its movers since).
+            true => {
+                debug_assert!(self.next.iter().all(|&i| !resting[i as usize]));
+                debug_assert_eq!(self.next.len(), resting.iter().filter(|&&r| !r).count());
+                std::mem::swap(&mut self.list, &mut self.next);
+                self.list.len()
+            }
+            false => resting.iter().filter(|&&r| !r).count(),
+        };
+        self.few = moving * FEW_MOVERS < n;
+        if !self.few {
+            self.list.clear();
+        } else if !known {
+            self.list.clear();
             self.list.extend(resting.iter().enumerate().filter(|(_, r)| !**r).map(|(i, _)| i as u32));
         }
+        Some(moving)
+    }
+
+    /// After the step made the movers' boxes alone (`still`: per body, made at rest): the
+    /// bodies the next step's resting flags will not mark, unless something clears them.
+    fn note_next(&mut self, still: &[bool]) {
+        self.next.clear();
+        self.next.extend(self.list.iter().copied().filter(|&i| !still[i as usize]));
+        self.next_known = true;
     }
 
     /// The bodies a per-body pass over those that may have moved since the step began visits:
@@ -587,11 +619,10 @@ impl World {
         let n = self.bodies.len();
         let resting = self.idle.resting(n);
         let mut lists = std::mem::take(&mut self.lists);
-        let moving = match resting.len() == n {
-            true => resting.iter().filter(|&&r| !r).count(),
-            false => self.bodies.iter().filter(|b| b.kind != BodyKind::Static && !b.asleep).count(),
+        let moving = match lists.movers.find(resting) {
+            Some(moving) => moving,
+            None => self.bodies.iter().filter(|b| b.kind != BodyKind::Static && !b.asleep).count(),
         };
-        lists.movers.find(resting, moving);
         let crew = if moving * 2 >= self.parallel_min_pairs { self.threads.crew() } else { None };
         let which = lists.movers.bodies(n, false);
         self.guard.begin(&mut self.bodies, self.step_count + 1, crew.as_ref(), (edited, resting, which));

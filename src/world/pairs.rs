@@ -49,6 +49,7 @@ impl World {
                         let (still, unchanged, out) = (&mut still[i], &mut unchanged[i], &mut self.aabbs[i]);
                         make_box(&bodies[i], swept(i), held, (dt, margin), still, unchanged, out);
                     }
+                    st.lists.movers.note_next(still);
                 }
                 false => {
                     let out = (&mut self.aabbs[..], still, unchanged);
@@ -71,16 +72,20 @@ impl World {
                 });
             }
             let params = BroadPhaseParams { grid_cell_size: self.settings.grid_cell_size };
-            p.broad = match st.kept_resting {
-                // Every box but the movers' is the one the last update saw.
-                true => self.broad_phase.update_changed(&self.aabbs, &params, &st.lists.movers.list, &mut self.pairs),
-                false => self.broad_phase.update(&self.aabbs, &params, &mut self.pairs),
+            let (aabbs, movers, pairs) = (&self.aabbs, &st.lists.movers.list[..], &mut self.pairs);
+            p.broad = match (st.kept_resting, st.quiet) {
+                // Every box but the movers' is the one the last update saw, and every other body
+                // is at rest, so a pair without a mover is not active: only the movers' pairs
+                // are asked for (unless the quiet step keeps the whole update).
+                (true, false) => self.broad_phase.update_touching(aabbs, &params, movers, pairs),
+                (true, true) => self.broad_phase.update_changed(aabbs, &params, movers, pairs),
+                (false, _) => self.broad_phase.update(aabbs, &params, pairs),
             };
             self.indexed = self.aabbs.len();
             if st.quiet {
                 self.idle.keep(&self.pairs, p.broad);
             }
-            match st.kept_resting {
+            match st.kept_resting && st.quiet {
                 // Bodies still now (static or asleep, not swept) are not active: in a world
                 // mostly at rest, a pair of two such is dropped on their flags, without reading
                 // the bodies.

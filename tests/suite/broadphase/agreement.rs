@@ -44,6 +44,44 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(config(32))]
+
+    /// A few boxes move between updates, and the caller names them (with some that did not
+    /// move): asked for the pairs with a named box alone, every structure gives brute force's
+    /// pairs with a named box, in canonical order, and counts the whole update's overlaps.
+    #[test]
+    fn pairs_with_named_boxes_match_brute_force(
+        start in scene(300),
+        moves in prop::collection::vec((any::<u64>(), 1usize..6), 5),
+        cell in cell_size(),
+    ) {
+        for kind in variants() {
+            let mut bp = create(kind);
+            let mut aabbs = start.clone();
+            check_update(bp.as_mut(), &aabbs, cell, "first update")?;
+            for (step, &(seed, count)) in moves.iter().enumerate() {
+                let mut rng = collidoscope::scene::SplitMix64::new(seed);
+                let mut named: Vec<u32> = (0..count).map(|_| (rng.next_u64() % aabbs.len() as u64) as u32).collect();
+                named.sort_unstable();
+                named.dedup();
+                // The first named box does not move.
+                for &i in &named[1..] {
+                    let b = &mut aabbs[i as usize];
+                    let d = Vec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)) * 0.4;
+                    *b = Aabb::new(b.min + d, b.max + d);
+                }
+                let mut pairs = vec![(7, 7)];
+                let stats = bp.update_touching(&aabbs, &params(cell), &named, &mut pairs);
+                let all = reference(&aabbs);
+                let expect: Vec<_> = all.iter().copied().filter(|(i, j)| named.contains(i) || named.contains(j)).collect();
+                prop_assert_eq!(&pairs, &expect, "{}, step {}, named {:?}", bp.kind().label(), step, named);
+                prop_assert_eq!(stats.true_overlaps as usize, all.len(), "{}, step {}", bp.kind().label(), step);
+            }
+        }
+    }
+}
+
 /// A body that spans many cells still yields each pair once, and a huge one is tested against
 /// everything through the oversized list.
 #[test]
