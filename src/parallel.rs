@@ -392,6 +392,39 @@ impl Bodies<'_> {
     }
 }
 
+/// The entries of per-body records that a pass over [`Bodies`] may have left off their
+/// default: any after a pass over every body, the list's after a pass over a list. A pass over
+/// a few bodies among many then puts back only what the last pass set, not every entry.
+#[derive(Clone, Debug, Default)]
+pub struct SetLast {
+    list: Vec<u32>,
+    last: Vec<u32>,
+    /// The body count of the last pass over a list; `None` after one over every body.
+    n: Option<usize>,
+}
+
+impl SetLast {
+    /// Before a pass over `which` of `n` bodies that writes each body it visits and must find
+    /// every other entry at its default: the entries to put back first (none for a pass over
+    /// every body; every one when unknown, `None`). Notes the pass.
+    pub fn before(&mut self, n: usize, which: Bodies<'_>) -> Option<&[u32]> {
+        match which {
+            Bodies::All(_) => {
+                self.n = None;
+                Some(&[])
+            }
+            Bodies::Listed(list) => {
+                let known = self.n == Some(n);
+                std::mem::swap(&mut self.list, &mut self.last);
+                self.list.clear();
+                self.list.extend_from_slice(list);
+                self.n = Some(n);
+                known.then_some(&self.last[..])
+            }
+        }
+    }
+}
+
 /// Writes `out` as [`fill`] does, each item a block of its own: for items that are runs of
 /// uneven work, which the threads then take one at a time. ([`fill`] cuts about two blocks per
 /// thread, so a thread can be left running a last slow block while the others wait.) `exec(k,
@@ -625,5 +658,20 @@ mod tests {
             assert!(seen.iter().all(|&n| n == 1), "{seen:?}");
             assert!(parts.iter().enumerate().all(|(k, &p)| p == k * 10 + 2), "{parts:?}");
         }
+    }
+
+    /// A pass over a list puts back what the last pass over a list set, for as many bodies;
+    /// after a pass over every body, or for another count, every entry.
+    #[test]
+    fn set_last_names_what_the_last_pass_may_have_set() {
+        let mut set = SetLast::default();
+        let (a, b) = ([1u32, 4], [2u32, 4, 7]);
+        assert_eq!(set.before(10, Bodies::Listed(&a)), None, "nothing known yet");
+        assert_eq!(set.before(10, Bodies::Listed(&b)), Some(&a[..]));
+        assert_eq!(set.before(10, Bodies::Listed(&a)), Some(&b[..]));
+        assert_eq!(set.before(10, Bodies::All(10)), Some(&[][..]), "a pass over every body writes all");
+        assert_eq!(set.before(10, Bodies::Listed(&b)), None, "after one, any entry may be set");
+        assert_eq!(set.before(11, Bodies::Listed(&a)), None, "another body count");
+        assert_eq!(set.before(11, Bodies::Listed(&b)), Some(&a[..]));
     }
 }

@@ -15,6 +15,11 @@ pub(super) struct CcdState {
     pub fast: Vec<bool>,
     /// Per body: its contacts reach as far as it can move this step (speculative CCD).
     pub reach: Vec<bool>,
+    /// With CCD on: every body's angular velocity at the start of the step, rad/s (zero for a
+    /// body at rest).
+    pub start_spins: Vec<Vec3>,
+    /// The entries of `fast`, `reach` and `start_spins` the last step may have set.
+    pub set_last: parallel::SetLast,
     /// The sweeps of the bodies CCD handled in the last step.
     pub motions: Vec<CcdMotion>,
     /// The impacts the time-of-impact pass resolved in the last step.
@@ -38,10 +43,33 @@ impl World {
         let resting = self.idle.resting(n);
         let rests = |i: usize| resting.get(i).copied().unwrap_or(false);
         let which = st.lists.movers.bodies(n, false);
-        if let Bodies::Listed(_) = which {
-            // The others rest.
-            self.ccd.fast.fill(false);
-            self.ccd.reach.fill(false);
+        // A pass over the movers finds every other entry at rest's values (no flag, no spin):
+        // it puts back those the last such pass set.
+        let ccd_on = settings.ccd != CcdMode::Off;
+        let state = &mut self.ccd;
+        if ccd_on {
+            state.start_spins.resize(n, Vec3::ZERO);
+        }
+        let (fast, reach, spins) = (&mut state.fast, &mut state.reach, &mut state.start_spins);
+        match state.set_last.before(n, which) {
+            None => {
+                fast.fill(false);
+                reach.fill(false);
+                spins.fill(Vec3::ZERO);
+            }
+            Some(set) => set.iter().map(|&i| i as usize).for_each(|i| {
+                (fast[i], reach[i]) = (false, false);
+                if ccd_on {
+                    spins[i] = Vec3::ZERO;
+                }
+            }),
+        }
+        if let Bodies::Listed(list) = which {
+            debug_assert!(
+                (0..n)
+                    .filter(|i| list.binary_search(&(*i as u32)).is_err())
+                    .all(|i| { !fast[i] && !reach[i] && spins.get(i).is_none_or(|s| *s == Vec3::ZERO) })
+            );
         }
         // (A function, inlined at both calls.)
         #[inline(always)]
@@ -68,17 +96,12 @@ impl World {
         // With CCD on, a body that turns faster than its speculative rows describe is swept
         // too (`ccd::turns_past_rows`), also one slow enough to have no reach (a small body
         // spinning against a wall).
-        let spins = &mut st.lists.start_spins;
-        if settings.ccd == CcdMode::Off {
-            spins.clear();
+        if !ccd_on {
+            self.ccd.start_spins.clear();
             return;
         }
-        spins.resize(n, Vec3::ZERO);
         // A body asleep does not turn; a static body's spin is never read.
-        if let Bodies::Listed(_) = which {
-            spins.fill(Vec3::ZERO);
-        }
-        which.fill(crew, spins, |i| if rests(i) { Vec3::ZERO } else { bodies[i].angvel });
+        which.fill(crew, &mut self.ccd.start_spins, |i| if rests(i) { Vec3::ZERO } else { bodies[i].angvel });
     }
 
     /// Sweeps the fast and fast-turning bodies from their start poses and stops them at their
@@ -95,7 +118,7 @@ impl World {
         let lists = (&mut st.lists.turning, &mut st.lists.by_kinematic, &mut st.lists.contact_marks);
         let (turning, touched, marks) = lists;
         turning.resize(n, false);
-        let (starts, spins) = (self.guard.start_poses(), &st.lists.start_spins);
+        let (starts, spins) = (self.guard.start_poses(), &self.ccd.start_spins);
         // Bodies at rest since the broad phase (when no body woke in the step) neither turn nor
         // leave their rows.
         let resting = if st.woke { &[][..] } else { self.idle.resting(n) };

@@ -50,7 +50,7 @@ use crate::dynamics::joints::{Joint, JointError, JointReport, JointState, Joints
 use crate::dynamics::solver::{CachedImpulse, Contact, Solver, StepContext, Still};
 use crate::dynamics::{Body, BodyKind, Rotations};
 use crate::geometry::{Aabb, Ray, RayHit, Shape};
-use crate::math::{Real, Vec3};
+use crate::math::Real;
 use crate::narrowphase::{self, MAX_MANIFOLD_POINTS, NarrowPhaseKind};
 use crate::parallel::{self, BODY_BLOCK, Bodies, Crew, Threads};
 
@@ -173,8 +173,6 @@ struct StepState {
 /// world starts with none.
 #[derive(Debug, Default)]
 struct StepLists {
-    /// With CCD on: every body's angular velocity at the start of the step, rad/s.
-    start_spins: Vec<Vec3>,
     /// Bodies that turn farther in the step than their speculative rows describe.
     turning: Vec<bool>,
     /// Per body: a kinematic body touches it (`ccd::left_their_rows`).

@@ -24,7 +24,8 @@ pub(super) struct Colouring {
     /// `order[starts[c]..starts[c + 1]]` holds colour `c`.
     pub starts: Vec<usize>,
     pub overflow: Vec<u32>,
-    /// Per body: the colours it is already in, as bits.
+    /// Per body: the colours it is already in, as bits; all zero between builds (each build
+    /// clears the entries it set), so a build costs its contacts, not the bodies.
     used: Vec<u32>,
     colour_of: Vec<u8>,
 }
@@ -35,7 +36,7 @@ impl Colouring {
     /// first [`CHAIN_COLOURS`] after every colour its bodies are in, else the lowest.
     pub(super) fn build(&mut self, contacts: &[Contact], responds: &[bool]) {
         const OVERFLOW: u8 = u8::MAX;
-        self.used.clear();
+        debug_assert!(self.used.iter().all(|&u| u == 0));
         self.used.resize(responds.len(), 0);
         self.colour_of.clear();
         let mut counts = [0usize; MAX_COLOURS];
@@ -63,6 +64,9 @@ impl Colouring {
             }
             counts[c] += 1;
             self.colour_of.push(c as u8);
+        }
+        for c in contacts {
+            (self.used[c.a as usize], self.used[c.b as usize]) = (0, 0);
         }
         let colours = counts.iter().rposition(|&n| n > 0).map_or(0, |c| c + 1);
         self.starts.clear();

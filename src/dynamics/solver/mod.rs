@@ -244,8 +244,10 @@ pub struct Solver {
     /// The rows of the contacts that got no colour, in contact order.
     overflow: Vec<ManifoldRows>,
     overflow_info: Vec<[PointInfo; MAX_MANIFOLD_POINTS]>,
-    /// Per body: it touches a moving kinematic body, or is one (see `pinned`).
+    /// Per body: it touches a moving kinematic body, or is one (see `pinned`); and the bodies
+    /// marked, by which the next step clears them.
     driven: Vec<bool>,
+    driven_list: Vec<u32>,
     /// Per body: a contact of the step with a body outside its jointed group acts on the group
     /// (read by the joints, when there are any; `mark_outside_contacts`).
     outside_contact: Vec<bool>,
@@ -527,8 +529,20 @@ impl Solver {
     /// heavy body's push into the floor (a 2 t box driven at 8 m/s onto a ball on a 2 cm floor
     /// pushed it through). Their rows against bodies that do not respond get a second copy.
     fn mark_driven(&mut self, bodies: &[Body], contacts: &[Contact], moved: Option<&[u32]>) {
-        self.driven.clear();
+        // Only the bodies marked last time are cleared: a step costs its contacts.
+        for &i in &self.driven_list {
+            self.driven[i as usize] = false;
+        }
+        self.driven_list.clear();
+        debug_assert!(!self.driven.contains(&true));
         self.driven.resize(bodies.len(), false);
+        let (driven, list) = (&mut self.driven, &mut self.driven_list);
+        let mut mark = |i: usize| {
+            if !driven[i] {
+                driven[i] = true;
+                list.push(i as u32);
+            }
+        };
         let driving = |b: &Body| b.kind == BodyKind::Kinematic && (b.linvel != Vec3::ZERO || b.angvel != Vec3::ZERO);
         // A kinematic body is never at rest: with a list of the moved bodies, it is on it.
         let kinematic = match moved {
@@ -538,16 +552,16 @@ impl Solver {
         for c in contacts {
             let (a, b) = (c.a as usize, c.b as usize);
             if kinematic && (driving(&bodies[a]) || driving(&bodies[b])) {
-                self.driven[a] = true;
-                self.driven[b] = true;
+                mark(a);
+                mark(b);
             }
             // Both respond: the lighter is pinched when the other is PINCH_MASS_RATIO times heavier.
             let (ma, mb) = (self.masses[a].inv_mass, self.masses[b].inv_mass);
             if ma > 0.0 && mb > 0.0 {
                 if ma > PINCH_MASS_RATIO * mb {
-                    self.driven[a] = true;
+                    mark(a);
                 } else if mb > PINCH_MASS_RATIO * ma {
-                    self.driven[b] = true;
+                    mark(b);
                 }
             }
         }
@@ -708,7 +722,7 @@ impl Solver {
     /// (`pinned`), in contact order, starting from no impulse.
     fn prepare_pinned(&mut self, contacts: &[Contact], fall: Fall) {
         self.pinned.clear();
-        if !self.driven.contains(&true) {
+        if self.driven_list.is_empty() {
             return;
         }
         for (m, c) in contacts.iter().enumerate() {
