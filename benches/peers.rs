@@ -1,7 +1,7 @@
 //! Every shipped scene, and the held-back corners (a 40-cube column, a 1,000-body world asleep,
 //! the same world with one ball rolling past it, a 1,000-link chain), stepped by Collidoscope, rapier3d and (feature `jolt`) Jolt Physics in one
 //! process, one thread each, each engine at the mapping of the scene's settings (what `compare`
-//! runs), one engine after the other, from the scene's start. Prints a Markdown table: each
+//! runs), from the scene's start, the engines taking turns fifty steps at a time. Prints a Markdown table: each
 //! engine's mean time per step over the run (its own clock around its step, as `compare`
 //! reports, or the thread's CPU time where a shared machine took the core away; the mean, so
 //! that a scene that settles and sleeps counts its busy steps), our time
@@ -65,26 +65,76 @@ fn lost(w: &World, mut gone: Vec<usize>) -> usize {
     gone.len()
 }
 
-/// Steps `settle` steps untimed (stopping early once every body is asleep), then `steps` timed.
-fn measure(engine: Engine, world: &World, settle: u64, steps: u64) -> Result<Figures, String> {
-    let mut r = Stepper::new(engine, world.clone()).map_err(|e| e.to_string())?;
-    // Bodies frozen with a non-finite state (the world reports them in the step they froze).
-    let mut frozen = Vec::new();
-    for _ in 0..settle {
-        if all_asleep(r.world()) {
-            break;
+/// One engine's run of a scene, and what it has gathered so far.
+struct Run {
+    r: Stepper,
+    /// Bodies frozen with a non-finite state (the world reports them in the step they froze).
+    frozen: Vec<usize>,
+    ms: f64,
+    steps: u64,
+    deepest: f32,
+    asleep_steps: u64,
+}
+
+impl Run {
+    /// The engine's world, stepped `settle` steps untimed (stopping early once every body is
+    /// asleep).
+    fn start(engine: Engine, world: &World, settle: u64) -> Result<Run, String> {
+        let r = Stepper::new(engine, world.clone()).map_err(|e| e.to_string())?;
+        let mut run = Run { r, frozen: Vec::new(), ms: 0.0, steps: 0, deepest: 0.0, asleep_steps: 0 };
+        for _ in 0..settle {
+            if all_asleep(run.r.world()) {
+                break;
+            }
+            run.r.step();
+            run.note_faults();
         }
-        r.step();
-        frozen.extend(r.world().faults().iter().map(|f| f.body as usize));
+        Ok(run)
     }
-    let (mut ms, mut deepest, mut asleep_steps) = (0.0, 0.0f32, 0);
-    for _ in 0..steps {
-        ms += timed_step(&mut r);
-        frozen.extend(r.world().faults().iter().map(|f| f.body as usize));
-        deepest = deepest.max(r.penetration());
-        asleep_steps += all_asleep(r.world()) as u64;
+
+    fn note_faults(&mut self) {
+        self.frozen.extend(self.r.world().faults().iter().map(|f| f.body as usize));
     }
-    Ok(Figures { mean_ms: ms / steps.max(1) as f64, deepest, lost: lost(r.world(), frozen), asleep_steps })
+
+    /// One timed step.
+    fn step(&mut self) {
+        self.ms += timed_step(&mut self.r);
+        self.steps += 1;
+        self.note_faults();
+        self.deepest = self.deepest.max(self.r.penetration());
+        self.asleep_steps += all_asleep(self.r.world()) as u64;
+    }
+
+    fn figures(self) -> Figures {
+        let lost = lost(self.r.world(), self.frozen);
+        Figures {
+            mean_ms: self.ms / self.steps.max(1) as f64,
+            deepest: self.deepest,
+            lost,
+            asleep_steps: self.asleep_steps,
+        }
+    }
+}
+
+/// Steps taken by one engine before the next takes its turn.
+const TURN: u64 = 50;
+
+/// Each engine's figures over `steps` timed steps after `settle` untimed ones (or why it
+/// refused the scene). The engines take turns, [`TURN`] steps each, so that a change in the
+/// machine's speed during the run falls on all of them alike rather than on whichever ran then.
+fn measure(engines: &[Engine], world: &World, settle: u64, steps: u64) -> Vec<Result<Figures, String>> {
+    let mut runs: Vec<Result<Run, String>> = engines.iter().map(|&e| Run::start(e, world, settle)).collect();
+    let mut done = 0;
+    while done < steps {
+        let turn = TURN.min(steps - done);
+        for run in runs.iter_mut().flatten() {
+            for _ in 0..turn {
+                run.step();
+            }
+        }
+        done += turn;
+    }
+    runs.into_iter().map(|r| r.map(Run::figures)).collect()
 }
 
 fn scenes(root: &Path) -> Vec<PathBuf> {
@@ -138,12 +188,14 @@ fn main() {
         let steps = (200_000 / n.max(1) as u64).clamp(60, cap.max(1));
         // The worlds at rest are timed once asleep (with one ball rolling on, after 1,200 steps).
         let settle = if name.starts_with("asleep") { 1_200 } else { 0 };
-        let ours = measure(Engine::Collidoscope, &world, settle, steps).expect("Collidoscope takes every scene");
+        let engines: Vec<Engine> = std::iter::once(Engine::Collidoscope).chain(peers.iter().copied()).collect();
+        let mut figures = measure(&engines, &world, settle, steps).into_iter();
+        let ours = figures.next().unwrap().expect("Collidoscope takes every scene");
         let mut row = format!("| `{name}` | {n} | {steps} | {:.4} |", ours.mean_ms);
         let (mut deep, mut lost, mut asleep) =
             (format!("{:.1}", ours.deepest * 1e3), ours.lost.to_string(), ours.asleep_steps.to_string());
-        for &e in &peers {
-            match measure(e, &world, settle, steps) {
+        for (&e, f) in peers.iter().zip(figures) {
+            match f {
                 Ok(f) => {
                     let ratio = ours.mean_ms / f.mean_ms;
                     if e == Engine::Rapier {
