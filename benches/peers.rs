@@ -1,7 +1,8 @@
 //! Every shipped scene, and the held-back corners (a 40-cube column, a 1,000-body world asleep,
 //! the same world with one ball rolling past it, a 1,000-link chain), stepped by Collidoscope, rapier3d and (feature `jolt`) Jolt Physics in one
 //! process, one thread each, each engine at the mapping of the scene's settings (what `compare`
-//! runs), from the scene's start, the engines taking turns fifty steps at a time. Prints a Markdown table: each
+//! runs), from the scene's start, the engines taking turns fifty steps at a time (each round
+//! started by the next engine). Prints a Markdown table: each
 //! engine's mean time per step over the run (its own clock around its step, as `compare`
 //! reports, or the thread's CPU time where a shared machine took the core away; the mean, so
 //! that a scene that settles and sleeps counts its busy steps), our time
@@ -121,18 +122,23 @@ const TURN: u64 = 50;
 
 /// Each engine's figures over `steps` timed steps after `settle` untimed ones (or why it
 /// refused the scene). The engines take turns, [`TURN`] steps each, so that a change in the
-/// machine's speed during the run falls on all of them alike rather than on whichever ran then.
+/// machine's speed during the run falls on all of them alike rather than on whichever ran then;
+/// each round starts with the next engine, so that none always follows the same one (an engine
+/// whose step sweeps the caches leaves them cold for whoever comes next).
 fn measure(engines: &[Engine], world: &World, settle: u64, steps: u64) -> Vec<Result<Figures, String>> {
     let mut runs: Vec<Result<Run, String>> = engines.iter().map(|&e| Run::start(e, world, settle)).collect();
-    let mut done = 0;
+    let (mut done, mut round) = (0, 0);
     while done < steps {
         let turn = TURN.min(steps - done);
-        for run in runs.iter_mut().flatten() {
-            for _ in 0..turn {
-                run.step();
+        for k in 0..runs.len() {
+            if let Ok(run) = &mut runs[(round + k) % engines.len()] {
+                for _ in 0..turn {
+                    run.step();
+                }
             }
         }
         done += turn;
+        round += 1;
     }
     runs.into_iter().map(|r| r.map(Run::figures)).collect()
 }
