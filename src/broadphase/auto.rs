@@ -99,7 +99,7 @@ impl Moved {
     /// With `changed` (ascending), the caller's word that only those boxes can differ from the
     /// last call's: the boxes that differ are then among those and the ones that differed at
     /// the last call, and no other is looked at; and each box it names is taken as changed
-    /// even if it is the same (so that every pair with one is a fresh pair).
+    /// even if it is the same (so that every pair with one is a fresh pair, [`Moved::pairs`]).
     fn find(&mut self, aabbs: &[Aabb], changed: Option<&[u32]>) -> bool {
         if self.indexed.is_empty() || self.indexed.len() != aabbs.len() {
             return false;
@@ -282,21 +282,20 @@ impl Auto {
 
     /// The pairs: from the kept update while few boxes differ from it ([`Moved::find`], told
     /// which may have `changed` if the caller knows), else from the structure's own update;
-    /// with `touching`, only the pairs with a box `changed` names.
+    /// with `changed`, only the pairs with a box it names.
     fn update_with(
         &mut self,
         aabbs: &[Aabb],
         params: &BroadPhaseParams,
-        (changed, touching): (Option<&[u32]>, bool),
+        changed: Option<&[u32]>,
         pairs: &mut Vec<(u32, u32)>,
     ) -> BroadPhaseStats {
         self.rechoose(aabbs);
-        let touching = changed.filter(|_| touching);
         match self.moved.find(aabbs, changed) {
-            true => self.moved.pairs(self.inner.as_ref(), aabbs, touching, pairs),
+            true => self.moved.pairs(self.inner.as_ref(), aabbs, changed, pairs),
             false => {
                 let stats = self.full_update(aabbs, params, pairs);
-                if let Some(named) = touching {
+                if let Some(named) = changed {
                     super::keep_touching(pairs, named);
                 }
                 stats
@@ -330,17 +329,7 @@ impl BroadPhase for Auto {
     }
 
     fn update(&mut self, aabbs: &[Aabb], params: &BroadPhaseParams, pairs: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
-        self.update_with(aabbs, params, (None, false), pairs)
-    }
-
-    fn update_changed(
-        &mut self,
-        aabbs: &[Aabb],
-        params: &BroadPhaseParams,
-        changed: &[u32],
-        pairs: &mut Vec<(u32, u32)>,
-    ) -> BroadPhaseStats {
-        self.update_with(aabbs, params, (Some(changed), false), pairs)
+        self.update_with(aabbs, params, None, pairs)
     }
 
     fn update_touching(
@@ -350,7 +339,7 @@ impl BroadPhase for Auto {
         changed: &[u32],
         pairs: &mut Vec<(u32, u32)>,
     ) -> BroadPhaseStats {
-        self.update_with(aabbs, params, (Some(changed), true), pairs)
+        self.update_with(aabbs, params, Some(changed), pairs)
     }
 
     /// The structure's answer for the boxes it indexed, with the changed boxes tested directly.
@@ -433,16 +422,16 @@ mod tests {
                 changed.sort_unstable();
                 changed.dedup();
                 let (mut got, mut want) = (vec![(9, 9)], Vec::new());
-                // Told which boxes changed in three updates of four, asked in one of them for
-                // the pairs with a changed box alone.
-                let stats = match update % 4 {
-                    0 => auto.update(&b, &params, &mut got),
-                    3 => auto.update_touching(&b, &params, &changed, &mut got),
-                    _ => auto.update_changed(&b, &params, &changed, &mut got),
+                // Told which boxes changed, and asked for the pairs with a changed box alone, in
+                // three updates of four.
+                let told = update % 4 != 0;
+                let stats = match told {
+                    false => auto.update(&b, &params, &mut got),
+                    true => auto.update_touching(&b, &params, &changed, &mut got),
                 };
                 BruteForce::default().update(&b, &params, &mut want);
                 assert_eq!(stats.true_overlaps as usize, want.len(), "{n} bodies, update {update}");
-                if update % 4 == 3 {
+                if told {
                     want.retain(|(i, j)| changed.contains(i) || changed.contains(j));
                 }
                 assert_eq!(got, want, "{n} bodies, update {update}, {moving} moved");

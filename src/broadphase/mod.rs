@@ -171,23 +171,11 @@ pub trait BroadPhase: Send {
     fn update(&mut self, aabbs: &[Aabb], params: &BroadPhaseParams, pairs: &mut Vec<(u32, u32)>) -> BroadPhaseStats;
 
     /// [`BroadPhase::update`], with the caller's word that every box but those `changed` lists
-    /// (ascending) is the one the last update saw, bit for bit, for as many bodies. The pairs are
-    /// the same; a structure that keeps its last update ([`Auto`]) looks at the listed boxes alone.
-    fn update_changed(
-        &mut self,
-        aabbs: &[Aabb],
-        params: &BroadPhaseParams,
-        changed: &[u32],
-        pairs: &mut Vec<(u32, u32)>,
-    ) -> BroadPhaseStats {
-        let _ = changed;
-        self.update(aabbs, params, pairs)
-    }
-
-    /// [`BroadPhase::update_changed`], giving back only the pairs with at least one box in
-    /// `changed`, in canonical order; the counters are those of the whole update. For a caller
-    /// that drops every pair of two unchanged boxes (a world whose other bodies are at rest):
-    /// a structure that keeps its last update ([`Auto`]) then never lists the pairs it kept.
+    /// (ascending) is the one the last update saw, bit for bit, for as many bodies, giving back
+    /// only the pairs with at least one box in `changed`, in canonical order; the counters are
+    /// those of the whole update. For a caller that drops every pair of two unchanged boxes (a
+    /// world whose other bodies are at rest): a structure that keeps its last update ([`Auto`])
+    /// looks at the listed boxes alone and never lists the pairs it kept.
     fn update_touching(
         &mut self,
         aabbs: &[Aabb],
@@ -195,7 +183,7 @@ pub trait BroadPhase: Send {
         changed: &[u32],
         pairs: &mut Vec<(u32, u32)>,
     ) -> BroadPhaseStats {
-        let stats = self.update_changed(aabbs, params, changed, pairs);
+        let stats = self.update(aabbs, params, pairs);
         keep_touching(pairs, changed);
         stats
     }

@@ -140,7 +140,7 @@ pub fn left_their_rows(
         crate::parallel::Bodies::All(_) => {
             crate::parallel::fill(crew, &mut out[..bodies.len()], BODY_BLOCK, |r, out| {
                 for (i, o) in r.zip(out) {
-                    *o |= left_its_box(bodies, starts, aabbs, resting, i);
+                    *o |= left(i);
                 }
             })
         }

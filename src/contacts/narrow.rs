@@ -231,28 +231,13 @@ impl ContactStore {
         // Each body's turn once a step, for the bodies `which` names (no other body's record is
         // read).
         self.spin.resize(bodies.len(), 0.0);
-        match which {
-            Bodies::Listed(used) => {
-                used.iter().for_each(|&k| self.spin[k as usize] = ccd::spin_reach(&bodies[k as usize], settings.dt))
-            }
-            Bodies::All(_) => parallel::fill(crew, &mut self.spin[..], parallel::BODY_BLOCK, |r, out| {
-                for (o, k) in out.iter_mut().zip(r) {
-                    *o = ccd::spin_reach(&bodies[k], settings.dt);
-                }
-            }),
-        }
+        which.fill(crew, &mut self.spin, |k| ccd::spin_reach(&bodies[k], settings.dt));
         ccd::pushed_reach(bodies, which, reach, &self.spin, pairs, settings, (&mut self.pushed, &mut self.push_groups));
         self.pair_info.resize(bodies.len(), BodyInfo::default());
         let (pushed, spin) = (&self.pushed, &self.spin);
-        let info = |k: usize| BodyInfo::new(&bodies[k], (reach[k], swept[k]), pushed[k].by_any, spin[k]);
-        match which {
-            Bodies::Listed(used) => used.iter().for_each(|&k| self.pair_info[k as usize] = info(k as usize)),
-            Bodies::All(_) => parallel::fill(crew, &mut self.pair_info[..], parallel::BODY_BLOCK, |r, out| {
-                for (o, k) in out.iter_mut().zip(r) {
-                    *o = BodyInfo::new(&bodies[k], (reach[k], swept[k]), pushed[k].by_any, spin[k]);
-                }
-            }),
-        }
+        which.fill(crew, &mut self.pair_info, |k| {
+            BodyInfo::new(&bodies[k], (reach[k], swept[k]), pushed[k].by_any, spin[k])
+        });
         let test = PairTest {
             bodies,
             info: &self.pair_info,

@@ -10,7 +10,10 @@ use crate::geometry::Aabb;
 /// The last broad-phase update of a step in which every dynamic body slept, kept while it holds.
 #[derive(Clone, Debug, Default)]
 pub(super) struct IdlePairs {
-    /// The structure's pairs before the world's filter, which depends on who sleeps.
+    /// The structure's pairs before the world's filter, which depends on who sleeps: all of
+    /// them, or (when the update kept the boxes of bodies at rest) those with a body not at
+    /// rest. Either holds every pair a later quiet step can find active: one with a kinematic
+    /// body, which is never at rest.
     candidates: Vec<(u32, u32)>,
     stats: BroadPhaseStats,
     /// The settings of that update while no body can have moved since; `None` otherwise.
@@ -144,7 +147,7 @@ impl IdlePairs {
                 .all(|(b, aabb)| b.aabb().expanded(margin).same_bits(aabb))
     }
 
-    /// The kept update's pairs, before the world's filter.
+    /// The kept update's pairs, before the world's filter (see `candidates`).
     pub(super) fn candidates(&self) -> &[(u32, u32)] {
         &self.candidates
     }

@@ -73,28 +73,18 @@ impl World {
             }
             let params = BroadPhaseParams { grid_cell_size: self.settings.grid_cell_size };
             let (aabbs, movers, pairs) = (&self.aabbs, &st.lists.movers.list[..], &mut self.pairs);
-            p.broad = match (st.kept_resting, st.quiet) {
+            p.broad = match st.kept_resting {
                 // Every box but the movers' is the one the last update saw, and every other body
                 // is at rest, so a pair without a mover is not active: only the movers' pairs
-                // are asked for (unless the quiet step keeps the whole update).
-                (true, false) => self.broad_phase.update_touching(aabbs, &params, movers, pairs),
-                (true, true) => self.broad_phase.update_changed(aabbs, &params, movers, pairs),
-                (false, _) => self.broad_phase.update(aabbs, &params, pairs),
+                // are asked for.
+                true => self.broad_phase.update_touching(aabbs, &params, movers, pairs),
+                false => self.broad_phase.update(aabbs, &params, pairs),
             };
             self.indexed = self.aabbs.len();
             if st.quiet {
                 self.idle.keep(&self.pairs, p.broad);
             }
-            match st.kept_resting && st.quiet {
-                // Bodies still now (static or asleep, not swept) are not active: in a world
-                // mostly at rest, a pair of two such is dropped on their flags, without reading
-                // the bodies.
-                true => {
-                    let still = self.idle.resting(n);
-                    self.pairs.retain(|&(a, b)| !(still[a as usize] && still[b as usize]) && active(&(a, b)));
-                }
-                false => self.pairs.retain(active),
-            }
+            self.pairs.retain(active);
         }
         // Every structure returns the pairs in one canonical order (ascending), and the
         // filter keeps it, so the simulation is the same whichever structure ran.
