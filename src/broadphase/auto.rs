@@ -145,7 +145,7 @@ impl Moved {
         touching: Option<&[u32]>,
         out: &mut Vec<(u32, u32)>,
     ) -> BroadPhaseStats {
-        let t0 = std::time::Instant::now();
+        let t0 = crate::timer::Stamp::now();
         let tests = self.fresh_pairs(inner, aabbs);
         out.clear();
         match touching {

@@ -20,13 +20,13 @@ impl BroadPhase for BruteForce {
     }
 
     fn update(&mut self, aabbs: &[Aabb], _params: &BroadPhaseParams, pairs: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
-        let t0 = std::time::Instant::now();
+        let t0 = crate::timer::Stamp::now();
         let n = aabbs.len();
         let small = n <= SMALL;
         if !small {
             self.boxes.load(aabbs.iter());
         }
-        let t1 = std::time::Instant::now();
+        let t1 = crate::timer::Stamp::now();
         let update_ms = super::ms_between(t0, t1);
         pairs.clear();
         // Ascending `i`, then ascending `j`: already the canonical order.

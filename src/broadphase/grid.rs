@@ -336,9 +336,9 @@ impl BroadPhase for Grid {
     }
 
     fn update(&mut self, aabbs: &[Aabb], params: &BroadPhaseParams, pairs: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
-        let t0 = std::time::Instant::now();
+        let t0 = crate::timer::Stamp::now();
         let moved = self.refresh(aabbs, params.grid_cell_size);
-        let t1 = std::time::Instant::now();
+        let t1 = crate::timer::Stamp::now();
         let update_ms = ms_between(t0, t1);
 
         let n = aabbs.len();

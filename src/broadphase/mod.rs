@@ -27,6 +27,7 @@ use crate::debug_draw::DebugDraw;
 use crate::geometry::InvariantError;
 use crate::geometry::{Aabb, Ray};
 use crate::math::Real;
+use crate::timer::Stamp;
 use serde::{Deserialize, Serialize};
 
 /// Which broad phase the world uses.
@@ -309,11 +310,11 @@ pub(crate) fn keep_touching(pairs: &mut Vec<(u32, u32)>, changed: &[u32]) {
 }
 
 /// Milliseconds since `t`.
-fn ms_since(t: std::time::Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
+fn ms_since(t: Stamp) -> f64 {
+    t.elapsed_ms()
 }
 
 /// Milliseconds from `t0` to `t1`: the reading that ends one part of an update starts the next.
-fn ms_between(t0: std::time::Instant, t1: std::time::Instant) -> f64 {
-    (t1 - t0).as_secs_f64() * 1e3
+fn ms_between(t0: Stamp, t1: Stamp) -> f64 {
+    t1.ms_since(t0)
 }

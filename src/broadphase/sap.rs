@@ -115,7 +115,7 @@ impl BroadPhase for Sap {
     }
 
     fn update(&mut self, aabbs: &[Aabb], _params: &BroadPhaseParams, pairs: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
-        let t0 = std::time::Instant::now();
+        let t0 = crate::timer::Stamp::now();
         let n = aabbs.len();
         let rebuilding = self.order.len() != n;
         let axis = self.choose_axis(aabbs, rebuilding);
@@ -139,7 +139,7 @@ impl BroadPhase for Sap {
         }
         self.sorted.load_axes(self.order.iter().map(|&i| &aabbs[i as usize]), [axis, (axis + 1) % 3, (axis + 2) % 3]);
         self.longest = self.sorted.lo0().iter().zip(self.sorted.hi0()).map(|(lo, hi)| hi - lo).fold(0.0, Real::max);
-        let t1 = std::time::Instant::now();
+        let t1 = crate::timer::Stamp::now();
         let update_ms = ms_between(t0, t1);
 
         let mut candidates = 0u64;

@@ -242,13 +242,13 @@ impl BroadPhase for Bvh {
     }
 
     fn update(&mut self, aabbs: &[Aabb], _params: &BroadPhaseParams, pairs: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
-        let t0 = std::time::Instant::now();
+        let t0 = crate::timer::Stamp::now();
         self.tree.rotations = 0;
         self.last_centre.resize(aabbs.len(), Vec3::ZERO);
         let moved = self.refresh(aabbs);
         self.last_centre.clear();
         self.last_centre.extend(aabbs.iter().map(Aabb::center));
-        let t1 = std::time::Instant::now();
+        let t1 = crate::timer::Stamp::now();
         let update_ms = ms_between(t0, t1);
 
         let mut keys = std::mem::take(&mut self.keys);

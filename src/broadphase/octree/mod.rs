@@ -348,7 +348,7 @@ impl BroadPhase for Octree {
     }
 
     fn update(&mut self, aabbs: &[Aabb], _params: &BroadPhaseParams, pairs: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
-        let t0 = std::time::Instant::now();
+        let t0 = crate::timer::Stamp::now();
         let n = aabbs.len();
         // Nodes are never merged; rebuild when empty ones have piled up.
         let moved = if self.node_of.len() != n || self.nodes.is_empty() || self.nodes.len() > 16 * (n + 8) {
@@ -367,7 +367,7 @@ impl BroadPhase for Octree {
         self.outside.clear();
         self.outside.extend((0..n as u32).filter(|&i| !aabbs[i as usize].is_valid()));
         self.refit(aabbs);
-        let t1 = std::time::Instant::now();
+        let t1 = crate::timer::Stamp::now();
         let update_ms = ms_between(t0, t1);
 
         let mut keys = std::mem::take(&mut self.keys);
