@@ -43,6 +43,10 @@ pub(crate) fn seek<T>(
 pub struct ContactStore {
     /// The contacts found in the last step, in pair order.
     contacts: Vec<Contact>,
+    /// Per contact: its manifold's point count, written as the contacts are (a pass that only
+    /// counts points, as the viewer's shared contact-point pass does, reads these instead of
+    /// a line of every contact).
+    point_counts: Vec<u8>,
     /// Per candidate pair of the last step, sorted: its last narrow-phase result and the
     /// relative pose it was made at (the body-pair cache).
     pair_cache: Vec<PairEntry>,
@@ -53,7 +57,7 @@ pub struct ContactStore {
     /// Per contact: its entry in `warm` (`u32::MAX`: none), found before the solver runs.
     matched: Vec<u32>,
     /// The contacts of each run of pairs that a block tests.
-    runs: Vec<Vec<Contact>>,
+    runs: Vec<narrow::Run>,
     /// Per body, made at the start of the narrow phase: what its pairs' tests depend on.
     pair_info: Vec<pair_cache::BodyInfo>,
     /// Per body: how far what it meets can set it moving this step (`ccd::Pushed`).
@@ -71,6 +75,7 @@ impl Clone for ContactStore {
     fn clone(&self) -> Self {
         ContactStore {
             contacts: self.contacts.clone(),
+            point_counts: self.point_counts.clone(),
             pair_cache: self.pair_cache.clone(),
             warm: self.warm.clone(),
             ..ContactStore::default()
@@ -82,6 +87,11 @@ impl ContactStore {
     /// The contacts found in the last step, sorted by pair.
     pub fn contacts(&self) -> &[Contact] {
         &self.contacts
+    }
+
+    /// Per contact of [`ContactStore::contacts`], its manifold's point count.
+    pub fn point_counts(&self) -> &[u8] {
+        &self.point_counts
     }
 
     /// The impulses the solver applied at contact `k` of [`ContactStore::contacts`] in the last
@@ -108,6 +118,7 @@ impl ContactStore {
     /// contacts, which the next step finds.
     pub fn restore(&mut self, warm: WarmCache, pair_cache: Vec<PairEntry>) {
         self.contacts.clear();
+        self.point_counts.clear();
         self.warm = warm;
         self.pair_cache = pair_cache;
     }

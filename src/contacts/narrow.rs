@@ -163,7 +163,8 @@ impl PairTest<'_> {
 
     /// The contacts of a run of pairs (into `out`), with their cache entries written to
     /// `entries`, from last step's entries `old`: how many the cache answered.
-    fn run(&self, old: &[PairEntry], pairs: &[(u32, u32)], entries: &mut [PairEntry], out: &mut Vec<Contact>) -> u32 {
+    fn run(&self, old: &[PairEntry], pairs: &[(u32, u32)], entries: &mut [PairEntry], out: &mut Run) -> u32 {
+        let Run { contacts: out, point_counts: counts } = out;
         let Some(first) = pairs.first() else { return 0 };
         let mut cursor = old.partition_point(|e| e.pair < *first);
         let mut hits = 0;
@@ -177,11 +178,16 @@ impl PairTest<'_> {
                 crate::simd::prefetch(&body.shape);
             }
             let last = seek(old, &mut cursor, *pair, |e| e.pair).map(|i| &old[i]);
+            let before = out.len();
             let hit = self.process_pair(*pair, last, (k, &mut entries[k]), &mut make, out);
+            // The contacts just written, still in the nearest cache.
+            counts.extend(out[before..].iter().map(|c| c.manifold.len() as u8));
             hits += hit as u32;
             if hit && entries[k].len > 0 {
                 let (a, b) = (&self.bodies[pair.0 as usize].pose, &self.bodies[pair.1 as usize].pose);
+                // Rebuilt with the entry's points below.
                 out.push(Contact { a: pair.0, b: pair.1, manifold: Manifold::default() });
+                counts.push(entries[k].len);
                 if rebuild.push(out.len() - 1, &entries[k], a, b) {
                     rebuild.finish(out, |c| &mut c.manifold);
                 }
@@ -215,6 +221,14 @@ const RUNS_PER_THREAD: usize = 16;
 /// The relative room [`bounds_apart`] leaves for rounding in the shape tests.
 const BOUNDS_SLACK: Real = 1e-3;
 
+/// One run's contacts and their point counts (`ContactStore::point_counts`), kept from step to
+/// step.
+#[derive(Debug, Default)]
+pub(super) struct Run {
+    contacts: Vec<Contact>,
+    point_counts: Vec<u8>,
+}
+
 impl ContactStore {
     /// The contact manifold of every candidate pair (with speculative points for pairs that
     /// close fast), in pair order whichever thread tested each, and the pairs' new cache
@@ -225,6 +239,7 @@ impl ContactStore {
         if pairs.is_empty() {
             // No contact, and no cache entry for the next step: what testing no pair leaves.
             self.contacts.clear();
+            self.point_counts.clear();
             self.pair_cache.clear();
             return 0;
         }
@@ -253,11 +268,12 @@ impl ContactStore {
         let run =
             if threads == 1 { pairs.len().max(1) } else { pairs.len().div_ceil(RUNS_PER_THREAD * threads).max(64) };
         let runs = pairs.len().div_ceil(run);
-        self.runs.resize_with(runs.max(self.runs.len()), Vec::new);
+        self.runs.resize_with(runs.max(self.runs.len()), Run::default);
         self.pair_cache_next.resize(pairs.len(), PairEntry::invalid((0, 0)));
         let (old, hits) = (&self.pair_cache, AtomicU32::new(0));
-        let test_run = |pairs: &[(u32, u32)], entries: &mut [PairEntry], out: &mut Vec<Contact>| {
-            out.clear();
+        let test_run = |pairs: &[(u32, u32)], entries: &mut [PairEntry], out: &mut Run| {
+            out.contacts.clear();
+            out.point_counts.clear();
             hits.fetch_add(test.run(old, pairs, entries, out), Ordering::Relaxed);
         };
         if runs == 1 {
@@ -276,26 +292,39 @@ impl ContactStore {
 
     /// The contacts of the first `runs` runs, side by side in run order (which is pair order).
     fn gather(&mut self, runs: usize, crew: Option<&Crew>) {
+        debug_assert!(
+            self.runs[..runs].iter().all(|r| r
+                .contacts
+                .iter()
+                .map(|c| c.manifold.len() as u8)
+                .eq(r.point_counts.iter().copied())),
+            "each contact's point count is its manifold's"
+        );
         if runs == 1 {
-            self.contacts.clear();
-            std::mem::swap(&mut self.contacts, &mut self.runs[0]);
+            let run = &mut self.runs[0];
+            std::mem::swap(&mut self.contacts, &mut run.contacts);
+            std::mem::swap(&mut self.point_counts, &mut run.point_counts);
             return;
         }
         let found = &self.runs[..runs];
-        let total = found.iter().map(Vec::len).sum();
+        self.point_counts.clear();
+        for f in found {
+            self.point_counts.extend_from_slice(&f.point_counts);
+        }
+        let total = found.iter().map(|f| f.contacts.len()).sum();
         // Every contact is copied over below: only what the list gains is filled first (the
         // whole list, filled on this thread, cost as much as the copy on all of them).
         self.contacts.resize(total, Contact { a: 0, b: 0, manifold: Manifold::default() });
         let mut places = Vec::with_capacity(runs);
         let mut rest = &mut self.contacts[..];
         for f in found {
-            let (place, after) = rest.split_at_mut(f.len());
+            let (place, after) = rest.split_at_mut(f.contacts.len());
             places.push(place);
             rest = after;
         }
         parallel::fill(crew, &mut places[..], 1, |r, places| {
             for (place, k) in places.iter_mut().zip(r) {
-                place.copy_from_slice(&found[k]);
+                place.copy_from_slice(&found[k].contacts);
             }
         });
     }
@@ -356,6 +385,25 @@ mod tests {
                 let (ka, kb) = (a.shape.kind(), b.shape.kind());
                 proptest::prop_assert!(!apart || m.is_none(), "{:?} {:?} {:?} at {}: {:?}", ka, kb, method, d, m);
             }
+        }
+    }
+
+    /// Each contact's point count is its manifold's, whether the pairs were tested in one run or
+    /// in many on two threads, and with the body-pair cache answering pairs (rebuilt later in
+    /// batches) as the pile settles.
+    #[test]
+    fn point_counts_are_the_manifolds_in_one_run_and_in_many() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/rain_1000.ron");
+        for threads in [1, 2] {
+            let mut w = crate::Scene::load(path).and_then(|s| s.build()).expect("rain_1000 builds");
+            w.set_threads(threads);
+            w.set_parallel_min_pairs(64);
+            for step in 0..120 {
+                w.step();
+                let want: Vec<u8> = w.contacts().iter().map(|c| c.manifold.len() as u8).collect();
+                assert_eq!(w.contact_point_counts(), &want[..], "{threads} threads, step {step}");
+            }
+            assert!(w.profile().pair_cache_hits > 0, "{threads} threads: the cache answered no pair");
         }
     }
 }

@@ -422,6 +422,12 @@ impl World {
         self.contacts.contacts()
     }
 
+    /// Per contact of [`World::contacts`], its manifold's point count: for a pass that counts
+    /// points, without reading the contacts themselves.
+    pub fn contact_point_counts(&self) -> &[u8] {
+        self.contacts.point_counts()
+    }
+
     /// The solver, for its tests.
     #[cfg(test)]
     pub(crate) fn solver(&self) -> &Solver {
@@ -662,7 +668,7 @@ impl World {
         p.narrow_tests = self.pairs.len() as u32;
         let contacts = self.contacts.contacts();
         p.manifolds = contacts.len() as u32;
-        p.contacts = contacts.iter().map(|c| c.manifold.len() as u32).sum();
+        p.contacts = self.contacts.point_counts().iter().map(|&n| u32::from(n)).sum();
     }
 
     /// Wakes islands touched by moving bodies, then solves the contacts and integrates, unless

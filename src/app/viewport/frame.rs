@@ -283,7 +283,7 @@ pub fn build_frame_into(
         axis_lines(&mut lines);
     }
     if view.layers.contact_points {
-        contact_markers(world.contacts(), scratch.split, &mut markers);
+        contact_markers((world.contacts(), world.contact_point_counts()), scratch.split, &mut markers);
     } else {
         markers.clear();
     }
@@ -363,10 +363,12 @@ pub const PARALLEL_MIN_ITEMS: usize = 16_384;
 
 /// A marker per contact point of the last step, as [`World::debug_draw`] describes them
 /// ([`CONTACT_POINT_COLORS`], [`CONTACT_POINT_SIZE`]), written straight from the contacts in
-/// one pass over them (two when shared between threads: the blocks' counts first).
+/// one pass over them. Shared between threads, the blocks' places come first, from each
+/// contact's point count (`counts`, [`World::contact_point_counts`]: a byte a contact, not a
+/// line of each).
 ///
 /// [`CONTACT_POINT_SIZE`]: crate::debug_draw::CONTACT_POINT_SIZE
-fn contact_markers(contacts: &[Contact], split: Split, out: &mut Vec<ContactMarker>) {
+fn contact_markers((contacts, counts): (&[Contact], &[u8]), split: Split, out: &mut Vec<ContactMarker>) {
     let colors = CONTACT_POINT_COLORS.map(pack_rgba);
     out.clear();
     if !split.parallel(contacts.len()) {
@@ -377,8 +379,8 @@ fn contact_markers(contacts: &[Contact], split: Split, out: &mut Vec<ContactMark
         return;
     }
     // Count each block's markers, then write the blocks into their slices.
-    let counts: Vec<usize> =
-        contacts.par_chunks(split.block).with_max_len(1).map(|cs| cs.iter().map(|c| c.manifold.len()).sum()).collect();
+    debug_assert_eq!(counts.len(), contacts.len(), "a point count per contact");
+    let counts: Vec<usize> = counts.chunks(split.block).map(|ns| ns.iter().map(|&n| usize::from(n)).sum()).collect();
     let total = counts.iter().sum();
     out.reserve(total);
     let mut slices = Vec::with_capacity(counts.len());
