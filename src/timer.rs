@@ -58,16 +58,12 @@ mod counter {
     /// standing for their midpoint: the closest of five such brackets (30–40 ns wide on the
     /// benchmark VM), so that an interrupt in one does not count.
     fn pair() -> (Instant, u64) {
-        let mut best = (Instant::now(), read(), Duration::MAX);
-        for _ in 0..5 {
-            let a = Instant::now();
-            let t = read();
-            let b = Instant::now();
-            if b - a < best.2 {
-                best = (a + (b - a) / 2, t, b - a);
-            }
-        }
-        (best.0, best.1)
+        let bracket = || {
+            let (a, t, b) = (Instant::now(), read(), Instant::now());
+            (b - a, a + (b - a) / 2, t)
+        };
+        let (_, at, t) = (0..5).map(|_| bracket()).min_by_key(|&(width, ..)| width).expect("five brackets");
+        (at, t)
     }
 
     /// The counter's period, ms, measured over 0.2 ms of the system clock (each end within

@@ -173,7 +173,7 @@ impl Moved {
             swaps: 0,
             reinserted: 0,
             update_ms: 0.0,
-            pairs_ms: super::ms_since(t0),
+            pairs_ms: t0.elapsed_ms(),
             ..self.stats
         }
     }

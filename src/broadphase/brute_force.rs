@@ -27,7 +27,7 @@ impl BroadPhase for BruteForce {
             self.boxes.load(aabbs.iter());
         }
         let t1 = crate::timer::Stamp::now();
-        let update_ms = super::ms_between(t0, t1);
+        let update_ms = t1.ms_since(t0);
         pairs.clear();
         // Ascending `i`, then ascending `j`: already the canonical order.
         if small {
@@ -52,7 +52,7 @@ impl BroadPhase for BruteForce {
             true_overlaps: pairs.len() as u32,
             aabb_tests: all_pairs,
             update_ms,
-            pairs_ms: super::ms_since(t1),
+            pairs_ms: t1.elapsed_ms(),
             ..Default::default()
         }
     }

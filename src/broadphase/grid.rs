@@ -16,8 +16,8 @@ mod query;
 use super::canonical::PairKeys;
 use super::draw::{MAX_DRAWN_BOXES, count_color};
 use super::{
-    BroadPhase, BroadPhaseDrawOptions, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, debug_validate, ms_between,
-    ms_since, pairs_with_outsiders,
+    BroadPhase, BroadPhaseDrawOptions, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, debug_validate,
+    pairs_with_outsiders,
 };
 use crate::debug_draw::{DebugDraw, DrawCategory};
 use crate::geometry::InvariantError;
@@ -339,7 +339,7 @@ impl BroadPhase for Grid {
         let t0 = crate::timer::Stamp::now();
         let moved = self.refresh(aabbs, params.grid_cell_size);
         let t1 = crate::timer::Stamp::now();
-        let update_ms = ms_between(t0, t1);
+        let update_ms = t1.ms_since(t0);
 
         let n = aabbs.len();
         self.update_and_test_candidates(n, pairs);
@@ -377,7 +377,7 @@ impl BroadPhase for Grid {
             swaps: 0,
             reinserted: moved,
             update_ms,
-            pairs_ms: ms_since(t1),
+            pairs_ms: t1.elapsed_ms(),
         };
         debug_validate(self, aabbs);
         stats

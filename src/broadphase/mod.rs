@@ -27,7 +27,6 @@ use crate::debug_draw::DebugDraw;
 use crate::geometry::InvariantError;
 use crate::geometry::{Aabb, Ray};
 use crate::math::Real;
-use crate::timer::Stamp;
 use serde::{Deserialize, Serialize};
 
 /// Which broad phase the world uses.
@@ -307,14 +306,4 @@ pub fn overlaps_exceed(aabbs: &[Aabb], limit: usize, counts: impl Fn(usize, usiz
 pub(crate) fn keep_touching(pairs: &mut Vec<(u32, u32)>, changed: &[u32]) {
     let named = |i: &u32| changed.binary_search(i).is_ok();
     pairs.retain(|(a, b)| named(a) || named(b));
-}
-
-/// Milliseconds since `t`.
-fn ms_since(t: Stamp) -> f64 {
-    t.elapsed_ms()
-}
-
-/// Milliseconds from `t0` to `t1`: the reading that ends one part of an update starts the next.
-fn ms_between(t0: Stamp, t1: Stamp) -> f64 {
-    t1.ms_since(t0)
 }

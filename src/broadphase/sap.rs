@@ -6,8 +6,8 @@
 use super::canonical::PairKeys;
 use super::draw::{MAX_DRAWN_BOXES, depth_color};
 use super::{
-    BroadPhase, BroadPhaseDrawOptions, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, debug_validate, ms_between,
-    ms_since, scan_aabb, scan_ray,
+    BroadPhase, BroadPhaseDrawOptions, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, debug_validate, scan_aabb,
+    scan_ray,
 };
 use crate::debug_draw::{DebugDraw, DrawCategory};
 use crate::geometry::InvariantError;
@@ -140,7 +140,7 @@ impl BroadPhase for Sap {
         self.sorted.load_axes(self.order.iter().map(|&i| &aabbs[i as usize]), [axis, (axis + 1) % 3, (axis + 2) % 3]);
         self.longest = self.sorted.lo0().iter().zip(self.sorted.hi0()).map(|(lo, hi)| hi - lo).fold(0.0, Real::max);
         let t1 = crate::timer::Stamp::now();
-        let update_ms = ms_between(t0, t1);
+        let update_ms = t1.ms_since(t0);
 
         let mut candidates = 0u64;
         let (s, order, keys) = (&self.sorted, &self.order, &mut self.keys_out);
@@ -159,7 +159,7 @@ impl BroadPhase for Sap {
             swaps,
             reinserted: 0,
             update_ms,
-            pairs_ms: ms_since(t1),
+            pairs_ms: t1.elapsed_ms(),
         };
         debug_validate(self, aabbs);
         stats

@@ -10,8 +10,8 @@ use super::canonical::PairKeys;
 use super::draw::{MAX_DRAWN_BOXES, depth_color};
 use super::hierarchy;
 use super::{
-    BroadPhase, BroadPhaseDrawOptions, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, debug_validate, ms_between,
-    ms_since, pairs_with_outsiders,
+    BroadPhase, BroadPhaseDrawOptions, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, debug_validate,
+    pairs_with_outsiders,
 };
 use crate::debug_draw::{DebugDraw, DrawCategory};
 use crate::geometry::InvariantError;
@@ -249,7 +249,7 @@ impl BroadPhase for Bvh {
         self.last_centre.clear();
         self.last_centre.extend(aabbs.iter().map(Aabb::center));
         let t1 = crate::timer::Stamp::now();
-        let update_ms = ms_between(t0, t1);
+        let update_ms = t1.ms_since(t0);
 
         let mut keys = std::mem::take(&mut self.keys);
         keys.clear();
@@ -268,7 +268,7 @@ impl BroadPhase for Bvh {
             swaps: self.tree.rotations,
             reinserted: moved,
             update_ms,
-            pairs_ms: ms_since(t1),
+            pairs_ms: t1.elapsed_ms(),
         };
         debug_validate(self, aabbs);
         stats

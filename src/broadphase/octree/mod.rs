@@ -12,8 +12,8 @@ use super::canonical::PairKeys;
 use super::draw::{MAX_DRAWN_BOXES, depth_color};
 use super::hierarchy;
 use super::{
-    BroadPhase, BroadPhaseDrawOptions, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, debug_validate, ms_between,
-    ms_since, pairs_with_outsiders,
+    BroadPhase, BroadPhaseDrawOptions, BroadPhaseKind, BroadPhaseParams, BroadPhaseStats, debug_validate,
+    pairs_with_outsiders,
 };
 use crate::debug_draw::{DebugDraw, DrawCategory};
 use crate::geometry::InvariantError;
@@ -368,7 +368,7 @@ impl BroadPhase for Octree {
         self.outside.extend((0..n as u32).filter(|&i| !aabbs[i as usize].is_valid()));
         self.refit(aabbs);
         let t1 = crate::timer::Stamp::now();
-        let update_ms = ms_between(t0, t1);
+        let update_ms = t1.ms_since(t0);
 
         let mut keys = std::mem::take(&mut self.keys);
         keys.clear();
@@ -387,7 +387,7 @@ impl BroadPhase for Octree {
             swaps: 0,
             reinserted: moved,
             update_ms,
-            pairs_ms: ms_since(t1),
+            pairs_ms: t1.elapsed_ms(),
         };
         debug_validate(self, aabbs);
         stats
