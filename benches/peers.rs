@@ -14,7 +14,11 @@
 //! Run: `cargo bench --no-default-features --features jolt --bench peers` (three engines; with
 //! `--features rapier`, two). `PEERS_STEPS` (default 300) caps the steps timed per scene;
 //! scenes of many bodies take fewer (200,000 body-steps, at least 60). `PEERS_ONLY=name`
-//! runs the scenes whose file name contains `name`.
+//! runs the scenes whose file name contains `name`. `PEERS_RUNS=N` (default 1) measures each
+//! scene N times back to back and prints the run whose ratio to rapier3d is the median of the
+//! N (the lower middle one for an even N), then, after the table, each scene's lowest and
+//! highest ratio; the fidelity columns must come out the same in every run, or the row says
+//! they did not.
 
 use collidoscope::engine::Engine;
 use collidoscope::stepper::Stepper;
@@ -39,6 +43,7 @@ fn timed_step(r: &mut Stepper) -> f64 {
 }
 
 /// One engine's figures on one scene.
+#[derive(Clone)]
 struct Figures {
     mean_ms: f64,
     deepest: f32,
@@ -143,6 +148,39 @@ fn measure(engines: &[Engine], world: &World, settle: u64, steps: u64) -> Vec<Re
     runs.into_iter().map(|r| r.map(Run::figures)).collect()
 }
 
+/// Our figures and each peer's (or why it refused the scene), from one [`measure`].
+type Set = Vec<Result<Figures, String>>;
+
+/// Ours over rapier3d's mean step in one set (`None` where rapier3d refused the scene or is
+/// not built in); `rapier` is rapier3d's place among the set's peers.
+fn rapier_ratio(set: &Set, rapier: Option<usize>) -> Option<f64> {
+    let ours = set[0].as_ref().ok()?;
+    rapier.and_then(|k| set[k + 1].as_ref().ok()).map(|r| ours.mean_ms / r.mean_ms)
+}
+
+/// Whether two sets agree on every engine's fidelity figures (deepest contact, lost bodies,
+/// steps all asleep): the engines are deterministic on one thread, so runs of one scene do.
+fn same_fidelity(a: &Set, b: &Set) -> bool {
+    a.iter().zip(b).all(|(x, y)| match (x, y) {
+        (Ok(x), Ok(y)) => (x.deepest, x.lost, x.asleep_steps) == (y.deepest, y.lost, y.asleep_steps),
+        (Err(x), Err(y)) => x == y,
+        _ => false,
+    })
+}
+
+/// Of `sets` (at least one), the set whose ratio to rapier3d is the median (the lower middle
+/// one for an even count; sets without a ratio last), and the lowest and highest ratio.
+fn median_set(mut sets: Vec<Set>, rapier: Option<usize>) -> (Set, Option<(f64, f64)>) {
+    sets.sort_by(|a, b| {
+        let key = |s: &Set| rapier_ratio(s, rapier).unwrap_or(f64::INFINITY);
+        key(a).total_cmp(&key(b))
+    });
+    let ratios: Vec<f64> = sets.iter().filter_map(|s| rapier_ratio(s, rapier)).collect();
+    let range = ratios.first().zip(ratios.last()).map(|(&lo, &hi)| (lo, hi));
+    let middle = (sets.len() - 1) / 2;
+    (sets.swap_remove(middle), range)
+}
+
 fn scenes(root: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(root.join("scenes"))
         .expect("scenes/")
@@ -161,6 +199,7 @@ fn main() {
     // `cargo bench` passes `--bench`; a filter given after `--` is taken like PEERS_ONLY.
     let only = std::env::var("PEERS_ONLY").ok().or_else(|| std::env::args().skip(1).find(|a| !a.starts_with('-')));
     let cap: u64 = std::env::var("PEERS_STEPS").ok().and_then(|s| s.parse().ok()).unwrap_or(300);
+    let runs: usize = std::env::var("PEERS_RUNS").ok().and_then(|s| s.parse().ok()).unwrap_or(1).max(1);
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let peers: Vec<Engine> = Engine::ALL.iter().copied().filter(|&e| e != Engine::Collidoscope).collect();
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
@@ -174,7 +213,8 @@ fn main() {
     head += " deepest contact, mm | lost bodies | all asleep, steps |";
     rule += "---|---|---|";
     println!("{head}\n{rule}");
-    let (mut worst, mut over) = (0.0f64, Vec::new());
+    let (mut worst, mut over, mut spreads) = (0.0f64, Vec::new(), Vec::new());
+    let rapier = peers.iter().position(|&e| e == Engine::Rapier);
     for path in scenes(root) {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         if only.as_deref().is_some_and(|o| !name.contains(o)) {
@@ -195,7 +235,13 @@ fn main() {
         // The worlds at rest are timed once asleep (with one ball rolling on, after 1,200 steps).
         let settle = if name.starts_with("asleep") { 1_200 } else { 0 };
         let engines: Vec<Engine> = std::iter::once(Engine::Collidoscope).chain(peers.iter().copied()).collect();
-        let mut figures = measure(&engines, &world, settle, steps).into_iter();
+        let sets: Vec<Set> = (0..runs).map(|_| measure(&engines, &world, settle, steps)).collect();
+        let agree = sets.iter().all(|s| same_fidelity(s, &sets[0]));
+        let (set, range) = median_set(sets, rapier);
+        if let (true, Some((lo, hi))) = (runs > 1, range) {
+            spreads.push(format!("`{name}` {lo:.2}–{hi:.2}"));
+        }
+        let mut figures = set.into_iter();
         let ours = figures.next().unwrap().expect("Collidoscope takes every scene");
         let mut row = format!("| `{name}` | {n} | {steps} | {:.4} |", ours.mean_ms);
         let (mut deep, mut lost, mut asleep) =
@@ -224,7 +270,11 @@ fn main() {
                 }
             }
         }
-        println!("{row} {deep} | {lost} | {asleep} |");
+        let differ = if agree { "" } else { " (differed between runs)" };
+        println!("{row} {deep}{differ} | {lost} | {asleep} |");
+    }
+    if !spreads.is_empty() {
+        println!("\nours / rapier3d over the {runs} runs of each scene, lowest–highest: {}", spreads.join(", "));
     }
     println!(
         "\nfigures in the last three columns: ours / {}; ours / rapier3d at worst {worst:.2}; over 0.6: {}",
