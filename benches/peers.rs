@@ -43,7 +43,6 @@ fn timed_step(r: &mut Stepper) -> f64 {
 }
 
 /// One engine's figures on one scene.
-#[derive(Clone)]
 struct Figures {
     mean_ms: f64,
     deepest: f32,
@@ -122,6 +121,10 @@ impl Run {
     }
 }
 
+/// Each engine's figures on one scene (ours first, then the peers in order), or why it
+/// refused the scene: one [`measure`].
+type Set = Vec<Result<Figures, String>>;
+
 /// Steps taken by one engine before the next takes its turn.
 const TURN: u64 = 50;
 
@@ -130,7 +133,7 @@ const TURN: u64 = 50;
 /// machine's speed during the run falls on all of them alike rather than on whichever ran then;
 /// each round starts with the next engine, so that none always follows the same one (an engine
 /// whose step sweeps the caches leaves them cold for whoever comes next).
-fn measure(engines: &[Engine], world: &World, settle: u64, steps: u64) -> Vec<Result<Figures, String>> {
+fn measure(engines: &[Engine], world: &World, settle: u64, steps: u64) -> Set {
     let mut runs: Vec<Result<Run, String>> = engines.iter().map(|&e| Run::start(e, world, settle)).collect();
     let (mut done, mut round) = (0, 0);
     while done < steps {
@@ -147,9 +150,6 @@ fn measure(engines: &[Engine], world: &World, settle: u64, steps: u64) -> Vec<Re
     }
     runs.into_iter().map(|r| r.map(Run::figures)).collect()
 }
-
-/// Our figures and each peer's (or why it refused the scene), from one [`measure`].
-type Set = Vec<Result<Figures, String>>;
 
 /// Ours over rapier3d's mean step in one set (`None` where rapier3d refused the scene or is
 /// not built in); `rapier` is rapier3d's place among the set's peers.

@@ -283,7 +283,7 @@ pub fn build_frame_into(
         axis_lines(&mut lines);
     }
     if view.layers.contact_points {
-        contact_markers((world.contacts(), world.contact_point_counts()), scratch.split, &mut markers);
+        contact_markers(world.contacts(), world.contact_point_counts(), scratch.split, &mut markers);
     } else {
         markers.clear();
     }
@@ -368,7 +368,7 @@ pub const PARALLEL_MIN_ITEMS: usize = 16_384;
 /// line of each).
 ///
 /// [`CONTACT_POINT_SIZE`]: crate::debug_draw::CONTACT_POINT_SIZE
-fn contact_markers((contacts, counts): (&[Contact], &[u8]), split: Split, out: &mut Vec<ContactMarker>) {
+fn contact_markers(contacts: &[Contact], counts: &[u8], split: Split, out: &mut Vec<ContactMarker>) {
     let colors = CONTACT_POINT_COLORS.map(pack_rgba);
     out.clear();
     if !split.parallel(contacts.len()) {
