@@ -10,7 +10,7 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 pub struct ShrinkArgs {
     pub scene: PathBuf,
-    /// The event to keep: tunneling, jitter, energy_gain, deep_penetration, explosion,
+    /// The event to keep: tunneling, passing, jitter, energy_gain, deep_penetration, explosion,
     /// non_finite, ghost_bump or far_from_origin.
     #[arg(long, value_name = "KIND", value_parser = parse_symptom)]
     pub event: Symptom,
@@ -40,11 +40,14 @@ pub fn run(args: &ShrinkArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::Usage(format!("{}: {e}", args.scene.display())))?;
     s.scene.save(&args.output)?;
     let kept: Vec<String> = s.kept.iter().map(|k| k.to_string()).collect();
+    let cure = s.cure.as_ref().map_or(String::new(), |c| format!(", which {} removes", c.describe()));
     outln!(
-        "{} bodies of {before} keep the {} event (at step {}) after {} runs: bodies {} of the original",
+        "{} bodies of {before} keep the {} event (at step {}) and its cause ({}{cure}) after {} runs: bodies {} of \
+         the original",
         s.scene.bodies.len(),
         args.event.label(),
         s.step,
+        s.cause.label(),
         s.runs,
         kept.join(", ")
     );

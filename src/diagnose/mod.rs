@@ -50,7 +50,8 @@ pub enum Symptom {
     Tunneling,
     /// A dynamic body's centre passed through another dynamic body.
     Passing,
-    /// A contact switched on and off repeatedly: a resting body jitters.
+    /// A resting body jitters: a contact switched on and off repeatedly, or a body in contact
+    /// stayed in place for seconds without coming to rest.
     Jitter,
     /// Mechanical energy rose with nothing acting.
     EnergyGain,
@@ -99,7 +100,7 @@ impl Symptom {
     /// asleep is not; a large jump only suspects tunneling).
     pub fn of_event(kind: EventKind) -> Option<Symptom> {
         Some(match kind {
-            EventKind::ContactFlicker => Symptom::Jitter,
+            EventKind::ContactFlicker | EventKind::Restless => Symptom::Jitter,
             EventKind::EnergySpike => Symptom::EnergyGain,
             EventKind::DeepPenetration => Symptom::DeepPenetration,
             EventKind::NonFinite => Symptom::NonFinite,
@@ -168,6 +169,23 @@ pub enum CauseKind {
 }
 
 impl CauseKind {
+    /// The cause in a few words.
+    pub fn label(self) -> &'static str {
+        match self {
+            CauseKind::FastAndThinWithoutCcd => "fast and thin with CCD off",
+            CauseKind::UnderCcdThreshold => "under the CCD speed threshold",
+            CauseKind::FastRelativeMotion => "fast relative motion",
+            CauseKind::WarmStartingOff => "warm starting off",
+            CauseKind::MassRatio => "a heavy body on light ones",
+            CauseKind::TooFewIterations => "too few solver passes for the stack",
+            CauseKind::ImpactOnJoints => "an impact on jointed bodies",
+            CauseKind::InternalEdges => "a mesh's internal edges",
+            CauseKind::SpawnOverlap => "bodies placed overlapping",
+            CauseKind::FarFromOrigin => "far from the origin",
+            CauseKind::Unknown => "no known cause",
+        }
+    }
+
     /// Whether the cause is the solver's capacity for the whole run (warm starting off, too
     /// few passes, a heavy body on light ones): a stack it cannot hold sags and slides from the
     /// first step, and by the event it may be coming apart, which no setting changed then can
@@ -471,7 +489,7 @@ fn thickness(world: &World, i: usize) -> Real {
 
 /// A contact of the first step, as the bodies were placed: what tells a spawn overlap.
 #[derive(Clone, Copy, Debug)]
-struct FirstContact {
+pub(super) struct FirstContact {
     /// The pair's bodies.
     a: u32,
     b: u32,
@@ -479,6 +497,17 @@ struct FirstContact {
     depth: Real,
     /// The contact normal, from `a` to `b`.
     normal: Vec3,
+}
+
+impl FirstContact {
+    /// The contacts of `world` after its first step.
+    pub(super) fn of(world: &World) -> Vec<FirstContact> {
+        world
+            .contacts()
+            .iter()
+            .map(|c| FirstContact { a: c.a, b: c.b, depth: c.manifold.max_depth(), normal: c.manifold.normal })
+            .collect()
+    }
 }
 
 /// Runs `scene` for `steps` steps and diagnoses each symptom's first event.
@@ -498,11 +527,7 @@ pub fn diagnose_stepping(scene: &Scene, steps: u64, mut step: impl FnMut(&mut Wo
     for _ in 0..steps {
         step(&mut world);
         if world.step_count() == 1 {
-            first_contacts = world
-                .contacts()
-                .iter()
-                .map(|c| FirstContact { a: c.a, b: c.b, depth: c.manifold.max_depth(), normal: c.manifold.normal })
-                .collect();
+            first_contacts = FirstContact::of(&world);
         }
         for e in watch.observe(&world) {
             let seen = events.iter().any(|o| o.symptom == e.symptom && o.bodies.first() == e.bodies.first());
@@ -617,12 +642,12 @@ fn island(world: &World, body: u32) -> Vec<u32> {
 }
 
 /// What the run showed before the event's step, for the causes that look back.
-struct Before<'a> {
+pub(super) struct Before<'a> {
     /// The contacts of the first step, for spawn overlaps.
-    first: &'a [FirstContact],
+    pub(super) first: &'a [FirstContact],
     /// The mechanical energy as the two steps before the event's left it (the earlier first),
     /// J; the same for both when the event is at step 1 or 2.
-    energy: [Real; 2],
+    pub(super) energy: [Real; 2],
 }
 
 /// The measured cause of `event` in the world `at` (the run as the event's step left it), and

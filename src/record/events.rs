@@ -28,15 +28,19 @@ pub enum EventKind {
     /// A body touching a triangle mesh or height field was kicked up, or its contact normal
     /// jumped: a ghost collision on an internal edge ([`crate::sweep::BumpProbe`]).
     GhostBump,
+    /// A body in contact stayed in place for [`RESTLESS_WINDOWS`] seconds without coming to
+    /// rest: jitter that switches no contact off (a stack the solver cannot hold still).
+    Restless,
 }
 
 impl EventKind {
     /// Every kind, in the order the timeline lists them.
-    pub const ALL: [EventKind; 9] = [
+    pub const ALL: [EventKind; 10] = [
         EventKind::Toi,
         EventKind::FellAsleep,
         EventKind::NewContact,
         EventKind::ContactFlicker,
+        EventKind::Restless,
         EventKind::DeepPenetration,
         EventKind::LargeJump,
         EventKind::EnergySpike,
@@ -56,6 +60,7 @@ impl EventKind {
             EventKind::EnergySpike => "energy spike",
             EventKind::NonFinite => "non-finite state",
             EventKind::GhostBump => "ghost bump",
+            EventKind::Restless => "restless body",
         }
     }
 }
@@ -82,6 +87,30 @@ struct PairHistory {
     count: u8,
 }
 
+/// Consecutive one-second windows a body must be restless in ([`Restless`]) to be reported:
+/// a body landing or knocked settles within a second, a jittering one does not.
+const RESTLESS_WINDOWS: u32 = 2;
+/// A restless body's centre stays within this share of its bounding radius over a window.
+const RESTLESS_EXTENT: Real = 0.1;
+/// ... and is faster than the sleep speed in at least this share of the window's steps.
+const RESTLESS_SHARE: Real = 0.25;
+/// The speed a restless body exceeds when the sleep speed is set lower than this, m/s.
+const RESTLESS_MIN_SPEED: Real = 0.01;
+
+/// One body's current window of [`EventKind::Restless`]: whether it has been a dynamic body
+/// awake, free of joints and in contact at every step so far, the box its centre stayed in, its
+/// steps above the sleep speed and its fastest, and how many windows before this one in a row
+/// it was restless in.
+#[derive(Clone, Copy, Default)]
+struct Restless {
+    eligible: bool,
+    lo: Vec3,
+    hi: Vec3,
+    fast: u32,
+    top: Real,
+    streak: u32,
+}
+
 /// Watches a world step by step and reports [`Event`]s. Feed it every step, in order.
 #[derive(Default)]
 pub struct EventDetector {
@@ -93,6 +122,10 @@ pub struct EventDetector {
     bumps: Option<BumpProbe>,
     /// Steps within which three on/off changes count as flicker.
     pub flicker_window: u64,
+    /// Each body's window of [`EventKind::Restless`], and the steps the windows have seen
+    /// (a window is one second; a first window begun partway is not judged).
+    restless: Vec<Restless>,
+    window_steps: u64,
 }
 
 impl EventDetector {
@@ -207,9 +240,89 @@ impl EventDetector {
             ev(EventKind::EnergySpike, Vec::new(), format!("energy rose from {prev:.3} J to {energy:.3} J"));
         }
         self.energy = Some(energy);
+        self.watch_restless(world, &mut events);
         self.positions = bodies.iter().map(|b| b.pose.translation).collect();
         self.asleep = bodies.iter().map(|b| b.is_asleep()).collect();
         events
+    }
+
+    /// Adds this step to each body's window of [`EventKind::Restless`] and, at the end of each one-second window, reports the bodies restless
+    /// in [`RESTLESS_WINDOWS`] windows in a row (once a streak).
+    fn watch_restless(&mut self, world: &World, events: &mut Vec<Event>) {
+        let bodies = world.bodies();
+        let window = ((1.0 / world.settings.dt).round() as u64).max(1);
+        let step = world.step_count();
+        if self.restless.len() != bodies.len() {
+            // A new or changed world: start over, judging from the next full window.
+            self.restless = vec![Restless::default(); bodies.len()];
+            self.window_steps = 0;
+        }
+        // Bodies joints hold swing with them, and so do the bodies resting on them (a crate on
+        // a swaying bridge): neither is what this looks for.
+        let mut jointed = vec![false; bodies.len()];
+        for j in world.joints() {
+            for side in [j.a, j.b].into_iter().flatten() {
+                if let Some(held) = jointed.get_mut(side as usize) {
+                    *held = true;
+                }
+            }
+        }
+        // In contact: touching, or within the slop (a body jittering on its support leaves it
+        // by a fraction of a millimetre now and then), and with no jointed body.
+        let mut in_contact = vec![false; bodies.len()];
+        let mut riding = jointed.clone();
+        for c in world.contacts().iter().filter(|c| c.manifold.max_depth() >= -world.settings.slop) {
+            let (a, b) = (c.a as usize, c.b as usize);
+            in_contact[a] = true;
+            in_contact[b] = true;
+            riding[a] |= jointed[b];
+            riding[b] |= jointed[a];
+        }
+        let threshold = world.settings.sleep_speed.max(RESTLESS_MIN_SPEED);
+        let first = self.window_steps == 0;
+        for (i, (b, r)) in bodies.iter().zip(&mut self.restless).enumerate() {
+            let p = b.pose.translation;
+            let speed = b.linvel.length();
+            let ok = b.is_dynamic() && !b.is_asleep() && in_contact[i] && !riding[i];
+            if first {
+                *r = Restless { eligible: true, lo: p, hi: p, fast: 0, top: 0.0, streak: r.streak };
+            }
+            r.eligible &= ok;
+            r.lo = r.lo.min(p);
+            r.hi = r.hi.max(p);
+            r.fast += (speed > threshold) as u32;
+            r.top = r.top.max(speed);
+        }
+        self.window_steps += 1;
+        if !step.is_multiple_of(window) {
+            return;
+        }
+        let full = self.window_steps == window;
+        self.window_steps = 0;
+        for (i, (b, r)) in bodies.iter().zip(&mut self.restless).enumerate() {
+            let extent = (r.hi - r.lo).max_element();
+            let restless = full
+                && r.eligible
+                && extent <= RESTLESS_EXTENT * b.shape.bounding_radius()
+                && r.fast as Real >= RESTLESS_SHARE * window as Real;
+            r.streak = if restless { r.streak + 1 } else { 0 };
+            if r.streak == RESTLESS_WINDOWS {
+                let seconds = (RESTLESS_WINDOWS as u64 * window) as Real * world.settings.dt;
+                events.push(Event {
+                    step,
+                    kind: EventKind::Restless,
+                    bodies: vec![i as u32],
+                    detail: format!(
+                        "body {i} stayed in contact and in place (within {:.1} cm) for {seconds:.1} s without coming \
+                         to rest: faster than {threshold:.2} m/s in {:.0}% of the last second's steps, up \
+                         to {:.2} m/s",
+                        extent * 100.0,
+                        100.0 * r.fast as Real / window as Real,
+                        r.top
+                    ),
+                });
+            }
+        }
     }
 }
 
@@ -232,6 +345,43 @@ mod tests {
         assert!(all.iter().any(|e| e.kind == EventKind::FellAsleep));
         assert!(!all.iter().any(|e| e.kind == EventKind::EnergySpike), "{all:?}");
         assert!(all.windows(2).all(|w| w[0].step <= w[1].step));
+    }
+
+    fn restless(path: &str, set: &[(&str, &str)], steps: u64) -> Vec<Event> {
+        let mut scene = Scene::load(format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        for (field, value) in set {
+            scene.settings.set_field(field, value).unwrap();
+        }
+        let mut w = scene.build().unwrap();
+        let mut d = EventDetector::new();
+        let mut out = Vec::new();
+        for _ in 0..steps {
+            w.step();
+            out.extend(d.observe(&w, false).into_iter().filter(|e| e.kind == EventKind::Restless));
+        }
+        out
+    }
+
+    /// A stack the solver cannot hold still is restless; the same stack warm started, a pyramid
+    /// settling and the crate riding the swaying rope bridge are not.
+    #[test]
+    fn a_stack_without_warm_starting_is_restless_and_resting_bodies_are_not() {
+        let off = [("warm_starting", "false"), ("sleeping", "false")];
+        let ev = restless("scenes/jitter.ron", &off, 300);
+        assert!(!ev.is_empty() && ev[0].step == 120, "{ev:?}");
+        assert!(ev.iter().all(|e| e.bodies.len() == 1 && (1..=4).contains(&e.bodies[0])), "{ev:?}");
+        // Once a streak: the 300 steps hold one streak per body at most.
+        let mut bodies: Vec<u32> = ev.iter().map(|e| e.bodies[0]).collect();
+        bodies.dedup();
+        assert_eq!(bodies.len(), ev.len(), "{ev:?}");
+        for (scene, set) in [
+            ("scenes/jitter.ron", &[("sleeping", "false")][..]),
+            ("scenes/pyramid.ron", &[("sleeping", "false")][..]),
+            ("scenes/rope_bridge.ron", &[][..]),
+        ] {
+            let ev = restless(scene, set, 600);
+            assert!(ev.is_empty(), "{scene}: {ev:?}");
+        }
     }
 
     #[test]

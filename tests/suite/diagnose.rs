@@ -60,6 +60,27 @@ fn a_stack_without_warm_starting_is_told_to_warm_start() {
     assert!(d.event.step >= 70 && d.rerun_from == 0, "{d:?}");
 }
 
+/// The jitter lesson's stack with warm starting off switches no contact off: it stays in
+/// place and never comes to rest, which is jitter too (it was "no symptoms found").
+#[test]
+fn the_jitter_lesson_without_warm_starting_is_told_to_warm_start() {
+    let mut scene = Scene::load(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/jitter.ron")).unwrap();
+    for sleeping in [true, false] {
+        scene.settings.set_field("warm_starting", "false").unwrap();
+        scene.settings.set_field("sleeping", &sleeping.to_string()).unwrap();
+        let d =
+            diagnosed_scene(&scene, "jitter.ron, warm starting off", 600, Symptom::Jitter, CauseKind::WarmStartingOff);
+        assert!(d.event.detail.contains("without coming to rest"), "{d:?}");
+        assert!(removes(&d, &set("warm_starting", "true")), "{d:?}");
+        // Two seconds of it: the stack is judged after a whole second settling, then one more.
+        assert_eq!(d.event.step, 120, "{d:?}");
+    }
+    // At the defaults the stack rests: nothing to report.
+    scene.settings.set_field("warm_starting", "true").unwrap();
+    let report = diagnose(&scene, 600).unwrap();
+    assert!(report.diagnoses.is_empty(), "{}", report.to_text());
+}
+
 #[test]
 fn a_tall_stack_on_one_pass_is_told_to_take_more() {
     // The bottom box is held on the floor, so the stack sinks into itself: its second box is

@@ -252,15 +252,17 @@ impl DiagnosePanel {
         let Some(r) = &self.reduced else { return };
         let s = &r.shrunk;
         let kept: Vec<String> = s.kept.iter().map(|k| k.to_string()).collect();
+        let cure = s.cure.as_ref().map_or(String::new(), |c| format!(", which {} removes", c.describe()));
         ui.colored_label(
             colors::OK,
             format!(
-                "Minimal case for {}: {} of {} bodies still show it (at step {}), found in {} runs: bodies {} of the \
-                 original",
+                "Minimal case for {}: {} of {} bodies still show it (at step {}) with its cause ({}{cure}), found in {} \
+                 runs: bodies {} of the original",
                 r.what,
                 s.scene.bodies.len(),
                 r.before,
                 s.step,
+                s.cause.label(),
                 s.runs,
                 kept.join(", ")
             ),

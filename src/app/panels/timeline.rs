@@ -10,11 +10,12 @@ use crate::session::timeline::{RecordCommand, Review};
 use eframe::egui::{self, Color32, Pos2, Rect, RichText, Sense, Stroke, Ui, pos2, vec2};
 
 /// The marker colour of each event kind, in the order of [`EventKind::ALL`].
-pub(super) const KIND_COLORS: [Color32; 9] = [
+pub(super) const KIND_COLORS: [Color32; 10] = [
     Color32::from_rgb(90, 200, 255),  // time of impact
     Color32::from_rgb(150, 160, 200), // fell asleep
     Color32::from_rgb(120, 220, 140), // new contact
     Color32::from_rgb(255, 200, 90),  // flickering contact
+    Color32::from_rgb(230, 170, 40),  // restless body
     Color32::from_rgb(255, 90, 80),   // deep penetration
     Color32::from_rgb(255, 120, 220), // large jump
     Color32::from_rgb(255, 150, 50),  // energy spike
@@ -377,6 +378,10 @@ fn kind_help(kind: EventKind) -> &'static str {
         EventKind::FellAsleep => "A body came to rest and fell asleep.",
         EventKind::NewContact => "Two bodies touched for the first time.",
         EventKind::ContactFlicker => "A contact switched on and off repeatedly within a few steps: jitter.",
+        EventKind::Restless => {
+            "A body in contact stayed in place for two seconds without coming to rest: jitter that switches no \
+             contact off."
+        }
         EventKind::DeepPenetration => "Bodies overlap far beyond the slop: a tunneling or solver suspect.",
         EventKind::LargeJump => "A body moved farther in one step than its own size: a tunneling suspect.",
         EventKind::EnergySpike => "Total energy rose without a user action: an instability.",
