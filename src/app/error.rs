@@ -47,6 +47,14 @@ pub enum AppError {
     /// The scene could not be loaded, or a file could not be written.
     #[error(transparent)]
     Scene(#[from] Box<SceneError>),
+    /// `--select` names a body the scene does not have.
+    #[error("--select {index}: the scene has {bodies} bodies (0 to {})", bodies.saturating_sub(1))]
+    Select {
+        /// The index given.
+        index: usize,
+        /// The scene's bodies, generators expanded.
+        bodies: usize,
+    },
     /// The window could not open.
     #[error("cannot open the window: {0}")]
     Window(String),

@@ -80,6 +80,20 @@ pub fn run(opts: AppOptions) -> Result<(), AppError> {
         }
         None => None,
     };
+    // A body the scene does not have is refused before a window opens (when the scene loads;
+    // one that does not opens the default scene with its error shown).
+    if let Some(index) = opts.select {
+        let scene = match &lesson {
+            Some((_, scene)) => Some(scene.clone()),
+            None if !opts.reopen_last => crate::scene::Scene::load(&opts.scene).ok(),
+            None => None,
+        };
+        if let Some(bodies) = scene.map(|s| s.expanded_bodies().len())
+            && index >= bodies
+        {
+            return Err(AppError::Select { index, bodies });
+        }
+    }
     if opts.screenshot.is_some() || !opts.compare.is_empty() {
         // Fail early, with the file and line, before a window appears.
         let scene_file = crate::scene::Scene::load(&opts.scene)?;

@@ -117,26 +117,23 @@ pub fn open_app(args: AppArgs) -> Result<(), CliError> {
         lesson,
         step,
     } = args;
-    // A case bundle given as the scene opens as `collidoscope open` does.
-    if let Some(p) = scene.as_ref().filter(|p| collidoscope::bundle::is_bundle(p))
-        && screenshot.is_none()
-        && lesson.is_none()
-        && compare.is_empty()
-    {
-        return open_bundle(p);
+    // clap's `requires` does not hold for an argument of the command with no subcommand.
+    if step.is_some() && lesson.is_none() {
+        return Err(CliError::Usage("--step N opens a lesson at step N: give the lesson with --lesson FILE".into()));
     }
     // The screenshot is written after the frames are rendered: a path it cannot go to fails now.
     if let Some(out) = &screenshot {
         AtomicFile::check(out)?;
     }
     let reopen_last = scene.is_none() && screenshot.is_none() && lesson.is_none();
+    let bundle = scene.as_ref().filter(|p| collidoscope::bundle::is_bundle(p)).cloned();
     let scene = scene.unwrap_or_else(default_scene);
     let show = show
         .iter()
         .map(|p| p.parse())
         .collect::<Result<Vec<_>, collidoscope::app::UnknownPanel>>()
         .map_err(AppError::from)?;
-    collidoscope::app::run(collidoscope::app::AppOptions {
+    let options = collidoscope::app::AppOptions {
         scene,
         screenshot,
         frames,
@@ -152,8 +149,19 @@ pub fn open_app(args: AppArgs) -> Result<(), CliError> {
         size,
         lesson: lesson.map(|l| (l, step.unwrap_or(1) - 1)),
         recording: None,
-    })
-    .map_err(CliError::from)
+    };
+    // A case bundle given as the scene opens as `collidoscope open` does, with the other options.
+    if let Some(p) = bundle {
+        if !options.compare.is_empty() {
+            return Err(CliError::Usage(format!(
+                "{}: a case bundle opens with its recording on the timeline; --compare opens a scene side by side \
+                 (unpack the bundle and give its scene.ron)",
+                p.display()
+            )));
+        }
+        return open_bundle_with(&p, options);
+    }
+    collidoscope::app::run(options).map_err(CliError::from)
 }
 
 /// `collidoscope open BUNDLE`: the bundle read and checked, then the app with its scene and its
@@ -161,6 +169,13 @@ pub fn open_app(args: AppArgs) -> Result<(), CliError> {
 /// removed when the app closes.
 #[cfg(feature = "gui")]
 pub fn open_bundle(path: &Path) -> Result<(), CliError> {
+    open_bundle_with(path, collidoscope::app::AppOptions::default())
+}
+
+/// [`open_bundle`] with the app's other options (a screenshot, panels, layers, a camera…); their
+/// scene and recording are the bundle's.
+#[cfg(feature = "gui")]
+fn open_bundle_with(path: &Path, options: collidoscope::app::AppOptions) -> Result<(), CliError> {
     let bundle = collidoscope::bundle::Bundle::read(path).map_err(|e| CliError::Usage(e.to_string()))?;
     let (dir, temporary) = if path.is_dir() {
         (path.to_path_buf(), false)
@@ -177,7 +192,9 @@ pub fn open_bundle(path: &Path) -> Result<(), CliError> {
     let opened = collidoscope::app::run(collidoscope::app::AppOptions {
         scene,
         recording: Some(recording),
-        ..Default::default()
+        reopen_last: false,
+        lesson: None,
+        ..options
     });
     if temporary {
         let _ = std::fs::remove_dir_all(&dir);

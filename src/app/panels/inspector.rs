@@ -206,7 +206,7 @@ fn body_details(ui: &mut Ui, world: &World, i: usize, b: &Body, dragging: bool, 
     egui::Grid::new("inspector_body").num_columns(2).striped(true).show(ui, |ui| {
         let mut kv = |k: &str, v: String| {
             ui.label(k);
-            ui.monospace(v);
+            super::widgets::value(ui, v);
             ui.end_row();
         };
         kv("name", b.name.clone().unwrap_or_else(|| "—".into()));
@@ -216,7 +216,7 @@ fn body_details(ui: &mut Ui, world: &World, i: usize, b: &Body, dragging: bool, 
         material_rows(ui, world, i, b, out);
         let mut kv = |k: &str, v: String| {
             ui.label(k);
-            ui.monospace(v);
+            super::widgets::value(ui, v);
             ui.end_row();
         };
         kv("position", vec3(b.pose.translation));

@@ -60,3 +60,9 @@ pub(crate) fn series_pick(ui: &mut Ui, label: &str, id: &str, names: &[&str], k:
             .labelled_by(l.id);
     });
 }
+
+/// A value in a grid's last column, in monospace, wrapped at the panel's edge: a dock narrower
+/// than the value (beside a lesson) would otherwise cut it off mid-number.
+pub(crate) fn value(ui: &mut Ui, text: String) -> Response {
+    ui.add(egui::Label::new(egui::RichText::new(text).monospace()).wrap())
+}

@@ -347,3 +347,29 @@ fn a_bad_window_size_is_refused_before_any_window() {
         assert!(err.contains("--size") && err.contains(says), "{size}: {err}");
     }
 }
+
+/// App options that do not fit what they open are refused before any window: a body the scene
+/// does not have (it was ignored), a lesson's step without a lesson (it was ignored), and a case
+/// bundle side by side.
+#[test]
+fn app_options_that_do_not_fit_the_scene_are_refused_before_any_window() {
+    let err = one_line(&[SCENE, "--select", "10"]);
+    assert!(err.contains("--select 10: the scene has 10 bodies (0 to 9)"), "{err}");
+    let err = one_line(&["--lesson", "lessons/jitter.ron", "--select", "5"]);
+    assert!(err.contains("--select 5: the scene has 5 bodies"), "{err}");
+    let err = one_line(&[SCENE, "--step", "2"]);
+    assert!(err.contains("--step") && err.contains("--lesson"), "{err}");
+    let dir = scratch("bundle_compare");
+    let case = dir.join("case.zip");
+    let made = bin()
+        .args(["diagnose", "scenes/bugs/thin_plate_ccd_off.ron", "--steps", "30", "--bundle"])
+        .arg(&case)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let case = case.to_string_lossy().into_owned();
+    let err = one_line(&[case.as_str(), "--compare", "ccd=Toi"]);
+    assert!(err.contains("a case bundle opens with its recording") && err.contains("--compare"), "{err}");
+}

@@ -34,7 +34,7 @@ impl InspectorPanel {
         egui::Grid::new("inspector_joint").num_columns(2).striped(true).show(ui, |ui| {
             let mut kv = |k: &str, v: String, help: &str| {
                 ui.label(k).on_hover_text(help);
-                ui.monospace(v);
+                widgets::value(ui, v);
                 ui.end_row();
             };
             kv("name", j.name.clone().unwrap_or_else(|| "—".into()), "The joint's name in the scene.");
