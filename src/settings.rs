@@ -403,7 +403,10 @@ macro_rules! settings {
                         // `0.3` as well as `Some(0.3)` for the optional settings.
                         let ron = ron::Options::default()
                             .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
+                        // A choice as the command line's flags spell it (`toi`, `brute-force`)
+                        // is read as its variant's name (`Toi`, `BruteForce`).
                         next.$name = ron.from_str(value)
+                            .or_else(|e| variant_name(value).and_then(|v| ron.from_str(&v).ok()).ok_or(e))
                             .map_err(|e| SettingsError::Unreadable {
                                 name: name.to_string(),
                                 value: value.to_string(),
@@ -420,6 +423,36 @@ macro_rules! settings {
             }
         }
     };
+}
+
+/// What a setting takes, after the parser's words when a value cannot be read: "Integer is out
+/// of bounds" for `substeps=-1` does not say that a whole number, not negative, is wanted.
+fn read_hint(name: &str) -> &'static str {
+    match Settings::numeric(name) {
+        Some(true) => " (give a whole number, not negative)",
+        Some(false) => " (give a number)",
+        None => "",
+    }
+}
+
+/// `value` as an enum variant's name, when it is a word in another spelling: `toi` and
+/// `brute-force` (or `brute_force`) as `Toi` and `BruteForce`. `None` for anything else (a
+/// number, a list, a name already capitalised).
+fn variant_name(value: &str) -> Option<String> {
+    let v = value.trim();
+    let word = !v.is_empty()
+        && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && v.starts_with(|c: char| c.is_ascii_lowercase());
+    if !word || matches!(v, "true" | "false") {
+        return None;
+    }
+    let mut out = String::new();
+    for part in v.split(['-', '_']).filter(|p| !p.is_empty()) {
+        let mut c = part.chars();
+        out.extend(c.next().map(|f| f.to_ascii_uppercase()));
+        out.push_str(c.as_str());
+    }
+    Some(out)
 }
 
 settings! {
@@ -713,7 +746,7 @@ pub enum SettingsError {
         name: String,
     },
     /// The text is not a value of the setting's type.
-    #[error("{name}: cannot read {value:?}: {error}")]
+    #[error("{name}: cannot read {value:?}: {error}{}", read_hint(name))]
     Unreadable {
         /// The setting.
         name: String,
@@ -789,6 +822,19 @@ mod tests {
         assert!(s.set_field("substeps", "0").unwrap_err().to_string().contains("substeps"));
         assert!(s.set_field("nope", "1").unwrap_err().to_string().contains("unknown setting"));
         assert!(s.set_field("broad_phase", "Quadtree").unwrap_err().to_string().contains("broad_phase"));
+        // A choice spelt as the command line's flags spell it, as its variant.
+        let mut c = s.clone();
+        c.set_field("ccd", "toi").unwrap();
+        c.set_field("broad_phase", "brute-force").unwrap();
+        c.set_field("internal_edges", "voided_features").unwrap();
+        assert_eq!((c.ccd, c.broad_phase), (crate::ccd::CcdMode::Toi, BroadPhaseKind::BruteForce));
+        assert_eq!(c.internal_edges, crate::narrowphase::mesh::InternalEdges::VoidedFeatures);
+        assert!(c.set_field("ccd", "toy").unwrap_err().to_string().contains("toy"));
+        // What a number's field takes is said after the parser's words.
+        let e = c.set_field("substeps", "-1").unwrap_err().to_string();
+        assert!(e.ends_with("(give a whole number, not negative)"), "{e}");
+        assert!(c.set_field("slop", "abc").unwrap_err().to_string().ends_with("(give a number)"));
+        assert!(c.set_field("warm_starting", "yes").is_err() && c.set_field("warm_starting", "false").is_ok());
         assert_eq!(s.dt, 1.0 / 60.0, "a failed set changes nothing");
         let mut t = s.clone();
         t.set_field("substeps", "8").unwrap();

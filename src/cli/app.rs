@@ -22,8 +22,8 @@ pub struct AppArgs {
     /// rapier3d (or Jolt Physics) on the B side instead (the other changes then apply to both).
     #[arg(long = "compare", value_name = "FIELD=VALUE", value_parser = parse_assignment)]
     pub compare: Vec<(String, String)>,
-    /// Bring a panel forward (scenes, settings, profiler, inspector, view, sweep, pair,
-    /// timeline); repeat for several.
+    /// Bring a panel forward (scenes, settings, profiler, inspector, view, sweep, diagnose, pair,
+    /// ray, tests, timeline); repeat for several.
     #[arg(long = "show", value_name = "PANEL")]
     pub show: Vec<String>,
     /// Open in presentation mode: the view, the play controls and the first `--show` panel.

@@ -112,7 +112,10 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
     let head: String = runs.iter().map(|(e, _)| format!(" {:>16}", e.cli_name())).collect();
     outln!("{:<30}{head}", "");
     let ours = median_max(&mut runs[0].1.ms.clone()).0;
-    let ms_row = |name: &str, f: &dyn Fn(&Outcome) -> f64| outln!("{name:<30}{}", cells(&|o| format!("{:.4}", f(o))));
+    // A world asleep steps in microseconds: shown to four places its median read 0.0000 beside a
+    // ratio of 58, so small times get six.
+    let ms_text = |ms: f64| if ms > 0.0 && ms < 0.01 { format!("{ms:.6}") } else { format!("{ms:.4}") };
+    let ms_row = |name: &str, f: &dyn Fn(&Outcome) -> f64| outln!("{name:<30}{}", cells(&|o| ms_text(f(o))));
     ms_row("ms per step, median", &|o| median_max(&mut o.ms.clone()).0);
     ms_row("ms per step, p90", &|o| quantile(&o.ms, 0.9));
     let ratio = |o: &Outcome| {

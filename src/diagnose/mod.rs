@@ -342,7 +342,8 @@ impl Report {
     pub fn to_text(&self) -> String {
         use std::fmt::Write;
         let mut out = String::new();
-        let _ = writeln!(out, "{}: {} steps, {} events", self.scene, self.steps, self.events.len());
+        let scene = if self.scene.is_empty() { "unnamed scene" } else { self.scene.as_str() };
+        let _ = writeln!(out, "{scene}: {} steps, {} events", self.steps, self.events.len());
         if self.diagnoses.is_empty() {
             let _ = writeln!(out, "no symptoms found");
         }
@@ -463,6 +464,7 @@ fn far_bodies(world: &World) -> Vec<Event> {
     let slop = world.settings.slop;
     let mut out = Vec::new();
     for (i, b) in world.bodies().iter().enumerate().filter(|(_, b)| b.is_dynamic()) {
+        // The coarsest coordinate decides: its spacing is the position's step along that axis.
         let s = b.pose.translation.abs().max_element();
         let sp = spacing(s);
         if sp > slop {
@@ -471,9 +473,10 @@ fn far_bodies(world: &World) -> Vec<Event> {
                 step: world.step_count(),
                 bodies: vec![i as u32],
                 detail: format!(
-                    "{} is {:.0} m from the origin, where f32 positions move in steps of {:.2} mm",
+                    "{} is {:.0} m from the origin (a coordinate of {s:.0} m), where f32 positions move in steps of \
+                     {:.2} mm",
                     name(world, i),
-                    s,
+                    b.pose.translation.length(),
                     sp * 1000.0
                 ),
             });
@@ -746,10 +749,13 @@ fn cause_of(event: &Event, at: &World, before: &Before) -> (CauseKind, String, V
         }
         Symptom::FarFromOrigin => {
             let centre = bodies.iter().map(|b| b.pose.translation).sum::<Vec3>() / bodies.len().max(1) as Real;
-            let sp = b0.map_or(0.0, |i| spacing(bodies[i].pose.translation.abs().max_element()));
+            let far = b0.map_or(0.0, |i| bodies[i].pose.translation.abs().max_element());
+            let sp = spacing(far);
             let explanation = format!(
-                "at {:.0} m from the origin f32 positions move in steps of {:.2} mm, {:.1}× the slop of {:.2} mm",
+                "the scene's centre is {:.0} m from the origin; at {}'s coordinate of {far:.0} m f32 positions move in \
+                 steps of {:.2} mm, {:.1}× the slop of {:.2} mm",
                 centre.length(),
+                b0.map_or("a body".into(), |i| name(at, i)),
                 sp * 1000.0,
                 sp / s.slop,
                 s.slop * 1000.0

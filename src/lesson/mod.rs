@@ -416,7 +416,11 @@ impl Lesson {
                 Run::Seconds(s) if !(s.is_finite() && s > 0.0 && (s / settings.dt) as u64 <= MAX_RUN_STEPS) => {
                     return Err(self.invalid(
                         at("run"),
-                        format!("Seconds({s}): give a positive time of at most {MAX_RUN_STEPS} steps"),
+                        format!(
+                            "Seconds({s}): give a time above 0 s and at most {MAX_RUN_STEPS} steps ({:.0} s at the \
+                             scene's dt)",
+                            MAX_RUN_STEPS as f64 * settings.dt as f64
+                        ),
                     ));
                 }
                 _ => {}

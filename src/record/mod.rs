@@ -436,6 +436,7 @@ impl Recording {
     /// Reads a recording from RON text; errors name `path`, line and column.
     pub fn parse(text: &str, path: impl AsRef<Path>) -> Result<Recording, SceneError> {
         let path: PathBuf = path.as_ref().into();
+        crate::scene::if_empty(text, &path)?;
         let rec: Recording = ron::from_str(text).map_err(|e| SceneError::Parse {
             path: path.clone(),
             line: e.span.start.line,

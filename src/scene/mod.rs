@@ -173,6 +173,7 @@ impl Scene {
 /// Parses RON text of the project's files (scenes, lessons): `Some` may be left out of optional
 /// values. Errors name `path`, the line and the column.
 pub fn parse_ron<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -> Result<T, SceneError> {
+    if_empty(text, path)?;
     let options = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
     options.from_str(text).map_err(|e| SceneError::Parse {
         path: path.into(),
@@ -180,6 +181,28 @@ pub fn parse_ron<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -> Res
         col: e.span.start.col,
         message: e.code.to_string(),
     })
+}
+
+/// An empty file (or one of white space alone) is refused as such, not as a missing `(`.
+pub fn if_empty(text: &str, path: &Path) -> Result<(), SceneError> {
+    if text.trim().is_empty() {
+        return Err(SceneError::Parse { path: path.into(), line: 1, col: 1, message: "the file is empty".into() });
+    }
+    Ok(())
+}
+
+/// What a file that is not text is, by its first bytes, for the error: a binary recording or a
+/// zip archive (a case bundle) given where text was wanted.
+fn binary_kind(bytes: &[u8]) -> Option<&'static str> {
+    if crate::record::is_binary(bytes) {
+        Some(
+            "it is a binary recording (.cdrec), not a text file: `collidoscope replay` checks it and `collidoscope diagnose` takes it",
+        )
+    } else if bytes.starts_with(b"PK\x03\x04") {
+        Some("it is a zip archive, not a text file: a case bundle opens with `collidoscope open`")
+    } else {
+        None
+    }
 }
 
 /// Reads a text file: UTF-8, with or without a byte-order mark. Bytes that are not UTF-8 are
@@ -198,6 +221,9 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>, SceneError> {
 pub fn decode_text<'a>(bytes: &'a [u8], path: &Path) -> Result<&'a str, SceneError> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     std::str::from_utf8(bytes).map_err(|e| {
+        if let Some(kind) = binary_kind(bytes) {
+            return SceneError::Parse { path: path.into(), line: 1, col: 1, message: kind.into() };
+        }
         let good = &bytes[..e.valid_up_to()];
         let line = 1 + good.iter().filter(|&&b| b == b'\n').count();
         let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);

@@ -257,7 +257,7 @@ impl Joint {
             }
             JointKind::Distance { length, mode } => {
                 if !(length.is_finite() && *length >= 0.0) {
-                    return Err(invalid("length", format!("{length} must be finite and not negative, m")));
+                    return Err(invalid("length", format!("{length} m: a length must be finite and not negative")));
                 }
                 if let DistanceMode::Spring { stiffness, damping } = mode {
                     for (field, x) in [("stiffness", stiffness), ("damping", damping)] {

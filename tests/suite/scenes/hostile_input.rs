@@ -242,6 +242,22 @@ fn text_encodings_byte_order_marks_and_bad_bytes() {
     let e = Scene::load(&latin1).unwrap_err();
     assert_eq!(e.line(), Some(2), "{e}");
     assert!(e.to_string().contains(":2:13: byte 0xe9 is not UTF-8"), "{e}");
+    // A binary recording or a zip (a case bundle) where a scene was wanted is named as such,
+    // and an empty file as empty, not as a bad byte or a missing `(`.
+    let rec = dir.join("run.cdrec");
+    recorded(3, 10).save(&rec).unwrap();
+    let zip = dir.join("case.zip");
+    std::fs::write(&zip, b"PK\x03\x04\x14\x00\x00\x00\xca\xfe").unwrap();
+    let empty = dir.join("empty.ron");
+    std::fs::write(&empty, b" \n").unwrap();
+    for (file, says) in
+        [(&rec, "it is a binary recording (.cdrec)"), (&zip, "it is a zip archive"), (&empty, "the file is empty")]
+    {
+        let e = Scene::load(file).unwrap_err().to_string();
+        assert!(e.contains(says) && e.contains(":1:1:"), "{e}");
+    }
+    let e = Recording::load(&empty).unwrap_err().to_string();
+    assert!(e.contains("the file is empty"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
