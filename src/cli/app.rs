@@ -124,6 +124,12 @@ pub fn open_app(args: AppArgs) -> Result<(), CliError> {
     // The screenshot is written after the frames are rendered: a path it cannot go to fails now.
     if let Some(out) = &screenshot {
         AtomicFile::check(out)?;
+        if !out.extension().is_some_and(|e| e.eq_ignore_ascii_case("png")) {
+            return Err(CliError::Usage(format!(
+                "--screenshot {}: the picture is a PNG; give a file name ending in .png",
+                out.display()
+            )));
+        }
     }
     let reopen_last = scene.is_none() && screenshot.is_none() && lesson.is_none();
     let bundle = scene.as_ref().filter(|p| collidoscope::bundle::is_bundle(p)).cloned();

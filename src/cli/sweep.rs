@@ -48,7 +48,14 @@ pub fn sweep(args: &SweepArgs) -> Result<(), CliError> {
     let requirements = args.require.iter().map(|r| Requirement::parse(r)).collect::<Result<Vec<_>, _>>()?;
     let output = args.output.as_deref().map(AtomicFile::create).transpose()?;
     let (fields, rows) = match (&args.merge, &args.scene) {
-        (Some(dir), _) => merge(dir)?,
+        (Some(dir), None) => merge(dir)?,
+        (Some(_), Some(scene)) => {
+            return Err(format!(
+                "--merge reads the point files of emitted jobs, which name their scene: give no scene ({} was given)",
+                scene.display()
+            )
+            .into());
+        }
         (None, Some(scene_path)) => {
             let scene = Scene::load(scene_path)?;
             let mut base = scene.settings.clone();

@@ -32,7 +32,8 @@ pub struct Partner {
     pub start: u64,
     /// The first step after which A and B hashed differently.
     pub first_divergent: Option<u64>,
-    /// For each body of B: how far it is from the same body in A, m (`None`: not in A).
+    /// For each body of B: how far it is from the same body in A, m (`None`: not in A, or static:
+    /// a floor never moves, and would only dilute the mean).
     pub divergence: Vec<Option<Real>>,
     /// Step profiles of A and B, oldest first.
     pub profiles: VecDeque<(u64, StepProfile, StepProfile)>,
@@ -245,12 +246,10 @@ impl Partner {
         #[cfg(not(feature = "rapier"))]
         let a = self.world.bodies();
         self.divergence.clear();
-        self.divergence.extend(
-            b.bodies()
-                .iter()
-                .enumerate()
-                .map(|(i, bb)| a.get(i).map(|ab| ab.pose.translation.distance(bb.pose.translation))),
-        );
+        self.divergence.extend(b.bodies().iter().enumerate().map(|(i, bb)| {
+            let moves = bb.kind != crate::dynamics::BodyKind::Static;
+            a.get(i).filter(|_| moves).map(|ab| ab.pose.translation.distance(bb.pose.translation))
+        }));
     }
 
     /// Steps run since the comparison began.
@@ -263,7 +262,7 @@ impl Partner {
         self.divergence.iter().enumerate().filter_map(|(i, d)| d.map(|d| (i, d))).max_by(|x, y| x.1.total_cmp(&y.1))
     }
 
-    /// Mean distance over the bodies both worlds have.
+    /// Mean distance over the bodies both worlds have that are not static.
     pub fn mean_divergence(&self) -> Real {
         let (sum, n) = self.divergence.iter().flatten().fold((0.0, 0), |(s, n), d| (s + d, n + 1));
         if n == 0 { 0.0 } else { sum / n as Real }

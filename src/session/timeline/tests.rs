@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::BodyKind;
-use crate::math::Vec3;
+use crate::math::{Real, Vec3};
 use crate::record::{Action, Divergence};
 use crate::scene::{BodyDesc, Rotation, Scene, ShapeDesc};
 use crate::session::{Simulation, Status};
@@ -130,6 +130,17 @@ fn a_fork_with_a_changed_setting_reports_the_first_divergent_step() {
     assert_eq!(p.world.step_count(), 60);
     assert_eq!(p.world.hash(), original.hashes[59], "A replays the original");
     assert!(p.max_divergence().unwrap().1 > 0.01);
+    // Static bodies are not counted: the mean is over the bodies that can move.
+    let moving: Vec<Real> = p
+        .world
+        .bodies()
+        .iter()
+        .zip(&p.divergence)
+        .filter(|(b, _)| b.kind != BodyKind::Static)
+        .map(|(_, d)| d.unwrap())
+        .collect();
+    assert!(p.world.bodies().iter().zip(&p.divergence).all(|(b, d)| d.is_some() != (b.kind == BodyKind::Static)));
+    assert_eq!(p.mean_divergence(), moving.iter().sum::<Real>() / moving.len() as Real);
     // The fork is itself a whole recording: the original up to 40, the change, then its own run.
     sim.stop_recording();
     let fork = sim.record.review.as_ref().unwrap().recording.clone();

@@ -349,8 +349,8 @@ fn a_bad_window_size_is_refused_before_any_window() {
 }
 
 /// App options that do not fit what they open are refused before any window: a body the scene
-/// does not have (it was ignored), a lesson's step without a lesson (it was ignored), and a case
-/// bundle side by side.
+/// does not have (it was ignored), a lesson's step without a lesson (it was ignored), a case
+/// bundle side by side, and a screenshot named other than `.png` (PNG bytes went into it).
 #[test]
 fn app_options_that_do_not_fit_the_scene_are_refused_before_any_window() {
     let err = one_line(&[SCENE, "--select", "10"]);
@@ -360,6 +360,12 @@ fn app_options_that_do_not_fit_the_scene_are_refused_before_any_window() {
     let err = one_line(&[SCENE, "--step", "2"]);
     assert!(err.contains("--step") && err.contains("--lesson"), "{err}");
     let dir = scratch("bundle_compare");
+    // A screenshot is a PNG, whatever the name says; merged point files name their own scene.
+    let jpg = dir.join("shot.jpg").display().to_string();
+    let err = one_line(&[SCENE, "--screenshot", jpg.as_str()]);
+    assert!(err.contains("give a file name ending in .png"), "{err}");
+    let err = one_line(&["sweep", SCENE, "--merge", dir.to_str().unwrap()]);
+    assert!(err.contains("--merge") && err.contains("give no scene"), "{err}");
     let case = dir.join("case.zip");
     let made = bin()
         .args(["diagnose", "scenes/bugs/thin_plate_ccd_off.ron", "--steps", "30", "--bundle"])
