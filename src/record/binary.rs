@@ -31,9 +31,9 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
-/// The first bytes of a binary recording: a high byte (no text file starts with it), the name,
-/// and a newline a text-mode transfer would mangle.
-const MAGIC: [u8; 8] = *b"\x89CDREC\r\n";
+/// The first bytes of a binary recording (kept with the text loader, which names such a file
+/// given where text was wanted).
+use crate::scene::RECORDING_MAGIC as MAGIC;
 /// The container version this build reads and writes.
 const BINARY_VERSION: u32 = 2;
 /// The file extension that asks for the binary format.

@@ -191,10 +191,15 @@ pub fn if_empty(text: &str, path: &Path) -> Result<(), SceneError> {
     Ok(())
 }
 
+/// The first bytes of a binary recording (`crate::record`'s format): a high byte (no text file
+/// starts with it), the name, and a newline a text-mode transfer would mangle. Here, below the
+/// recordings, so that the text loader can name such a file given where text was wanted.
+pub const RECORDING_MAGIC: [u8; 8] = *b"\x89CDREC\r\n";
+
 /// What a file that is not text is, by its first bytes, for the error: a binary recording or a
 /// zip archive (a case bundle) given where text was wanted.
 fn binary_kind(bytes: &[u8]) -> Option<&'static str> {
-    if crate::record::is_binary(bytes) {
+    if bytes.starts_with(&RECORDING_MAGIC) {
         Some(
             "it is a binary recording (.cdrec), not a text file: `collidoscope replay` checks it and `collidoscope diagnose` takes it",
         )
