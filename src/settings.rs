@@ -429,28 +429,29 @@ macro_rules! settings {
 /// of bounds" for `substeps=-1` does not say that a whole number, not negative, is wanted.
 fn read_hint(name: &str) -> &'static str {
     match Settings::numeric(name) {
-        Some(true) => " (give a whole number, not negative)",
+        Some(true) => " (give a whole number)",
         Some(false) => " (give a number)",
         None => "",
     }
 }
 
-/// `value` as an enum variant's name, when it is a word in another spelling: `toi` and
-/// `brute-force` (or `brute_force`) as `Toi` and `BruteForce`. `None` for anything else (a
-/// number, a list, a name already capitalised).
+/// `value` as an enum variant's name, when it is a word in another spelling: `toi`, `TOI` and
+/// `brute-force` (or `BRUTE_FORCE`) as `Toi` and `BruteForce`. `None` for anything else (a
+/// number, a list). Tried only when the value as given cannot be read.
 fn variant_name(value: &str) -> Option<String> {
     let v = value.trim();
     let word = !v.is_empty()
         && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        && v.starts_with(|c: char| c.is_ascii_lowercase());
+        && v.starts_with(|c: char| c.is_ascii_alphabetic());
     if !word || matches!(v, "true" | "false") {
         return None;
     }
+    // Each word capitalised, the rest of it lower case: `TOI` and `BRUTE_FORCE` too.
     let mut out = String::new();
     for part in v.split(['-', '_']).filter(|p| !p.is_empty()) {
         let mut c = part.chars();
         out.extend(c.next().map(|f| f.to_ascii_uppercase()));
-        out.push_str(c.as_str());
+        out.push_str(&c.as_str().to_ascii_lowercase());
     }
     Some(out)
 }
@@ -827,12 +828,13 @@ mod tests {
         c.set_field("ccd", "toi").unwrap();
         c.set_field("broad_phase", "brute-force").unwrap();
         c.set_field("internal_edges", "voided_features").unwrap();
+        c.set_field("narrow_phase", "GJK").unwrap();
         assert_eq!((c.ccd, c.broad_phase), (crate::ccd::CcdMode::Toi, BroadPhaseKind::BruteForce));
         assert_eq!(c.internal_edges, crate::narrowphase::mesh::InternalEdges::VoidedFeatures);
         assert!(c.set_field("ccd", "toy").unwrap_err().to_string().contains("toy"));
         // What a number's field takes is said after the parser's words.
         let e = c.set_field("substeps", "-1").unwrap_err().to_string();
-        assert!(e.ends_with("(give a whole number, not negative)"), "{e}");
+        assert!(e.ends_with("(give a whole number)"), "{e}");
         assert!(c.set_field("slop", "abc").unwrap_err().to_string().ends_with("(give a number)"));
         assert!(c.set_field("warm_starting", "yes").is_err() && c.set_field("warm_starting", "false").is_ok());
         assert_eq!(s.dt, 1.0 / 60.0, "a failed set changes nothing");

@@ -48,7 +48,7 @@ pub enum AppError {
     #[error(transparent)]
     Scene(#[from] Box<SceneError>),
     /// `--select` names a body the scene does not have.
-    #[error("--select {index}: the scene has {bodies} bodies (0 to {})", bodies.saturating_sub(1))]
+    #[error("--select {index}: {}", crate::scene::bodies_text(*bodies))]
     Select {
         /// The index given.
         index: usize,

@@ -85,7 +85,8 @@ pub fn run(opts: AppOptions) -> Result<(), AppError> {
     if let Some(index) = opts.select {
         let scene = match &lesson {
             Some((_, scene)) => Some(scene.clone()),
-            None if !opts.reopen_last => crate::scene::Scene::load(&opts.scene).ok(),
+            // The last scene is reopened only without an A/B (as `build_app_with` decides).
+            None if !(opts.reopen_last && opts.compare.is_empty()) => crate::scene::Scene::load(&opts.scene).ok(),
             None => None,
         };
         if let Some(bodies) = scene.map(|s| s.expanded_bodies().len())
@@ -193,9 +194,6 @@ fn build_app_with(
         app.open_panels_mut().presenting = opts.show.first().copied();
         app.set_presentation_flag(true);
     }
-    if let Some(i) = opts.select {
-        app.apply(super::panels::Command::Select(Some(i)));
-    }
     if let Some(c) = opts.camera {
         app.set_start_camera(c);
     }
@@ -220,6 +218,10 @@ fn build_app_with(
     if let Some(r) = &opts.recording {
         app.apply(super::panels::Command::Record(crate::session::timeline::RecordCommand::Open(r.clone())));
         app.open_panels_mut().show(PanelId::Timeline);
+    }
+    // After the lesson or recording opens, which clears the selection.
+    if let Some(i) = opts.select {
+        app.apply(super::panels::Command::Select(Some(i)));
     }
     if let Some(e) = unreadable {
         app.announce(e);

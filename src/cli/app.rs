@@ -158,10 +158,13 @@ pub fn open_app(args: AppArgs) -> Result<(), CliError> {
     };
     // A case bundle given as the scene opens as `collidoscope open` does, with the other options.
     if let Some(p) = bundle {
-        if !options.compare.is_empty() {
+        if let Some(option) = [(!options.compare.is_empty(), "--compare"), (!options.sets.is_empty(), "--set")]
+            .into_iter()
+            .find_map(|(given, name)| given.then_some(name))
+        {
             return Err(CliError::Usage(format!(
-                "{}: a case bundle opens with its recording on the timeline; --compare opens a scene side by side \
-                 (unpack the bundle and give its scene.ron)",
+                "{}: a case bundle opens with its recording on the timeline, which replays the recorded settings; \
+                 {option} changes a scene (unpack the bundle and give its scene.ron)",
                 p.display()
             )));
         }

@@ -561,7 +561,11 @@ pub fn diagnose_stepping(scene: &Scene, steps: u64, mut step: impl FnMut(&mut Wo
         }
         let before = Before { first: &first_contacts, energy };
         let (cause, explanation, fixes) = cause_of(event, &at, &before);
-        let lead = if cause.builds_from_start() { SOLVER_LEAD } else { LEAD };
+        // A restless body is told after two whole one-second windows, which the re-run must
+        // hold before the event's step.
+        let watched =
+            if event.symptom == Symptom::Jitter { crate::record::restless_lead(scene.settings.dt) } else { 0 };
+        let lead = if cause.builds_from_start() { SOLVER_LEAD } else { LEAD }.max(watched);
         let start = snapshots.iter().rev().find(|s| s.step <= event.step.saturating_sub(lead)).unwrap_or(&snapshots[0]);
         let until = (event.step + HORIZON).min(steps.max(event.step + 1));
         let (seen, baseline) = rerun(scene, start, None, event, until)?;

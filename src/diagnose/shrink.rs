@@ -34,7 +34,7 @@ pub enum ShrinkError {
     #[error(transparent)]
     Diagnose(#[from] DiagnoseError),
     /// The body asked for is not in the scene.
-    #[error("there is no body {body}: the scene has {bodies} bodies with its generators expanded (0 to {})", bodies.saturating_sub(1))]
+    #[error("there is no body {body}: {}, its generators expanded", crate::scene::bodies_text(*bodies))]
     NoBody {
         /// The body asked for.
         body: u32,
@@ -244,8 +244,8 @@ fn shrunk_description(
     let listed: Vec<String> = keep.iter().map(|k| k.to_string()).collect();
     let cure = cure.map_or(String::new(), |c| format!("; {} removes it", c.describe()));
     let mut text = format!(
-        "The smallest part of {named} that `collidoscope shrink` found still showing {} (at step {step}; cause: {}{cure}): \
-         {} of its {of} bodies, its bodies {} with generators expanded.",
+        "The smallest part of {named} that `collidoscope shrink` found still showing {} (at step {step}; cause: \
+         {}{cure}): {} of its {of} bodies, its bodies {} with generators expanded.",
         symptom.label(),
         cause.label(),
         keep.len(),

@@ -191,6 +191,16 @@ pub fn if_empty(text: &str, path: &Path) -> Result<(), SceneError> {
     Ok(())
 }
 
+/// "the scene has 5 bodies (0 to 4)", or "the scene has no bodies": what an index out of range
+/// is told.
+pub fn bodies_text(bodies: usize) -> String {
+    match bodies {
+        0 => "the scene has no bodies".into(),
+        1 => "the scene has 1 body (0)".into(),
+        n => format!("the scene has {n} bodies (0 to {})", n - 1),
+    }
+}
+
 /// The first bytes of a binary recording (`crate::record`'s format): a high byte (no text file
 /// starts with it), the name, and a newline a text-mode transfer would mangle. Here, below the
 /// recordings, so that the text loader can name such a file given where text was wanted.
@@ -201,7 +211,8 @@ pub const RECORDING_MAGIC: [u8; 8] = *b"\x89CDREC\r\n";
 fn binary_kind(bytes: &[u8]) -> Option<&'static str> {
     if bytes.starts_with(&RECORDING_MAGIC) {
         Some(
-            "it is a binary recording (.cdrec), not a text file: `collidoscope replay` checks it and `collidoscope diagnose` takes it",
+            "it is a binary recording (.cdrec), not a text file: `collidoscope replay` checks it and \
+             `collidoscope diagnose` takes it",
         )
     } else if bytes.starts_with(b"PK\x03\x04") {
         Some("it is a zip archive, not a text file: a case bundle opens with `collidoscope open`")
@@ -225,10 +236,11 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>, SceneError> {
 /// error at their line and column in `path`.
 pub fn decode_text<'a>(bytes: &'a [u8], path: &Path) -> Result<&'a str, SceneError> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    // By its first bytes, before decoding: a zip's can be valid UTF-8.
+    if let Some(kind) = binary_kind(bytes) {
+        return Err(SceneError::Parse { path: path.into(), line: 1, col: 1, message: kind.into() });
+    }
     std::str::from_utf8(bytes).map_err(|e| {
-        if let Some(kind) = binary_kind(bytes) {
-            return SceneError::Parse { path: path.into(), line: 1, col: 1, message: kind.into() };
-        }
         let good = &bytes[..e.valid_up_to()];
         let line = 1 + good.iter().filter(|&&b| b == b'\n').count();
         let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);

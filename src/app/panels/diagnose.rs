@@ -256,8 +256,8 @@ impl DiagnosePanel {
         ui.colored_label(
             colors::OK,
             format!(
-                "Minimal case for {}: {} of {} bodies still show it (at step {}) with its cause ({}{cure}), found in {} \
-                 runs: bodies {} of the original",
+                "Minimal case for {}: {} of {} bodies still show it (at step {}) with its cause ({}{cure}), found \
+                 in {} runs: bodies {} of the original",
                 r.what,
                 s.scene.bodies.len(),
                 r.before,

@@ -353,19 +353,23 @@ fn a_bad_window_size_is_refused_before_any_window() {
 /// bundle side by side, and a screenshot named other than `.png` (PNG bytes went into it).
 #[test]
 fn app_options_that_do_not_fit_the_scene_are_refused_before_any_window() {
+    let dir = scratch("bundle_compare");
+    // Merged point files name their own scene.
+    let err = one_line(&["sweep", SCENE, "--merge", dir.to_str().unwrap()]);
+    assert!(err.contains("--merge") && err.contains("give no scene"), "{err}");
+    if !cfg!(feature = "gui") {
+        return;
+    }
     let err = one_line(&[SCENE, "--select", "10"]);
     assert!(err.contains("--select 10: the scene has 10 bodies (0 to 9)"), "{err}");
     let err = one_line(&["--lesson", "lessons/jitter.ron", "--select", "5"]);
     assert!(err.contains("--select 5: the scene has 5 bodies"), "{err}");
     let err = one_line(&[SCENE, "--step", "2"]);
     assert!(err.contains("--step") && err.contains("--lesson"), "{err}");
-    let dir = scratch("bundle_compare");
-    // A screenshot is a PNG, whatever the name says; merged point files name their own scene.
+    // A screenshot is a PNG, whatever the name says.
     let jpg = dir.join("shot.jpg").display().to_string();
     let err = one_line(&[SCENE, "--screenshot", jpg.as_str()]);
     assert!(err.contains("give a file name ending in .png"), "{err}");
-    let err = one_line(&["sweep", SCENE, "--merge", dir.to_str().unwrap()]);
-    assert!(err.contains("--merge") && err.contains("give no scene"), "{err}");
     let case = dir.join("case.zip");
     let made = bin()
         .args(["diagnose", "scenes/bugs/thin_plate_ccd_off.ron", "--steps", "30", "--bundle"])
@@ -376,6 +380,8 @@ fn app_options_that_do_not_fit_the_scene_are_refused_before_any_window() {
         .unwrap();
     assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
     let case = case.to_string_lossy().into_owned();
-    let err = one_line(&[case.as_str(), "--compare", "ccd=Toi"]);
-    assert!(err.contains("a case bundle opens with its recording") && err.contains("--compare"), "{err}");
+    for option in ["--compare", "--set"] {
+        let err = one_line(&[case.as_str(), option, "ccd=Toi"]);
+        assert!(err.contains("a case bundle opens with its recording") && err.contains(option), "{err}");
+    }
 }
