@@ -713,39 +713,12 @@ impl App {
             if ui.button("⟲ Reset").on_hover_text("Rebuild the scene from its file, keeping the current settings, and put the camera back (R). During an A/B: both worlds back to its start, still in lockstep").clicked() {
                 self.reset();
             }
-            ui.separator();
-            ui.spacing_mut().slider_width = 70.0;
-            ui.add(
-                egui::Slider::new(&mut self.sim.speed, SPEED_RANGE)
-                    .logarithmic(true)
-                    .custom_formatter(|v, _| format!("{v:.2}×"))
-                    .custom_parser(|t| t.trim().trim_end_matches('×').trim().parse().ok()),
-            )
-            .on_hover_text("Speed: simulated time per real second. The step dt stays fixed; only how many steps run per frame changes.");
-            ui.menu_button("⏸ at", |ui| {
-                for at in PauseAt::ALL {
-                    ui.radio_value(&mut self.sim.pause.at, at, at.label());
-                }
-            })
-            .response
-            .on_hover_text(format!(
-                "Pause at the next event: the clock stops on the step it happens (now: {})",
-                self.sim.pause.at.label()
-            ));
-            ui.separator();
-            // Counters in slots of fixed width (wide enough for 9,999,999 steps, a day of
-            // simulated time and 999 ms), so nothing after them moves as they grow.
-            let w = &self.sim.world;
-            let slot = |ui: &mut Ui, chars: usize, text: RichText| {
-                let width = ui.fonts_mut(|f| f.glyph_width(&egui::TextStyle::Monospace.resolve(ui.style()), '0'));
-                let height = ui.spacing().interact_size.y;
-                ui.add_sized([width * chars as f32, height], egui::Label::new(text.monospace()).truncate())
-            };
-            slot(ui, 12, RichText::new(format!("step {}", w.step_count())).strong());
-            slot(ui, 10, RichText::new(format!("{:.2} s", w.time()))).on_hover_text("Simulated time");
-            if !self.presentation {
-                slot(ui, 8, RichText::new(format!("{:.2} ms", w.profile().total_ms)))
-                    .on_hover_text("Wall time of the last step");
+            // Presenting, the text is larger: when the row cannot hold it all (a small projector's
+            // window), the panel choice and the way out come before the speed and the clock, so
+            // that the window's edge cuts those, not these.
+            let clock_last = self.presentation && ui.available_width() < presenting_row_width(ui);
+            if !clock_last {
+                self.speed_and_clock(ui);
             }
             ui.separator();
             if self.presentation {
@@ -805,6 +778,9 @@ impl App {
             if ui.toggle_value(&mut p, "📽 Presentation").on_hover_text("Enlarge everything for a projector and show only the view, the play controls and one chosen panel (P)").changed() {
                 self.set_presentation(ui.ctx(), p);
             }
+            if clock_last {
+                self.speed_and_clock(ui);
+            }
             // Last on the row, so that it appearing moves no other control.
             self.edits_badge(ui, &mut commands);
             // Presenting a lesson, its panel says why the run stopped.
@@ -819,6 +795,45 @@ impl App {
             }
         });
         commands
+    }
+
+    /// The toolbar's speed slider, pause-at menu, step count, simulated time and (not presenting)
+    /// the last step's wall time ([`presenting_row_width`] estimates its width).
+    fn speed_and_clock(&mut self, ui: &mut Ui) {
+        ui.separator();
+        ui.spacing_mut().slider_width = 70.0;
+        ui.add(
+            egui::Slider::new(&mut self.sim.speed, SPEED_RANGE)
+                .logarithmic(true)
+                .custom_formatter(|v, _| format!("{v:.2}×"))
+                .custom_parser(|t| t.trim().trim_end_matches('×').trim().parse().ok()),
+        )
+        .on_hover_text("Speed: simulated time per real second. The step dt stays fixed; only how many steps run per frame changes.");
+        ui.menu_button("⏸ at", |ui| {
+            for at in PauseAt::ALL {
+                ui.radio_value(&mut self.sim.pause.at, at, at.label());
+            }
+        })
+        .response
+        .on_hover_text(format!(
+            "Pause at the next event: the clock stops on the step it happens (now: {})",
+            self.sim.pause.at.label()
+        ));
+        ui.separator();
+        // Counters in slots of fixed width (wide enough for 9,999,999 steps, a day of
+        // simulated time and 999 ms), so nothing after them moves as they grow.
+        let w = &self.sim.world;
+        let slot = |ui: &mut Ui, chars: usize, text: RichText| {
+            let width = ui.fonts_mut(|f| f.glyph_width(&egui::TextStyle::Monospace.resolve(ui.style()), '0'));
+            let height = ui.spacing().interact_size.y;
+            ui.add_sized([width * chars as f32, height], egui::Label::new(text.monospace()).truncate())
+        };
+        slot(ui, 12, RichText::new(format!("step {}", w.step_count())).strong());
+        slot(ui, 10, RichText::new(format!("{:.2} s", w.time()))).on_hover_text("Simulated time");
+        if !self.presentation {
+            slot(ui, 8, RichText::new(format!("{:.2} ms", w.profile().total_ms)))
+                .on_hover_text("Wall time of the last step");
+        }
     }
 
     /// One button per panel, lit while it is on screen: a click hides a shown panel and brings
@@ -1134,6 +1149,27 @@ impl App {
             }
         }
     }
+}
+
+/// About how wide the presentation toolbar's row is after Reset: the speed slider and its value,
+/// the pause-at menu, the step and time slots, the panel choice and the Presentation toggle,
+/// with their spacing (an estimate in the style's fonts, a little generous).
+fn presenting_row_width(ui: &Ui) -> f32 {
+    let style = ui.style();
+    let (font, mono) = (egui::TextStyle::Button.resolve(style), egui::TextStyle::Monospace.resolve(style));
+    let padding = style.spacing.button_padding.x * 2.0;
+    let text = |t: &str| ui.fonts_mut(|f| f.layout_no_wrap(t.to_string(), font.clone(), egui::Color32::WHITE).size().x);
+    let digit = ui.fonts_mut(|f| f.glyph_width(&mono, '0'));
+    let longest_panel = PanelId::ALL.iter().map(|p| text(p.label())).fold(text("no panel"), f32::max);
+    70.0 + text("1.00×")
+        + text("⏸ at")
+        + 22.0 * digit
+        + longest_panel
+        + style.spacing.icon_width
+        + text("📽 Presentation")
+        + 4.0 * padding
+        + 9.0 * style.spacing.item_spacing.x
+        + 3.0 * 6.0
 }
 
 /// The folder the scene browser lists: `scenes/` under the working directory if there is one,

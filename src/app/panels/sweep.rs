@@ -300,7 +300,8 @@ impl SweepPanel {
 
     fn axis_ui(&mut self, ui: &mut Ui, k: usize, fields: &[&'static str], label: egui::Id) {
         let a = &mut self.axes[k];
-        ui.horizontal(|ui| {
+        // Wrapped: at a narrow dock the range goes under the field instead of past the edge.
+        ui.horizontal_wrapped(|ui| {
             let mut field = a.field.clone();
             egui::ComboBox::from_id_salt(("sweep_field", k))
                 .selected_text(a.field.as_str())
@@ -316,8 +317,10 @@ impl SweepPanel {
                 a.set_field(&field);
             }
             if choices(&a.field).is_some() {
-                ui.add(egui::TextEdit::singleline(&mut a.values).desired_width(220.0))
-                    .on_hover_text("The values to try, separated by commas");
+                ui.add(
+                    egui::TextEdit::singleline(&mut a.values).desired_width(ui.available_width().clamp(80.0, 220.0)),
+                )
+                .on_hover_text("The values to try, separated by commas");
                 return;
             }
             ui.add(egui::TextEdit::singleline(&mut a.from).desired_width(50.0)).on_hover_text("From");

@@ -219,6 +219,43 @@ fn presentation_with_ab_shows_two_equal_views_and_clips_nothing() {
     }
 }
 
+/// Presenting a panel in a small window (a projector's 1280×720 with the app's fonts, or
+/// smaller), the row cannot hold the speed and the clock too: the panel choice and the way out
+/// (the Presentation toggle) stay inside the window, and the clock goes after them.
+#[test]
+fn presenting_on_a_small_window_keeps_the_panel_choice_and_the_way_out() {
+    for size in [egui::vec2(1600.0, 1000.0), egui::vec2(1280.0, 720.0), egui::vec2(900.0, 600.0)] {
+        let mut app = open("geometric_tests.ron");
+        app.open_panels_mut().presenting = Some(PanelId::Tests);
+        app.set_presentation_flag(true);
+        let mut h = styled(app, size);
+        app_steps(&mut h, 2);
+        assert!((h.ctx.zoom_factor() - collidoscope::app::presentation_zoom(size)).abs() < 1e-3);
+        let screen = screen(&h);
+        for l in ["▶ Play", "⟲ Reset", "Tests", "📽 Presentation"] {
+            let r = h.get_all_by_label(l).map(|n| n.rect()).min_by(|a, b| a.top().total_cmp(&b.top())).unwrap();
+            assert!(r.right() <= screen.right() + 0.5, "{l} at {r:?} past {screen:?} at {size:?}");
+        }
+    }
+}
+
+/// The Sweep panel's range (from, "to", to, the count) wraps under its field in a dock narrower
+/// than the row, instead of running under the view.
+#[test]
+fn the_sweep_ranges_stay_in_their_dock() {
+    for size in [egui::vec2(1600.0, 1000.0), egui::vec2(1280.0, 720.0)] {
+        let mut app = open("box_stack.ron");
+        app.open_panels_mut().show(PanelId::Sweep);
+        let h = styled(app, size);
+        let view = h.state().viewport().rect();
+        let to: Vec<egui::Rect> = h.get_all_by_label("to").map(|n| n.rect()).collect();
+        assert_eq!(to.len(), 2, "both axes' ranges at {size:?}");
+        for r in to {
+            assert!(r.right() <= view.left() + 0.5, "\"to\" at {r:?} under the view {view:?} at {size:?}");
+        }
+    }
+}
+
 fn app_steps(h: &mut Harness<'static, App>, n: usize) {
     for _ in 0..n {
         h.state_mut().step_once();
