@@ -239,7 +239,8 @@ fn body_details(ui: &mut Ui, world: &World, i: usize, b: &Body, dragging: bool, 
     if contacts.is_empty() {
         ui.weak("None in the last step.");
     }
-    egui::ScrollArea::vertical().max_height(280.0).id_salt("inspector_contacts").show(ui, |ui| {
+    // Both ways: the table's five columns are wider than a narrow dock.
+    egui::ScrollArea::both().max_height(280.0).id_salt("inspector_contacts").show(ui, |ui| {
         for (k, c) in contacts {
             let impulses = world.contact_impulses(k);
             let other = if c.a == idx { c.b } else { c.a };

@@ -199,7 +199,7 @@ impl TestsLesson {
             sector.cos_half,
             sector.angle().to_degrees()
         ));
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             ui.label("Sector (heights ignored):");
             ui.label(verdict(&sector).strong());
             ui.label("· View cone (3D):");
@@ -211,7 +211,9 @@ impl TestsLesson {
     fn sat_ui(&mut self, ui: &mut Ui) {
         ui.label(RichText::new("Two rectangles: separating axes").strong());
         for (name, r) in [("A", &mut self.rect_a), ("B", &mut self.rect_b)] {
-            ui.horizontal(|ui| {
+            // Wrapped: five fields are wider than a dock, and a row past its edge widened every
+            // paragraph after it, which the dock then cut.
+            ui.horizontal_wrapped(|ui| {
                 ui.label(format!("{name} centre"));
                 vec2_edit(ui, &mut r.center);
                 ui.add(

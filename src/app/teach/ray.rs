@@ -317,25 +317,33 @@ fn report_ui(ui: &mut Ui, world: &World, ray: &Ray, r: &RayReport) {
             let color = AXIS_COLORS[a];
             ui.label(RichText::new(AXIS_NAMES[a]).color(color).strong());
             ui.label(format!("{:+.3}", ray.dir[a]));
-            ui.label(format!("[{:.2}, {:.2}]", r.aabb.min[a], r.aabb.max[a]));
+            // Rounded first, so that a bound just below 0 reads 0.00, not -0.00.
+            let two = |v: Real| (v * 100.0).round() / 100.0 + 0.0;
+            ui.label(format!("[{:.2}, {:.2}]", two(r.aabb.min[a]), two(r.aabb.max[a])));
             match *axis {
                 SlabAxis::Crosses { t_near, t_far } => {
                     ui.label(RichText::new(format!("{t_near:.3}")).color(color));
                     ui.label(RichText::new(format!("{t_far:.3}")).color(color));
                 }
+                // Two short cells (a long one widened the table past a dock's edge); the hover
+                // says why.
                 SlabAxis::ParallelInside => {
-                    ui.label(RichText::new("parallel: origin inside").color(color)).on_hover_text(format!(
-                        "{} = {:.3} lies in the slab: every t is inside it; this axis sets no limit",
+                    let why = format!(
+                        "Parallel to the slab, and the origin's {} = {:.3} lies in it: every t is inside; this \
+                         axis sets no limit",
                         AXIS_NAMES[a], ray.origin[a]
-                    ));
-                    ui.label("every t");
+                    );
+                    ui.label(RichText::new("parallel").color(color)).on_hover_text(&why);
+                    ui.label("every t").on_hover_text(why);
                 }
                 SlabAxis::ParallelOutside => {
-                    ui.label(RichText::new("parallel: origin outside").color(OUTSIDE)).on_hover_text(format!(
-                        "{} = {:.3} lies outside the slab and never changes: no t is inside it",
+                    let why = format!(
+                        "Parallel to the slab, and the origin's {} = {:.3} lies outside it and never changes: no \
+                         t is inside",
                         AXIS_NAMES[a], ray.origin[a]
-                    ));
-                    ui.label(RichText::new("none").color(OUTSIDE));
+                    );
+                    ui.label(RichText::new("parallel").color(OUTSIDE)).on_hover_text(&why);
+                    ui.label(RichText::new("no t").color(OUTSIDE)).on_hover_text(why);
                 }
             }
             ui.end_row();

@@ -57,7 +57,7 @@ fn the_ray_tool_lists_the_engines_slab_numbers_and_owns_the_left_drag() {
     assert_eq!((r.trace.enter_axis, r.trace.exit_axis), (Some(0), Some(2)), "in by x, out by z: {:?}", r.trace);
     h.get_by_label_contains("Slab test of the AABB of #1 crate");
     h.get_by_label(&format!("Hit: in the box for t in [{t0:.3}, {t1:.3}]"));
-    assert_eq!(h.get_all_by_label("parallel: origin inside").count(), 1, "level: y is parallel");
+    assert_eq!(h.get_all_by_label("every t").count(), 1, "level: y is parallel, the origin in its slab");
 
     // A drag on the level plane draws a new ray along +x: the camera stays, nothing is pulled.
     let camera = h.state().viewport().camera().clone();
@@ -73,7 +73,7 @@ fn the_ray_tool_lists_the_engines_slab_numbers_and_owns_the_left_drag() {
     // Along z = 1.5 it hits the ball; two parallel axes, both with the origin inside their slab.
     let r = h.state().teach().ray.report(h.state().world()).unwrap();
     assert_eq!(h.state().world().bodies()[r.body].name.as_deref(), Some("ball"));
-    assert_eq!(h.get_all_by_label("parallel: origin inside").count(), 2);
+    assert_eq!(h.get_all_by_label("every t").count(), 2);
 
     // Parallel and outside: at y = 1.5 the crate's y slab rules the ray out with no t. The
     // crate is picked by selecting it (a click still selects while the tool is on).
@@ -89,7 +89,7 @@ fn the_ray_tool_lists_the_engines_slab_numbers_and_owns_the_left_drag() {
     h.get_by_label("the selected, #1").click();
     h.run();
     assert_eq!(h.state().teach().ray.target, RayTarget::Body(1));
-    h.get_by_label("parallel: origin outside");
+    h.get_by_label("no t");
     h.get_by_label("Miss: parallel to the y slab and outside it");
 
     // Inside: from the crate's middle, t_enter is the ray's start and the x entry lies behind.
