@@ -178,11 +178,17 @@ impl CompareView {
             if p.out_of_step {
                 ui.colored_label(colors::WARN, "B was reset or replaced: A no longer steps with it");
             }
-            match p.first_divergent {
-                Some(s) => ui.colored_label(colors::WARN, format!("first divergent step: {s}")),
-                None => ui.colored_label(colors::OK, "identical so far (same state hash every step)"),
+            if p.is_peer() {
+                // Another engine's state never hashes as ours: the distances below say how far
+                // apart the two runs are.
+                ui.weak("another engine: compared by the bodies' distances, not by state hashes");
+            } else {
+                match p.first_divergent {
+                    Some(s) => ui.colored_label(colors::WARN, format!("first divergent step: {s}")),
+                    None => ui.colored_label(colors::OK, "identical so far (same state hash every step)"),
+                }
+                .on_hover_text("The first step after which A and B's state hashes differ");
             }
-            .on_hover_text("The first step after which A and B's state hashes differ");
             if let Some((i, d)) = p.max_divergence() {
                 let name =
                     sim.world.bodies().get(i).and_then(|b| b.name.clone()).unwrap_or_else(|| format!("body {i}"));

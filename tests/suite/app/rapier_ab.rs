@@ -58,6 +58,9 @@ fn b_side_in_lockstep(button: &str, label: &str) {
     // Two engines: not the same bits, but the same scene within a few centimetres after the
     // box has landed (0.67 s).
     assert!(p.first_divergent.is_some());
+    // So the panel does not call step 1 the first divergent one: it says how the two are compared.
+    assert!(h.query_by_label_contains("first divergent step").is_none());
+    h.get_by_label_contains("another engine: compared by the bodies' distances");
     let (_, max) = p.max_divergence().unwrap();
     assert!(max > 0.0 && max < 0.05, "max divergence {max}");
     // The two step profiles are the peer's and Collidoscope's.
