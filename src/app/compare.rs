@@ -341,10 +341,11 @@ fn side_label(ui: &mut Ui, name: &str, color: Color32, what: String, w: &World, 
     let s = &w.settings;
     let line = if let Some(engine) = peer {
         format!(
-            "{engine} · CCD {} · {} substeps × {} iterations",
+            "{engine} · CCD {} · {} substeps × {} iteration{}",
             humanize(&format!("{:?}", s.ccd)),
             s.substeps,
-            s.iterations
+            s.iterations,
+            if s.iterations == 1 { "" } else { "s" }
         )
     } else {
         let mut line = format!(
