@@ -92,6 +92,20 @@ impl PairPanel {
         let Some(trace) = world.explain_pair(a, b, self.method) else { return Vec::new() };
         let (ba, bb) = (&world.bodies()[a], &world.bodies()[b]);
         self.show_result(ui, &trace);
+        let parts = [ba, bb].iter().find(|b| b.shape.is_compound() || b.shape.is_mesh()).map(|b| b.shape.is_mesh());
+        if let Some(mesh) = parts {
+            // The steps below trace one convex pair; a compound or a mesh is many ("cores do not
+            // overlap" and "SAT not used" were shown for two boxes of compounds in contact).
+            let what =
+                if mesh { "a mesh is tested triangle by triangle" } else { "a compound is tested child by child" };
+            ui.weak(format!(
+                "The answer above is the world's; {what}, each part as a convex pair, so no single GJK, EPA \
+                 or SAT run is traced here. Select a body of one convex shape to see those steps."
+            ));
+            self.plotted = 0;
+            self.trace = Some(trace);
+            return Vec::new();
+        }
         self.plotted = self.minkowski_plot(ui, &trace);
         self.show_gjk(ui, &trace, draw);
         self.show_epa(ui, &trace, draw);

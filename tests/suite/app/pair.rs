@@ -165,3 +165,28 @@ fn the_pair_panel_draws_on_open_before_any_step() {
     assert!(h.state().view().layers.narrow_phase, "the trace shows in the view");
     assert!(!h.state().view().extra.lines.is_empty());
 }
+
+/// On a compound (or a mesh) the panel gives the world's answer and says why no single GJK, EPA
+/// or SAT run is traced, instead of "the cores do not overlap" beside four contact points.
+#[test]
+fn pair_panel_on_a_compound_says_it_is_tested_part_by_part() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/compounds.ron");
+    let mut app = App::new(Simulation::load(&path).unwrap(), Viewport::new(None), std::env::temp_dir());
+    for _ in 0..120 {
+        app.simulation_mut().step_once();
+    }
+    let compound = app.world().bodies().iter().position(|b| b.shape.is_compound() && b.is_dynamic()).unwrap();
+    app.view_mut().selected = Some(compound);
+    {
+        let open = app.open_panels_mut();
+        open.pair = true;
+        open.inspector = false;
+        open.view = false;
+    }
+    let mut h = harness(app);
+    h.run();
+    h.get_by_label_contains("a compound is tested child by child");
+    for misleading in ["cores do not overlap", "SAT not used", "No GJK iterations"] {
+        assert!(h.query_by_label_contains(misleading).is_none(), "{misleading}");
+    }
+}
