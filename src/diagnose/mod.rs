@@ -57,7 +57,7 @@ pub enum Symptom {
     EnergyGain,
     /// Two bodies overlap far beyond the slop.
     DeepPenetration,
-    /// A body's speed jumped within one step beyond what gravity gives.
+    /// A body's speed jumped within one step beyond what gravity and its contacts can give it.
     Explosion,
     /// A body's state became NaN or infinite.
     NonFinite,
@@ -391,7 +391,8 @@ struct Watch {
     events: EventDetector,
     crossings: Crossings,
     passings: Passings,
-    speeds: Vec<Real>,
+    /// Each body's velocity after the last step observed.
+    velocities: Vec<Vec3>,
 }
 
 impl Watch {
@@ -400,7 +401,7 @@ impl Watch {
             events: EventDetector::new(),
             crossings: Crossings::new(world),
             passings: Passings::new(world),
-            speeds: world.bodies().iter().map(|b| b.linvel.length()).collect(),
+            velocities: world.bodies().iter().map(|b| b.linvel).collect(),
         }
     }
 
@@ -429,18 +430,34 @@ impl Watch {
             }
         }
         let g = world.settings.gravity.length() * world.settings.dt;
-        self.speeds.resize(bodies.len(), 0.0);
+        self.velocities.resize(bodies.len(), Vec3::ZERO);
+        // A struck body can gain up to (1 + e) times the speed it was closing at with what it
+        // touches, and the contact's push out of an overlap (up to the correction speed): that
+        // is a collision (a rain's bodies strike each other at 15 m/s), not an explosion.
+        let push = world.settings.max_correction_velocity.max(0.0);
+        let mut struck: Vec<Real> = vec![0.0; bodies.len()];
+        for c in world.contacts() {
+            let (a, b) = (c.a as usize, c.b as usize);
+            let closing = (self.velocities[a] - self.velocities[b]).length();
+            let e = bodies[a].material.restitution.max(bodies[b].material.restitution).clamp(0.0, 1.0);
+            struck[a] = struck[a].max((1.0 + e) * closing);
+            struck[b] = struck[b].max((1.0 + e) * closing);
+        }
         for (i, b) in bodies.iter().enumerate() {
-            let v = b.linvel.length();
-            if b.is_dynamic() && v - self.speeds[i] > EXPLOSION_DV + g {
+            let (before, v) = (self.velocities[i].length(), b.linvel.length());
+            let jump = (b.linvel - self.velocities[i]).length();
+            if b.is_dynamic() && v - before > EXPLOSION_DV + g && jump > struck[i] + push + g {
                 out.push(Event {
                     symptom: Symptom::Explosion,
                     step,
                     bodies: vec![i as u32],
-                    detail: format!("{} sped up from {:.2} to {v:.2} m/s in one step", name(world, i), self.speeds[i]),
+                    detail: format!(
+                        "{} sped up from {before:.2} to {v:.2} m/s in one step, more than any contact can give it",
+                        name(world, i)
+                    ),
                 });
             }
-            self.speeds[i] = v;
+            self.velocities[i] = b.linvel;
         }
         out
     }

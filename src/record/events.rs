@@ -15,8 +15,8 @@ pub enum EventKind {
     FellAsleep,
     /// Two bodies started touching.
     NewContact,
-    /// A contact turned on and off repeatedly within a few steps (off: more than the slop apart):
-    /// jitter.
+    /// A contact between two slow bodies turned on and off repeatedly within a few steps (off:
+    /// more than the slop apart): jitter.
     ContactFlicker,
     /// Penetration far beyond the slop: a tunneling or solver suspect.
     DeepPenetration,
@@ -87,6 +87,11 @@ struct PairHistory {
     changes: [u64; 4],
     count: u8,
 }
+
+/// Both bodies of a flickering contact move slower than this, m/s: it is a resting contact
+/// that will not settle. A body rattled by a rain striking it, or rolling over a mesh's bumps at
+/// speed, switches its contacts too, and is not jitter.
+const FLICKER_SPEED: Real = 0.5;
 
 /// Consecutive one-second windows a body must be restless in ([`Restless`]) to be reported:
 /// a body landing or knocked settles within a second, a jittering one does not.
@@ -223,7 +228,10 @@ impl EventDetector {
             h.count = h.count.saturating_add(1);
             if first_time {
                 ev(EventKind::NewContact, vec![pair.0, pair.1], format!("bodies {} and {} touch", pair.0, pair.1));
-            } else if h.count >= 4 && step - h.changes[3] <= self.flicker_window {
+            } else if h.count >= 4
+                && step - h.changes[3] <= self.flicker_window
+                && [pair.0, pair.1].iter().all(|&k| bodies[k as usize].linvel.length() < FLICKER_SPEED)
+            {
                 ev(
                     EventKind::ContactFlicker,
                     vec![pair.0, pair.1],

@@ -244,3 +244,48 @@ fn no_body_of_a_shipped_scene_passes_through_another() {
         .collect();
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
+
+/// A light box struck by a heavy ball at 30 m/s gains far more than 5 m/s in one step: a
+/// collision, which the rain scenes are full of, not an explosion. A box that speeds up that
+/// much with nothing closing on it is one.
+#[test]
+fn a_struck_body_is_a_collision_not_an_explosion() {
+    let scene = |ball_speed: f32| {
+        Scene::parse(
+            &format!(
+                r#"(
+                    settings: (gravity: (0, 0, 0)),
+                    bodies: [
+                        (name: "ball", shape: Sphere(radius: 0.5), position: (-2, 0, 0), linear_velocity: ({ball_speed}, 0, 0), material: (density: 5000)),
+                        (name: "box", shape: Cuboid(half_extents: (0.2, 0.2, 0.2)), position: (0, 0, 0), material: (density: 100)),
+                    ],
+                )"#
+            ),
+            "struck.ron",
+        )
+        .unwrap()
+    };
+    let report = diagnose(&scene(30.0), 30).unwrap();
+    assert!(!report.events.iter().any(|e| e.symptom == Symptom::Explosion), "{}", report.to_text());
+    let mut w = scene(30.0).build().unwrap();
+    for _ in 0..30 {
+        w.step();
+    }
+    assert!(w.bodies()[1].linvel.x > 20.0, "the box was struck: {}", w.bodies()[1].linvel);
+    // The same box kicked to 20 m/s between steps, touching nothing: an explosion.
+    let e = diagnose_kick(scene(0.0));
+    assert!(e.iter().any(|d| d.symptom == Symptom::Explosion && d.bodies == vec![1]), "{e:?}");
+}
+
+/// The events of `scene` run 10 steps, its box given 20 m/s at the fifth (as a solver blowing
+/// up would), through the diagnosis's own watch.
+fn diagnose_kick(scene: Scene) -> Vec<collidoscope::diagnose::Event> {
+    collidoscope::diagnose::diagnose_stepping(&scene, 10, |w| {
+        if w.step_count() == 4 {
+            w.body_mut(1).linvel = collidoscope::math::Vec3::new(20.0, 0.0, 0.0);
+        }
+        w.step();
+    })
+    .unwrap()
+    .events
+}
