@@ -960,3 +960,28 @@ fn vector_text(v: &[Real; 3], decimals: usize) -> String {
     let [x, y, z] = v.map(|c| (f64::from(c) * scale).round() / scale + 0.0);
     format!("({x:.decimals$}, {y:.decimals$}, {z:.decimals$})")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Twelve boxes side by side in two layers are a heap two bodies high; four on top of each
+    /// other are a stack four high.
+    #[test]
+    fn a_stack_is_as_high_as_its_bodies_stand_not_as_many_as_they_are() {
+        let height = |positions: &[(f32, f32)]| {
+            let bodies: Vec<String> = positions
+                .iter()
+                .map(|(x, y)| format!("(shape: Cuboid(half_extents: (0.5, 0.5, 0.5)), position: ({x}, {y}, 0))"))
+                .collect();
+            let scene = Scene::parse(&format!("(bodies: [{}])", bodies.join(", ")), "heap.ron").unwrap();
+            let world = scene.build().unwrap();
+            let group: Vec<u32> = (0..positions.len() as u32).collect();
+            stack_height(&world, &group, Vec3::Y)
+        };
+        let heap: Vec<(f32, f32)> = (0..12).map(|k| ((k % 6) as f32 * 1.01, 0.5 + (k / 6) as f32)).collect();
+        assert_eq!(height(&heap), 2);
+        let stack: Vec<(f32, f32)> = (0..4).map(|k| (0.0, 0.5 + k as f32)).collect();
+        assert_eq!(height(&stack), 4);
+    }
+}
