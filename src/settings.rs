@@ -403,10 +403,10 @@ macro_rules! settings {
                         // `0.3` as well as `Some(0.3)` for the optional settings.
                         let ron = ron::Options::default()
                             .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
-                        // A choice as the command line's flags spell it (`toi`, `brute-force`)
-                        // is read as its variant's name (`Toi`, `BruteForce`).
+                        // A choice in another spelling (`toi`, `brute-force`) is read as the
+                        // choice it names (`Toi`, `BruteForce`), as the command line's flags are.
                         next.$name = ron.from_str(value)
-                            .or_else(|e| variant_name(value).and_then(|v| ron.from_str(&v).ok()).ok_or(e))
+                            .or_else(|e| choice_named::<$ty>(value).and_then(|v| ron.from_str(&v).ok()).ok_or(e))
                             .map_err(|e| SettingsError::Unreadable {
                                 name: name.to_string(),
                                 value: value.to_string(),
@@ -435,25 +435,18 @@ fn read_hint(name: &str) -> &'static str {
     }
 }
 
-/// `value` as an enum variant's name, when it is a word in another spelling: `toi`, `TOI` and
-/// `brute-force` (or `BRUTE_FORCE`) as `Toi` and `BruteForce`. `None` for anything else (a
-/// number, a list). Tried only when the value as given cannot be read.
-fn variant_name(value: &str) -> Option<String> {
-    let v = value.trim();
-    let word = !v.is_empty()
-        && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        && v.starts_with(|c: char| c.is_ascii_alphabetic());
-    if !word || matches!(v, "true" | "false") {
-        return None;
-    }
-    // Each word capitalised, the rest of it lower case: `TOI` and `BRUTE_FORCE` too.
-    let mut out = String::new();
-    for part in v.split(['-', '_']).filter(|p| !p.is_empty()) {
-        let mut c = part.chars();
-        out.extend(c.next().map(|f| f.to_ascii_uppercase()));
-        out.push_str(&c.as_str().to_ascii_lowercase());
-    }
-    Some(out)
+/// A choice's name as it is matched, whatever its spelling: lower case, without `-` or `_`
+/// (`toi`, `Toi`, `brute-force`, `BruteForce` and `BRUTE_FORCE` are two keys). The command
+/// line's flags and [`Settings::set_field`] match names by it.
+pub fn choice_key(name: &str) -> String {
+    name.chars().filter(|c| *c != '-' && *c != '_').flat_map(char::to_lowercase).collect()
+}
+
+/// The choice of the setting type `T` (its RON text) that `value` names in another spelling;
+/// `None` for a number, or a name no choice has. Tried only when `value` cannot be read as is.
+fn choice_named<T: Field>(value: &str) -> Option<String> {
+    let key = choice_key(value.trim());
+    T::choices()?.into_iter().find(|c| choice_key(c) == key)
 }
 
 settings! {

@@ -80,24 +80,27 @@ pub fn run(opts: AppOptions) -> Result<(), AppError> {
         }
         None => None,
     };
-    // A body the scene does not have is refused before a window opens (when the scene loads;
-    // one that does not opens the default scene with its error shown).
+    // The scene file, read once before a window opens. A screenshot or an A/B fails on it now,
+    // with the file and line. `--select` is checked against it (or the lesson's scene); a scene
+    // that does not load only skips that check, as the app then opens the default scene with
+    // the error shown, and neither is read when the app reopens the last scene.
+    let strict = opts.screenshot.is_some() || !opts.compare.is_empty();
+    let scene_file = if strict {
+        Some(crate::scene::Scene::load(&opts.scene)?)
+    } else if opts.select.is_some() && lesson.is_none() && !opts.reopen_last {
+        crate::scene::Scene::load(&opts.scene).ok()
+    } else {
+        None
+    };
     if let Some(index) = opts.select {
-        let scene = match &lesson {
-            Some((_, scene)) => Some(scene.clone()),
-            // The last scene is reopened only without an A/B (as `build_app_with` decides).
-            None if !(opts.reopen_last && opts.compare.is_empty()) => crate::scene::Scene::load(&opts.scene).ok(),
-            None => None,
-        };
+        let scene = lesson.as_ref().map(|(_, scene)| scene).or(scene_file.as_ref());
         if let Some(bodies) = scene.map(|s| s.expanded_bodies().len())
             && index >= bodies
         {
             return Err(AppError::Select { index, bodies });
         }
     }
-    if opts.screenshot.is_some() || !opts.compare.is_empty() {
-        // Fail early, with the file and line, before a window appears.
-        let scene_file = crate::scene::Scene::load(&opts.scene)?;
+    if let Some(scene_file) = scene_file.filter(|_| strict) {
         let (_, changes) = crate::session::timeline::split_engine(&opts.compare)?;
         crate::session::timeline::changed_settings(&scene_file.settings, &changes)?;
     }

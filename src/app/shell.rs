@@ -738,12 +738,7 @@ impl App {
                 // The toggles, Frame all and Presentation must fit on the row; when they do not,
                 // the toggles fold into a menu. (The real-time warning comes last, when there is
                 // one.)
-                let font = egui::TextStyle::Button.resolve(ui.style());
-                let width = |t: &str, padding: f32| {
-                    ui.fonts_mut(|f| f.layout_no_wrap(t.to_string(), font.clone(), egui::Color32::WHITE).size().x)
-                        + 2.0 * padding
-                        + ui.spacing().item_spacing.x
-                };
+                let width = |t: &str, padding: f32| button_text_width(ui, t) + 2.0 * padding + ui.spacing().item_spacing.x;
                 let toggles: f32 = (PanelId::ALL.iter().filter(|p| !PanelId::OFF_ROW.contains(p)))
                     .map(|p| width(p.label(), TOGGLE_PADDING) - ui.spacing().item_spacing.x + TOGGLE_SPACING)
                     .sum();
@@ -1151,15 +1146,20 @@ impl App {
     }
 }
 
+/// How wide `text` is in the style's button font, without the button's padding.
+fn button_text_width(ui: &Ui, text: &str) -> f32 {
+    let font = egui::TextStyle::Button.resolve(ui.style());
+    ui.fonts_mut(|f| f.layout_no_wrap(text.to_string(), font, egui::Color32::WHITE).size().x)
+}
+
 /// About how wide the presentation toolbar's row is after Reset: the speed slider and its value,
 /// the pause-at menu, the step and time slots, the panel choice and the Presentation toggle,
 /// with their spacing (an estimate in the style's fonts, a little generous).
 fn presenting_row_width(ui: &Ui) -> f32 {
     let style = ui.style();
-    let (font, mono) = (egui::TextStyle::Button.resolve(style), egui::TextStyle::Monospace.resolve(style));
     let padding = style.spacing.button_padding.x * 2.0;
-    let text = |t: &str| ui.fonts_mut(|f| f.layout_no_wrap(t.to_string(), font.clone(), egui::Color32::WHITE).size().x);
-    let digit = ui.fonts_mut(|f| f.glyph_width(&mono, '0'));
+    let text = |t: &str| button_text_width(ui, t);
+    let digit = ui.fonts_mut(|f| f.glyph_width(&egui::TextStyle::Monospace.resolve(style), '0'));
     let longest_panel = PanelId::ALL.iter().map(|p| text(p.label())).fold(text("no panel"), f32::max);
     70.0 + text("1.00×")
         + text("⏸ at")

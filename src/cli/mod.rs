@@ -190,11 +190,10 @@ pub fn parse_assignment(s: &str) -> Result<(String, String), String> {
 }
 
 pub fn parse_choice<T: Copy>(all: &[T], name: fn(T) -> &'static str, s: &str) -> Result<T, String> {
-    // Any case and any of `-`, `_` or none between words: `toi`, `Toi`, `brute-force`,
-    // `BruteForce` and `brute_force` all name a choice, as a scene file or `--set` spells it.
-    let key = |n: &str| n.chars().filter(|c| *c != '-' && *c != '_').flat_map(char::to_lowercase).collect::<String>();
-    let wanted = key(s);
-    all.iter().copied().find(|&k| key(name(k)) == wanted).ok_or_else(|| {
+    // In any spelling, as `--set` takes it: `toi`, `Toi`, `brute-force`, `BruteForce`.
+    use collidoscope::settings::choice_key;
+    let wanted = choice_key(s);
+    all.iter().copied().find(|&k| choice_key(name(k)) == wanted).ok_or_else(|| {
         let names: Vec<&str> = all.iter().map(|&k| name(k)).collect();
         format!("unknown name {s:?}; choose one of: {}", names.join(", "))
     })

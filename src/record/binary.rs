@@ -31,8 +31,8 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
-/// The first bytes of a binary recording (kept with the text loader, which names such a file
-/// given where text was wanted).
+// The first bytes of a binary recording, kept with the text loader, which names such a file
+// given where text was wanted.
 use crate::scene::RECORDING_MAGIC as MAGIC;
 /// The container version this build reads and writes.
 const BINARY_VERSION: u32 = 2;

@@ -189,8 +189,13 @@ impl EventDetector {
         }
         let slop = world.settings.slop;
         let mut touching_now: Vec<(u32, u32)> = Vec::new();
+        // Pairs touching or within the slop, for the restless bodies' windows.
+        let mut near: Vec<(u32, u32)> = Vec::new();
         for c in world.contacts() {
             let depth = c.manifold.max_depth();
+            if depth >= -slop {
+                near.push((c.a, c.b));
+            }
             // A pair touches from depth 0, and stops only when it is more than the slop apart:
             // resting boxes whose depth wavers by a fraction of a millimetre about 0 as a pyramid
             // settles do not flicker.
@@ -264,16 +269,16 @@ impl EventDetector {
             ev(EventKind::EnergySpike, Vec::new(), format!("energy rose from {prev:.3} J to {energy:.3} J"));
         }
         self.energy = Some(energy);
-        self.watch_restless(world, &mut events);
+        self.watch_restless(world, &near, &mut events);
         self.positions = bodies.iter().map(|b| b.pose.translation).collect();
         self.asleep = bodies.iter().map(|b| b.is_asleep()).collect();
         events
     }
 
-    /// Adds this step to each body's window of [`EventKind::Restless`] and, at the end of each
-    /// one-second window, reports the bodies restless in [`RESTLESS_WINDOWS`] windows in a row
-    /// (once a streak).
-    fn watch_restless(&mut self, world: &World, events: &mut Vec<Event>) {
+    /// Adds this step to each body's window of [`EventKind::Restless`] (`near`: the pairs
+    /// touching or within the slop) and, at the end of each one-second window, reports the
+    /// bodies restless in [`RESTLESS_WINDOWS`] windows in a row (once a streak).
+    fn watch_restless(&mut self, world: &World, near: &[(u32, u32)], events: &mut Vec<Event>) {
         let bodies = world.bodies();
         let window = restless_window(world.settings.dt);
         let step = world.step_count();
@@ -299,8 +304,8 @@ impl EventDetector {
         // by a fraction of a millimetre now and then), and with no jointed body.
         let mut in_contact = vec![false; bodies.len()];
         let mut riding = jointed.clone();
-        for c in world.contacts().iter().filter(|c| c.manifold.max_depth() >= -world.settings.slop) {
-            let (a, b) = (c.a as usize, c.b as usize);
+        for &(a, b) in near {
+            let (a, b) = (a as usize, b as usize);
             in_contact[a] = true;
             in_contact[b] = true;
             riding[a] |= jointed[b];
@@ -380,18 +385,13 @@ mod tests {
     /// which is not a contact switching off and on.
     #[test]
     fn a_settling_pyramid_does_not_flicker() {
-        let scene = Scene::load(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/pyramid.ron")).unwrap();
-        let mut w = scene.build().unwrap();
-        let mut d = EventDetector::new();
-        let mut flicker = Vec::new();
-        for _ in 0..120 {
-            w.step();
-            flicker.extend(d.observe(&w, false).into_iter().filter(|e| e.kind == EventKind::ContactFlicker));
-        }
+        let flicker = events_of("scenes/pyramid.ron", &[], 120, EventKind::ContactFlicker);
         assert!(flicker.is_empty(), "{flicker:?}");
     }
 
-    fn restless(path: &str, set: &[(&str, &str)], steps: u64) -> Vec<Event> {
+    /// The `kind` events of the first `steps` steps of the scene at `path` with the settings
+    /// `set` changed.
+    fn events_of(path: &str, set: &[(&str, &str)], steps: u64, kind: EventKind) -> Vec<Event> {
         let mut scene = Scene::load(format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap();
         for (field, value) in set {
             scene.settings.set_field(field, value).unwrap();
@@ -401,9 +401,13 @@ mod tests {
         let mut out = Vec::new();
         for _ in 0..steps {
             w.step();
-            out.extend(d.observe(&w, false).into_iter().filter(|e| e.kind == EventKind::Restless));
+            out.extend(d.observe(&w, false).into_iter().filter(|e| e.kind == kind));
         }
         out
+    }
+
+    fn restless(path: &str, set: &[(&str, &str)], steps: u64) -> Vec<Event> {
+        events_of(path, set, steps, EventKind::Restless)
     }
 
     /// A stack the solver cannot hold still is restless; the same stack warm started, a pyramid

@@ -7,6 +7,7 @@ use collidoscope::bundle::{ABOUT, Bundle, ClipSpan, NO_CLIP, NoClip, RECORDING, 
 use collidoscope::diagnose::diagnose;
 use collidoscope::record::Recorder;
 use collidoscope::scene::Scene;
+use std::path::Path;
 use std::process::Command;
 
 fn scene(name: &str) -> Scene {
@@ -125,18 +126,24 @@ fn bin() -> Command {
     c
 }
 
-#[test]
-fn diagnose_writes_a_bundle_of_the_minimal_case_and_says_why_it_has_no_clip() {
-    let dir = Scratch::new("bundle", "cli");
-    let zip = dir.join("case.zip");
-    let out = bin()
-        .args(["diagnose", "scenes/bugs/crowd_tunneling.ron", "--steps", "120", "--bundle"])
-        .arg(&zip)
+/// `collidoscope diagnose SCENE --steps STEPS --bundle OUT` with no display (so no clip), which
+/// must succeed.
+pub(crate) fn diagnose_bundle(scene: &str, steps: u32, out: &Path) {
+    let made = bin()
+        .args(["diagnose", scene, "--steps", &steps.to_string(), "--bundle"])
+        .arg(out)
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY")
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+}
+
+#[test]
+fn diagnose_writes_a_bundle_of_the_minimal_case_and_says_why_it_has_no_clip() {
+    let dir = Scratch::new("bundle", "cli");
+    let zip = dir.join("case.zip");
+    diagnose_bundle("scenes/bugs/crowd_tunneling.ron", 120, &zip);
     let b = Bundle::read(&zip).unwrap();
     assert!(b.scene.bodies.len() <= 3, "{} bodies", b.scene.bodies.len());
     assert!(b.scene.generators.is_empty());

@@ -17,6 +17,15 @@ fn harness(app: App) -> Harness<'static, App> {
     Harness::builder().with_size(egui::vec2(1600.0, 1400.0)).build_ui_state(|ui, app: &mut App| app.show(ui), app)
 }
 
+/// [`harness`] with the Pair panel open, and room for it on the right.
+fn pair_harness(mut app: App) -> Harness<'static, App> {
+    let open = app.open_panels_mut();
+    open.pair = true;
+    open.inspector = false;
+    open.view = false;
+    harness(app)
+}
+
 fn lesson() -> App {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/narrowphase_box_box_sat.ron");
     let sim = Simulation::load(&path).unwrap();
@@ -28,14 +37,7 @@ fn pair_panel_shows_the_sat_table_and_draws_the_trace() {
     let mut app = lesson();
     app.simulation_mut().step_once();
     app.view_mut().selected = Some(1);
-    {
-        let open = app.open_panels_mut();
-        open.pair = true;
-        // Room for the pair panel on the right.
-        open.inspector = false;
-        open.view = false;
-    }
-    let mut h = harness(app);
+    let mut h = pair_harness(app);
     h.run();
 
     let trace = h.state().pair_panel().trace.clone().expect("a trace for the selected pair");
@@ -177,13 +179,7 @@ fn pair_panel_on_a_compound_says_it_is_tested_part_by_part() {
     }
     let compound = app.world().bodies().iter().position(|b| b.shape.is_compound() && b.is_dynamic()).unwrap();
     app.view_mut().selected = Some(compound);
-    {
-        let open = app.open_panels_mut();
-        open.pair = true;
-        open.inspector = false;
-        open.view = false;
-    }
-    let mut h = harness(app);
+    let mut h = pair_harness(app);
     h.run();
     h.get_by_label_contains("a compound is tested child by child");
     for misleading in ["cores do not overlap", "SAT not used", "No GJK iterations"] {

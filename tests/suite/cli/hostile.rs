@@ -371,14 +371,7 @@ fn app_options_that_do_not_fit_the_scene_are_refused_before_any_window() {
     let err = one_line(&[SCENE, "--screenshot", jpg.as_str()]);
     assert!(err.contains("give a file name ending in .png"), "{err}");
     let case = dir.join("case.zip");
-    let made = bin()
-        .args(["diagnose", "scenes/bugs/thin_plate_ccd_off.ron", "--steps", "30", "--bundle"])
-        .arg(&case)
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .output()
-        .unwrap();
-    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    crate::bundle::diagnose_bundle("scenes/bugs/thin_plate_ccd_off.ron", 30, &case);
     let case = case.to_string_lossy().into_owned();
     for option in ["--compare", "--set"] {
         let err = one_line(&[case.as_str(), option, "ccd=Toi"]);
