@@ -64,22 +64,25 @@ impl SettingsPanel {
             }
         });
 
+        // A narrow dock (a projector's 1280 px window) stacks each label over its control:
+        // beside the longest label, a slider would shrink to a stub.
+        let stacked = visible_width(ui) < STACK_BELOW;
         for &section in Section::ALL {
             ui.add_space(6.0);
             ui.strong(section.title());
-            egui::Grid::new(("settings", section.title())).num_columns(2).striped(true).show(ui, |ui| {
+            let rows = |ui: &mut Ui| {
                 for facts in Settings::FACTS.iter().filter(|f| f.section == section) {
                     let unused = (facts.unused)(&s);
                     let readouts = has_extras(facts.name, radius)
                         .then_some(|ui: &mut Ui, s: &mut Settings| extras(ui, facts.name, s, world, radius));
-                    row(ui, facts, unused, &mut s, readouts);
+                    row(ui, facts, unused, &mut s, readouts, stacked);
                     let warning = match facts.name {
                         "speculative_distance" => contact_warning(&s, radius),
                         "slop" => slop_warning(s.slop, world.bodies(), thinnest).map(|w| format!("⚠ {w}")),
                         _ => None,
                     };
                     if let Some(w) = warning {
-                        ui.label("");
+                        second_column(ui, stacked);
                         // Wrapped at the dock's visible edge, as the readouts are.
                         ui.vertical(|ui| {
                             ui.set_max_width(visible_width(ui));
@@ -88,7 +91,12 @@ impl SettingsPanel {
                         ui.end_row();
                     }
                 }
-            });
+            };
+            if stacked {
+                ui.vertical(rows);
+            } else {
+                egui::Grid::new(("settings", section.title())).num_columns(2).striped(true).show(ui, rows);
+            }
         }
 
         if let Some(e) = &self.error {
@@ -152,39 +160,81 @@ impl SettingsPanel {
     }
 }
 
-/// One grid row: the label and the setting's control, both carrying its help text, the
-/// control labelled by the label for screen readers and tests and disabled, saying why, when
-/// the other settings make it do nothing; `extras`, if any, adds a line of readouts under it.
+/// Below this visible width the settings stack each label over its control (the longest label,
+/// a usable slider and its [`VALUE_BOX`] side by side take about this).
+const STACK_BELOW: f32 = 380.0;
+
+/// The widest a stacked slider grows (it fits the line: [`fit_slider`]).
+const STACKED_SLIDER: f32 = 200.0;
+
+/// The indent of a stacked control under its label.
+const STACKED_INDENT: f32 = 14.0;
+
+/// Moves to the control's column: past the grid's first cell; stacked, the next line is already
+/// there.
+fn second_column(ui: &mut Ui, stacked: bool) {
+    if !stacked {
+        ui.label("");
+    }
+}
+
+/// One row: the label and the setting's control, both carrying its help text, the control
+/// labelled by the label for screen readers and tests and disabled, saying why, when the other
+/// settings make it do nothing; `extras`, if any, adds a line of readouts under it. In a grid
+/// the two are side by side; `stacked`, the control goes under its label, indented.
 fn row(
     ui: &mut Ui,
     facts: &Facts,
     unused: Option<&'static str>,
     s: &mut Settings,
     extras: Option<impl FnOnce(&mut Ui, &mut Settings)>,
+    stacked: bool,
 ) {
     let switch = matches!(s.value_mut(facts.name), Some(ValueMut::Switch(_)));
     // An unset override shows its checkbox alone, which keeps its own name ("all bodies").
     let labelled = !switch && !matches!(s.value_mut(facts.name), Some(ValueMut::Override(None)));
-    let label = ui.label(if switch { "" } else { facts.label }).on_hover_text(facts.help);
+    // Stacked, a switch (a checkbox carrying its own name) needs no empty line above it.
+    let label = if stacked && switch {
+        None
+    } else {
+        Some(ui.label(if switch { "" } else { facts.label }).on_hover_text(facts.help))
+    };
+    let indent = if stacked && !switch { STACKED_INDENT } else { 0.0 };
     let mut r = ui
-        .add_enabled_ui(unused.is_none(), |ui| ui.horizontal(|ui| control(ui, facts, s)).inner)
+        .add_enabled_ui(unused.is_none(), |ui| {
+            ui.horizontal(|ui| {
+                ui.add_space(indent);
+                if stacked {
+                    // The dock caps sliders for a control beside its label; under it, a slider
+                    // may take the line.
+                    ui.spacing_mut().slider_width = STACKED_SLIDER;
+                }
+                control(ui, facts, s)
+            })
+            .inner
+        })
         .inner
         .on_hover_text(facts.help);
     if let Some(why) = unused {
         r = r.on_disabled_hover_text(why);
     }
-    if labelled {
+    if let Some(label) = label
+        && labelled
+    {
         r.labelled_by(label.id);
     }
     ui.end_row();
     // Readouts go on a line of their own under the control, which leaves the control the
     // dock's width.
     if let Some(extras) = extras {
-        ui.label("");
+        second_column(ui, stacked);
         ui.add_enabled_ui(unused.is_none(), |ui| {
             // Wrapped at the dock's visible edge, word by word.
             ui.set_max_width(visible_width(ui));
-            ui.horizontal_wrapped(|ui| extras(ui, s))
+            ui.horizontal_wrapped(|ui| {
+                ui.add_space(indent);
+                extras(ui, s)
+            })
         });
         ui.end_row();
     }

@@ -371,3 +371,21 @@ fn a_moved_inspector_is_remembered_with_the_layout() {
     assert!(msg.is_none());
     assert_eq!(back.unwrap().open.dock_of(PanelId::Inspector), Dock::Left);
 }
+
+/// The Settings panel's sliders keep a usable rail at a projector's 1280×720, where its dock is
+/// 320 px wide: beside the longest label ("Max correction velocity") they shrank to stubs, so
+/// there each label stacks over its control. Every slider ends inside the dock.
+#[test]
+fn the_settings_sliders_keep_their_rails_in_a_narrow_dock() {
+    for size in [egui::vec2(1600.0, 1000.0), egui::vec2(1280.0, 720.0)] {
+        let mut app = open("box_stack.ron");
+        app.open_panels_mut().show(PanelId::Settings);
+        let h = styled(app, size);
+        let view = h.state().viewport().rect();
+        for label in ["Max correction velocity", "Restitution threshold", "Slop", "Contact hertz"] {
+            let r = h.get_by_role_and_label(egui::accesskit::Role::Slider, label).rect();
+            assert!(r.width() >= 80.0, "{label}'s slider is {:.0} px wide at {size:?}", r.width());
+            assert!(r.right() <= view.left() + 0.5, "{label}'s slider at {r:?} under the view {view:?} at {size:?}");
+        }
+    }
+}
