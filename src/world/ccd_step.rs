@@ -172,10 +172,21 @@ impl World {
         const MOTION: [f32; 4] = [1.0, 0.55, 0.0, 0.8];
         const IMPACT: [f32; 4] = [1.0, 0.1, 0.1, 1.0];
         const MOTION_BOX: [f32; 4] = [1.0, 0.55, 0.0, 0.35];
+        let mut struck: Vec<u32> = self.ccd.events.iter().map(|e| e.body).collect();
+        struck.sort_unstable();
         for s in &self.ccd.motions {
+            let shape = &self.bodies[s.body as usize].shape;
+            // A body swept for its turn alone (a tumbling rock in a rain) whose centre moved less
+            // than its own half thickness and hit nothing: its sweep box is hardly bigger than its
+            // broad-phase box and would read as one. Left out, so the layer shows the sweeps that
+            // carry a body past its own size and the ones that stopped.
+            let half = shape.aabb(&crate::math::Pose::IDENTITY).half_extents().min_element();
+            let travel = s.from.translation.distance(s.to.translation);
+            if travel < half && struck.binary_search(&s.body).is_err() {
+                continue;
+            }
             // The shape where the sweep starts and where it would end, the path of its centre
             // between, and the box the sweep was tested in.
-            let shape = &self.bodies[s.body as usize].shape;
             ccd::shape_outline(draw, DrawCategory::Ccd, shape, &s.from, MOTION);
             ccd::shape_outline(draw, DrawCategory::Ccd, shape, &s.to, MOTION);
             draw.aabb(DrawCategory::Ccd, &s.aabb, MOTION_BOX);

@@ -78,3 +78,24 @@ fn toi_keeps_restitution_and_counts_events() {
     assert!(b.pose.translation.x < 0.0, "bounced back on the near side");
     assert!((b.linvel.x + 120.0).abs() < 1.0, "an elastic bounce keeps the speed: {:?}", b.linvel);
 }
+
+/// The CCD layer draws the sweeps that carry a body past its own size, not the ones of a body
+/// swept for its turn alone: a cube tumbling in place under speculative CCD has a sweep whose box
+/// is hardly bigger than its own, which drawn read as its broad-phase box.
+#[test]
+fn the_ccd_layer_draws_sweeps_that_carry_a_body_past_its_size() {
+    let sweeps_drawn = |v: Vec3| {
+        let settings = Settings { gravity: Vec3::ZERO, ..Default::default() };
+        let mut w = World::new(settings);
+        let cube = Body::new(BodyKind::Dynamic, Shape::cuboid(Vec3::splat(0.2)), Pose::IDENTITY, Material::default())
+            .with_velocity(v, Vec3::new(0.0, 0.0, 80.0));
+        w.add_body(cube);
+        w.step();
+        assert!(!w.ccd_motions().is_empty(), "the spinning cube is swept for its turn");
+        let mut d = DebugDraw::default();
+        w.debug_draw(&mut d);
+        d.lines.iter().filter(|l| l.category == DrawCategory::Ccd).count()
+    };
+    assert_eq!(sweeps_drawn(Vec3::X * 0.5), 0, "tumbling in place: 8 mm a step");
+    assert!(sweeps_drawn(Vec3::X * 30.0) > 0, "half a metre a step, past its 20 cm half size");
+}
