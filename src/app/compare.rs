@@ -16,7 +16,7 @@ use crate::session::sim::Simulation;
 use crate::session::timeline::{Partner, RecordCommand};
 use crate::world::{PHASES, Settings, World};
 use eframe::egui::{self, Color32, RichText, SliderClamping, Ui};
-use egui_plot::{Legend, Line, LineStyle, Plot, PlotPoints};
+use egui_plot::{Line, LineStyle, Plot, PlotPoints};
 
 /// Colour of bodies that exist in B only (shots fired in B).
 const ONLY_IN_B: [f32; 3] = [0.85, 0.3, 0.95];
@@ -247,8 +247,9 @@ impl CompareView {
         let b: PlotPoints =
             p.profiles.iter().map(|(s, pa, pb)| [*s as f64, pick(if swap { pa } else { pb })]).collect();
         Plot::new("ab_profile")
-            .legend(Legend::default().position(egui_plot::Corner::LeftTop))
+            .legend(super::panels::widgets::plot_legend(egui_plot::Corner::LeftTop))
             .x_axis_label("step")
+            .x_axis_formatter(super::panels::widgets::step_ticks)
             .include_y(0.0)
             .height(ui.available_height().max(80.0))
             .show(ui, |plot| {

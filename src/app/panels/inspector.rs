@@ -79,8 +79,9 @@ impl InspectorPanel {
             .include_y(mid - half)
             .include_y(mid + half)
             .x_axis_label("step")
+            .x_axis_formatter(super::widgets::step_ticks)
             .y_axis_label(TRACE_SERIES[k])
-            .legend(egui_plot::Legend::default())
+            .legend(super::widgets::plot_legend(egui_plot::Corner::RightTop))
             .show(ui, |plot| {
                 let name = |t: &BodyTrace| t.body().map_or(String::new(), |i| format!("#{i}"));
                 if !trace.is_empty() {
@@ -212,7 +213,14 @@ fn body_details(ui: &mut Ui, world: &World, i: usize, b: &Body, dragging: bool, 
         kv("name", b.name.clone().unwrap_or_else(|| "—".into()));
         kv("kind", format!("{:?} {state}{}", b.kind, if b.bullet { ", bullet" } else { "" }));
         kv("shape", b.shape.describe());
-        kv("mass", if b.is_dynamic() { format!("{:.4} kg", b.mass()) } else { "∞ (not moved by contacts)".into() });
+        kv(
+            "mass",
+            if b.is_dynamic() {
+                super::widgets::quantity(b.mass(), "kg")
+            } else {
+                "∞ (not moved by contacts)".into()
+            },
+        );
         material_rows(ui, world, i, b, out);
         let mut kv = |k: &str, v: String| {
             ui.label(k);
@@ -227,7 +235,7 @@ fn body_details(ui: &mut Ui, world: &World, i: usize, b: &Body, dragging: bool, 
         kv("quaternion", format!("({:.4}, {:.4}, {:.4}, {:.4})", q.x, q.y, q.z, q.w));
         kv("velocity", format!("{}  |v| = {:.3} m/s", vec3(b.linvel), b.linvel.length()));
         kv("angular velocity", format!("{}  |ω| = {:.3} rad/s", vec3(b.angvel), b.angvel.length()));
-        kv("kinetic energy", format!("{:.4} J", b.kinetic_energy()));
+        kv("kinetic energy", super::widgets::quantity(b.kinetic_energy(), "J"));
         if dragging {
             kv("mouse", "held by the mouse spring".into());
         }

@@ -150,7 +150,7 @@ impl PairPanel {
     /// most along, scaled to fill the plot: its points, the GJK simplex shown, the EPA face
     /// nearest the origin, the origin and the answer's normal. Returns the points drawn.
     fn minkowski_plot(&self, ui: &mut Ui, t: &PairTrace) -> usize {
-        use egui_plot::{Arrows, Legend, Line, Plot, PlotPoints, Points, Polygon};
+        use egui_plot::{Arrows, Line, Plot, PlotPoints, Points, Polygon};
         if t.minkowski.is_empty() {
             return 0;
         }
@@ -174,7 +174,7 @@ impl PairPanel {
             .include_y(0.0)
             .x_axis_label(names[u])
             .y_axis_label(names[v])
-            .legend(Legend::default().position(egui_plot::Corner::LeftTop))
+            .legend(super::widgets::plot_legend(egui_plot::Corner::LeftTop))
             .show(ui, |plot| {
                 let cloud: PlotPoints = t.minkowski.iter().map(|p| flat(*p)).collect();
                 plot.points(Points::new("A − B", cloud).radius(3.5).color(rgb(MINKOWSKI)));

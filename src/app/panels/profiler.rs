@@ -6,7 +6,7 @@ use super::PanelCx;
 use crate::session::sim::History;
 use crate::world::{PHASES, StepProfile};
 use eframe::egui::{self, Color32, RichText, Ui};
-use egui_plot::{FilledArea, Legend, Line, LineStyle, Plot, PlotPoint, PlotPoints, Text, VLine};
+use egui_plot::{FilledArea, Line, LineStyle, Plot, PlotPoint, PlotPoints, Text, VLine};
 
 /// The colour of settings-change markers.
 const MARKER: Color32 = Color32::from_rgb(255, 200, 90);
@@ -134,8 +134,9 @@ fn plot(ui: &mut Ui, history: &History, prefs: &ProfilerPrefs, reset_zoom: bool)
     let xs: Vec<f64> = history.iter().map(|(s, _)| *s as f64).collect();
     let phases: Vec<[f64; 5]> = history.iter().map(|(_, p)| p.phase_ms()).collect();
     let mut plot = Plot::new("profile_plot")
-        .legend(Legend::default().position(egui_plot::Corner::LeftTop).follow_insertion_order(true))
+        .legend(super::widgets::plot_legend(egui_plot::Corner::LeftTop).follow_insertion_order(true))
         .x_axis_label("step")
+        .x_axis_formatter(super::widgets::step_ticks)
         .y_axis_label("ms per step")
         .include_y(0.0)
         .allow_scroll(true)
