@@ -99,7 +99,7 @@ impl World {
         let scale = 0.5 / largest;
         for (p, n, t) in arrows {
             if n.length() > 0.0 {
-                draw.line(DrawCategory::ContactForce, p, p + n * scale, [1.0, 0.55, 0.1, 1.0]);
+                draw.line(DrawCategory::ContactForce, p, p + n * scale, [1.0, 1.0, 1.0, 1.0]);
             }
             if t.length() > 0.0 {
                 draw.line(DrawCategory::ContactForce, p, p + t * scale, [0.3, 0.95, 0.95, 1.0]);

@@ -24,7 +24,7 @@ impl ViewPanel {
             ui.checkbox(&mut l.velocities, "Velocities").on_hover_text("Linear velocity of awake bodies.");
             ui.end_row();
             ui.checkbox(&mut l.contact_forces, "Contact forces").on_hover_text(
-                "Each contact point's normal impulse (orange) and friction impulse (cyan) of the last step; \
+                "Each contact point's normal impulse (white) and friction impulse (cyan) of the last step, drawn over the bodies; \
                  the longest arrow is half a metre, the others in proportion",
             );
             ui.end_row();

@@ -110,6 +110,9 @@ pub struct FrameData {
     /// use: one GPU mesh each.
     pub custom: Vec<Shape>,
     pub lines: Vec<LineVertex>,
+    /// Where in `lines` the ones drawn over the bodies start ([`over_bodies`]); those before
+    /// it are hidden by what stands in front of them.
+    pub lines_over_bodies: usize,
     /// A marker per contact point of the last step, in contact order; drawn before `points`.
     pub markers: Vec<ContactMarker>,
     /// The other markers (CCD, joints, extra points), drawn over the contact markers.
@@ -287,6 +290,7 @@ pub fn build_frame_into(
     } else {
         markers.clear();
     }
+    let mut lines_over_bodies = lines.len();
     if view.layers.any_debug() {
         let debug = &mut scratch.debug;
         debug.clear();
@@ -318,10 +322,15 @@ pub fn build_frame_into(
             last.1
         };
         lines.reserve(debug.lines.len() * 2);
-        for l in &debug.lines {
-            let color = pack(l.color);
-            lines.push(LineVertex { position: l.a.to_array(), color });
-            lines.push(LineVertex { position: l.b.to_array(), color });
+        for over in [false, true] {
+            if over {
+                lines_over_bodies = lines.len();
+            }
+            for l in debug.lines.iter().filter(|l| over_bodies(l.category) == over) {
+                let color = pack(l.color);
+                lines.push(LineVertex { position: l.a.to_array(), color });
+                lines.push(LineVertex { position: l.b.to_array(), color });
+            }
         }
         points.extend(debug.points.iter().map(|p| PointInstance {
             position: p.p.to_array(),
@@ -329,7 +338,14 @@ pub fn build_frame_into(
             color: pack(p.color),
         }));
     }
-    FrameData { uniforms, instances, batches, custom, lines, markers, points, serial }
+    FrameData { uniforms, instances, batches, custom, lines, lines_over_bodies, markers, points, serial }
+}
+
+/// Whether a category's lines are drawn over the bodies, as the contact markers are: contact
+/// normals and impulses start at contact points, which mostly lie inside a stack or a pile, so
+/// drawn behind the bodies' faces they would hardly show.
+pub(crate) fn over_bodies(category: DrawCategory) -> bool {
+    matches!(category, DrawCategory::ContactNormal | DrawCategory::ContactForce)
 }
 
 /// How the passes over bodies, instances and contacts are shared between rayon's threads: a pass

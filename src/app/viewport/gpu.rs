@@ -123,6 +123,7 @@ pub(super) struct ViewportGpu {
     mesh_pipeline: wgpu::RenderPipeline,
     see_through_pipeline: wgpu::RenderPipeline,
     line_pipeline: wgpu::RenderPipeline,
+    line_over_pipeline: wgpu::RenderPipeline,
     point_pipeline: wgpu::RenderPipeline,
     marker_pipeline: wgpu::RenderPipeline,
     uniforms: wgpu::Buffer,
@@ -291,6 +292,19 @@ impl ViewportGpu {
             alpha,
             None,
         );
+        // Contact normals and impulses, which start inside a stack, are drawn over the bodies
+        // (`frame::over_bodies`).
+        let line_over_pipeline = pipeline(
+            "viewport lines over bodies",
+            ("vs_line", &[]),
+            "fs_line",
+            &line_buffers,
+            wgpu::PrimitiveTopology::LineList,
+            false,
+            wgpu::CompareFunction::Always,
+            alpha,
+            None,
+        );
         // Points (contact markers first, then the others) are drawn over everything, in their
         // order: contacts usually sit inside a stack.
         let point_pipeline = pipeline(
@@ -320,6 +334,7 @@ impl ViewportGpu {
             mesh_pipeline,
             see_through_pipeline,
             line_pipeline,
+            line_over_pipeline,
             point_pipeline,
             marker_pipeline,
             uniforms,
@@ -419,10 +434,13 @@ impl ViewportGpu {
                 pass.draw_indexed(0..mesh.index_count, 0, batch.instances.clone());
             }
         }
-        if !frame.lines.is_empty() {
-            pass.set_pipeline(&self.line_pipeline);
-            pass.set_vertex_buffer(0, self.lines.buffer.slice(..));
-            pass.draw(0..frame.lines.len() as u32, 0..1);
+        let (n, over) = (frame.lines.len() as u32, frame.lines_over_bodies as u32);
+        for (pipeline, range) in [(&self.line_pipeline, 0..over), (&self.line_over_pipeline, over..n)] {
+            if !range.is_empty() {
+                pass.set_pipeline(pipeline);
+                pass.set_vertex_buffer(0, self.lines.buffer.slice(..));
+                pass.draw(range, 0..1);
+            }
         }
         if !frame.markers.is_empty() {
             pass.set_pipeline(&self.marker_pipeline);

@@ -499,12 +499,16 @@ fn straightforward(w: &World, view: &ViewOptions) -> Expected {
     w.debug_draw(&mut d);
     d.lines.extend(view.extra.lines.iter().filter(|l| view.layers.shows(l.category)));
     d.points.extend(view.extra.points.iter().filter(|p| view.layers.shows(p.category)));
+    let mut lines_over_bodies = lines.len();
     if view.layers.any_debug() {
-        for l in &d.lines {
+        let push = |lines: &mut Vec<LineVertex>, l: &crate::debug_draw::DebugLine| {
             let color = colors::pack_rgba(l.color);
             lines.push(LineVertex { position: l.a.to_array(), color });
             lines.push(LineVertex { position: l.b.to_array(), color });
-        }
+        };
+        d.lines.iter().filter(|l| !frame::over_bodies(l.category)).for_each(|l| push(&mut lines, l));
+        lines_over_bodies = lines.len();
+        d.lines.iter().filter(|l| frame::over_bodies(l.category)).for_each(|l| push(&mut lines, l));
         for p in &d.points {
             let color = colors::pack_rgba(p.color);
             if p.category == crate::debug_draw::DrawCategory::ContactPoint {
@@ -515,7 +519,7 @@ fn straightforward(w: &World, view: &ViewOptions) -> Expected {
             }
         }
     }
-    Expected { instances, batches, custom, lines, markers, points }
+    Expected { instances, batches, custom, lines, markers, points, lines_over_bodies }
 }
 
 /// A frame's contents, with each custom mesh as its [`frame::custom_key`].
@@ -526,11 +530,12 @@ struct Expected {
     lines: Vec<LineVertex>,
     markers: Vec<ContactMarker>,
     points: Vec<PointInstance>,
+    lines_over_bodies: usize,
 }
 
 /// Asserts that a frame holds what [`straightforward`] builds, naming the case on failure.
 fn assert_as_straightforward(f: &FrameData, w: &World, view: &ViewOptions, case: &str) {
-    let Expected { instances, batches, custom, lines, markers, points } = straightforward(w, view);
+    let Expected { instances, batches, custom, lines, markers, points, lines_over_bodies } = straightforward(w, view);
     let keys: Vec<usize> = f.custom.iter().map(frame::custom_key).collect();
     assert_eq!(f.batches, batches, "{case}: batches");
     assert_eq!(keys, custom, "{case}: custom meshes");
@@ -540,6 +545,7 @@ fn assert_as_straightforward(f: &FrameData, w: &World, view: &ViewOptions, case:
     }
     assert_eq!(f.lines.len(), lines.len(), "{case}: line vertex count");
     assert!(f.lines == lines, "{case}: lines differ");
+    assert_eq!(f.lines_over_bodies, lines_over_bodies, "{case}: where the lines over the bodies start");
     assert_eq!(f.markers.len(), markers.len(), "{case}: contact marker count");
     assert!(f.markers == markers, "{case}: contact markers differ");
     assert_eq!(f.points.len(), points.len(), "{case}: point count");

@@ -84,12 +84,15 @@ fn the_inspector_lists_a_bodys_contacts_with_depth_and_impulses_and_the_layer_dr
     let points: usize = world.contacts().iter().map(|c| c.manifold.points().len()).sum();
     let (off, on) = (lines(&view(false)), lines(&view(true)));
     assert!(on - off >= points, "{} arrows for {points} points", on - off);
+    // They start at contact points inside the bodies: drawn over the bodies, not hidden by them.
+    let f = build_frame(world, &view(true), &Camera::default(), [800.0, 600.0], 1.0);
+    assert!((f.lines.len() - f.lines_over_bodies) / 2 >= points, "the arrows are drawn over the bodies");
     let mut draw = collidoscope::debug_draw::DebugDraw::default();
     draw.set_filter(|c| c == collidoscope::debug_draw::DrawCategory::ContactForce);
     world.debug_draw(&mut draw);
     let longest = draw.lines.iter().map(|l| (l.b - l.a).length()).fold(0.0, f32::max);
     assert!((longest - 0.5).abs() < 1e-4, "longest arrow {longest}");
-    // The normal impulses (orange) stand along the floor's normal.
-    let normal: Vec<_> = draw.lines.iter().filter(|l| l.color[1] < 0.6).collect();
+    // The normal impulses (white) stand along the floor's normal.
+    let normal: Vec<_> = draw.lines.iter().filter(|l| l.color[0] > 0.9).collect();
     assert!(normal.len() >= points && normal.iter().all(|l| (l.b - l.a).normalize().y.abs() > 0.999));
 }
