@@ -127,8 +127,10 @@ impl Clone for ToiScratch {
 
 /// Re-plays this step's motion of every body that needs it against the other bodies' motions
 /// (`starts` holds every body's pose at the start of the step, `fast` which bodies CCD
-/// handles; `aabbs` are the boxes the broad phase indexed, fast bodies' swept). Swept are the
-/// fast dynamic bodies, and the bodies they hit for the rest of the step after the impact.
+/// handles, `turning` which are swept for their turn or because the solver drove them past
+/// their rows, `by_kinematic` which touch a kinematic body; `aabbs` are the boxes the broad phase
+/// indexed, fast bodies' swept). Swept are the fast dynamic bodies, the turning ones, and the
+/// bodies they hit for the rest of the step after the impact.
 /// Returns how many impacts were resolved.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn resolve_toi(
@@ -136,6 +138,7 @@ pub(crate) fn resolve_toi(
     starts: &[Pose],
     fast: &[bool],
     turning: &[bool],
+    by_kinematic: &[bool],
     broad: &dyn BroadPhase,
     aabbs: &[Aabb],
     settings: &Settings,
@@ -225,6 +228,15 @@ pub(crate) fn resolve_toi(
                 break;
             };
             let kinematic = bodies[j as usize].kind == BodyKind::Kinematic;
+            // A body the solver drove into a static body (swept for that or its turn alone, not
+            // for its speed, and not carried by a kinematic body's push): the core's impact may
+            // leave the shape around it sunk deeper than its next contact can undo. Stop before.
+            let driven = turning[i] && !fast[i] && !by_kinematic.get(i).copied().unwrap_or(false);
+            let hit = if driven && bodies[j as usize].kind == BodyKind::Static {
+                TimeOfImpact { t: shallow_stop(&bodies[i].shape, &motion, &hit, settings.slop), ..hit }
+            } else {
+                hit
+            };
             if rounds[i] == MAX_TOI_ROUNDS + MAX_GLIDE_ROUNDS || (rounds[i] >= MAX_TOI_ROUNDS && !kinematic) {
                 // Out of rounds: its path without turning was checked, and it stops at what that
                 // path meets first (a kinematic body it meets sets it moving, while it can).
@@ -373,6 +385,47 @@ fn static_stop(bodies: &[Body], i: usize, shift: Vec3, broad: &dyn BroadPhase, a
         .filter_map(|o| ray_cast(&o.shape, &o.pose, &path, 1.0))
         .fold(1.0, |t: Real, h| t.min(h.t))
 }
+
+/// Where along `motion` (a fraction up to `hit.t`) a body the solver drove into a static body,
+/// swept by its core against it, stops: at the core's impact, unless the shape around the core would then be sunk more
+/// than `slop` plus half its inner radius past the static body's surface (or past where it
+/// started, if deeper), which a thin wide body turning or tilting on its way in is (a 2 cm plate,
+/// 45 cm across, that the solver drives into a steep mesh slope ends its corner-first core sweep
+/// 19.5 mm in, its centre at the surface, and the next push carries it through). Then it stops
+/// where it is that deep, found by bisection. The surface is taken as the plane through the
+/// core's contact, across the hit's normal. Compounds, whose cores are their children's, stop
+/// at the impact.
+fn shallow_stop(shape: &Shape, motion: &Motion, hit: &TimeOfImpact, slop: Real) -> Real {
+    if !hit.core || matches!(shape, Shape::Compound(_)) || hit.t <= 0.0 {
+        return hit.t;
+    }
+    // The normal points from the body into the static one; the core is a ball of a quarter of
+    // the inner radius about the centre, `distance` short of the surface.
+    let n = hit.normal;
+    let r = shape.inner_radius();
+    let surface = n.dot(motion.at(hit.t).translation) + 0.25 * r + hit.distance.max(0.0);
+    let depth = |t: Real| {
+        let pose = motion.at(t);
+        n.dot(pose.transform_point(shape.support(pose.inverse_transform_vector(n)))) - surface
+    };
+    let allowed = (slop + 0.5 * r).max(depth(0.0));
+    if depth(hit.t) <= allowed {
+        return hit.t;
+    }
+    let (mut lo, mut hi) = (0.0, hit.t);
+    for _ in 0..SHALLOW_BISECTIONS {
+        let mid = 0.5 * (lo + hi);
+        if depth(mid) <= allowed {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// Bisections of [`shallow_stop`]: the stop is found to 1/4096 of the hit's fraction.
+const SHALLOW_BISECTIONS: usize = 12;
 
 /// A body's motion over the step, from its pose at the start to where the solver left it.
 /// A body turning more than a quarter turn in the step turns at its angular velocity, every

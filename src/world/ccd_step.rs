@@ -150,6 +150,7 @@ impl World {
                 self.guard.start_poses(),
                 &self.ccd.fast,
                 &st.lists.turning,
+                &st.lists.by_kinematic,
                 self.broad_phase.as_ref(),
                 &self.aabbs,
                 &self.settings,
