@@ -68,6 +68,12 @@ pub const CONTACT_POINT_SIZE: f32 = 6.0;
 /// speculative point (a gap the solver may close).
 pub const CONTACT_POINT_COLORS: [Color; 2] = [[1.0, 0.2, 0.2, 1.0], [0.3, 0.6, 1.0, 1.0]];
 
+/// A contact normal's colour ([`DrawCategory::ContactNormal`]).
+pub const CONTACT_NORMAL_COLOR: Color = [1.0, 0.3, 0.9, 1.0];
+
+/// A contact point's normal impulse and friction impulse ([`DrawCategory::ContactForce`]).
+pub const IMPULSE_COLORS: [Color; 2] = [[1.0, 1.0, 1.0, 1.0], [0.3, 0.95, 0.95, 1.0]];
+
 /// 0 for a point of penetration `depth` ≥ 0, 1 for a gap: its index in [`CONTACT_POINT_COLORS`].
 pub fn contact_point_kind(depth: f32) -> usize {
     usize::from(depth < 0.0)

@@ -3,7 +3,10 @@
 //! phase answers one pair.
 
 use super::World;
-use crate::debug_draw::{CONTACT_POINT_COLORS, CONTACT_POINT_SIZE, DebugDraw, DrawCategory, contact_point_kind};
+use crate::debug_draw::{
+    CONTACT_NORMAL_COLOR, CONTACT_POINT_COLORS, CONTACT_POINT_SIZE, DebugDraw, DrawCategory, IMPULSE_COLORS,
+    contact_point_kind,
+};
 use crate::math::{Real, Vec3};
 use crate::narrowphase::{self, NarrowPhaseKind};
 
@@ -32,7 +35,7 @@ impl World {
                     // Length shows depth: a fixed stem plus ten times the penetration.
                     let len = 0.1 + 10.0 * cp.depth.max(0.0);
                     let tip = cp.point + c.manifold.normal * len;
-                    draw.line(DrawCategory::ContactNormal, cp.point, tip, [1.0, 0.3, 0.9, 1.0]);
+                    draw.line(DrawCategory::ContactNormal, cp.point, tip, CONTACT_NORMAL_COLOR);
                 }
             }
         }
@@ -99,10 +102,10 @@ impl World {
         let scale = 0.5 / largest;
         for (p, n, t) in arrows {
             if n.length() > 0.0 {
-                draw.line(DrawCategory::ContactForce, p, p + n * scale, [1.0, 1.0, 1.0, 1.0]);
+                draw.line(DrawCategory::ContactForce, p, p + n * scale, IMPULSE_COLORS[0]);
             }
             if t.length() > 0.0 {
-                draw.line(DrawCategory::ContactForce, p, p + t * scale, [0.3, 0.95, 0.95, 1.0]);
+                draw.line(DrawCategory::ContactForce, p, p + t * scale, IMPULSE_COLORS[1]);
             }
         }
     }

@@ -288,6 +288,10 @@ pub(super) fn draw_overlay(
             })
             .collect(),
     };
+    let mut entries = entries;
+    if view.legend.is_none() {
+        entries.extend(layer_legend(&view.layers).into_iter().map(|(label, c)| (label.to_owned(), swatch(c))));
+    }
     if view.folded {
         return legend_row(painter, rect, entries, &font, dim);
     }
@@ -305,6 +309,26 @@ pub(super) fn draw_overlay(
         y += 16.0;
     }
     0
+}
+
+/// The colours of the contact layers that are on, for the legend under the bodies' colours:
+/// what a red and a blue contact point, a normal and an impulse arrow mean.
+pub(super) fn layer_legend(layers: &super::Layers) -> Vec<(&'static str, [f32; 3])> {
+    use crate::debug_draw::{CONTACT_NORMAL_COLOR, CONTACT_POINT_COLORS, IMPULSE_COLORS};
+    let rgb = |c: [f32; 4]| [c[0], c[1], c[2]];
+    let mut out = Vec::new();
+    if layers.contact_points {
+        out.push(("contact: overlapping", rgb(CONTACT_POINT_COLORS[0])));
+        out.push(("contact: apart (speculative)", rgb(CONTACT_POINT_COLORS[1])));
+    }
+    if layers.contact_normals {
+        out.push(("contact normal (length: depth)", rgb(CONTACT_NORMAL_COLOR)));
+    }
+    if layers.contact_forces {
+        out.push(("normal impulse", rgb(IMPULSE_COLORS[0])));
+        out.push(("friction impulse", rgb(IMPULSE_COLORS[1])));
+    }
+    out
 }
 
 /// The legend on one line along the top of `rect`, right-aligned; entries that do not fit are

@@ -661,3 +661,28 @@ fn the_frame_cache_invalidates_on_every_change() {
     assert_eq!(draw(&other, &view, &camera, &mut scratch, "not recycled"), 1);
     assert_as_straightforward(&kept, &other, &view, "kept");
 }
+
+/// The legend names the colours of the contact layers that are on, in the colours the world
+/// draws them with: a box resting on a floor, its points red (overlapping), its normal impulses
+/// the legend's "normal impulse".
+#[test]
+fn the_legend_names_the_contact_layers_colours() {
+    let mut w = World::new(Settings::default());
+    w.add_body(body(BodyKind::Static, Shape::cuboid(Vec3::new(5.0, 0.5, 5.0)), Vec3::new(0.0, -0.5, 0.0)));
+    w.add_body(body(BodyKind::Dynamic, Shape::cuboid(Vec3::splat(0.5)), Vec3::new(0.0, 0.5, 0.0)));
+    for _ in 0..30 {
+        w.step();
+    }
+    let names = |l: &Layers| super::input::layer_legend(l).into_iter().map(|(n, _)| n).collect::<Vec<_>>();
+    assert_eq!(names(&Layers::default()), ["contact: overlapping", "contact: apart (speculative)"]);
+    let none = Layers { contact_points: false, ..Layers::default() };
+    assert!(names(&none).is_empty(), "no contact layer, no entry");
+    let forces = Layers { contact_forces: true, ..none };
+    let legend = super::input::layer_legend(&forces);
+    let mut d = crate::debug_draw::DebugDraw::default();
+    d.set_filter(|c| c == crate::debug_draw::DrawCategory::ContactForce);
+    w.debug_draw(&mut d);
+    let drawn: Vec<[f32; 3]> = d.lines.iter().map(|l| [l.color[0], l.color[1], l.color[2]]).collect();
+    let normal = legend.iter().find(|(n, _)| *n == "normal impulse").expect("an entry for normal impulses").1;
+    assert!(drawn.contains(&normal), "the box's normal impulses are drawn in the legend's colour: {drawn:?}");
+}
