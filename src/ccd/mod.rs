@@ -125,7 +125,7 @@ pub fn left_their_rows(
     use crate::dynamics::BodyKind;
     // A body a kinematic body touches is its push's to carry (pushed reach and pinned rows):
     // an impact with the floor on the way would leave it behind the paddle.
-    let kinematic = |i: u32| bodies[i as usize].kind == BodyKind::Kinematic;
+    let kinematic = |i: u32| bodies[i as usize].kind == BodyKind::Kinematic && !holds_still(&bodies[i as usize]);
     by_kinematic.clear();
     by_kinematic.resize(bodies.len(), false);
     for c in contacts.iter().filter(|c| kinematic(c.a) || kinematic(c.b)) {
@@ -148,7 +148,7 @@ pub fn left_their_rows(
     // A body is marked if any of its contacts with a static body marks it: each contact is
     // tested on its own (skipped if its body is marked already) into `marks`, the body it marks
     // plus one (0: none), and the marks are applied after, in contact order.
-    let is_static = |b: &Body| b.kind == BodyKind::Static;
+    let is_static = holds_still;
     let marked = &*out;
     let drove_through = |c: &crate::dynamics::solver::Contact| -> Option<usize> {
         let (a, b) = (c.a as usize, c.b as usize);
@@ -190,6 +190,19 @@ pub fn left_their_rows(
     });
     for &m in marks.iter().filter(|&&m| m != 0) {
         out[m as usize - 1] = true;
+    }
+}
+
+/// Whether a body stands still this step as a static body does: a static body, or a kinematic
+/// one whose set velocity is zero (a platform not yet moving). The turn and drive sweeps treat
+/// it as static: no push of its can carry a body it touches, so a body driven or turning into
+/// it is stopped there (a bar landing end-first on a resting kinematic slab swung its other
+/// end through it).
+pub fn holds_still(body: &Body) -> bool {
+    match body.kind {
+        crate::dynamics::BodyKind::Static => true,
+        crate::dynamics::BodyKind::Kinematic => body.linvel == Vec3::ZERO && body.angvel == Vec3::ZERO,
+        crate::dynamics::BodyKind::Dynamic => false,
     }
 }
 

@@ -203,8 +203,9 @@ pub(crate) fn resolve_toi(
             let mut first: Option<(u32, Motion, TimeOfImpact)> = None;
             for &j in candidates.iter() {
                 let ju = j as usize;
-                // A body swept only for its turn is swept against static bodies alone.
-                if ju == i || (!fast[i] && turning[i] && bodies[ju].kind != BodyKind::Static) {
+                // A body swept only for its turn is swept against bodies that hold still alone
+                // (static ones, kinematic ones at rest: `super::holds_still`).
+                if ju == i || (!fast[i] && turning[i] && !super::holds_still(&bodies[ju])) {
                     continue;
                 }
                 let other = remaining[ju].motion_from(t0);
@@ -232,7 +233,7 @@ pub(crate) fn resolve_toi(
             // for its speed, and not carried by a kinematic body's push): the core's impact may
             // leave the shape around it sunk deeper than its next contact can undo. Stop before.
             let driven = turning[i] && !fast[i] && !by_kinematic.get(i).copied().unwrap_or(false);
-            let hit = if driven && bodies[j as usize].kind == BodyKind::Static {
+            let hit = if driven && super::holds_still(&bodies[j as usize]) {
                 TimeOfImpact { t: shallow_stop(&bodies[i].shape, &motion, &hit, settings.slop), ..hit }
             } else {
                 hit

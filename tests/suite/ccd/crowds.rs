@@ -442,6 +442,36 @@ fn valley_crowds_over_eight_seeds() {
     assert!(failures.len() <= 5, "{} bodies under the valley's surface:\n{}", failures.len(), failures.join("\n"));
 }
 
+/// A bar 0.8 m long and 3 cm thick dropped tilted from 5 m onto a slab 20 cm thick: its low end
+/// lands first and it swings flat at 14 rad/s, its far end coming down through rows built at
+/// the step's start for the near end. The turn's sweep stops it on a static slab, and on a
+/// kinematic slab that stands still (its set velocity zero) as well: swept against static
+/// bodies alone, it fell through a resting kinematic one.
+#[test]
+fn a_bar_swinging_down_onto_a_resting_kinematic_slab_stays_on_it() {
+    for kind in [BodyKind::Static, BodyKind::Kinematic] {
+        let slab = Body::new(
+            kind,
+            Shape::cuboid(Vec3::new(2.5, 0.1, 2.5)),
+            Pose::from_translation(Vec3::Y * 0.12),
+            Material::default(),
+        );
+        let rotation = Quat::from_xyzw(-0.173242, -0.285967, 0.128844, 0.9336).normalize();
+        let material = Material { density: 379.7, ..Material::default() };
+        let bar = dynamic(
+            Shape::cuboid(Vec3::new(0.4, 0.015, 0.015)),
+            Pose::new(Vec3::new(0.4204, 5.4713, 1.1747), rotation),
+            material,
+        );
+        let mut w = world(Settings::default(), [slab, bar]);
+        for _ in 0..90 {
+            w.step();
+        }
+        let y = w.bodies()[1].pose.translation.y;
+        assert!(y > 0.2, "{kind:?} slab: the bar ends at y = {y}, under the slab's top (0.22)");
+    }
+}
+
 /// A heavy dynamic box (2 t) driven down at 8 m/s onto a small box and a sphere lying on a
 /// floor 2 cm thick: the small bodies are pinched between a dynamic body and a static one,
 /// and their rows with the floor must hold whatever the pusher's mass, in every CCD mode.
