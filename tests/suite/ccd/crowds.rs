@@ -282,7 +282,17 @@ fn terrain(n: usize, cell: Real, mesh: bool) -> Shape {
         let heights = (0..n).flat_map(|r| (0..n).map(move |c| at(r, c).y)).collect();
         return Shape::HeightField(Arc::new(HeightField::new(n, n, cell, heights).expect("a height field")));
     }
-    let vertices = (0..n).flat_map(|r| (0..n).map(move |c| at(r, c))).collect();
+    grid_mesh(n, cell, hill)
+}
+
+/// `n` × `n` samples `cell` apart, centred on the origin, of `height(x, z)`, as a triangle mesh
+/// of two triangles a cell.
+fn grid_mesh(n: usize, cell: Real, height: impl Fn(Real, Real) -> Real) -> Shape {
+    let half = (n - 1) as Real * cell * 0.5;
+    let vertices = (0..n)
+        .flat_map(|r| (0..n).map(move |c| (c as Real * cell - half, r as Real * cell - half)))
+        .map(|(x, z)| Vec3::new(x, height(x, z), z))
+        .collect();
     let mut triangles = Vec::new();
     for r in 0..n as u32 - 1 {
         for c in 0..n as u32 - 1 {
@@ -363,22 +373,7 @@ fn compounds_rained_on_hilly_terrain_stay_on_it() {
 /// A steep valley (60° sides, ridges across it every 2.5 m) as a triangle mesh of 41 × 41
 /// vertices 0.25 m apart, the shape QA dropped crowds of plates into.
 fn valley() -> Shape {
-    let (n, cell) = (41usize, 0.25);
-    let half = (n - 1) as Real * cell * 0.5;
-    let height = |x: Real, z: Real| (1.73 * x.abs()).min(6.0) + 1.2 * ((z * 0.8).rem_euclid(2.0) - 1.0).abs();
-    let vertices = (0..n)
-        .flat_map(|r| (0..n).map(move |c| (c as Real * cell - half, r as Real * cell - half)))
-        .map(|(x, z)| Vec3::new(x, height(x, z), z))
-        .collect();
-    let mut triangles = Vec::new();
-    for r in 0..n as u32 - 1 {
-        for c in 0..n as u32 - 1 {
-            let i = r * n as u32 + c;
-            triangles.push([i, i + n as u32, i + n as u32 + 1]);
-            triangles.push([i, i + n as u32 + 1, i + 1]);
-        }
-    }
-    Shape::TriangleMesh(Arc::new(TriangleMesh::new(vertices, triangles).expect("a triangle mesh")))
+    grid_mesh(41, 0.25, |x, z| (1.73 * x.abs()).min(6.0) + 1.2 * ((z * 0.8).rem_euclid(2.0) - 1.0).abs())
 }
 
 /// 250 bodies of 10–45 cm, a third of them boards 2 cm thick, of densities from 100 to
