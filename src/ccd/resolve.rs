@@ -229,9 +229,10 @@ pub(crate) fn resolve_toi(
                 break;
             };
             let kinematic = bodies[j as usize].kind == BodyKind::Kinematic;
-            // A body the solver drove into a static body (swept for that or its turn alone, not
-            // for its speed, and not carried by a kinematic body's push): the core's impact may
-            // leave the shape around it sunk deeper than its next contact can undo. Stop before.
+            // A body the solver drove into a body that holds still (swept for that or its turn
+            // alone, not for its speed, and not carried by a kinematic body's push): the core's
+            // impact may leave the shape around it sunk deeper than its next contact can undo.
+            // Stop before.
             let driven = turning[i] && !fast[i] && !by_kinematic.get(i).copied().unwrap_or(false);
             let hit = if driven && super::holds_still(&bodies[j as usize]) {
                 TimeOfImpact { t: shallow_stop(&bodies[i].shape, &motion, &hit, settings.slop), ..hit }
@@ -387,15 +388,15 @@ fn static_stop(bodies: &[Body], i: usize, shift: Vec3, broad: &dyn BroadPhase, a
         .fold(1.0, |t: Real, h| t.min(h.t))
 }
 
-/// Where along `motion` (a fraction up to `hit.t`) a body the solver drove into a static body,
-/// swept by its core against it, stops: at the core's impact, unless the shape around the core would then be sunk more
-/// than `slop` plus half its inner radius past the static body's surface (or past where it
-/// started, if deeper), which a thin wide body turning or tilting on its way in is (a 2 cm plate,
-/// 45 cm across, that the solver drives into a steep mesh slope ends its corner-first core sweep
-/// 19.5 mm in, its centre at the surface, and the next push carries it through). Then it stops
-/// where it is that deep, found by bisection. The surface is taken as the plane through the
-/// core's contact, across the hit's normal. Compounds, whose cores are their children's, stop
-/// at the impact.
+/// Where along `motion` (a fraction up to `hit.t`) a body the solver drove into a body that
+/// holds still ([`super::holds_still`]), swept by its core against it, stops: at the core's
+/// impact, unless the shape around the core would then be sunk more than `slop` plus half its
+/// inner radius past that body's surface (or past where it started, if deeper), which a thin
+/// wide body turning or tilting on its way in is (a 2 cm plate, 45 cm across, that the solver
+/// drives into a steep mesh slope ends its corner-first core sweep 19.5 mm in, its centre at the
+/// surface, and the next push carries it through). Then it stops where it is that deep, found by
+/// bisection. The surface is taken as the plane through the core's contact, across the hit's
+/// normal. Compounds, whose cores are their children's, stop at the impact.
 fn shallow_stop(shape: &Shape, motion: &Motion, hit: &TimeOfImpact, slop: Real) -> Real {
     if !hit.core || matches!(shape, Shape::Compound(_)) || hit.t <= 0.0 {
         return hit.t;
