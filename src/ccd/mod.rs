@@ -145,15 +145,15 @@ pub fn left_their_rows(
             })
         }
     }
-    // A body is marked if any of its contacts with a static body marks it: each contact is
-    // tested on its own (skipped if its body is marked already) into `marks`, the body it marks
-    // plus one (0: none), and the marks are applied after, in contact order.
-    let is_static = holds_still;
+    // A body is marked if any of its contacts with a body that holds still (a static one, a
+    // kinematic one at rest) marks it: each contact is tested on its own (skipped if its body is
+    // marked already) into `marks`, the body it marks plus one (0: none), and the marks are
+    // applied after, in contact order.
     let marked = &*out;
     let drove_through = |c: &crate::dynamics::solver::Contact| -> Option<usize> {
         let (a, b) = (c.a as usize, c.b as usize);
         // The moving body and the sign of its motion along the normal (A to B) that opens the gap.
-        let (i, opens) = match (is_static(&bodies[a]), is_static(&bodies[b])) {
+        let (i, opens) = match (holds_still(&bodies[a]), holds_still(&bodies[b])) {
             (true, false) => (b, 1.0),
             (false, true) => (a, -1.0),
             _ => return None,

@@ -177,10 +177,10 @@ impl World {
         struck.sort_unstable();
         for s in &self.ccd.motions {
             let shape = &self.bodies[s.body as usize].shape;
-            // A body swept for its turn alone (a tumbling rock in a rain) whose centre moved less
-            // than its own half thickness and hit nothing: its sweep box is hardly bigger than its
-            // broad-phase box and would read as one. Left out, so the layer shows the sweeps that
-            // carry a body past its own size and the ones that stopped.
+            // A sweep that moved its body's centre less than its own half thickness and hit
+            // nothing (a rock tumbling in a rain, swept for its turn): its box is hardly bigger
+            // than the body's broad-phase box and would read as one. Left out, so the layer shows
+            // the sweeps that carry a body past its own size and the ones that stopped.
             let half = shape.aabb(&crate::math::Pose::IDENTITY).half_extents().min_element();
             let travel = s.from.translation.distance(s.to.translation);
             if travel < half && struck.binary_search(&s.body).is_err() {
