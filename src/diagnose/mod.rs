@@ -386,6 +386,11 @@ const EXPLOSION_DV: Real = 5.0;
 /// A mass ratio above this, heavier on lighter, strains the solver.
 const MASS_RATIO: Real = 10.0;
 
+/// How fast a body's spin moves its farthest point: angular speed × bounding radius, m/s.
+fn spin_speed(b: &crate::dynamics::Body) -> Real {
+    b.angvel.length() * b.shape.bounding_radius()
+}
+
 /// Watches a world step by step for every symptom.
 struct Watch {
     events: EventDetector,
@@ -393,6 +398,8 @@ struct Watch {
     passings: Passings,
     /// Each body's velocity after the last step observed.
     velocities: Vec<Vec3>,
+    /// And how fast its spin then moved its farthest point (angular speed × bounding radius).
+    spins: Vec<Real>,
 }
 
 impl Watch {
@@ -402,6 +409,7 @@ impl Watch {
             crossings: Crossings::new(world),
             passings: Passings::new(world),
             velocities: world.bodies().iter().map(|b| b.linvel).collect(),
+            spins: world.bodies().iter().map(spin_speed).collect(),
         }
     }
 
@@ -431,6 +439,12 @@ impl Watch {
         }
         let g = world.settings.gravity.length() * world.settings.dt;
         self.velocities.resize(bodies.len(), Vec3::ZERO);
+        self.spins.resize(bodies.len(), 0.0);
+        // How fast two bodies' surfaces could close: their relative velocity and each one's
+        // spin at its farthest point (a cube spinning at thousands of rad/s after a blow is
+        // thrown back by the wall it touches at its surface's speed, not its centre's).
+        let closing =
+            |a: usize, b: usize| (self.velocities[a] - self.velocities[b]).length() + self.spins[a] + self.spins[b];
         // A struck body can gain up to (1 + e) times the speed it was closing at with what it
         // touches, and the contact's push out of an overlap (up to the correction speed): that
         // is a collision (a rain's bodies strike each other at 15 m/s), not an explosion.
@@ -438,10 +452,30 @@ impl Watch {
         let mut struck: Vec<Real> = vec![0.0; bodies.len()];
         for c in world.contacts() {
             let (a, b) = (c.a as usize, c.b as usize);
-            let closing = (self.velocities[a] - self.velocities[b]).length();
+            let closing = closing(a, b);
             let e = bodies[a].material.restitution.max(bodies[b].material.restitution).clamp(0.0, 1.0);
             struck[a] = struck[a].max((1.0 + e) * closing);
             struck[b] = struck[b].max((1.0 + e) * closing);
+        }
+        // So can a body that another reached within the step, by time of impact, which no
+        // contact of the step's start joins.
+        for t in world.toi_events() {
+            let (a, b) = (t.body as usize, t.other as usize);
+            if a < bodies.len() && b < bodies.len() {
+                let closing = closing(a, b);
+                let e = bodies[a].material.restitution.max(bodies[b].material.restitution).clamp(0.0, 1.0);
+                struck[a] = struck[a].max((1.0 + e) * closing);
+                struck[b] = struck[b].max((1.0 + e) * closing);
+            }
+        }
+        // And a body touching a struck one can be passed the blow within the step (a rock
+        // landing on a body in a pile, or a row of them, sets the one beneath moving): one hop
+        // along the contacts, from what each could gain before it.
+        let direct = struck.clone();
+        for c in world.contacts() {
+            let (a, b) = (c.a as usize, c.b as usize);
+            struck[a] = struck[a].max(direct[b]);
+            struck[b] = struck[b].max(direct[a]);
         }
         for (i, b) in bodies.iter().enumerate() {
             let (before, v) = (self.velocities[i].length(), b.linvel.length());
@@ -458,6 +492,7 @@ impl Watch {
                 });
             }
             self.velocities[i] = b.linvel;
+            self.spins[i] = spin_speed(b);
         }
         out
     }
