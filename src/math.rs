@@ -22,6 +22,13 @@ pub fn length_text(m: Real) -> String {
     }
 }
 
+/// `v` with `decimals` places, a value that rounds to zero written `0.00`, not `-0.00`.
+pub fn fixed_text(v: Real, decimals: usize) -> String {
+    let scale = 10f64.powi(decimals as i32);
+    let rounded = (f64::from(v) * scale).round() / scale + 0.0;
+    format!("{rounded:.decimals$}")
+}
+
 /// A rigid transform: rotate, then translate.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Pose {

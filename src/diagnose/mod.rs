@@ -449,24 +449,16 @@ impl Watch {
         // touches, and the contact's push out of an overlap (up to the correction speed): that
         // is a collision (a rain's bodies strike each other at 15 m/s), not an explosion.
         let push = world.settings.max_correction_velocity.max(0.0);
-        let mut struck: Vec<Real> = vec![0.0; bodies.len()];
-        for c in world.contacts() {
-            let (a, b) = (c.a as usize, c.b as usize);
-            let closing = closing(a, b);
-            let e = bodies[a].material.restitution.max(bodies[b].material.restitution).clamp(0.0, 1.0);
-            struck[a] = struck[a].max((1.0 + e) * closing);
-            struck[b] = struck[b].max((1.0 + e) * closing);
-        }
         // So can a body that another reached within the step, by time of impact, which no
         // contact of the step's start joins.
-        for t in world.toi_events() {
-            let (a, b) = (t.body as usize, t.other as usize);
-            if a < bodies.len() && b < bodies.len() {
-                let closing = closing(a, b);
-                let e = bodies[a].material.restitution.max(bodies[b].material.restitution).clamp(0.0, 1.0);
-                struck[a] = struck[a].max((1.0 + e) * closing);
-                struck[b] = struck[b].max((1.0 + e) * closing);
-            }
+        let contacts = world.contacts().iter().map(|c| (c.a as usize, c.b as usize));
+        let impacts = world.toi_events().iter().map(|t| (t.body as usize, t.other as usize));
+        let mut struck: Vec<Real> = vec![0.0; bodies.len()];
+        for (a, b) in contacts.chain(impacts).filter(|&(a, b)| a < bodies.len() && b < bodies.len()) {
+            let e = bodies[a].material.restitution.max(bodies[b].material.restitution).clamp(0.0, 1.0);
+            let blow = (1.0 + e) * closing(a, b);
+            struck[a] = struck[a].max(blow);
+            struck[b] = struck[b].max(blow);
         }
         // And a body touching a struck one can be passed the blow within the step (a rock
         // landing on a body in a pile, or a row of them, sets the one beneath moving): one hop
@@ -979,11 +971,9 @@ fn stack_height(at: &World, group: &[u32], up: Vec3) -> usize {
         let reach = half.dot(up.abs());
         (centre.dot(up) - reach, centre.dot(up) + reach)
     };
-    let (lo, hi) = group
-        .iter()
-        .map(|&i| along(i))
-        .fold((Real::INFINITY, Real::NEG_INFINITY), |(lo, hi), (p, q)| (lo.min(p), hi.max(q)));
-    let mut extents: Vec<Real> = group.iter().map(|&i| along(i)).map(|(p, q)| q - p).collect();
+    let spans: Vec<(Real, Real)> = group.iter().map(|&i| along(i)).collect();
+    let (lo, hi) = spans.iter().fold((Real::INFINITY, Real::NEG_INFINITY), |(lo, hi), &(p, q)| (lo.min(p), hi.max(q)));
+    let mut extents: Vec<Real> = spans.iter().map(|(p, q)| q - p).collect();
     extents.sort_by(Real::total_cmp);
     let Some(&median) = extents.get(extents.len() / 2).filter(|m| **m > 0.0) else { return group.len() };
     (((hi - lo) / median).round() as usize).clamp(1, group.len())
@@ -991,9 +981,8 @@ fn stack_height(at: &World, group: &[u32], up: Vec3) -> usize {
 
 /// `(x, y, z)` with `decimals` places, a value that rounds to zero written `0`, not `-0`.
 fn vector_text(v: &[Real; 3], decimals: usize) -> String {
-    let scale = 10f64.powi(decimals as i32);
-    let [x, y, z] = v.map(|c| (f64::from(c) * scale).round() / scale + 0.0);
-    format!("({x:.decimals$}, {y:.decimals$}, {z:.decimals$})")
+    let [x, y, z] = v.map(|c| crate::math::fixed_text(c, decimals));
+    format!("({x}, {y}, {z})")
 }
 
 #[cfg(test)]

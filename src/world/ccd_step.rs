@@ -181,7 +181,7 @@ impl World {
             // nothing (a rock tumbling in a rain, swept for its turn): its box is hardly bigger
             // than the body's broad-phase box and would read as one. Left out, so the layer shows
             // the sweeps that carry a body past its own size and the ones that stopped.
-            let half = shape.aabb(&crate::math::Pose::IDENTITY).half_extents().min_element();
+            let half = shape.local_aabb().half_extents().min_element();
             let travel = s.from.translation.distance(s.to.translation);
             if travel < half && struck.binary_search(&s.body).is_err() {
                 continue;

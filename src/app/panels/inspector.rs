@@ -229,8 +229,8 @@ fn body_details(ui: &mut Ui, world: &World, i: usize, b: &Body, dragging: bool, 
         };
         kv("position", vec3(b.pose.translation));
         let (ex, ey, ez) = b.pose.rotation.to_euler(glam::EulerRot::XYZ);
-        let deg = |a: f32| (a.to_degrees() * 10.0).round() / 10.0 + 0.0;
-        kv("rotation", format!("({:.1}°, {:.1}°, {:.1}°) XYZ", deg(ex), deg(ey), deg(ez)));
+        let deg = |a: f32| crate::math::fixed_text(a.to_degrees(), 1);
+        kv("rotation", format!("({}°, {}°, {}°) XYZ", deg(ex), deg(ey), deg(ez)));
         let q = b.pose.rotation;
         kv("quaternion", format!("({:.4}, {:.4}, {:.4}, {:.4})", q.x, q.y, q.z, q.w));
         kv("velocity", format!("{}  |v| = {:.3} m/s", vec3(b.linvel), b.linvel.length()));
@@ -291,6 +291,6 @@ fn body_details(ui: &mut Ui, world: &World, i: usize, b: &Body, dragging: bool, 
 
 /// Three places, a value that rounds to zero written `0.000`, not `-0.000`.
 fn vec3(v: Vec3) -> String {
-    let r = |x: f32| (x * 1000.0).round() / 1000.0 + 0.0;
-    format!("({:.3}, {:.3}, {:.3})", r(v.x), r(v.y), r(v.z))
+    let r = |x: f32| crate::math::fixed_text(x, 3);
+    format!("({}, {}, {})", r(v.x), r(v.y), r(v.z))
 }

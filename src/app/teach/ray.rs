@@ -317,9 +317,9 @@ fn report_ui(ui: &mut Ui, world: &World, ray: &Ray, r: &RayReport) {
             let color = AXIS_COLORS[a];
             ui.label(RichText::new(AXIS_NAMES[a]).color(color).strong());
             ui.label(format!("{:+.3}", ray.dir[a]));
-            // Rounded first, so that a bound just below 0 reads 0.00, not -0.00.
-            let two = |v: Real| (v * 100.0).round() / 100.0 + 0.0;
-            ui.label(format!("[{:.2}, {:.2}]", two(r.aabb.min[a]), two(r.aabb.max[a])));
+            // A bound just below 0 reads 0.00, not -0.00.
+            let two = |v: Real| crate::math::fixed_text(v, 2);
+            ui.label(format!("[{}, {}]", two(r.aabb.min[a]), two(r.aabb.max[a])));
             match *axis {
                 SlabAxis::Crosses { t_near, t_far } => {
                     ui.label(RichText::new(format!("{t_near:.3}")).color(color));

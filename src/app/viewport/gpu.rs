@@ -281,30 +281,14 @@ impl ViewportGpu {
             alpha,
             Some(wgpu::Face::Back),
         );
-        let line_pipeline = pipeline(
-            "viewport lines",
-            ("vs_line", &[]),
-            "fs_line",
-            &line_buffers,
-            wgpu::PrimitiveTopology::LineList,
-            false,
-            wgpu::CompareFunction::GreaterEqual,
-            alpha,
-            None,
-        );
+        let lines = |label: &str, depth_compare: wgpu::CompareFunction| {
+            let list = wgpu::PrimitiveTopology::LineList;
+            pipeline(label, ("vs_line", &[]), "fs_line", &line_buffers, list, false, depth_compare, alpha, None)
+        };
+        let line_pipeline = lines("viewport lines", wgpu::CompareFunction::GreaterEqual);
         // Contact normals and impulses, which start inside a stack, are drawn over the bodies
         // (`frame::over_bodies`).
-        let line_over_pipeline = pipeline(
-            "viewport lines over bodies",
-            ("vs_line", &[]),
-            "fs_line",
-            &line_buffers,
-            wgpu::PrimitiveTopology::LineList,
-            false,
-            wgpu::CompareFunction::Always,
-            alpha,
-            None,
-        );
+        let line_over_pipeline = lines("viewport lines over bodies", wgpu::CompareFunction::Always);
         // Points (contact markers first, then the others) are drawn over everything, in their
         // order: contacts usually sit inside a stack.
         let point_pipeline = pipeline(

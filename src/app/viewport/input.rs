@@ -263,7 +263,7 @@ pub(super) fn draw_overlay(
         painter.galley(pos, galley, dim);
     }
     let swatch = |c: [f32; 3]| Color32::from_rgb((c[0] * 255.0) as u8, (c[1] * 255.0) as u8, (c[2] * 255.0) as u8);
-    let entries: Vec<(String, Color32)> = match (&view.legend, view.color_mode) {
+    let mut entries: Vec<(String, Color32)> = match (&view.legend, view.color_mode) {
         (Some(legend), _) => legend.iter().map(|(label, c)| (label.clone(), swatch(*c))).collect(),
         (None, ColorMode::State) => vec![
             ("dynamic".into(), swatch(colors::DYNAMIC)),
@@ -288,7 +288,6 @@ pub(super) fn draw_overlay(
             })
             .collect(),
     };
-    let mut entries = entries;
     if view.legend.is_none() {
         entries.extend(layer_legend(&view.layers).into_iter().map(|(label, c)| (label.to_owned(), swatch(c))));
     }

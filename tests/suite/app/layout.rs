@@ -33,6 +33,13 @@ fn open(name: &str) -> App {
     app
 }
 
+/// `name` with `panel` brought forward, in a window of `size` with the app's own style.
+fn showing(name: &str, panel: PanelId, size: egui::Vec2) -> Harness<'static, App> {
+    let mut app = open(name);
+    app.open_panels_mut().show(panel);
+    styled(app, size)
+}
+
 fn screen(h: &Harness<'static, App>) -> egui::Rect {
     h.ctx.content_rect()
 }
@@ -115,9 +122,7 @@ fn docks_open_at_most_a_quarter_of_the_window_and_keep_their_width() {
 /// The profiler's height does not change when the first step fills its table.
 #[test]
 fn the_profiler_keeps_its_height_on_the_first_step() {
-    let mut app = open("default.ron");
-    app.open_panels_mut().show(PanelId::Profiler);
-    let mut h = styled(app, egui::vec2(1600.0, 1000.0));
+    let mut h = showing("default.ron", PanelId::Profiler, egui::vec2(1600.0, 1000.0));
     h.get_by_label("No steps yet: press ▶ Play or Step.");
     let before = h.state().viewport().rect();
     for _ in 0..3 {
@@ -244,9 +249,7 @@ fn presenting_on_a_small_window_keeps_the_panel_choice_and_the_way_out() {
 #[test]
 fn the_sweep_ranges_stay_in_their_dock() {
     for size in [egui::vec2(1600.0, 1000.0), egui::vec2(1280.0, 720.0)] {
-        let mut app = open("box_stack.ron");
-        app.open_panels_mut().show(PanelId::Sweep);
-        let h = styled(app, size);
+        let h = showing("box_stack.ron", PanelId::Sweep, size);
         let view = h.state().viewport().rect();
         let to: Vec<egui::Rect> = h.get_all_by_label("to").map(|n| n.rect()).collect();
         assert_eq!(to.len(), 2, "both axes' ranges at {size:?}");
@@ -378,9 +381,7 @@ fn a_moved_inspector_is_remembered_with_the_layout() {
 #[test]
 fn the_settings_sliders_keep_their_rails_in_a_narrow_dock() {
     for size in [egui::vec2(1600.0, 1000.0), egui::vec2(1280.0, 720.0)] {
-        let mut app = open("box_stack.ron");
-        app.open_panels_mut().show(PanelId::Settings);
-        let h = styled(app, size);
+        let h = showing("box_stack.ron", PanelId::Settings, size);
         let view = h.state().viewport().rect();
         for label in ["Max correction velocity", "Restitution threshold", "Slop", "Contact hertz"] {
             let r = h.get_by_role_and_label(egui::accesskit::Role::Slider, label).rect();
