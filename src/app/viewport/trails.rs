@@ -4,6 +4,7 @@
 use super::{Camera, ViewOptions};
 use crate::BodyKind;
 use crate::math::Vec3;
+use crate::session::trails::{MAX_TRAILS, Trails};
 use crate::world::World;
 use eframe::egui::{self, Color32, Rect, Stroke};
 
@@ -26,23 +27,35 @@ pub fn draw(painter: &egui::Painter, rect: Rect, camera: &Camera, world: &World,
             }
         }
     }
-    for (i, b) in world.bodies().iter().enumerate() {
-        if b.kind == BodyKind::Static {
-            continue;
-        }
-        let selected = view.selected == Some(i);
-        if !selected && b.linvel.length() < 0.5 {
-            continue;
-        }
-        let Some(px) = screen_radius(camera, rect, b.pose.translation, b.shape.bounding_radius()) else { continue };
-        if px >= MIN_RADIUS_PX {
-            continue;
-        }
-        let Some(c) = camera.project(b.pose.translation, rect) else { continue };
-        let fill = if selected { Color32::from_rgb(255, 235, 120) } else { Color32::from_rgb(255, 170, 60) };
+    for i in marked(world, camera, rect, view.selected) {
+        let Some(c) = camera.project(world.bodies()[i].pose.translation, rect) else { continue };
+        let fill =
+            if view.selected == Some(i) { Color32::from_rgb(255, 235, 120) } else { Color32::from_rgb(255, 170, 60) };
         painter.circle_filled(c, MIN_RADIUS_PX, fill);
         painter.circle_stroke(c, MIN_RADIUS_PX + 5.0, Stroke::new(1.5, fill));
     }
+}
+
+/// The bodies drawn at the minimum size with a ring: those smaller on screen than
+/// [`MIN_RADIUS_PX`] that move more than their own size in a step (the bodies that get a trail,
+/// [`Trails::is_fast`]: a 5 cm bullet at 200 m/s), and the selected one; at most
+/// [`MAX_TRAILS`], the selected first. A rain of small bodies falling a fraction of their size
+/// a step is not marked: rings on every one hid the scene and what the layers drew over it.
+pub fn marked(world: &World, camera: &Camera, rect: Rect, selected: Option<usize>) -> Vec<usize> {
+    let small = |i: usize| {
+        let b = &world.bodies()[i];
+        screen_radius(camera, rect, b.pose.translation, b.shape.bounding_radius()).is_some_and(|px| px < MIN_RADIUS_PX)
+    };
+    let mut out: Vec<usize> = selected.filter(|&i| i < world.bodies().len() && small(i)).into_iter().collect();
+    for i in 0..world.bodies().len() {
+        if out.len() >= MAX_TRAILS {
+            break;
+        }
+        if Some(i) != selected && world.bodies()[i].kind != BodyKind::Static && Trails::is_fast(world, i) && small(i) {
+            out.push(i);
+        }
+    }
+    out
 }
 
 /// The on-screen radius (points) of a sphere of `radius` at `centre`; `None` behind the camera.
@@ -65,5 +78,36 @@ mod tests {
         let large = screen_radius(&camera, rect, Vec3::new(0.0, 1.0, 0.0), 1.0).unwrap();
         assert!(small < MIN_RADIUS_PX && large > 20.0, "{small} {large}");
         assert!((large / small - 200.0).abs() < 1.0, "proportional to size: {large} / {small}");
+    }
+
+    /// A rain of small bodies falling two thirds of their size a step gets no ring; a bullet
+    /// crossing more than its size a step does, as does the selected body; never more than
+    /// `MAX_TRAILS`.
+    #[test]
+    fn only_fast_or_selected_small_bodies_are_marked() {
+        use crate::scene::{BodyDesc, Scene, ShapeDesc};
+        let mut scene = Scene::default();
+        for k in 0..400 {
+            let mut b =
+                BodyDesc::new(ShapeDesc::Sphere { radius: 0.1 }, Vec3::new((k % 20) as f32, 5.0, (k / 20) as f32));
+            b.linear_velocity = Vec3::new(0.0, -4.0, 0.0);
+            scene.bodies.push(b);
+        }
+        let mut bullet = BodyDesc::new(ShapeDesc::Sphere { radius: 0.05 }, Vec3::new(-5.0, 2.0, 0.0));
+        bullet.linear_velocity = Vec3::new(200.0, 0.0, 0.0);
+        scene.bodies.push(bullet);
+        scene.settings.gravity = Vec3::ZERO;
+        let world = scene.build().unwrap();
+        let camera = Camera::looking(Vec3::new(10.0, 30.0, 120.0), Vec3::new(10.0, 3.0, 10.0));
+        let rect = Rect::from_min_size(egui::pos2(0.0, 0.0), egui::vec2(1280.0, 720.0));
+        let px = screen_radius(&camera, rect, world.bodies()[0].pose.translation, 0.1).unwrap();
+        assert!(px < MIN_RADIUS_PX, "the rain is small on screen ({px} px)");
+        assert_eq!(marked(&world, &camera, rect, None), vec![400], "only the bullet");
+        assert_eq!(marked(&world, &camera, rect, Some(7)), vec![7, 400], "the selected body first");
+        // A rain at bullet speed is capped.
+        let mut fast = scene.clone();
+        fast.bodies.iter_mut().for_each(|b| b.linear_velocity = Vec3::new(0.0, -40.0, 0.0));
+        let fast = fast.build().unwrap();
+        assert_eq!(marked(&fast, &camera, rect, None).len(), MAX_TRAILS);
     }
 }
