@@ -47,6 +47,9 @@ pub enum BundleError {
     /// A folder to write the bundle to holds other files.
     #[error("{}: the folder exists and is not a case bundle (no {ABOUT}); it is left as it is", .0.display())]
     NotABundle(PathBuf),
+    /// The bundle's folder name is a file (a bundle is a folder, or a file ending in `.zip`).
+    #[error("{}: a file, not a folder; a case bundle is written to a folder, or to a file ending in .zip; it is left as it is", .0.display())]
+    FileNotFolder(PathBuf),
     /// A file of the bundle could not be read, parsed or written.
     #[error(transparent)]
     Scene(#[from] SceneError),
@@ -271,6 +274,9 @@ fn check_folder(dir: &Path) -> Result<(), BundleError> {
     if let Ok(meta) = std::fs::symlink_metadata(dir) {
         let empty = meta.is_dir()
             && std::fs::read_dir(dir).map_err(|source| SceneError::Io { path: dir.into(), source })?.next().is_none();
+        if !meta.is_dir() && !meta.file_type().is_symlink() {
+            return Err(BundleError::FileNotFolder(dir.into()));
+        }
         if !meta.is_dir() || !(empty || dir.join(ABOUT).is_file()) {
             return Err(BundleError::NotABundle(dir.into()));
         }

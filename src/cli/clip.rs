@@ -60,6 +60,7 @@ fn parse_clip_size(s: &str) -> Result<[u32; 2], String> {
 
 #[cfg(feature = "gui")]
 pub fn run(args: &ClipArgs) -> Result<(), CliError> {
+    super::check_outputs(&[&args.case], &[("--output", Some(&args.output))])?;
     let output = ClipOutput::from_path(&args.output, args.png).map_err(collidoscope::app::AppError::from)?;
     let opts = collidoscope::app::clip::ClipOptions {
         case: args.case.clone(),

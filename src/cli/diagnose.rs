@@ -34,6 +34,7 @@ pub struct DiagnoseArgs {
 const DEFAULT_STEPS: u64 = 300;
 
 pub fn run(args: &DiagnoseArgs) -> Result<(), CliError> {
+    super::check_outputs(&[&args.case], &[("--report", args.report.as_deref()), ("--bundle", args.bundle.as_deref())])?;
     let (mut scene, recorded) = match Case::load_for_rerun(&args.case)? {
         Case::Scene(scene) => (*scene, None),
         Case::Recording(rec) => {
@@ -42,6 +43,24 @@ pub fn run(args: &DiagnoseArgs) -> Result<(), CliError> {
                     "{}: the recording holds {} user actions; diagnose runs a scene without actions, so give the scene file",
                     args.case.display(),
                     rec.actions.len()
+                )
+                .into());
+            }
+            // A recording is diagnosed as it was recorded: other settings or more steps would be
+            // another run, which its scene gives.
+            if !args.overrides.words().is_empty() {
+                return Err(format!(
+                    "{}: {} changes the settings; a recording is diagnosed with the settings it was recorded with (give its scene file to try others)",
+                    args.case.display(),
+                    args.overrides.words().join(" ")
+                )
+                .into());
+            }
+            if let Some(steps) = args.steps.filter(|&s| s > rec.steps()) {
+                return Err(format!(
+                    "{}: --steps {steps}: the recording holds {} steps (give its scene file to run longer)",
+                    args.case.display(),
+                    rec.steps()
                 )
                 .into());
             }

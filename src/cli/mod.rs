@@ -82,6 +82,45 @@ impl From<&str> for CliError {
     }
 }
 
+/// Refuses a command whose outputs would overwrite one of its inputs or one another:
+/// `run jitter.ron --csv jitter.ron` replaced the scene with the table, and `diagnose k.cdrec
+/// --report k.cdrec` the recording with the report. `outputs` are each option's name and path.
+/// Two paths are the same file when they name one file once resolved (links and `..` too),
+/// whether the output exists yet or not.
+pub(crate) fn check_outputs(inputs: &[&Path], outputs: &[(&str, Option<&Path>)]) -> Result<(), CliError> {
+    let outputs: Vec<(&str, &Path)> = outputs.iter().filter_map(|(name, p)| p.map(|p| (*name, p))).collect();
+    for (k, (name, out)) in outputs.iter().enumerate() {
+        if let Some(input) = inputs.iter().find(|i| same_file(i, out)) {
+            return Err(format!(
+                "{name} {}: that is the input {}; writing there would replace it (give another file)",
+                out.display(),
+                input.display()
+            )
+            .into());
+        }
+        if let Some((other, _)) = outputs[..k].iter().find(|(_, o)| same_file(o, out)) {
+            return Err(format!("{name} and {other} both write {}: give each its own file", out.display()).into());
+        }
+    }
+    Ok(())
+}
+
+/// Whether two paths name the same file: both resolved where they exist, else by their folder
+/// resolved and their name.
+fn same_file(a: &Path, b: &Path) -> bool {
+    let resolve = |p: &Path| {
+        p.canonicalize().ok().or_else(|| {
+            let name = p.file_name()?;
+            let parent = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            Some(parent.canonicalize().ok()?.join(name))
+        })
+    };
+    match (resolve(a), resolve(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
 /// Settings given on the command line, applied over the scene's.
 #[derive(clap::Args)]
 pub struct Overrides {

@@ -50,6 +50,7 @@ fn parse_keyframe_every(s: &str) -> Result<u32, String> {
 }
 
 pub fn record(args: &RecordArgs) -> Result<(), CliError> {
+    super::check_outputs(&[&args.scene], &[("--output", Some(&args.output))])?;
     let mut scene = Scene::load(&args.scene)?;
     args.overrides.apply(&mut scene.settings)?;
     let mut world = scene.build()?;

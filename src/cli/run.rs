@@ -46,6 +46,14 @@ pub struct RunArgs {
 }
 
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
+    super::check_outputs(
+        &[&args.scene],
+        &[
+            ("--csv", args.csv.as_deref()),
+            ("--final-state", args.final_state.as_deref()),
+            ("--metrics", args.metrics.as_deref()),
+        ],
+    )?;
     let scene = Scene::load(&args.scene)?;
     let mut settings = scene.settings.clone();
     args.overrides.apply(&mut settings)?;

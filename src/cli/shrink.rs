@@ -32,6 +32,7 @@ fn parse_symptom(s: &str) -> Result<Symptom, String> {
 }
 
 pub fn run(args: &ShrinkArgs) -> Result<(), CliError> {
+    super::check_outputs(&[&args.scene], &[("--output", Some(&args.output))])?;
     let mut scene = Scene::load(&args.scene)?;
     args.overrides.apply(&mut scene.settings)?;
     AtomicFile::check(&args.output)?;

@@ -46,6 +46,8 @@ type Row = (Vec<String>, Metrics, u64);
 
 pub fn sweep(args: &SweepArgs) -> Result<(), CliError> {
     let requirements = args.require.iter().map(|r| Requirement::parse(r)).collect::<Result<Vec<_>, _>>()?;
+    let inputs: Vec<&Path> = args.scene.as_deref().into_iter().collect();
+    super::check_outputs(&inputs, &[("--output", args.output.as_deref())])?;
     let output = args.output.as_deref().map(AtomicFile::create).transpose()?;
     let (fields, rows) = match (&args.merge, &args.scene) {
         (Some(dir), None) => merge(dir)?,

@@ -173,6 +173,16 @@ fn the_command_prints_text_and_json_and_reads_recordings() {
     let out = bin().arg("diagnose").arg(&rec).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("20 steps") && text.contains("tunneling"), "{text}");
+    // A recording is diagnosed as recorded: other settings or more steps than it holds are
+    // refused (they would diagnose another run under the recording's name).
+    for extra in [&["--set", "warm_starting=false"][..], &["--ccd", "toi"], &["--steps", "21"]] {
+        let out = bin().arg("diagnose").arg(&rec).args(extra).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{extra:?}: {err}");
+        assert!(err.contains("give its scene file"), "{extra:?}: {err}");
+    }
+    let out = bin().arg("diagnose").arg(&rec).args(["--steps", "10"]).output().unwrap();
+    assert!(out.status.success(), "fewer steps than recorded: {}", String::from_utf8_lossy(&out.stderr));
     let _ = std::fs::remove_file(&rec);
 }
 

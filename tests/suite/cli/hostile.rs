@@ -378,3 +378,54 @@ fn app_options_that_do_not_fit_the_scene_are_refused_before_any_window() {
         assert!(err.contains("a case bundle opens with its recording") && err.contains(option), "{err}");
     }
 }
+
+/// An output that is one of the command's inputs is refused before anything runs, by its own
+/// name or another (`..`, a link), and the input is left as it was; two outputs of one run that
+/// name one file are refused too.
+#[test]
+fn outputs_never_replace_their_own_input() {
+    let dir = scratch("input-as-output");
+    let scene = dir.join("scene.ron");
+    let text = std::fs::read_to_string(SCENE).unwrap();
+    std::fs::write(&scene, &text).unwrap();
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    let mut names = vec![scene.clone(), dir.join("sub/../scene.ron")];
+    #[cfg(unix)]
+    {
+        let link = dir.join("link.ron");
+        std::os::unix::fs::symlink(&scene, &link).unwrap();
+        names.push(link);
+    }
+    let s = scene.display().to_string();
+    for out in &names {
+        let o = out.display().to_string();
+        let mut cases: Vec<Vec<&str>> = vec![
+            vec!["run", &s, "--steps", "2", "--csv", &o],
+            vec!["run", &s, "--steps", "2", "--final-state", &o],
+            vec!["run", &s, "--steps", "2", "--metrics", &o],
+            vec!["record", &s, "--steps", "2", "-o", &o],
+            vec!["sweep", &s, "--steps", "2", "--vary", "slop=0..0.01:2", "-o", &o],
+            vec!["diagnose", &s, "--steps", "2", "--report", &o],
+            vec!["diagnose", &s, "--steps", "2", "--bundle", &o],
+            vec!["shrink", &s, "--event", "jitter", "--steps", "2", "-o", &o],
+        ];
+        if cfg!(feature = "gui") {
+            cases.push(vec!["clip", &s, "--to", "2", "-o", &o]);
+        }
+        for args in cases {
+            let err = one_line(&args);
+            assert!(err.contains("that is the input") && err.contains(&o), "{args:?}: {err}");
+            assert_eq!(std::fs::read_to_string(&scene).unwrap(), text, "{args:?} left the scene as it was");
+        }
+    }
+    // A bundle goes to a folder or a .zip: a file of another name is said to be a file.
+    let other = dir.join("notes.txt");
+    std::fs::write(&other, "mine").unwrap();
+    let err = one_line(&["diagnose", &s, "--steps", "2", "--bundle", &other.display().to_string()]);
+    assert!(err.contains("a file, not a folder"), "{err}");
+    assert_eq!(std::fs::read_to_string(&other).unwrap(), "mine");
+    let table = dir.join("table.csv").display().to_string();
+    let err = one_line(&["run", &s, "--steps", "2", "--csv", &table, "--metrics", &table]);
+    assert!(err.contains("--metrics and --csv both write"), "{err}");
+    assert!(!dir.join("table.csv").exists());
+}
