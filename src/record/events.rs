@@ -143,12 +143,21 @@ pub struct EventDetector {
     /// (a window is one second; a first window begun partway is not judged).
     restless: Vec<Restless>,
     window_steps: u64,
+    /// The slop the events are measured against; the world's own when `None`.
+    slop: Option<Real>,
 }
 
 impl EventDetector {
     /// A detector with no history.
     pub fn new() -> Self {
         EventDetector { flicker_window: 12, ..Default::default() }
+    }
+
+    /// A detector that measures against `slop` whatever the world's is: a run with the slop
+    /// changed is judged by the bar of the run it is compared with (a deep penetration's bar is
+    /// 20 slops, so a larger slop would otherwise remove it by moving the bar).
+    pub fn with_slop(slop: Real) -> Self {
+        EventDetector { slop: Some(slop), ..Self::new() }
     }
 
     /// Total kinetic plus gravitational potential energy.
@@ -187,7 +196,7 @@ impl EventDetector {
                 }
             }
         }
-        let slop = world.settings.slop;
+        let slop = self.slop.unwrap_or(world.settings.slop);
         let mut touching_now: Vec<(u32, u32)> = Vec::new();
         // Pairs touching or within the slop, for the restless bodies' windows.
         let mut near: Vec<(u32, u32)> = Vec::new();

@@ -342,3 +342,34 @@ fn diagnose_kick(scene: Scene) -> Vec<collidoscope::diagnose::Event> {
     .unwrap()
     .events
 }
+
+/// A deep penetration that one step's motion made with CCD off is put down to that motion, and
+/// the CCD modes remove it (a plate spinning into a wall was "no cause this tool knows").
+#[test]
+fn a_penetration_one_fast_step_made_is_fast_motion_without_ccd() {
+    let mut scene =
+        Scene::load(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/tunneling_spinning_plate.ron")).unwrap();
+    scene.settings.ccd = collidoscope::ccd::CcdMode::Off;
+    let d = diagnosed_scene(
+        &scene,
+        "tunneling_spinning_plate.ron",
+        30,
+        Symptom::DeepPenetration,
+        CauseKind::FastWithoutCcd,
+    );
+    assert!(d.explanation.contains("plate") && d.explanation.contains("with ccd Off"), "{}", d.explanation);
+    assert!(removes(&d, &set("ccd", "Speculative")) && removes(&d, &set("ccd", "Toi")), "{d:?}");
+}
+
+/// A fix is judged by the bar of the run it is compared with: a larger slop raises a deep
+/// penetration's bar (20 slops) without making the overlap any shallower, so it does not
+/// remove it (`tunneling_shapes` reported "slop=0.004 removes it" while the overlap stayed 7 cm).
+#[test]
+fn a_larger_slop_does_not_remove_a_deep_penetration_by_raising_its_bar() {
+    let scene = Scene::load(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/tunneling_shapes.ron")).unwrap();
+    let report = diagnose(&scene, 60).unwrap();
+    let d = report.diagnoses.iter().find(|d| d.event.symptom == Symptom::DeepPenetration).expect("a deep penetration");
+    let slop = d.fixes.iter().find(|t| matches!(&t.change, Change::Set { field, .. } if field == "slop"));
+    let slop = slop.unwrap_or_else(|| panic!("a slop fix is tried\n{}", report.to_text()));
+    assert!(!slop.removed, "{}", report.to_text());
+}

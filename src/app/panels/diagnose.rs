@@ -7,7 +7,7 @@
 //! offers to save the case found (atomically) and open it.
 
 use super::{Command, PanelCx, colors};
-use crate::diagnose::{self, Change, Diagnosis, Event, HORIZON, Report, Shrunk, Symptom};
+use crate::diagnose::{self, Change, Diagnosis, Event, HORIZON, Report, Shrunk, Symptom, events_text, step_cost};
 use crate::record::Recording;
 use crate::scene::{Scene, SceneError};
 use crate::session::Status;
@@ -300,7 +300,8 @@ fn report_ui(ui: &mut Ui, cx: &PanelCx, d: &Diagnosed, out: &mut Vec<Command>) -
     let report = &d.report;
     let mut reduce = None;
     ui.label(
-        RichText::new(format!("{}: {} steps, {} events", report.scene, report.steps, report.events.len())).strong(),
+        RichText::new(format!("{}: {} steps, {}", report.scene, report.steps, events_text(report.events.len())))
+            .strong(),
     );
     if report.diagnoses.is_empty() {
         ui.colored_label(colors::OK, format!("No symptoms found in {} steps", report.steps));
@@ -375,9 +376,9 @@ fn fixes_ui(ui: &mut Ui, cx: &PanelCx, diagnosis: &Diagnosis, out: &mut Vec<Comm
         return;
     }
     ui.label(format!(
-        "Fixes tried from {} (as is: {:.3} ms/step):",
+        "Fixes tried from {} (as is: {}):",
         diagnosis.rerun_origin(),
-        diagnosis.baseline_ms_per_step
+        step_cost(diagnosis.baseline_ms_per_step)
     ));
     egui::Grid::new("fixes").num_columns(4).striped(true).show(ui, |ui| {
         for t in &diagnosis.fixes {
@@ -387,7 +388,7 @@ fn fixes_ui(ui: &mut Ui, cx: &PanelCx, diagnosis: &Diagnosis, out: &mut Vec<Comm
             } else {
                 ui.colored_label(colors::WARN, "does not remove it");
             }
-            ui.label(format!("{:.3} ms/step", t.ms_per_step));
+            ui.label(step_cost(t.ms_per_step));
             match &t.change {
                 Change::Set { field, value } if t.removed => {
                     let mut s = cx.sim.world.settings.clone();
