@@ -621,6 +621,10 @@ fn rich_text(ui: &mut Ui, text: &str, size: f32) {
 fn append_markup(job: &mut LayoutJob, text: &str, size: f32) {
     let spans = spans(text).unwrap_or_else(|_| vec![Span { text: text.to_string(), style: Style::Plain }]);
     let prop = egui::FontId::proportional(size);
+    // egui slants italics without widening them: the last letter of an italic span leans into
+    // the space after it, and `$1 / d_y$ is` read "1 / d_yis". The span after one is set off by
+    // the slant's width.
+    let mut after_italic = false;
     for s in spans {
         let mut f = egui::TextFormat { font_id: prop.clone(), color: TEXT, ..Default::default() };
         match s.style {
@@ -640,13 +644,43 @@ fn append_markup(job: &mut LayoutJob, text: &str, size: f32) {
                 f.color = MATH;
             }
         }
-        job.append(&s.text, 0.0, f);
+        let lead = if after_italic { ITALIC_LEAN * size } else { 0.0 };
+        after_italic = f.italics;
+        job.append(&s.text, lead, f);
     }
 }
+
+/// How far an italic letter leans past its box, as a share of the font size.
+const ITALIC_LEAN: f32 = 0.18;
 
 /// Whether the step's prediction (and Run) is pinned where the class sees it without scrolling
 /// (presenting, under the view; else above the navigation): from the step's start until its
 /// run is over, when the verdict and explanation take the scrolling text.
 fn pins_prediction(player: &Player) -> bool {
     player.current().prediction.is_some() && player.phase() != Phase::Done
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The text after an italic span (math, emphasis) starts the slant's width later, so its
+    /// first letter does not touch the italic's last one; other spans follow at once.
+    #[test]
+    fn the_span_after_an_italic_one_is_set_off_by_its_slant() {
+        let mut job = LayoutJob::default();
+        append_markup(&mut job, "and $1 / d_y$ is *far* from **here**", 20.0);
+        let leads: Vec<(bool, f32)> = job.sections.iter().map(|s| (s.format.italics, s.leading_space)).collect();
+        assert_eq!(
+            leads,
+            vec![
+                (false, 0.0),
+                (true, 0.0),
+                (false, ITALIC_LEAN * 20.0),
+                (true, 0.0),
+                (false, ITALIC_LEAN * 20.0),
+                (false, 0.0)
+            ]
+        );
+    }
 }

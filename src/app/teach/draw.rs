@@ -16,6 +16,15 @@ pub struct View<'a> {
     pub painter: &'a egui::Painter,
     pub camera: &'a Camera,
     pub rect: egui::Rect,
+    /// The labels drawn so far this frame, which a later label steps clear of.
+    placed: std::cell::RefCell<Vec<egui::Rect>>,
+}
+
+impl<'a> View<'a> {
+    /// Drawing over `rect` of the view seen by `camera`.
+    pub fn new(painter: &'a egui::Painter, camera: &'a Camera, rect: egui::Rect) -> Self {
+        View { painter, camera, rect, placed: Default::default() }
+    }
 }
 
 impl View<'_> {
@@ -107,10 +116,20 @@ impl View<'_> {
         self.backed(at, galley, color);
     }
 
+    /// Draws `galley` at `at` on its backing, moved down past any label already drawn that it
+    /// would cover (the origin's label sat under the entry's where the ray starts near the box).
     fn backed(&self, at: Pos2, galley: std::sync::Arc<egui::Galley>, color: Color32) {
-        let r = egui::Rect::from_min_size(at, galley.size());
-        self.painter.rect_filled(r.expand(2.0), 3.0, Color32::from_rgba_unmultiplied(10, 12, 16, 190));
-        self.painter.galley(at, galley, color);
+        let mut r = egui::Rect::from_min_size(at, galley.size()).expand(2.0);
+        let mut placed = self.placed.borrow_mut();
+        for _ in 0..placed.len() {
+            match placed.iter().find(|p| p.intersects(r)) {
+                Some(p) => r = r.translate(egui::vec2(0.0, p.bottom() + 2.0 - r.top())),
+                None => break,
+            }
+        }
+        placed.push(r);
+        self.painter.rect_filled(r, 3.0, Color32::from_rgba_unmultiplied(10, 12, 16, 190));
+        self.painter.galley(r.min + egui::vec2(2.0, 2.0), galley, color);
     }
 
     /// A line of text along the top left of the view: what the drag does now.
@@ -128,5 +147,35 @@ impl View<'_> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two labels at one spot are drawn one under the other, not over each other.
+    #[test]
+    fn a_label_steps_clear_of_the_labels_drawn_before_it() {
+        let ctx = egui::Context::default();
+        let mut out = ctx.run_ui(egui::RawInput::default(), |ui| {
+            let painter = ui.ctx().layer_painter(egui::LayerId::background());
+            let camera = Camera::looking(Vec3::new(0.0, 1.0, 10.0), Vec3::new(0.0, 1.0, 0.0));
+            let rect = egui::Rect::from_min_size(egui::pos2(0.0, 0.0), egui::vec2(800.0, 600.0));
+            let v = View::new(&painter, &camera, rect);
+            let p = Vec3::new(0.0, 1.0, 0.0);
+            v.label(p, egui::vec2(0.0, 0.0), "origin, t = 0", Color32::WHITE);
+            v.label_left(p, egui::vec2(60.0, 4.0), "t_enter 1.53 = the shape's hit", RESULT);
+            v.label(p, egui::vec2(300.0, 0.0), "far away", RESULT);
+            let placed = v.placed.borrow();
+            assert_eq!(placed.len(), 3);
+            assert!(!placed[0].intersects(placed[1]), "{placed:?}");
+            assert!(placed[1].top() >= placed[0].bottom(), "moved down: {placed:?}");
+            let far =
+                egui::Rect::from_min_size(camera.project(p, rect).unwrap() + egui::vec2(300.0, 0.0), placed[2].size());
+            assert!((placed[2].min - far.min).length() < 3.0, "a label in the clear stays: {placed:?}");
+        });
+        // No renderer takes the font texture here.
+        out.textures_delta.clear();
     }
 }

@@ -96,7 +96,7 @@ impl Teach {
 
     /// Draws the open tools over the 3D view in `rect` (seen through `camera`).
     pub fn paint(&self, painter: &egui::Painter, camera: &Camera, rect: egui::Rect, world: &World) {
-        let view = draw::View { painter, camera, rect };
+        let view = draw::View::new(painter, camera, rect);
         if self.open_tests {
             self.tests.paint(&view);
         }

@@ -118,19 +118,28 @@ impl RayTool {
             .on_hover_text("On: a left-drag in the view draws a ray on the level plane below (right-drag still orbits)")
             .changed();
         ui.label("A box is three slabs, the space between two parallel planes per axis. The ray is in the box for the t that lie in all three slabs at once.");
-        egui::Grid::new("ray_inputs").num_columns(2).show(ui, |ui| {
+        // The slab test first, the ray's inputs after it: the table and the t diagram are what a
+        // lesson step points at, and below the inputs they were off the bottom of the dock.
+        match self.report(world) {
+            None => {
+                ui.label(
+                    RichText::new("The ray hits nothing: draw it through a body, or pick a body below.").color(FAINT),
+                );
+            }
+            Some(r) => report_ui(ui, world, &self.ray(), &r),
+        }
+        ui.separator();
+        // Rows that wrap in a narrow dock (a projector's 1280×720 leaves the panel 300 points):
+        // a row wider than the dock is cut off at its edge, not scrolled.
+        ui.horizontal_wrapped(|ui| {
             ui.label("Origin");
-            ui.horizontal(|ui| {
-                for (a, name) in AXIS_NAMES.iter().enumerate() {
-                    ui.add(
-                        egui::DragValue::new(&mut self.origin[a])
-                            .speed(0.02)
-                            .max_decimals(2)
-                            .prefix(format!("{name} ")),
-                    );
-                }
-            });
-            ui.end_row();
+            for (a, name) in AXIS_NAMES.iter().enumerate() {
+                ui.add(
+                    egui::DragValue::new(&mut self.origin[a]).speed(0.02).max_decimals(2).prefix(format!("{name} ")),
+                );
+            }
+        });
+        egui::Grid::new("ray_inputs").num_columns(2).show(ui, |ui| {
             let l = ui.label("Heading");
             ui.add(egui::Slider::new(&mut self.heading, 0.0..=359.0).suffix("°").step_by(1.0))
                 .labelled_by(l.id)
@@ -149,14 +158,14 @@ impl RayTool {
                 .on_hover_text("The level plane a drag in the view draws on");
             ui.end_row();
         });
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             ui.checkbox(&mut self.snap, "Snap to 15°");
             ui.checkbox(&mut self.segment, "Stop at the drag's end").on_hover_text(format!(
                 "On: t runs from 0 to the drag's length ({:.2} m). Off: to {RAY_REACH} m",
                 self.length
             ));
         });
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             let l = ui.label("Box of");
             let mut first = self.target == RayTarget::FirstHit;
             if ui.radio_value(&mut first, true, "the first body hit").changed() && first {
@@ -182,15 +191,6 @@ impl RayTool {
                 self.target = RayTarget::Body(s);
             }
         });
-        ui.separator();
-        match self.report(world) {
-            None => {
-                ui.label(
-                    RichText::new("The ray hits nothing: draw it through a body, or pick a body above.").color(FAINT),
-                );
-            }
-            Some(r) => report_ui(ui, world, &self.ray(), &r),
-        }
         if toggled && self.active { vec![Command::TakeDrag(PanelId::Ray)] } else { Vec::new() }
     }
 
@@ -308,15 +308,26 @@ fn report_ui(ui: &mut Ui, world: &World, ray: &Ray, r: &RayReport) {
     };
     ui.label(RichText::new(format!("Slab test of the AABB of {}", body_name(world, r.body))).strong());
     let tr = &r.trace;
-    egui::Grid::new("slab_table").num_columns(5).striped(true).show(ui, |ui| {
-        for h in ["axis", "direction", "slab", "t near", "t far"] {
-            ui.label(RichText::new(h).strong());
+    // In a narrow dock the direction leaves the table for a line of its own: five columns are
+    // wider than 300 points, and the t columns, which the lesson is about, were the ones cut off.
+    let narrow = ui.available_width() < WIDE_TABLE;
+    if narrow {
+        let [x, y, z] = [0, 1, 2].map(|a| format!("{:+.3}", ray.dir[a]));
+        ui.label(format!("direction ({x}, {y}, {z})"));
+    }
+    let headers: &[&str] =
+        if narrow { &["axis", "slab", "t near", "t far"] } else { &["axis", "direction", "slab", "t near", "t far"] };
+    egui::Grid::new("slab_table").num_columns(headers.len()).striped(true).show(ui, |ui| {
+        for h in headers {
+            ui.label(RichText::new(*h).strong());
         }
         ui.end_row();
         for (a, axis) in tr.axes.iter().enumerate() {
             let color = AXIS_COLORS[a];
             ui.label(RichText::new(AXIS_NAMES[a]).color(color).strong());
-            ui.label(format!("{:+.3}", ray.dir[a]));
+            if !narrow {
+                ui.label(format!("{:+.3}", ray.dir[a]));
+            }
             // A bound just below 0 reads 0.00, not -0.00.
             let two = |v: Real| crate::math::fixed_text(v, 2);
             ui.label(format!("[{}, {}]", two(r.aabb.min[a]), two(r.aabb.max[a])));
@@ -384,6 +395,9 @@ fn report_ui(ui: &mut Ui, world: &World, ray: &Ray, r: &RayReport) {
     ui.label(verdict.strong());
 }
 
+/// Below this width (points) the slab table leaves out its direction column.
+const WIDE_TABLE: f32 = 420.0;
+
 /// The three slab intervals and their intersection on one t axis.
 fn t_diagram(ui: &mut Ui, tr: &SlabTrace) {
     let mut ts = vec![0.0, tr.t_enter.min(RAY_REACH), tr.t_exit.min(RAY_REACH)];
@@ -399,23 +413,32 @@ fn t_diagram(ui: &mut Ui, tr: &SlabTrace) {
     let hi = ts.iter().copied().fold(Real::NEG_INFINITY, Real::max).min(RAY_REACH).max(lo + 1.0);
     let pad = (hi - lo) * 0.06;
     let (lo, hi) = (lo - pad, hi + pad);
-    let row = 18.0;
+    let row = 20.0;
     let (rect, _) =
-        ui.allocate_exact_size(egui::vec2(ui.available_width().max(200.0), row * 4.0 + 16.0), egui::Sense::hover());
+        ui.allocate_exact_size(egui::vec2(ui.available_width().max(200.0), row * 4.0 + 20.0), egui::Sense::hover());
     let p = ui.painter_at(rect);
     let left = rect.left() + 22.0;
     let x = |t: Real| left + (t.clamp(lo, hi) - lo) / (hi - lo) * (rect.right() - 4.0 - left);
     p.rect_filled(rect, 3.0, Color32::from_gray(24));
-    let font = egui::FontId::proportional(11.0);
-    // The ray's end is marked when it is cut at the drag's end.
-    for t in [Some(0.0), (tr.max_t < RAY_REACH).then_some(tr.max_t)].into_iter().flatten() {
-        if (lo..=hi).contains(&t) {
-            p.line_segment(
-                [egui::pos2(x(t), rect.top()), egui::pos2(x(t), rect.bottom() - 12.0)],
-                Stroke::new(1.0, FAINT),
-            );
-            let label = if t == 0.0 { "t=0".to_owned() } else { format!("max {t:.1}") };
-            p.text(egui::pos2(x(t), rect.bottom() - 1.0), egui::Align2::CENTER_BOTTOM, label, font.clone(), FAINT);
+    let font = egui::FontId::proportional(13.0);
+    // The t axis's marks: 0, the ray's end when it is cut at the drag's end, and the entry and
+    // exit of a hit, each labelled unless it would sit on a label already drawn.
+    let mut marks = vec![(0.0, "t=0".to_owned(), FAINT)];
+    if tr.max_t < RAY_REACH {
+        marks.push((tr.max_t, format!("max {:.1}", tr.max_t), FAINT));
+    }
+    if let Some((t0, t1)) = tr.hit() {
+        marks.extend([(t0, format!("{t0:.2}"), RESULT), (t1, format!("{t1:.2}"), RESULT)]);
+    }
+    let mut labelled: Vec<f32> = Vec::new();
+    for (t, label, color) in marks {
+        if !(lo..=hi).contains(&t) {
+            continue;
+        }
+        p.line_segment([egui::pos2(x(t), rect.top()), egui::pos2(x(t), rect.bottom() - 15.0)], Stroke::new(1.0, FAINT));
+        if labelled.iter().all(|&at| (at - x(t)).abs() > 36.0) {
+            p.text(egui::pos2(x(t), rect.bottom() - 1.0), egui::Align2::CENTER_BOTTOM, label, font.clone(), color);
+            labelled.push(x(t));
         }
     }
     let bar = |k: usize, a: Real, b: Real, color: Color32, label: &str| {
