@@ -390,3 +390,39 @@ fn the_settings_sliders_keep_their_rails_in_a_narrow_dock() {
         }
     }
 }
+
+/// The Ray panel's slab table fits its dock at a projector's size, in the slab lesson presented
+/// and not: its t columns are inside the window and on screen without scrolling (the lesson
+/// presented at 1280×720 left the panel 280 points: its five columns ran past the dock's edge,
+/// and the table sat below the ray's inputs, off the bottom).
+#[test]
+fn the_ray_panels_slab_table_is_in_view_in_a_narrow_dock() {
+    for size in [egui::vec2(1600.0, 1000.0), egui::vec2(1280.0, 720.0)] {
+        for presenting in [false, true] {
+            let mut app = open("ray_slab.ron");
+            let lesson = Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons/ray_slab.ron");
+            app.open_lesson(&lesson, 1).unwrap_or_else(|e| panic!("{e}"));
+            if presenting {
+                app.open_panels_mut().presenting = Some(PanelId::Ray);
+                app.set_presentation_flag(true);
+            }
+            let mut h = styled(app, size);
+            app_steps(&mut h, 2);
+            let edge = screen(&h);
+            for label in ["t near", "t far", "Origin"] {
+                let r = h.get_by_label(label).rect();
+                assert!(
+                    r.right() <= edge.right() + 0.5,
+                    "{label} at {r:?} past the window's edge {edge:?} at {size:?}, presenting {presenting}"
+                );
+            }
+            for label in ["t near", "t far"] {
+                let r = h.get_by_label(label).rect();
+                assert!(
+                    r.bottom() <= edge.bottom(),
+                    "{label} at {r:?} below the window {edge:?} at {size:?}, presenting {presenting}"
+                );
+            }
+        }
+    }
+}
