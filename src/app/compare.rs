@@ -189,7 +189,11 @@ impl CompareView {
                 }
                 .on_hover_text("The first step after which A and B's state hashes differ");
             }
-            if let Some((i, d)) = p.max_divergence() {
+            // A body is named only when it is apart: with every Δ 0 the largest is any body (the
+            // strip named "body 3000" of a rain that had not diverged).
+            if let Some((_, d)) = p.max_divergence().filter(|(_, d)| *d <= 0.0) {
+                ui.label(format!("no body apart: max Δ {d:.4} m"));
+            } else if let Some((i, d)) = p.max_divergence() {
                 let name =
                     sim.world.bodies().get(i).and_then(|b| b.name.clone()).unwrap_or_else(|| format!("body {i}"));
                 ui.horizontal_wrapped(|ui| {

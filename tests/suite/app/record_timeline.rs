@@ -130,6 +130,9 @@ fn ab_stepping_advances_both_worlds_equally() {
     assert_eq!((p.world.step_count(), sim.world.step_count()), (15, 15));
     assert_eq!(p.world.hash(), sim.world.hash(), "same settings, same run");
     h.get_by_label("since step 3: 12 steps in lockstep");
+    // Nothing is apart, so no body is named as the farthest.
+    h.get_by_label("no body apart: max Δ 0.0000 m");
+    assert!(h.query_by_label_contains("mean Δ").is_none());
     click(&mut h, "End A/B");
     assert!(h.state().simulation().record.partner.is_none());
 }
