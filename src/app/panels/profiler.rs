@@ -209,6 +209,20 @@ fn table(ui: &mut Ui, history: &History) {
     }
     push("total", PHASE_COLORS[5], &|p: &StepProfile| p.total_ms);
 
+    // The broad phase's work first, on one line: the lessons compare these counts between
+    // structures, and in a short panel the counters' grid below is out of sight.
+    let b = &last.broad;
+    ui.label(
+        RichText::new(format!(
+            "{}: {} AABB tests → {} candidates → {} overlapping",
+            last.broad_phase.label(),
+            thousands(b.aabb_tests),
+            thousands(b.candidate_pairs as u64),
+            thousands(b.true_overlaps as u64)
+        ))
+        .strong(),
+    )
+    .on_hover_text("The last step's broad phase: box tests made, the pairs handed to the narrow phase, and how many of those boxes truly overlap");
     ui.label(format!("ms per step, over the last {} steps (step {step})", history.len()));
     egui::Grid::new("profile_table").num_columns(4).striped(true).show(ui, |ui| {
         ui.strong("phase");
@@ -273,10 +287,29 @@ fn table(ui: &mut Ui, history: &History) {
     });
 }
 
+/// `12345` as `12,345`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (k, c) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::world::Settings;
+
+    #[test]
+    fn counts_are_written_with_thousands_separators() {
+        let got: Vec<String> = [0, 7, 999, 1000, 180_300, 1_234_567].into_iter().map(thousands).collect();
+        assert_eq!(got, ["0", "7", "999", "1,000", "180,300", "1,234,567"]);
+    }
 
     #[test]
     fn only_markers_within_the_plotted_steps_are_drawn() {

@@ -426,3 +426,19 @@ fn the_ray_panels_slab_table_is_in_view_in_a_narrow_dock() {
         }
     }
 }
+
+/// The profiler shows the broad phase's counts (AABB tests, candidates, overlaps) on screen in
+/// a short bottom dock at a projector's size: the broad-phase lesson compares them, and they
+/// were at the foot of a grid that scrolled out of sight.
+#[test]
+fn the_profiler_shows_the_broad_phase_counts_without_scrolling() {
+    for size in [egui::vec2(1600.0, 1000.0), egui::vec2(1280.0, 720.0)] {
+        let mut app = open("box_stack.ron");
+        app.open_panels_mut().show(PanelId::Profiler);
+        let mut h = styled(app, size);
+        app_steps(&mut h, 3);
+        let r = h.get_by_label_contains("AABB tests →").rect();
+        assert!(screen(&h).contains_rect(r), "{r:?} off the window at {size:?}");
+        h.get_by_label_contains("candidates → ");
+    }
+}
