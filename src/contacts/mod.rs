@@ -18,6 +18,7 @@ pub use pair_cache::{CachedPoint, PAIR_CACHE_MAX_TURN, PairEntry};
 pub(crate) use warm::matching;
 
 use crate::dynamics::solver::{CachedImpulse, Contact, StepContext, WarmCache};
+use crate::dynamics::{Body, BodyKind};
 use crate::math::Real;
 use crate::narrowphase::MAX_MANIFOLD_POINTS;
 use crate::parallel::Crew;
@@ -67,6 +68,10 @@ pub struct ContactStore {
     spin: Vec<Real>,
     /// The working list of `ccd::pushed_reach`: per body, its group's union-find parent.
     push_groups: Vec<u32>,
+    /// The contacts of the islands asleep, as the step they fell asleep found them: a pair
+    /// with no body awake is not tested, so [`ContactStore::contacts`] leaves them out, while a
+    /// resting stack still stands on them (for drawing; the solver never reads them).
+    resting: Vec<Contact>,
 }
 
 /// A copy keeps the contacts, the body-pair cache and the warm-start cache; the buffers of a
@@ -78,6 +83,7 @@ impl Clone for ContactStore {
             point_counts: self.point_counts.clone(),
             pair_cache: self.pair_cache.clone(),
             warm: self.warm.clone(),
+            resting: self.resting.clone(),
             ..ContactStore::default()
         }
     }
@@ -104,6 +110,29 @@ impl ContactStore {
         entry.or_else(|| self.warm.iter().find(|e| e.0 == pair)).map(|e| &e.1)
     }
 
+    /// The contacts of the islands asleep, as they were when each fell asleep ([`Self::contacts`]
+    /// holds the pairs with a body awake). For drawing what a resting pile stands on.
+    pub fn resting(&self) -> &[Contact] {
+        &self.resting
+    }
+
+    /// After the step's sleep update: forgets the resting contacts of islands woken, and keeps
+    /// this step's contacts between bodies now all asleep (or static), when `fell` (a body fell
+    /// asleep this step).
+    pub fn keep_resting(&mut self, bodies: &[Body], fell: bool) {
+        let rests = |i: u32| {
+            let b = &bodies[i as usize];
+            b.kind == BodyKind::Static || b.is_asleep()
+        };
+        let asleep =
+            |c: &Contact| (c.a as usize) < bodies.len() && (c.b as usize) < bodies.len() && rests(c.a) && rests(c.b);
+        self.resting.retain(asleep);
+        if fell {
+            let new = self.contacts.iter().filter(|c| asleep(c)).copied();
+            self.resting.extend(new);
+        }
+    }
+
     /// The warm-start cache: last step's impulses and kept contacts.
     pub fn warm_cache(&self) -> &WarmCache {
         &self.warm
@@ -119,6 +148,7 @@ impl ContactStore {
     pub fn restore(&mut self, warm: WarmCache, pair_cache: Vec<PairEntry>) {
         self.contacts.clear();
         self.point_counts.clear();
+        self.resting.clear();
         self.warm = warm;
         self.pair_cache = pair_cache;
     }

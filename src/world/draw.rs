@@ -28,7 +28,8 @@ impl World {
             }
         }
         if draw.wants(DrawCategory::ContactPoint) || draw.wants(DrawCategory::ContactNormal) {
-            for c in self.contacts.contacts() {
+            // The islands asleep stand on the contacts they fell asleep with.
+            for c in self.contacts.contacts().iter().chain(self.contacts.resting()) {
                 for cp in c.manifold.points() {
                     let color = CONTACT_POINT_COLORS[contact_point_kind(cp.depth)];
                     draw.point(DrawCategory::ContactPoint, cp.point, CONTACT_POINT_SIZE, color);

@@ -422,6 +422,14 @@ impl World {
         self.contacts.contacts()
     }
 
+    /// The contacts of the islands asleep, as the step each fell asleep found them: a pair with
+    /// no body awake is not tested, so [`World::contacts`] leaves them out. For drawing what a
+    /// resting pile stands on; the solver does not read them, and a woken island's are dropped
+    /// at the next step.
+    pub fn resting_contacts(&self) -> &[Contact] {
+        self.contacts.resting()
+    }
+
     /// Per contact of [`World::contacts`], its manifold's point count: for a pass that counts
     /// points, without reading the contacts themselves.
     pub fn contact_point_counts(&self) -> &[u8] {
@@ -728,12 +736,14 @@ impl World {
                     _ => Bodies::All(n),
                 };
                 let (contacts, joints, settings) = (self.contacts.contacts(), &self.joints, &self.settings);
-                sleep::update(&mut self.bodies, contacts, joints, settings, &mut lists, which);
+                let fell = sleep::update(&mut self.bodies, contacts, joints, settings, &mut lists, which);
                 st.lists.sleep = lists;
+                self.contacts.keep_resting(&self.bodies, fell);
             }
         } else if self.bodies.iter().any(|b| b.asleep) {
             self.idle.forget_boxes();
             self.bodies.iter_mut().filter(|b| b.asleep).for_each(Body::wake);
+            self.contacts.keep_resting(&self.bodies, false);
         }
         self.idle.end_step(st.quiet, st.woke, (reused, st.still), &self.settings);
     }

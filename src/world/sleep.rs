@@ -76,10 +76,10 @@ pub(super) fn wake_touched(bodies: &mut [Body], contacts: &[Contact], joints: &J
     true
 }
 
-/// Advances sleep timers and puts islands whose every body has rested `sleep_time` to sleep.
-/// `which` is every body, or lists the bodies that can be awake: dynamic ones (no kinematic
-/// body), each other body static or asleep, none of them touching or jointed to a listed body
-/// awake (it would have been woken).
+/// Advances sleep timers and puts islands whose every body has rested `sleep_time` to sleep;
+/// whether any body fell asleep. `which` is every body, or lists the bodies that can be awake:
+/// dynamic ones (no kinematic body), each other body static or asleep, none of them touching
+/// or jointed to a listed body awake (it would have been woken).
 pub(super) fn update(
     bodies: &mut [Body],
     contacts: &[Contact],
@@ -87,7 +87,7 @@ pub(super) fn update(
     settings: &Settings,
     lists: &mut SleepLists,
     which: Bodies<'_>,
-) {
+) -> bool {
     let dt = settings.dt;
     which.each(|i| {
         let b = &mut bodies[i];
@@ -115,6 +115,7 @@ pub(super) fn update(
         let r = root[i] as usize;
         min_time[r] = min_time[r].min(t);
     });
+    let mut fell = false;
     which.each(|i| {
         let b = &mut bodies[i];
         // Every member must have rested at least one step: a `sleep_time` of 0 means "as soon as
@@ -125,6 +126,8 @@ pub(super) fn update(
             b.sleep_island = Some(root[i]);
             b.linvel = Vec3::ZERO;
             b.angvel = Vec3::ZERO;
+            fell = true;
         }
     });
+    fell
 }

@@ -287,6 +287,7 @@ pub fn build_frame_into(
     }
     if view.layers.contact_points {
         contact_markers(world.contacts(), world.contact_point_counts(), scratch.split, &mut markers);
+        append_markers(world.resting_contacts(), &mut markers);
     } else {
         markers.clear();
     }
@@ -412,6 +413,21 @@ fn contact_markers(contacts: &[Contact], counts: &[u8], split: Split, out: &mut 
     });
     // SAFETY: the blocks' slices cover the first `total` slots, and each block filled its own.
     unsafe { out.set_len(total) };
+}
+
+/// Appends a marker per point of `contacts` (the resting contacts of the islands asleep, which
+/// are few beside the step's: written on this thread).
+fn append_markers(contacts: &[Contact], out: &mut Vec<ContactMarker>) {
+    if contacts.is_empty() {
+        return;
+    }
+    let total: usize = contacts.iter().map(|c| c.manifold.len()).sum();
+    out.reserve(total);
+    let start = out.len();
+    let n = write_markers(contacts, CONTACT_POINT_COLORS.map(pack_rgba), &mut out.spare_capacity_mut()[..total]);
+    assert_eq!(n, total, "a marker per point");
+    // SAFETY: `write_markers` wrote the `total` slots after the first `start`.
+    unsafe { out.set_len(start + total) };
 }
 
 /// How far ahead the frame's passes ask for what they will read: the contact this many on in

@@ -686,3 +686,20 @@ fn the_legend_names_the_contact_layers_colours() {
     let normal = legend.iter().find(|(n, _)| *n == "normal impulse").expect("an entry for normal impulses").1;
     assert!(drawn.contains(&normal), "the box's normal impulses are drawn in the legend's colour: {drawn:?}");
 }
+
+/// A stack asleep shows the contact points it fell asleep with, and normals from each.
+#[test]
+fn a_stack_asleep_shows_its_resting_contacts() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/tower.ron");
+    let mut w = crate::Scene::load(path).unwrap().build().unwrap();
+    for _ in 0..240 {
+        w.step();
+    }
+    assert!(w.contacts().is_empty() && !w.resting_contacts().is_empty(), "asleep");
+    let points: usize = w.resting_contacts().iter().map(|c| c.manifold.len()).sum();
+    let mut view = bare();
+    view.layers.contact_points = true;
+    assert_eq!(frame(&w, &view).markers.len(), points);
+    view.layers.contact_normals = true;
+    assert_eq!(frame(&w, &view).line_count(), points, "a normal from each point");
+}

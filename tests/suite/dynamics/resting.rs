@@ -228,3 +228,28 @@ fn a_box_struck_by_a_heavy_ball_is_not_driven_into_the_floor() {
         }
     }
 }
+
+/// A tower asleep keeps, for drawing, the contacts it fell asleep with: the step leaves its
+/// pairs untested, so the contact layers showed nothing under a resting stack. Woken, those go
+/// and the step's own come back; a snapshot restored starts without them.
+#[test]
+fn a_tower_asleep_keeps_the_contacts_it_fell_asleep_with() {
+    let (scene, mut w) = load("tower.ron");
+    for _ in 0..240 {
+        w.step();
+    }
+    assert_eq!(w.profile().sleeping_bodies, 10);
+    assert!(w.contacts().is_empty(), "no pair with a body awake");
+    let resting = w.resting_contacts();
+    assert_eq!(resting.len(), 10, "the floor and the nine joints of the tower: {resting:?}");
+    assert!(resting.iter().all(|c| !c.manifold.is_empty() && c.manifold.max_depth() > -0.01));
+    let snap = w.snapshot();
+    w.body_mut(5).linvel = Vec3::new(0.5, 0.0, 0.0);
+    w.step();
+    assert!(w.resting_contacts().is_empty(), "the island woke");
+    w.step();
+    assert!(w.contacts().len() >= 10, "the woken tower's pairs are tested again");
+    let mut again = scene.build().unwrap();
+    again.restore(&snap).unwrap();
+    assert!(again.resting_contacts().is_empty());
+}
