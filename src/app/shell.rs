@@ -502,6 +502,10 @@ impl App {
         if bottom_shown(PanelId::Profiler, self.open.profiler) {
             let range = 140.0..=(window.y * 0.45).max(160.0);
             egui::Panel::bottom("profiler").resizable(true).default_size(270.0).size_range(range).show(ui, |ui| {
+                if self.veiled(PanelId::Profiler) {
+                    lessons::veil(ui);
+                    return;
+                }
                 let mut cx = PanelCx { sim: &self.sim, view: &mut self.view, camera: self.viewport.camera_mut() };
                 commands.extend(self.profiler.ui(ui, &mut cx));
             });
@@ -538,7 +542,14 @@ impl App {
             .show(ui, |ui| self.compare.ui(ui, &mut self.viewport, &self.sim, &self.view, &mut commands))
             .inner;
         let view_rect = self.viewport.rect();
-        self.teach.paint(&ui.painter().with_clip_rect(view_rect), self.viewport.camera(), view_rect, &self.sim.world);
+        let ray_veiled = self.veiled(PanelId::Ray);
+        self.teach.paint(
+            &ui.painter().with_clip_rect(view_rect),
+            self.viewport.camera(),
+            view_rect,
+            &self.sim.world,
+            ray_veiled,
+        );
         // After the viewport has drawn, so framing uses its real aspect ratio.
         if std::mem::take(&mut self.frame_pending) {
             match self.sim.scene.camera {
@@ -673,6 +684,10 @@ impl App {
 
     /// The content of one side panel.
     fn panel_body(&mut self, ui: &mut Ui, p: PanelId, commands: &mut Vec<Command>) {
+        if self.veiled(p) {
+            lessons::veil(ui);
+            return;
+        }
         let mut cx = PanelCx { sim: &self.sim, view: &mut self.view, camera: self.viewport.camera_mut() };
         match p {
             PanelId::Scenes => {

@@ -118,6 +118,16 @@ impl App {
         self.lesson.error = None;
     }
 
+    /// Whether panel `p` is veiled: the step's prediction awaits the class's answer, and the step
+    /// brings `p` forward to show what happens, which is the answer (the Ray panel said
+    /// "parallel: every t" under the question about a parallel slab, the Pair panel "4 points"
+    /// under the question about the manifold's points). It opens once the class has chosen.
+    pub(super) fn veiled(&self, p: PanelId) -> bool {
+        self.lesson.player.as_ref().is_some_and(|player| {
+            player.awaits_answer() && player.current().panels.iter().any(|n| n.parse::<PanelId>().ok() == Some(p))
+        })
+    }
+
     /// The lesson being played.
     pub fn lesson_player(&self) -> Option<&Player> {
         self.lesson.player.as_ref()
@@ -658,6 +668,16 @@ const ITALIC_LEAN: f32 = 0.18;
 /// run is over, when the verdict and explanation take the scrolling text.
 fn pins_prediction(player: &Player) -> bool {
     player.current().prediction.is_some() && player.phase() != Phase::Done
+}
+
+/// What a veiled panel shows instead of its content ([`App::veiled`]).
+pub(super) fn veil(ui: &mut Ui) {
+    ui.add_space(8.0);
+    ui.label(
+        RichText::new("This panel shows the answer: it opens once the class has chosen in the prediction.")
+            .italics()
+            .weak(),
+    );
 }
 
 #[cfg(test)]

@@ -94,13 +94,14 @@ impl Teach {
         }
     }
 
-    /// Draws the open tools over the 3D view in `rect` (seen through `camera`).
-    pub fn paint(&self, painter: &egui::Painter, camera: &Camera, rect: egui::Rect, world: &World) {
+    /// Draws the open tools over the 3D view in `rect` (seen through `camera`); the Ray tool's
+    /// drawing not while `ray_veiled` (a lesson's prediction about it waits for its answer).
+    pub fn paint(&self, painter: &egui::Painter, camera: &Camera, rect: egui::Rect, world: &World, ray_veiled: bool) {
         let view = draw::View::new(painter, camera, rect);
         if self.open_tests {
             self.tests.paint(&view);
         }
-        if self.open_ray {
+        if self.open_ray && !ray_veiled {
             self.ray.paint(&view, world);
         }
         let hint = if self.open_ray && self.ray.active {

@@ -537,3 +537,29 @@ fn presenting_a_pair_iteration_scrolls_its_slider_into_view() {
 fn letter(i: usize) -> char {
     char::from(b'A' + i as u8)
 }
+
+/// While a step's prediction waits for the class's answer, the panels the step brings forward
+/// (which show what happens: the answer) are veiled, and so is the Ray tool's drawing; the
+/// class's choice opens them. The slab lesson's parallel-axis step showed "parallel, every t"
+/// under its question about a parallel slab.
+#[test]
+fn a_prediction_veils_the_panels_that_show_its_answer_until_the_class_chooses() {
+    let lesson = Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons/ray_slab.ron");
+    let (l, _) = Lesson::load(&lesson).unwrap();
+    let k = l.steps.iter().position(|s| s.prediction.is_some()).expect("a step that asks");
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/default.ron");
+    let mut app = App::open(&scene, Viewport::new(None)).unwrap();
+    app.open_lesson(&lesson, k).unwrap_or_else(|e| panic!("{e}"));
+    app.fixed_frame_steps = true;
+    let mut h =
+        Harness::builder().with_size(egui::vec2(1600.0, 1000.0)).build_ui_state(|ui, app: &mut App| app.show(ui), app);
+    setup_style(&h.ctx);
+    frames(&mut h);
+    assert!(h.query_by_label("t near").is_none(), "the slab table waits for the answer");
+    h.get_by_label_contains("it opens once the class has chosen");
+    let p = l.steps[k].prediction.as_ref().unwrap();
+    h.get_by_label(&format!("{} {}", letter(0), text::plain(&p.choices[0]))).click();
+    frames(&mut h);
+    h.get_by_label("t near");
+    assert!(h.query_by_label_contains("it opens once the class has chosen").is_none());
+}
