@@ -175,12 +175,27 @@ impl Scene {
 pub fn parse_ron<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -> Result<T, SceneError> {
     if_empty(text, path)?;
     let options = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
-    options.from_str(text).map_err(|e| SceneError::Parse {
-        path: path.into(),
-        line: e.span.start.line,
-        col: e.span.start.col,
-        message: e.code.to_string(),
+    options.from_str(text).map_err(|e| {
+        let (line, col) = (e.span.start.line, e.span.start.col);
+        // A value's own rule ("0 must be greater than 0") does not know its field: the field
+        // named just before the value on its line is written first (`dt: 0 must be …`).
+        let message = match (&e.code, field_before(text, line, col)) {
+            (ron::Error::Message(m), Some(field)) if !m.starts_with(field) => format!("{field}: {m}"),
+            _ => e.code.to_string(),
+        };
+        SceneError::Parse { path: path.into(), line, col, message }
     })
+}
+
+/// The field whose value is at `line`:`col` (from 1) of `text` (its start, or for a vector
+/// its end): the name before the last `:` before it on that line, if there is one.
+fn field_before(text: &str, line: usize, col: usize) -> Option<&str> {
+    let row = text.lines().nth(line.checked_sub(1)?)?;
+    let before = row.char_indices().nth(col.checked_sub(1)?).map_or(row, |(at, _)| &row[..at]);
+    let name = before[..before.rfind(':')?].trim_end();
+    let start = name.rfind(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(0, |k| k + 1);
+    let field = &name[start..];
+    (!field.is_empty() && !field.starts_with(|c: char| c.is_ascii_digit())).then_some(field)
 }
 
 /// An empty file (or one of white space alone) is refused as such, not as a missing `(`.

@@ -14,17 +14,25 @@ fn expect_error_on_line(text: &str, line: usize, needle: &str) {
     assert!(msg.to_lowercase().contains(&needle.to_lowercase()), "message {msg:?} should mention {needle:?}");
 }
 
+/// Each names its field, its value and the rule (a value's rule alone said "0 must be greater
+/// than 0" of `dt: 0`).
 #[test]
 fn bad_values_are_rejected_with_their_line() {
     let cases = [
-        ("(shape: Sphere(radius: NaN))", "not a finite"),
+        ("(shape: Sphere(radius: NaN))", "radius: NaN is not a finite"),
         ("(shape: Sphere(radius: inf))", "not a finite"),
-        ("(shape: Sphere(radius: -1))", "must lie between 0.0001 and 10000 m"),
+        ("(shape: Sphere(radius: -1))", "radius: -1 m is out of range: it must lie between 0.0001 and 10000 m"),
         ("(shape: Sphere(radius: 0))", "must lie between 0.0001 and 10000 m"),
-        ("(shape: Cuboid(half_extents: (1, 0, 1)))", "must lie between 0.0001 and 10000 m"),
+        ("(shape: Cuboid(half_extents: (1, 0, 1)))", "half_extents: (1, 0, 1)"),
         ("(shape: Capsule(half_height: 1, radius: -0.5))", "must lie between"),
-        ("(shape: Sphere(radius: 1), material: (friction: -0.2))", "must lie between 0 and 100"),
-        ("(shape: Sphere(radius: 1), material: (density: -5))", "must lie between 0.001 and 1000000 kg/m³"),
+        (
+            "(shape: Sphere(radius: 1), material: (friction: -0.2))",
+            "friction: -0.2 is out of range: it must lie between 0 and 100",
+        ),
+        (
+            "(shape: Sphere(radius: 1), material: (density: -5))",
+            "density: -5 kg/m³ is out of range: it must lie between 0.001 and 1000000 kg/m³",
+        ),
         ("(shape: Sphere(radius: 1), material: (restitution: 1.5))", "between 0 and 1"),
         ("(shape: Sphere(radius: 1), position: (0, NaN, 0))", "not a finite"),
         ("(shape: Sphere(radius: 1), kind: Floating)", "Floating"),
@@ -41,12 +49,12 @@ fn bad_values_are_rejected_with_their_line() {
 #[test]
 fn bad_settings_are_rejected_with_their_line() {
     let text = "(\n    version: 1,\n    settings: (\n        dt: -0.01,\n    ),\n)\n";
-    expect_error_on_line(text, 4, "greater than 0");
+    expect_error_on_line(text, 4, "dt: -0.01 must be greater than 0");
     let text = "(\n    version: 1,\n    settings: (\n        broad_phase: Quadtree,\n    ),\n)\n";
     expect_error_on_line(text, 4, "Quadtree");
     let text =
         "(\n    version: 1,\n    settings: (\n        slop: 0.01,\n        gravity: (0, -9.81, inf),\n    ),\n)\n";
-    expect_error_on_line(text, 5, "not a finite");
+    expect_error_on_line(text, 5, "gravity: (0, -9.81, inf)");
 }
 
 #[test]
