@@ -50,6 +50,10 @@ pub enum BundleError {
     /// The bundle's folder name is a file (a bundle is a folder, or a file ending in `.zip`).
     #[error("{}: a file, not a folder; a case bundle is written to a folder, or to a file ending in .zip; it is left as it is", .0.display())]
     FileNotFolder(PathBuf),
+    /// The bundle's scene is not the one its recording was recorded from (a file swapped or
+    /// edited): opening it would show one case under the other's name.
+    #[error("{}: {SCENE} is not the scene {RECORDING} was recorded from (was one of them replaced or edited?); open the recording alone, or write the bundle again", .0.display())]
+    Mismatch(PathBuf),
     /// A file of the bundle could not be read, parsed or written.
     #[error(transparent)]
     Scene(#[from] SceneError),
@@ -225,6 +229,9 @@ impl Bundle {
         };
         let scene = Scene::parse(&text(SCENE)?, inside(SCENE))?;
         let recording = Recording::from_binary(get(RECORDING)?, &inside(RECORDING))?;
+        if recording.scene.to_ron() != scene.to_ron() {
+            return Err(BundleError::Mismatch(path.into()));
+        }
         let clip = match get(CLIP) {
             Ok(gif) => Ok(gif.to_vec()),
             Err(_) => Err(text(NO_CLIP).map_or(NoClip::Absent, |t| NoClip::Noted(t.trim().to_string()))),

@@ -118,6 +118,14 @@ fn a_damaged_or_incomplete_zip_is_a_clear_error() {
     let partial = zip.finish().unwrap().into_inner();
     let e = read("partial.zip", &partial);
     assert!(e.contains("partial.zip") && e.contains(&format!("has no {SCENE}")), "{e}");
+    // A folder whose scene is not its recording's (another case's scene.ron copied in): an
+    // error, not one case opened under the other's name.
+    let folder = dir.join("swapped");
+    bundle(30).write(&folder).unwrap();
+    let other = scene("jitter.ron").to_ron();
+    std::fs::write(folder.join(SCENE), other).unwrap();
+    let e = Bundle::read(&folder).map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("swapped") && e.contains("is not the scene"), "{e}");
 }
 
 fn bin() -> Command {
