@@ -68,6 +68,17 @@ pub const CONTACT_POINT_SIZE: f32 = 6.0;
 /// speculative point (a gap the solver may close).
 pub const CONTACT_POINT_COLORS: [Color; 2] = [[1.0, 0.2, 0.2, 1.0], [0.3, 0.6, 1.0, 1.0]];
 
+/// Contact point colours in an A/B view, whose bodies are coloured blue (same) to red (apart):
+/// white where the bodies overlap, grey for a speculative point, so that no point reads as a
+/// body's divergence.
+pub const CONTACT_POINT_COLORS_AB: [Color; 2] = [[1.0, 1.0, 1.0, 1.0], [0.55, 0.55, 0.58, 1.0]];
+
+/// The contact point colours of a view: [`CONTACT_POINT_COLORS_AB`] where its bodies are
+/// coloured by divergence (`ab`), else [`CONTACT_POINT_COLORS`].
+pub fn contact_point_colors(ab: bool) -> [Color; 2] {
+    if ab { CONTACT_POINT_COLORS_AB } else { CONTACT_POINT_COLORS }
+}
+
 /// A contact normal's colour ([`DrawCategory::ContactNormal`]).
 pub const CONTACT_NORMAL_COLOR: Color = [1.0, 0.3, 0.9, 1.0];
 

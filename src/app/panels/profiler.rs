@@ -214,7 +214,7 @@ fn table(ui: &mut Ui, history: &History) {
     let b = &last.broad;
     ui.label(
         RichText::new(format!(
-            "{}: {} AABB tests → {} candidates → {} overlapping",
+            "{}: {} AABB tests, {} candidates, {} overlapping",
             last.broad_phase.label(),
             thousands(b.aabb_tests),
             thousands(b.candidate_pairs as u64),

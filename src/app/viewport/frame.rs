@@ -4,7 +4,7 @@
 use super::camera::Camera;
 use super::colors::{BodyColors, pack_rgba, selected_color, state_color};
 use super::{ColorMode, Layers, ViewOptions};
-use crate::debug_draw::{CONTACT_POINT_COLORS, DebugDraw, DrawCategory, contact_point_kind};
+use crate::debug_draw::{DebugDraw, DrawCategory, contact_point_colors, contact_point_kind};
 use crate::dynamics::BodyKind;
 use crate::dynamics::solver::Contact;
 use crate::geometry::Shape;
@@ -286,8 +286,10 @@ pub fn build_frame_into(
         axis_lines(&mut lines);
     }
     if view.layers.contact_points {
-        contact_markers(world.contacts(), world.contact_point_counts(), scratch.split, &mut markers);
-        append_markers(world.resting_contacts(), &mut markers);
+        // An A/B view's bodies are coloured by divergence: its points in colours of their own.
+        let colors = contact_point_colors(view.body_colors.is_some()).map(pack_rgba);
+        contact_markers(world.contacts(), world.contact_point_counts(), scratch.split, colors, &mut markers);
+        append_markers(world.resting_contacts(), colors, &mut markers);
     } else {
         markers.clear();
     }
@@ -385,8 +387,7 @@ pub const PARALLEL_MIN_ITEMS: usize = 16_384;
 /// line of each).
 ///
 /// [`CONTACT_POINT_SIZE`]: crate::debug_draw::CONTACT_POINT_SIZE
-fn contact_markers(contacts: &[Contact], counts: &[u8], split: Split, out: &mut Vec<ContactMarker>) {
-    let colors = CONTACT_POINT_COLORS.map(pack_rgba);
+fn contact_markers(contacts: &[Contact], counts: &[u8], split: Split, colors: [u32; 2], out: &mut Vec<ContactMarker>) {
     out.clear();
     if !split.parallel(contacts.len()) {
         out.reserve(contacts.len() * MAX_MANIFOLD_POINTS);
@@ -417,14 +418,14 @@ fn contact_markers(contacts: &[Contact], counts: &[u8], split: Split, out: &mut 
 
 /// Appends a marker per point of `contacts` (the resting contacts of the islands asleep, which
 /// are few beside the step's: written on this thread).
-fn append_markers(contacts: &[Contact], out: &mut Vec<ContactMarker>) {
+fn append_markers(contacts: &[Contact], colors: [u32; 2], out: &mut Vec<ContactMarker>) {
     if contacts.is_empty() {
         return;
     }
     let total: usize = contacts.iter().map(|c| c.manifold.len()).sum();
     out.reserve(total);
     let start = out.len();
-    let n = write_markers(contacts, CONTACT_POINT_COLORS.map(pack_rgba), &mut out.spare_capacity_mut()[..total]);
+    let n = write_markers(contacts, colors, &mut out.spare_capacity_mut()[..total]);
     assert_eq!(n, total, "a marker per point");
     // SAFETY: `write_markers` wrote the `total` slots after the first `start`.
     unsafe { out.set_len(start + total) };

@@ -288,9 +288,9 @@ pub(super) fn draw_overlay(
             })
             .collect(),
     };
-    if view.legend.is_none() {
-        entries.extend(layer_legend(&view.layers).into_iter().map(|(label, c)| (label.to_owned(), swatch(c))));
-    }
+    // The layers' colours, in an A/B view too (its points in their own colours).
+    let ab = view.body_colors.is_some();
+    entries.extend(layer_legend(&view.layers, ab).into_iter().map(|(label, c)| (label.to_owned(), swatch(c))));
     if view.folded {
         return legend_row(painter, rect, entries, &font, dim);
     }
@@ -312,13 +312,18 @@ pub(super) fn draw_overlay(
 
 /// The colours of the contact layers that are on, for the legend under the bodies' colours:
 /// what a red and a blue contact point, a normal and an impulse arrow mean.
-pub(super) fn layer_legend(layers: &super::Layers) -> Vec<(&'static str, [f32; 3])> {
-    use crate::debug_draw::{CONTACT_NORMAL_COLOR, CONTACT_POINT_COLORS, IMPULSE_COLORS};
+pub(super) fn layer_legend(layers: &super::Layers, ab: bool) -> Vec<(&'static str, [f32; 3])> {
+    use crate::debug_draw::{CONTACT_NORMAL_COLOR, IMPULSE_COLORS, contact_point_colors};
     let rgb = |c: [f32; 4]| [c[0], c[1], c[2]];
     let mut out = Vec::new();
     if layers.contact_points {
-        out.push(("contact: overlapping", rgb(CONTACT_POINT_COLORS[0])));
-        out.push(("contact: apart (speculative)", rgb(CONTACT_POINT_COLORS[1])));
+        let colors = contact_point_colors(ab);
+        // An A/B view's one-line legend is full with its divergence scale: its points, white
+        // and grey, go unnamed rather than push a scale entry out.
+        if !ab {
+            out.push(("contact: overlapping", rgb(colors[0])));
+            out.push(("contact: apart (speculative)", rgb(colors[1])));
+        }
     }
     if layers.contact_normals {
         out.push(("contact normal (length: depth)", rgb(CONTACT_NORMAL_COLOR)));

@@ -513,6 +513,9 @@ fn straightforward(w: &World, view: &ViewOptions) -> Expected {
             let color = colors::pack_rgba(p.color);
             if p.category == crate::debug_draw::DrawCategory::ContactPoint {
                 assert_eq!(p.size, crate::debug_draw::CONTACT_POINT_SIZE, "the contact markers' one size");
+                // A view coloured by divergence (A/B) marks points in its own two colours.
+                let k = crate::debug_draw::CONTACT_POINT_COLORS.iter().position(|c| *c == p.color).unwrap();
+                let color = colors::pack_rgba(crate::debug_draw::contact_point_colors(view.body_colors.is_some())[k]);
                 markers.push(ContactMarker { position: p.p.to_array(), color });
             } else {
                 points.push(PointInstance { position: p.p.to_array(), size: p.size, color });
@@ -673,12 +676,12 @@ fn the_legend_names_the_contact_layers_colours() {
     for _ in 0..30 {
         w.step();
     }
-    let names = |l: &Layers| super::input::layer_legend(l).into_iter().map(|(n, _)| n).collect::<Vec<_>>();
+    let names = |l: &Layers| super::input::layer_legend(l, false).into_iter().map(|(n, _)| n).collect::<Vec<_>>();
     assert_eq!(names(&Layers::default()), ["contact: overlapping", "contact: apart (speculative)"]);
     let none = Layers { contact_points: false, ..Layers::default() };
     assert!(names(&none).is_empty(), "no contact layer, no entry");
     let forces = Layers { contact_forces: true, ..none };
-    let legend = super::input::layer_legend(&forces);
+    let legend = super::input::layer_legend(&forces, false);
     let mut d = crate::debug_draw::DebugDraw::default();
     d.set_filter(|c| c == crate::debug_draw::DrawCategory::ContactForce);
     w.debug_draw(&mut d);
@@ -702,4 +705,36 @@ fn a_stack_asleep_shows_its_resting_contacts() {
     assert_eq!(frame(&w, &view).markers.len(), points);
     view.layers.contact_normals = true;
     assert_eq!(frame(&w, &view).line_count(), points, "a normal from each point");
+}
+
+/// An A/B view, whose bodies are coloured blue (same) to red (apart), marks contact points in
+/// white and grey, and its legend names no red or blue point: red and blue points read as
+/// divergence.
+#[test]
+fn an_ab_views_contact_points_are_not_in_the_divergence_colours() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/box_stack.ron");
+    let mut w = crate::Scene::load(path).unwrap().build().unwrap();
+    for _ in 0..5 {
+        w.step();
+    }
+    let mut view = bare();
+    view.layers.contact_points = true;
+    let colors = |f: &FrameData| {
+        let mut c: Vec<u32> = f.markers.iter().map(|m| m.color).collect();
+        c.sort();
+        c.dedup();
+        c
+    };
+    let plain = colors(&frame(&w, &view));
+    view.body_colors = Some(vec![[0.2, 0.4, 1.0]; w.bodies().len()]);
+    let ab = colors(&frame(&w, &view));
+    assert!(!ab.is_empty() && ab.iter().all(|c| !plain.contains(c)), "{plain:?} {ab:?}");
+    let legend = super::input::layer_legend(&view.layers, true);
+    use super::colors::pack_rgba;
+    let pack = |c: [f32; 3]| pack_rgba([c[0], c[1], c[2], 1.0]);
+    let neutral = crate::debug_draw::CONTACT_POINT_COLORS_AB.map(pack_rgba);
+    assert!(ab.iter().all(|c| neutral.contains(c)), "{ab:?}");
+    for red_or_blue in crate::debug_draw::CONTACT_POINT_COLORS {
+        assert!(legend.iter().all(|(_, l)| pack(*l) != pack_rgba(red_or_blue)));
+    }
 }

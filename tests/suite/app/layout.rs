@@ -437,8 +437,8 @@ fn the_profiler_shows_the_broad_phase_counts_without_scrolling() {
         app.open_panels_mut().show(PanelId::Profiler);
         let mut h = styled(app, size);
         app_steps(&mut h, 3);
-        let r = h.get_by_label_contains("AABB tests →").rect();
+        let r = h.get_by_label_contains("AABB tests, ").rect();
         assert!(screen(&h).contains_rect(r), "{r:?} off the window at {size:?}");
-        h.get_by_label_contains("candidates → ");
+        h.get_by_label_contains(" candidates, ");
     }
 }
