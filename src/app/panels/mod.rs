@@ -3,7 +3,7 @@
 
 mod diagnose;
 mod inspector;
-mod pair;
+pub(super) mod pair;
 mod profiler;
 mod scenes;
 mod settings;

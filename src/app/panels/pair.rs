@@ -13,12 +13,27 @@ const NP: DrawCategory = DrawCategory::NarrowPhase;
 const SIMPLEX: Color = [1.0, 0.85, 0.1, 1.0];
 const MINKOWSKI: Color = [0.6, 0.6, 0.9, 0.8];
 const ORIGIN: Color = [1.0, 1.0, 1.0, 1.0];
-const EPA: Color = [0.2, 0.9, 0.9, 0.9];
-const EPA_NEAREST: Color = [1.0, 0.3, 0.9, 1.0];
+// EPA's colours are neither the friction impulses' cyan nor the contact normals' magenta, which
+// the view draws beside them.
+const EPA: Color = [0.7, 0.45, 1.0, 0.9];
+const EPA_NEAREST: Color = [1.0, 0.6, 0.75, 1.0];
 const AXIS: Color = [1.0, 0.5, 0.1, 1.0];
 const REFERENCE: Color = [0.2, 0.6, 1.0, 1.0];
 const INCIDENT: Color = [1.0, 0.3, 0.3, 1.0];
 const STAGE: Color = [0.3, 1.0, 0.4, 1.0];
+
+/// What each colour the panel draws in the view stands for, for the view's legend.
+pub(crate) const VIEW_LEGEND: [(&str, Color); 9] = [
+    ("A − B (Minkowski difference)", MINKOWSKI),
+    ("origin", ORIGIN),
+    ("GJK simplex", SIMPLEX),
+    ("EPA polytope", EPA),
+    ("EPA: face nearest the origin", EPA_NEAREST),
+    ("SAT axis", AXIS),
+    ("reference face", REFERENCE),
+    ("incident polygon", INCIDENT),
+    ("after clipping", STAGE),
+];
 
 /// Chooses a pair (the selected body and a partner), runs [`explain`] on their current poses
 /// every frame, and shows and draws the trace.
@@ -266,7 +281,7 @@ impl PairPanel {
         self.reveal_if(ui, &slider, |r| matches!(r, PairIteration::Epa(_)));
         let snap = &t.epa[self.epa_iteration];
         ui.label(format!(
-            "{} vertices, {} faces; magenta: the face nearest the origin",
+            "{} vertices, {} faces; pink: the face nearest the origin",
             snap.vertices.len(),
             snap.faces.len()
         ));
@@ -287,7 +302,7 @@ impl PairPanel {
             ui.label("The manifold was not built by clipping.");
             return;
         }
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             ui.colored_label(rgb(REFERENCE), "reference face");
             ui.colored_label(rgb(INCIDENT), "incident polygon");
             ui.colored_label(rgb(STAGE), "after clipping");

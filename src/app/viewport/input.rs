@@ -291,6 +291,7 @@ pub(super) fn draw_overlay(
     // The layers' colours, in an A/B view too (its points in their own colours).
     let ab = view.body_colors.is_some();
     entries.extend(layer_legend(&view.layers, ab).into_iter().map(|(label, c)| (label.to_owned(), swatch(c))));
+    entries.extend(extra_legend(view).into_iter().map(|(label, c)| (label.to_owned(), swatch(c))));
     if view.folded {
         return legend_row(painter, rect, entries, &font, dim);
     }
@@ -333,6 +334,26 @@ pub(super) fn layer_legend(layers: &super::Layers, ab: bool) -> Vec<(&'static st
         out.push(("friction impulse", rgb(IMPULSE_COLORS[1])));
     }
     out
+}
+
+/// The Pair panel's drawing in the view (`ViewOptions::extra`, on the narrow-phase layer): an
+/// entry for each colour it drew (the Minkowski difference's cloud and the origin were drawn
+/// over the scene with no name).
+pub(super) fn extra_legend(view: &super::ViewOptions) -> Vec<(&'static str, [f32; 3])> {
+    use crate::debug_draw::DrawCategory;
+    if !view.layers.shows(DrawCategory::NarrowPhase) {
+        return Vec::new();
+    }
+    let extra = &view.extra;
+    let drawn = |c: [f32; 4]| {
+        extra.lines.iter().any(|l| l.category == DrawCategory::NarrowPhase && l.color == c)
+            || extra.points.iter().any(|p| p.category == DrawCategory::NarrowPhase && p.color == c)
+    };
+    crate::app::panels::pair::VIEW_LEGEND
+        .iter()
+        .filter(|(_, c)| drawn(*c))
+        .map(|(label, c)| (*label, [c[0], c[1], c[2]]))
+        .collect()
 }
 
 /// The legend on one line along the top of `rect`, right-aligned; entries that do not fit are

@@ -738,3 +738,27 @@ fn an_ab_views_contact_points_are_not_in_the_divergence_colours() {
         assert!(legend.iter().all(|(_, l)| pack(*l) != pack_rgba(red_or_blue)));
     }
 }
+
+/// The Pair panel's drawing in the view is named in the legend, a colour at a time as drawn,
+/// with the narrow-phase layer on; and none of its colours is the contact normals' magenta or
+/// the friction impulses' cyan, lines drawn beside its own (EPA's were those two).
+#[test]
+fn the_pair_panels_view_drawing_is_in_the_legend_in_colours_of_its_own() {
+    use crate::app::panels::pair::VIEW_LEGEND;
+    use crate::debug_draw::{CONTACT_NORMAL_COLOR, DrawCategory, IMPULSE_COLORS};
+    let mut view = bare();
+    let (cloud, simplex) = (VIEW_LEGEND[0], VIEW_LEGEND[2]);
+    view.extra.point(DrawCategory::NarrowPhase, Vec3::ZERO, 3.0, cloud.1);
+    view.extra.line(DrawCategory::NarrowPhase, Vec3::ZERO, Vec3::X, simplex.1);
+    assert!(super::input::extra_legend(&view).is_empty(), "the layer is off");
+    view.layers.narrow_phase = true;
+    let names: Vec<&str> = super::input::extra_legend(&view).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, [cloud.0, simplex.0]);
+    let near = |a: [f32; 4], b: [f32; 4]| (0..3).map(|k| (a[k] - b[k]).abs()).sum::<f32>() < 0.3;
+    let layers = [CONTACT_NORMAL_COLOR, IMPULSE_COLORS[1]];
+    for (name, c) in VIEW_LEGEND {
+        for l in layers {
+            assert!(!near(c, l), "{name} {c:?} is too like a contact layer's {l:?}");
+        }
+    }
+}
