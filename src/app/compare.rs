@@ -197,11 +197,15 @@ impl CompareView {
                 let name =
                     sim.world.bodies().get(i).and_then(|b| b.name.clone()).unwrap_or_else(|| format!("body {i}"));
                 ui.horizontal_wrapped(|ui| {
-                    ui.label(format!("max Δ {d:.4} m:"));
+                    ui.add(egui::Label::new(format!("max Δ {d:.4} m:")).wrap_mode(egui::TextWrapMode::Extend));
                     if ui.link(name).on_hover_text("Select it").clicked() {
                         commands.push(Command::Select(Some(i)));
                     }
-                    ui.label(format!("mean Δ {:.4} m", p.mean_divergence()));
+                    // One piece: wrapped inside, the value went to the next line alone.
+                    ui.add(
+                        egui::Label::new(format!("mean Δ {:.4} m", p.mean_divergence()))
+                            .wrap_mode(egui::TextWrapMode::Extend),
+                    );
                 });
             }
             let extra = sim.world.bodies().len().saturating_sub(p.other().bodies().len());
