@@ -314,7 +314,6 @@ pub fn build_frame_into(
                 world.debug_draw(debug);
             }
         }
-        debug.lines.extend(view.extra.lines.iter().filter(|l| view.layers.shows(l.category)));
         debug.points.extend(view.extra.points.iter().filter(|p| view.layers.shows(p.category)));
         // The engine uses a handful of colours: remember the last one packed.
         let mut last = ([f32::NAN; 4], 0u32);
@@ -329,7 +328,11 @@ pub fn build_frame_into(
             if over {
                 lines_over_bodies = lines.len();
             }
-            for l in debug.lines.iter().filter(|l| over_bodies(l.category) == over) {
+            // The panels' own drawing (the Pair panel's simplices, polytopes and clipped
+            // faces) goes over the bodies too: it is drawn about the bodies it explains, which
+            // hid it (the GJK lesson's tetrahedron behind the selected hull).
+            let extra = view.extra.lines.iter().filter(|l| over && view.layers.shows(l.category));
+            for l in debug.lines.iter().filter(|l| over_bodies(l.category) == over).chain(extra) {
                 let color = pack(l.color);
                 lines.push(LineVertex { position: l.a.to_array(), color });
                 lines.push(LineVertex { position: l.b.to_array(), color });

@@ -497,7 +497,6 @@ fn straightforward(w: &World, view: &ViewOptions) -> Expected {
     let mut d = crate::debug_draw::DebugDraw::default();
     d.set_filter(|c| view.layers.shows(c));
     w.debug_draw(&mut d);
-    d.lines.extend(view.extra.lines.iter().filter(|l| view.layers.shows(l.category)));
     d.points.extend(view.extra.points.iter().filter(|p| view.layers.shows(p.category)));
     let mut lines_over_bodies = lines.len();
     if view.layers.any_debug() {
@@ -509,6 +508,8 @@ fn straightforward(w: &World, view: &ViewOptions) -> Expected {
         d.lines.iter().filter(|l| !frame::over_bodies(l.category)).for_each(|l| push(&mut lines, l));
         lines_over_bodies = lines.len();
         d.lines.iter().filter(|l| frame::over_bodies(l.category)).for_each(|l| push(&mut lines, l));
+        // The panels' lines, over the bodies after the world's.
+        view.extra.lines.iter().filter(|l| view.layers.shows(l.category)).for_each(|l| push(&mut lines, l));
         for p in &d.points {
             let color = colors::pack_rgba(p.color);
             if p.category == crate::debug_draw::DrawCategory::ContactPoint {
@@ -761,4 +762,18 @@ fn the_pair_panels_view_drawing_is_in_the_legend_in_colours_of_its_own() {
             assert!(!near(c, l), "{name} {c:?} is too like a contact layer's {l:?}");
         }
     }
+}
+
+/// The panels' own lines (the Pair panel's simplex, polytope and clipped faces) are drawn over
+/// the bodies: drawn about the bodies they explain, behind their faces they hardly showed.
+#[test]
+fn the_panels_lines_are_drawn_over_the_bodies() {
+    let w = mixed_world();
+    let mut view = bare();
+    view.layers.narrow_phase = true;
+    let tip = Vec3::new(0.25, 0.5, 0.75);
+    view.extra.line(crate::debug_draw::DrawCategory::NarrowPhase, Vec3::ZERO, tip, [1.0, 0.85, 0.1, 1.0]);
+    let f = frame(&w, &view);
+    let at = f.lines.iter().position(|v| v.position == tip.to_array()).expect("the panel's line is drawn");
+    assert!(at >= f.lines_over_bodies, "line vertex {at} before the over-bodies part at {}", f.lines_over_bodies);
 }
