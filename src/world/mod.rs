@@ -157,6 +157,8 @@ struct StepState {
     boxes_read_rotations: bool,
     /// A moving body woke an island.
     woke: bool,
+    /// The bodies may have been edited since the last step ended (a drag, a setting).
+    edited: bool,
     /// Nothing could move: the solver and the sleep update did not run.
     still: bool,
     /// The broad phase made the boxes of those few movers alone and kept every other body's
@@ -639,7 +641,7 @@ impl World {
         let which = lists.movers.bodies(n, false);
         self.guard.begin(&mut self.bodies, self.step_count + 1, crew.as_ref(), (edited, resting, which));
         let asleep = lists.movers.list.iter().filter(|&&i| self.bodies[i as usize].asleep).count() as u32;
-        StepState { crew, lists, movers_asleep_at_start: asleep, ..StepState::default() }
+        StepState { crew, lists, movers_asleep_at_start: asleep, edited, ..StepState::default() }
     }
 
     /// The contact manifold of every candidate pair (with speculative points for pairs that
@@ -738,7 +740,11 @@ impl World {
                 let (contacts, joints, settings) = (self.contacts.contacts(), &self.joints, &self.settings);
                 let fell = sleep::update(&mut self.bodies, contacts, joints, settings, &mut lists, which);
                 st.lists.sleep = lists;
-                self.contacts.keep_resting(&self.bodies, fell);
+                // Only a fall asleep, a wake or an edit changes which islands sleep: a ball rolling
+                // past a pile asleep does not pay a pass over the pile's resting contacts.
+                if fell || st.woke || st.edited {
+                    self.contacts.keep_resting(&self.bodies, fell);
+                }
             }
         } else if self.bodies.iter().any(|b| b.asleep) {
             self.idle.forget_boxes();
