@@ -191,22 +191,26 @@ impl CompareView {
             }
             // A body is named only when it is apart: with every Δ 0 the largest is any body (the
             // strip named "body 3000" of a rain that had not diverged).
-            if let Some((_, d)) = p.max_divergence().filter(|(_, d)| *d <= 0.0) {
-                ui.label(format!("no body apart: max Δ {d:.4} m"));
-            } else if let Some((i, d)) = p.max_divergence() {
-                let name =
-                    sim.world.bodies().get(i).and_then(|b| b.name.clone()).unwrap_or_else(|| format!("body {i}"));
-                ui.horizontal_wrapped(|ui| {
-                    ui.add(egui::Label::new(format!("max Δ {d:.4} m:")).wrap_mode(egui::TextWrapMode::Extend));
-                    if ui.link(name).on_hover_text("Select it").clicked() {
-                        commands.push(Command::Select(Some(i)));
-                    }
-                    // One piece: wrapped inside, the value went to the next line alone.
-                    ui.add(
-                        egui::Label::new(format!("mean Δ {:.4} m", p.mean_divergence()))
-                            .wrap_mode(egui::TextWrapMode::Extend),
-                    );
-                });
+            match p.max_divergence() {
+                Some((_, d)) if d <= 0.0 => {
+                    ui.label(format!("no body apart: max Δ {d:.4} m"));
+                }
+                Some((i, d)) => {
+                    let name =
+                        sim.world.bodies().get(i).and_then(|b| b.name.clone()).unwrap_or_else(|| format!("body {i}"));
+                    ui.horizontal_wrapped(|ui| {
+                        ui.add(egui::Label::new(format!("max Δ {d:.4} m:")).wrap_mode(egui::TextWrapMode::Extend));
+                        if ui.link(name).on_hover_text("Select it").clicked() {
+                            commands.push(Command::Select(Some(i)));
+                        }
+                        // One piece: wrapped inside, the value went to the next line alone.
+                        ui.add(
+                            egui::Label::new(format!("mean Δ {:.4} m", p.mean_divergence()))
+                                .wrap_mode(egui::TextWrapMode::Extend),
+                        );
+                    });
+                }
+                None => {}
             }
             let extra = sim.world.bodies().len().saturating_sub(p.other().bodies().len());
             if extra > 0 {

@@ -48,11 +48,12 @@ pub fn run(args: &DiagnoseArgs) -> Result<(), CliError> {
             }
             // A recording is diagnosed as it was recorded: other settings or more steps would be
             // another run, which its scene gives.
-            if !args.overrides.words().is_empty() {
+            let changes = args.overrides.words();
+            if !changes.is_empty() {
                 return Err(format!(
                     "{}: {} changes the settings; a recording is diagnosed with the settings it was recorded with (give its scene file to try others)",
                     args.case.display(),
-                    args.overrides.words().join(" ")
+                    changes.join(" ")
                 )
                 .into());
             }

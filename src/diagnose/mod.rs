@@ -887,7 +887,7 @@ fn carried_in_without_ccd(event: &Event, at: &World) -> Option<(CauseKind, Strin
     let depth = at
         .contacts()
         .iter()
-        .filter(|c| (c.a, c.b) == (a.min(b), a.max(b)) || (c.a, c.b) == (a, b) || (c.a, c.b) == (b, a))
+        .filter(|c| (c.a, c.b) == (a, b) || (c.a, c.b) == (b, a))
         .map(|c| c.manifold.max_depth())
         .fold(0.0, Real::max);
     let travel = |i: u32| {

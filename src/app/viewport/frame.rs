@@ -393,10 +393,7 @@ pub const PARALLEL_MIN_ITEMS: usize = 16_384;
 fn contact_markers(contacts: &[Contact], counts: &[u8], split: Split, colors: [u32; 2], out: &mut Vec<ContactMarker>) {
     out.clear();
     if !split.parallel(contacts.len()) {
-        out.reserve(contacts.len() * MAX_MANIFOLD_POINTS);
-        let n = write_markers(contacts, colors, out.spare_capacity_mut());
-        // SAFETY: `write_markers` wrote the first `n` slots.
-        unsafe { out.set_len(n) };
+        append_markers(contacts, colors, out);
         return;
     }
     // Count each block's markers, then write the blocks into their slices.
@@ -419,19 +416,14 @@ fn contact_markers(contacts: &[Contact], counts: &[u8], split: Split, colors: [u
     unsafe { out.set_len(total) };
 }
 
-/// Appends a marker per point of `contacts` (the resting contacts of the islands asleep, which
-/// are few beside the step's: written on this thread).
+/// Appends a marker per point of `contacts`, on this thread, in one pass (room for a full
+/// manifold per contact is reserved, so the points need not be counted first).
 fn append_markers(contacts: &[Contact], colors: [u32; 2], out: &mut Vec<ContactMarker>) {
-    if contacts.is_empty() {
-        return;
-    }
-    let total: usize = contacts.iter().map(|c| c.manifold.len()).sum();
-    out.reserve(total);
+    out.reserve(contacts.len() * MAX_MANIFOLD_POINTS);
     let start = out.len();
-    let n = write_markers(contacts, colors, &mut out.spare_capacity_mut()[..total]);
-    assert_eq!(n, total, "a marker per point");
-    // SAFETY: `write_markers` wrote the `total` slots after the first `start`.
-    unsafe { out.set_len(start + total) };
+    let n = write_markers(contacts, colors, out.spare_capacity_mut());
+    // SAFETY: `write_markers` wrote the `n` slots after the first `start`.
+    unsafe { out.set_len(start + n) };
 }
 
 /// How far ahead the frame's passes ask for what they will read: the contact this many on in

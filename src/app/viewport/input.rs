@@ -314,17 +314,14 @@ pub(super) fn draw_overlay(
 /// The colours of the contact layers that are on, for the legend under the bodies' colours:
 /// what a red and a blue contact point, a normal and an impulse arrow mean.
 pub(super) fn layer_legend(layers: &super::Layers, ab: bool) -> Vec<(&'static str, [f32; 3])> {
-    use crate::debug_draw::{CONTACT_NORMAL_COLOR, IMPULSE_COLORS, contact_point_colors};
+    use crate::debug_draw::{CONTACT_NORMAL_COLOR, CONTACT_POINT_COLORS, IMPULSE_COLORS};
     let rgb = |c: [f32; 4]| [c[0], c[1], c[2]];
     let mut out = Vec::new();
-    if layers.contact_points {
-        let colors = contact_point_colors(ab);
-        // An A/B view's one-line legend is full with its divergence scale: its points, white
-        // and grey, go unnamed rather than push a scale entry out.
-        if !ab {
-            out.push(("contact: overlapping", rgb(colors[0])));
-            out.push(("contact: apart (speculative)", rgb(colors[1])));
-        }
+    // An A/B view's one-line legend is full with its divergence scale: its points, white and
+    // grey, go unnamed rather than push a scale entry out.
+    if layers.contact_points && !ab {
+        out.push(("contact: overlapping", rgb(CONTACT_POINT_COLORS[0])));
+        out.push(("contact: apart (speculative)", rgb(CONTACT_POINT_COLORS[1])));
     }
     if layers.contact_normals {
         out.push(("contact normal (length: depth)", rgb(CONTACT_NORMAL_COLOR)));

@@ -691,14 +691,20 @@ fn the_legend_names_the_contact_layers_colours() {
     assert!(drawn.contains(&normal), "the box's normal impulses are drawn in the legend's colour: {drawn:?}");
 }
 
+/// Shipped scene `name` after `steps` steps.
+fn stepped(name: &str, steps: usize) -> World {
+    let path = format!("{}/scenes/{name}", env!("CARGO_MANIFEST_DIR"));
+    let mut w = crate::Scene::load(path).unwrap().build().unwrap();
+    for _ in 0..steps {
+        w.step();
+    }
+    w
+}
+
 /// A stack asleep shows the contact points it fell asleep with, and normals from each.
 #[test]
 fn a_stack_asleep_shows_its_resting_contacts() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/tower.ron");
-    let mut w = crate::Scene::load(path).unwrap().build().unwrap();
-    for _ in 0..240 {
-        w.step();
-    }
+    let w = stepped("tower.ron", 240);
     assert!(w.contacts().is_empty() && !w.resting_contacts().is_empty(), "asleep");
     let points: usize = w.resting_contacts().iter().map(|c| c.manifold.len()).sum();
     let mut view = bare();
@@ -713,11 +719,7 @@ fn a_stack_asleep_shows_its_resting_contacts() {
 /// divergence.
 #[test]
 fn an_ab_views_contact_points_are_not_in_the_divergence_colours() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/box_stack.ron");
-    let mut w = crate::Scene::load(path).unwrap().build().unwrap();
-    for _ in 0..5 {
-        w.step();
-    }
+    let w = stepped("box_stack.ron", 5);
     let mut view = bare();
     view.layers.contact_points = true;
     let colors = |f: &FrameData| {

@@ -2,7 +2,6 @@
 //! body smaller on screen than a few pixels is drawn at a minimum size with a ring around it.
 
 use super::{Camera, ViewOptions};
-use crate::BodyKind;
 use crate::math::Vec3;
 use crate::session::trails::{MAX_TRAILS, Trails};
 use crate::world::World;
@@ -51,7 +50,7 @@ pub fn marked(world: &World, camera: &Camera, rect: Rect, selected: Option<usize
         if out.len() >= MAX_TRAILS {
             break;
         }
-        if Some(i) != selected && world.bodies()[i].kind != BodyKind::Static && Trails::is_fast(world, i) && small(i) {
+        if Some(i) != selected && Trails::is_fast(world, i) && small(i) {
             out.push(i);
         }
     }

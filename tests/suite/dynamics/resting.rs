@@ -22,6 +22,15 @@ fn load(name: &str) -> (Scene, World) {
     (scene, world)
 }
 
+/// `tower.ron` after 240 steps, by which it has fallen asleep.
+fn tower_asleep() -> (Scene, World) {
+    let (scene, mut w) = load("tower.ron");
+    for _ in 0..240 {
+        w.step();
+    }
+    (scene, w)
+}
+
 /// Steps `world` for `steps` and returns the largest horizontal and vertical distance any
 /// dynamic body's centre moved from where it started, and the mean absolute vertical speed of
 /// the dynamic bodies over the last half.
@@ -103,20 +112,14 @@ fn pyramid_of_twenty_rows_stands_for_ten_seconds() {
 
 #[test]
 fn drags_settings_and_impacts_wake_sleeping_islands() {
-    let (_, mut w) = load("tower.ron");
-    for _ in 0..240 {
-        w.step();
-    }
+    let (_, mut w) = tower_asleep();
     assert_eq!(w.profile().sleeping_bodies, 10);
     // A drag wakes the dragged body, and through contact the rest of its island.
     w.body_mut(5).linvel = Vec3::new(0.5, 0.0, 0.0);
     w.step();
     assert_eq!(w.profile().sleeping_bodies, 0, "the whole tower is one island");
 
-    let (_, mut w) = load("tower.ron");
-    for _ in 0..240 {
-        w.step();
-    }
+    let (_, mut w) = tower_asleep();
     let mut s = w.settings.clone();
     s.gravity = Vec3::new(0.0, -1.62, 0.0);
     w.set_settings(s);
@@ -234,10 +237,7 @@ fn a_box_struck_by_a_heavy_ball_is_not_driven_into_the_floor() {
 /// and the step's own come back; a snapshot restored starts without them.
 #[test]
 fn a_tower_asleep_keeps_the_contacts_it_fell_asleep_with() {
-    let (scene, mut w) = load("tower.ron");
-    for _ in 0..240 {
-        w.step();
-    }
+    let (scene, mut w) = tower_asleep();
     assert_eq!(w.profile().sleeping_bodies, 10);
     assert!(w.contacts().is_empty(), "no pair with a body awake");
     let resting = w.resting_contacts();
