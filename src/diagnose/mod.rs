@@ -109,6 +109,17 @@ impl Symptom {
         })
     }
 
+    /// How the event [`diagnose`] picks of the symptom's is named: by its size ("the
+    /// deepest"), or "the first" for a symptom without one.
+    pub fn worst(self) -> &'static str {
+        match self {
+            Symptom::DeepPenetration => "the deepest",
+            Symptom::Explosion | Symptom::EnergyGain | Symptom::GhostBump => "the largest",
+            Symptom::FarFromOrigin => "the farthest",
+            Symptom::Tunneling | Symptom::Passing | Symptom::Jitter | Symptom::NonFinite => "the first",
+        }
+    }
+
     /// The symptom's name in reports.
     pub fn label(self) -> &'static str {
         match self {
@@ -136,6 +147,11 @@ pub struct Event {
     pub bodies: Vec<u32>,
     /// What was seen, in words.
     pub detail: String,
+    /// How large it was, in the symptom's own unit (a deep penetration's depth in m, an
+    /// explosion's gain of speed in m/s, the energy gained in J, a ghost bump's kick in m/s
+    /// or turn in °, a far body's coordinate in m); 0 for the symptoms without a size
+    /// (tunneling, passing, jitter, a non-finite state), whose first event is their worst.
+    pub size: Real,
 }
 
 /// What a measured cause is.
@@ -311,6 +327,9 @@ pub struct Diagnosis {
     pub baseline_ms_per_step: f64,
     /// The fixes tried: those that removed the event first, cheapest first.
     pub fixes: Vec<Trial>,
+    /// How many bodies showed the symptom (each its worst event): the event diagnosed is the
+    /// worst of theirs, or the first for a symptom without a size.
+    pub bodies_with_symptom: usize,
 }
 
 impl Diagnosis {
@@ -326,6 +345,14 @@ impl Diagnosis {
     pub fn best_fix(&self) -> Option<&Trial> {
         self.fixes.first().filter(|t| t.removed)
     }
+
+    /// Which of its symptom's events this is, when more than one body showed it: "the deepest
+    /// of the 37 bodies it happened to".
+    pub fn which(&self) -> Option<String> {
+        (self.bodies_with_symptom > 1).then(|| {
+            format!("{} of the {} bodies it happened to", self.event.symptom.worst(), self.bodies_with_symptom)
+        })
+    }
 }
 
 /// What [`diagnose`] found.
@@ -335,9 +362,10 @@ pub struct Report {
     pub scene: String,
     /// Steps run.
     pub steps: u64,
-    /// Every event seen, the first of each symptom and body.
+    /// Every event seen, the worst of each symptom and body (the first, for a symptom without
+    /// a size), in the order of their steps.
     pub events: Vec<Event>,
-    /// The first event of each symptom, diagnosed.
+    /// The worst event of each symptom (the first, for a symptom without a size), diagnosed.
     pub diagnoses: Vec<Diagnosis>,
 }
 
@@ -354,6 +382,9 @@ impl Report {
         for d in &self.diagnoses {
             let e = &d.event;
             let _ = writeln!(out, "\nstep {}: {} — {}", e.step, e.symptom.label(), e.detail);
+            if let Some(which) = d.which() {
+                let _ = writeln!(out, "  {which}");
+            }
             let _ = writeln!(out, "  cause: {}", d.explanation);
             if !d.reproduced {
                 let _ = writeln!(out, "  the event does not recur from {}: no fix tried", d.rerun_origin());
@@ -442,7 +473,7 @@ impl Watch {
             // The dynamic body first: the static one of a pair is never the one to watch.
             let mut b = e.bodies.clone();
             b.sort_by_key(|&i| bodies.get(i as usize).is_none_or(|b| !b.is_dynamic()));
-            out.push(Event { symptom, step, bodies: b, detail: e.detail });
+            out.push(Event { symptom, step, bodies: b, detail: e.detail, size: e.size });
         }
         // A body through a static one, and through a dynamic one.
         let through =
@@ -454,6 +485,7 @@ impl Watch {
                     step,
                     bodies: vec![body as u32, other as u32],
                     detail: format!("{} passed through {}", name(world, body), name(world, other)),
+                    size: 0.0,
                 });
             }
         }
@@ -501,6 +533,7 @@ impl Watch {
                         "{} sped up from {before:.2} to {v:.2} m/s in one step, more than any contact can give it",
                         name(world, i)
                     ),
+                    size: v - before,
                 });
             }
             self.velocities[i] = b.linvel;
@@ -543,6 +576,7 @@ fn far_bodies(world: &World) -> Vec<Event> {
                     b.pose.translation.length(),
                     sp * 1000.0
                 ),
+                size: s,
             });
         }
     }
@@ -577,7 +611,8 @@ impl FirstContact {
     }
 }
 
-/// Runs `scene` for `steps` steps and diagnoses each symptom's first event.
+/// Runs `scene` for `steps` steps and diagnoses each symptom's worst event (its first, for a
+/// symptom without a size).
 pub fn diagnose(scene: &Scene, steps: u64) -> Result<Report, DiagnoseError> {
     diagnose_stepping(scene, steps, World::step)
 }
@@ -597,33 +632,27 @@ pub fn diagnose_stepping(scene: &Scene, steps: u64, mut step: impl FnMut(&mut Wo
             first_contacts = FirstContact::of(&world);
         }
         for e in watch.observe(&world) {
-            let seen = events.iter().any(|o| o.symptom == e.symptom && o.bodies.first() == e.bodies.first());
-            if !seen {
-                events.push(e);
-            }
+            keep_worst(&mut events, e);
         }
         if world.step_count().is_multiple_of(SNAPSHOT_EVERY) {
             snapshots.push(world.snapshot());
         }
     }
-    let mut firsts: Vec<&Event> = Vec::new();
-    for e in &events {
-        if !firsts.iter().any(|f| f.symptom == e.symptom) {
-            firsts.push(e);
-        }
-    }
+    events.sort_by_key(|e| e.step);
     let mut diagnoses = Vec::new();
-    for event in firsts {
+    for (event, bodies_with_symptom) in worst_of_each(&events) {
         // The cause is measured on the world as the event left it.
         // From two steps before it, for the energy the two steps before it left.
         let near = snapshots.iter().rev().find(|s| s.step + 2 <= event.step).unwrap_or(&snapshots[0]);
         let mut at = world_at(scene, near)?;
         let mut energy = [EventDetector::mechanical_energy(&at); 2];
+        let mut speeds = Vec::new();
         while at.step_count() < event.step {
             energy = [energy[1], EventDetector::mechanical_energy(&at)];
+            speeds = surface_speeds(&at);
             at.step();
         }
-        let before = Before { first: &first_contacts, energy };
+        let before = Before { first: &first_contacts, energy, speeds };
         let (cause, explanation, fixes) = cause_of(event, &at, &before);
         // A restless body is told after two whole one-second windows, which the re-run must
         // hold before the event's step.
@@ -649,9 +678,40 @@ pub fn diagnose_stepping(scene: &Scene, steps: u64, mut step: impl FnMut(&mut Wo
             reproduced: seen,
             baseline_ms_per_step: baseline,
             fixes: trials,
+            bodies_with_symptom,
         });
     }
     Ok(Report { scene: scene.name.clone(), steps, events, diagnoses })
+}
+
+/// Keeps `e` in `events`, which hold one event for each symptom and body, its worst: a later
+/// event of the same symptom and body replaces the one kept only when it is larger (so a
+/// symptom without a size keeps its first).
+fn keep_worst(events: &mut Vec<Event>, e: Event) {
+    match events.iter_mut().find(|o| o.symptom == e.symptom && o.bodies.first() == e.bodies.first()) {
+        Some(kept) if e.size > kept.size => *kept = e,
+        Some(_) => {}
+        None => events.push(e),
+    }
+}
+
+/// The event of each symptom to diagnose, with how many events (one a body) the symptom has:
+/// the largest, the earliest of equals, so a symptom without a size gives its first. In the
+/// order of the symptoms' first events.
+fn worst_of_each(events: &[Event]) -> Vec<(&Event, usize)> {
+    let mut out: Vec<(&Event, usize)> = Vec::new();
+    for e in events {
+        match out.iter_mut().find(|(w, _)| w.symptom == e.symptom) {
+            Some((worst, n)) => {
+                *n += 1;
+                if e.size > worst.size || (e.size == worst.size && e.step < worst.step) {
+                    *worst = e;
+                }
+            }
+            None => out.push((e, 1)),
+        }
+    }
+    out
 }
 
 fn world_at(scene: &Scene, snap: &Snapshot) -> Result<World, DiagnoseError> {
@@ -722,6 +782,16 @@ pub(super) struct Before<'a> {
     /// The mechanical energy as the two steps before the event's left it (the earlier first),
     /// J; the same for both when the event is at step 1 or 2.
     pub(super) energy: [Real; 2],
+    /// How fast each body's farthest point moved as the step before the event left it (its
+    /// speed and its spin there, [`surface_speeds`]), m/s; empty when not known. The step
+    /// that carried a body deep into another ends with the contact's push, slower.
+    pub(super) speeds: Vec<Real>,
+}
+
+/// Each body's speed plus its spin at its farthest point, m/s: how far its surface can move in
+/// a step, over `dt`.
+pub(super) fn surface_speeds(world: &World) -> Vec<Real> {
+    world.bodies().iter().map(|b| b.linvel.length() + spin_speed(b)).collect()
 }
 
 /// The measured cause of `event` in the world `at` (the run as the event's step left it), and
@@ -864,7 +934,7 @@ fn cause_of(event: &Event, at: &World, before: &Before) -> (CauseKind, String, V
                 return cause;
             }
             if event.symptom == Symptom::DeepPenetration
-                && let Some(cause) = carried_in_without_ccd(event, at)
+                && let Some(cause) = carried_in_without_ccd(event, at, &before.speeds)
             {
                 return cause;
             }
@@ -877,7 +947,7 @@ fn cause_of(event: &Event, at: &World, before: &Before) -> (CauseKind, String, V
 /// centre, and its surface by its spin) farther in a step than the pair's depth. A plate
 /// spinning at 200 m/s into another body is in it by 19 cm the step it arrives; the contacts of
 /// the step before could not see it coming.
-fn carried_in_without_ccd(event: &Event, at: &World) -> Option<(CauseKind, String, Vec<Change>)> {
+fn carried_in_without_ccd(event: &Event, at: &World, speeds: &[Real]) -> Option<(CauseKind, String, Vec<Change>)> {
     let s = &at.settings;
     if s.ccd != crate::ccd::CcdMode::Off {
         return None;
@@ -890,9 +960,12 @@ fn carried_in_without_ccd(event: &Event, at: &World) -> Option<(CauseKind, Strin
         .filter(|c| (c.a, c.b) == (a, b) || (c.a, c.b) == (b, a))
         .map(|c| c.manifold.max_depth())
         .fold(0.0, Real::max);
+    // As fast as it moved into the step that found it deep, or in it (the step that carried
+    // it in may have ended with the contact's push).
     let travel = |i: u32| {
         let body = &bodies[i as usize];
-        (body.linvel.length() + spin_speed(body)) * s.dt
+        let before = speeds.get(i as usize).copied().unwrap_or(0.0);
+        (body.linvel.length() + spin_speed(body)).max(before) * s.dt
     };
     let (fast, other) = if travel(a) >= travel(b) { (a, b) } else { (b, a) };
     let moved = travel(fast);
@@ -957,7 +1030,7 @@ fn stack_cause(event: &Event, at: &World) -> (CauseKind, String, Vec<Change>) {
     let bodies = at.bodies();
     let on_mesh = event.bodies.iter().any(|&b| bodies[b as usize].shape.is_mesh());
     if on_mesh && s.internal_edges == crate::narrowphase::mesh::InternalEdges::None {
-        let before = Before { first: &[], energy: [0.0; 2] };
+        let before = Before { first: &[], energy: [0.0; 2], speeds: Vec::new() };
         return cause_of(&Event { symptom: Symptom::GhostBump, ..event.clone() }, at, &before);
     }
     let start = event.bodies.iter().copied().find(|&b| bodies[b as usize].is_dynamic());

@@ -1,7 +1,9 @@
 //! Delta debugging: the smallest set of a scene's bodies (generators expanded into their
 //! members) whose run still shows an event.
 
-use super::{Before, CauseKind, Change, DiagnoseError, FirstContact, Symptom, Watch, cause_of, far_bodies};
+use super::{
+    Before, CauseKind, Change, DiagnoseError, FirstContact, Symptom, Watch, cause_of, far_bodies, surface_speeds,
+};
 use crate::dynamics::joints::Joint;
 use crate::record::EventDetector;
 use crate::scene::{BodyDesc, JointDesc, Scene};
@@ -111,24 +113,28 @@ fn first_event(
     };
     let mut first: Vec<FirstContact> = Vec::new();
     let mut energy = [EventDetector::mechanical_energy(&world); 2];
-    let found =
-        |e: &super::Event, world: &crate::world::World, first: &[FirstContact], energy: [crate::math::Real; 2]| {
-            let (cause, _, fixes) = cause_of(e, world, &Before { first, energy });
-            Found { step: e.step, body: e.bodies.first().copied(), cause, fixes }
-        };
+    let found = |e: &super::Event,
+                 world: &crate::world::World,
+                 first: &[FirstContact],
+                 energy: [crate::math::Real; 2],
+                 speeds| {
+        let (cause, _, fixes) = cause_of(e, world, &Before { first, energy, speeds });
+        Found { step: e.step, body: e.bodies.first().copied(), cause, fixes }
+    };
     if let Some(e) = far_bodies(&world).iter().find(|e| wanted(e)) {
-        return Ok(Some(found(e, &world, &first, energy)));
+        return Ok(Some(found(e, &world, &first, energy, Vec::new())));
     }
     let mut watch = Watch::new(&world);
     for _ in 0..steps {
         let before_step = EventDetector::mechanical_energy(&world);
         energy = [energy[1], before_step];
+        let speeds = surface_speeds(&world);
         world.step();
         if world.step_count() == 1 {
             first = FirstContact::of(&world);
         }
         if let Some(e) = watch.observe(&world).iter().find(|e| wanted(e)) {
-            return Ok(Some(found(e, &world, &first, energy)));
+            return Ok(Some(found(e, &world, &first, energy, speeds)));
         }
     }
     Ok(None)

@@ -77,6 +77,11 @@ pub struct Event {
     pub bodies: Vec<u32>,
     /// A line for the timeline's tooltip.
     pub detail: String,
+    /// How large it was, in the kind's own unit: a deep penetration's depth (m), a large jump's
+    /// distance (m), a ghost bump's kick (m/s) or turn (°), an energy spike's rise (J); 0 for
+    /// the kinds that have no size.
+    #[serde(default)]
+    pub size: Real,
 }
 
 /// How a contact pair has been toggling.
@@ -170,19 +175,21 @@ impl EventDetector {
     pub fn observe(&mut self, world: &World, user_acted: bool) -> Vec<Event> {
         let step = world.step_count();
         let mut events = Vec::new();
-        let mut ev = |kind, bodies: Vec<u32>, detail: String| events.push(Event { step, kind, bodies, detail });
+        let mut ev = |kind, bodies: Vec<u32>, detail: String, size: Real| {
+            events.push(Event { step, kind, bodies, detail, size })
+        };
         let p = world.profile();
         if p.toi_events > 0 {
-            ev(EventKind::Toi, Vec::new(), format!("{} time-of-impact events", p.toi_events));
+            ev(EventKind::Toi, Vec::new(), format!("{} time-of-impact events", p.toi_events), 0.0);
         }
         for f in world.faults() {
-            ev(EventKind::NonFinite, vec![f.body], f.to_string());
+            ev(EventKind::NonFinite, vec![f.body], f.to_string(), 0.0);
         }
         let bodies = world.bodies();
         for (i, b) in bodies.iter().enumerate() {
             let was = self.asleep.get(i).copied().unwrap_or(false);
             if b.is_asleep() && !was {
-                ev(EventKind::FellAsleep, vec![i as u32], format!("body {i} fell asleep"));
+                ev(EventKind::FellAsleep, vec![i as u32], format!("body {i} fell asleep"), 0.0);
             }
             if let Some(prev) = self.positions.get(i) {
                 let moved = prev.distance(b.pose.translation);
@@ -192,6 +199,7 @@ impl EventDetector {
                         EventKind::LargeJump,
                         vec![i as u32],
                         format!("body {i} moved {moved:.3} m in one step (size {size:.3} m)"),
+                        moved,
                     );
                 }
             }
@@ -218,6 +226,7 @@ impl EventDetector {
                     EventKind::DeepPenetration,
                     vec![c.a, c.b],
                     format!("bodies {} and {} overlap by {depth:.4} m", c.a, c.b),
+                    depth,
                 );
             }
         }
@@ -241,7 +250,7 @@ impl EventDetector {
             h.changes[0] = step;
             h.count = h.count.saturating_add(1);
             if first_time {
-                ev(EventKind::NewContact, vec![pair.0, pair.1], format!("bodies {} and {} touch", pair.0, pair.1));
+                ev(EventKind::NewContact, vec![pair.0, pair.1], format!("bodies {} and {} touch", pair.0, pair.1), 0.0);
             } else if h.count >= 4
                 && step - h.changes[3] <= self.flicker_window
                 && [pair.0, pair.1].iter().all(|&k| bodies[k as usize].linvel.length() < FLICKER_SPEED)
@@ -250,6 +259,7 @@ impl EventDetector {
                     EventKind::ContactFlicker,
                     vec![pair.0, pair.1],
                     format!("contact {}–{} switched 4 times in {} steps", pair.0, pair.1, step - h.changes[3]),
+                    0.0,
                 );
             }
         }
@@ -265,7 +275,7 @@ impl EventDetector {
                     format!("the normal of body {}'s mesh contact turned {:.0}°", bump.body, bump.amount)
                 }
             };
-            ev(EventKind::GhostBump, vec![bump.body], detail);
+            ev(EventKind::GhostBump, vec![bump.body], detail, bump.amount);
         }
         // Forget pairs long apart, so the map does not grow without bound.
         self.pairs.retain(|_, h| h.touching || step - h.changes[0] < 4 * self.flicker_window);
@@ -275,7 +285,12 @@ impl EventDetector {
             && !user_acted
             && energy > prev + 0.05 * prev.abs() + 1e-3
         {
-            ev(EventKind::EnergySpike, Vec::new(), format!("energy rose from {prev:.3} J to {energy:.3} J"));
+            ev(
+                EventKind::EnergySpike,
+                Vec::new(),
+                format!("energy rose from {prev:.3} J to {energy:.3} J"),
+                energy - prev,
+            );
         }
         self.energy = Some(energy);
         self.watch_restless(world, &near, &mut events);
@@ -362,6 +377,7 @@ impl EventDetector {
                         100.0 * r.fast as Real / window as Real,
                         r.top
                     ),
+                    size: 0.0,
                 });
             }
         }

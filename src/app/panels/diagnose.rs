@@ -310,6 +310,9 @@ fn report_ui(ui: &mut Ui, cx: &PanelCx, d: &Diagnosed, out: &mut Vec<Command>) -
         ui.push_id(("diagnosis", k), |ui| {
             egui::Frame::group(ui.style()).show(ui, |ui| {
                 event_link(ui, cx, d, &diagnosis.event, out);
+                if let Some(which) = diagnosis.which() {
+                    ui.label(RichText::new(format!("This is {which}.")).italics());
+                }
                 ui.label(format!("Cause: {}", diagnosis.explanation));
                 fixes_ui(ui, cx, diagnosis, out);
                 if ui
