@@ -427,6 +427,8 @@ const LEAD: u64 = 60;
 const SOLVER_LEAD: u64 = 600;
 /// Re-runs go on this many steps past the event.
 pub const HORIZON: u64 = 60;
+/// Re-runs for bodies placed overlapping go on this many steps past the event.
+const SPAWN_HORIZON: u64 = 10;
 /// A rise of speed in one step beyond gravity's, m/s, that counts as an explosion.
 const EXPLOSION_DV: Real = 5.0;
 /// A mass ratio above this, heavier on lighter, strains the solver.
@@ -660,12 +662,20 @@ pub fn diagnose_stepping(scene: &Scene, steps: u64, mut step: impl FnMut(&mut Wo
             if event.symptom == Symptom::Jitter { crate::record::restless_lead(scene.settings.dt) } else { 0 };
         let lead = if cause.builds_from_start() { SOLVER_LEAD } else { LEAD }.max(watched);
         let start = snapshots.iter().rev().find(|s| s.step <= event.step.saturating_sub(lead)).unwrap_or(&snapshots[0]);
-        let until = (event.step + HORIZON).min(steps.max(event.step + 1));
-        let (seen, baseline) = rerun(scene, start, None, event, until)?;
+        // Bodies placed overlapping are the first steps' business: the fixes are judged before
+        // the bodies go on to meet others (a rain's body moved clear of the one it was placed
+        // in still lands in the pile a second later).
+        // And its event is that pair's: a body placed in two others is not cleared of one by
+        // moving the other.
+        let spawned = cause == CauseKind::SpawnOverlap;
+        let horizon = if spawned { SPAWN_HORIZON } else { HORIZON };
+        let until = (event.step + horizon).min(steps.max(event.step + 1));
+        let again = Again { event, pair: spawned, until };
+        let (seen, baseline) = rerun(scene, start, None, &again)?;
         let mut trials = Vec::new();
         if seen {
             for change in fixes {
-                let (again, ms) = rerun(scene, start, Some(&change), event, until)?;
+                let (again, ms) = rerun(scene, start, Some(&change), &again)?;
                 trials.push(Trial { change, removed: !again, ms_per_step: ms });
             }
         }
@@ -720,14 +730,37 @@ fn world_at(scene: &Scene, snap: &Snapshot) -> Result<World, DiagnoseError> {
     Ok(w)
 }
 
-/// Re-runs from `start` to `until` with `change` applied: whether `event`'s symptom happened to
-/// its first body again, and the median ms per step.
+/// What a re-run looks for: `event`'s symptom happening again to its first body (to its pair of
+/// bodies when `pair`), up to the end of step `until`.
+struct Again<'a> {
+    event: &'a Event,
+    pair: bool,
+    until: u64,
+}
+
+impl Again<'_> {
+    fn matches(&self, e: &Event) -> bool {
+        let event = self.event;
+        let bodies = if self.pair {
+            let mut mine = event.bodies.clone();
+            let mut theirs = e.bodies.clone();
+            mine.sort_unstable();
+            theirs.sort_unstable();
+            mine == theirs
+        } else {
+            event.bodies.is_empty() || e.bodies.first() == event.bodies.first()
+        };
+        e.symptom == event.symptom && bodies
+    }
+}
+
+/// Re-runs from `start` with `change` applied: whether the event happened again, and the
+/// median ms per step.
 fn rerun(
     scene: &Scene,
     start: &Snapshot,
     change: Option<&Change>,
-    event: &Event,
-    until: u64,
+    again: &Again,
 ) -> Result<(bool, f64), DiagnoseError> {
     let mut w = world_at(scene, start)?;
     // The events are measured as in the run the event came from, whatever the change sets: a
@@ -736,12 +769,11 @@ fn rerun(
     if let Some(c) = change {
         c.apply(&mut w)?;
     }
-    let same =
-        |e: &Event| e.symptom == event.symptom && (event.bodies.is_empty() || e.bodies.first() == event.bodies.first());
+    let same = |e: &Event| again.matches(e);
     let mut seen = far_bodies(&w).iter().any(same);
     let mut watch = Watch::with_slop(&w, slop);
     let mut ms = Vec::new();
-    while w.step_count() < until {
+    while w.step_count() < again.until {
         w.step();
         ms.push(w.profile().total_ms);
         seen |= watch.observe(&w).iter().any(same);

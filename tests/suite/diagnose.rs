@@ -411,3 +411,31 @@ fn the_deepest_penetration_is_diagnosed_not_the_first() {
     assert_eq!(d.cause, CauseKind::FastWithoutCcd, "{text}");
     assert!(removes(d, &set("ccd", "Speculative")), "{text}");
 }
+
+/// A body placed in two others is cleared of the deeper by moving that one out: the move is
+/// judged on the pair it separates, over the first steps (it was "does not remove it" because
+/// the body still overlapped the third, as `rain_1000.ron`'s body 328 does).
+#[test]
+fn moving_one_body_out_of_a_body_placed_in_two_removes_that_overlap() {
+    let scene = Scene::parse(
+        r#"(
+            version: 1,
+            name: "placed in two",
+            bodies: [
+                (name: "a", shape: Sphere(radius: 0.5), position: (0, 10, 0)),
+                (name: "b", shape: Sphere(radius: 0.5), position: (0, 10, 0.5)),
+                (name: "c", shape: Sphere(radius: 0.5), position: (0.85, 10, 0)),
+            ],
+        )"#,
+        "placed_in_two.ron",
+    )
+    .unwrap();
+    let d = diagnosed_scene(&scene, "placed_in_two.ron", 30, Symptom::DeepPenetration, CauseKind::SpawnOverlap);
+    let mut pair = d.event.bodies.clone();
+    pair.sort_unstable();
+    assert_eq!(pair, [0, 1], "{d:?}");
+    assert!(
+        d.fixes.iter().any(|t| t.removed && matches!(t.change, Change::Move { body: 1, .. })),
+        "moving b out of a removes it: {d:?}"
+    );
+}
