@@ -1,6 +1,6 @@
-//! Issue 7's walk-through, scripted: record the tunneling scene, scrub back to the step before
+//! The A/B walk-through, scripted: record the tunneling scene, scrub back to the step before
 //! the bullet passes the wall, fork it with CCD on, and show both outcomes side by side. Writes
-//! a PNG of the window (used for `screenshots/ab_compare.png`) and stays open.
+//! a PNG of the window (used for `screenshots/ab_compare.png`) and closes.
 //!
 //! `cargo run --example ab_compare [SCENE] [OUT.png] [CCD]` (defaults: scenes/tunneling.ron,
 //! screenshots/ab_compare.png, Toi).

@@ -365,14 +365,14 @@ impl PngShot {
         });
     }
 
-    /// Writes the image once it has arrived, saying where or why not.
-    pub fn write_when_ready(&self) {
-        if let Some(image) = self.image.lock().ok().and_then(|mut s| s.take()) {
-            match write_png(&self.out, &image) {
-                Ok(()) => println!("wrote {}", self.out.display()),
-                Err(e) => eprintln!("{e}"),
-            }
+    /// Writes the image once it has arrived, saying where or why not; whether it arrived.
+    pub fn write_when_ready(&self) -> bool {
+        let Some(image) = self.image.lock().ok().and_then(|mut s| s.take()) else { return false };
+        match write_png(&self.out, &image) {
+            Ok(()) => println!("wrote {}", self.out.display()),
+            Err(e) => eprintln!("{e}"),
         }
+        true
     }
 }
 

@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 pub enum Cue {
     /// Keep running.
     Run,
-    /// Take the picture (once; later cues to shoot do nothing).
+    /// Take the picture (once; later cues to shoot do nothing), and close the window once it
+    /// is written.
     Shoot,
     /// Close the window.
     Close,
@@ -28,7 +29,7 @@ pub trait Script: 'static {
 
 /// Opens a 1600×1000 window titled `title` on `scene`, hands the app to `setup` (which returns
 /// the script that runs it), and writes the picture the script asks for to `out`. Returns when
-/// the window closes.
+/// the window closes: once the picture is written, or when the script says so.
 pub fn run_script(
     title: &str,
     scene: &Path,
@@ -71,8 +72,8 @@ impl eframe::App for Scripted {
         if cue == Cue::Shoot {
             self.shot.request(ui.ctx());
         }
-        self.shot.write_when_ready();
-        if cue == Cue::Close {
+        // A tool that shot its picture is done (one that said only `Shoot` never closed).
+        if self.shot.write_when_ready() || cue == Cue::Close {
             ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
         }
     }

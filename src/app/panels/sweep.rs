@@ -120,6 +120,9 @@ impl Default for SweepPanel {
 
 /// The settings a sweep can vary: those that read a number (over a range) and the choices
 /// (over a list).
+/// The width of the labels before the sweep's inputs ("Vary", "and", "Steps").
+const LABEL_WIDTH: f32 = 100.0;
+
 fn sweep_fields() -> Vec<&'static str> {
     Settings::FIELD_NAMES.iter().copied().filter(|f| Settings::numeric(f).is_some() || choices(f).is_some()).collect()
 }
@@ -205,12 +208,20 @@ impl SweepPanel {
         let fields = sweep_fields();
         let running = self.job.is_some();
         ui.add_enabled_ui(!running, |ui| {
-            egui::Grid::new("sweep_axes").num_columns(2).show(ui, |ui| {
-                for k in 0..2 {
-                    let label = if k == 1 { ui.checkbox(&mut self.two, "and").id } else { ui.label("Vary").id };
+            // The axes' rows are laid out one under the other, not in the grid below: a grid
+            // sizes a row by its last frame, and an axis's range wrapped under its field was
+            // drawn over the next row.
+            for k in 0..2 {
+                ui.horizontal_top(|ui| {
+                    let label = if k == 1 { ui.checkbox(&mut self.two, "and") } else { ui.label("Vary") };
+                    // The inputs start in one column, as the grid's below do.
+                    let gap = LABEL_WIDTH - label.rect.width();
+                    ui.add_space(gap.max(0.0));
+                    let label = label.id;
                     ui.add_enabled_ui(k == 0 || self.two, |ui| self.axis_ui(ui, k, &fields, label));
-                    ui.end_row();
-                }
+                });
+            }
+            egui::Grid::new("sweep_runs").num_columns(2).min_col_width(LABEL_WIDTH).show(ui, |ui| {
                 let l = ui.label("Steps");
                 ui.add(egui::DragValue::new(&mut self.steps).range(1..=100_000)).labelled_by(l.id);
                 ui.end_row();

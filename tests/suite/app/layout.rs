@@ -253,8 +253,17 @@ fn the_sweep_ranges_stay_in_their_dock() {
         let view = h.state().viewport().rect();
         let to: Vec<egui::Rect> = h.get_all_by_label("to").map(|n| n.rect()).collect();
         assert_eq!(to.len(), 2, "both axes' ranges at {size:?}");
-        for r in to {
+        for r in &to {
             assert!(r.right() <= view.left() + 0.5, "\"to\" at {r:?} under the view {view:?} at {size:?}");
+        }
+        // Each axis's row ends above the next row: the second axis's range wrapped under its
+        // field was drawn under the Steps row when that axis was off.
+        let spacing: Vec<egui::Rect> = h.get_all_by_label("×").map(|n| n.rect()).collect();
+        let steps = h.get_all_by_label("Steps").map(|n| n.rect().top()).fold(f32::INFINITY, f32::min);
+        assert_eq!(spacing.len(), 2, "both axes' spacing boxes at {size:?}");
+        assert!(spacing[0].bottom() <= to[1].top(), "the first axis's range runs into the second's at {size:?}");
+        for r in spacing {
+            assert!(r.bottom() <= steps, "an axis's range at {r:?} runs into the Steps row at {steps} at {size:?}");
         }
     }
 }
