@@ -242,16 +242,27 @@ fn body_details(ui: &mut Ui, world: &World, i: usize, b: &Body, dragging: bool, 
     });
 
     let idx = i as u32;
-    let contacts: Vec<_> = world.contacts().iter().enumerate().filter(|(_, c)| c.a == idx || c.b == idx).collect();
+    let touches = |c: &&crate::dynamics::solver::Contact| c.a == idx || c.b == idx;
+    // Each contact with its place in the step's list (for its impulses); a body asleep has
+    // none there, as its pairs are not tested, and lists those its island fell asleep with,
+    // as the view draws them.
+    let mut contacts: Vec<(Option<usize>, &crate::dynamics::solver::Contact)> =
+        world.contacts().iter().enumerate().filter(|(_, c)| touches(c)).map(|(k, c)| (Some(k), c)).collect();
+    let resting = contacts.is_empty() && b.is_asleep();
+    if resting {
+        contacts.extend(world.resting_contacts().iter().filter(touches).map(|c| (None, c)));
+    }
     ui.add_space(4.0);
     ui.label(RichText::new(format!("Contacts ({})", contacts.len())).strong());
     if contacts.is_empty() {
         ui.weak("None in the last step.");
+    } else if resting {
+        ui.weak("Asleep: the contacts its island fell asleep with. They are not solved while it sleeps.");
     }
     // Both ways: the table's five columns are wider than a narrow dock.
     egui::ScrollArea::both().max_height(280.0).id_salt("inspector_contacts").show(ui, |ui| {
         for (k, c) in contacts {
-            let impulses = world.contact_impulses(k);
+            let impulses = k.and_then(|k| world.contact_impulses(k));
             let other = if c.a == idx { c.b } else { c.a };
             let other_name = world
                 .bodies()

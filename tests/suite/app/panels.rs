@@ -745,3 +745,29 @@ fn ab_on_a_mesh_scene_names_each_sides_internal_edge_mode() {
     h.get_by_label_contains("internal edges Voided features");
     assert!(h.query_all_by_label("Internal edges").count() >= 1, "a row in the A/B grid");
 }
+
+/// A body asleep lists the contacts its island fell asleep with, as the view draws them (its
+/// pairs are not tested while it sleeps, and the inspector said "None in the last step" under a
+/// view showing its contact points).
+#[test]
+fn the_inspector_lists_a_sleeping_bodys_resting_contacts() {
+    let mut app = showing(app_with(small_scene()), &[PanelId::Inspector]);
+    let mut steps = 0;
+    while !app.world().bodies()[1].is_asleep() {
+        app.simulation_mut().step_once();
+        steps += 1;
+        assert!(steps < 600, "the crate on the floor falls asleep");
+    }
+    // The step it fell asleep in still tested its pair; the next does not.
+    app.simulation_mut().step_once();
+    assert!(app.world().bodies()[1].is_asleep());
+    assert!(app.world().contacts().iter().all(|c| c.a != 1 && c.b != 1), "no pair of the crate is tested");
+    app.apply_view_action(ViewAction::Select(Some(1)));
+    let mut h = harness(app);
+    h.run();
+    h.get_by_label("Body 1");
+    h.get_by_label("Contacts (1)");
+    h.get_by_label_contains("with #0 floor");
+    h.get_by_label_contains("the contacts its island fell asleep with");
+    assert!(h.query_by_label("None in the last step.").is_none());
+}
