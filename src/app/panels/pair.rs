@@ -161,6 +161,9 @@ impl PairPanel {
         }
     }
 
+    /// The share of the Minkowski plot's span left empty above the cloud for the legend.
+    const LEGEND_ROOM: f64 = 0.4;
+
     /// The Minkowski difference A − B in the panel, on the plane of the two world axes it spreads
     /// most along, scaled to fill the plot: its points, the GJK simplex shown, the EPA face
     /// nearest the origin, the origin and the answer's normal. Returns the points drawn.
@@ -182,11 +185,17 @@ impl PairPanel {
         ui.add_space(4.0);
         ui.strong(format!("Minkowski difference A − B, seen along {}", names[3 - u - v]));
         let line = |w: f32| egui::Stroke::new(w, rgb(SIMPLEX));
+        // Room above the cloud (and the origin) for the legend, which sat on the cloud's corner
+        // points: the plot is taller than wide by that room, so the cloud keeps its size.
+        let (top, bottom) = (hi[v].max(0.0) as f64, lo[v].min(0.0) as f64);
+        let span = (top - bottom).max((hi[u].max(0.0) - lo[u].min(0.0)) as f64);
+        let width = ui.available_width().clamp(220.0, 420.0);
         Plot::new("pair_minkowski")
-            .height(ui.available_width().clamp(220.0, 420.0))
+            .height(width * (1.0 + Self::LEGEND_ROOM as f32))
             .data_aspect(1.0)
             .include_x(0.0)
             .include_y(0.0)
+            .include_y(top + Self::LEGEND_ROOM * span)
             .x_axis_label(names[u])
             .y_axis_label(names[v])
             .legend(super::widgets::plot_legend(egui_plot::Corner::LeftTop))
