@@ -225,6 +225,10 @@ fn build_app_with(
     // After the lesson or recording opens, which clears the selection.
     if let Some(i) = opts.select {
         app.apply(super::panels::Command::Select(Some(i)));
+        // Selecting brings the Inspector forward; the panels asked for stay in front.
+        for &p in &opts.show {
+            app.open_panels_mut().show(p);
+        }
     }
     if let Some(e) = unreadable {
         app.announce(e);

@@ -152,3 +152,15 @@ fn another_scene_opens_with_its_file_settings_not_the_last_ones() {
     h.run();
     assert_eq!(h.state().world().settings, Scene::load(tunneling()).unwrap().settings);
 }
+
+/// `--show PANEL --select N` keeps the panel asked for in front: selecting brought the Inspector
+/// forward over it (`--show view --select 2` showed the Inspector).
+#[test]
+fn the_panel_asked_for_stays_in_front_of_the_selection() {
+    for panel in [PanelId::View, PanelId::Settings, PanelId::Profiler] {
+        let opts = AppOptions { show: vec![panel], select: Some(1), ..options(tunneling(), &[]) };
+        let h = launch(&opts, None);
+        assert_eq!(h.state().view().selected, Some(1));
+        assert!(h.state().open_panels().visible(panel), "{panel:?} in front");
+    }
+}
