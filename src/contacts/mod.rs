@@ -72,6 +72,9 @@ pub struct ContactStore {
     /// with no body awake is not tested, so [`ContactStore::contacts`] leaves them out, while a
     /// resting stack still stands on them (for drawing; the solver never reads them).
     resting: Vec<Contact>,
+    /// Some of `resting` belong to an island woken in the last step, kept until the next step
+    /// tests its pairs (the step it woke in found only the pairs of the body that woke it).
+    held: bool,
 }
 
 /// A copy keeps the contacts, the body-pair cache and the warm-start cache; the buffers of a
@@ -84,6 +87,7 @@ impl Clone for ContactStore {
             pair_cache: self.pair_cache.clone(),
             warm: self.warm.clone(),
             resting: self.resting.clone(),
+            held: self.held,
             ..ContactStore::default()
         }
     }
@@ -116,17 +120,32 @@ impl ContactStore {
         &self.resting
     }
 
-    /// After the step's sleep update: forgets the resting contacts of islands woken, and keeps
-    /// this step's contacts between bodies now all asleep (or static), when `fell` (a body fell
-    /// asleep this step).
-    pub fn keep_resting(&mut self, bodies: &[Body], fell: bool) {
+    /// Whether [`Self::keep_resting`] must run after the next step although no island falls
+    /// asleep or wakes in it: it holds the contacts of an island that woke, for one step.
+    pub fn holds_woken(&self) -> bool {
+        self.held
+    }
+
+    /// After the step's sleep update: forgets the resting contacts of islands woken (when
+    /// `woke`, those of pairs this step did not test stay for one more step, until the next
+    /// tests them), and keeps this step's contacts between bodies now all asleep (or static),
+    /// when `fell` (a body fell asleep this step).
+    pub fn keep_resting(&mut self, bodies: &[Body], fell: bool, woke: bool) {
         let rests = |i: u32| {
             let b = &bodies[i as usize];
             b.kind == BodyKind::Static || b.is_asleep()
         };
-        let asleep =
-            |c: &Contact| (c.a as usize) < bodies.len() && (c.b as usize) < bodies.len() && rests(c.a) && rests(c.b);
-        self.resting.retain(asleep);
+        let known = |c: &Contact| (c.a as usize) < bodies.len() && (c.b as usize) < bodies.len();
+        let asleep = |c: &Contact| known(c) && rests(c.a) && rests(c.b);
+        let contacts = &self.contacts;
+        let untested = |c: &Contact| contacts.binary_search_by_key(&(c.a, c.b), |t| (t.a, t.b)).is_err();
+        let mut held = false;
+        self.resting.retain(|c| {
+            let woken = !asleep(c) && woke && known(c) && untested(c);
+            held |= woken;
+            asleep(c) || woken
+        });
+        self.held = held;
         if fell {
             let new = self.contacts.iter().filter(|c| asleep(c)).copied();
             self.resting.extend(new);
@@ -149,6 +168,7 @@ impl ContactStore {
         self.contacts.clear();
         self.point_counts.clear();
         self.resting.clear();
+        self.held = false;
         self.warm = warm;
         self.pair_cache = pair_cache;
     }

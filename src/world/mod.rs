@@ -742,14 +742,14 @@ impl World {
                 st.lists.sleep = lists;
                 // Only a fall asleep, a wake or an edit changes which islands sleep: a ball rolling
                 // past a pile asleep does not pay a pass over the pile's resting contacts.
-                if fell || st.woke || st.edited {
-                    self.contacts.keep_resting(&self.bodies, fell);
+                if fell || st.woke || st.edited || self.contacts.holds_woken() {
+                    self.contacts.keep_resting(&self.bodies, fell, st.woke);
                 }
             }
         } else if self.bodies.iter().any(|b| b.asleep) {
             self.idle.forget_boxes();
             self.bodies.iter_mut().filter(|b| b.asleep).for_each(Body::wake);
-            self.contacts.keep_resting(&self.bodies, false);
+            self.contacts.keep_resting(&self.bodies, false, false);
         }
         self.idle.end_step(st.quiet, st.woke, (reused, st.still), &self.settings);
     }

@@ -244,10 +244,19 @@ fn a_tower_asleep_keeps_the_contacts_it_fell_asleep_with() {
     assert_eq!(resting.len(), 10, "the floor and the nine joints of the tower: {resting:?}");
     assert!(resting.iter().all(|c| !c.manifold.is_empty() && c.manifold.max_depth() > -0.01));
     let snap = w.snapshot();
+    let pairs: Vec<(u32, u32)> = resting.iter().map(|c| (c.a, c.b)).collect();
     w.body_mut(5).linvel = Vec3::new(0.5, 0.0, 0.0);
     w.step();
-    assert!(w.resting_contacts().is_empty(), "the island woke");
+    // The step it woke in tested only the pairs of the body pushed: the others are still
+    // drawn from the resting list, once each.
+    assert_eq!(w.profile().sleeping_bodies, 0, "the island woke");
+    let tested: Vec<(u32, u32)> = w.contacts().iter().map(|c| (c.a, c.b)).collect();
+    let held: Vec<(u32, u32)> = w.resting_contacts().iter().map(|c| (c.a, c.b)).collect();
+    assert!(tested.len() < pairs.len(), "the case: the waking step tests only some pairs: {tested:?}");
+    assert!(held.iter().all(|p| !tested.contains(p)), "no pair both tested and held: {tested:?} {held:?}");
+    assert!(pairs.iter().all(|p| tested.contains(p) || held.contains(p)), "every joint drawn: {tested:?} {held:?}");
     w.step();
+    assert!(w.resting_contacts().is_empty(), "the next step tests them");
     assert!(w.contacts().len() >= 10, "the woken tower's pairs are tested again");
     let mut again = scene.build().unwrap();
     again.restore(&snap).unwrap();
