@@ -181,6 +181,8 @@ pub enum CauseKind {
     InternalEdges,
     /// Bodies were placed overlapping.
     SpawnOverlap,
+    /// A deep overlap pushed apart: the push out adds energy.
+    OverlapPushedOut,
     /// Positions far from the origin are coarser than the slop.
     FarFromOrigin,
     /// No cause the tool knows fits.
@@ -201,6 +203,7 @@ impl CauseKind {
             CauseKind::ImpactOnJoints => "an impact on jointed bodies",
             CauseKind::InternalEdges => "a mesh's internal edges",
             CauseKind::SpawnOverlap => "bodies placed overlapping",
+            CauseKind::OverlapPushedOut => "a deep overlap pushed apart",
             CauseKind::FarFromOrigin => "far from the origin",
             CauseKind::Unknown => "no known cause",
         }
@@ -961,7 +964,8 @@ fn cause_of(event: &Event, at: &World, before: &Before) -> (CauseKind, String, V
                 return (CauseKind::SpawnOverlap, explanation, fixes);
             }
             if event.symptom == Symptom::EnergyGain
-                && let Some(cause) = impact_on_joints(at, before.energy)
+                && let Some(cause) =
+                    impact_on_joints(at, before.energy).or_else(|| overlap_pushed_out(at, before.energy[1]))
             {
                 return cause;
             }
@@ -1013,6 +1017,58 @@ fn carried_in_without_ccd(event: &Event, at: &World, speeds: &[Real]) -> Option<
     );
     let fixes = vec![Change::set("ccd", "Speculative"), Change::set("ccd", "Toi")];
     Some((CauseKind::FastWithoutCcd, explanation, fixes))
+}
+
+/// `x` rounded down to `digits` significant digits (a setting the report suggests reads 0.11,
+/// not 0.11372).
+fn significant(x: Real, digits: i32) -> Real {
+    if x <= 0.0 || !x.is_finite() {
+        return x;
+    }
+    let scale = (10.0 as Real).powi(digits - 1 - x.log10().floor() as i32);
+    (x * scale).floor() / scale
+}
+
+/// Energy gained as a deep overlap is pushed apart: the step's contacts hold a pair deeper than
+/// a deep penetration's bar ([`crate::record::deep_bar`]), and the contact's push out of it, up
+/// to `max_correction_velocity`, lifted or sped its bodies. The fixes: a slower push (over more
+/// steps, each under the energy check's bar), and with CCD off the CCD modes, which keep a fast
+/// body from going in.
+fn overlap_pushed_out(at: &World, energy: Real) -> Option<(CauseKind, String, Vec<Change>)> {
+    let s = &at.settings;
+    let bodies = at.bodies();
+    let c = at
+        .contacts()
+        .iter()
+        .filter(|c| {
+            c.manifold.max_depth() > crate::record::deep_bar(s.slop, &bodies[c.a as usize], &bodies[c.b as usize])
+        })
+        .max_by(|x, y| x.manifold.max_depth().total_cmp(&y.manifold.max_depth()))?;
+    let explanation = format!(
+        "{} and {} were {:.3} m deep in each other as the step began; the contact pushes them apart at up to \
+         max_correction_velocity {} m/s, which adds the energy",
+        name(at, c.a as usize),
+        name(at, c.b as usize),
+        c.manifold.max_depth(),
+        s.max_correction_velocity
+    );
+    // A push slow enough that a step of it lifts the heavier body by less than half the energy
+    // check's bar (5% of the energy there was): m g v dt < bar / 2.
+    let heavier = [c.a, c.b]
+        .iter()
+        .map(|&i| &bodies[i as usize])
+        .filter(|b| b.is_dynamic())
+        .map(|b| b.mass())
+        .fold(0.0, Real::max);
+    let bar = 0.05 * energy.abs() + 1e-3;
+    let slow = 0.5 * bar / (heavier * s.gravity.length().max(1.0) * s.dt).max(1e-9);
+    let slow = significant(slow.min(0.5 * s.max_correction_velocity), 2);
+    let mut fixes = vec![Change::set("max_correction_velocity", format!("{slow:?}"))];
+    if s.ccd == crate::ccd::CcdMode::Off {
+        fixes.push(Change::set("ccd", "Speculative"));
+        fixes.push(Change::set("ccd", "Toi"));
+    }
+    Some((CauseKind::OverlapPushedOut, explanation, fixes))
 }
 
 /// Energy gained right after an impact on a jointed body: the step before the event lost more

@@ -66,6 +66,13 @@ impl EventKind {
     }
 }
 
+/// How deep two bodies must overlap for a [`EventKind::DeepPenetration`]: 20 slops, and a
+/// quarter of the smaller one's bounding radius.
+pub fn deep_bar(slop: Real, a: &crate::dynamics::Body, b: &crate::dynamics::Body) -> Real {
+    let r = a.shape.bounding_radius().min(b.shape.bounding_radius());
+    (20.0 * slop).max(0.25 * r)
+}
+
 /// Something that happened in the step that ended at `step`, and the bodies involved.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Event {
@@ -220,8 +227,7 @@ impl EventDetector {
             if depth >= 0.0 || (was && depth >= -slop) {
                 touching_now.push((c.a, c.b));
             }
-            let r = bodies[c.a as usize].shape.bounding_radius().min(bodies[c.b as usize].shape.bounding_radius());
-            if depth > (20.0 * slop).max(0.25 * r) {
+            if depth > deep_bar(slop, &bodies[c.a as usize], &bodies[c.b as usize]) {
                 ev(
                     EventKind::DeepPenetration,
                     vec![c.a, c.b],

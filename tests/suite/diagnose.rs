@@ -375,14 +375,10 @@ fn a_larger_slop_does_not_remove_a_deep_penetration_by_raising_its_bar() {
     assert!(!slop.removed, "{}", report.to_text());
 }
 
-/// Of a symptom's events the deepest is diagnosed, not the first: a sphere dropped at 12 m/s
-/// onto a thick floor with CCD off goes 12 cm in at the first step, one dropped at 30 m/s from
-/// higher goes 47 cm in four steps later, and the report gives the second, says of how many
-/// bodies it is the deepest, and puts it down to the step's motion (the step that found it
-/// deep ended with the contact's push, slower than the sphere came in).
-#[test]
-fn the_deepest_penetration_is_diagnosed_not_the_first() {
-    let scene = Scene::parse(
+/// A sphere dropped at 12 m/s onto a thick floor with CCD off, and one dropped at 30 m/s from
+/// higher, which lands four steps later.
+fn two_drops() -> Scene {
+    Scene::parse(
         r#"(
             version: 1,
             name: "two drops",
@@ -395,7 +391,17 @@ fn the_deepest_penetration_is_diagnosed_not_the_first() {
         )"#,
         "two_drops.ron",
     )
-    .unwrap();
+    .unwrap()
+}
+
+/// Of a symptom's events the deepest is diagnosed, not the first: a sphere dropped at 12 m/s
+/// onto a thick floor with CCD off goes 12 cm in at the first step, one dropped at 30 m/s from
+/// higher goes 47 cm in four steps later, and the report gives the second, says of how many
+/// bodies it is the deepest, and puts it down to the step's motion (the step that found it
+/// deep ended with the contact's push, slower than the sphere came in).
+#[test]
+fn the_deepest_penetration_is_diagnosed_not_the_first() {
+    let scene = two_drops();
     let report = diagnose(&scene, 30).unwrap();
     let text = report.to_text();
     let deep: Vec<_> = report.events.iter().filter(|e| e.symptom == Symptom::DeepPenetration).collect();
@@ -438,4 +444,17 @@ fn moving_one_body_out_of_a_body_placed_in_two_removes_that_overlap() {
         d.fixes.iter().any(|t| t.removed && matches!(t.change, Change::Move { body: 1, .. })),
         "moving b out of a removes it: {d:?}"
     );
+}
+
+/// Energy gained as a deep overlap is pushed apart is put down to the push: the fast sphere of
+/// [`two_drops`], 43 cm into the floor, is pushed out at up to `max_correction_velocity`, and a
+/// push slow enough removes the event, as the CCD modes do by keeping it out.
+#[test]
+fn energy_gained_pushing_a_deep_overlap_apart_is_the_push() {
+    let d = diagnosed_scene(&two_drops(), "two_drops.ron", 30, Symptom::EnergyGain, CauseKind::OverlapPushedOut);
+    assert!(d.explanation.contains("fast") && d.explanation.contains("max_correction_velocity 3"), "{}", d.explanation);
+    let slower =
+        d.fixes.iter().find(|t| matches!(&t.change, Change::Set { field, .. } if field == "max_correction_velocity"));
+    assert!(slower.is_some_and(|t| t.removed), "a slower push removes it: {d:?}");
+    assert!(removes(&d, &set("ccd", "Speculative")), "{d:?}");
 }
