@@ -375,33 +375,14 @@ fn a_larger_slop_does_not_remove_a_deep_penetration_by_raising_its_bar() {
     assert!(!slop.removed, "{}", report.to_text());
 }
 
-/// A sphere dropped at 12 m/s onto a thick floor with CCD off, and one dropped at 30 m/s from
-/// higher, which lands four steps later.
-fn two_drops() -> Scene {
-    Scene::parse(
-        r#"(
-            version: 1,
-            name: "two drops",
-            settings: (ccd: Off),
-            bodies: [
-                (name: "floor", kind: Static, shape: Cuboid(half_extents: (10, 0.5, 4)), position: (0, -0.5, 0)),
-                (name: "slow", shape: Sphere(radius: 0.2), position: (-2, 0.25, 0), linear_velocity: (0, -12, 0)),
-                (name: "fast", shape: Sphere(radius: 0.2), position: (2, 1.75, 0), linear_velocity: (0, -30, 0)),
-            ],
-        )"#,
-        "two_drops.ron",
-    )
-    .unwrap()
-}
-
-/// Of a symptom's events the deepest is diagnosed, not the first: a sphere dropped at 12 m/s
-/// onto a thick floor with CCD off goes 12 cm in at the first step, one dropped at 30 m/s from
-/// higher goes 47 cm in four steps later, and the report gives the second, says of how many
+/// Of a symptom's events the deepest is diagnosed, not the first (`fast_drops_ccd_off.ron`): a
+/// sphere dropped at 12 m/s onto a thick floor with CCD off goes 12 cm in at the first step, one
+/// dropped at 30 m/s from higher goes 47 cm in four steps later, and the report gives the second, says of how many
 /// bodies it is the deepest, and puts it down to the step's motion (the step that found it
 /// deep ended with the contact's push, slower than the sphere came in).
 #[test]
 fn the_deepest_penetration_is_diagnosed_not_the_first() {
-    let scene = two_drops();
+    let scene = bug("fast_drops_ccd_off.ron");
     let report = diagnose(&scene, 30).unwrap();
     let text = report.to_text();
     let deep: Vec<_> = report.events.iter().filter(|e| e.symptom == Symptom::DeepPenetration).collect();
@@ -447,11 +428,12 @@ fn moving_one_body_out_of_a_body_placed_in_two_removes_that_overlap() {
 }
 
 /// Energy gained as a deep overlap is pushed apart is put down to the push: the fast sphere of
-/// [`two_drops`], 43 cm into the floor, is pushed out at up to `max_correction_velocity`, and a
-/// push slow enough removes the event, as the CCD modes do by keeping it out.
+/// `fast_drops_ccd_off.ron`, 43 cm into the floor, is pushed out at up to
+/// `max_correction_velocity`, and a push slow enough removes the event, as the CCD modes do by
+/// keeping it out.
 #[test]
 fn energy_gained_pushing_a_deep_overlap_apart_is_the_push() {
-    let d = diagnosed_scene(&two_drops(), "two_drops.ron", 30, Symptom::EnergyGain, CauseKind::OverlapPushedOut);
+    let d = diagnosed("fast_drops_ccd_off.ron", 30, Symptom::EnergyGain, CauseKind::OverlapPushedOut);
     assert!(d.explanation.contains("fast") && d.explanation.contains("max_correction_velocity 3"), "{}", d.explanation);
     let slower =
         d.fixes.iter().find(|t| matches!(&t.change, Change::Set { field, .. } if field == "max_correction_velocity"));
