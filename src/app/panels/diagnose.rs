@@ -345,7 +345,9 @@ fn report_ui(ui: &mut Ui, cx: &PanelCx, d: &Diagnosed, out: &mut Vec<Command>) -
 /// event's step and selects its bodies (the first selected, the others pinned beside it).
 fn event_link(ui: &mut Ui, cx: &PanelCx, d: &Diagnosed, e: &Event, out: &mut Vec<Command>) {
     let bodies: Vec<String> = e.bodies.iter().map(|b| b.to_string()).collect();
-    let text = format!("Step {}: {} (bodies {}): {}", e.step, e.symptom.label(), bodies.join(", "), e.detail);
+    // An event of the whole world (energy gained) names no body.
+    let which = if bodies.is_empty() { String::new() } else { format!(" (bodies {})", bodies.join(", ")) };
+    let text = format!("Step {}: {}{which}: {}", e.step, e.symptom.label(), e.detail);
     if !ui.link(text).on_hover_text("Seek the timeline to this step and select the bodies").clicked() {
         return;
     }

@@ -130,3 +130,15 @@ fn the_timeline_opens_the_diagnose_panel() {
     assert!(h.state().open_panels().is_open(PanelId::Diagnose));
     h.get_by_label("🔬 Diagnose");
 }
+
+/// The panel says which of a symptom's events it diagnosed ("the deepest of the 2 bodies"), and
+/// an event of the whole world (energy gained) names no bodies ("(bodies )" before).
+#[test]
+fn the_panel_says_the_event_is_the_deepest_and_names_no_bodies_for_the_world() {
+    let mut h = harness("fast_drops_ccd_off.ron", 30);
+    diagnose(&mut h);
+    h.get_by_label_contains("Step 5: deep penetration (bodies 2, 0)");
+    h.get_by_label("This is the deepest of the 2 bodies it happened to.");
+    h.get_by_label_contains("energy gained: energy rose from");
+    assert!(h.query_by_label_contains("(bodies )").is_none());
+}
