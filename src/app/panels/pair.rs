@@ -10,7 +10,8 @@ use crate::world::World;
 use eframe::egui::{self, RichText, Ui};
 
 const NP: DrawCategory = DrawCategory::NarrowPhase;
-const SIMPLEX: Color = [1.0, 0.85, 0.1, 1.0];
+/// Chartreuse: the selected body is yellow, and a yellow simplex vanished on its faces.
+const SIMPLEX: Color = [0.55, 1.0, 0.15, 1.0];
 const MINKOWSKI: Color = [0.6, 0.6, 0.9, 0.8];
 const ORIGIN: Color = [1.0, 1.0, 1.0, 1.0];
 // EPA's colours are neither the friction impulses' cyan nor the contact normals' magenta, which

@@ -758,10 +758,12 @@ fn the_pair_panels_view_drawing_is_in_the_legend_in_colours_of_its_own() {
     let names: Vec<&str> = super::input::extra_legend(&view).into_iter().map(|(n, _)| n).collect();
     assert_eq!(names, [cloud.0, simplex.0]);
     let near = |a: [f32; 4], b: [f32; 4]| (0..3).map(|k| (a[k] - b[k]).abs()).sum::<f32>() < 0.3;
-    let layers = [CONTACT_NORMAL_COLOR, IMPULSE_COLORS[1]];
+    // Nor like the selected body's yellow: the GJK lesson draws its simplex on the selected hull.
+    let [r, g, b] = super::colors::SELECTED;
+    let layers = [CONTACT_NORMAL_COLOR, IMPULSE_COLORS[1], [r, g, b, 1.0]];
     for (name, c) in VIEW_LEGEND {
         for l in layers {
-            assert!(!near(c, l), "{name} {c:?} is too like a contact layer's {l:?}");
+            assert!(!near(c, l), "{name} {c:?} is too like a contact layer's or the selection's {l:?}");
         }
     }
 }
