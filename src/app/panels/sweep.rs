@@ -449,7 +449,7 @@ fn bound_text(r: &Requirement) -> String {
 
 /// Short column heads of [`METRIC_NAMES`].
 const HEADS: [&str; 8] =
-    ["ms/step", "jitter", "jitter p99", "penetration", "energy rise", "tunneled", "asleep", "divergence"];
+    ["time/step", "jitter", "jitter p99", "penetration", "energy rise", "tunneled", "asleep", "divergence"];
 
 /// One row per point: the varied values, every metric (a bound it breaks in colour), the
 /// bounds it breaks, and Apply.
@@ -471,7 +471,9 @@ fn table(ui: &mut Ui, r: &SweepResult, reqs: &[Requirement], best: Option<usize>
                 for (name, v) in METRIC_NAMES.iter().zip(o.metrics.values()) {
                     let text = match *name {
                         "tunneled" | "asleep" => format!("{v:.0}"),
-                        "ms_per_step" => format!("{v:.3}"),
+                        // In µs below a tenth of a millisecond: a small scene's points all
+                        // read 0.003 ms, which ordered nothing.
+                        "ms_per_step" => crate::diagnose::step_cost(v).trim_end_matches("/step").to_string(),
                         _ => format!("{v:.2e}"),
                     };
                     let bad = broken.iter().any(|q| q.metric == *name);

@@ -30,9 +30,12 @@ fn the_sweep_table_shows_every_metric_and_the_bounds_each_point_breaks() {
     h.run();
     h.get_by_label_contains("Around the scene file's settings with your 1 edit(s): sleep_time 0.5 -> 1.0");
     super::materials::run_sweep(&mut h);
-    for head in ["ms/step", "jitter", "jitter p99", "penetration", "energy rise", "tunneled", "asleep", "divergence"] {
+    for head in ["time/step", "jitter", "jitter p99", "penetration", "energy rise", "tunneled", "asleep", "divergence"]
+    {
         h.get_by_label(head);
     }
+    // A small scene's steps are given in µs: in ms they all read 0.00x.
+    assert!(h.query_all_by_label_contains(" µs").count() >= 1, "the points' times in µs");
     // With CCD off the ball passes the wall: a bound on tunneling rules that point out, and an
     // impossible bound on time rules out all of them, each point saying why.
     h.state_mut().sweep_panel_mut().require = "tunneled<1, ms<0.0000001".into();
