@@ -23,7 +23,8 @@ pub fn check(path: &Path) -> Result<(), CliError> {
 /// The bundle of `scene` (read from `case`, diagnosed over `steps` into `report`), and a line
 /// saying what it holds.
 pub fn make(case: &Path, scene: &Scene, steps: u64, report: &Report) -> Result<(Bundle, String), CliError> {
-    let first = report.events.iter().min_by_key(|e| e.step);
+    // The report's first diagnosis (its symptom's worst event), as the report leads with it.
+    let first = report.diagnoses.first().map(|d| &d.event).or_else(|| report.events.iter().min_by_key(|e| e.step));
     let before = scene.expanded_bodies().len();
     let (minimal, event, shrunk) = match first {
         Some(e) => match shrink(scene, e.symptom, e.bodies.first().copied(), steps) {

@@ -22,7 +22,7 @@ pub struct DiagnoseArgs {
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
     /// Also write a case bundle, a zip file (`case.zip`) or a folder: the minimal scene (shrunk
-    /// for the first event), its binary recording, the report (text and JSON) and a clip
+    /// for the report's first diagnosed event), its binary recording, the report (text and JSON) and a clip
     /// around the event (when a display is available). `collidoscope open` opens it.
     #[arg(long, value_name = "case.zip|DIR/")]
     pub bundle: Option<PathBuf>,

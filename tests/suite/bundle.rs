@@ -175,3 +175,15 @@ fn diagnose_writes_a_bundle_of_the_minimal_case_and_says_why_it_has_no_clip() {
         "{err}"
     );
 }
+
+/// The bundle is shrunk for the event the report leads with, its symptom's worst: the sphere
+/// that lands 47 cm deep, not the one 12 cm deep at the first step.
+#[test]
+fn a_bundle_is_shrunk_for_the_event_the_report_diagnoses() {
+    let dir = Scratch::new("bundle_worst", "cli");
+    let out = dir.join("case/");
+    diagnose_bundle("scenes/bugs/fast_drops_ccd_off.ron", 30, &out);
+    let b = Bundle::read(&out).unwrap();
+    let names: Vec<&str> = b.scene.bodies.iter().filter_map(|d| d.name.as_deref()).collect();
+    assert!(names.contains(&"fast") && !names.contains(&"slow"), "{names:?}");
+}
