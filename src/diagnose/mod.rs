@@ -114,9 +114,12 @@ impl Symptom {
     pub fn worst(self) -> &'static str {
         match self {
             Symptom::DeepPenetration => "the deepest",
-            Symptom::Explosion | Symptom::EnergyGain | Symptom::GhostBump => "the largest",
+            Symptom::Explosion | Symptom::EnergyGain => "the largest",
             Symptom::FarFromOrigin => "the farthest",
-            Symptom::Tunneling | Symptom::Passing | Symptom::Jitter | Symptom::NonFinite => "the first",
+            // A ghost bump is a kick (m/s) or a turn of the normal (°): no one size orders both.
+            Symptom::Tunneling | Symptom::Passing | Symptom::Jitter | Symptom::NonFinite | Symptom::GhostBump => {
+                "the first"
+            }
         }
     }
 
@@ -148,9 +151,9 @@ pub struct Event {
     /// What was seen, in words.
     pub detail: String,
     /// How large it was, in the symptom's own unit (a deep penetration's depth in m, an
-    /// explosion's gain of speed in m/s, the energy gained in J, a ghost bump's kick in m/s
-    /// or turn in °, a far body's coordinate in m); 0 for the symptoms without a size
-    /// (tunneling, passing, jitter, a non-finite state), whose first event is their worst.
+    /// explosion's gain of speed in m/s, the energy gained in J, a far body's coordinate in m);
+    /// 0 for the symptoms without a size (tunneling, passing, jitter, a non-finite state, a
+    /// ghost bump), whose first event is the one diagnosed.
     pub size: Real,
 }
 
@@ -478,7 +481,8 @@ impl Watch {
             // The dynamic body first: the static one of a pair is never the one to watch.
             let mut b = e.bodies.clone();
             b.sort_by_key(|&i| bodies.get(i as usize).is_none_or(|b| !b.is_dynamic()));
-            out.push(Event { symptom, step, bodies: b, detail: e.detail, size: e.size });
+            let size = if symptom == Symptom::GhostBump { 0.0 } else { e.size };
+            out.push(Event { symptom, step, bodies: b, detail: e.detail, size });
         }
         // A body through a static one, and through a dynamic one.
         let through =
