@@ -866,10 +866,11 @@ fn cause_of(event: &Event, at: &World, before: &Before) -> (CauseKind, String, V
                     s.ccd_speed_threshold,
                     s.ccd
                 );
-                let fixes = vec![
-                    Change::set("ccd_speed_threshold", format!("{:?}", (v * 0.5).max(0.1))),
-                    Change::set("ccd", "Toi"),
-                ];
+                // A lower threshold sweeps it; `Toi` is a fix only when it is not the mode already.
+                let mut fixes = vec![Change::set("ccd_speed_threshold", format!("{:?}", (v * 0.5).max(0.1)))];
+                if s.ccd != crate::ccd::CcdMode::Toi {
+                    fixes.push(Change::set("ccd", "Toi"));
+                }
                 (CauseKind::UnderCcdThreshold, explanation, fixes)
             }
         }
@@ -1237,5 +1238,31 @@ mod tests {
         assert_eq!(height(&heap), 2);
         let stack: Vec<(f32, f32)> = (0..4).map(|k| (0.0, 0.5 + k as f32)).collect();
         assert_eq!(height(&stack), 4);
+    }
+
+    /// A body through a wall with CCD on is offered a lower speed threshold, and `ccd=Toi` only
+    /// when the mode is not `Toi` already (re-running it as is read "does not remove it").
+    #[test]
+    fn a_tunneling_with_ccd_on_is_not_offered_the_mode_it_has() {
+        let scene = Scene::parse(
+            "(bodies: [(kind: Static, shape: Cuboid(half_extents: (0.005, 1, 1)), position: (0, 1, 0)),
+                       (shape: Cuboid(half_extents: (0.01, 0.2, 0.2)), position: (0.5, 1, 0),
+                        linear_velocity: (10, 0, 0))])",
+            "plate.ron",
+        )
+        .unwrap();
+        let event =
+            Event { symptom: Symptom::Tunneling, step: 1, bodies: vec![1, 0], detail: String::new(), size: 0.0 };
+        let before = Before { first: &[], energy: [0.0; 2], speeds: Vec::new() };
+        for (mode, toi_offered) in [(crate::ccd::CcdMode::Speculative, true), (crate::ccd::CcdMode::Toi, false)] {
+            let mut world = scene.build().unwrap();
+            let mut settings = world.settings.clone();
+            settings.ccd = mode;
+            world.set_settings(settings);
+            let (cause, _, fixes) = cause_of(&event, &world, &before);
+            assert_eq!(cause, CauseKind::UnderCcdThreshold);
+            assert!(matches!(&fixes[0], Change::Set { field, .. } if field == "ccd_speed_threshold"), "{fixes:?}");
+            assert_eq!(fixes.contains(&Change::set("ccd", "Toi")), toi_offered, "{mode:?}: {fixes:?}");
+        }
     }
 }
