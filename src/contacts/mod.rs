@@ -141,9 +141,12 @@ impl ContactStore {
         let untested = |c: &Contact| contacts.binary_search_by_key(&(c.a, c.b), |t| (t.a, t.b)).is_err();
         let mut held = false;
         self.resting.retain(|c| {
-            let woken = !asleep(c) && woke && known(c) && untested(c);
+            if asleep(c) {
+                return true;
+            }
+            let woken = woke && known(c) && untested(c);
             held |= woken;
-            asleep(c) || woken
+            woken
         });
         self.held = held;
         if fell {

@@ -414,7 +414,13 @@ impl Report {
 /// A step's cost for the report: in µs below a tenth of a millisecond (a small scene's steps of
 /// a few µs all read 0.000 ms, which ordered nothing), else in ms.
 pub fn step_cost(ms: f64) -> String {
-    if ms < 0.1 { format!("{:.1} µs/step", ms * 1000.0) } else { format!("{ms:.3} ms/step") }
+    format!("{}/step", step_time(ms))
+}
+
+/// A step's time: in µs below a tenth of a millisecond, else in ms ([`step_cost`] without
+/// "/step", for a column headed "time/step").
+pub fn step_time(ms: f64) -> String {
+    if ms < 0.1 { format!("{:.1} µs", ms * 1000.0) } else { format!("{ms:.3} ms") }
 }
 
 /// "1 event", "2 events".
@@ -658,10 +664,12 @@ pub fn diagnose_stepping(scene: &Scene, steps: u64, mut step: impl FnMut(&mut Wo
         let mut speeds = Vec::new();
         while at.step_count() < event.step {
             energy = [energy[1], EventDetector::mechanical_energy(&at)];
-            speeds = surface_speeds(&at);
+            if at.step_count() + 1 == event.step {
+                surface_speeds(&at, &mut speeds);
+            }
             at.step();
         }
-        let before = Before { first: &first_contacts, energy, speeds };
+        let before = Before { first: &first_contacts, energy, speeds: &speeds };
         let (cause, explanation, fixes) = cause_of(event, &at, &before);
         // A restless body is told after two whole one-second windows, which the re-run must
         // hold before the event's step.
@@ -749,11 +757,7 @@ impl Again<'_> {
     fn matches(&self, e: &Event) -> bool {
         let event = self.event;
         let bodies = if self.pair {
-            let mut mine = event.bodies.clone();
-            let mut theirs = e.bodies.clone();
-            mine.sort_unstable();
-            theirs.sort_unstable();
-            mine == theirs
+            e.bodies.len() == event.bodies.len() && event.bodies.iter().all(|b| e.bodies.contains(b))
         } else {
             event.bodies.is_empty() || e.bodies.first() == event.bodies.first()
         };
@@ -824,13 +828,14 @@ pub(super) struct Before<'a> {
     /// How fast each body's farthest point moved as the step before the event left it (its
     /// speed and its spin there, [`surface_speeds`]), m/s; empty when not known. The step
     /// that carried a body deep into another ends with the contact's push, slower.
-    pub(super) speeds: Vec<Real>,
+    pub(super) speeds: &'a [Real],
 }
 
-/// Each body's speed plus its spin at its farthest point, m/s: how far its surface can move in
-/// a step, over `dt`.
-pub(super) fn surface_speeds(world: &World) -> Vec<Real> {
-    world.bodies().iter().map(|b| b.linvel.length() + spin_speed(b)).collect()
+/// Writes into `out` each body's speed plus its spin at its farthest point, m/s: how far its
+/// surface can move in a step, over `dt`.
+pub(super) fn surface_speeds(world: &World, out: &mut Vec<Real>) {
+    out.clear();
+    out.extend(world.bodies().iter().map(|b| b.linvel.length() + spin_speed(b)));
 }
 
 /// The measured cause of `event` in the world `at` (the run as the event's step left it), and
@@ -975,7 +980,7 @@ fn cause_of(event: &Event, at: &World, before: &Before) -> (CauseKind, String, V
                 return cause;
             }
             if event.symptom == Symptom::DeepPenetration
-                && let Some(cause) = carried_in_without_ccd(event, at, &before.speeds)
+                && let Some(cause) = carried_in_without_ccd(event, at, before.speeds)
             {
                 return cause;
             }
@@ -1065,7 +1070,7 @@ fn overlap_pushed_out(at: &World, energy: Real) -> Option<(CauseKind, String, Ve
         .filter(|b| b.is_dynamic())
         .map(|b| b.mass())
         .fold(0.0, Real::max);
-    let bar = 0.05 * energy.abs() + 1e-3;
+    let bar = crate::record::energy_bar(energy);
     let slow = 0.5 * bar / (heavier * s.gravity.length().max(1.0) * s.dt).max(1e-9);
     let slow = significant(slow.min(0.5 * s.max_correction_velocity), 2);
     let mut fixes = vec![Change::set("max_correction_velocity", format!("{slow:?}"))];
@@ -1123,7 +1128,7 @@ fn stack_cause(event: &Event, at: &World) -> (CauseKind, String, Vec<Change>) {
     let bodies = at.bodies();
     let on_mesh = event.bodies.iter().any(|&b| bodies[b as usize].shape.is_mesh());
     if on_mesh && s.internal_edges == crate::narrowphase::mesh::InternalEdges::None {
-        let before = Before { first: &[], energy: [0.0; 2], speeds: Vec::new() };
+        let before = Before { first: &[], energy: [0.0; 2], speeds: &[] };
         return cause_of(&Event { symptom: Symptom::GhostBump, ..event.clone() }, at, &before);
     }
     let start = event.bodies.iter().copied().find(|&b| bodies[b as usize].is_dynamic());
@@ -1253,7 +1258,7 @@ mod tests {
         .unwrap();
         let event =
             Event { symptom: Symptom::Tunneling, step: 1, bodies: vec![1, 0], detail: String::new(), size: 0.0 };
-        let before = Before { first: &[], energy: [0.0; 2], speeds: Vec::new() };
+        let before = Before { first: &[], energy: [0.0; 2], speeds: &[] };
         for (mode, toi_offered) in [(crate::ccd::CcdMode::Speculative, true), (crate::ccd::CcdMode::Toi, false)] {
             let mut world = scene.build().unwrap();
             let mut settings = world.settings.clone();

@@ -117,24 +117,26 @@ fn first_event(
                  world: &crate::world::World,
                  first: &[FirstContact],
                  energy: [crate::math::Real; 2],
-                 speeds| {
+                 speeds: &[crate::math::Real]| {
         let (cause, _, fixes) = cause_of(e, world, &Before { first, energy, speeds });
         Found { step: e.step, body: e.bodies.first().copied(), cause, fixes }
     };
     if let Some(e) = far_bodies(&world).iter().find(|e| wanted(e)) {
-        return Ok(Some(found(e, &world, &first, energy, Vec::new())));
+        return Ok(Some(found(e, &world, &first, energy, &[])));
     }
     let mut watch = Watch::new(&world);
+    // Each body's surface speed as the step began, for an event's cause (one buffer).
+    let mut speeds = Vec::new();
     for _ in 0..steps {
         let before_step = EventDetector::mechanical_energy(&world);
         energy = [energy[1], before_step];
-        let speeds = surface_speeds(&world);
+        surface_speeds(&world, &mut speeds);
         world.step();
         if world.step_count() == 1 {
             first = FirstContact::of(&world);
         }
         if let Some(e) = watch.observe(&world).iter().find(|e| wanted(e)) {
-            return Ok(Some(found(e, &world, &first, energy, speeds)));
+            return Ok(Some(found(e, &world, &first, energy, &speeds)));
         }
     }
     Ok(None)

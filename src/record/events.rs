@@ -73,6 +73,12 @@ pub fn deep_bar(slop: Real, a: &crate::dynamics::Body, b: &crate::dynamics::Body
     (20.0 * slop).max(0.25 * r)
 }
 
+/// How much the mechanical energy may rise over `prev` (J) in a step before it is an
+/// [`EventKind::EnergySpike`]: 5% of it, and a millijoule.
+pub fn energy_bar(prev: Real) -> Real {
+    0.05 * prev.abs() + 1e-3
+}
+
 /// Something that happened in the step that ended at `step`, and the bodies involved.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Event {
@@ -289,7 +295,7 @@ impl EventDetector {
         let energy = Self::mechanical_energy(world);
         if let Some(prev) = self.energy
             && !user_acted
-            && energy > prev + 0.05 * prev.abs() + 1e-3
+            && energy > prev + energy_bar(prev)
         {
             ev(
                 EventKind::EnergySpike,

@@ -11,7 +11,7 @@ mod trace;
 pub use binary::{EXTENSION, KeyframeStorage, StreamRecorder, is_binary};
 
 pub use case::{Case, CaseRun};
-pub use events::{Event, EventDetector, EventKind, deep_bar, restless_lead};
+pub use events::{Event, EventDetector, EventKind, deep_bar, energy_bar, restless_lead};
 pub use joint_trace::{JOINT_SERIES, JointTrace};
 pub use trace::{BodyTrace, TRACE_SERIES};
 

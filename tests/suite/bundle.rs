@@ -135,8 +135,8 @@ fn bin() -> Command {
 }
 
 /// `collidoscope diagnose SCENE --steps STEPS --bundle OUT` with no display (so no clip), which
-/// must succeed.
-pub(crate) fn diagnose_bundle(scene: &str, steps: u32, out: &Path) {
+/// must succeed; the bundle it wrote.
+pub(crate) fn diagnose_bundle(scene: &str, steps: u32, out: &Path) -> Bundle {
     let made = bin()
         .args(["diagnose", scene, "--steps", &steps.to_string(), "--bundle"])
         .arg(out)
@@ -145,14 +145,14 @@ pub(crate) fn diagnose_bundle(scene: &str, steps: u32, out: &Path) {
         .output()
         .unwrap();
     assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    Bundle::read(out).unwrap()
 }
 
 #[test]
 fn diagnose_writes_a_bundle_of_the_minimal_case_and_says_why_it_has_no_clip() {
     let dir = Scratch::new("bundle", "cli");
     let zip = dir.join("case.zip");
-    diagnose_bundle("scenes/bugs/crowd_tunneling.ron", 120, &zip);
-    let b = Bundle::read(&zip).unwrap();
+    let b = diagnose_bundle("scenes/bugs/crowd_tunneling.ron", 120, &zip);
     assert!(b.scene.bodies.len() <= 3, "{} bodies", b.scene.bodies.len());
     assert!(b.scene.generators.is_empty());
     assert!(b.report_text.contains("tunneling"), "{}", b.report_text);
@@ -181,9 +181,7 @@ fn diagnose_writes_a_bundle_of_the_minimal_case_and_says_why_it_has_no_clip() {
 #[test]
 fn a_bundle_is_shrunk_for_the_event_the_report_diagnoses() {
     let dir = Scratch::new("bundle_worst", "cli");
-    let out = dir.join("case/");
-    diagnose_bundle("scenes/bugs/fast_drops_ccd_off.ron", 30, &out);
-    let b = Bundle::read(&out).unwrap();
+    let b = diagnose_bundle("scenes/bugs/fast_drops_ccd_off.ron", 30, &dir.join("case/"));
     let names: Vec<&str> = b.scene.bodies.iter().filter_map(|d| d.name.as_deref()).collect();
     assert!(names.contains(&"fast") && !names.contains(&"slow"), "{names:?}");
 }

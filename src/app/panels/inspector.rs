@@ -7,6 +7,7 @@ mod joint;
 use super::PanelCx;
 use super::{Command, widgets};
 use crate::dynamics::Body;
+use crate::dynamics::solver::Contact;
 use crate::math::Vec3;
 use crate::record::{BodyTrace, TRACE_SERIES};
 use crate::world::World;
@@ -242,11 +243,11 @@ fn body_details(ui: &mut Ui, world: &World, i: usize, b: &Body, dragging: bool, 
     });
 
     let idx = i as u32;
-    let touches = |c: &&crate::dynamics::solver::Contact| c.a == idx || c.b == idx;
+    let touches = |c: &&Contact| c.a == idx || c.b == idx;
     // Each contact with its place in the step's list (for its impulses); a body asleep has
     // none there, as its pairs are not tested, and lists those its island fell asleep with,
     // as the view draws them.
-    let mut contacts: Vec<(Option<usize>, &crate::dynamics::solver::Contact)> =
+    let mut contacts: Vec<(Option<usize>, &Contact)> =
         world.contacts().iter().enumerate().filter(|(_, c)| touches(c)).map(|(k, c)| (Some(k), c)).collect();
     let resting = contacts.is_empty() && b.is_asleep();
     if resting {

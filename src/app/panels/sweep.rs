@@ -118,11 +118,11 @@ impl Default for SweepPanel {
     }
 }
 
-/// The settings a sweep can vary: those that read a number (over a range) and the choices
-/// (over a list).
 /// The width of the labels before the sweep's inputs ("Vary", "and", "Steps").
 const LABEL_WIDTH: f32 = 100.0;
 
+/// The settings a sweep can vary: those that read a number (over a range) and the choices
+/// (over a list).
 fn sweep_fields() -> Vec<&'static str> {
     Settings::FIELD_NAMES.iter().copied().filter(|f| Settings::numeric(f).is_some() || choices(f).is_some()).collect()
 }
@@ -473,7 +473,7 @@ fn table(ui: &mut Ui, r: &SweepResult, reqs: &[Requirement], best: Option<usize>
                         "tunneled" | "asleep" => format!("{v:.0}"),
                         // In µs below a tenth of a millisecond: a small scene's points all
                         // read 0.003 ms, which ordered nothing.
-                        "ms_per_step" => crate::diagnose::step_cost(v).trim_end_matches("/step").to_string(),
+                        "ms_per_step" => crate::diagnose::step_time(v),
                         _ => format!("{v:.2e}"),
                     };
                     let bad = broken.iter().any(|q| q.metric == *name);
