@@ -70,11 +70,9 @@ pub struct ContactStore {
     push_groups: Vec<u32>,
     /// The contacts of the islands asleep, as the step they fell asleep found them: a pair
     /// with no body awake is not tested, so [`ContactStore::contacts`] leaves them out, while a
-    /// resting stack still stands on them (for drawing; the solver never reads them).
+    /// resting stack still stands on them (drawn; and solved in the step the island wakes in,
+    /// [`ContactStore::wake_resting`]).
     resting: Vec<Contact>,
-    /// Some of `resting` belong to an island woken in the last step, kept until the next step
-    /// tests its pairs (the step it woke in found only the pairs of the body that woke it).
-    held: bool,
 }
 
 /// A copy keeps the contacts, the body-pair cache and the warm-start cache; the buffers of a
@@ -87,7 +85,6 @@ impl Clone for ContactStore {
             pair_cache: self.pair_cache.clone(),
             warm: self.warm.clone(),
             resting: self.resting.clone(),
-            held: self.held,
             ..ContactStore::default()
         }
     }
@@ -120,35 +117,59 @@ impl ContactStore {
         &self.resting
     }
 
-    /// Whether [`Self::keep_resting`] must run after the next step although no island falls
-    /// asleep or wakes in it: it holds the contacts of an island that woke, for one step.
-    pub fn holds_woken(&self) -> bool {
-        self.held
+    /// An island woke in the step, after the narrow phase (which tests no pair whose bodies
+    /// all rest): its resting contacts between the bodies `woken` (ascending) and the static
+    /// bodies join the step's, as they were when it fell asleep (its bodies have not moved
+    /// since), so that the solver holds the island up in the step it wakes in, as Box2D v3
+    /// moves a woken island's contact constraints into the awake set. Without them a body
+    /// asleep on the floor, struck by a falling one, was driven 11 cm into the floor in that
+    /// step (`broadphase_uniform_rain.ron`, body 845 at step 76). They start without
+    /// warm-start impulses. Whether any joined.
+    pub fn wake_resting(&mut self, bodies: &[Body], woken: &[u32]) -> bool {
+        let is_woken = |i: u32| woken.binary_search(&i).is_ok();
+        let joins = |i: u32| is_woken(i) || bodies.get(i as usize).is_some_and(|b| b.kind == BodyKind::Static);
+        let contacts = &self.contacts;
+        let untested = |c: &Contact| contacts.binary_search_by_key(&(c.a, c.b), |t| (t.a, t.b)).is_err();
+        let mut new: Vec<Contact> = (self.resting.iter())
+            .filter(|c| (is_woken(c.a) || is_woken(c.b)) && joins(c.a) && joins(c.b) && untested(c))
+            .copied()
+            .collect();
+        if new.is_empty() {
+            return false;
+        }
+        // Stable: a pair's manifolds (a mesh pair across a crease) keep their order.
+        new.sort_by_key(|c| (c.a, c.b));
+        let old = std::mem::take(&mut self.contacts);
+        let old_counts = std::mem::take(&mut self.point_counts);
+        self.contacts.reserve(old.len() + new.len());
+        self.point_counts.reserve(old.len() + new.len());
+        let mut old = old.into_iter().zip(old_counts).peekable();
+        for c in new {
+            while let Some((o, n)) = old.next_if(|(o, _)| (o.a, o.b) < (c.a, c.b)) {
+                self.contacts.push(o);
+                self.point_counts.push(n);
+            }
+            self.contacts.push(c);
+            self.point_counts.push(c.manifold.len() as u8);
+        }
+        for (o, n) in old {
+            self.contacts.push(o);
+            self.point_counts.push(n);
+        }
+        true
     }
 
-    /// After the step's sleep update: forgets the resting contacts of islands woken (when
-    /// `woke`, those of pairs this step did not test stay for one more step, until the next
-    /// tests them), and keeps this step's contacts between bodies now all asleep (or static),
-    /// when `fell` (a body fell asleep this step).
-    pub fn keep_resting(&mut self, bodies: &[Body], fell: bool, woke: bool) {
+    /// After the step's sleep update: forgets the resting contacts of islands woken, and keeps
+    /// this step's contacts between bodies now all asleep (or static), when `fell` (a body fell
+    /// asleep this step).
+    pub fn keep_resting(&mut self, bodies: &[Body], fell: bool) {
         let rests = |i: u32| {
             let b = &bodies[i as usize];
             b.kind == BodyKind::Static || b.is_asleep()
         };
         let known = |c: &Contact| (c.a as usize) < bodies.len() && (c.b as usize) < bodies.len();
         let asleep = |c: &Contact| known(c) && rests(c.a) && rests(c.b);
-        let contacts = &self.contacts;
-        let untested = |c: &Contact| contacts.binary_search_by_key(&(c.a, c.b), |t| (t.a, t.b)).is_err();
-        let mut held = false;
-        self.resting.retain(|c| {
-            if asleep(c) {
-                return true;
-            }
-            let woken = woke && known(c) && untested(c);
-            held |= woken;
-            woken
-        });
-        self.held = held;
+        self.resting.retain(asleep);
         if fell {
             let new = self.contacts.iter().filter(|c| asleep(c)).copied();
             self.resting.extend(new);
@@ -171,7 +192,6 @@ impl ContactStore {
         self.contacts.clear();
         self.point_counts.clear();
         self.resting.clear();
-        self.held = false;
         self.warm = warm;
         self.pair_cache = pair_cache;
     }

@@ -187,6 +187,8 @@ struct StepLists {
     movers: Movers,
     /// The bodies of the step's pairs, ascending, when there are few pairs ([`FEW_PAIRS`]).
     pair_bodies: Vec<u32>,
+    /// The bodies a moving body woke in the step, ascending.
+    woken: Vec<u32>,
 }
 
 /// The bodies not at rest (neither static nor asleep, nor known to be) when the step began,
@@ -676,15 +678,23 @@ impl World {
         };
         p.pair_cache_hits = self.contacts.find(input, st.shared(self.pairs.len(), self.parallel_min_pairs));
         p.narrow_tests = self.pairs.len() as u32;
-        let contacts = self.contacts.contacts();
-        p.manifolds = contacts.len() as u32;
+        self.count_contacts(p);
+    }
+
+    /// The profile's counts of the step's manifolds and contact points.
+    fn count_contacts(&self, p: &mut StepProfile) {
+        p.manifolds = self.contacts.contacts().len() as u32;
         p.contacts = self.contacts.point_counts().iter().map(|&n| u32::from(n)).sum();
     }
 
-    /// Wakes islands touched by moving bodies, then solves the contacts and integrates, unless
+    /// Wakes islands touched by moving bodies (their resting contacts join the step's), then
+    /// solves the contacts and integrates, unless
     /// nothing can move (then no lap is taken: `solve_ms` and `integrate_ms` stay zero).
     fn solve(&mut self, st: &mut StepState, p: &mut StepProfile, laps: &mut Laps) {
-        st.woke = sleep::wake_touched(&mut self.bodies, self.contacts.contacts(), &self.joints);
+        st.woke = sleep::wake_touched(&mut self.bodies, self.contacts.contacts(), &self.joints, &mut st.lists.woken);
+        if st.woke && self.contacts.wake_resting(&self.bodies, &st.lists.woken) {
+            self.count_contacts(p);
+        }
         // Reused pairs, no contact and no kinematic body: nothing can move, so the solver would
         // only empty the warm-start cache, and the sleep update would change nothing.
         st.still = p.broad_phase_reused
@@ -742,14 +752,14 @@ impl World {
                 st.lists.sleep = lists;
                 // Only a fall asleep, a wake or an edit changes which islands sleep: a ball rolling
                 // past a pile asleep does not pay a pass over the pile's resting contacts.
-                if fell || st.woke || st.edited || self.contacts.holds_woken() {
-                    self.contacts.keep_resting(&self.bodies, fell, st.woke);
+                if fell || st.woke || st.edited {
+                    self.contacts.keep_resting(&self.bodies, fell);
                 }
             }
         } else if self.bodies.iter().any(|b| b.asleep) {
             self.idle.forget_boxes();
             self.bodies.iter_mut().filter(|b| b.asleep).for_each(Body::wake);
-            self.contacts.keep_resting(&self.bodies, false, false);
+            self.contacts.keep_resting(&self.bodies, false);
         }
         self.idle.end_step(st.quiet, st.woke, (reused, st.still), &self.settings);
     }

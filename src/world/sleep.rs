@@ -46,8 +46,10 @@ fn disturbs(b: &Body) -> bool {
 }
 
 /// Wakes every sleeping body that touches a disturbing body or is jointed to one, with the
-/// whole island it fell asleep with. Returns whether it woke any.
-pub(super) fn wake_touched(bodies: &mut [Body], contacts: &[Contact], joints: &Joints) -> bool {
+/// whole island it fell asleep with, and lists the bodies it woke in `woken`, ascending.
+/// Returns whether it woke any.
+pub(super) fn wake_touched(bodies: &mut [Body], contacts: &[Contact], joints: &Joints, woken: &mut Vec<u32>) -> bool {
+    woken.clear();
     // With nobody asleep there is nothing to wake, and the contacts (which would each read two
     // bodies) need not be looked at.
     if !bodies.iter().any(|b| b.asleep) {
@@ -71,6 +73,7 @@ pub(super) fn wake_touched(bodies: &mut [Body], contacts: &[Contact], joints: &J
     for (i, b) in bodies.iter_mut().enumerate() {
         if b.asleep && wake.binary_search(&b.sleep_island.unwrap_or(i as u32)).is_ok() {
             b.wake();
+            woken.push(i as u32);
         }
     }
     true
