@@ -401,7 +401,7 @@ fn the_deepest_penetration_is_diagnosed_not_the_first() {
 
 /// A body placed in two others is cleared of the deeper by moving that one out: the move is
 /// judged on the pair it separates, over the first steps (it was "does not remove it" because
-/// the body still overlapped the third, as `rain_1000.ron`'s body 328 does).
+/// the body still overlapped the third, as a rain placed without `separated` can).
 #[test]
 fn moving_one_body_out_of_a_body_placed_in_two_removes_that_overlap() {
     let scene = Scene::parse(
