@@ -168,6 +168,9 @@ pub enum CauseKind {
     FastWithoutCcd,
     /// A body below the CCD speed threshold moves farther in a step than the thinner shape.
     UnderCcdThreshold,
+    /// A body slower than one step through the thinnest shape passed through a wall with CCD
+    /// on: the weight on it pressed it through (when no stack cause fits).
+    PressedThrough,
     /// Two dynamic bodies close on each other farther in a step than the thinner is thick,
     /// and the CCD mode does not stop them.
     FastRelativeMotion,
@@ -199,6 +202,7 @@ impl CauseKind {
             CauseKind::FastAndThinWithoutCcd => "fast and thin with CCD off",
             CauseKind::FastWithoutCcd => "fast motion with CCD off",
             CauseKind::UnderCcdThreshold => "under the CCD speed threshold",
+            CauseKind::PressedThrough => "pressed through by the weight on it",
             CauseKind::FastRelativeMotion => "fast relative motion",
             CauseKind::WarmStartingOff => "warm starting off",
             CauseKind::MassRatio => "a heavy body on light ones",
@@ -213,12 +217,15 @@ impl CauseKind {
     }
 
     /// Whether the cause is the solver's capacity for the whole run (warm starting off, too
-    /// few passes, a heavy body on light ones): a stack it cannot hold sags and slides from the
+    /// few passes, a heavy body on light ones, a body pressed through a wall): a stack it cannot hold sags and slides from the
     /// first step, and by the event it may be coming apart, which no setting changed then can
     /// undo. Its fixes are tried from the scene's start, as the setting would have been (from
     /// 600 steps before the event in a longer run).
     pub fn builds_from_start(self) -> bool {
-        matches!(self, CauseKind::WarmStartingOff | CauseKind::TooFewIterations | CauseKind::MassRatio)
+        matches!(
+            self,
+            CauseKind::WarmStartingOff | CauseKind::TooFewIterations | CauseKind::MassRatio | CauseKind::PressedThrough
+        )
     }
 }
 
@@ -665,7 +672,7 @@ pub fn diagnose_stepping(scene: &Scene, steps: u64, mut step: impl FnMut(&mut Wo
         while at.step_count() < event.step {
             energy = [energy[1], EventDetector::mechanical_energy(&at)];
             if at.step_count() + 1 == event.step {
-                surface_speeds(&at, &mut speeds);
+                body_speeds(&at, &mut speeds);
             }
             at.step();
         }
@@ -825,17 +832,27 @@ pub(super) struct Before<'a> {
     /// The mechanical energy as the two steps before the event's left it (the earlier first),
     /// J; the same for both when the event is at step 1 or 2.
     pub(super) energy: [Real; 2],
-    /// How fast each body's farthest point moved as the step before the event left it (its
-    /// speed and its spin there, [`surface_speeds`]), m/s; empty when not known. The step
-    /// that carried a body deep into another ends with the contact's push, slower.
-    pub(super) speeds: &'a [Real],
+    /// How fast each body moved as the step before the event left it, m/s ([`Speeds`]); empty
+    /// when not known. The step that carried a body deep into another ends with the contact's
+    /// push, slower; a body pressed through a wall leaves it pushed out by the far side, faster.
+    pub(super) speeds: &'a [Speeds],
 }
 
-/// Writes into `out` each body's speed plus its spin at its farthest point, m/s: how far its
-/// surface can move in a step, over `dt`.
-pub(super) fn surface_speeds(world: &World, out: &mut Vec<Real>) {
+/// How fast a body moves, m/s: its centre, and its farthest point (its speed plus its spin
+/// there), over `dt` how far its centre and its surface can move in a step.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Speeds {
+    pub(super) centre: Real,
+    pub(super) surface: Real,
+}
+
+/// Writes into `out` each body's [`Speeds`].
+pub(super) fn body_speeds(world: &World, out: &mut Vec<Speeds>) {
     out.clear();
-    out.extend(world.bodies().iter().map(|b| b.linvel.length() + spin_speed(b)));
+    out.extend(world.bodies().iter().map(|b| {
+        let centre = b.linvel.length();
+        Speeds { centre, surface: centre + spin_speed(b) }
+    }));
 }
 
 /// The measured cause of `event` in the world `at` (the run as the event's step left it), and
@@ -863,6 +880,28 @@ fn cause_of(event: &Event, at: &World, before: &Before) -> (CauseKind, String, V
                 );
                 let fixes = vec![Change::set("ccd", "Speculative"), Change::set("ccd", "Toi")];
                 (CauseKind::FastAndThinWithoutCcd, explanation, fixes)
+            } else if let Some(entered) = before.speeds.get(i).map(|v| v.centre)
+                && entered * s.dt < thin
+            {
+                // Its centre began the step slower than one step through the thinnest shape (the
+                // tunneling is its centre's path): no step's motion carried it through, the
+                // weight on it pressed it through (its speed at the event is the push of a
+                // contact whose normal turned once it was half through).
+                let (kind, why, mut fixes) = stack_cause(event, at);
+                let explanation = format!(
+                    "{} began the step at {entered:.2} m/s, {:.3} m per step, less than the thinnest shape \
+                     ({thin:.3} m, {which}): pressed through, not carried; {why}",
+                    name(at, i),
+                    entered * s.dt,
+                );
+                if kind == CauseKind::Unknown {
+                    fixes = vec![
+                        Change::set("substeps", (s.substeps * 4).max(4)),
+                        Change::set("iterations", (s.iterations * 4).max(4)),
+                    ];
+                    return (CauseKind::PressedThrough, explanation, fixes);
+                }
+                (kind, explanation, fixes)
             } else {
                 let explanation = format!(
                     "{} moves {travel:.3} m per step against a thinnest shape of {thin:.3} m, at {v:.1} m/s, \
@@ -993,7 +1032,7 @@ fn cause_of(event: &Event, at: &World, before: &Before) -> (CauseKind, String, V
 /// centre, and its surface by its spin) farther in a step than the pair's depth. A plate
 /// spinning at 200 m/s into another body is in it by 19 cm the step it arrives; the contacts of
 /// the step before could not see it coming.
-fn carried_in_without_ccd(event: &Event, at: &World, speeds: &[Real]) -> Option<(CauseKind, String, Vec<Change>)> {
+fn carried_in_without_ccd(event: &Event, at: &World, speeds: &[Speeds]) -> Option<(CauseKind, String, Vec<Change>)> {
     let s = &at.settings;
     if s.ccd != crate::ccd::CcdMode::Off {
         return None;
@@ -1010,7 +1049,7 @@ fn carried_in_without_ccd(event: &Event, at: &World, speeds: &[Real]) -> Option<
     // it in may have ended with the contact's push).
     let travel = |i: u32| {
         let body = &bodies[i as usize];
-        let before = speeds.get(i as usize).copied().unwrap_or(0.0);
+        let before = speeds.get(i as usize).map_or(0.0, |v| v.surface);
         (body.linvel.length() + spin_speed(body)).max(before) * s.dt
     };
     let (fast, other) = if travel(a) >= travel(b) { (a, b) } else { (b, a) };
@@ -1243,6 +1282,34 @@ mod tests {
         assert_eq!(height(&heap), 2);
         let stack: Vec<(f32, f32)> = (0..4).map(|k| (0.0, 0.5 + k as f32)).collect();
         assert_eq!(height(&stack), 4);
+    }
+
+    /// A body through a wall with CCD on that began the step slower than one step through the
+    /// thinnest shape was pressed through, not carried (a 2 cm plate under a pile sank through
+    /// a 5 cm floor at 1 m/s and left it at 1.4 m/s, pushed by the contact whose normal turned
+    /// once it was half through): more passes, not a lower speed threshold.
+    #[test]
+    fn a_slow_body_through_a_wall_with_ccd_on_was_pressed_through() {
+        let scene = Scene::parse(
+            "(bodies: [(kind: Static, shape: Cuboid(half_extents: (1, 0.025, 1)), position: (0, -0.025, 0)),
+                       (shape: Cuboid(half_extents: (0.6, 0.01, 0.4)), position: (0, -0.06, 0),
+                        linear_velocity: (0, -1.4, 0))])",
+            "pressed.ron",
+        )
+        .unwrap();
+        let world = scene.build().unwrap();
+        let event =
+            Event { symptom: Symptom::Tunneling, step: 130, bodies: vec![1, 0], detail: String::new(), size: 0.0 };
+        let at = |centre| Speeds { centre, surface: centre + 1.0 };
+        let slow = [Speeds::default(), at(1.0)];
+        let (cause, why, fixes) = cause_of(&event, &world, &Before { first: &[], energy: [0.0; 2], speeds: &slow });
+        assert_eq!(cause, CauseKind::PressedThrough, "{why}");
+        assert!(why.contains("pressed through"), "{why}");
+        assert_eq!(fixes, vec![Change::set("substeps", 16), Change::set("iterations", 4)]);
+        // As fast as that when it began the step, one step's motion carried it.
+        let fast = [Speeds::default(), at(1.4)];
+        let (cause, ..) = cause_of(&event, &world, &Before { first: &[], energy: [0.0; 2], speeds: &fast });
+        assert_eq!(cause, CauseKind::UnderCcdThreshold);
     }
 
     /// A body through a wall with CCD on is offered a lower speed threshold, and `ccd=Toi` only

@@ -2,7 +2,7 @@
 //! members) whose run still shows an event.
 
 use super::{
-    Before, CauseKind, Change, DiagnoseError, FirstContact, Symptom, Watch, cause_of, far_bodies, surface_speeds,
+    Before, CauseKind, Change, DiagnoseError, FirstContact, Speeds, Symptom, Watch, body_speeds, cause_of, far_bodies,
 };
 use crate::dynamics::joints::Joint;
 use crate::record::EventDetector;
@@ -117,7 +117,7 @@ fn first_event(
                  world: &crate::world::World,
                  first: &[FirstContact],
                  energy: [crate::math::Real; 2],
-                 speeds: &[crate::math::Real]| {
+                 speeds: &[Speeds]| {
         let (cause, _, fixes) = cause_of(e, world, &Before { first, energy, speeds });
         Found { step: e.step, body: e.bodies.first().copied(), cause, fixes }
     };
@@ -130,7 +130,7 @@ fn first_event(
     for _ in 0..steps {
         let before_step = EventDetector::mechanical_energy(&world);
         energy = [energy[1], before_step];
-        surface_speeds(&world, &mut speeds);
+        body_speeds(&world, &mut speeds);
         world.step();
         if world.step_count() == 1 {
             first = FirstContact::of(&world);
