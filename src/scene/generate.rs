@@ -36,6 +36,10 @@ pub(super) enum GeneratorError {
     OutOfRange { field: &'static str, error: rules::ValueError },
     #[error("the direction {0} has no length")]
     NoDirection(Vec3),
+    #[error(
+        "its body {body} (the scene's body {index}) found no place clear of the bodies already placed in {SEPARATED_TRIES} tries (the clearest overlaps by {overlap:.3} m, more than a tenth of its bounding radius): the box lies mostly inside other bodies or is too full; enlarge or move the box, or turn separated off"
+    )]
+    NoClearPlace { body: u32, index: usize, overlap: Real },
 }
 
 impl GeneratorError {
@@ -47,6 +51,7 @@ impl GeneratorError {
             GeneratorError::Crowded { .. } => "separated",
             GeneratorError::OutOfRange { field, .. } => field,
             GeneratorError::NoDirection(_) => "direction",
+            GeneratorError::NoClearPlace { .. } => "separated",
         }
     }
 }
@@ -105,6 +110,10 @@ pub(super) fn validate(g: &Generator) -> Result<(), GeneratorError> {
 const SEPARATED_FILL: f64 = 0.25;
 /// Places tried for one body of a separated rain.
 const SEPARATED_TRIES: usize = 10_000;
+/// In a box too full to clear every body, the share of its bounding radius by which the
+/// clearest place tried may overlap another's bounding sphere (the shapes themselves rarely
+/// touch then); deeper, the box is blocked and the scene is refused.
+const SEPARATED_GRAZE: Real = 0.1;
 
 /// The radius of a sphere about the shape's origin as the scene file describes it (where a
 /// generator places the body) that holds it at any rotation. A hull or compound is re-centred
@@ -174,13 +183,26 @@ fn boxes_in(bodies: &[BodyDesc], region: &Aabb) -> Vec<Aabb> {
         .collect()
 }
 
-/// How deep a sphere at `p` of radius `r` would overlap the deepest of `boxes` (≤ 0: clear).
+/// How deep a sphere at `p` of radius `r` would overlap the deepest of `boxes` (≤ 0: clear): a
+/// centre inside a box is the radius plus its depth under the nearest face deep.
 fn box_overlap(boxes: &[Aabb], p: Vec3, r: Real) -> Real {
-    boxes.iter().map(|b| r - b.distance_to_point(p)).fold(Real::NEG_INFINITY, Real::max)
+    let depth = |b: &Aabb| {
+        let outside = b.distance_to_point(p);
+        let inside = (p - b.min).min(b.max - p).min_element().max(0.0);
+        r - outside + inside
+    };
+    boxes.iter().map(depth).fold(Real::NEG_INFINITY, Real::max)
 }
 
-/// Appends the generator's bodies to `out`, and its joints (chain, ragdoll) to `joints`.
-pub(super) fn expand(g: &Generator, out: &mut Vec<BodyDesc>, joints: &mut Vec<super::JointDesc>) {
+/// Appends the generator's bodies to `out`, and its joints (chain, ragdoll) to `joints`. A
+/// separated rain puts a body that finds no clear place at the clearest it tried, and the first
+/// such body is the error ([`Scene::validate`](super::Scene::validate) refuses the scene).
+pub(super) fn expand(
+    g: &Generator,
+    out: &mut Vec<BodyDesc>,
+    joints: &mut Vec<super::JointDesc>,
+) -> Result<(), GeneratorError> {
+    let mut uncleared = None;
     match g {
         Generator::Chain { links, origin, direction, link_length, radius, end_radius, end_mass_ratio, material } => {
             let c = super::joints::ChainParams {
@@ -242,7 +264,7 @@ pub(super) fn expand(g: &Generator, out: &mut Vec<BodyDesc>, joints: &mut Vec<su
             let mut clear = Clearance::new(r_max);
             // The bodies already in the scene that reach into the rain's box, kept clear of too.
             let placed = if *separated { boxes_in(out, &Aabb::new(*min, *max).expanded(r_max)) } else { Vec::new() };
-            for _ in 0..*count {
+            for body in 0..*count {
                 let k = (rng.next_u64() % shapes.len() as u64) as usize;
                 let shape = shapes[k].clone();
                 let mut draw = || Vec3::new(rng.range(min.x, max.x), rng.range(min.y, max.y), rng.range(min.z, max.z));
@@ -261,6 +283,9 @@ pub(super) fn expand(g: &Generator, out: &mut Vec<BodyDesc>, joints: &mut Vec<su
                             best = (o, q);
                         }
                     }
+                    if best.0 > SEPARATED_GRAZE * radii[k] && uncleared.is_none() {
+                        uncleared = Some(GeneratorError::NoClearPlace { body, index: out.len(), overlap: best.0 });
+                    }
                     p = best.1;
                     clear.add(p, radii[k]);
                 }
@@ -275,6 +300,7 @@ pub(super) fn expand(g: &Generator, out: &mut Vec<BodyDesc>, joints: &mut Vec<su
             }
         }
     }
+    uncleared.map_or(Ok(()), Err)
 }
 
 #[cfg(test)]
@@ -310,6 +336,28 @@ mod tests {
         assert!(overlaps(&rain(300, "(8, 8, 8)", false).unwrap()) > 10);
         let e = rain(300, "(2, 2, 2)", true).unwrap_err().to_string();
         assert!(e.contains("generators[0].separated") && e.contains("enlarge the box"), "{e}");
+    }
+
+    /// A separated rain whose box lies inside a static block has no clear place: the scene is
+    /// refused, naming the generator, the body and how deep it would start (it was built with
+    /// every body in the block). Without `separated` it builds as drawn.
+    #[test]
+    fn a_separated_rain_with_no_clear_place_is_refused() {
+        let scene = |separated: bool| {
+            Scene::parse(
+                &format!(
+                    "(bodies: [(kind: Static, shape: Cuboid(half_extents: (1, 1, 1)))],
+                      generators: [Rain(count: 3, seed: 1, min: (-0.5, -0.5, -0.5), max: (0.5, 0.5, 0.5),
+                                        shapes: [Sphere(radius: 0.1)], separated: {separated})])"
+                ),
+                "inside.ron",
+            )
+        };
+        let e = scene(true).unwrap_err().to_string();
+        assert!(e.contains("inside.ron") && e.contains("generators[0].separated"), "{e}");
+        assert!(e.contains("its body 0 (the scene's body 1)") && e.contains("no place clear"), "{e}");
+        assert!(e.contains("overlaps by 0.6"), "the clearest place is 0.5 m in, plus the radius: {e}");
+        assert_eq!(scene(false).unwrap().build().unwrap().bodies().len(), 4);
     }
 
     /// A separated rain keeps clear of the bodies already in the scene where they reach into its

@@ -103,6 +103,14 @@ impl Scene {
                 Generator::Pyramid { .. } | Generator::Chain { .. } | Generator::Ragdoll { .. } => {}
             }
         }
+        // A separated rain must find every body a clear place: placed as it would be built.
+        if self.generators.iter().any(|g| matches!(g, Generator::Rain { separated: true, .. })) {
+            let (mut bodies, mut joints) = (self.bodies.clone(), Vec::new());
+            for (i, g) in self.generators.iter().enumerate() {
+                generate::expand(g, &mut bodies, &mut joints)
+                    .map_err(|e| invalid(format!("generators[{i}].{}", e.field()), e.to_string()))?;
+            }
+        }
         if !self.joints.is_empty() || self.generators.iter().any(Generator::makes_joints) {
             let bodies = self.expanded_bodies();
             self.resolve_joints(&bodies, |i| {
@@ -141,8 +149,9 @@ impl Scene {
         let mut bodies = self.bodies.clone();
         let mut joints = Vec::new();
         for g in &self.generators {
-            // Every generator's bodies, for the indices of the later ones'.
-            generate::expand(g, &mut bodies, &mut joints);
+            // Every generator's bodies, for the indices of the later ones' (a rain that found
+            // no clear place for a body is refused by `validate`).
+            let _ = generate::expand(g, &mut bodies, &mut joints);
         }
         joints
     }
@@ -152,7 +161,8 @@ impl Scene {
         let mut out = self.bodies.clone();
         let mut joints = Vec::new();
         for g in &self.generators {
-            generate::expand(g, &mut out, &mut joints);
+            // A rain that found no clear place for a body is refused by `validate`.
+            let _ = generate::expand(g, &mut out, &mut joints);
         }
         out
     }
