@@ -311,8 +311,9 @@ pub(super) fn draw_overlay(
     0
 }
 
-/// The colours of the contact layers that are on, for the legend under the bodies' colours:
-/// what a red and a blue contact point, a normal and an impulse arrow mean.
+/// The colours of the contact and mesh layers that are on, for the legend under the bodies'
+/// colours: what a red and a blue contact point, a normal and an impulse arrow mean, and the
+/// mesh layer's boxes, normals and edges.
 pub(super) fn layer_legend(layers: &super::Layers, ab: bool) -> Vec<(&'static str, [f32; 3])> {
     use crate::debug_draw::{CONTACT_NORMAL_COLOR, CONTACT_POINT_COLORS, IMPULSE_COLORS};
     let rgb = |c: [f32; 4]| [c[0], c[1], c[2]];
@@ -329,6 +330,17 @@ pub(super) fn layer_legend(layers: &super::Layers, ab: bool) -> Vec<(&'static st
     if layers.contact_forces {
         out.push(("normal impulse", rgb(IMPULSE_COLORS[0])));
         out.push(("friction impulse", rgb(IMPULSE_COLORS[1])));
+    }
+    // The mesh layer's long red and green normals read as contact normals without these.
+    if layers.mesh {
+        use crate::narrowphase::mesh::{ACTIVE_EDGE_COLOR, INACTIVE_EDGE_COLOR};
+        use crate::world::{BVH_INNER_COLOR, BVH_LEAF_COLOR, CORRECTED_NORMAL_COLOR, RAW_NORMAL_COLOR};
+        out.push(("mesh: triangle normal, raw", rgb(RAW_NORMAL_COLOR)));
+        out.push(("mesh: manifold normal, corrected", rgb(CORRECTED_NORMAL_COLOR)));
+        out.push(("mesh: BVH node entered", rgb(BVH_INNER_COLOR)));
+        out.push(("mesh: leaf or cell tested", rgb(BVH_LEAF_COLOR)));
+        out.push(("mesh edge: active", rgb(ACTIVE_EDGE_COLOR)));
+        out.push(("mesh edge: inactive", rgb(INACTIVE_EDGE_COLOR)));
     }
     out
 }

@@ -691,6 +691,25 @@ fn the_legend_names_the_contact_layers_colours() {
     assert!(drawn.contains(&normal), "the box's normal impulses are drawn in the legend's colour: {drawn:?}");
 }
 
+/// With the mesh layer on, the legend names its colours: the raw triangle normals and the
+/// corrected manifold normal the ghost lab draws in red and green (the legend named only the
+/// contact normal, too short there to see), each in the colour the world draws it with.
+#[test]
+fn the_legend_names_the_mesh_layers_colours() {
+    let w = stepped("ghost_lab.ron", 60);
+    let mesh = Layers { mesh: true, ..Layers::default() };
+    let legend = super::input::layer_legend(&mesh, false);
+    assert!(super::input::layer_legend(&Layers::default(), false).iter().all(|(n, _)| !n.starts_with("mesh")));
+    let mut d = crate::debug_draw::DebugDraw::default();
+    d.set_filter(|c| c == crate::debug_draw::DrawCategory::Mesh);
+    w.debug_draw(&mut d);
+    let drawn: Vec<[f32; 3]> = d.lines.iter().map(|l| [l.color[0], l.color[1], l.color[2]]).collect();
+    for name in ["mesh: triangle normal, raw", "mesh: manifold normal, corrected", "mesh: leaf or cell tested"] {
+        let c = legend.iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("an entry {name}")).1;
+        assert!(drawn.contains(&c), "{name} is drawn in the legend's colour");
+    }
+}
+
 /// Shipped scene `name` after `steps` steps.
 fn stepped(name: &str, steps: usize) -> World {
     let path = format!("{}/scenes/{name}", env!("CARGO_MANIFEST_DIR"));
