@@ -109,6 +109,12 @@ impl Symptom {
         })
     }
 
+    /// Whether the symptom's events have one size to order them by ([`Event::size`]). A ghost
+    /// bump is a kick (m/s) or a turn of the normal (°): no one size orders both.
+    pub fn sized(self) -> bool {
+        matches!(self, Symptom::DeepPenetration | Symptom::Explosion | Symptom::EnergyGain | Symptom::FarFromOrigin)
+    }
+
     /// How the event [`diagnose`] picks of the symptom's is named: by its size ("the
     /// deepest"), or "the first" for a symptom without one.
     pub fn worst(self) -> &'static str {
@@ -116,10 +122,7 @@ impl Symptom {
             Symptom::DeepPenetration => "the deepest",
             Symptom::Explosion | Symptom::EnergyGain => "the largest",
             Symptom::FarFromOrigin => "the farthest",
-            // A ghost bump is a kick (m/s) or a turn of the normal (°): no one size orders both.
-            Symptom::Tunneling | Symptom::Passing | Symptom::Jitter | Symptom::NonFinite | Symptom::GhostBump => {
-                "the first"
-            }
+            _ => "the first",
         }
     }
 
@@ -494,7 +497,7 @@ impl Watch {
             // The dynamic body first: the static one of a pair is never the one to watch.
             let mut b = e.bodies.clone();
             b.sort_by_key(|&i| bodies.get(i as usize).is_none_or(|b| !b.is_dynamic()));
-            let size = if symptom == Symptom::GhostBump { 0.0 } else { e.size };
+            let size = if symptom.sized() { e.size } else { 0.0 };
             out.push(Event { symptom, step, bodies: b, detail: e.detail, size });
         }
         // A body through a static one, and through a dynamic one.
@@ -846,13 +849,17 @@ pub(super) struct Speeds {
     pub(super) surface: Real,
 }
 
+impl Speeds {
+    fn of(b: &crate::dynamics::Body) -> Speeds {
+        let centre = b.linvel.length();
+        Speeds { centre, surface: centre + spin_speed(b) }
+    }
+}
+
 /// Writes into `out` each body's [`Speeds`].
 pub(super) fn body_speeds(world: &World, out: &mut Vec<Speeds>) {
     out.clear();
-    out.extend(world.bodies().iter().map(|b| {
-        let centre = b.linvel.length();
-        Speeds { centre, surface: centre + spin_speed(b) }
-    }));
+    out.extend(world.bodies().iter().map(Speeds::of));
 }
 
 /// The measured cause of `event` in the world `at` (the run as the event's step left it), and
@@ -895,10 +902,7 @@ fn cause_of(event: &Event, at: &World, before: &Before) -> (CauseKind, String, V
                     entered * s.dt,
                 );
                 if kind == CauseKind::Unknown {
-                    fixes = vec![
-                        Change::set("substeps", (s.substeps * 4).max(4)),
-                        Change::set("iterations", (s.iterations * 4).max(4)),
-                    ];
+                    fixes = vec![more_substeps(s), more_iterations(s)];
                     return (CauseKind::PressedThrough, explanation, fixes);
                 }
                 (kind, explanation, fixes)
@@ -1050,7 +1054,7 @@ fn carried_in_without_ccd(event: &Event, at: &World, speeds: &[Speeds]) -> Optio
     let travel = |i: u32| {
         let body = &bodies[i as usize];
         let before = speeds.get(i as usize).map_or(0.0, |v| v.surface);
-        (body.linvel.length() + spin_speed(body)).max(before) * s.dt
+        Speeds::of(body).surface.max(before) * s.dt
     };
     let (fast, other) = if travel(a) >= travel(b) { (a, b) } else { (b, a) };
     let moved = travel(fast);
@@ -1148,12 +1152,18 @@ fn impact_on_joints(at: &World, energy: [Real; 2]) -> Option<(CauseKind, String,
         s.iterations,
         s.substeps
     );
-    let fixes = vec![
-        Change::set("substeps", (s.substeps * 4).min(crate::Settings::MAX_SUBSTEPS)),
-        Change::set("warm_starting", false),
-        Change::set("iterations", (s.iterations * 4).max(4)),
-    ];
+    let fixes = vec![more_substeps(s), Change::set("warm_starting", false), more_iterations(s)];
     Some((CauseKind::ImpactOnJoints, explanation, fixes))
+}
+
+/// The solver fix of more substeps: four times as many, within the settings' range.
+fn more_substeps(s: &crate::Settings) -> Change {
+    Change::set("substeps", (s.substeps * 4).clamp(4, crate::Settings::MAX_SUBSTEPS))
+}
+
+/// The solver fix of more iterations: four times as many, at least 4, within the range.
+fn more_iterations(s: &crate::Settings) -> Change {
+    Change::set("iterations", (s.iterations * 4).clamp(4, crate::Settings::MAX_ITERATIONS))
 }
 
 /// The share of the mechanical energy a step must lose to count as an impact for
@@ -1193,8 +1203,7 @@ fn stack_cause(event: &Event, at: &World) -> (CauseKind, String, Vec<Change>) {
     }
     let height = stack_height(at, &group, up);
     let passes = s.iterations as usize * s.substeps as usize;
-    let more_iterations = Change::set("iterations", (s.iterations * 4).max(4));
-    let more_substeps = Change::set("substeps", (s.substeps * 4).max(4));
+    let (more_iterations, more_substeps) = (more_iterations(s), more_substeps(s));
     if !s.warm_starting && height >= 2 {
         let explanation = format!(
             "warm_starting is off: a stack {height} bodies high starts its impulses from zero every step, and \

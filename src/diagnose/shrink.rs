@@ -2,7 +2,7 @@
 //! members) whose run still shows an event.
 
 use super::{
-    Before, CauseKind, Change, DiagnoseError, FirstContact, Speeds, Symptom, Watch, body_speeds, cause_of, far_bodies,
+    Before, CauseKind, Change, DiagnoseError, FirstContact, Symptom, Watch, body_speeds, cause_of, far_bodies,
 };
 use crate::dynamics::joints::Joint;
 use crate::record::EventDetector;
@@ -113,19 +113,15 @@ fn first_event(
     };
     let mut first: Vec<FirstContact> = Vec::new();
     let mut energy = [EventDetector::mechanical_energy(&world); 2];
-    let found = |e: &super::Event,
-                 world: &crate::world::World,
-                 first: &[FirstContact],
-                 energy: [crate::math::Real; 2],
-                 speeds: &[Speeds]| {
-        let (cause, _, fixes) = cause_of(e, world, &Before { first, energy, speeds });
+    let found = |e: &super::Event, world: &crate::world::World, before: &Before| {
+        let (cause, _, fixes) = cause_of(e, world, before);
         Found { step: e.step, body: e.bodies.first().copied(), cause, fixes }
     };
     if let Some(e) = far_bodies(&world).iter().find(|e| wanted(e)) {
-        return Ok(Some(found(e, &world, &first, energy, &[])));
+        return Ok(Some(found(e, &world, &Before { first: &first, energy, speeds: &[] })));
     }
     let mut watch = Watch::new(&world);
-    // Each body's surface speed as the step began, for an event's cause (one buffer).
+    // Each body's speeds as the step began, for an event's cause (one buffer).
     let mut speeds = Vec::new();
     for _ in 0..steps {
         let before_step = EventDetector::mechanical_energy(&world);
@@ -136,7 +132,7 @@ fn first_event(
             first = FirstContact::of(&world);
         }
         if let Some(e) = watch.observe(&world).iter().find(|e| wanted(e)) {
-            return Ok(Some(found(e, &world, &first, energy, &speeds)));
+            return Ok(Some(found(e, &world, &Before { first: &first, energy, speeds: &speeds })));
         }
     }
     Ok(None)

@@ -101,11 +101,16 @@ pub struct Event {
 #[derive(Clone, Copy, Default)]
 struct PairHistory {
     touching: bool,
-    /// Steps at which it last changed, newest first.
-    changes: [u64; 4],
-    /// Where the two bodies' centres were at each of those changes.
-    at: [[Vec3; 2]; 4],
+    /// Its last changes, newest first.
+    changes: [Switch; 4],
     count: u8,
+}
+
+/// A contact switching on or off: the step, and where the two bodies' centres were.
+#[derive(Clone, Copy, Default)]
+struct Switch {
+    step: u64,
+    at: [Vec3; 2],
 }
 
 /// Both bodies of a flickering contact moved slower than this through its four switches, m/s:
@@ -274,21 +279,20 @@ impl EventDetector {
             h.touching = on;
             let here = [bodies[pair.0 as usize].pose.translation, bodies[pair.1 as usize].pose.translation];
             h.changes.rotate_right(1);
-            h.changes[0] = step;
-            h.at.rotate_right(1);
-            h.at[0] = here;
+            h.changes[0] = Switch { step, at: here };
+            let first = h.changes[3];
             h.count = h.count.saturating_add(1);
             if first_time {
                 ev(EventKind::NewContact, vec![pair.0, pair.1], format!("bodies {} and {} touch", pair.0, pair.1), 0.0);
             } else if h.count >= 4
-                && step - h.changes[3] <= self.flicker_window
-                && [pair.0, pair.1].iter().all(|&k| self.fast_at[k as usize] < h.changes[3])
-                && (0..2).all(|k| here[k].distance(h.at[3][k]) < FLICKER_DRIFT)
+                && step - first.step <= self.flicker_window
+                && [pair.0, pair.1].iter().all(|&k| self.fast_at[k as usize] < first.step)
+                && (0..2).all(|k| here[k].distance(first.at[k]) < FLICKER_DRIFT)
             {
                 ev(
                     EventKind::ContactFlicker,
                     vec![pair.0, pair.1],
-                    format!("contact {}–{} switched 4 times in {} steps", pair.0, pair.1, step - h.changes[3]),
+                    format!("contact {}–{} switched 4 times in {} steps", pair.0, pair.1, step - first.step),
                     0.0,
                 );
             }
@@ -308,7 +312,7 @@ impl EventDetector {
             ev(EventKind::GhostBump, vec![bump.body], detail, bump.amount);
         }
         // Forget pairs long apart, so the map does not grow without bound.
-        self.pairs.retain(|_, h| h.touching || step - h.changes[0] < 4 * self.flicker_window);
+        self.pairs.retain(|_, h| h.touching || step - h.changes[0].step < 4 * self.flicker_window);
 
         let energy = Self::mechanical_energy(world);
         if let Some(prev) = self.energy

@@ -103,16 +103,19 @@ impl Scene {
                 Generator::Pyramid { .. } | Generator::Chain { .. } | Generator::Ragdoll { .. } => {}
             }
         }
-        // A separated rain must find every body a clear place: placed as it would be built.
-        if self.generators.iter().any(|g| matches!(g, Generator::Rain { separated: true, .. })) {
-            let (mut bodies, mut joints) = (self.bodies.clone(), Vec::new());
-            for (i, g) in self.generators.iter().enumerate() {
-                generate::expand(g, &mut bodies, &mut joints)
-                    .map_err(|e| invalid(format!("generators[{i}].{}", e.field()), e.to_string()))?;
-            }
+        // The bodies as they would be built, once, where a check needs them: a separated rain
+        // must find every body a clear place, and the joints their bodies.
+        let separated = self.generators.iter().any(|g| matches!(g, Generator::Rain { separated: true, .. }));
+        let jointed = !self.joints.is_empty() || self.generators.iter().any(Generator::makes_joints);
+        if !(separated || jointed) {
+            return Ok(());
         }
-        if !self.joints.is_empty() || self.generators.iter().any(Generator::makes_joints) {
-            let bodies = self.expanded_bodies();
+        let (mut bodies, mut joints) = (self.bodies.clone(), Vec::new());
+        for (i, g) in self.generators.iter().enumerate() {
+            generate::expand(g, &mut bodies, &mut joints)
+                .map_err(|e| invalid(format!("generators[{i}].{}", e.field()), e.to_string()))?;
+        }
+        if jointed {
             self.resolve_joints(&bodies, |i| {
                 let b = &bodies[i];
                 Pose::new(b.position, b.rotation.to_quat())
