@@ -425,16 +425,15 @@ fn a_crowd_of_boards_and_rocks_in_a_steep_mesh_valley_stays_in_it() {
     assert!(failures.is_empty(), "bodies under the valley's surface:\n{}", failures.join("\n"));
 }
 
-/// A measurement (docs/ccd.md, *Already touching*): seeds 1 to 8 of the valley crowd lose 5
-/// bodies, boards under rocks up to 100 times their mass that sink a few millimetres a step
-/// until their centres pass the surface (13 before a driven body's core stopped short of
-/// sinking its shape). Fails if more are lost.
+/// Seeds 1 to 8 of the valley crowd keep every body above the surface. Boards under rocks up to
+/// 100 times their mass sink a few millimetres a step; each step the solver drives one deeper
+/// than its rows allow, the sweep of the touching pair follows its core alone, and without a
+/// check of the shape around it (`sunk_stop`) 5 boards crept on until their centres passed the
+/// surface (13 before a driven body's core stopped short of sinking its shape).
 #[test]
-#[ignore = "a measurement: eight valley crowds, about 10 s"]
 fn valley_crowds_over_eight_seeds() {
     let failures: Vec<String> = (1..=8).flat_map(valley_crowd).collect();
-    println!("{} under the surface:\n{}", failures.len(), failures.join("\n"));
-    assert!(failures.len() <= 5, "{} bodies under the valley's surface:\n{}", failures.len(), failures.join("\n"));
+    assert!(failures.is_empty(), "{} bodies under the valley's surface:\n{}", failures.len(), failures.join("\n"));
 }
 
 /// A bar 0.8 m long and 3 cm thick dropped tilted from 5 m onto a slab 20 cm thick: its low end
@@ -589,6 +588,49 @@ fn a_swept_body_that_touches_the_floor_stays_out_of_it() {
             if deepest.0 >= 0.02 {
                 failures.push(format!(
                     "{what} spinning at {spin} rad/s, sliding at {slide} m/s: {} m into the floor at step {}",
+                    deepest.0, deepest.1
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// A 2 cm plate falling at 4 m/s, tilted and turning, stopped on one corner by its
+/// time-of-impact sweep: the impact sets it spinning, and the rest of the step swings another
+/// corner down. The sweep of the rest, the plate now touching the floor, follows its core, whose
+/// centre does not cross; the shape around it is held to the allowance of a driven body's stop
+/// (slop plus half the plate's thickness, 11 mm). The state is a plate's of a pile of plates
+/// and boulders (`scripts/gen-crowds`, `plates_1.ron`, body 782 at step 78), dropped from a
+/// little higher and turning faster so that the impact falls at other fractions of the step.
+/// Without the check the corners went up to 10 cm into the floor.
+#[test]
+fn a_plate_an_impact_sets_spinning_does_not_swing_a_corner_into_the_floor() {
+    let mut failures = Vec::new();
+    for lift in [0.0, 0.01, 0.02, 0.05] {
+        for spin in [1.0, 2.0, 4.0] {
+            let floor = static_box(Vec3::new(10.0, 0.1, 10.0), Vec3::new(0.0, -0.1, 0.0));
+            let tilt = Quat::from_xyzw(0.0424, -0.2427, 0.0134, 0.9691).normalize();
+            let plate = Material { restitution: 0.0, friction: 0.5, density: 1000.0 };
+            let plate = dynamic(
+                Shape::cuboid(Vec3::new(0.4, 0.02, 0.3)),
+                Pose::new(Vec3::new(0.0, 0.0458 + lift, 0.0), tilt),
+                plate,
+            )
+            .with_velocity(Vec3::new(-2.07, -3.97, -0.46), Vec3::new(3.67, 0.05, -4.66) * spin);
+            let mut w = world(Settings::default(), [floor, plate]);
+            let mut deepest: (Real, usize) = (0.0, 0);
+            for step in 1..=20 {
+                w.step();
+                let b = &w.bodies()[1];
+                let lowest = b.shape.aabb(&b.pose).min.y;
+                if -lowest > deepest.0 {
+                    deepest = (-lowest, step);
+                }
+            }
+            if deepest.0 > 0.012 {
+                failures.push(format!(
+                    "lifted {lift} m, spin x{spin}: {} m into the floor at step {}",
                     deepest.0, deepest.1
                 ));
             }
