@@ -188,10 +188,6 @@ pub(crate) fn resolve_toi(
     while let Some(i) = queue.pop_front() {
         let i = i as usize;
         queued[i] = false;
-        // The body that holds still this body's last impact was with: the two touch at the start
-        // of the next round, so its sweep searches their cores alone, and the turn the impact
-        // gave could swing the shape around the core into it ([`sunk_stop`]).
-        let mut touching: Option<usize> = None;
         while rounds[i] <= MAX_TOI_ROUNDS + MAX_GLIDE_ROUNDS {
             let t0 = remaining[i].t_from;
             let motion = remaining[i].motion_from(t0);
@@ -204,10 +200,12 @@ pub(crate) fn resolve_toi(
             escaped.meeting(&aabb, candidates);
             candidates.sort_unstable();
             candidates.dedup();
+            // Carried by a kinematic body's push: its impacts are the push's, not stops.
+            let pushed = by_kinematic.get(i).copied().unwrap_or(false);
             // A body the solver drove into a body that holds still (swept for that or its turn
-            // alone, not for its speed, and not carried by a kinematic body's push): the core's
-            // impact may leave the shape around it sunk deeper than its next contact can undo.
-            let driven = turning[i] && !fast[i] && !by_kinematic.get(i).copied().unwrap_or(false);
+            // alone, not for its speed, and not pushed): a core's impact may leave the shape
+            // around it sunk deeper than its next contact can undo ([`shallow_stop`]).
+            let driven = turning[i] && !fast[i] && !pushed;
             let mut first: Option<(u32, Motion, TimeOfImpact)> = None;
             for &j in candidates.iter() {
                 let ju = j as usize;
@@ -225,13 +223,15 @@ pub(crate) fn resolve_toi(
                     // Two dynamic bodies already pressed together are the solver's: stopping one
                     // where it is would leave it behind while the other is carried on.
                     .filter(|h| h.t > 0.0 || !bodies[ju].is_dynamic());
-                // A pair that touches is swept by its cores, which need not meet: the shape
-                // around them can still swing into a body that holds still.
+                // A pair that touches is swept by its cores, which need not meet, or meet late:
+                // the shape around them can still turn or be driven into a body that holds still.
                 let hit = match hit {
-                    None if super::holds_still(&bodies[ju]) && (driven || touching == Some(ju)) => {
-                        sunk_stop(a, &motion, &bodies[ju], settings)
+                    Some(h) if !h.core => Some(h),
+                    _ if pushed || !super::holds_still(&bodies[ju]) => hit,
+                    _ => {
+                        let before = hit.map_or(1.0, |h| h.t);
+                        sunk_stop(a, &motion, &bodies[ju], before, settings).or(hit)
                     }
-                    hit => hit,
                 };
                 if let Some(h) = hit
                     && first.is_none_or(|(_, _, f)| h.t < f.t)
@@ -247,7 +247,7 @@ pub(crate) fn resolve_toi(
             let kinematic = bodies[j as usize].kind == BodyKind::Kinematic;
             // A core's impact of a driven body with a body that holds still: stop before the
             // shape around the core is sunk too deep.
-            let hit = if driven && super::holds_still(&bodies[j as usize]) {
+            let hit = if driven && hit.core && super::holds_still(&bodies[j as usize]) {
                 TimeOfImpact { t: shallow_stop(&bodies[i].shape, &motion, &hit, settings.slop), ..hit }
             } else {
                 hit
@@ -282,7 +282,6 @@ pub(crate) fn resolve_toi(
                 normal: hit.normal,
                 center: bodies[i].pose.translation,
             });
-            touching = super::holds_still(&bodies[ju]).then_some(ju);
             let last = if rounds[i] >= MAX_TOI_ROUNDS { Rest::Glide } else { Rest::Move };
             remaining[i] = continue_from(&bodies[i], time, settings.dt, last);
             bodies[i].pose = remaining[i].motion.end;
@@ -424,14 +423,30 @@ fn shallow_stop(shape: &Shape, motion: &Motion, hit: &TimeOfImpact, slop: Real) 
         let pose = motion.at(t);
         n.dot(pose.transform_point(shape.support(pose.inverse_transform_vector(n)))) - surface
     };
-    let allowed = (slop + 0.5 * r).max(depth(0.0));
+    let allowed = sink_allowance(shape, slop).max(depth(0.0));
     if depth(hit.t) <= allowed {
         return hit.t;
     }
-    let (mut lo, mut hi) = (0.0, hit.t);
+    last_within(0.0, hit.t, |t| depth(t) <= allowed)
+}
+
+/// How deep a swept body's shape may end in a body that holds still before its sweep stops it
+/// ([`shallow_stop`], [`sunk_stop`]): `slop` plus half its thinnest part's inner radius (a
+/// compound's thinnest child's), what its next contact undoes from the side it came from.
+fn sink_allowance(shape: &Shape, slop: Real) -> Real {
+    let thinnest = match shape {
+        Shape::Compound(c) => c.children().iter().map(|k| k.shape.inner_radius()).fold(Real::INFINITY, Real::min),
+        _ => shape.inner_radius(),
+    };
+    slop + 0.5 * thinnest
+}
+
+/// The last fraction in `[lo, hi]` where `within` holds, found by bisection, given that it
+/// holds at `lo` and not at `hi`.
+fn last_within(mut lo: Real, mut hi: Real, mut within: impl FnMut(Real) -> bool) -> Real {
     for _ in 0..SHALLOW_BISECTIONS {
         let mid = 0.5 * (lo + hi);
-        if depth(mid) <= allowed {
+        if within(mid) {
             lo = mid;
         } else {
             hi = mid;
@@ -444,54 +459,57 @@ fn shallow_stop(shape: &Shape, motion: &Motion, hit: &TimeOfImpact, slop: Real) 
 /// fraction searched.
 const SHALLOW_BISECTIONS: usize = 12;
 
-/// Where along `motion` a body that touches `other`, a body that holds still, at the start
-/// of its sweep (an impact left it so, or the solver drove it there), is stopped: when the
-/// shape would otherwise end the motion sunk into `other` more than `slop` plus half its inner
-/// radius (the allowance of [`shallow_stop`]), or than it started if deeper. A sweep of a
+/// Where along `motion`, before fraction `before`, a body that touches `other`, a body that
+/// holds still, at the start of its sweep is stopped: where its shape would otherwise first be
+/// sunk into `other` more than [`sink_allowance`] (or than it started, if deeper). A sweep of a
 /// touching pair follows the cores alone, whose centres need not meet; the turn of a thin body
-/// can swing a corner deep into what it touches over the step (a 2 cm plate stopped on a floor
-/// at 4 m/s at 0.29 of the step, left turning at 29 rad/s by the impact on one corner, ended
-/// the step with another corner 14 cm into the floor). The stop is the last fraction found by
-/// bisection where the shape is sunk no deeper (the depth is the deepest point of the pair's
-/// contact manifold there); it is an impact at the manifold's deepest point, which [`impact`]
-/// resolves against the manifold's points.
-fn sunk_stop(shape: &Shape, motion: &Motion, other: &Body, settings: &Settings) -> Option<TimeOfImpact> {
-    let tol = Tolerance { margin: 0.0, epsilon: settings.contact_epsilon };
+/// can swing a corner deep into what it touches within the step (a 4 cm plate stopped on a
+/// floor at 4 m/s at 0.29 of the step, left turning at 29 rad/s by the impact on one corner,
+/// ended the step with another corner 14 cm into the floor), and the solver can drive a board
+/// under heavy rocks a little deeper every step. The depth is the deepest point of the pair's
+/// contact manifold; it is sampled at [`SUNK_SAMPLES`] fractions (a corner turning through a
+/// thin box comes out again), and the stop is bisected between the last sample within the
+/// allowance and the first beyond it. The stop is an impact at the manifold's deepest point
+/// there, which [`impact`] resolves against the manifold's points. `None` when the pair does not
+/// touch at the start (the sweep of the whole shape then keeps it out) or stays within.
+fn sunk_stop(shape: &Shape, motion: &Motion, other: &Body, before: Real, settings: &Settings) -> Option<TimeOfImpact> {
+    // Pairs within the allowance count as touching (a time-of-impact stop leaves a pair up to
+    // `target` plus the search's tolerance apart), and their manifolds have points there.
+    let allowance = sink_allowance(shape, settings.slop);
+    let tol = Tolerance { margin: allowance.max(2.0 * toi_target(settings)), epsilon: settings.contact_epsilon };
     let (method, edges) = (settings.narrow_phase, settings.internal_edges);
+    let queries = std::cell::Cell::new(0u32);
     let manifold = |t: Real| {
+        queries.set(queries.get() + 1);
         contact_with_edges(shape, &motion.at(t), &other.shape, &other.pose, tol, method, edges)
             .filter(|m| !m.is_empty())
     };
-    let depth = |t: Real| manifold(t).map_or(0.0, |m| m.max_depth());
-    let allowed = settings.slop + 0.5 * shape.inner_radius();
-    let sunk = manifold(1.0)?;
-    if sunk.max_depth() <= allowed {
-        return None;
-    }
-    let allowed = allowed.max(depth(0.0));
-    if sunk.max_depth() <= allowed {
-        return None;
-    }
-    let (mut lo, mut hi) = (0.0, 1.0);
-    for _ in 0..SHALLOW_BISECTIONS {
-        let mid = 0.5 * (lo + hi);
-        if depth(mid) <= allowed {
-            lo = mid;
-        } else {
-            hi = mid;
+    let depth = |t: Real| manifold(t).map_or(Real::NEG_INFINITY, |m| m.max_depth());
+    let start = manifold(0.0)?;
+    let allowed = allowance.max(start.max_depth());
+    let mut from = 0.0;
+    let beyond = (1..=SUNK_SAMPLES).map(|k| before * k as Real / SUNK_SAMPLES as Real).find(|&t| {
+        let sunk = depth(t) > allowed;
+        if !sunk {
+            from = t;
         }
-    }
-    let at = manifold(lo).unwrap_or(sunk);
+        sunk
+    })?;
+    let t = last_within(from, beyond, |t| depth(t) <= allowed);
+    let at = manifold(t).unwrap_or(start);
     let deepest = at.points().iter().max_by(|p, q| p.depth.total_cmp(&q.depth))?;
     Some(TimeOfImpact {
-        t: lo,
+        t,
         normal: at.normal,
         point: deepest.point,
         distance: -deepest.depth,
-        iterations: SHALLOW_BISECTIONS as u32 + 1,
+        iterations: queries.get(),
         core: false,
     })
 }
+
+/// Fractions of a touching body's sweep [`sunk_stop`] samples for depth.
+const SUNK_SAMPLES: usize = 4;
 
 /// A body's motion over the step, from its pose at the start to where the solver left it.
 /// A body turning more than a quarter turn in the step turns at its angular velocity, every

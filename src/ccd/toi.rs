@@ -75,11 +75,12 @@ pub struct TimeOfImpact {
     pub t: Real,
     /// Unit normal from A to B at the impact.
     pub normal: Vec3,
-    /// Midway between the closest points at the impact, world space.
+    /// Midway between the closest points at the impact, world space (for a stop within an
+    /// overlap, the deepest point of the pair's manifold there).
     pub point: Vec3,
-    /// The gap left at the impact (about `target`).
+    /// The gap left at the impact (about `target`; negative for a stop within an overlap).
     pub distance: Real,
-    /// Distance queries made.
+    /// Distance (or contact) queries made.
     pub iterations: u32,
     /// Found for a body's core ([`time_of_impact_or_core`]): the shapes already overlap there
     /// and the point is next to that body's centre of mass.

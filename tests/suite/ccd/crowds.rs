@@ -414,22 +414,14 @@ fn valley_crowd(seed: u64) -> Vec<String> {
         .collect()
 }
 
-/// The valley crowd of seed 3: falling rocks drive the boards into the 60° slopes and wedge them
-/// against each other, and no body ends under the surface. The core of a board that already
-/// touches the slope stops at the surface, but a board tilting on its way in had its corners
-/// sunk 2 cm there, its centre at the surface, and the next push carried it through (two boards
-/// of this seed).
-#[test]
-fn a_crowd_of_boards_and_rocks_in_a_steep_mesh_valley_stays_in_it() {
-    let failures = valley_crowd(3);
-    assert!(failures.is_empty(), "bodies under the valley's surface:\n{}", failures.join("\n"));
-}
-
-/// Seeds 1 to 8 of the valley crowd keep every body above the surface. Boards under rocks up to
-/// 100 times their mass sink a few millimetres a step; each step the solver drives one deeper
-/// than its rows allow, the sweep of the touching pair follows its core alone, and without a
-/// check of the shape around it (`sunk_stop`) 5 boards crept on until their centres passed the
-/// surface (13 before a driven body's core stopped short of sinking its shape).
+/// Seeds 1 to 8 of the valley crowd keep every body above the surface. Falling rocks drive the
+/// boards into the 60° slopes and wedge them against each other. A board tilting on its way in
+/// had its corners sunk 2 cm at its core's stop, its centre at the surface, and the next push
+/// carried it through (13 boards, two of them of seed 3, before a driven body's core stopped
+/// short of sinking its shape). Boards under rocks up to 100 times their mass are driven a few
+/// millimetres deeper each step, with no core impact to stop them; without a check of the
+/// shape around the core of a touching pair (`sunk_stop`) 5 crept on until their centres passed
+/// the surface.
 #[test]
 fn valley_crowds_over_eight_seeds() {
     let failures: Vec<String> = (1..=8).flat_map(valley_crowd).collect();
@@ -547,6 +539,21 @@ fn the_default_scene_never_reports_a_deep_contact() {
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
+/// How far body `i`'s lowest point went under the floor's top at y = 0 over `steps` steps, and
+/// at which step.
+fn deepest_under_floor(w: &mut World, i: usize, steps: usize) -> (Real, usize) {
+    let mut deepest: (Real, usize) = (0.0, 0);
+    for step in 1..=steps {
+        w.step();
+        let b = &w.bodies()[i];
+        let lowest = b.shape.aabb(&b.pose).min.y;
+        if -lowest > deepest.0 {
+            deepest = (-lowest, step);
+        }
+    }
+    deepest
+}
+
 /// A body the time-of-impact pass sweeps (fast, and spinning, as an impact can leave it) while
 /// it already touches the floor: the pass leaves the touching pair to the contacts, whose rows
 /// then reach as far as its corners move in the step, so they do not turn into the floor. Spins
@@ -573,15 +580,7 @@ fn a_swept_body_that_touches_the_floor_stays_out_of_it() {
             let mut w = world(settings(CcdMode::Toi, true), [floor, body]);
             let b = &w.bodies()[1];
             assert!(collidoscope::ccd::needs_ccd(b, &w.settings), "{what} at {spin} rad/s, {slide} m/s is swept");
-            let mut deepest: (Real, usize) = (0.0, 0);
-            for step in 1..=30 {
-                w.step();
-                let b = &w.bodies()[1];
-                let lowest = b.shape.aabb(&b.pose).min.y;
-                if -lowest > deepest.0 {
-                    deepest = (-lowest, step);
-                }
-            }
+            let deepest = deepest_under_floor(&mut w, 1, 30);
             // Measured: at most 3.4 mm, and 1.6 cm for the rock rolling off at 20 m/s, which
             // turns more in a step than rows describe; without reach for the touching pair the
             // boxes' ends went 4–21 cm in at the first step.
@@ -596,11 +595,11 @@ fn a_swept_body_that_touches_the_floor_stays_out_of_it() {
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
-/// A 2 cm plate falling at 4 m/s, tilted and turning, stopped on one corner by its
+/// A 4 cm plate falling at 4 m/s, tilted and turning, stopped on one corner by its
 /// time-of-impact sweep: the impact sets it spinning, and the rest of the step swings another
 /// corner down. The sweep of the rest, the plate now touching the floor, follows its core, whose
 /// centre does not cross; the shape around it is held to the allowance of a driven body's stop
-/// (slop plus half the plate's thickness, 11 mm). The state is a plate's of a pile of plates
+/// (slop plus half the plate's inner radius, 11 mm). The state is a plate's of a pile of plates
 /// and boulders (`scripts/gen-crowds`, `plates_1.ron`, body 782 at step 78), dropped from a
 /// little higher and turning faster so that the impact falls at other fractions of the step.
 /// Without the check the corners went up to 10 cm into the floor.
@@ -619,15 +618,7 @@ fn a_plate_an_impact_sets_spinning_does_not_swing_a_corner_into_the_floor() {
             )
             .with_velocity(Vec3::new(-2.07, -3.97, -0.46), Vec3::new(3.67, 0.05, -4.66) * spin);
             let mut w = world(Settings::default(), [floor, plate]);
-            let mut deepest: (Real, usize) = (0.0, 0);
-            for step in 1..=20 {
-                w.step();
-                let b = &w.bodies()[1];
-                let lowest = b.shape.aabb(&b.pose).min.y;
-                if -lowest > deepest.0 {
-                    deepest = (-lowest, step);
-                }
-            }
+            let deepest = deepest_under_floor(&mut w, 1, 20);
             if deepest.0 > 0.012 {
                 failures.push(format!(
                     "lifted {lift} m, spin x{spin}: {} m into the floor at step {}",
