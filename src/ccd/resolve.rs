@@ -476,6 +476,9 @@ fn sunk_stop(shape: &Shape, motion: &Motion, other: &Body, before: Real, setting
     // Pairs within the allowance count as touching (a time-of-impact stop leaves a pair up to
     // `target` plus the search's tolerance apart), and their manifolds have points there.
     let allowance = sink_allowance(shape, settings.slop);
+    if !shape.aabb(&motion.start).expanded(allowance).overlaps(&other.shape.aabb(&other.pose)) {
+        return None;
+    }
     let tol = Tolerance { margin: allowance.max(2.0 * toi_target(settings)), epsilon: settings.contact_epsilon };
     let (method, edges) = (settings.narrow_phase, settings.internal_edges);
     let queries = std::cell::Cell::new(0u32);
@@ -487,6 +490,13 @@ fn sunk_stop(shape: &Shape, motion: &Motion, other: &Body, before: Real, setting
     let depth = |t: Real| manifold(t).map_or(Real::NEG_INFINITY, |m| m.max_depth());
     let start = manifold(0.0)?;
     let allowed = allowance.max(start.max_depth());
+    // No point of the shape goes farther along the start's normal than the centre's advance
+    // plus the turn's reach, and the overlap along a direction bounds the depth: a body that
+    // cannot sink past the allowance (one resting on what it touches) is not sampled.
+    let sink = motion.translation().dot(start.normal).max(0.0) + angular_reach(shape, motion.angle());
+    if start.max_depth() + sink <= allowed {
+        return None;
+    }
     let mut from = 0.0;
     let beyond = (1..=SUNK_SAMPLES).map(|k| before * k as Real / SUNK_SAMPLES as Real).find(|&t| {
         let sunk = depth(t) > allowed;
