@@ -1,10 +1,12 @@
 //! Runs a crowded scene and reports every dynamic body that ends where it cannot be: below a
-//! floor (its centre lower than `--below Y`) or behind a wall (`--beyond-x X`), and the deepest contact of the run with the pair
+//! floor (its centre lower than `--below Y`), behind a wall (`--beyond-x X`) or, with
+//! `--contained`, outside the box of the scene's static bodies (a bin's floor and walls: a
+//! body thrown over a wall), and the deepest contact of the run with the pair
 //! and step that made it. `--trace BODY` prints that body's contacts, velocity and position
 //! step by step around the moment it is lost.
 //!
 //! `cargo run --example crowd_probe -- SCENE.ron [--steps N] [--ccd off|speculative|toi]
-//!  [--below Y] [--beyond-x X] [--within R] [--trace BODY] [--from STEP] [--explain-over DEPTH]`
+//!  [--below Y] [--beyond-x X] [--within R] [--contained] [--trace BODY] [--from STEP] [--explain-over DEPTH]`
 
 use collidoscope::Scene;
 use collidoscope::ccd::CcdMode;
@@ -20,6 +22,7 @@ fn main() {
     // Only within this far of the origin in x and z (a body that rolls off a terrain's edge
     // has not gone through it; one that flies round a wall's edge has not either).
     let mut within = Real::INFINITY;
+    let mut contained = false;
     while let Some(a) = args.next() {
         let mut v = || args.next().expect("option needs a value");
         match a.as_str() {
@@ -29,6 +32,7 @@ fn main() {
             "--beyond-x" => beyond_x = v().parse().unwrap(),
             "--explain-over" => explain_over = v().parse().unwrap(),
             "--within" => within = v().parse().unwrap(),
+            "--contained" => contained = true,
             "--trace" => trace = Some(v().parse::<usize>().unwrap()),
             "--from" => from = v().parse().unwrap(),
             other => panic!("unknown option {other}"),
@@ -42,6 +46,13 @@ fn main() {
         w.set_settings(s);
     }
     let n = w.bodies().len();
+    // The box of the static bodies: a body whose centre leaves it has left the bin.
+    let bin = w
+        .bodies()
+        .iter()
+        .filter(|b| b.kind == collidoscope::BodyKind::Static)
+        .map(|b| b.shape.aabb(&b.pose))
+        .reduce(|a, b| a.merge(&b));
     let mut lost_at = vec![None; n];
     let mut deepest = (0.0 as Real, 0u64, 0u32, 0u32);
     // Manifold-steps deeper than each bar, in all and against a body that is not dynamic.
@@ -83,7 +94,16 @@ fn main() {
             let through_floor = p1.y < below && inside(p1, p1.x, p1.z);
             let mid = (p0 + p1) * 0.5;
             let through_wall = p0.x < beyond_x && p1.x > beyond_x && inside(mid, mid.y, mid.z);
-            if b.is_dynamic() && lost_at[i].is_none() && (through_floor || through_wall) {
+            let escaped = contained
+                && bin.is_some_and(|bin| {
+                    !p1.is_finite()
+                        || p1.x < bin.min.x
+                        || p1.x > bin.max.x
+                        || p1.z < bin.min.z
+                        || p1.z > bin.max.z
+                        || p1.y < bin.min.y
+                });
+            if b.is_dynamic() && lost_at[i].is_none() && (through_floor || through_wall || escaped) {
                 lost_at[i] = Some(k);
                 println!(
                     "lost body {i} ({:?}) at step {k}: {:?} -> {:?}, v {:?} -> {:?}",
