@@ -225,13 +225,13 @@ pub(crate) fn resolve_toi(
                     .filter(|h| h.t > 0.0 || !bodies[ju].is_dynamic());
                 // A pair that touches is swept by its cores, which need not meet, or meet late:
                 // the shape around them can still turn or be driven into a body that holds still.
-                let hit = match hit {
-                    Some(h) if !h.core => Some(h),
-                    _ if pushed || !super::holds_still(&bodies[ju]) => hit,
-                    _ => {
-                        let before = hit.map_or(1.0, |h| h.t);
-                        sunk_stop(a, &motion, &bodies[ju], before, settings).or(hit)
-                    }
+                // (A compound's touching child is searched by cores while another child's hit
+                // comes later, so every hit is checked up to its time.)
+                let hit = if pushed || !super::holds_still(&bodies[ju]) {
+                    hit
+                } else {
+                    let before = hit.map_or(1.0, |h| h.t);
+                    sunk_stop(a, &motion, &bodies[ju], before, settings).or(hit)
                 };
                 if let Some(h) = hit
                     && first.is_none_or(|(_, _, f)| h.t < f.t)
@@ -427,7 +427,7 @@ fn shallow_stop(shape: &Shape, motion: &Motion, hit: &TimeOfImpact, slop: Real) 
     if depth(hit.t) <= allowed {
         return hit.t;
     }
-    last_within(0.0, hit.t, |t| depth(t) <= allowed)
+    last_within(0.0, hit.t, |t| depth(t) <= allowed).0
 }
 
 /// How deep a swept body's shape may end in a body that holds still before its sweep stops it
@@ -442,8 +442,8 @@ fn sink_allowance(shape: &Shape, slop: Real) -> Real {
 }
 
 /// The last fraction in `[lo, hi]` where `within` holds, found by bisection, given that it
-/// holds at `lo` and not at `hi`.
-fn last_within(mut lo: Real, mut hi: Real, mut within: impl FnMut(Real) -> bool) -> Real {
+/// holds at `lo` and not at `hi`; and the first found where it does not.
+fn last_within(mut lo: Real, mut hi: Real, mut within: impl FnMut(Real) -> bool) -> (Real, Real) {
     for _ in 0..SHALLOW_BISECTIONS {
         let mid = 0.5 * (lo + hi);
         if within(mid) {
@@ -452,7 +452,7 @@ fn last_within(mut lo: Real, mut hi: Real, mut within: impl FnMut(Real) -> bool)
             hi = mid;
         }
     }
-    lo
+    (lo, hi)
 }
 
 /// Bisections of [`shallow_stop`] and [`sunk_stop`]: the stop is found to 1/4096 of the
@@ -490,10 +490,11 @@ fn sunk_stop(shape: &Shape, motion: &Motion, other: &Body, before: Real, setting
     let depth = |t: Real| manifold(t).map_or(Real::NEG_INFINITY, |m| m.max_depth());
     let start = manifold(0.0)?;
     let allowed = allowance.max(start.max_depth());
-    // No point of the shape goes farther along the start's normal than the centre's advance
-    // plus the turn's reach, and the overlap along a direction bounds the depth: a body that
-    // cannot sink past the allowance (one resting on what it touches) is not sampled.
-    let sink = motion.translation().dot(start.normal).max(0.0) + angular_reach(shape, motion.angle());
+    // No point of the shape moves farther than the centre's advance plus the turn's reach, and
+    // a shape can sink no deeper than it moves (sideways too: a body hanging over an edge slides
+    // into the side face): a body that cannot sink past the allowance (one resting on what it
+    // touches) is not sampled.
+    let sink = motion.translation().length() + angular_reach(shape, motion.angle());
     if start.max_depth() + sink <= allowed {
         return None;
     }
@@ -505,17 +506,24 @@ fn sunk_stop(shape: &Shape, motion: &Motion, other: &Body, before: Real, setting
         }
         sunk
     })?;
-    let t = last_within(from, beyond, |t| depth(t) <= allowed);
-    let at = manifold(t).unwrap_or(start);
-    let deepest = at.points().iter().max_by(|p, q| p.depth.total_cmp(&q.depth))?;
-    Some(TimeOfImpact {
-        t,
-        normal: at.normal,
-        point: deepest.point,
-        distance: -deepest.depth,
-        iterations: queries.get(),
-        core: false,
-    })
+    let (t, sunk_at) = last_within(from, beyond, |t| depth(t) <= allowed);
+    // Where the pair has no manifold at the stop (apart by more than the margin), the contact
+    // is the one it sinks into, its point carried back with the body.
+    let (normal, point, depth) = match manifold(t) {
+        Some(m) => deepest_point(&m).map(|p| (m.normal, p.point, p.depth))?,
+        None => {
+            let m = manifold(sunk_at)?;
+            let p = deepest_point(&m)?;
+            let back = motion.at(t).transform_point(motion.at(sunk_at).inverse_transform_point(p.point));
+            (m.normal, back, 0.0)
+        }
+    };
+    Some(TimeOfImpact { t, normal, point, distance: -depth, iterations: queries.get(), core: false })
+}
+
+/// A manifold's deepest point.
+fn deepest_point(m: &crate::narrowphase::Manifold) -> Option<crate::narrowphase::ContactPoint> {
+    m.points().iter().copied().max_by(|p, q| p.depth.total_cmp(&q.depth))
 }
 
 /// Fractions of a touching body's sweep [`sunk_stop`] samples for depth.

@@ -417,8 +417,8 @@ fn valley_crowd(seed: u64) -> Vec<String> {
 /// Seeds 1 to 8 of the valley crowd keep every body above the surface. Falling rocks drive the
 /// boards into the 60° slopes and wedge them against each other. A board tilting on its way in
 /// had its corners sunk 2 cm at its core's stop, its centre at the surface, and the next push
-/// carried it through (13 boards, two of them of seed 3, before a driven body's core stopped
-/// short of sinking its shape). Boards under rocks up to 100 times their mass are driven a few
+/// carried it through (13 boards, two of them of seed 3, without a driven body's core stopping
+/// short of sinking its shape: `shallow_stop`). Boards under rocks up to 100 times their mass are driven a few
 /// millimetres deeper each step, with no core impact to stop them; without a check of the
 /// shape around the core of a touching pair (`sunk_stop`) 5 crept on until their centres passed
 /// the surface.
@@ -598,8 +598,8 @@ fn a_swept_body_that_touches_the_floor_stays_out_of_it() {
 /// A 4 cm plate falling at 4 m/s, tilted and turning, stopped on one corner by its
 /// time-of-impact sweep: the impact sets it spinning, and the rest of the step swings another
 /// corner down. The sweep of the rest, the plate now touching the floor, follows its core, whose
-/// centre does not cross; the shape around it is held to the allowance of a driven body's stop
-/// (slop plus half the plate's inner radius, 11 mm). The state is a plate's of a pile of plates
+/// centre does not cross; the shape around it is held to `sunk_stop`'s allowance (slop plus
+/// half the plate's inner radius, 11 mm). The state is a plate's of a pile of plates
 /// and boulders (`scripts/gen-crowds`, `plates_1.ron`, body 782 at step 78), dropped from a
 /// little higher and turning faster so that the impact falls at other fractions of the step.
 /// Without the check the corners went up to 10 cm into the floor.
