@@ -202,10 +202,6 @@ pub(crate) fn resolve_toi(
             candidates.dedup();
             // Carried by a kinematic body's push: its impacts are the push's, not stops.
             let pushed = by_kinematic.get(i).copied().unwrap_or(false);
-            // A body the solver drove into a body that holds still (swept for that or its turn
-            // alone, not for its speed, and not pushed): a core's impact may leave the shape
-            // around it sunk deeper than its next contact can undo ([`shallow_stop`]).
-            let driven = turning[i] && !fast[i] && !pushed;
             let mut first: Option<(u32, Motion, TimeOfImpact)> = None;
             for &j in candidates.iter() {
                 let ju = j as usize;
@@ -245,13 +241,6 @@ pub(crate) fn resolve_toi(
                 break;
             };
             let kinematic = bodies[j as usize].kind == BodyKind::Kinematic;
-            // A core's impact of a driven body with a body that holds still: stop before the
-            // shape around the core is sunk too deep.
-            let hit = if driven && hit.core && super::holds_still(&bodies[j as usize]) {
-                TimeOfImpact { t: shallow_stop(&bodies[i].shape, &motion, &hit, settings.slop), ..hit }
-            } else {
-                hit
-            };
             if rounds[i] == MAX_TOI_ROUNDS + MAX_GLIDE_ROUNDS || (rounds[i] >= MAX_TOI_ROUNDS && !kinematic) {
                 // Out of rounds: its path without turning was checked, and it stops at what that
                 // path meets first (a kinematic body it meets sets it moving, while it can).
@@ -401,38 +390,9 @@ fn static_stop(bodies: &[Body], i: usize, shift: Vec3, broad: &dyn BroadPhase, a
         .fold(1.0, |t: Real, h| t.min(h.t))
 }
 
-/// Where along `motion` (a fraction up to `hit.t`) a body the solver drove into a body that
-/// holds still ([`super::holds_still`]), swept by its core against it, stops: at the core's
-/// impact, unless the shape around the core would then be sunk more than `slop` plus half its
-/// inner radius past that body's surface (or past where it started, if deeper), which a thin
-/// wide body turning or tilting on its way in is (a 2 cm plate, 45 cm across, that the solver
-/// drives into a steep mesh slope ends its corner-first core sweep 19.5 mm in, its centre at the
-/// surface, and the next push carries it through). Then it stops where it is that deep, found by
-/// bisection. The surface is taken as the plane through the core's contact, across the hit's
-/// normal. Compounds, whose cores are their children's, stop at the impact.
-fn shallow_stop(shape: &Shape, motion: &Motion, hit: &TimeOfImpact, slop: Real) -> Real {
-    if !hit.core || matches!(shape, Shape::Compound(_)) || hit.t <= 0.0 {
-        return hit.t;
-    }
-    // The normal points from the body into the static one; the core is a ball of a quarter of
-    // the inner radius about the centre, `distance` short of the surface.
-    let n = hit.normal;
-    let r = shape.inner_radius();
-    let surface = n.dot(motion.at(hit.t).translation) + 0.25 * r + hit.distance.max(0.0);
-    let depth = |t: Real| {
-        let pose = motion.at(t);
-        n.dot(pose.transform_point(shape.support(pose.inverse_transform_vector(n)))) - surface
-    };
-    let allowed = sink_allowance(shape, slop).max(depth(0.0));
-    if depth(hit.t) <= allowed {
-        return hit.t;
-    }
-    last_within(0.0, hit.t, |t| depth(t) <= allowed).0
-}
-
 /// How deep a swept body's shape may end in a body that holds still before its sweep stops it
-/// ([`shallow_stop`], [`sunk_stop`]): `slop` plus half its thinnest part's inner radius (a
-/// compound's thinnest child's), what its next contact undoes from the side it came from.
+/// ([`sunk_stop`]): `slop` plus half its thinnest part's inner radius (a compound's thinnest
+/// child's), what its next contact undoes from the side it came from.
 fn sink_allowance(shape: &Shape, slop: Real) -> Real {
     let thinnest = match shape {
         Shape::Compound(c) => c.children().iter().map(|k| k.shape.inner_radius()).fold(Real::INFINITY, Real::min),
@@ -444,7 +404,7 @@ fn sink_allowance(shape: &Shape, slop: Real) -> Real {
 /// The last fraction in `[lo, hi]` where `within` holds, found by bisection, given that it
 /// holds at `lo` and not at `hi`; and the first found where it does not.
 fn last_within(mut lo: Real, mut hi: Real, mut within: impl FnMut(Real) -> bool) -> (Real, Real) {
-    for _ in 0..SHALLOW_BISECTIONS {
+    for _ in 0..SUNK_BISECTIONS {
         let mid = 0.5 * (lo + hi);
         if within(mid) {
             lo = mid;
@@ -455,9 +415,8 @@ fn last_within(mut lo: Real, mut hi: Real, mut within: impl FnMut(Real) -> bool)
     (lo, hi)
 }
 
-/// Bisections of [`shallow_stop`] and [`sunk_stop`]: the stop is found to 1/4096 of the
-/// fraction searched.
-const SHALLOW_BISECTIONS: usize = 12;
+/// Bisections of [`sunk_stop`]: the stop is found to 1/4096 of the fraction searched.
+const SUNK_BISECTIONS: usize = 12;
 
 /// Where along `motion`, before fraction `before`, a body that touches `other`, a body that
 /// holds still, at the start of its sweep is stopped: where its shape would otherwise first be
@@ -510,20 +469,15 @@ fn sunk_stop(shape: &Shape, motion: &Motion, other: &Body, before: Real, setting
     // Where the pair has no manifold at the stop (apart by more than the margin), the contact
     // is the one it sinks into, its point carried back with the body.
     let (normal, point, depth) = match manifold(t) {
-        Some(m) => deepest_point(&m).map(|p| (m.normal, p.point, p.depth))?,
+        Some(m) => m.deepest().map(|p| (m.normal, p.point, p.depth))?,
         None => {
             let m = manifold(sunk_at)?;
-            let p = deepest_point(&m)?;
+            let p = m.deepest()?;
             let back = motion.at(t).transform_point(motion.at(sunk_at).inverse_transform_point(p.point));
             (m.normal, back, 0.0)
         }
     };
     Some(TimeOfImpact { t, normal, point, distance: -depth, iterations: queries.get(), core: false })
-}
-
-/// A manifold's deepest point.
-fn deepest_point(m: &crate::narrowphase::Manifold) -> Option<crate::narrowphase::ContactPoint> {
-    m.points().iter().copied().max_by(|p, q| p.depth.total_cmp(&q.depth))
 }
 
 /// Fractions of a touching body's sweep [`sunk_stop`] samples for depth.

@@ -91,4 +91,9 @@ impl Manifold {
     pub fn max_depth(&self) -> Real {
         self.points().iter().map(|p| p.depth).fold(Real::NEG_INFINITY, Real::max)
     }
+
+    /// The deepest point, if any.
+    pub fn deepest(&self) -> Option<ContactPoint> {
+        self.points().iter().copied().max_by(|p, q| p.depth.total_cmp(&q.depth))
+    }
 }

@@ -417,8 +417,7 @@ fn valley_crowd(seed: u64) -> Vec<String> {
 /// Seeds 1 to 8 of the valley crowd keep every body above the surface. Falling rocks drive the
 /// boards into the 60° slopes and wedge them against each other. A board tilting on its way in
 /// had its corners sunk 2 cm at its core's stop, its centre at the surface, and the next push
-/// carried it through (13 boards, two of them of seed 3, without a driven body's core stopping
-/// short of sinking its shape: `shallow_stop`). Boards under rocks up to 100 times their mass are driven a few
+/// carried it through (13 boards, two of them of seed 3, with the core's stop alone). Boards under rocks up to 100 times their mass are driven a few
 /// millimetres deeper each step, with no core impact to stop them; without a check of the
 /// shape around the core of a touching pair (`sunk_stop`) 5 crept on until their centres passed
 /// the surface.
