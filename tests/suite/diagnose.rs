@@ -83,13 +83,13 @@ fn the_jitter_lesson_without_warm_starting_is_told_to_warm_start() {
 
 #[test]
 fn a_tall_stack_on_one_pass_is_told_to_take_more() {
-    // The bottom box is held on the floor, so the stack sinks into itself: its second box is
-    // 20 cm into the first before the stack leans over, and its third 35 cm into the second,
-    // the deepest overlap, which is the one diagnosed.
-    let d = diagnosed("tall_stack_one_pass.ron", 600, Symptom::DeepPenetration, CauseKind::TooFewIterations);
+    // One pass a step carries the weight a few boxes down: the stack sinks into itself (each
+    // box up to 9 cm into the one below), and its bottom box, held on the floor, never comes to
+    // rest before the stack leans over. The bottom box's jitter is the event diagnosed.
+    let d = diagnosed("tall_stack_one_pass.ron", 600, Symptom::Jitter, CauseKind::TooFewIterations);
     assert!(d.explanation.contains("1 iteration(s) × 1 substeps"), "{}", d.explanation);
     assert!(removes(&d, &set("iterations", "4")) && removes(&d, &set("substeps", "4")), "{d:?}");
-    assert!(d.event.bodies.contains(&2) && d.event.bodies.contains(&3) && d.rerun_from == 0, "{d:?}");
+    assert!(d.event.bodies == [1] && d.rerun_from == 0, "{d:?}");
 }
 
 #[test]

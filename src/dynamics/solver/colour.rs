@@ -4,17 +4,36 @@
 //! may be shared freely: their velocities never change.
 
 use super::Contact;
+use super::lanes::W;
 
 /// Colours tried before a manifold goes to the overflow, solved one by one after the colours.
 pub(super) const MAX_COLOURS: usize = 24;
 
-/// Colours a chain of manifolds (a stack) cycles through: manifold `i` of a column takes colour
-/// `i % CHAIN_COLOURS`, so each colour holds every eighth manifold and a 40-box column fills 8
-/// colours of 5 rather than 24 colours of one or two, each solved as a whole bundle (its passes
-/// cost a third). Within each run of eight the column is still solved bottom-up. With 4 colours
-/// `large_pyramid.ron` settled differently (asleep at 5.2 s against 2.7 s with 8); with 8 the stack
-/// measures (docs/dynamics.md) and the crowds' depths stay within their spread.
+/// The most colours a chain of manifolds (a stack) cycles through: manifold `i` of a column
+/// takes colour `i % CHAIN_COLOURS`, so each colour holds every eighth manifold and a tall
+/// column fills 8 colours rather than 24 colours of one or two. Within each run the column is
+/// still solved bottom-up. With 4 colours `large_pyramid.ron` settled differently (asleep at
+/// 5.2 s against 2.7 s with 8); with 8 the pyramids' stack measures (docs/dynamics.md) and the
+/// crowds' depths stay within their spread.
 const CHAIN_COLOURS: usize = 8;
+
+/// The colours chains cycle through in a step of `manifolds` manifolds: [`CHAIN_COLOURS`] when
+/// a contact closes fast (`impact`), else as few as hold a chain of them in colours of at most
+/// one bundle ([`W`] manifolds) each, from 2 to [`CHAIN_COLOURS`].
+///
+/// A stop that must cross a chain within the step (a row of cubes flying into a wall, a box
+/// landing on a stack) crosses a run of eight in one pass; solved red, black, red, … it crosses
+/// one link per colour, and a row of ten struck at 15 m/s ends 13 cm deep in itself against
+/// 8 cm. A chain at rest needs no such order (the stacks measure the same either way), and in
+/// eight colours a small scene's chain is eight bundles of one or two manifolds, each costing
+/// about what a full bundle does: a resting 10-box stack in two colours is two bundles of five,
+/// its step half as long (docs/dynamics.md, Graph colouring).
+fn chain_colours(manifolds: usize, impact: bool) -> usize {
+    match impact {
+        true => CHAIN_COLOURS,
+        false => manifolds.div_ceil(W).clamp(2, CHAIN_COLOURS),
+    }
+}
 
 /// Manifold indices grouped by colour, each group in manifold order, then the overflow.
 #[derive(Clone, Debug, Default)]
@@ -31,25 +50,27 @@ pub(super) struct Colouring {
 }
 
 impl Colouring {
-    /// Greedy colouring in manifold order (so the result depends only on the contacts), each
+    /// Greedy colouring in manifold order (so the result depends only on the contacts and
+    /// `impact`, [`chain_colours`]'s), each
     /// manifold taking, among the colours free for both of its moving bodies, the lowest of the
-    /// first [`CHAIN_COLOURS`] after every colour its bodies are in, else the lowest.
-    pub(super) fn build(&mut self, contacts: &[Contact], responds: &[bool]) {
+    /// first [`chain_colours`] after every colour its bodies are in, else the lowest.
+    pub(super) fn build(&mut self, contacts: &[Contact], responds: &[bool], impact: bool) {
         const OVERFLOW: u8 = u8::MAX;
         debug_assert!(self.used.iter().all(|&u| u == 0));
         self.used.resize(responds.len(), 0);
         self.colour_of.clear();
         let mut counts = [0usize; MAX_COLOURS];
+        let run = (1u32 << chain_colours(contacts.len(), impact)) - 1;
         for c in contacts {
             let (a, b) = (c.a as usize, c.b as usize);
             let (ra, rb) = (responds[a], responds[b]);
             let taken = if ra { self.used[a] } else { 0 } | if rb { self.used[b] } else { 0 };
-            // First choice: the lowest free colour among the first `CHAIN_COLOURS` after every
+            // First choice: the lowest free colour among the first `chain_colours` after every
             // colour its bodies are in, so that colour order follows manifold order along chains
             // (a stack is solved bottom-up, as one after another would); else the lowest free
             // colour, which starts the chain's next run of colours.
             let after = if taken == 0 { !0 } else { !0u32 << (32 - taken.leading_zeros()).min(31) };
-            let later = !taken & after & ((1u32 << CHAIN_COLOURS) - 1);
+            let later = !taken & after & run;
             let c = if later != 0 { later.trailing_zeros() } else { (!taken).trailing_zeros() } as usize;
             if c >= MAX_COLOURS {
                 self.colour_of.push(OVERFLOW);
@@ -113,8 +134,14 @@ mod tests {
         rows.extend((32..72).map(|i| row(31, i)));
         let mut responds = vec![true; 72];
         responds[0] = false;
-        let mut col = Colouring::default();
-        col.build(&rows, &responds);
+        for impact in [false, true] {
+            let mut col = Colouring::default();
+            col.build(&rows, &responds, impact);
+            no_shared_body_and_each_placed_once(&col, &rows, &responds);
+        }
+    }
+
+    fn no_shared_body_and_each_placed_once(col: &Colouring, rows: &[Contact], responds: &[bool]) {
         let mut seen = vec![0; rows.len()];
         for c in 0..col.colours() {
             let mut bodies = Vec::new();
@@ -138,18 +165,25 @@ mod tests {
     }
 
     #[test]
-    fn a_column_cycles_through_the_chain_colours_bottom_up() {
-        // A column of 40 bodies on a static floor (body 0), manifolds listed bottom-up.
-        let rows: Vec<Contact> = (0..40).map(|i| row(i, i + 1)).collect();
-        let mut responds = vec![true; 41];
-        responds[0] = false;
-        let mut col = Colouring::default();
-        col.build(&rows, &responds);
-        assert_eq!(col.colours(), CHAIN_COLOURS);
-        assert!(col.overflow.is_empty());
-        for c in 0..CHAIN_COLOURS {
-            let expected: Vec<u32> = (c as u32..40).step_by(CHAIN_COLOURS).collect();
-            assert_eq!(col.colour(c), &expected[..], "colour {c}");
+    fn a_column_cycles_through_as_many_chain_colours_as_fill_bundles_bottom_up() {
+        // Columns of `n` bodies on a static floor (body 0), manifolds listed bottom-up: at rest
+        // a short one is solved red, black, red, …, a tall one in runs of eight; struck, any
+        // in runs of eight.
+        let at_rest = [(3, 2), (10, 2), (16, 2), (17, 3), (20, 3), (40, 5), (57, 8), (64, 8), (100, 8)];
+        let struck = at_rest.map(|(n, _)| (n, n.min(8) as usize));
+        let cases = at_rest.iter().map(|&c| (false, c)).chain(struck.iter().map(|&c| (true, c)));
+        for (impact, (n, chain)) in cases {
+            let rows: Vec<Contact> = (0..n).map(|i| row(i, i + 1)).collect();
+            let mut responds = vec![true; n as usize + 1];
+            responds[0] = false;
+            let mut col = Colouring::default();
+            col.build(&rows, &responds, impact);
+            assert_eq!(col.colours(), chain, "{n} manifolds, impact {impact}");
+            assert!(col.overflow.is_empty());
+            for c in 0..chain {
+                let expected: Vec<u32> = (c as u32..n).step_by(chain).collect();
+                assert_eq!(col.colour(c), &expected[..], "{n} manifolds, impact {impact}, colour {c}");
+            }
         }
     }
 }

@@ -389,7 +389,7 @@ impl Solver {
         let contacts = &recycled[..];
         self.mark_driven(bodies, contacts, still.moved);
         let isa = *self.isa.get_or_insert_with(Isa::best);
-        self.prepare_rows(isa, bodies, contacts, (cache, matched), ctx.fall(), crew);
+        self.prepare_rows(isa, bodies, contacts, (cache, matched), (ctx.fall(), ctx.impact_speed), crew);
         self.prepare_pinned(contacts, ctx.fall());
         let masses = &self.masses;
         let mass = |i: usize| (masses[i].inv_mass, crate::math::Mat3::from_cols_array(&masses[i].inv_i));
@@ -643,12 +643,19 @@ impl Solver {
         bodies: &[Body],
         contacts: &[Contact],
         (cache, warm): (&WarmCache, &[u32]),
-        fall: Fall,
+        (fall, impact_speed): (Fall, Real),
         crew: Option<&Crew>,
     ) {
         let dummy = bodies.len() as u32;
         self.states.push(BodyState::default());
-        self.colouring.build(contacts, &self.responds);
+        // A contact whose bodies close as fast as an impact (or any, without warm starting): a
+        // stop (a row striking a wall, a box landing on a stack) has to travel down its chain
+        // within the step.
+        let impact = contacts.iter().any(|c| {
+            let (a, b) = (&bodies[c.a as usize], &bodies[c.b as usize]);
+            (a.linvel - b.linvel).dot(c.manifold.normal) > impact_speed
+        });
+        self.colouring.build(contacts, &self.responds, impact);
         // Each bundle is built from its own contacts alone: side by side, in any order.
         self.chunks.clear();
         for c in 0..self.colouring.colours() {
