@@ -26,8 +26,8 @@ const CHAIN_COLOURS: usize = 8;
 /// one link per colour, and a row of ten struck at 15 m/s ends 13 cm deep in itself against
 /// 8 cm. A chain at rest needs no such order (the stacks measure the same either way), and in
 /// eight colours a small scene's chain is eight bundles of one or two manifolds, each costing
-/// about what a full bundle does: a resting 10-box stack in two colours is two bundles of five,
-/// its step half as long (docs/dynamics.md, Graph colouring).
+/// about what a full bundle does: a resting stack of nine boxes (`box_stack.ron`) in two colours
+/// is two bundles, its step half as long (docs/dynamics.md, Graph colouring).
 fn chain_colours(manifolds: usize, impact: bool) -> usize {
     match impact {
         true => CHAIN_COLOURS,

@@ -371,3 +371,33 @@ fn the_stop_on_bundles_matches_the_one_by_one_rows_bit_for_bit() {
         }
     }
 }
+
+#[test]
+fn a_resting_stack_is_coloured_red_black_and_a_struck_one_in_order() {
+    // `box_stack.ron` at rest: its nine manifolds (floor and eight box on box) in two colours.
+    let scene = Scene::load(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/box_stack.ron")).unwrap();
+    let mut w = scene.build().unwrap();
+    let mut settings = w.settings.clone();
+    settings.sleeping = false;
+    w.set_settings(settings);
+    for _ in 0..120 {
+        w.step();
+    }
+    let colours = |bodies: &[Body], settings: &Settings| {
+        let (contacts, cache) = (w.contacts(), w.contact_store().warm_cache());
+        let fall = StepContext::new(settings).fall();
+        prepared(Isa::best(), bodies, contacts, cache, settings, fall).0.colouring.colours()
+    };
+    let mut bodies = w.bodies().to_vec();
+    assert_eq!(w.contacts().len(), 9);
+    assert_eq!(colours(&bodies, &w.settings), 2, "at rest");
+    // Warm starting off: every substep rebuilds the support from zero, bottom-up.
+    let cold = Settings { warm_starting: false, ..w.settings.clone() };
+    assert_eq!(colours(&bodies, &cold), 8, "warm starting off");
+    // The top box driven down onto the stack at the restitution threshold: runs of eight.
+    let top = bodies.len() - 1;
+    bodies[top].linvel.y = -w.settings.restitution_threshold;
+    assert_eq!(colours(&bodies, &w.settings), 2, "closing at the threshold, not faster");
+    bodies[top].linvel.y = -1.01 * w.settings.restitution_threshold;
+    assert_eq!(colours(&bodies, &w.settings), 8, "struck");
+}
