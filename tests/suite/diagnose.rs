@@ -83,9 +83,10 @@ fn the_jitter_lesson_without_warm_starting_is_told_to_warm_start() {
 
 #[test]
 fn a_tall_stack_on_one_pass_is_told_to_take_more() {
-    // One pass a step carries the weight a few boxes down: the stack sinks into itself (each
-    // box up to 9 cm into the one below), and its bottom box, held on the floor, never comes to
-    // rest before the stack leans over. The bottom box's jitter is the event diagnosed.
+    // One pass a step carries the weight a few boxes down: the stack sinks into itself (its
+    // third box 19 cm into the second, short of the deep-penetration bar), and its bottom box,
+    // held on the floor, never comes to rest before the stack leans over. The bottom box's
+    // jitter is the event diagnosed.
     let d = diagnosed("tall_stack_one_pass.ron", 600, Symptom::Jitter, CauseKind::TooFewIterations);
     assert!(d.explanation.contains("1 iteration(s) × 1 substeps"), "{}", d.explanation);
     assert!(removes(&d, &set("iterations", "4")) && removes(&d, &set("substeps", "4")), "{d:?}");

@@ -9,16 +9,16 @@ use super::lanes::W;
 /// Colours tried before a manifold goes to the overflow, solved one by one after the colours.
 pub(super) const MAX_COLOURS: usize = 24;
 
-/// The most colours a chain of manifolds (a stack) cycles through: manifold `i` of a column
-/// takes colour `i % CHAIN_COLOURS`, so each colour holds every eighth manifold and a tall
-/// column fills 8 colours rather than 24 colours of one or two. Within each run the column is
-/// still solved bottom-up. With 4 colours `large_pyramid.ron` settled differently (asleep at
+/// The most colours a chain of manifolds (a stack) cycles through: with [`chain_colours`] at
+/// its most, manifold `i` of a column takes colour `i % CHAIN_COLOURS`, so each colour holds
+/// every eighth manifold and a tall column fills 8 colours rather than 24 colours of one or
+/// two. Within each run the column is still solved bottom-up. With 4 colours `large_pyramid.ron` settled differently (asleep at
 /// 5.2 s against 2.7 s with 8); with 8 the pyramids' stack measures (docs/dynamics.md) and the
 /// crowds' depths stay within their spread.
 const CHAIN_COLOURS: usize = 8;
 
 /// The colours chains cycle through in a step of `manifolds` manifolds: [`CHAIN_COLOURS`] when
-/// a contact closes fast (`impact`), else as few as hold a chain of them in colours of at most
+/// a contact closes faster than an impact's speed (`impact`), else as few as hold a chain of them in colours of at most
 /// one bundle ([`W`] manifolds) each, from 2 to [`CHAIN_COLOURS`].
 ///
 /// A stop that must cross a chain within the step (a row of cubes flying into a wall, a box
@@ -138,6 +138,21 @@ mod tests {
             let mut col = Colouring::default();
             col.build(&rows, &responds, impact);
             no_shared_body_and_each_placed_once(&col, &rows, &responds);
+            // The hub's 40 manifolds cannot all get colours: the rest overflow.
+            assert_eq!(col.overflow.len(), 40 - MAX_COLOURS);
+        }
+        // A chain of seven manifolds with three more at its bottom body: at rest red-black, and
+        // the bottom body's four manifolds take four colours; struck, the chain runs through
+        // seven.
+        let mut rows: Vec<Contact> = (1..8).map(|i| row(i, i + 1)).collect();
+        rows.extend((9..12).map(|i| row(1, i)));
+        let responds = vec![true; 12];
+        for (impact, colours) in [(false, 4), (true, 7)] {
+            let mut col = Colouring::default();
+            col.build(&rows, &responds, impact);
+            no_shared_body_and_each_placed_once(&col, &rows, &responds);
+            assert!(col.overflow.is_empty());
+            assert_eq!(col.colours(), colours, "impact {impact}");
         }
     }
 
@@ -159,8 +174,6 @@ mod tests {
             seen[i as usize] += 1;
         }
         assert!(seen.iter().all(|&s| s == 1));
-        // The hub's 40 manifolds cannot all get colours: the rest overflow.
-        assert_eq!(col.overflow.len(), 40 - MAX_COLOURS);
         assert!(col.colour(0).windows(2).all(|w| w[0] < w[1]), "manifold order within a colour");
     }
 

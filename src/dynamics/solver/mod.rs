@@ -651,10 +651,11 @@ impl Solver {
         // A contact whose bodies close as fast as an impact (or any, without warm starting): a
         // stop (a row striking a wall, a box landing on a stack) has to travel down its chain
         // within the step.
-        let impact = contacts.iter().any(|c| {
-            let (a, b) = (&bodies[c.a as usize], &bodies[c.b as usize]);
-            (a.linvel - b.linvel).dot(c.manifold.normal) > impact_speed
-        });
+        // The velocities the solver starts from (zero for a body at rest or static).
+        let states = &self.states;
+        let impact = contacts
+            .iter()
+            .any(|c| (states[c.a as usize].v - states[c.b as usize].v).dot(c.manifold.normal) > impact_speed);
         self.colouring.build(contacts, &self.responds, impact);
         // Each bundle is built from its own contacts alone: side by side, in any order.
         self.chunks.clear();
