@@ -12,14 +12,14 @@ pub(super) const MAX_COLOURS: usize = 24;
 /// The most colours a chain of manifolds (a stack) cycles through: with [`chain_colours`] at
 /// its most, manifold `i` of a column takes colour `i % CHAIN_COLOURS`, so each colour holds
 /// every eighth manifold and a tall column fills 8 colours rather than 24 colours of one or
-/// two. Within each run the column is still solved bottom-up. With 4 colours `large_pyramid.ron` settled differently (asleep at
-/// 5.2 s against 2.7 s with 8); with 8 the pyramids' stack measures (docs/dynamics.md) and the
-/// crowds' depths stay within their spread.
+/// two. Within each run the column is still solved bottom-up. With 4 colours
+/// `large_pyramid.ron` settled differently (asleep at 5.2 s against 2.7 s with 8); with 8 the
+/// pyramids' stack measures (docs/dynamics.md) and the crowds' depths stay within their spread.
 const CHAIN_COLOURS: usize = 8;
 
 /// The colours chains cycle through in a step of `manifolds` manifolds: [`CHAIN_COLOURS`] when
-/// a contact closes faster than an impact's speed (`impact`), else as few as hold a chain of them in colours of at most
-/// one bundle ([`W`] manifolds) each, from 2 to [`CHAIN_COLOURS`].
+/// a contact closes faster than an impact's speed (`impact`), else as few as hold a chain of
+/// them in colours of at most one bundle ([`W`] manifolds) each, from 2 to [`CHAIN_COLOURS`].
 ///
 /// A stop that must cross a chain within the step (a row of cubes flying into a wall, a box
 /// landing on a stack) crosses a run of eight in one pass; solved red, black, red, … it crosses
@@ -51,9 +51,9 @@ pub(super) struct Colouring {
 
 impl Colouring {
     /// Greedy colouring in manifold order (so the result depends only on the contacts and
-    /// `impact`, [`chain_colours`]'s), each
-    /// manifold taking, among the colours free for both of its moving bodies, the lowest of the
-    /// first [`chain_colours`] after every colour its bodies are in, else the lowest.
+    /// `impact`), each manifold taking, among the colours free for both of its moving bodies,
+    /// the lowest of the first [`chain_colours`] after every colour its bodies are in, else the
+    /// lowest.
     pub(super) fn build(&mut self, contacts: &[Contact], responds: &[bool], impact: bool) {
         const OVERFLOW: u8 = u8::MAX;
         debug_assert!(self.used.iter().all(|&u| u == 0));

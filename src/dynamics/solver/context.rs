@@ -25,13 +25,6 @@ pub struct StepContext {
     pub(super) iterations: usize,
     pub(super) warm_starting: bool,
     pub(super) restitution_threshold: Real,
-    /// The approach speed along a contact's normal (m/s) from which a contact is an impact
-    /// whose stop travels through chains of contacts within the step (the restitution
-    /// threshold: slower approaches are resting contact and do not bounce): the colouring then
-    /// keeps chains in order (`colour::Colouring::build`). Without warm starting every contact
-    /// counts (−∞): each substep rebuilds a resting stack's support from zero, and it travels
-    /// up the chain within the step as a stop does.
-    pub(super) impact_speed: Real,
     /// Friction and restitution that stand in for every body's own material, when set.
     pub(super) friction: Option<Real>,
     pub(super) restitution: Option<Real>,
@@ -74,10 +67,6 @@ impl StepContext {
             iterations: settings.iterations as usize,
             warm_starting: settings.warm_starting,
             restitution_threshold: settings.restitution_threshold,
-            impact_speed: match settings.warm_starting {
-                true => settings.restitution_threshold,
-                false => Real::NEG_INFINITY,
-            },
             friction: settings.friction,
             restitution: settings.restitution,
             solve,
@@ -90,6 +79,19 @@ impl StepContext {
     /// Whether contacts start from last step's impulses.
     pub fn warm_starting(&self) -> bool {
         self.warm_starting
+    }
+
+    /// The approach speed along a contact's normal (m/s) beyond which a contact is an impact
+    /// whose stop travels through chains of contacts within the step: the restitution threshold
+    /// (slower approaches are resting contact and do not bounce). The colouring then keeps
+    /// chains in order (`colour::Colouring::build`). Without warm starting every contact counts
+    /// (−∞): each substep rebuilds a resting stack's support from zero, and it travels up the
+    /// chain within the step as a stop does.
+    pub(super) fn impact_speed(&self) -> Real {
+        match self.warm_starting {
+            true => self.restitution_threshold,
+            false => Real::NEG_INFINITY,
+        }
     }
 
     /// The joints' softness in the solve passes, the substep, and whether chains and trees

@@ -389,7 +389,7 @@ impl Solver {
         let contacts = &recycled[..];
         self.mark_driven(bodies, contacts, still.moved);
         let isa = *self.isa.get_or_insert_with(Isa::best);
-        self.prepare_rows(isa, bodies, contacts, (cache, matched), (ctx.fall(), ctx.impact_speed), crew);
+        self.prepare_rows(isa, bodies, contacts, (cache, matched), (ctx.fall(), ctx.impact_speed()), crew);
         self.prepare_pinned(contacts, ctx.fall());
         let masses = &self.masses;
         let mass = |i: usize| (masses[i].inv_mass, crate::math::Mat3::from_cols_array(&masses[i].inv_i));
@@ -648,10 +648,9 @@ impl Solver {
     ) {
         let dummy = bodies.len() as u32;
         self.states.push(BodyState::default());
-        // A contact whose bodies close as fast as an impact (or any, without warm starting): a
-        // stop (a row striking a wall, a box landing on a stack) has to travel down its chain
-        // within the step.
-        // The velocities the solver starts from (zero for a body at rest or static).
+        // A contact whose bodies close faster than an impact's speed, from the velocities the
+        // solver starts with (zero for a static body or one at rest): a stop (a row striking a
+        // wall, a box landing on a stack) has to travel down its chain within the step.
         let states = &self.states;
         let impact = contacts
             .iter()

@@ -59,7 +59,7 @@ fn prepared(
     solver.assign_slots(&mut cache, &warm);
     let mut contacts = Vec::new();
     solver.recycle(bodies, input, &mut cache, &warm, &mut contacts, None);
-    let impact_speed = StepContext::new(settings).impact_speed;
+    let impact_speed = StepContext::new(settings).impact_speed();
     solver.prepare_rows(isa, bodies, &contacts, (&cache, &warm), (fall, impact_speed), None);
     (solver, contacts, cache, warm)
 }
